@@ -1,0 +1,1 @@
+"""Building blocks shared by several encoders (masks, masked softmax, source2token)."""

@@ -1,0 +1,1 @@
+"""Lightning modules, sweeps, suites and studies built on ``encoders`` and ``datamodules``."""

@@ -1,0 +1,60 @@
+"""What a result row needs to be reproducible: device, versions, commit, allocator."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import torch
+
+
+@functools.cache
+def git_commit() -> str:
+    """The commit of the checkout this package runs from ('unknown' outside git)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=Path(__file__).resolve().parent,
+        capture_output=True,
+        text=True,
+        timeout=5,
+    ).stdout.strip()
+    return out.stdout.strip() + ("-dirty" if dirty else "")
+
+
+def allocator() -> str:
+    """The host allocator in use: 'jemalloc' when preloaded, else 'glibc'."""
+    return "jemalloc" if "jemalloc" in os.environ.get("LD_PRELOAD", "") else "glibc"
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return platform.processor() or platform.machine()
+
+
+def environment(device: torch.device) -> dict[str, str]:
+    """Columns recorded beside every measurement."""
+    return {
+        "device": device.type,
+        "device_name": device_name(device),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda or "",
+        "python": platform.python_version(),
+        "threads": str(torch.get_num_threads()),
+        "allocator": allocator(),
+        "commit": git_commit(),
+    }

@@ -1,0 +1,102 @@
+"""Properties every registered encoder must have (the interface contract).
+
+Encoders are built small (input 16, hidden 24) so the whole grid runs in seconds on a CPU.
+Padded positions of ``x`` hold random garbage: a padded token must never change a real token.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from encoders import EncoderOutput, build_encoder, list_encoders
+
+INPUT_DIM = 16
+SMALL = {"hidden_dim": 24}
+# Bi-BloSAN picks r from the batch's padded length when block_len is None (Appendix A), so its
+# output depends on padding by design; the contract is checked at a fixed r.
+FIXED = {name: {"block_len": 3} for name in list_encoders() if name.startswith("bi_blosan")}
+
+
+def small_encoder(name: str) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return build_encoder(name, input_dim=INPUT_DIM, **SMALL, **FIXED.get(name, {}))
+
+
+def batch(lengths: list[int], max_len: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(len(lengths), max_len, INPUT_DIM, generator=generator)
+    mask = torch.arange(max_len).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    return x, mask
+
+
+ALL = list_encoders()
+
+
+def test_registry_is_populated() -> None:
+    assert len(ALL) >= 20
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_shapes_dtypes_and_zero_padding(name: str) -> None:
+    encoder = small_encoder(name).eval()
+    x, mask = batch([7, 1, 4], 7)
+    out = encoder(x, mask)
+    assert isinstance(out, EncoderOutput)
+    assert out.tokens.shape == (3, 7, encoder.token_dim)
+    assert out.pooled.shape == (3, encoder.output_dim)
+    assert out.tokens.dtype == out.pooled.dtype == torch.float32
+    assert encoder.input_dim == INPUT_DIM
+    assert torch.all(out.tokens[~mask] == 0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_finite_for_single_token_and_fully_padded_rows(name: str) -> None:
+    encoder = small_encoder(name).train()
+    x, mask = batch([5, 1, 0], 5)
+    out = encoder(x, mask)
+    assert torch.isfinite(out.tokens).all() and torch.isfinite(out.pooled).all()
+    assert torch.all(out.tokens[2] == 0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_parameter_gets_a_gradient(name: str) -> None:
+    encoder = small_encoder(name).train()
+    x, mask = batch([6, 2, 4], 6)
+    out = encoder(x, mask)
+    (out.pooled.square().sum() + out.tokens.square().sum()).backward()
+    for param_name, param in encoder.named_parameters():
+        assert param.grad is not None, f"{name}.{param_name} got no gradient"
+        assert torch.isfinite(param.grad).all(), f"{name}.{param_name} has a non-finite gradient"
+        if param.ndim >= 2:
+            assert param.grad.abs().sum() > 0, f"{name}.{param_name} has an all-zero gradient"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_padding_invariance(name: str) -> None:
+    """In eval mode, a sentence padded to different lengths gives the same outputs."""
+    encoder = small_encoder(name).eval()
+    x, mask = batch([5], 5, seed=1)
+    reference = encoder(x, mask)
+    for max_len, seed in [(9, 2), (17, 3)]:
+        other_x, other_mask = batch([5, max_len, 3], max_len, seed=seed)
+        other_x[0, :5] = x[0]  # same real tokens, different garbage in the padding
+        out = encoder(other_x, other_mask)
+        torch.testing.assert_close(out.pooled[0], reference.pooled[0], atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(out.tokens[0, :5], reference.tokens[0], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_bf16_autocast_forward_is_finite(name: str) -> None:
+    encoder = small_encoder(name).eval()
+    x, mask = batch([6, 1, 3], 6)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = encoder(x, mask)
+    assert torch.isfinite(out.tokens.float()).all() and torch.isfinite(out.pooled.float()).all()
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_default_build_uses_paper_sizes(name: str) -> None:
+    encoder = build_encoder(name)
+    assert encoder.input_dim == 300
+    assert encoder.output_dim >= 300
