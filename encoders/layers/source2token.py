@@ -13,16 +13,27 @@ class Source2Token(nn.Module):
 
     ``multi_dim=False`` gives the vanilla (one score per token) variant: f(x_i) = w^T sigma(...).
     ``activation`` is sigma (ELU in DiSAN / Bi-BloSAN / MTSA). A sentence with no real token
-    gets the zero vector.
+    gets the zero vector. ``dropout`` drops the input of the score path only (the weighted sum
+    uses the undropped x), as in the DiSAN authors' ``multi_dimensional_attention``.
+    ``hidden_dim`` is the width of W1 (default: ``dim``, as in the papers).
     """
 
-    def __init__(self, dim: int, multi_dim: bool = True, activation: type[nn.Module] = nn.ELU):
+    def __init__(
+        self,
+        dim: int,
+        multi_dim: bool = True,
+        activation: type[nn.Module] = nn.ELU,
+        dropout: float = 0.0,
+        hidden_dim: int | None = None,
+    ):
         super().__init__()
-        self.hidden = nn.Linear(dim, dim)
+        self.dropout = nn.Dropout(dropout)
+        hidden_dim = hidden_dim or dim
+        self.hidden = nn.Linear(dim, hidden_dim)
         self.activation = activation()
-        self.score = nn.Linear(dim, dim if multi_dim else 1)
+        self.score = nn.Linear(hidden_dim, dim if multi_dim else 1)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        scores = self.score(self.activation(self.hidden(x)))  # [B, L, D] or [B, L, 1]
+        scores = self.score(self.activation(self.hidden(self.dropout(x))))  # [B, L, D] or [B, L, 1]
         weights = masked_softmax(scores, mask.unsqueeze(-1), dim=1)
         return (weights * x).sum(dim=1)

@@ -1,0 +1,185 @@
+"""``BenchmarkDataModule``: one benchmark task as train/val/test dataloaders of token ids."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+from datamodules.batches import EncodedSplit, collate
+from datamodules.embeddings import embedding_matrix
+from datamodules.readers.base import Example
+from datamodules.readers.layouts import load_split, resolve_layout
+from datamodules.sampler import BucketBatchSampler, sorted_batches
+from datamodules.splits import carve, stratified_folds
+from datamodules.tasks import TaskSpec, get_task
+from datamodules.vectors import load_vectors
+from datamodules.vocab import Vocab, build_vocab
+
+STAGE_SPLITS = {"fit": ("train", "val"), "validate": ("val",), "test": ("test",)}
+
+
+class BenchmarkDataModule(L.LightningDataModule):
+    """Loads a task's files, builds the vocabulary and embeddings, serves padded batches.
+
+    Split policy (from the :class:`TaskSpec`): standard dev/test files where the task has
+    them; otherwise ``dev_fraction`` of train is carved off (seeded, stratified; TREC);
+    for cross-validation tasks ``fold`` selects the test fold of a seeded stratified
+    10-fold split and dev is carved from the other nine. ``dev_split`` / ``test_split``
+    override which file split serves as validation / test (MultiNLI: ``dev_matched`` /
+    ``dev_mismatched`` by default). The vocabulary comes from the training examples, so
+    every stage needs the train split.
+    """
+
+    def __init__(
+        self,
+        task: str | TaskSpec,
+        data_dir: str | Path,
+        embeddings: str | Path | None = None,
+        batch_size: int = 50,
+        seed: int = 0,
+        fold: int = 0,
+        lowercase: bool = False,
+        embedding_dim: int = 300,
+        num_workers: int = 0,
+        layout: str | None = None,
+        dev_fraction: float = 0.1,
+        eval_batch_size: int | None = None,
+        dev_split: str | None = None,
+        test_split: str | None = None,
+        cache_dir: str | Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.task = get_task(task) if isinstance(task, str) else task
+        if self.task.cv_folds and not 0 <= fold < self.task.cv_folds:
+            raise ValueError(f"fold must be in 0..{self.task.cv_folds - 1}, got {fold}")
+        for name, value in (("dev_split", dev_split), ("test_split", test_split)):
+            if value is not None and value not in self.task.source_splits:
+                raise ValueError(f"{name} {value!r} not in {self.task.source_splits}")
+        self.data_dir = Path(data_dir).expanduser()
+        self.embeddings_path = None if embeddings is None else Path(embeddings).expanduser()
+        self.batch_size, self.eval_batch_size = batch_size, eval_batch_size or batch_size
+        self.seed, self.fold, self.lowercase = seed, fold, lowercase
+        self.embedding_dim, self.num_workers = embedding_dim, num_workers
+        self.layout_name, self.dev_fraction, self.cache_dir = layout, dev_fraction, cache_dir
+        self.dev_source = dev_split or self.task.dev_source
+        self.test_source = test_split or self.task.test_source
+        self.datasets: dict[str, EncodedSplit] = {}
+        self.dropped: dict[str, dict[str, int]] = {}
+        self.vector_coverage: float | None = None
+        self._examples: dict[str, list[Example]] = {}
+        self._vocab: Vocab | None = None
+        self._matrix: torch.Tensor | None = None
+        self._length_stats: dict[str, float] | None = None
+
+    # -- built by setup -------------------------------------------------------------------
+    def _built(self, value):
+        if value is None:
+            raise RuntimeError("call setup() on the datamodule first")
+        return value
+
+    @property
+    def vocab(self) -> Vocab:
+        return self._built(self._vocab)
+
+    @property
+    def embedding_matrix(self) -> torch.Tensor:
+        return self._built(self._matrix)
+
+    @property
+    def length_stats(self) -> dict[str, float]:
+        """Mean and std of training sentence lengths in tokens (Bi-BloSAN App. A)."""
+        return self._built(self._length_stats)
+
+    # -- loading --------------------------------------------------------------------------
+    def _read(self, source: str) -> list[Example]:
+        data = load_split(self.task, self._layout, self._root, source)
+        if data.dropped:
+            self.dropped[source] = data.dropped
+        return data.examples
+
+    def _load_train(self) -> None:
+        """Read the training source; carve dev / pick folds when the task needs it."""
+        self._layout, self._root = resolve_layout(self.task, self.data_dir, self.layout_name)
+        if self.test_source is None:  # cross-validation over "all"
+            pool = self._read("all")
+            folds = stratified_folds([e.label for e in pool], self.task.cv_folds, self.seed)
+            self._examples["test"] = [e for e, f in zip(pool, folds, strict=True) if f == self.fold]
+            pool = [e for e, f in zip(pool, folds, strict=True) if f != self.fold]
+        else:
+            pool = self._read("train")
+        if self.dev_source is None:
+            kept, carved = carve([e.label for e in pool], self.dev_fraction, self.seed)
+            self._examples["val"] = [pool[i] for i in carved]
+            pool = [pool[i] for i in kept]
+        self._examples["train"] = pool
+
+    def _prepare(self) -> None:
+        self._load_train()
+        train = self._examples["train"]
+        sentences = [s for e in train for s in ((e.a,) if e.b is None else (e.a, e.b))]
+        if self.lowercase:
+            sentences = [tuple(t.lower() for t in s) for s in sentences]
+        self._vocab = build_vocab(sentences)
+        lengths = np.array([len(s) for s in sentences], dtype=np.float64)
+        self._length_stats = {"mean": float(lengths.mean()), "std": float(lengths.std())}
+        vectors = None
+        if self.embeddings_path is not None:
+            vectors = load_vectors(self.embeddings_path, self.cache_dir)
+        self._matrix, coverage = embedding_matrix(
+            self._vocab, vectors, self.embedding_dim, self.seed
+        )
+        self.vector_coverage = coverage if vectors is not None else None
+
+    def setup(self, stage: str | None = None) -> None:
+        """Build vocabulary/embeddings once, then encode the splits ``stage`` needs."""
+        if self._vocab is None:
+            self._prepare()
+        sources = {"val": self.dev_source, "test": self.test_source}
+        for split in STAGE_SPLITS.get(stage or "fit", ("test",)):
+            if split in self.datasets:
+                continue
+            if split not in self._examples:
+                self._examples[split] = self._read(sources[split])
+            self.datasets[split] = EncodedSplit(self._examples[split], self.vocab, self.lowercase)
+
+    # -- loaders --------------------------------------------------------------------------
+    def _dataset(self, split: str) -> EncodedSplit:
+        if split not in self.datasets:
+            stage = {"train": "fit", "val": "validate", "test": "test"}[split]
+            raise RuntimeError(f"call setup({stage!r}) before asking for the {split} loader")
+        return self.datasets[split]
+
+    def _loader(self, dataset: EncodedSplit, batch_sampler) -> DataLoader:
+        return DataLoader(
+            dataset,
+            batch_sampler=batch_sampler,
+            collate_fn=functools.partial(collate, self.task.kind),
+            num_workers=self.num_workers,
+            persistent_workers=self.num_workers > 0,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        """Length-bucketed, shuffled per epoch (seeded)."""
+        dataset = self._dataset("train")
+        sampler = BucketBatchSampler(dataset.lengths(), self.batch_size, self.seed)
+        return self._loader(dataset, sampler)
+
+    def val_dataloader(self) -> DataLoader:
+        """Fixed order: sorted by length; ``index`` maps rows back to the split."""
+        dataset = self._dataset("val")
+        return self._loader(dataset, sorted_batches(dataset.lengths(), self.eval_batch_size))
+
+    def test_dataloader(self) -> DataLoader:
+        """Fixed order: sorted by length; ``index`` maps rows back to the split."""
+        dataset = self._dataset("test")
+        return self._loader(dataset, sorted_batches(dataset.lengths(), self.eval_batch_size))
+
+
+def build_datamodule(task: str, data_dir: str | Path, **options) -> BenchmarkDataModule:
+    """The datamodule of ``task`` (see :class:`BenchmarkDataModule` for the options)."""
+    return BenchmarkDataModule(task, data_dir, **options)

@@ -1,0 +1,54 @@
+"""What every reader returns, and the layout interface the detector walks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datamodules.tasks import TaskSpec
+
+Tokens = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example: tokens of sentence ``a`` (and ``b`` for pairs) and its label.
+
+    ``label`` is a class index, or the relatedness score in [1, 5] for SICK.
+    """
+
+    a: Tokens
+    label: int | float
+    b: Tokens | None = None
+
+
+@dataclass
+class SplitData:
+    """The examples of one file split, the files read and the documented drops by reason."""
+
+    name: str
+    examples: list[Example]
+    files: tuple[Path, ...]
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A way of packaging benchmark files.
+
+    ``files(task, root)`` maps each source split of ``task`` to the files it needs under
+    ``root`` (they may not exist), or returns ``None`` when the layout lacks the task;
+    ``read(task, split, files)`` parses them.
+    """
+
+    name: str
+    files: Callable[[TaskSpec, Path], dict[str, tuple[Path, ...]] | None]
+    read: Callable[[TaskSpec, str, tuple[Path, ...]], SplitData]
+
+
+def class_index(task: TaskSpec, label: str) -> int | None:
+    """Index of ``label`` when it is a digit string in ``0..num_classes-1``, else ``None``."""
+    if label.isdigit() and int(label) < task.num_classes and str(int(label)) == label:
+        return int(label)
+    return None

@@ -1,0 +1,58 @@
+"""Kim (2014) packaging: ``LABEL tokenized sentence`` per line (``stsa.*``, ``TREC.*.all``, ...)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from datamodules.errors import DataFormatError, shorten
+from datamodules.readers.base import Example, Layout, SplitData, Tokens, class_index
+from datamodules.tasks import TaskSpec
+from datamodules.text import LEGACY, read_lines
+
+FILES: dict[str, dict[str, str]] = {
+    "sst1": {s: f"stsa.fine.{s}" for s in ("train", "dev", "test")},
+    "sst2": {s: f"stsa.binary.{s}" for s in ("train", "dev", "test")},
+    "trec": {"train": "TREC.train.all", "test": "TREC.test.all"},
+    "cr": {"all": "custrev.all"},
+    "mpqa": {"all": "mpqa.all"},
+    "subj": {"all": "subj.all"},
+    "mr": {"all": "rt-polarity.all"},
+}
+
+
+def parse_line(line: str) -> tuple[str, Tokens]:
+    """Split ``LABEL tok tok ...`` into the label string and the sentence tokens."""
+    parts = line.split()
+    return (parts[0] if parts else ""), tuple(parts[1:])
+
+
+def read_label_file(task: TaskSpec, path: Path) -> list[Example]:
+    """Every line of a ``LABEL sentence`` file as an :class:`Example`."""
+    examples = []
+    allowed = f"0..{task.num_classes - 1}"
+    for number, line in enumerate(read_lines(path, LEGACY), start=1):
+        label, tokens = parse_line(line)
+        index = class_index(task, label)
+        if index is None:
+            found = "an empty line" if not label else f"label {label!r} in {shorten(line)}"
+            raise DataFormatError(
+                path,
+                number,
+                f"'LABEL sentence' with LABEL in {allowed} for task {task.name}",
+                found,
+                "Fix or remove the line, or check that --task matches the file.",
+            )
+        examples.append(Example(tokens, index))
+    return examples
+
+
+def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
+    names = FILES.get(task.name)
+    return None if names is None else {s: (root / n,) for s, n in names.items()}
+
+
+def _read(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
+    return SplitData(split, read_label_file(task, files[0]), files)
+
+
+LAYOUT = Layout("kim2014", _files, _read)

@@ -1,0 +1,78 @@
+"""Finding which packaging a data folder uses, and reading one split of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from datamodules.errors import DataFormatError, MissingSplitError
+from datamodules.readers import kim2014, nli, senteval, sick
+from datamodules.readers.base import Layout, SplitData
+from datamodules.tasks import TaskSpec
+
+LAYOUTS: dict[str, Layout] = {
+    layout.name: layout
+    for layout in (kim2014.LAYOUT, sick.LAYOUT, nli.JSONL, nli.TXT, senteval.LAYOUT)
+}
+
+
+def resolve_layout(
+    task: TaskSpec, data_dir: Path, layout: str | None = None
+) -> tuple[Layout, Path]:
+    """The layout and folder holding ``task``'s files.
+
+    Looks in ``data_dir`` and then its immediate subfolders (so the parent of ``kim2014/``,
+    ``sick2014/`` ... works too); the first layout with at least one of the task's files
+    wins. ``layout`` restricts the search to one named layout.
+    """
+    data_dir = Path(data_dir).expanduser()
+    if not data_dir.is_dir():
+        raise FileNotFoundError(f"data folder {data_dir} does not exist (check --data-dir)")
+    if layout is not None and layout not in LAYOUTS:
+        raise KeyError(f"unknown layout {layout!r}; known layouts: {', '.join(LAYOUTS)}")
+    candidates = [LAYOUTS[layout]] if layout else list(LAYOUTS.values())
+    roots = [data_dir, *sorted(p for p in data_dir.iterdir() if p.is_dir())]
+    for root in roots:
+        for candidate in candidates:
+            files = candidate.files(task, root)
+            if files and any(path.is_file() for paths in files.values() for path in paths):
+                return candidate, root
+    looked = sorted(
+        {
+            path.name
+            for c in candidates
+            for paths in (c.files(task, data_dir) or {}).values()
+            for path in paths
+        }
+    )
+    raise FileNotFoundError(
+        f"no files for task {task.name!r} in {data_dir} or its subfolders "
+        f"(layouts tried: {', '.join(c.name for c in candidates)}; file names looked for: "
+        f"{', '.join(looked)}). Point --data-dir at the folder holding them."
+    )
+
+
+def split_files(task: TaskSpec, layout: Layout, root: Path, split: str) -> tuple[Path, ...]:
+    """Files of source split ``split``; :class:`MissingSplitError` when any is absent."""
+    files = (layout.files(task, root) or {}).get(split)
+    if files is None:
+        raise KeyError(f"task {task.name!r} has no split {split!r}; it has {task.source_splits}")
+    missing = [path for path in files if not path.is_file()]
+    if missing:
+        hint = f"Add the file(s) to {root}" + (
+            " (every stage needs them: the vocabulary is built from the training split)."
+            if split in ("train", "all")
+            else f", or do not run the stage that uses {split!r}."
+        )
+        raise MissingSplitError(task.name, split, missing, hint)
+    return files
+
+
+def load_split(task: TaskSpec, layout: Layout, root: Path, split: str) -> SplitData:
+    """Read source split ``split``; an empty split is an error."""
+    files = split_files(task, layout, root, split)
+    data = layout.read(task, split, files)
+    if not data.examples:
+        raise DataFormatError(
+            files[0], None, "at least one example", "none", "Check that the file is complete."
+        )
+    return data

@@ -1,0 +1,110 @@
+"""SentEval ``data/downstream`` layout (also InferSent's s1/s2/labels files for SNLI/MultiNLI).
+
+``root`` may be the ``downstream`` folder or the task's own folder (e.g. ``.../SNLI``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from datamodules.errors import DataFormatError, shorten
+from datamodules.readers.base import Example, Layout, SplitData, class_index
+from datamodules.readers.nli import read_s1_s2_labels
+from datamodules.readers.sick import FILES as SICK_FILES
+from datamodules.readers.sick import read_sick_file
+from datamodules.tasks import TaskSpec
+from datamodules.text import LEGACY, read_lines
+
+FOLDER = {
+    "sst1": "SST/fine",
+    "sst2": "SST/binary",
+    "trec": "TREC",
+    "cr": "CR",
+    "mpqa": "MPQA",
+    "subj": "SUBJ",
+    "mr": "MR",
+    "sick": "SICK",
+    "snli": "SNLI",
+    "multinli": "MultiNLI",
+}
+# one file per class, in class-index order
+CLASS_FILES = {
+    "cr": ("custrev.neg", "custrev.pos"),
+    "mpqa": ("mpqa.neg", "mpqa.pos"),
+    "subj": ("subj.subjective", "subj.objective"),
+    "mr": ("rt-polarity.neg", "rt-polarity.pos"),
+}
+TREC_FILES = {"train": "train_5500.label", "test": "TREC_10.label"}
+
+
+def _names(task: TaskSpec) -> dict[str, tuple[str, ...]]:
+    if task.name in CLASS_FILES:
+        return {"all": CLASS_FILES[task.name]}
+    if task.name == "trec":
+        return {s: (n,) for s, n in TREC_FILES.items()}
+    if task.name == "sick":
+        return {s: (n,) for s, n in SICK_FILES.items()}
+    if task.kind == "pair":
+        return {s: (f"s1.{s}", f"s2.{s}", f"labels.{s}") for s in task.source_splits}
+    return {s: (f"sentiment-{s}",) for s in task.source_splits}
+
+
+def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
+    names = _names(task)
+    folder = root / FOLDER[task.name]
+    base = folder if folder.is_dir() else root
+    return {split: tuple(base / n for n in files) for split, files in names.items()}
+
+
+def _error(task: TaskSpec, path: Path, number: int, expected: str, line: str) -> DataFormatError:
+    hint = f"Fix or remove the line, or check that --task {task.name} matches the file."
+    return DataFormatError(path, number, expected, shorten(line), hint)
+
+
+def parse_sst_line(task: TaskSpec, line: str) -> tuple[int | None, tuple[str, ...]]:
+    """SST binary ``sentence<TAB>label`` or fine ``label sentence`` -> (class or None, tokens)."""
+    if task.name == "sst2":
+        sentence, _, label = line.rpartition("\t")
+    else:
+        label, _, sentence = line.partition(" ")
+    return class_index(task, label.strip()), tuple(sentence.split())
+
+
+def parse_trec_line(task: TaskSpec, line: str) -> tuple[int | None, tuple[str, ...]]:
+    """``COARSE:fine question tokens`` -> (coarse class or None, question tokens)."""
+    head, _, question = line.partition(" ")
+    coarse = head.split(":", 1)[0]
+    index = task.labels.index(coarse) if ":" in head and coarse in task.labels else None
+    return index, tuple(question.split())
+
+
+def _read_lines_of(task: TaskSpec, path: Path, parse, expected: str) -> list[Example]:
+    examples = []
+    for number, line in enumerate(read_lines(path, LEGACY), start=1):
+        label, tokens = parse(task, line)
+        if label is None:
+            raise _error(task, path, number, expected, line)
+        examples.append(Example(tokens, label))
+    return examples
+
+
+def _read(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
+    if task.name == "sick":
+        return SplitData(split, read_sick_file(files[0]), files)
+    if task.kind == "pair":
+        return read_s1_s2_labels(task, split, files)
+    if task.name == "trec":
+        expected = f"'COARSE:fine question' with COARSE in {', '.join(task.labels)}"
+        return SplitData(split, _read_lines_of(task, files[0], parse_trec_line, expected), files)
+    if task.name in CLASS_FILES:
+        examples = []
+        for label, path in enumerate(files):
+            examples += [Example(tuple(line.split()), label) for line in read_lines(path, LEGACY)]
+        return SplitData(split, examples, files)
+    classes = f"0..{task.num_classes - 1}"
+    shape = "'sentence<TAB>label'" if task.name == "sst2" else "'label sentence'"
+    expected = f"{shape} with label in {classes}"
+    return SplitData(split, _read_lines_of(task, files[0], parse_sst_line, expected), files)
+
+
+LAYOUT = Layout("senteval", _files, _read)

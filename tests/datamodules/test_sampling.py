@@ -1,0 +1,65 @@
+"""Length-bucketed batches, evaluation order, stratified folds and dev carving."""
+
+import numpy as np
+import pytest
+
+from datamodules.sampler import BucketBatchSampler, sorted_batches
+from datamodules.splits import carve, stratified_folds
+
+LENGTHS = np.random.default_rng(0).integers(1, 60, size=1003)
+
+
+def _padding(lengths, batches):
+    return sum(len(b) * max(lengths[i] for i in b) - sum(lengths[i] for i in b) for b in batches)
+
+
+def test_every_index_once_and_deterministic():
+    sampler = BucketBatchSampler(LENGTHS, batch_size=10, seed=3)
+    first = list(sampler)
+    assert sorted(i for b in first for i in b) == list(range(len(LENGTHS)))
+    assert len(first) == len(sampler) == 101
+    again = BucketBatchSampler(LENGTHS, batch_size=10, seed=3)
+    assert list(again) == first
+    assert list(again) != first  # the next epoch reshuffles
+    again.set_epoch(0)
+    assert list(again) == first
+
+
+def test_bucketing_reduces_padding():
+    bucketed = list(BucketBatchSampler(LENGTHS, batch_size=10, seed=0, chunk_batches=20))
+    shuffled = np.random.default_rng(0).permutation(len(LENGTHS))
+    random_batches = [shuffled[i : i + 10] for i in range(0, len(shuffled), 10)]
+    assert _padding(LENGTHS, bucketed) < 0.3 * _padding(LENGTHS, random_batches)
+
+
+def test_drop_last():
+    sampler = BucketBatchSampler(LENGTHS, batch_size=10, seed=0, drop_last=True)
+    batches = list(sampler)
+    assert len(batches) == len(sampler) == 100 and all(len(b) == 10 for b in batches)
+
+
+def test_sorted_batches_are_fixed_and_complete():
+    batches = sorted_batches(LENGTHS, 64)
+    flat = [i for b in batches for i in b]
+    assert sorted(flat) == list(range(len(LENGTHS)))
+    assert list(LENGTHS[flat]) == sorted(LENGTHS)
+
+
+def test_stratified_folds_partition_and_balance():
+    labels = [0] * 73 + [1] * 27
+    folds = stratified_folds(labels, 10, seed=1)
+    sizes = np.bincount(folds, minlength=10)
+    assert sizes.max() - sizes.min() <= 1
+    positives = np.bincount(folds[73:], minlength=10)
+    assert positives.max() - positives.min() <= 1
+    assert np.array_equal(folds, stratified_folds(labels, 10, seed=1))
+    assert not np.array_equal(folds, stratified_folds(labels, 10, seed=2))
+
+
+def test_carve_is_stratified_and_disjoint():
+    labels = [0] * 50 + [1] * 30
+    kept, carved = carve(labels, 0.1, seed=0)
+    assert len(carved) == 8 and sorted([*kept, *carved]) == list(range(80))
+    assert sum(labels[i] for i in carved) == 3
+    with pytest.raises(ValueError, match="fraction"):
+        carve(labels, 1.0, seed=0)
