@@ -1,0 +1,343 @@
+"""MTSA: Multi-mask Tensorized Self-Attention (Shen et al., NAACL 2019, Sec. 3, Algorithm 1).
+
+Per head c (d = width / heads, width = 2 * hidden_dim, e.g. 600 = 2 heads x 300):
+    q, k, v = W_q x, W_k x, W_v x                                     (Eq. 7)
+    R_ji = <k_i, q_j> / sqrt(d)              token2token, [L_query, L_key]   (Eq. 8)
+    S_il = [W2 sigma_m(W1 k_i + b1) + b2]_l  multi-dim source2token, [L, d] (Eq. 9)
+    f_jil = sigma_t(R_ji) + S_il + M_ji,  s_jl = sum_i softmax_i(f_jil) v_il   (Eq. 10-12)
+and s = W_o [H_1; ...; H_h] (Eq. 13). Half the heads use the forward mask, half the backward one.
+
+``impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
+``impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
+    H = (E_R (v * E_S)) / (E_R E_S)                                  (Appendix A.2)
+two [L, L] x [L, d] matrix products per head. Stabilised as follows (the shifts cancel exactly;
+the floor on E_S is the only approximation):
+* E_R = exp(sigma_t(R_ji) - c_j) with c_j the maximum over the keys query j may attend to. The
+  factor exp(-c_j) multiplies every term of row j of both E_R (v * E_S) and E_R E_S, so it
+  cancels in the ratio; sigma_t = identity can no longer overflow.
+* E_S = exp(max(S_il - c_l, -60)) with c_l the maximum over the sentence's real tokens: exp(-c_l)
+  multiplies column l of numerator and denominator alike and cancels. The floor keeps every
+  denominator of a query with something to attend to >= e^-60 (its best key has E_R = 1), so
+  neither the ratio nor its gradient can blow up; it changes the result only where a feature's
+  scores spread by more than 60 within one sentence (a softmax weight ratio beyond 1e26).
+* Disallowed pairs (positional mask, padded keys) are exactly zero; a query with nothing to attend
+  to (first token under the forward mask, fully padded rows) has denominator 0 and gets output 0.
+* The ratio is taken in float32 with that guard, so autocast (bf16) outputs stay finite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from encoders.base import Encoder, EncoderOutput
+from encoders.layers.masking import direction_mask, zero_padding
+from encoders.layers.source2token import Source2Token
+from encoders.registry import register_encoder
+
+PAPER = (
+    "Shen et al. 2019, Tensorized Self-Attention: Efficiently Modeling Pairwise and Global "
+    "Dependencies Together (NAACL)"
+)
+
+T2T_SCALES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "log_sigmoid": F.logsigmoid,  # default (Appendix B)
+    "identity": lambda scores: scores,  # used for SRL (Appendix B)
+}
+IMPLS = ("fast", "tensor")
+S2T_EXP_FLOOR = -60.0  # lower bound of S - max(S) in the fast form (see module docstring)
+
+
+def _source2token_exp(scores: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
+    """E_S = exp(max(S - max over real tokens, S2T_EXP_FLOOR)) per feature, exactly 0 at padding."""
+    filled = scores.masked_fill(padded, torch.finfo(scores.dtype).min)
+    shifted = (filled - filled.amax(dim=-2, keepdim=True).detach()).clamp_min(S2T_EXP_FLOOR)
+    return torch.exp(shifted).masked_fill(padded, 0.0)
+
+
+def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Tensor:
+    """numerator / denominator in float32; 0 where the denominator is 0 (nothing to attend to)."""
+    denominator = denominator.float()
+    safe = denominator.masked_fill(denominator == 0, 1.0)
+    return (numerator.float() / safe).to(numerator.dtype)
+
+
+class MultiMaskTensorizedSelfAttention(nn.Module):
+    """MTSA block (Eq. 13 / Algorithm 1): x [B, L, input_dim] -> s [B, L, width].
+
+    ``directions`` holds one :func:`direction_mask` name per head. ``token2token=False`` drops
+    sigma_t(R) (and W_q, W_k: the source2token scores are then computed from v, as in the authors'
+    code); ``source2token=False`` drops S. ``dropout`` acts on the input of the q/k/v projection and
+    of W_o; ``attn_dropout`` is the attention dropout of Appendix A.3 (E_X and E_R of the dividend
+    each dropped with keep probability sqrt(1 - attn_dropout), the divisor undropped).
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        width: int,
+        directions: tuple[str, ...],
+        token2token: bool = True,
+        source2token: bool = True,
+        t2t_scale: str = "log_sigmoid",
+        impl: str = "fast",
+        dropout: float = 0.0,
+        attn_dropout: float = 0.0,
+    ):
+        super().__init__()
+        heads = len(directions)
+        if heads == 0 or width % heads:
+            raise ValueError(
+                f"model width {width} (2 x hidden_dim) must be divisible by {heads} heads"
+            )
+        if t2t_scale not in T2T_SCALES:
+            raise ValueError(f"t2t_scale must be one of {sorted(T2T_SCALES)}, not {t2t_scale!r}")
+        if impl not in IMPLS:
+            raise ValueError(f"impl must be one of {IMPLS}, not {impl!r}")
+        for direction in directions:
+            direction_mask(1, direction)  # fail early on an unknown mask name
+        self.directions, self.heads, self.head_dim = tuple(directions), heads, width // heads
+        self.token2token, self.source2token = token2token, source2token
+        self.t2t_scale, self.impl, self.attn_dropout = t2t_scale, impl, attn_dropout
+        self.dropout = nn.Dropout(dropout)
+        # rows: v, then q and k of every head (one fused projection, split per head)
+        self.qkv = nn.Linear(input_dim, (3 if token2token else 1) * width, bias=False)
+        if source2token:  # per-head W1, b1, W2, b2 of Eq. 9 (d_a = d_h)
+            shape = (heads, self.head_dim, self.head_dim)
+            self.s2t_w1 = nn.Parameter(torch.empty(shape))
+            self.s2t_b1 = nn.Parameter(torch.zeros(heads, 1, self.head_dim))
+            self.s2t_w2 = nn.Parameter(torch.empty(shape))
+            self.s2t_b2 = nn.Parameter(torch.zeros(heads, 1, self.head_dim))
+        self.out = nn.Linear(width, width, bias=False)  # W_o of Eq. 13
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Glorot-uniform weights per head, zero biases (Appendix B)."""
+        for chunk in self.qkv.weight.split(self.head_dim, dim=0):
+            nn.init.xavier_uniform_(chunk)
+        if self.source2token:
+            for weight in (*self.s2t_w1, *self.s2t_w2):
+                nn.init.xavier_uniform_(weight)
+        nn.init.xavier_uniform_(self.out.weight)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """x [B, L, input_dim], mask bool [B, L] -> s [B, L, width], zeros at padding."""
+        heads = self._attend(x, mask)  # [h, B, L, d]
+        concat = heads.permute(1, 2, 0, 3).flatten(2)
+        return zero_padding(self.out(self.dropout(concat)), mask)
+
+    def head_outputs(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """H_c of every head before W_o: [B, h, L, d]."""
+        return self._attend(x, mask).transpose(0, 1)
+
+    def _attend(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Steps 2-7 of Algorithm 1 for all heads at once, laid out [h, B, L, d]."""
+        batch, length, _ = x.shape
+        projected = self.qkv(self.dropout(x)).view(batch, length, -1, self.heads, self.head_dim)
+        projected = projected.permute(2, 3, 0, 1, 4)  # [1 or 3, h, B, L, d]
+        v = projected[0]
+        positional = torch.stack([direction_mask(length, d, x.device) for d in self.directions])
+        blocked = ~(positional[:, None] & mask[None, :, None, :])  # [h, B, L_query, L_key]
+        t2t = None
+        if self.token2token:
+            q, k = projected[1], projected[2]
+            scores = torch.matmul(q / math.sqrt(self.head_dim), k.transpose(-1, -2))
+            t2t = T2T_SCALES[self.t2t_scale](scores)
+        s2t = None
+        if self.source2token:  # Eq. 9 per head as one batched product over heads
+            source = (projected[2] if self.token2token else v).reshape(
+                self.heads, -1, self.head_dim
+            )
+            hidden = F.elu(torch.baddbmm(self.s2t_b1, source, self.s2t_w1))
+            s2t = torch.baddbmm(self.s2t_b2, hidden, self.s2t_w2).view_as(v)
+        drop_r, drop_s = self._attention_dropout_masks(v, length)
+        if self.impl == "fast":
+            return self._fast(v, t2t, s2t, blocked, mask, drop_r, drop_s)
+        return self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
+
+    def _attention_dropout_masks(
+        self, v: torch.Tensor, length: int
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """Scaled keep masks for E_R [h, B, L, L] and E_S [h, B, L, d] (Appendix A.3), or None."""
+        if not self.training or self.attn_dropout == 0.0:
+            return None, None
+        drop = 1.0 - math.sqrt(1.0 - self.attn_dropout)
+        shape_r = (*v.shape[:2], length, length)
+        ones_r = torch.ones(shape_r, dtype=v.dtype, device=v.device)
+        return F.dropout(ones_r, drop), F.dropout(torch.ones_like(v), drop)
+
+    @staticmethod
+    def _fast(
+        v: torch.Tensor,
+        t2t: torch.Tensor | None,
+        s2t: torch.Tensor | None,
+        blocked: torch.Tensor,
+        mask: torch.Tensor,
+        drop_r: torch.Tensor | None,
+        drop_s: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """Algorithm 1, steps 5-7, with the max shifts described in the module docstring."""
+        if t2t is None:
+            e_r, empty = (~blocked).to(v.dtype), None
+        else:  # blocked entries: exp(finfo.min - peak) == 0, except in rows with nothing allowed
+            filled = t2t.masked_fill(blocked, torch.finfo(t2t.dtype).min)
+            peak = filled.amax(dim=-1, keepdim=True).detach()
+            e_r, empty = torch.exp(filled - peak), peak == torch.finfo(t2t.dtype).min
+        padded = ~mask[None, :, :, None].expand_as(v)  # [h, B, L, d]
+        e_s = (~padded).to(v.dtype) if s2t is None else _source2token_exp(s2t, padded)
+        e_x = v * e_s if drop_s is None else v * e_s * drop_s
+        numerator = torch.matmul(e_r if drop_r is None else e_r * drop_r, e_x)
+        heads = _safe_ratio(numerator, torch.matmul(e_r, e_s))
+        return heads if empty is None else heads.masked_fill(empty, 0.0)
+
+    @staticmethod
+    def _tensor(
+        v: torch.Tensor,
+        t2t: torch.Tensor | None,
+        s2t: torch.Tensor | None,
+        blocked: torch.Tensor,
+        drop_r: torch.Tensor | None,
+        drop_s: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """Eq. 10-12 literally: softmax over keys of an [h, B, L_query, L_key, d] score tensor."""
+        heads, batch, length, dim = v.shape
+        zeros = v.new_zeros(())
+        t2t_term = zeros.expand(heads, batch, length, length, 1) if t2t is None else t2t[..., None]
+        s2t_term = zeros.expand(heads, batch, 1, length, dim) if s2t is None else s2t[:, :, None]
+        logits = (t2t_term + s2t_term).masked_fill(blocked[..., None], float("-inf"))
+        peak = logits.amax(dim=-2, keepdim=True).detach().clamp_min(torch.finfo(v.dtype).min)
+        weights = torch.exp(logits - peak)  # 0 where disallowed
+        probs = weights / weights.sum(dim=-2, keepdim=True).clamp_min(torch.finfo(v.dtype).tiny)
+        if drop_r is not None and drop_s is not None:
+            probs = probs * drop_r[..., None] * drop_s[:, :, None]
+        return (probs * v[:, :, None]).sum(dim=-2)
+
+
+class MTSA(Encoder):
+    """MTSA context fusion of width 2 * hidden_dim split into ``heads`` heads, then
+    multi-dimensional source2token attention for the sentence vector (Sec. 4: "a multi-dim
+    source2token self-attention is applied on the top")."""
+
+    def __init__(
+        self,
+        input_dim: int = 300,
+        hidden_dim: int = 300,
+        dropout: float = 0.35,
+        heads: int = 2,
+        masks: bool = True,
+        token2token: bool = True,
+        source2token: bool = True,
+        t2t_scale: str = "log_sigmoid",
+        impl: str = "fast",
+        attn_dropout: float = 0.0,
+    ):
+        super().__init__()
+        if masks and heads % 2:
+            raise ValueError(f"heads ({heads}) must be even: half forward, half backward masks")
+        half = heads // 2
+        directions = ("forward",) * half + ("backward",) * half if masks else ("nodiag",) * heads
+        width = 2 * hidden_dim  # "600D" at hidden 300, like the bidirectional models
+        self.input_dim, self.token_dim, self.output_dim = input_dim, width, width
+        self.attention = MultiMaskTensorizedSelfAttention(
+            input_dim,
+            width,
+            directions,
+            token2token=token2token,
+            source2token=source2token,
+            t2t_scale=t2t_scale,
+            impl=impl,
+            dropout=dropout,
+            attn_dropout=attn_dropout,
+        )
+        self.source2token = Source2Token(width, dropout=dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        tokens = self.attention(x, mask)
+        return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
+
+
+def _build(
+    input_dim: int,
+    hidden_dim: int,
+    dropout: float,
+    heads: int,
+    t2t_scale: str,
+    impl: str,
+    attn_dropout: float,
+    **parts: bool,
+) -> MTSA:
+    return MTSA(
+        input_dim,
+        hidden_dim,
+        dropout,
+        heads,
+        t2t_scale=t2t_scale,
+        impl=impl,
+        attn_dropout=attn_dropout,
+        **parts,
+    )
+
+
+@register_encoder("mtsa", paper=PAPER)
+def build_mtsa(
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.35,
+    heads: int = 2,
+    t2t_scale: str = "log_sigmoid",
+    impl: str = "fast",
+    attn_dropout: float = 0.0,
+) -> MTSA:
+    """MTSA at the authors' SNLI configuration: 2 heads x 300 (forward + backward), keep
+    probability 0.65, no attention dropout, sigma_t = log(sigmoid), sigma_m = ELU (Appendix B)."""
+    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout)
+
+
+@register_encoder("mtsa_no_masks", paper=PAPER + ", Table 3 'w/o fw&bw masks'")
+def build_mtsa_no_masks(
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.35,
+    heads: int = 2,
+    t2t_scale: str = "log_sigmoid",
+    impl: str = "fast",
+    attn_dropout: float = 0.0,
+) -> MTSA:
+    """MTSA with the forward/backward masks replaced by diag-disabled masks on every head."""
+    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, masks=False)
+
+
+@register_encoder("mtsa_no_t2t", paper=PAPER + ", Table 3 'w/o token2token'")
+def build_mtsa_no_t2t(
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.35,
+    heads: int = 2,
+    t2t_scale: str = "log_sigmoid",
+    impl: str = "fast",
+    attn_dropout: float = 0.0,
+) -> MTSA:
+    """MTSA without the token2token term sigma_t(R) (no W_q, W_k; masks kept)."""
+    return _build(
+        input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, token2token=False
+    )
+
+
+@register_encoder("mtsa_no_s2t", paper=PAPER + ", Table 3 'w/o source2token'")
+def build_mtsa_no_s2t(
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.35,
+    heads: int = 2,
+    t2t_scale: str = "log_sigmoid",
+    impl: str = "fast",
+    attn_dropout: float = 0.0,
+) -> MTSA:
+    """MTSA without the source2token term S (no W1, W2): masked sigma_t-scaled dot-product heads."""
+    return _build(
+        input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, source2token=False
+    )

@@ -1,0 +1,267 @@
+"""MTSA-specific properties: Algorithm 1 == Eq. 10-12, directions, ablations, paper sizes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from encoders import build_encoder
+from encoders.models.mtsa import MTSA
+
+INPUT, WIDTH = 8, 12  # hidden_dim 6 -> width 12 = 2 heads x 6
+VARIANTS = ["mtsa", "mtsa_no_masks", "mtsa_no_t2t", "mtsa_no_s2t"]
+
+
+def small(name: str, **options: object) -> MTSA:
+    torch.manual_seed(0)
+    return build_encoder(name, input_dim=INPUT, hidden_dim=WIDTH // 2, **options)
+
+
+def batch(lengths: list[int], max_len: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(len(lengths), max_len, INPUT, generator=generator)
+    mask = torch.arange(max_len).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    return x, mask
+
+
+def projections(encoder: MTSA, x: torch.Tensor) -> list[torch.Tensor]:
+    """v (and q, k) per head, [B, h, L, d], recomputed from the module's weights."""
+    attention = encoder.attention
+    batch_size, length, _ = x.shape
+    out = F.linear(x, attention.qkv.weight).view(batch_size, length, -1, attention.heads, 6)
+    return list(out.permute(2, 0, 3, 1, 4))
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("t2t_scale", ["log_sigmoid", "identity"])
+def test_fast_equals_tensor(name: str, t2t_scale: str) -> None:
+    fast = small(name, t2t_scale=t2t_scale, impl="fast").eval()
+    tensor = small(name, t2t_scale=t2t_scale, impl="tensor").eval()
+    tensor.load_state_dict(fast.state_dict())
+    x, mask = batch([6, 3, 1, 0], 6)
+    expected, got = tensor(x, mask), fast(x, mask)
+    torch.testing.assert_close(got.tokens, expected.tokens, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(got.pooled, expected.pooled, atol=1e-5, rtol=1e-5)
+    heads_fast = fast.attention.head_outputs(x, mask)
+    heads_tensor = tensor.attention.head_outputs(x, mask)
+    torch.testing.assert_close(heads_fast, heads_tensor, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_fast_and_tensor_gradients_agree(name: str) -> None:
+    fast = small(name).eval()
+    tensor = small(name, impl="tensor").eval()
+    tensor.load_state_dict(fast.state_dict())
+    x, mask = batch([5, 2, 0], 5)
+    for encoder in (fast, tensor):
+        out = encoder(x, mask)
+        (out.pooled.square().sum() + out.tokens.sin().sum()).backward()
+    for (param_name, a), b in zip(fast.named_parameters(), tensor.parameters(), strict=True):
+        torch.testing.assert_close(a.grad, b.grad, atol=1e-5, rtol=1e-4, msg=param_name)
+
+
+def test_fast_equals_tensor_with_attention_dropout() -> None:
+    fast = small("mtsa", impl="fast", attn_dropout=0.3).train()
+    tensor = small("mtsa", impl="tensor", attn_dropout=0.3).train()
+    tensor.load_state_dict(fast.state_dict())
+    fast.attention.dropout.p = tensor.attention.dropout.p = 0.0  # only attention dropout
+    x, mask = batch([5, 2], 5)
+    torch.manual_seed(1)
+    got = fast.attention.head_outputs(x, mask)
+    torch.manual_seed(1)
+    expected = tensor.attention.head_outputs(x, mask)
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+    torch.manual_seed(2)
+    assert not torch.allclose(fast.attention.head_outputs(x, mask), got)  # dropout is active
+
+
+def test_tensor_form_matches_eq_10_to_12_loop() -> None:
+    """Eq. 10-12 written out per query j and feature l, from the module's own weights."""
+    encoder = small("mtsa", impl="tensor").eval()
+    attention = encoder.attention
+    x, mask = batch([5], 5)
+    v, q, k = projections(encoder, x)
+    w1, b1, w2, b2 = attention.s2t_w1, attention.s2t_b1, attention.s2t_w2, attention.s2t_b2
+    expected = torch.zeros_like(v)
+    for c, direction in enumerate(attention.directions):
+        s = (F.elu(k[0, c] @ w1[c] + b1[c]) @ w2[c] + b2[c]).detach()  # [L, d]
+        for j in range(5):
+            keys = [i for i in range(5) if (i < j if direction == "forward" else i > j)]
+            if not keys:
+                continue
+            for feature in range(6):
+                logits = torch.stack(
+                    [
+                        F.logsigmoid(q[0, c, j] @ k[0, c, i] / math.sqrt(6)) + s[i, feature]
+                        for i in keys
+                    ]
+                )
+                probs = torch.softmax(logits, 0)
+                expected[0, c, j, feature] = (probs * v[0, c, keys, feature]).sum()
+    torch.testing.assert_close(attention.head_outputs(x, mask), expected, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("impl", ["fast", "tensor"])
+def test_forward_heads_ignore_later_tokens_backward_heads_earlier(impl: str) -> None:
+    encoder = small("mtsa", impl=impl).eval()
+    attention = encoder.attention
+    assert attention.directions == ("forward", "backward")
+    x, mask = batch([7], 7)
+    base = attention.head_outputs(x, mask)
+    t = 3
+    later = x.clone()
+    later[0, t + 1 :] += torch.randn(3, INPUT)
+    earlier = x.clone()
+    earlier[0, :t] += torch.randn(t, INPUT)
+    after_later, after_earlier = (
+        attention.head_outputs(later, mask),
+        attention.head_outputs(earlier, mask),
+    )
+    torch.testing.assert_close(after_later[0, 0, : t + 1], base[0, 0, : t + 1], atol=1e-6, rtol=0)
+    torch.testing.assert_close(after_earlier[0, 1, t:], base[0, 1, t:], atol=1e-6, rtol=0)
+    assert not torch.allclose(after_later[0, 1, :t], base[0, 1, :t])  # backward heads do see them
+    assert not torch.allclose(after_earlier[0, 0, t:], base[0, 0, t:])  # forward heads do see them
+
+
+def test_tokens_with_nothing_to_attend_to_get_zero_head_output() -> None:
+    encoder = small("mtsa").eval()
+    x, mask = batch([4, 0], 4)
+    heads = encoder.attention.head_outputs(x, mask)
+    assert torch.all(heads[0, 0, 0] == 0)  # first token, forward mask
+    assert torch.all(heads[0, 1, 3] == 0)  # last token, backward mask
+    assert torch.all(heads[1] == 0)  # fully padded sentence
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_identity_scale_with_huge_dot_products_stays_finite_and_exact(autocast: bool) -> None:
+    """exp(R) would overflow for R in the hundreds; the per-query shift keeps Algorithm 1 exact."""
+    fast = small("mtsa", t2t_scale="identity").eval()
+    with torch.no_grad():
+        fast.attention.qkv.weight[WIDTH : 2 * WIDTH].mul_(60.0)  # W_q only: R grows, S does not
+    tensor = small("mtsa", t2t_scale="identity", impl="tensor").eval()
+    tensor.load_state_dict(fast.state_dict())
+    x, mask = batch([6, 2], 6)
+    _, q, k = projections(fast, x)
+    assert (q @ k.transpose(-1, -2)).abs().max() / math.sqrt(6) > 200
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        got = fast.attention.head_outputs(x, mask)
+    assert torch.isfinite(got.float()).all()
+    if not autocast:
+        expected = tensor.attention.head_outputs(x, mask)
+        torch.testing.assert_close(got, expected, atol=1e-4, rtol=1e-4)
+
+
+def test_fast_equals_tensor_for_large_source2token_spread_below_the_floor() -> None:
+    fast = small("mtsa").eval()
+    with torch.no_grad():
+        fast.attention.s2t_w2.mul_(12.0)
+    tensor = small("mtsa", impl="tensor").eval()
+    tensor.load_state_dict(fast.state_dict())
+    x, mask = batch([6, 3], 6)
+    attention = fast.attention
+    _, _, k = projections(fast, x)
+    s = F.elu(k @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
+    spread = (s[0].amax(dim=1) - s[0].amin(dim=1)).max()
+    assert 20 < spread < 55  # exp(-spread) is far below float32 epsilon, but above the floor
+    expected = tensor.attention.head_outputs(x, mask)
+    torch.testing.assert_close(attention.head_outputs(x, mask), expected, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_huge_source2token_spread_stays_finite(autocast: bool) -> None:
+    """S spreading by thousands hits the E_S floor: outputs and gradients stay finite."""
+    encoder = small("mtsa").train()
+    with torch.no_grad():
+        encoder.attention.s2t_w2.mul_(500.0)
+    x, mask = batch([6, 2, 0], 6)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        out = encoder(x, mask)
+    assert torch.isfinite(out.tokens.float()).all() and torch.isfinite(out.pooled.float()).all()
+    out.pooled.float().sum().backward()
+    assert all(torch.isfinite(p.grad).all() for p in encoder.parameters() if p.grad is not None)
+
+
+def test_no_t2t_is_masked_source2token_attention_over_v() -> None:
+    """Without token2token, H_j = sum_{i<j} softmax_i(S_il) v_il for the forward head."""
+    encoder = small("mtsa_no_t2t").eval()
+    attention = encoder.attention
+    assert attention.qkv.out_features == WIDTH  # only W_v: W_q and W_k are gone
+    x, mask = batch([6], 6)
+    (v,) = projections(encoder, x)
+    s = F.elu(v @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
+    weights = torch.exp(s - s.amax(dim=2, keepdim=True))
+    prefix_num = torch.cumsum(weights * v, dim=2) - weights * v  # strictly earlier tokens
+    prefix_den = torch.cumsum(weights, dim=2) - weights
+    expected = prefix_num[:, 0, 1:] / prefix_den[:, 0, 1:]
+    torch.testing.assert_close(
+        attention.head_outputs(x, mask)[:, 0, 1:], expected, atol=1e-5, rtol=1e-4
+    )
+
+
+def test_no_s2t_is_masked_scaled_dot_product_attention() -> None:
+    """Without source2token, H_j = sum_i softmax_i(log sigmoid(R_ji) + M_ji) v_i."""
+    encoder = small("mtsa_no_s2t").eval()
+    attention = encoder.attention
+    assert not hasattr(attention, "s2t_w1")
+    x, mask = batch([6], 6)
+    v, q, k = projections(encoder, x)
+    logits = F.logsigmoid(q @ k.transpose(-1, -2) / math.sqrt(6))
+    causal = torch.ones(6, 6, dtype=torch.bool)
+    allowed = torch.stack([causal.tril(-1), causal.triu(1)])
+    probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1).nan_to_num(0.0)
+    torch.testing.assert_close(attention.head_outputs(x, mask), probs @ v, atol=1e-5, rtol=1e-5)
+
+
+def test_no_masks_heads_see_both_sides_but_not_themselves() -> None:
+    encoder = small("mtsa_no_masks").eval()
+    attention = encoder.attention
+    assert attention.directions == ("nodiag", "nodiag")
+    x, mask = batch([5], 5)
+    base = attention.head_outputs(x, mask)
+    later = x.clone()
+    later[0, 4] += 3.0
+    assert not torch.allclose(attention.head_outputs(later, mask)[0, :, 0], base[0, :, 0])
+    alone_x, alone_mask = batch([1], 1)
+    assert torch.all(attention.head_outputs(alone_x, alone_mask) == 0)  # diagonal disabled
+
+
+def test_invalid_options_are_rejected() -> None:
+    with pytest.raises(ValueError, match="even"):
+        build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, heads=3)
+    with pytest.raises(ValueError, match="divisible"):
+        build_encoder("mtsa", input_dim=INPUT, hidden_dim=5, heads=4)
+    with pytest.raises(ValueError, match="impl"):
+        build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, impl="slow")
+    with pytest.raises(ValueError, match="t2t_scale"):
+        build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, t2t_scale="tanh")
+
+
+def count(module: torch.nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+# The authors' SNLI classifier (Proj_SNLI_mtsa m_mtsa.py): ELU dense over [sp; sh; sp-sh; sp*sh]
+# (4 x 600 -> 300), a 300-d highway layer (two 300x300 dense layers) and the 3-way output layer.
+SNLI_CLASSIFIER = (2400 * 300 + 300) + 2 * (300 * 300 + 300) + (300 * 3 + 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "encoder_params", "paper_millions"),
+    [
+        ("mtsa", 1_982_400, 2.9),
+        ("mtsa_no_masks", 1_982_400, 2.9),
+        ("mtsa_no_t2t", 1_622_400, 2.5),
+        ("mtsa_no_s2t", 1_621_200, 2.5),
+    ],
+)
+def test_default_parameter_count_matches_table_1_and_3(
+    name: str, encoder_params: int, paper_millions: float
+) -> None:
+    """Encoder alone ~2.0m; with the SNLI classifier the totals round to |θ| of Tables 1 and 3."""
+    encoder = build_encoder(name)
+    assert (encoder.input_dim, encoder.output_dim) == (300, 600)
+    assert count(encoder) == encoder_params
+    assert round((count(encoder) + SNLI_CLASSIFIER) / 1e6, 1) == paper_millions
