@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+from pathlib import Path
+
 import nox
 
 nox.options.reuse_existing_virtualenvs = True
@@ -27,3 +31,75 @@ def lint(session: nox.Session) -> None:
     session.install(*CONSTRAINTS, "ruff>=0.6")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def suite(session: nox.Session) -> None:
+    """CPU smoke suite over ../shared/datasets (3 encoders, 5 steps a run) that writes the
+    tables into runs/suite-smoke; skipped when the datasets folder is absent."""
+    data = "../shared/datasets"
+    if not os.path.isdir(data):
+        session.skip(f"{data} not found: the smoke suite needs the real benchmark files")
+    install(session)
+    session.run(
+        "sanbench",
+        "suite",
+        "--tasks",
+        "trec,sst2,cr,sick",
+        "--encoders",
+        "multi_cnn,bi_blosan,mtsa",
+        "--seeds",
+        "1",
+        "--folds",
+        "2",
+        "--data-dir",
+        data,
+        "--embeddings",
+        f"{data}/glove/glove.6B.50d.subset.txt",
+        "--out",
+        "runs/suite-smoke",
+        "--max-steps",
+        "5",
+        "--limit-train-batches",
+        "5",
+        *session.posargs,
+        env={"OMP_NUM_THREADS": "2"},
+    )
+
+
+@nox.session
+def profile(session: nox.Session) -> None:
+    """Quick profiling sweep on CPU (the papers' figure encoders) + report; prints index.html."""
+    install(session)
+    session.run("sanbench", "profile", "--preset", "quick", "--device", "cpu", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present."""
+    install(session)
+    session.run("sanbench", "profile", "--preset", "paper", "--device", "auto", *session.posargs)
+
+
+@nox.session
+def tune(session: nox.Session) -> None:
+    """Optuna studies end to end on CPU: block-length-memory, then a short TREC block-length study."""
+    install(session)
+    env = {"OMP_NUM_THREADS": "2"}
+    out = "runs/nox-tune"
+    storage = f"sqlite:///{out}/optuna.db"
+    session.run(
+        "sanbench", "tune", "--study", "block-length-memory", "--lengths", "32,64,128",
+        "--storage", storage, "--out", f"{out}/block-length-memory", env=env,
+    )  # fmt: skip
+    datasets = Path("../shared/datasets")
+    if not (datasets / "kim2014").is_dir():
+        session.log(f"skipping the TREC block-length study: {datasets}/kim2014 is absent")
+        return
+    session.run(
+        "sanbench", "tune", "--study", "block-length", "--task", "trec",
+        "--encoder", "bi_blosan", "--trials", "6", "--data-dir", str(datasets),
+        "--embeddings", str(datasets / "glove" / "glove.6B.50d.subset.txt"),
+        "--max-epochs", "1", "--limit-train-batches", "30",
+        "--storage", storage, "--out", f"{out}/block-length-trec", env=env,
+    )  # fmt: skip
