@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-
+import shutil
 from pathlib import Path
 
 import nox
@@ -83,7 +83,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def tune(session: nox.Session) -> None:
-    """Optuna studies end to end on CPU: block-length-memory, then a short TREC block-length study."""
+    """Optuna studies on CPU: block-length-memory, then a short TREC block-length study."""
     install(session)
     env = {"OMP_NUM_THREADS": "2"}
     out = "runs/nox-tune"
@@ -102,4 +102,28 @@ def tune(session: nox.Session) -> None:
         "--embeddings", str(datasets / "glove" / "glove.6B.50d.subset.txt"),
         "--max-epochs", "1", "--limit-train-batches", "30",
         "--storage", storage, "--out", f"{out}/block-length-trec", env=env,
+    )  # fmt: skip
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """Opt-in: the report of tests/reports/fixtures opened in headless Chromium (Debian's
+    chromium, installed when missing): console errors, broken images, screenshots."""
+    if shutil.which("chromium") is None:
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.skip("chromium is missing and cannot be installed here (needs root apt-get)")
+        for step in (["install", "-y", "chromium"], ["update"], ["install", "-y", "chromium"]):
+            session.run("apt-get", *step, external=True, success_codes=range(256))
+            if shutil.which("chromium"):
+                break
+        if shutil.which("chromium") is None:
+            session.skip("apt-get install -y chromium failed: no browser to check the report")
+    install(session)
+    out = "runs/report-browser"
+    fixtures = "tests/reports/fixtures"
+    fit_run = f"{fixtures}/suite-tiny/runs/sst2/bi_blosan/seed0"
+    session.run("sanbench", "report", fixtures, fit_run, "--out", out)
+    session.run(
+        "python", "-m", "reports.browser_check", out, "--screenshots", f"{out}/screenshots",
+        *session.posargs,
     )  # fmt: skip

@@ -1,0 +1,88 @@
+"""The sweep's handle on one worker process (``harness.profiling.worker``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.profiling.allocator import preload_env
+
+MEMORY_WORDS = ("Cannot allocate memory", "can't allocate memory", "bad_alloc", "out of memory")
+
+
+class WorkerDiedError(RuntimeError):
+    """The worker exited without replying; ``status`` is 'oom' or 'error'."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class WorkerProcess:
+    """Starts a worker for one encoder and exchanges JSON lines with it."""
+
+    def __init__(self, config: dict[str, Any], preload: str | None, log_path: Path):
+        self.log_path = log_path
+        self._log_start = log_path.stat().st_size if log_path.exists() else 0
+        env = preload_env(dict(os.environ), preload)
+        with log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "harness.profiling.worker", json.dumps(config)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env=env,
+                text=True,
+                bufsize=1,
+            )
+        self.ready = self._receive()
+        if not self.ready.get("ready"):
+            raise RuntimeError(f"worker for {config['encoder']!r} did not start: {self.ready}")
+
+    def _log_tail(self, chars: int = 400) -> str:
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_start)
+            return log.read().decode(errors="replace")[-chars:].strip()
+
+    def _receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if line:
+            return json.loads(line)
+        code = self.process.wait()
+        tail = self._log_tail()
+        if code == -signal.SIGKILL:
+            raise WorkerDiedError("oom", "worker killed by SIGKILL (the kernel's OOM killer?)")
+        status = "oom" if any(word in tail for word in MEMORY_WORDS) else "error"
+        raise WorkerDiedError(status, f"worker exited with code {code}; log tail: {tail}")
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send one request and wait for its reply (``WorkerDiedError`` if the worker dies)."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # _receive reports how the worker ended
+        return self._receive()
+
+    def kill(self) -> None:
+        """End the worker now (interrupted sweep)."""
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        """Close stdin (the worker exits after its current point) or kill it if it lingers."""
+        if self.process.poll() is None:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+                self.process.wait(timeout=10)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()

@@ -1,0 +1,91 @@
+"""Sweep grids: length lists, presets and the encoders of the papers' efficiency figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Bi-BloSAN Fig. 6 (Sec. 4.5) compares these encoders; MTSA Fig. 1 adds MTSA.
+PAPER_FIGURE_ENCODERS = (
+    "bilstm",
+    "bigru",
+    "bisru",
+    "multi_cnn",
+    "hrchy_cnn",
+    "multi_head",
+    "disan",
+    "bi_blosan",
+    "mtsa",
+)
+MODES = ("infer", "train")
+DTYPES = ("fp32", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Default grid values that explicit options override."""
+
+    lengths: str
+    batch_size: int
+    dim: int
+    repeats: int
+
+
+# paper: batch 64, 300 features, L = 16..384 step 16 (Bi-BloSAN Sec. 4.5).
+# quick: the same shapes at three short lengths and three timed blocks, minutes on 2 CPU cores.
+PRESETS: dict[str, Preset] = {
+    "paper": Preset(lengths="16:384:16", batch_size=64, dim=300, repeats=10),
+    "quick": Preset(lengths="16,32,64", batch_size=64, dim=300, repeats=3),
+}
+
+
+def parse_lengths(text: str) -> list[int]:
+    """Parse ``"16:384:16"`` (start:stop:step, stop included), ``"16,32,64"`` or a mix of both.
+
+    Returns the sorted distinct lengths; raises ``ValueError`` naming the bad part.
+    """
+    lengths: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        try:
+            if ":" in part:
+                start, stop, step = (int(v) for v in part.split(":"))
+                if step <= 0 or stop < start:
+                    raise ValueError
+                lengths.update(range(start, stop + 1, step))
+            else:
+                lengths.add(int(part))
+        except ValueError:
+            raise ValueError(
+                f"bad --lengths part {part!r} in {text!r}: expected positive integers like "
+                "'16:384:16' (start:stop:step, stop included) or '16,32,64'"
+            ) from None
+    if not lengths or min(lengths) < 1:
+        raise ValueError(f"--lengths {text!r}: every length must be a positive integer")
+    return sorted(lengths)
+
+
+def parse_names(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
+    """Comma-separated choices checked against ``allowed`` (order kept, duplicates dropped)."""
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    bad = [n for n in names if n not in allowed]
+    if bad or not names:
+        raise ValueError(f"{option} {text!r}: expected a comma list of {', '.join(allowed)}")
+    return names
+
+
+def select_encoders(text: str | None, registered: list[str]) -> tuple[list[str], list[str]]:
+    """Encoders to profile and the default ones that are not registered (to warn about).
+
+    ``None`` means the papers' figure encoders, ``"all"`` every registered encoder.
+    """
+    if text is None:
+        chosen = [n for n in PAPER_FIGURE_ENCODERS if n in registered]
+        return chosen, [n for n in PAPER_FIGURE_ENCODERS if n not in registered]
+    if text.strip() == "all":
+        return list(registered), []
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in registered]
+    if unknown or not names:
+        raise ValueError(
+            f"--encoders {text!r}: unknown {unknown}; registered: {', '.join(registered)}"
+        )
+    return names, []

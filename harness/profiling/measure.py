@@ -1,0 +1,214 @@
+"""Measure one (encoder, length, mode) point: latency, peak memory, parameters and FLOPs.
+
+Inputs are synthetic, as in Bi-BloSAN Sec. 4.5: x ~ N(0, 1) of shape [batch, L, dim] with every
+token real. ``infer`` is one eval-mode forward under ``torch.inference_mode``; ``train`` is
+forward + backward of ``pooled.mean()`` (parameters, gradients and activations; no optimizer
+state). Steps run under autocast when the dtype is bf16/fp16 (fp32 weights, mixed precision).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+from torch.utils import benchmark
+from torch.utils.flop_counter import FlopCounterMode
+
+MB = 2**20
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# A timed block repeats the step until it lasts about this long, so that timer overhead and
+# CUDA synchronisation stay negligible; the median and IQR are taken over blocks.
+TARGET_BLOCK_S = 0.05
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measurement: ``encoder`` on [batch_size, seq_len, dim] inputs in ``mode``."""
+
+    encoder: str
+    seq_len: int
+    mode: str
+    batch_size: int
+    dim: int
+
+
+def is_oom(error: BaseException) -> bool:
+    """True for CUDA OOM, a failed CPU allocation (rlimit or exhausted RAM) and MemoryError."""
+    if isinstance(error, MemoryError | torch.OutOfMemoryError):
+        return True
+    text = str(error)
+    markers = ("can't allocate memory", "out of memory", "Cannot allocate memory", "bad_alloc")
+    return isinstance(error, RuntimeError) and any(m in text for m in markers)
+
+
+def synthetic_batch(point: Point, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator(device=device).manual_seed(0)
+    shape = (point.batch_size, point.seq_len, point.dim)
+    x = torch.randn(shape, generator=generator, device=device)
+    mask = torch.ones(shape[:2], dtype=torch.bool, device=device)
+    return x, mask
+
+
+def make_step(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    mask: torch.Tensor,
+    mode: str,
+    dtype: str,
+) -> Callable[[], None]:
+    """The unit of work that is timed and measured (see the module docstring)."""
+    autocast = (
+        torch.autocast(x.device.type, dtype=DTYPES[dtype])
+        if dtype != "fp32"
+        else contextlib.nullcontext()
+    )
+    if mode == "infer":
+        model.eval()
+
+        def infer() -> None:
+            with torch.inference_mode(), autocast:
+                model(x, mask)
+
+        return infer
+
+    model.train()
+
+    def train() -> None:
+        model.zero_grad(set_to_none=True)
+        with autocast:
+            loss = model(x, mask).pooled.float().mean()
+        loss.backward()
+
+    return train
+
+
+def live_bytes(tensors: Iterable[torch.Tensor]) -> int:
+    """Bytes of the distinct storages behind ``tensors``."""
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}
+    return sum(storages.values())
+
+
+def counted_step(
+    step: Callable[[], None], device: torch.device, baseline: int
+) -> tuple[int, int, float]:
+    """Run one step counting FLOPs and peak memory; returns (flops, peak bytes, seconds).
+
+    FLOPs are what torch's FlopCounterMode counts (matmul, conv, attention; not elementwise ops
+    or fused RNN kernels). Peak bytes are live tensors at the allocator level, caches excluded:
+    on CUDA ``max_memory_allocated`` after a reset; on CPU ``baseline`` (bytes live before the
+    step) plus the maximum of the running sum of the CPU allocator's allocation and free events
+    recorded by the profiler (``profile_memory=True``), the CPU counterpart of CUDA's measure.
+    The seconds (counting overhead included) only size the timed blocks.
+    """
+    counter = FlopCounterMode(display=False)
+    start = time.perf_counter()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        with counter:
+            step()
+        torch.cuda.synchronize(device)
+        peak = torch.cuda.max_memory_allocated(device)
+    else:
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof, counter:
+            step()
+        events = sorted(
+            (e.start_ns(), e.nbytes())
+            for e in prof.profiler.kineto_results.events()
+            if e.name() == "[memory]" and e.device_type() == torch.autograd.DeviceType.CPU
+        )
+        running = peak = 0
+        for _, nbytes in events:
+            running += nbytes
+            peak = max(peak, running)
+        peak += baseline
+    return int(counter.get_total_flops()), peak, time.perf_counter() - start
+
+
+class PeakRss:
+    """Peak resident set size of this process since ``reset`` (Linux ``VmHWM``).
+
+    Writing 5 to ``/proc/self/clear_refs`` resets the high-water mark (Linux >= 4.0), so the
+    peak covers only the steps measured after the reset. Unavailable elsewhere (``None``).
+    """
+
+    status = Path("/proc/self/status")
+    clear_refs = Path("/proc/self/clear_refs")
+
+    def reset(self) -> bool:
+        try:
+            self.clear_refs.write_text("5")
+        except OSError:
+            return False
+        return True
+
+    def peak_mb(self) -> float | None:
+        for line in self.status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return None
+
+
+def gpu_process_mem_mb(device: torch.device) -> float | None:
+    """GPU memory NVML attributes to this process (context and cache included), if reported."""
+    if device.type != "cuda":
+        return None
+    import pynvml
+
+    pynvml.nvmlInit()
+    try:
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
+            if proc.pid == os.getpid() and proc.usedGpuMemory is not None:
+                return proc.usedGpuMemory / MB
+    finally:
+        pynvml.nvmlShutdown()
+    return None
+
+
+def time_step(step: Callable[[], None], repeats: int, estimate: float) -> benchmark.Measurement:
+    """``repeats`` timed blocks of the step (torch.utils.benchmark; accelerators synchronised).
+
+    A block runs the step ``TARGET_BLOCK_S / estimate`` times (at least once).
+    """
+    timer = benchmark.Timer(
+        stmt="step()", globals={"step": step}, num_threads=torch.get_num_threads()
+    )
+    number = max(1, int(TARGET_BLOCK_S / max(estimate, 1e-9)))
+    return benchmark.Measurement.merge(timer.timeit(number) for _ in range(repeats))[0]
+
+
+def measure(
+    model: torch.nn.Module, point: Point, device: torch.device, dtype: str, repeats: int
+) -> dict[str, float | int | None]:
+    """Every metric of one point; allocation failures propagate (see ``is_oom``)."""
+    x, mask = synthetic_batch(point, device)
+    step = make_step(model, x, mask, point.mode, dtype)
+    params = sum(p.numel() for p in model.parameters())
+    model.zero_grad(set_to_none=True)
+    gc.collect()
+    baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
+    flops, peak, estimate = counted_step(step, device, baseline)  # also the warm-up step
+    rss = PeakRss()
+    has_rss = rss.reset()
+    timing = time_step(step, repeats, estimate)
+    seconds = timing.median
+    return {
+        "time_ms_median": seconds * 1e3,
+        "time_ms_iqr": timing.iqr * 1e3,
+        "time_blocks": len(timing.times),
+        "peak_mem_mb": peak / MB,
+        "peak_rss_mb": rss.peak_mb() if has_rss else None,
+        "gpu_process_mem_mb": gpu_process_mem_mb(device),
+        "params": params,
+        "flops": flops,
+        "tflops": flops / seconds / 1e12 if flops else None,
+    }

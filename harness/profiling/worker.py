@@ -1,0 +1,119 @@
+"""Child process that measures the points of one encoder under a memory limit.
+
+Run as ``python -m harness.profiling.worker CONFIG_JSON``. Protocol: after start-up the worker
+writes ``{"ready": ...}``; then for each JSON request line on stdin it writes one JSON reply
+line. Replies go to the original stdout only; ``sys.stdout`` is pointed at stderr (a log file
+the parent chose) so that prints from libraries cannot corrupt the protocol.
+
+Memory limit on CPU: ``RLIMIT_DATA`` = the worker's data segment after start-up + the budget.
+``RLIMIT_DATA`` counts private writable mappings (heap and, since Linux 4.7, anonymous mmap,
+where large tensors live), i.e. memory the process can actually make resident. ``RLIMIT_AS``
+would also count address space torch and the allocators reserve but never touch (glibc arenas,
+thread stacks; about 600 MB of VmSize vs 200 MB of VmData after ``import torch``), so a budget
+on it would not mean what it says. A failed allocation raises in torch and is reported as
+``oom``; the parent then restarts the worker, since a failed allocation can leave the
+allocator's retained memory (jemalloc) or CUDA's cache fragmented. On CUDA the budget is
+``torch.cuda.set_per_process_memory_fraction``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, TextIO
+
+import torch
+
+from encoders import build_encoder
+from harness.environment import environment
+from harness.profiling.measure import MB, Point, is_oom, measure
+
+WARMUP = {"seq_len": 4, "batch_size": 2}
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker when the sweep process dies (e.g. killed -9)."""
+    if sys.platform == "linux":
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def vm_data_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("VmData missing from /proc/self/status")
+
+
+def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float | None:
+    """Apply the per-point budget (see the module docstring); returns the CPU baseline in MB."""
+    if budget_mb is None:
+        return None
+    if device.type == "cuda":
+        total = torch.cuda.get_device_properties(device).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, budget_mb * MB / total), device)
+        return None
+    baseline = vm_data_bytes()
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (baseline + int(budget_mb * MB), hard))
+    return baseline / MB
+
+
+def run_point(request: dict[str, Any], device: torch.device) -> dict[str, Any]:
+    """Build the encoder (input and model width = dim) and measure it; never raises."""
+    point = Point(**request["point"])
+    model = None
+    try:
+        torch.manual_seed(0)
+        model = build_encoder(point.encoder, input_dim=point.dim, hidden_dim=point.dim)
+        model = model.to(device)
+        metrics = measure(model, point, device, request["dtype"], request["repeats"])
+        return {"status": "ok", **metrics}
+    except Exception as error:
+        status = "oom" if is_oom(error) else "error"
+        if status == "error":
+            traceback.print_exc()
+        return {"status": status, "message": f"{type(error).__name__}: {error}"[:500]}
+    finally:
+        del model
+        gc.collect()
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+
+
+def send(channel: TextIO, message: dict[str, Any]) -> None:
+    channel.write(json.dumps(message) + "\n")
+    channel.flush()
+
+
+def main(argv: list[str]) -> int:
+    config = json.loads(argv[0])
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep process handles Ctrl-C
+    die_with_parent()
+    for module in config["imports"]:
+        importlib.import_module(module)
+    device = torch.device(config["device"])
+    # Warm up every lazily initialised piece (profiler, autograd, benchmark) before the limit.
+    for mode in ("infer", "train"):
+        warmup = {**WARMUP, "encoder": config["encoder"], "mode": mode, "dim": config["dim"]}
+        run_point({"point": warmup, "dtype": config["dtype"], "repeats": 1}, device)
+    baseline_mb = apply_memory_limit(device, config["max_memory_mb"])
+    send(channel, {"ready": True, "environment": environment(device), "baseline_mb": baseline_mb})
+    for line in sys.stdin:
+        send(channel, run_point(json.loads(line), device))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

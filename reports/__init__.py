@@ -1,0 +1,1 @@
+"""HTML pages and PNG/SVG figures built from result files (CSV/JSON) only."""

@@ -1,0 +1,99 @@
+"""Unit tests of the profiling building blocks: grids, allocator choice, OOM detection, rows."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness.profiling import allocator, grid
+from harness.profiling.measure import Point, is_oom, live_bytes
+from harness.profiling.sweep import COLUMNS, SweepConfig, check_compatible, make_row
+
+
+def test_parse_lengths_ranges_lists_and_errors() -> None:
+    assert grid.parse_lengths("16:64:16") == [16, 32, 48, 64]
+    assert grid.parse_lengths("64, 16,32:48:16,16") == [16, 32, 48, 64]
+    assert len(grid.parse_lengths(grid.PRESETS["paper"].lengths)) == 24
+    for bad in ("16:8:4", "a,b", "0", "16:64:0", ""):
+        with pytest.raises(ValueError, match="--lengths"):
+            grid.parse_lengths(bad)
+
+
+def test_select_encoders_defaults_all_and_unknown() -> None:
+    registered = ["disan", "bi_blosan", "extra"]
+    chosen, missing = grid.select_encoders(None, registered)
+    assert chosen == ["disan", "bi_blosan"]
+    assert "mtsa" in missing and "extra" not in chosen
+    assert grid.select_encoders("all", registered) == (registered, [])
+    with pytest.raises(ValueError, match="nope"):
+        grid.select_encoders("disan,nope", registered)
+    assert grid.parse_names("train,infer", grid.MODES, "--modes") == ["train", "infer"]
+    with pytest.raises(ValueError, match="--modes"):
+        grid.parse_names("eval", grid.MODES, "--modes")
+
+
+def test_preload_env_sets_and_clears_jemalloc() -> None:
+    env = {"LD_PRELOAD": "/x/libjemalloc.so.2:/y/libfoo.so", "A": "1"}
+    assert allocator.preload_env(env, None) == {"LD_PRELOAD": "/y/libfoo.so", "A": "1"}
+    assert allocator.preload_env({"A": "1"}, "/j.so")["LD_PRELOAD"] == "/j.so"
+    assert "LD_PRELOAD" not in allocator.preload_env({"LD_PRELOAD": "/a/libjemalloc.so"}, None)
+    assert allocator.resolve("glibc") == ("glibc", None)
+    name, library = allocator.resolve("auto")
+    assert (name == "jemalloc") == (library is not None)
+    with pytest.raises(ValueError, match="--allocator"):
+        allocator.resolve("tcmalloc")
+
+
+def test_is_oom_recognises_allocation_failures_only() -> None:
+    assert is_oom(MemoryError())
+    assert is_oom(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to"))
+    assert is_oom(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB"))
+    assert not is_oom(RuntimeError("shape mismatch"))
+    assert not is_oom(ValueError("out of memory"))  # only runtime/allocation errors count
+
+
+def test_live_bytes_counts_shared_storage_once() -> None:
+    x = torch.zeros(10, 4)
+    assert live_bytes([x, x[1:], torch.zeros(3, dtype=torch.bool)]) == 160 + 3
+
+
+def config(**overrides: object) -> SweepConfig:
+    values = dict(
+        encoders=("a",),
+        lengths=(8,),
+        modes=("infer",),
+        batch_size=2,
+        dim=4,
+        device="cpu",
+        dtype="fp32",
+        repeats=1,
+        max_memory_mb=None,
+        allocator="glibc",
+        preload=None,
+    )
+    return SweepConfig(**{**values, **overrides})
+
+
+ENV = dict.fromkeys(("device_name", "torch", "cuda", "python", "threads", "commit"), "x")
+
+
+def test_make_row_has_every_column_in_order() -> None:
+    row = make_row(
+        Point("a", 8, "infer", 2, 4),
+        config(),
+        {**ENV, "allocator": "glibc"},
+        {"status": "oom", "message": "no memory"},
+    )
+    assert tuple(row) == COLUMNS
+    assert row["status"] == "oom" and row["time_ms_median"] == "" and row["seq_len"] == 8
+
+
+def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
+    rows = [
+        {"device": "cpu", "dtype": "fp32", "batch_size": "2", "dim": "4", "allocator": "jemalloc"}
+    ]
+    check_compatible(rows, config(allocator="jemalloc"), tmp_path)
+    with pytest.raises(ValueError, match=r"allocator=jemalloc.*--allocator jemalloc"):
+        check_compatible(rows, config(allocator="glibc"), tmp_path)
+    with pytest.raises(ValueError, match="batch_size=2"):
+        check_compatible(rows, config(allocator="jemalloc", batch_size=64), tmp_path)

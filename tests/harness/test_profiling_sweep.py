@@ -1,0 +1,188 @@
+"""End-to-end profiling sweeps on CPU with the test workloads of ``profiling_workloads``.
+
+Each sweep starts worker processes (torch import, a few seconds each), so grids stay tiny.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.cli import main
+from harness.profiling.measure import Point
+from harness.profiling.sweep import COLUMNS, KEY_COLUMNS, SweepConfig, make_row
+from harness.results import ResultsFile
+from reports.profile.growth import growth_table
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+WORKLOADS = ["--import", "tests.harness.profiling_workloads"]
+SMALL = ["--batch-size", "4", "--dim", "32", "--repeats", "2", "--no-progress", "--no-report"]
+
+
+@pytest.fixture(autouse=True)
+def _in_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # workers import the test workloads with `python -m`
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+
+
+def profile(out: Path, *options: str) -> int:
+    return main(["profile", *WORKLOADS, *SMALL, "--out", str(out), *options])
+
+
+def read(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "profile.csv")
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sweep")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        patch.setenv("OMP_NUM_THREADS", "1")
+        lengths = "64,128,256,512"
+        assert profile(out, "--encoders", "test_quadratic,test_linear", "--lengths", lengths) == 0
+    return out
+
+
+def test_csv_schema_and_manifest(sweep: Path) -> None:
+    with (sweep / "profile.csv").open() as handle:
+        header = next(csv.reader(handle))
+    assert tuple(header) == COLUMNS
+    rows = read(sweep)
+    assert len(rows) == 2 * 4 * 2 and set(rows["status"]) == {"ok"}
+    assert not rows.duplicated(list(KEY_COLUMNS)).any()
+    assert (rows["device"] == "cpu").all() and (rows["dtype"] == "fp32").all()
+    assert (rows["time_ms_median"] > 0).all() and (rows["time_ms_iqr"] >= 0).all()
+    assert (rows["peak_mem_mb"] > 0).all() and (rows["peak_rss_mb"] > rows["peak_mem_mb"]).all()
+    assert (rows["params"] == 32 * 32 + 32).all()
+    quadratic = rows[(rows["encoder"] == "test_quadratic") & (rows["mode"] == "infer")]
+    assert (quadratic["flops"] > 0).all() and (quadratic["tflops"] > 0).all()
+    assert rows["allocator"].nunique() == 1 and rows["threads"].eq(1).all()
+    manifest = json.loads((sweep / "manifest.json").read_text())
+    assert manifest["kind"] == "profile" and manifest["command"].startswith("sanbench")
+    assert manifest["environment"]["allocator"] == rows["allocator"].iloc[0]
+
+
+def test_growth_exponents_of_known_workloads_are_recovered(sweep: Path) -> None:
+    rows = read(sweep)
+    table = growth_table(rows).set_index(["encoder", "mode"])
+    for mode in ("infer", "train"):
+        assert table.loc[("test_quadratic", mode), "memory_slope"] == pytest.approx(2, abs=0.1)
+        assert table.loc[("test_linear", mode), "memory_slope"] == pytest.approx(1, abs=0.1)
+        # Timings on a shared 2-core VM can be off by 2-3x from one length to the next, so the
+        # time exponent is checked end to end (L = 64 -> 512, a factor 64 for L^2 work).
+        quadratic = rows[(rows["encoder"] == "test_quadratic") & (rows["mode"] == mode)]
+        times = quadratic.set_index("seq_len")["time_ms_median"]
+        assert np.log(times[512] / times[64]) / np.log(8) > 1.3
+
+
+def test_forced_oom_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    lengths = "32,64,256,384,512"  # [4, L, L, 32] floats: 0.5 MB at 64, 34 MB at 256
+    encoders = "test_quadratic,test_linear"
+    assert (
+        profile(
+            tmp_path,
+            "--encoders",
+            encoders,
+            "--lengths",
+            lengths,
+            "--modes",
+            "infer",
+            "--max-memory-mb",
+            "24",
+        )
+        == 0
+    )
+    rows = read(tmp_path).set_index(["encoder", "seq_len"])["status"]
+    assert list(rows["test_quadratic"]) == ["ok", "ok", "oom", "skipped_oom", "skipped_oom"]
+    assert list(rows["test_linear"]) == ["ok"] * 5
+    messages = read(tmp_path).set_index(["encoder", "seq_len"])["message"]
+    assert "allocate" in messages[("test_quadratic", 256)]
+    assert "L=256" in messages[("test_quadratic", 384)]
+
+
+def test_no_skip_after_oom_tries_every_length(tmp_path: Path) -> None:
+    assert (
+        profile(
+            tmp_path,
+            "--encoders",
+            "test_quadratic",
+            "--lengths",
+            "256,384",
+            "--modes",
+            "infer",
+            "--max-memory-mb",
+            "24",
+            "--no-skip-after-oom",
+        )
+        == 0
+    )
+    assert list(read(tmp_path)["status"]) == ["oom", "oom"]
+
+
+def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    options = ["--encoders", "test_linear,test_quadratic", "--lengths", "16:64:16"]
+    command = [sys.executable, "-m", "harness.cli", "profile", *WORKLOADS, *SMALL, *options]
+    sweep = subprocess.Popen(
+        [*command, "--out", str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    csv_path = tmp_path / "profile.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if csv_path.exists() and csv_path.read_text().count("\n") >= 4:  # header + 3 rows
+            break
+        time.sleep(0.05)
+    os.kill(sweep.pid, signal.SIGKILL)
+    sweep.wait()
+    before = [line for line in csv_path.read_text().splitlines(keepends=True) if line[-1] == "\n"]
+    assert 4 <= len(before) < 1 + 16, "the sweep should have been killed mid-way"
+    assert profile(tmp_path, *options, "--resume") == 0
+    after = csv_path.read_text().splitlines(keepends=True)
+    assert after[: len(before)] == before
+    rows = read(tmp_path)
+    assert len(rows) == 2 * 4 * 2 and not rows.duplicated(list(KEY_COLUMNS)).any()
+    assert set(rows["status"]) == {"ok"}
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert len(manifest["resumed"]) == 1
+
+
+def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) -> None:
+    config = SweepConfig(
+        ("test_linear",), (8,), ("infer",), 4, 32, "cpu", "fp32", 2, None, "jemalloc", None
+    )
+    env = dict.fromkeys(("device_name", "torch", "cuda", "python", "threads", "commit"), "x")
+    row = make_row(
+        Point("test_linear", 8, "infer", 4, 32),
+        config,
+        {**env, "allocator": "jemalloc"},
+        {"status": "ok"},
+    )
+    ResultsFile(tmp_path / "profile.csv", KEY_COLUMNS).append(row)
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "8") == 2
+    assert "--resume" in capsys.readouterr().err
+    code = profile(
+        tmp_path,
+        "--encoders",
+        "test_linear",
+        "--lengths",
+        "8,16",
+        "--resume",
+        "--allocator",
+        "glibc",
+    )
+    assert code == 2 and "one profile.csv holds one comparison" in capsys.readouterr().err
+    assert len(read(tmp_path)) == 1
