@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-memory-mb",
         type=float,
         help="per-point budget: CPU, a hard limit on the worker's memory beyond its start-up "
-        f"footprint (default {DEFAULT_CPU_SHARE:.0%} of available RAM); CUDA, a memory fraction",
+        f"footprint (default {DEFAULT_CPU_SHARE * 100:.0f}%% of available RAM); "
+        "CUDA, a memory fraction",
     )
     parser.add_argument("--allocator", choices=allocator.CHOICES, default="auto")
     parser.add_argument(

@@ -1,0 +1,145 @@
+"""``sanbench suite``: run a grid of tasks x encoders x seeds (or CV folds), then aggregate.
+
+    sanbench suite --tasks cr,trec,sst2 --encoders bi_blosan,mtsa --seeds 5 \\
+        --data-dir ../shared/datasets --embeddings glove.txt --out runs/suite --shard 1/4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.environment import git_commit
+from harness.suite.aggregate import aggregate
+from harness.suite.grid import CV_FOLDS, CV_TASKS, Shard, expand_grid
+from harness.suite.runner import all_results_files, results_path, run_shard
+from harness.suite.tables import write_atomic
+
+DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
+DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
+BUDGETS = ("max_steps", "max_epochs", "limit_train_batches")
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list such as trec,sst2")
+    return names
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _batches(text: str) -> int | float:
+    """``--limit-train-batches``: an int counts batches, a float in (0, 1] a fraction."""
+    return float(text) if "." in text else int(text)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tasks", type=_names, default=_names(DEFAULT_TASKS))
+    parser.add_argument("--encoders", type=_names, default=_names(DEFAULT_ENCODERS))
+    parser.add_argument(
+        "--seeds", type=int, default=5, help="runs (seeds 0..N-1) per non-CV task (5)"
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=CV_FOLDS,
+        help=f"run only the first K of the {CV_FOLDS} CV folds of {sorted(CV_TASKS)} (smoke runs)",
+    )
+    parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
+    parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
+    parser.add_argument("--out", type=Path, required=True, help="results folder (shared by shards)")
+    parser.add_argument(
+        "--shard", type=_shard, default=Shard(), help="K/N: run the K-th of N parts (1/1)"
+    )
+    parser.add_argument("--max-steps", type=int, help="training budget override per run")
+    parser.add_argument("--max-epochs", type=int, help="training budget override per run")
+    parser.add_argument(
+        "--limit-train-batches", type=_batches, help="batches (int) or fraction (float) per epoch"
+    )
+    parser.add_argument(
+        "--aggregate-only", action="store_true", help="only rebuild the tables from the results"
+    )
+
+
+def _check_names(tasks: list[str], encoders: list[str]) -> None:
+    from datamodules import list_tasks
+    from encoders import list_encoders
+
+    for kind, given, known in (
+        ("task", tasks, list_tasks()),
+        ("encoder", encoders, list_encoders()),
+    ):
+        unknown = [name for name in given if name not in known]
+        if unknown:
+            raise SystemExit(f"sanbench suite: unknown {kind}(s) {unknown}; known: {known}")
+
+
+def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[Path]) -> None:
+    out: Path = args.out
+    manifest = {
+        "kind": "suite",
+        "command": shlex.join(["sanbench", *sys.argv[1:]]),
+        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "grid": {
+            "tasks": args.tasks,
+            "encoders": args.encoders,
+            "seeds": args.seeds,
+            "folds": args.folds,
+            "cv_tasks": sorted(CV_TASKS),
+            "shards": args.shard.count,
+        },
+        "overrides": overrides,
+        "results": [path.name for path in all_results_files(out)],
+        "files": {
+            "summary": "summary.csv",
+            "comparison": "comparison.csv",
+            "tables": sorted(
+                str(path.relative_to(out)) for path in tables if path.parent.name == "tables"
+            ),
+            "runs": "runs/<task>/<encoder>/<seedN|foldN>/",
+        },
+    }
+    write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides = {name: getattr(args, name) for name in BUDGETS if getattr(args, name) is not None}
+    args.out.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    if not args.aggregate_only:
+        if args.data_dir is None:
+            raise SystemExit("sanbench suite: --data-dir is required unless --aggregate-only")
+        _check_names(args.tasks, args.encoders)
+        from harness.training.run import run_fit
+
+        runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
+        summary = run_shard(
+            runs,
+            shard=args.shard,
+            out_dir=args.out,
+            fit=run_fit,
+            data_dir=args.data_dir,
+            embeddings=args.embeddings,
+            overrides=overrides,
+        )
+        failed = len(summary.failed)
+        print(
+            f"shard {args.shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
+            f"done, {failed} failed -> {results_path(args.out, args.shard)}"
+        )
+    tables = aggregate(args.out)
+    _manifest(args, overrides, tables)
+    print(f"tables: {args.out / 'tables' / 'tables.md'}, {args.out / 'tables' / 'tables.html'}")
+    return 1 if failed else 0

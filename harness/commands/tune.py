@@ -1,0 +1,128 @@
+"""``sanbench tune``: optuna studies over the harness (block length, dropout, memory).
+
+    sanbench tune --study block-length --task trec --encoder bi_blosan --trials 12 \\
+        --data-dir ../shared/datasets --max-steps 200 --storage sqlite:///runs/studies/optuna.db
+    sanbench tune --study block-length-memory --lengths 32,64,128
+
+Start the same command in several processes (or machines, with a shared database URL) to
+share one study; the total number of finished trials stays ``--trials``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.studies.plans import TuneContext
+
+STUDY_NAMES = ("block-length", "block-length-memory", "dropout")
+BUDGET_KEYS = ("max_steps", "max_epochs", "limit_train_batches", "limit_val_batches")
+
+
+def _lengths(text: str) -> tuple[int, ...]:
+    from harness.profiling.grid import parse_lengths
+
+    try:
+        return tuple(parse_lengths(text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _batches(text: str) -> int | float:
+    """An int counts batches, a float in (0, 1] is a fraction of the epoch."""
+    return float(text) if "." in text else int(text)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--study", required=True, choices=STUDY_NAMES)
+    parser.add_argument("--task", help="benchmark task (training studies)")
+    parser.add_argument("--encoder", help="encoder (block-length: bi_blosan or an ablation)")
+    parser.add_argument("--trials", type=int, help="finished trials over all workers")
+    parser.add_argument(
+        "--storage",
+        help="SQLAlchemy URL or journal:PATH (default sqlite:///runs/studies/optuna.db)",
+    )
+    parser.add_argument("--study-name", help="optuna study name (default from study/task/encoder)")
+    parser.add_argument("--out", type=Path, help="study folder (default runs/studies/NAME)")
+    parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
+    parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
+    parser.add_argument("--max-steps", type=int, help="training budget per trial")
+    parser.add_argument("--max-epochs", type=int, help="training budget per trial")
+    parser.add_argument("--limit-train-batches", type=_batches, help="batches or fraction")
+    parser.add_argument("--limit-val-batches", type=_batches, help="batches or fraction")
+    parser.add_argument(
+        "--no-prune", dest="prune", action="store_false", help="single-objective: no pruning"
+    )
+    parser.add_argument("--max-retry", type=int, default=2, help="re-runs of a dead worker's trial")
+    parser.add_argument("--heartbeat", type=int, default=30, help="RDB heartbeat seconds")
+    parser.add_argument(
+        "--outputs-only", action="store_true", help="only rewrite the outputs from the storage"
+    )
+    memory = parser.add_argument_group("block-length-memory")
+    memory.add_argument("--lengths", type=_lengths, default=(32, 64, 128), help="n values")
+    memory.add_argument("--batch-size", type=int, default=64)
+    memory.add_argument("--dim", type=int, default=300)
+    memory.add_argument("--device", default="cpu")
+
+
+def default_study_name(args: argparse.Namespace) -> str:
+    if args.study == "block-length-memory":
+        lengths = "-".join(str(n) for n in args.lengths)
+        return f"block-length-memory-{args.device}-b{args.batch_size}-d{args.dim}-n{lengths}"
+    return f"{args.study}-{args.task}-{args.encoder}"
+
+
+def context(args: argparse.Namespace, study_name: str) -> TuneContext:
+    overrides: dict[str, Any] = {
+        key: getattr(args, key) for key in BUDGET_KEYS if getattr(args, key) is not None
+    }
+    return TuneContext(
+        study=args.study,
+        task=args.task,
+        encoder=args.encoder,
+        data_dir=args.data_dir,
+        embeddings=args.embeddings,
+        out=args.out or Path("runs") / "studies" / study_name,
+        seed=args.seed,
+        overrides=overrides,
+        prune=args.prune,
+        lengths=tuple(args.lengths),
+        batch_size=args.batch_size,
+        dim=args.dim,
+        device=args.device,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import optuna
+
+    from harness.studies.registry import STUDIES
+    from harness.studies.run import run_study
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study_name = args.study_name or default_study_name(args)
+    ctx = context(args, study_name)
+    try:
+        plan = STUDIES[args.study](ctx)
+        summary = run_study(
+            ctx,
+            plan,
+            study_name,
+            args.storage,
+            args.trials,
+            run_trials=not args.outputs_only,
+            max_retry=args.max_retry,
+            heartbeat_s=args.heartbeat,
+        )
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        print(f"sanbench tune: {error}")
+        return 2
+    shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
+    print(json.dumps(shown, indent=2, default=str))
+    if summary["fit_command"]:
+        print("best configuration:\n  " + summary["fit_command"])
+    print(f"outputs: {ctx.out}")
+    return 0

@@ -1,0 +1,96 @@
+"""``block-length``: Bi-BloSAN's block length r in 2..32 against dev accuracy and training memory.
+
+Two objectives (dev accuracy up, peak training memory down) give a Pareto front rather than
+one best trial; optuna cannot prune multi-objective studies, so every trial trains to the end.
+The summary puts the most accurate r beside Appendix A's r = cbrt(2 (sigma sqrt(2 ln B) + mu))
+computed from the task's own training lengths and batch size.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from harness.studies.appendix_a import appendix_a_r, expected_max_length
+from harness.studies.fitting import dev_metric, fit_trial, require_training
+from harness.studies.plans import StudyPlan, TuneContext
+
+R_RANGE = (2, 32)
+MEMORY = "peak_train_mem_mb"
+
+
+def length_stats(task: str, data_dir: Path, batch_size: int, seed: int) -> dict[str, float]:
+    """Mean and std of the task's training sentence lengths (no embeddings are loaded)."""
+    from datamodules import build_datamodule
+
+    datamodule = build_datamodule(task, data_dir=data_dir, batch_size=batch_size, seed=seed)
+    datamodule.setup("fit")
+    return dict(datamodule.length_stats)
+
+
+def _check_encoder(encoder: str) -> None:
+    from encoders.registry import encoder_entry
+
+    if "block_len" not in inspect.signature(encoder_entry(encoder).builder).parameters:
+        raise ValueError(f"study 'block-length' tunes block_len; encoder {encoder!r} has none")
+
+
+def plan(ctx: TuneContext) -> StudyPlan:
+    from harness.training.run import resolve_config
+
+    task, encoder, data_dir = require_training(ctx)
+    _check_encoder(encoder)
+    config = resolve_config(task, encoder, ctx.overrides)
+    base_options = dict(config["encoder_options"] or {})
+    batch = int(config["batch_size"])
+    stats = length_stats(task, data_dir, batch, ctx.seed)
+    dev, _ = dev_metric(task)
+
+    def overrides(r: int) -> dict[str, Any]:
+        return {"encoder_options": {**base_options, "block_len": r}}
+
+    def objective(trial: optuna.Trial) -> tuple[float, float]:
+        r = trial.suggest_int("block_len", *R_RANGE)
+        metrics = fit_trial(ctx, trial, overrides(r), isolate=True)
+        memory = metrics.get(MEMORY)
+        return float(metrics[dev]), float("nan") if memory is None else float(memory)
+
+    def summarize(study: optuna.Study) -> dict[str, Any]:
+        analytic = appendix_a_r(stats["mean"], stats["std"], batch)
+        done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        best = max(done, key=lambda t: (t.values[0], -t.values[1]), default=None)
+        pareto = sorted(study.best_trials, key=lambda t: t.params["block_len"]) if done else []
+        return {
+            "length_mean": stats["mean"],
+            "length_std": stats["std"],
+            "batch_size": batch,
+            "expected_max_length": expected_max_length(stats["mean"], stats["std"], batch),
+            "appendix_a_r": analytic,
+            "appendix_a_r_ceil": math.ceil(analytic),
+            "best_r_by_dev": best.params["block_len"] if best else None,
+            f"best_{dev}": best.values[0] if best else None,
+            "pareto": [
+                {"block_len": t.params["block_len"], dev: t.values[0], MEMORY: t.values[1]}
+                for t in pareto
+            ],
+        }
+
+    return StudyPlan(
+        name="block-length",
+        metric_names=[dev, MEMORY],
+        directions=["maximize", "minimize"],
+        objective=objective,
+        default_trials=12,
+        sampler=optuna.samplers.TPESampler(),
+        pruner=optuna.pruners.NopPruner(),
+        fit_overrides=lambda trial: overrides(trial.params["block_len"]),
+        summarize=summarize,
+        notes=[
+            "Two objectives: optuna cannot prune multi-objective studies, so pruning is off.",
+            "Each trial trains in a fresh process so that its peak memory is its own.",
+        ],
+    )

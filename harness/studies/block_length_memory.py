@@ -1,0 +1,126 @@
+"""``block-length-memory``: mBloSA's peak forward memory over r for several n (no training).
+
+Each trial measures one grid point (n, r): one forward of a single mBloSA layer (Bi-BloSAN
+Eq. 11-18) on synthetic [B, n, d] inputs, every token real, with the profiler's peak-memory
+measure (``harness.profiling.measure.counted_step``: live tensors at the allocator level). The
+summary compares, per n, the measured argmin over r with Eq. 19's r = cbrt(2n), with the
+encoder's default r = ceil(cbrt(2n)) and with the argmin of Eq. 19's cost r^2 m + m^2 taken
+over the integers with m = ceil(n / r) (blocks padded to full length, as implemented).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import optuna
+import torch
+from torch import nn
+
+from harness.studies.appendix_a import memory_optimal_r
+from harness.studies.plans import StudyPlan, TuneContext
+
+R_RANGE = (2, 32)
+MEMORY = "peak_mem_mb"
+
+
+class FixedBlockMBloSA(nn.Module):
+    """One forward mBloSA layer with a fixed block length, called as ``model(x, mask)``."""
+
+    def __init__(self, dim: int, block_len: int):
+        super().__init__()
+        from encoders.layers.mblosa import MaskedBlockSelfAttention
+
+        self.mblosa = MaskedBlockSelfAttention(dim, "forward")
+        self.block_len = block_len
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.mblosa(x, mask, self.block_len)
+
+
+def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: str) -> float:
+    """Peak MB of one inference forward of mBloSA on synthetic [batch, seq_len, dim] inputs."""
+    from harness.profiling.measure import (
+        MB,
+        Point,
+        counted_step,
+        live_bytes,
+        make_step,
+        synthetic_batch,
+    )
+
+    target = torch.device(device)
+    torch.manual_seed(0)
+    model = FixedBlockMBloSA(dim, block_len).to(target)
+    x, mask = synthetic_batch(Point("mblosa", seq_len, "infer", batch, dim), target)
+    step = make_step(model, x, mask, "infer", "fp32")
+    baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
+    _, peak, _ = counted_step(step, target, baseline)
+    return peak / MB
+
+
+def eq19_cost(n: int, r: int) -> int:
+    """Eq. 19's cost r^2 m + m^2 with m = ceil(n / r) whole blocks."""
+    m = math.ceil(n / r)
+    return r * r * m + m * m
+
+
+def compare(trials: list[optuna.trial.FrozenTrial]) -> list[dict[str, Any]]:
+    """Per n: measured argmin r (smallest on ties) against Eq. 19 and the encoder's r."""
+    from encoders.layers.mblosa import block_length
+
+    by_n: dict[int, dict[int, float]] = {}
+    for trial in trials:
+        by_n.setdefault(trial.params["seq_len"], {})[trial.params["block_len"]] = trial.value
+    rows = []
+    for n, memory in sorted(by_n.items()):
+        best = min(memory, key=lambda r: (memory[r], r))
+        default = block_length(n)
+        model_best = min(range(R_RANGE[0], R_RANGE[1] + 1), key=lambda r: (eq19_cost(n, r), r))
+        rows.append(
+            {
+                "seq_len": n,
+                "r_measured": best,
+                "mem_measured_mb": memory[best],
+                "r_eq19": memory_optimal_r(n),
+                "r_eq19_int_cost": model_best,
+                "r_encoder": default,
+                "mem_at_r_encoder_mb": memory.get(default),
+                "excess_at_r_encoder": (
+                    memory[default] / memory[best] - 1.0 if default in memory else None
+                ),
+                "points": len(memory),
+            }
+        )
+    return rows
+
+
+def plan(ctx: TuneContext) -> StudyPlan:
+    lengths = sorted(set(ctx.lengths))
+    r_values = list(range(R_RANGE[0], R_RANGE[1] + 1))
+
+    def objective(trial: optuna.Trial) -> float:
+        n = trial.suggest_categorical("seq_len", lengths)
+        r = trial.suggest_int("block_len", *R_RANGE)
+        trial.set_user_attr("eq19_cost", eq19_cost(n, r))
+        return peak_forward_mb(n, r, ctx.batch_size, ctx.dim, ctx.device)
+
+    def summarize(study: optuna.Study) -> dict[str, Any]:
+        done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        return {
+            "shape": f"[{ctx.batch_size}, n, {ctx.dim}]",
+            "device": ctx.device,
+            "per_length": compare(done),
+        }
+
+    return StudyPlan(
+        name="block-length-memory",
+        metric_names=[MEMORY],
+        directions=["minimize"],
+        objective=objective,
+        default_trials=len(lengths) * len(r_values),
+        sampler=optuna.samplers.GridSampler({"seq_len": lengths, "block_len": r_values}),
+        pruner=optuna.pruners.NopPruner(),
+        summarize=summarize,
+        notes=["No training: a grid over (n, r); each trial is one measured forward."],
+    )

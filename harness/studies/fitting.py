@@ -1,0 +1,108 @@
+"""Trials that train: one ``run_fit`` per trial in ``OUT/trials/NNNN``; ``sanbench fit`` lines."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shlex
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import optuna
+import yaml
+
+from harness.studies.plans import TuneContext
+
+REPORTED = (
+    "dev_acc",
+    "dev_pearson",
+    "test_acc",
+    "test_pearson",
+    "peak_train_mem_mb",
+    "train_time_s",
+)
+
+
+def dev_metric(task: str) -> tuple[str, str]:
+    """(``run_fit`` dev metric, Lightning monitor) of ``task``: accuracy, Pearson's r on SICK."""
+    from datamodules import get_task
+
+    kind = get_task(task).kind
+    return ("dev_pearson", "val_pearson") if kind == "relatedness" else ("dev_acc", "val_acc")
+
+
+def require_training(ctx: TuneContext) -> tuple[str, str, Path]:
+    """(task, encoder, data_dir) or a clear error when a training study lacks one of them."""
+    missing = [
+        f"--{n.replace('_', '-')}" for n in ("task", "encoder", "data_dir") if not getattr(ctx, n)
+    ]
+    if missing:
+        raise ValueError(f"study {ctx.study!r} trains models: pass {', '.join(missing)}")
+    return str(ctx.task), str(ctx.encoder), Path(str(ctx.data_dir))
+
+
+def _fit_in_child(kwargs: dict[str, Any]) -> None:
+    from harness.training.run import run_fit
+
+    run_fit(**kwargs)
+
+
+def fit_trial(
+    ctx: TuneContext,
+    trial: optuna.Trial,
+    overrides: dict[str, Any],
+    callbacks: list[pl.Callback] | None = None,
+    isolate: bool = False,
+) -> dict[str, Any]:
+    """Train the trial's configuration; returns ``run_fit``'s metrics.
+
+    ``isolate`` runs the fit in a fresh (spawned) process, so that its peak memory is not
+    masked by memory an earlier trial left with the allocator (CPU peak RSS growth).
+    """
+    task, encoder, data_dir = require_training(ctx)
+    run_dir = ctx.out / "trials" / f"{trial.number:04d}"
+    trial.set_user_attr("run_dir", str(run_dir))
+    kwargs: dict[str, Any] = {
+        "task": task,
+        "encoder": encoder,
+        "data_dir": data_dir,
+        "embeddings": ctx.embeddings,
+        "out_dir": run_dir,
+        "seed": ctx.seed,
+        "overrides": {**ctx.overrides, **overrides},
+    }
+    if isolate:
+        if callbacks:
+            raise ValueError("callbacks cannot cross into an isolated fit process")
+        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(kwargs,))
+        child.start()
+        child.join()
+        if child.exitcode != 0:
+            raise RuntimeError(
+                f"trial {trial.number}: fit in {run_dir} exited with {child.exitcode}"
+            )
+        metrics = json.loads((run_dir / "metrics.json").read_text())
+    else:
+        from harness.training.run import run_fit
+
+        metrics = run_fit(**kwargs, callbacks=callbacks)
+    for key in REPORTED:
+        if metrics.get(key) is not None:
+            trial.set_user_attr(key, metrics[key])
+    return metrics
+
+
+def fit_command(ctx: TuneContext, overrides: dict[str, Any]) -> str:
+    """A ``sanbench fit`` command line that trains with the study's and the trial's overrides."""
+    parts = ["sanbench", "fit", "--task", str(ctx.task), "--encoder", str(ctx.encoder)]
+    parts += ["--data-dir", str(ctx.data_dir)]
+    if ctx.embeddings:
+        parts += ["--embeddings", str(ctx.embeddings)]
+    parts += ["--out", str(Path("runs") / "fit" / f"{ctx.task}-{ctx.encoder}-tuned")]
+    parts += ["--seed", str(ctx.seed)]
+    for key, value in {**ctx.overrides, **overrides}.items():
+        text = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
+        text = text.removesuffix("\n...").strip()
+        parts += ["--" + key.replace("_", "-"), text]
+    return " ".join(shlex.quote(p) for p in parts)

@@ -1,0 +1,185 @@
+"""A study's folder: ``trials.csv``, matplotlib figures, ``summary.html``/``.json``, manifest.
+
+Figures come from ``optuna.visualization.matplotlib``: optimization history, parameter
+importances and slice plots (per objective), and the Pareto front for multi-objective studies.
+A figure that cannot be drawn yet (e.g. importances need two finished trials) is listed with
+the reason instead. Files are written atomically, so concurrent workers may all call ``write``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import matplotlib
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from harness.studies.plans import StudyPlan
+from harness.studies.workers import SURPLUS_ATTR
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+from optuna.visualization import matplotlib as ovm
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    write(tmp)
+    tmp.replace(path)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def write_trials_csv(study: optuna.Study, path: Path) -> int:
+    """Every trial but the surplus ones (failed before running); returns the row count."""
+    frame = study.trials_dataframe(multi_index=False)
+    column = f"user_attrs_{SURPLUS_ATTR}"
+    if column in frame:
+        frame = frame[frame[column] != True]  # noqa: E712  (NaN for ordinary trials)
+        frame = frame.drop(columns=[column])
+    _atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
+    return len(frame)
+
+
+def _figures(study: optuna.Study, plan: StudyPlan) -> dict[str, Callable[[], Any]]:
+    figures: dict[str, Callable[[], Any]] = {}
+    for index, name in enumerate(plan.metric_names):
+        target = (lambda t, i=index: t.values[i]) if plan.multi_objective else None
+        kwargs = {"target": target, "target_name": name} if target else {}
+        suffix = f"_{name}" if plan.multi_objective else ""
+        figures[f"history{suffix}"] = lambda kw=kwargs: ovm.plot_optimization_history(study, **kw)
+        figures[f"importances{suffix}"] = lambda kw=kwargs: ovm.plot_param_importances(study, **kw)
+        figures[f"slice{suffix}"] = lambda kw=kwargs: ovm.plot_slice(study, **kw)
+    if plan.multi_objective:
+        figures["pareto_front"] = lambda: ovm.plot_pareto_front(study)
+    return figures
+
+
+def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict, dict]:
+    """PNG files drawn, and the reasons for the ones that could not be drawn."""
+    drawn, skipped = {}, {}
+    finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    for name, draw in _figures(study, plan).items():
+        if not finished:
+            skipped[name] = "no completed trial yet"
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                axes = draw()
+                first = axes.flat[0] if hasattr(axes, "flat") else axes
+                figure = first.get_figure()
+                figure.set_size_inches(8, 5)
+                figure.tight_layout()
+        except (ValueError, RuntimeError, ZeroDivisionError) as error:
+            skipped[name] = f"{type(error).__name__}: {error}"
+            plt.close("all")
+            continue
+        _atomic(out / f"{name}.png", lambda tmp, f=figure: f.savefig(tmp, dpi=110, format="png"))
+        plt.close(figure)
+        drawn[name] = f"{name}.png"
+    return drawn, skipped
+
+
+def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:
+    """The Pareto front (multi-objective) or the best trial; empty before any completes."""
+    if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        return []
+    return study.best_trials if plan.multi_objective else [study.best_trial]
+
+
+def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
+    """The trial whose config is offered to ``sanbench fit``: best on the first objective."""
+    return max(best, key=lambda t: t.values[0]) if best else None
+
+
+def render_html(context: dict[str, Any]) -> str:
+    template_text = resources.files("harness.studies").joinpath("summary.html.j2").read_text()
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["fmt"] = _fmt
+    return env.from_string(template_text).render(**context)
+
+
+def write_outputs(
+    study: optuna.Study,
+    plan: StudyPlan,
+    out: Path,
+    storage_label: str,
+    dashboard: str,
+    command_for: Callable[[dict[str, Any]], str] | None,
+    meta: dict[str, Any],
+) -> dict[str, Any]:
+    """Write every output file of the study into ``out``; returns the summary dict."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = write_trials_csv(study, out / "trials.csv")
+    figures, skipped = write_figures(study, plan, out)
+    best = best_trials(study, plan)
+    chosen = _pick_for_command(best)
+    command = (
+        command_for(plan.fit_overrides(chosen))
+        if chosen is not None and plan.fit_overrides is not None and command_for is not None
+        else ""
+    )
+    states = [t.state for t in study.get_trials(deepcopy=False)]
+    counts = {s.name.lower(): states.count(s) for s in TrialState if states.count(s)}
+    extra = plan.summarize(study)
+    summary = {
+        "study": plan.name,
+        "optuna_study": study.study_name,
+        "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
+        "trial_counts": counts,
+        "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
+        "fit_command": command,
+        "results": extra,
+        "notes": plan.notes,
+    }
+    _atomic(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(summary, indent=2) + "\n"))
+    param_names = sorted({p for t in best for p in t.params})
+    html = render_html(
+        {
+            "title": f"sanbench study {study.study_name}",
+            "storage": storage_label,
+            "dashboard": dashboard,
+            "counts": ", ".join(f"{v} {k}" for k, v in counts.items()) or "no trials",
+            "objectives": list(zip(plan.metric_names, plan.directions, strict=True)),
+            "notes": plan.notes,
+            "multi": plan.multi_objective,
+            "best": best,
+            "param_names": param_names,
+            "metric_names": plan.metric_names,
+            "command": command,
+            "extra": extra,
+            "figures": figures,
+            "skipped": skipped,
+        }
+    )
+    _atomic(out / "summary.html", lambda tmp: tmp.write_text(html))
+    manifest = {
+        "kind": "study",
+        **meta,
+        "study": plan.name,
+        "optuna_study": study.study_name,
+        "storage": storage_label,
+        "objectives": summary["objectives"],
+        "trial_counts": counts,
+        "trials_csv_rows": rows,
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": {
+            "trials": "trials.csv",
+            "summary": "summary.html",
+            "summary_json": "summary.json",
+            "figures": figures,
+        },
+    }
+    _atomic(out / "manifest.json", lambda t: t.write_text(json.dumps(manifest, indent=2) + "\n"))
+    return summary

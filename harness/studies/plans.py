@@ -1,0 +1,56 @@
+"""What a study is: its objective(s), sampler, pruner and summary, built from the CLI context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from harness.studies.workers import Objective
+
+
+@dataclass(frozen=True)
+class TuneContext:
+    """Options shared by every study (``sanbench tune``)."""
+
+    study: str
+    task: str | None
+    encoder: str | None
+    data_dir: Path | None
+    embeddings: Path | None
+    out: Path
+    seed: int = 0
+    overrides: dict[str, Any] = field(default_factory=dict)  # run_fit config overrides
+    prune: bool = True
+    lengths: tuple[int, ...] = (32, 64, 128)  # block-length-memory
+    batch_size: int = 64  # block-length-memory
+    dim: int = 300  # block-length-memory
+    device: str = "cpu"  # block-length-memory
+
+
+@dataclass
+class StudyPlan:
+    """One study: objectives (names and directions), search, pruning and extra results.
+
+    ``fit_overrides`` maps a trial to the ``sanbench fit`` overrides that reproduce it (None
+    for studies that do not train); ``summarize`` returns study-specific results (e.g. the
+    Appendix A block length) for the summary page and ``summary.json``.
+    """
+
+    name: str
+    metric_names: list[str]
+    directions: list[str]
+    objective: Objective
+    default_trials: int
+    sampler: optuna.samplers.BaseSampler | None = None
+    pruner: optuna.pruners.BasePruner | None = None
+    fit_overrides: Callable[[optuna.trial.FrozenTrial], dict[str, Any]] | None = None
+    summarize: Callable[[optuna.Study], dict[str, Any]] = lambda study: {}
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def multi_objective(self) -> bool:
+        return len(self.directions) > 1

@@ -1,0 +1,1 @@
+"""The multi-task suite: grid, resumable sharded runner, aggregation and paper tables."""

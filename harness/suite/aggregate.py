@@ -1,0 +1,322 @@
+"""Read every shard's results, mean (std) per task x encoder, tables beside the papers'.
+
+CV tasks average their folds, the others their seeds; std is the sample std (ddof 1) and is
+left out for a single run. Accuracies are stored as fractions and shown in percent.
+Written into OUT: ``summary.csv`` (ours, long form), ``comparison.csv`` (every table cell,
+ours beside the paper's), ``tables/*.{csv,md,html}`` and ``tables/tables.{md,html}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harness.suite.paper_numbers import BI_BLOSAN, MTSA, lookup
+from harness.suite.params import param_rows, params_table
+from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
+from harness.suite.tables import MISSING, Table, fmt, write_atomic, write_tables
+
+SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
+COMPARISON_COLUMNS = [
+    "table",
+    "encoder",
+    "column",
+    "task",
+    "metric",
+    "n",
+    "ours_mean",
+    "ours_std",
+    "paper_mean",
+    "paper_std",
+    "paper_row",
+    "paper_source",
+]
+PERCENT_METRICS = frozenset({"train_acc", "dev_acc", "test_acc"})
+
+
+def load_results(out_dir: Path) -> pd.DataFrame:
+    """Every row of every shard's file (all columns as text), in file order."""
+    frames = [
+        pd.read_csv(path, dtype=str, keep_default_na=False) for path in all_results_files(out_dir)
+    ]
+    frames = [frame for frame in frames if not frame.empty]
+    if not frames:
+        return pd.DataFrame(columns=[*KEY_COLUMNS, "status", "error"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def finished(results: pd.DataFrame) -> pd.DataFrame:
+    """The ``ok`` rows, one per run (the last when a run was recorded twice)."""
+    ok = results[results["status"] == "ok"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    return ok.reset_index(drop=True)
+
+
+def failures(results: pd.DataFrame) -> pd.DataFrame:
+    """The last ``failed`` row of each run that has no ``ok`` row."""
+    done = set(map(tuple, finished(results)[list(KEY_COLUMNS)].itertuples(index=False)))
+    failed = results[results["status"] == "failed"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    keep = [tuple(key) not in done for key in failed[list(KEY_COLUMNS)].itertuples(index=False)]
+    return failed[keep].reset_index(drop=True)
+
+
+def summarize(results: pd.DataFrame) -> pd.DataFrame:
+    """Long form: task, encoder, metric, n, mean, std over the finished runs."""
+    ok = finished(results)
+    records = []
+    for (task, encoder), group in ok.groupby(["task", "encoder"], sort=True):
+        for metric in METRIC_COLUMNS:
+            if metric not in group:
+                continue
+            values = pd.to_numeric(group[metric], errors="coerce").dropna()
+            if values.empty:
+                continue
+            scale = 100.0 if metric in PERCENT_METRICS else 1.0
+            std = values.std(ddof=1) * scale if len(values) > 1 else float("nan")
+            records.append((task, encoder, metric, len(values), values.mean() * scale, std))
+    return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    task: str
+    metric: str
+    digits: int = 1
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A results table laid out like one of the papers' (``paper``, ``table``)."""
+
+    name: str
+    title: str
+    paper: str
+    table: str
+    columns: tuple[Column, ...]
+    notes: tuple[str, ...] = ()
+
+
+ACC = "accuracies in %, mean (std) over seeds or folds"
+PAPER_TABLES = (
+    PaperTable(
+        "bi_blosan_table1",
+        "Bi-BloSAN Table 1: SNLI",
+        BI_BLOSAN,
+        "Table 1",
+        (
+            Column("|θ| (m)", "snli", "params", 2),
+            Column("Train Accu", "snli", "train_acc"),
+            Column("Test Accu", "snli", "test_acc"),
+        ),
+        (ACC, "|θ| excludes word embeddings; the paper's Bi-BloSAN row is the 480D model."),
+    ),
+    PaperTable(
+        "bi_blosan_table2",
+        "Bi-BloSAN Table 2: time and memory on SNLI",
+        BI_BLOSAN,
+        "Table 2",
+        (
+            Column("Time(s)/epoch", "snli", "train_time_per_epoch_s"),
+            Column("Memory(MB)", "snli", "peak_train_mem_mb", 0),
+            Column("Inference Time(s)", "snli", "dev_infer_time_s"),
+            Column("Test Accuracy", "snli", "test_acc"),
+        ),
+        (
+            ACC,
+            "Paper: GTX 1080Ti, TensorFlow 1.3, inference over SNLI dev with batch 100; "
+            "ours: the recorded device, dev inference with batch 128.",
+        ),
+    ),
+    PaperTable(
+        "bi_blosan_table5",
+        "Bi-BloSAN Table 5: SICK relatedness (test)",
+        BI_BLOSAN,
+        "Table 5",
+        (
+            Column("Pearson's r", "sick", "test_pearson", 4),
+            Column("Spearman's ρ", "sick", "test_spearman", 4),
+            Column("MSE", "sick", "test_mse", 4),
+        ),
+        ("mean (std) over seeds",),
+    ),
+    PaperTable(
+        "bi_blosan_table6",
+        "Bi-BloSAN Table 6: sentence classification",
+        BI_BLOSAN,
+        "Table 6",
+        tuple(
+            Column(label, task, "test_acc")
+            for label, task in (
+                ("CR", "cr"),
+                ("MPQA", "mpqa"),
+                ("SUBJ", "subj"),
+                ("TREC", "trec"),
+                ("SST-1", "sst1"),
+                ("SST-2", "sst2"),
+            )
+        ),
+        (
+            ACC,
+            "CR/MPQA/SUBJ: held-out fold of 10-fold CV; TREC: its 500-question held-out set "
+            "(the paper's 'dev'); SST: test set.",
+        ),
+    ),
+    PaperTable(
+        "mtsa_table1",
+        "MTSA Table 1: SNLI with efficiency",
+        MTSA,
+        "Table 1",
+        (
+            Column("|θ| (m)", "snli", "params", 2),
+            Column("Time/Epoch (s)", "snli", "train_time_per_epoch_s"),
+            Column("Inf. Time (s)", "snli", "dev_infer_time_s"),
+            Column("Memory (MB)", "snli", "peak_train_mem_mb", 0),
+            Column("Train Acc.", "snli", "train_acc"),
+            Column("Test Acc.", "snli", "test_acc"),
+        ),
+        (
+            ACC,
+            "Paper: batch 128, GTX 1080Ti, TensorFlow 1.7; its memory is one training step on "
+            "synthetic length-64 batch-64 data, ours the peak during training.",
+        ),
+    ),
+    PaperTable(
+        "mtsa_table5",
+        "MTSA Table 5: sentence classification",
+        MTSA,
+        "Table 5",
+        tuple(
+            Column(label, task, "test_acc")
+            for label, task in (
+                ("CR", "cr"),
+                ("MPQA", "mpqa"),
+                ("SUBJ", "subj"),
+                ("TREC", "trec"),
+                ("SST-5", "sst1"),
+            )
+        ),
+        (ACC, "SST-5 is SST-1 (fine-grained)."),
+    ),
+)
+
+
+def _scale(metric: str, value: float) -> float:
+    return value / 1e6 if metric == "params" else value
+
+
+def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
+    """Every cell of ``spec``: our mean/std/n beside the paper's value/std, long form."""
+    tasks = {column.task for column in spec.columns}
+    encoders = sorted(set(summary.loc[summary["task"].isin(tasks), "encoder"]))
+    indexed = summary.set_index(["task", "encoder", "metric"])
+    records = []
+    for encoder in encoders:
+        for column in spec.columns:
+            key = (column.task, encoder, column.metric)
+            ours = indexed.loc[key] if key in indexed.index else None
+            paper = lookup(spec.paper, spec.table, encoder, column.task, column.metric)
+            records.append(
+                {
+                    "table": spec.name,
+                    "encoder": encoder,
+                    "column": column.label,
+                    "task": column.task,
+                    "metric": column.metric,
+                    "n": 0 if ours is None else int(ours["n"]),
+                    "ours_mean": None if ours is None else _scale(column.metric, ours["mean"]),
+                    "ours_std": None if ours is None else _scale(column.metric, ours["std"]),
+                    "paper_mean": None if paper is None else _scale(column.metric, paper.value),
+                    "paper_std": None if paper is None else paper.std,
+                    "paper_row": "" if paper is None else paper.row,
+                    "paper_source": f"{spec.paper}, {spec.table}",
+                }
+            )
+    return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
+
+
+def _none(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
+    header = ["model", "paper row"]
+    for column in spec.columns:
+        header += [f"{column.label} (ours)", f"{column.label} (paper)"]
+    table = Table(spec.name, spec.title, header, notes=[*spec.notes, f"Paper: {spec.paper}."])
+    digits = {column.label: column.digits for column in spec.columns}
+    for encoder, group in cells.groupby("encoder", sort=False):
+        rows = [row for row in group["paper_row"] if row]
+        line = [str(encoder), rows[0] if rows else MISSING]
+        for cell in group.itertuples(index=False):
+            d = digits[cell.column]
+            line.append(fmt(_none(cell.ours_mean), _none(cell.ours_std), d))
+            line.append(fmt(_none(cell.paper_mean), _none(cell.paper_std), d))
+        table.rows.append(line)
+    return table
+
+
+def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
+    """Every task x encoder that finished: the number of runs and the main metrics."""
+    shown = (
+        "train_acc",
+        "dev_acc",
+        "test_acc",
+        "test_pearson",
+        "test_spearman",
+        "test_mse",
+        "params",
+        "train_time_per_epoch_s",
+    )
+    table = Table(
+        "suite_summary",
+        "Suite: every task x encoder",
+        ["task", "encoder", "runs", *shown],
+        notes=[ACC],
+    )
+    indexed = summary.set_index(["task", "encoder", "metric"])
+    for (task, encoder), n in runs.items():
+        line = [str(task), str(encoder), str(n)]
+        for metric in shown:
+            key = (task, encoder, metric)
+            digits = 4 if metric.startswith(("test_p", "test_s", "test_m")) else 1
+            digits = 0 if metric == "params" else digits
+            found = key in indexed.index
+            mean = float(indexed.loc[key, "mean"]) if found else None
+            std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
+            line.append(fmt(mean, std, digits))
+        table.rows.append(line)
+    return table
+
+
+def failures_table(failed: pd.DataFrame) -> Table:
+    table = Table("failures", "Runs that failed (no successful retry)", [*KEY_COLUMNS, "error"])
+    for row in failed.itertuples(index=False):
+        table.rows.append([row.task, row.encoder, row.replicate, row.error])
+    return table
+
+
+def aggregate(out_dir: Path, param_encoders: Iterable[str] | None = None) -> list[Path]:
+    """Write the summary, the comparison and all tables into ``out_dir``; return the paths."""
+    out_dir = Path(out_dir)
+    results = load_results(out_dir)
+    summary = summarize(results)
+    cells = {spec.name: comparison(summary, spec) for spec in PAPER_TABLES}
+    runs = finished(results).groupby(["task", "encoder"], sort=True).size()
+    tables = [summary_table(summary, runs)]
+    tables += [
+        render(spec, cells[spec.name]) for spec in PAPER_TABLES if not cells[spec.name].empty
+    ]
+    tables.append(params_table(param_rows(param_encoders)))
+    failed = failures(results)
+    if not failed.empty:
+        tables.append(failures_table(failed))
+    written = [out_dir / "summary.csv", out_dir / "comparison.csv"]
+    write_atomic(written[0], summary.to_csv(index=False))
+    frames = [frame for frame in cells.values() if not frame.empty]
+    merged = pd.concat(frames) if frames else pd.DataFrame(columns=COMPARISON_COLUMNS)
+    write_atomic(written[1], merged.to_csv(index=False))
+    written += write_tables(tables, out_dir / "tables", "sanbench suite")
+    return written

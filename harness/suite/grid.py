@@ -1,0 +1,94 @@
+"""The suite's grid: tasks x encoders x (seeds or CV folds), and its split into shards.
+
+Protocol (Bi-BloSAN Sec. 4.4, MTSA Sec. 4.3): CR, MPQA, SUBJ and MR have no standard split
+and are scored by 10-fold cross validation (fold 0..9, one seed); every other task is the
+mean over ``seeds`` runs with seeds 0..seeds-1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+CV_TASKS = frozenset({"cr", "mpqa", "subj", "mr"})
+CV_FOLDS = 10
+CV_SEED = 0
+
+
+@dataclass(frozen=True, order=True)
+class RunSpec:
+    """One training run of the grid: a task, an encoder and either a seed or a CV fold."""
+
+    task: str
+    encoder: str
+    seed: int
+    fold: int | None = None
+
+    @property
+    def replicate(self) -> str:
+        """``fold3`` for a CV fold, ``seed3`` otherwise (the run's folder name)."""
+        return f"fold{self.fold}" if self.fold is not None else f"seed{self.seed}"
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The run's identity in the results files."""
+        return (self.task, self.encoder, self.replicate)
+
+    def run_dir(self, out_dir: Path) -> Path:
+        return Path(out_dir) / "runs" / self.task / self.encoder / self.replicate
+
+
+def expand_grid(
+    tasks: Iterable[str], encoders: Iterable[str], seeds: int, folds: int = CV_FOLDS
+) -> list[RunSpec]:
+    """Every run of the grid, sorted by (task, encoder, seed, fold).
+
+    ``folds`` keeps the first ``folds`` folds of the 10-fold CV (smoke runs); the folds are
+    still those of a 10-fold split.
+    """
+    if seeds < 1:
+        raise ValueError(f"--seeds must be at least 1, got {seeds}")
+    if not 1 <= folds <= CV_FOLDS:
+        raise ValueError(f"--folds must be between 1 and {CV_FOLDS}, got {folds}")
+    runs = set()
+    for task in tasks:
+        for encoder in encoders:
+            if task in CV_TASKS:
+                runs.update(RunSpec(task, encoder, CV_SEED, fold) for fold in range(folds))
+            else:
+                runs.update(RunSpec(task, encoder, seed) for seed in range(seeds))
+    return sorted(runs, key=lambda run: (run.task, run.encoder, run.seed, run.fold or 0))
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``: ``--shard K/N``."""
+
+    index: int = 1
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: need 1 <= K <= N")
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not match:
+            raise ValueError(f"--shard expects K/N such as 2/4 (1-based), got {text!r}")
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}-of-{self.count}"
+
+    def select(self, runs: Sequence[RunSpec]) -> list[RunSpec]:
+        """Round-robin over the sorted grid: every run lands in exactly one shard.
+
+        The grid is sorted first, so the split does not depend on the order in which tasks
+        and encoders were listed; each task's runs spread evenly over the shards.
+        """
+        ordered = sorted(runs, key=lambda run: (run.task, run.encoder, run.seed, run.fold or 0))
+        return ordered[self.index - 1 :: self.count]

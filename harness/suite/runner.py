@@ -1,0 +1,164 @@
+"""Run one shard of the grid, one folder and one results row per run, resumable.
+
+Rows go to ``OUT/results-K-of-N.csv`` (one file per shard, so machines sharing ``OUT`` never
+write the same file). A run is skipped when any shard's file holds an ``ok`` row for it; a
+run that died with the process (no row) or raised (``failed`` row) runs again on resume.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.results import ResultsFile
+from harness.suite.grid import RunSpec, Shard
+
+KEY_COLUMNS = ("task", "encoder", "replicate")
+METRIC_COLUMNS = (
+    "params",
+    "train_time_per_epoch_s",
+    "peak_train_mem_mb",
+    "dev_infer_time_s",
+    "epochs",
+    "steps",
+    "train_acc",
+    "dev_acc",
+    "test_acc",
+    "dev_pearson",
+    "dev_spearman",
+    "dev_mse",
+    "test_pearson",
+    "test_spearman",
+    "test_mse",
+)
+ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")
+COLUMNS = (
+    *KEY_COLUMNS,
+    "seed",
+    "fold",
+    "status",
+    "error",
+    *METRIC_COLUMNS,
+    "wall_s",
+    *ENVIRONMENT_COLUMNS,
+    "run_dir",
+)
+RESULTS_GLOB = "results-*-of-*.csv"
+
+FitFn = Callable[..., Mapping[str, Any]]
+LogFn = Callable[[str], None]
+
+
+def results_path(out_dir: Path, shard: Shard) -> Path:
+    return Path(out_dir) / f"results-{shard.label}.csv"
+
+
+def all_results_files(out_dir: Path) -> list[Path]:
+    """Every shard's results file under ``out_dir``."""
+    return sorted(Path(out_dir).glob(RESULTS_GLOB))
+
+
+def finished_keys(out_dir: Path) -> set[tuple[str, ...]]:
+    """Keys of runs with an ``ok`` row in any shard's results file."""
+    done: set[tuple[str, ...]] = set()
+    for path in all_results_files(out_dir):
+        results = ResultsFile(path, KEY_COLUMNS)
+        done.update(results.key(row) for row in results.rows() if row.get("status") == "ok")
+    return done
+
+
+def _environment_cells(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Device and versions from the nested ``versions`` (or ``environment``) of metrics.json."""
+    for section in ("versions", "environment"):
+        env = metrics.get(section)
+        if isinstance(env, Mapping):
+            return {name: env[name] for name in ENVIRONMENT_COLUMNS if name in env}
+    return {}
+
+
+def _row(run: RunSpec, out_dir: Path, wall_s: float, **cells: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS, "")
+    row.update(zip(KEY_COLUMNS, run.key, strict=True))
+    row.update(
+        seed=run.seed,
+        fold="" if run.fold is None else run.fold,
+        wall_s=f"{wall_s:.3f}",
+        run_dir=str(run.run_dir(out_dir).relative_to(out_dir)),
+    )
+    row.update(cells)
+    return row
+
+
+def _one_line(error: BaseException, limit: int = 500) -> str:
+    text = f"{type(error).__name__}: {error}".replace("\r", " ").replace("\n", " | ")
+    return text[:limit]
+
+
+@dataclass
+class SuiteSummary:
+    """What one call of :func:`run_shard` did."""
+
+    ran: list[RunSpec] = field(default_factory=list)
+    skipped: list[RunSpec] = field(default_factory=list)
+    failed: list[RunSpec] = field(default_factory=list)
+
+
+def run_shard(
+    runs: Sequence[RunSpec],
+    *,
+    shard: Shard,
+    out_dir: Path,
+    fit: FitFn,
+    data_dir: Path,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+    log: LogFn = print,
+) -> SuiteSummary:
+    """Run this shard's part of ``runs`` with ``fit`` (``harness.training.run.run_fit``).
+
+    Each run gets its own folder ``OUT/runs/<task>/<encoder>/<seed-or-fold>/``; each finished
+    or failed run appends one row. An exception is recorded (status ``failed``, the message
+    and ``error.txt`` in the run folder) and the suite goes on.
+    """
+    out_dir = Path(out_dir)
+    results = ResultsFile(results_path(out_dir, shard), KEY_COLUMNS)
+    done = finished_keys(out_dir)
+    summary = SuiteSummary()
+    mine = shard.select(runs)
+    for number, run in enumerate(mine, start=1):
+        if run.key in done:
+            summary.skipped.append(run)
+            continue
+        run_dir = run.run_dir(out_dir)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        log(f"[{shard.label} {number}/{len(mine)}] {run.task} {run.encoder} {run.replicate}")
+        start = time.perf_counter()
+        try:
+            metrics = fit(
+                task=run.task,
+                encoder=run.encoder,
+                data_dir=data_dir,
+                embeddings=embeddings,
+                out_dir=run_dir,
+                seed=run.seed,
+                fold=run.fold,
+                overrides=dict(overrides),
+            )
+        except Exception as error:
+            (run_dir / "error.txt").write_text(traceback.format_exc())
+            row = _row(run, out_dir, time.perf_counter() - start, status="failed")
+            row["error"] = _one_line(error)
+            results.append(row)
+            summary.failed.append(run)
+            log(f"  failed: {row['error']}")
+            continue
+        cells = {name: metrics[name] for name in METRIC_COLUMNS if name in metrics}
+        cells.update(_environment_cells(metrics))
+        results.append(_row(run, out_dir, time.perf_counter() - start, status="ok", **cells))
+        done.add(run.key)
+        summary.ran.append(run)
+    return summary

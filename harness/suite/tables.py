@@ -1,0 +1,104 @@
+"""A plain table (title, header, string cells, notes) written as CSV, Markdown and HTML."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MISSING = "–"
+
+
+@dataclass
+class Table:
+    """A rendered-ready table: every cell is already a string."""
+
+    name: str
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(self.header)
+        writer.writerows(self.rows)
+        return buffer.getvalue()
+
+    def to_markdown(self) -> str:
+        def line(cells: list[str]) -> str:
+            return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+        parts = [f"### {self.title}", "", line(self.header)]
+        parts.append("|" + "|".join(["---"] + ["---:"] * (len(self.header) - 1)) + "|")
+        parts.extend(line(row) for row in self.rows)
+        parts.extend(["", *(f"- {note}" for note in self.notes)] if self.notes else [])
+        return "\n".join(parts) + "\n"
+
+    def to_html(self) -> str:
+        esc = html.escape
+        head = "".join(f"<th>{esc(cell)}</th>" for cell in self.header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in self.rows
+        )
+        notes = "".join(f"<li>{esc(note)}</li>" for note in self.notes)
+        return (
+            f'<section id="{esc(self.name)}"><h3>{esc(self.title)}</h3>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            + (f"<ul>{notes}</ul>" if notes else "")
+            + "</section>\n"
+        )
+
+
+def fmt(mean: float | None, std: float | None = None, digits: int = 1) -> str:
+    """``84.6 (1.6)``; the std is left out when absent or undefined (a single run)."""
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return MISSING
+    text = f"{mean:.{digits}f}"
+    if std is not None and not math.isnan(std):
+        text += f" ({std:.{digits}f})"
+    return text
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (readers never see
+    half a file, even when several shards aggregate into the same folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>{title}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}
+td:first-child,th:first-child{{text-align:left}}</style></head>
+<body><h1>{title}</h1>
+{body}</body></html>
+"""
+
+
+def write_tables(tables: list[Table], folder: Path, title: str) -> list[Path]:
+    """Each table as ``NAME.csv``/``.md``/``.html`` plus ``tables.md`` and ``tables.html``."""
+    written = []
+    for table in tables:
+        for suffix, text in (
+            ("csv", table.to_csv()),
+            ("md", table.to_markdown()),
+            ("html", PAGE.format(title=html.escape(table.title), body=table.to_html())),
+        ):
+            path = folder / f"{table.name}.{suffix}"
+            write_atomic(path, text)
+            written.append(path)
+    markdown = f"# {title}\n\n" + "\n".join(table.to_markdown() for table in tables)
+    page = PAGE.format(title=html.escape(title), body="".join(t.to_html() for t in tables))
+    for path, text in ((folder / "tables.md", markdown), (folder / "tables.html", page)):
+        write_atomic(path, text)
+        written.append(path)
+    return written

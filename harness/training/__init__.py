@@ -1,0 +1,1 @@
+"""Training: LightningModules with the papers' task heads, efficiency columns, ``run_fit``."""

@@ -1,0 +1,69 @@
+"""Task heads on top of sentence encodings (Bi-BloSAN §4.1, §4.3, §4.4 and App. C).
+
+Dropout is applied to the input of each fully connected layer, as the authors' TensorFlow
+``linear(..., input_keep_prob)`` does; the 300-d hidden layer uses the configured activation
+(ReLU in Bi-BloSAN §4.1 and MTSA App. B, ELU in DiSAN §5).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "elu": nn.ELU}
+
+
+def _activation(name: str) -> nn.Module:
+    try:
+        return ACTIVATIONS[name]()
+    except KeyError:
+        raise ValueError(
+            f"unknown activation {name!r}; choose one of {list(ACTIVATIONS)}"
+        ) from None
+
+
+class Classifier(nn.Module):
+    """features -> dropout -> 300-d FC -> activation -> dropout -> ``num_classes`` logits."""
+
+    def __init__(self, in_dim: int, num_classes: int, hidden: int, dropout: float, activation: str):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Dropout(dropout),
+            nn.Linear(in_dim, hidden),
+            _activation(activation),
+            nn.Dropout(dropout),
+            nn.Linear(hidden, num_classes),
+        )
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net(features)
+
+
+def single_features(s: torch.Tensor) -> torch.Tensor:
+    """Single sentence: the encoding s itself (Bi-BloSAN §4.4, DiSAN §5.2)."""
+    return s
+
+
+def pair_features(s_p: torch.Tensor, s_h: torch.Tensor) -> torch.Tensor:
+    """NLI relation vector [s_p; s_h; s_p - s_h; s_p ⊙ s_h] (Bi-BloSAN §4.1, Bowman et al. 2016)."""
+    return torch.cat([s_p, s_h, s_p - s_h, s_p * s_h], dim=-1)
+
+
+def relatedness_features(s_1: torch.Tensor, s_2: torch.Tensor) -> torch.Tensor:
+    """Relatedness vector [s_1 ⊙ s_2; |s_1 - s_2|] (Bi-BloSAN §4.3, Tai et al. 2015)."""
+    return torch.cat([s_1 * s_2, (s_1 - s_2).abs()], dim=-1)
+
+
+FEATURE_FACTOR = {"single": 1, "pair": 4, "relatedness": 2}
+
+
+def relatedness_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of KL(p || p_hat), p the sparse target of Bi-BloSAN App. C eq. (26)."""
+    return F.kl_div(F.log_softmax(logits, dim=-1), target, reduction="batchmean")
+
+
+def relatedness_score(logits: torch.Tensor) -> torch.Tensor:
+    """y_hat = beta^T p_hat with beta = [1, ..., K] (Bi-BloSAN App. C eq. (25))."""
+    beta = torch.arange(1, logits.shape[-1] + 1, dtype=logits.dtype, device=logits.device)
+    return F.softmax(logits, dim=-1) @ beta

@@ -1,0 +1,160 @@
+"""The LightningModule: word embeddings -> one encoder (tied across a pair) -> task head.
+
+Training setup of Bi-BloSAN §4.1/§4.3/§4.4, DiSAN §5 and MTSA App. B: Glorot-initialised
+weight matrices with zero biases, fine-tuned word embeddings, dropout, cross-entropy (or the
+App. C KL divergence for relatedness) plus an L2 penalty gamma/2 * ||W||^2 on weight matrices,
+minimised with Adadelta or Adam.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lightning.pytorch as pl
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
+from torchmetrics.classification import MulticlassAccuracy
+
+from encoders import Encoder
+from harness.training.heads import (
+    FEATURE_FACTOR,
+    Classifier,
+    pair_features,
+    relatedness_features,
+    relatedness_loss,
+    relatedness_score,
+)
+
+KINDS = ("single", "pair", "relatedness")
+
+
+def glorot_init(module: nn.Module) -> None:
+    """Glorot-uniform weights and zero biases for every linear/convolution layer (papers' init)."""
+    for layer in module.modules():
+        if isinstance(layer, nn.Linear | nn.Conv1d | nn.Conv2d):
+            nn.init.xavier_uniform_(layer.weight)
+            if layer.bias is not None:
+                nn.init.zeros_(layer.bias)
+
+
+def _metrics(kind: str, num_classes: int, stage: str) -> MetricCollection:
+    if kind == "relatedness":
+        metrics: dict[str, Any] = {
+            "pearson": PearsonCorrCoef(),
+            "spearman": SpearmanCorrCoef(),
+            "mse": MeanSquaredError(),
+        }
+    else:
+        metrics = {"acc": MulticlassAccuracy(num_classes=num_classes, average="micro")}
+    return MetricCollection(metrics, prefix=f"{stage}_")
+
+
+class TaskModule(pl.LightningModule):
+    """Any ``Encoder`` plus the head of ``kind`` ("single" | "pair" | "relatedness")."""
+
+    def __init__(
+        self,
+        encoder: Encoder,
+        embedding_matrix: torch.Tensor,
+        kind: str,
+        num_classes: int,
+        *,
+        optimizer: str = "adadelta",
+        lr: float = 0.5,
+        weight_decay: float = 1e-4,
+        dropout: float = 0.25,
+        head_hidden: int = 300,
+        activation: str = "relu",
+        finetune_embeddings: bool = True,
+        adadelta_rho: float = 0.95,
+        eps: float = 1e-8,
+    ):
+        super().__init__()
+        if kind not in KINDS:
+            raise ValueError(f"unknown task kind {kind!r}; expected one of {KINDS}")
+        if optimizer not in ("adadelta", "adam"):
+            raise ValueError(f"unknown optimizer {optimizer!r}; expected 'adadelta' or 'adam'")
+        self.save_hyperparameters(ignore=["encoder", "embedding_matrix"])
+        self.kind = kind
+        self.embedding = nn.Embedding.from_pretrained(
+            embedding_matrix.float(), freeze=not finetune_embeddings, padding_idx=0
+        )
+        self.encoder = encoder
+        self.head = Classifier(
+            FEATURE_FACTOR[kind] * encoder.output_dim, num_classes, head_hidden, dropout, activation
+        )
+        glorot_init(self.encoder)
+        glorot_init(self.head)
+        self.train_metrics = _metrics(kind, num_classes, "train")
+        self.val_metrics = _metrics(kind, num_classes, "val")
+        self.test_metrics = _metrics(kind, num_classes, "test")
+
+    def encode(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.encoder(self.embedding(tokens), mask).pooled
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Logits [B, num_classes]; the encoder's parameters are shared by both sentences."""
+        if self.kind == "single":
+            return self.head(self.encode(batch["tokens"], batch["mask"]))
+        s_a = self.encode(batch["tokens_a"], batch["mask_a"])
+        s_b = self.encode(batch["tokens_b"], batch["mask_b"])
+        features = pair_features if self.kind == "pair" else relatedness_features
+        return self.head(features(s_a, s_b))
+
+    def _step(self, batch: dict[str, torch.Tensor], stage: str) -> torch.Tensor:
+        logits = self(batch)
+        metrics = getattr(self, f"{stage}_metrics")
+        if self.kind == "relatedness":
+            loss = relatedness_loss(logits, batch["target"])
+            metrics.update(relatedness_score(logits).float(), batch["label"].float())
+        else:
+            loss = F.cross_entropy(logits, batch["label"])
+            metrics.update(logits.argmax(dim=-1), batch["label"])
+        batch_size = batch["label"].shape[0]
+        self.log(
+            f"{stage}_loss",
+            loss,
+            on_step=False,
+            on_epoch=True,
+            batch_size=batch_size,
+            sync_dist=True,
+        )
+        self.log_dict(metrics, on_step=False, on_epoch=True, batch_size=batch_size)
+        return loss
+
+    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        return self._step(batch, "train")
+
+    def validation_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
+        self._step(batch, "val")
+
+    def test_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
+        self._step(batch, "test")
+
+    def parameter_count(self) -> int:
+        """|theta| as the papers count it: every parameter except the word embedding."""
+        return sum(p.numel() for n, p in self.named_parameters() if not n.startswith("embedding."))
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        """L2 penalty gamma on weight matrices only (not biases, vectors, or the embedding).
+
+        Coupled ``weight_decay`` adds gamma * W to the gradient, i.e. the gradient of
+        gamma/2 * ||W||^2 (TensorFlow's ``gamma * tf.nn.l2_loss(W)`` in the authors' code).
+        """
+        decay, no_decay = [], []
+        for name, param in self.named_parameters():
+            if not param.requires_grad:
+                continue
+            is_matrix = param.ndim >= 2 and not name.startswith("embedding.")
+            (decay if is_matrix else no_decay).append(param)
+        groups = [
+            {"params": decay, "weight_decay": self.hparams.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ]
+        if self.hparams.optimizer == "adam":
+            return torch.optim.Adam(groups, lr=self.hparams.lr, eps=self.hparams.eps)
+        return torch.optim.Adadelta(
+            groups, lr=self.hparams.lr, rho=self.hparams.adadelta_rho, eps=self.hparams.eps
+        )

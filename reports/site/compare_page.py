@@ -1,0 +1,189 @@
+"""Profile runs side by side (e.g. one sweep on two GPUs, or fp32 vs bf16).
+
+Overlaid time/memory-vs-length lines (colour = encoder, line style = run), the ratio of each
+run to the first (the baseline) per encoder and length, ratio tables (geometric mean over the
+lengths both runs measured, and at the longest of them) and growth exponents per run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from reports.profile.data import ProfileRun, load_run
+from reports.profile.figures import METRICS, MODE_TITLES, styles
+from reports.profile.growth import growth_table
+from reports.profile.render import environment
+from reports.site.discover import Run
+from reports.site.render import Page, render, save_figure
+
+LINESTYLES = ("-", "--", ":", "-.")
+LABEL_KEYS = ("device_name", "device", "dtype", "batch_size", "dim", "torch", "allocator")
+
+
+def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
+    """Short run labels from what differs between the runs (folder names if nothing does)."""
+    differing = [k for k in LABEL_KEYS if len({env.get(k, "") for env in envs}) > 1]
+    if not differing:
+        return names
+    found = [" ".join(env.get(k, "") for k in differing) for env in envs]
+    return (
+        found
+        if len(set(found)) == len(found)
+        else [f"{n} ({f})" for n, f in zip(names, found, strict=True)]
+    )
+
+
+def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
+    style = styles(sorted(set().union(*(set(r.rows["encoder"]) for r in runs))))
+    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    for index, run in enumerate(runs):
+        ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == "ok")]
+        for encoder, group in ok.groupby("encoder"):
+            group = group.sort_values("seq_len")
+            axes.plot(
+                group["seq_len"],
+                group[metric],
+                color=style[encoder]["color"],
+                marker=style[encoder]["marker"],
+                linestyle=LINESTYLES[index % len(LINESTYLES)],
+                markersize=4,
+                label=encoder if index == 0 else None,
+            )
+    for index, name in enumerate(names):
+        axes.plot([], [], "k", linestyle=LINESTYLES[index % len(LINESTYLES)], label=name)
+    axes.set_xlabel("sequence length")
+    axes.set_ylabel(METRICS[metric][0])
+    axes.set_title(f"{METRICS[metric][0]}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    return figure
+
+
+def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
+    """other / base per (encoder, mode, seq_len) both measured: time_ratio, memory_ratio."""
+    key = ["encoder", "mode", "seq_len"]
+    cols = ["time_ms_median", "peak_mem_mb"]
+    left = base[base["status"] == "ok"][key + cols]
+    right = other[other["status"] == "ok"][key + cols]
+    both = left.merge(right, on=key, suffixes=("_base", "_other"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        both["time_ratio"] = both["time_ms_median_other"] / both["time_ms_median_base"]
+        both["memory_ratio"] = both["peak_mem_mb_other"] / both["peak_mem_mb_base"]
+    return both[[*key, "time_ratio", "memory_ratio"]].replace([np.inf, -np.inf], np.nan)
+
+
+def _geomean(values: pd.Series) -> float:
+    values = values[values > 0].dropna()
+    return float(np.exp(np.log(values).mean())) if not values.empty else float("nan")
+
+
+def ratio_summary(table: pd.DataFrame) -> list[dict[str, object]]:
+    records = []
+    for (encoder, mode), group in table.groupby(["encoder", "mode"], sort=True):
+        last = group.sort_values("seq_len").iloc[-1]
+        records.append(
+            {
+                "encoder": encoder,
+                "mode": mode,
+                "lengths": len(group),
+                "time_geomean": _geomean(group["time_ratio"]),
+                "memory_geomean": _geomean(group["memory_ratio"]),
+                "longest": int(last["seq_len"]),
+                "time_longest": last["time_ratio"],
+                "memory_longest": last["memory_ratio"],
+            }
+        )
+    return records
+
+
+def ratio_figure(table: pd.DataFrame, mode: str, title: str) -> plt.Figure:
+    style = styles(sorted(table["encoder"].unique()))
+    figure, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True)
+    chosen = table[table["mode"] == mode]
+    for ax, (column, label) in zip(
+        axes, (("time_ratio", "time"), ("memory_ratio", "memory")), strict=True
+    ):
+        for encoder, group in chosen.groupby("encoder"):
+            group = group.sort_values("seq_len")
+            ax.plot(group["seq_len"], group[column], label=encoder, markersize=4, **style[encoder])
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xlabel("sequence length")
+        ax.set_ylabel(f"{label} ratio")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7, ncol=2)
+    figure.suptitle(f"{title}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
+    loaded = [load_run(run.folder) for run in runs]
+    envs = [environment(p) for p in loaded]
+    names = labels(envs, [run.name for run in runs])
+    modes = [m for m in MODE_TITLES if any(m in set(p.rows["mode"]) for p in loaded)]
+    figures = []
+    for mode in modes:
+        for metric, (_, short) in METRICS.items():
+            figure = overlay_figure(loaded, names, mode, metric)
+            title = f"{short.capitalize()} vs length, {MODE_TITLES[mode]}: all runs"
+            figures.append(save_figure(figure, page_dir, f"overlay_{short}_{mode}", title))
+    comparisons = []
+    for index in range(1, len(loaded)):
+        table = ratios(loaded[0].rows, loaded[index].rows)
+        title = f"{names[index]} / {names[0]}"
+        ratio_figures = []
+        for mode in sorted(set(table["mode"])):
+            figure = ratio_figure(table, mode, title)
+            stem = f"ratio_{index}_{mode}"
+            ratio_figures.append(save_figure(figure, page_dir, stem, f"Ratio {title}, {mode}"))
+        comparisons.append({"title": title, "rows": ratio_summary(table), "figures": ratio_figures})
+    growth = {}
+    for name, profile in zip(names, loaded, strict=True):
+        for row in growth_table(profile.rows).to_dict("records"):
+            growth.setdefault((row["encoder"], row["mode"]), {})[name] = row
+    keys = sorted(set().union(*envs))
+    merged = {}
+    for key in keys:
+        values = [env.get(key, "") for env in envs]
+        merged[key] = (
+            values[0]
+            if len(set(values)) == 1
+            else " | ".join(f"{n}: {v or '–'}" for n, v in zip(names, values, strict=True))
+        )
+    command = "\n".join(
+        f"# {name}\n{run.manifest.get('command') or 'not recorded'}"
+        for name, run in zip(names, runs, strict=True)
+    )
+    title = "Comparison: " + " vs ".join(names)
+    render(
+        "compare.html.j2",
+        page_dir / "index.html",
+        title=title,
+        root="../",
+        environment=merged,
+        command=command,
+        runs=[
+            {"name": n, "slug": r.slug, "source": str(r.folder)}
+            for n, r in zip(names, runs, strict=True)
+        ],
+        figures=figures,
+        comparisons=comparisons,
+        names=names,
+        growth=[{"encoder": k[0], "mode": k[1], "runs": v} for k, v in sorted(growth.items())],
+        files=[],
+    )
+    return Page(
+        slug,
+        "comparison",
+        title,
+        ", ".join(str(r.folder) for r in runs),
+        {"runs": " vs ".join(names), "baseline": names[0]},
+    )

@@ -1,0 +1,86 @@
+"""One number style for every page: Jinja filters and plain functions.
+
+Quantities (ms, MB, s) keep three significant digits; counts get thousands separators;
+accuracies stored as fractions are shown in percent with one decimal; ratios as ``1.23×``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MISSING = "–"
+
+
+def _value(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def quantity(value: Any) -> str:
+    """``1,234``, ``123``, ``12.3``, ``1.23``, ``0.0123``: three significant digits."""
+    number = _value(value)
+    if number is None:
+        return MISSING
+    size = abs(number)
+    if size >= 100:
+        return f"{number:,.0f}"
+    if size >= 10:
+        return f"{number:.1f}"
+    if size >= 1 or size == 0:
+        return f"{number:.2f}"
+    return f"{number:.3g}"
+
+
+def count(value: Any) -> str:
+    number = _value(value)
+    return MISSING if number is None else f"{round(number):,}"
+
+
+def percent(value: Any) -> str:
+    """A fraction in [0, 1] as a percentage with one decimal."""
+    number = _value(value)
+    return MISSING if number is None else f"{100 * number:.1f}"
+
+
+def score(value: Any) -> str:
+    """Correlations and MSE (SICK): four decimals, as the papers print them."""
+    number = _value(value)
+    return MISSING if number is None else f"{number:.4f}"
+
+
+def ratio(value: Any) -> str:
+    number = _value(value)
+    return MISSING if number is None else f"{number:.2f}×"
+
+
+def fixed(value: Any, digits: int = 2) -> str:
+    number = _value(value)
+    return MISSING if number is None else f"{number:.{digits}f}"
+
+
+def text(value: Any) -> str:
+    """Anything for a table cell: numbers as quantities, missing as a dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        return MISSING
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return count(value)
+    if isinstance(value, float):
+        return quantity(value)
+    return str(value)
+
+
+FILTERS = {
+    "quantity": quantity,
+    "count": count,
+    "percent": percent,
+    "score": score,
+    "ratio": ratio,
+    "fixed": fixed,
+    "text": text,
+}

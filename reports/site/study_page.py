@@ -1,0 +1,160 @@
+"""An optuna study's page: objective history and per-parameter slices from ``trials.csv``,
+the best trials and the study's own results (``summary.json``), the figures it drew."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from reports.site import numbers
+from reports.site.discover import MANIFEST, Run
+from reports.site.render import NOT_RECORDED, Page, copy_data, render, save_figure
+
+TRIALS = "trials.csv"
+
+
+def load_trials(folder: Path) -> pd.DataFrame:
+    path = Path(folder) / TRIALS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: pass the --out folder of `sanbench tune`")
+    trials = pd.read_csv(path)
+    if "number" not in trials or "state" not in trials:
+        raise ValueError(
+            f"{path}, line 1: header lacks 'number' or 'state'; expected optuna's "
+            "trials_dataframe columns (the file sanbench tune writes)"
+        )
+    return trials
+
+
+def objective_columns(trials: pd.DataFrame) -> list[str]:
+    return [c for c in trials.columns if c == "value" or c.startswith(("value_", "values_"))]
+
+
+def _name(column: str) -> str:
+    return column.split("_", 1)[1] if "_" in column else column
+
+
+def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Figure:
+    """Objective per finished trial and the best so far (optuna's optimization history)."""
+    done = trials[trials["state"] == "COMPLETE"].sort_values("number")
+    figure, axes = plt.subplots(figsize=(6.4, 4.2))
+    axes.plot(done["number"], done[column], "o", color="tab:blue", label="trial")
+    best = done[column].cummin() if direction == "minimize" else done[column].cummax()
+    axes.step(done["number"], best, where="post", color="tab:red", label=f"best ({direction})")
+    axes.set_xlabel("trial")
+    axes.set_ylabel(_name(column))
+    axes.set_title(f"Optimization history: {_name(column)}", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def slice_figure(trials: pd.DataFrame, column: str, params: list[str]) -> plt.Figure:
+    """Objective against each parameter, coloured by trial number (optuna's slice plot)."""
+    done = trials[trials["state"] == "COMPLETE"]
+    figure, axes = plt.subplots(1, len(params), figsize=(3.4 * len(params) + 0.6, 3.8))
+    axes = [axes] if len(params) == 1 else list(axes)
+    for ax, param in zip(axes, params, strict=True):
+        points = ax.scatter(done[param], done[column], c=done["number"], cmap="viridis", s=28)
+        ax.set_xlabel(param.removeprefix("params_"))
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(_name(column))
+    figure.colorbar(points, ax=axes, label="trial")
+    figure.suptitle(f"Slices: {_name(column)} vs each parameter", fontsize=10)
+    return figure
+
+
+def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The study's ``summary.json`` results: scalars as facts, lists of records as tables."""
+    facts, tables = {}, []
+    for key, value in results.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            header = list(dict.fromkeys(k for record in value for k in record))
+            rows = [[numbers.text(record.get(k)) for k in header] for record in value]
+            tables.append({"title": key, "header": header, "rows": rows})
+        else:
+            facts[key] = numbers.text(value)
+    return facts, tables
+
+
+def build(run: Run, page_dir: Path) -> Page:
+    trials = load_trials(run.folder)
+    summary_path = run.folder / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    objectives = run.manifest.get("objectives") or summary.get("objectives") or {}
+    params = [c for c in trials.columns if c.startswith("params_")]
+    figures = []
+    if (trials["state"] == "COMPLETE").any():
+        for column in objective_columns(trials):
+            direction = objectives.get(_name(column), "minimize")
+            figure = history_figure(trials, column, direction)
+            figures.append(
+                save_figure(
+                    figure, page_dir, f"history_{_name(column)}", f"History of {_name(column)}"
+                )
+            )
+            if params:
+                figure = slice_figure(trials, column, params)
+                figures.append(
+                    save_figure(
+                        figure, page_dir, f"slice_{_name(column)}", f"{_name(column)} vs parameters"
+                    )
+                )
+    own = dict((run.manifest.get("files") or {}).get("figures") or {})
+    study_figures = [{"title": name, "png": f"study/{path}"} for name, path in own.items()]
+    copy_data(run.folder, list(own.values()), page_dir / "study")
+    facts, tables = result_tables(summary.get("results") or {})
+    shown = ["number", "state", *objective_columns(trials), *params, "duration"]
+    trial_rows = [
+        [numbers.text(v) for v in row]
+        for row in trials[[c for c in shown if c in trials]].values.tolist()
+    ]
+    meta = {
+        k: numbers.text(run.manifest.get(k))
+        for k in ("study", "optuna_study", "task", "encoder", "seed", "storage")
+        if k in run.manifest
+    }
+    env = {k: str(v) for k, v in (run.manifest.get("environment") or {}).items()}
+    title = f"Study {run.manifest.get('optuna_study') or run.name}"
+    render(
+        "study.html.j2",
+        page_dir / "index.html",
+        title=title,
+        root="../",
+        source=str(run.folder),
+        environment=env or {"environment": "not recorded by this study (see its trials' runs)"},
+        command=run.manifest.get("command") or NOT_RECORDED,
+        meta=meta,
+        objectives=objectives,
+        counts=run.manifest.get("trial_counts") or {},
+        best=summary.get("best") or [],
+        fit_command=summary.get("fit_command") or "",
+        notes=summary.get("notes") or [],
+        figures=figures,
+        study_figures=study_figures,
+        facts=facts,
+        tables=tables,
+        trial_header=[c.removeprefix("params_") for c in shown if c in trials],
+        trial_rows=trial_rows,
+        files=copy_data(run.folder, [TRIALS, "summary.json", MANIFEST], page_dir),
+    )
+    counts = run.manifest.get("trial_counts") or {}
+    return Page(
+        run.slug,
+        "study",
+        title,
+        str(run.folder),
+        {
+            "study": str(run.manifest.get("study", "")),
+            "objectives": ", ".join(f"{k} ({v})" for k, v in objectives.items()),
+            "trials": ", ".join(f"{v} {k}" for k, v in counts.items()),
+        },
+    )

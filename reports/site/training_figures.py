@@ -1,0 +1,196 @@
+"""Figures from training results, in the papers' style; one colour and marker per encoder.
+
+- MTSA Fig. 1(c): memory load vs dev inference time, test accuracy as marker size and label.
+- Bi-BloSAN Fig. 1: training time per epoch vs training memory, test accuracy likewise.
+- Bi-BloSAN Fig. 5: validation accuracy vs training time (s), from each run's ``curve.csv``.
+- DiSAN (AAAI 2018), accuracy vs sentence length on SST: test accuracy per length bin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from reports.site.render import save_figure
+
+# DiSAN discusses the ranges (5, 12), (25, 38) and >= 38 tokens.
+LENGTH_EDGES = (-1, 5, 12, 18, 25, 38, np.inf)
+LENGTH_LABELS = ("≤5", "6–12", "13–18", "19–25", "26–38", ">38")
+EFFICIENCY = (
+    (
+        "mtsa_fig1c",
+        "MTSA Fig. 1(c)",
+        ("peak_train_mem_mb", "training memory (MB)"),
+        ("dev_infer_time_s", "inference time on dev (s)"),
+    ),
+    (
+        "bi_blosan_fig1",
+        "Bi-BloSAN Fig. 1",
+        ("train_time_per_epoch_s", "training time per epoch (s)"),
+        ("peak_train_mem_mb", "training memory (MB)"),
+    ),
+)
+
+
+def quality_column(rows: pd.DataFrame) -> tuple[str, str, float]:
+    """The test metric of a task's rows: accuracy in percent, else Pearson's r."""
+    if "test_acc" in rows and rows["test_acc"].notna().any():
+        return "test_acc", "test accuracy (%)", 100.0
+    return "test_pearson", "test Pearson's r", 1.0
+
+
+def _scatter(
+    means: pd.DataFrame,
+    x: tuple[str, str],
+    y: tuple[str, str],
+    quality: tuple[str, str, float],
+    style: dict[str, dict[str, object]],
+    title: str,
+) -> plt.Figure:
+    column, label, scale = quality
+    figure, axes = plt.subplots(figsize=(6.4, 4.6))
+    values = means[column] * scale
+    low, high = values.min(), values.max()
+    spread = high - low if high > low else 1.0
+    for encoder, row in means.iterrows():
+        size = 80 + 520 * ((row[column] * scale - low) / spread if high > low else 0.5)
+        axes.scatter(
+            row[x[0]],
+            row[y[0]],
+            s=size,
+            alpha=0.75,
+            color=style[encoder]["color"],
+            marker=style[encoder]["marker"],
+            edgecolors="black",
+            linewidths=0.5,
+            label=encoder,
+        )
+        text = (
+            f"{encoder}\n{row[column] * scale:.1f}"
+            if scale != 1
+            else f"{encoder}\n{row[column]:.3f}"
+        )
+        axes.annotate(
+            text, (row[x[0]], row[y[0]]), xytext=(8, 6), textcoords="offset points", fontsize=8
+        )
+    axes.set_xlabel(x[1])
+    axes.set_ylabel(y[1])
+    axes.set_title(f"{title}; marker size and label: {label}", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.margins(0.18)
+    figure.tight_layout()
+    return figure
+
+
+def efficiency_figures(
+    results: pd.DataFrame, style: dict[str, dict[str, object]], folder: Path
+) -> list[dict[str, str]]:
+    """Two scatter figures per task with efficiency columns (means over replicates)."""
+    written = []
+    for task, rows in results.groupby("task", sort=True):
+        quality = quality_column(rows)
+        for stem, paper, x, y in EFFICIENCY:
+            needed = [x[0], y[0], quality[0]]
+            if any(c not in rows for c in needed):
+                continue
+            means = rows.groupby("encoder")[needed].mean().dropna()
+            if means.empty:
+                continue
+            title = f"{paper}, {task}"
+            figure = _scatter(means, x, y, quality, style, title)
+            written.append(
+                save_figure(figure, folder, f"{stem}_{task}", f"{title}: {x[1]} vs {y[1]}")
+            )
+    return written
+
+
+def curve_figures(
+    curves: dict[tuple, pd.DataFrame], style: dict[str, dict[str, object]], folder: Path
+) -> list[dict[str, str]]:
+    """Bi-BloSAN Fig. 5 per task: the dev metric after each validation vs training seconds."""
+    written = []
+    for task in sorted({key[0] for key in curves}):
+        figure, axes = plt.subplots(figsize=(6.4, 4.4))
+        labelled: set[str] = set()
+        ylabel = ""
+        for (run_task, encoder, _replicate), curve in sorted(curves.items()):
+            if run_task != task or "train_seconds" not in curve:
+                continue
+            column = "val_acc" if "val_acc" in curve else "val_pearson"
+            if column not in curve:
+                continue
+            scale = 100.0 if column == "val_acc" else 1.0
+            ylabel = "validation accuracy (%)" if column == "val_acc" else "validation Pearson's r"
+            axes.plot(
+                curve["train_seconds"],
+                curve[column] * scale,
+                label=None if encoder in labelled else encoder,
+                markersize=4,
+                linewidth=1.2,
+                **style[encoder],
+            )
+            labelled.add(encoder)
+        if not labelled:
+            plt.close(figure)
+            continue
+        axes.set_xlabel("training time (s)")
+        axes.set_ylabel(ylabel)
+        axes.set_title(f"Bi-BloSAN Fig. 5 style, {task}: dev metric vs training time", fontsize=10)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=8)
+        figure.tight_layout()
+        title = f"Bi-BloSAN Fig. 5, {task}: validation metric vs training time"
+        written.append(save_figure(figure, folder, f"bi_blosan_fig5_{task}", title))
+    return written
+
+
+def accuracy_by_length(predictions: dict[tuple, pd.DataFrame]) -> pd.DataFrame:
+    """Long form: task, encoder, bin, examples, accuracy (pooled over replicates).
+
+    Single-sentence classification only (no ``length_b``; integer labels)."""
+    frames = []
+    for (task, encoder, _replicate), rows in predictions.items():
+        if "length_b" in rows or not {"length", "label", "prediction"} <= set(rows):
+            continue
+        if not pd.api.types.is_integer_dtype(rows["label"]):
+            continue
+        frames.append(rows.assign(task=task, encoder=encoder))
+    if not frames:
+        return pd.DataFrame(columns=["task", "encoder", "bin", "examples", "accuracy"])
+    pooled = pd.concat(frames, ignore_index=True)
+    pooled["bin"] = pd.cut(pooled["length"], LENGTH_EDGES, labels=LENGTH_LABELS)
+    pooled["correct"] = pooled["label"] == pooled["prediction"]
+    grouped = pooled.groupby(["task", "encoder", "bin"], observed=True)["correct"]
+    table = grouped.agg(examples="size", accuracy="mean").reset_index()
+    table["bin"] = table["bin"].astype(str)
+    return table
+
+
+def length_figures(
+    table: pd.DataFrame, style: dict[str, dict[str, object]], folder: Path
+) -> list[dict[str, str]]:
+    """DiSAN's accuracy vs sentence length, one figure per task, bins on the x axis."""
+    written = []
+    positions = {label: i for i, label in enumerate(LENGTH_LABELS)}
+    for task, rows in table.groupby("task", sort=True):
+        figure, axes = plt.subplots(figsize=(6.4, 4.4))
+        for encoder, group in rows.groupby("encoder", sort=True):
+            x = [positions[b] for b in group["bin"]]
+            axes.plot(x, group["accuracy"] * 100, label=encoder, markersize=5, **style[encoder])
+        used = sorted({positions[b] for b in rows["bin"]})
+        axes.set_xticks(used, [LENGTH_LABELS[i] for i in used])
+        axes.set_xlabel("sentence length (tokens)")
+        axes.set_ylabel("test accuracy (%)")
+        axes.set_title(f"DiSAN accuracy vs sentence length, {task}", fontsize=10)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=8)
+        figure.tight_layout()
+        title = f"Accuracy vs sentence length, {task} (DiSAN, AAAI 2018)"
+        written.append(save_figure(figure, folder, f"accuracy_by_length_{task}", title))
+    return written

@@ -1,0 +1,220 @@
+"""Pages of training results: a suite (many runs) and a single ``sanbench fit`` run.
+
+Both show a summary table (mean (std) over seeds or folds), the efficiency scatter figures,
+the validation curves and accuracy by sentence length; the suite page adds the paper-layout
+tables that ``sanbench suite`` wrote (ours beside the papers' numbers) and parameter counts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reports.profile.figures import styles
+from reports.site import numbers
+from reports.site.discover import MANIFEST, Run
+from reports.site.render import NOT_RECORDED, Page, copy_data, joined, render
+from reports.site.training_data import (
+    first_metrics,
+    load_fit_result,
+    load_suite_results,
+    read_run_file,
+)
+from reports.site.training_figures import (
+    LENGTH_LABELS,
+    accuracy_by_length,
+    curve_figures,
+    efficiency_figures,
+    length_figures,
+)
+
+# (column, header, formatter) of the summary table
+SUMMARY = (
+    ("train_acc", "train acc (%)", numbers.percent),
+    ("dev_acc", "dev acc (%)", numbers.percent),
+    ("test_acc", "test acc (%)", numbers.percent),
+    ("test_pearson", "test r", numbers.score),
+    ("test_spearman", "test ρ", numbers.score),
+    ("test_mse", "test MSE", numbers.score),
+    ("params", "|θ|", numbers.count),
+    ("train_time_per_epoch_s", "time/epoch (s)", numbers.quantity),
+    ("peak_train_mem_mb", "peak train memory (MB)", numbers.quantity),
+    ("dev_infer_time_s", "dev inference (s)", numbers.quantity),
+)
+ENV_KEYS = ("device", "device_name", "torch", "cuda", "python", "lightning", "torchmetrics")
+ENV_KEYS += ("threads", "allocator", "world_size", "commit")
+
+
+def mean_std(values: pd.Series, formatter: Any) -> str:
+    """``mean (std)`` in the column's format; the std only over two or more runs."""
+    values = pd.to_numeric(values, errors="coerce").dropna()
+    if values.empty:
+        return numbers.MISSING
+    text = formatter(values.mean())
+    return f"{text} ({formatter(values.std(ddof=1))})" if len(values) > 1 else text
+
+
+def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """task, encoder, runs and every summary column any run has."""
+    shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
+    header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
+    rows = []
+    for (task, encoder), group in results.groupby(["task", "encoder"], sort=True):
+        cells = [str(task), str(encoder), str(len(group))]
+        cells += [mean_std(group[column], fmt) for column, _, fmt in shown]
+        rows.append(cells)
+    return header, rows
+
+
+def length_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Accuracy (%) and example count per length bin, one row per task and encoder."""
+    bins = [b for b in LENGTH_LABELS if b in set(table["bin"])]
+    rows = []
+    for (task, encoder), group in table.groupby(["task", "encoder"], sort=True):
+        cells = {
+            row.bin: f"{numbers.percent(row.accuracy)} ({row.examples})"
+            for row in group.itertuples()
+        }
+        rows.append([str(task), str(encoder), *(cells.get(b, numbers.MISSING) for b in bins)])
+    return ["task", "encoder", *bins], rows
+
+
+def environment(results: pd.DataFrame, metrics: dict, manifest: dict) -> dict[str, str]:
+    """Device, dtype (Lightning precision), versions and commit of the runs."""
+    versions = {k: str(v) for k, v in (metrics.get("versions") or {}).items()}
+    env = {key: versions[key] for key in ENV_KEYS if key in versions}
+    for key in ("device", "device_name", "torch", "commit"):
+        if key in results and joined(results[key]):
+            env[key] = joined(results[key])
+    precision = (metrics.get("config") or {}).get("precision")
+    if precision:
+        env["dtype"] = f"precision {precision}"
+    if manifest.get("commit") and "commit" not in env:
+        env["commit"] = str(manifest["commit"])
+    return env
+
+
+def paper_tables(folder: Path, names: list[str]) -> list[dict[str, Any]]:
+    """The suite's ``tables/NAME.csv`` (cells as written) with title and notes from ``.md``."""
+    tables = []
+    for name in names:
+        csv_path = folder / name
+        frame = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+        markdown = csv_path.with_suffix(".md")
+        lines = markdown.read_text().splitlines() if markdown.is_file() else []
+        titles = [line[4:] for line in lines if line.startswith("### ")]
+        tables.append(
+            {
+                "id": csv_path.stem,
+                "title": titles[0] if titles else csv_path.stem,
+                "header": list(frame.columns),
+                "rows": frame.values.tolist(),
+                "notes": [line[2:] for line in lines if line.startswith("- ")],
+            }
+        )
+    return tables
+
+
+def _sections(folder: Path, results: pd.DataFrame, page_dir: Path) -> dict[str, Any]:
+    style = styles(sorted(results["encoder"].unique()))
+    lengths = accuracy_by_length(read_run_file(folder, results, "test_predictions.csv"))
+    header, rows = summary_rows(results)
+    length_header, length_table = length_rows(lengths)
+    return {
+        "summary_header": header,
+        "summary_rows": rows,
+        "efficiency": efficiency_figures(results, style, page_dir),
+        "curves": curve_figures(read_run_file(folder, results, "curve.csv"), style, page_dir),
+        "lengths": length_figures(lengths, style, page_dir),
+        "length_header": length_header,
+        "length_rows": length_table,
+    }
+
+
+def build_suite(run: Run, page_dir: Path) -> Page:
+    results = load_suite_results(run.folder)
+    metrics = first_metrics(run.folder, results)
+    env = environment(results, metrics, run.manifest)
+    table_files = sorted(str(p.relative_to(run.folder)) for p in (run.folder / "tables").glob("*"))
+    shown = [
+        name
+        for name in table_files
+        if name.endswith(".csv") and not re.search(r"(suite_summary|failures)\.csv$", name)
+    ]
+    data = [p.name for p in sorted(run.folder.glob("results-*-of-*.csv"))]
+    data += ["summary.csv", "comparison.csv", MANIFEST, *table_files]
+    title = f"Suite {run.name}"
+    grid = run.manifest.get("grid", {})
+    render(
+        "training.html.j2",
+        page_dir / "index.html",
+        title=title,
+        root="../",
+        source=str(run.folder),
+        environment=env,
+        command=run.manifest.get("command") or NOT_RECORDED,
+        grid=grid,
+        overrides=run.manifest.get("overrides", {}),
+        runs=len(results),
+        paper_tables=paper_tables(run.folder, shown),
+        config={},
+        files=copy_data(run.folder, data, page_dir),
+        **_sections(run.folder, results, page_dir),
+    )
+    return Page(
+        run.slug,
+        "suite",
+        title,
+        str(run.folder),
+        {
+            "tasks": joined(results["task"]),
+            "encoders": joined(results["encoder"]),
+            "runs": str(len(results)),
+            "device": env.get("device_name", env.get("device", "")),
+            "commit": env.get("commit", ""),
+        },
+    )
+
+
+def build_fit(run: Run, page_dir: Path) -> Page:
+    results, metrics = load_fit_result(run.folder)
+    env = environment(results, metrics, run.manifest)
+    title = f"Fit {run.name}: {metrics.get('task', '')} / {metrics.get('encoder', '')}"
+    config = {
+        k: numbers.MISSING if v is None else str(v)
+        for k, v in (metrics.get("config") or {}).items()
+    }
+    render(
+        "training.html.j2",
+        page_dir / "index.html",
+        title=title,
+        root="../",
+        source=str(run.folder),
+        environment=env,
+        command=run.manifest.get("command") or NOT_RECORDED,
+        grid={},
+        overrides={},
+        runs=1,
+        paper_tables=[],
+        config=config,
+        files=copy_data(
+            run.folder, ["metrics.json", "curve.csv", "test_predictions.csv", MANIFEST], page_dir
+        ),
+        **_sections(run.folder, results, page_dir),
+    )
+    return Page(
+        run.slug,
+        "fit",
+        title,
+        str(run.folder),
+        {
+            "tasks": str(metrics.get("task", "")),
+            "encoders": str(metrics.get("encoder", "")),
+            "runs": "1",
+            "device": env.get("device_name", env.get("device", "")),
+            "commit": env.get("commit", ""),
+        },
+    )

@@ -1,0 +1,101 @@
+"""Studies: Appendix A's block length, the memory study end to end, outputs, fit commands."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import optuna
+import pytest
+
+from harness.cli import main
+from harness.studies.appendix_a import appendix_a_r, expected_max_length, memory_optimal_r
+from harness.studies.block_length_memory import compare, eq19_cost
+from harness.studies.dropout import supports_attention_dropout
+from harness.studies.fitting import fit_command
+from harness.studies.plans import TuneContext
+from harness.studies.storage import dashboard_command, open_storage
+
+
+def test_eq19_minimises_the_continuous_cost() -> None:
+    for n in (8, 64, 300):
+        r = memory_optimal_r(n)
+        cost = lambda x, n=n: x * x * (n / x) + (n / x) ** 2  # noqa: E731
+        assert cost(r) < cost(r * 0.95) and cost(r) < cost(r * 1.05)
+    assert memory_optimal_r(32) == pytest.approx(4.0)
+
+
+def test_appendix_a_formula() -> None:
+    # mu = 20, sigma = 5, B = 64: E[max] <= 5 * sqrt(2 ln 64) + 20
+    bound = 5 * math.sqrt(2 * math.log(64)) + 20
+    assert expected_max_length(20, 5, 64) == pytest.approx(bound)
+    assert appendix_a_r(20, 5, 64) == pytest.approx((2 * bound) ** (1 / 3))
+    assert appendix_a_r(4, 0, 1) == pytest.approx(2.0)  # sigma = 0 or B = 1: r = cbrt(2 mu)
+    with pytest.raises(ValueError, match="batch_size"):
+        appendix_a_r(10, 1, 0)
+
+
+def test_compare_finds_the_measured_minimum() -> None:
+    trials = [
+        optuna.trial.create_trial(
+            params={"seq_len": 64, "block_len": r},
+            distributions={
+                "seq_len": optuna.distributions.CategoricalDistribution([64]),
+                "block_len": optuna.distributions.IntDistribution(2, 32),
+            },
+            value=float(eq19_cost(64, r)),
+        )
+        for r in range(2, 9)
+    ]
+    (row,) = compare(trials)
+    assert row["r_measured"] == row["r_eq19_int_cost"] == 5  # cost 5^2 * 13 + 13^2 is least
+    assert row["r_encoder"] == 6 and row["excess_at_r_encoder"] > 0  # ceil(cbrt(128)) = 6
+    assert row["points"] == 7
+
+
+def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    storage, out = f"journal:{tmp_path / 'j.log'}", tmp_path / "study"
+    argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
+    argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
+    assert main(argv) == 0
+    for name in ("trials.csv", "summary.html", "summary.json", "manifest.json", "history.png"):
+        assert (out / name).stat().st_size > 0, name
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "study" and manifest["trial_counts"] == {"complete": 6}
+    assert manifest["trials_csv_rows"] == 6
+    summary = json.loads((out / "summary.json").read_text())
+    rows = summary["results"]["per_length"]
+    assert sum(row["points"] for row in rows) == 6
+    assert all(row["mem_measured_mb"] > 0 for row in rows)
+    # a second worker on the same storage finds the budget met and only rewrites the outputs
+    assert main(argv) == 0
+    study = optuna.load_study(study_name=summary["optuna_study"], storage=open_storage(storage))
+    assert len(study.trials) == 6
+
+
+def test_fit_command_and_dashboard() -> None:
+    ctx = TuneContext(
+        study="block-length",
+        task="trec",
+        encoder="bi_blosan",
+        data_dir=Path("data"),
+        embeddings=None,
+        out=Path("o"),
+        overrides={"max_steps": 50},
+    )
+    command = fit_command(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
+    assert "--max-steps 50" in command and "--dropout 0.3" in command
+    assert "--encoder-options '{block_len: 7}'" in command
+    assert dashboard_command("journal:runs/a.log") == "optuna-dashboard runs/a.log"
+    assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
+
+
+def test_attention_dropout_only_where_the_builder_has_it() -> None:
+    assert supports_attention_dropout("mtsa")
+    assert not supports_attention_dropout("bi_blosan")
+
+
+def test_bad_storage_is_explained(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="SQLAlchemy URL"):
+        open_storage(str(tmp_path / "plain-path.db"))

@@ -1,0 +1,134 @@
+"""The suite runner with an injected fake ``run_fit``: rows, resume, shards, failures."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.suite.grid import Shard, expand_grid
+from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
+
+
+class FakeFit:
+    """Records its calls; fails for the (task, encoder) pairs in ``fail``."""
+
+    def __init__(self, fail: frozenset[tuple[str, str]] = frozenset()):
+        self.calls: list[dict[str, Any]] = []
+        self.fail = fail
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls.append(kwargs)
+        assert kwargs["out_dir"].is_dir()
+        if (kwargs["task"], kwargs["encoder"]) in self.fail:
+            raise RuntimeError("CUDA out of memory\nsecond line")
+        return {
+            "task": kwargs["task"],
+            "encoder": kwargs["encoder"],
+            "params": 1000,
+            "test_acc": 0.5 + 0.01 * kwargs["seed"] + 0.001 * (kwargs["fold"] or 0),
+            "config": {"lr": 1},
+            "versions": {"device": "cpu", "torch": "x", "commit": "abc"},
+        }
+
+
+def _run(out: Path, fit: FakeFit, shard: Shard | None = None, **grid: Any) -> Any:
+    runs = expand_grid(
+        grid.get("tasks", ["trec", "cr"]), grid.get("encoders", ["mtsa"]), 2, folds=3
+    )
+    return run_shard(
+        runs,
+        shard=shard or Shard(),
+        out_dir=out,
+        fit=fit,
+        data_dir=Path("data"),
+        embeddings=None,
+        overrides={"max_steps": 3},
+        log=lambda _: None,
+    )
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_each_run_gets_its_folder_its_arguments_and_one_row(tmp_path: Path) -> None:
+    fit = FakeFit()
+    summary = _run(tmp_path, fit)
+    assert len(summary.ran) == 5 and not summary.failed
+    rows = _rows(results_path(tmp_path, Shard()))
+    assert list(rows[0]) == list(COLUMNS)
+    assert [(r["task"], r["replicate"]) for r in rows] == [
+        ("cr", "fold0"),
+        ("cr", "fold1"),
+        ("cr", "fold2"),
+        ("trec", "seed0"),
+        ("trec", "seed1"),
+    ]
+    assert all(r["status"] == "ok" and r["device"] == "cpu" for r in rows)
+    assert rows[4]["test_acc"] == "0.51" and rows[4]["fold"] == ""
+    call = fit.calls[1]
+    assert call["out_dir"] == tmp_path / "runs" / "cr" / "mtsa" / "fold1"
+    assert (call["fold"], call["seed"], call["overrides"]) == (1, 0, {"max_steps": 3})
+
+
+def test_resume_skips_finished_runs_and_duplicates_nothing(tmp_path: Path) -> None:
+    _run(tmp_path, FakeFit())
+    again = FakeFit()
+    summary = _run(tmp_path, again, tasks=["trec", "cr", "sst2"])
+    assert [c["task"] for c in again.calls] == ["sst2", "sst2"]
+    assert len(summary.skipped) == 5
+    rows = _rows(results_path(tmp_path, Shard()))
+    keys = [(r["task"], r["encoder"], r["replicate"]) for r in rows]
+    assert len(keys) == len(set(keys)) == 7
+
+
+def test_a_failing_run_is_recorded_the_suite_goes_on_and_resume_retries_it(
+    tmp_path: Path,
+) -> None:
+    summary = _run(tmp_path, FakeFit(fail=frozenset({("cr", "mtsa")})))
+    assert len(summary.failed) == 3 and len(summary.ran) == 2
+    rows = _rows(results_path(tmp_path, Shard()))
+    failed = [r for r in rows if r["status"] == "failed"]
+    assert failed[0]["error"] == "RuntimeError: CUDA out of memory | second line"
+    assert "Traceback" in (tmp_path / "runs/cr/mtsa/fold0/error.txt").read_text()
+    retry = FakeFit()
+    _run(tmp_path, retry)
+    assert [c["task"] for c in retry.calls] == ["cr", "cr", "cr"]
+    assert len(finished_keys(tmp_path)) == 5
+
+
+def test_a_run_that_died_with_the_process_runs_again(tmp_path: Path) -> None:
+    _run(tmp_path, FakeFit())
+    path = results_path(tmp_path, Shard())
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]) + lines[-1][:10])  # torn last row: the crash
+    retry = FakeFit()
+    _run(tmp_path, retry)
+    assert [(c["task"], c["seed"]) for c in retry.calls] == [("trec", 1)]
+
+
+def test_shards_share_a_folder_without_overlap_and_respect_each_other(tmp_path: Path) -> None:
+    fits = [FakeFit() for _ in range(3)]
+    for k, fit in enumerate(fits, start=1):
+        _run(tmp_path, fit, Shard(k, 3))
+    called = [(c["task"], c["seed"], c["fold"]) for fit in fits for c in fit.calls]
+    assert len(called) == len(set(called)) == 5
+    assert len(list(tmp_path.glob("results-*-of-3.csv"))) == 3
+    # A different split of the same folder finds everything done in any shard's file.
+    late = FakeFit()
+    summary = _run(tmp_path, late, Shard(1, 1))
+    assert late.calls == [] and len(summary.skipped) == 5
+
+
+@pytest.mark.parametrize("bad", [KeyboardInterrupt, SystemExit])
+def test_interrupts_are_not_swallowed(tmp_path: Path, bad: type[BaseException]) -> None:
+    def fit(**_: Any) -> dict[str, Any]:
+        raise bad
+
+    with pytest.raises(bad):
+        _run(tmp_path, fit)  # type: ignore[arg-type]
+    assert not results_path(tmp_path, Shard()).exists()

@@ -1,0 +1,169 @@
+"""Heads, the LightningModule, efficiency callback and fitting on a tiny in-memory task."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import lightning.pytorch as pl
+import pytest
+import torch
+
+from encoders import build_encoder
+from harness.training.heads import (
+    pair_features,
+    relatedness_features,
+    relatedness_loss,
+    relatedness_score,
+)
+from harness.training.module import TaskModule
+from harness.training.run import (
+    build_module,
+    fit_datamodule,
+    list_task_configs,
+    load_task_config,
+    resolve_config,
+)
+from tests.harness.training_toy import DIM, ToyDataModule, sparse_target
+
+TINY = {"hidden_dim": 6, "head_hidden": 12, "dropout": 0.0, "lr": 0.02, "max_epochs": 6}
+
+
+def fit_toy(tmp: Path, kind: str = "single", seed: int = 0, **overrides) -> tuple[dict, pl.Trainer]:
+    pl.seed_everything(seed, workers=True)
+    datamodule = ToyDataModule(kind)
+    task = "sick" if kind == "relatedness" else "snli" if kind == "pair" else "trec"
+    config = resolve_config(task, "multi_cnn", {**TINY, **overrides})
+    module = build_module(
+        config, "multi_cnn", datamodule.embedding_matrix, kind, datamodule.task.num_classes
+    )
+    return fit_datamodule(datamodule, module, config, tmp)
+
+
+def test_pair_and_relatedness_features() -> None:
+    a, b = torch.tensor([[1.0, -2.0]]), torch.tensor([[3.0, 1.0]])
+    assert pair_features(a, b).tolist() == [[1.0, -2.0, 3.0, 1.0, -2.0, -3.0, 3.0, -2.0]]
+    assert relatedness_features(a, b).tolist() == [[3.0, -2.0, 2.0, 3.0]]
+
+
+def test_relatedness_score_and_kl_loss() -> None:
+    assert relatedness_score(torch.zeros(1, 5)).item() == pytest.approx(3.0)
+    target = torch.stack([sparse_target(3.4), sparse_target(5.0)])
+    assert target[0].tolist() == pytest.approx([0, 0, 0.6, 0.4, 0])
+    exact = torch.log(target.clamp_min(1e-12))
+    assert relatedness_score(exact).tolist() == pytest.approx([3.4, 5.0], abs=1e-5)
+    assert relatedness_loss(exact, target).item() == pytest.approx(0.0, abs=1e-5)
+    assert relatedness_loss(torch.zeros(2, 5), target).item() > 0.5
+
+
+def small_module(kind: str = "single", **options) -> TaskModule:
+    encoder = build_encoder("multi_cnn", input_dim=DIM, hidden_dim=4)
+    return TaskModule(encoder, torch.randn(10, DIM), kind, 3, head_hidden=7, **options)
+
+
+def test_glorot_init_zero_biases_and_l2_on_weight_matrices_only() -> None:
+    module = small_module(weight_decay=1e-4)
+    linears = [m for m in module.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(torch.all(m.bias == 0) for m in linears)
+    decay, no_decay = module.configure_optimizers().param_groups
+    assert decay["weight_decay"] == 1e-4 and no_decay["weight_decay"] == 0.0
+    assert all(p.ndim >= 2 for p in decay["params"])
+    assert not any(p is module.embedding.weight for p in decay["params"])
+    assert any(p is module.embedding.weight for p in no_decay["params"])
+    embedding = module.embedding.weight.numel()
+    assert module.parameter_count() == sum(p.numel() for p in module.parameters()) - embedding
+
+
+def test_frozen_embedding_and_adam() -> None:
+    module = small_module(finetune_embeddings=False, optimizer="adam", lr=1e-3)
+    optimizer = module.configure_optimizers()
+    assert isinstance(optimizer, torch.optim.Adam)
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    assert not any(p is module.embedding.weight for p in params)
+
+
+def test_bad_kind_and_optimizer_are_rejected() -> None:
+    with pytest.raises(ValueError, match="task kind"):
+        small_module("regression")
+    with pytest.raises(ValueError, match="optimizer"):
+        small_module(optimizer="sgd")
+
+
+def test_configs_share_keys_and_resolve_overrides() -> None:
+    keys = {task: set(load_task_config(task)) for task in list_task_configs()}
+    assert set(keys) >= {"sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli"}
+    assert len({frozenset(k) for k in keys.values()}) == 1
+    assert resolve_config("trec", "disan")["batch_size"] == 16
+    assert resolve_config("trec", "bi_blosan", {"dropout": 0.3})["dropout"] == 0.3
+    with pytest.raises(KeyError, match="unknown config key 'dropuot'"):
+        resolve_config("trec", "bi_blosan", {"dropuot": 0.3})
+    with pytest.raises(KeyError, match="no training config"):
+        load_task_config("nope")
+
+
+def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
+    metrics, _ = fit_toy(tmp_path)
+    assert metrics["dev_acc"] > 0.75 and metrics["test_acc"] > 0.75  # majority is about 0.5
+    assert metrics["epochs"] == 6 and metrics["steps"] == 36
+    assert metrics["train_time_s"] == pytest.approx(6 * metrics["train_time_per_epoch_s"])
+    assert metrics["peak_train_mem_mb"] >= 0 and metrics["dev_infer_time_s"] > 0
+    assert (tmp_path / "checkpoints" / "last.ckpt").exists()
+    with (tmp_path / "curve.csv").open() as handle:
+        seconds = [float(r["train_seconds"]) for r in csv.DictReader(handle)]
+    assert len(seconds) == 6 and seconds == sorted(seconds)
+
+
+@pytest.mark.parametrize("kind", ["pair", "relatedness"])
+def test_pair_and_relatedness_heads_train(tmp_path: Path, kind: str) -> None:
+    metrics, _ = fit_toy(tmp_path, kind, max_epochs=2, lr=0.5)
+    keys = {"pair": ["dev_acc", "test_acc"], "relatedness": ["dev_pearson", "test_mse"]}[kind]
+    assert all(math.isfinite(metrics[k]) for k in keys)
+
+
+def test_same_seed_gives_identical_metrics(tmp_path: Path) -> None:
+    first, _ = fit_toy(tmp_path / "a", max_epochs=2, dropout=0.3)
+    second, _ = fit_toy(tmp_path / "b", max_epochs=2, dropout=0.3)
+    other, _ = fit_toy(tmp_path / "c", seed=1, max_epochs=2, dropout=0.3)
+    quality = ("dev_acc", "dev_loss", "test_acc", "test_loss", "train_acc")
+    assert [first[k] for k in quality] == [second[k] for k in quality]
+    assert first["dev_loss"] != other["dev_loss"]
+
+
+class Crash(pl.Callback):
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.current_epoch == 2:
+            raise RuntimeError("simulated crash")
+
+
+def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.training.run as run
+
+    original = run._callbacks
+    monkeypatch.setattr(run, "_callbacks", lambda *a: [*original(*a), Crash()])
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        fit_toy(tmp_path, max_epochs=4)
+    monkeypatch.setattr(run, "_callbacks", original)
+    metrics, _ = fit_toy(tmp_path, max_epochs=4)
+    assert metrics["epochs"] == 4 and metrics["steps"] == 24
+    with (tmp_path / "curve.csv").open() as handle:
+        curve = list(csv.DictReader(handle))
+    assert [int(r["epoch"]) for r in curve] == [0, 1, 2, 3]
+    seconds = [float(r["train_seconds"]) for r in curve]
+    assert seconds == sorted(seconds)  # the timer state survives the restart
+
+
+def test_ema_weight_averaging_runs(tmp_path: Path) -> None:
+    metrics, _ = fit_toy(tmp_path, max_epochs=2, ema_decay=0.9)
+    assert math.isfinite(metrics["dev_loss"])
+
+
+def test_overhead_measures_both_paths() -> None:
+    from harness.training.overhead import measure_overhead
+
+    result = measure_overhead("multi_cnn", steps=4, warmup=1, batch_size=4, seq_len=6,
+                              input_dim=8, hidden_dim=4, vocab=20, repeats=1)  # fmt: skip
+    assert result["bare_steps_per_s"] > 0 and result["lightning_steps_per_s"] > 0
+    assert result["ratio"] == pytest.approx(
+        result["lightning_steps_per_s"] / result["bare_steps_per_s"]
+    )

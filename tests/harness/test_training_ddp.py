@@ -1,0 +1,38 @@
+"""Two CPU DDP processes (gloo): torchmetrics-synchronised metrics equal a one-process run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import lightning.pytorch as pl
+import pytest
+
+from harness.training.run import resolve_config
+from tests.harness.training_ddp_script import SMALL, toy_module
+from tests.harness.training_toy import ToyDataModule
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_ddp_metrics_equal_single_process_evaluation(tmp_path: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tests.harness.training_ddp_script", str(tmp_path)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ddp = json.loads((tmp_path / "ddp.json").read_text())
+    assert ddp["world"] == 2 and ddp["steps"] == 2 * 3  # 96 examples / (16 per rank * 2 ranks)
+
+    datamodule = ToyDataModule("single")
+    module = toy_module(resolve_config("trec", "multi_cnn", SMALL), datamodule)
+    trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False)
+    best = tmp_path / "checkpoints" / ddp["best_checkpoint"]
+    single = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    dev = trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    assert ddp["test_acc"] == pytest.approx(single["test_acc"])
+    assert ddp["dev_acc"] == pytest.approx(dev["val_acc"])
+    assert ddp["test_loss"] == pytest.approx(single["test_loss"], rel=1e-5)
