@@ -79,6 +79,8 @@ def bench(session: nox.Session) -> None:
     """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present."""
     install(session)
     session.run("sanbench", "profile", "--preset", "paper", "--device", "auto", *session.posargs)
+    # training steps/s through the Lightning harness vs a bare PyTorch loop, same data, one process
+    session.run("python", "-m", "harness.training.overhead")
 
 
 @nox.session

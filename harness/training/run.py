@@ -117,7 +117,14 @@ def _callbacks(config: dict[str, Any], out_dir: Path, monitor: str) -> list[pl.C
     ]
     if config["early_stopping_patience"]:
         callbacks.append(
-            EarlyStopping(monitor=monitor, mode="max", patience=config["early_stopping_patience"])
+            EarlyStopping(
+                monitor=monitor,
+                mode="max",
+                patience=config["early_stopping_patience"],
+                # check after each validation only: a --max-steps budget shorter than an epoch
+                # ends training before any validation has produced the metric
+                check_on_train_epoch_end=False,
+            )
         )
     if config["ema_decay"]:
         callbacks.append(WeightAveraging(avg_fn=get_ema_avg_fn(config["ema_decay"])))
