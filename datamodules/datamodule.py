@@ -12,6 +12,7 @@ from torch.utils.data import DataLoader
 
 from datamodules.batches import EncodedSplit, collate
 from datamodules.embeddings import embedding_matrix
+from datamodules.errors import EmptySplitError
 from datamodules.readers.base import Example
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.sampler import BucketBatchSampler, sorted_batches
@@ -145,6 +146,8 @@ class BenchmarkDataModule(L.LightningDataModule):
                 continue
             if split not in self._examples:
                 self._examples[split] = self._read(sources[split])
+            if not self._examples[split]:
+                raise EmptySplitError(self.task.name, split, self.data_dir)
             self.datasets[split] = EncodedSplit(self._examples[split], self.vocab, self.lowercase)
 
     # -- loaders --------------------------------------------------------------------------
@@ -164,13 +167,20 @@ class BenchmarkDataModule(L.LightningDataModule):
         )
 
     def train_dataloader(self) -> DataLoader:
-        """Length-bucketed, shuffled per epoch (seeded)."""
+        """Length-bucketed, shuffled per epoch (seeded); sharded by batch across the replicas of
+        a distributed trainer (which must run with ``use_distributed_sampler=False``)."""
         dataset = self._dataset("train")
-        sampler = BucketBatchSampler(dataset.lengths(), self.batch_size, self.seed)
+        replicas, rank = (
+            (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
+        )
+        sampler = BucketBatchSampler(
+            dataset.lengths(), self.batch_size, self.seed, num_replicas=replicas, rank=rank
+        )
         return self._loader(dataset, sampler)
 
     def val_dataloader(self) -> DataLoader:
-        """Fixed order: sorted by length; ``index`` maps rows back to the split."""
+        """Fixed order: sorted by length; ``index`` maps rows back to the split. Not sharded:
+        each replica evaluates the whole split, so synced metrics equal a one-process run."""
         dataset = self._dataset("val")
         return self._loader(dataset, sorted_batches(dataset.lengths(), self.eval_batch_size))
 

@@ -42,6 +42,17 @@ class MissingSplitError(FileNotFoundError):
         )
 
 
+class EmptySplitError(ValueError):
+    """A split holds no example (an empty file, or a dev set carved from too few lines)."""
+
+    def __init__(self, task: str, split: str, data_dir: Path | str) -> None:
+        super().__init__(
+            f"task {task!r}: the {split} split read from {data_dir} has no examples; check that "
+            "its file is not empty and, for a dev set carved from train (TREC, the CV tasks), "
+            "that the training file has enough lines for a 10% dev share (or set dev_fraction)"
+        )
+
+
 def shorten(text: str, limit: int = 80) -> str:
     """``repr`` of ``text`` cut to ``limit`` characters, for error messages."""
     return repr(text if len(text) <= limit else text[:limit] + "...")

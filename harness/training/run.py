@@ -206,6 +206,8 @@ def fit_datamodule(
         enable_progress_bar=config["progress_bar"],
         enable_model_summary=False,
         num_sanity_val_steps=0,
+        # the datamodule shards its own bucketed training batches and evaluates unsharded
+        use_distributed_sampler=False,
         log_every_n_steps=config["log_every_n_steps"],
         **{k: config[k] for k in TRAINER_KEYS},
     )

@@ -25,7 +25,8 @@ CASES = [
 
 
 def _module(fixtures, task, folder, **options):
-    options = {"batch_size": 4, "embedding_dim": 8} | options
+    # the fixtures are tiny: a 25% dev share keeps TREC's carved dev set non-empty
+    options = {"batch_size": 4, "embedding_dim": 8, "dev_fraction": 0.25} | options
     return build_datamodule(task, data_dir=fixtures / folder, **options)
 
 
@@ -171,3 +172,15 @@ def test_every_task_is_listed():
     assert list_tasks() == [
         "sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli", "multinli"
     ]  # fmt: skip
+
+
+def test_an_empty_split_is_an_error_not_a_silent_empty_loader(fixtures):
+    from datamodules import build_datamodule
+    from datamodules.errors import EmptySplitError
+
+    dm = build_datamodule("trec", data_dir=fixtures / "kim2014")  # 24 lines: 10% dev is empty
+    with pytest.raises(EmptySplitError, match=r"val split .* has no examples"):
+        dm.setup("fit")
+    dm = build_datamodule("trec", data_dir=fixtures / "kim2014", dev_fraction=0.25)
+    dm.setup("fit")
+    assert len(dm.datasets["val"]) > 0

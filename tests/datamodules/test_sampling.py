@@ -63,3 +63,20 @@ def test_carve_is_stratified_and_disjoint():
     assert sum(labels[i] for i in carved) == 3
     with pytest.raises(ValueError, match="fraction"):
         carve(labels, 1.0, seed=0)
+
+
+def test_replicas_partition_one_epoch_and_step_equally() -> None:
+    from datamodules.sampler import BucketBatchSampler
+
+    lengths = list(range(1, 24))  # 23 examples, batch 4 -> 6 batches, topped up to 3 x 2
+    single = list(BucketBatchSampler(lengths, 4, seed=3))
+    shards = [
+        list(BucketBatchSampler(lengths, 4, seed=3, num_replicas=4, rank=r)) for r in range(4)
+    ]
+    assert {len(shard) for shard in shards} == {2}
+    assert all(
+        len(BucketBatchSampler(lengths, 4, 3, num_replicas=4, rank=r)) == 2 for r in range(4)
+    )
+    seen = [tuple(batch) for shard in shards for batch in shard]
+    assert set(seen) == {tuple(batch) for batch in single}
+    assert len(seen) == 8  # 6 distinct batches, 2 repeated to even out the replicas

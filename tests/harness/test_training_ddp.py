@@ -12,8 +12,7 @@ import lightning.pytorch as pl
 import pytest
 
 from harness.training.run import resolve_config
-from tests.harness.training_ddp_script import SMALL, toy_module
-from tests.harness.training_toy import ToyDataModule
+from tests.harness.training_ddp_script import SMALL, fixture_datamodule, toy_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,10 +24,10 @@ def test_ddp_metrics_equal_single_process_evaluation(tmp_path: Path) -> None:
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     ddp = json.loads((tmp_path / "ddp.json").read_text())
-    assert ddp["world"] == 2 and ddp["steps"] == 2 * 3  # 96 examples / (16 per rank * 2 ranks)
+    assert ddp["world"] == 2 and ddp["steps"] == 2 * 2  # 2 epochs x (3 batches topped up to 4) / 2
 
-    datamodule = ToyDataModule("single")
-    module = toy_module(resolve_config("trec", "multi_cnn", SMALL), datamodule)
+    datamodule = fixture_datamodule()
+    module = toy_module(resolve_config("sst2", "multi_cnn", SMALL), datamodule)
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False)
     best = tmp_path / "checkpoints" / ddp["best_checkpoint"]
     single = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]

@@ -1,4 +1,5 @@
-"""Fit the toy task with two CPU DDP processes (gloo); rank 0 writes ``OUT/ddp.json``.
+"""Fit SST-2 fixtures (the real datamodule) with two CPU DDP processes (gloo); rank 0 writes
+``OUT/ddp.json``.
 
 Run as ``python -m tests.harness.training_ddp_script OUT``; Lightning's ``ddp`` strategy
 re-executes this command for rank 1.
@@ -12,21 +13,31 @@ from pathlib import Path
 
 import lightning.pytorch as pl
 
+from datamodules import build_datamodule
+from datamodules.datamodule import BenchmarkDataModule
 from harness.training.run import build_module, fit_datamodule, resolve_config
-from tests.harness.training_toy import ToyDataModule
+
+FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures" / "kim2014"
 
 DDP = {"accelerator": "cpu", "devices": 2, "strategy": "ddp", "max_epochs": 2, "dropout": 0.0}
 SMALL = {"hidden_dim": 6, "head_hidden": 12, "lr": 0.02}
 
 
-def toy_module(config: dict, datamodule: ToyDataModule) -> pl.LightningModule:
+def fixture_datamodule() -> BenchmarkDataModule:
+    """12 training sentences in batches of 4: 3 batches, topped up to 2 per rank."""
+    datamodule = build_datamodule("sst2", data_dir=FIXTURES, batch_size=4, embedding_dim=8)
+    datamodule.setup("fit")
+    return datamodule
+
+
+def toy_module(config: dict, datamodule: BenchmarkDataModule) -> pl.LightningModule:
     return build_module(config, "multi_cnn", datamodule.embedding_matrix, "single", 2)
 
 
 def main(out: Path) -> None:
     pl.seed_everything(0, workers=True)
-    datamodule = ToyDataModule("single")
-    config = resolve_config("trec", "multi_cnn", {**SMALL, **DDP})
+    datamodule = fixture_datamodule()
+    config = resolve_config("sst2", "multi_cnn", {**SMALL, **DDP})
     metrics, trainer = fit_datamodule(datamodule, toy_module(config, datamodule), config, out)
     if trainer.is_global_zero:
         (out / "ddp.json").write_text(json.dumps({**metrics, "world": trainer.world_size}))
