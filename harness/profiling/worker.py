@@ -68,12 +68,13 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
 
 
 def run_point(request: dict[str, Any], device: torch.device) -> dict[str, Any]:
-    """Build the encoder (input and model width = dim) and measure it; never raises."""
+    """Build the encoder (input width = dim, the papers' default model width) and measure it;
+    never raises."""
     point = Point(**request["point"])
     model = None
     try:
         torch.manual_seed(0)
-        model = build_encoder(point.encoder, input_dim=point.dim, hidden_dim=point.dim)
+        model = build_encoder(point.encoder, input_dim=point.dim)
         model = model.to(device)
         metrics = measure(model, point, device, request["dtype"], request["repeats"])
         return {"status": "ok", **metrics}

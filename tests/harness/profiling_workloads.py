@@ -34,8 +34,8 @@ def _register(name: str, pairwise: bool) -> None:
         return
 
     @register_encoder(name, paper="test workload")
-    def build(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.0) -> Encoder:
-        return _Workload(input_dim, hidden_dim, pairwise)
+    def build(input_dim: int = 300, hidden_dim: int | None = None, dropout: float = 0.0) -> Encoder:
+        return _Workload(input_dim, hidden_dim or input_dim, pairwise)
 
 
 _register("test_quadratic", pairwise=True)
