@@ -12,7 +12,7 @@ from reports.profile.figures import write_figures
 from reports.profile.growth import growth_table
 from reports.profile.render import environment, longest_points
 from reports.site.discover import MANIFEST, Run
-from reports.site.render import NOT_RECORDED, Page, copy_data, render
+from reports.site.render import Page, copy_data, render_run_page
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -22,14 +22,12 @@ def build(run: Run, page_dir: Path) -> Page:
     counts = rows["status"].value_counts()
     env = environment(profile)
     title = f"Profile {run.name}"
-    render(
+    render_run_page(
         "profile.html.j2",
-        page_dir / "index.html",
-        title=title,
-        root="../",
-        source=str(run.folder),
-        environment=env,
-        command=run.manifest.get("command") or NOT_RECORDED,
+        page_dir,
+        run,
+        title,
+        env,
         counts={s: int(counts.get(s, 0)) for s in ("ok", "oom", "skipped_oom", "error")},
         figures=write_figures(rows, page_dir),
         growth=growth_table(rows).to_dict("records"),

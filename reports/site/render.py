@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from reports.site.discover import Run
 from reports.site.numbers import FILTERS
 
 TEMPLATES = jinja2.Environment(
@@ -42,6 +43,23 @@ def render(template: str, path: Path, **context: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(TEMPLATES.get_template(template).render(**context))
     return path
+
+
+def render_run_page(
+    template: str, page_dir: Path, run: Run, title: str, environment: dict, **context: Any
+) -> Path:
+    """Render ``page_dir/index.html`` for ``run`` with the header every run page shows: title,
+    source folder, environment and the command recorded in the run's manifest."""
+    return render(
+        template,
+        page_dir / "index.html",
+        title=title,
+        root="../",
+        source=str(run.folder),
+        environment=environment,
+        command=run.manifest.get("command") or NOT_RECORDED,
+        **context,
+    )
 
 
 def save_figure(figure: plt.Figure, folder: Path, stem: str, title: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from reports.site import numbers
 from reports.site.discover import MANIFEST, Run
-from reports.site.render import NOT_RECORDED, Page, copy_data, render, save_figure
+from reports.site.render import Page, copy_data, render_run_page, save_figure
 
 TRIALS = "trials.csv"
 
@@ -124,14 +124,12 @@ def build(run: Run, page_dir: Path) -> Page:
     }
     env = {k: str(v) for k, v in (run.manifest.get("environment") or {}).items()}
     title = f"Study {run.manifest.get('optuna_study') or run.name}"
-    render(
+    render_run_page(
         "study.html.j2",
-        page_dir / "index.html",
-        title=title,
-        root="../",
-        source=str(run.folder),
-        environment=env or {"environment": "not recorded by this study (see its trials' runs)"},
-        command=run.manifest.get("command") or NOT_RECORDED,
+        page_dir,
+        run,
+        title,
+        env or {"environment": "not recorded by this study (see its trials' runs)"},
         meta=meta,
         objectives=objectives,
         counts=run.manifest.get("trial_counts") or {},

@@ -16,7 +16,7 @@ import pandas as pd
 from reports.profile.figures import styles
 from reports.site import numbers
 from reports.site.discover import MANIFEST, Run
-from reports.site.render import NOT_RECORDED, Page, copy_data, joined, render
+from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
     first_metrics,
     load_fit_result,
@@ -148,14 +148,12 @@ def build_suite(run: Run, page_dir: Path) -> Page:
     data += ["summary.csv", "comparison.csv", MANIFEST, *table_files]
     title = f"Suite {run.name}"
     grid = run.manifest.get("grid", {})
-    render(
+    render_run_page(
         "training.html.j2",
-        page_dir / "index.html",
-        title=title,
-        root="../",
-        source=str(run.folder),
-        environment=env,
-        command=run.manifest.get("command") or NOT_RECORDED,
+        page_dir,
+        run,
+        title,
+        env,
         grid=grid,
         overrides=run.manifest.get("overrides", {}),
         runs=len(results),
@@ -187,14 +185,12 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         k: numbers.MISSING if v is None else str(v)
         for k, v in (metrics.get("config") or {}).items()
     }
-    render(
+    render_run_page(
         "training.html.j2",
-        page_dir / "index.html",
-        title=title,
-        root="../",
-        source=str(run.folder),
-        environment=env,
-        command=run.manifest.get("command") or NOT_RECORDED,
+        page_dir,
+        run,
+        title,
+        env,
         grid={},
         overrides={},
         runs=1,
