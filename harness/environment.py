@@ -55,6 +55,7 @@ def environment(device: torch.device) -> dict[str, str]:
         "cuda": torch.version.cuda or "",
         "python": platform.python_version(),
         "threads": str(torch.get_num_threads()),
+        "cpu_count": str(os.cpu_count()),
         "allocator": allocator(),
         "commit": git_commit(),
     }

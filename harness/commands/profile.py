@@ -1,25 +1,27 @@
-"""``sanbench profile``: memory/latency sweep over sequence lengths, then the HTML report."""
+"""``sanbench profile``: memory/latency sweep over sequence lengths, then the HTML report.
+
+Arguments are checked before torch is imported, so help and argument errors are immediate.
+"""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import importlib
+import inspect
 import json
 import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import psutil
-import torch
-from rich.console import Console
-
-from encoders import list_encoders
-from harness.environment import environment
 from harness.profiling import allocator, grid
-from harness.profiling.sweep import CSV_NAME, Sweep, SweepConfig
 
+if TYPE_CHECKING:
+    from harness.profiling.sweep import SweepConfig
+
+CSV_NAME = "profile.csv"
 MANIFEST = "manifest.json"
 # Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
 # too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
@@ -37,13 +39,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma list or 'all' (default: the papers' figure encoders: "
         f"{','.join(grid.PAPER_FIGURE_ENCODERS)})",
     )
-    parser.add_argument("--lengths", help="e.g. 16:384:16 (stop included) or 16,32,64")
-    parser.add_argument("--batch-size", type=int, help="sentences per batch")
-    parser.add_argument("--dim", type=int, help="input features = encoder width")
+    parser.add_argument(
+        "--lengths", help="measured lengths, e.g. 16:384:16 (stop included) or 16,32,64"
+    )
+    parser.add_argument(
+        "--predict-lengths",
+        help="lengths whose peak memory and FLOPs are predicted on meta tensors (nothing "
+        "allocated; fp32 only), in addition to the measured ones",
+    )
+    parser.add_argument(
+        "--predict-only",
+        action="store_true",
+        help="no measurement: the memory/FLOPs table and figures for --predict-lengths "
+        "(default: the preset's and --lengths) in seconds",
+    )
+    parser.add_argument("--batch-size", type=positive_int, help="sentences per batch")
+    parser.add_argument("--dim", type=positive_int, help="input features = encoder width")
     parser.add_argument("--modes", default="infer,train", help="infer,train (default both)")
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
     parser.add_argument("--dtype", choices=grid.DTYPES, default="fp32")
-    parser.add_argument("--repeats", type=int, help="timed blocks per point (median, IQR)")
+    parser.add_argument(
+        "--repeats", type=positive_int, help="timed steps per point (median, IQR), >= 3"
+    )
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="torch.compile each encoder; the first call (compilation) is timed apart",
+    )
     parser.add_argument("--out", type=Path, help="run folder (default runs/profile-<time>)")
     parser.add_argument("--resume", action="store_true", help="measure only missing points")
     parser.add_argument(
@@ -72,7 +94,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-report", dest="report", action="store_false")
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
 def resolve_device(name: str) -> str:
+    import torch
+
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name.startswith("cuda") and not torch.cuda.is_available():
@@ -82,8 +116,41 @@ def resolve_device(name: str) -> str:
     return name
 
 
+def check_options(specs: list[grid.EncoderSpec]) -> None:
+    """Every variant keyword must be a parameter of its encoder's builder."""
+    from encoders import encoder_entry
+
+    for spec in specs:
+        accepted = inspect.signature(encoder_entry(spec.name).builder).parameters
+        unknown = [key for key, _ in spec.options if key not in accepted]
+        if unknown:
+            raise ValueError(
+                f"--encoders {spec.label}: {spec.name} takes no option {', '.join(unknown)}; "
+                f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
+            )
+
+
 def build_config(args: argparse.Namespace) -> SweepConfig:
+    import psutil
+    from rich.console import Console
+
+    from encoders import list_encoders
+    from harness.profiling.sweep import SweepConfig
+
     preset = grid.PRESETS[args.preset]
+    repeats = args.repeats or preset.repeats
+    if repeats < 3:
+        raise ValueError(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
+    lengths = tuple(grid.parse_lengths(args.lengths or preset.lengths))
+    if args.predict_lengths:
+        predict_lengths = tuple(grid.parse_lengths(args.predict_lengths))
+    elif args.lengths:
+        predict_lengths = lengths
+    else:
+        predict_lengths = tuple(grid.parse_lengths(preset.predict_lengths))
+    if args.predict_only and args.dtype != "fp32":
+        raise ValueError("--predict-only predicts fp32 steps; drop --dtype or the flag")
+    modes = tuple(grid.parse_names(args.modes, grid.MODES, "--modes"))
     if args.imports:
         sys.path.insert(0, os.getcwd())  # as `python -m` does; workers run with `python -m`
     for module in args.imports:
@@ -98,6 +165,7 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
         Console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
     if not encoders:
         raise ValueError("no encoder to profile: none of the requested encoders is registered")
+    check_options(encoders)
     device = resolve_device(args.device)
     budget = args.max_memory_mb
     if budget is None and device == "cpu":
@@ -105,18 +173,21 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
     name, preload = allocator.resolve(args.allocator)
     return SweepConfig(
         encoders=tuple(encoders),
-        lengths=tuple(grid.parse_lengths(args.lengths or preset.lengths)),
-        modes=tuple(grid.parse_names(args.modes, grid.MODES, "--modes")),
+        lengths=lengths,
+        modes=modes,
         batch_size=args.batch_size or preset.batch_size,
         dim=args.dim or preset.dim,
         device=device,
         dtype=args.dtype,
-        repeats=args.repeats or preset.repeats,
+        repeats=repeats,
         max_memory_mb=budget,
         allocator=name,
         preload=preload,
         imports=tuple(args.imports),
         skip_after_oom=args.skip_after_oom,
+        predict_lengths=predict_lengths,
+        predict_only=args.predict_only,
+        compile=args.compile,
     )
 
 
@@ -146,7 +217,8 @@ def write_manifest(out: Path, config: SweepConfig, env: dict[str, str]) -> None:
         "resumed": [*old.get("resumed", []), now] if old else [],
         "environment": env,
         "config": {
-            **{k: v for k, v in config.__dict__.items() if k != "preload"},
+            **{k: v for k, v in config.__dict__.items() if k not in ("preload", "encoders")},
+            "encoders": [spec.label for spec in config.encoders],
             "csv": CSV_NAME,
         },
     }
@@ -155,20 +227,30 @@ def write_manifest(out: Path, config: SweepConfig, env: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     console = Console()
     try:
         config = build_config(args)
         out = prepare_out(args)
+        import torch
+
+        from harness.environment import environment
+        from harness.profiling.sweep import Sweep
+
         env = {**environment(torch.device(config.device)), "allocator": config.allocator}
         sweep = Sweep(config, out, env, console)
     except (ValueError, KeyError) as error:
         Console(stderr=True).print(f"[red]sanbench profile: {error}")
         return 2
     write_manifest(out, config, env)
+    measured = (
+        "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
+    )
     console.print(
-        f"profiling {len(config.encoders)} encoders x {len(config.lengths)} lengths x "
-        f"{len(config.modes)} modes on {config.device} ({config.allocator}, "
-        f"budget {config.max_memory_mb} MB/point) -> {out / CSV_NAME}"
+        f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
+        f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
+        f"{measured}, L={list(config.predict_lengths)} predicted -> {out / CSV_NAME}"
     )
     try:
         sweep.run(progress=args.progress)
@@ -180,6 +262,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.report:
         # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
-        index = importlib.import_module("reports.profile").build_report(out)
-        console.print(f"report: {index.resolve()}")
+        page = importlib.import_module("reports.site").build_profile_report(out)
+        console.print(f"report: {page.resolve()}")
     return 0

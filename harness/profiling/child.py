@@ -24,7 +24,8 @@ class WorkerDiedError(RuntimeError):
 
 
 class WorkerProcess:
-    """Starts a worker for one encoder and exchanges JSON lines with it."""
+    """Starts a worker and exchanges JSON lines with it; ``wait_ready`` returns its start-up
+    message, so that the caller can work while the worker imports torch."""
 
     def __init__(self, config: dict[str, Any], preload: str | None, log_path: Path):
         self.log_path = log_path
@@ -40,9 +41,14 @@ class WorkerProcess:
                 text=True,
                 bufsize=1,
             )
-        self.ready = self._receive()
-        if not self.ready.get("ready"):
-            raise RuntimeError(f"worker for {config['encoder']!r} did not start: {self.ready}")
+        self.ready: dict[str, Any] | None = None
+
+    def wait_ready(self) -> dict[str, Any]:
+        if self.ready is None:
+            self.ready = self._receive()
+            if not self.ready.get("ready"):
+                raise RuntimeError(f"worker did not start: {self.ready}")
+        return self.ready
 
     def _log_tail(self, chars: int = 400) -> str:
         with self.log_path.open("rb") as log:
@@ -63,6 +69,7 @@ class WorkerProcess:
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send one request and wait for its reply (``WorkerDiedError`` if the worker dies)."""
+        self.wait_ready()
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(json.dumps(message) + "\n")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+import yaml
 
 # Bi-BloSAN Fig. 6 (Sec. 4.5) compares these encoders; MTSA Fig. 1 adds MTSA.
 PAPER_FIGURE_ENCODERS = (
@@ -25,17 +28,66 @@ class Preset:
     """Default grid values that explicit options override."""
 
     lengths: str
+    predict_lengths: str
     batch_size: int
     dim: int
     repeats: int
 
 
-# paper: batch 64, 300 features, L = 16..384 step 16 (Bi-BloSAN Sec. 4.5).
-# quick: the same shapes at three short lengths and three timed blocks, minutes on 2 CPU cores.
+# paper: batch 64, 300 features, L = 16..384 step 16 (Bi-BloSAN Sec. 4.5), measured and predicted.
+# quick: the same shapes measured at three short lengths with three timed steps (about a minute
+# on 2 CPU cores), memory predicted over the papers' whole axis.
 PRESETS: dict[str, Preset] = {
-    "paper": Preset(lengths="16:384:16", batch_size=64, dim=300, repeats=10),
-    "quick": Preset(lengths="16,32,64", batch_size=64, dim=300, repeats=3),
+    "paper": Preset(
+        lengths="16:384:16", predict_lengths="16:384:16", batch_size=64, dim=300, repeats=10
+    ),
+    "quick": Preset(
+        lengths="16,32,64",
+        predict_lengths="16,32,64,128,256,384",
+        batch_size=64,
+        dim=300,
+        repeats=3,
+    ),
 }
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """A registered encoder and the builder keywords of one variant (``disan:attention_impl=
+    chunked:chunk_size=16`` on the command line)."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def options_text(self) -> str:
+        return ":".join(f"{key}={value}" for key, value in self.options)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.options_text}" if self.options else self.name
+
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.options)
+
+
+def parse_options(text: str) -> tuple[tuple[str, Any], ...]:
+    """``"a=1:b=chunked"`` -> ``(("a", 1), ("b", "chunked"))``; values are YAML scalars."""
+    options = []
+    for part in filter(None, text.split(":")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(
+                f"bad encoder option {part!r} in {text!r}: expected KEY=VALUE, e.g. "
+                "disan:attention_impl=chunked:chunk_size=16"
+            )
+        options.append((key.strip(), yaml.safe_load(value.strip())))
+    return tuple(options)
+
+
+def parse_spec(text: str) -> EncoderSpec:
+    name, _, options = text.strip().partition(":")
+    return EncoderSpec(name.strip(), parse_options(options))
 
 
 def parse_lengths(text: str) -> list[int]:
@@ -72,20 +124,23 @@ def parse_names(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     return names
 
 
-def select_encoders(text: str | None, registered: list[str]) -> tuple[list[str], list[str]]:
-    """Encoders to profile and the default ones that are not registered (to warn about).
+def select_encoders(text: str | None, registered: list[str]) -> tuple[list[EncoderSpec], list[str]]:
+    """Encoders (with their variant options) to profile and the default ones that are not
+    registered (to warn about).
 
-    ``None`` means the papers' figure encoders, ``"all"`` every registered encoder.
+    ``None`` means the papers' figure encoders, ``"all"`` every registered encoder; otherwise a
+    comma list of ``name`` or ``name:key=value[:key=value]`` (variants of one encoder side by
+    side, e.g. ``disan,disan:attention_impl=chunked``).
     """
     if text is None:
-        chosen = [n for n in PAPER_FIGURE_ENCODERS if n in registered]
+        chosen = [EncoderSpec(n) for n in PAPER_FIGURE_ENCODERS if n in registered]
         return chosen, [n for n in PAPER_FIGURE_ENCODERS if n not in registered]
     if text.strip() == "all":
-        return list(registered), []
-    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
-    unknown = [n for n in names if n not in registered]
-    if unknown or not names:
+        return [EncoderSpec(n) for n in registered], []
+    specs = list(dict.fromkeys(parse_spec(n) for n in text.split(",") if n.strip()))
+    unknown = [s.name for s in specs if s.name not in registered]
+    if unknown or not specs:
         raise ValueError(
             f"--encoders {text!r}: unknown {unknown}; registered: {', '.join(registered)}"
         )
-    return names, []
+    return specs, []

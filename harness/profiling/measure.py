@@ -1,4 +1,9 @@
-"""Measure one (encoder, length, mode) point: latency, peak memory, parameters and FLOPs.
+"""Measure one (encoder, length, mode) point: latency and peak memory.
+
+Per point: one warm-up step, during which the peak memory is recorded, then ``repeats`` timed
+steps (blocks of steps when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
+taken over them. FLOPs and the predicted memory come from a meta-tensor run
+(``harness.profiling.predict``), not from a real step.
 
 Inputs are synthetic, as in Bi-BloSAN Sec. 4.5: x ~ N(0, 1) of shape [batch, L, dim] with every
 token real. ``infer`` is one eval-mode forward under ``torch.inference_mode``; ``train`` is
@@ -19,24 +24,27 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
-from torch.utils.flop_counter import FlopCounterMode
 
 MB = 2**20
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-# A timed block repeats the step until it lasts about this long, so that timer overhead and
-# CUDA synchronisation stay negligible; the median and IQR are taken over blocks.
+# A timed block repeats a short step until it lasts about this long, so that timer overhead and
+# CUDA synchronisation stay negligible; longer steps are timed one by one.
 TARGET_BLOCK_S = 0.05
+# A point whose IQR exceeds this share of its median is flagged ``noisy``.
+NOISY_IQR_SHARE = 0.25
 
 
 @dataclass(frozen=True)
 class Point:
-    """One measurement: ``encoder`` on [batch_size, seq_len, dim] inputs in ``mode``."""
+    """One measurement: ``encoder`` (built with ``options``, ``"key=value:..."``) on
+    [batch_size, seq_len, dim] inputs in ``mode``."""
 
     encoder: str
     seq_len: int
     mode: str
     batch_size: int
     dim: int
+    options: str = ""
 
 
 def is_oom(error: BaseException) -> bool:
@@ -49,9 +57,12 @@ def is_oom(error: BaseException) -> bool:
 
 
 def synthetic_batch(point: Point, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    generator = torch.Generator(device=device).manual_seed(0)
     shape = (point.batch_size, point.seq_len, point.dim)
-    x = torch.randn(shape, generator=generator, device=device)
+    if device.type == "meta":
+        x = torch.empty(shape, device=device)
+    else:
+        generator = torch.Generator(device=device).manual_seed(0)
+        x = torch.randn(shape, generator=generator, device=device)
     mask = torch.ones(shape[:2], dtype=torch.bool, device=device)
     return x, mask
 
@@ -95,41 +106,39 @@ def live_bytes(tensors: Iterable[torch.Tensor]) -> int:
     return sum(storages.values())
 
 
-def counted_step(
-    step: Callable[[], None], device: torch.device, baseline: int
-) -> tuple[int, int, float]:
-    """Run one step counting FLOPs and peak memory; returns (flops, peak bytes, seconds).
-
-    FLOPs are what torch's FlopCounterMode counts (matmul, conv, attention; not elementwise ops
-    or fused RNN kernels). Peak bytes are live tensors at the allocator level, caches excluded:
-    on CUDA ``max_memory_allocated`` after a reset; on CPU ``baseline`` (bytes live before the
-    step) plus the maximum of the running sum of the CPU allocator's allocation and free events
-    recorded by the profiler (``profile_memory=True``), the CPU counterpart of CUDA's measure.
-    The seconds (counting overhead included) only size the timed blocks.
-    """
-    counter = FlopCounterMode(display=False)
-    start = time.perf_counter()
+def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -> tuple[int, float]:
+    """Run the warm-up step recording its peak memory; returns (peak bytes, seconds).
+
+    Peak bytes are live tensors at the allocator level, caches excluded: on CUDA
+    ``max_memory_allocated`` after a reset; on CPU ``baseline`` (bytes live before the step)
+    plus the maximum of the running sum of the CPU allocator's allocation and free events
+    recorded by the profiler (``profile_memory=True``), the CPU counterpart of CUDA's measure.
+    The seconds (profiler overhead and first-call costs included) only size the timed blocks.
+    """
+    start = time.perf_counter()
+    if device.type == "cuda":
+        synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
-        with counter:
-            step()
-        torch.cuda.synchronize(device)
-        peak = torch.cuda.max_memory_allocated(device)
-    else:
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof, counter:
-            step()
-        events = sorted(
-            (e.start_ns(), e.nbytes())
-            for e in prof.profiler.kineto_results.events()
-            if e.name() == "[memory]" and e.device_type() == torch.autograd.DeviceType.CPU
-        )
-        running = peak = 0
-        for _, nbytes in events:
-            running += nbytes
-            peak = max(peak, running)
-        peak += baseline
-    return int(counter.get_total_flops()), peak, time.perf_counter() - start
+        step()
+        synchronize(device)
+        return torch.cuda.max_memory_allocated(device), time.perf_counter() - start
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    events = sorted(
+        (e.start_ns(), e.nbytes())
+        for e in prof.profiler.kineto_results.events()
+        if e.name() == "[memory]" and e.device_type() == torch.autograd.DeviceType.CPU
+    )
+    running = peak = 0
+    for _, nbytes in events:
+        running += nbytes
+        peak = max(peak, running)
+    return baseline + peak, time.perf_counter() - start
 
 
 class PeakRss:
@@ -174,41 +183,43 @@ def gpu_process_mem_mb(device: torch.device) -> float | None:
     return None
 
 
-def time_step(step: Callable[[], None], repeats: int, estimate: float) -> benchmark.Measurement:
-    """``repeats`` timed blocks of the step (torch.utils.benchmark; accelerators synchronised).
-
-    A block runs the step ``TARGET_BLOCK_S / estimate`` times (at least once).
-    """
-    timer = benchmark.Timer(
-        stmt="step()", globals={"step": step}, num_threads=torch.get_num_threads()
-    )
-    number = max(1, int(TARGET_BLOCK_S / max(estimate, 1e-9)))
-    return benchmark.Measurement.merge(timer.timeit(number) for _ in range(repeats))[0]
+def time_steps(
+    step: Callable[[], None], repeats: int, estimate: float, device: torch.device
+) -> benchmark.Measurement:
+    """``repeats`` timed blocks of ``max(1, TARGET_BLOCK_S / estimate)`` steps, no warm-up of
+    their own (the memory step was it); accelerators are synchronised around each block."""
+    number = max(1, round(TARGET_BLOCK_S / max(estimate, 1e-9)))
+    times = []
+    for _ in range(repeats):
+        synchronize(device)
+        start = time.perf_counter()
+        for _ in range(number):
+            step()
+        synchronize(device)
+        times.append(time.perf_counter() - start)
+    task = benchmark.TaskSpec(stmt="step()", setup="", num_threads=torch.get_num_threads())
+    return benchmark.Measurement(number_per_run=number, raw_times=times, task_spec=task)
 
 
 def measure(
     model: torch.nn.Module, point: Point, device: torch.device, dtype: str, repeats: int
-) -> dict[str, float | int | None]:
-    """Every metric of one point; allocation failures propagate (see ``is_oom``)."""
+) -> dict[str, float | int | bool | None]:
+    """Every measured metric of one point; allocation failures propagate (see ``is_oom``)."""
     x, mask = synthetic_batch(point, device)
     step = make_step(model, x, mask, point.mode, dtype)
-    params = sum(p.numel() for p in model.parameters())
     model.zero_grad(set_to_none=True)
     gc.collect()
     baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
-    flops, peak, estimate = counted_step(step, device, baseline)  # also the warm-up step
     rss = PeakRss()
     has_rss = rss.reset()
-    timing = time_step(step, repeats, estimate)
-    seconds = timing.median
+    peak, estimate = memory_step(step, device, baseline)
+    timing = time_steps(step, repeats, estimate, device)
     return {
-        "time_ms_median": seconds * 1e3,
+        "time_ms_median": timing.median * 1e3,
         "time_ms_iqr": timing.iqr * 1e3,
         "time_blocks": len(timing.times),
+        "noisy": timing.iqr > NOISY_IQR_SHARE * timing.median,
         "peak_mem_mb": peak / MB,
         "peak_rss_mb": rss.peak_mb() if has_rss else None,
         "gpu_process_mem_mb": gpu_process_mem_mb(device),
-        "params": params,
-        "flops": flops,
-        "tflops": flops / seconds / 1e12 if flops else None,
     }

@@ -1,17 +1,20 @@
-"""The sweep loop: encoders x modes x lengths, one worker process per encoder, rows appended.
+"""The sweep loop: predictions on meta tensors, then measurements in one worker process.
 
-Order: for each encoder, for each mode, lengths ascending. One worker measures an encoder's
-successive points (torch is imported once per encoder, not once per point) and is restarted
-after an OOM or a crash. After an ``oom`` at length L, longer lengths of that encoder and mode
-are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Every row is flushed as it
-is measured; on resume every recorded row (ok, oom, skipped_oom, error) counts as done, so a
-resumed sweep adds only missing points and never a duplicate.
+Order: first every point's memory and FLOPs are predicted in this process on meta tensors
+(``harness.profiling.predict``; seconds, nothing allocated), and the predicted-only points are
+written at once (status ``predicted``). Then one worker process measures the measured points,
+encoder after encoder (modes, then lengths ascending); it starts while the predictions run and
+is restarted only after an OOM or a crash. After an ``oom`` at length L, longer lengths of that
+encoder and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Every row
+is flushed as it is written; on resume every recorded row counts as done, so a resumed sweep
+adds only missing points and never a duplicate.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import itertools
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,45 +31,63 @@ from rich.progress import (
 )
 
 from harness.profiling.child import WorkerDiedError, WorkerProcess
-from harness.profiling.measure import Point
+from harness.profiling.grid import EncoderSpec
+from harness.profiling.measure import MB, Point
+from harness.profiling.predict import Prediction, predict_points
 from harness.results import ResultsFile
 
 CSV_NAME = "profile.csv"
 LOG_NAME = "worker.log"
-KEY_COLUMNS = ("encoder", "seq_len", "mode")
+KEY_COLUMNS = ("encoder", "options", "seq_len", "mode")
 METRIC_COLUMNS = (
     "time_ms_median",
     "time_ms_iqr",
     "time_blocks",
+    "noisy",
     "peak_mem_mb",
+    "peak_mem_mb_predicted",
     "peak_rss_mb",
     "gpu_process_mem_mb",
     "params",
     "flops",
     "tflops",
+    "compile_s",
 )
-ENV_COLUMNS = ("device_name", "torch", "cuda", "python", "threads", "allocator", "commit")
+ENV_COLUMNS = (
+    "device_name",
+    "torch",
+    "cuda",
+    "python",
+    "threads",
+    "cpu_count",
+    "allocator",
+    "commit",
+)
 COLUMNS = (
     *KEY_COLUMNS,
     "batch_size",
     "dim",
     "device",
     "dtype",
+    "compile",
     "status",
     *METRIC_COLUMNS,
     "max_memory_mb",
     "message",
     *ENV_COLUMNS,
+    "load_avg_1m",
     "measured_at",
 )
 # Settings that define one comparison: a CSV never mixes two values of any of them.
-COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator")
-DONE_STATUSES = ("ok", "oom", "skipped_oom", "error")
+COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
+DONE_STATUSES = ("ok", "oom", "skipped_oom", "error", "predicted")
+# Meta-tensor predictions run in parallel before anything is timed.
+PREDICTION_PROCESSES = min(2, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
 class SweepConfig:
-    encoders: tuple[str, ...]
+    encoders: tuple[EncoderSpec, ...]
     lengths: tuple[int, ...]
     modes: tuple[str, ...]
     batch_size: int
@@ -79,10 +100,26 @@ class SweepConfig:
     preload: str | None
     imports: tuple[str, ...] = ()
     skip_after_oom: bool = True
+    predict_lengths: tuple[int, ...] = ()
+    predict_only: bool = False
+    compile: bool = False
 
-    def points(self) -> Iterator[Point]:
-        for encoder, mode, seq_len in itertools.product(self.encoders, self.modes, self.lengths):
-            yield Point(encoder, seq_len, mode, self.batch_size, self.dim)
+    def _points(self, lengths: tuple[int, ...]) -> Iterator[Point]:
+        for spec, mode, seq_len in itertools.product(self.encoders, self.modes, lengths):
+            yield Point(spec.name, seq_len, mode, self.batch_size, self.dim, spec.options_text)
+
+    def measured_points(self) -> list[Point]:
+        return [] if self.predict_only else list(self._points(self.lengths))
+
+    def points(self) -> list[Point]:
+        """Every point of the sweep: measured ones, then the predicted-only lengths."""
+        measured = () if self.predict_only else self.lengths
+        extra = tuple(n for n in self.predict_lengths if n not in measured and self.predicts())
+        return [*self.measured_points(), *self._points(extra)]
+
+    def predicts(self) -> bool:
+        """Predictions are made for fp32 steps (autocast has no meta kernels)."""
+        return self.dtype == "fp32"
 
     def comparison(self) -> dict[str, str]:
         """The values this run writes in the ``COMPARISON_COLUMNS``."""
@@ -91,7 +128,14 @@ class SweepConfig:
 
 
 def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path) -> None:
-    """Refuse to append rows of another comparison (device, dtype, shape, allocator) to a CSV."""
+    """Refuse to append rows of another comparison (device, dtype, shape, allocator, compile)
+    or of an older column layout to a CSV."""
+    if rows and set(COLUMNS) - set(rows[0]):
+        missing = ", ".join(sorted(set(COLUMNS) - set(rows[0])))
+        raise ValueError(
+            f"{path}: written by an older sanbench (no {missing} columns); resume it with "
+            "that version or profile into another --out"
+        )
     wanted = config.comparison()
     for name, value in wanted.items():
         recorded = sorted({row[name] for row in rows} - {value})
@@ -108,27 +152,46 @@ def _format(value: Any) -> Any:
 
 
 def make_row(
-    point: Point, config: SweepConfig, env: Mapping[str, str], reply: Mapping[str, Any]
+    point: Point,
+    config: SweepConfig,
+    env: Mapping[str, str],
+    reply: Mapping[str, Any],
+    prediction: Prediction | None,
 ) -> dict[str, Any]:
+    """One CSV row: the point, what the worker measured (``reply``) and the prediction."""
+    metrics = {name: reply.get(name) for name in METRIC_COLUMNS}
+    if prediction is not None:
+        metrics["peak_mem_mb_predicted"] = prediction.peak_bytes / MB
+        metrics["flops"] = prediction.flops
+        metrics["params"] = prediction.params
+    median = metrics["time_ms_median"]
+    if metrics["flops"] and median:
+        metrics["tflops"] = metrics["flops"] / (median / 1e3) / 1e12
     row = {
         **asdict(point),
-        "device": config.comparison()["device"],
-        "dtype": config.dtype,
+        **config.comparison(),
         "status": reply["status"],
-        **{name: reply.get(name) for name in METRIC_COLUMNS},
+        **metrics,
         "max_memory_mb": config.max_memory_mb,
         "message": reply.get("message", ""),
         **{name: env[name] for name in ENV_COLUMNS},
+        "load_avg_1m": os.getloadavg()[0],
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     return {name: _format(row[name]) for name in COLUMNS}
 
 
 def describe(row: Mapping[str, Any]) -> str:
-    head = f"{row['encoder']:>14} L={row['seq_len']:<4} {row['mode']:<5} {row['status']:<11}"
+    label = f"{row['encoder']}:{row['options']}" if row["options"] else row["encoder"]
+    head = f"{label:>14} L={row['seq_len']:<4} {row['mode']:<5} {row['status']:<11}"
+    predicted = row["peak_mem_mb_predicted"]
+    predicted = f"{predicted:>10.1f} MB predicted" if predicted != "" else ""
+    if row["status"] == "predicted":
+        return f"{head} {'':>13} {'':>13} {predicted}"
     if row["status"] != "ok":
         return f"{head} {str(row['message'])[:90]}"
-    return f"{head} {row['time_ms_median']:>10.2f} ms  {row['peak_mem_mb']:>10.1f} MB"
+    time = f"{row['time_ms_median']:>10.2f} ms"
+    return f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
 
 
 class Sweep:
@@ -143,35 +206,43 @@ class Sweep:
         rows = self.results.rows()
         check_compatible(rows, config, self.results.path)
         self.done = {self.results.key(row) for row in rows}
-        # (encoder, mode) -> shortest length that ran out of memory
-        self.oom_at: dict[tuple[str, str], int] = {}
+        # (encoder, options, mode) -> shortest length that ran out of memory
+        self.oom_at: dict[tuple[str, str, str], int] = {}
         for row in rows:
             if row["status"] in ("oom", "skipped_oom"):
-                self._note_oom(row["encoder"], row["mode"], int(row["seq_len"]))
+                self._note_oom(
+                    Point(row["encoder"], int(row["seq_len"]), row["mode"], 0, 0, row["options"])
+                )
         self.worker: WorkerProcess | None = None
 
-    def _note_oom(self, encoder: str, mode: str, seq_len: int) -> None:
-        key = (encoder, mode)
-        self.oom_at[key] = min(seq_len, self.oom_at.get(key, seq_len))
+    def _note_oom(self, point: Point) -> None:
+        key = (point.encoder, point.options, point.mode)
+        self.oom_at[key] = min(point.seq_len, self.oom_at.get(key, point.seq_len))
 
     def todo(self) -> list[Point]:
         return [p for p in self.config.points() if self.results.key(asdict(p)) not in self.done]
 
-    def _worker(self, encoder: str) -> WorkerProcess:
+    def _start_worker(self, first: Point) -> WorkerProcess:
+        config = {
+            "encoder": first.encoder,
+            "options": first.options,
+            "device": self.config.device,
+            "dtype": self.config.dtype,
+            "dim": self.config.dim,
+            "max_memory_mb": self.config.max_memory_mb,
+            "imports": list(self.config.imports),
+            "compile": self.config.compile,
+        }
+        return WorkerProcess(config, self.config.preload, self.out / LOG_NAME)
+
+    def _worker(self, point: Point) -> WorkerProcess:
         if self.worker is None:
-            config = {
-                "encoder": encoder,
-                "device": self.config.device,
-                "dtype": self.config.dtype,
-                "dim": self.config.dim,
-                "max_memory_mb": self.config.max_memory_mb,
-                "imports": list(self.config.imports),
-            }
-            try:
-                self.worker = WorkerProcess(config, self.config.preload, self.out / LOG_NAME)
-            except WorkerDiedError as died:
-                raise RuntimeError(f"worker for {encoder!r} failed to start: {died}") from None
-            self.env.update(self.worker.ready["environment"])
+            self.worker = self._start_worker(point)
+        try:
+            ready = self.worker.wait_ready()
+        except WorkerDiedError as died:
+            raise RuntimeError(f"worker failed to start: {died}") from None
+        self.env.update(ready["environment"])
         return self.worker
 
     def _retire_worker(self, kill: bool = False) -> None:
@@ -180,10 +251,10 @@ class Sweep:
             self.worker = None
 
     def measure(self, point: Point) -> dict[str, Any]:
-        oom_len = self.oom_at.get((point.encoder, point.mode))
+        oom_len = self.oom_at.get((point.encoder, point.options, point.mode))
         if self.config.skip_after_oom and oom_len is not None and point.seq_len > oom_len:
             return {"status": "skipped_oom", "message": f"out of memory at L={oom_len}"}
-        worker = self._worker(point.encoder)
+        worker = self._worker(point)
         request = {"point": asdict(point), "dtype": self.config.dtype}
         try:
             reply = worker.request({**request, "repeats": self.config.repeats})
@@ -191,15 +262,22 @@ class Sweep:
             self.worker = None
             reply = {"status": died.status, "message": str(died)}
         if reply["status"] == "oom":
-            self._note_oom(point.encoder, point.mode, point.seq_len)
+            self._note_oom(point)
             self._retire_worker()
         return reply
 
+    def _write(self, point: Point, reply: Mapping[str, Any], prediction: Prediction | None) -> None:
+        row = make_row(point, self.config, self.env, reply, prediction)
+        self.results.append(row)
+        self.console.print(describe(row), highlight=False)
+
     def run(self, progress: bool = True) -> int:
-        """Measure every missing point; returns how many rows were written."""
+        """Predict every missing point, then measure the measured ones; returns rows written."""
         todo = self.todo()
+        measured = set(self.config.measured_points())
+        to_measure = [p for p in todo if p in measured]
         columns = (
-            TextColumn("{task.description:<28}"),
+            TextColumn("{task.description:<34}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
@@ -207,19 +285,31 @@ class Sweep:
             TimeRemainingColumn(),
         )
         bar = Progress(*columns, console=self.console, disable=not progress)
+        predicted = len(todo) if self.config.predicts() else 0
+        predictions: dict[Point, Prediction | None] = dict.fromkeys(todo)
         try:
             with bar:
-                task = bar.add_task("profile", total=len(todo))
-                for index, point in enumerate(todo):
-                    label = f"{point.encoder} L={point.seq_len} {point.mode}"
-                    bar.update(task, description=label)
-                    row = make_row(point, self.config, self.env, self.measure(point))
-                    self.results.append(row)
+                task = bar.add_task("profile", total=predicted + len(to_measure))
+                if to_measure:  # imports torch while the predictions run
+                    self.worker = self._start_worker(to_measure[0])
+                if self.config.predicts():
+                    bar.update(task, description="predict (meta tensors)")
+                    found = predict_points(todo, self.config.imports, PREDICTION_PROCESSES)
+                    for point, prediction in found:
+                        failed = isinstance(prediction, str)
+                        predictions[point] = None if failed else prediction
+                        if point not in measured:
+                            reply = {"status": "error", "message": prediction} if failed else {}
+                            self._write(point, reply or {"status": "predicted"}, predictions[point])
+                        elif failed:
+                            self.console.print(f"[yellow]{point}: {prediction}", highlight=False)
+                        bar.advance(task)
+                for point in to_measure:
+                    bar.update(
+                        task, description=f"measure {point.encoder} L={point.seq_len} {point.mode}"
+                    )
+                    self._write(point, self.measure(point), predictions[point])
                     bar.advance(task)
-                    self.console.print(describe(row), highlight=False)
-                    following = todo[index + 1] if index + 1 < len(todo) else None
-                    if following is None or following.encoder != point.encoder:
-                        self._retire_worker()
         finally:
             self._retire_worker(kill=True)
         return len(todo)

@@ -1,4 +1,4 @@
-"""Child process that measures the points of one encoder under a memory limit.
+"""Child process that measures the points of a sweep, encoder after encoder, under a memory limit.
 
 Run as ``python -m harness.profiling.worker CONFIG_JSON``. Protocol: after start-up the worker
 writes ``{"ready": ...}``; then for each JSON request line on stdin it writes one JSON reply
@@ -26,6 +26,7 @@ import os
 import resource
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,7 +35,8 @@ import torch
 
 from encoders import build_encoder
 from harness.environment import environment
-from harness.profiling.measure import MB, Point, is_oom, measure
+from harness.profiling.grid import parse_options
+from harness.profiling.measure import MB, Point, is_oom, make_step, measure, synthetic_batch
 
 WARMUP = {"seq_len": 4, "batch_size": 2}
 
@@ -67,24 +69,73 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
     return baseline / MB
 
 
-def run_point(request: dict[str, Any], device: torch.device) -> dict[str, Any]:
-    """Build the encoder (input width = dim, the papers' default model width) and measure it;
-    never raises."""
+class Models:
+    """Builds the model of a point (input width = dim, the papers' default model width), keeps
+    the last one for the next point of the same encoder, and warms each (encoder, mode) up once
+    with a tiny step so that first-call costs stay out of the measured steps."""
+
+    def __init__(self, device: torch.device, compile_model: bool):
+        self.device = device
+        self.compile_model = compile_model
+        self.key: tuple[str, str, int] | None = None
+        self.model: torch.nn.Module | None = None
+        self.warm: set[tuple[str, str, int, str]] = set()
+
+    def get(self, point: Point) -> torch.nn.Module:
+        key = (point.encoder, point.options, point.dim)
+        if key != self.key:
+            self.key, self.model = None, None
+            gc.collect()
+            torch.manual_seed(0)
+            model = build_encoder(
+                point.encoder, input_dim=point.dim, **dict(parse_options(point.options))
+            )
+            model = model.to(self.device)
+            self.model = torch.compile(model) if self.compile_model else model
+            self.key = key
+        if (*key, point.mode) not in self.warm and not self.compile_model:
+            tiny = Point(**{**point.__dict__, **WARMUP})
+            make_step(self.model, *synthetic_batch(tiny, self.device), point.mode, "fp32")()
+            self.warm.add((*key, point.mode))
+        assert self.model is not None
+        return self.model
+
+    def forget(self) -> None:
+        self.key, self.model = None, None
+        gc.collect()
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+
+def compile_seconds(
+    model: torch.nn.Module, point: Point, device: torch.device, dtype: str
+) -> float:
+    """Seconds of the first call at this shape: torch.compile's tracing and code generation plus
+    one step (recorded apart from the timed steps, which follow it)."""
+    start = time.perf_counter()
+    make_step(model, *synthetic_batch(point, device), point.mode, dtype)()
+    return time.perf_counter() - start
+
+
+def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
+    """Measure one point; never raises."""
     point = Point(**request["point"])
-    model = None
+    device = models.device
     try:
-        torch.manual_seed(0)
-        model = build_encoder(point.encoder, input_dim=point.dim)
-        model = model.to(device)
+        model = models.get(point)
+        extra = {}
+        if models.compile_model:
+            extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
         metrics = measure(model, point, device, request["dtype"], request["repeats"])
-        return {"status": "ok", **metrics}
+        params = sum(p.numel() for p in model.parameters())
+        return {"status": "ok", "params": params, **metrics, **extra}
     except Exception as error:
         status = "oom" if is_oom(error) else "error"
         if status == "error":
             traceback.print_exc()
+        models.forget()
         return {"status": status, "message": f"{type(error).__name__}: {error}"[:500]}
     finally:
-        del model
         gc.collect()
         if device.type == "cuda":
             torch.cuda.empty_cache()
@@ -105,14 +156,16 @@ def main(argv: list[str]) -> int:
     for module in config["imports"]:
         importlib.import_module(module)
     device = torch.device(config["device"])
-    # Warm up every lazily initialised piece (profiler, autograd, benchmark) before the limit.
+    models = Models(device, config["compile"])
+    # Warm up every lazily initialised piece (profiler, autograd) before the limit.
     for mode in ("infer", "train"):
-        warmup = {**WARMUP, "encoder": config["encoder"], "mode": mode, "dim": config["dim"]}
-        run_point({"point": warmup, "dtype": config["dtype"], "repeats": 1}, device)
+        warmup = {**WARMUP, "encoder": config["encoder"], "options": config["options"]}
+        warmup = {**warmup, "mode": mode, "dim": config["dim"]}
+        run_point({"point": warmup, "dtype": config["dtype"], "repeats": 1}, models)
     baseline_mb = apply_memory_limit(device, config["max_memory_mb"])
     send(channel, {"ready": True, "environment": environment(device), "baseline_mb": baseline_mb})
     for line in sys.stdin:
-        send(channel, run_point(json.loads(line), device))
+        send(channel, run_point(json.loads(line), models))
     return 0
 
 

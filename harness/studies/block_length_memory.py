@@ -43,9 +43,9 @@ def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: 
     from harness.profiling.measure import (
         MB,
         Point,
-        counted_step,
         live_bytes,
         make_step,
+        memory_step,
         synthetic_batch,
     )
 
@@ -55,7 +55,7 @@ def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: 
     x, mask = synthetic_batch(Point("mblosa", seq_len, "infer", batch, dim), target)
     step = make_step(model, x, mask, "infer", "fp32")
     baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
-    _, peak, _ = counted_step(step, target, baseline)
+    peak, _ = memory_step(step, target, baseline)
     return peak / MB
 
 

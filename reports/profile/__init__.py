@@ -1,5 +1,1 @@
-"""The profile report: figures and ``index.html`` from ``profile.csv`` and ``manifest.json``."""
-
-from reports.profile.render import build_report
-
-__all__ = ["build_report"]
+"""Profile runs as data, figures and tables (no HTML: ``reports.site.profile_page`` renders)."""

@@ -1,4 +1,5 @@
-"""Reading a profile run folder: ``profile.csv`` (one row per encoder, length, mode) + manifest."""
+"""Reading a profile run folder: ``profile.csv`` (one row per encoder variant, length and mode)
+and ``manifest.json``; the run's environment and its longest-length summary."""
 
 from __future__ import annotations
 
@@ -26,7 +27,20 @@ REQUIRED = (
     "params",
     "flops",
 )
-NUMERIC = ("seq_len", "time_ms_median", "time_ms_iqr", "peak_mem_mb", "params", "flops")
+NUMERIC = (
+    "seq_len",
+    "time_ms_median",
+    "time_ms_iqr",
+    "peak_mem_mb",
+    "peak_mem_mb_predicted",
+    "params",
+    "flops",
+    "load_avg_1m",
+)
+# Columns added after the first profile.csv format; older files read as if they were empty.
+OPTIONAL = {"options": "", "peak_mem_mb_predicted": None, "noisy": False, "load_avg_1m": None}
+ENV_COLUMNS = ("device", "device_name", "dtype", "torch", "cuda", "python", "threads")
+ENV_COLUMNS += ("cpu_count", "allocator", "compile", "commit", "batch_size", "dim")
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,14 @@ def load_run(folder: Path) -> ProfileRun:
             f"{csv_path}, line 1: header lacks columns {missing}; expected at least "
             f"{', '.join(REQUIRED)} (the file `sanbench profile` writes)"
         )
+    for column, default in OPTIONAL.items():
+        if column not in rows.columns:
+            rows[column] = default
+    rows["options"] = rows["options"].astype(object).fillna("").astype(str)
+    rows["noisy"] = rows["noisy"].astype(str).str.lower().eq("true")
+    rows["label"] = rows["encoder"].where(
+        rows["options"] == "", rows["encoder"] + ":" + rows["options"]
+    )
     for column in NUMERIC:
         rows[column] = pd.to_numeric(rows[column], errors="coerce")
     bad = rows[rows["seq_len"].isna()]
@@ -62,3 +84,39 @@ def load_run(folder: Path) -> ProfileRun:
     if manifest and manifest.get("kind") != "profile":
         raise ValueError(f"{manifest_path}: kind is {manifest.get('kind')!r}, expected 'profile'")
     return ProfileRun(folder=folder, rows=rows, manifest=manifest)
+
+
+def environment(run: ProfileRun) -> dict[str, str]:
+    """The manifest's environment, overridden by the values the rows actually record."""
+    env = {str(k): str(v) for k, v in run.manifest.get("environment", {}).items()}
+    for column in ENV_COLUMNS:
+        if column in run.rows.columns:
+            values = run.rows[column].dropna().astype(str).unique()
+            env[column] = ", ".join(sorted(values))
+    loads = run.rows["load_avg_1m"].dropna()
+    if not loads.empty:
+        env["load average (1 min)"] = f"{loads.min():.2f}–{loads.max():.2f} while measuring"
+    return env
+
+
+def longest_points(rows: pd.DataFrame) -> list[dict[str, object]]:
+    """Per (encoder variant, mode): the longest measured length and the first OOM length."""
+    summary = []
+    for (label, mode), group in rows.groupby(["label", "mode"], sort=False):
+        ok = group[group["status"] == "ok"].sort_values("seq_len")
+        oom = group[group["status"] == "oom"]["seq_len"]
+        if ok.empty:
+            continue
+        last = ok.iloc[-1]
+        summary.append(
+            {
+                "encoder": label,
+                "mode": mode,
+                "params": int(last["params"]),
+                "seq_len": int(last["seq_len"]),
+                "time_ms_median": float(last["time_ms_median"]),
+                "peak_mem_mb": float(last["peak_mem_mb"]),
+                "oom_at": int(oom.min()) if not oom.empty else "",
+            }
+        )
+    return summary

@@ -1,13 +1,17 @@
-"""Figures in the papers' style: a metric vs sequence length, one line per encoder.
+"""Figures in the papers' style: a metric vs sequence length, one line per encoder variant.
 
 Bi-BloSAN Fig. 6 (a) inference time, (b) memory; MTSA Fig. 1 (a) memory, (b) time. Every
-encoder keeps its colour and marker in all figures; an ``x`` at the length that ran out of
-memory, drawn at the height of the encoder's last measured value, ends its line.
+encoder keeps its colour and marker in all figures. Memory: measured points are filled and joined
+by solid lines, memory predicted on meta tensors is dashed with hollow markers, so the memory
+figures span the predicted lengths (the papers' 16..384) even where nothing was measured. Time:
+the median with error bars over the interquartile range; a point whose IQR exceeds a quarter of
+its median (``noisy``) is hollow. An ``x`` at the first length that ran out of memory, drawn at
+the height of the encoder's last measured value, ends its line.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import matplotlib
 
@@ -28,75 +32,149 @@ KNOWN_ORDER = (
     "mtsa",
     "mpsan",
 )
+# Distinct hues, no light/dark pairs: tab10, then the dark qualitative set.
+COLOURS = (*plt.get_cmap("tab10").colors, *plt.get_cmap("Dark2").colors)
 MARKERS = ("o", "s", "^", "v", "D", "P", "*", "X", "h", "<", ">", "p", "d", "8")
 METRICS = {
     "time_ms_median": ("time per step (ms)", "time"),
     "peak_mem_mb": ("peak memory (MB)", "memory"),
 }
 MODE_TITLES = {"infer": "inference", "train": "training (forward + backward)"}
+# A memory axis turns logarithmic when the largest value exceeds the smallest by this factor.
+LOG_SPREAD = 30.0
 
 
-def styles(encoders: list[str]) -> dict[str, dict[str, object]]:
-    """Colour and marker per encoder, stable across figures and reports."""
-    ordered = [e for e in KNOWN_ORDER if e in encoders]
-    ordered += sorted(e for e in encoders if e not in KNOWN_ORDER)
-    colours = plt.get_cmap("tab20").colors
+def styles(labels: list[str]) -> dict[str, dict[str, object]]:
+    """Colour and marker per encoder variant, stable across figures and reports."""
+
+    def order(label: str) -> tuple[int, str]:
+        base = label.split(":")[0]
+        rank = KNOWN_ORDER.index(base) if base in KNOWN_ORDER else len(KNOWN_ORDER)
+        return rank, label
+
+    ordered = sorted(set(labels), key=order)
     return {
-        name: {"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)]}
-        for i, name in enumerate(ordered)
+        label: {"color": COLOURS[i % len(COLOURS)], "marker": MARKERS[i % len(MARKERS)]}
+        for i, label in enumerate(ordered)
     }
 
 
-def plot_metric(
-    rows: pd.DataFrame, mode: str, metric: str, style: dict[str, dict[str, object]]
-) -> plt.Figure:
-    label, _ = METRICS[metric]
-    figure, axes = plt.subplots(figsize=(6.4, 4.4))
-    chosen = rows[rows["mode"] == mode]
-    oom_marked = False
-    for encoder in style:
-        group = chosen[chosen["encoder"] == encoder].sort_values("seq_len")
-        ok = group[group["status"] == "ok"]
-        if group.empty:
-            continue
-        axes.plot(ok["seq_len"], ok[metric], label=encoder, markersize=4, **style[encoder])
-        oom = group[group["status"] == "oom"]
-        if not oom.empty and not ok.empty:
-            axes.plot(
-                oom["seq_len"].min(),
-                ok[metric].iloc[-1],
-                marker="x",
-                markersize=10,
-                markeredgewidth=2.5,
-                color=style[encoder]["color"],
-                linestyle="none",
-            )
-            oom_marked = True
-    first = chosen.iloc[0] if not chosen.empty else None
+def _title(axes: plt.Axes, rows: pd.DataFrame, mode: str) -> None:
+    first = rows.iloc[0] if not rows.empty else None
     shape = f"batch {first['batch_size']}, dim {first['dim']}, " if first is not None else ""
     device = f"{first['device']} {first['dtype']}" if first is not None else ""
     axes.set_title(f"{MODE_TITLES.get(mode, mode)}: {shape}{device}", fontsize=10)
     axes.set_xlabel("sequence length")
-    axes.set_ylabel(label)
     axes.grid(alpha=0.3)
+
+
+def _mark_oom(axes: plt.Axes, group: pd.DataFrame, column: str, colour: object) -> bool:
+    ok = group[group["status"] == "ok"]
+    oom = group[group["status"] == "oom"]
+    if oom.empty or ok.empty:
+        return False
+    axes.plot(
+        oom["seq_len"].min(),
+        ok[column].iloc[-1],
+        marker="x",
+        markersize=10,
+        markeredgewidth=2.5,
+        color=colour,
+        linestyle="none",
+    )
+    return True
+
+
+def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object]]) -> plt.Figure:
+    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    chosen = rows[rows["mode"] == mode]
+    oom_marked = False
+    for label, look in style.items():
+        group = chosen[chosen["label"] == label].sort_values("seq_len")
+        if group.empty:
+            continue
+        ok = group[group["status"] == "ok"]
+        colour, marker = look["color"], look["marker"]
+        axes.plot(ok["seq_len"], ok["peak_mem_mb"], color=colour, marker=marker, markersize=4)
+        predicted = group.dropna(subset=["peak_mem_mb_predicted"])
+        axes.plot(
+            predicted["seq_len"],
+            predicted["peak_mem_mb_predicted"],
+            color=colour,
+            marker=marker,
+            markersize=4,
+            markerfacecolor="none",
+            linestyle="--",
+            linewidth=1,
+        )
+        axes.plot([], [], color=colour, marker=marker, label=label)
+        oom_marked |= _mark_oom(axes, group, "peak_mem_mb", colour)
+    _title(axes, chosen, mode)
+    values = pd.concat([chosen["peak_mem_mb"], chosen["peak_mem_mb_predicted"]]).dropna()
+    values = values[values > 0]
+    if not values.empty and values.max() > LOG_SPREAD * values.min():
+        axes.set_yscale("log")
+    axes.set_ylabel(
+        METRICS["peak_mem_mb"][0] + (", log scale" if axes.get_yscale() == "log" else "")
+    )
+    axes.plot([], [], "k-", label="measured")
+    axes.plot([], [], "k--", marker="o", markerfacecolor="none", label="predicted (meta tensors)")
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
-    axes.legend(fontsize=8, ncol=2)
+    axes.legend(fontsize=7, ncol=2)
     figure.tight_layout()
     return figure
 
 
-def write_figures(rows: pd.DataFrame, folder: Path) -> list[dict[str, str]]:
-    """PNG + SVG per (mode, metric); returns [{"title", "png", "svg"}] relative to ``folder``."""
-    style = styles(sorted(rows["encoder"].unique()))
-    written = []
+def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object]]) -> plt.Figure:
+    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    chosen = rows[rows["mode"] == mode]
+    oom_marked = noisy_drawn = False
+    for label, look in style.items():
+        group = chosen[chosen["label"] == label].sort_values("seq_len")
+        ok = group[group["status"] == "ok"]
+        if ok.empty:
+            continue
+        colour, marker = look["color"], look["marker"]
+        axes.errorbar(
+            ok["seq_len"],
+            ok["time_ms_median"],
+            yerr=ok["time_ms_iqr"].fillna(0) / 2,
+            color=colour,
+            marker=marker,
+            markersize=4,
+            capsize=2,
+            label=label,
+        )
+        noisy = ok[ok["noisy"]]
+        if not noisy.empty:
+            axes.plot(
+                noisy["seq_len"],
+                noisy["time_ms_median"],
+                linestyle="none",
+                marker=marker,
+                markersize=7,
+                markerfacecolor="white",
+                color=colour,
+            )
+            noisy_drawn = True
+        oom_marked |= _mark_oom(axes, group, "time_ms_median", colour)
+    _title(axes, chosen, mode)
+    axes.set_ylabel(METRICS["time_ms_median"][0] + ", median ± IQR/2")
+    if noisy_drawn:
+        axes.plot([], [], "ko", markerfacecolor="white", label="noisy: IQR > 25% of median")
+    if oom_marked:
+        axes.plot([], [], "kx", markersize=8, label="out of memory")
+    axes.legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    return figure
+
+
+def figures(rows: pd.DataFrame) -> Iterator[tuple[str, str, plt.Figure]]:
+    """(file stem, title, figure) per mode: memory, then time when anything was timed."""
+    style = styles(list(rows["label"].unique()))
     for mode in [m for m in MODE_TITLES if m in set(rows["mode"])]:
-        for metric, (label, short) in METRICS.items():
-            figure = plot_metric(rows, mode, metric, style)
-            stem = f"{short}_{mode}"
-            for suffix in ("png", "svg"):
-                figure.savefig(folder / f"{stem}.{suffix}", dpi=150)
-            plt.close(figure)
-            title = f"{label.split(' (')[0].capitalize()} vs length, {MODE_TITLES[mode]}"
-            written.append({"title": title, "png": f"{stem}.png", "svg": f"{stem}.svg"})
-    return written
+        title = MODE_TITLES[mode]
+        yield f"memory_{mode}", f"Peak memory vs length, {title}", memory_figure(rows, mode, style)
+        if (rows[rows["mode"] == mode]["status"] == "ok").any():
+            yield f"time_{mode}", f"Time vs length, {title}", time_figure(rows, mode, style)

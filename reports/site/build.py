@@ -58,3 +58,12 @@ def build_site(paths: list[Path], out: Path, command: str = "") -> Path:
         kinds=("profile", "suite", "study", "fit"),
         files=[],
     )
+
+
+def build_profile_report(run_dir: Path) -> Path:
+    """The report ``sanbench profile`` writes after a sweep: the site of that one run in
+    ``run_dir/report``; returns the profile page's path."""
+    run_dir = Path(run_dir)
+    build_site([run_dir], run_dir / "report", f"sanbench report {run_dir} --out {run_dir}/report")
+    (run,) = discover([run_dir])
+    return run_dir / "report" / run.slug / "index.html"

@@ -16,10 +16,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from reports.profile.data import ProfileRun, load_run
+from reports.profile.data import ProfileRun, environment, load_run
 from reports.profile.figures import METRICS, MODE_TITLES, styles
 from reports.profile.growth import growth_table
-from reports.profile.render import environment
 from reports.site.discover import Run
 from reports.site.render import Page, render, save_figure
 
@@ -41,11 +40,11 @@ def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
 
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
-    style = styles(sorted(set().union(*(set(r.rows["encoder"]) for r in runs))))
+    style = styles(sorted(set().union(*(set(r.rows["label"]) for r in runs))))
     figure, axes = plt.subplots(figsize=(6.8, 4.6))
     for index, run in enumerate(runs):
         ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == "ok")]
-        for encoder, group in ok.groupby("encoder"):
+        for encoder, group in ok.groupby("label"):
             group = group.sort_values("seq_len")
             axes.plot(
                 group["seq_len"],
@@ -69,11 +68,13 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
 
 def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
     """other / base per (encoder, mode, seq_len) both measured: time_ratio, memory_ratio."""
-    key = ["encoder", "mode", "seq_len"]
+    key = ["label", "mode", "seq_len"]
     cols = ["time_ms_median", "peak_mem_mb"]
     left = base[base["status"] == "ok"][key + cols]
     right = other[other["status"] == "ok"][key + cols]
     both = left.merge(right, on=key, suffixes=("_base", "_other"))
+    both = both.rename(columns={"label": "encoder"})
+    key = ["encoder", "mode", "seq_len"]
     with np.errstate(divide="ignore", invalid="ignore"):
         both["time_ratio"] = both["time_ms_median_other"] / both["time_ms_median_base"]
         both["memory_ratio"] = both["peak_mem_mb_other"] / both["peak_mem_mb_base"]

@@ -1,18 +1,22 @@
-"""A profile sweep's page: time and memory vs length (Bi-BloSAN Fig. 6, MTSA Fig. 1(a)(b)).
-
-Figures, growth exponents and the longest-length summary come from ``reports.profile``.
-"""
+"""A profile sweep's page: time and memory vs length (Bi-BloSAN Fig. 6, MTSA Fig. 1(a)(b)),
+predicted vs measured memory, the longest length that fits a GPU, growth exponents and the
+papers' efficiency claims beside our numbers. The one renderer of profile runs: ``sanbench
+profile`` builds its report through ``reports.site.build_site`` too."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
-from reports.profile.data import CSV_NAME, load_run
-from reports.profile.figures import write_figures
-from reports.profile.growth import growth_table
-from reports.profile.render import environment, longest_points
+from reports.profile.claims import papers_claims
+from reports.profile.data import CSV_NAME, environment, load_run, longest_points
+from reports.profile.figures import figures
+from reports.profile.growth import MIN_R2, growth_table
+from reports.profile.tables import BUDGETS_GB, longest_fitting, prediction_errors
 from reports.site.discover import MANIFEST, Run
-from reports.site.render import Page, copy_data, render_run_page
+from reports.site.render import Page, copy_data, render_run_page, save_figure
+
+STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error")
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -22,15 +26,23 @@ def build(run: Run, page_dir: Path) -> Page:
     counts = rows["status"].value_counts()
     env = environment(profile)
     title = f"Profile {run.name}"
+    errors = prediction_errors(rows)
     render_run_page(
         "profile.html.j2",
         page_dir,
         run,
         title,
         env,
-        counts={s: int(counts.get(s, 0)) for s in ("ok", "oom", "skipped_oom", "error")},
-        figures=write_figures(rows, page_dir),
+        counts={s: int(counts.get(s, 0)) for s in STATUSES},
+        noisy=int(rows["noisy"].sum()),
+        figures=[save_figure(f, page_dir, stem, t) for stem, t, f in figures(rows)],
         growth=growth_table(rows).to_dict("records"),
+        min_r2=MIN_R2,
+        errors=errors.to_dict("records"),
+        worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
+        fitting=longest_fitting(rows),
+        budgets=[f"{b} GB" for b in BUDGETS_GB],
+        claims=[asdict(c) for c in papers_claims(rows)],
         summary=longest_points(rows),
         files=copy_data(run.folder, [CSV_NAME, MANIFEST], page_dir),
     )
@@ -41,7 +53,7 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         str(run.folder),
         {
-            "encoders": str(rows["encoder"].nunique()),
+            "encoders": str(rows["label"].nunique()),
             "lengths": f"{lengths[0]}–{lengths[-1]}" if lengths else "",
             "device": env.get("device_name") or env.get("device", ""),
             "dtype": env.get("dtype", ""),

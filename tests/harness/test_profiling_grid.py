@@ -7,7 +7,13 @@ import torch
 
 from harness.profiling import allocator, grid
 from harness.profiling.measure import Point, is_oom, live_bytes
-from harness.profiling.sweep import COLUMNS, SweepConfig, check_compatible, make_row
+from harness.profiling.sweep import (
+    COLUMNS,
+    ENV_COLUMNS,
+    SweepConfig,
+    check_compatible,
+    make_row,
+)
 
 
 def test_parse_lengths_ranges_lists_and_errors() -> None:
@@ -19,17 +25,47 @@ def test_parse_lengths_ranges_lists_and_errors() -> None:
             grid.parse_lengths(bad)
 
 
+def names(specs: list[grid.EncoderSpec]) -> list[str]:
+    return [spec.label for spec in specs]
+
+
 def test_select_encoders_defaults_all_and_unknown() -> None:
     registered = ["disan", "bi_blosan", "extra"]
     chosen, missing = grid.select_encoders(None, registered)
-    assert chosen == ["disan", "bi_blosan"]
-    assert "mtsa" in missing and "extra" not in chosen
-    assert grid.select_encoders("all", registered) == (registered, [])
+    assert names(chosen) == ["disan", "bi_blosan"]
+    assert "mtsa" in missing and "extra" not in names(chosen)
+    everything, missing = grid.select_encoders("all", registered)
+    assert names(everything) == registered and missing == []
     with pytest.raises(ValueError, match="nope"):
         grid.select_encoders("disan,nope", registered)
     assert grid.parse_names("train,infer", grid.MODES, "--modes") == ["train", "infer"]
     with pytest.raises(ValueError, match="--modes"):
         grid.parse_names("eval", grid.MODES, "--modes")
+
+
+def test_encoder_variants_parse_options_as_yaml_scalars() -> None:
+    specs, _ = grid.select_encoders(
+        "disan,disan:attention_impl=chunked:chunk_size=16,bi_blosan:dropout=0.1",
+        ["disan", "bi_blosan"],
+    )
+    assert names(specs) == [
+        "disan",
+        "disan:attention_impl=chunked:chunk_size=16",
+        "bi_blosan:dropout=0.1",
+    ]
+    assert specs[1].kwargs() == {"attention_impl": "chunked", "chunk_size": 16}
+    assert specs[2].kwargs() == {"dropout": 0.1} and specs[0].options_text == ""
+    for bad in ("disan:chunked", "disan:=3", "disan:a="):
+        with pytest.raises(ValueError, match="KEY=VALUE"):
+            grid.select_encoders(bad, ["disan"])
+
+
+def test_quick_preset_measures_short_and_predicts_the_papers_range() -> None:
+    quick = grid.PRESETS["quick"]
+    assert grid.parse_lengths(quick.lengths) == [16, 32, 64]
+    predicted = grid.parse_lengths(quick.predict_lengths)
+    assert predicted[0] == 16 and predicted[-1] == 384  # Bi-BloSAN Fig. 6, MTSA Fig. 1 axes
+    assert quick.repeats >= 3
 
 
 def test_preload_env_sets_and_clears_jemalloc() -> None:
@@ -59,14 +95,14 @@ def test_live_bytes_counts_shared_storage_once() -> None:
 
 def config(**overrides: object) -> SweepConfig:
     values = dict(
-        encoders=("a",),
+        encoders=(grid.EncoderSpec("a"),),
         lengths=(8,),
         modes=("infer",),
         batch_size=2,
         dim=4,
         device="cpu",
         dtype="fp32",
-        repeats=1,
+        repeats=3,
         max_memory_mb=None,
         allocator="glibc",
         preload=None,
@@ -74,7 +110,7 @@ def config(**overrides: object) -> SweepConfig:
     return SweepConfig(**{**values, **overrides})
 
 
-ENV = dict.fromkeys(("device_name", "torch", "cuda", "python", "threads", "commit"), "x")
+ENV = dict.fromkeys(ENV_COLUMNS, "x")
 
 
 def test_make_row_has_every_column_in_order() -> None:
@@ -83,16 +119,32 @@ def test_make_row_has_every_column_in_order() -> None:
         config(),
         {**ENV, "allocator": "glibc"},
         {"status": "oom", "message": "no memory"},
+        None,
     )
     assert tuple(row) == COLUMNS
     assert row["status"] == "oom" and row["time_ms_median"] == "" and row["seq_len"] == 8
+    assert row["options"] == "" and row["peak_mem_mb_predicted"] == ""
+    assert float(row["load_avg_1m"]) >= 0 and row["compile"] == "False"
+
+
+def test_points_measure_the_lengths_and_predict_the_rest() -> None:
+    both = config(lengths=(8, 16), predict_lengths=(8, 16, 32, 64))
+    assert [p.seq_len for p in both.measured_points()] == [8, 16]
+    assert [p.seq_len for p in both.points()] == [8, 16, 32, 64]
+    only = config(lengths=(8,), predict_lengths=(32,), predict_only=True)
+    assert only.measured_points() == [] and [p.seq_len for p in only.points()] == [32]
+    assert [p.seq_len for p in config(predict_lengths=(32,), dtype="bf16").points()] == [8]
 
 
 def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
-    rows = [
-        {"device": "cpu", "dtype": "fp32", "batch_size": "2", "dim": "4", "allocator": "jemalloc"}
-    ]
+    recorded = {"device": "cpu", "dtype": "fp32", "batch_size": "2", "dim": "4"}
+    recorded |= {"allocator": "jemalloc", "compile": "False"}
+    rows = [{**dict.fromkeys(COLUMNS, ""), **recorded}]
     check_compatible(rows, config(allocator="jemalloc"), tmp_path)
+    with pytest.raises(ValueError, match="compile=False"):
+        check_compatible(rows, config(allocator="jemalloc", compile=True), tmp_path)
+    with pytest.raises(ValueError, match="older sanbench"):
+        check_compatible([recorded], config(allocator="jemalloc"), tmp_path)
     with pytest.raises(ValueError, match=r"allocator=jemalloc.*--allocator jemalloc"):
         check_compatible(rows, config(allocator="glibc"), tmp_path)
     with pytest.raises(ValueError, match="batch_size=2"):

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from reports.profile import build_report
-from reports.profile.__main__ import main
+from reports.cli import add_arguments, run
+from reports.profile.claims import MTSA_TABLE1_MB, papers_claims, ratio_agrees
+from reports.profile.data import load_run
 from reports.profile.growth import fit_loglog, growth_table
+from reports.profile.tables import longest_fitting, prediction_errors
+from reports.site import build_profile_report
 
 LENGTHS = (16, 32, 48, 64)
 
@@ -37,6 +41,10 @@ def fixture_rows() -> pd.DataFrame:
                         "time_ms_iqr": 0.1 if value else None,
                         "peak_mem_mb": value,
                         "params": 1000,
+                        "peak_mem_mb_predicted": float(seq_len**power) * 1.02,
+                        "noisy": (encoder, seq_len) == ("lin", 32),
+                        "options": "",
+                        "load_avg_1m": 0.5,
                         "flops": 10**9,
                         "allocator": "jemalloc",
                         "torch": "2.x",
@@ -46,7 +54,18 @@ def fixture_rows() -> pd.DataFrame:
                         else "",
                     }
                 )
-    return pd.DataFrame(rows)
+    predicted = [
+        {**rows[0], "seq_len": n, "status": "predicted", "time_ms_median": None}
+        | {"time_ms_iqr": None, "peak_mem_mb": None, "peak_mem_mb_predicted": 1.02 * n**2}
+        for n in (128, 256)
+    ]
+    return pd.DataFrame(rows + predicted)
+
+
+def loaded(rows: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    folder.mkdir(exist_ok=True)
+    rows.to_csv(folder / "profile.csv", index=False)
+    return load_run(folder).rows
 
 
 @pytest.fixture
@@ -62,24 +81,39 @@ def run_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_report_renders_figures_table_and_environment(run_dir: Path) -> None:
-    index = build_report(run_dir)
-    page = index.read_text()
+def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
+    page_path = build_profile_report(run_dir)
+    page = page_path.read_text()
+    folder = page_path.parent
     for stem in ("memory_infer", "time_infer", "memory_train", "time_train"):
-        assert (run_dir / f"{stem}.png").stat().st_size > 1000
-        assert (run_dir / f"{stem}.svg").exists()
+        assert (folder / f"{stem}.png").stat().st_size > 1000
+        assert (folder / f"{stem}.svg").exists()
         assert f'src="{stem}.png"' in page
     assert "TestCPU" in page and "jemalloc" in page and "sanbench profile --preset quick" in page
-    assert "2 out of memory" in page
+    assert "2 out of memory" in page and "2 predicted only" in page and "(2 noisy)" in page
+    for heading in ("The papers' claims beside ours", "Longest length that fits", "Predicted vs measured"):
+        assert heading in page
+    assert "Largest error 2.0%" in page and "load average" in page
+    assert (run_dir / "report" / "index.html").exists()
 
 
-def test_growth_table_recovers_synthetic_exponents() -> None:
-    table = growth_table(fixture_rows()).set_index(["encoder", "mode"])
-    assert table.loc[("quad", "train"), "memory_slope"] == pytest.approx(2)
-    assert table.loc[("quad", "train"), "memory_range"] == "16-48"  # fewer than 4: all points
+def test_growth_table_fits_predicted_memory_and_measured_time(tmp_path: Path) -> None:
+    table = growth_table(loaded(fixture_rows(), tmp_path)).set_index(["encoder", "mode"])
+    quad = table.loc[("quad", "infer")]
+    assert quad["memory_source"] == "predicted" and quad["memory_slope"] == pytest.approx(2)
+    assert quad["memory_range"] == "64-256"  # upper half of 6 predicted lengths
+    assert table.loc[("lin", "train"), "memory_slope"] == pytest.approx(1)
     assert table.loc[("lin", "infer"), "time_slope"] == pytest.approx(1)
-    assert table.loc[("lin", "infer"), "memory_r2"] == pytest.approx(1)
-    assert table.loc[("lin", "infer"), "memory_range"] == "48-64"  # upper half of 4 lengths
+    assert table["memory_reliable"].all() and table["time_reliable"].all()
+
+
+def test_fits_with_low_r2_or_negative_slope_are_unreliable() -> None:
+    lengths = np.array([16.0, 32.0, 64.0, 128.0])
+    assert not fit_loglog(lengths, np.array([5.0, 4.0, 3.0, 2.0])).reliable  # negative slope
+    eight = np.arange(1.0, 9.0) * 16  # the upper half: 4 points
+    noisy = fit_loglog(eight, np.array([1, 1, 1, 1, 10.0, 30.0, 9.0, 31.0]))
+    assert noisy.r2 < 0.9 and not noisy.reliable
+    assert noisy.slope > 0 and fit_loglog(lengths, lengths**2).reliable
 
 
 def test_fit_uses_upper_half_and_needs_two_points() -> None:
@@ -89,14 +123,71 @@ def test_fit_uses_upper_half_and_needs_two_points() -> None:
     assert fit_loglog(lengths[:1], lengths[:1]) is None
 
 
+def test_prediction_errors_and_longest_fitting_length(tmp_path: Path) -> None:
+    rows = loaded(fixture_rows(), tmp_path)
+    errors = prediction_errors(rows)
+    assert len(errors) == 14 and errors["error_pct"].round(6).eq(2.0).all()
+    budgets = {(r["encoder"], r["mode"]): r for r in longest_fitting(rows)}
+    # quad infer predicted: 1.02 L^2 MB; 16 GB = 16384 MB < 1.02 * 128^2, so L = 64
+    assert budgets[("quad", "infer")]["16 GB"] == "64"
+    assert budgets[("quad", "infer")]["80 GB"] == "≥ 256"
+    assert budgets[("lin", "train")]["16 GB"] == "≥ 64"
+    tiny = rows.assign(peak_mem_mb_predicted=1e9)
+    assert longest_fitting(tiny)[0]["24 GB"] == "< 16"
+
+
+def claim_rows(tmp_path: Path, memory: dict[str, float], slopes: dict[str, float]) -> pd.DataFrame:
+    rows = []
+    for encoder, at64 in memory.items():
+        for seq_len in (64, 128, 256, 384):
+            value = at64 * (seq_len / 64) ** slopes.get(encoder, 1.0)
+            status = "ok" if seq_len == 64 else "predicted"
+            rows.append(
+                {
+                    **fixture_rows().iloc[0].to_dict(),
+                    "encoder": encoder,
+                    "mode": "train",
+                    "seq_len": seq_len,
+                    "status": status,
+                    "peak_mem_mb": value if status == "ok" else None,
+                    "peak_mem_mb_predicted": value,
+                }
+            )
+    return loaded(pd.DataFrame(rows), tmp_path)
+
+
+def test_papers_claims_compare_ratios_and_exponents(tmp_path: Path) -> None:
+    # ours: the paper's MB except Bi-LSTM 5x too large; DiSAN quadratic, Bi-BloSAN linear
+    memory = {name: float(mb) for name, mb in MTSA_TABLE1_MB.items()} | {"bilstm": 4710.0}
+    rows = claim_rows(tmp_path, memory, {"disan": 2.0, "bi_blosan": 1.0})
+    claims = {c.claim: c for c in papers_claims(rows)}
+    disan = claims["disan uses 6682 MB vs MTSA's 558 MB"]
+    assert disan.paper == "11.97×" and disan.ours == "11.97×" and disan.verdict == "agree"
+    assert "measured" in disan.basis
+    assert claims["bilstm uses 942 MB vs MTSA's 558 MB"].verdict == "disagree"
+    assert claims["bigru uses 810 MB vs MTSA's 558 MB"].verdict == "agree"
+    growth = {c.claim.split()[0]: c for c in papers_claims(rows) if c.paper.startswith("≈")}
+    assert growth["disan"].ours == "2.00" and growth["disan"].verdict == "agree"
+    assert growth["bi_blosan"].ours == "1.00" and growth["bi_blosan"].verdict == "agree"
+    ordering = claims["Bi-BloSAN is more memory-efficient than DiSAN"]
+    assert ordering.verdict == "agree" and "L=384" in ordering.basis
+    assert "predicted" in ordering.basis
+    assert claims["Bi-BloSAN consumes more memory than the RNNs (Bi-LSTM)"].verdict == "disagree"
+    assert ratio_agrees(1.5, 1.0) and not ratio_agrees(0.9, 1.1) and not ratio_agrees(3, 1)
+
+
+def test_claims_without_the_encoders_say_not_measured(tmp_path: Path) -> None:
+    rows = loaded(fixture_rows(), tmp_path)
+    assert {c.verdict for c in papers_claims(rows)} == {"not measured"}
+
+
 def test_bad_run_folder_gives_clear_errors(tmp_path: Path, capsys) -> None:
-    assert main([str(tmp_path)]) == 2
-    assert "profile.csv not found" in capsys.readouterr().err
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert run(parser.parse_args([str(tmp_path), "--out", str(tmp_path / "site")])) == 2
+    assert "no manifest.json" in capsys.readouterr().err
     pd.DataFrame({"encoder": ["x"], "seq_len": [8]}).to_csv(tmp_path / "profile.csv", index=False)
     with pytest.raises(ValueError, match=r"line 1: header lacks columns \['batch_size'"):
-        build_report(tmp_path)
-
-
-def test_main_prints_index_path(run_dir: Path, capsys) -> None:
-    assert main([str(run_dir)]) == 0
-    assert capsys.readouterr().out.strip().endswith("index.html")
+        load_run(tmp_path)

@@ -1,0 +1,161 @@
+"""The papers' efficiency claims, each beside our number from a profile run.
+
+Absolute megabytes are not comparable (the papers measured TensorFlow 1.x on a GTX 1080Ti, whose
+allocator reserves more than the tensors need), so memory claims are compared as ratios between
+encoders and growth claims as log-log exponents. Our memory is the measured peak where the run
+measured the point, else the meta-tensor prediction; each row says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from reports.profile.growth import fit_loglog
+
+# MTSA Table 1, "Memory": training memory on synthetic data, L=64, batch 64 (MB). The rows are
+# context-fusion modules with a source2token layer on top, i.e. our sentence encoders.
+MTSA_TABLE1_MB = {
+    "bilstm": 942,
+    "bigru": 810,
+    "multi_cnn": 208,
+    "hrchy_cnn": 309,
+    "multi_head": 466,
+    "disan": 6682,  # "DiSA"
+    "bi_blosan": 1600,  # "Bi-BloSA"
+    "mtsa": 558,
+}
+# A ratio agrees when ours is within this factor of the paper's, on the same side of 1.
+RATIO_TOLERANCE = 2.0
+QUADRATIC_MIN, LINEAR_MAX = 1.7, 1.3
+
+
+@dataclass(frozen=True)
+class Claim:
+    source: str
+    claim: str
+    paper: str
+    ours: str
+    basis: str
+    verdict: str  # "agree", "disagree" or "not measured"
+
+
+def memory_at(
+    rows: pd.DataFrame, encoder: str, mode: str, seq_len: int
+) -> tuple[float, str] | None:
+    """(MB, "measured"|"predicted") of a default-options encoder at one point."""
+    point = rows[(rows["label"] == encoder) & (rows["mode"] == mode) & (rows["seq_len"] == seq_len)]
+    if point.empty:
+        return None
+    row = point.iloc[0]
+    if row["status"] == "ok" and pd.notna(row["peak_mem_mb"]):
+        return float(row["peak_mem_mb"]), "measured"
+    if pd.notna(row["peak_mem_mb_predicted"]):
+        return float(row["peak_mem_mb_predicted"]), "predicted"
+    return None
+
+
+def ratio_agrees(ours: float, paper: float) -> bool:
+    same_side = (ours >= 1) == (paper >= 1)
+    return same_side and 1 / RATIO_TOLERANCE <= ours / paper <= RATIO_TOLERANCE
+
+
+def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
+    """Each encoder's training memory relative to MTSA's at L=64 (MTSA Table 1)."""
+    claims = []
+    reference = memory_at(rows, "mtsa", "train", 64)
+    for encoder, paper_mb in MTSA_TABLE1_MB.items():
+        if encoder == "mtsa":
+            continue
+        paper_ratio = paper_mb / MTSA_TABLE1_MB["mtsa"]
+        ours = memory_at(rows, encoder, "train", 64)
+        text = f"{encoder} uses {paper_mb} MB vs MTSA's {MTSA_TABLE1_MB['mtsa']} MB"
+        if ours is None or reference is None:
+            claims.append(
+                Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", "–", "", "not measured")
+            )
+            continue
+        ratio = ours[0] / reference[0]
+        basis = f"{ours[1]} {ours[0]:.0f} MB / {reference[1]} {reference[0]:.0f} MB"
+        verdict = "agree" if ratio_agrees(ratio, paper_ratio) else "disagree"
+        claims.append(
+            Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", f"{ratio:.2f}×", basis, verdict)
+        )
+    return claims
+
+
+def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, str] | None:
+    """Memory growth exponent over the upper half of the lengths (predicted where present)."""
+    group = rows[(rows["label"] == encoder) & (rows["mode"] == mode)]
+    predicted = group.dropna(subset=["peak_mem_mb_predicted"])
+    column, points = "peak_mem_mb_predicted", predicted
+    if len(predicted) < 2:
+        column, points = "peak_mem_mb", group[group["status"] == "ok"]
+    fit = fit_loglog(points["seq_len"].to_numpy(float), points[column].to_numpy(float))
+    if fit is None:
+        return None
+    source = "predicted" if column == "peak_mem_mb_predicted" else "measured"
+    return fit.slope, f"{source}, L={fit.lengths[0]}–{fit.lengths[1]}, R² {fit.r2:.3f}"
+
+
+def growth_claims(rows: pd.DataFrame) -> list[Claim]:
+    """DiSAN's quadratic and Bi-BloSAN's near-linear memory growth (Bi-BloSAN Sec. 4.5)."""
+    wanted = (
+        ("disan", "grows explosively (quadratic: [B, L, L, d] scores)", "≈ 2", QUADRATIC_MIN, None),
+        ("bi_blosan", "grows nearly linearly", "≈ 1", None, LINEAR_MAX),
+    )
+    claims = []
+    for encoder, text, paper, low, high in wanted:
+        found = exponent(rows, encoder, "train")
+        claim = f"{encoder} training memory {text}"
+        if found is None:
+            claims.append(
+                Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, "–", "", "not measured")
+            )
+            continue
+        slope, basis = found
+        agree = (low is None or slope >= low) and (high is None or slope <= high)
+        verdict = "agree" if agree else "disagree"
+        claims.append(
+            Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, f"{slope:.2f}", basis, verdict)
+        )
+    return claims
+
+
+def ordering_claims(rows: pd.DataFrame) -> list[Claim]:
+    """Bi-BloSAN Sec. 4.5's orderings of training memory at the longest common length."""
+    pairs = (
+        ("bi_blosan", "disan", "Bi-BloSAN is more memory-efficient than DiSAN"),
+        ("multi_head", "bi_blosan", "multi-head attention needs less memory than Bi-BloSAN"),
+        ("multi_head", "disan", "multi-head attention needs less memory than DiSAN"),
+        ("bilstm", "bi_blosan", "Bi-BloSAN consumes more memory than the RNNs (Bi-LSTM)"),
+    )
+    claims = []
+    for smaller, larger, text in pairs:
+        lengths = set(rows[rows["label"] == smaller]["seq_len"]) & set(
+            rows[rows["label"] == larger]["seq_len"]
+        )
+        found = None
+        for seq_len in sorted(lengths, reverse=True):
+            a, b = (
+                memory_at(rows, smaller, "train", seq_len),
+                memory_at(rows, larger, "train", seq_len),
+            )
+            if a and b:
+                found = seq_len, a, b
+                break
+        if found is None:
+            claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", "–", "", "not measured"))
+            continue
+        seq_len, a, b = found
+        ratio = a[0] / b[0]
+        basis = f"L={seq_len}: {smaller} {a[1]} {a[0]:.0f} MB / {larger} {b[1]} {b[0]:.0f} MB"
+        verdict = "agree" if ratio < 1 else "disagree"
+        claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", f"{ratio:.2f}×", basis, verdict))
+    return claims
+
+
+def papers_claims(rows: pd.DataFrame) -> list[Claim]:
+    """Every claim this run can speak to (default-options encoders only)."""
+    return [*mtsa_table1(rows), *growth_claims(rows), *ordering_claims(rows)]
