@@ -17,10 +17,11 @@ from encoders.layers.masking import direction_mask, masked_softmax
 from encoders.layers.source2token import Source2Token
 
 
-def block_length(n: int) -> int:
+def block_length(n: float) -> int:
     """Appendix A, Eq. 19: memory r^2 * n/r + (n/r)^2 is minimal at r = cbrt(2n); returns ceil.
 
-    Computed in integers (the smallest r with r^3 >= 2n) so that exact cubes are not rounded up.
+    ``n`` is the (expected longest) sentence length, an integer or Eq. 23's real-valued bound.
+    Computed as the smallest integer r with r^3 >= 2n, so exact cubes are not rounded up.
     """
     target = 2 * max(n, 1)
     r = max(1, round(target ** (1 / 3)))
