@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
 from encoders.layers.source2token import Source2Token
@@ -46,9 +47,9 @@ class BiBloSAN(Encoder):
         self.output_dim = 2 * hidden_dim
         self.block_len = block_len
         self.dropout = nn.Dropout(dropout)
-        self.fc = nn.ModuleList(
-            nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS
-        )  # untied, one per direction
+        self.fc = glorot_(
+            nn.ModuleList(nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS)
+        )  # untied, one per direction; Glorot weights, zero biases (Sec. 4.1)
         self.mblosa = nn.ModuleList(
             MaskedBlockSelfAttention(hidden_dim, name, use_local, use_global) for name in DIRS
         )
