@@ -60,3 +60,10 @@ def test_dropout_acts_in_train_mode_only(name: str) -> None:
     assert not torch.allclose(first, second)
     encoder.eval()
     assert torch.equal(encoder(x, mask).pooled, encoder(x, mask).pooled)
+
+
+def test_multi_head_attention_dropout_is_the_snli_keep_probability() -> None:
+    """Bi-BloSAN Sec. 4.1's keep probability 0.75 "in all models"; the authors' baseline code
+    applies it to the attention probabilities as well (docs/encoders.md, multi-head)."""
+    encoder = build_encoder("multi_head", input_dim=8, hidden_dim=8)
+    assert encoder.attn_dropout == pytest.approx(1 - SNLI_KEEP)
