@@ -7,12 +7,19 @@ out = enc(x, mask)  # x [B, L, input_dim], mask bool [B, L] -> out.tokens, out.p
 
 from encoders import _catalog  # noqa: F401  (imports every encoder module so they register)
 from encoders.base import Encoder, EncoderOutput
-from encoders.registry import build_encoder, encoder_entry, list_encoders, register_encoder
+from encoders.registry import (
+    build_encoder,
+    builder_accepts,
+    encoder_entry,
+    list_encoders,
+    register_encoder,
+)
 
 __all__ = [
     "Encoder",
     "EncoderOutput",
     "build_encoder",
+    "builder_accepts",
     "encoder_entry",
     "list_encoders",
     "register_encoder",

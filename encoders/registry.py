@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -49,3 +50,8 @@ def encoder_entry(name: str) -> EncoderEntry:
 def build_encoder(name: str, input_dim: int = 300, **overrides: Any) -> Encoder:
     """Build encoder ``name`` for ``input_dim``-d inputs; keyword overrides go to its builder."""
     return encoder_entry(name).builder(input_dim=input_dim, **overrides)
+
+
+def builder_accepts(name: str, option: str) -> bool:
+    """Whether encoder ``name``'s builder takes the keyword ``option`` (e.g. ``block_len``)."""
+    return option in inspect.signature(encoder_entry(name).builder).parameters

@@ -13,14 +13,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoders.layers.init import glorot_
 from encoders.layers.masking import direction_mask, masked_softmax
 from encoders.layers.source2token import Source2Token
 
 
-def block_length(n: int) -> int:
+def block_length(n: float) -> int:
     """Appendix A, Eq. 19: memory r^2 * n/r + (n/r)^2 is minimal at r = cbrt(2n); returns ceil.
 
-    Computed in integers (the smallest r with r^3 >= 2n) so that exact cubes are not rounded up.
+    ``n`` is the (expected longest) sentence length, an integer or Eq. 23's real-valued bound.
+    Computed as the smallest integer r with r^3 >= 2n, so exact cubes are not rounded up.
     """
     target = 2 * max(n, 1)
     r = max(1, round(target ** (1 / 3)))
@@ -44,6 +46,7 @@ class MaskedSelfAttention(nn.Module):
         self.key = nn.Linear(dim, dim, bias=False)  # W^(1)
         self.query = nn.Linear(dim, dim)  # W^(2) and b^(1)
         self.scale = scale
+        glorot_(self)  # W^(1), W^(2) Glorot-uniform, b^(1) zero (Sec. 4.1)
 
     def forward(self, x: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
         """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d]."""
@@ -105,6 +108,28 @@ class MaskedBlockSelfAttention(nn.Module):
         token_inputs = 2 * dim if use_local else dim
         self.fusion_tokens = nn.Linear(token_inputs, 2 * dim)  # [x; h]-columns, b^(f1), b^(f2)
         self.activation = activation()
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Glorot-uniform per matrix of the paper, zero biases (Sec. 4.1): W^(g1) and W^(g2) of
+        Eq. 14 each d x d; W^(f1) and W^(f2) of Eq. 16-17 each d x |[x; h; E]|, whose columns are
+        split between ``fusion_tokens`` and ``fusion_global``. The intra-/inter-block attention
+        and the block source2token initialise themselves."""
+        dim = self.fusion_tokens.out_features // 2
+        token_inputs = self.fusion_tokens.in_features
+        with torch.no_grad():
+            nn.init.zeros_(self.fusion_tokens.bias)
+            for half in range(2):  # rows of W^(f1) (candidate F), then of W^(f2) (gate G)
+                rows = slice(half * dim, (half + 1) * dim)
+                columns = token_inputs + (dim if self.use_global else 0)
+                matrix = nn.init.xavier_uniform_(torch.empty(dim, columns))
+                self.fusion_tokens.weight[rows] = matrix[:, :token_inputs]
+                if self.use_global:
+                    self.fusion_global.weight[rows] = matrix[:, token_inputs:]
+            if self.use_global:
+                for matrix in self.inter_gate.weight.split(dim, dim=1):  # W^(g1), W^(g2)
+                    nn.init.xavier_uniform_(matrix)
+                nn.init.zeros_(self.inter_gate.bias)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor, block_len: int) -> torch.Tensor:
         """x [B, n, d], mask bool [B, n] -> u [B, n, d], zeros at padding."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from encoders.layers.init import glorot_
 from encoders.layers.masking import masked_softmax
 
 
@@ -15,7 +16,8 @@ class Source2Token(nn.Module):
     ``activation`` is sigma (ELU in DiSAN / Bi-BloSAN / MTSA). A sentence with no real token
     gets the zero vector. ``dropout`` drops the input of the score path only (the weighted sum
     uses the undropped x), as in the DiSAN authors' ``multi_dimensional_attention``.
-    ``hidden_dim`` is the width of W1 (default: ``dim``, as in the papers).
+    ``hidden_dim`` is the width of W1 (default: ``dim``, as in the papers). W1 and W start
+    Glorot-uniform, b1 and b zero (DiSAN Sec. 5).
     """
 
     def __init__(
@@ -32,6 +34,7 @@ class Source2Token(nn.Module):
         self.hidden = nn.Linear(dim, hidden_dim)
         self.activation = activation()
         self.score = nn.Linear(hidden_dim, dim if multi_dim else 1)
+        glorot_(self)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         scores = self.score(self.activation(self.hidden(self.dropout(x))))  # [B, L, D] or [B, L, 1]

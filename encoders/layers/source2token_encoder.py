@@ -11,7 +11,6 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
-from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.source2token import Source2Token
 
@@ -39,7 +38,6 @@ class Source2TokenEncoder(Encoder):
         self.dropout = nn.Dropout(dropout)
         self.fusion = fusion
         self.source2token = Source2Token(token_dim, activation=activation, dropout=dropout)
-        glorot_(self.source2token)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         tokens = zero_padding(self.fusion(self.dropout(x), mask), mask)

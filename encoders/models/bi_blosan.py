@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
 from encoders.layers.source2token import Source2Token
@@ -13,13 +14,18 @@ from encoders.registry import register_encoder
 
 PAPER = "Bi-BloSAN: Shen et al., ICLR 2018"
 DIRS = ("forward", "backward")
+# r when the caller gives none: Eq. 19 for sentences of up to 32 tokens, what Appendix A's
+# Eq. 23 bound gives for the papers' sentence tasks (TREC: mu 10.2, sigma 3.9, B 32 -> n 20.5).
+DEFAULT_BLOCK_LEN = block_length(32)
 
 
 class BiBloSAN(Encoder):
     """Two untied FC layers x_d = ELU(W_d x + b_d), forward / backward mBloSA, [u_fw; u_bw] tokens,
     and a multi-dimensional source2token attention (Eq. 8) on top for the sentence vector.
 
-    ``block_len`` is r; None picks r = ceil(cbrt(2n)) from the batch's padded length n (App. A).
+    ``block_len`` is r, a property of the model: the same for every batch, so a sentence's output
+    does not depend on how its batch is padded, and saved with the weights (``state_dict`` extra
+    state). Choose it with :func:`block_length` from the data (App. A, Eq. 19-23).
     ``use_local`` / ``use_global`` select the Table 3 ablations (see ``MaskedBlockSelfAttention``).
     Dropout is applied to the encoder input and to [u_fw; u_bw] before the source2token layer.
     """
@@ -29,31 +35,38 @@ class BiBloSAN(Encoder):
         input_dim: int,
         hidden_dim: int,
         dropout: float,
-        block_len: int | None,
+        block_len: int,
         use_local: bool = True,
         use_global: bool = True,
     ):
         super().__init__()
-        if block_len is not None and block_len < 1:
-            raise ValueError(f"block_len must be a positive integer or None, not {block_len}")
+        if block_len < 1:
+            raise ValueError(f"block_len must be a positive integer, not {block_len}")
         self.input_dim = input_dim
         self.token_dim = 2 * hidden_dim
         self.output_dim = 2 * hidden_dim
         self.block_len = block_len
         self.dropout = nn.Dropout(dropout)
-        self.fc = nn.ModuleList(
-            nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS
-        )  # untied, one per direction
+        self.fc = glorot_(
+            nn.ModuleList(nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS)
+        )  # untied, one per direction; Glorot weights, zero biases (Sec. 4.1)
         self.mblosa = nn.ModuleList(
             MaskedBlockSelfAttention(hidden_dim, name, use_local, use_global) for name in DIRS
         )
         self.pool = Source2Token(self.token_dim)
 
+    def get_extra_state(self) -> dict[str, int]:
+        """r travels with the weights, so a checkpoint restores the model it was trained as."""
+        return {"block_len": self.block_len}
+
+    def set_extra_state(self, state: dict[str, int]) -> None:
+        self.block_len = int(state["block_len"])
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
-        r = self.block_len if self.block_len is not None else block_length(x.shape[1])
         x = self.dropout(zero_padding(x, mask))
         directions = [
-            mblosa(fc(x), mask, r) for fc, mblosa in zip(self.fc, self.mblosa, strict=True)
+            mblosa(fc(x), mask, self.block_len)
+            for fc, mblosa in zip(self.fc, self.mblosa, strict=True)
         ]
         tokens = torch.cat(directions, dim=-1)  # mBloSA zeroes padded positions
         pooled = self.pool(self.dropout(tokens), mask)
@@ -62,7 +75,10 @@ class BiBloSAN(Encoder):
 
 @register_encoder("bi_blosan", paper=PAPER + ", Sec. 3")
 def build_bi_blosan(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int = DEFAULT_BLOCK_LEN,
 ) -> Encoder:
     """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
     return BiBloSAN(input_dim, hidden_dim, dropout, block_len)
@@ -70,7 +86,10 @@ def build_bi_blosan(
 
 @register_encoder("bi_blosan_no_local", paper=PAPER + ", Table 3 (w/o Local)")
 def build_bi_blosan_no_local(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int = DEFAULT_BLOCK_LEN,
 ) -> Encoder:
     """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
     return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_local=False)
@@ -78,7 +97,10 @@ def build_bi_blosan_no_local(
 
 @register_encoder("bi_blosan_no_global", paper=PAPER + ", Table 3 (w/o Global)")
 def build_bi_blosan_no_global(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int = DEFAULT_BLOCK_LEN,
 ) -> Encoder:
     """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""
     return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_global=False)

@@ -10,16 +10,18 @@ and s = W_o [H_1; ...; H_h] (Eq. 13). Half the heads use the forward mask, half 
 ``impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
 ``impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
     H = (E_R (v * E_S)) / (E_R E_S)                                  (Appendix A.2)
-two [L, L] x [L, d] matrix products per head. Stabilised as follows (the shifts cancel exactly;
-the floor on E_S is the only approximation):
+two [L, L] x [L, d] matrix products per head. It is exact (to float rounding) for every input:
 * E_R = exp(sigma_t(R_ji) - c_j) with c_j the maximum over the keys query j may attend to. The
   factor exp(-c_j) multiplies every term of row j of both E_R (v * E_S) and E_R E_S, so it
   cancels in the ratio; sigma_t = identity can no longer overflow.
-* E_S = exp(max(S_il - c_l, -60)) with c_l the maximum over the sentence's real tokens: exp(-c_l)
-  multiplies column l of numerator and denominator alike and cancels. The floor keeps every
-  denominator of a query with something to attend to >= e^-60 (its best key has E_R = 1), so
-  neither the ratio nor its gradient can blow up; it changes the result only where a feature's
-  scores spread by more than 60 within one sentence (a softmax weight ratio beyond 1e26).
+* E_S = exp(S_il - c_l) with c_l the maximum over the sentence's real tokens: exp(-c_l) multiplies
+  column l of numerator and denominator alike and cancels. One shift per feature is all a matrix
+  product allows, and it is only safe while a feature's scores spread by at most
+  S2T_SPREAD_LIMIT = 60 within the sentence: then every E_S >= e^-60, so a query's denominator is
+  at least e^-60 (its best key has E_R = 1) and neither the ratio nor its gradient can underflow
+  or overflow in float32 / bf16. A sentence whose scores spread further (a softmax weight ratio
+  beyond 1e26 inside one sentence) is evaluated with the tensor form, which shifts by the maximum
+  over each query's visible keys; the other sentences of the batch keep the matrix products.
 * Disallowed pairs (positional mask, padded keys) are exactly zero; a query with nothing to attend
   to (first token under the forward mask, fully padded rows) has denominator 0 and gets output 0.
 * The ratio is taken in float32 with that guard, so autocast (bf16) outputs stay finite.
@@ -49,14 +51,21 @@ T2T_SCALES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "identity": lambda scores: scores,  # used for SRL (Appendix B)
 }
 IMPLS = ("fast", "tensor")
-S2T_EXP_FLOOR = -60.0  # lower bound of S - max(S) in the fast form (see module docstring)
+S2T_SPREAD_LIMIT = 60.0  # widest source2token spread the fast form takes (module docstring)
 
 
 def _source2token_exp(scores: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
-    """E_S = exp(max(S - max over real tokens, S2T_EXP_FLOOR)) per feature, exactly 0 at padding."""
+    """E_S = exp(S - max over real tokens) per feature, exactly 0 at padding."""
     filled = scores.masked_fill(padded, torch.finfo(scores.dtype).min)
-    shifted = (filled - filled.amax(dim=-2, keepdim=True).detach()).clamp_min(S2T_EXP_FLOOR)
+    shifted = filled - filled.amax(dim=-2, keepdim=True).detach()
     return torch.exp(shifted).masked_fill(padded, 0.0)
+
+
+def _wide_sentences(scores: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
+    """bool [B]: sentences where some head's feature spreads by more than S2T_SPREAD_LIMIT."""
+    high = scores.detach().masked_fill(padded, float("-inf")).amax(dim=-2)  # [h, B, d]
+    low = scores.detach().masked_fill(padded, float("inf")).amin(dim=-2)
+    return ((high - low) > S2T_SPREAD_LIMIT).any(dim=2).any(dim=0)  # padded rows: -inf > 60 False
 
 
 def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Tensor:
@@ -155,9 +164,30 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             hidden = F.elu(torch.baddbmm(self.s2t_b1, source, self.s2t_w1))
             s2t = torch.baddbmm(self.s2t_b2, hidden, self.s2t_w2).view_as(v)
         drop_r, drop_s = self._attention_dropout_masks(v, length)
-        if self.impl == "fast":
-            return self._fast(v, t2t, s2t, blocked, mask, drop_r, drop_s)
-        return self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
+        if self.impl == "tensor":
+            return self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
+        padded = ~mask[None, :, :, None].expand_as(v)  # [h, B, L, d]
+        wide = None if s2t is None else _wide_sentences(s2t, padded)
+        if wide is None or not bool(wide.any()):
+            return self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        return self._split_by_spread(v, t2t, s2t, blocked, padded, drop_r, drop_s, wide=wide)
+
+    def _split_by_spread(self, *per_head: torch.Tensor | None, wide: torch.Tensor) -> torch.Tensor:
+        """Fast form for the sentences within S2T_SPREAD_LIMIT, tensor form for the others.
+
+        ``per_head`` are v, t2t, s2t, blocked, padded, drop_r, drop_s (batch on dim 1, or None).
+        """
+        narrow_rows, wide_rows = (~wide).nonzero()[:, 0], wide.nonzero()[:, 0]
+
+        def rows(index: torch.Tensor) -> list[torch.Tensor | None]:
+            return [None if t is None else t.index_select(1, index) for t in per_head]
+
+        v, t2t, s2t, blocked, padded, drop_r, drop_s = rows(narrow_rows)
+        narrow = self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        v, t2t, s2t, blocked, _, drop_r, drop_s = rows(wide_rows)
+        exact = self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
+        order = torch.cat([narrow_rows, wide_rows]).argsort()
+        return torch.cat([narrow, exact], dim=1).index_select(1, order)
 
     def _attention_dropout_masks(
         self, v: torch.Tensor, length: int
@@ -176,7 +206,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         t2t: torch.Tensor | None,
         s2t: torch.Tensor | None,
         blocked: torch.Tensor,
-        mask: torch.Tensor,
+        padded: torch.Tensor,
         drop_r: torch.Tensor | None,
         drop_s: torch.Tensor | None,
     ) -> torch.Tensor:
@@ -187,7 +217,6 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             filled = t2t.masked_fill(blocked, torch.finfo(t2t.dtype).min)
             peak = filled.amax(dim=-1, keepdim=True).detach()
             e_r, empty = torch.exp(filled - peak), peak == torch.finfo(t2t.dtype).min
-        padded = ~mask[None, :, :, None].expand_as(v)  # [h, B, L, d]
         e_s = (~padded).to(v.dtype) if s2t is None else _source2token_exp(s2t, padded)
         e_x = v * e_s if drop_s is None else v * e_s * drop_s
         numerator = torch.matmul(e_r if drop_r is None else e_r * drop_r, e_x)

@@ -12,7 +12,6 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
-from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.registry import register_encoder
@@ -30,7 +29,7 @@ class WordAttention(Encoder):
         super().__init__()
         self.input_dim = self.token_dim = self.output_dim = input_dim
         self.dropout = nn.Dropout(dropout)
-        self.attention = glorot_(Source2Token(input_dim, multi_dim, nn.ELU, dropout, hidden_dim))
+        self.attention = Source2Token(input_dim, multi_dim, nn.ELU, dropout, hidden_dim)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         tokens = zero_padding(self.dropout(x), mask)

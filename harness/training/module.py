@@ -1,9 +1,10 @@
 """The LightningModule: word embeddings -> one encoder (tied across a pair) -> task head.
 
 Training setup of Bi-BloSAN §4.1/§4.3/§4.4, DiSAN §5 and MTSA App. B: Glorot-initialised
-weight matrices with zero biases, fine-tuned word embeddings, dropout, cross-entropy (or the
-App. C KL divergence for relatedness) plus an L2 penalty gamma/2 * ||W||^2 on weight matrices,
-minimised with Adadelta or Adam.
+weight matrices with zero biases (each encoder initialises itself per matrix of its paper's
+equations; this module initialises only the head), fine-tuned word embeddings, dropout,
+cross-entropy (or the App. C KL divergence for relatedness) plus an L2 penalty
+gamma/2 * ||W||^2 on weight matrices, minimised with Adadelta or Adam.
 """
 
 from __future__ import annotations
@@ -85,7 +86,6 @@ class TaskModule(pl.LightningModule):
         self.head = Classifier(
             FEATURE_FACTOR[kind] * encoder.output_dim, num_classes, head_hidden, dropout, activation
         )
-        glorot_init(self.encoder)
         glorot_init(self.head)
         self.train_metrics = _metrics(kind, num_classes, "train")
         self.val_metrics = _metrics(kind, num_classes, "val")

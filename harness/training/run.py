@@ -33,8 +33,10 @@ from lightning.pytorch.loggers import CSVLogger
 from torch.optim.swa_utils import get_ema_avg_fn
 from torch.utils.data import DataLoader
 
-from encoders import build_encoder
+from encoders import build_encoder, builder_accepts
+from encoders.layers.mblosa import block_length
 from harness.environment import environment
+from harness.studies.appendix_a import expected_max_length
 from harness.training.efficiency import EfficiencyCallback, time_inference
 from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
@@ -173,12 +175,26 @@ def _version_number(path: Path) -> int:
 
 
 def build_module(
-    config: dict[str, Any], encoder: str, embedding_matrix: torch.Tensor, kind: str, classes: int
+    config: dict[str, Any],
+    encoder: str,
+    embedding_matrix: torch.Tensor,
+    kind: str,
+    classes: int,
+    length_stats: dict[str, float] | None = None,
 ) -> TaskModule:
-    """The LightningModule for ``encoder``; ``hidden_dim: null`` keeps the builder's own size."""
+    """The LightningModule for ``encoder``; ``hidden_dim: null`` keeps the builder's own size.
+
+    An encoder with a block length (Bi-BloSAN) gets Appendix A's r from the training lengths'
+    ``length_stats`` (mean, std) and the batch size, unless ``encoder_options`` sets it.
+    """
     options = dict(config["encoder_options"] or {})
     if config["hidden_dim"] is not None:
         options["hidden_dim"] = config["hidden_dim"]
+    if length_stats is not None and builder_accepts(encoder, "block_len"):
+        longest = expected_max_length(
+            length_stats["mean"], length_stats["std"], config["batch_size"]
+        )
+        options.setdefault("block_len", block_length(longest))
     enc = build_encoder(
         encoder, input_dim=int(embedding_matrix.shape[1]), dropout=config["dropout"], **options
     )
@@ -286,7 +302,12 @@ def run_fit(
     datamodule.setup("fit")
     spec = datamodule.task
     module = build_module(
-        config, encoder, torch.as_tensor(datamodule.embedding_matrix), spec.kind, spec.num_classes
+        config,
+        encoder,
+        torch.as_tensor(datamodule.embedding_matrix),
+        spec.kind,
+        spec.num_classes,
+        datamodule.length_stats,
     )
     measured, trainer = fit_datamodule(datamodule, module, config, out_dir, callbacks)
     metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, **measured}

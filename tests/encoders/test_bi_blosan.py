@@ -17,7 +17,7 @@ NAMES = ["bi_blosan", "bi_blosan_no_local", "bi_blosan_no_global"]
 IN, HID = 5, 4
 
 
-def small(name: str, block_len: int | None) -> BiBloSAN:
+def small(name: str, block_len: int) -> BiBloSAN:
     torch.manual_seed(0)
     encoder = build_encoder(name, input_dim=IN, hidden_dim=HID, block_len=block_len)
     assert isinstance(encoder, BiBloSAN)
@@ -155,11 +155,42 @@ def test_block_length_is_ceil_cbrt_2n() -> None:
         assert r**3 >= 2 * n > (r - 1) ** 3
 
 
-def test_block_len_none_uses_the_batch_padded_length() -> None:
-    x, mask = padded(torch.randn(9, IN), 14, seed=0)  # padded n = 14 -> r = ceil(cbrt(28)) = 4
-    auto = small("bi_blosan", None)(x, mask)
-    torch.testing.assert_close(auto.tokens, small("bi_blosan", 4)(x, mask).tokens)
-    assert not torch.allclose(auto.tokens, small("bi_blosan", 3)(x, mask).tokens, atol=1e-4)
+@pytest.mark.parametrize("name", NAMES)
+def test_output_does_not_depend_on_how_the_batch_is_padded(name: str) -> None:
+    """Issue 13: r belongs to the model, so a 5-token sentence gives the same outputs (1e-6)
+    alone and in batches padded to 8, 14 and 32 (r used to follow the padded length)."""
+    torch.manual_seed(0)
+    encoder = build_encoder(name, input_dim=IN, hidden_dim=HID).eval()
+    sentence = torch.randn(5, IN)
+    alone = encoder(sentence[None], torch.ones(1, 5, dtype=torch.bool))
+    for max_len in (8, 14, 32):
+        out = encoder(*padded(sentence, max_len, seed=max_len))
+        torch.testing.assert_close(out.pooled[0], alone.pooled[0], atol=1e-6, rtol=0)
+        torch.testing.assert_close(out.tokens[0, :5], alone.tokens[0], atol=1e-6, rtol=0)
+
+
+def test_default_block_length_is_eq19_for_32_tokens() -> None:
+    """The default r is Appendix A's Eq. 19 for n = 32: cbrt(64) = 4."""
+    assert build_encoder("bi_blosan").block_len == 4
+
+
+def test_block_length_travels_with_the_state_dict() -> None:
+    trained = small("bi_blosan", 3)
+    state = trained.state_dict()
+    assert state["_extra_state"] == {"block_len": 3}
+    restored = small("bi_blosan", 7)
+    restored.load_state_dict(state)
+    assert restored.block_len == 3
+    x, mask = padded(torch.randn(6, IN), 9, seed=0)
+    torch.testing.assert_close(restored(x, mask).pooled, trained(x, mask).pooled)
+
+
+def test_block_length_takes_eq23s_real_valued_bound() -> None:
+    """Appendix A closing formula: r = cbrt(2 (sigma sqrt(2 ln B) + mu)), rounded up."""
+    longest = 3.9 * math.sqrt(2 * math.log(32)) + 10.2  # TREC's training lengths, B = 32
+    assert longest == pytest.approx(20.46, abs=0.01)
+    assert block_length(longest) == 4  # cbrt(40.9) = 3.45
+    assert [block_length(n) for n in (31.9, 32.0, 32.1, 4.0, 4.01)] == [4, 4, 5, 2, 3]
 
 
 def test_padding_blocks_neither_attend_nor_are_attended() -> None:

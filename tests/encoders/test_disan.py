@@ -9,6 +9,9 @@ from torch.nn.functional import elu
 from encoders import build_encoder
 from encoders.models.disan import DiSA, DiSAN, MultiDimToken2Token
 
+# "In experiments, we always set c = 5" (DiSAN Sec. 3.1, after Eq. 15; the paper's line 59 here)
+C = 5.0
+
 # DiSAN's mask rules, written from the paper (Eq. 16-18): token j may attend to token i when...
 RULES = {
     "forward": lambda i, j: i < j,
@@ -28,9 +31,9 @@ def slow_disa(block: DiSA, x: torch.Tensor, length: int) -> torch.Tensor:
         if keys:
             f = torch.stack(
                 [
-                    att.c
+                    C
                     * torch.tanh(
-                        (att.key.weight @ h[i] + att.query.weight @ h[j] + att.query.bias) / att.c
+                        (att.key.weight @ h[i] + att.query.weight @ h[j] + att.query.bias) / C
                     )
                     for i in keys
                 ]

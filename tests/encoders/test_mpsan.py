@@ -11,6 +11,10 @@ from torch.nn.functional import elu
 from encoders import build_encoder
 from encoders.models.mpsan import MASK_STUDY, MPSAN, PositionalSelfAttention, positional_mask
 
+# MPSAN "Positional Self-Attention Layer": "In our model, we set c = 5 to obtain stable output";
+# "All the activation functions sigma(.) are Exponential Linear Unit (ELU) if they are not
+# specified" (Experimental Settings), so Eq. 6's sigma is ELU.
+C = 5.0
 SPECS = ["fa2", "fa3", "bw", "fw", "bw+sd", "fw+sd", "bw+d", "fw+d", "fa2+sd", "fa1"]
 
 
@@ -57,10 +61,13 @@ def test_bad_mask_names_are_rejected(spec: str) -> None:
         positional_mask(spec, 3)
 
 
-def slow_mpsan(encoder: MPSAN, w: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eq. 1, 6, 7, 15, 16 and the source2token layer for one sentence w [L, d_e], by loops."""
+def slow_mpsan(
+    encoder: MPSAN, w: torch.Tensor, length: int, score: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eq. 1, 6, 7, 15, 16 and the source2token layer for one sentence w [L, d_e], by loops,
+    with the paper's c = 5 and the score function ``score`` (ELU in the paper)."""
     att, fusion, s2t = encoder.attention, encoder.fusion, encoder.source2token
-    hidden, c = att.hidden_dim, att.c
+    hidden, c = att.hidden_dim, C
     units = []
     for k, spec in enumerate(att.masks):
         W_h = att.dense.weight[k * hidden : (k + 1) * hidden]
@@ -74,7 +81,7 @@ def slow_mpsan(encoder: MPSAN, w: torch.Tensor, length: int) -> tuple[torch.Tens
                 s.append(torch.zeros(hidden, dtype=w.dtype))
                 continue
             raw = [(U @ h[i] + V @ h[j] + b) / c for i in keys]
-            f = [elu(r) if att.score == "elu" else c * torch.tanh(r) for r in raw]
+            f = [elu(r) if score == "elu" else c * torch.tanh(r) for r in raw]
             logits = torch.stack([f[n] + paper_mask(spec, i, j) for n, i in enumerate(keys)])
             p = torch.softmax(logits, dim=0)
             s.append(sum(p[n] * h[i] for n, i in enumerate(keys)))
@@ -98,23 +105,25 @@ def slow_mpsan(encoder: MPSAN, w: torch.Tensor, length: int) -> tuple[torch.Tens
 
 
 @pytest.mark.parametrize(
-    ("input_dim", "masks", "score"),
+    ("input_dim", "options", "score"),
     [
-        (5, MASK_STUDY["mpsan"], "elu"),
-        (4, MASK_STUDY["model6"], "elu"),
-        (5, MASK_STUDY["model5"], "scaled_tanh"),
+        (5, {}, "elu"),  # the defaults: the paper's masks, c and score function
+        (4, {"masks": MASK_STUDY["model6"]}, "elu"),
+        (5, {"masks": MASK_STUDY["model5"], "score": "scaled_tanh"}, "scaled_tanh"),
     ],
 )
-def test_encoder_matches_literal_equations(input_dim: int, masks: tuple, score: str) -> None:
+def test_encoder_matches_literal_equations(input_dim: int, options: dict, score: str) -> None:
     torch.manual_seed(0)
-    encoder = build_encoder("mpsan", input_dim=input_dim, hidden_dim=4, masks=masks, score=score)
+    encoder = build_encoder("mpsan", input_dim=input_dim, hidden_dim=4, **options)
+    if not options:  # MPSAN = fa(2), fa(3), bw + sd, fw + sd (Table 2, last row; Eq. 16)
+        assert encoder.attention.masks == ("fa2", "fa3", "bw+sd", "fw+sd")
     encoder = encoder.double().eval()
     assert (encoder.fusion.project is None) == (input_dim == 4)
     w = torch.randn(2, 6, input_dim, dtype=torch.double) * 2
     mask = torch.tensor([[True] * 6, [True] * 3 + [False] * 3])
     out = encoder(w, mask)
     for b, length in enumerate(mask.sum(1).tolist()):
-        tokens, pooled = slow_mpsan(encoder, w[b], length)
+        tokens, pooled = slow_mpsan(encoder, w[b], length, score)
         torch.testing.assert_close(out.tokens[b], tokens)
         torch.testing.assert_close(out.pooled[b], pooled)
 

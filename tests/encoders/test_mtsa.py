@@ -31,7 +31,8 @@ def projections(encoder: MTSA, x: torch.Tensor) -> list[torch.Tensor]:
     """v (and q, k) per head, [B, h, L, d], recomputed from the module's weights."""
     attention = encoder.attention
     batch_size, length, _ = x.shape
-    out = F.linear(x, attention.qkv.weight).view(batch_size, length, -1, attention.heads, 6)
+    shape = (batch_size, length, -1, attention.heads, attention.head_dim)
+    out = F.linear(x, attention.qkv.weight).view(shape)
     return list(out.permute(2, 0, 3, 1, 4))
 
 
@@ -154,25 +155,70 @@ def test_identity_scale_with_huge_dot_products_stays_finite_and_exact(autocast: 
         torch.testing.assert_close(got, expected, atol=1e-4, rtol=1e-4)
 
 
-def test_fast_equals_tensor_for_large_source2token_spread_below_the_floor() -> None:
+def source2token_scores(encoder: MTSA, x: torch.Tensor) -> torch.Tensor:
+    """S of Eq. 9 per head, [B, h, L, d], recomputed from the module's weights."""
+    attention = encoder.attention
+    _, _, k = projections(encoder, x)
+    return F.elu(k @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
+
+
+def spreads(encoder: MTSA, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per sentence, the widest spread max - min over real tokens of any head's feature: [B]."""
+    s = source2token_scores(encoder, x)
+    real = mask[:, None, :, None]
+    high = s.masked_fill(~real, float("-inf")).amax(dim=2)
+    low = s.masked_fill(~real, float("inf")).amin(dim=2)
+    return (high - low).flatten(1).amax(dim=1)
+
+
+@pytest.mark.parametrize("scale", [12.0, 60.0, 800.0, 8000.0])
+def test_fast_equals_tensor_for_any_source2token_spread(scale: float) -> None:
+    """Spreads from ~30 to beyond 1e4 in one batch beside a sentence with a small spread."""
     fast = small("mtsa").eval()
     with torch.no_grad():
-        fast.attention.s2t_w2.mul_(12.0)
+        fast.attention.s2t_w2.mul_(scale)
     tensor = small("mtsa", impl="tensor").eval()
     tensor.load_state_dict(fast.state_dict())
-    x, mask = batch([6, 3], 6)
-    attention = fast.attention
-    _, _, k = projections(fast, x)
-    s = F.elu(k @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
-    spread = (s[0].amax(dim=1) - s[0].amin(dim=1)).max()
-    assert 20 < spread < 55  # exp(-spread) is far below float32 epsilon, but above the floor
+    x, mask = batch([6, 5, 3, 1, 0], 6)
+    x[1] *= 1e-3 / scale  # this sentence's scores stay close together: the matrix-product path
+    spread = spreads(fast, x, mask)
+    assert spread[1] < 1 and spread[0] > 2.5 * scale  # 8000 -> spread above 2e4
     expected = tensor.attention.head_outputs(x, mask)
-    torch.testing.assert_close(attention.head_outputs(x, mask), expected, atol=1e-5, rtol=1e-4)
+    got = fast.attention.head_outputs(x, mask)
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+    x_fast, x_tensor = x.clone().requires_grad_(), x.clone().requires_grad_()
+    fast(x_fast, mask).pooled.sum().backward()
+    tensor(x_tensor, mask).pooled.sum().backward()
+    torch.testing.assert_close(x_fast.grad, x_tensor.grad, atol=1e-5, rtol=1e-4)
+    for (name, p_fast), p_tensor in zip(fast.named_parameters(), tensor.parameters(), strict=True):
+        torch.testing.assert_close(p_fast.grad, p_tensor.grad, atol=1e-4, rtol=1e-4, msg=name)
+
+
+def test_fast_form_never_leaks_across_the_direction_masks() -> None:
+    """Issue 13 reproduction: seed 3, the paper's sizes, S scaled by 60 (spread > 100).
+
+    Changing token 7 must leave the forward head at queries 0-6 and changing token 2 the
+    backward head at queries 3-9 unchanged (the old E_S floor changed them by 1.84).
+    """
+    torch.manual_seed(3)
+    encoder = build_encoder("mtsa").eval()
+    with torch.no_grad():
+        encoder.attention.s2t_w2.mul_(60.0)
+    x = torch.randn(1, 10, 300)
+    mask = torch.ones(1, 10, dtype=torch.bool)
+    assert spreads(encoder, x, mask).item() > 100
+    heads = encoder.attention.head_outputs(x, mask)  # [B, (forward, backward), L, d]
+    for token, head, unchanged in ((7, 0, slice(0, 7)), (2, 1, slice(3, 10))):
+        changed = x.clone()
+        changed[0, token] = torch.randn(300)
+        after = encoder.attention.head_outputs(changed, mask)
+        assert torch.equal(after[0, head, unchanged], heads[0, head, unchanged])
+        assert not torch.equal(after[0, 1 - head], heads[0, 1 - head])  # the token does matter
 
 
 @pytest.mark.parametrize("autocast", [False, True])
 def test_huge_source2token_spread_stays_finite(autocast: bool) -> None:
-    """S spreading by thousands hits the E_S floor: outputs and gradients stay finite."""
+    """S spreading by thousands, in train mode: outputs and gradients stay finite (also bf16)."""
     encoder = small("mtsa").train()
     with torch.no_grad():
         encoder.attention.s2t_w2.mul_(500.0)

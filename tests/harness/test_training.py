@@ -167,3 +167,21 @@ def test_overhead_measures_both_paths() -> None:
     assert result["ratio"] == pytest.approx(
         result["lightning_steps_per_s"] / result["bare_steps_per_s"]
     )
+
+
+@pytest.mark.parametrize(
+    ("stats", "options", "expected"),
+    [
+        ({"mean": 10.2, "std": 3.9}, {}, 4),  # TREC, B = 32: n <= 20.5, cbrt(40.9) = 3.45
+        ({"mean": 60.0, "std": 20.0}, {}, 7),  # n <= 112.6, cbrt(225.3) = 6.09
+        ({"mean": 60.0, "std": 20.0}, {"block_len": 9}, 9),  # the config's r wins
+    ],
+)
+def test_bi_blosan_block_length_comes_from_the_training_lengths(
+    stats: dict[str, float], options: dict[str, int], expected: int
+) -> None:
+    """Appendix A: r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the datamodule's stats."""
+    overrides = {"hidden_dim": 4, "batch_size": 32, "encoder_options": options}
+    config = resolve_config("trec", "bi_blosan", overrides)
+    module = build_module(config, "bi_blosan", torch.randn(10, DIM), "single", 6, stats)
+    assert module.encoder.block_len == expected

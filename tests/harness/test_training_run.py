@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+import torch
 
 from harness.cli import main
 from harness.training.run import run_fit
@@ -65,3 +66,22 @@ def test_cli_fit_applies_overrides(
     config = json.loads((out / "metrics.json").read_text())["config"]
     assert (config["max_epochs"], config["head_hidden"], config["optimizer"]) == (1, 8, "adadelta")
     assert '"test_acc"' in capsys.readouterr().out
+
+
+def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    """r = block_length(sigma sqrt(2 ln B) + mu) of the training lengths, saved with the weights."""
+    from encoders.layers.mblosa import block_length
+    from harness.studies.appendix_a import expected_max_length
+    from harness.studies.block_length import length_stats
+    from harness.training.run import resolve_config
+
+    out = tmp_path / "bi_blosan"
+    overrides = {**TINY, "max_epochs": 1}
+    run_fit("trec", "bi_blosan", trec_dir, None, out, overrides=overrides)
+    batch = resolve_config("trec", "bi_blosan", overrides)["batch_size"]
+    stats = length_stats("trec", trec_dir, batch, seed=0)
+    expected = block_length(expected_max_length(stats["mean"], stats["std"], batch))
+    checkpoint = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
+    assert checkpoint["state_dict"]["encoder._extra_state"] == {"block_len": expected}
