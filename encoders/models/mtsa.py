@@ -168,7 +168,9 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             return self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
         padded = ~mask[None, :, :, None].expand_as(v)  # [h, B, L, d]
         wide = None if s2t is None else _wide_sentences(s2t, padded)
-        if wide is None or not bool(wide.any()):
+        # Meta tensors (memory prediction) carry no values to check: they take the fast form,
+        # as every sentence within the spread limit does.
+        if wide is None or wide.device.type == "meta" or not bool(wide.any()):
             return self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
         return self._split_by_spread(v, t2t, s2t, blocked, padded, drop_r, drop_s, wide=wide)
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -45,6 +46,20 @@ class Point:
     batch_size: int
     dim: int
     options: str = ""
+
+
+def encoder_options(point: Point) -> dict[str, Any]:
+    """Builder keywords of a point: its variant options, and for encoders with a block length
+    (Bi-BloSAN) r = ceil(cbrt(2L)) for the profiled length L (Eq. 19, Appendix A) unless the
+    variant sets one."""
+    from encoders import builder_accepts
+    from encoders.layers.mblosa import block_length
+    from harness.profiling.grid import parse_options
+
+    options = dict(parse_options(point.options))
+    if "block_len" not in options and builder_accepts(point.encoder, "block_len"):
+        options["block_len"] = block_length(point.seq_len)
+    return options
 
 
 def is_oom(error: BaseException) -> bool:

@@ -32,8 +32,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from torch.utils.weak import WeakIdKeyDictionary
 
 from encoders import build_encoder
-from harness.profiling.grid import parse_options
-from harness.profiling.measure import Point, make_step, synthetic_batch
+from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
 
 
 class LiveStorageTracker(TorchDispatchMode):
@@ -108,8 +107,8 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
 def predict_point(point: Point) -> Prediction | str:
     """The prediction of a registered encoder's point, or why it failed (e.g. an operator with
     no meta kernel)."""
-    options = dict(parse_options(point.options))
     try:
+        options = encoder_options(point)
         return predict(lambda: build_encoder(point.encoder, input_dim=point.dim, **options), point)
     except Exception as error:
         return f"no prediction: {type(error).__name__}: {error}"[:500]

@@ -35,8 +35,15 @@ import torch
 
 from encoders import build_encoder
 from harness.environment import environment
-from harness.profiling.grid import parse_options
-from harness.profiling.measure import MB, Point, is_oom, make_step, measure, synthetic_batch
+from harness.profiling.measure import (
+    MB,
+    Point,
+    encoder_options,
+    is_oom,
+    make_step,
+    measure,
+    synthetic_batch,
+)
 
 WARMUP = {"seq_len": 4, "batch_size": 2}
 
@@ -82,14 +89,13 @@ class Models:
         self.warm: set[tuple[str, str, int, str]] = set()
 
     def get(self, point: Point) -> torch.nn.Module:
-        key = (point.encoder, point.options, point.dim)
+        options = encoder_options(point)
+        key = (point.encoder, repr(sorted(options.items())), point.dim)
         if key != self.key:
             self.key, self.model = None, None
             gc.collect()
             torch.manual_seed(0)
-            model = build_encoder(
-                point.encoder, input_dim=point.dim, **dict(parse_options(point.options))
-            )
+            model = build_encoder(point.encoder, input_dim=point.dim, **options)
             model = model.to(self.device)
             self.model = torch.compile(model) if self.compile_model else model
             self.key = key

@@ -61,7 +61,7 @@ def test_tracker_counts_storages_once_and_subtracts_frees() -> None:
         a.mul_(2)  # in place: the same storage
         b = a + 1  # a second KiB
         del b
-        c = view * 3  # allocated after b's KiB was freed
+        c = a * 3  # allocated after b's KiB was freed
     assert tracker.peak == 2048 and tracker.live == 2048
     del a, view, c
     assert tracker.live == 0
