@@ -32,7 +32,8 @@ class BenchmarkDataModule(L.LightningDataModule):
     for cross-validation tasks ``fold`` selects the test fold of a seeded stratified
     10-fold split and dev is carved from the other nine. ``dev_split`` / ``test_split``
     override which file split serves as validation / test (MultiNLI: ``dev_matched`` /
-    ``dev_mismatched`` by default). The vocabulary comes from the training examples, so
+    ``dev_mismatched`` by default). ``encoding`` decodes every data file (None: UTF-8, see
+    :func:`datamodules.text.read_lines`). The vocabulary comes from the training examples, so
     every stage needs the train split.
     """
 
@@ -53,6 +54,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         dev_split: str | None = None,
         test_split: str | None = None,
         cache_dir: str | Path | None = None,
+        encoding: str | None = None,
     ) -> None:
         super().__init__()
         self.task = get_task(task) if isinstance(task, str) else task
@@ -67,6 +69,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         self.seed, self.fold, self.lowercase = seed, fold, lowercase
         self.embedding_dim, self.num_workers = embedding_dim, num_workers
         self.layout_name, self.dev_fraction, self.cache_dir = layout, dev_fraction, cache_dir
+        self.encoding = encoding
         self.dev_source = dev_split or self.task.dev_source
         self.test_source = test_split or self.task.test_source
         self.datasets: dict[str, EncodedSplit] = {}
@@ -98,7 +101,7 @@ class BenchmarkDataModule(L.LightningDataModule):
 
     # -- loading --------------------------------------------------------------------------
     def _read(self, source: str) -> list[Example]:
-        data = load_split(self.task, self._layout, self._root, source)
+        data = load_split(self.task, self._layout, self._root, source, self.encoding)
         if data.dropped:
             self.dropped[source] = data.dropped
         return data.examples

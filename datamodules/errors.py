@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+
+MAX_LISTED = 20  # bad lines of one file listed in an error; the rest are counted
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad line (``line`` is 1-based, ``None`` for the file as a whole)."""
+
+    path: Path
+    line: int | None
+    expected: str
+    found: str
+    fix: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}" if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: expected {self.expected}; found {self.found}; fix: {self.fix}"
 
 
 class DataFormatError(ValueError):
     """A data or vectors file does not have the expected format.
 
-    The message names the file, the 1-based line number (when there is one), what was
-    expected, what was found and what to do about it.
+    The message has one line per problem, ``file:line: expected ...; found ...; fix: ...``.
+    ``path``, ``line``, ``expected``, ``found`` and ``hint`` describe the first problem.
     """
 
     def __init__(
@@ -19,14 +37,48 @@ class DataFormatError(ValueError):
         expected: str,
         found: str,
         hint: str,
+        *,
+        more: tuple[Problem, ...] = (),
+        unlisted: int = 0,
     ) -> None:
         self.path = Path(path)
         self.line = line
         self.expected = expected
         self.found = found
         self.hint = hint
-        where = f"{self.path}" if line is None else f"{self.path}, line {line}"
-        super().__init__(f"{where}: expected {expected}; found {found}. {hint}")
+        self.problems = (Problem(self.path, line, expected, found, hint), *more)
+        lines = [str(problem) for problem in self.problems]
+        if unlisted:
+            lines.append(f"{self.path}: ... and {unlisted} more bad lines like these")
+        super().__init__("\n".join(lines))
+
+
+class Problems:
+    """The bad lines of one file, collected so that one error lists them all (up to a cap)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.listed: list[Problem] = []
+        self.count = 0
+
+    def add(self, line: int | None, expected: str, found: str, fix: str) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_LISTED:
+            self.listed.append(Problem(self.path, line, expected, found, fix))
+
+    def raise_any(self) -> None:
+        """Raise a :class:`DataFormatError` listing the problems, if there is any."""
+        if self.listed:
+            first, *more = self.listed
+            raise DataFormatError(
+                first.path,
+                first.line,
+                first.expected,
+                first.found,
+                first.fix,
+                more=tuple(more),
+                unlisted=self.count - len(self.listed),
+            )
 
 
 class MissingSplitError(FileNotFoundError):

@@ -77,6 +77,7 @@ def dataset_stats(
     layout: str | None = None,
     vectors: Vectors | None = None,
     lowercase: bool = False,
+    encoding: str | None = None,
 ) -> tuple[str, Path, list[SplitStats]]:
     """Layout name, folder and the statistics of every file split of ``task`` there."""
     found, root = resolve_layout(task, data_dir, layout)
@@ -87,6 +88,6 @@ def dataset_stats(
         except MissingSplitError as error:
             result.append(SplitStats(split, [str(p) for p in error.missing], missing=True))
             continue
-        data = load_split(task, found, root, split)
+        data = load_split(task, found, root, split, encoding)
         result.append(split_stats(task, data, vectors, lowercase))
     return found.name, root, result

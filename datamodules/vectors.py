@@ -55,7 +55,7 @@ def file_sha256(path: Path) -> str:
 
 
 def _bad(path: Path, number: int, expected: str, found: str) -> DataFormatError:
-    hint = "Use GloVe or word2vec text format: 'word v1 ... vD' per line, optional 'N D' header."
+    hint = "use GloVe or word2vec text format: 'word v1 ... vD' per line, optional 'N D' header"
     return DataFormatError(path, number, expected, found, hint)
 
 

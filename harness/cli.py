@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
+
+from harness.outdir import removed_if_left_empty
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -16,12 +19,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
     "report": ("reports.cli", "build the HTML/PNG report from run folders"),
 }
+# Bad input (files, values, names): a message and this exit status, no traceback.
+INPUT_ERRORS = (ValueError, LookupError, OSError)
+INPUT_ERROR_STATUS = 2
+LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
 
 
 def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
     parser = argparse.ArgumentParser(prog="sanbench", description=__doc__)
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error (before COMMAND)"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = argv[0] if argv else None
+    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
     module = None
     for name, (module_path, help_text) in SUBCOMMANDS.items():
         command_parser = sub.add_parser(name, help=help_text)
@@ -31,11 +41,26 @@ def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
     return parser, module
 
 
+def _message(error: BaseException) -> str:
+    """The error's text; a KeyError's without the quotes ``str`` adds."""
+    return str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser, module = _parser(argv)
     args = parser.parse_args(argv)
-    return int(module.run(args) or 0)
+    try:
+        with removed_if_left_empty(getattr(args, "out", None)):
+            return int(module.run(args) or 0)
+    except INPUT_ERRORS as error:
+        if args.debug:
+            raise
+        lines = _message(error).splitlines() or [type(error).__name__]
+        prefix = "" if LOCATED.match(lines[0]) else f"sanbench {args.command}: "
+        print("\n".join(prefix + line for line in lines), file=sys.stderr)
+        print("(sanbench --debug ... shows the traceback)", file=sys.stderr)
+        return INPUT_ERROR_STATUS
 
 
 if __name__ == "__main__":

@@ -39,12 +39,13 @@ class Layout:
 
     ``files(task, root)`` maps each source split of ``task`` to the files it needs under
     ``root`` (they may not exist), or returns ``None`` when the layout lacks the task;
-    ``read(task, split, files)`` parses them.
+    ``read(task, split, files, encoding)`` parses them (``encoding`` None: see
+    :func:`datamodules.text.read_lines`).
     """
 
     name: str
     files: Callable[[TaskSpec, Path], dict[str, tuple[Path, ...]] | None]
-    read: Callable[[TaskSpec, str, tuple[Path, ...]], SplitData]
+    read: Callable[[TaskSpec, str, tuple[Path, ...], str | None], SplitData]
 
 
 def class_index(task: TaskSpec, label: str) -> int | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from datamodules.errors import DataFormatError, shorten
+from datamodules.errors import Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, Tokens, class_index
 from datamodules.tasks import TaskSpec
-from datamodules.text import LEGACY, read_lines
+from datamodules.text import read_lines
 
 FILES: dict[str, dict[str, str]] = {
     "sst1": {s: f"stsa.fine.{s}" for s in ("train", "dev", "test")},
@@ -26,23 +26,25 @@ def parse_line(line: str) -> tuple[str, Tokens]:
     return (parts[0] if parts else ""), tuple(parts[1:])
 
 
-def read_label_file(task: TaskSpec, path: Path) -> list[Example]:
-    """Every line of a ``LABEL sentence`` file as an :class:`Example`."""
+def read_label_file(task: TaskSpec, path: Path, encoding: str | None = None) -> list[Example]:
+    """Every line of a ``LABEL sentence`` file as an :class:`Example`; all bad lines listed."""
     examples = []
+    problems = Problems(path)
     allowed = f"0..{task.num_classes - 1}"
-    for number, line in enumerate(read_lines(path, LEGACY), start=1):
+    for number, line in enumerate(read_lines(path, encoding), start=1):
         label, tokens = parse_line(line)
         index = class_index(task, label)
         if index is None:
             found = "an empty line" if not label else f"label {label!r} in {shorten(line)}"
-            raise DataFormatError(
-                path,
+            problems.add(
                 number,
                 f"'LABEL sentence' with LABEL in {allowed} for task {task.name}",
                 found,
-                "Fix or remove the line, or check that --task matches the file.",
+                "correct or delete the line, or check that --task matches the file",
             )
+            continue
         examples.append(Example(tokens, index))
+    problems.raise_any()
     return examples
 
 
@@ -51,8 +53,8 @@ def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
     return None if names is None else {s: (root / n,) for s, n in names.items()}
 
 
-def _read(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
-    return SplitData(split, read_label_file(task, files[0]), files)
+def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
+    return SplitData(split, read_label_file(task, files[0], encoding), files)
 
 
 LAYOUT = Layout("kim2014", _files, _read)

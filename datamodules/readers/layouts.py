@@ -67,12 +67,14 @@ def split_files(task: TaskSpec, layout: Layout, root: Path, split: str) -> tuple
     return files
 
 
-def load_split(task: TaskSpec, layout: Layout, root: Path, split: str) -> SplitData:
-    """Read source split ``split``; an empty split is an error."""
+def load_split(
+    task: TaskSpec, layout: Layout, root: Path, split: str, encoding: str | None = None
+) -> SplitData:
+    """Read source split ``split`` (``encoding``: see :func:`read_lines`); empty is an error."""
     files = split_files(task, layout, root, split)
-    data = layout.read(task, split, files)
+    data = layout.read(task, split, files, encoding)
     if not data.examples:
         raise DataFormatError(
-            files[0], None, "at least one example", "none", "Check that the file is complete."
+            files[0], None, "at least one example", "none", "check that the file is complete"
         )
     return data

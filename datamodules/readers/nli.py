@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from datamodules.errors import DataFormatError, shorten
+from datamodules.errors import DataFormatError, Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, Tokens
 from datamodules.tasks import TaskSpec
 from datamodules.text import read_lines
@@ -34,21 +34,23 @@ def parse_tree(parse: str) -> Tokens:
     return tuple(token for token in parse.split() if token not in ("(", ")"))
 
 
-def _bad(path: Path, number: int, expected: str, found: str) -> DataFormatError:
-    return DataFormatError(path, number, expected, found, "Fix or remove the line.")
+FIX = "correct or delete the line"
 
 
 def _collect(task: TaskSpec, path: Path, rows: list[tuple[int, str, str, str]]) -> list[Example]:
     """Examples from (line, gold label, parse 1, parse 2) rows; '-' labels skipped."""
     examples = []
+    problems = Problems(path)
     for number, label, parse_a, parse_b in rows:
         try:
             index = parse_label(task, label)
         except ValueError:
             expected = f"gold_label in {', '.join(task.labels)} or '-'"
-            raise _bad(path, number, expected, shorten(label)) from None
+            problems.add(number, expected, shorten(label), FIX)
+            continue
         if index is not None:
             examples.append(Example(parse_tree(parse_a), index, parse_tree(parse_b)))
+    problems.raise_any()
     return examples
 
 
@@ -57,42 +59,49 @@ def _split_data(split: str, path: Path, examples: list[Example], rows: int) -> S
     return SplitData(split, examples, (path,), dropped)
 
 
-def read_jsonl(task: TaskSpec, split: str, path: Path) -> SplitData:
+def read_jsonl(task: TaskSpec, split: str, path: Path, encoding: str | None) -> SplitData:
     """One ``*_1.0_{split}.jsonl`` file."""
     rows = []
+    problems = Problems(path)
     keys = ("gold_label", "sentence1_binary_parse", "sentence2_binary_parse")
-    for number, line in enumerate(read_lines(path), start=1):
+    for number, line in enumerate(read_lines(path, encoding), start=1):
         try:
             record = json.loads(line)
             rows.append((number, *(str(record[key]) for key in keys)))
         except (json.JSONDecodeError, KeyError, TypeError):
-            expected = f"a JSON object with {', '.join(keys)}"
-            raise _bad(path, number, expected, shorten(line)) from None
+            problems.add(number, f"a JSON object with {', '.join(keys)}", shorten(line), FIX)
+    problems.raise_any()
     return _split_data(split, path, _collect(task, path, rows), len(rows))
 
 
-def read_txt(task: TaskSpec, split: str, path: Path) -> SplitData:
+def read_txt(task: TaskSpec, split: str, path: Path, encoding: str | None) -> SplitData:
     """One ``*_1.0_{split}.txt`` file (tab-separated, header row)."""
-    lines = read_lines(path)
+    lines = read_lines(path, encoding)
     header = lines[0].split("\t") if lines else []
     keys = ("gold_label", "sentence1_binary_parse", "sentence2_binary_parse")
     if any(key not in header for key in keys):
         found = shorten(lines[0]) if lines else "an empty file"
-        raise _bad(path, 1, f"a tab-separated header with {', '.join(keys)}", found)
+        expected = f"a tab-separated header with {', '.join(keys)}"
+        raise DataFormatError(path, 1, expected, found, "use the file as distributed")
     columns = [header.index(key) for key in keys]
     rows = []
+    problems = Problems(path)
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != len(header):
             expected = f"{len(header)} tab-separated columns"
-            raise _bad(path, number, expected, f"{len(fields)} in {shorten(line)}")
+            problems.add(number, expected, f"{len(fields)} in {shorten(line)}", FIX)
+            continue
         rows.append((number, *(fields[c] for c in columns)))
+    problems.raise_any()
     return _split_data(split, path, _collect(task, path, rows), len(rows))
 
 
-def read_s1_s2_labels(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
+def read_s1_s2_labels(
+    task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None
+) -> SplitData:
     """SentEval/InferSent ``s1.SPLIT``, ``s2.SPLIT``, ``labels.SPLIT``: one item a line."""
-    s1, s2, labels = (read_lines(path) for path in files)
+    s1, s2, labels = (read_lines(path, encoding) for path in files)
     if not len(s1) == len(s2) == len(labels):
         counts = ", ".join(
             f"{p.name}: {len(x)}" for p, x in zip(files, (s1, s2, labels), strict=True)
@@ -102,7 +111,7 @@ def read_s1_s2_labels(task: TaskSpec, split: str, files: tuple[Path, ...]) -> Sp
             None,
             "s1, s2 and labels files with the same number of lines",
             counts,
-            "Regenerate the three files together.",
+            "regenerate the three files together",
         )
     rows = [
         (i, lab, a, b) for i, (a, b, lab) in enumerate(zip(s1, s2, labels, strict=True), start=1)
@@ -122,5 +131,5 @@ def _files(ext: str):
     return files
 
 
-JSONL = Layout("snli-jsonl", _files("jsonl"), lambda t, s, f: read_jsonl(t, s, f[0]))
-TXT = Layout("snli-txt", _files("txt"), lambda t, s, f: read_txt(t, s, f[0]))
+JSONL = Layout("snli-jsonl", _files("jsonl"), lambda t, s, f, e: read_jsonl(t, s, f[0], e))
+TXT = Layout("snli-txt", _files("txt"), lambda t, s, f, e: read_txt(t, s, f[0], e))

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from datamodules.errors import DataFormatError, shorten
+from datamodules.errors import Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, class_index
 from datamodules.readers.nli import read_s1_s2_labels
 from datamodules.readers.sick import FILES as SICK_FILES
 from datamodules.readers.sick import read_sick_file
 from datamodules.tasks import TaskSpec
-from datamodules.text import LEGACY, read_lines
+from datamodules.text import read_lines
 
 FOLDER = {
     "sst1": "SST/fine",
@@ -56,11 +56,6 @@ def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
     return {split: tuple(base / n for n in files) for split, files in names.items()}
 
 
-def _error(task: TaskSpec, path: Path, number: int, expected: str, line: str) -> DataFormatError:
-    hint = f"Fix or remove the line, or check that --task {task.name} matches the file."
-    return DataFormatError(path, number, expected, shorten(line), hint)
-
-
 def parse_sst_line(task: TaskSpec, line: str) -> tuple[int | None, tuple[str, ...]]:
     """SST binary ``sentence<TAB>label`` or fine ``label sentence`` -> (class or None, tokens)."""
     if task.name == "sst2":
@@ -78,33 +73,42 @@ def parse_trec_line(task: TaskSpec, line: str) -> tuple[int | None, tuple[str, .
     return index, tuple(question.split())
 
 
-def _read_lines_of(task: TaskSpec, path: Path, parse, expected: str) -> list[Example]:
+def _read_lines_of(
+    task: TaskSpec, path: Path, parse, expected: str, encoding: str | None
+) -> list[Example]:
     examples = []
-    for number, line in enumerate(read_lines(path, LEGACY), start=1):
+    problems = Problems(path)
+    fix = f"correct or delete the line, or check that --task {task.name} matches the file"
+    for number, line in enumerate(read_lines(path, encoding), start=1):
         label, tokens = parse(task, line)
         if label is None:
-            raise _error(task, path, number, expected, line)
+            problems.add(number, expected, shorten(line), fix)
+            continue
         examples.append(Example(tokens, label))
+    problems.raise_any()
     return examples
 
 
-def _read(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
+def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
     if task.name == "sick":
-        return SplitData(split, read_sick_file(files[0]), files)
+        return SplitData(split, read_sick_file(files[0], encoding), files)
     if task.kind == "pair":
-        return read_s1_s2_labels(task, split, files)
+        return read_s1_s2_labels(task, split, files, encoding)
     if task.name == "trec":
         expected = f"'COARSE:fine question' with COARSE in {', '.join(task.labels)}"
-        return SplitData(split, _read_lines_of(task, files[0], parse_trec_line, expected), files)
+        examples = _read_lines_of(task, files[0], parse_trec_line, expected, encoding)
+        return SplitData(split, examples, files)
     if task.name in CLASS_FILES:
         examples = []
         for label, path in enumerate(files):
-            examples += [Example(tuple(line.split()), label) for line in read_lines(path, LEGACY)]
+            lines = read_lines(path, encoding)
+            examples += [Example(tuple(line.split()), label) for line in lines]
         return SplitData(split, examples, files)
     classes = f"0..{task.num_classes - 1}"
     shape = "'sentence<TAB>label'" if task.name == "sst2" else "'label sentence'"
     expected = f"{shape} with label in {classes}"
-    return SplitData(split, _read_lines_of(task, files[0], parse_sst_line, expected), files)
+    examples = _read_lines_of(task, files[0], parse_sst_line, expected, encoding)
+    return SplitData(split, examples, files)
 
 
 LAYOUT = Layout("senteval", _files, _read)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from datamodules.errors import DataFormatError, shorten
+from datamodules.errors import DataFormatError, Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData
 from datamodules.tasks import TaskSpec
 from datamodules.text import read_lines
@@ -23,9 +23,9 @@ def parse_score(text: str) -> float | None:
     return score if math.isfinite(score) and 1.0 <= score <= 5.0 else None
 
 
-def read_sick_file(path: Path) -> list[Example]:
+def read_sick_file(path: Path, encoding: str | None = None) -> list[Example]:
     """Pairs and relatedness scores of one SICK file (CRLF and BOM tolerated)."""
-    lines = read_lines(path)
+    lines = read_lines(path, encoding)
     header = lines[0].split("\t") if lines else []
     if any(column not in header for column in REQUIRED):
         raise DataFormatError(
@@ -33,31 +33,32 @@ def read_sick_file(path: Path) -> list[Example]:
             1,
             f"a tab-separated header with columns {', '.join(REQUIRED)}",
             shorten(lines[0]) if lines else "an empty file",
-            "Use the SICK file as distributed (header row first).",
+            "use the SICK file as distributed (header row first)",
         )
     a, b, score_col = (header.index(column) for column in REQUIRED)
     examples = []
+    problems = Problems(path)
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != len(header):
-            raise DataFormatError(
-                path,
+            problems.add(
                 number,
                 f"{len(header)} tab-separated columns like the header",
                 f"{len(fields)} in {shorten(line)}",
-                "Fix the line (a tab inside a sentence?) or remove it.",
+                "correct the line (a tab inside a sentence?) or delete it",
             )
+            continue
         score = parse_score(fields[score_col])
-        tokens_a, tokens_b = tuple(fields[a].split()), tuple(fields[b].split())
         if score is None:
-            raise DataFormatError(
-                path,
+            problems.add(
                 number,
                 "a relatedness_score in [1, 5]",
                 shorten(line),
-                "Fix the line or remove it.",
+                "correct the line or delete it",
             )
-        examples.append(Example(tokens_a, score, tokens_b))
+            continue
+        examples.append(Example(tuple(fields[a].split()), score, tuple(fields[b].split())))
+    problems.raise_any()
     return examples
 
 
@@ -65,8 +66,8 @@ def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
     return {s: (root / n,) for s, n in FILES.items()} if task.name == "sick" else None
 
 
-def _read(task: TaskSpec, split: str, files: tuple[Path, ...]) -> SplitData:
-    return SplitData(split, read_sick_file(files[0]), files)
+def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
+    return SplitData(split, read_sick_file(files[0], encoding), files)
 
 
 LAYOUT = Layout("sick", _files, _read)

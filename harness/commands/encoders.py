@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-from rich.table import Table
-
-from encoders import build_encoder, encoder_entry, list_encoders
+from harness.arguments import positive_int
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--input-dim", type=int, default=300, help="word vector size (300)")
+    parser.add_argument("--input-dim", type=positive_int, default=300, help="word vector size")
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from encoders import build_encoder, encoder_entry, list_encoders
+
     table = Table(title=f"sanbench encoders (input_dim={args.input_dim})")
     for column in ("encoder", "params", "token_dim", "output_dim", "paper"):
         table.add_column(column, justify="right" if column.endswith(("params", "dim")) else "left")

@@ -8,12 +8,14 @@ ours beside the paper's), ``tables/*.{csv,md,html}`` and ``tables/tables.{md,htm
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from harness.results import complete_text
 from harness.suite.paper_numbers import BI_BLOSAN, MTSA, lookup
 from harness.suite.params import param_rows, params_table
 from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
@@ -38,9 +40,11 @@ PERCENT_METRICS = frozenset({"train_acc", "dev_acc", "test_acc"})
 
 
 def load_results(out_dir: Path) -> pd.DataFrame:
-    """Every row of every shard's file (all columns as text), in file order."""
+    """Every complete row of every shard's file (all columns as text), in file order; a torn
+    last line (its shard is writing it) is left for the next aggregation."""
+    texts = [complete_text(path) for path in all_results_files(out_dir)]
     frames = [
-        pd.read_csv(path, dtype=str, keep_default_na=False) for path in all_results_files(out_dir)
+        pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False) for text in texts if text
     ]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:

@@ -7,6 +7,7 @@ prediction per test example).
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -30,7 +31,9 @@ NUMERIC = (
 
 
 def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
-    frame = pd.read_csv(path)
+    """The file's complete lines (a suite still running may be writing its last one)."""
+    data = path.read_bytes()
+    frame = pd.read_csv(io.BytesIO(data[: data.rfind(b"\n") + 1]))
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise ValueError(

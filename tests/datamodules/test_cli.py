@@ -2,6 +2,9 @@
 
 import json
 
+import pytest
+
+from datamodules.errors import DataFormatError
 from harness.cli import main
 
 
@@ -31,8 +34,44 @@ def test_stats_table_shows_missing_splits(fixtures, tmp_path, capsys, monkeypatc
     assert "missing" in out and "s1.train" in out and "dev" in out
 
 
-def test_stats_bad_file_prints_the_error(fixtures, capsys):
+def test_stats_bad_file_prints_one_line_per_problem_and_no_traceback(fixtures, capsys):
     folder = fixtures / "bad" / "label-out-of-range"
     assert main(["data", "stats", "--task", "sst1", "--data-dir", str(folder)]) == 2
     err = capsys.readouterr().err
-    assert "stsa.fine.train, line 3" in err and "'7'" in err
+    first = err.splitlines()[0]
+    assert first.startswith(f"{folder / 'stsa.fine.train'}:3: expected ") and "'7'" in first
+    assert "Traceback" not in err
+
+
+def test_stats_debug_shows_the_traceback(fixtures):
+    folder = fixtures / "bad" / "label-out-of-range"
+    with pytest.raises(DataFormatError, match=r"stsa\.fine\.train:3"):
+        main(["--debug", "data", "stats", "--task", "sst1", "--data-dir", str(folder)])
+
+
+def test_stats_encoding_reads_a_latin1_file(tmp_path, capsys):
+    (tmp_path / "stsa.fine.train").write_bytes("1 caf\u00e9\n".encode("latin-1"))
+    command = ["data", "stats", "--task", "sst1", "--data-dir", str(tmp_path), "--json"]
+    assert main(command) == 2
+    assert f"{tmp_path / 'stsa.fine.train'}:1: expected text in utf-8" in capsys.readouterr().err
+    assert main([*command, "--encoding", "latin-1"]) == 0
+    train = json.loads(capsys.readouterr().out)["splits"][0]
+    assert train["split"] == "train" and train["examples"] == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (["--task", "nope", "--data-dir", "."], ["--task", "unknown task 'nope'"]),
+        (["--task", "trec", "--data-dir", "/no/such/dir"], ["--data-dir", "no such folder"]),
+        (["--task", "trec", "--data-dir", ".", "--embeddings", "/no/such.txt"], ["no such file"]),
+        (["--task", "trec", "--data-dir", ".", "--encoding", "klingon"], ["unknown encoding"]),
+        (["--task", "trec", "--data-dir", ".", "--layout", "zip"], ["--layout", "invalid choice"]),
+    ],
+)
+def test_stats_rejects_bad_arguments_while_parsing(arguments, words, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["data", "stats", *arguments])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert all(word in err for word in words), err

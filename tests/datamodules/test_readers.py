@@ -104,7 +104,7 @@ def test_trec_senteval_uses_the_kim_label_ids(fixtures):
     [
         ("sst1", "label-out-of-range", "train", 3, ["0..4", "'7'"]),
         ("sst2", "missing-label", "train", 2, ["an empty line"]),
-        ("mr", "undecodable", "all", 2, ["undecodable byte 0x81", "iconv"]),
+        ("mr", "undecodable", "all", 2, ["byte 0x81", "--encoding", "iconv"]),
         ("sick", "sick-columns", "train", 3, ["5 tab-separated columns", "4 in"]),
         ("sick", "sick-score", "train", 3, ["[1, 5]"]),
         ("sick", "sick-header", "train", 1, ["header"]),

@@ -1,0 +1,72 @@
+"""``sanbench``: help and argument errors before heavy imports, --debug, exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("torch", "lightning", "pandas", "matplotlib", "numpy", "optuna")
+PROBE = """
+import json, sys
+from harness.cli import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as stop:
+    status = stop.code
+print(json.dumps({"status": status, "loaded": sorted(m for m in HEAVY if m in sys.modules)}))
+"""
+
+
+def _probe(*argv: str) -> dict:
+    """Exit status of ``sanbench ARGV`` in a fresh interpreter, and the heavy modules loaded."""
+    code = f"HEAVY = {HEAVY!r}\n{PROBE}"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("argv", "status"),
+    [
+        (["--help"], 0),
+        (["data", "--help"], 0),
+        (["data", "stats", "--help"], 0),
+        (["data", "stats", "--task", "nope", "--data-dir", "."], 2),
+        (["data", "stats", "--task", "trec", "--data-dir", "/no/such/dir"], 2),
+        (["data", "stats", "--task", "trec", "--data-dir", ".", "--embeddings", "/no/x"], 2),
+        (["report", "--help"], 0),
+        (["report", "/no/such/run", "--out", "/tmp/never"], 2),
+        (["encoders", "--help"], 0),
+        (["encoders", "--input-dim", "0"], 2),
+        (["encoders", "--input-dim", "-3"], 2),
+    ],
+)
+def test_help_and_argument_errors_load_no_heavy_module(argv: list[str], status: int) -> None:
+    assert _probe(*argv) == {"status": status, "loaded": []}
+
+
+def test_an_input_error_is_one_message_and_status_2(tmp_path: Path, capsys) -> None:
+    (tmp_path / "run").mkdir()  # a folder without manifest.json
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sanbench report: ") and "Traceback" not in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_debug_before_the_command_raises_the_error(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    with pytest.raises((ValueError, FileNotFoundError)):
+        main(["--debug", "report", str(tmp_path / "run"), "--out", str(tmp_path / "site")])
