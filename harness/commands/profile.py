@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.arguments import positive_int
 from harness.profiling import allocator, grid
 
 if TYPE_CHECKING:
@@ -92,16 +93,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     parser.add_argument("--no-report", dest="report", action="store_false")
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def resolve_device(name: str) -> str:

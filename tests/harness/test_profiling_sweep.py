@@ -19,15 +19,17 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
+from harness.profiling.grid import EncoderSpec
 from harness.profiling.measure import Point
-from harness.profiling.sweep import COLUMNS, KEY_COLUMNS, SweepConfig, make_row
+from harness.profiling.sweep import COLUMNS, ENV_COLUMNS, KEY_COLUMNS, SweepConfig, make_row
 from harness.results import ResultsFile
+from reports.profile.data import load_run
 from reports.profile.growth import growth_table
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = ["--import", "tests.harness.profiling_workloads"]
-SMALL = ["--batch-size", "4", "--dim", "32", "--repeats", "2", "--no-progress", "--no-report"]
+SMALL = ["--batch-size", "4", "--dim", "32", "--repeats", "3", "--no-progress", "--no-report"]
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +43,7 @@ def profile(out: Path, *options: str) -> int:
 
 
 def read(out: Path) -> pd.DataFrame:
-    return pd.read_csv(out / "profile.csv")
+    return load_run(out).rows
 
 
 @pytest.fixture(scope="module")
@@ -162,14 +164,25 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
 
 def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) -> None:
     config = SweepConfig(
-        ("test_linear",), (8,), ("infer",), 4, 32, "cpu", "fp32", 2, None, "jemalloc", None
+        (EncoderSpec("test_linear"),),
+        (8,),
+        ("infer",),
+        4,
+        32,
+        "cpu",
+        "fp32",
+        3,
+        None,
+        "jemalloc",
+        None,
     )
-    env = dict.fromkeys(("device_name", "torch", "cuda", "python", "threads", "commit"), "x")
+    env = dict.fromkeys(ENV_COLUMNS, "x")
     row = make_row(
         Point("test_linear", 8, "infer", 4, 32),
         config,
         {**env, "allocator": "jemalloc"},
         {"status": "ok"},
+        None,
     )
     ResultsFile(tmp_path / "profile.csv", KEY_COLUMNS).append(row)
     assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "8") == 2
