@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 from pathlib import Path
@@ -23,6 +24,19 @@ def tests(session: nox.Session) -> None:
     """Unit and integration tests (data tests skip when ../shared/datasets is absent)."""
     install(session, "test")
     session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session
+def tests_postgres(session: nox.Session) -> None:
+    """Studies against a real PostgreSQL server started by the tests (Debian's postgresql,
+    installed with apt-get when missing and root): schema race, exact budget, heartbeat."""
+    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.skip("PostgreSQL is missing and cannot be installed here (needs root apt-get)")
+        session.run("apt-get", "update", external=True)
+        session.run("apt-get", "install", "-y", "postgresql", external=True)
+    install(session, "test,postgres")
+    session.run("pytest", "-p", "no:xdist", "-m", "postgres", "tests/harness", *session.posargs)
 
 
 @nox.session

@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, help="finished trials over all workers")
     parser.add_argument(
         "--storage",
-        help="SQLAlchemy URL or journal:PATH (default sqlite:///runs/studies/optuna.db)",
+        help="SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or "
+        "postgresql://user:pass@host/db (pip install 'sanbench[postgres]')",
     )
     parser.add_argument("--study-name", help="optuna study name (default from study/task/encoder)")
     parser.add_argument("--out", type=Path, help="study folder (default runs/studies/NAME)")
