@@ -52,12 +52,12 @@ def _summary(error: Exception) -> str:
 def launch(
     calls: Sequence[Callable[[], Any]], options: LaunchOptions, folder: Path, name: str
 ) -> list[JobOutcome]:
-    """Run every call as one job (one SLURM array), wait for all; logs in ``folder/<job id>``."""
+    """Run every call as one job (one SLURM array), wait for all; logs and pickles in ``folder``."""
     if not calls:
         return []
     import submitit
 
-    executor = submitit.AutoExecutor(folder=Path(folder) / "%j", cluster=options.launcher)
+    executor = submitit.AutoExecutor(folder=folder, cluster=options.launcher)
     with warnings.catch_warnings():  # local ignores SLURM-only resources and says so
         warnings.simplefilter("ignore")
         executor.update_parameters(**options.executor_parameters(name))

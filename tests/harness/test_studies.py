@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import optuna
@@ -102,3 +103,19 @@ def test_bad_storage_is_explained(tmp_path: Path) -> None:
         open_storage(str(tmp_path / "plain-path.db"))
     with pytest.raises(ValueError, match="journal files are no longer supported"):
         open_storage(f"journal:{tmp_path / 'j.log'}")
+
+
+def test_memory_study_as_local_worker_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--launcher local --jobs 2``: two submitit worker jobs share the budget, outputs here."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    storage, out = f"sqlite:///{tmp_path / 's.db'}", tmp_path / "study"
+    argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
+    argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
+    assert main([*argv, "--launcher", "local", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.count("worker job ") == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["trial_counts"] == {"complete": 6}
+    assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job
