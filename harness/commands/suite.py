@@ -183,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
         runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
         try:
             options = LaunchOptions.from_args(args)
+            if options is not None:
+                options.check_available()
         except ValueError as error:
             raise SystemExit(f"sanbench suite: {error}") from None
         if options is None:

@@ -123,6 +123,8 @@ def run_as_jobs(args: argparse.Namespace, options: LaunchOptions) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         options = LaunchOptions.from_args(args)
+        if options is not None:
+            options.check_available()
     except ValueError as error:
         print(f"sanbench tune: {error}")
         return 2

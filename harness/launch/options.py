@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,14 @@ class LaunchOptions:
             mem_gb=args.slurm_mem_gb,
             parallelism=args.slurm_parallelism,
         )
+
+    def check_available(self) -> None:
+        """Raise ``ValueError`` when ``slurm`` is asked for where ``sbatch`` is not on PATH."""
+        if self.launcher == "slurm" and shutil.which("sbatch") is None:
+            raise ValueError(
+                "--launcher slurm: sbatch not found on PATH; submit from a SLURM login node "
+                "(or try it with --launcher local)"
+            )
 
     def executor_parameters(self, name: str) -> dict[str, Any]:
         """Keyword arguments of ``submitit.AutoExecutor.update_parameters``."""

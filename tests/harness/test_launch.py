@@ -52,3 +52,10 @@ def test_command_line_options() -> None:
     assert parameters["timeout_min"] == 30 and "mem_gb" not in parameters
     with pytest.raises(ValueError, match="--jobs must be a positive integer"):
         LaunchOptions(jobs=0)
+
+
+def test_slurm_without_sbatch_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(ValueError, match="sbatch not found on PATH"):
+        LaunchOptions("slurm").check_available()
+    LaunchOptions("local").check_available()
