@@ -117,5 +117,7 @@ def test_memory_study_as_local_worker_jobs(
     assert main([*argv, "--launcher", "local", "--jobs", "2"]) == 0
     assert capsys.readouterr().out.count("worker job ") == 2
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["trial_counts"] == {"complete": 6}
+    # racing workers may each open a trial past the budget: failed unrun, left out of trials.csv
+    assert manifest["trial_counts"]["complete"] == 6 and manifest["trials_csv_rows"] == 6
+    assert set(manifest["trial_counts"]) <= {"complete", "fail"}
     assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job
