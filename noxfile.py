@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 from pathlib import Path
@@ -39,6 +40,19 @@ def tests_lowest(session: nox.Session) -> None:
         "uv", "pip", "install", "--resolution", "lowest-direct", *CONSTRAINTS, "-e", ".[test]"
     )
     session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session
+def tests_postgres(session: nox.Session) -> None:
+    """Studies against a real PostgreSQL server started by the tests (Debian's postgresql,
+    installed with apt-get when missing and root): schema race, exact budget, heartbeat."""
+    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.skip("PostgreSQL is missing and cannot be installed here (needs root apt-get)")
+        session.run("apt-get", "update", external=True)
+        session.run("apt-get", "install", "-y", "postgresql", external=True)
+    install(session, "test,postgres")
+    session.run("pytest", "-p", "no:xdist", "-m", "postgres", "tests/harness", *session.posargs)
 
 
 @nox.session
@@ -145,3 +159,32 @@ def browser(session: nox.Session) -> None:
         "python", "-m", "reports.browser_check", out, "--screenshots", f"{out}/screenshots",
         *session.posargs,
     )  # fmt: skip
+
+
+@nox.session
+def slurm(session: nox.Session) -> None:
+    """Opt-in: a one-node SLURM from Debian's slurm-wlm (tools/one_node_slurm.sh), then a 4-cell
+    suite on the test fixtures through ``--launcher slurm``; the daemons are stopped after."""
+    if shutil.which("slurmd") is None:
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.skip("slurm-wlm is missing and cannot be installed here (needs root apt-get)")
+        session.run("apt-get", "update", external=True)
+        session.run("apt-get", "install", "-y", "slurm-wlm", external=True)
+    install(session)
+    cluster, out = Path("runs/slurm-cluster").resolve(), Path("runs/slurm-suite")
+    fixtures = "tests/datamodules/fixtures"
+    session.run("tools/one_node_slurm.sh", "start", str(cluster), external=True)
+    try:
+        session.run(
+            "sanbench", "suite", "--tasks", "sst2,sst1", "--encoders", "multi_cnn,bilstm",
+            "--seeds", "1", "--data-dir", fixtures,
+            "--embeddings", f"{fixtures}/vectors/tiny.glove.txt", "--out", str(out),
+            "--max-steps", "2", "--limit-train-batches", "2",
+            "--launcher", "slurm", "--slurm-cpus", "1", "--slurm-time", "10",
+            env={"SLURM_CONF": str(cluster / "slurm.conf"), "OMP_NUM_THREADS": "1"},
+        )  # fmt: skip
+        rows = "".join(path.read_text() for path in out.glob("results-*-of-*.csv"))
+        if rows.count(",ok,") != 4:
+            session.error(f"expected 4 ok cells in {out}/results-*.csv:\n{rows}")
+    finally:
+        session.run("tools/one_node_slurm.sh", "stop", str(cluster), external=True)

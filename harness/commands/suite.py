@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.environment import git_commit
+from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
-from harness.suite.grid import CV_FOLDS, CV_TASKS, Shard, expand_grid
-from harness.suite.runner import all_results_files, results_path, run_shard
+from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
+from harness.suite.runner import FitFn, all_results_files, results_path, run_shard
 from harness.suite.tables import write_atomic
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
@@ -70,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--aggregate-only", action="store_true", help="only rebuild the tables from the results"
     )
+    add_launcher_arguments(parser, "jobs the grid is split into (default: one job per cell)")
 
 
 def _check_names(tasks: list[str], encoders: list[str]) -> None:
@@ -114,6 +116,60 @@ def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
 
 
+def _run_here(
+    args: argparse.Namespace, runs: list[RunSpec], overrides: dict[str, Any], fit: FitFn
+) -> int:
+    """This process runs shard ``--shard`` of the grid; returns the number of failed runs."""
+    summary = run_shard(
+        runs,
+        shard=args.shard,
+        out_dir=args.out,
+        fit=fit,
+        data_dir=args.data_dir,
+        embeddings=args.embeddings,
+        overrides=overrides,
+    )
+    print(
+        f"shard {args.shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
+        f"done, {len(summary.failed)} failed -> {results_path(args.out, args.shard)}"
+    )
+    return len(summary.failed)
+
+
+def _run_as_jobs(
+    args: argparse.Namespace,
+    runs: list[RunSpec],
+    overrides: dict[str, Any],
+    fit: FitFn,
+    options: LaunchOptions,
+) -> int:
+    """Every unfinished shard as a submitit job; returns failed runs plus failed jobs."""
+    from harness.suite.launch import launch_suite
+
+    if args.shard.count != 1:
+        raise SystemExit("sanbench suite: --shard and --launcher exclude each other")
+    outcomes = launch_suite(
+        runs,
+        options,
+        out_dir=args.out,
+        fit=fit,
+        data_dir=args.data_dir,
+        embeddings=args.embeddings,
+        overrides=overrides,
+    )
+    failed = 0
+    for outcome in outcomes:
+        if outcome.ok:
+            summary = outcome.result
+            failed += len(summary.failed)
+            print(f"job {outcome.job_id}: {len(summary.ran)} ran, {len(summary.failed)} failed")
+        else:
+            failed += 1
+            print(f"job {outcome.job_id} died: {outcome.error} (log: {outcome.stderr})")
+    print(f"{len(outcomes)} jobs ({options.launcher}); rerun the same command to resume")
+    return failed
+
+
 def run(args: argparse.Namespace) -> int:
     overrides = {name: getattr(args, name) for name in BUDGETS if getattr(args, name) is not None}
     args.out.mkdir(parents=True, exist_ok=True)
@@ -125,20 +181,16 @@ def run(args: argparse.Namespace) -> int:
         from harness.training.run import run_fit
 
         runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
-        summary = run_shard(
-            runs,
-            shard=args.shard,
-            out_dir=args.out,
-            fit=run_fit,
-            data_dir=args.data_dir,
-            embeddings=args.embeddings,
-            overrides=overrides,
-        )
-        failed = len(summary.failed)
-        print(
-            f"shard {args.shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
-            f"done, {failed} failed -> {results_path(args.out, args.shard)}"
-        )
+        try:
+            options = LaunchOptions.from_args(args)
+            if options is not None:
+                options.check_available()
+        except ValueError as error:
+            raise SystemExit(f"sanbench suite: {error}") from None
+        if options is None:
+            failed = _run_here(args, runs, overrides, run_fit)
+        else:
+            failed = _run_as_jobs(args, runs, overrides, run_fit, options)
     tables = aggregate(args.out)
     _manifest(args, overrides, tables)
     print(f"tables: {args.out / 'tables' / 'tables.md'}, {args.out / 'tables' / 'tables.html'}")

@@ -11,10 +11,13 @@ share one study; the total number of finished trials stays ``--trials``.
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
+from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.studies.plans import TuneContext
 
 STUDY_NAMES = ("block-length", "block-length-memory", "dropout")
@@ -42,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, help="finished trials over all workers")
     parser.add_argument(
         "--storage",
-        help="SQLAlchemy URL or journal:PATH (default sqlite:///runs/studies/optuna.db)",
+        help="SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or "
+        "postgresql://user:pass@host/db (pip install 'sanbench[postgres]')",
     )
     parser.add_argument("--study-name", help="optuna study name (default from study/task/encoder)")
     parser.add_argument("--out", type=Path, help="study folder (default runs/studies/NAME)")
@@ -61,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--outputs-only", action="store_true", help="only rewrite the outputs from the storage"
     )
+    add_launcher_arguments(parser, "worker jobs sharing the study (1); --storage must reach them")
     memory = parser.add_argument_group("block-length-memory")
     memory.add_argument("--lengths", type=_lengths, default=(32, 64, 128), help="n values")
     memory.add_argument("--batch-size", type=int, default=64)
@@ -96,7 +101,35 @@ def context(args: argparse.Namespace, study_name: str) -> TuneContext:
     )
 
 
+def run_as_jobs(args: argparse.Namespace, options: LaunchOptions) -> int:
+    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here."""
+    from harness.launch import launch
+
+    worker = copy.copy(args)
+    worker.launcher = None
+    calls = [functools.partial(run, worker) for _ in range(options.jobs or 1)]
+    study_name = args.study_name or default_study_name(args)
+    folder = context(args, study_name).out / "jobs"
+    outcomes = launch(calls, options, folder=folder, name=f"sanbench-tune-{study_name}")
+    for outcome in outcomes:
+        status = f"exit {outcome.result}" if outcome.ok else f"died: {outcome.error}"
+        print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")
+    summary = copy.copy(worker)
+    summary.outputs_only = True
+    code = run(summary)
+    return code or int(not all(o.ok and o.result == 0 for o in outcomes))
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        options = LaunchOptions.from_args(args)
+        if options is not None:
+            options.check_available()
+    except ValueError as error:
+        print(f"sanbench tune: {error}")
+        return 2
+    if options is not None and not args.outputs_only:
+        return run_as_jobs(args, options)
     import optuna
 
     from harness.studies.registry import STUDIES

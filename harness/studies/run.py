@@ -8,23 +8,17 @@ import warnings
 from typing import Any
 
 import optuna
-from sqlalchemy.engine import make_url
 
 from harness.studies.fitting import fit_command
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
-from harness.studies.storage import JOURNAL_PREFIX, dashboard_command, open_storage
+from harness.studies.storage import dashboard_command, open_storage, storage_url
 from harness.studies.workers import run_worker
 
 
 def storage_label(spec: str | None) -> str:
     """The storage as shown in outputs: URL passwords hidden."""
-    from harness.studies.storage import DEFAULT_STORAGE
-
-    spec = spec or DEFAULT_STORAGE
-    if spec.startswith(JOURNAL_PREFIX):
-        return spec
-    return make_url(spec).render_as_string(hide_password=True)
+    return storage_url(spec).render_as_string(hide_password=True)
 
 
 def open_study(
@@ -65,7 +59,7 @@ def run_study(
     """Run this worker's share of ``n_trials`` (default: the plan's), then write the outputs."""
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
-        run_worker(study, plan.objective, n_trials or plan.default_trials, max_retry=max_retry)
+        run_worker(study, plan.objective, n_trials or plan.default_trials, poll_s=heartbeat_s)
     meta = {
         "command": shlex.join(["sanbench", *sys.argv[1:]]),
         "task": ctx.task,

@@ -1,11 +1,16 @@
-"""Where studies live: an SQLite file (default), any SQLAlchemy URL, or an optuna journal file.
+"""Where studies live: an SQLite file (default) or a database server (PostgreSQL, MySQL).
 
 Every worker started with the same study name and storage shares the study
-(``load_if_exists``). RDB storages (SQLite, PostgreSQL, MySQL) run optuna's heartbeat: a trial
-whose worker stopped beating for ``grace_period`` seconds is marked failed by the next worker
-and re-queued with the same parameters (``RetryHeartbeatStaleTrialCallback``). Journal
-storages have no heartbeat; ``harness.studies.workers`` fails and re-queues the running trials
-of dead workers on the same host instead.
+(``load_if_exists``). Storages are optuna ``RDBStorage`` with its heartbeat on: a trial whose
+worker stopped beating for ``grace_period`` seconds is failed by the next worker that looks
+(``optuna.storages.fail_stale_trials``) and re-queued with the same parameters
+(``RetryHeartbeatStaleTrialCallback``), wherever that worker ran. Journal files are not supported:
+they have no heartbeat, so a worker dying on another machine would leave its trial running.
+
+Workers that start at the same moment on a fresh database all try to create optuna's schema;
+on PostgreSQL the losers die on ``CREATE TYPE studydirection`` (duplicate type) and on SQLite
+on "table already exists". Schema creation is therefore serialised: a session-level advisory
+lock on PostgreSQL, a lock file beside an SQLite file.
 """
 
 from __future__ import annotations
@@ -17,24 +22,41 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import optuna
-from optuna.storages import JournalStorage, RDBStorage, RetryHeartbeatStaleTrialCallback
-from optuna.storages.journal import JournalFileBackend
+import sqlalchemy
+from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
+from sqlalchemy.engine import URL, make_url
 
 DEFAULT_STORAGE = "sqlite:///runs/studies/optuna.db"
-JOURNAL_PREFIX = "journal:"
-SQLITE_PREFIX = "sqlite:///"
+SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
+EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 
 
 def retry_callback(max_retry: int) -> RetryHeartbeatStaleTrialCallback:
-    """Re-queue a failed trial with its parameters, at most ``max_retry`` times per trial."""
+    """Re-queue a stale trial with its parameters, at most ``max_retry`` times per trial."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         return RetryHeartbeatStaleTrialCallback(max_retry=max_retry)
 
 
+def storage_url(spec: str | None) -> URL:
+    """The SQLAlchemy URL of ``spec``; ``postgresql://`` uses psycopg 3 (the ``postgres`` extra)."""
+    spec = spec or DEFAULT_STORAGE
+    if spec.startswith("journal:"):
+        raise ValueError(
+            f"--storage {spec!r}: journal files are no longer supported (no heartbeat, so a dead "
+            f"worker's trial stays running); use {EXPECTED}"
+        )
+    if "://" not in spec:
+        raise ValueError(f"--storage {spec!r}: expected {EXPECTED}")
+    url = make_url(spec)
+    if url.drivername == "postgresql":
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
 @contextlib.contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
-    """Exclusive lock on ``path`` (workers creating one SQLite file's tables at once collide)."""
+    """Exclusive lock on ``path`` while the schema of an SQLite file is created."""
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -43,36 +65,48 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def _advisory_lock(url: URL) -> Iterator[None]:
+    """PostgreSQL advisory lock held while optuna creates or checks its schema."""
+    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            connection.execute(
+                sqlalchemy.text("SELECT pg_advisory_lock(:k)"), {"k": SCHEMA_LOCK_KEY}
+            )
+            try:
+                yield
+            finally:
+                connection.execute(
+                    sqlalchemy.text("SELECT pg_advisory_unlock(:k)"), {"k": SCHEMA_LOCK_KEY}
+                )
+    finally:
+        engine.dispose()
+
+
+def _schema_lock(url: URL) -> contextlib.AbstractContextManager[None]:
+    if url.get_backend_name() == "postgresql":
+        return _advisory_lock(url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        path = Path(url.database).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _file_lock(path.with_name(path.name + ".lock"))
+    return contextlib.nullcontext()
+
+
 def open_storage(
     spec: str | None, heartbeat_s: int = 30, grace_s: int | None = None, max_retry: int = 2
-) -> optuna.storages.BaseStorage:
-    """``None``: the default SQLite file; ``journal:PATH``: a journal file; else an SQLAlchemy URL.
-
-    SQLite files and journal files get their parent folder created.
-    """
-    spec = spec or DEFAULT_STORAGE
-    if spec.startswith(JOURNAL_PREFIX):
-        path = Path(spec.removeprefix(JOURNAL_PREFIX)).expanduser()
-        if not path.name:
-            raise ValueError(f"--storage {spec!r}: expected journal:PATH, e.g. journal:runs/s.log")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return JournalStorage(JournalFileBackend(str(path)))
-    if "://" not in spec:
-        raise ValueError(
-            f"--storage {spec!r}: expected an SQLAlchemy URL (sqlite:///runs/s.db, "
-            "postgresql://user@host/db) or journal:PATH"
-        )
-    engine_kwargs = None
-    lock: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if spec.startswith(SQLITE_PREFIX):
-        path = Path(spec.removeprefix(SQLITE_PREFIX)).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True)
+) -> RDBStorage:
+    """The storage at ``spec`` (``None``: the default SQLite file), heartbeat and retry on."""
+    url = storage_url(spec)
+    if url.get_backend_name() == "sqlite":
         engine_kwargs = {"connect_args": {"timeout": 60}}  # wait for other workers' write locks
-        lock = _file_lock(path.with_name(path.name + ".lock"))
-    with lock, warnings.catch_warnings():
+    else:
+        engine_kwargs = {"pool_pre_ping": True}  # survive a server restart between trials
+    with _schema_lock(url), warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         return RDBStorage(
-            spec,
+            url.render_as_string(hide_password=False),
             engine_kwargs=engine_kwargs,
             heartbeat_interval=heartbeat_s,
             grace_period=grace_s if grace_s is not None else 2 * heartbeat_s,
@@ -81,7 +115,5 @@ def open_storage(
 
 
 def dashboard_command(spec: str | None) -> str:
-    """The ``optuna-dashboard`` command that opens ``spec`` (journal files need the path only)."""
-    spec = spec or DEFAULT_STORAGE
-    target = spec.removeprefix(JOURNAL_PREFIX) if spec.startswith(JOURNAL_PREFIX) else spec
-    return f"optuna-dashboard {target}"
+    """The ``optuna-dashboard`` command that opens ``spec`` (password hidden as ``***``)."""
+    return f"optuna-dashboard {storage_url(spec).render_as_string(hide_password=True)}"

@@ -1,11 +1,13 @@
 """A study worker process for the tests: ``python studies_worker.py STORAGE NAME N SLEEP LOG``.
 
-Runs ``harness.studies.workers.run_worker`` with a cheap objective that appends its trial
-number to LOG (one line per execution) after sleeping SLEEP seconds.
+Runs ``harness.studies.workers.run_worker`` with a cheap objective that appends
+``trial-number pid`` to LOG (one line per execution) after sleeping SLEEP seconds. The storage
+is opened here, so workers started together also race on creating a fresh schema.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -28,10 +30,10 @@ def main(storage: str, name: str, n_trials: str, sleep: str, log: str) -> int:
         x = trial.suggest_float("x", -1.0, 1.0)
         time.sleep(float(sleep))
         with open(log, "a") as handle:
-            handle.write(f"{trial.number}\n")
+            handle.write(f"{trial.number} {os.getpid()}\n")
         return x * x
 
-    run_worker(study, objective, int(n_trials))
+    run_worker(study, objective, int(n_trials), poll_s=0.5)
     return 0
 
 

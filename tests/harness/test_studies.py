@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import optuna
@@ -55,7 +56,7 @@ def test_compare_finds_the_measured_minimum() -> None:
 
 
 def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    storage, out = f"journal:{tmp_path / 'j.log'}", tmp_path / "study"
+    storage, out = f"sqlite:///{tmp_path / 's.db'}", tmp_path / "study"
     argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
     argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
     assert main(argv) == 0
@@ -87,7 +88,8 @@ def test_fit_command_and_dashboard() -> None:
     command = fit_command(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
     assert "--max-steps 50" in command and "--dropout 0.3" in command
     assert "--encoder-options '{block_len: 7}'" in command
-    assert dashboard_command("journal:runs/a.log") == "optuna-dashboard runs/a.log"
+    url = "postgresql://ann:secret@db.lab/studies"
+    assert dashboard_command(url) == "optuna-dashboard postgresql+psycopg://ann:***@db.lab/studies"
     assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
 
 
@@ -99,3 +101,23 @@ def test_attention_dropout_only_where_the_builder_has_it() -> None:
 def test_bad_storage_is_explained(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="SQLAlchemy URL"):
         open_storage(str(tmp_path / "plain-path.db"))
+    with pytest.raises(ValueError, match="journal files are no longer supported"):
+        open_storage(f"journal:{tmp_path / 'j.log'}")
+
+
+def test_memory_study_as_local_worker_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--launcher local --jobs 2``: two submitit worker jobs share the budget, outputs here."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    storage, out = f"sqlite:///{tmp_path / 's.db'}", tmp_path / "study"
+    argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
+    argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
+    assert main([*argv, "--launcher", "local", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.count("worker job ") == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    # racing workers may each open a trial past the budget: failed unrun, left out of trials.csv
+    assert manifest["trial_counts"]["complete"] == 6 and manifest["trials_csv_rows"] == 6
+    assert set(manifest["trial_counts"]) <= {"complete", "fail"}
+    assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job

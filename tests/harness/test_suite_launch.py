@@ -1,0 +1,101 @@
+"""A suite through ``--launcher local`` (submitit jobs): same tables as in-process, and a
+killed job's cells re-run on resume while no finished cell runs twice."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.launch import LaunchOptions
+from harness.suite.grid import expand_grid
+from harness.suite.launch import launch_suite, pending_shards
+from harness.suite.runner import all_results_files
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"
+VICTIM = ("sst2", "mtsa", "seed1")
+ACCURACY_COLUMNS = ("task", "encoder", "runs", "train_acc", "dev_acc", "test_acc", "params")
+
+
+@pytest.fixture(autouse=True)
+def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs unpickle ``fit_killed_once`` from this module: they must import ``tests``."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+
+
+def fit_killed_once(**kwargs: Any) -> dict[str, Any]:
+    """Fake ``run_fit``: notes each execution; the first run of ``VICTIM`` kills its job."""
+    run_dir: Path = kwargs["out_dir"]
+    out = run_dir.parents[3]  # OUT/runs/<task>/<encoder>/<replicate>
+    with (out / "executions.log").open("a") as handle:
+        handle.write(" ".join(run_dir.parts[-3:]) + "\n")
+    if run_dir.parts[-3:] == VICTIM and not (out / "killed").exists():
+        (out / "killed").touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"params": 10, "test_acc": 0.5 + 0.1 * kwargs["seed"]}
+
+
+def _ok_keys(out: Path) -> list[tuple[str, ...]]:
+    rows = []
+    for path in all_results_files(out):
+        with path.open(newline="") as handle:
+            rows += [r for r in csv.DictReader(handle) if r["status"] == "ok"]
+    return [(r["task"], r["encoder"], r["replicate"]) for r in rows]
+
+
+def test_killed_job_cells_rerun_on_resume_none_twice(tmp_path: Path) -> None:
+    out = tmp_path / "suite"
+    runs = expand_grid(["sst1", "sst2"], ["bilstm", "mtsa"], seeds=2)
+    options = LaunchOptions(jobs=2, time_min=5)
+    common = dict(
+        out_dir=out, fit=fit_killed_once, data_dir=tmp_path, embeddings=None, overrides={}
+    )
+    first = launch_suite(runs, options, **common)
+    assert sorted(o.ok for o in first) == [False, True]  # the victim's job died
+    assert VICTIM not in _ok_keys(out)
+    assert len(pending_shards(runs, 2, out)) == 1
+
+    second = launch_suite(runs, options, **common)
+    assert len(second) == 1 and second[0].ok  # only the killed job's shard is submitted
+    assert sorted(_ok_keys(out)) == sorted(run.key for run in runs)  # each cell once
+    executions = Counter((out / "executions.log").read_text().splitlines())
+    assert executions.pop(" ".join(VICTIM)) == 2  # killed, then re-run
+    assert set(executions.values()) == {1}  # no finished cell ran twice
+    assert pending_shards(runs, 2, out) == []
+
+
+def _suite(out: Path, *launcher: str) -> int:
+    argv = ["suite", "--tasks", "sst2,sst1", "--encoders", "multi_cnn,bilstm", "--seeds", "2"]
+    argv += [
+        "--data-dir",
+        str(FIXTURES),
+        "--embeddings",
+        str(FIXTURES / "vectors" / "tiny.glove.txt"),
+    ]
+    argv += ["--out", str(out), "--max-steps", "2", "--limit-train-batches", "2"]
+    return main([*argv, *launcher])
+
+
+def _accuracy_table(out: Path) -> list[dict[str, str]]:
+    with (out / "tables" / "suite_summary.csv").open(newline="") as handle:
+        return [{k: row[k] for k in ACCURACY_COLUMNS} for row in csv.DictReader(handle)]
+
+
+@pytest.mark.slow
+def test_local_launcher_gives_the_in_process_tables(tmp_path: Path) -> None:
+    here, jobs = tmp_path / "here", tmp_path / "jobs"
+    assert _suite(here) == 0
+    assert _suite(jobs, "--launcher", "local", "--jobs", "2") == 0
+    assert len(_ok_keys(jobs)) == 8 and len(all_results_files(jobs)) == 2
+    assert _accuracy_table(jobs) == _accuracy_table(here)
+    for name in ("bi_blosan_table6.csv", "mtsa_table5.csv", "params.csv"):
+        assert (jobs / "tables" / name).read_text() == (here / "tables" / name).read_text()
+    assert _suite(jobs, "--launcher", "local", "--jobs", "2") == 0  # resume: nothing to submit
+    assert len(_ok_keys(jobs)) == 8
