@@ -117,6 +117,7 @@ def reproduce(
     command: str,
 ) -> int:
     """Run (or resume) ``preset`` into ``out`` and write every table; 1 when a run failed."""
+    from harness.reproduce.outputs import departures
     from harness.reproduce.parallel import run_parallel
 
     out.mkdir(parents=True, exist_ok=True)
@@ -126,6 +127,7 @@ def reproduce(
         command=command,
         machine=machine(),
         preset=preset.to_dict(),
+        departures=departures(preset),
         workers=workers,
         threads_per_run=threads,
         files={"reproduction": "reproduction/", "tables": "tables/", "runs": "runs/"},

@@ -2,7 +2,7 @@
 ``docs/results.md``.
 
     OUT/reproduction/cells.csv      task x encoder: ours mean/std/n, paper mean/std, gap, ranks
-    OUT/reproduction/taus.csv       per task: Kendall's τ (ours vs paper ranking)
+    OUT/reproduction/taus.csv       per task: Kendall's τ (ours vs paper ranking), protocol
     OUT/reproduction/pairs.csv      per task and encoder pair: paired test, paper spread check
     OUT/reproduction/encoders.csv   per encoder: mean/min/max gap over tasks
     OUT/reproduction/runs.csv       the raw per-run rows the tables come from
@@ -182,7 +182,9 @@ def write_outputs(
     runs = finished.reindex(columns=RUN_COLUMNS).sort_values(["task", "encoder", "replicate"])
     texts = {
         "cells.csv": result.cells.to_csv(index=False),
-        "taus.csv": result.taus.to_csv(index=False),
+        "taus.csv": result.taus.assign(
+            protocol=[protocol(task, preset.runs) for task in result.taus["task"]]
+        ).to_csv(index=False),
         "pairs.csv": result.pairs.to_csv(index=False),
         "encoders.csv": result.encoders.to_csv(index=False),
         "runs.csv": runs.to_csv(index=False),

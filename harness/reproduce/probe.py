@@ -1,48 +1,39 @@
-"""Short timed probes that size the preset's budget: a few hundred training steps of one
-(task, encoder), scaled to the preset's epochs.
+"""Short probes that size the preset's budget: a few training steps of each (task, encoder)
+with the preset's settings, scaled to a full run.
 
-    python -m harness.reproduce.probe --data-dir D --embeddings E --out runs/probe --steps 100
+    OMP_NUM_THREADS=1 python -m harness.reproduce.probe --data-dir D --embeddings E \\
+        --out runs/probe --steps 100
 
-Each probe trains ``steps`` steps as one epoch (then validates and tests once) with the
-preset's overrides and records the step time and the rest of the run's time (setup, one
-validation, test, inference timing). Run it with ``OMP_NUM_THREADS=1``, two at a time, like
-the preset itself.
+Each probe trains ``steps`` steps (at most one epoch), validates and tests once. On a shared
+machine wall time measures the other jobs too, so the probe scales its wall times by the
+process's CPU share (CPU seconds / wall seconds over the probe): with one thread per run, the
+CPU seconds are what the run costs on a quiet core. Rows go to ``OUT/probes.csv`` (resumable);
+the last line printed is the preset's estimated wall time on ``--workers`` parallel runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any
 
-from harness.reproduce.preset import PAPER_PRESET, Preset
+from harness.reproduce.preset import PAPER_PRESET, WORKERS, Preset
 from harness.results import ResultsFile
 from harness.suite.grid import CV_TASKS
-
-COLUMNS = (
-    "task",
-    "encoder",
-    "steps",
-    "step_s",
-    "other_s",
-    "steps_per_epoch",
-    "max_steps",
-    "estimated_run_s",
-)
 
 
 def estimate_run_seconds(
     step_s: float, other_s: float, steps_per_epoch: int, max_epochs: int, max_steps: int
 ) -> float:
-    """Worst-case run time: every epoch up to the cap (``max_steps`` < 0: none), one validation
-    per epoch (counted as ``other_s``, which also holds one test and the setup)."""
+    """Worst-case run time: every epoch up to the caps (``max_steps`` <= 0: none), and
+    ``other_s`` (one validation, plus setup and test: an overestimate) once per epoch."""
     steps = steps_per_epoch * max_epochs
     if max_steps > 0:
         steps = min(steps, max_steps)
-    epochs = math.ceil(steps / steps_per_epoch)
-    return steps * step_s + epochs * other_s
+    return steps * step_s + math.ceil(steps / steps_per_epoch) * other_s
 
 
 def probe(
@@ -61,14 +52,16 @@ def probe(
     )  # fmt: skip
     datamodule.setup("fit")
     steps_per_epoch = len(datamodule.train_dataloader())
-    steps = min(steps, steps_per_epoch)  # one epoch: the step time is the epoch's time
+    steps = min(steps, steps_per_epoch)
     budget = {**preset.overrides, "max_steps": steps, "limit_train_batches": steps}
-    start = time.perf_counter()
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
     metrics = run_fit(task, encoder, data_dir, embeddings, out / task / encoder, 0, fold, budget)
-    wall = time.perf_counter() - start
-    train_s = float(metrics["train_time_s"])
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    share = min(1.0, cpu / wall)
+    train_s = float(metrics["train_time_s"]) * share
     step_s = train_s / int(metrics["steps"])
-    other_s = wall - train_s
+    other_s = wall * share - train_s
     estimate = estimate_run_seconds(
         step_s, other_s, steps_per_epoch, config["max_epochs"], config["max_steps"]
     )
@@ -76,12 +69,22 @@ def probe(
         "task": task,
         "encoder": encoder,
         "steps": metrics["steps"],
+        "load_1min": f"{load:.2f}",
+        "wall_s": f"{wall:.1f}",
+        "cpu_share": f"{share:.2f}",
         "step_s": f"{step_s:.4f}",
         "other_s": f"{other_s:.1f}",
         "steps_per_epoch": steps_per_epoch,
+        "max_epochs": config["max_epochs"],
         "max_steps": config["max_steps"],
         "estimated_run_s": f"{estimate:.0f}",
     }
+
+
+def preset_hours(rows: list[dict[str, str]], preset: Preset, workers: int) -> float:
+    """The preset's wall time in hours: every cell's estimate times its runs, over workers."""
+    total = sum(float(row["estimated_run_s"]) for row in rows) * preset.runs
+    return total / workers / 3600
 
 
 def main() -> None:
@@ -90,18 +93,19 @@ def main() -> None:
     parser.add_argument("--embeddings", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--tasks", default=",".join(PAPER_PRESET.tasks))
-    parser.add_argument("--encoders", default=",".join(PAPER_PRESET.encoders))
+    parser.add_argument("--workers", type=int, default=WORKERS)
     args = parser.parse_args()
+    preset = PAPER_PRESET
     results = ResultsFile(args.out / "probes.csv", ("task", "encoder"))
-    done = {results.key(row) for row in results.rows()}
-    for task in args.tasks.split(","):
-        for encoder in args.encoders.split(","):
-            if (task, encoder) in done:
-                continue
-            row = probe(task, encoder, args.data_dir, args.embeddings, args.out, args.steps)
-            results.append(row)
-            print(row, flush=True)
+    done = results.done_keys()
+    for task in preset.tasks:
+        for encoder in preset.encoders:
+            if (task, encoder) not in done:
+                row = probe(task, encoder, args.data_dir, args.embeddings, args.out, args.steps)
+                results.append(row)
+                print(row, flush=True)
+    hours = preset_hours(results.rows(), preset, args.workers)
+    print(f"estimated preset wall time on {args.workers} workers: {hours:.2f} h (worst case)")
 
 
 if __name__ == "__main__":
