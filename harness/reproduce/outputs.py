@@ -150,11 +150,13 @@ def facts_lines(facts: dict[str, Any]) -> list[str]:
         f"{s['started']}: {s['load_start']} -> {s['load_end']}" for s in sessions if "load_end" in s
     )
     wall = sum(float(s.get("wall_s", 0)) for s in sessions)
+    killed = sum("wall_s" not in s for s in sessions)
     return [
         f"- Command: `{facts.get('command', MISSING)}`",
         f"- Machine: {facts.get('machine', MISSING)}",
         f"- Load average (1, 5, 15 min) at start -> end of each session: {loads or MISSING}",
-        f"- Wall time: {wall / 3600:.2f} h over {len(sessions)} session(s)",
+        f"- Wall time: {wall / 3600:.2f} h over {len(sessions)} session(s)"
+        + (f" ({killed} killed before recording its time)" if killed else ""),
     ]
 
 

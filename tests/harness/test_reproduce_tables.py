@@ -99,7 +99,7 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     assert text.count("### ") == 3  # CR, TREC, the per-encoder summary
     assert text.index("### CR") < text.index("### TREC") < text.index("### Per encoder")
     assert text.count("[^dep]:") == 1 and text.count("Departures") == 1
-    assert "- Wall time: 2.00 h over 1 session(s)" in text
+    assert "- Wall time: 2.00 h over 1 session(s)\n" in text
     assert "t0: 1.00 -> 2.00" in text
 
 
