@@ -42,11 +42,11 @@ def test_run_estimate_counts_epochs_and_the_step_cap() -> None:
 
 
 def test_bad_inputs_fail_fast_with_the_file_and_the_fix(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="--data-dir .*missing: no such folder"):
+    with pytest.raises(SystemExit, match=r"--data-dir .*missing: no such folder"):
         main(["reproduce", "--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path)])
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("not a vector file\n")
-    with pytest.raises(SystemExit, match=r"vectors.txt, line 1: expected GloVe text"):
+    with pytest.raises(SystemExit, match=r"vectors\.txt, line 1: expected GloVe text"):
         main(["reproduce", "--data-dir", str(tmp_path), "--embeddings", str(vectors)])
-    with pytest.raises(SystemExit, match="manifest.json not found; run first"):
+    with pytest.raises(SystemExit, match=r"manifest\.json not found; run first"):
         main(["reproduce", "--out", str(tmp_path / "none"), "--tables-only"])
