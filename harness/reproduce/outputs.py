@@ -171,6 +171,11 @@ def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str
     ]
     for task in preset.tasks:
         parts.append(task_table(result, task, preset.runs).to_markdown())
+    taus = result.taus["tau"].dropna()
+    parts.append(
+        f"Mean Kendall's τ over the {len(taus)} tasks where it is defined: "
+        f"{_number(taus.mean() if len(taus) else math.nan, 2)}.\n"
+    )
     parts.append(encoder_table(result).to_markdown())
     parts += [*facts_lines(facts), "", f"[^dep]: {departures(preset)}", ""]
     return "\n".join(parts)

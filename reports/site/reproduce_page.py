@@ -87,6 +87,7 @@ def task_sections(folder: Path) -> list[dict]:
                 "label": TASK_LABELS.get(task, task),
                 "protocol": taus.loc[task, "protocol"],
                 "tau": numbers.fixed(taus.loc[task, "tau"], 2),
+                "tau_value": taus.loc[task, "tau"],
                 "ranked": int(taus.loc[task, "encoders"]),
                 "rows": rows,
             }
@@ -124,6 +125,7 @@ def build(run: Run, page_dir: Path) -> Page:
     preset = manifest.get("preset", {})
     title = f"Reproduction {run.name}"
     session_rows, wall_h = sessions(manifest)
+    tasks = task_sections(run.folder)
     environment = {
         "machine": manifest.get("machine", ""),
         "workers": str(manifest.get("workers", "")),
@@ -138,7 +140,8 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         environment,
         preset=preset,
-        tasks=task_sections(run.folder),
+        tasks=tasks,
+        mean_tau=numbers.fixed(pd.Series([t["tau_value"] for t in tasks]).mean(), 2),
         task_header=TASK_HEADER,
         encoders=encoder_rows(run.folder),
         sessions=session_rows,

@@ -100,6 +100,7 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     assert text.index("### CR") < text.index("### TREC") < text.index("### Per encoder")
     assert text.count("[^dep]:") == 1 and text.count("Departures") == 1
     assert "- Wall time: 2.00 h over 1 session(s)\n" in text
+    assert "Mean Kendall's τ over the 1 tasks where it is defined: 1.00." in text
     assert "t0: 1.00 -> 2.00" in text
 
 

@@ -87,3 +87,4 @@ def test_footnote_once_and_the_sessions_machine_and_wall_time(page: str) -> None
     assert re.search(r"<dt>wall time \(h\)</dt><dd>0.50</dd>", page)
     assert "2.10 1.50 1.20" in page and "interrupted" in page
     assert "sanbench reproduce --data-dir DATA" in page
+    assert "Mean Kendall's τ over the tasks where it is defined: 1.00." in page
