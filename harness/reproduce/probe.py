@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.reproduce.preset import PAPER_PRESET, WORKERS, Preset
 from harness.results import ResultsFile
-from harness.suite.grid import CV_TASKS
+from harness.suite.grid import CV_TASKS, Shard
 
 
 def estimate_run_seconds(
@@ -82,9 +82,16 @@ def probe(
 
 
 def preset_hours(rows: list[dict[str, str]], preset: Preset, workers: int) -> float:
-    """The preset's wall time in hours: every cell's estimate times its runs, over workers."""
-    total = sum(float(row["estimated_run_s"]) for row in rows) * preset.runs
-    return total / workers / 3600
+    """The preset's wall time in hours on ``workers`` parallel runs: the slowest worker's
+    share of the grid (shard ``k/workers``, as ``sanbench reproduce`` splits it), each run
+    taking its cell's estimate."""
+    estimate = {(row["task"], row["encoder"]): float(row["estimated_run_s"]) for row in rows}
+    grid = preset.grid()
+    shares = [
+        sum(estimate[(run.task, run.encoder)] for run in Shard(k, workers).select(grid))
+        for k in range(1, workers + 1)
+    ]
+    return max(shares) / 3600
 
 
 def main() -> None:

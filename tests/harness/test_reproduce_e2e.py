@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.commands.reproduce import reproduce
 from harness.reproduce.preset import Preset
 
@@ -92,3 +93,6 @@ def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(tmp_path: 
             assert path.stat().st_mtime_ns == stamp, path
     assert (killed / "metrics.json").stat().st_mtime_ns != stamps[killed / "metrics.json"]
     assert len(json.loads((out / "manifest.json").read_text())["sessions"]) == 2
+    (folder / "cells.csv").unlink()
+    assert main(["reproduce", "--out", str(out), "--tables-only"]) == 0  # the manifest's preset
+    assert (folder / "cells.csv").read_text().count("\n") == 5
