@@ -25,7 +25,8 @@ def kendall_tau(ours: Sequence[float], paper: Sequence[float]) -> float:
         raise ValueError(f"need one paper score per encoder, got {len(ours)} and {len(paper)}")
     if len(ours) < 2:
         return math.nan
-    return float(stats.kendalltau(ours, paper).statistic)
+    tau, _ = stats.kendalltau(ours, paper)  # (statistic, p-value) in every scipy release
+    return float(tau)
 
 
 @dataclass(frozen=True)
@@ -54,5 +55,5 @@ def paired_test(a: Mapping[str, float], b: Mapping[str, float]) -> PairedTest:
     mean = sum(differences) / n if n else math.nan
     if n < 2 or max(differences) == min(differences):
         return PairedTest(n, mean, math.nan)
-    result = stats.ttest_rel([a[key] for key in shared], [b[key] for key in shared])
-    return PairedTest(n, mean, float(result.pvalue))
+    _, p_value = stats.ttest_rel([a[key] for key in shared], [b[key] for key in shared])
+    return PairedTest(n, mean, float(p_value))
