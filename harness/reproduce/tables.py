@@ -84,6 +84,8 @@ def _ranks(values: dict[str, float]) -> dict[str, float]:
 
 @dataclass
 class Reproduction:
+    """The four tables of the module docstring (columns: ``*_COLUMNS`` above)."""
+
     cells: pd.DataFrame
     taus: pd.DataFrame
     pairs: pd.DataFrame
