@@ -54,10 +54,12 @@ def departures(preset: Preset) -> str:
         if width
         else "",
         f"at most {o['max_epochs']} epochs with early stopping on dev (patience "
-        f"{o.get('early_stopping_patience', MISSING)}); CR/MPQA/SUBJ also stop at 1000 steps "
-        "(MTSA App. B)"
+        f"{o.get('early_stopping_patience', MISSING)})"
         if "max_epochs" in o
         else "",
+        f"every run stops at {o['max_steps']} steps"
+        if "max_steps" in o
+        else "CR/MPQA/SUBJ stop at 1000 steps (their configs, MTSA App. B)",
         f"{preset.runs} runs per cell (CV: the first {preset.runs} of the 10 folds, dev carved "
         f"from the other nine; otherwise seeds 0-{preset.runs - 1}) instead of 10 folds / 5 runs",
         "SST-1/SST-2 trained on whole sentences only (no phrase-level labels)",
