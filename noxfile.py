@@ -98,6 +98,21 @@ def suite(session: nox.Session) -> None:
 
 
 @nox.session
+def reproduce(session: nox.Session) -> None:
+    """The accuracy reproduction (Bi-BloSAN Table 6 x six encoders, 3 runs a cell, about 3 h
+    on 2 cores; resumes) into runs/reproduce; skipped when ../shared/datasets is absent."""
+    data = "../shared/datasets"
+    if not os.path.isdir(data):
+        session.skip(f"{data} not found: the reproduction needs the real benchmark files")
+    install(session)
+    session.run(
+        "sanbench", "reproduce", "--data-dir", data,
+        "--embeddings", f"{data}/glove/glove.6B.50d.subset.txt", "--out", "runs/reproduce",
+        *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session
 def profile(session: nox.Session) -> None:
     """Quick profiling sweep on CPU (the papers' figure encoders) + report; prints index.html."""
     install(session)

@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "data": ("datamodules.cli", "inspect benchmark files (stats, coverage, errors)"),
     "fit": ("harness.commands.fit", "train, validate and test one model"),
     "suite": ("harness.commands.suite", "run a grid of tasks x encoders x seeds"),
+    "reproduce": ("harness.commands.reproduce", "the papers' accuracy tables on this machine"),
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
     "report": ("reports.cli", "build the HTML/PNG report from run folders"),
 }

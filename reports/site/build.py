@@ -11,13 +11,14 @@ import jinja2
 import matplotlib
 import pandas as pd
 
-from reports.site import compare_page, profile_page, study_page, training_page
+from reports.site import compare_page, profile_page, reproduce_page, study_page, training_page
 from reports.site.discover import Run, discover
 from reports.site.render import Page, render
 
 BUILDERS: dict[str, Callable[[Run, Path], Page]] = {
     "profile": profile_page.build,
     "suite": training_page.build_suite,
+    "reproduce": reproduce_page.build,
     "fit": training_page.build_fit,
     "study": study_page.build,
 }
@@ -55,7 +56,7 @@ def build_site(paths: list[Path], out: Path, command: str = "") -> Path:
         command=command or "not recorded",
         pages=pages,
         comparisons=comparisons,
-        kinds=("profile", "suite", "study", "fit"),
+        kinds=("profile", "suite", "reproduce", "study", "fit"),
         files=[],
     )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "manifest.json"
-KINDS = ("profile", "suite", "study", "fit")
+KINDS = ("profile", "suite", "reproduce", "study", "fit")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def read_manifest(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise ValueError(
             f"{path}, line {error.lineno}: not valid JSON ({error.msg}); the file should be "
-            "the manifest.json that sanbench profile/suite/tune/fit wrote"
+            "the manifest.json that sanbench profile/suite/reproduce/tune/fit wrote"
         ) from None
     if not isinstance(manifest, dict) or manifest.get("kind") not in KINDS:
         kind = manifest.get("kind") if isinstance(manifest, dict) else None
@@ -81,7 +81,7 @@ def discover(paths: list[Path]) -> list[Run]:
         if not folders:
             raise FileNotFoundError(
                 f"{path}: no {MANIFEST} in it or below; pass folders written by "
-                "sanbench profile, suite, tune or fit"
+                "sanbench profile, suite, reproduce, tune or fit"
             )
         for folder in folders:
             resolved = folder.resolve()

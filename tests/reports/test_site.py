@@ -176,7 +176,7 @@ def test_number_formats() -> None:
 
 def test_discovery_skips_a_suites_own_runs_and_names_bad_manifests(tmp_path: Path) -> None:
     runs = discover([FIXTURES])
-    assert sorted(run.kind for run in runs) == ["profile", "profile", "study", "suite"]
+    assert sorted(run.kind for run in runs) == ["profile", "profile", "reproduce", "study", "suite"]
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "manifest.json").write_text('{"kind": "profile",\n oops}')

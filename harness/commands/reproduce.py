@@ -1,0 +1,183 @@
+"""``sanbench reproduce``: Bi-BloSAN Table 6 / MTSA Table 5 on this machine, beside the papers.
+
+    sanbench reproduce --data-dir ../shared/datasets \\
+        --embeddings ../shared/datasets/glove/glove.6B.50d.subset.txt --out runs/reproduce
+
+Runs the preset (``harness/reproduce/preset.py``) on ``--workers`` processes of ``--threads``
+threads, resumes after a kill without repeating finished runs, then writes the suite's tables
+and the reproduction tables (``OUT/reproduction/``). Run it when nothing is being timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.reproduce.preset import PAPER_PRESET, THREADS_PER_RUN, WORKERS, Preset
+from harness.suite.tables import write_atomic
+
+MANIFEST = "manifest.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
+    parser.add_argument("--embeddings", type=Path, help="GloVe text file (the preset uses 50d)")
+    parser.add_argument("--out", type=Path, default=Path("runs/reproduce"), help="results folder")
+    parser.add_argument("--workers", type=int, default=WORKERS, help="parallel runs (2)")
+    parser.add_argument("--threads", type=int, default=THREADS_PER_RUN, help="per run (1)")
+    parser.add_argument(
+        "--tables-only", action="store_true", help="only rebuild the tables from the results"
+    )
+    parser.add_argument("--debug", action="store_true", help="tracebacks for input errors")
+
+
+def check_inputs(preset: Preset, data_dir: Path | None, embeddings: Path | None) -> None:
+    """Fail before any training when a file the preset needs is missing or malformed."""
+    if data_dir is None:
+        raise ValueError("--data-dir is required unless --tables-only (e.g. ../shared/datasets)")
+    if not data_dir.is_dir():
+        raise ValueError(f"--data-dir {data_dir}: no such folder")
+    if embeddings is not None:
+        if not embeddings.is_file():
+            raise ValueError(f"--embeddings {embeddings}: no such file")
+        with embeddings.open(encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().split()
+        try:
+            [float(x) for x in first[1:]]
+        except ValueError:
+            first = []
+        if len(first) < 2:
+            raise ValueError(
+                f"{embeddings}, line 1: expected GloVe text 'word v1 ... vD' (D floats); "
+                "pass a GloVe .txt file such as glove.6B.50d.txt"
+            )
+    from datamodules.readers.layouts import resolve_layout
+    from datamodules.tasks import get_task
+
+    for task in preset.tasks:
+        resolve_layout(get_task(task), data_dir)
+
+
+def machine() -> str:
+    """CPU model, core count, OS and torch version."""
+    import torch
+
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    system = f"{platform.system()} {platform.release()}"
+    return f"{model}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    path = out / MANIFEST
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    manifest["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
+    write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+
+
+def build_tables(out: Path, preset: Preset, manifest: dict[str, Any]) -> list[Path]:
+    """The suite's tables, then the reproduction's (``OUT/reproduction/``)."""
+    from harness.reproduce.outputs import write_outputs
+    from harness.reproduce.tables import reproduction
+    from harness.suite.aggregate import aggregate, finished, load_results
+
+    written = aggregate(out, param_encoders=preset.encoders)
+    done = finished(load_results(out))
+    result = reproduction(done, list(preset.tasks), list(preset.encoders))
+    return written + write_outputs(out, result, done, preset, manifest)
+
+
+def reproduce(
+    preset: Preset,
+    out: Path,
+    data_dir: Path,
+    embeddings: Path | None,
+    workers: int,
+    threads: int,
+    command: str,
+) -> int:
+    """Run (or resume) ``preset`` into ``out`` and write every table; 1 when a run failed."""
+    from harness.reproduce.outputs import departures
+    from harness.reproduce.parallel import run_parallel
+
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = read_manifest(out)
+    manifest.update(
+        kind="reproduce",
+        command=command,
+        machine=machine(),
+        preset=preset.to_dict(),
+        departures=departures(preset),
+        workers=workers,
+        threads_per_run=threads,
+        files={"reproduction": "reproduction/", "tables": "tables/", "runs": "runs/"},
+    )
+    session = {"started": datetime.now(UTC).isoformat(timespec="seconds")}
+    session["load_start"] = load_average()
+    manifest.setdefault("sessions", []).append(session)
+    write_manifest(out, manifest)
+    start = time.perf_counter()
+    try:
+        codes = run_parallel(
+            preset,
+            out_dir=out,
+            data_dir=data_dir,
+            embeddings=embeddings,
+            workers=workers,
+            threads=threads,
+        )
+    finally:
+        session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_average())
+        write_manifest(out, manifest)
+    build_tables(out, preset, manifest)
+    return 1 if any(codes) else 0
+
+
+def _sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def run(args: argparse.Namespace) -> int:
+    preset = PAPER_PRESET
+    if args.tables_only:
+        manifest = read_manifest(args.out)
+        if "preset" not in manifest:
+            raise SystemExit(f"sanbench reproduce: {args.out / MANIFEST} not found; run first")
+        build_tables(args.out, Preset.from_dict(manifest["preset"]), manifest)
+        print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
+        return 0
+    try:
+        check_inputs(preset, args.data_dir, args.embeddings)
+    except (ValueError, OSError) as error:
+        if args.debug:
+            raise
+        raise SystemExit(f"sanbench reproduce: {error}") from None
+    import signal
+
+    signal.signal(signal.SIGTERM, _sigterm)  # the workers are stopped, the session recorded
+    command = shlex.join(["sanbench", *sys.argv[1:]])
+    status = reproduce(
+        preset, args.out, args.data_dir, args.embeddings, args.workers, args.threads, command
+    )
+    print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
+    return status

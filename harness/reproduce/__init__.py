@@ -1,0 +1,1 @@
+"""``sanbench reproduce``: the papers' sentence-classification tables on a small CPU budget."""

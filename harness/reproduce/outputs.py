@@ -1,0 +1,206 @@
+"""Write the reproduction's data files: CSVs (read by ``reports/``) and the markdown for
+``docs/results.md``.
+
+    OUT/reproduction/cells.csv      task x encoder: ours mean/std/n, paper mean/std, gap, ranks
+    OUT/reproduction/taus.csv       per task: Kendall's τ (ours vs paper ranking), protocol
+    OUT/reproduction/pairs.csv      per task and encoder pair: paired test, paper spread check
+    OUT/reproduction/encoders.csv   per encoder: mean/min/max gap over tasks
+    OUT/reproduction/runs.csv       the raw per-run rows the tables come from
+    OUT/reproduction/reproduction.md  everything above as markdown, with the footnote and facts
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.reproduce.preset import Preset
+from harness.reproduce.stats import ALPHA
+from harness.reproduce.tables import Reproduction
+from harness.suite.grid import CV_FOLDS, CV_TASKS
+from harness.suite.tables import MISSING, Table, fmt, write_atomic
+
+FOLDER = "reproduction"
+TASK_LABELS = {
+    "cr": "CR",
+    "mpqa": "MPQA",
+    "subj": "SUBJ",
+    "trec": "TREC",
+    "sst1": "SST-1",
+    "sst2": "SST-2",
+}
+RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_acc", "epochs"]
+RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "wall_s", "device_name", "torch", "commit"]
+
+
+def protocol(task: str, runs: int) -> str:
+    """``folds 0-2 of 10-fold CV`` or ``seeds 0-2``."""
+    if task in CV_TASKS:
+        return f"folds 0-{runs - 1} of {CV_FOLDS}-fold CV"
+    return f"seeds 0-{runs - 1}"
+
+
+def departures(preset: Preset) -> str:
+    """The footnote, printed once: where this protocol departs from the papers'."""
+    o = preset.overrides
+    width = o.get("hidden_dim")
+    parts = [
+        "GloVe 6B 50d vectors (restricted to the datasets' words) instead of 300d",
+        f"width {width} instead of 300 (Multi-CNN {width} filters per window instead of 200, "
+        f"MTSA {2 * width} instead of 600)"
+        if width
+        else "",
+        f"at most {o['max_epochs']} epochs with early stopping on dev (patience "
+        f"{o.get('early_stopping_patience', MISSING)})"
+        if "max_epochs" in o
+        else "",
+        f"every run stops at {o['max_steps']} steps"
+        if "max_steps" in o
+        else "CR/MPQA/SUBJ stop at 1000 steps (their configs, MTSA App. B)",
+        f"{preset.runs} runs per cell (CV: the first {preset.runs} of the 10 folds, dev carved "
+        f"from the other nine; otherwise seeds 0-{preset.runs - 1}) instead of 10 folds / 5 runs",
+        "SST-1/SST-2 trained on whole sentences only (no phrase-level labels)",
+        "TREC: dev is 10% of the training file; the score is on the 500-question set the "
+        "papers call TREC's dev set",
+        "neither paper has a row for Kim's Multi-CNN in these tables, MTSA reports no SST-2",
+    ]
+    return "Departures from the papers' protocol: " + "; ".join(p for p in parts if p) + "."
+
+
+def _number(value: Any, digits: int = 1, sign: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def _rank(value: float) -> str:
+    return MISSING if math.isnan(value) else f"{value:g}"
+
+
+def not_separable(pairs: pd.DataFrame, task: str, encoder: str, column: str) -> list[str]:
+    """Encoders that ``encoder`` is not separated from on ``task`` (ours or paper side)."""
+    rows = pairs[pairs["task"] == task]
+    found = []
+    for row in rows.itertuples(index=False):
+        tied = (not row.ours_separable) if column == "ours" else row.paper_within_spread is True
+        if tied and encoder in (row.encoder_a, row.encoder_b):
+            found.append(row.encoder_b if row.encoder_a == encoder else row.encoder_a)
+    return found
+
+
+def task_table(result: Reproduction, task: str, runs: int) -> Table:
+    tau = result.taus.set_index("task").loc[task]
+    label = TASK_LABELS.get(task, task)
+    title = (
+        f"{label} ({protocol(task, runs)}): Kendall's τ = {_number(tau['tau'], 2)} "
+        f"over {int(tau['encoders'])} encoders with a paper number"
+    )
+    table = Table(
+        f"reproduce_{task}",
+        title,
+        ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper",
+         f"ours not separable from (paired t, p ≥ {ALPHA})", "paper within spread of"],
+    )  # fmt: skip
+    cells = result.cells[result.cells["task"] == task].sort_values("ours_rank")
+    for cell in cells.itertuples(index=False):
+        table.rows.append(
+            [
+                cell.encoder,
+                str(cell.n),
+                fmt(_float(cell.ours_mean), _float(cell.ours_std)),
+                fmt(_float(cell.paper_mean), _float(cell.paper_std)),
+                _number(cell.gap, sign=True),
+                _rank(cell.ours_rank),
+                _rank(cell.paper_rank),
+                ", ".join(not_separable(result.pairs, task, cell.encoder, "ours")) or MISSING,
+                ", ".join(not_separable(result.pairs, task, cell.encoder, "paper")) or MISSING,
+            ]
+        )
+    return table
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def encoder_table(result: Reproduction) -> Table:
+    table = Table(
+        "reproduce_encoders",
+        "Per encoder: gap to the paper (ours - paper, accuracy points) over tasks",
+        ["encoder", "tasks", "mean gap", "min gap", "max gap"],
+    )
+    for row in result.encoders.itertuples(index=False):
+        table.rows.append(
+            [
+                row.encoder,
+                str(row.tasks),
+                _number(row.mean_gap, sign=True),
+                _number(row.min_gap, sign=True),
+                _number(row.max_gap, sign=True),
+            ]
+        )
+    return table
+
+
+def facts_lines(facts: dict[str, Any]) -> list[str]:
+    """Command, machine, load and wall time as markdown bullet lines."""
+    sessions = facts.get("sessions", [])
+    loads = "; ".join(
+        f"{s['started']}: {s['load_start']} -> {s['load_end']}" for s in sessions if "load_end" in s
+    )
+    wall = sum(float(s.get("wall_s", 0)) for s in sessions)
+    killed = sum("wall_s" not in s for s in sessions)
+    return [
+        f"- Command: `{facts.get('command', MISSING)}`",
+        f"- Machine: {facts.get('machine', MISSING)}",
+        f"- Load average (1, 5, 15 min) at start -> end of each session: {loads or MISSING}",
+        f"- Wall time: {wall / 3600:.2f} h over {len(sessions)} session(s)"
+        + (f" ({killed} killed before recording its time)" if killed else ""),
+    ]
+
+
+def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str:
+    parts = [
+        "Accuracies in %, mean (std) over the runs; gap = ours - paper; ranks 1 = best "
+        "(ties share the mean rank); Kendall's τ-b compares our order of the encoders with the "
+        "paper's over the encoders with both numbers. Pairs whose paired t-test over shared "
+        f"folds/seeds has p ≥ {ALPHA} are listed as not separable: their order is not a result. "
+        "On the paper side, pairs whose difference is within the larger std are listed.[^dep]",
+        "",
+    ]
+    for task in preset.tasks:
+        parts.append(task_table(result, task, preset.runs).to_markdown())
+    taus = result.taus["tau"].dropna()
+    parts.append(
+        f"Mean Kendall's τ over the {len(taus)} tasks where it is defined: "
+        f"{_number(taus.mean() if len(taus) else math.nan, 2)}.\n"
+    )
+    parts.append(encoder_table(result).to_markdown())
+    parts += [*facts_lines(facts), "", f"[^dep]: {departures(preset)}", ""]
+    return "\n".join(parts)
+
+
+def write_outputs(
+    out_dir: Path, result: Reproduction, finished: pd.DataFrame, preset: Preset, facts: dict
+) -> list[Path]:
+    """Every file of the module docstring under ``out_dir/reproduction``; returns the paths."""
+    folder = Path(out_dir) / FOLDER
+    runs = finished.reindex(columns=RUN_COLUMNS).sort_values(["task", "encoder", "replicate"])
+    texts = {
+        "cells.csv": result.cells.to_csv(index=False),
+        "taus.csv": result.taus.assign(
+            protocol=[protocol(task, preset.runs) for task in result.taus["task"]]
+        ).to_csv(index=False),
+        "pairs.csv": result.pairs.to_csv(index=False),
+        "encoders.csv": result.encoders.to_csv(index=False),
+        "runs.csv": runs.to_csv(index=False),
+        "reproduction.md": markdown(result, preset, facts),
+    }
+    written = []
+    for name, text in texts.items():
+        write_atomic(folder / name, text)
+        written.append(folder / name)
+    return written

@@ -1,0 +1,162 @@
+"""The page of a ``sanbench reproduce`` folder: per task our accuracies beside Bi-BloSAN
+Table 6 / MTSA Table 5 with Kendall's τ, pairs that cannot be ranked, gaps per encoder,
+the protocol footnote and the command, machine, load and wall time of every session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from reports.site import numbers
+from reports.site.discover import MANIFEST, Run
+from reports.site.render import Page, copy_data, joined, render_run_page
+
+FOLDER = "reproduction"
+FILES = ("cells.csv", "taus.csv", "pairs.csv", "encoders.csv", "runs.csv", "reproduction.md")
+TASK_LABELS = {
+    "cr": "CR",
+    "mpqa": "MPQA",
+    "subj": "SUBJ",
+    "trec": "TREC",
+    "sst1": "SST-1",
+    "sst2": "SST-2",
+}
+TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper"]
+TASK_HEADER += ["ours not separable from", "paper within spread of"]
+
+
+def read_table(folder: Path, name: str) -> pd.DataFrame:
+    path = folder / FOLDER / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: rebuild it with `sanbench reproduce --out {folder} --tables-only`"
+        )
+    return pd.read_csv(path)
+
+
+def mean_std(mean: float, std: float) -> str:
+    if pd.isna(mean):
+        return numbers.MISSING
+    return numbers.fixed(mean, 1) + ("" if pd.isna(std) else f" ({numbers.fixed(std, 1)})")
+
+
+def _gap(value: float) -> str:
+    return numbers.MISSING if pd.isna(value) else f"{value:+.1f}"
+
+
+def _rank(value: float) -> str:
+    return numbers.MISSING if pd.isna(value) else f"{value:g}"
+
+
+def partners(pairs: pd.DataFrame, encoder: str, tied: pd.Series) -> str:
+    """Encoders paired with ``encoder`` in the rows of ``pairs`` where ``tied`` holds."""
+    chosen = pairs[tied & ((pairs["encoder_a"] == encoder) | (pairs["encoder_b"] == encoder))]
+    pairs_of = zip(chosen["encoder_a"], chosen["encoder_b"], strict=True)
+    names = [b if a == encoder else a for a, b in pairs_of]
+    return ", ".join(names) or numbers.MISSING
+
+
+def task_sections(folder: Path) -> list[dict]:
+    cells = read_table(folder, "cells.csv")
+    taus = read_table(folder, "taus.csv").set_index("task")
+    pairs = read_table(folder, "pairs.csv")
+    sections = []
+    for task in taus.index:
+        task_pairs = pairs[pairs["task"] == task]
+        ours_tied = ~task_pairs["ours_separable"].astype(bool)
+        paper_tied = task_pairs["paper_within_spread"].astype(str) == "True"
+        rows = []
+        for cell in cells[cells["task"] == task].sort_values("ours_rank").itertuples():
+            rows.append(
+                [
+                    cell.encoder,
+                    str(cell.n),
+                    mean_std(cell.ours_mean, cell.ours_std),
+                    mean_std(cell.paper_mean, cell.paper_std),
+                    _gap(cell.gap),
+                    _rank(cell.ours_rank),
+                    _rank(cell.paper_rank),
+                    partners(task_pairs, cell.encoder, ours_tied),
+                    partners(task_pairs, cell.encoder, paper_tied),
+                ]
+            )
+        sections.append(
+            {
+                "id": f"task-{task}",
+                "label": TASK_LABELS.get(task, task),
+                "protocol": taus.loc[task, "protocol"],
+                "tau": numbers.fixed(taus.loc[task, "tau"], 2),
+                "tau_value": taus.loc[task, "tau"],
+                "ranked": int(taus.loc[task, "encoders"]),
+                "rows": rows,
+            }
+        )
+    return sections
+
+
+def encoder_rows(folder: Path) -> list[list[str]]:
+    gaps = read_table(folder, "encoders.csv")
+    return [
+        [row.encoder, str(row.tasks), _gap(row.mean_gap), _gap(row.min_gap), _gap(row.max_gap)]
+        for row in gaps.itertuples()
+    ]
+
+
+def sessions(manifest: dict) -> tuple[list[list[str]], str]:
+    """One row per session (start, load at start and end, wall time) and the total wall."""
+    rows, total = [], 0.0
+    for session in manifest.get("sessions", []):
+        wall = session.get("wall_s")
+        total += float(wall or 0)
+        rows.append(
+            [
+                session.get("started", numbers.MISSING),
+                session.get("load_start", numbers.MISSING),
+                session.get("load_end", "interrupted"),
+                numbers.MISSING if wall is None else f"{float(wall) / 3600:.2f}",
+            ]
+        )
+    return rows, f"{total / 3600:.2f}"
+
+
+def build(run: Run, page_dir: Path) -> Page:
+    manifest = run.manifest
+    preset = manifest.get("preset", {})
+    title = f"Reproduction {run.name}"
+    session_rows, wall_h = sessions(manifest)
+    tasks = task_sections(run.folder)
+    environment = {
+        "machine": manifest.get("machine", ""),
+        "workers": str(manifest.get("workers", "")),
+        "threads per run": str(manifest.get("threads_per_run", "")),
+        "wall time (h)": wall_h,
+    }
+    names = [f"{FOLDER}/{name}" for name in FILES] + [MANIFEST]
+    render_run_page(
+        "reproduce.html.j2",
+        page_dir,
+        run,
+        title,
+        environment,
+        preset=preset,
+        tasks=tasks,
+        mean_tau=numbers.fixed(pd.Series([t["tau_value"] for t in tasks]).mean(), 2),
+        task_header=TASK_HEADER,
+        encoders=encoder_rows(run.folder),
+        sessions=session_rows,
+        departures=manifest.get("departures", ""),
+        files=copy_data(run.folder, names, page_dir),
+    )
+    return Page(
+        run.slug,
+        "reproduce",
+        title,
+        str(run.folder),
+        {
+            "tasks": joined(preset.get("tasks", [])),
+            "encoders": joined(preset.get("encoders", [])),
+            "runs per cell": str(preset.get("runs", "")),
+            "wall time (h)": wall_h,
+        },
+    )

@@ -1,0 +1,98 @@
+"""``sanbench reproduce``'s machinery on the tiny fixtures: two tasks, two encoders, two runs
+per cell, two workers, a few steps; then resume after a simulated kill."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.commands.reproduce import reproduce
+from harness.reproduce.preset import Preset
+
+FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures"
+TINY = Preset(
+    tasks=("cr", "sst2"),
+    encoders=("multi_cnn", "bi_blosan"),
+    runs=2,
+    overrides={"hidden_dim": 8, "max_epochs": 1, "max_steps": 2, "limit_train_batches": 2},
+)
+
+
+def _rows(out: Path) -> list[dict[str, str]]:
+    rows = []
+    for path in sorted(out.glob("results-*-of-2.csv")):
+        with path.open(newline="") as handle:
+            rows += list(csv.DictReader(handle))
+    return rows
+
+
+def _run(out: Path) -> int:
+    return reproduce(
+        TINY,
+        out,
+        FIXTURES / "kim2014",
+        FIXTURES / "vectors" / "tiny.glove.txt",
+        workers=2,
+        threads=1,
+        command="test",
+    )
+
+
+@pytest.mark.slow
+def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "reproduce"
+    assert _run(out) == 0
+    rows = _rows(out)
+    assert sorted((r["task"], r["encoder"], r["replicate"]) for r in rows) == [
+        (task, encoder, replicate)
+        for task, replicates in (("cr", ("fold0", "fold1")), ("sst2", ("seed0", "seed1")))
+        for encoder in ("bi_blosan", "multi_cnn")
+        for replicate in replicates
+    ]
+    assert {r["status"] for r in rows} == {"ok"}, [r["error"] for r in rows]
+    assert len(list(out.glob("results-*-of-2.csv"))) == 2  # one file per worker
+
+    folder = out / "reproduction"
+    with (folder / "cells.csv").open(newline="") as handle:
+        cells = list(csv.DictReader(handle))
+    assert [(c["task"], c["encoder"], c["n"]) for c in cells] == [
+        ("cr", "multi_cnn", "2"),
+        ("cr", "bi_blosan", "2"),
+        ("sst2", "multi_cnn", "2"),
+        ("sst2", "bi_blosan", "2"),
+    ]
+    # Bi-BloSAN Table 6: Bi-BloSAN CR 84.8 (0.9), SST-2 87.4 (0.2)
+    paper = {c["task"]: (float(c["paper_mean"]), float(c["paper_std"])) for c in cells[1::2]}
+    assert paper == {"cr": (84.8, 0.9), "sst2": (87.4, 0.2)}
+    text = (folder / "reproduction.md").read_text()
+    assert "### CR (folds 0-1 of 10-fold CV)" in text and "### SST-2 (seeds 0-1)" in text
+    assert text.count("[^dep]:") == 1
+    with (folder / "runs.csv").open(newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == 8
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "reproduce" and manifest["preset"]["runs"] == 2
+    assert len(manifest["sessions"]) == 1 and "load_end" in manifest["sessions"][0]
+
+    # a kill during one run: its row and metrics.json never got written
+    killed = out / "runs" / "sst2" / "bi_blosan" / "seed1"
+    stamps = {p: p.stat().st_mtime_ns for p in out.glob("runs/*/*/*/metrics.json")}
+    (killed / "metrics.json").unlink()
+    for path in out.glob("results-*-of-2.csv"):
+        lines = path.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if not line.startswith("sst2,bi_blosan,seed1")]
+        path.write_text("".join(kept))
+    assert _run(out) == 0
+    rows = _rows(out)
+    assert len(rows) == 8 and {r["status"] for r in rows} == {"ok"}
+    for path, stamp in stamps.items():
+        if path.parent != killed:  # finished runs were not repeated
+            assert path.stat().st_mtime_ns == stamp, path
+    assert (killed / "metrics.json").stat().st_mtime_ns != stamps[killed / "metrics.json"]
+    assert len(json.loads((out / "manifest.json").read_text())["sessions"]) == 2
+    (folder / "cells.csv").unlink()
+    assert main(["reproduce", "--out", str(out), "--tables-only"]) == 0  # the manifest's preset
+    assert (folder / "cells.csv").read_text().count("\n") == 5

@@ -1,0 +1,57 @@
+"""Kendall's τ and the paired test of ``harness.reproduce.stats`` against hand-worked values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.reproduce.stats import kendall_tau, paired_test
+
+
+def test_tau_one_swapped_pair_of_four() -> None:
+    # ours: a > c > b > d, paper: a > b > c > d. Of the 6 pairs only (b, c) is discordant:
+    # tau = (5 - 1) / 6.
+    ours = [90.0, 85.0, 88.0, 80.0]
+    paper = [95.0, 94.0, 93.0, 92.0]
+    assert kendall_tau(ours, paper) == pytest.approx(4 / 6)
+
+
+def test_tau_b_with_a_tie_in_our_scores() -> None:
+    # pairs (1,2) tied in ours (neither), (1,3) and (2,3) concordant:
+    # tau-b = (2 - 0) / sqrt((3 - 1) * (3 - 0)).
+    assert kendall_tau([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]) == pytest.approx(2 / math.sqrt(6))
+
+
+def test_tau_reversed_order_is_minus_one_and_needs_two_encoders() -> None:
+    assert kendall_tau([3.0, 2.0, 1.0], [1.0, 2.0, 3.0]) == pytest.approx(-1.0)
+    assert math.isnan(kendall_tau([1.0], [2.0]))
+    with pytest.raises(ValueError, match="one paper score per encoder"):
+        kendall_tau([1.0, 2.0], [1.0])
+
+
+def test_paired_t_test_by_hand_with_two_degrees_of_freedom() -> None:
+    # differences 1, 2, 1: mean 4/3, sd 1/sqrt(3), t = 4; with 2 df the two-sided
+    # p = 1 - t / sqrt(2 + t^2) = 1 - 4 / sqrt(18) = 0.0572 -> not separable at 0.05.
+    a = {"seed0": 90.0, "seed1": 92.0, "seed2": 94.0}
+    b = {"seed0": 89.0, "seed1": 90.0, "seed2": 93.0}
+    test = paired_test(a, b)
+    assert test.n == 3
+    assert test.mean_difference == pytest.approx(4 / 3)
+    assert test.p_value == pytest.approx(1 - 4 / math.sqrt(18))
+    assert not test.separable
+    # differences 3, 4, 5: t = 4 * sqrt(3), p = 1 - t / sqrt(2 + 48) = 0.0202 -> separable
+    c = {"seed0": 87.0, "seed1": 88.0, "seed2": 89.0}
+    strong = paired_test(a, c)
+    assert strong.p_value == pytest.approx(1 - 4 * math.sqrt(3) / math.sqrt(50))
+    assert strong.separable
+
+
+def test_paired_test_uses_only_shared_replicates_and_never_separates_without_spread() -> None:
+    a = {"fold0": 80.0, "fold1": 82.0, "fold2": 81.0}
+    b = {"fold0": 79.0, "fold1": 81.0}
+    same_gap = paired_test(a, b)  # both differences are 1: t undefined
+    assert same_gap.n == 2 and same_gap.mean_difference == pytest.approx(1.0)
+    assert math.isnan(same_gap.p_value) and not same_gap.separable
+    single = paired_test({"seed0": 1.0}, {"seed0": 0.0, "seed1": 2.0})
+    assert single.n == 1 and not single.separable

@@ -1,0 +1,90 @@
+"""The page of a ``sanbench reproduce`` folder (fixture ``reproduce-tiny``: hand-made per-run
+rows for CR and TREC x DiSAN, Bi-BloSAN, Multi-CNN, tables written by the harness)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from reports.site import build_site
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPRODUCE = FIXTURES / "reproduce-tiny"
+
+
+class Tables(HTMLParser):
+    """Every table of a page as rows of cell texts, with the h2/h3 heading before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[tuple[str, list[list[str]]]] = []
+        self.heading = ""
+        self._text: list[str] | None = None
+        self._row: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append((self.heading, []))
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th", "h2", "h3"):
+            self._text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._row is not None and self._text is not None:
+            self._row.append("".join(self._text).strip())
+        elif tag == "tr" and self._row is not None:
+            self.tables[-1][1].append(self._row)
+            self._row = None
+        elif tag in ("h2", "h3") and self._text is not None:
+            self.heading = " ".join("".join(self._text).split())
+        if tag in ("td", "th", "h2", "h3"):
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("site")
+    build_site([REPRODUCE], out, "sanbench report reproduce-tiny")
+    index = (out / "index.html").read_text()
+    assert "Reproductions" in index and "reproduce-tiny/index.html" in index
+    for name in ("cells.csv", "taus.csv", "pairs.csv", "encoders.csv", "runs.csv"):
+        assert (out / "reproduce-tiny" / "reproduction" / name).is_file()
+    return (out / "reproduce-tiny" / "index.html").read_text()
+
+
+def test_one_table_per_task_with_tau_beside_the_paper(page: str) -> None:
+    parser = Tables()
+    parser.feed(page)
+    by_heading = {heading: rows for heading, rows in parser.tables}
+    trec = by_heading["TREC (seeds 0-2): Kendall's τ = 1.00 over 2 encoders"]
+    assert trec[0][:5] == ["encoder", "runs", "ours", "paper", "gap"]
+    # ours bi_blosan 90/92/94 and disan 89/90/93; Bi-BloSAN Table 6: 94.8 (0.2), 94.2 (0.1)
+    assert trec[1][:7] == ["bi_blosan", "3", "92.0 (2.0)", "94.8 (0.2)", "-2.8", "1", "1"]
+    assert trec[1][7] == "disan"  # paired t over seeds: p = 0.057, not ranked
+    assert trec[3][:4] == ["multi_cnn", "3", "81.0 (1.0)", "–"]
+    cr = by_heading["CR (folds 0-2 of 10-fold CV): Kendall's τ = – over 2 encoders"]
+    assert [row[0] for row in cr[1:]] == ["bi_blosan", "disan", "multi_cnn"]
+    assert cr[1][8] == "disan"  # both 84.8 in the paper
+    assert by_heading["Per encoder: gap to the paper over tasks"][1:] == [
+        ["disan", "2", "-6.7", "-9.8", "-3.5"],
+        ["bi_blosan", "2", "-4.3", "-5.8", "-2.8"],
+    ]
+
+
+def test_footnote_once_and_the_sessions_machine_and_wall_time(page: str) -> None:
+    assert page.count('id="departures"') == 1
+    assert page.count("Departures from the papers") == 1
+    assert "no phrase-level labels" in page and "50d" in page
+    assert "AMD EPYC (hand-made fixture)" in page
+    assert re.search(r"<dt>wall time \(h\)</dt><dd>0.50</dd>", page)
+    assert "2.10 1.50 1.20" in page and "interrupted" in page
+    assert "sanbench reproduce --data-dir DATA" in page
+    assert "Mean Kendall's τ over the tasks where it is defined: 1.00." in page
