@@ -199,3 +199,47 @@ def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) ->
     )
     assert code == 2 and "one profile.csv holds one comparison" in capsys.readouterr().err
     assert len(read(tmp_path)) == 1
+
+
+def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
+    encoders = "test_linear,test_linear:hidden_dim=16"
+    options = ["--encoders", encoders, "--lengths", "8", "--modes", "train"]
+    assert profile(tmp_path, *options, "--predict-lengths", "8,64,512") == 0
+    rows = read(tmp_path).set_index(["label", "seq_len"])
+    assert set(rows.index.get_level_values("label")) == {"test_linear", "test_linear:hidden_dim=16"}
+    assert rows.loc[("test_linear", 8), "status"] == "ok"
+    assert rows.loc[("test_linear", 512), "status"] == "predicted"
+    assert rows.loc[("test_linear:hidden_dim=16", 8), "params"] == 32 * 16 + 16
+    measured = rows.loc[("test_linear", 8)]
+    error = measured["peak_mem_mb_predicted"] / measured["peak_mem_mb"] - 1
+    assert abs(error) < 0.05
+    assert rows["load_avg_1m"].notna().all() and (rows["cpu_count"] >= 1).all()
+    only = tmp_path / "only"
+    only_options = ["--encoders", "test_quadratic", "--modes", "infer", "--lengths", "4096"]
+    assert profile(only, *only_options, "--predict-only") == 0
+    (row,) = read(only).to_dict("records")
+    # [4, 4096, 4096, 32] fp32 pairwise tensor alone: 8 GiB, predicted without allocating it
+    assert row["status"] == "predicted" and row["peak_mem_mb_predicted"] > 8 * 1024
+
+
+def test_compiled_encoders_time_the_first_call_apart(tmp_path: Path) -> None:
+    options = ["--encoders", "test_linear", "--lengths", "8", "--modes", "infer", "--compile"]
+    assert profile(tmp_path, *options) == 0
+    (row,) = read(tmp_path).to_dict("records")
+    assert row["status"] == "ok" and str(row["compile"]) == "True"
+    assert row["compile_s"] > 0 and row["time_ms_median"] > 0
+
+
+def test_compiled_and_eager_outputs_agree() -> None:
+    import torch
+
+    from encoders import build_encoder
+
+    torch.manual_seed(0)
+    model = build_encoder("mtsa", input_dim=16).eval()
+    x = torch.randn(2, 7, 16)
+    mask = torch.tensor([[True] * 7, [True] * 4 + [False] * 3])
+    with torch.no_grad():
+        eager = model(x, mask).pooled
+        compiled = torch.compile(model)(x, mask).pooled
+    torch.testing.assert_close(compiled, eager, atol=1e-5, rtol=1e-5)
