@@ -9,6 +9,7 @@ from encoders.base import Encoder, EncoderOutput
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
 from encoders.layers.source2token import Source2Token
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE
 from encoders.registry import register_encoder
 
 PAPER = "Bi-BloSAN: Shen et al., ICLR 2018"
@@ -22,6 +23,8 @@ class BiBloSAN(Encoder):
     ``block_len`` is r; None picks r = ceil(cbrt(2n)) from the batch's padded length n (App. A).
     ``use_local`` / ``use_global`` select the Table 3 ablations (see ``MaskedBlockSelfAttention``).
     Dropout is applied to the encoder input and to [u_fw; u_bw] before the source2token layer.
+    ``attention_impl`` / ``chunk_size``: how the intra- and inter-block multi-dimensional
+    attentions are computed, ``naive`` or exact query tiles (``encoders.layers.tanh_attention``).
     """
 
     def __init__(
@@ -32,6 +35,8 @@ class BiBloSAN(Encoder):
         block_len: int | None,
         use_local: bool = True,
         use_global: bool = True,
+        attention_impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         if block_len is not None and block_len < 1:
@@ -45,7 +50,10 @@ class BiBloSAN(Encoder):
             nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS
         )  # untied, one per direction
         self.mblosa = nn.ModuleList(
-            MaskedBlockSelfAttention(hidden_dim, name, use_local, use_global) for name in DIRS
+            MaskedBlockSelfAttention(
+                hidden_dim, name, use_local, use_global, impl=attention_impl, chunk_size=chunk_size
+            )
+            for name in DIRS
         )
         self.pool = Source2Token(self.token_dim)
 
@@ -62,23 +70,61 @@ class BiBloSAN(Encoder):
 
 @register_encoder("bi_blosan", paper=PAPER + ", Sec. 3")
 def build_bi_blosan(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int | None = None,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )
 
 
 @register_encoder("bi_blosan_no_local", paper=PAPER + ", Table 3 (w/o Local)")
 def build_bi_blosan_no_local(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int | None = None,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_local=False)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        use_local=False,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )
 
 
 @register_encoder("bi_blosan_no_global", paper=PAPER + ", Table 3 (w/o Global)")
 def build_bi_blosan_no_global(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, block_len: int | None = None
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    block_len: int | None = None,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_global=False)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        use_global=False,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )
