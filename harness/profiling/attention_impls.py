@@ -6,15 +6,18 @@ For every encoder and length, each variant (``naive`` and ``chunked`` at every
 ``--chunk-sizes`` tile) runs the profiler's training step on synthetic [batch, L, dim] inputs
 (``measure.make_step``): first one step each for the exact tensor peak (``measure.counted_step``,
 load-independent), then ``--repeats`` rounds of one timed step per variant, interleaved in this
-process (``torch.utils.benchmark``) so that every variant sees the same load; the 1-minute load
-average is recorded with the times. A variant is skipped when its peak, extrapolated
-quadratically from the previous length, exceeds the memory budget (80% of the RAM available
-at start). Rows go to ``--out`` (CSV) as each length finishes; rerunning resumes.
+process (``torch.utils.benchmark``, which synchronises CUDA) so that every variant sees the
+same load; the 1-minute load average is recorded with the times. A variant is skipped when its
+peak, extrapolated quadratically from the previous length, exceeds the memory budget (80% of
+the RAM, or of the free CUDA memory, available at start). Rows go to ``--out`` (CSV, default
+``runs/attention-impls-<timestamp>/``) as each length finishes; rerunning with the same
+``--out`` resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import gc
 import os
 import statistics
@@ -24,13 +27,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-DEFAULT_OUT = Path("runs/attention-impls/attention_impls.csv")
 KEY = ("encoder", "seq_len", "variant")
 COLUMNS = (
     *KEY,
     *("status", "peak_mem_mb", "predicted_mem_mb", "time_s_median", "time_s_iqr"),
     *("time_vs_naive", "cpu_s_median", "cpu_vs_naive", "load_avg_1m", "threads"),
-    *("batch_size", "dim"),
+    *("batch_size", "dim", "device"),
 )
 
 
@@ -62,8 +64,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--dim", type=positive_int, default=300)
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed rounds per length")
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--threads", type=positive_int, default=None, help="torch threads")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, default=None, help="CSV to write or resume")
     return parser.parse_args(argv)
 
 
@@ -133,7 +136,7 @@ def measure_length(
     from harness.profiling.measure import MB, Point, counted_step, live_bytes, make_step
     from harness.profiling.measure import synthetic_batch as batch_of
 
-    device = torch.device("cpu")
+    device = torch.device(args.device)
     x, mask = batch_of(Point(encoder, seq_len, "train", args.batch_size, args.dim), device)
     rows: dict[str, dict[str, Any]] = {}
     steps: dict[str, Callable[[], None]] = {}
@@ -141,14 +144,14 @@ def measure_length(
         predicted = predicted_bytes(history[label], seq_len)
         row = dict.fromkeys(COLUMNS, "")
         row.update(encoder=encoder, seq_len=seq_len, variant=label)
-        row.update(batch_size=args.batch_size, dim=args.dim)
+        row.update(batch_size=args.batch_size, dim=args.dim, device=args.device)
         row["predicted_mem_mb"] = round(predicted / MB) if predicted else ""
         rows[label] = row
         if predicted is not None and predicted > budget:
             row["status"] = f"skipped: predicted {predicted / MB:.0f} MB > budget"
             continue
         torch.manual_seed(0)
-        model = build_encoder(encoder, input_dim=args.dim, **kwargs)
+        model = build_encoder(encoder, input_dim=args.dim, **kwargs).to(device)
         step = make_step(model, x, mask, "train", "fp32")
         gc.collect()
         baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
@@ -208,8 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     labels = variants(args.chunk_sizes or [DEFAULT_CHUNK_SIZE])
-    budget = int(0.8 * psutil.virtual_memory().available)
-    results = ResultsFile(args.out, KEY)
+    if args.device == "auto":
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    if args.device == "cuda":
+        budget = int(0.8 * torch.cuda.mem_get_info()[0])
+    else:
+        budget = int(0.8 * psutil.virtual_memory().available)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or Path(f"runs/attention-impls-{stamp}/attention_impls.csv")
+    results = ResultsFile(out, KEY)
     done = results.done_keys()
     for name in names:
         history: dict[str, dict[int, int]] = {label: {} for label in labels}
@@ -224,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results.append(row)
                 print(", ".join(f"{key}={value}" for key, value in row.items()), flush=True)
     print_table(results.rows())
-    print(f"rows: {args.out}")
+    print(f"rows: {out}")
     return 0
 
 
