@@ -6,12 +6,12 @@ For every encoder and length, each variant (``naive`` and ``chunked`` at every
 ``--chunk-sizes`` tile) runs the profiler's training step on synthetic [batch, L, dim] inputs
 (``measure.make_step``): first one step each for the exact tensor peak (``measure.counted_step``,
 load-independent), then ``--repeats`` rounds of one timed step per variant, interleaved in this
-process (``torch.utils.benchmark``, which synchronises CUDA) so that every variant sees the
-same load; the 1-minute load average is recorded with the times. A variant is skipped when its
-peak, extrapolated quadratically from the previous length, exceeds the memory budget (80% of
-the RAM, or of the free CUDA memory, available at start). Rows go to ``--out`` (CSV, default
-``runs/attention-impls-<timestamp>/``) as each length finishes; rerunning with the same
-``--out`` resumes.
+process (device synchronised, summarised by ``torch.utils.benchmark.Measurement``) so that
+every variant sees the same load; the 1-minute load average is recorded with the times. A
+variant is skipped when its peak, extrapolated quadratically from the previous length, exceeds
+the memory budget (80% of the RAM, or of the free CUDA memory, available at start). Rows go
+to ``--out`` (CSV, default ``runs/attention-impls-<timestamp>/``) as each length finishes;
+rerunning with the same ``--out`` resumes.
 """
 
 from __future__ import annotations
@@ -88,30 +88,44 @@ def predicted_bytes(history: dict[int, int], seq_len: int) -> int | None:
 
 
 def interleaved_times(
-    steps: dict[str, Callable[[], None]], repeats: int
+    steps: dict[str, Callable[[], None]], repeats: int, device: Any
 ) -> dict[str, tuple[Any, float]]:
     """``repeats`` rounds, each timing one step of every variant in turn (same load for all).
 
-    Returns label -> (wall-clock ``benchmark.Measurement``, median process CPU seconds). On a
-    shared machine the CPU seconds move less with the load than the wall clock does.
+    Returns label -> (wall-clock ``benchmark.Measurement``: median, IQR; median process CPU
+    seconds, which move less with a shared machine's load than the wall clock). Each step is
+    timed with ``perf_counter`` between device synchronisations rather than by
+    ``benchmark.Timer.timeit``, which runs two untimed warm-up steps before every timed block
+    and would triple the cost of these multi-second steps; the counted step was the warm-up.
     """
+    import torch
     from torch.utils import benchmark
 
-    threads = torch_threads()
-    timers = {
-        label: benchmark.Timer(stmt="step()", globals={"step": step}, num_threads=threads)
-        for label, step in steps.items()
-    }
-    blocks: dict[str, list[Any]] = {label: [] for label in steps}
+    def synchronise() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
+    wall: dict[str, list[float]] = {label: [] for label in steps}
     cpu: dict[str, list[float]] = {label: [] for label in steps}
     for _ in range(repeats):
-        for label, timer in timers.items():
-            start = time.process_time()
-            blocks[label].append(timer.timeit(1))
-            cpu[label].append(time.process_time() - start)
+        for label, step in steps.items():
+            synchronise()
+            start, cpu_start = time.perf_counter(), time.process_time()
+            step()
+            synchronise()
+            wall[label].append(time.perf_counter() - start)
+            cpu[label].append(time.process_time() - cpu_start)
+    threads = torch_threads()
     return {
-        label: (benchmark.Measurement.merge(found)[0], statistics.median(cpu[label]))
-        for label, found in blocks.items()
+        label: (
+            benchmark.Measurement(
+                number_per_run=1,
+                raw_times=wall[label],
+                task_spec=benchmark.TaskSpec(stmt=label, setup="", num_threads=threads),
+            ),
+            statistics.median(cpu[label]),
+        )
+        for label in steps
     }
 
 
@@ -160,7 +174,7 @@ def measure_length(
         row.update(status="ok", peak_mem_mb=round(peak / MB, 1))
         steps[label] = step
     load_before = os.getloadavg()[0]
-    times = interleaved_times(steps, args.repeats)
+    times = interleaved_times(steps, args.repeats, device)
     load_after = os.getloadavg()[0]
     for label, (timing, cpu_s) in times.items():
         rows[label].update(
