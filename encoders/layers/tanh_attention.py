@@ -25,7 +25,7 @@ from torch.autograd.function import FunctionCtx, once_differentiable
 
 IMPLS = ("naive", "chunked")
 # queries per tile; measured on [64, L, 300] DiSAN training steps (docs/benchmarks.md)
-DEFAULT_CHUNK_SIZE = 8
+DEFAULT_CHUNK_SIZE = 4
 
 
 def check_impl(impl: str, chunk_size: int) -> None:
