@@ -121,11 +121,14 @@ def profile(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present."""
+    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present,
+    the Lightning overhead, and naive vs chunked attention (memory and time)."""
     install(session)
     session.run("sanbench", "profile", "--preset", "paper", "--device", "auto", *session.posargs)
     # training steps/s through the Lightning harness vs a bare PyTorch loop, same data, one process
     session.run("python", "-m", "harness.training.overhead")
+    # DiSAN's attention naive vs chunked (L = 64..384): exact memory, interleaved time ratio
+    session.run("python", "-m", "harness.profiling.attention_impls")
 
 
 @nox.session

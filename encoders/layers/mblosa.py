@@ -14,8 +14,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from encoders.layers.init import glorot_
-from encoders.layers.masking import direction_mask, masked_softmax
+from encoders.layers.masking import direction_mask
 from encoders.layers.source2token import Source2Token
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, check_impl, tanh_attention
 
 
 def block_length(n: float) -> int:
@@ -38,23 +39,34 @@ class MaskedSelfAttention(nn.Module):
 
     f(x_i, x_j) = c * tanh((W1 x_i + W2 x_j + b1) / c) + M_ij, with x_j the query and x_i the key;
     softmax over keys i per feature; s_j = sum_i P^j_i * x_i. ``allowed[..., j, i]`` is the mask
-    (True where M_ij = 0). A query with no allowed key gets the zero vector.
+    (True where M_ij = 0). A query with no allowed key gets the zero vector. The logits lie in
+    [-c, c], so the softmax subtracts c instead of a maximum (exact, see ``tanh_attention``).
+    ``impl`` / ``chunk_size``: naive or exact query tiles (``tanh_attention``).
     """
 
-    def __init__(self, dim: int, scale: float = 5.0):
+    def __init__(
+        self,
+        dim: int,
+        scale: float = 5.0,
+        impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    ):
         super().__init__()
+        check_impl(impl, chunk_size)
         self.key = nn.Linear(dim, dim, bias=False)  # W^(1)
         self.query = nn.Linear(dim, dim)  # W^(2) and b^(1)
         self.scale = scale
+        self.impl, self.chunk_size = impl, chunk_size
         glorot_(self)  # W^(1), W^(2) Glorot-uniform, b^(1) zero (Sec. 4.1)
 
     def forward(self, x: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
         """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d]."""
-        keys = (self.key(x) / self.scale).unsqueeze(-3)  # [..., 1, L_key, d]
-        queries = (self.query(x) / self.scale).unsqueeze(-2)  # [..., L_query, 1, d]
-        scores = self.scale * torch.tanh(keys + queries)  # [..., L, L, d]; /c applied before
-        weights = masked_softmax(scores, allowed.unsqueeze(-1), dim=-2)
-        return (weights * x.unsqueeze(-3)).sum(dim=-2)
+        *lead, length, dim = x.shape
+        flat = x.reshape(-1, length, dim)
+        keys, queries = self.key(flat) / self.scale, self.query(flat) / self.scale
+        allowed = allowed.expand(*lead, length, length).reshape(-1, length, length)
+        s = tanh_attention(queries, keys, flat, allowed, self.scale, self.impl, self.chunk_size)
+        return s.reshape(*lead, length, dim)
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,7 @@ class MaskedBlockSelfAttention(nn.Module):
     the per-block source2token, the inter-block attention and its gate (Table 3 "w/o Global").
     The fusion gate W^(f)[x; h; E] is computed as W_xh [x; h] + W_E E with W_E E evaluated once
     per block and broadcast to the block's tokens (Eq. 16-17; same parameters, no duplication).
+    ``impl`` / ``chunk_size`` go to both multi-dimensional attentions (intra- and inter-block).
     """
 
     def __init__(
@@ -90,6 +103,8 @@ class MaskedBlockSelfAttention(nn.Module):
         use_local: bool = True,
         use_global: bool = True,
         activation: type[nn.Module] = nn.ELU,
+        impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         if direction not in ("forward", "backward"):
@@ -99,10 +114,10 @@ class MaskedBlockSelfAttention(nn.Module):
         self.direction = direction
         self.use_local = use_local
         self.use_global = use_global
-        self.intra = MaskedSelfAttention(dim)
+        self.intra = MaskedSelfAttention(dim, impl=impl, chunk_size=chunk_size)
         if use_global:
             self.block_s2t = Source2Token(dim, activation=activation)
-            self.inter = MaskedSelfAttention(dim)
+            self.inter = MaskedSelfAttention(dim, impl=impl, chunk_size=chunk_size)
             self.inter_gate = nn.Linear(2 * dim, dim)  # W^(g1), W^(g2), b^(g) (Eq. 14)
             self.fusion_global = nn.Linear(dim, 2 * dim, bias=False)  # E-columns of W^(f1), W^(f2)
         token_inputs = 2 * dim if use_local else dim
@@ -137,6 +152,15 @@ class MaskedBlockSelfAttention(nn.Module):
         u = self.parts(x, mask, block_len).u
         return u.reshape(x.shape[0], -1, x.shape[-1])[:, :n]
 
+    def fusion_tokens_of(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """W_xh [x; h] + b as W_x x + W_h h + b: autograd keeps x and h (kept anyway by the
+        attentions), not a [B, m, r, 2d] concatenation."""
+        if not self.use_local:
+            return self.fusion_tokens(x)
+        weight, bias = self.fusion_tokens.weight, self.fusion_tokens.bias
+        dim = x.shape[-1]
+        return F.linear(x, weight[:, :dim], bias) + F.linear(h, weight[:, dim:])
+
     def parts(self, x: torch.Tensor, mask: torch.Tensor, block_len: int) -> BlockParts:
         """Run Eq. 11-18 and return every intermediate in block layout."""
         if block_len < 1:
@@ -151,8 +175,7 @@ class MaskedBlockSelfAttention(nn.Module):
         intra_allowed = inside & mask_blocks.unsqueeze(-1) & mask_blocks.unsqueeze(-2)
         h = self.intra(x_blocks, intra_allowed)  # Eq. 11, [B, m, r, d]
 
-        token_inputs = torch.cat([x_blocks, h], dim=-1) if self.use_local else x_blocks
-        pre_gates = self.fusion_tokens(token_inputs)  # [B, m, r, 2d]
+        pre_gates = self.fusion_tokens_of(x_blocks, h)  # [B, m, r, 2d]
         v = o = e = None
         if self.use_global:
             v = self.block_s2t(h.reshape(batch * m, r, dim), mask_blocks.reshape(batch * m, r))
@@ -168,6 +191,6 @@ class MaskedBlockSelfAttention(nn.Module):
         candidate, gate_logits = pre_gates.chunk(2, dim=-1)
         fused = self.activation(candidate)  # Eq. 16
         gate = torch.sigmoid(gate_logits)  # Eq. 17
-        u = gate * fused + (1 - gate) * x_blocks  # Eq. 18
+        u = torch.lerp(x_blocks, fused, gate)  # Eq. 18, G * F + (1 - G) * x; keeps no 1 - G
         u = u * mask_blocks.unsqueeze(-1).to(u.dtype)
         return BlockParts(h=h, v=v, o=o, e=e, u=u)

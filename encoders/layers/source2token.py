@@ -6,7 +6,6 @@ import torch
 from torch import nn
 
 from encoders.layers.init import glorot_
-from encoders.layers.masking import masked_softmax
 
 
 class Source2Token(nn.Module):
@@ -38,5 +37,10 @@ class Source2Token(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         scores = self.score(self.activation(self.hidden(self.dropout(x))))  # [B, L, D] or [B, L, 1]
-        weights = masked_softmax(scores, mask.unsqueeze(-1), dim=1)
-        return (weights * x).sum(dim=1)
+        # padded tokens get exactly zero weight; a sentence with no real token keeps its raw
+        # scores (a finite softmax) and gets s = 0 on the [B, D] sum, so autograd keeps one
+        # [B, L, D] tensor (the softmax output) where a masked softmax with zero rows keeps three
+        real = mask.any(dim=1, keepdim=True)  # [B, 1]
+        hidden = (~mask & real).unsqueeze(-1)  # [B, L, 1]
+        weights = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=1)
+        return (weights * x).sum(dim=1).masked_fill(~real, 0.0)

@@ -10,6 +10,7 @@ from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
 from encoders.layers.source2token import Source2Token
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE
 from encoders.registry import register_encoder
 
 PAPER = "Bi-BloSAN: Shen et al., ICLR 2018"
@@ -28,6 +29,8 @@ class BiBloSAN(Encoder):
     state). Choose it with :func:`block_length` from the data (App. A, Eq. 19-23).
     ``use_local`` / ``use_global`` select the Table 3 ablations (see ``MaskedBlockSelfAttention``).
     Dropout is applied to the encoder input and to [u_fw; u_bw] before the source2token layer.
+    ``attention_impl`` / ``chunk_size``: how the intra- and inter-block multi-dimensional
+    attentions are computed, ``naive`` or exact query tiles (``encoders.layers.tanh_attention``).
     """
 
     def __init__(
@@ -38,6 +41,8 @@ class BiBloSAN(Encoder):
         block_len: int,
         use_local: bool = True,
         use_global: bool = True,
+        attention_impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         if block_len < 1:
@@ -51,7 +56,10 @@ class BiBloSAN(Encoder):
             nn.ModuleList(nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS)
         )  # untied, one per direction; Glorot weights, zero biases (Sec. 4.1)
         self.mblosa = nn.ModuleList(
-            MaskedBlockSelfAttention(hidden_dim, name, use_local, use_global) for name in DIRS
+            MaskedBlockSelfAttention(
+                hidden_dim, name, use_local, use_global, impl=attention_impl, chunk_size=chunk_size
+            )
+            for name in DIRS
         )
         self.pool = Source2Token(self.token_dim)
 
@@ -79,9 +87,18 @@ def build_bi_blosan(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )
 
 
 @register_encoder("bi_blosan_no_local", paper=PAPER + ", Table 3 (w/o Local)")
@@ -90,9 +107,19 @@ def build_bi_blosan_no_local(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_local=False)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        use_local=False,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )
 
 
 @register_encoder("bi_blosan_no_global", paper=PAPER + ", Table 3 (w/o Global)")
@@ -101,6 +128,16 @@ def build_bi_blosan_no_global(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Encoder:
     """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""
-    return BiBloSAN(input_dim, hidden_dim, dropout, block_len, use_global=False)
+    return BiBloSAN(
+        input_dim,
+        hidden_dim,
+        dropout,
+        block_len,
+        use_global=False,
+        attention_impl=attention_impl,
+        chunk_size=chunk_size,
+    )

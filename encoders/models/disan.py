@@ -1,8 +1,7 @@
 """DiSAN: Directional Self-Attention Network (Shen et al., AAAI 2018, Sec. 3.3-4).
 
-Tensor layout of the token2token attention is [B, D, L_query, L_key]: the softmax runs over the
-last (contiguous) axis and the probability-weighted sum is one batched matrix product, so the
-only [B, L, L, D]-sized tensors are the tanh output and the exp (both needed by autograd).
+The token2token attention is ``encoders.layers.tanh_attention``: ``attention_impl="naive"``
+keeps two [B, D, L, L] tensors per block for backward, ``"chunked"`` none (query tiles).
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from torch import nn
 from encoders.base import Encoder, EncoderOutput
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, check_impl, tanh_attention
 from encoders.registry import register_encoder
 
 PAPER = "Shen et al. 2018, DiSAN: Directional Self-Attention Network (AAAI)"
@@ -33,29 +33,29 @@ class MultiDimToken2Token(nn.Module):
     s_j = sum_i P_ji * h_i. ``allowed`` is bool [B, L_query, L_key]. Because the logits lie in
     [-c, c], the constant c is subtracted before exp instead of the running maximum: the shift
     cancels exactly and exp stays in [e^-2c, 1], so no [B, L, L, D] max reduction is needed.
-    A query with nothing allowed gets s = 0.
+    A query with nothing allowed gets s = 0. ``impl`` / ``chunk_size``: see ``tanh_attention``.
     """
 
-    def __init__(self, dim: int, c: float = 5.0, dropout: float = 0.0):
+    def __init__(
+        self,
+        dim: int,
+        c: float = 5.0,
+        dropout: float = 0.0,
+        impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    ):
         super().__init__()
+        check_impl(impl, chunk_size)
         self.c = c
+        self.impl, self.chunk_size = impl, chunk_size
         self.dropout = nn.Dropout(dropout)
         self.key = glorot_(nn.Linear(dim, dim, bias=False))  # W1, applied to h_i
         self.query = glorot_(nn.Linear(dim, dim))  # W2 and b, applied to h_j
 
     def forward(self, h: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
         scored = self.dropout(h)
-        # contiguous [B, D, L] operands make the broadcast sum a contiguous [B, D, L_q, L_k]
-        key = (self.key(scored) / self.c).transpose(1, 2).contiguous().unsqueeze(-2)
-        query = (self.query(scored) / self.c).transpose(1, 2).contiguous().unsqueeze(-1)
-        tanh = torch.tanh_(query + key)  # [B, D, L_q, L_k], the one broadcast-add allocation
-        logits = tanh * self.c if tanh.requires_grad else tanh.mul_(self.c)
-        weights = logits.sub_(self.c).masked_fill_(~allowed.unsqueeze(1), float("-inf")).exp_()
-        values = h.transpose(1, 2).unsqueeze(-1)  # [B, D, L_k, 1]
-        sums = torch.matmul(weights, torch.cat([values, torch.ones_like(values)], dim=-1))
-        numerator, denominator = sums.unbind(-1)  # [B, D, L_q] each
-        empty = ~allowed.any(-1).unsqueeze(1)  # [B, 1, L_q]
-        return (numerator / denominator.masked_fill(empty, 1.0)).transpose(1, 2)
+        key, query = self.key(scored) / self.c, self.query(scored) / self.c
+        return tanh_attention(query, key, h, allowed, self.c, self.impl, self.chunk_size)
 
 
 class FusionGate(nn.Module):
@@ -80,17 +80,25 @@ class DiSA(nn.Module):
 
     ``direction`` is a :func:`direction_mask` name: ``forward`` (token j sees i < j, M_fw of
     Eq. 17), ``backward`` (i > j, M_bw of Eq. 18) or ``nodiag`` (M_diag, i != j).
+    ``impl`` / ``chunk_size`` choose how the attention is computed (same numbers either way).
     """
 
     def __init__(
-        self, input_dim: int, hidden_dim: int, direction: str, c: float = 5.0, dropout: float = 0.0
+        self,
+        input_dim: int,
+        hidden_dim: int,
+        direction: str,
+        c: float = 5.0,
+        dropout: float = 0.0,
+        impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         direction_mask(1, direction)  # fail early on an unknown direction
         self.direction = direction
         self.dropout = nn.Dropout(dropout)
         self.dense = glorot_(nn.Linear(input_dim, hidden_dim))
-        self.attention = MultiDimToken2Token(hidden_dim, c=c, dropout=dropout)
+        self.attention = MultiDimToken2Token(hidden_dim, c, dropout, impl, chunk_size)
         self.fusion = FusionGate(hidden_dim, dropout=dropout)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -103,7 +111,11 @@ class DiSA(nn.Module):
 
 class DiSAN(Encoder):
     """Untied forward and backward DiSA blocks, u = [u_fw; u_bw], then multi-dimensional
-    source2token self-attention (Eq. 12-13) for the 2 * hidden_dim sentence vector (Sec. 4)."""
+    source2token self-attention (Eq. 12-13) for the 2 * hidden_dim sentence vector (Sec. 4).
+
+    ``attention_impl`` is ``naive`` (the papers' computation) or ``chunked`` (exact, in tiles of
+    ``chunk_size`` queries, O(B·L·d) memory kept for backward; ``encoders.layers.tanh_attention``).
+    """
 
     def __init__(
         self,
@@ -112,11 +124,14 @@ class DiSAN(Encoder):
         dropout: float = 0.25,
         directions: tuple[str, str] = ("forward", "backward"),
         c: float = 5.0,
+        attention_impl: str = "naive",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         self.input_dim, self.token_dim, self.output_dim = input_dim, 2 * hidden_dim, 2 * hidden_dim
         self.blocks = nn.ModuleList(
-            DiSA(input_dim, hidden_dim, direction, c=c, dropout=dropout) for direction in directions
+            DiSA(input_dim, hidden_dim, direction, c, dropout, attention_impl, chunk_size)
+            for direction in directions
         )
         self.source2token = Source2Token(2 * hidden_dim, dropout=dropout)
 
@@ -127,15 +142,27 @@ class DiSAN(Encoder):
 
 @register_encoder("disan", paper=PAPER)
 def build_disan(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, c: float = 5.0
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    c: float = 5.0,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with forward and backward masks; dropout 0.25 = keep probability 0.75 (SNLI)."""
-    return DiSAN(input_dim, hidden_dim, dropout, ("forward", "backward"), c)
+    directions = ("forward", "backward")
+    return DiSAN(input_dim, hidden_dim, dropout, directions, c, attention_impl, chunk_size)
 
 
 @register_encoder("disan_nodir", paper=PAPER + ", Table 1 'DiSAN without directions'")
 def build_disan_nodir(
-    input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, c: float = 5.0
+    input_dim: int = 300,
+    hidden_dim: int = 300,
+    dropout: float = 0.25,
+    c: float = 5.0,
+    attention_impl: str = "naive",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with both direction masks replaced by diag-disabled masks M_diag (Sec. 5.1)."""
-    return DiSAN(input_dim, hidden_dim, dropout, ("nodiag", "nodiag"), c)
+    directions = ("nodiag", "nodiag")
+    return DiSAN(input_dim, hidden_dim, dropout, directions, c, attention_impl, chunk_size)

@@ -2,22 +2,27 @@
 
 Encoders are built small (input 16, hidden 24) so the whole grid runs in seconds on a CPU.
 Padded positions of ``x`` hold random garbage: a padded token must never change a real token.
+Encoders that take ``attention_impl`` are checked with each implementation.
 """
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import pytest
 import torch
 
-from encoders import EncoderOutput, build_encoder, list_encoders
+from encoders import EncoderOutput, build_encoder, encoder_entry, list_encoders
+from encoders.layers.tanh_attention import IMPLS
 
 INPUT_DIM = 16
 SMALL = {"hidden_dim": 24}
 
 
-def small_encoder(name: str) -> torch.nn.Module:
+def small_encoder(name: str, **kwargs: Any) -> torch.nn.Module:
     torch.manual_seed(0)
-    return build_encoder(name, input_dim=INPUT_DIM, **SMALL)
+    return build_encoder(name, input_dim=INPUT_DIM, **SMALL, **kwargs)
 
 
 def batch(lengths: list[int], max_len: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -28,6 +33,19 @@ def batch(lengths: list[int], max_len: int, seed: int = 0) -> tuple[torch.Tensor
 
 
 ALL = list_encoders()
+
+
+def build_variants(name: str) -> list[Any]:
+    """(name, kwargs) per attention implementation the encoder offers; chunked with tiles of 2
+    queries, so that the lengths used here span several tiles."""
+    if "attention_impl" not in inspect.signature(encoder_entry(name).builder).parameters:
+        return [pytest.param(name, {}, id=name)]
+    options = {impl: {"attention_impl": impl} for impl in IMPLS}
+    options["chunked"]["chunk_size"] = 2
+    return [pytest.param(name, kwargs, id=f"{name}-{impl}") for impl, kwargs in options.items()]
+
+
+VARIANTS = [variant for name in ALL for variant in build_variants(name)]
 
 
 PAPER_NAMES = {
@@ -42,9 +60,9 @@ def test_every_encoder_of_the_papers_is_registered() -> None:
     assert set(ALL) >= PAPER_NAMES
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_shapes_dtypes_and_zero_padding(name: str) -> None:
-    encoder = small_encoder(name).eval()
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_shapes_dtypes_and_zero_padding(name: str, kwargs: dict[str, Any]) -> None:
+    encoder = small_encoder(name, **kwargs).eval()
     x, mask = batch([7, 1, 4], 7)
     out = encoder(x, mask)
     assert isinstance(out, EncoderOutput)
@@ -55,18 +73,18 @@ def test_shapes_dtypes_and_zero_padding(name: str) -> None:
     assert torch.all(out.tokens[~mask] == 0)
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_finite_for_single_token_and_fully_padded_rows(name: str) -> None:
-    encoder = small_encoder(name).train()
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_finite_for_single_token_and_fully_padded_rows(name: str, kwargs: dict[str, Any]) -> None:
+    encoder = small_encoder(name, **kwargs).train()
     x, mask = batch([5, 1, 0], 5)
     out = encoder(x, mask)
     assert torch.isfinite(out.tokens).all() and torch.isfinite(out.pooled).all()
     assert torch.all(out.tokens[2] == 0)
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_every_parameter_gets_a_gradient(name: str) -> None:
-    encoder = small_encoder(name).train()
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_every_parameter_gets_a_gradient(name: str, kwargs: dict[str, Any]) -> None:
+    encoder = small_encoder(name, **kwargs).train()
     # 12 tokens at the default r = 4 give Bi-BloSAN three full blocks: with fewer, its strict
     # inter-block masks leave each block at most one key, whose softmax weight is constant, and
     # a one-token last block has v = 0 as a query (zero gradients either way).
@@ -80,10 +98,10 @@ def test_every_parameter_gets_a_gradient(name: str) -> None:
             assert param.grad.abs().sum() > 0, f"{name}.{param_name} has an all-zero gradient"
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_padding_invariance(name: str) -> None:
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_padding_invariance(name: str, kwargs: dict[str, Any]) -> None:
     """In eval mode, a sentence padded to different lengths gives the same outputs."""
-    encoder = small_encoder(name).eval()
+    encoder = small_encoder(name, **kwargs).eval()
     x, mask = batch([5], 5, seed=1)
     reference = encoder(x, mask)
     for max_len, seed in [(9, 2), (17, 3)]:
@@ -94,17 +112,17 @@ def test_padding_invariance(name: str) -> None:
         torch.testing.assert_close(out.tokens[0, :5], reference.tokens[0], atol=1e-5, rtol=1e-5)
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_bf16_autocast_forward_is_finite(name: str) -> None:
-    encoder = small_encoder(name).eval()
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_bf16_autocast_forward_is_finite(name: str, kwargs: dict[str, Any]) -> None:
+    encoder = small_encoder(name, **kwargs).eval()
     x, mask = batch([6, 1, 3], 6)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         out = encoder(x, mask)
     assert torch.isfinite(out.tokens.float()).all() and torch.isfinite(out.pooled.float()).all()
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_default_build_uses_paper_sizes(name: str) -> None:
-    encoder = build_encoder(name)
+@pytest.mark.parametrize(("name", "kwargs"), VARIANTS)
+def test_default_build_uses_paper_sizes(name: str, kwargs: dict[str, Any]) -> None:
+    encoder = build_encoder(name, **kwargs)
     assert encoder.input_dim == 300
     assert encoder.output_dim >= 300

@@ -1,0 +1,124 @@
+"""The tanh attention kernel: naive and chunked against the definition and each other."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from encoders.layers.masking import direction_mask
+from encoders.layers.tanh_attention import check_impl, tanh_attention
+
+C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
+DIRECTIONS = ["forward", "backward", "nodiag", "all"]
+
+
+def inputs(
+    lengths: list[int], max_len: int, dim: int, direction: str, dtype: torch.dtype, seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """query, key, values [N, L, d] (requiring grad, garbage at padding) and allowed [N, L, L]."""
+    generator = torch.Generator().manual_seed(seed)
+    shape = (len(lengths), max_len, dim)
+    q, k, v = (3 * torch.randn(shape, generator=generator, dtype=dtype) for _ in range(3))
+    mask = torch.arange(max_len).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    allowed = direction_mask(max_len, direction) & mask.unsqueeze(1)
+    return q.requires_grad_(), k.requires_grad_(), v.requires_grad_(), allowed
+
+
+def output_and_grads(
+    impl: str, chunk_size: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed
+) -> list[torch.Tensor]:
+    s = tanh_attention(q, k, v, allowed, C, impl, chunk_size)
+    weights = torch.linspace(-1, 1, s.numel(), dtype=s.dtype).view_as(s)  # every output matters
+    return [s.detach(), *torch.autograd.grad((s * weights).sum(), [q, k, v])]
+
+
+def definition(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed) -> torch.Tensor:
+    """s_j = sum_i softmax_i(c tanh(q_j + k_i)) v_i over allowed i, per feature; 0 if none."""
+    rows = []
+    for n in range(q.shape[0]):
+        for j in range(q.shape[1]):
+            keys = allowed[n, j].nonzero().flatten()
+            if len(keys) == 0:
+                rows.append(torch.zeros_like(q[n, j]))
+                continue
+            probs = torch.softmax(C * torch.tanh(q[n, j] + k[n, keys]), dim=0)  # [keys, d]
+            rows.append((probs * v[n, keys]).sum(0))
+    return torch.stack(rows).view_as(q)
+
+
+@pytest.mark.parametrize("impl", ["naive", "chunked"])
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_both_impls_follow_the_definition(impl: str, direction: str) -> None:
+    q, k, v, allowed = inputs([7, 1, 0, 4], 7, 3, direction, torch.float64)
+    expected = definition(q.detach(), k.detach(), v.detach(), allowed)
+    torch.testing.assert_close(tanh_attention(q, k, v, allowed, C, impl, 3), expected)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize(
+    ("lengths", "max_len", "chunk_size"),
+    [
+        ([11, 1, 0, 6], 11, 4),  # padding, a 1-token row, an empty row, L not divisible by 4
+        ([11, 9], 11, 1),  # one query per tile
+        ([5, 3], 5, 8),  # one tile larger than L
+        ([1, 1, 0], 1, 3),  # length 1: nothing to attend to under any direction but "all"
+    ],
+)
+def test_chunked_equals_naive_in_fp32(
+    direction: str, lengths: list[int], max_len: int, chunk_size: int
+) -> None:
+    """Output and the gradients of query, key and values agree within 1e-5."""
+    q, k, v, allowed = inputs(lengths, max_len, 6, direction, torch.float32)
+    naive = output_and_grads("naive", chunk_size, q, k, v, allowed)
+    chunked = output_and_grads("chunked", chunk_size, q, k, v, allowed)
+    for name, a, b in zip(["s", "dq", "dk", "dv"], naive, chunked, strict=True):
+        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5, msg=name)
+        assert torch.isfinite(b).all(), name
+
+
+def test_chunked_gradients_pass_gradcheck() -> None:
+    q, k, v, allowed = inputs([6, 2, 0], 6, 2, "forward", torch.float64)
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: tanh_attention(q, k, v, allowed, C, "chunked", 4), (q, k, v)
+    )
+
+
+def test_empty_rows_give_zero_outputs_and_zero_gradients() -> None:
+    q, k, v, allowed = inputs([4, 0], 4, 3, "forward", torch.float32)
+    s, dq, dk, dv = output_and_grads("chunked", 2, q, k, v, allowed)
+    assert torch.all(s[0, 0] == 0) and torch.all(s[1] == 0)  # first token, empty sentence
+    assert torch.all(dq[1] == 0) and torch.all(dk[1] == 0) and torch.all(dv[1] == 0)
+
+
+def test_chunked_keeps_no_pairwise_feature_tensor_for_backward() -> None:
+    """Saved for backward: [N, L, d]-sized statistics and the bool mask, never [N, L, L, d]."""
+    n, length, dim = 2, 12, 5
+    q, k, v, allowed = inputs([12, 7], length, dim, "backward", torch.float32)
+    sizes: dict[str, list[int]] = {"naive": [], "chunked": []}
+    for impl, found in sizes.items():
+
+        def pack(tensor: torch.Tensor, found: list[int] = found) -> torch.Tensor:
+            found.append(tensor.numel())
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            tanh_attention(q, k, v, allowed, C, impl, 4)
+    assert max(sizes["naive"]) == n * length * length * dim
+    assert max(sizes["chunked"]) == max(n * length * dim, n * length * length)
+
+
+def test_huge_pre_activations_stay_exact() -> None:
+    """The logits lie in [-c, c]: subtracting c instead of a row maximum loses nothing."""
+    q, k, v, allowed = inputs([5], 5, 3, "nodiag", torch.float64)
+    q, k = q.detach() * 1e4, k.detach() * 1e4
+    expected = definition(q, k, v.detach(), allowed)
+    torch.testing.assert_close(tanh_attention(q, k, v, allowed, C, "chunked", 2), expected)
+
+
+@pytest.mark.parametrize(
+    ("impl", "chunk_size", "message"),
+    [("flash", 8, "attention_impl"), ("chunked", 0, "chunk_size"), ("chunked", 2.0, "chunk_size")],
+)
+def test_bad_options_fail_with_a_clear_message(impl: str, chunk_size: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_impl(impl, chunk_size)
