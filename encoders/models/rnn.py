@@ -8,6 +8,8 @@ of context fusion module", MTSA Sec. 4) and the authors' ``sentence_encoding_mod
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 from torch import nn
 
@@ -31,6 +33,8 @@ class BiRNN(nn.Module):
     sequences give the same result but their CPU backward pass is quadratic in L.)
     Weights start Glorot-uniform, biases zero; the LSTM forget-gate bias starts at 1, the value
     TensorFlow's ``LSTMCell`` (the authors' cell) adds as ``forget_bias``.
+    Under CPU autocast the recurrences run in float32: oneDNN's reduced-precision LSTM is missing
+    on CPUs without bf16 instructions ("could not create a primitive descriptor").
     """
 
     def __init__(self, cell: str, input_dim: int, hidden_dim: int):
@@ -44,8 +48,11 @@ class BiRNN(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         reverse = reversed_index(mask.sum(dim=1), x.shape[1])
-        forward_out, _ = self.forward_rnn(x)
-        backward_out, _ = self.backward_rnn(gather_steps(x, reverse))
+        cpu_autocast = x.device.type == "cpu" and torch.is_autocast_enabled("cpu")
+        with torch.autocast("cpu", enabled=False) if cpu_autocast else contextlib.nullcontext():
+            x = x.float() if cpu_autocast else x
+            forward_out, _ = self.forward_rnn(x)
+            backward_out, _ = self.backward_rnn(gather_steps(x, reverse))
         outputs = torch.cat([forward_out, gather_steps(backward_out, reverse)], dim=-1)
         return zero_padding(outputs, mask)
 

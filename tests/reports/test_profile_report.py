@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reports.cli import add_arguments, run
 from reports.profile.claims import MTSA_TABLE1_MB, papers_claims, ratio_agrees
 from reports.profile.data import load_run
 from reports.profile.growth import fit_loglog, growth_table
@@ -182,11 +181,9 @@ def test_claims_without_the_encoders_say_not_measured(tmp_path: Path) -> None:
 
 
 def test_bad_run_folder_gives_clear_errors(tmp_path: Path, capsys) -> None:
-    import argparse
+    from harness.cli import main
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    assert run(parser.parse_args([str(tmp_path), "--out", str(tmp_path / "site")])) == 2
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "site")]) == 2
     assert "no manifest.json" in capsys.readouterr().err
     pd.DataFrame({"encoder": ["x"], "seq_len": [8]}).to_csv(tmp_path / "profile.csv", index=False)
     with pytest.raises(ValueError, match=r"line 1: header lacks columns \['batch_size'"):

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
+from reports.profile.data import load_run
 from reports.site import build_site
 from reports.site.compare_page import labels, ratio_summary, ratios
 from reports.site.discover import discover
@@ -108,8 +109,8 @@ def test_comparison_page_overlays_and_ratios(site: Path) -> None:
     assert "Comparison: fp32 vs bf16" in html and "bf16 / fp32" in html
     for stem in ("overlay_time_infer", "overlay_memory_train", "ratio_1_infer", "ratio_1_train"):
         assert (page / f"{stem}.png").is_file()
-    fp32 = pd.read_csv(PROFILES[0] / "profile.csv")
-    bf16 = pd.read_csv(PROFILES[1] / "profile.csv")
+    fp32 = load_run(PROFILES[0]).rows
+    bf16 = load_run(PROFILES[1]).rows
     table = ratios(fp32, bf16)
     point = table[(table.encoder == "disan") & (table["mode"] == "train") & (table.seq_len == 64)]
     expected = (
@@ -126,6 +127,7 @@ def test_ratios_geometric_mean_and_longest() -> None:
     base = pd.DataFrame(
         {
             "encoder": "e",
+            "label": "e",
             "mode": "infer",
             "seq_len": [8, 16, 32],
             "status": ["ok", "ok", "ok"],
