@@ -12,6 +12,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "profile": ("harness.commands.profile", "memory/latency sweep over sequence lengths"),
     "data": ("datamodules.cli", "inspect benchmark files (stats, coverage, errors)"),
     "fit": ("harness.commands.fit", "train, validate and test one model"),
+    "predict": ("harness.commands.predict", "labels of new sentences from a fit checkpoint"),
+    "encode": ("harness.commands.encode", "sentence vectors of new sentences from a checkpoint"),
     "suite": ("harness.commands.suite", "run a grid of tasks x encoders x seeds"),
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
     "report": ("reports.cli", "build the HTML/PNG report from run folders"),

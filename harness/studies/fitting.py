@@ -13,6 +13,7 @@ import optuna
 import yaml
 
 from harness.studies.plans import TuneContext
+from harness.training.config import FitRun
 
 REPORTED = (
     "dev_acc",
@@ -42,10 +43,10 @@ def require_training(ctx: TuneContext) -> tuple[str, str, Path]:
     return str(ctx.task), str(ctx.encoder), Path(str(ctx.data_dir))
 
 
-def _fit_in_child(kwargs: dict[str, Any]) -> None:
+def _fit_in_child(run: FitRun) -> None:
     from harness.training.run import run_fit
 
-    run_fit(**kwargs)
+    run_fit(run)
 
 
 def fit_trial(
@@ -63,19 +64,19 @@ def fit_trial(
     task, encoder, data_dir = require_training(ctx)
     run_dir = ctx.out / "trials" / f"{trial.number:04d}"
     trial.set_user_attr("run_dir", str(run_dir))
-    kwargs: dict[str, Any] = {
-        "task": task,
-        "encoder": encoder,
-        "data_dir": data_dir,
-        "embeddings": ctx.embeddings,
-        "out_dir": run_dir,
-        "seed": ctx.seed,
-        "overrides": {**ctx.overrides, **overrides},
-    }
+    run = FitRun(
+        task=task,
+        encoder=encoder,
+        data_dir=data_dir,
+        out_dir=run_dir,
+        embeddings=ctx.embeddings,
+        seed=ctx.seed,
+        overrides={**ctx.overrides, **overrides},
+    )
     if isolate:
         if callbacks:
             raise ValueError("callbacks cannot cross into an isolated fit process")
-        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(kwargs,))
+        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(run,))
         child.start()
         child.join()
         if child.exitcode != 0:
@@ -86,7 +87,7 @@ def fit_trial(
     else:
         from harness.training.run import run_fit
 
-        metrics = run_fit(**kwargs, callbacks=callbacks)
+        metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])

@@ -7,7 +7,9 @@ errors must not wait for torch or Lightning.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -95,7 +97,35 @@ def check_config(config: dict[str, Any]) -> None:
         raise ConfigError("; ".join(problems))
 
 
-def fit_config_yaml(run: dict[str, Any], config: dict[str, Any]) -> str:
-    """A YAML file that ``sanbench fit --config FILE`` runs as is: run keys, then the config."""
-    body = {k: run.get(k) for k in RUN_KEYS} | config
-    return yaml.safe_dump(body, sort_keys=False, default_flow_style=False)
+@dataclass(frozen=True)
+class FitRun:
+    """One fit: what to train (task, encoder, data, seed, fold), where, and the task-config
+    values that differ from ``configs/<task>.yaml``. ``fit``, every run of a ``suite`` and
+    every trial of ``tune`` is one of these."""
+
+    task: str
+    encoder: str
+    data_dir: Path
+    out_dir: Path
+    embeddings: Path | None = None
+    seed: int = 0
+    fold: int | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def config(self) -> dict[str, Any]:
+        """The resolved task config (task YAML, per-encoder values, overrides), checked."""
+        config = resolve_config(self.task, self.encoder, self.overrides)
+        check_config(config)
+        return config
+
+    def to_yaml(self) -> str:
+        """A file that ``sanbench fit --config FILE --out DIR`` runs as is."""
+        head = {
+            "task": self.task,
+            "encoder": self.encoder,
+            "data_dir": str(self.data_dir),
+            "embeddings": None if self.embeddings is None else str(self.embeddings),
+            "seed": self.seed,
+            "fold": self.fold,
+        }
+        return yaml.safe_dump(head | self.config(), sort_keys=False, default_flow_style=False)

@@ -33,7 +33,7 @@ from torch.utils.data import DataLoader
 
 from harness.environment import environment
 from harness.training.callbacks import make_callbacks, make_loggers, monitored_metric
-from harness.training.config import MODULE_KEYS, TRAINER_KEYS, check_config, resolve_config
+from harness.training.config import MODULE_KEYS, TRAINER_KEYS, FitRun
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
 from harness.training.module import TaskModule, Vocabulary
@@ -168,33 +168,27 @@ def fit_datamodule(
 
 
 def run_fit(
-    task: str,
-    encoder: str,
-    data_dir: Path,
-    embeddings: Path | None,
-    out_dir: Path,
-    seed: int = 0,
-    fold: int | None = None,
-    overrides: dict[str, Any] | None = None,
-    callbacks: list[pl.Callback] | None = None,
-    overwrite: bool = False,
+    run: FitRun, callbacks: list[pl.Callback] | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
-    """Train, validate and test one model; write ``out_dir/metrics.json`` and return it.
+    """Train, validate and test one model; write ``run.out_dir/metrics.json`` and return it.
 
     ``callbacks`` are added to the trainer's own (optuna pruning in ``sanbench tune``).
 
-    ``out_dir`` is resumed only by the same configuration (``fit_config.yaml``): a finished
-    folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes from it.
-    Another configuration raises :class:`RunFolderError` unless ``overwrite`` is given.
+    ``run.out_dir`` is resumed only by the same configuration (``fit_config.yaml``): a
+    finished folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes
+    from it. Another configuration raises :class:`RunFolderError` unless ``overwrite``.
     """
     from datamodules import build_datamodule
 
-    out_dir = Path(out_dir)
-    config = resolve_config(task, encoder, overrides)
-    check_config(config)
-    run = {"task": task, "encoder": encoder, "data_dir": str(data_dir), "seed": seed,
-           "fold": fold, "embeddings": str(embeddings) if embeddings else None}  # fmt: skip
-    prepare_run_folder(out_dir, run, config, overwrite, writer=rank_zero_only.rank == 0)
+    config = run.config()
+    prepare_run_folder(run, overwrite, writer=rank_zero_only.rank == 0)
+    out_dir, task, encoder, seed, fold = (
+        Path(run.out_dir),
+        run.task,
+        run.encoder,
+        run.seed,
+        run.fold,
+    )
     done = out_dir / "metrics.json"
     if done.exists():
         return json.loads(done.read_text())
@@ -202,8 +196,8 @@ def run_fit(
     extra = {"fold": fold} if fold is not None else {}
     datamodule = build_datamodule(
         task,
-        data_dir=Path(data_dir),
-        embeddings=Path(embeddings) if embeddings else None,
+        data_dir=Path(run.data_dir),
+        embeddings=Path(run.embeddings) if run.embeddings else None,
         batch_size=config["batch_size"],
         seed=seed,
         **extra,

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from harness.training.config import fit_config_yaml
+from harness.training.config import FitRun
 
 FILE_NAME = "fit_config.yaml"
 # keys that do not change what a run computes: a resume may change them
@@ -40,14 +40,12 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     ]
 
 
-def prepare_run_folder(
-    out_dir: Path, run: dict[str, Any], config: dict[str, Any], overwrite: bool, writer: bool
-) -> None:
-    """Make ``out_dir`` ready for this run, or raise :class:`RunFolderError`.
+def prepare_run_folder(run: FitRun, overwrite: bool, writer: bool) -> None:
+    """Make ``run.out_dir`` ready for ``run``, or raise :class:`RunFolderError`.
 
     ``writer`` is False on every process but rank 0 of a distributed run: they only check.
     """
-    text = fit_config_yaml(run, config)
+    out_dir, text = Path(run.out_dir), run.to_yaml()
     if overwrite and not writer:
         return  # rank 0 deletes and rewrites the folder
     if overwrite and out_dir.exists():

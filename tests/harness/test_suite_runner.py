@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from harness.suite.grid import Shard, expand_grid
+from harness.training.config import FitRun
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
 
 
@@ -19,7 +20,8 @@ class FakeFit:
         self.calls: list[dict[str, Any]] = []
         self.fail = fail
 
-    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+    def __call__(self, run: FitRun) -> dict[str, Any]:
+        kwargs = vars(run)
         self.calls.append(kwargs)
         assert kwargs["out_dir"].is_dir()
         if (kwargs["task"], kwargs["encoder"]) in self.fail:
