@@ -58,6 +58,12 @@ def _write_json(path: Path, payload: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def _plain(loader: DataLoader) -> DataLoader:
+    """``loader``'s examples in order, batches of ``INFERENCE_BATCH`` (``Trainer.predict``
+    needs a batch sampler it can wrap, which the datamodules' pre-sorted lists are not)."""
+    return DataLoader(loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=loader.collate_fn)
+
+
 def build_module(
     config: dict[str, Any],
     encoder: str,
@@ -146,11 +152,8 @@ def fit_datamodule(
     test = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
     trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
-    trainer.predict(module, dataloaders=datamodule.test_dataloader(), ckpt_path=best)
-    val_loader = datamodule.val_dataloader()
-    infer_loader = DataLoader(
-        val_loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=val_loader.collate_fn
-    )
+    trainer.predict(module, dataloaders=_plain(datamodule.test_dataloader()), ckpt_path=best)
+    infer_loader = _plain(datamodule.val_dataloader())
     metrics = {
         "params": module.parameter_count(),
         **efficiency,
