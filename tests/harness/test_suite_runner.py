@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from harness.suite.grid import Shard, expand_grid
-from harness.training.config import FitRun
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
+from harness.training.config import FitRun
 
 
 class FakeFit:

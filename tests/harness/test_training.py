@@ -147,6 +147,45 @@ def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert seconds == sorted(seconds)  # the timer state survives the restart
 
 
+class CrashMidEpoch(pl.Callback):
+    def on_train_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.global_step == 3:
+            raise RuntimeError("simulated kill")
+
+
+def test_mid_epoch_checkpoint_bounds_what_a_kill_loses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.training.run as run
+
+    original = run.make_callbacks
+    monkeypatch.setattr(run, "make_callbacks", lambda *a: [*original(*a), CrashMidEpoch()])
+    with pytest.raises(RuntimeError, match="simulated kill"):  # in epoch 0 of 6 batches
+        fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+    saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert (saved["epoch"], saved["global_step"]) == (0, 2)  # one step lost, not the epoch
+    monkeypatch.setattr(run, "make_callbacks", original)
+    metrics, _ = fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+    assert metrics["epochs"] == 2 and metrics["steps"] == 12
+
+
+def test_budget_shorter_than_an_epoch_still_checkpoints(tmp_path: Path) -> None:
+    metrics, _ = fit_toy(tmp_path, max_steps=3, checkpoint_every_n_steps=2)
+    assert metrics["steps"] == 3
+    saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert saved["global_step"] == 3  # the budget's end is kept, not only step 2
+
+
+def test_periodic_checkpoint_defaults_to_ten_minutes_and_steps_win() -> None:
+    from harness.training.callbacks import periodic_checkpoint
+
+    config = resolve_config("trec", "multi_cnn")
+    key = periodic_checkpoint(config, Path("unused")).state_key
+    assert "'train_time_interval': datetime.timedelta(seconds=600)" in key
+    key = periodic_checkpoint({**config, "checkpoint_every_n_steps": 7}, Path("unused")).state_key
+    assert "'every_n_train_steps': 7" in key and "'train_time_interval': None" in key
+
+
 def test_ema_weight_averaging_runs(tmp_path: Path) -> None:
     metrics, _ = fit_toy(tmp_path, max_epochs=2, ema_decay=0.9)
     assert math.isfinite(metrics["dev_loss"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -15,36 +14,7 @@ from harness.training.config import FitRun
 from harness.training.run import run_fit
 from harness.training.run_folder import RunFolderError
 
-WORDS = {
-    0: "how why",
-    1: "what thing",
-    2: "abbreviation stand",
-    3: "who person",
-    4: "where city",
-    5: "many number",
-}
 TINY = {"hidden_dim": 4, "head_hidden": 8, "max_epochs": 2, "dropout": 0.0}
-
-
-@pytest.fixture(scope="module")
-def trec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("kim2014")
-    rng = random.Random(0)
-    for split, count in (("train", 120), ("test", 30)):
-        lines = []
-        for i in range(count):
-            label = i % 6
-            filler = " ".join(
-                rng.choice(["the", "a", "of", "is"]) for _ in range(rng.randint(1, 4))
-            )
-            lines.append(f"{label} {rng.choice(WORDS[label].split())} {filler} ?")
-        (root / f"TREC.{split}.all").write_text("\n".join(lines) + "\n")
-    words = sorted({w for v in WORDS.values() for w in v.split()} | {"the", "a", "of", "is", "?"})
-    glove = root / "glove.txt"
-    glove.write_text(
-        "".join(f"{w} {' '.join(str(rng.uniform(-1, 1)) for _ in range(6))}\n" for w in words)
-    )
-    return root
 
 
 def tiny_run(trec_dir: Path, out: Path, encoder: str = "multi_cnn", **overrides) -> FitRun:
