@@ -80,12 +80,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "config overrides (defaults: harness/training/configs/<task>.yaml; see --print-config)"
     )
     for key, value in config_keys().items():
+        flag = {"nargs": "?", "const": True} if isinstance(value, bool) else {}
         group.add_argument(
             "--" + key.replace("_", "-"),
             dest=f"override_{key}",
             type=_yaml_value,
             default=argparse.SUPPRESS,
             metavar=METAVARS.get(type(value), "VALUE"),
+            **flag,  # --compile alone means --compile true
         )
 
 

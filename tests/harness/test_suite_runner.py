@@ -128,7 +128,7 @@ def test_shards_share_a_folder_without_overlap_and_respect_each_other(tmp_path: 
 
 @pytest.mark.parametrize("bad", [KeyboardInterrupt, SystemExit])
 def test_interrupts_are_not_swallowed(tmp_path: Path, bad: type[BaseException]) -> None:
-    def fit(**_: Any) -> dict[str, Any]:
+    def fit(run: FitRun) -> dict[str, Any]:
         raise bad
 
     with pytest.raises(bad):
