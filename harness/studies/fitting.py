@@ -1,16 +1,14 @@
-"""Trials that train: one ``run_fit`` per trial in ``OUT/trials/NNNN``; ``sanbench fit`` lines."""
+"""Trials that train: one ``run_fit`` per trial in ``OUT/trials/NNNN``; the best as a fit config."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
-import shlex
 from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
 import optuna
-import yaml
 
 from harness.studies.plans import TuneContext
 from harness.training.config import FitRun
@@ -94,16 +92,16 @@ def fit_trial(
     return metrics
 
 
-def fit_command(ctx: TuneContext, overrides: dict[str, Any]) -> str:
-    """A ``sanbench fit`` command line that trains with the study's and the trial's overrides."""
-    parts = ["sanbench", "fit", "--task", str(ctx.task), "--encoder", str(ctx.encoder)]
-    parts += ["--data-dir", str(ctx.data_dir)]
-    if ctx.embeddings:
-        parts += ["--embeddings", str(ctx.embeddings)]
-    parts += ["--out", str(Path("runs") / "fit" / f"{ctx.task}-{ctx.encoder}-tuned")]
-    parts += ["--seed", str(ctx.seed)]
-    for key, value in {**ctx.overrides, **overrides}.items():
-        text = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
-        text = text.removesuffix("\n...").strip()
-        parts += ["--" + key.replace("_", "-"), text]
-    return " ".join(shlex.quote(p) for p in parts)
+def best_fit_run(ctx: TuneContext, overrides: dict[str, Any]) -> FitRun:
+    """The fit that trains with the study's and a trial's overrides (``sanbench fit --config``
+    runs its YAML as is)."""
+    task, encoder, data_dir = require_training(ctx)
+    return FitRun(
+        task=task,
+        encoder=encoder,
+        data_dir=data_dir,
+        out_dir=Path("runs") / "fit" / f"{task}-{encoder}-tuned",
+        embeddings=ctx.embeddings,
+        seed=ctx.seed,
+        overrides={**ctx.overrides, **overrides},
+    )

@@ -9,6 +9,7 @@ the reason instead. Files are written atomically, so concurrent workers may all 
 from __future__ import annotations
 
 import json
+import shlex
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,11 +24,14 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import SURPLUS_ATTR
+from harness.training.config import FitRun
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from optuna.visualization import matplotlib as ovm
+
+BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` file
 
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
@@ -116,7 +120,7 @@ def write_outputs(
     out: Path,
     storage_label: str,
     dashboard: str,
-    command_for: Callable[[dict[str, Any]], str] | None,
+    fit_run_for: Callable[[dict[str, Any]], FitRun] | None,
     meta: dict[str, Any],
 ) -> dict[str, Any]:
     """Write every output file of the study into ``out``; returns the summary dict."""
@@ -125,11 +129,14 @@ def write_outputs(
     figures, skipped = write_figures(study, plan, out)
     best = best_trials(study, plan)
     chosen = _pick_for_command(best)
-    command = (
-        command_for(plan.fit_overrides(chosen))
-        if chosen is not None and plan.fit_overrides is not None and command_for is not None
-        else ""
-    )
+    command = ""
+    if chosen is not None and plan.fit_overrides is not None and fit_run_for is not None:
+        fit_run = fit_run_for(plan.fit_overrides(chosen))
+        text = fit_run.to_yaml()
+        _atomic(out / BEST_CONFIG, lambda tmp: tmp.write_text(text))
+        command = shlex.join(
+            ["sanbench", "fit", "--config", str(out / BEST_CONFIG), "--out", str(fit_run.out_dir)]
+        )
     states = [t.state for t in study.get_trials(deepcopy=False)]
     counts = {s.name.lower(): states.count(s) for s in TrialState if states.count(s)}
     extra = plan.summarize(study)
@@ -139,6 +146,7 @@ def write_outputs(
         "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
         "trial_counts": counts,
         "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
+        "fit_config": BEST_CONFIG if command else "",
         "fit_command": command,
         "results": extra,
         "notes": plan.notes,
@@ -178,6 +186,7 @@ def write_outputs(
             "trials": "trials.csv",
             "summary": "summary.html",
             "summary_json": "summary.json",
+            **({"best_config": BEST_CONFIG} if command else {}),
             "figures": figures,
         },
     }

@@ -10,7 +10,7 @@ from typing import Any
 import optuna
 from sqlalchemy.engine import make_url
 
-from harness.studies.fitting import fit_command
+from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.storage import JOURNAL_PREFIX, dashboard_command, open_storage
@@ -79,6 +79,6 @@ def run_study(
         ctx.out,
         storage_label(storage_spec),
         dashboard_command(storage_spec),
-        (lambda overrides: fit_command(ctx, overrides)) if plan.fit_overrides else None,
+        (lambda overrides: best_fit_run(ctx, overrides)) if plan.fit_overrides else None,
         meta,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -10,10 +11,11 @@ import optuna
 import pytest
 
 from harness.cli import main
+from harness.commands.fit import add_arguments as add_fit_arguments
 from harness.studies.appendix_a import appendix_a_r, expected_max_length, memory_optimal_r
 from harness.studies.block_length_memory import compare, eq19_cost
 from harness.studies.dropout import supports_attention_dropout
-from harness.studies.fitting import fit_command
+from harness.studies.fitting import best_fit_run
 from harness.studies.plans import TuneContext
 from harness.studies.storage import dashboard_command, open_storage
 
@@ -74,7 +76,7 @@ def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert len(study.trials) == 6
 
 
-def test_fit_command_and_dashboard() -> None:
+def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     ctx = TuneContext(
         study="block-length",
         task="trec",
@@ -84,9 +86,19 @@ def test_fit_command_and_dashboard() -> None:
         out=Path("o"),
         overrides={"max_steps": 50},
     )
-    command = fit_command(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
-    assert "--max-steps 50" in command and "--dropout 0.3" in command
-    assert "--encoder-options '{block_len: 7}'" in command
+    run = best_fit_run(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
+    config_file = tmp_path / "best_config.yaml"
+    config_file.write_text(run.to_yaml())
+    from harness.commands.fit import fit_run_from
+
+    parser = argparse.ArgumentParser()
+    add_fit_arguments(parser)
+    args = parser.parse_args(["--config", str(config_file), "--out", str(tmp_path / "fit")])
+    again = fit_run_from(args)  # what `sanbench fit --config FILE` would train
+    assert (again.task, again.encoder, again.data_dir) == ("trec", "bi_blosan", Path("data"))
+    config = again.config()
+    assert config["max_steps"] == 50 and config["dropout"] == 0.3
+    assert config["encoder_options"] == {"block_len": 7}
     assert dashboard_command("journal:runs/a.log") == "optuna-dashboard runs/a.log"
     assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
 
