@@ -141,5 +141,5 @@ def run(args: argparse.Namespace) -> int:
         )
     tables = aggregate(args.out)
     _manifest(args, overrides, tables)
-    print(f"tables: {args.out / 'tables' / 'tables.md'}, {args.out / 'tables' / 'tables.html'}")
+    print(f"tables: {args.out / 'tables' / 'tables.md'} (HTML: sanbench report {args.out})")
     return 1 if failed else 0

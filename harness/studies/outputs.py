@@ -1,9 +1,12 @@
-"""A study's folder: ``trials.csv``, matplotlib figures, ``summary.html``/``.json``, manifest.
+"""A study's folder: ``trials.csv``, matplotlib figures, ``summary.json``, ``best_config.yaml``
+(the best trial as a ``sanbench fit --config`` file), manifest. ``sanbench report OUT`` renders
+the study's HTML page from them (reports/site/study_page.py).
 
 Figures come from ``optuna.visualization.matplotlib``: optimization history, parameter
 importances and slice plots (per objective), and the Pareto front for multi-objective studies.
 A figure that cannot be drawn yet (e.g. importances need two finished trials) is listed with
-the reason instead. Files are written atomically, so concurrent workers may all call ``write``.
+the reason in ``summary.json`` (``figures_not_drawn``). Files are written atomically, so
+concurrent workers may all call ``write``.
 """
 
 from __future__ import annotations
@@ -13,11 +16,9 @@ import shlex
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import matplotlib
 import optuna
 from optuna.trial import FrozenTrial, TrialState
@@ -38,10 +39,6 @@ def _atomic(path: Path, write: Callable[[Path], None]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     write(tmp)
     tmp.replace(path)
-
-
-def _fmt(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def write_trials_csv(study: optuna.Study, path: Path) -> int:
@@ -107,13 +104,6 @@ def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
     return max(best, key=lambda t: t.values[0]) if best else None
 
 
-def render_html(context: dict[str, Any]) -> str:
-    template_text = resources.files("harness.studies").joinpath("summary.html.j2").read_text()
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["fmt"] = _fmt
-    return env.from_string(template_text).render(**context)
-
-
 def write_outputs(
     study: optuna.Study,
     plan: StudyPlan,
@@ -150,41 +140,22 @@ def write_outputs(
         "fit_command": command,
         "results": extra,
         "notes": plan.notes,
+        "figures_not_drawn": skipped,
     }
     _atomic(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(summary, indent=2) + "\n"))
-    param_names = sorted({p for t in best for p in t.params})
-    html = render_html(
-        {
-            "title": f"sanbench study {study.study_name}",
-            "storage": storage_label,
-            "dashboard": dashboard,
-            "counts": ", ".join(f"{v} {k}" for k, v in counts.items()) or "no trials",
-            "objectives": list(zip(plan.metric_names, plan.directions, strict=True)),
-            "notes": plan.notes,
-            "multi": plan.multi_objective,
-            "best": best,
-            "param_names": param_names,
-            "metric_names": plan.metric_names,
-            "command": command,
-            "extra": extra,
-            "figures": figures,
-            "skipped": skipped,
-        }
-    )
-    _atomic(out / "summary.html", lambda tmp: tmp.write_text(html))
     manifest = {
         "kind": "study",
         **meta,
         "study": plan.name,
         "optuna_study": study.study_name,
         "storage": storage_label,
+        "dashboard": dashboard,
         "objectives": summary["objectives"],
         "trial_counts": counts,
         "trials_csv_rows": rows,
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": {
             "trials": "trials.csv",
-            "summary": "summary.html",
             "summary_json": "summary.json",
             **({"best_config": BEST_CONFIG} if command else {}),
             "figures": figures,
