@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from harness.commands.quiet import hide_lightning_tips
+
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "encoders": ("harness.commands.encoders", "list every registered encoder"),
@@ -35,6 +37,7 @@ def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    hide_lightning_tips()
     parser, module = _parser(argv)
     args = parser.parse_args(argv)
     return int(module.run(args) or 0)

@@ -36,6 +36,7 @@ from harness.training.callbacks import make_callbacks, make_loggers, monitored_m
 from harness.training.config import MODULE_KEYS, TRAINER_KEYS, FitRun
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
+from harness.training.epoch_lines import EpochLines, progress_bar_on
 from harness.training.module import TaskModule, Vocabulary
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
@@ -56,6 +57,21 @@ def _write_json(path: Path, payload: dict[str, Any]) -> None:
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=False, default=str) + "\n")
     tmp.replace(path)
+
+
+def trainer_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The config's Trainer arguments; "all batches" (1.0) is passed as Lightning's default
+    (None), so that Lightning does not announce it on every run."""
+    settings = {k: config[k] for k in TRAINER_KEYS}
+    for key in (
+        "limit_train_batches",
+        "limit_val_batches",
+        "limit_test_batches",
+        "val_check_interval",
+    ):
+        if isinstance(settings[key], float) and settings[key] == 1.0:
+            settings[key] = None
+    return settings
 
 
 def _plain(loader: DataLoader) -> DataLoader:
@@ -121,17 +137,20 @@ def fit_datamodule(
     """
     monitor = monitored_metric(datamodule.task.kind)
     callbacks = make_callbacks(config, out_dir, monitor) + list(extra_callbacks or [])
+    progress = progress_bar_on(config["progress_bar"])
+    if not progress:
+        callbacks.append(EpochLines())
     trainer = pl.Trainer(
         default_root_dir=out_dir,
         logger=make_loggers(config, out_dir),  # logs/version_N: one folder per (re)start
         callbacks=callbacks,
-        enable_progress_bar=config["progress_bar"],
+        enable_progress_bar=progress,
         enable_model_summary=False,
         num_sanity_val_steps=0,
         # the datamodule shards its own bucketed training batches and evaluates unsharded
         use_distributed_sampler=False,
         log_every_n_steps=config["log_every_n_steps"],
-        **{k: config[k] for k in TRAINER_KEYS},
+        **trainer_settings(config),
     )
     compile_seconds = None
     if config["compile"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -58,9 +59,10 @@ def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_p
     assert run_fit(tiny_run(trec_dir, out)) == metrics
 
 
-def test_cli_fit_applies_overrides(
-    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+def test_cli_fit_applies_overrides_quietly(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     extra = tmp_path / "extra.yaml"
     extra.write_text("head_hidden: 8\nmax_epochs: 3\n")
     out = tmp_path / "cli"
@@ -90,7 +92,11 @@ def test_cli_fit_applies_overrides(
     assert main(argv) == 0
     config = json.loads((out / "metrics.json").read_text())["config"]
     assert (config["max_epochs"], config["head_hidden"], config["optimizer"]) == (1, 8, "adadelta")
-    assert '"test_acc"' in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert '"test_acc"' in printed.out
+    assert "epoch 0: step 4, " in printed.err  # one line per epoch: stderr is not a terminal
+    notices = [r.getMessage() for r in caplog.records]
+    assert notices and not [m for m in notices if "Tip:" in m or "was configured so" in m]
 
 
 def test_print_config_is_a_config_that_fit_runs_as_is(
