@@ -9,6 +9,7 @@ from pathlib import Path
 
 import optuna
 import pytest
+import yaml
 
 from harness.cli import main
 from harness.commands.fit import add_arguments as add_fit_arguments
@@ -112,3 +113,39 @@ def test_attention_dropout_only_where_the_builder_has_it() -> None:
 def test_bad_storage_is_explained(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="SQLAlchemy URL"):
         open_storage(str(tmp_path / "plain-path.db"))
+
+
+def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
+    from harness.studies.outputs import BEST_CONFIG, write_outputs
+    from harness.studies.plans import StudyPlan
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize")
+    for dropout in (0.1, 0.4, 0.2):  # the objective peaks at 0.4
+        study.enqueue_trial({"dropout": dropout})
+    plan = StudyPlan(
+        name="toy",
+        metric_names=["dev_acc"],
+        directions=["maximize"],
+        objective=lambda trial: -abs(trial.suggest_float("dropout", 0.0, 0.9) - 0.4),
+        default_trials=3,
+        fit_overrides=lambda trial: {"dropout": trial.params["dropout"]},
+    )
+    study.optimize(plan.objective, n_trials=3)
+    ctx = TuneContext(
+        study="toy",
+        task="trec",
+        encoder="mtsa",
+        data_dir=Path("data"),
+        embeddings=None,
+        out=tmp_path,
+        overrides={"max_epochs": 3},
+    )
+    summary = write_outputs(
+        study, plan, tmp_path, "memory", "none", lambda overrides: best_fit_run(ctx, overrides), {}
+    )
+    config = yaml.safe_load((tmp_path / BEST_CONFIG).read_text())
+    assert (config["task"], config["encoder"], config["dropout"]) == ("trec", "mtsa", 0.4)
+    assert config["max_epochs"] == 3 and config["batch_size"] == 32  # study and task values
+    assert summary["fit_command"].startswith(f"sanbench fit --config {tmp_path / BEST_CONFIG}")
+    assert summary["fit_config"] == BEST_CONFIG
