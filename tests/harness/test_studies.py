@@ -149,3 +149,24 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
     assert config["max_epochs"] == 3 and config["batch_size"] == 32  # study and task values
     assert summary["fit_command"].startswith(f"sanbench fit --config {tmp_path / BEST_CONFIG}")
     assert summary["fit_config"] == BEST_CONFIG
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--encoder", "nope", "--data-dir", "{here}"], "unknown encoder 'nope'"),
+        (["--encoder", "mtsa", "--data-dir", "{absent}"], "no such folder"),
+        (["--encoder", "mtsa"], "pass --data-dir"),
+        (["--encoder", "mtsa", "--data-dir", "{here}", "--task", "nope"], "no training config"),
+    ],
+)
+def test_training_studies_check_arguments_before_any_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
+) -> None:
+    names = {"absent": str(tmp_path / "absent"), "here": str(tmp_path)}
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--out", str(out)]
+    assert main(argv + [part.format(**names) for part in extra]) == 2
+    assert message in capsys.readouterr().out and not out.exists()
+    with pytest.raises(SystemExit):
+        main([*argv, "--encoder", "mtsa", "--max-steps", "0"])
