@@ -161,23 +161,31 @@ def _check_paths(run: FitRun, out: Path | None) -> None:
         raise ConfigError(f"--embeddings {run.embeddings}: no such file")
 
 
-def run(args: argparse.Namespace) -> int:
-    from harness.training.run_folder import RunFolderError
+def _failed(args: argparse.Namespace, error: Exception) -> int:
+    """One line on stderr and status 2; ``--debug`` re-raises for the traceback."""
+    if args.debug:
+        raise error
+    print(f"sanbench fit: {error}", file=sys.stderr)
+    return 2
 
+
+def run(args: argparse.Namespace) -> int:
     try:
         fit_run = fit_run_from(args)
         if args.print_config:
             sys.stdout.write(fit_run.to_yaml())
             return 0
         _check_paths(fit_run, args.out)
-        from harness.training.run import run_fit
+    except ConfigError as error:
+        return _failed(args, error)
+    from datamodules.errors import DataFormatError, EmptySplitError
+    from harness.training.run import run_fit
+    from harness.training.run_folder import RunFolderError
 
+    try:
         metrics = run_fit(fit_run, overwrite=args.overwrite)
-    except (ConfigError, RunFolderError) as error:
-        if args.debug:
-            raise
-        print(f"sanbench fit: {error}", file=sys.stderr)
-        return 2
+    except (RunFolderError, DataFormatError, EmptySplitError, FileNotFoundError) as error:
+        return _failed(args, error)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     print(json.dumps(summary, indent=2))
     return 0

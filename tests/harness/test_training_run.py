@@ -201,6 +201,11 @@ def test_missing_data_folder_and_unknown_task(
     argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--out", str(tmp_path / "o")]
     assert main([*argv, "--data-dir", str(tmp_path / "absent")]) == 2
     assert "--data-dir" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([*argv, "--data-dir", str(empty)]) == 2  # the datamodule's own error, one line
+    error = capsys.readouterr().err
+    assert "TREC" in error and "Traceback" not in error
     with pytest.raises(SystemExit):
         main(["fit", "--task", "tre", "--encoder", "multi_cnn", "--data-dir", "x", "--out", "o"])
     assert "invalid choice: 'tre'" in capsys.readouterr().err
