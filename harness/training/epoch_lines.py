@@ -11,6 +11,12 @@ import lightning.pytorch as pl
 class EpochLines(pl.Callback):
     """``epoch 3: step 120, train_loss 0.41, val_acc 0.87 (12.3 s)`` on stderr, rank 0 only."""
 
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._start = time.perf_counter()  # a resume may begin mid-epoch
+
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._start = time.perf_counter()
 

@@ -127,12 +127,15 @@ class TaskModule(pl.LightningModule):
             )
         self.embedding.weight.copy_(matrix)
 
+    def on_fit_start(self) -> None:
+        self.trained_precision = str(self.trainer.precision)
+
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        """Store the vocabulary and the run's precision beside the weights."""
+        """Store the vocabulary and the training precision beside the weights."""
         if self.vocabulary is not None:
             checkpoint["vocabulary"] = dict(self.vocabulary)
-        if self._trainer is not None:
-            checkpoint["precision"] = str(self.trainer.precision)
+        if self.trained_precision is not None:
+            checkpoint["precision"] = self.trained_precision
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         if "vocabulary" in checkpoint:
