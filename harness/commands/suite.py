@@ -80,11 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_names(tasks: list[str], encoders: list[str]) -> None:
-    from datamodules import list_tasks
     from encoders import list_encoders
+    from harness.training.config import list_task_configs
 
     for kind, given, known in (
-        ("task", tasks, list_tasks()),
+        ("task", tasks, list_task_configs()),
         ("encoder", encoders, list_encoders()),
     ):
         unknown = [name for name in given if name not in known]
