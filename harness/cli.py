@@ -7,6 +7,7 @@ import importlib
 import re
 import sys
 
+from harness.commands.quiet import hide_lightning_tips
 from harness.outdir import removed_if_left_empty
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
@@ -15,6 +16,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "profile": ("harness.commands.profile", "memory/latency sweep over sequence lengths"),
     "data": ("datamodules.cli", "inspect benchmark files (stats, coverage, errors)"),
     "fit": ("harness.commands.fit", "train, validate and test one model"),
+    "predict": ("harness.commands.predict", "labels of new sentences from a fit checkpoint"),
+    "encode": ("harness.commands.encode", "sentence vectors of new sentences from a checkpoint"),
     "suite": ("harness.commands.suite", "run a grid of tasks x encoders x seeds"),
     "reproduce": ("harness.commands.reproduce", "the papers' accuracy tables on this machine"),
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
@@ -49,6 +52,7 @@ def _message(error: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    hide_lightning_tips()
     parser, module = _parser(argv)
     args = parser.parse_args(argv)
     try:

@@ -25,11 +25,6 @@ def masked_softmax(scores: torch.Tensor, allowed: torch.Tensor, dim: int) -> tor
     return weights / total.clamp_min(torch.finfo(scores.dtype).tiny)
 
 
-def pair_mask(mask: torch.Tensor) -> torch.Tensor:
-    """bool [B, L, L]: (i, j) allowed when both positions are real tokens."""
-    return mask.unsqueeze(-1) & mask.unsqueeze(-2)
-
-
 def direction_mask(length: int, direction: str, device: torch.device | None = None) -> torch.Tensor:
     """bool [L, L] for query i attending to key j.
 

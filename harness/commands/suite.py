@@ -18,7 +18,7 @@ from harness.environment import git_commit
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
-from harness.suite.runner import FitFn, all_results_files, results_path, run_shard
+from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
 from harness.suite.tables import write_atomic
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
@@ -40,6 +40,13 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def _batches(text: str) -> int | float:
     """``--limit-train-batches``: an int counts batches, a float in (0, 1] a fraction."""
     return float(text) if "." in text else int(text)
@@ -49,11 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", type=_names, default=_names(DEFAULT_TASKS))
     parser.add_argument("--encoders", type=_names, default=_names(DEFAULT_ENCODERS))
     parser.add_argument(
-        "--seeds", type=int, default=5, help="runs (seeds 0..N-1) per non-CV task (5)"
+        "--seeds", type=_positive, default=5, help="runs (seeds 0..N-1) per non-CV task (5)"
     )
     parser.add_argument(
         "--folds",
-        type=int,
+        type=_positive,
         default=CV_FOLDS,
         help=f"run only the first K of the {CV_FOLDS} CV folds of {sorted(CV_TASKS)} (smoke runs)",
     )
@@ -63,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--shard", type=_shard, default=Shard(), help="K/N: run the K-th of N parts (1/1)"
     )
-    parser.add_argument("--max-steps", type=int, help="training budget override per run")
-    parser.add_argument("--max-epochs", type=int, help="training budget override per run")
+    parser.add_argument("--max-steps", type=_positive, help="training budget override per run")
+    parser.add_argument("--max-epochs", type=_positive, help="training budget override per run")
     parser.add_argument(
         "--limit-train-batches", type=_batches, help="batches (int) or fraction (float) per epoch"
     )
@@ -75,16 +82,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_names(tasks: list[str], encoders: list[str]) -> None:
-    from datamodules import list_tasks
     from encoders import list_encoders
+    from harness.training.config import list_task_configs
 
     for kind, given, known in (
-        ("task", tasks, list_tasks()),
+        ("task", tasks, list_task_configs()),
         ("encoder", encoders, list_encoders()),
     ):
         unknown = [name for name in given if name not in known]
         if unknown:
             raise SystemExit(f"sanbench suite: unknown {kind}(s) {unknown}; known: {known}")
+
+
+def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[str, Any]) -> None:
+    """Files and every run's fit config, before any data is read."""
+    if not args.data_dir.is_dir():
+        raise SystemExit(f"sanbench suite: --data-dir {args.data_dir}: no such folder")
+    if args.embeddings is not None and not args.embeddings.is_file():
+        raise SystemExit(f"sanbench suite: --embeddings {args.embeddings}: no such file")
+    for run in runs:
+        try:
+            fit_run(run, run.run_dir(args.out), args.data_dir, args.embeddings, overrides).config()
+        except (KeyError, ValueError) as error:
+            raise SystemExit(f"sanbench suite: {run.task} {run.encoder}: {error}") from None
 
 
 def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[Path]) -> None:
@@ -172,15 +192,16 @@ def _run_as_jobs(
 
 def run(args: argparse.Namespace) -> int:
     overrides = {name: getattr(args, name) for name in BUDGETS if getattr(args, name) is not None}
-    args.out.mkdir(parents=True, exist_ok=True)
     failed = 0
     if not args.aggregate_only:
         if args.data_dir is None:
             raise SystemExit("sanbench suite: --data-dir is required unless --aggregate-only")
         _check_names(args.tasks, args.encoders)
+        runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
+        _check_runs(runs, args, overrides)
+        args.out.mkdir(parents=True, exist_ok=True)
         from harness.training.run import run_fit
 
-        runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
         try:
             options = LaunchOptions.from_args(args)
             if options is not None:
@@ -191,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
             failed = _run_here(args, runs, overrides, run_fit)
         else:
             failed = _run_as_jobs(args, runs, overrides, run_fit, options)
+    args.out.mkdir(parents=True, exist_ok=True)
     tables = aggregate(args.out)
     _manifest(args, overrides, tables)
-    print(f"tables: {args.out / 'tables' / 'tables.md'}, {args.out / 'tables' / 'tables.html'}")
+    print(f"tables: {args.out / 'tables' / 'tables.md'} (HTML: sanbench report {args.out})")
     return 1 if failed else 0

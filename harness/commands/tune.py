@@ -33,6 +33,13 @@ def _lengths(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def _batches(text: str) -> int | float:
     """An int counts batches, a float in (0, 1] is a fraction of the epoch."""
     return float(text) if "." in text else int(text)
@@ -42,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--study", required=True, choices=STUDY_NAMES)
     parser.add_argument("--task", help="benchmark task (training studies)")
     parser.add_argument("--encoder", help="encoder (block-length: bi_blosan or an ablation)")
-    parser.add_argument("--trials", type=int, help="finished trials over all workers")
+    parser.add_argument("--trials", type=_positive, help="finished trials over all workers")
     parser.add_argument(
         "--storage",
         help="SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or "
@@ -53,8 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
     parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
-    parser.add_argument("--max-steps", type=int, help="training budget per trial")
-    parser.add_argument("--max-epochs", type=int, help="training budget per trial")
+    parser.add_argument("--max-steps", type=_positive, help="training budget per trial")
+    parser.add_argument("--max-epochs", type=_positive, help="training budget per trial")
     parser.add_argument("--limit-train-batches", type=_batches, help="batches or fraction")
     parser.add_argument("--limit-val-batches", type=_batches, help="batches or fraction")
     parser.add_argument(
@@ -68,8 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_launcher_arguments(parser, "worker jobs sharing the study (1); --storage must reach them")
     memory = parser.add_argument_group("block-length-memory")
     memory.add_argument("--lengths", type=_lengths, default=(32, 64, 128), help="n values")
-    memory.add_argument("--batch-size", type=int, default=64)
-    memory.add_argument("--dim", type=int, default=300)
+    memory.add_argument("--batch-size", type=_positive, default=64)
+    memory.add_argument("--dim", type=_positive, default=300)
     memory.add_argument("--device", default="cpu")
 
 
@@ -120,6 +127,41 @@ def run_as_jobs(args: argparse.Namespace, options: LaunchOptions) -> int:
     return code or int(not all(o.ok and o.result == 0 for o in outcomes))
 
 
+def check_training(ctx: TuneContext) -> str | None:
+    """What is wrong with a training study's task, encoder, files or budget (before any data
+    is read), or None."""
+    from harness.training.config import FitRun
+
+    missing = [
+        f"--{n.replace('_', '-')}"
+        for n in ("task", "encoder", "data_dir")
+        if getattr(ctx, n) is None
+    ]
+    if missing:
+        return f"study {ctx.study!r} trains models: pass {', '.join(missing)}"
+    if not ctx.data_dir.is_dir():
+        return f"--data-dir {ctx.data_dir}: no such folder"
+    if ctx.embeddings is not None and not ctx.embeddings.is_file():
+        return f"--embeddings {ctx.embeddings}: no such file"
+    from encoders import list_encoders
+
+    if ctx.encoder not in list_encoders():
+        return f"unknown encoder {ctx.encoder!r}; known: {', '.join(list_encoders())}"
+    try:
+        FitRun(
+            ctx.task,
+            ctx.encoder,
+            ctx.data_dir,
+            ctx.out,
+            ctx.embeddings,
+            ctx.seed,
+            overrides=ctx.overrides,
+        ).config()
+    except (KeyError, ValueError) as error:
+        return str(error.args[0])
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         options = LaunchOptions.from_args(args)
@@ -128,6 +170,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"sanbench tune: {error}")
         return 2
+    study_name = args.study_name or default_study_name(args)
+    ctx = context(args, study_name)
+    if args.study != "block-length-memory" and not args.outputs_only:
+        problem = check_training(ctx)
+        if problem:
+            print(f"sanbench tune: {problem}")
+            return 2
     if options is not None and not args.outputs_only:
         return run_as_jobs(args, options)
     import optuna
@@ -136,8 +185,6 @@ def run(args: argparse.Namespace) -> int:
     from harness.studies.run import run_study
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study_name = args.study_name or default_study_name(args)
-    ctx = context(args, study_name)
     try:
         plan = STUDIES[args.study](ctx)
         summary = run_study(

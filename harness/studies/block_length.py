@@ -40,7 +40,7 @@ def _check_encoder(encoder: str) -> None:
 
 
 def plan(ctx: TuneContext) -> StudyPlan:
-    from harness.training.run import resolve_config
+    from harness.training.config import resolve_config
 
     task, encoder, data_dir = require_training(ctx)
     _check_encoder(encoder)

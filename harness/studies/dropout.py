@@ -31,7 +31,7 @@ def supports_attention_dropout(encoder: str) -> bool:
 def plan(ctx: TuneContext) -> StudyPlan:
     from optuna_integration import PyTorchLightningPruningCallback
 
-    from harness.training.run import resolve_config
+    from harness.training.config import resolve_config
 
     task, encoder, _ = require_training(ctx)
     base_options = dict(resolve_config(task, encoder, ctx.overrides)["encoder_options"] or {})

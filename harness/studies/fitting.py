@@ -1,18 +1,17 @@
-"""Trials that train: one ``run_fit`` per trial in ``OUT/trials/NNNN``; ``sanbench fit`` lines."""
+"""Trials that train: one ``run_fit`` per trial in ``OUT/trials/NNNN``; the best as a fit config."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
-import shlex
 from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
 import optuna
-import yaml
 
 from harness.studies.plans import TuneContext
+from harness.training.config import FitRun
 
 REPORTED = (
     "dev_acc",
@@ -42,10 +41,10 @@ def require_training(ctx: TuneContext) -> tuple[str, str, Path]:
     return str(ctx.task), str(ctx.encoder), Path(str(ctx.data_dir))
 
 
-def _fit_in_child(kwargs: dict[str, Any]) -> None:
+def _fit_in_child(run: FitRun) -> None:
     from harness.training.run import run_fit
 
-    run_fit(**kwargs)
+    run_fit(run)
 
 
 def fit_trial(
@@ -63,19 +62,19 @@ def fit_trial(
     task, encoder, data_dir = require_training(ctx)
     run_dir = ctx.out / "trials" / f"{trial.number:04d}"
     trial.set_user_attr("run_dir", str(run_dir))
-    kwargs: dict[str, Any] = {
-        "task": task,
-        "encoder": encoder,
-        "data_dir": data_dir,
-        "embeddings": ctx.embeddings,
-        "out_dir": run_dir,
-        "seed": ctx.seed,
-        "overrides": {**ctx.overrides, **overrides},
-    }
+    run = FitRun(
+        task=task,
+        encoder=encoder,
+        data_dir=data_dir,
+        out_dir=run_dir,
+        embeddings=ctx.embeddings,
+        seed=ctx.seed,
+        overrides={**ctx.overrides, **overrides},
+    )
     if isolate:
         if callbacks:
             raise ValueError("callbacks cannot cross into an isolated fit process")
-        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(kwargs,))
+        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(run,))
         child.start()
         child.join()
         if child.exitcode != 0:
@@ -86,23 +85,23 @@ def fit_trial(
     else:
         from harness.training.run import run_fit
 
-        metrics = run_fit(**kwargs, callbacks=callbacks)
+        metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])
     return metrics
 
 
-def fit_command(ctx: TuneContext, overrides: dict[str, Any]) -> str:
-    """A ``sanbench fit`` command line that trains with the study's and the trial's overrides."""
-    parts = ["sanbench", "fit", "--task", str(ctx.task), "--encoder", str(ctx.encoder)]
-    parts += ["--data-dir", str(ctx.data_dir)]
-    if ctx.embeddings:
-        parts += ["--embeddings", str(ctx.embeddings)]
-    parts += ["--out", str(Path("runs") / "fit" / f"{ctx.task}-{ctx.encoder}-tuned")]
-    parts += ["--seed", str(ctx.seed)]
-    for key, value in {**ctx.overrides, **overrides}.items():
-        text = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
-        text = text.removesuffix("\n...").strip()
-        parts += ["--" + key.replace("_", "-"), text]
-    return " ".join(shlex.quote(p) for p in parts)
+def best_fit_run(ctx: TuneContext, overrides: dict[str, Any]) -> FitRun:
+    """The fit that trains with the study's and a trial's overrides (``sanbench fit --config``
+    runs its YAML as is)."""
+    task, encoder, data_dir = require_training(ctx)
+    return FitRun(
+        task=task,
+        encoder=encoder,
+        data_dir=data_dir,
+        out_dir=Path("runs") / "fit" / f"{task}-{encoder}-tuned",
+        embeddings=ctx.embeddings,
+        seed=ctx.seed,
+        overrides={**ctx.overrides, **overrides},
+    )

@@ -1,43 +1,44 @@
-"""A study's folder: ``trials.csv``, matplotlib figures, ``summary.html``/``.json``, manifest.
+"""A study's folder: ``trials.csv``, matplotlib figures, ``summary.json``, ``best_config.yaml``
+(the best trial as a ``sanbench fit --config`` file), manifest. ``sanbench report OUT`` renders
+the study's HTML page from them (reports/site/study_page.py).
 
 Figures come from ``optuna.visualization.matplotlib``: optimization history, parameter
 importances and slice plots (per objective), and the Pareto front for multi-objective studies.
 A figure that cannot be drawn yet (e.g. importances need two finished trials) is listed with
-the reason instead. Files are written atomically, so concurrent workers may all call ``write``.
+the reason in ``summary.json`` (``figures_not_drawn``). Files are written atomically, so
+concurrent workers may all call ``write``.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import matplotlib
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import SURPLUS_ATTR
+from harness.training.config import FitRun
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from optuna.visualization import matplotlib as ovm
 
+BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` file
+
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     write(tmp)
     tmp.replace(path)
-
-
-def _fmt(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def write_trials_csv(study: optuna.Study, path: Path) -> int:
@@ -103,20 +104,13 @@ def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
     return max(best, key=lambda t: t.values[0]) if best else None
 
 
-def render_html(context: dict[str, Any]) -> str:
-    template_text = resources.files("harness.studies").joinpath("summary.html.j2").read_text()
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["fmt"] = _fmt
-    return env.from_string(template_text).render(**context)
-
-
 def write_outputs(
     study: optuna.Study,
     plan: StudyPlan,
     out: Path,
     storage_label: str,
     dashboard: str,
-    command_for: Callable[[dict[str, Any]], str] | None,
+    fit_run_for: Callable[[dict[str, Any]], FitRun] | None,
     meta: dict[str, Any],
 ) -> dict[str, Any]:
     """Write every output file of the study into ``out``; returns the summary dict."""
@@ -125,11 +119,14 @@ def write_outputs(
     figures, skipped = write_figures(study, plan, out)
     best = best_trials(study, plan)
     chosen = _pick_for_command(best)
-    command = (
-        command_for(plan.fit_overrides(chosen))
-        if chosen is not None and plan.fit_overrides is not None and command_for is not None
-        else ""
-    )
+    command = ""
+    if chosen is not None and plan.fit_overrides is not None and fit_run_for is not None:
+        fit_run = fit_run_for(plan.fit_overrides(chosen))
+        text = fit_run.to_yaml()
+        _atomic(out / BEST_CONFIG, lambda tmp: tmp.write_text(text))
+        command = shlex.join(
+            ["sanbench", "fit", "--config", str(out / BEST_CONFIG), "--out", str(fit_run.out_dir)]
+        )
     states = [t.state for t in study.get_trials(deepcopy=False)]
     counts = {s.name.lower(): states.count(s) for s in TrialState if states.count(s)}
     extra = plan.summarize(study)
@@ -139,45 +136,28 @@ def write_outputs(
         "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
         "trial_counts": counts,
         "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
+        "fit_config": BEST_CONFIG if command else "",
         "fit_command": command,
         "results": extra,
         "notes": plan.notes,
+        "figures_not_drawn": skipped,
     }
     _atomic(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(summary, indent=2) + "\n"))
-    param_names = sorted({p for t in best for p in t.params})
-    html = render_html(
-        {
-            "title": f"sanbench study {study.study_name}",
-            "storage": storage_label,
-            "dashboard": dashboard,
-            "counts": ", ".join(f"{v} {k}" for k, v in counts.items()) or "no trials",
-            "objectives": list(zip(plan.metric_names, plan.directions, strict=True)),
-            "notes": plan.notes,
-            "multi": plan.multi_objective,
-            "best": best,
-            "param_names": param_names,
-            "metric_names": plan.metric_names,
-            "command": command,
-            "extra": extra,
-            "figures": figures,
-            "skipped": skipped,
-        }
-    )
-    _atomic(out / "summary.html", lambda tmp: tmp.write_text(html))
     manifest = {
         "kind": "study",
         **meta,
         "study": plan.name,
         "optuna_study": study.study_name,
         "storage": storage_label,
+        "dashboard": dashboard,
         "objectives": summary["objectives"],
         "trial_counts": counts,
         "trials_csv_rows": rows,
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": {
             "trials": "trials.csv",
-            "summary": "summary.html",
             "summary_json": "summary.json",
+            **({"best_config": BEST_CONFIG} if command else {}),
             "figures": figures,
         },
     }

@@ -9,7 +9,7 @@ from typing import Any
 
 import optuna
 
-from harness.studies.fitting import fit_command
+from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.storage import dashboard_command, open_storage, storage_url
@@ -73,6 +73,6 @@ def run_study(
         ctx.out,
         storage_label(storage_spec),
         dashboard_command(storage_spec),
-        (lambda overrides: fit_command(ctx, overrides)) if plan.fit_overrides else None,
+        (lambda overrides: best_fit_run(ctx, overrides)) if plan.fit_overrides else None,
         meta,
     )

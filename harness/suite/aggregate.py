@@ -3,7 +3,8 @@
 CV tasks average their folds, the others their seeds; std is the sample std (ddof 1) and is
 left out for a single run. Accuracies are stored as fractions and shown in percent.
 Written into OUT: ``summary.csv`` (ours, long form), ``comparison.csv`` (every table cell,
-ours beside the paper's), ``tables/*.{csv,md,html}`` and ``tables/tables.{md,html}``.
+ours beside the paper's), ``tables/*.{csv,md}`` and ``tables/tables.md``; ``sanbench report``
+renders them as HTML.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from torch import nn
 from encoders import build_encoder, list_encoders
 from harness.suite.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 from harness.suite.tables import MISSING, Table
+from harness.training.config import resolve_config
 from harness.training.heads import FEATURE_FACTOR, Classifier
-from harness.training.run import resolve_config
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.results import ResultsFile
 from harness.suite.grid import RunSpec, Shard
+from harness.training.config import FitRun
 
 KEY_COLUMNS = ("task", "encoder", "replicate")
 METRIC_COLUMNS = (
@@ -49,7 +50,7 @@ COLUMNS = (
 )
 RESULTS_GLOB = "results-*-of-*.csv"
 
-FitFn = Callable[..., Mapping[str, Any]]
+FitFn = Callable[[FitRun], Mapping[str, Any]]
 LogFn = Callable[[str], None]
 
 
@@ -98,6 +99,26 @@ def _one_line(error: BaseException, limit: int = 500) -> str:
     return text[:limit]
 
 
+def fit_run(
+    run: RunSpec,
+    run_dir: Path,
+    data_dir: Path,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+) -> FitRun:
+    """The fit configuration of one run of the grid."""
+    return FitRun(
+        task=run.task,
+        encoder=run.encoder,
+        data_dir=data_dir,
+        out_dir=run_dir,
+        embeddings=embeddings,
+        seed=run.seed,
+        fold=run.fold,
+        overrides=dict(overrides),
+    )
+
+
 @dataclass
 class SuiteSummary:
     """What one call of :func:`run_shard` did."""
@@ -138,16 +159,7 @@ def run_shard(
         log(f"[{shard.label} {number}/{len(mine)}] {run.task} {run.encoder} {run.replicate}")
         start = time.perf_counter()
         try:
-            metrics = fit(
-                task=run.task,
-                encoder=run.encoder,
-                data_dir=data_dir,
-                embeddings=embeddings,
-                out_dir=run_dir,
-                seed=run.seed,
-                fold=run.fold,
-                overrides=dict(overrides),
-            )
+            metrics = fit(fit_run(run, run_dir, data_dir, embeddings, overrides))
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
             row = _row(run, out_dir, time.perf_counter() - start, status="failed")

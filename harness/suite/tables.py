@@ -1,9 +1,11 @@
-"""A plain table (title, header, string cells, notes) written as CSV, Markdown and HTML."""
+"""A plain table (title, header, string cells, notes) written as CSV and Markdown.
+
+HTML is rendered by ``sanbench report`` (reports/), which reads these CSV files.
+"""
 
 from __future__ import annotations
 
 import csv
-import html
 import io
 import math
 import os
@@ -40,20 +42,6 @@ class Table:
         parts.extend(["", *(f"- {note}" for note in self.notes)] if self.notes else [])
         return "\n".join(parts) + "\n"
 
-    def to_html(self) -> str:
-        esc = html.escape
-        head = "".join(f"<th>{esc(cell)}</th>" for cell in self.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in self.rows
-        )
-        notes = "".join(f"<li>{esc(note)}</li>" for note in self.notes)
-        return (
-            f'<section id="{esc(self.name)}"><h3>{esc(self.title)}</h3>'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-            + (f"<ul>{notes}</ul>" if notes else "")
-            + "</section>\n"
-        )
-
 
 def fmt(mean: float | None, std: float | None = None, digits: int = 1) -> str:
     """``84.6 (1.6)``; the std is left out when absent or undefined (a single run)."""
@@ -74,31 +62,14 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
-td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}
-td:first-child,th:first-child{{text-align:left}}</style></head>
-<body><h1>{title}</h1>
-{body}</body></html>
-"""
-
-
 def write_tables(tables: list[Table], folder: Path, title: str) -> list[Path]:
-    """Each table as ``NAME.csv``/``.md``/``.html`` plus ``tables.md`` and ``tables.html``."""
+    """Each table as ``NAME.csv`` and ``NAME.md``, plus all of them in ``tables.md``."""
     written = []
     for table in tables:
-        for suffix, text in (
-            ("csv", table.to_csv()),
-            ("md", table.to_markdown()),
-            ("html", PAGE.format(title=html.escape(table.title), body=table.to_html())),
-        ):
+        for suffix, text in (("csv", table.to_csv()), ("md", table.to_markdown())):
             path = folder / f"{table.name}.{suffix}"
             write_atomic(path, text)
             written.append(path)
     markdown = f"# {title}\n\n" + "\n".join(table.to_markdown() for table in tables)
-    page = PAGE.format(title=html.escape(title), body="".join(t.to_html() for t in tables))
-    for path, text in ((folder / "tables.md", markdown), (folder / "tables.html", page)):
-        write_atomic(path, text)
-        written.append(path)
-    return written
+    write_atomic(folder / "tables.md", markdown)
+    return [*written, folder / "tables.md"]

@@ -40,11 +40,6 @@ class Classifier(nn.Module):
         return self.net(features)
 
 
-def single_features(s: torch.Tensor) -> torch.Tensor:
-    """Single sentence: the encoding s itself (Bi-BloSAN §4.4, DiSAN §5.2)."""
-    return s
-
-
 def pair_features(s_p: torch.Tensor, s_h: torch.Tensor) -> torch.Tensor:
     """NLI relation vector [s_p; s_h; s_p - s_h; s_p ⊙ s_h] (Bi-BloSAN §4.1, Bowman et al. 2016)."""
     return torch.cat([s_p, s_h, s_p - s_h, s_p * s_h], dim=-1)

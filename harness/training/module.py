@@ -9,7 +9,8 @@ gamma/2 * ||W||^2 on weight matrices, minimised with Adadelta or Adam.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 import lightning.pytorch as pl
 import torch
@@ -18,7 +19,7 @@ from torch.nn import functional as F
 from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
 from torchmetrics.classification import MulticlassAccuracy
 
-from encoders import Encoder
+from encoders import Encoder, build_encoder
 from harness.training.heads import (
     FEATURE_FACTOR,
     Classifier,
@@ -29,6 +30,13 @@ from harness.training.heads import (
 )
 
 KINDS = ("single", "pair", "relatedness")
+
+
+class Vocabulary(TypedDict):
+    """The token of every embedding row (``itos``) and whether input is lower-cased first."""
+
+    itos: list[str]
+    lowercase: bool
 
 
 def glorot_init(module: nn.Module) -> None:
@@ -53,15 +61,26 @@ def _metrics(kind: str, num_classes: int, stage: str) -> MetricCollection:
 
 
 class TaskModule(pl.LightningModule):
-    """Any ``Encoder`` plus the head of ``kind`` ("single" | "pair" | "relatedness")."""
+    """The registered encoder ``encoder`` plus the head of ``kind`` ("single" | "pair" |
+    "relatedness").
+
+    Every constructor argument is a saved hyper-parameter, so ``TaskModule.load_from_checkpoint
+    (path)`` rebuilds encoder and head exactly (``encoder_options`` are the builder's extra
+    keywords, e.g. ``hidden_dim``); the vocabulary the embedding rows stand for is stored in the
+    checkpoint too (``vocabulary``, set by ``run_fit``). Pre-trained vectors are copied in with
+    :meth:`set_embeddings`.
+    """
 
     def __init__(
         self,
-        encoder: Encoder,
-        embedding_matrix: torch.Tensor,
+        encoder: str,
         kind: str,
         num_classes: int,
+        vocab_size: int,
+        embedding_dim: int,
         *,
+        encoder_options: dict[str, Any] | None = None,
+        labels: Sequence[str] = (),
         optimizer: str = "adadelta",
         lr: float = 0.5,
         weight_decay: float = 1e-4,
@@ -77,19 +96,51 @@ class TaskModule(pl.LightningModule):
             raise ValueError(f"unknown task kind {kind!r}; expected one of {KINDS}")
         if optimizer not in ("adadelta", "adam"):
             raise ValueError(f"unknown optimizer {optimizer!r}; expected 'adadelta' or 'adam'")
-        self.save_hyperparameters(ignore=["encoder", "embedding_matrix"])
+        self.save_hyperparameters()
         self.kind = kind
-        self.embedding = nn.Embedding.from_pretrained(
-            embedding_matrix.float(), freeze=not finetune_embeddings, padding_idx=0
-        )
-        self.encoder = encoder
+        self.labels = list(labels)
+        self.vocabulary: Vocabulary | None = None
+        self.trained_precision: str | None = None
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
+        self.embedding.weight.requires_grad_(finetune_embeddings)
+        options = {"dropout": dropout, **(encoder_options or {})}
+        self.encoder: Encoder = build_encoder(encoder, input_dim=embedding_dim, **options)
         self.head = Classifier(
-            FEATURE_FACTOR[kind] * encoder.output_dim, num_classes, head_hidden, dropout, activation
+            FEATURE_FACTOR[kind] * self.encoder.output_dim,
+            num_classes,
+            head_hidden,
+            dropout,
+            activation,
         )
         glorot_init(self.head)
         self.train_metrics = _metrics(kind, num_classes, "train")
         self.val_metrics = _metrics(kind, num_classes, "val")
         self.test_metrics = _metrics(kind, num_classes, "test")
+
+    @torch.no_grad()
+    def set_embeddings(self, matrix: torch.Tensor) -> None:
+        """Copy pre-trained word vectors [vocab_size, embedding_dim] into the embedding."""
+        if tuple(matrix.shape) != tuple(self.embedding.weight.shape):
+            raise ValueError(
+                f"embedding matrix of shape {tuple(matrix.shape)}; the module was built for "
+                f"{tuple(self.embedding.weight.shape)} (vocab_size, embedding_dim)"
+            )
+        self.embedding.weight.copy_(matrix)
+
+    def on_fit_start(self) -> None:
+        self.trained_precision = str(self.trainer.precision)
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """Store the vocabulary and the training precision beside the weights."""
+        if self.vocabulary is not None:
+            checkpoint["vocabulary"] = dict(self.vocabulary)
+        if self.trained_precision is not None:
+            checkpoint["precision"] = self.trained_precision
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        if "vocabulary" in checkpoint:
+            self.vocabulary = Vocabulary(**checkpoint["vocabulary"])
+        self.trained_precision = checkpoint.get("precision")
 
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.encoder(self.embedding(tokens), mask).pooled
@@ -132,6 +183,13 @@ class TaskModule(pl.LightningModule):
 
     def test_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
         self._step(batch, "test")
+
+    def predict_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        """Class probabilities [B, num_classes], or the relatedness score [B] (App. C eq. 25)."""
+        logits = self(batch)
+        if self.kind == "relatedness":
+            return relatedness_score(logits.float())
+        return torch.softmax(logits.float(), dim=-1)
 
     def parameter_count(self) -> int:
         """|theta| as the papers count it: every parameter except the word embedding."""

@@ -21,7 +21,6 @@ from lightning.pytorch.loggers import CSVLogger
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
-from encoders import build_encoder
 from harness.training.module import TaskModule
 
 
@@ -106,8 +105,18 @@ def measure_overhead(
 
     def fresh() -> TaskModule:
         torch.manual_seed(seed)
-        enc = build_encoder(encoder, input_dim=input_dim, hidden_dim=hidden_dim, dropout=0.25)
-        return TaskModule(enc, embedding, "single", classes, optimizer="adam", lr=1e-3)
+        module = TaskModule(
+            encoder,
+            "single",
+            classes,
+            vocab,
+            input_dim,
+            lr=1e-3,
+            encoder_options={"hidden_dim": hidden_dim},
+            optimizer="adam",
+        )
+        module.set_embeddings(embedding)
+        return module
 
     bare, lightning = [], []
     with tempfile.TemporaryDirectory() as log_dir:

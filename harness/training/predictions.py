@@ -1,52 +1,149 @@
-"""Per-example test predictions with sentence lengths (DiSAN's accuracy-vs-length figure).
+"""Prediction files written by ``Trainer.predict`` (``TaskModule.predict_step``), batch by batch.
 
-``test_predictions.csv``: ``index`` (row in the test split), ``length`` (real tokens of the
-sentence, the first one of a pair), ``length_b`` (pairs only), ``label``, ``prediction``
-(the argmax class, or the Bi-BloSAN App. C eq. (25) score for relatedness).
+``test_predictions.csv`` of a fit (:class:`TestPredictionWriter`): ``index`` (row in the test
+split), ``length`` (real tokens of the sentence, the first one of a pair), ``length_b`` (pairs
+only), ``label``, ``prediction`` (the argmax class, or the Bi-BloSAN App. C eq. (25) score for
+relatedness); DiSAN's accuracy-vs-length figure reads it.
+
+``sanbench predict`` (:class:`LabelWriter`): ``line`` (1-based line of the input file), then
+``label`` and one ``p_<class>`` column per class, or ``score`` for relatedness.
+``sanbench encode`` (:class:`VectorWriter`): the pooled sentence vectors as one ``.npy`` array.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import Any
 
+import lightning.pytorch as pl
+import numpy as np
 import torch
-
-from harness.training.heads import relatedness_score
-from harness.training.module import TaskModule
+from lightning.pytorch.callbacks import BasePredictionWriter
 
 FILE_NAME = "test_predictions.csv"
 
 
-@torch.no_grad()
-def write_test_predictions(
-    module: TaskModule, batches: Iterable[dict[str, torch.Tensor]], device: torch.device, path: Path
-) -> Path:
-    """Run ``module`` in eval mode over ``batches`` and write one CSV row per example."""
-    module.eval().to(device)
-    pair = module.kind != "single"
-    columns = ["index", "length", *(["length_b"] if pair else []), "label", "prediction"]
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        for batch in batches:
-            logits = module({k: v.to(device) for k, v in batch.items()})
-            if module.kind == "relatedness":
-                predicted = relatedness_score(logits).cpu().tolist()
-            else:
-                predicted = logits.argmax(dim=-1).cpu().tolist()
-            lengths = [batch["mask_a" if pair else "mask"].sum(dim=-1).tolist()]
-            lengths += [batch["mask_b"].sum(dim=-1).tolist()] if pair else []
-            writer.writerows(
-                zip(
-                    batch["index"].tolist(),
-                    *lengths,
-                    batch["label"].tolist(),
-                    predicted,
-                    strict=True,
-                )
-            )
-    tmp.replace(path)
-    return path
+class _CsvWriter(BasePredictionWriter, ABC):
+    """Rows appended per batch to a hidden file, renamed into place when the loop ends.
+
+    Only global rank 0 writes (in a distributed fit every rank predicts the unsharded loader).
+    """
+
+    def __init__(self, path: Path):
+        super().__init__(write_interval="batch")
+        self.path = Path(path)
+        self._tmp = self.path.with_name(f".{self.path.name}.tmp")
+        self._handle: Any = None
+
+    @abstractmethod
+    def columns(self, module: pl.LightningModule) -> list[str]:
+        """The header row."""
+
+    @abstractmethod
+    def rows(self, prediction: torch.Tensor, batch: dict[str, torch.Tensor]) -> list[list]:
+        """One row per example of ``batch``."""
+
+    def on_predict_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not trainer.is_global_zero:
+            return
+        self._handle = self._tmp.open("w", newline="")
+        self._writer = csv.writer(self._handle)
+        self._writer.writerow(self.columns(pl_module))
+
+    def write_on_batch_end(
+        self,
+        trainer: pl.Trainer,
+        pl_module: pl.LightningModule,
+        prediction: Any,
+        batch_indices: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int,
+    ) -> None:
+        if trainer.is_global_zero:
+            self._writer.writerows(self.rows(prediction.cpu(), batch))
+
+    def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not trainer.is_global_zero:
+            return
+        self._handle.close()
+        self._tmp.replace(self.path)
+
+
+def _predicted(prediction: torch.Tensor) -> list:
+    """The argmax class of probabilities [B, C], or the scores [B] as they are."""
+    return prediction.argmax(dim=-1).tolist() if prediction.ndim == 2 else prediction.tolist()
+
+
+class TestPredictionWriter(_CsvWriter):
+    """``test_predictions.csv`` of a fit (see the module docstring)."""
+
+    def columns(self, module: pl.LightningModule) -> list[str]:
+        pair = module.kind != "single"
+        return ["index", "length", *(["length_b"] if pair else []), "label", "prediction"]
+
+    def rows(self, prediction: torch.Tensor, batch: dict[str, torch.Tensor]) -> list[list]:
+        pair = "mask_a" in batch
+        lengths = [batch["mask_a" if pair else "mask"].sum(dim=-1).tolist()]
+        lengths += [batch["mask_b"].sum(dim=-1).tolist()] if pair else []
+        columns = (
+            batch["index"].tolist(),
+            *lengths,
+            batch["label"].tolist(),
+            _predicted(prediction),
+        )
+        return [list(row) for row in zip(*columns, strict=True)]
+
+
+class LabelWriter(_CsvWriter):
+    """``sanbench predict`` output (see the module docstring)."""
+
+    def columns(self, module: pl.LightningModule) -> list[str]:
+        self.labels = module.labels or [str(k) for k in range(module.hparams.num_classes)]
+        if module.kind == "relatedness":
+            return ["line", "score"]
+        return ["line", "label", *(f"p_{label}" for label in self.labels)]
+
+    def rows(self, prediction: torch.Tensor, batch: dict[str, torch.Tensor]) -> list[list]:
+        lines = (batch["index"] + 1).tolist()
+        if prediction.ndim == 1:
+            return [
+                [line, round(score, 6)]
+                for line, score in zip(lines, prediction.tolist(), strict=True)
+            ]
+        return [
+            [line, self.labels[int(p.argmax())], *(round(x, 6) for x in p.tolist())]
+            for line, p in zip(lines, prediction, strict=True)
+        ]
+
+
+class VectorWriter(BasePredictionWriter):
+    """``sanbench encode`` output: float32 [sentences, output_dim] in input order, one ``.npy``."""
+
+    def __init__(self, path: Path, count: int):
+        super().__init__(write_interval="batch")
+        self.path = Path(path)
+        self._vectors: np.ndarray | None = None
+        self._count = count
+
+    def write_on_batch_end(
+        self,
+        trainer: pl.Trainer,
+        pl_module: pl.LightningModule,
+        prediction: Any,
+        batch_indices: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int,
+    ) -> None:
+        pooled = prediction.float().cpu().numpy()
+        if self._vectors is None:
+            self._vectors = np.zeros((self._count, pooled.shape[1]), dtype=np.float32)
+        self._vectors[batch["index"].numpy()] = pooled
+
+    def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        tmp = self.path.with_name(f".{self.path.stem}.tmp.npy")
+        np.save(tmp, self._vectors)
+        tmp.replace(self.path)

@@ -2,24 +2,24 @@
 
 Folder layout::
 
+    out_dir/fit_config.yaml     the run's complete configuration (``sanbench fit --config`` runs it)
     out_dir/metrics.json        every final metric, efficiency columns, resolved config, versions
     out_dir/manifest.json       {"kind": "fit", ...}
     out_dir/logs/version_N/     Lightning CSV logs, one folder per (re)start
+    out_dir/tensorboard/        TensorBoard events (``logger: tensorboard``)
     out_dir/curve.csv           every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)
     out_dir/test_predictions.csv  index, length(s), label, prediction per test example
-    out_dir/checkpoints/        last.ckpt (resume) and the best-on-dev checkpoint
+    out_dir/checkpoints/        last.ckpt (resume; also mid-epoch) and the best-on-dev checkpoint
 """
 
 from __future__ import annotations
 
-import copy
-import csv
 import json
 import math
 import shlex
 import sys
+import time
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,110 +27,25 @@ import lightning
 import lightning.pytorch as pl
 import torch
 import torchmetrics
-import yaml
-from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint, WeightAveraging
-from lightning.pytorch.loggers import CSVLogger
-from torch.optim.swa_utils import get_ema_avg_fn
+from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
-from encoders import build_encoder, builder_accepts
+from encoders import builder_accepts
 from encoders.layers.mblosa import block_length
 from harness.environment import environment
 from harness.studies.appendix_a import expected_max_length
+from harness.training.callbacks import make_callbacks, make_loggers, monitored_metric
+from harness.training.config import MODULE_KEYS, TRAINER_KEYS, FitRun
+from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
-from harness.training.module import TaskModule
+from harness.training.epoch_lines import EpochLines, progress_bar_on
+from harness.training.module import TaskModule, Vocabulary
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
-from harness.training.predictions import write_test_predictions
+from harness.training.predictions import TestPredictionWriter
+from harness.training.run_folder import prepare_run_folder
 
-CONFIG_PACKAGE = "harness.training.configs"
-MODULE_KEYS = (
-    "optimizer",
-    "lr",
-    "weight_decay",
-    "dropout",
-    "head_hidden",
-    "activation",
-    "finetune_embeddings",
-    "adadelta_rho",
-    "eps",
-)
-TRAINER_KEYS = (
-    "max_epochs",
-    "max_steps",
-    "limit_train_batches",
-    "limit_val_batches",
-    "limit_test_batches",
-    "val_check_interval",
-    "accelerator",
-    "devices",
-    "num_nodes",
-    "strategy",
-    "precision",
-    "deterministic",
-    "gradient_clip_val",
-)
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128
-
-
-def list_task_configs() -> list[str]:
-    """Tasks that ship a YAML config."""
-    files = resources.files(CONFIG_PACKAGE).iterdir()
-    return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
-
-
-def load_task_config(task: str) -> dict[str, Any]:
-    """The task's configuration (``harness/training/configs/<task>.yaml``) as a dict."""
-    path = resources.files(CONFIG_PACKAGE) / f"{task}.yaml"
-    if not path.is_file():
-        raise KeyError(f"no training config for task {task!r}; known: {list_task_configs()}")
-    return yaml.safe_load(path.read_text())
-
-
-def resolve_config(
-    task: str, encoder: str, overrides: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Task config, then the task's per-encoder values (e.g. DiSAN's batch 16), then overrides."""
-    config = copy.deepcopy(load_task_config(task))
-    per_encoder = config.pop("encoder_overrides", {}) or {}
-    for source, values in (("encoder_overrides", per_encoder.get(encoder, {})), ("", overrides)):
-        for key, value in (values or {}).items():
-            if key not in config:
-                where = f"{source}[{encoder}] of {task}.yaml" if source else "overrides"
-                raise KeyError(f"{where}: unknown config key {key!r}; known keys: {sorted(config)}")
-            config[key] = value
-    return config
-
-
-def _monitor(kind: str) -> str:
-    return "val_pearson" if kind == "relatedness" else "val_acc"
-
-
-def _callbacks(config: dict[str, Any], out_dir: Path, monitor: str) -> list[pl.Callback]:
-    callbacks: list[pl.Callback] = [
-        EfficiencyCallback(),
-        ModelCheckpoint(
-            dirpath=out_dir / "checkpoints",
-            filename="best-{epoch}-{step}",
-            monitor=monitor,
-            mode="max",
-            save_top_k=1,
-            save_last=True,
-        ),
-    ]
-    if config["early_stopping_patience"]:
-        callbacks.append(
-            EarlyStopping(
-                monitor=monitor,
-                mode="max",
-                patience=config["early_stopping_patience"],
-                # check after each validation only: a --max-steps budget shorter than an epoch
-                # ends training before any validation has produced the metric
-                check_on_train_epoch_end=False,
-            )
-        )
-    if config["ema_decay"]:
-        callbacks.append(WeightAveraging(avg_fn=get_ema_avg_fn(config["ema_decay"])))
-    return callbacks
 
 
 def _renamed(metrics: dict[str, Any], old: str, new: str) -> dict[str, float]:
@@ -147,31 +62,25 @@ def _write_json(path: Path, payload: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def write_curve(out_dir: Path) -> Path:
-    """Merge the validation rows of every logs/version_N/metrics.csv into ``curve.csv``.
-
-    One row per validation (epoch, step, train_seconds, val_*): the dev-metric-vs-training-time
-    curve of Bi-BloSAN Fig. 5, continuous across resumes (a later attempt wins per step).
-    """
-    rows: dict[int, dict[str, str]] = {}
-    logs = sorted((out_dir / "logs").glob("version_*/metrics.csv"), key=_version_number)
-    for log in logs:
-        with log.open(newline="") as handle:
-            for row in csv.DictReader(handle):
-                if row.get("train_seconds"):
-                    rows[int(row["step"])] = row
-    columns = ["epoch", "step", "train_seconds"]
-    columns += sorted({k for r in rows.values() for k in r if k.startswith("val_")})
-    path = out_dir / "curve.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows[step] for step in sorted(rows))
-    return path
+def trainer_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The config's Trainer arguments; "all batches" (1.0) is passed as Lightning's default
+    (None), so that Lightning does not announce it on every run."""
+    settings = {k: config[k] for k in TRAINER_KEYS}
+    for key in (
+        "limit_train_batches",
+        "limit_val_batches",
+        "limit_test_batches",
+        "val_check_interval",
+    ):
+        if isinstance(settings[key], float) and settings[key] == 1.0:
+            settings[key] = None
+    return settings
 
 
-def _version_number(path: Path) -> int:
-    return int(path.parent.name.removeprefix("version_"))
+def _plain(loader: DataLoader) -> DataLoader:
+    """``loader``'s examples in order, batches of ``INFERENCE_BATCH`` (``Trainer.predict``
+    needs a batch sampler it can wrap, which the datamodules' pre-sorted lists are not)."""
+    return DataLoader(loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=loader.collate_fn)
 
 
 def build_module(
@@ -180,9 +89,11 @@ def build_module(
     embedding_matrix: torch.Tensor,
     kind: str,
     classes: int,
+    labels: tuple[str, ...] = (),
     length_stats: dict[str, float] | None = None,
 ) -> TaskModule:
-    """The LightningModule for ``encoder``; ``hidden_dim: null`` keeps the builder's own size.
+    """The LightningModule for ``encoder`` with ``embedding_matrix`` copied in;
+    ``hidden_dim: null`` keeps the builder's own size.
 
     An encoder with a block length (Bi-BloSAN) gets Appendix A's r from the training lengths'
     ``length_stats`` (mean, std) and the batch size, unless ``encoder_options`` sets it.
@@ -195,10 +106,34 @@ def build_module(
             length_stats["mean"], length_stats["std"], config["batch_size"]
         )
         options.setdefault("block_len", block_length(longest))
-    enc = build_encoder(
-        encoder, input_dim=int(embedding_matrix.shape[1]), dropout=config["dropout"], **options
+    vocab_size, dim = embedding_matrix.shape
+    module = TaskModule(
+        encoder,
+        kind,
+        classes,
+        int(vocab_size),
+        int(dim),
+        encoder_options=options,
+        labels=labels,
+        **{k: config[k] for k in MODULE_KEYS},
     )
-    return TaskModule(enc, embedding_matrix, kind, classes, **{k: config[k] for k in MODULE_KEYS})
+    module.set_embeddings(torch.as_tensor(embedding_matrix).float())
+    return module
+
+
+def compile_encoder(
+    module: TaskModule, batch: dict[str, torch.Tensor], device: torch.device
+) -> float:
+    """``torch.compile`` the encoder in place; returns the seconds of its first (compiling)
+    forward and backward on ``batch``, so that step times exclude it."""
+    module.encoder.compile()
+    module.to(device).train()
+    batch = {k: v.to(device) for k, v in batch.items()}
+    start = time.perf_counter()
+    module(batch).sum().backward()
+    seconds = time.perf_counter() - start
+    module.zero_grad(set_to_none=True)
+    return seconds
 
 
 def fit_datamodule(
@@ -208,50 +143,54 @@ def fit_datamodule(
     out_dir: Path,
     extra_callbacks: list[pl.Callback] | None = None,
 ) -> tuple[dict[str, Any], pl.Trainer]:
-    """Fit (resuming from ``last.ckpt``), then validate and test the best-on-dev weights.
+    """Fit (resuming from ``last.ckpt``), then validate, test and predict the test split with
+    the best-on-dev weights.
 
     ``extra_callbacks`` join the trainer's own (e.g. optuna's pruning callback).
     """
-    kind = datamodule.task.kind
-    monitor = _monitor(kind)
-    callbacks = _callbacks(config, out_dir, monitor) + list(extra_callbacks or [])
+    monitor = monitored_metric(datamodule.task.kind)
+    callbacks = make_callbacks(config, out_dir, monitor) + list(extra_callbacks or [])
+    progress = progress_bar_on(config["progress_bar"])
+    if not progress:
+        callbacks.append(EpochLines())
     trainer = pl.Trainer(
         default_root_dir=out_dir,
-        logger=CSVLogger(out_dir, name="logs"),  # logs/version_N: one folder per (re)start
+        logger=make_loggers(config, out_dir),  # logs/version_N: one folder per (re)start
         callbacks=callbacks,
-        enable_progress_bar=config["progress_bar"],
+        enable_progress_bar=progress,
         enable_model_summary=False,
         num_sanity_val_steps=0,
         # the datamodule shards its own bucketed training batches and evaluates unsharded
         use_distributed_sampler=False,
         log_every_n_steps=config["log_every_n_steps"],
-        **{k: config[k] for k in TRAINER_KEYS},
+        **trainer_settings(config),
     )
+    compile_seconds = None
+    if config["compile"]:
+        compile_seconds = compile_encoder(
+            module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
+        )
     last = out_dir / "checkpoints" / "last.ckpt"
     trainer.fit(module, datamodule=datamodule, ckpt_path=last if last.exists() else None)
     train = _renamed(trainer.callback_metrics, "train_", "train_")
-    write_curve(out_dir)
+    if trainer.is_global_zero:
+        write_curve(out_dir)
     # read before validate/test: restoring the best checkpoint also restores callback state
     efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
     epochs, steps = trainer.current_epoch, trainer.global_step
-    checkpoint = next(c for c in callbacks if isinstance(c, ModelCheckpoint))
-    best = checkpoint.best_model_path or None
+    best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
+    best = best_callback.best_model_path or None
     dev = trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     test = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
-    if trainer.is_global_zero:  # the best-on-dev weights, as tested (DiSAN accuracy vs length)
-        write_test_predictions(
-            module,
-            datamodule.test_dataloader(),
-            trainer.strategy.root_device,
-            out_dir / PREDICTIONS_FILE,
-        )
-    val_loader = datamodule.val_dataloader()
-    infer_loader = DataLoader(
-        val_loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=val_loader.collate_fn
-    )
+    # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
+    trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
+    trainer.predict(module, dataloaders=_plain(datamodule.test_dataloader()), ckpt_path=best)
+    infer_loader = _plain(datamodule.val_dataloader())
     metrics = {
         "params": module.parameter_count(),
         **efficiency,
+        "compile": bool(config["compile"]),
+        "compile_s": compile_seconds,
         "dev_infer_time_s": time_inference(module, infer_loader, trainer.strategy.root_device),
         "epochs": epochs,
         "steps": steps,
@@ -264,37 +203,36 @@ def fit_datamodule(
 
 
 def run_fit(
-    task: str,
-    encoder: str,
-    data_dir: Path,
-    embeddings: Path | None,
-    out_dir: Path,
-    seed: int = 0,
-    fold: int | None = None,
-    overrides: dict[str, Any] | None = None,
-    callbacks: list[pl.Callback] | None = None,
+    run: FitRun, callbacks: list[pl.Callback] | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
-    """Train, validate and test one model; write ``out_dir/metrics.json`` and return it.
+    """Train, validate and test one model; write ``run.out_dir/metrics.json`` and return it.
 
     ``callbacks`` are added to the trainer's own (optuna pruning in ``sanbench tune``).
 
-    A folder with ``metrics.json`` is finished and its metrics are returned unchanged; a folder
-    with only ``checkpoints/last.ckpt`` resumes from it.
+    ``run.out_dir`` is resumed only by the same configuration (``fit_config.yaml``): a
+    finished folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes
+    from it. Another configuration raises :class:`RunFolderError` unless ``overwrite``.
     """
     from datamodules import build_datamodule
 
-    out_dir = Path(out_dir)
+    config = run.config()
+    prepare_run_folder(run, overwrite, writer=rank_zero_only.rank == 0)
+    out_dir, task, encoder, seed, fold = (
+        Path(run.out_dir),
+        run.task,
+        run.encoder,
+        run.seed,
+        run.fold,
+    )
     done = out_dir / "metrics.json"
     if done.exists():
         return json.loads(done.read_text())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    config = resolve_config(task, encoder, overrides)
     pl.seed_everything(seed, workers=True)
     extra = {"fold": fold} if fold is not None else {}
     datamodule = build_datamodule(
         task,
-        data_dir=Path(data_dir),
-        embeddings=Path(embeddings) if embeddings else None,
+        data_dir=Path(run.data_dir),
+        embeddings=Path(run.embeddings) if run.embeddings else None,
         batch_size=config["batch_size"],
         seed=seed,
         **extra,
@@ -304,11 +242,13 @@ def run_fit(
     module = build_module(
         config,
         encoder,
-        torch.as_tensor(datamodule.embedding_matrix),
+        datamodule.embedding_matrix,
         spec.kind,
         spec.num_classes,
+        spec.labels,
         datamodule.length_stats,
     )
+    module.vocabulary = Vocabulary(itos=datamodule.vocab.itos, lowercase=datamodule.lowercase)
     measured, trainer = fit_datamodule(datamodule, module, config, out_dir, callbacks)
     metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, **measured}
     metrics = {
@@ -333,10 +273,12 @@ def run_fit(
                 "fold": fold,
                 "finished": datetime.now(UTC).isoformat(timespec="seconds"),
                 "files": {
+                    "config": "fit_config.yaml",
                     "metrics": "metrics.json",
                     "curve": "curve.csv",
                     "logs": "logs/version_*/metrics.csv",
                     "checkpoints": "checkpoints",
+                    "predictions": PREDICTIONS_FILE,
                 },
             },
         )

@@ -18,6 +18,7 @@ from reports.site.discover import MANIFEST, Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
 
 TRIALS = "trials.csv"
+BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` file
 
 
 def load_trials(folder: Path) -> pd.DataFrame:
@@ -142,7 +143,7 @@ def build(run: Run, page_dir: Path) -> Page:
         tables=tables,
         trial_header=[c.removeprefix("params_") for c in shown if c in trials],
         trial_rows=trial_rows,
-        files=copy_data(run.folder, [TRIALS, "summary.json", MANIFEST], page_dir),
+        files=copy_data(run.folder, [TRIALS, "summary.json", BEST_CONFIG, MANIFEST], page_dir),
     )
     counts = run.manifest.get("trial_counts") or {}
     return Page(

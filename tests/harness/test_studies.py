@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -9,12 +10,14 @@ from pathlib import Path
 
 import optuna
 import pytest
+import yaml
 
 from harness.cli import main
+from harness.commands.fit import add_arguments as add_fit_arguments
 from harness.studies.appendix_a import appendix_a_r, expected_max_length, memory_optimal_r
 from harness.studies.block_length_memory import compare, eq19_cost
 from harness.studies.dropout import supports_attention_dropout
-from harness.studies.fitting import fit_command
+from harness.studies.fitting import best_fit_run
 from harness.studies.plans import TuneContext
 from harness.studies.storage import dashboard_command, open_storage
 
@@ -60,8 +63,9 @@ def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
     argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
     assert main(argv) == 0
-    for name in ("trials.csv", "summary.html", "summary.json", "manifest.json", "history.png"):
+    for name in ("trials.csv", "summary.json", "manifest.json", "history.png"):
         assert (out / name).stat().st_size > 0, name
+    assert not list(out.glob("*.html"))  # HTML is rendered by `sanbench report`
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kind"] == "study" and manifest["trial_counts"] == {"complete": 6}
     assert manifest["trials_csv_rows"] == 6
@@ -75,7 +79,7 @@ def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert len(study.trials) == 6
 
 
-def test_fit_command_and_dashboard() -> None:
+def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     ctx = TuneContext(
         study="block-length",
         task="trec",
@@ -85,9 +89,19 @@ def test_fit_command_and_dashboard() -> None:
         out=Path("o"),
         overrides={"max_steps": 50},
     )
-    command = fit_command(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
-    assert "--max-steps 50" in command and "--dropout 0.3" in command
-    assert "--encoder-options '{block_len: 7}'" in command
+    run = best_fit_run(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
+    config_file = tmp_path / "best_config.yaml"
+    config_file.write_text(run.to_yaml())
+    from harness.commands.fit import fit_run_from
+
+    parser = argparse.ArgumentParser()
+    add_fit_arguments(parser)
+    args = parser.parse_args(["--config", str(config_file), "--out", str(tmp_path / "fit")])
+    again = fit_run_from(args)  # what `sanbench fit --config FILE` would train
+    assert (again.task, again.encoder, again.data_dir) == ("trec", "bi_blosan", Path("data"))
+    config = again.config()
+    assert config["max_steps"] == 50 and config["dropout"] == 0.3
+    assert config["encoder_options"] == {"block_len": 7}
     url = "postgresql://ann:secret@db.lab/studies"
     assert dashboard_command(url) == "optuna-dashboard postgresql+psycopg://ann:***@db.lab/studies"
     assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
@@ -121,3 +135,60 @@ def test_memory_study_as_local_worker_jobs(
     assert manifest["trial_counts"]["complete"] == 6 and manifest["trials_csv_rows"] == 6
     assert set(manifest["trial_counts"]) <= {"complete", "fail"}
     assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job
+
+
+def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
+    from harness.studies.outputs import BEST_CONFIG, write_outputs
+    from harness.studies.plans import StudyPlan
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize")
+    for dropout in (0.1, 0.4, 0.2):  # the objective peaks at 0.4
+        study.enqueue_trial({"dropout": dropout})
+    plan = StudyPlan(
+        name="toy",
+        metric_names=["dev_acc"],
+        directions=["maximize"],
+        objective=lambda trial: -abs(trial.suggest_float("dropout", 0.0, 0.9) - 0.4),
+        default_trials=3,
+        fit_overrides=lambda trial: {"dropout": trial.params["dropout"]},
+    )
+    study.optimize(plan.objective, n_trials=3)
+    ctx = TuneContext(
+        study="toy",
+        task="trec",
+        encoder="mtsa",
+        data_dir=Path("data"),
+        embeddings=None,
+        out=tmp_path,
+        overrides={"max_epochs": 3},
+    )
+    summary = write_outputs(
+        study, plan, tmp_path, "memory", "none", lambda overrides: best_fit_run(ctx, overrides), {}
+    )
+    config = yaml.safe_load((tmp_path / BEST_CONFIG).read_text())
+    assert (config["task"], config["encoder"], config["dropout"]) == ("trec", "mtsa", 0.4)
+    assert config["max_epochs"] == 3 and config["batch_size"] == 32  # study and task values
+    assert summary["fit_command"].startswith(f"sanbench fit --config {tmp_path / BEST_CONFIG}")
+    assert summary["fit_config"] == BEST_CONFIG
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--encoder", "nope", "--data-dir", "{here}"], "unknown encoder 'nope'"),
+        (["--encoder", "mtsa", "--data-dir", "{absent}"], "no such folder"),
+        (["--encoder", "mtsa"], "pass --data-dir"),
+        (["--encoder", "mtsa", "--data-dir", "{here}", "--task", "nope"], "no training config"),
+    ],
+)
+def test_training_studies_check_arguments_before_any_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
+) -> None:
+    names = {"absent": str(tmp_path / "absent"), "here": str(tmp_path)}
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--out", str(out)]
+    assert main(argv + [part.format(**names) for part in extra]) == 2
+    assert message in capsys.readouterr().out and not out.exists()
+    with pytest.raises(SystemExit):
+        main([*argv, "--encoder", "mtsa", "--max-steps", "0"])

@@ -53,7 +53,7 @@ def test_tiny_suite_runs_writes_tables_and_resumes(tmp_path: Path) -> None:
     assert all(int(r["steps"]) == 2 for r in rows), [r["error"] for r in rows]
     assert 0.0 <= float(next(r for r in rows if r["task"] == "sst2")["test_acc"]) <= 1.0
     for name in ("bi_blosan_table5", "bi_blosan_table6", "mtsa_table5", "params"):
-        for suffix in ("csv", "md", "html"):
+        for suffix in ("csv", "md"):
             assert (out / "tables" / f"{name}.{suffix}").is_file()
     table6 = (out / "tables" / "bi_blosan_table6.md").read_text()
     assert "| multi_cnn |" in table6

@@ -10,6 +10,7 @@ import pytest
 
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
+from harness.training.config import FitRun
 
 
 class FakeFit:
@@ -19,7 +20,8 @@ class FakeFit:
         self.calls: list[dict[str, Any]] = []
         self.fail = fail
 
-    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+    def __call__(self, run: FitRun) -> dict[str, Any]:
+        kwargs = vars(run)
         self.calls.append(kwargs)
         assert kwargs["out_dir"].is_dir()
         if (kwargs["task"], kwargs["encoder"]) in self.fail:
@@ -126,7 +128,7 @@ def test_shards_share_a_folder_without_overlap_and_respect_each_other(tmp_path: 
 
 @pytest.mark.parametrize("bad", [KeyboardInterrupt, SystemExit])
 def test_interrupts_are_not_swallowed(tmp_path: Path, bad: type[BaseException]) -> None:
-    def fit(**_: Any) -> dict[str, Any]:
+    def fit(run: FitRun) -> dict[str, Any]:
         raise bad
 
     with pytest.raises(bad):

@@ -10,7 +10,7 @@ import lightning.pytorch as pl
 import pytest
 import torch
 
-from encoders import build_encoder
+from harness.training.config import list_task_configs, load_task_config, resolve_config
 from harness.training.heads import (
     pair_features,
     relatedness_features,
@@ -18,13 +18,7 @@ from harness.training.heads import (
     relatedness_score,
 )
 from harness.training.module import TaskModule
-from harness.training.run import (
-    build_module,
-    fit_datamodule,
-    list_task_configs,
-    load_task_config,
-    resolve_config,
-)
+from harness.training.run import build_module, fit_datamodule
 from tests.harness.training_toy import DIM, ToyDataModule, sparse_target
 
 TINY = {"hidden_dim": 6, "head_hidden": 12, "dropout": 0.0, "lr": 0.02, "max_epochs": 6}
@@ -58,8 +52,8 @@ def test_relatedness_score_and_kl_loss() -> None:
 
 
 def small_module(kind: str = "single", **options) -> TaskModule:
-    encoder = build_encoder("multi_cnn", input_dim=DIM, hidden_dim=4)
-    return TaskModule(encoder, torch.randn(10, DIM), kind, 3, head_hidden=7, **options)
+    options = {"encoder_options": {"hidden_dim": 4}, "head_hidden": 7, **options}
+    return TaskModule("multi_cnn", kind, 3, 10, DIM, **options)
 
 
 def test_glorot_init_zero_biases_and_l2_on_weight_matrices_only() -> None:
@@ -139,11 +133,11 @@ class Crash(pl.Callback):
 def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.training.run as run
 
-    original = run._callbacks
-    monkeypatch.setattr(run, "_callbacks", lambda *a: [*original(*a), Crash()])
+    original = run.make_callbacks
+    monkeypatch.setattr(run, "make_callbacks", lambda *a: [*original(*a), Crash()])
     with pytest.raises(RuntimeError, match="simulated crash"):
         fit_toy(tmp_path, max_epochs=4)
-    monkeypatch.setattr(run, "_callbacks", original)
+    monkeypatch.setattr(run, "make_callbacks", original)
     metrics, _ = fit_toy(tmp_path, max_epochs=4)
     assert metrics["epochs"] == 4 and metrics["steps"] == 24
     with (tmp_path / "curve.csv").open() as handle:
@@ -151,6 +145,45 @@ def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert [int(r["epoch"]) for r in curve] == [0, 1, 2, 3]
     seconds = [float(r["train_seconds"]) for r in curve]
     assert seconds == sorted(seconds)  # the timer state survives the restart
+
+
+class CrashMidEpoch(pl.Callback):
+    def on_train_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.global_step == 3:
+            raise RuntimeError("simulated kill")
+
+
+def test_mid_epoch_checkpoint_bounds_what_a_kill_loses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.training.run as run
+
+    original = run.make_callbacks
+    monkeypatch.setattr(run, "make_callbacks", lambda *a: [*original(*a), CrashMidEpoch()])
+    with pytest.raises(RuntimeError, match="simulated kill"):  # in epoch 0 of 6 batches
+        fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+    saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert (saved["epoch"], saved["global_step"]) == (0, 2)  # one step lost, not the epoch
+    monkeypatch.setattr(run, "make_callbacks", original)
+    metrics, _ = fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+    assert metrics["epochs"] == 2 and metrics["steps"] == 12
+
+
+def test_budget_shorter_than_an_epoch_still_checkpoints(tmp_path: Path) -> None:
+    metrics, _ = fit_toy(tmp_path, max_steps=3, checkpoint_every_n_steps=2)
+    assert metrics["steps"] == 3
+    saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert saved["global_step"] == 3  # the budget's end is kept, not only step 2
+
+
+def test_periodic_checkpoint_defaults_to_ten_minutes_and_steps_win() -> None:
+    from harness.training.callbacks import periodic_checkpoint
+
+    config = resolve_config("trec", "multi_cnn")
+    key = periodic_checkpoint(config, Path("unused")).state_key
+    assert "'train_time_interval': datetime.timedelta(seconds=600)" in key
+    key = periodic_checkpoint({**config, "checkpoint_every_n_steps": 7}, Path("unused")).state_key
+    assert "'every_n_train_steps': 7" in key and "'train_time_interval': None" in key
 
 
 def test_ema_weight_averaging_runs(tmp_path: Path) -> None:

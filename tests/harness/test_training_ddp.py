@@ -11,7 +11,7 @@ from pathlib import Path
 import lightning.pytorch as pl
 import pytest
 
-from harness.training.run import resolve_config
+from harness.training.config import resolve_config
 from tests.harness.training_ddp_script import SMALL, fixture_datamodule, toy_module
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,8 @@ import lightning.pytorch as pl
 
 from datamodules import build_datamodule
 from datamodules.datamodule import BenchmarkDataModule
-from harness.training.run import build_module, fit_datamodule, resolve_config
+from harness.training.config import resolve_config
+from harness.training.run import build_module, fit_datamodule
 
 FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures" / "kim2014"
 

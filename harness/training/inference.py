@@ -1,0 +1,85 @@
+"""``sanbench predict`` and ``encode``: a saved checkpoint applied to new sentences through
+``Trainer.predict`` at the precision the model was trained with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+from lightning.pytorch.callbacks import BasePredictionWriter
+from torch.utils.data import DataLoader
+
+from datamodules.vocab import Vocab
+from harness.training.module import TaskModule
+from harness.training.predictions import LabelWriter, VectorWriter
+from harness.training.sentences import collate_sentences, read_sentences
+
+
+class SentenceVectors(pl.LightningModule):
+    """The pooled sentence vector of a trained model's encoder (SentEval-style use)."""
+
+    def __init__(self, task: TaskModule):
+        super().__init__()
+        self.task = task
+
+    def predict_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        return self.task.encode(batch["tokens"], batch["mask"])
+
+
+def load_model(checkpoint: Path) -> TaskModule:
+    """The checkpoint's model on CPU in eval mode; a clear error when it has no vocabulary."""
+    module = TaskModule.load_from_checkpoint(checkpoint, map_location="cpu")
+    if module.vocabulary is None:
+        raise ValueError(
+            f"{checkpoint} stores no vocabulary (it was not written by `sanbench fit`): "
+            "new sentences cannot be mapped to its embedding rows"
+        )
+    return module.eval()
+
+
+def _predict(
+    model: pl.LightningModule,
+    loader: DataLoader,
+    writer: BasePredictionWriter,
+    precision: str | None,
+    progress: bool,
+) -> None:
+    trainer = pl.Trainer(
+        accelerator="auto",
+        devices=1,
+        precision=precision or "32-true",
+        logger=False,
+        callbacks=[writer],
+        enable_progress_bar=progress,
+        enable_model_summary=False,
+    )
+    trainer.predict(model, dataloaders=loader, return_predictions=False)
+
+
+def _loader(module: TaskModule, sentences: Path, pair: bool, batch_size: int) -> DataLoader:
+    vocabulary = module.vocabulary
+    assert vocabulary is not None  # load_model checked it
+    items = read_sentences(sentences, Vocab(vocabulary["itos"]), vocabulary["lowercase"], pair)
+    return DataLoader(items, batch_size=batch_size, collate_fn=collate_sentences)
+
+
+def predict_file(
+    checkpoint: Path, sentences: Path, out: Path, batch_size: int, progress: bool
+) -> Path:
+    """Label and class probabilities (score for relatedness) of every line -> ``out`` CSV."""
+    module = load_model(checkpoint)
+    loader = _loader(module, sentences, module.kind != "single", batch_size)
+    _predict(module, loader, LabelWriter(out), module.trained_precision, progress)
+    return out
+
+
+def encode_file(
+    checkpoint: Path, sentences: Path, out: Path, batch_size: int, progress: bool
+) -> Path:
+    """Pooled encoder vectors of every line -> ``out`` (.npy, float32 [lines, output_dim])."""
+    module = load_model(checkpoint)
+    loader = _loader(module, sentences, False, batch_size)
+    writer = VectorWriter(out, len(loader.dataset))
+    _predict(SentenceVectors(module), loader, writer, module.trained_precision, progress)
+    return out

@@ -1,0 +1,72 @@
+"""One run folder per configuration: ``fit_config.yaml`` says which run a folder holds.
+
+A folder is resumed only by the configuration that made it; another one is refused (with the
+differing keys) unless ``overwrite`` deletes the folder first.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.training.config import FitRun
+
+FILE_NAME = "fit_config.yaml"
+# keys that do not change what a run computes: a resume may change them
+NOT_COMPARED = ("data_dir", "progress_bar", "log_every_n_steps", "checkpoint_every_minutes",
+                "checkpoint_every_n_steps")  # fmt: skip
+
+
+class RunFolderError(ValueError):
+    """``--out`` holds another run."""
+
+
+def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in fit_config.items() if k not in NOT_COMPARED}
+    if kept.get("embeddings"):  # the same vectors may live at another path on another machine
+        kept["embeddings"] = Path(str(kept["embeddings"])).name
+    return kept
+
+
+def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    keys = sorted(set(saved) | set(wanted))
+    return [
+        f"{key}: {saved.get(key)!r} there, {wanted.get(key)!r} now"
+        for key in keys
+        if saved.get(key) != wanted.get(key)
+    ]
+
+
+def prepare_run_folder(run: FitRun, overwrite: bool, writer: bool) -> None:
+    """Make ``run.out_dir`` ready for ``run``, or raise :class:`RunFolderError`.
+
+    ``writer`` is False on every process but rank 0 of a distributed run: they only check.
+    """
+    out_dir, text = Path(run.out_dir), run.to_yaml()
+    if overwrite and not writer:
+        return  # rank 0 deletes and rewrites the folder
+    if overwrite and out_dir.exists():
+        shutil.rmtree(out_dir)
+    saved_path = out_dir / FILE_NAME
+    if saved_path.exists():
+        saved = yaml.safe_load(saved_path.read_text()) or {}
+        differences = _differences(_comparable(saved), _comparable(yaml.safe_load(text)))
+        if differences:
+            raise RunFolderError(
+                f"{out_dir} holds another run ({'; '.join(differences)}). Choose another --out, "
+                "or add --overwrite to delete that run and start this one."
+            )
+        return
+    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
+        raise RunFolderError(
+            f"{out_dir} is not empty and has no {FILE_NAME}, so it is not a sanbench fit folder "
+            "this run could resume. Choose another --out, or add --overwrite to delete it."
+        )
+    if writer:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        tmp = saved_path.with_name(f".{FILE_NAME}.tmp")
+        tmp.write_text(text)
+        tmp.replace(saved_path)
