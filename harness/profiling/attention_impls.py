@@ -4,7 +4,7 @@ python -m harness.profiling.attention_impls [--encoders disan] [--lengths 64,128
 
 For every encoder and length, each variant (``naive`` and ``chunked`` at every
 ``--chunk-sizes`` tile) runs the profiler's training step on synthetic [batch, L, dim] inputs
-(``measure.make_step``): first one step each for the exact tensor peak (``measure.counted_step``,
+(``measure.make_step``): first one step each for the exact tensor peak (``measure.memory_step``,
 load-independent), then ``--repeats`` rounds of one timed step per variant, interleaved in this
 process (device synchronised, summarised by ``torch.utils.benchmark.Measurement``) so that
 every variant sees the same load; the 1-minute load average is recorded with the times. A
@@ -147,7 +147,7 @@ def measure_length(
     import torch
 
     from encoders import build_encoder
-    from harness.profiling.measure import MB, Point, counted_step, live_bytes, make_step
+    from harness.profiling.measure import MB, Point, live_bytes, make_step, memory_step
     from harness.profiling.measure import synthetic_batch as batch_of
 
     device = torch.device(args.device)
@@ -169,7 +169,7 @@ def measure_length(
         step = make_step(model, x, mask, "train", "fp32")
         gc.collect()
         baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
-        _, peak, _ = counted_step(step, device, baseline)
+        peak, _ = memory_step(step, device, baseline)
         history[label][seq_len] = peak
         row.update(status="ok", peak_mem_mb=round(peak / MB, 1))
         steps[label] = step

@@ -129,8 +129,11 @@ def test_mpsan_per_unit_matrices() -> None:
 @pytest.mark.parametrize("name", ["mtsa", "mpsan", "bi_blosan", "disan"])
 def test_task_module_does_not_reinitialise_the_encoder(name: str) -> None:
     torch.manual_seed(0)
-    encoder = build_encoder(name, input_dim=8, hidden_dim=6)
-    before = {k: v.clone() for k, v in encoder.state_dict().items() if torch.is_tensor(v)}
-    TaskModule(encoder, torch.randn(10, 8), "single", 3, head_hidden=5)
-    for key, value in before.items():
-        assert torch.equal(encoder.state_dict()[key], value), key
+    torch.nn.Embedding(10, 8)  # TaskModule draws its embedding first
+    encoder = build_encoder(name, input_dim=8, hidden_dim=6, dropout=0.25)
+    torch.manual_seed(0)
+    module = TaskModule(name, "single", 3, 10, 8, encoder_options={"hidden_dim": 6}, head_hidden=5)
+    built = module.encoder.state_dict()
+    for key, value in encoder.state_dict().items():
+        if torch.is_tensor(value):
+            assert torch.equal(built[key], value), key

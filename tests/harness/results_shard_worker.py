@@ -12,15 +12,16 @@ from typing import Any
 
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import run_shard
+from harness.training.config import FitRun
 
 TASKS = ("trec", "sst2")
 ENCODERS = ("mtsa", "disan")
 SEEDS = 15
 
 
-def fake_fit(**kwargs: Any) -> dict[str, Any]:
+def fake_fit(run: FitRun) -> dict[str, Any]:
     """A finished run's metrics."""
-    return {"params": 10, "test_acc": 0.5 + 0.001 * kwargs["seed"], "versions": {"torch": "x"}}
+    return {"params": 10, "test_acc": 0.5 + 0.001 * run.seed, "versions": {"torch": "x"}}
 
 
 def main(out: str, index: str) -> int:

@@ -17,6 +17,7 @@ from harness.launch import LaunchOptions
 from harness.suite.grid import expand_grid
 from harness.suite.launch import launch_suite, pending_shards
 from harness.suite.runner import all_results_files
+from harness.training.config import FitRun
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"
@@ -30,16 +31,16 @@ def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
 
 
-def fit_killed_once(**kwargs: Any) -> dict[str, Any]:
+def fit_killed_once(run: FitRun) -> dict[str, Any]:
     """Fake ``run_fit``: notes each execution; the first run of ``VICTIM`` kills its job."""
-    run_dir: Path = kwargs["out_dir"]
+    run_dir: Path = run.out_dir
     out = run_dir.parents[3]  # OUT/runs/<task>/<encoder>/<replicate>
     with (out / "executions.log").open("a") as handle:
         handle.write(" ".join(run_dir.parts[-3:]) + "\n")
     if run_dir.parts[-3:] == VICTIM and not (out / "killed").exists():
         (out / "killed").touch()
         os.kill(os.getpid(), signal.SIGKILL)
-    return {"params": 10, "test_acc": 0.5 + 0.1 * kwargs["seed"]}
+    return {"params": 10, "test_acc": 0.5 + 0.1 * run.seed}
 
 
 def _ok_keys(out: Path) -> list[tuple[str, ...]]:

@@ -216,5 +216,7 @@ def test_bi_blosan_block_length_comes_from_the_training_lengths(
     """Appendix A: r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the datamodule's stats."""
     overrides = {"hidden_dim": 4, "batch_size": 32, "encoder_options": options}
     config = resolve_config("trec", "bi_blosan", overrides)
-    module = build_module(config, "bi_blosan", torch.randn(10, DIM), "single", 6, stats)
+    module = build_module(
+        config, "bi_blosan", torch.randn(10, DIM), "single", 6, length_stats=stats
+    )
     assert module.encoder.block_len == expected

@@ -33,7 +33,7 @@ def test_case_is_kept_unless_the_model_lowercased(tmp_path: Path) -> None:
 def test_every_bad_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
     path.write_text("a cat\tsat\nfine\nx\ty\tz\n")
-    with pytest.raises(DataFormatError, match=r"line 1: .*lines 1, 3"):
+    with pytest.raises(DataFormatError, match=r"bad.txt:1: .*lines 1, 3"):
         read_sentences(path, VOCAB, lowercase=False, pair=False)
     with pytest.raises(DataFormatError, match=r"lines 2, 3"):
         read_sentences(path, VOCAB, lowercase=False, pair=True)
