@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.arguments import positive_int
+from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MODULE",
         help="import MODULE (here and in every worker) to profile the encoders it registers",
     )
+    add_launcher_arguments(parser, "not used: profile runs one job per encoder variant")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     parser.add_argument("--no-report", dest="report", action="store_false")
 
@@ -235,6 +237,9 @@ def run(args: argparse.Namespace) -> int:
         Console(stderr=True).print(f"[red]sanbench profile: {error}")
         return 2
     write_manifest(out, config, env)
+    options = LaunchOptions.from_args(args)
+    if options is not None:
+        return run_as_jobs(args, config, out, options, console)
     measured = (
         "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
     )
@@ -256,3 +261,38 @@ def run(args: argparse.Namespace) -> int:
         page = importlib.import_module("reports.site").build_profile_report(out)
         console.print(f"report: {page.resolve()}")
     return 0
+
+
+def run_as_jobs(
+    args: argparse.Namespace,
+    config: SweepConfig,
+    out: Path,
+    options: LaunchOptions,
+    console: object,
+) -> int:
+    """One submitit job per encoder variant (``harness.profiling.jobs``), rows merged into
+    ``out/profile.csv``, then the report."""
+    import functools
+
+    from harness.launch import launch
+    from harness.profiling.jobs import job_folder, merge, run_encoder
+
+    if options.jobs is not None:
+        raise ValueError("--jobs does not apply to profile: it runs one job per encoder variant")
+    options.check_available()
+    labels = [spec.label for spec in config.encoders]
+    calls = [
+        functools.partial(run_encoder, args, label, job_folder(out, label)) for label in labels
+    ]
+    outcomes = launch(calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile")
+    for label, outcome in zip(labels, outcomes, strict=True):
+        status = f"exit {outcome.result}" if outcome.ok else f"died: {outcome.error}"
+        console.print(f"job {outcome.job_id} ({label}): {status} (log: {outcome.stderr})")
+    console.print(f"{merge(out, labels)} rows merged into {out / CSV_NAME}")
+    if args.report:
+        page = importlib.import_module("reports.site").build_profile_report(out)
+        console.print(f"report: {page.resolve()}")
+    failed = [o for o in outcomes if not o.ok or o.result != 0]
+    if failed:
+        console.print(f"{len(failed)} jobs failed; rerun with --resume --out {out} to finish")
+    return 1 if failed else 0

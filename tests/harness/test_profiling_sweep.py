@@ -243,3 +243,20 @@ def test_compiled_and_eager_outputs_agree() -> None:
         eager = model(x, mask).pooled
         compiled = torch.compile(model)(x, mask).pooled
     torch.testing.assert_close(compiled, eager, atol=1e-5, rtol=1e-5)
+
+
+def test_launcher_local_runs_a_job_per_encoder_and_merges_without_duplicates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    options = ["--encoders", "test_linear,test_quadratic", "--lengths", "8,16", "--modes", "infer"]
+    assert profile(tmp_path, *options, "--launcher", "local") == 0
+    rows = read(tmp_path)
+    assert len(rows) == 2 * 2 and not rows.duplicated(list(KEY_COLUMNS)).any()
+    assert set(rows["status"]) == {"ok"}
+    for label in ("test_linear", "test_quadratic"):
+        assert len(read(tmp_path / "jobs" / label)) == 2  # each job's own resumable CSV
+    job_rows = (tmp_path / "jobs" / "test_linear" / "profile.csv").read_text()
+    assert profile(tmp_path, *options, "--launcher", "local", "--resume") == 0  # nothing new
+    assert len(read(tmp_path)) == 4
+    assert (tmp_path / "jobs" / "test_linear" / "profile.csv").read_text() == job_rows
