@@ -8,8 +8,9 @@ For every encoder and length, each variant (``naive`` and ``chunked`` at every
 load-independent), then ``--repeats`` rounds of one timed step per variant, interleaved in this
 process (device synchronised, summarised by ``torch.utils.benchmark.Measurement``) so that
 every variant sees the same load; the 1-minute load average is recorded with the times. A
-variant is skipped when its peak, extrapolated quadratically from the previous length, exceeds
-the memory budget (80% of the RAM, or of the free CUDA memory, available at start). Rows go
+variant is skipped when its peak predicted on meta tensors (``harness.profiling.predict``,
+exact tensor bytes, nothing allocated) exceeds the memory budget (80% of the RAM, or of the
+free CUDA memory, available at start). Rows go
 to ``--out`` (CSV, default ``runs/attention-impls-<timestamp>/``) as each length finishes;
 rerunning with the same ``--out`` resumes.
 """
@@ -78,15 +79,6 @@ def variants(chunk_sizes: Sequence[int]) -> dict[str, dict[str, Any]]:
     return {"naive": {}, **chunked}
 
 
-def predicted_bytes(history: dict[int, int], seq_len: int) -> int | None:
-    """Peak at ``seq_len`` extrapolated quadratically from the longest shorter measured length."""
-    shorter = [length for length in history if length < seq_len]
-    if not shorter:
-        return None
-    previous = max(shorter)
-    return int(history[previous] * (seq_len / previous) ** 2)
-
-
 def interleaved_times(
     steps: dict[str, Callable[[], None]], repeats: int, device: Any
 ) -> dict[str, tuple[Any, float]]:
@@ -140,7 +132,6 @@ def measure_length(
     seq_len: int,
     labels: dict[str, dict[str, Any]],
     args: argparse.Namespace,
-    history: dict[str, dict[int, int]],
     budget: int,
 ) -> list[dict[str, Any]]:
     """Rows of one (encoder, length): memory of every variant, then interleaved times."""
@@ -149,19 +140,24 @@ def measure_length(
     from encoders import build_encoder
     from harness.profiling.measure import MB, Point, live_bytes, make_step, memory_step
     from harness.profiling.measure import synthetic_batch as batch_of
+    from harness.profiling.predict import predict
 
     device = torch.device(args.device)
     x, mask = batch_of(Point(encoder, seq_len, "train", args.batch_size, args.dim), device)
     rows: dict[str, dict[str, Any]] = {}
     steps: dict[str, Callable[[], None]] = {}
     for label, kwargs in labels.items():
-        predicted = predicted_bytes(history[label], seq_len)
+        point = Point(encoder, seq_len, "train", args.batch_size, args.dim)
+        predicted = predict(
+            lambda kw=kwargs: build_encoder(encoder, input_dim=args.dim, **kw), point
+        )
+        predicted = predicted.peak_bytes
         row = dict.fromkeys(COLUMNS, "")
         row.update(encoder=encoder, seq_len=seq_len, variant=label)
         row.update(batch_size=args.batch_size, dim=args.dim, device=args.device)
-        row["predicted_mem_mb"] = round(predicted / MB) if predicted else ""
+        row["predicted_mem_mb"] = round(predicted / MB, 1)
         rows[label] = row
-        if predicted is not None and predicted > budget:
+        if predicted > budget:
             row["status"] = f"skipped: predicted {predicted / MB:.0f} MB > budget"
             continue
         torch.manual_seed(0)
@@ -170,7 +166,6 @@ def measure_length(
         gc.collect()
         baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
         peak, _ = memory_step(step, device, baseline)
-        history[label][seq_len] = peak
         row.update(status="ok", peak_mem_mb=round(peak / MB, 1))
         steps[label] = step
     load_before = os.getloadavg()[0]
@@ -236,15 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = ResultsFile(out, KEY)
     done = results.done_keys()
     for name in names:
-        history: dict[str, dict[int, int]] = {label: {} for label in labels}
-        for row in results.rows():
-            if row["encoder"] == name and row["variant"] in history and row["peak_mem_mb"]:
-                peak = float(row["peak_mem_mb"]) * 2**20
-                history[row["variant"]][int(row["seq_len"])] = int(peak)
         for seq_len in sorted(args.lengths):
             if all((name, str(seq_len), label) in done for label in labels):
                 continue
-            for row in measure_length(name, seq_len, labels, args, history, budget):
+            for row in measure_length(name, seq_len, labels, args, budget):
                 results.append(row)
                 print(", ".join(f"{key}={value}" for key, value in row.items()), flush=True)
     print_table(results.rows())
