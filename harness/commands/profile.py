@@ -124,12 +124,7 @@ def check_options(specs: list[grid.EncoderSpec]) -> None:
 
 
 def build_config(args: argparse.Namespace) -> SweepConfig:
-    import psutil
-    from rich.console import Console
-
-    from encoders import list_encoders
-    from harness.profiling.sweep import SweepConfig
-
+    """The sweep's settings; the plain checks run before torch and the encoders are imported."""
     preset = grid.PRESETS[args.preset]
     repeats = args.repeats or preset.repeats
     if repeats < 3:
@@ -144,6 +139,12 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
     if args.predict_only and args.dtype != "fp32":
         raise ValueError("--predict-only predicts fp32 steps; drop --dtype or the flag")
     modes = tuple(grid.parse_names(args.modes, grid.MODES, "--modes"))
+    import psutil
+    from rich.console import Console
+
+    from encoders import list_encoders
+    from harness.profiling.sweep import SweepConfig
+
     if args.imports:
         sys.path.insert(0, os.getcwd())  # as `python -m` does; workers run with `python -m`
     for module in args.imports:
