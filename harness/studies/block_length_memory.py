@@ -2,7 +2,7 @@
 
 Each trial measures one grid point (n, r): one forward of a single mBloSA layer (Bi-BloSAN
 Eq. 11-18) on synthetic [B, n, d] inputs, every token real, with the profiler's peak-memory
-measure (``harness.profiling.measure.counted_step``: live tensors at the allocator level). The
+measure (``harness.profiling.measure.memory_step``: live tensors at the allocator level). The
 summary compares, per n, the measured argmin over r with Eq. 19's r = cbrt(2n), with the
 r = ceil(cbrt(2n)) the encoder is given when profiled at length n (``block_length``) and with
 the argmin of Eq. 19's cost r^2 m + m^2 taken over the integers with m = ceil(n / r) (blocks
