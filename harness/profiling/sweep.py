@@ -210,14 +210,12 @@ class Sweep:
         self.oom_at: dict[tuple[str, str, str], int] = {}
         for row in rows:
             if row["status"] in ("oom", "skipped_oom"):
-                self._note_oom(
-                    Point(row["encoder"], int(row["seq_len"]), row["mode"], 0, 0, row["options"])
-                )
+                key = (row["encoder"], row["options"], row["mode"])
+                self._note_oom(key, int(row["seq_len"]))
         self.worker: WorkerProcess | None = None
 
-    def _note_oom(self, point: Point) -> None:
-        key = (point.encoder, point.options, point.mode)
-        self.oom_at[key] = min(point.seq_len, self.oom_at.get(key, point.seq_len))
+    def _note_oom(self, key: tuple[str, str, str], seq_len: int) -> None:
+        self.oom_at[key] = min(seq_len, self.oom_at.get(key, seq_len))
 
     def todo(self) -> list[Point]:
         return [p for p in self.config.points() if self.results.key(asdict(p)) not in self.done]
@@ -251,7 +249,8 @@ class Sweep:
             self.worker = None
 
     def measure(self, point: Point) -> dict[str, Any]:
-        oom_len = self.oom_at.get((point.encoder, point.options, point.mode))
+        key = (point.encoder, point.options, point.mode)
+        oom_len = self.oom_at.get(key)
         if self.config.skip_after_oom and oom_len is not None and point.seq_len > oom_len:
             return {"status": "skipped_oom", "message": f"out of memory at L={oom_len}"}
         worker = self._worker(point)
@@ -262,7 +261,7 @@ class Sweep:
             self.worker = None
             reply = {"status": died.status, "message": str(died)}
         if reply["status"] == "oom":
-            self._note_oom(point)
+            self._note_oom(key, point.seq_len)
             self._retire_worker()
         return reply
 
@@ -299,8 +298,10 @@ class Sweep:
                         failed = isinstance(prediction, str)
                         predictions[point] = None if failed else prediction
                         if point not in measured:
-                            reply = {"status": "error", "message": prediction} if failed else {}
-                            self._write(point, reply or {"status": "predicted"}, predictions[point])
+                            reply = {"status": "predicted"}
+                            if failed:
+                                reply = {"status": "error", "message": prediction}
+                            self._write(point, reply, predictions[point])
                         elif failed:
                             self.console.print(f"[yellow]{point}: {prediction}", highlight=False)
                         bar.advance(task)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from reports.profile.growth import fit_loglog
+from reports.profile.growth import growth_table
 
 # MTSA Table 1, "Memory": training memory on synthetic data, L=64, batch 64 (MB). The rows are
 # context-fusion modules with a source2token layer on top, i.e. our sentence encoders.
@@ -86,17 +86,15 @@ def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
 
 
 def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, str] | None:
-    """Memory growth exponent over the upper half of the lengths (predicted where present)."""
-    group = rows[(rows["label"] == encoder) & (rows["mode"] == mode)]
-    predicted = group.dropna(subset=["peak_mem_mb_predicted"])
-    column, points = "peak_mem_mb_predicted", predicted
-    if len(predicted) < 2:
-        column, points = "peak_mem_mb", group[group["status"] == "ok"]
-    fit = fit_loglog(points["seq_len"].to_numpy(float), points[column].to_numpy(float))
-    if fit is None:
+    """Memory growth exponent and its basis, as the report's growth table fits it."""
+    table = growth_table(rows[(rows["label"] == encoder) & (rows["mode"] == mode)])
+    if table.empty or pd.isna(table.iloc[0]["memory_slope"]):
         return None
-    source = "predicted" if column == "peak_mem_mb_predicted" else "measured"
-    return fit.slope, f"{source}, L={fit.lengths[0]}–{fit.lengths[1]}, R² {fit.r2:.3f}"
+    fit = table.iloc[0]
+    lengths = fit["memory_range"].replace("-", "–")
+    return float(
+        fit["memory_slope"]
+    ), f"{fit['memory_source']}, L={lengths}, R² {fit['memory_r2']:.3f}"
 
 
 def growth_claims(rows: pd.DataFrame) -> list[Claim]:
