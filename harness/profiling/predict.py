@@ -27,7 +27,6 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import FlopCounterMode
 from torch.utils.weak import WeakIdKeyDictionary
 
@@ -36,18 +35,30 @@ from harness.profiling.measure import Point, encoder_options, make_step, synthet
 
 
 class LiveStorageTracker(TorchDispatchMode):
-    """Bytes of live tensor storages and their peak while the mode is active.
+    """Bytes of live tensor storages and their peak, and the FLOPs, while the mode is active.
 
     Storages are keyed by identity; ``track`` registers pre-existing tensors (parameters,
     inputs), ``__torch_dispatch__`` every operator's outputs. In-place and view outputs share a
-    tracked storage and add nothing.
+    tracked storage and add nothing. Composite operators that reach the mode whole (under
+    ``inference_mode``) run decomposed, as under ``FlopCounterMode``, so that their
+    intermediates are seen. FLOPs are counted by ``FlopCounterMode``.
+
+    Meta runs repeat operators on the same shapes (an RNN's steps, layer after layer), so an
+    operator is known after its first call by its arguments' shapes, strides, dtypes and other
+    values: its FLOPs are counted once, and when its outputs are new storages (or its own
+    in-place argument, left the same shape) later calls remake them with
+    ``torch.empty_strided`` instead of running its Python meta kernel again. Views and
+    shape-changing in-place operators (``transpose_``) always run.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._storages: WeakIdKeyDictionary = WeakIdKeyDictionary()
+        self._known: dict[tuple, Known] = {}
+        self._atomic: set[Any] = set()
         self.live = 0
         self.peak = 0
+        self.flops = 0
 
     def _freed(self, nbytes: int) -> None:
         self.live -= nbytes
@@ -65,9 +76,115 @@ class LiveStorageTracker(TorchDispatchMode):
         self.peak = max(self.peak, self.live)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        self.track(tree_leaves(out))
+        kwargs = kwargs or {}
+        if func not in self._atomic:  # a composite (``aten.lstm`` under inference_mode)
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+            self._atomic.add(func)
+        inputs = list(_tensors((args, kwargs)))
+        key = _key(func, args, kwargs)
+        known = self._known.get(key) if key is not None else None
+        if known is not None and known.recipe is not None:
+            single, parts = known.recipe
+            outputs = [inputs[part] if isinstance(part, int) else _empty(part) for part in parts]
+            out = outputs[0] if single else tuple(outputs)
+        elif known is not None:
+            out = func(*args, **kwargs)
+        else:
+            before = [_described(tensor) for tensor in inputs]
+            with FlopCounterMode(display=False) as counter:
+                out = func(*args, **kwargs)
+            known = Known(counter.get_total_flops(), self._recipe(out, inputs, before))
+            if key is not None:
+                self._known[key] = known
+        self.flops += known.flops
+        self.track(_tensors(out))
         return out
+
+    def _recipe(self, out: Any, inputs: list[torch.Tensor], before: list[Any]) -> Recipe | None:
+        """How to remake ``out``: a tensor or a tuple of tensors each of which is either an input
+        whose shape and strides the operator left as they were (an in-place result) or a tensor
+        in a new storage of its own, such as ``torch.empty_strided`` makes; else None."""
+        single = isinstance(out, torch.Tensor)
+        tensors = (out,) if single else out
+        if not isinstance(tensors, tuple) or not all(isinstance(t, torch.Tensor) for t in tensors):
+            return None
+        parts: list[int | TensorSpec] = []
+        for tensor in tensors:
+            same = [i for i, leaf in enumerate(inputs) if leaf is tensor]
+            if same:
+                if _described(tensor) != before[same[0]]:
+                    return None
+                parts.append(same[0])
+                continue
+            storage = tensor.untyped_storage()
+            spec = (tuple(tensor.shape), tensor.stride(), tensor.dtype)
+            if (
+                storage in self._storages
+                or tensor.storage_offset() != 0
+                or storage.nbytes() != _empty(spec).untyped_storage().nbytes()
+            ):
+                return None
+            parts.append(spec)
+        if len({id(t.untyped_storage()) for t in tensors}) != len(tensors):
+            return None
+        return single, parts
+
+
+TensorSpec = tuple[tuple[int, ...], tuple[int, ...], torch.dtype]
+# Whether the result is one tensor; per tensor, the index of the input it is or the spec of a
+# new one.
+Recipe = tuple[bool, list[int | TensorSpec]]
+
+
+@dataclass(frozen=True)
+class Known:
+    """An operator call seen before: its FLOPs, and how to remake its outputs (None: run it)."""
+
+    flops: int
+    recipe: Recipe | None
+
+
+def _empty(spec: TensorSpec) -> torch.Tensor:
+    return torch.empty_strided(spec[0], spec[1], dtype=spec[2], device="meta")
+
+
+def _tensors(value: Any) -> Iterator[torch.Tensor]:
+    """The tensors in nested tuples, lists and dicts (operator arguments and results)."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors(item)
+
+
+def _key(func: Any, args: tuple, kwargs: dict) -> tuple | None:
+    """What a meta kernel's new outputs depend on: the operator, every tensor's shape, strides
+    and dtype (not its storage offset: an RNN's step t reads slices at offsets that vary with t),
+    and every other argument with its type (``True`` is not ``1``); None when one cannot be
+    hashed."""
+    key = (func, _described(args, offsets=False), _described(kwargs, offsets=False))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _described(value: Any, offsets: bool = True) -> Any:
+    if isinstance(value, torch.Tensor):
+        offset = value.storage_offset() if offsets else None
+        return ("tensor", tuple(value.shape), value.stride(), offset, value.dtype)
+    if isinstance(value, list | tuple):
+        return (type(value), *(_described(item, offsets) for item in value))
+    if isinstance(value, dict):
+        return (dict, *((name, _described(item, offsets)) for name, item in sorted(value.items())))
+    return (type(value), value)
 
 
 @dataclass(frozen=True)
@@ -93,12 +210,11 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     model.zero_grad(set_to_none=True)
     tracker = LiveStorageTracker()
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
-    counter = FlopCounterMode(display=False)
-    with tracker, counter:
+    with tracker:
         step()
     return Prediction(
         peak_bytes=tracker.peak,
-        flops=int(counter.get_total_flops()),
+        flops=tracker.flops,
         params=sum(p.numel() for p in model.parameters()),
         seconds=time.perf_counter() - start,
     )

@@ -19,6 +19,26 @@ from harness.profiling.measure import (
 )
 from harness.profiling.predict import LiveStorageTracker, predict, predict_point, predict_points
 
+
+class UncachedTracker(LiveStorageTracker):
+    """Runs every operator's meta kernel: the reference for the remade outputs."""
+
+    def _recipe(self, *args):
+        return None
+
+
+def step_on_meta(point: Point, tracker: LiveStorageTracker) -> LiveStorageTracker:
+    with torch.device("meta"):
+        torch.manual_seed(0)
+        model = build_encoder(point.encoder, input_dim=point.dim, **encoder_options(point))
+    x, mask = synthetic_batch(point, torch.device("meta"))
+    step = make_step(model, x, mask, point.mode, "fp32")
+    tracker.track([*model.parameters(), *model.buffers(), x, mask])
+    with tracker:
+        step()
+    return tracker
+
+
 # CPU kernels that allocate memory inside one operator, where no dispatch mode sees it, so the
 # allocator's peak differs from the tensor peak: oneDNN and native (im2col) convolutions keep
 # column buffers and reorders; oneDNN's LSTM keeps a workspace. Bound = largest |error| seen at
@@ -51,6 +71,45 @@ def test_prediction_matches_the_measured_peak(name: str, mode: str) -> None:
     assert prediction.params == sum(
         p.numel() for p in build_encoder(name, input_dim=SMALL["dim"]).parameters()
     )
+
+
+@pytest.mark.parametrize("mode", ["infer", "train"])
+@pytest.mark.parametrize("name", list_encoders())
+def test_remade_outputs_give_the_peak_and_flops_of_running_every_kernel(name, mode) -> None:
+    point = Point(name, mode=mode, **SMALL)
+    cached = step_on_meta(point, LiveStorageTracker())
+    uncached = step_on_meta(point, UncachedTracker())
+    assert (cached.peak, cached.flops) == (uncached.peak, uncached.flops)
+    assert cached.flops == predict_point(point).flops > 0
+
+
+def test_remade_outputs_keep_shapes_dtypes_and_in_place_results() -> None:
+    with LiveStorageTracker() as tracker:
+        x = torch.empty(3, 5, device="meta")
+        for _ in range(2):  # the second call of each is remade
+            assert x.transpose_(0, 1).shape == (5, 3)  # changes its argument: always run
+            assert x.transpose_(0, 1).transpose_(0, 1).shape == (5, 3)
+            assert torch.full((2,), True).dtype == torch.bool
+            assert torch.full((2,), 1).dtype == torch.int64  # True == 1, but not as a key
+            assert x.add_(1) is x  # in place: the argument itself
+            assert (x @ torch.empty(3, 4, device="meta")).shape == (5, 4)
+            assert x.sum(1, keepdim=True).shape == (5, 1) and x.sum(1).shape == (5,)
+            x.transpose_(0, 1)
+    assert tracker.flops == 2 * (2 * 5 * 3 * 4)  # two [5, 3] @ [3, 4] products
+
+
+def test_composite_operators_under_inference_mode_show_their_intermediates() -> None:
+    lstm = torch.nn.LSTM(8, 8, batch_first=True, device="meta")
+    x = torch.empty(2, 30, 8, device="meta")
+    tracker = LiveStorageTracker()
+    tracker.track([*lstm.parameters(), x])
+    with torch.inference_mode(), tracker:
+        out, _ = lstm(x)
+    # aten.lstm reaches the mode whole; decomposed, its projection of the 30 inputs onto the
+    # 4 gates ([2, 30, 32] floats) is live beside the output
+    parameters_and_input = sum(p.numel() for p in lstm.parameters()) * 4 + x.numel() * 4
+    assert tracker.peak >= parameters_and_input + out.numel() * 4 + 2 * 30 * 32 * 4
+    assert tracker.flops == 2 * (2 * 30 * 8 * 32) + 30 * 2 * (2 * 8 * 32)
 
 
 def test_tracker_counts_storages_once_and_subtracts_frees() -> None:
