@@ -2,10 +2,12 @@
 
 The step of ``harness.profiling.measure.make_step`` (forward, or forward + backward) runs on a
 model and inputs built on the ``meta`` device, which carry shapes and dtypes but no data, under
-two dispatch modes: ``LiveStorageTracker`` adds a storage's bytes when an operator returns it
-and subtracts them when the storage is freed (a weak-reference callback), keeping the maximum;
-``FlopCounterMode`` counts FLOPs. Nothing is allocated, so a step that needs 44 GB at
-[64, 384, 300] is predicted on a laptop.
+``LiveStorageTracker``, a dispatch mode that adds a storage's bytes when an operator returns it
+and subtracts them when the storage is freed (a weak-reference callback), keeping the maximum,
+and that counts each operator's FLOPs with ``FlopCounterMode``. Nothing is allocated, so a step
+that needs 65 GB at [64, 384, 300] is predicted on a laptop, and an operator repeated on the
+same shapes (an RNN's 384 steps) is remade from its first call's result instead of rerunning
+its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead of 11.5 s).
 
 What this counts is tensor memory: every storage an operator returns (activations saved for
 backward, gradients, parameters, inputs). It does not see memory a kernel allocates inside
