@@ -16,12 +16,14 @@ from harness.training.config import FitRun
 from harness.training.run import run_fit
 from harness.training.run_folder import RunFolderError
 
-TINY = {"hidden_dim": 4, "head_hidden": 8, "max_epochs": 2, "dropout": 0.0}
+TINY = {"model.hidden_dim": 4, "model.head_hidden": 8, "trainer.max_epochs": 2, "model.dropout": 0.0}
 
 
 def tiny_run(trec_dir: Path, out: Path, encoder: str = "multi_cnn", **overrides) -> FitRun:
+    """``overrides``: dotted keys with ``__`` for the dot (``trainer__max_epochs=1``)."""
     glove = trec_dir / "glove.txt"
-    return FitRun("trec", encoder, trec_dir, out, glove, overrides={**TINY, **overrides})
+    dotted = {k.replace("__", "."): v for k, v in overrides.items()}
+    return FitRun("trec", encoder, trec_dir, out, glove, overrides={**TINY, **dotted})
 
 
 def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_path: Path) -> None:
@@ -46,7 +48,7 @@ def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_p
         "compile",
     ):
         assert key in metrics, key
-    assert metrics["config"]["hidden_dim"] == 4 and metrics["epochs"] == 2
+    assert metrics["config"]["model"]["hidden_dim"] == 4 and metrics["epochs"] == 2
     assert metrics["compile"] is False and metrics["compile_s"] is None
     assert metrics["params"] == 4 * 6 * (3 + 4 + 5) + 3 * 4 + 12 * 8 + 8 + 8 * 6 + 6  # CNN + head
     assert json.loads((out / "metrics.json").read_text())["test_acc"] == metrics["test_acc"]
