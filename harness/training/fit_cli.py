@@ -129,4 +129,4 @@ class FitCLI(LightningCLI):
 
     def config_yaml(self) -> str:
         """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it)."""
-        return self.parser.dump(self.config)
+        return self.parser.dump(self.config, skip_unset=False)  # nulls too, as --print_config
