@@ -130,10 +130,14 @@ class FitRun:
         return nested(values | self.overrides)
 
     def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE`` runs as is."""
+        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
         from harness.training.fit_cli import FitCLI
 
         return FitCLI(self.args()).config_yaml()
+
+    def resolved(self) -> dict[str, Any]:
+        """The complete nested config (task config, per-encoder values, overrides, defaults)."""
+        return yaml.safe_load(self.to_yaml())
 
 
 def plain(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""``FitCLI``: LightningCLI for one fit, with ``trainer:``, ``model:``, ``data:``, ``run:`` and ``out``.
+"""``FitCLI``: LightningCLI for one fit (``trainer:``, ``model:``, ``data:``, ``run:``, ``out``).
 
 The task's config (``configs/<task>.yaml``, its per-encoder values included) sets the defaults,
 so any ``--config`` file and then any ``--section.key`` option wins over it. Classes are built

@@ -147,7 +147,11 @@ def run_fit(
     cli.build(callbacks)
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
-    task, encoder, seed = config["data"]["task"], config["model"]["encoder"], config["seed_everything"]
+    task, encoder, seed = (
+        config["data"]["task"],
+        config["model"]["encoder"],
+        config["seed_everything"],
+    )
     fold = config["data"]["fold"] if datamodule.task.cv_folds else None
     metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, **measured}
     metrics = {

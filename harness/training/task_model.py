@@ -52,7 +52,7 @@ def task_model(
     eps: PositiveFloat = 1e-8,
     data: BenchmarkDataModule | None = None,
 ) -> TaskModule:
-    """Word embeddings -> ``encoder`` (tied across a pair) -> the task's head (harness.training.module).
+    """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
 
     Args:
         encoder: a registered encoder (``sanbench encoders``).

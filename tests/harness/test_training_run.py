@@ -16,7 +16,12 @@ from harness.training.config import FitRun
 from harness.training.run import run_fit
 from harness.training.run_folder import RunFolderError
 
-TINY = {"model.hidden_dim": 4, "model.head_hidden": 8, "trainer.max_epochs": 2, "model.dropout": 0.0}
+TINY = {
+    "model.hidden_dim": 4,
+    "model.head_hidden": 8,
+    "trainer.max_epochs": 2,
+    "model.dropout": 0.0,
+}
 
 
 def tiny_run(trec_dir: Path, out: Path, encoder: str = "multi_cnn", **overrides) -> FitRun:
@@ -121,7 +126,9 @@ def test_print_config_is_a_config_that_fit_runs_as_is(
     assert printed["data"]["batch_size"] == 16  # TREC's value for DiSAN (Bi-BloSAN §4.4)
     assert printed["model"]["optimizer"] == "adam" and printed["trainer"]["max_epochs"] == 1
     config_file = tmp_path / "trec.yaml"
-    edited = text.replace("head_hidden: 8", "head_hidden: 5").replace("encoder: disan", "encoder: multi_cnn")
+    edited = text.replace("head_hidden: 8", "head_hidden: 5").replace(
+        "encoder: disan", "encoder: multi_cnn"
+    )
     config_file.write_text(edited)
     out = tmp_path / "from-config"
     assert main(["fit", "--config", str(config_file), "--out", str(out)]) == 0
@@ -193,9 +200,15 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
     ("extra", "message"),
     [
         (["--encoder", "nope"], 'Parser key "model.encoder": Expected a typing.Literal'),
-        (["--encoder", "multi_cnn", "--data.batch_size", "0"], "data.batch_size must be a positive"),
+        (
+            ["--encoder", "multi_cnn", "--data.batch_size", "0"],
+            "data.batch_size must be a positive",
+        ),
         (["--encoder", "multi_cnn", "--model.hidden_dim", "-3"], "Not of type PositiveInt"),
-        (["--encoder", "multi_cnn", "--model.dropuot", "0.1"], "unrecognized arguments: --model.dropuot"),
+        (
+            ["--encoder", "multi_cnn", "--model.dropuot", "0.1"],
+            "unrecognized arguments: --model.dropuot",
+        ),
         (["--encoder", "multi_cnn", "--task", "tre"], "unknown task 'tre'; known: "),
     ],
 )
@@ -241,6 +254,7 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
     from encoders.layers.mblosa import block_length
     from harness.studies.appendix_a import expected_max_length
     from harness.studies.block_length import length_stats
+
     out = tmp_path / "bi_blosan"
     metrics = run_fit(tiny_run(trec_dir, out, "bi_blosan", trainer__max_epochs=1))
     batch = metrics["config"]["data"]["batch_size"]
