@@ -67,7 +67,11 @@ class FitCLI(LightningCLI):
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,
                     seed_everything_default=0,
-                    parser_kwargs={"exit_on_error": False, "description": DESCRIPTION},
+                    parser_kwargs={
+                        "prog": "sanbench fit",
+                        "exit_on_error": False,
+                        "description": DESCRIPTION,
+                    },
                     args=args,
                     run=False,
                     auto_configure_optimizers=False,  # TaskModule has the papers' optimizers
