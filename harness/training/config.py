@@ -15,7 +15,6 @@ from typing import Any
 import yaml
 
 CONFIG_PACKAGE = "harness.training.configs"
-SECTIONS = ("trainer", "model", "data", "run")
 
 
 class ConfigError(ValueError):

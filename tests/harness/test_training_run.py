@@ -262,3 +262,29 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
     expected = block_length(expected_max_length(stats["mean"], stats["std"], batch))
     checkpoint = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
     assert checkpoint["state_dict"]["encoder._extra_state"] == {"block_len": expected}
+
+
+def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from harness.studies.fitting import best_fit_run
+    from harness.studies.plans import TuneContext
+    from harness.suite.grid import RunSpec
+    from harness.suite.runner import fit_run
+
+    out = tmp_path / "run"
+    words = ["fit", "--task", "cr", "--encoder", "mtsa", "--data-dir", str(trec_dir)]
+    words += ["--fold", "2", "--seed", "0", "--out", str(out), "--trainer.max_steps", "3"]
+    with pytest.raises(SystemExit):
+        main([*words, "--print_config"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    budget = {"trainer.max_steps": 3}  # `sanbench suite --max-steps 3`
+    suite_run = fit_run(RunSpec("cr", "mtsa", 0, 2), out, trec_dir, None, budget)
+    assert suite_run.resolved() == printed
+    context = TuneContext("dropout", "cr", "mtsa", trec_dir, None, tmp_path, overrides=budget)
+    trial = best_fit_run(context, {"model.dropout": 0.3}).resolved()
+    assert trial["model"]["dropout"] == 0.3 and trial["trainer"]["max_steps"] == 3
+    assert {**trial, "model": printed["model"], "out": str(out)} == {
+        **printed,
+        "data": trial["data"],
+    }
