@@ -284,7 +284,4 @@ def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
     context = TuneContext("dropout", "cr", "mtsa", trec_dir, None, tmp_path, overrides=budget)
     trial = best_fit_run(context, {"model.dropout": 0.3}).resolved()
     assert trial["model"]["dropout"] == 0.3 and trial["trainer"]["max_steps"] == 3
-    assert {**trial, "model": printed["model"], "out": str(out)} == {
-        **printed,
-        "data": trial["data"],
-    }
+    assert (trial["trainer"], trial["run"]) == (printed["trainer"], printed["run"])
