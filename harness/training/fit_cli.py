@@ -45,11 +45,23 @@ DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 
 
 def _one_line(error: ArgumentError) -> str:
-    """jsonargparse's message in one line: the key and its first reason."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    reasons = [line.removeprefix("- ") for line in lines[1:] if line.startswith("- ")]
-    detail = reasons[0] if reasons else " ".join(lines[1:2])
-    return f"{lines[0]} {detail} (see sanbench fit --help)".replace("  ", " ")
+    """jsonargparse's message in one line: the key and its first reason (with the lines that
+    continue it), e.g. ``Parser key "trainer.logger": Problem with given class_path
+    '...TensorBoardLogger': the following arguments are required: save_dir``."""
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    reason = next((i for i, line in enumerate(lines) if line.lstrip().startswith("- ")), None)
+    if reason is None:
+        detail = lines[1:2]
+    else:
+        depth = len(lines[reason]) - len(lines[reason].lstrip())
+        continued = []
+        for line in lines[reason + 1 :]:
+            if len(line) - len(line.lstrip()) <= depth:
+                break
+            continued.append(line)
+        detail = [lines[reason].lstrip().removeprefix("- "), *continued]
+    text = " ".join(part.strip() for part in [lines[0], *detail])
+    return f"{text} (see sanbench fit --help)"
 
 
 class FitCLI(LightningCLI):

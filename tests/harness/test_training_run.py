@@ -144,7 +144,6 @@ def test_print_config_is_a_config_that_fit_runs_as_is(
 def test_tensorboard_logger_beside_the_csv_logs(trec_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("tensorboard")
     out = tmp_path / "tb"
-    board = tmp_path / "board"
     argv = [
         "fit",
         "--task=trec",
@@ -154,10 +153,10 @@ def test_tensorboard_logger_beside_the_csv_logs(trec_dir: Path, tmp_path: Path) 
         "--trainer.max_epochs=1",
         "--model.hidden_dim=4",
         "--trainer.logger=TensorBoardLogger",
-        f"--trainer.logger.save_dir={board}",
+        f"--trainer.logger.save_dir={out}",
     ]
     assert main(argv) == 0
-    assert list(board.glob("lightning_logs/version_0/events.out.tfevents.*"))
+    assert list(out.glob("lightning_logs/version_0/events.out.tfevents.*"))
     assert list(out.glob("logs/version_0/metrics.csv"))  # read by curve.csv and the reports
     assert (out / "curve.csv").is_file()
 
@@ -210,6 +209,10 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
             "unrecognized arguments: --model.dropuot",
         ),
         (["--encoder", "multi_cnn", "--task", "tre"], "unknown task 'tre'; known: "),
+        (
+            ["--encoder", "multi_cnn", "--trainer.logger", "TensorBoardLogger"],
+            "TensorBoardLogger': the following arguments are required: save_dir",
+        ),
     ],
 )
 def test_bad_arguments_fail_at_once_in_one_line(
