@@ -130,12 +130,13 @@ class FitCLI(LightningCLI):
         return Path(self.config["out"])
 
     def check(self) -> None:
-        """What must hold before any data is read: a task, folders and files that exist."""
+        """What must hold before any data is read (jsonargparse checked the types): a positive
+        batch size, folders and files that exist, a run folder."""
         data = self.config["data"]
-        if data["task"] is None or data["data_dir"] is None:
-            raise ConfigError("missing --task or --data-dir (give them as options or in --config)")
         if data["batch_size"] < 1:
-            raise ConfigError(f"data.batch_size must be a positive integer, got {data.batch_size}")
+            raise ConfigError(
+                f"data.batch_size must be a positive integer, got {data['batch_size']}"
+            )
         if not Path(data["data_dir"]).is_dir():
             raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
         if data["embeddings"] is not None and not Path(data["embeddings"]).is_file():
