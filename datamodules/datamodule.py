@@ -35,6 +35,25 @@ class BenchmarkDataModule(L.LightningDataModule):
     ``dev_mismatched`` by default). ``encoding`` decodes every data file (None: UTF-8, see
     :func:`datamodules.text.read_lines`). The vocabulary comes from the training examples, so
     every stage needs the train split.
+
+    Args:
+        task: a task name (``sanbench data stats --help`` lists them) or a ``TaskSpec``.
+        data_dir: the folder holding the task's files (or its parent, e.g. of ``kim2014/``).
+        embeddings: a GloVe-format text file; None: random vectors (seeded).
+        batch_size: training batch size (32 for classification, Bi-BloSAN §4.4; 64 for
+            SNLI/SICK, §4.1/§4.3).
+        seed: the seed of the dev carve-out, the CV folds and the batch order.
+        fold: the test fold of a cross-validation task (0..9).
+        lowercase: lower-case every token before the vocabulary lookup.
+        embedding_dim: the size of random vectors (the file's size wins when given).
+        num_workers: DataLoader worker processes.
+        layout: restrict the file search to one named layout (None: the first that matches).
+        dev_fraction: the share of train carved off as dev where the task has no dev file.
+        eval_batch_size: dev/test batch size (None: ``batch_size``).
+        dev_split: the file split that serves as dev (MultiNLI: ``dev_matched`` by default).
+        test_split: the file split that serves as test (MultiNLI: ``dev_mismatched``).
+        cache_dir: where parsed vectors are cached (None: the default cache folder).
+        encoding: the data files' text encoding (None: UTF-8).
     """
 
     def __init__(

@@ -38,10 +38,13 @@ def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
     module = None
     for name, (module_path, help_text) in SUBCOMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text)
-        if name == chosen:
-            module = importlib.import_module(module_path)
-            module.add_arguments(command_parser)
+        if name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = importlib.import_module(module_path)
+        # a module with its own parser (``fit``: LightningCLI) gets every word after its name
+        own = getattr(module, "OWN_PARSER", False)
+        module.add_arguments(sub.add_parser(name, help=help_text, add_help=not own))
     return parser, module
 
 
@@ -54,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     hide_lightning_tips()
     parser, module = _parser(argv)
-    args = parser.parse_args(argv)
+    if getattr(module, "OWN_PARSER", False):
+        args, args.words = parser.parse_known_args(argv)
+    else:
+        args = parser.parse_args(argv)
     try:
         with removed_if_left_empty(getattr(args, "out", None)):
             return int(module.run(args) or 0)

@@ -95,15 +95,18 @@ def _check_names(tasks: list[str], encoders: list[str]) -> None:
 
 
 def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[str, Any]) -> None:
-    """Files and every run's fit config, before any data is read."""
+    """Files and every (task, encoder)'s fit config, before any data is read."""
     if not args.data_dir.is_dir():
         raise SystemExit(f"sanbench suite: --data-dir {args.data_dir}: no such folder")
     if args.embeddings is not None and not args.embeddings.is_file():
         raise SystemExit(f"sanbench suite: --embeddings {args.embeddings}: no such file")
-    for run in runs:
+    first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
+    for run in first.values():
         try:
-            fit_run(run, run.run_dir(args.out), args.data_dir, args.embeddings, overrides).config()
-        except (KeyError, ValueError) as error:
+            fit_run(
+                run, run.run_dir(args.out), args.data_dir, args.embeddings, overrides
+            ).resolved()
+        except ValueError as error:
             raise SystemExit(f"sanbench suite: {run.task} {run.encoder}: {error}") from None
 
 
@@ -191,7 +194,11 @@ def _run_as_jobs(
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = {name: getattr(args, name) for name in BUDGETS if getattr(args, name) is not None}
+    overrides = {  # fit config keys, as `sanbench fit --trainer.max_steps`
+        f"trainer.{name}": getattr(args, name)
+        for name in BUDGETS
+        if getattr(args, name) is not None
+    }
     failed = 0
     if not args.aggregate_only:
         if args.data_dir is None:

@@ -88,8 +88,10 @@ def default_study_name(args: argparse.Namespace) -> str:
 
 
 def context(args: argparse.Namespace, study_name: str) -> TuneContext:
-    overrides: dict[str, Any] = {
-        key: getattr(args, key) for key in BUDGET_KEYS if getattr(args, key) is not None
+    overrides: dict[str, Any] = {  # fit config keys, as `sanbench fit --trainer.max_steps`
+        f"trainer.{key}": getattr(args, key)
+        for key in BUDGET_KEYS
+        if getattr(args, key) is not None
     }
     return TuneContext(
         study=args.study,
@@ -156,9 +158,9 @@ def check_training(ctx: TuneContext) -> str | None:
             ctx.embeddings,
             ctx.seed,
             overrides=ctx.overrides,
-        ).config()
-    except (KeyError, ValueError) as error:
-        return str(error.args[0])
+        ).resolved()
+    except ValueError as error:
+        return str(error)
     return None
 
 

@@ -46,19 +46,19 @@ def protocol(task: str, runs: int) -> str:
 def departures(preset: Preset) -> str:
     """The footnote, printed once: where this protocol departs from the papers'."""
     o = preset.overrides
-    width = o.get("hidden_dim")
+    width = o.get("model.hidden_dim")
     parts = [
         "GloVe 6B 50d vectors (restricted to the datasets' words) instead of 300d",
         f"width {width} instead of 300 (Multi-CNN {width} filters per window instead of 200, "
         f"MTSA {2 * width} instead of 600)"
         if width
         else "",
-        f"at most {o['max_epochs']} epochs with early stopping on dev (patience "
-        f"{o.get('early_stopping_patience', MISSING)})"
-        if "max_epochs" in o
+        f"at most {o['trainer.max_epochs']} epochs with early stopping on dev (patience "
+        f"{o.get('run.early_stopping_patience', MISSING)})"
+        if "trainer.max_epochs" in o
         else "",
-        f"every run stops at {o['max_steps']} steps"
-        if "max_steps" in o
+        f"every run stops at {o['trainer.max_steps']} steps"
+        if "trainer.max_steps" in o
         else "CR/MPQA/SUBJ stop at 1000 steps (their configs, MTSA App. B)",
         f"{preset.runs} runs per cell (CV: the first {preset.runs} of the 10 folds, dev carved "
         f"from the other nine; otherwise seeds 0-{preset.runs - 1}) instead of 10 folds / 5 runs",

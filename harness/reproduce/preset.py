@@ -34,9 +34,9 @@ class Preset:
     runs: int = RUNS_PER_CELL
     overrides: dict[str, Any] = field(
         default_factory=lambda: {
-            "hidden_dim": HIDDEN_DIM,
-            "max_epochs": MAX_EPOCHS,
-            "early_stopping_patience": EARLY_STOPPING_PATIENCE,
+            "model.hidden_dim": HIDDEN_DIM,
+            "trainer.max_epochs": MAX_EPOCHS,
+            "run.early_stopping_patience": EARLY_STOPPING_PATIENCE,
         }
     )
 

@@ -42,28 +42,34 @@ def probe(
 ) -> dict[str, Any]:  # fmt: skip
     """Time ``steps`` training steps of one run of ``preset`` and estimate the full run."""
     from datamodules import build_datamodule
-    from harness.training.run import resolve_config, run_fit
+    from harness.training.config import FitRun
+    from harness.training.run import run_fit
 
-    config = resolve_config(task, encoder, preset.overrides)
     fold = 0 if task in CV_TASKS else None
+    run = FitRun(task, encoder, data_dir, out / task / encoder, embeddings, 0, fold)
+    config = FitRun(**{**vars(run), "overrides": preset.overrides}).resolved()
     datamodule = build_datamodule(
-        task, data_dir=data_dir, embeddings=embeddings, batch_size=config["batch_size"], seed=0,
-        **({} if fold is None else {"fold": fold}),
+        task, data_dir=data_dir, embeddings=embeddings, batch_size=config["data"]["batch_size"],
+        seed=0, **({} if fold is None else {"fold": fold}),
     )  # fmt: skip
     datamodule.setup("fit")
     steps_per_epoch = len(datamodule.train_dataloader())
     steps = min(steps, steps_per_epoch)
-    budget = {**preset.overrides, "max_steps": steps, "limit_train_batches": steps}
+    budget = {**preset.overrides, "trainer.max_steps": steps, "trainer.limit_train_batches": steps}
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    metrics = run_fit(task, encoder, data_dir, embeddings, out / task / encoder, 0, fold, budget)
+    metrics = run_fit(FitRun(**{**vars(run), "overrides": budget}))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     share = min(1.0, cpu / wall)
     train_s = float(metrics["train_time_s"]) * share
     step_s = train_s / int(metrics["steps"])
     other_s = wall * share - train_s
     estimate = estimate_run_seconds(
-        step_s, other_s, steps_per_epoch, config["max_epochs"], config["max_steps"]
+        step_s,
+        other_s,
+        steps_per_epoch,
+        config["trainer"]["max_epochs"],
+        config["trainer"]["max_steps"],
     )
     return {
         "task": task,
@@ -75,8 +81,8 @@ def probe(
         "step_s": f"{step_s:.4f}",
         "other_s": f"{other_s:.1f}",
         "steps_per_epoch": steps_per_epoch,
-        "max_epochs": config["max_epochs"],
-        "max_steps": config["max_steps"],
+        "max_epochs": config["trainer"]["max_epochs"],
+        "max_steps": config["trainer"]["max_steps"],
         "estimated_run_s": f"{estimate:.0f}",
     }
 

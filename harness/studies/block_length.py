@@ -16,7 +16,7 @@ from typing import Any
 import optuna
 
 from harness.studies.appendix_a import appendix_a_r, expected_max_length
-from harness.studies.fitting import dev_metric, fit_trial, require_training
+from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
 from harness.studies.plans import StudyPlan, TuneContext
 
 R_RANGE = (2, 32)
@@ -40,18 +40,16 @@ def _check_encoder(encoder: str) -> None:
 
 
 def plan(ctx: TuneContext) -> StudyPlan:
-    from harness.training.config import resolve_config
-
     task, encoder, data_dir = require_training(ctx)
     _check_encoder(encoder)
-    config = resolve_config(task, encoder, ctx.overrides)
-    base_options = dict(config["encoder_options"] or {})
-    batch = int(config["batch_size"])
+    config = best_fit_run(ctx, {}).resolved()
+    base_options = dict(config["model"]["encoder_options"] or {})
+    batch = int(config["data"]["batch_size"])
     stats = length_stats(task, data_dir, batch, ctx.seed)
     dev, _ = dev_metric(task)
 
     def overrides(r: int) -> dict[str, Any]:
-        return {"encoder_options": {**base_options, "block_len": r}}
+        return {"model.encoder_options": {**base_options, "block_len": r}}
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         r = trial.suggest_int("block_len", *R_RANGE)

@@ -15,7 +15,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-from harness.studies.fitting import dev_metric, fit_trial, require_training
+from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
 from harness.studies.plans import StudyPlan, TuneContext
 
 KEEP_RANGE = (0.5, 0.95)
@@ -31,18 +31,16 @@ def supports_attention_dropout(encoder: str) -> bool:
 def plan(ctx: TuneContext) -> StudyPlan:
     from optuna_integration import PyTorchLightningPruningCallback
 
-    from harness.training.config import resolve_config
-
     task, encoder, _ = require_training(ctx)
-    base_options = dict(resolve_config(task, encoder, ctx.overrides)["encoder_options"] or {})
+    base_options = dict(best_fit_run(ctx, {}).resolved()["model"]["encoder_options"] or {})
     attention = supports_attention_dropout(encoder)
     dev, monitor = dev_metric(task)
 
     def overrides(params: dict[str, Any]) -> dict[str, Any]:
-        chosen: dict[str, Any] = {"dropout": round(1.0 - params["keep_prob"], 6)}
+        chosen: dict[str, Any] = {"model.dropout": round(1.0 - params["keep_prob"], 6)}
         if "attn_keep_prob" in params:
             attn = round(1.0 - params["attn_keep_prob"], 6)
-            chosen["encoder_options"] = {**base_options, "attn_dropout": attn}
+            chosen["model.encoder_options"] = {**base_options, "attn_dropout": attn}
         return chosen
 
     def objective(trial: optuna.Trial) -> float:

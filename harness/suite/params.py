@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from torch import nn
@@ -18,8 +19,9 @@ from torch import nn
 from encoders import build_encoder, list_encoders
 from harness.suite.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 from harness.suite.tables import MISSING, Table
-from harness.training.config import resolve_config
+from harness.training.config import FitRun
 from harness.training.heads import FEATURE_FACTOR, Classifier
+from harness.training.task_model import builder_options
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3
@@ -95,10 +97,8 @@ def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
 
 def measure(spec: ParamSpec) -> ParamRow:
     """Build ``spec``'s encoder as the SNLI run would (config, then the row's overrides)."""
-    config = resolve_config("snli", spec.encoder)
-    options = dict(config["encoder_options"] or {})
-    if config["hidden_dim"] is not None:
-        options["hidden_dim"] = config["hidden_dim"]
+    model = FitRun("snli", spec.encoder, Path("."), Path(".")).resolved()["model"]
+    options = builder_options(spec.encoder, model["hidden_dim"], model["encoder_options"])
     options.update(spec.overrides)
     encoder = build_encoder(spec.encoder, input_dim=SNLI_INPUT_DIM, **options)
     paper = None if spec.paper is None else lookup(*spec.paper, spec.encoder, "snli", "params")
@@ -106,7 +106,7 @@ def measure(spec: ParamSpec) -> ParamRow:
         spec=spec,
         output_dim=encoder.output_dim,
         encoder_params=count(encoder),
-        head_params=snli_head_params(encoder.output_dim, config["head_hidden"]),
+        head_params=snli_head_params(encoder.output_dim, model["head_hidden"]),
         paper=paper,
     )
 

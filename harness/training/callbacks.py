@@ -1,4 +1,4 @@
-"""The trainer's callbacks and loggers for one fit, from its config."""
+"""The trainer's callbacks and loggers for one fit, from its ``run:`` options."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from typing import Any
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint, WeightAveraging
-from lightning.pytorch.loggers import CSVLogger, Logger, TensorBoardLogger
+from lightning.pytorch.loggers import CSVLogger, Logger
 from torch.optim.swa_utils import get_ema_avg_fn
 
 from harness.training.efficiency import EfficiencyCallback
+from harness.training.epoch_lines import EpochLines, progress_bar_on
+from harness.training.run_options import RunOptions
 
 
 def monitored_metric(kind: str) -> str:
@@ -19,10 +21,10 @@ def monitored_metric(kind: str) -> str:
     return "val_pearson" if kind == "relatedness" else "val_acc"
 
 
-def periodic_checkpoint(config: dict[str, Any], out_dir: Path) -> ModelCheckpoint:
+def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
     """``last.ckpt`` every ``checkpoint_every_n_steps`` steps, else every
     ``checkpoint_every_minutes`` of training, mid-epoch included: a kill loses at most that."""
-    steps, minutes = config["checkpoint_every_n_steps"], config["checkpoint_every_minutes"]
+    steps, minutes = run.checkpoint_every_n_steps, run.checkpoint_every_minutes
     return ModelCheckpoint(
         dirpath=out_dir / "checkpoints",
         save_last=True,
@@ -33,9 +35,9 @@ def periodic_checkpoint(config: dict[str, Any], out_dir: Path) -> ModelCheckpoin
     )
 
 
-def make_callbacks(config: dict[str, Any], out_dir: Path, monitor: str) -> list[pl.Callback]:
+def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
     """Efficiency columns, best-on-dev and periodic checkpoints, early stopping, EMA."""
-    callbacks: list[pl.Callback] = [EfficiencyCallback(), periodic_checkpoint(config, out_dir)]
+    callbacks: list[pl.Callback] = [EfficiencyCallback(), periodic_checkpoint(run, out_dir)]
     callbacks.append(
         ModelCheckpoint(
             dirpath=out_dir / "checkpoints",
@@ -47,26 +49,41 @@ def make_callbacks(config: dict[str, Any], out_dir: Path, monitor: str) -> list[
             enable_version_counter=False,
         )
     )
-    if config["early_stopping_patience"]:
+    if run.early_stopping_patience:
         callbacks.append(
             EarlyStopping(
                 monitor=monitor,
                 mode="max",
-                patience=config["early_stopping_patience"],
+                patience=run.early_stopping_patience,
                 # check after each validation only: a --max-steps budget shorter than an epoch
                 # ends training before any validation has produced the metric
                 check_on_train_epoch_end=False,
             )
         )
-    if config["ema_decay"]:
-        callbacks.append(WeightAveraging(avg_fn=get_ema_avg_fn(config["ema_decay"])))
+    if run.ema_decay:
+        callbacks.append(WeightAveraging(avg_fn=get_ema_avg_fn(run.ema_decay)))
     return callbacks
 
 
-def make_loggers(config: dict[str, Any], out_dir: Path) -> list[Logger]:
-    """CSV always (``logs/version_N``, read by curve.csv and the reports); TensorBoard
-    (``tensorboard/version_N``) beside it when ``logger: tensorboard``."""
-    loggers: list[Logger] = [CSVLogger(out_dir, name="logs")]
-    if config["logger"] == "tensorboard":
-        loggers.append(TensorBoardLogger(out_dir, name="tensorboard", default_hp_metric=False))
-    return loggers
+def trainer_arguments(
+    run: RunOptions,
+    out_dir: Path,
+    kind: str,
+    progress_bar: bool | None,
+    logger: Logger | list[Logger] | bool | None = None,
+    callbacks: list[pl.Callback] | None = None,
+) -> dict[str, Any]:
+    """``Trainer`` keywords a fit adds to its config's: our callbacks after ``callbacks``; the
+    CSV logger (``out_dir/logs/version_N``, read by curve.csv and the reports) before the
+    config's ``logger`` (e.g. TensorBoard); ``progress_bar`` None = a bar in a terminal, else
+    one line per epoch."""
+    progress = progress_bar_on(progress_bar)
+    ours = make_callbacks(run, out_dir, monitored_metric(kind))
+    chosen = [] if isinstance(logger, bool) or logger is None else logger
+    loggers = [CSVLogger(out_dir, name="logs"), *(chosen if isinstance(chosen, list) else [chosen])]
+    return {
+        "callbacks": [*(callbacks or []), *ours, *([] if progress else [EpochLines()])],
+        "logger": loggers,
+        "enable_progress_bar": progress,
+        "default_root_dir": out_dir,
+    }

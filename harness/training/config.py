@@ -1,12 +1,12 @@
-"""Fit configurations: the packaged per-task YAMLs, their resolution, and validation.
+"""Fit configurations: the per-task YAMLs (only what differs per task) and ``FitRun``.
 
-Light on purpose (yaml and the standard library only): ``sanbench fit --help`` and argument
-errors must not wait for torch or Lightning.
+A fit config has LightningCLI's layout: ``seed_everything``, ``trainer:``, ``model:``,
+``data:``, ``run:`` (harness options) and ``out``. Light on purpose (yaml and the standard
+library only): the suite and tune check their grids without torch or Lightning.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -15,36 +15,6 @@ from typing import Any
 import yaml
 
 CONFIG_PACKAGE = "harness.training.configs"
-# the keys of a fit config file that say *what* to train; every other key is a task-config value
-RUN_KEYS = ("task", "encoder", "data_dir", "embeddings", "seed", "fold")
-MODULE_KEYS = (
-    "optimizer",
-    "lr",
-    "weight_decay",
-    "dropout",
-    "head_hidden",
-    "activation",
-    "finetune_embeddings",
-    "adadelta_rho",
-    "eps",
-)
-TRAINER_KEYS = (
-    "max_epochs",
-    "max_steps",
-    "limit_train_batches",
-    "limit_val_batches",
-    "limit_test_batches",
-    "val_check_interval",
-    "accelerator",
-    "devices",
-    "num_nodes",
-    "strategy",
-    "precision",
-    "deterministic",
-    "gradient_clip_val",
-)
-POSITIVE_KEYS = ("batch_size", "head_hidden", "hidden_dim", "checkpoint_every_n_steps")
-LOGGERS = ("csv", "tensorboard")
 
 
 class ConfigError(ValueError):
@@ -58,50 +28,83 @@ def list_task_configs() -> list[str]:
 
 
 def load_task_config(task: str) -> dict[str, Any]:
-    """The task's configuration (``harness/training/configs/<task>.yaml``) as a dict."""
+    """``harness/training/configs/<task>.yaml``: sections, and per-encoder values (``encoders``)."""
     path = resources.files(CONFIG_PACKAGE) / f"{task}.yaml"
     if not path.is_file():
-        raise KeyError(f"no training config for task {task!r}; known: {list_task_configs()}")
-    return yaml.safe_load(path.read_text())
+        raise ConfigError(f"unknown task {task!r}; known: {', '.join(list_task_configs())}")
+    return yaml.safe_load(path.read_text()) or {}
 
 
-def resolve_config(
-    task: str, encoder: str, overrides: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Task config, then the task's per-encoder values (e.g. DiSAN's batch 16), then overrides."""
-    config = copy.deepcopy(load_task_config(task))
-    per_encoder = config.pop("encoder_overrides", {}) or {}
-    for source, values in (("encoder_overrides", per_encoder.get(encoder, {})), ("", overrides)):
-        for key, value in (values or {}).items():
-            if key not in config:
-                where = f"{source}[{encoder}] of {task}.yaml" if source else "overrides"
-                raise KeyError(f"{where}: unknown config key {key!r}; known keys: {sorted(config)}")
-            config[key] = value
-    return config
+def dotted(nested: dict[str, Any]) -> dict[str, Any]:
+    """``{"data": {"batch_size": 32}}`` -> ``{"data.batch_size": 32}`` (one level of sections)."""
+    return {f"{section}.{k}": v for section, values in nested.items() for k, v in values.items()}
 
 
-def check_config(config: dict[str, Any]) -> None:
-    """Reject values that would only fail after the data has been loaded."""
-    problems = [
-        f"{key} must be a positive integer, got {config[key]!r}"
-        for key in POSITIVE_KEYS
-        if config.get(key) is not None
-        and (isinstance(config[key], bool) or not isinstance(config[key], int) or config[key] < 1)
-    ]
-    minutes = config.get("checkpoint_every_minutes")
-    if minutes is not None and (not isinstance(minutes, int | float) or minutes <= 0):
-        problems.append(f"checkpoint_every_minutes must be a positive number, got {minutes!r}")
-    if config.get("logger") not in LOGGERS:
-        problems.append(f"logger must be one of {LOGGERS}, got {config.get('logger')!r}")
-    if problems:
-        raise ConfigError("; ".join(problems))
+def task_defaults(task: str, encoder: str | None) -> dict[str, Any]:
+    """The task's values, then its per-encoder ones (e.g. DiSAN's batch 16), as dotted keys."""
+    config = load_task_config(task)
+    per_encoder = (config.pop("encoders", None) or {}).get(encoder) or {}
+    return dotted(config) | dotted(per_encoder)
+
+
+def nested(values: dict[str, Any]) -> dict[str, Any]:
+    """Dotted keys (``trainer.max_steps``) -> the nested mapping LightningCLI parses."""
+    tree: dict[str, Any] = {}
+    for key, value in values.items():
+        *parents, leaf = key.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return tree
+
+
+def _config_file(path: Path) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_text()) or {}
+    except OSError as error:
+        raise ConfigError(f"--config {path}: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(
+            f"{path}: not YAML ({' '.join(str(error).split())}); fix the file or re-create it "
+            "with `sanbench fit ... --print_config > FILE`"
+        ) from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path}: expected a mapping with trainer:, model:, data: sections")
+    return loaded
+
+
+def chosen_task_and_encoder(args: list[str] | dict[str, Any]) -> tuple[str | None, str | None]:
+    """The task and encoder ``args`` ask for (command-line words, in order, ``--config`` files
+    included, or a nested config): they choose the task config's defaults before parsing."""
+    if isinstance(args, dict):
+        found = _task_and_encoder(args)
+        return found.get("data.task"), found.get("model.encoder")
+    found = {}
+    words = iter(args)
+    for word in words:
+        key, _, value = word.partition("=")
+        if key not in ("--config", "-c", "--data.task", "--model.encoder"):
+            continue
+        value = value or next(words, "")
+        if key in ("--config", "-c"):
+            found.update(_task_and_encoder(_config_file(Path(value))))
+        else:
+            found[key.removeprefix("--")] = value
+    return found.get("data.task"), found.get("model.encoder")
+
+
+def _task_and_encoder(config: dict[str, Any]) -> dict[str, Any]:
+    data, model = config.get("data") or {}, config.get("model") or {}
+    pairs = {"data.task": data.get("task"), "model.encoder": model.get("encoder")}
+    return {k: v for k, v in pairs.items() if v is not None}
 
 
 @dataclass(frozen=True)
 class FitRun:
-    """One fit: what to train (task, encoder, data, seed, fold), where, and the task-config
-    values that differ from ``configs/<task>.yaml``. ``fit``, every run of a ``suite`` and
-    every trial of ``tune`` is one of these."""
+    """One fit of ``fit``, of a ``suite`` or of a ``tune`` trial: what to train, where, and the
+    values that differ from ``configs/<task>.yaml``, as dotted keys like the command line's
+    (``{"trainer.max_steps": 50, "model.dropout": 0.3}``)."""
 
     task: str
     encoder: str
@@ -112,20 +115,36 @@ class FitRun:
     fold: int | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
 
-    def config(self) -> dict[str, Any]:
-        """The resolved task config (task YAML, per-encoder values, overrides), checked."""
-        config = resolve_config(self.task, self.encoder, self.overrides)
-        check_config(config)
-        return config
+    def args(self) -> dict[str, Any]:
+        """The nested config LightningCLI parses (``harness.training.fit_cli.FitCLI``)."""
+        values = {
+            "seed_everything": self.seed,
+            "out": str(self.out_dir),
+            "data.task": self.task,
+            "data.data_dir": str(self.data_dir),
+            "data.embeddings": None if self.embeddings is None else str(self.embeddings),
+            "model.encoder": self.encoder,
+            **({} if self.fold is None else {"data.fold": self.fold}),
+        }
+        return nested(values | self.overrides)
 
     def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE --out DIR`` runs as is."""
-        head = {
-            "task": self.task,
-            "encoder": self.encoder,
-            "data_dir": str(self.data_dir),
-            "embeddings": None if self.embeddings is None else str(self.embeddings),
-            "seed": self.seed,
-            "fold": self.fold,
-        }
-        return yaml.safe_dump(head | self.config(), sort_keys=False, default_flow_style=False)
+        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
+        from harness.training.fit_cli import FitCLI
+
+        return FitCLI(self.args()).config_yaml()
+
+    def resolved(self) -> dict[str, Any]:
+        """The complete nested config (task config, per-encoder values, overrides, defaults)."""
+        return yaml.safe_load(self.to_yaml())
+
+
+def plain(value: Any) -> Any:
+    """``value`` as a built-in int or float: jsonargparse's checked types (``PositiveInt``, ...)
+    subclass them, and checkpoints load with ``weights_only``, which accepts built-ins only."""
+    if isinstance(value, bool) or value is None:
+        return value
+    for kind in (int, float):
+        if isinstance(value, kind):
+            return kind(value)
+    return value

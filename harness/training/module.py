@@ -67,7 +67,7 @@ class TaskModule(pl.LightningModule):
     Every constructor argument is a saved hyper-parameter, so ``TaskModule.load_from_checkpoint
     (path)`` rebuilds encoder and head exactly (``encoder_options`` are the builder's extra
     keywords, e.g. ``hidden_dim``); the vocabulary the embedding rows stand for is stored in the
-    checkpoint too (``vocabulary``, set by ``run_fit``). Pre-trained vectors are copied in with
+    checkpoint too (``vocabulary``, set by ``task_model``). Pre-trained vectors are copied in with
     :meth:`set_embeddings`.
     """
 

@@ -6,7 +6,6 @@ Folder layout::
     out_dir/metrics.json        every final metric, efficiency columns, resolved config, versions
     out_dir/manifest.json       {"kind": "fit", ...}
     out_dir/logs/version_N/     Lightning CSV logs, one folder per (re)start
-    out_dir/tensorboard/        TensorBoard events (``logger: tensorboard``)
     out_dir/curve.csv           every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)
     out_dir/test_predictions.csv  index, length(s), label, prediction per test example
     out_dir/checkpoints/        last.ckpt (resume; also mid-epoch) and the best-on-dev checkpoint
@@ -27,20 +26,17 @@ import lightning
 import lightning.pytorch as pl
 import torch
 import torchmetrics
+import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
-from encoders import builder_accepts
-from encoders.layers.mblosa import block_length
 from harness.environment import environment
-from harness.studies.appendix_a import expected_max_length
-from harness.training.callbacks import make_callbacks, make_loggers, monitored_metric
-from harness.training.config import MODULE_KEYS, TRAINER_KEYS, FitRun
+from harness.training.config import FitRun
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
-from harness.training.epoch_lines import EpochLines, progress_bar_on
-from harness.training.module import TaskModule, Vocabulary
+from harness.training.fit_cli import FitCLI
+from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
 from harness.training.run_folder import prepare_run_folder
@@ -62,63 +58,10 @@ def _write_json(path: Path, payload: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def trainer_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The config's Trainer arguments; "all batches" (1.0) is passed as Lightning's default
-    (None), so that Lightning does not announce it on every run."""
-    settings = {k: config[k] for k in TRAINER_KEYS}
-    for key in (
-        "limit_train_batches",
-        "limit_val_batches",
-        "limit_test_batches",
-        "val_check_interval",
-    ):
-        if isinstance(settings[key], float) and settings[key] == 1.0:
-            settings[key] = None
-    return settings
-
-
 def _plain(loader: DataLoader) -> DataLoader:
     """``loader``'s examples in order, batches of ``INFERENCE_BATCH`` (``Trainer.predict``
     needs a batch sampler it can wrap, which the datamodules' pre-sorted lists are not)."""
     return DataLoader(loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=loader.collate_fn)
-
-
-def build_module(
-    config: dict[str, Any],
-    encoder: str,
-    embedding_matrix: torch.Tensor,
-    kind: str,
-    classes: int,
-    labels: tuple[str, ...] = (),
-    length_stats: dict[str, float] | None = None,
-) -> TaskModule:
-    """The LightningModule for ``encoder`` with ``embedding_matrix`` copied in;
-    ``hidden_dim: null`` keeps the builder's own size.
-
-    An encoder with a block length (Bi-BloSAN) gets Appendix A's r from the training lengths'
-    ``length_stats`` (mean, std) and the batch size, unless ``encoder_options`` sets it.
-    """
-    options = dict(config["encoder_options"] or {})
-    if config["hidden_dim"] is not None:
-        options["hidden_dim"] = config["hidden_dim"]
-    if length_stats is not None and builder_accepts(encoder, "block_len"):
-        longest = expected_max_length(
-            length_stats["mean"], length_stats["std"], config["batch_size"]
-        )
-        options.setdefault("block_len", block_length(longest))
-    vocab_size, dim = embedding_matrix.shape
-    module = TaskModule(
-        encoder,
-        kind,
-        classes,
-        int(vocab_size),
-        int(dim),
-        encoder_options=options,
-        labels=labels,
-        **{k: config[k] for k in MODULE_KEYS},
-    )
-    module.set_embeddings(torch.as_tensor(embedding_matrix).float())
-    return module
 
 
 def compile_encoder(
@@ -139,34 +82,15 @@ def compile_encoder(
 def fit_datamodule(
     datamodule: pl.LightningDataModule,
     module: TaskModule,
-    config: dict[str, Any],
+    trainer: pl.Trainer,
     out_dir: Path,
-    extra_callbacks: list[pl.Callback] | None = None,
-) -> tuple[dict[str, Any], pl.Trainer]:
+    compile: bool = False,
+) -> dict[str, Any]:
     """Fit (resuming from ``last.ckpt``), then validate, test and predict the test split with
-    the best-on-dev weights.
-
-    ``extra_callbacks`` join the trainer's own (e.g. optuna's pruning callback).
-    """
-    monitor = monitored_metric(datamodule.task.kind)
-    callbacks = make_callbacks(config, out_dir, monitor) + list(extra_callbacks or [])
-    progress = progress_bar_on(config["progress_bar"])
-    if not progress:
-        callbacks.append(EpochLines())
-    trainer = pl.Trainer(
-        default_root_dir=out_dir,
-        logger=make_loggers(config, out_dir),  # logs/version_N: one folder per (re)start
-        callbacks=callbacks,
-        enable_progress_bar=progress,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        # the datamodule shards its own bucketed training batches and evaluates unsharded
-        use_distributed_sampler=False,
-        log_every_n_steps=config["log_every_n_steps"],
-        **trainer_settings(config),
-    )
+    the best-on-dev weights; ``trainer`` carries ``trainer_arguments``' callbacks."""
+    callbacks = trainer.callbacks
     compile_seconds = None
-    if config["compile"]:
+    if compile:
         compile_seconds = compile_encoder(
             module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
         )
@@ -186,10 +110,10 @@ def fit_datamodule(
     trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
     trainer.predict(module, dataloaders=_plain(datamodule.test_dataloader()), ckpt_path=best)
     infer_loader = _plain(datamodule.val_dataloader())
-    metrics = {
+    return {
         "params": module.parameter_count(),
         **efficiency,
-        "compile": bool(config["compile"]),
+        "compile": compile,
         "compile_s": compile_seconds,
         "dev_infer_time_s": time_inference(module, infer_loader, trainer.strategy.root_device),
         "epochs": epochs,
@@ -199,62 +123,41 @@ def fit_datamodule(
         **_renamed(test, "test_", "test_"),
         "best_checkpoint": Path(best).name if best else "",
     }
-    return metrics, trainer
 
 
 def run_fit(
-    run: FitRun, callbacks: list[pl.Callback] | None = None, overwrite: bool = False
+    run: FitRun | FitCLI, callbacks: list[pl.Callback] | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
-    """Train, validate and test one model; write ``run.out_dir/metrics.json`` and return it.
+    """Train, validate and test one model; write ``out/metrics.json`` and return it.
 
-    ``callbacks`` are added to the trainer's own (optuna pruning in ``sanbench tune``).
+    ``run`` is a :class:`FitRun` or a parsed ``FitCLI`` (``sanbench fit``); ``callbacks`` are
+    added to the trainer's own (optuna pruning in ``sanbench tune``).
 
-    ``run.out_dir`` is resumed only by the same configuration (``fit_config.yaml``): a
-    finished folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes
-    from it. Another configuration raises :class:`RunFolderError` unless ``overwrite``.
+    The run folder is resumed only by the same configuration (``fit_config.yaml``): a finished
+    folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes from it.
+    Another configuration raises :class:`RunFolderError` unless ``overwrite``.
     """
-    from datamodules import build_datamodule
-
-    config = run.config()
-    prepare_run_folder(run, overwrite, writer=rank_zero_only.rank == 0)
-    out_dir, task, encoder, seed, fold = (
-        Path(run.out_dir),
-        run.task,
-        run.encoder,
-        run.seed,
-        run.fold,
-    )
+    cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
+    cli.check()
+    out_dir = cli.out_dir
+    prepare_run_folder(out_dir, cli.config_yaml(), overwrite, writer=rank_zero_only.rank == 0)
     done = out_dir / "metrics.json"
     if done.exists():
         return json.loads(done.read_text())
-    pl.seed_everything(seed, workers=True)
-    extra = {"fold": fold} if fold is not None else {}
-    datamodule = build_datamodule(
-        task,
-        data_dir=Path(run.data_dir),
-        embeddings=Path(run.embeddings) if run.embeddings else None,
-        batch_size=config["batch_size"],
-        seed=seed,
-        **extra,
+    cli.build(callbacks)
+    datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
+    measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
+    task, encoder, seed = (
+        config["data"]["task"],
+        config["model"]["encoder"],
+        config["seed_everything"],
     )
-    datamodule.setup("fit")
-    spec = datamodule.task
-    module = build_module(
-        config,
-        encoder,
-        datamodule.embedding_matrix,
-        spec.kind,
-        spec.num_classes,
-        spec.labels,
-        datamodule.length_stats,
-    )
-    module.vocabulary = Vocabulary(itos=datamodule.vocab.itos, lowercase=datamodule.lowercase)
-    measured, trainer = fit_datamodule(datamodule, module, config, out_dir, callbacks)
+    fold = config["data"]["fold"] if datamodule.task.cv_folds else None
     metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, **measured}
     metrics = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()
     }
-    metrics["config"] = config
+    metrics["config"] = yaml.safe_load(cli.config_yaml())
     metrics["versions"] = {
         **environment(trainer.strategy.root_device),
         "lightning": lightning.__version__,

@@ -12,12 +12,13 @@ from typing import Any
 
 import yaml
 
-from harness.training.config import FitRun
+from harness.training.config import dotted
 
 FILE_NAME = "fit_config.yaml"
 # keys that do not change what a run computes: a resume may change them
-NOT_COMPARED = ("data_dir", "progress_bar", "log_every_n_steps", "checkpoint_every_minutes",
-                "checkpoint_every_n_steps")  # fmt: skip
+NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir",
+                "trainer.enable_progress_bar", "trainer.log_every_n_steps", "trainer.logger",
+                "run.checkpoint_every_minutes", "run.checkpoint_every_n_steps")  # fmt: skip
 
 
 class RunFolderError(ValueError):
@@ -25,9 +26,11 @@ class RunFolderError(ValueError):
 
 
 def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
-    kept = {k: v for k, v in fit_config.items() if k not in NOT_COMPARED}
-    if kept.get("embeddings"):  # the same vectors may live at another path on another machine
-        kept["embeddings"] = Path(str(kept["embeddings"])).name
+    sections = {k: v for k, v in fit_config.items() if isinstance(v, dict)}
+    flat = {k: v for k, v in fit_config.items() if k not in sections} | dotted(sections)
+    kept = {k: v for k, v in flat.items() if k not in NOT_COMPARED}
+    if kept.get("data.embeddings"):  # the same vectors may live at another path elsewhere
+        kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
     return kept
 
 
@@ -40,12 +43,12 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     ]
 
 
-def prepare_run_folder(run: FitRun, overwrite: bool, writer: bool) -> None:
-    """Make ``run.out_dir`` ready for ``run``, or raise :class:`RunFolderError`.
+def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) -> None:
+    """Make ``out_dir`` ready for the run whose fit config is ``text``, or raise
+    :class:`RunFolderError`.
 
     ``writer`` is False on every process but rank 0 of a distributed run: they only check.
     """
-    out_dir, text = Path(run.out_dir), run.to_yaml()
     if overwrite and not writer:
         return  # rank 0 deletes and rewrites the folder
     if overwrite and out_dir.exists():

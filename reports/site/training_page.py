@@ -46,6 +46,7 @@ SUMMARY = (
 )
 ENV_KEYS = ("device", "device_name", "torch", "cuda", "python", "lightning", "torchmetrics")
 ENV_KEYS += ("threads", "allocator", "world_size", "commit")
+FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
 
 
 def mean_std(values: pd.Series, formatter: Any) -> str:
@@ -82,6 +83,18 @@ def length_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     return ["task", "encoder", *bins], rows
 
 
+def flat_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A fit config's sections (``trainer:``, ``model:`` ...) as dotted keys; a flat config
+    (runs written before the LightningCLI layout) as it is."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        if isinstance(value, dict) and key in FIT_SECTIONS:
+            flat.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
 def environment(results: pd.DataFrame, metrics: dict, manifest: dict) -> dict[str, str]:
     """Device, dtype (Lightning precision), versions and commit of the runs."""
     versions = {k: str(v) for k, v in (metrics.get("versions") or {}).items()}
@@ -89,7 +102,8 @@ def environment(results: pd.DataFrame, metrics: dict, manifest: dict) -> dict[st
     for key in ("device", "device_name", "torch", "commit"):
         if key in results and joined(results[key]):
             env[key] = joined(results[key])
-    precision = (metrics.get("config") or {}).get("precision")
+    config = flat_config(metrics.get("config") or {})
+    precision = config.get("trainer.precision", config.get("precision"))  # older runs: flat
     if precision:
         env["dtype"] = f"precision {precision}"
     if manifest.get("commit") and "commit" not in env:
@@ -183,7 +197,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
     title = f"Fit {run.name}: {metrics.get('task', '')} / {metrics.get('encoder', '')}"
     config = {
         k: numbers.MISSING if v is None else str(v)
-        for k, v in (metrics.get("config") or {}).items()
+        for k, v in flat_config(metrics.get("config") or {}).items()
     }
     render_run_page(
         "training.html.j2",

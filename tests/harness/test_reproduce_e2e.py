@@ -18,7 +18,12 @@ TINY = Preset(
     tasks=("cr", "sst2"),
     encoders=("multi_cnn", "bi_blosan"),
     runs=2,
-    overrides={"hidden_dim": 8, "max_epochs": 1, "max_steps": 2, "limit_train_batches": 2},
+    overrides={
+        "model.hidden_dim": 8,
+        "trainer.max_epochs": 1,
+        "trainer.max_steps": 2,
+        "trainer.limit_train_batches": 2,
+    },
 )
 
 

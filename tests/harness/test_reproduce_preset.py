@@ -27,7 +27,7 @@ def test_paper_preset_covers_table_6_with_three_runs_per_cell() -> None:
 
 
 def test_preset_round_trips_through_json_fields() -> None:
-    tiny = Preset(tasks=("cr",), encoders=("mtsa",), runs=2, overrides={"max_steps": 3})
+    tiny = Preset(tasks=("cr",), encoders=("mtsa",), runs=2, overrides={"trainer.max_steps": 3})
     assert Preset.from_dict(tiny.to_dict()) == tiny
 
 

@@ -106,7 +106,7 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
 
 def test_departures_state_the_presets_budget() -> None:
     note = departures(PAPER_PRESET)
-    width = PAPER_PRESET.overrides["hidden_dim"]
+    width = PAPER_PRESET.overrides["model.hidden_dim"]
     assert f"width {width} instead of 300" in note
-    assert f"at most {PAPER_PRESET.overrides['max_epochs']} epochs" in note
+    assert f"at most {PAPER_PRESET.overrides['trainer.max_epochs']} epochs" in note
     assert "50d" in note and "phrase-level" in note and "TREC" in note

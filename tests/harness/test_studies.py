@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -13,7 +12,6 @@ import pytest
 import yaml
 
 from harness.cli import main
-from harness.commands.fit import add_arguments as add_fit_arguments
 from harness.studies.appendix_a import appendix_a_r, expected_max_length, memory_optimal_r
 from harness.studies.block_length_memory import compare, eq19_cost
 from harness.studies.dropout import supports_attention_dropout
@@ -87,21 +85,22 @@ def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
         data_dir=Path("data"),
         embeddings=None,
         out=Path("o"),
-        overrides={"max_steps": 50},
+        overrides={"trainer.max_steps": 50},
     )
-    run = best_fit_run(ctx, {"encoder_options": {"block_len": 7}, "dropout": 0.3})
+    run = best_fit_run(ctx, {"model.encoder_options": {"block_len": 7}, "model.dropout": 0.3})
     config_file = tmp_path / "best_config.yaml"
     config_file.write_text(run.to_yaml())
-    from harness.commands.fit import fit_run_from
+    from harness.training.fit_cli import FitCLI
 
-    parser = argparse.ArgumentParser()
-    add_fit_arguments(parser)
-    args = parser.parse_args(["--config", str(config_file), "--out", str(tmp_path / "fit")])
-    again = fit_run_from(args)  # what `sanbench fit --config FILE` would train
-    assert (again.task, again.encoder, again.data_dir) == ("trec", "bi_blosan", Path("data"))
-    config = again.config()
-    assert config["max_steps"] == 50 and config["dropout"] == 0.3
-    assert config["encoder_options"] == {"block_len": 7}
+    again = FitCLI(["--config", str(config_file)]).config  # what `sanbench fit --config` trains
+    assert (again.data.task, again.model.encoder, again.data.data_dir) == (
+        "trec",
+        "bi_blosan",
+        "data",
+    )
+    assert again.trainer.max_steps == 50 and again.model.dropout == 0.3
+    assert again.model.encoder_options == {"block_len": 7}
+    assert yaml.safe_load(run.to_yaml()) == run.resolved()
     url = "postgresql://ann:secret@db.lab/studies"
     assert dashboard_command(url) == "optuna-dashboard postgresql+psycopg://ann:***@db.lab/studies"
     assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
@@ -151,7 +150,7 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
         directions=["maximize"],
         objective=lambda trial: -abs(trial.suggest_float("dropout", 0.0, 0.9) - 0.4),
         default_trials=3,
-        fit_overrides=lambda trial: {"dropout": trial.params["dropout"]},
+        fit_overrides=lambda trial: {"model.dropout": trial.params["dropout"]},
     )
     study.optimize(plan.objective, n_trials=3)
     ctx = TuneContext(
@@ -161,14 +160,15 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
         data_dir=Path("data"),
         embeddings=None,
         out=tmp_path,
-        overrides={"max_epochs": 3},
+        overrides={"trainer.max_epochs": 3},
     )
     summary = write_outputs(
         study, plan, tmp_path, "memory", "none", lambda overrides: best_fit_run(ctx, overrides), {}
     )
     config = yaml.safe_load((tmp_path / BEST_CONFIG).read_text())
-    assert (config["task"], config["encoder"], config["dropout"]) == ("trec", "mtsa", 0.4)
-    assert config["max_epochs"] == 3 and config["batch_size"] == 32  # study and task values
+    assert (config["data"]["task"], config["model"]["encoder"]) == ("trec", "mtsa")
+    assert config["model"]["dropout"] == 0.4
+    assert config["trainer"]["max_epochs"] == 3 and config["data"]["batch_size"] == 32
     assert summary["fit_command"].startswith(f"sanbench fit --config {tmp_path / BEST_CONFIG}")
     assert summary["fit_config"] == BEST_CONFIG
 
@@ -179,7 +179,7 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
         (["--encoder", "nope", "--data-dir", "{here}"], "unknown encoder 'nope'"),
         (["--encoder", "mtsa", "--data-dir", "{absent}"], "no such folder"),
         (["--encoder", "mtsa"], "pass --data-dir"),
-        (["--encoder", "mtsa", "--data-dir", "{here}", "--task", "nope"], "no training config"),
+        (["--encoder", "mtsa", "--data-dir", "{here}", "--task", "nope"], "unknown task 'nope'"),
     ],
 )
 def test_training_studies_check_arguments_before_any_trial(

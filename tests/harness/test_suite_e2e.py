@@ -58,7 +58,7 @@ def test_tiny_suite_runs_writes_tables_and_resumes(tmp_path: Path) -> None:
     table6 = (out / "tables" / "bi_blosan_table6.md").read_text()
     assert "| multi_cnn |" in table6
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["kind"] == "suite" and manifest["overrides"]["max_steps"] == 2
+    assert manifest["kind"] == "suite" and manifest["overrides"]["trainer.max_steps"] == 2
     assert (out / "runs" / "cr" / "multi_cnn" / "fold1" / "metrics.json").is_file()
 
     before = (out / "results-1-of-1.csv").read_text()

@@ -47,7 +47,7 @@ def _run(out: Path, fit: FakeFit, shard: Shard | None = None, **grid: Any) -> An
         fit=fit,
         data_dir=Path("data"),
         embeddings=None,
-        overrides={"max_steps": 3},
+        overrides={"trainer.max_steps": 3},
         log=lambda _: None,
     )
 
@@ -74,7 +74,7 @@ def test_each_run_gets_its_folder_its_arguments_and_one_row(tmp_path: Path) -> N
     assert rows[4]["test_acc"] == "0.51" and rows[4]["fold"] == ""
     call = fit.calls[1]
     assert call["out_dir"] == tmp_path / "runs" / "cr" / "mtsa" / "fold1"
-    assert (call["fold"], call["seed"], call["overrides"]) == (1, 0, {"max_steps": 3})
+    assert (call["fold"], call["seed"], call["overrides"]) == (1, 0, {"trainer.max_steps": 3})
 
 
 def test_resume_skips_finished_runs_and_duplicates_nothing(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ import lightning.pytorch as pl
 import pytest
 import torch
 
-from harness.training.config import list_task_configs, load_task_config, resolve_config
+from harness.training.callbacks import trainer_arguments
+from harness.training.config import ConfigError, FitRun, list_task_configs, task_defaults
+from harness.training.fit_cli import TRAINER_DEFAULTS, FitCLI
 from harness.training.heads import (
     pair_features,
     relatedness_features,
@@ -18,21 +20,41 @@ from harness.training.heads import (
     relatedness_score,
 )
 from harness.training.module import TaskModule
-from harness.training.run import build_module, fit_datamodule
+from harness.training.run import fit_datamodule
+from harness.training.run_options import RunOptions
+from harness.training.task_model import builder_options
 from tests.harness.training_toy import DIM, ToyDataModule, sparse_target
 
-TINY = {"hidden_dim": 6, "head_hidden": 12, "dropout": 0.0, "lr": 0.02, "max_epochs": 6}
 
-
-def fit_toy(tmp: Path, kind: str = "single", seed: int = 0, **overrides) -> tuple[dict, pl.Trainer]:
+def fit_toy(
+    tmp: Path,
+    kind: str = "single",
+    seed: int = 0,
+    *,
+    model: dict | None = None,
+    trainer: dict | None = None,
+    run: dict | None = None,
+) -> tuple[dict, pl.Trainer]:
+    """Fit a width-6 Multi-CNN on the toy task with a fit's trainer; ``model``, ``trainer`` and
+    ``run`` are the config sections' values (TaskModule's, Trainer's, RunOptions')."""
     pl.seed_everything(seed, workers=True)
     datamodule = ToyDataModule(kind)
-    task = "sick" if kind == "relatedness" else "snli" if kind == "pair" else "trec"
-    config = resolve_config(task, "multi_cnn", {**TINY, **overrides})
-    module = build_module(
-        config, "multi_cnn", datamodule.embedding_matrix, kind, datamodule.task.num_classes
+    vocab, dim = datamodule.embedding_matrix.shape
+    chosen = {"dropout": 0.0, "lr": 0.02, "optimizer": "adam" if kind == "single" else "adadelta"}
+    module = TaskModule(
+        "multi_cnn",
+        kind,
+        datamodule.task.num_classes,
+        vocab,
+        dim,
+        encoder_options={"hidden_dim": 6},
+        head_hidden=12,
+        **{**chosen, **(model or {})},
     )
-    return fit_datamodule(datamodule, module, config, tmp)
+    module.set_embeddings(datamodule.embedding_matrix)
+    extra = trainer_arguments(RunOptions(**(run or {})), tmp, kind, progress_bar=False)
+    fit_trainer = pl.Trainer(**{**TRAINER_DEFAULTS, "max_epochs": 6, **(trainer or {}), **extra})
+    return fit_datamodule(datamodule, module, fit_trainer, tmp), fit_trainer
 
 
 def test_pair_and_relatedness_features() -> None:
@@ -84,16 +106,21 @@ def test_bad_kind_and_optimizer_are_rejected() -> None:
         small_module(optimizer="sgd")
 
 
-def test_configs_share_keys_and_resolve_overrides() -> None:
-    keys = {task: set(load_task_config(task)) for task in list_task_configs()}
-    assert set(keys) >= {"sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli"}
-    assert len({frozenset(k) for k in keys.values()}) == 1
-    assert resolve_config("trec", "disan")["batch_size"] == 16
-    assert resolve_config("trec", "bi_blosan", {"dropout": 0.3})["dropout"] == 0.3
-    with pytest.raises(KeyError, match="unknown config key 'dropuot'"):
-        resolve_config("trec", "bi_blosan", {"dropuot": 0.3})
-    with pytest.raises(KeyError, match="no training config"):
-        load_task_config("nope")
+def test_task_configs_parse_and_hold_only_what_differs() -> None:
+    tasks = list_task_configs()
+    assert set(tasks) >= {"sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli"}
+    for task in tasks:  # every key of every task config is a FitCLI option
+        config = FitCLI(FitRun(task, "bi_blosan", Path("d"), Path("o")).args()).config
+        assert config.model.encoder == "bi_blosan" and config.data.task == task
+        assert "model.head_hidden" not in task_defaults(task, "disan")  # shared default
+    assert task_defaults("trec", "disan")["data.batch_size"] == 16  # Bi-BloSAN §4.4
+    assert task_defaults("trec", "bi_blosan")["data.batch_size"] == 32
+    run = FitRun("trec", "disan", Path("d"), Path("o"), overrides={"data.batch_size": 8})
+    assert FitCLI(run.args()).config.data.batch_size == 8  # overrides win over DiSAN's 16
+    with pytest.raises(ConfigError, match="'model' does not accept option 'dropuot'"):
+        FitCLI(FitRun("trec", "mtsa", Path("d"), Path("o"), overrides={"model.dropuot": 1}).args())
+    with pytest.raises(ConfigError, match="unknown task 'nope'"):
+        task_defaults("nope", None)
 
 
 def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
@@ -110,15 +137,15 @@ def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["pair", "relatedness"])
 def test_pair_and_relatedness_heads_train(tmp_path: Path, kind: str) -> None:
-    metrics, _ = fit_toy(tmp_path, kind, max_epochs=2, lr=0.5)
+    metrics, _ = fit_toy(tmp_path, kind, trainer={"max_epochs": 2}, model={"lr": 0.5})
     keys = {"pair": ["dev_acc", "test_acc"], "relatedness": ["dev_pearson", "test_mse"]}[kind]
     assert all(math.isfinite(metrics[k]) for k in keys)
 
 
 def test_same_seed_gives_identical_metrics(tmp_path: Path) -> None:
-    first, _ = fit_toy(tmp_path / "a", max_epochs=2, dropout=0.3)
-    second, _ = fit_toy(tmp_path / "b", max_epochs=2, dropout=0.3)
-    other, _ = fit_toy(tmp_path / "c", seed=1, max_epochs=2, dropout=0.3)
+    first, _ = fit_toy(tmp_path / "a", trainer={"max_epochs": 2}, model={"dropout": 0.3})
+    second, _ = fit_toy(tmp_path / "b", trainer={"max_epochs": 2}, model={"dropout": 0.3})
+    other, _ = fit_toy(tmp_path / "c", seed=1, trainer={"max_epochs": 2}, model={"dropout": 0.3})
     quality = ("dev_acc", "dev_loss", "test_acc", "test_loss", "train_acc")
     assert [first[k] for k in quality] == [second[k] for k in quality]
     assert first["dev_loss"] != other["dev_loss"]
@@ -131,14 +158,14 @@ class Crash(pl.Callback):
 
 
 def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.training.run as run
+    import harness.training.callbacks as callbacks
 
-    original = run.make_callbacks
-    monkeypatch.setattr(run, "make_callbacks", lambda *a: [*original(*a), Crash()])
+    original = callbacks.make_callbacks
+    monkeypatch.setattr(callbacks, "make_callbacks", lambda *a: [*original(*a), Crash()])
     with pytest.raises(RuntimeError, match="simulated crash"):
-        fit_toy(tmp_path, max_epochs=4)
-    monkeypatch.setattr(run, "make_callbacks", original)
-    metrics, _ = fit_toy(tmp_path, max_epochs=4)
+        fit_toy(tmp_path, trainer={"max_epochs": 4})
+    monkeypatch.setattr(callbacks, "make_callbacks", original)
+    metrics, _ = fit_toy(tmp_path, trainer={"max_epochs": 4})
     assert metrics["epochs"] == 4 and metrics["steps"] == 24
     with (tmp_path / "curve.csv").open() as handle:
         curve = list(csv.DictReader(handle))
@@ -156,21 +183,21 @@ class CrashMidEpoch(pl.Callback):
 def test_mid_epoch_checkpoint_bounds_what_a_kill_loses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.training.run as run
+    import harness.training.callbacks as callbacks
 
-    original = run.make_callbacks
-    monkeypatch.setattr(run, "make_callbacks", lambda *a: [*original(*a), CrashMidEpoch()])
+    original = callbacks.make_callbacks
+    monkeypatch.setattr(callbacks, "make_callbacks", lambda *a: [*original(*a), CrashMidEpoch()])
     with pytest.raises(RuntimeError, match="simulated kill"):  # in epoch 0 of 6 batches
-        fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+        fit_toy(tmp_path, trainer={"max_epochs": 2}, run={"checkpoint_every_n_steps": 2})
     saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
     assert (saved["epoch"], saved["global_step"]) == (0, 2)  # one step lost, not the epoch
-    monkeypatch.setattr(run, "make_callbacks", original)
-    metrics, _ = fit_toy(tmp_path, max_epochs=2, checkpoint_every_n_steps=2)
+    monkeypatch.setattr(callbacks, "make_callbacks", original)
+    metrics, _ = fit_toy(tmp_path, trainer={"max_epochs": 2}, run={"checkpoint_every_n_steps": 2})
     assert metrics["epochs"] == 2 and metrics["steps"] == 12
 
 
 def test_budget_shorter_than_an_epoch_still_checkpoints(tmp_path: Path) -> None:
-    metrics, _ = fit_toy(tmp_path, max_steps=3, checkpoint_every_n_steps=2)
+    metrics, _ = fit_toy(tmp_path, trainer={"max_steps": 3}, run={"checkpoint_every_n_steps": 2})
     assert metrics["steps"] == 3
     saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
     assert saved["global_step"] == 3  # the budget's end is kept, not only step 2
@@ -179,15 +206,14 @@ def test_budget_shorter_than_an_epoch_still_checkpoints(tmp_path: Path) -> None:
 def test_periodic_checkpoint_defaults_to_ten_minutes_and_steps_win() -> None:
     from harness.training.callbacks import periodic_checkpoint
 
-    config = resolve_config("trec", "multi_cnn")
-    key = periodic_checkpoint(config, Path("unused")).state_key
+    key = periodic_checkpoint(RunOptions(), Path("unused")).state_key
     assert "'train_time_interval': datetime.timedelta(seconds=600)" in key
-    key = periodic_checkpoint({**config, "checkpoint_every_n_steps": 7}, Path("unused")).state_key
+    key = periodic_checkpoint(RunOptions(checkpoint_every_n_steps=7), Path("unused")).state_key
     assert "'every_n_train_steps': 7" in key and "'train_time_interval': None" in key
 
 
 def test_ema_weight_averaging_runs(tmp_path: Path) -> None:
-    metrics, _ = fit_toy(tmp_path, max_epochs=2, ema_decay=0.9)
+    metrics, _ = fit_toy(tmp_path, trainer={"max_epochs": 2}, run={"ema_decay": 0.9})
     assert math.isfinite(metrics["dev_loss"])
 
 
@@ -214,9 +240,7 @@ def test_bi_blosan_block_length_comes_from_the_training_lengths(
     stats: dict[str, float], options: dict[str, int], expected: int
 ) -> None:
     """Appendix A: r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the datamodule's stats."""
-    overrides = {"hidden_dim": 4, "batch_size": 32, "encoder_options": options}
-    config = resolve_config("trec", "bi_blosan", overrides)
-    module = build_module(
-        config, "bi_blosan", torch.randn(10, DIM), "single", 6, length_stats=stats
-    )
+    chosen = builder_options("bi_blosan", 4, options, length_stats=stats, batch_size=32)
+    module = TaskModule("bi_blosan", "single", 6, 10, DIM, encoder_options=chosen)
     assert module.encoder.block_len == expected
+    assert "block_len" not in builder_options("multi_cnn", 4, {}, stats, 32)

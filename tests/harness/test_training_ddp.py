@@ -11,8 +11,7 @@ from pathlib import Path
 import lightning.pytorch as pl
 import pytest
 
-from harness.training.config import resolve_config
-from tests.harness.training_ddp_script import SMALL, fixture_datamodule, toy_module
+from tests.harness.training_ddp_script import fixture_datamodule, toy_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +26,7 @@ def test_ddp_metrics_equal_single_process_evaluation(tmp_path: Path) -> None:
     assert ddp["world"] == 2 and ddp["steps"] == 2 * 2  # 2 epochs x (3 batches topped up to 4) / 2
 
     datamodule = fixture_datamodule()
-    module = toy_module(resolve_config("sst2", "multi_cnn", SMALL), datamodule)
+    module = toy_module(datamodule)
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False)
     best = tmp_path / "checkpoints" / ddp["best_checkpoint"]
     single = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]

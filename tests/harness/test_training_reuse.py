@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def trained(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(run folder, best checkpoint) of a tiny TREC fit; and the test sentences as a file."""
     out = tmp_path_factory.mktemp("trained") / "run"
-    metrics = run_fit(tiny_run(trec_dir, out, max_epochs=3))
+    metrics = run_fit(tiny_run(trec_dir, out, trainer__max_epochs=3))
     return out, out / "checkpoints" / metrics["best_checkpoint"]
 
 
@@ -158,10 +158,14 @@ def test_load_from_checkpoint_rebuilds_encoder_keywords_exactly(tmp_path: Path) 
         torch.testing.assert_close(loaded(batch), module(batch), rtol=0, atol=0)
 
 
-def test_tensorboard_logger_writes_events(trec_dir: Path, tmp_path: Path) -> None:
+def test_tensorboard_logger_as_class_path_and_init_args(trec_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("tensorboard", reason="pip install 'sanbench[tensorboard]' to run this")
     out = tmp_path / "tb"
-    run_fit(tiny_run(trec_dir, out, max_epochs=1, logger="tensorboard"))
+    logger = {
+        "class_path": "lightning.pytorch.loggers.TensorBoardLogger",
+        "init_args": {"save_dir": str(out), "name": "tensorboard"},
+    }
+    run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1, trainer__logger=logger))
     assert list((out / "tensorboard" / "version_0").glob("events.out.tfevents.*"))
     assert (out / "curve.csv").exists()  # the CSV log stays beside it
 

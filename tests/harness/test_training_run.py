@@ -16,12 +16,19 @@ from harness.training.config import FitRun
 from harness.training.run import run_fit
 from harness.training.run_folder import RunFolderError
 
-TINY = {"hidden_dim": 4, "head_hidden": 8, "max_epochs": 2, "dropout": 0.0}
+TINY = {
+    "model.hidden_dim": 4,
+    "model.head_hidden": 8,
+    "trainer.max_epochs": 2,
+    "model.dropout": 0.0,
+}
 
 
 def tiny_run(trec_dir: Path, out: Path, encoder: str = "multi_cnn", **overrides) -> FitRun:
+    """``overrides``: dotted keys with ``__`` for the dot (``trainer__max_epochs=1``)."""
     glove = trec_dir / "glove.txt"
-    return FitRun("trec", encoder, trec_dir, out, glove, overrides={**TINY, **overrides})
+    dotted = {k.replace("__", "."): v for k, v in overrides.items()}
+    return FitRun("trec", encoder, trec_dir, out, glove, overrides={**TINY, **dotted})
 
 
 def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_path: Path) -> None:
@@ -46,7 +53,7 @@ def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_p
         "compile",
     ):
         assert key in metrics, key
-    assert metrics["config"]["hidden_dim"] == 4 and metrics["epochs"] == 2
+    assert metrics["config"]["model"]["hidden_dim"] == 4 and metrics["epochs"] == 2
     assert metrics["compile"] is False and metrics["compile_s"] is None
     assert metrics["params"] == 4 * 6 * (3 + 4 + 5) + 3 * 4 + 12 * 8 + 8 + 8 * 6 + 6  # CNN + head
     assert json.loads((out / "metrics.json").read_text())["test_acc"] == metrics["test_acc"]
@@ -60,39 +67,43 @@ def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_p
     assert run_fit(tiny_run(trec_dir, out)) == metrics
 
 
-def test_cli_fit_applies_overrides_quietly(
+def test_cli_fit_short_flags_config_file_and_overrides_quietly(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
     extra = tmp_path / "extra.yaml"
-    extra.write_text("head_hidden: 8\nmax_epochs: 3\n")
+    extra.write_text("model:\n  head_hidden: 8\ntrainer:\n  max_epochs: 3\n")
     out = tmp_path / "cli"
     argv = [
         "fit",
         "--task",
         "trec",
-        "--encoder",
-        "multi_cnn",
+        "--encoder=multi_cnn",
         "--data-dir",
         str(trec_dir),
         "--embeddings",
         str(trec_dir / "glove.txt"),
         "--out",
         str(out),
+        "--seed",
+        "3",
         "--config",
         str(extra),
-        "--max-epochs",
+        "--trainer.max_epochs",
         "1",
-        "--hidden-dim",
+        "--model.hidden_dim",
         "4",
-        "--optimizer",
+        "--model.optimizer",
         "adadelta",
-        "--lr",
+        "--model.lr",
         "0.5",
     ]
     assert main(argv) == 0
     config = json.loads((out / "metrics.json").read_text())["config"]
-    assert (config["max_epochs"], config["head_hidden"], config["optimizer"]) == (1, 8, "adadelta")
+    assert config["trainer"]["max_epochs"] == 1  # the option wins over the file
+    assert config["model"]["head_hidden"] == 8  # the file wins over the task's default
+    assert (config["model"]["optimizer"], config["data"]["batch_size"]) == ("adadelta", 32)
+    assert config["seed_everything"] == 3 and config["data"]["embeddings"].endswith("glove.txt")
     printed = capsys.readouterr()
     assert '"test_acc"' in printed.out
     assert "epoch 0: step 4, " in printed.err  # one line per epoch: stderr is not a terminal
@@ -103,39 +114,58 @@ def test_cli_fit_applies_overrides_quietly(
 def test_print_config_is_a_config_that_fit_runs_as_is(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    argv = [
-        "fit",
-        "--task",
-        "trec",
-        "--encoder",
-        "multi_cnn",
-        "--data-dir",
-        str(trec_dir),
-        "--max-epochs",
-        "1",
-        "--hidden-dim",
-        "4",
-        "--head-hidden",
-        "8",
-    ]
-    assert main([*argv, "--print-config"]) == 0
+    argv = ["fit", "--task", "trec", "--encoder", "disan", "--data-dir", str(trec_dir)]
+    small = ["--trainer.max_epochs", "1", "--model.hidden_dim", "4", "--model.head_hidden", "8"]
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, *small, "--print_config"])
+    assert stop.value.code == 0
     text = capsys.readouterr().out
     printed = yaml.safe_load(text)
-    assert printed["task"] == "trec" and printed["encoder"] == "multi_cnn"
-    assert printed["batch_size"] == 32 and printed["max_epochs"] == 1  # task value, override
+    assert set(printed) >= {"seed_everything", "trainer", "model", "data", "run", "out"}
+    assert printed["data"]["task"] == "trec" and printed["model"]["encoder"] == "disan"
+    assert printed["data"]["batch_size"] == 16  # TREC's value for DiSAN (Bi-BloSAN §4.4)
+    assert printed["model"]["optimizer"] == "adam" and printed["trainer"]["max_epochs"] == 1
     config_file = tmp_path / "trec.yaml"
-    config_file.write_text(text.replace("head_hidden: 8", "head_hidden: 5"))  # edit it
+    edited = text.replace("head_hidden: 8", "head_hidden: 5").replace(
+        "encoder: disan", "encoder: multi_cnn"
+    )
+    config_file.write_text(edited)
     out = tmp_path / "from-config"
     assert main(["fit", "--config", str(config_file), "--out", str(out)]) == 0
-    assert yaml.safe_load((out / "fit_config.yaml").read_text()) == {**printed, "head_hidden": 5}
-    assert json.loads((out / "metrics.json").read_text())["config"]["head_hidden"] == 5
+    saved = yaml.safe_load((out / "fit_config.yaml").read_text())
+    assert saved == {**yaml.safe_load(edited), "out": str(out)}
+    assert json.loads((out / "metrics.json").read_text())["config"]["model"]["head_hidden"] == 5
+    rerun = tmp_path / "rerun"  # the run folder's own config re-runs it elsewhere
+    assert main(["fit", "--config", str(out / "fit_config.yaml"), "--out", str(rerun)]) == 0
+    first, second = (json.loads((d / "metrics.json").read_text()) for d in (out, rerun))
+    assert first["test_acc"] == second["test_acc"]
+
+
+def test_tensorboard_logger_beside_the_csv_logs(trec_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("tensorboard")
+    out = tmp_path / "tb"
+    argv = [
+        "fit",
+        "--task=trec",
+        "--encoder=multi_cnn",
+        f"--data-dir={trec_dir}",
+        f"--out={out}",
+        "--trainer.max_epochs=1",
+        "--model.hidden_dim=4",
+        "--trainer.logger=TensorBoardLogger",
+        f"--trainer.logger.save_dir={out}",
+    ]
+    assert main(argv) == 0
+    assert list(out.glob("lightning_logs/version_0/events.out.tfevents.*"))
+    assert list(out.glob("logs/version_0/metrics.csv"))  # read by curve.csv and the reports
+    assert (out / "curve.csv").is_file()
 
 
 def test_out_folder_of_another_run_is_refused_unless_overwrite(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     out = tmp_path / "run"
-    first = run_fit(tiny_run(trec_dir, out, max_epochs=1))
+    first = run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1))
     common = [
         "fit",
         "--task",
@@ -146,7 +176,7 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
         str(out),
         "--embeddings",
         str(trec_dir / "glove.txt"),
-        *(f"--{k.replace('_', '-')}={v}" for k, v in {**TINY, "max_epochs": 1}.items()),
+        *(f"--{k}={v}" for k, v in {**TINY, "trainer.max_epochs": 1}.items()),
     ]
     capsys.readouterr()
     assert main([*common, "--encoder", "multi_cnn"]) == 0  # the same run: its metrics
@@ -168,13 +198,24 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--encoder", "nope"], "unknown encoder 'nope'"),
-        (["--encoder", "multi_cnn", "--batch-size", "0"], "batch_size must be a positive integer"),
-        (["--encoder", "multi_cnn", "--hidden-dim", "-3"], "hidden_dim must be a positive"),
-        (["--encoder", "multi_cnn", "--dropuot", "0.1"], "unrecognized arguments: --dropuot"),
+        (["--encoder", "nope"], 'Parser key "model.encoder": Expected a typing.Literal'),
+        (
+            ["--encoder", "multi_cnn", "--data.batch_size", "0"],
+            "data.batch_size must be a positive",
+        ),
+        (["--encoder", "multi_cnn", "--model.hidden_dim", "-3"], "Not of type PositiveInt"),
+        (
+            ["--encoder", "multi_cnn", "--model.dropuot", "0.1"],
+            "unrecognized arguments: --model.dropuot",
+        ),
+        (["--encoder", "multi_cnn", "--task", "tre"], "unknown task 'tre'; known: "),
+        (
+            ["--encoder", "multi_cnn", "--trainer.logger", "TensorBoardLogger"],
+            "TensorBoardLogger': the following arguments are required: save_dir",
+        ),
     ],
 )
-def test_bad_arguments_fail_at_once_without_traceback(
+def test_bad_arguments_fail_at_once_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
 ) -> None:
     argv = [
@@ -187,16 +228,16 @@ def test_bad_arguments_fail_at_once_without_traceback(
         str(tmp_path / "o"),
         *extra,
     ]
-    try:
-        status = main(argv)
-    except SystemExit as exit_:  # argparse's own errors
-        status = exit_.code
+    assert main(argv) == 2
     error = capsys.readouterr().err
-    assert status == 2 and message in error and "Traceback" not in error
+    assert message in error and "Traceback" not in error
+    assert error.startswith("sanbench fit: ") and len(error.splitlines()) == 2  # + the --debug hint
     assert not (tmp_path / "o").exists()  # nothing built, no data read
+    with pytest.raises(ValueError, match=message.split(":")[0]):
+        main(["--debug", *argv])
 
 
-def test_missing_data_folder_and_unknown_task(
+def test_missing_data_folder_and_empty_data_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--out", str(tmp_path / "o")]
@@ -207,9 +248,6 @@ def test_missing_data_folder_and_unknown_task(
     assert main([*argv, "--data-dir", str(empty)]) == 2  # the datamodule's own error, one line
     error = capsys.readouterr().err
     assert "TREC" in error and "Traceback" not in error
-    with pytest.raises(SystemExit):
-        main(["fit", "--task", "tre", "--encoder", "multi_cnn", "--data-dir", "x", "--out", "o"])
-    assert "invalid choice: 'tre'" in capsys.readouterr().err
 
 
 def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
@@ -219,13 +257,34 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
     from encoders.layers.mblosa import block_length
     from harness.studies.appendix_a import expected_max_length
     from harness.studies.block_length import length_stats
-    from harness.training.config import resolve_config
 
     out = tmp_path / "bi_blosan"
-    overrides = {**TINY, "max_epochs": 1}
-    run_fit(FitRun("trec", "bi_blosan", trec_dir, out, overrides=overrides))
-    batch = resolve_config("trec", "bi_blosan", overrides)["batch_size"]
+    metrics = run_fit(tiny_run(trec_dir, out, "bi_blosan", trainer__max_epochs=1))
+    batch = metrics["config"]["data"]["batch_size"]
     stats = length_stats("trec", trec_dir, batch, seed=0)
     expected = block_length(expected_max_length(stats["mean"], stats["std"], batch))
     checkpoint = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
     assert checkpoint["state_dict"]["encoder._extra_state"] == {"block_len": expected}
+
+
+def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from harness.studies.fitting import best_fit_run
+    from harness.studies.plans import TuneContext
+    from harness.suite.grid import RunSpec
+    from harness.suite.runner import fit_run
+
+    out = tmp_path / "run"
+    words = ["fit", "--task", "cr", "--encoder", "mtsa", "--data-dir", str(trec_dir)]
+    words += ["--fold", "2", "--seed", "0", "--out", str(out), "--trainer.max_steps", "3"]
+    with pytest.raises(SystemExit):
+        main([*words, "--print_config"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    budget = {"trainer.max_steps": 3}  # `sanbench suite --max-steps 3`
+    suite_run = fit_run(RunSpec("cr", "mtsa", 0, 2), out, trec_dir, None, budget)
+    assert suite_run.resolved() == printed
+    context = TuneContext("dropout", "cr", "mtsa", trec_dir, None, tmp_path, overrides=budget)
+    trial = best_fit_run(context, {"model.dropout": 0.3}).resolved()
+    assert trial["model"]["dropout"] == 0.3 and trial["trainer"]["max_steps"] == 3
+    assert (trial["trainer"], trial["run"]) == (printed["trainer"], printed["run"])

@@ -15,13 +15,16 @@ import lightning.pytorch as pl
 
 from datamodules import build_datamodule
 from datamodules.datamodule import BenchmarkDataModule
-from harness.training.config import resolve_config
-from harness.training.run import build_module, fit_datamodule
+from harness.training.callbacks import trainer_arguments
+from harness.training.fit_cli import TRAINER_DEFAULTS
+from harness.training.run import fit_datamodule
+from harness.training.run_options import RunOptions
+from harness.training.task_model import task_model
 
 FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures" / "kim2014"
 
-DDP = {"accelerator": "cpu", "devices": 2, "strategy": "ddp", "max_epochs": 2, "dropout": 0.0}
-SMALL = {"hidden_dim": 6, "head_hidden": 12, "lr": 0.02}
+DDP = {"accelerator": "cpu", "devices": 2, "strategy": "ddp", "max_epochs": 2}
+SMALL = {"hidden_dim": 6, "head_hidden": 12, "lr": 0.02, "optimizer": "adam", "dropout": 0.0}
 
 
 def fixture_datamodule() -> BenchmarkDataModule:
@@ -31,15 +34,16 @@ def fixture_datamodule() -> BenchmarkDataModule:
     return datamodule
 
 
-def toy_module(config: dict, datamodule: BenchmarkDataModule) -> pl.LightningModule:
-    return build_module(config, "multi_cnn", datamodule.embedding_matrix, "single", 2)
+def toy_module(datamodule: BenchmarkDataModule) -> pl.LightningModule:
+    return task_model("multi_cnn", data=datamodule, **SMALL)
 
 
 def main(out: Path) -> None:
     pl.seed_everything(0, workers=True)
     datamodule = fixture_datamodule()
-    config = resolve_config("sst2", "multi_cnn", {**SMALL, **DDP})
-    metrics, trainer = fit_datamodule(datamodule, toy_module(config, datamodule), config, out)
+    extra = trainer_arguments(RunOptions(), out, "single", progress_bar=False)
+    trainer = pl.Trainer(**{**TRAINER_DEFAULTS, **DDP, **extra})
+    metrics = fit_datamodule(datamodule, toy_module(datamodule), trainer, out)
     if trainer.is_global_zero:
         (out / "ddp.json").write_text(json.dumps({**metrics, "world": trainer.world_size}))
 

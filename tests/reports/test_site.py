@@ -201,3 +201,16 @@ def test_cli_builds_the_site_and_reports_errors(tmp_path: Path, capsys) -> None:
     (study / "trials.csv").unlink()
     assert main(["report", str(study), "--out", str(tmp_path / "site")]) == 2
     assert "trials.csv not found" in capsys.readouterr().err
+
+
+def test_fit_config_sections_show_as_dotted_keys_and_flat_configs_as_they_are() -> None:
+    from reports.site.training_page import flat_config
+
+    nested = {"trainer": {"precision": "bf16-mixed"}, "model": {"encoder_options": {}}, "out": "o"}
+    assert flat_config(nested) == {
+        "trainer.precision": "bf16-mixed",
+        "model.encoder_options": {},
+        "out": "o",
+    }
+    older = {"precision": "32-true", "encoder_options": {"block_len": 4}}
+    assert flat_config(older) == older

@@ -1,1 +1,1 @@
-"""Per-task training configurations (one YAML per task), read by ``load_task_config``."""
+"""Per-task training configurations (only what differs per task), read by ``task_defaults``."""

@@ -1,0 +1,105 @@
+"""``model:`` of a fit config: the model's options (defaults = the papers' shared setup) and the
+``TaskModule`` they build on a datamodule's vocabulary, embeddings and training lengths."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import torch
+from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
+
+from datamodules.datamodule import BenchmarkDataModule
+from encoders import builder_accepts, list_encoders
+from encoders.layers.mblosa import block_length
+from harness.studies.appendix_a import expected_max_length
+from harness.training.config import plain
+from harness.training.module import TaskModule, Vocabulary
+
+EncoderName = Literal[tuple(list_encoders())]  # every registered encoder: typed --help
+
+
+def builder_options(
+    encoder: str,
+    hidden_dim: int | None,
+    options: dict[str, Any] | None,
+    length_stats: dict[str, float] | None = None,
+    batch_size: int | None = None,
+) -> dict[str, Any]:
+    """The builder keywords: ``options``, ``hidden_dim`` unless None, and for an encoder with a
+    block length (Bi-BloSAN) Appendix A's r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the
+    training lengths' mean mu and std sigma and the batch size B, unless ``options`` set it."""
+    chosen = dict(options or {})
+    if hidden_dim is not None:
+        chosen["hidden_dim"] = plain(hidden_dim)
+    if length_stats is not None and batch_size and builder_accepts(encoder, "block_len"):
+        longest = expected_max_length(length_stats["mean"], length_stats["std"], batch_size)
+        chosen.setdefault("block_len", block_length(longest))
+    return chosen
+
+
+def task_model(
+    encoder: EncoderName,
+    hidden_dim: PositiveInt | None = None,
+    encoder_options: dict[str, Any] | None = None,
+    optimizer: Literal["adadelta", "adam"] = "adadelta",
+    lr: PositiveFloat = 0.5,
+    weight_decay: NonNegativeFloat = 1e-4,
+    dropout: NonNegativeFloat = 0.25,
+    head_hidden: PositiveInt = 300,
+    activation: Literal["relu", "elu"] = "relu",
+    finetune_embeddings: bool = True,
+    adadelta_rho: float = 0.95,
+    eps: PositiveFloat = 1e-8,
+    data: BenchmarkDataModule | None = None,
+) -> TaskModule:
+    """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
+
+    Args:
+        encoder: a registered encoder (``sanbench encoders``).
+        hidden_dim: model width for every encoder; None keeps the builder's paper size (300
+            units, Bi-BloSAN §4.1 / DiSAN §5; Multi-CNN 200 per width = 600D, MTSA 600).
+        encoder_options: extra builder keywords, e.g. ``{block_len: 4}`` for Bi-BloSAN (whose
+            r otherwise comes from the training lengths, Appendix A).
+        optimizer: Adadelta ("more stable than Adam on SNLI", Bi-BloSAN §4.1, DiSAN §5) or Adam
+            (sentence classification, Bi-BloSAN §4.4).
+        lr: learning rate (Adadelta 0.5, DiSAN §5; Adam 1e-3, its default).
+        weight_decay: L2 factor gamma on weight matrices only (1e-4 Bi-BloSAN §4.3/§4.4;
+            5e-5 on SNLI, §4.1).
+        dropout: drop probability (keep 0.75 SNLI, 0.7 SICK, 0.6 classification: Bi-BloSAN).
+        head_hidden: the fully connected layer before the softmax (300D, Bi-BloSAN §4.1/§4.3,
+            DiSAN §5.2).
+        activation: of that layer: "unspecified activation functions ... Relu" (Bi-BloSAN §4.1,
+            MTSA App. B); DiSAN §5 and MTSA on SNLI use elu.
+        finetune_embeddings: "The word embeddings are fine-tuned during the training"
+            (Bi-BloSAN §4.1, MTSA App. B).
+        adadelta_rho: Adadelta's rho (TensorFlow's default 0.95, used by the authors' code).
+        eps: Adadelta's and Adam's epsilon (TensorFlow's 1e-8).
+        data: the set-up datamodule (linked from ``data:``; not a config value).
+    """
+    if data is None:
+        raise ValueError("task_model needs the datamodule (``data``) its vocabulary comes from")
+    data.setup("fit")
+    vocab_size, dim = data.embedding_matrix.shape
+    module = TaskModule(
+        encoder,
+        data.task.kind,
+        data.task.num_classes,
+        int(vocab_size),
+        int(dim),
+        encoder_options=builder_options(
+            encoder, hidden_dim, encoder_options, data.length_stats, data.batch_size
+        ),
+        labels=data.task.labels,
+        optimizer=optimizer,
+        lr=plain(lr),
+        weight_decay=plain(weight_decay),
+        dropout=plain(dropout),
+        head_hidden=plain(head_hidden),
+        activation=activation,
+        finetune_embeddings=finetune_embeddings,
+        adadelta_rho=plain(adadelta_rho),
+        eps=plain(eps),
+    )
+    module.set_embeddings(torch.as_tensor(data.embedding_matrix).float())
+    module.vocabulary = Vocabulary(itos=data.vocab.itos, lowercase=data.lowercase)
+    return module
