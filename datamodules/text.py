@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import codecs
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
-from datamodules.errors import Problems
+from datamodules.errors import MAX_LISTED, Problems
 
 # Files that Kim (2014) and SentEval distribute in Windows-1252 (MR, SUBJ, TREC train; byte
 # 0x85 is "…" there, not a line break). Without an explicit encoding they are read as UTF-8
-# when they are valid UTF-8 (a re-encoded copy), else as Windows-1252; every other file is
-# UTF-8 or an error naming each undecodable line.
+# when they are valid UTF-8 (a re-encoded copy), else as Windows-1252 with a
+# ``ReleaseEncodingWarning`` naming the lines; every other file is UTF-8 or an error naming
+# each undecodable line.
 RELEASED_IN_CP1252 = frozenset(
     {
         "TREC.train.all",
@@ -32,28 +35,53 @@ def encodings_for(path: Path, encoding: str | None) -> tuple[str, ...]:
     return ("utf-8", "cp1252") if path.name in RELEASED_IN_CP1252 else ("utf-8",)
 
 
-def _undecodable(path: Path, raw: bytes, encoding: str) -> None:
-    """Raise a DataFormatError naming every line of ``raw`` that ``encoding`` cannot decode."""
-    problems = Problems(path)
+class ReleaseEncodingWarning(UserWarning):
+    """A file of :data:`RELEASED_IN_CP1252` was read as Windows-1252 without ``--encoding``."""
+
+
+def _undecodable_lines(raw: bytes, encoding: str) -> Iterator[tuple[int, bytes, int]]:
+    """(1-based line number, line, column of the first bad byte) of every line ``encoding``
+    cannot decode."""
     for number, line in enumerate(raw.split(b"\n"), start=1):
         try:
             line.decode(encoding)
         except UnicodeDecodeError as error:
-            problems.add(
-                number,
-                f"text in {encoding}",
-                f"byte 0x{line[error.start]:02x} at column {error.start + 1}",
-                "pass the file's encoding with --encoding (e.g. cp1252 or latin-1), or "
-                f"re-encode it: iconv -f cp1252 -t utf-8 {path.name}",
-            )
+            yield number, line, error.start
+
+
+def _undecodable(path: Path, raw: bytes, encoding: str) -> None:
+    """Raise a DataFormatError naming every line of ``raw`` that ``encoding`` cannot decode."""
+    problems = Problems(path)
+    for number, line, start in _undecodable_lines(raw, encoding):
+        problems.add(
+            number,
+            f"text in {encoding}",
+            f"byte 0x{line[start]:02x} at column {start + 1}",
+            "pass the file's encoding with --encoding (e.g. cp1252 or latin-1), or "
+            f"re-encode it: iconv -f cp1252 -t utf-8 {path.name}",
+        )
     problems.raise_any()
+
+
+def _announce_release_encoding(path: Path, raw: bytes) -> None:
+    numbers = [number for number, _, _ in _undecodable_lines(raw, "utf-8")]
+    listed = ", ".join(map(str, numbers[:MAX_LISTED])) + (
+        ", ..." if len(numbers) > MAX_LISTED else ""
+    )
+    warnings.warn(
+        f"{path}: {len(numbers)} line(s) not UTF-8 (line {listed}); read as Windows-1252, the "
+        "encoding Kim (2014) and SentEval release this file in; pass --encoding to choose one",
+        ReleaseEncodingWarning,
+        stacklevel=3,
+    )
 
 
 def read_lines(path: Path, encoding: str | None = None) -> list[str]:
     """Lines of ``path`` without BOM and line endings (``\\n`` or ``\\r\\n`` only).
 
-    Line ``i`` of the file is element ``i - 1``. ``encoding`` None: see
-    :data:`RELEASED_IN_CP1252`. Raises :class:`DataFormatError` listing the undecodable lines.
+    Line ``i`` of the file is element ``i - 1``. ``encoding`` None: UTF-8, or see
+    :data:`RELEASED_IN_CP1252` (a ``ReleaseEncodingWarning`` when that fallback is taken).
+    Raises :class:`DataFormatError` listing the undecodable lines.
     """
     raw = path.read_bytes()
     if raw.startswith(codecs.BOM_UTF8):
@@ -68,6 +96,8 @@ def read_lines(path: Path, encoding: str | None = None) -> list[str]:
             continue
     if text is None:
         _undecodable(path, raw, candidates[-1])
+    if encoding is None and candidate != "utf-8":
+        _announce_release_encoding(path, raw)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

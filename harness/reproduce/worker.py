@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from harness.commands.quiet import hide_lightning_tips, hide_srun_hint
 from harness.reproduce.preset import Preset
 from harness.suite.grid import Shard
 
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--embeddings", type=Path)
     args = parser.parse_args(argv)
+    hide_lightning_tips()
+    hide_srun_hint()
 
     from harness.suite.runner import run_shard
     from harness.training.run import run_fit

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from datamodules.errors import MAX_LISTED, DataFormatError
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.tasks import get_task
-from datamodules.text import read_lines
+from datamodules.text import ReleaseEncodingWarning, read_lines
 
 
 def _load(folder: Path, task: str, split: str, encoding: str | None = None):
@@ -73,12 +74,18 @@ def test_files_released_in_windows_1252_read_without_an_encoding(tmp_path: Path)
     """TREC train, MR and SUBJ as Kim (2014) ships them; a UTF-8 copy reads as UTF-8."""
     released = tmp_path / "released" / "TREC.train.all"
     released.parent.mkdir()
-    released.write_bytes("0 what is \u2026 ?\n".encode("cp1252"))
-    assert read_lines(released) == ["0 what is \u2026 ?"]
+    released.write_bytes("0 ok\n0 what is \u2026 ?\n".encode("cp1252"))
+    with pytest.warns(
+        ReleaseEncodingWarning, match=r"TREC\.train\.all: 1 line\(s\) not UTF-8 \(line 2\)"
+    ):
+        assert read_lines(released) == ["0 ok", "0 what is \u2026 ?"]
     copy = tmp_path / "TREC.train.all"
     copy.write_bytes("0 what is \u2026 ?\n".encode())
-    assert read_lines(copy) == ["0 what is \u2026 ?"]
-    with pytest.raises(DataFormatError, match=r"TREC\.train\.all:1: expected text in utf-8"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a UTF-8 copy reads without a word
+        assert read_lines(copy) == ["0 what is \u2026 ?"]
+        assert read_lines(released, "cp1252") == ["0 ok", "0 what is \u2026 ?"]
+    with pytest.raises(DataFormatError, match=r"TREC\.train\.all:2: expected text in utf-8"):
         read_lines(released, "utf-8")
 
 

@@ -48,9 +48,14 @@ def _run(out: Path) -> int:
 
 
 @pytest.mark.slow
-def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(tmp_path: Path) -> None:
+def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "reproduce"
     assert _run(out) == 0
+    console = "".join(capfd.readouterr())
+    assert "[1-of-2 1/4]" in console  # the workers' progress lines, without Lightning's noise
+    assert not [word for word in ("Tip:", "srun", "LeafSpec") if word in console], console
     rows = _rows(out)
     assert sorted((r["task"], r["encoder"], r["replicate"]) for r in rows) == [
         (task, encoder, replicate)

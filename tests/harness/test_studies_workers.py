@@ -30,9 +30,11 @@ def storage(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return request.getfixturevalue("postgres_url")
 
 
-def _start(storage: str, name: str, n: int, sleep: float, log: Path) -> subprocess.Popen:
+def _start(
+    storage: str, name: str, n: int, sleep: float, log: Path, peers: int = 1
+) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, str(WORKER), storage, name, str(n), str(sleep), str(log)]
+    command = [sys.executable, str(WORKER), storage, name, str(n), str(sleep), str(log), str(peers)]
     return subprocess.Popen(command, env=env, cwd=ROOT)
 
 
@@ -50,7 +52,7 @@ def test_three_workers_started_together_finish_exactly_the_budget(
     tmp_path: Path, storage: str
 ) -> None:
     log, n = tmp_path / "ran.log", 9
-    workers = [_start(storage, "shared", n, 0.1, log) for _ in range(3)]
+    workers = [_start(storage, "shared", n, 0.1, log, peers=3) for _ in range(3)]
     # no worker is lost to the race on creating a fresh schema
     assert [w.wait(timeout=180) for w in workers] == [0, 0, 0]
     study = _load(storage, "shared")
