@@ -22,6 +22,7 @@ SHORT_FORMS = {
     "--embeddings": "--data.embeddings",
     "--seed": "--seed_everything",
     "--fold": "--data.fold",
+    "--encoding": "--data.encoding",
     "--print-config": "--print_config",
 }
 OWN_FLAGS = ("--overwrite", "--debug")  # not config values

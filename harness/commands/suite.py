@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from datamodules.cli import encoding_name
 from harness.environment import git_commit
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
@@ -66,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
+    parser.add_argument(
+        "--encoding",
+        type=encoding_name,
+        help="the data files' text encoding (data.encoding; default UTF-8, see docs/data.md)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="results folder (shared by shards)")
     parser.add_argument(
         "--shard", type=_shard, default=Shard(), help="K/N: run the K-th of N parts (1/1)"
@@ -199,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
         for name in BUDGETS
         if getattr(args, name) is not None
     }
+    if args.encoding is not None:
+        overrides["data.encoding"] = args.encoding
     failed = 0
     if not args.aggregate_only:
         if args.data_dir is None:

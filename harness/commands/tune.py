@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from datamodules.cli import encoding_name
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.studies.plans import TuneContext
 
@@ -59,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="study folder (default runs/studies/NAME)")
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
+    parser.add_argument(
+        "--encoding",
+        type=encoding_name,
+        help="the data files' text encoding (data.encoding; default UTF-8, see docs/data.md)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
     parser.add_argument("--max-steps", type=_positive, help="training budget per trial")
     parser.add_argument("--max-epochs", type=_positive, help="training budget per trial")
@@ -93,6 +99,8 @@ def context(args: argparse.Namespace, study_name: str) -> TuneContext:
         for key in BUDGET_KEYS
         if getattr(args, key) is not None
     }
+    if args.encoding is not None:
+        overrides["data.encoding"] = args.encoding
     return TuneContext(
         study=args.study,
         task=args.task,

@@ -40,8 +40,8 @@ TRAINER_DEFAULTS = {
 DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options. Short forms:
 --task (--data.task), --encoder (--model.encoder), --data-dir (--data.data_dir), --embeddings
-(--data.embeddings), --seed (--seed_everything), --fold (--data.fold); --overwrite deletes an
---out folder holding another run."""
+(--data.embeddings), --seed (--seed_everything), --fold (--data.fold), --encoding
+(--data.encoding); --overwrite deletes an --out folder holding another run."""
 
 
 def _one_line(error: ArgumentError) -> str:

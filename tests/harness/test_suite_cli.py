@@ -17,6 +17,7 @@ from harness.cli import main
         (["--data-dir", "{here}", "--encoders", "nope"], "unknown encoder"),
         (["--data-dir", "{here}", "--max-steps", "0"], "must be a positive integer"),
         (["--data-dir", "{here}", "--seeds", "-1"], "must be a positive integer"),
+        (["--data-dir", "{here}", "--encoding", "utf-9"], "unknown encoding 'utf-9'"),
     ],
 )
 def test_bad_suite_arguments_fail_before_any_run(

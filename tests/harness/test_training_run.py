@@ -288,3 +288,30 @@ def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
     trial = best_fit_run(context, {"model.dropout": 0.3}).resolved()
     assert trial["model"]["dropout"] == 0.3 and trial["trainer"]["max_steps"] == 3
     assert (trial["trainer"], trial["run"]) == (printed["trainer"], printed["run"])
+
+
+def test_encoding_is_data_encoding_in_fit_suite_and_tune(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from harness.cli import _parser
+    from harness.commands.tune import context
+    from harness.suite.grid import RunSpec
+    from harness.suite.runner import fit_run
+
+    out = tmp_path / "run"
+    words = ["fit", "--task", "trec", "--encoder", "mtsa", "--data-dir", str(trec_dir)]
+    words += ["--out", str(out), "--encoding", "cp1252"]
+    with pytest.raises(SystemExit):
+        main([*words, "--print_config"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["data"]["encoding"] == "cp1252"
+    suite_words = ["suite", "--tasks", "trec", "--out", "o", "--encoding", "Windows-1252"]
+    suite_args = _parser(suite_words)[0].parse_args(suite_words)
+    assert suite_args.encoding == "cp1252"  # the codec's own name
+    suite_run = fit_run(
+        RunSpec("trec", "mtsa", 0, None), out, trec_dir, None, {"data.encoding": "cp1252"}
+    )
+    assert suite_run.resolved() == printed
+    tune_words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa", "--encoding", "cp1252"]
+    tune_args = _parser(tune_words)[0].parse_args(tune_words)
+    assert context(tune_args, "study").overrides == {"data.encoding": "cp1252"}
