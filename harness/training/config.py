@@ -7,6 +7,7 @@ library only): the suite and tune check their grids without torch or Lightning.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 
 CONFIG_PACKAGE = "harness.training.configs"
+SEED_LOGGER = "lightning.fabric.utilities.seed"  # logs "Seed set to N" at every seeding
 
 
 class ConfigError(ValueError):
@@ -129,10 +131,16 @@ class FitRun:
         return nested(values | self.overrides)
 
     def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
+        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked; without
+        the "Seed set to" line LightningCLI logs as it parses, since nothing runs here)."""
         from harness.training.fit_cli import FitCLI
 
-        return FitCLI(self.args()).config_yaml()
+        seed_log = logging.getLogger(SEED_LOGGER)
+        was_disabled, seed_log.disabled = seed_log.disabled, True
+        try:
+            return FitCLI(self.args()).config_yaml()
+        finally:
+            seed_log.disabled = was_disabled
 
     def resolved(self) -> dict[str, Any]:
         """The complete nested config (task config, per-encoder values, overrides, defaults)."""

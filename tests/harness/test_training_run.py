@@ -268,7 +268,7 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
 
 
 def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
-    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture
 ) -> None:
     from harness.studies.fitting import best_fit_run
     from harness.studies.plans import TuneContext
@@ -283,7 +283,9 @@ def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
     printed = yaml.safe_load(capsys.readouterr().out)
     budget = {"trainer.max_steps": 3}  # `sanbench suite --max-steps 3`
     suite_run = fit_run(RunSpec("cr", "mtsa", 0, 2), out, trec_dir, None, budget)
-    assert suite_run.resolved() == printed
+    with caplog.at_level(logging.INFO):
+        assert suite_run.resolved() == printed
+    assert not [r for r in caplog.records if "Seed set" in r.getMessage()]  # a check, no run
     context = TuneContext("dropout", "cr", "mtsa", trec_dir, None, tmp_path, overrides=budget)
     trial = best_fit_run(context, {"model.dropout": 0.3}).resolved()
     assert trial["model"]["dropout"] == 0.3 and trial["trainer"]["max_steps"] == 3
@@ -312,6 +314,16 @@ def test_encoding_is_data_encoding_in_fit_suite_and_tune(
         RunSpec("trec", "mtsa", 0, None), out, trec_dir, None, {"data.encoding": "cp1252"}
     )
     assert suite_run.resolved() == printed
-    tune_words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa", "--encoding", "cp1252"]
+    tune_words = [
+        "tune",
+        "--study",
+        "dropout",
+        "--task",
+        "trec",
+        "--encoder",
+        "mtsa",
+        "--encoding",
+        "cp1252",
+    ]
     tune_args = _parser(tune_words)[0].parse_args(tune_words)
     assert context(tune_args, "study").overrides == {"data.encoding": "cp1252"}
