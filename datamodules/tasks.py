@@ -20,6 +20,7 @@ class TaskSpec:
     ``dev_source`` / ``test_source`` name the file split used for validation / test;
     ``None`` for dev means "carved from train (seeded, stratified)", ``None`` for test
     means "stratified ``cv_folds``-fold cross-validation over the single split ``all``".
+    ``title`` is the name the papers' tables print (``SST-1``).
     """
 
     name: str
@@ -31,11 +32,20 @@ class TaskSpec:
     test_source: str | None = "test"
     cv_folds: int = 0
     aliases: tuple[str, ...] = field(default=())
+    title: str = ""
 
 
 def _binary_cv(name: str, labels: tuple[str, str]) -> TaskSpec:
     return TaskSpec(
-        name, "single", 2, labels, ("all",), dev_source=None, test_source=None, cv_folds=10
+        name,
+        "single",
+        2,
+        labels,
+        ("all",),
+        dev_source=None,
+        test_source=None,
+        cv_folds=10,
+        title=name.upper(),
     )
 
 
@@ -48,17 +58,26 @@ _TASKS: dict[str, TaskSpec] = {
             5,
             ("very negative", "negative", "neutral", "positive", "very positive"),
             aliases=("sst5",),
+            title="SST-1",
         ),
-        TaskSpec("sst2", "single", 2, ("negative", "positive")),
-        TaskSpec("trec", "single", 6, TREC_LABELS, ("train", "test"), dev_source=None),
+        TaskSpec("sst2", "single", 2, ("negative", "positive"), title="SST-2"),
+        TaskSpec(
+            "trec", "single", 6, TREC_LABELS, ("train", "test"), dev_source=None, title="TREC"
+        ),
         _binary_cv("cr", ("negative", "positive")),
         _binary_cv("mpqa", ("negative", "positive")),
         _binary_cv("subj", ("subjective", "objective")),
         _binary_cv("mr", ("negative", "positive")),
         TaskSpec(
-            "sick", "relatedness", 5, ("1", "2", "3", "4", "5"), ("train", "trial", "test"), "trial"
+            "sick",
+            "relatedness",
+            5,
+            ("1", "2", "3", "4", "5"),
+            ("train", "trial", "test"),
+            "trial",
+            title="SICK",
         ),
-        TaskSpec("snli", "pair", 3, NLI_LABELS),
+        TaskSpec("snli", "pair", 3, NLI_LABELS, title="SNLI"),
         TaskSpec(
             "multinli",
             "pair",
@@ -68,6 +87,7 @@ _TASKS: dict[str, TaskSpec] = {
             dev_source="dev_matched",
             test_source="dev_mismatched",
             aliases=("mnli",),
+            title="MultiNLI",
         ),
     )
 }

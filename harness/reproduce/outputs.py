@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from datamodules.tasks import get_task
 from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
 from harness.reproduce.tables import Reproduction
@@ -24,14 +25,6 @@ from harness.suite.grid import CV_FOLDS, CV_TASKS
 from harness.suite.tables import MISSING, Table, fmt, write_atomic
 
 FOLDER = "reproduction"
-TASK_LABELS = {
-    "cr": "CR",
-    "mpqa": "MPQA",
-    "subj": "SUBJ",
-    "trec": "TREC",
-    "sst1": "SST-1",
-    "sst2": "SST-2",
-}
 RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_acc", "epochs"]
 RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "wall_s", "device_name", "torch", "commit"]
 
@@ -93,7 +86,7 @@ def not_separable(pairs: pd.DataFrame, task: str, encoder: str, column: str) -> 
 
 def task_table(result: Reproduction, task: str, runs: int) -> Table:
     tau = result.taus.set_index("task").loc[task]
-    label = TASK_LABELS.get(task, task)
+    label = get_task(task).title
     title = (
         f"{label} ({protocol(task, runs)}): Kendall's τ = {_number(tau['tau'], 2)} "
         f"over {int(tau['encoders'])} encoders with a paper number"

@@ -8,20 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from datamodules.tasks import get_task
 from reports.site import numbers
 from reports.site.discover import MANIFEST, Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 
 FOLDER = "reproduction"
 FILES = ("cells.csv", "taus.csv", "pairs.csv", "encoders.csv", "runs.csv", "reproduction.md")
-TASK_LABELS = {
-    "cr": "CR",
-    "mpqa": "MPQA",
-    "subj": "SUBJ",
-    "trec": "TREC",
-    "sst1": "SST-1",
-    "sst2": "SST-2",
-}
 TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper"]
 TASK_HEADER += ["ours not separable from", "paper within spread of"]
 
@@ -84,7 +77,7 @@ def task_sections(folder: Path) -> list[dict]:
         sections.append(
             {
                 "id": f"task-{task}",
-                "label": TASK_LABELS.get(task, task),
+                "label": get_task(task).title,
                 "protocol": taus.loc[task, "protocol"],
                 "tau": numbers.fixed(taus.loc[task, "tau"], 2),
                 "tau_value": taus.loc[task, "tau"],

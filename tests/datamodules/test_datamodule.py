@@ -184,3 +184,22 @@ def test_an_empty_split_is_an_error_not_a_silent_empty_loader(fixtures):
     dm = build_datamodule("trec", data_dir=fixtures / "kim2014", dev_fraction=0.25)
     dm.setup("fit")
     assert len(dm.datasets["val"]) > 0
+
+
+def test_every_task_has_the_title_the_papers_print() -> None:
+    from datamodules.tasks import get_task
+
+    titles = {name: get_task(name).title for name in list_tasks()}
+    # Bi-BloSAN Table 6 / MTSA Table 5 column heads; SICK, SNLI, MultiNLI as their papers
+    assert titles == {
+        "sst1": "SST-1",
+        "sst2": "SST-2",
+        "trec": "TREC",
+        "cr": "CR",
+        "mpqa": "MPQA",
+        "subj": "SUBJ",
+        "mr": "MR",
+        "sick": "SICK",
+        "snli": "SNLI",
+        "multinli": "MultiNLI",
+    }
