@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import uuid
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -36,9 +37,14 @@ BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` 
 
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    write(tmp)
-    tmp.replace(path)
+    """``write`` a temporary file of its own beside ``path``, then rename it over ``path``:
+    workers of one study that finish together each write whole files, never each other's."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_trials_csv(study: optuna.Study, path: Path) -> int:

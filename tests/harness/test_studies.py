@@ -192,3 +192,22 @@ def test_training_studies_check_arguments_before_any_trial(
     assert message in capsys.readouterr().out and not out.exists()
     with pytest.raises(SystemExit):
         main([*argv, "--encoder", "mtsa", "--max-steps", "0"])
+
+
+def test_workers_finishing_together_each_write_whole_output_files(tmp_path: Path) -> None:
+    """Two workers of a study write its outputs at once (``--jobs 2`` failed with one
+    FileNotFoundError when both renamed the same temporary file)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.studies.outputs import _atomic
+
+    path = tmp_path / "summary.json"
+
+    def write(worker: int) -> None:
+        for _ in range(50):
+            _atomic(path, lambda tmp: tmp.write_text(f"worker {worker}\n" * 1000))
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(write, range(4)))  # re-raises any worker's error
+    assert path.read_text() in {f"worker {w}\n" * 1000 for w in range(4)}
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]  # no temporary left
