@@ -99,7 +99,7 @@ def suite(session: nox.Session) -> None:
 
 @nox.session
 def reproduce(session: nox.Session) -> None:
-    """The accuracy reproduction (Bi-BloSAN Table 6 x six encoders, 3 runs a cell, about 3 h
+    """The accuracy reproduction (Bi-BloSAN Table 6 x six encoders, 3 runs a cell, 1.98 h
     on 2 cores; resumes) into runs/reproduce; skipped when ../shared/datasets is absent."""
     data = "../shared/datasets"
     if not os.path.isdir(data):

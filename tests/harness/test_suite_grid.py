@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.suite.grid import CV_FOLDS, RunSpec, Shard, expand_grid
@@ -51,6 +51,7 @@ def test_shard_parse_and_label() -> None:
     assert Shard(2, 5).label == "2-of-5"
 
 
+@settings(deadline=None)  # a property, not a timing: no deadline on a loaded machine
 @given(
     tasks=st.lists(st.sampled_from(["cr", "trec", "sst2", "sick", "mpqa"]), min_size=1),
     encoders=st.lists(st.sampled_from(["a", "b", "c"]), min_size=1),
