@@ -44,9 +44,11 @@ def spelled_out(words: list[str]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     words = [w for w in args.words if w not in OWN_FLAGS]
     args.debug = args.debug or "--debug" in args.words
+    from harness.training.config import seed_message_hidden
     from harness.training.fit_cli import FitCLI
 
-    cli = FitCLI(spelled_out(words))
+    with seed_message_hidden():
+        cli = FitCLI(spelled_out(words))
     from harness.training.run import run_fit
 
     metrics = run_fit(cli, overwrite="--overwrite" in args.words)

@@ -14,6 +14,7 @@ import argparse
 import copy
 import functools
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -178,14 +179,14 @@ def run(args: argparse.Namespace) -> int:
         if options is not None:
             options.check_available()
     except ValueError as error:
-        print(f"sanbench tune: {error}")
+        print(f"sanbench tune: {error}", file=sys.stderr)
         return 2
     study_name = args.study_name or default_study_name(args)
     ctx = context(args, study_name)
     if args.study != "block-length-memory" and not args.outputs_only:
         problem = check_training(ctx)
         if problem:
-            print(f"sanbench tune: {problem}")
+            print(f"sanbench tune: {problem}", file=sys.stderr)
             return 2
     if options is not None and not args.outputs_only:
         return run_as_jobs(args, options)
@@ -208,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
             heartbeat_s=args.heartbeat,
         )
     except (ValueError, KeyError, FileNotFoundError) as error:
-        print(f"sanbench tune: {error}")
+        print(f"sanbench tune: {error}", file=sys.stderr)
         return 2
     shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
     print(json.dumps(shown, indent=2, default=str))

@@ -7,7 +7,9 @@ library only): the suite and tune check their grids without torch or Lightning.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -131,20 +133,27 @@ class FitRun:
         return nested(values | self.overrides)
 
     def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked; without
-        the "Seed set to" line LightningCLI logs as it parses, since nothing runs here)."""
+        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
         from harness.training.fit_cli import FitCLI
 
-        seed_log = logging.getLogger(SEED_LOGGER)
-        was_disabled, seed_log.disabled = seed_log.disabled, True
-        try:
+        with seed_message_hidden():
             return FitCLI(self.args()).config_yaml()
-        finally:
-            seed_log.disabled = was_disabled
 
     def resolved(self) -> dict[str, Any]:
         """The complete nested config (task config, per-encoder values, overrides, defaults)."""
         return yaml.safe_load(self.to_yaml())
+
+
+@contextlib.contextmanager
+def seed_message_hidden() -> Iterator[None]:
+    """Without the "Seed set to N" line LightningCLI logs as it parses a config (the seed is in
+    the config and in ``fit_config.yaml``)."""
+    seed_log = logging.getLogger(SEED_LOGGER)
+    was_disabled, seed_log.disabled = seed_log.disabled, True
+    try:
+        yield
+    finally:
+        seed_log.disabled = was_disabled
 
 
 def plain(value: Any) -> Any:

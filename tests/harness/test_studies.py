@@ -189,7 +189,7 @@ def test_training_studies_check_arguments_before_any_trial(
     out = tmp_path / "study"
     argv = ["tune", "--study", "dropout", "--task", "trec", "--out", str(out)]
     assert main(argv + [part.format(**names) for part in extra]) == 2
-    assert message in capsys.readouterr().out and not out.exists()
+    assert message in capsys.readouterr().err and not out.exists()  # errors on stderr
     with pytest.raises(SystemExit):
         main([*argv, "--encoder", "mtsa", "--max-steps", "0"])
 
