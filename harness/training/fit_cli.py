@@ -45,11 +45,14 @@ DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 
 
 def _one_line(error: ArgumentError) -> str:
-    """jsonargparse's message in one line: the key and its first reason (with the lines that
-    continue it), e.g. ``Parser key "trainer.logger": Problem with given class_path
+    """jsonargparse's message in one line: the key and its first telling reason (with the lines
+    that continue it), e.g. ``Parser key "trainer.logger": Problem with given class_path
     '...TensorBoardLogger': the following arguments are required: save_dir``."""
     lines = [line for line in str(error).splitlines() if line.strip()]
-    reason = next((i for i, line in enumerate(lines) if line.lstrip().startswith("- ")), None)
+    reasons = [i for i, line in enumerate(lines) if line.lstrip().startswith("- ")]
+    # an Optional's None alternative never says what is wrong (jsonargparse < 4.53 lists it first)
+    telling = [i for i in reasons if "NoneType" not in lines[i]]
+    reason = (telling or reasons or [None])[0]
     if reason is None:
         detail = lines[1:2]
     else:
