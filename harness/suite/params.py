@@ -21,7 +21,6 @@ from harness.suite.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, look
 from harness.suite.tables import MISSING, Table
 from harness.training.config import FitRun
 from harness.training.heads import FEATURE_FACTOR, Classifier
-from harness.training.task_model import builder_options
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3
@@ -97,6 +96,8 @@ def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
 
 def measure(spec: ParamSpec) -> ParamRow:
     """Build ``spec``'s encoder as the SNLI run would (config, then the row's overrides)."""
+    from harness.training.task_model import builder_options  # Lightning: not for `suite --help`
+
     model = FitRun("snli", spec.encoder, Path("."), Path(".")).resolved()["model"]
     options = builder_options(spec.encoder, model["hidden_dim"], model["encoder_options"])
     options.update(spec.overrides)
