@@ -25,7 +25,7 @@ from harness.training.config import (
     task_defaults,
 )
 from harness.training.run_options import RunOptions
-from harness.training.task_model import task_model
+from harness.training.task_model import registered_task_model
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
 # (quiet), and the datamodule's own distributed sharding (docs/training.md, DDP)
@@ -77,7 +77,7 @@ class FitCLI(LightningCLI):
             with warnings.catch_warnings():  # args stand for sys.argv here, on purpose
                 warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
                 super().__init__(
-                    task_model,
+                    registered_task_model(),
                     BenchmarkDataModule,
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,

@@ -18,6 +18,15 @@ from harness.training.module import TaskModule, Vocabulary
 EncoderName = Literal[tuple(list_encoders())]  # every registered encoder: typed --help
 
 
+def registered_task_model() -> Any:
+    """``task_model`` with ``encoder`` typed by the encoders registered now, including those an
+    imported module registered after this one (jsonargparse reads the annotation's name from
+    this module when a parser is built)."""
+    global EncoderName
+    EncoderName = Literal[tuple(list_encoders())]
+    return task_model
+
+
 def builder_options(
     encoder: str,
     hidden_dim: int | None,
