@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -327,3 +328,35 @@ def test_encoding_is_data_encoding_in_fit_suite_and_tune(
     ]
     tune_args = _parser(tune_words)[0].parse_args(tune_words)
     assert context(tune_args, "study").overrides == {"data.encoding": "cp1252"}
+
+
+LATE_ENCODER = """
+from pathlib import Path
+import harness.training.fit_cli  # task_model is imported before the registration below
+from encoders import build_encoder, register_encoder
+from harness.training.config import FitRun
+
+@register_encoder("late_one", paper="test")
+def build_late(input_dim: int = 300, hidden_dim: int = 8):
+    return build_encoder("multi_cnn", input_dim=input_dim, hidden_dim=hidden_dim)
+
+print(FitRun("snli", "late_one", Path("."), Path(".")).resolved()["model"]["encoder"])
+"""
+
+
+def test_an_encoder_registered_after_import_is_a_valid_model_encoder() -> None:
+    """A plugin (``--import``) registers its encoder after ``task_model`` was imported; the
+    fit config's encoder type still takes it (a separate process keeps the registry clean)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_ENCODER],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == "late_one"
