@@ -57,6 +57,17 @@ def encoding_name(value: str) -> str:
         ) from None
 
 
+def add_encoding_argument(parser: argparse.ArgumentParser) -> None:
+    """``--encoding``: of the data files (``data``, ``suite``, ``tune``; ``fit`` has it as
+    ``--data.encoding``)."""
+    parser.add_argument(
+        "--encoding",
+        type=encoding_name,
+        help="decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC "
+        "train as released by their authors are read as Windows-1252, with a warning)",
+    )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="data_command", required=True, metavar="ACTION")
     stats = sub.add_parser("stats", help="per-split statistics of a task's files")
@@ -67,12 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stats.add_argument("--layout", choices=list(LAYOUTS), help="skip layout detection")
     stats.add_argument("--lowercase", action="store_true", help="lowercase before lookup")
     stats.add_argument("--cache-dir", type=Path, help="parsed-vectors cache folder")
-    stats.add_argument(
-        "--encoding",
-        type=encoding_name,
-        help="decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC "
-        "train as released by their authors are also read as Windows-1252)",
-    )
+    add_encoding_argument(stats)
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 

@@ -14,13 +14,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from datamodules.cli import encoding_name
+from datamodules.cli import add_encoding_argument
 from harness.environment import git_commit
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
 from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
 from harness.suite.tables import write_atomic
+from harness.training.config import command_overrides
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
@@ -67,11 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
-    parser.add_argument(
-        "--encoding",
-        type=encoding_name,
-        help="the data files' text encoding (data.encoding; default UTF-8, see docs/data.md)",
-    )
+    add_encoding_argument(parser)
     parser.add_argument("--out", type=Path, required=True, help="results folder (shared by shards)")
     parser.add_argument(
         "--shard", type=_shard, default=Shard(), help="K/N: run the K-th of N parts (1/1)"
@@ -200,13 +197,7 @@ def _run_as_jobs(
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = {  # fit config keys, as `sanbench fit --trainer.max_steps`
-        f"trainer.{name}": getattr(args, name)
-        for name in BUDGETS
-        if getattr(args, name) is not None
-    }
-    if args.encoding is not None:
-        overrides["data.encoding"] = args.encoding
+    overrides = command_overrides(args, BUDGETS)  # as `sanbench fit --trainer.max_steps`
     failed = 0
     if not args.aggregate_only:
         if args.data_dir is None:

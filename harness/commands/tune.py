@@ -16,11 +16,11 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from datamodules.cli import encoding_name
+from datamodules.cli import add_encoding_argument
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.studies.plans import TuneContext
+from harness.training.config import command_overrides
 
 STUDY_NAMES = ("block-length", "block-length-memory", "dropout")
 BUDGET_KEYS = ("max_steps", "max_epochs", "limit_train_batches", "limit_val_batches")
@@ -61,11 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="study folder (default runs/studies/NAME)")
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
-    parser.add_argument(
-        "--encoding",
-        type=encoding_name,
-        help="the data files' text encoding (data.encoding; default UTF-8, see docs/data.md)",
-    )
+    add_encoding_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
     parser.add_argument("--max-steps", type=_positive, help="training budget per trial")
     parser.add_argument("--max-epochs", type=_positive, help="training budget per trial")
@@ -95,13 +91,7 @@ def default_study_name(args: argparse.Namespace) -> str:
 
 
 def context(args: argparse.Namespace, study_name: str) -> TuneContext:
-    overrides: dict[str, Any] = {  # fit config keys, as `sanbench fit --trainer.max_steps`
-        f"trainer.{key}": getattr(args, key)
-        for key in BUDGET_KEYS
-        if getattr(args, key) is not None
-    }
-    if args.encoding is not None:
-        overrides["data.encoding"] = args.encoding
+    overrides = command_overrides(args, BUDGET_KEYS)  # as `sanbench fit --trainer.max_steps`
     return TuneContext(
         study=args.study,
         task=args.task,
