@@ -30,7 +30,6 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
-from torch.utils.weak import WeakIdKeyDictionary
 
 from encoders import build_encoder
 from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
@@ -55,26 +54,30 @@ class LiveStorageTracker(TorchDispatchMode):
 
     def __init__(self) -> None:
         super().__init__()
-        self._storages: WeakIdKeyDictionary = WeakIdKeyDictionary()
+        # id of a live tracked storage -> a weak reference whose callback forgets it when freed
+        self._storages: dict[int, weakref.ref] = {}
         self._known: dict[tuple, Known] = {}
         self._atomic: set[Any] = set()
         self.live = 0
         self.peak = 0
         self.flops = 0
 
-    def _freed(self, nbytes: int) -> None:
+    def _freed(self, key: int, nbytes: int) -> None:
+        del self._storages[key]
         self.live -= nbytes
+
+    def _add(self, storage: torch.UntypedStorage) -> None:
+        nbytes = storage.nbytes()
+        key = id(storage)  # unique while it lives; the callback runs before the id is reused
+        self._storages[key] = weakref.ref(storage, lambda _, k=key, n=nbytes: self._freed(k, n))
+        self.live += nbytes
 
     def track(self, tensors: Iterable[Any]) -> None:
         for tensor in tensors:
-            if not isinstance(tensor, torch.Tensor):
-                continue
-            storage = tensor.untyped_storage()
-            if storage in self._storages:
-                continue
-            nbytes = storage.nbytes()
-            self._storages[storage] = weakref.ref(storage, lambda _, n=nbytes: self._freed(n))
-            self.live += nbytes
+            if isinstance(tensor, torch.Tensor):
+                storage = tensor.untyped_storage()
+                if id(storage) not in self._storages:
+                    self._add(storage)
         self.peak = max(self.peak, self.live)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -85,17 +88,26 @@ class LiveStorageTracker(TorchDispatchMode):
             if out is not NotImplemented:
                 return out
             self._atomic.add(func)
-        inputs = list(_tensors((args, kwargs)))
-        key = _key(func, args, kwargs)
+        inputs: list[torch.Tensor] = []
+        key = _key(func, args, kwargs, inputs)
         known = self._known.get(key) if key is not None else None
         if known is not None and known.recipe is not None:
             single, parts = known.recipe
-            outputs = [inputs[part] if isinstance(part, int) else _empty(part) for part in parts]
-            out = outputs[0] if single else tuple(outputs)
-        elif known is not None:
+            outputs = []
+            for part in parts:
+                if isinstance(part, int):
+                    outputs.append(inputs[part])
+                    self.track(outputs[-1:])
+                else:  # a new storage: no need to look it up
+                    outputs.append(_empty(part))
+                    self._add(outputs[-1].untyped_storage())
+            self.flops += known.flops
+            self.peak = max(self.peak, self.live)
+            return outputs[0] if single else tuple(outputs)
+        if known is not None:
             out = func(*args, **kwargs)
         else:
-            before = [_described(tensor) for tensor in inputs]
+            before = [_layout(tensor) for tensor in inputs]
             with FlopCounterMode(display=False) as counter:
                 out = func(*args, **kwargs)
             known = Known(counter.get_total_flops(), self._recipe(out, inputs, before))
@@ -117,14 +129,14 @@ class LiveStorageTracker(TorchDispatchMode):
         for tensor in tensors:
             same = [i for i, leaf in enumerate(inputs) if leaf is tensor]
             if same:
-                if _described(tensor) != before[same[0]]:
+                if _layout(tensor) != before[same[0]]:
                     return None
                 parts.append(same[0])
                 continue
             storage = tensor.untyped_storage()
             spec = (tuple(tensor.shape), tensor.stride(), tensor.dtype)
             if (
-                storage in self._storages
+                id(storage) in self._storages
                 or tensor.storage_offset() != 0
                 or storage.nbytes() != _empty(spec).untyped_storage().nbytes()
             ):
@@ -165,12 +177,26 @@ def _tensors(value: Any) -> Iterator[torch.Tensor]:
             yield from _tensors(item)
 
 
-def _key(func: Any, args: tuple, kwargs: dict) -> tuple | None:
+def _signature(value: Any, tensors: list[torch.Tensor]) -> Any:
+    """``value`` as a hashable description (tensors by shape, strides and dtype; anything else
+    by type and value), appending the tensors met to ``tensors``."""
+    if isinstance(value, torch.Tensor):
+        tensors.append(value)
+        return ("tensor", tuple(value.shape), value.stride(), value.dtype)
+    if isinstance(value, list | tuple):
+        return (type(value), *[_signature(item, tensors) for item in value])
+    if isinstance(value, dict):
+        items = sorted(value.items())
+        return (dict, *[(name, _signature(item, tensors)) for name, item in items])
+    return (type(value), value)
+
+
+def _key(func: Any, args: tuple, kwargs: dict, tensors: list[torch.Tensor]) -> tuple | None:
     """What a meta kernel's new outputs depend on: the operator, every tensor's shape, strides
     and dtype (not its storage offset: an RNN's step t reads slices at offsets that vary with t),
     and every other argument with its type (``True`` is not ``1``); None when one cannot be
-    hashed."""
-    key = (func, _described(args, offsets=False), _described(kwargs, offsets=False))
+    hashed. The tensors of ``args`` and ``kwargs`` are appended to ``tensors``."""
+    key = (func, _signature(args, tensors), _signature(kwargs, tensors))
     try:
         hash(key)
     except TypeError:
@@ -178,15 +204,9 @@ def _key(func: Any, args: tuple, kwargs: dict) -> tuple | None:
     return key
 
 
-def _described(value: Any, offsets: bool = True) -> Any:
-    if isinstance(value, torch.Tensor):
-        offset = value.storage_offset() if offsets else None
-        return ("tensor", tuple(value.shape), value.stride(), offset, value.dtype)
-    if isinstance(value, list | tuple):
-        return (type(value), *(_described(item, offsets) for item in value))
-    if isinstance(value, dict):
-        return (dict, *((name, _described(item, offsets)) for name, item in sorted(value.items())))
-    return (type(value), value)
+def _layout(tensor: torch.Tensor) -> tuple:
+    """What an in-place operator must leave as it was for its result to be remade."""
+    return (tuple(tensor.shape), tensor.stride(), tensor.storage_offset(), tensor.dtype)
 
 
 @dataclass(frozen=True)
