@@ -182,10 +182,12 @@ def _signature(value: Any, tensors: list[torch.Tensor]) -> Any:
     by type and value), appending the tensors met to ``tensors``."""
     if isinstance(value, torch.Tensor):
         tensors.append(value)
-        return ("tensor", tuple(value.shape), value.stride(), value.dtype)
+        return (value.shape, value.stride(), value.dtype)
     if isinstance(value, list | tuple):
         return (type(value), *[_signature(item, tensors) for item in value])
     if isinstance(value, dict):
+        if not value:
+            return ()
         items = sorted(value.items())
         return (dict, *[(name, _signature(item, tensors)) for name, item in items])
     return (type(value), value)
