@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import time
 from pathlib import Path
 
 import nox
@@ -122,8 +123,22 @@ def profile(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present,
-    the Lightning overhead, and naive vs chunked attention (memory and time)."""
+    the Lightning overhead, and naive vs chunked attention (memory and time); first, predicting
+    every figure encoder at L=384 must take under 10 s."""
     install(session)
+    # memory and FLOPs of every figure encoder at the papers' longest shape, [64, 384, 300], on
+    # meta tensors: the target is under 10 s for the whole command (torch import included)
+    out = Path("runs/bench-predict-384")
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    session.run(
+        "sanbench", "profile", "--predict-only", "--predict-lengths", "384", "--no-report",
+        "--out", str(out),
+    )  # fmt: skip
+    seconds, load = time.perf_counter() - start, os.getloadavg()[0]
+    session.log(f"predict-only at L=384: {seconds:.1f} s (target < 10 s; load average {load:.2f})")
+    if seconds >= 10:
+        session.error(f"predict-only at L=384 took {seconds:.1f} s, over 10 s (load {load:.2f})")
     # the papers' figure encoders and, beside naive DiSAN, its exact chunked attention
     encoders = "bilstm,bigru,bisru,multi_cnn,hrchy_cnn,multi_head,disan,bi_blosan,mtsa"
     encoders += ",disan:attention_impl=chunked"

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
-from harness.profiling.grid import EncoderSpec
+from harness.profiling.grid import PAPER_FIGURE_ENCODERS, EncoderSpec
 from harness.profiling.measure import Point
 from harness.profiling.sweep import COLUMNS, ENV_COLUMNS, KEY_COLUMNS, SweepConfig, make_row
 from harness.results import ResultsFile
@@ -220,6 +220,22 @@ def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
     (row,) = read(only).to_dict("records")
     # [4, 4096, 4096, 32] fp32 pairwise tensor alone: 8 GiB, predicted without allocating it
     assert row["status"] == "predicted" and row["peak_mem_mb_predicted"] > 8 * 1024
+
+
+def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
+    tmp_path: Path,
+) -> None:
+    # the papers' shape [64, 384, 300]; how long this takes is measured by `nox -s bench`
+    options = ["--predict-only", "--predict-lengths", "384", "--no-progress", "--no-report"]
+    assert main(["profile", *options, "--out", str(tmp_path)]) == 0
+    rows = read(tmp_path).set_index(["encoder", "mode"])
+    assert set(rows.index) == {(e, m) for e in PAPER_FIGURE_ENCODERS for m in ("infer", "train")}
+    assert (rows["status"] == "predicted").all() and (rows["seq_len"] == 384).all()
+    assert (rows["peak_mem_mb_predicted"] > 0).all() and (rows["flops"] > 0).all()
+    train = rows.xs("train", level="mode")["peak_mem_mb_predicted"]
+    # four [64, 300, 384, 384] fp32 tensors alone are 42 GiB; Bi-BloSAN: "far less" (ICLR 2018)
+    assert train["disan"] > 4 * 64 * 300 * 384**2 * 4 / 2**20
+    assert train["bi_blosan"] < train["disan"] / 10
 
 
 def test_compiled_encoders_time_the_first_call_apart(tmp_path: Path) -> None:
