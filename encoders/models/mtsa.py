@@ -5,7 +5,11 @@ Per head c (d = width / heads, width = 2 * hidden_dim, e.g. 600 = 2 heads x 300)
     R_ji = <k_i, q_j> / sqrt(d)              token2token, [L_query, L_key]   (Eq. 8)
     S_il = [W2 sigma_m(W1 k_i + b1) + b2]_l  multi-dim source2token, [L, d] (Eq. 9)
     f_jil = sigma_t(R_ji) + S_il + M_ji,  s_jl = sum_i softmax_i(f_jil) v_il   (Eq. 10-12)
-and s = W_o [H_1; ...; H_h] (Eq. 13). Half the heads use the forward mask, half the backward one.
+and s = [U_1; ...; U_h] with each head fused with its values by the authors' gate,
+    G = sigmoid(W_g [v; H] + b_g),  U = G * v + (1 - G) * H
+(their ``use_fusion_gate=True``, in place of Eq. 13's W_o: under the strict forward and backward
+masks a one-token sentence has nothing to attend to, H = 0, and W_o would encode every such
+sentence as the zero vector). Half the heads use the forward mask, half the backward one.
 
 ``impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
 ``impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
@@ -76,13 +80,14 @@ def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Ten
 
 
 class MultiMaskTensorizedSelfAttention(nn.Module):
-    """MTSA block (Eq. 13 / Algorithm 1): x [B, L, input_dim] -> s [B, L, width].
+    """MTSA block (Algorithm 1, fusion gate): x [B, L, input_dim] -> s [B, L, width].
 
     ``directions`` holds one :func:`direction_mask` name per head. ``token2token=False`` drops
     sigma_t(R) (and W_q, W_k: the source2token scores are then computed from v, as in the authors'
-    code); ``source2token=False`` drops S. ``dropout`` acts on the input of the q/k/v projection and
-    of W_o; ``attn_dropout`` is the attention dropout of Appendix A.3 (E_X and E_R of the dividend
-    each dropped with keep probability sqrt(1 - attn_dropout), the divisor undropped).
+    code); ``source2token=False`` drops S. ``dropout`` acts on the input of the q/k/v projection
+    and of the fusion gate; ``attn_dropout`` is the attention dropout of Appendix A.3 (E_X and E_R
+    of the dividend each dropped with keep probability sqrt(1 - attn_dropout), the divisor
+    undropped).
     """
 
     def __init__(
@@ -121,7 +126,9 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             self.s2t_b1 = nn.Parameter(torch.zeros(heads, 1, self.head_dim))
             self.s2t_w2 = nn.Parameter(torch.empty(shape))
             self.s2t_b2 = nn.Parameter(torch.zeros(heads, 1, self.head_dim))
-        self.out = nn.Linear(width, width, bias=False)  # W_o of Eq. 13
+        # per-head fusion gate W_g [2d -> d], b_g (module docstring)
+        self.gate_weight = nn.Parameter(torch.empty(heads, 2 * self.head_dim, self.head_dim))
+        self.gate_bias = nn.Parameter(torch.zeros(heads, 1, self.head_dim))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -131,20 +138,23 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         if self.source2token:
             for weight in (*self.s2t_w1, *self.s2t_w2):
                 nn.init.xavier_uniform_(weight)
-        nn.init.xavier_uniform_(self.out.weight)
+        for weight in self.gate_weight:
+            nn.init.xavier_uniform_(weight)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """x [B, L, input_dim], mask bool [B, L] -> s [B, L, width], zeros at padding."""
-        heads = self._attend(x, mask)  # [h, B, L, d]
-        concat = heads.permute(1, 2, 0, 3).flatten(2)
-        return zero_padding(self.out(self.dropout(concat)), mask)
+        v, heads = self._attend(x, mask)  # [h, B, L, d] each
+        gate_input = self.dropout(torch.cat([v, heads], dim=-1)).flatten(1, 2)
+        gate = torch.sigmoid(torch.baddbmm(self.gate_bias, gate_input, self.gate_weight))
+        fused = heads + gate.view_as(v) * (v - heads)  # G * v + (1 - G) * H
+        return zero_padding(fused.permute(1, 2, 0, 3).flatten(2), mask)
 
     def head_outputs(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """H_c of every head before W_o: [B, h, L, d]."""
-        return self._attend(x, mask).transpose(0, 1)
+        """H_c of every head before the fusion gate: [B, h, L, d]."""
+        return self._attend(x, mask)[1].transpose(0, 1)
 
-    def _attend(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Steps 2-7 of Algorithm 1 for all heads at once, laid out [h, B, L, d]."""
+    def _attend(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Steps 2-7 of Algorithm 1 for all heads at once: (v, H), each laid out [h, B, L, d]."""
         batch, length, _ = x.shape
         projected = self.qkv(self.dropout(x)).view(batch, length, -1, self.heads, self.head_dim)
         projected = projected.permute(2, 3, 0, 1, 4)  # [1 or 3, h, B, L, d]
@@ -165,14 +175,14 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             s2t = torch.baddbmm(self.s2t_b2, hidden, self.s2t_w2).view_as(v)
         drop_r, drop_s = self._attention_dropout_masks(v, length)
         if self.impl == "tensor":
-            return self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
+            return v, self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
         padded = ~mask[None, :, :, None].expand_as(v)  # [h, B, L, d]
         wide = None if s2t is None else _wide_sentences(s2t, padded)
         # Meta tensors (memory prediction) carry no values to check: they take the fast form,
         # as every sentence within the spread limit does.
         if wide is None or wide.device.type == "meta" or not bool(wide.any()):
-            return self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
-        return self._split_by_spread(v, t2t, s2t, blocked, padded, drop_r, drop_s, wide=wide)
+            return v, self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        return v, self._split_by_spread(v, t2t, s2t, blocked, padded, drop_r, drop_s, wide=wide)
 
     def _split_by_spread(self, *per_head: torch.Tensor | None, wide: torch.Tensor) -> torch.Tensor:
         """Fast form for the sentences within S2T_SPREAD_LIMIT, tensor form for the others.

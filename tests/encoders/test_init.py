@@ -92,7 +92,7 @@ def test_bi_blosan_every_matrix(name: str) -> None:
 
 def test_mtsa_per_head_matrices() -> None:
     """MTSA Eq. 7 W_q, W_k, W_v per head (d x 300, d = 300 for 2 heads), Eq. 9 W1, W2 per head
-    (d x d), Eq. 13 W_o (600 x 600), source2token on 600."""
+    (d x d), the per-head fusion gate W_g (2d x d, zero b_g), source2token on 600."""
     torch.manual_seed(0)
     encoder = build_encoder("mtsa")
     attention = encoder.attention
@@ -104,7 +104,9 @@ def test_mtsa_per_head_matrices() -> None:
         assert_glorot(attention.s2t_w2[head], D, D, f"W2 head {head}")
     assert_zero(attention.s2t_b1, "b1")
     assert_zero(attention.s2t_b2, "b2")
-    assert_glorot(attention.out.weight, 2 * D, 2 * D, "W_o")
+    for head in range(attention.heads):
+        assert_glorot(attention.gate_weight[head], 2 * D, D, f"W_g head {head}")
+    assert_zero(attention.gate_bias, "b_g")
     assert_glorot(encoder.source2token.hidden.weight, 2 * D, 2 * D, "s2t W1")
 
 
