@@ -66,18 +66,17 @@ class LiveStorageTracker(TorchDispatchMode):
         del self._storages[key]
         self.live -= nbytes
 
-    def _add(self, storage: torch.UntypedStorage) -> None:
-        nbytes = storage.nbytes()
-        key = id(storage)  # unique while it lives; the callback runs before the id is reused
-        self._storages[key] = weakref.ref(storage, lambda _, k=key, n=nbytes: self._freed(k, n))
-        self.live += nbytes
-
     def track(self, tensors: Iterable[Any]) -> None:
         for tensor in tensors:
-            if isinstance(tensor, torch.Tensor):
-                storage = tensor.untyped_storage()
-                if id(storage) not in self._storages:
-                    self._add(storage)
+            if not isinstance(tensor, torch.Tensor):
+                continue
+            storage = tensor.untyped_storage()
+            key = id(storage)  # unique while it lives; the callback runs before the id is reused
+            if key in self._storages:
+                continue
+            nbytes = storage.nbytes()
+            self._storages[key] = weakref.ref(storage, lambda _, k=key, n=nbytes: self._freed(k, n))
+            self.live += nbytes
         self.peak = max(self.peak, self.live)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -93,18 +92,9 @@ class LiveStorageTracker(TorchDispatchMode):
         known = self._known.get(key) if key is not None else None
         if known is not None and known.recipe is not None:
             single, parts = known.recipe
-            outputs = []
-            for part in parts:
-                if isinstance(part, int):
-                    outputs.append(inputs[part])
-                    self.track(outputs[-1:])
-                else:  # a new storage: no need to look it up
-                    outputs.append(_empty(part))
-                    self._add(outputs[-1].untyped_storage())
-            self.flops += known.flops
-            self.peak = max(self.peak, self.live)
-            return outputs[0] if single else tuple(outputs)
-        if known is not None:
+            outputs = [inputs[part] if isinstance(part, int) else _empty(part) for part in parts]
+            out = outputs[0] if single else tuple(outputs)
+        elif known is not None:
             out = func(*args, **kwargs)
         else:
             before = [_layout(tensor) for tensor in inputs]
