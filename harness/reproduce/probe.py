@@ -17,6 +17,7 @@ import argparse
 import math
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def probe(
 
     fold = 0 if task in CV_TASKS else None
     run = FitRun(task, encoder, data_dir, out / task / encoder, embeddings, 0, fold)
-    config = FitRun(**{**vars(run), "overrides": preset.overrides}).resolved()
+    config = replace(run, overrides=preset.overrides).resolved()
     datamodule = build_datamodule(
         task, data_dir=data_dir, embeddings=embeddings, batch_size=config["data"]["batch_size"],
         seed=0, **({} if fold is None else {"fold": fold}),
@@ -58,7 +59,7 @@ def probe(
     budget = {**preset.overrides, "trainer.max_steps": steps, "trainer.limit_train_batches": steps}
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    metrics = run_fit(FitRun(**{**vars(run), "overrides": budget}))
+    metrics = run_fit(replace(run, overrides=budget))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     share = min(1.0, cpu / wall)
     train_s = float(metrics["train_time_s"]) * share

@@ -140,7 +140,8 @@ def run_fit(
     cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
     cli.check()
     out_dir = cli.out_dir
-    prepare_run_folder(out_dir, cli.config_yaml(), overwrite, writer=rank_zero_only.rank == 0)
+    config_text = cli.config_yaml()
+    prepare_run_folder(out_dir, config_text, overwrite, writer=rank_zero_only.rank == 0)
     done = out_dir / "metrics.json"
     if done.exists():
         return json.loads(done.read_text())
@@ -157,7 +158,7 @@ def run_fit(
     metrics = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()
     }
-    metrics["config"] = yaml.safe_load(cli.config_yaml())
+    metrics["config"] = yaml.safe_load(config_text)
     metrics["versions"] = {
         **environment(trainer.strategy.root_device),
         "lightning": lightning.__version__,
