@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.postgres_server import create_database, find_bin_dir, postgres_server
+from tests.harness.fixtures.postgres_server import create_database, find_bin_dir, postgres_server
 
 _numbers = itertools.count()
 WORDS = {

@@ -15,7 +15,7 @@ from harness.results import ResultsFile
 from harness.suite.aggregate import load_results
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import finished_keys, results_path, run_shard
-from tests.harness import results_shard_worker as worker
+from tests.harness.fixtures import results_shard_worker as worker
 
 KEYS = ("name",)
 WORKER = worker.__file__

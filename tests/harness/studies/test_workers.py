@@ -17,8 +17,8 @@ from optuna.trial import TrialState
 from harness.studies.storage import open_storage
 from harness.studies.workers import SURPLUS_ATTR
 
-WORKER = Path(__file__).with_name("studies_worker.py")
-ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).resolve().parents[1] / "fixtures" / "studies_worker.py"
+ROOT = Path(__file__).resolve().parents[3]
 STORAGES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 

@@ -64,7 +64,7 @@ def test_tau_pairs_and_encoder_gaps() -> None:
     # CR: the paper ties the two encoders, so tau-b is undefined
     assert math.isnan(taus.loc["cr", "tau"])
     pairs = result.pairs.set_index(["task", "encoder_a", "encoder_b"])
-    # differences 1, 2, 1 (hand-worked in test_reproduce_stats): p = 0.057, not separable
+    # differences 1, 2, 1 (hand-worked in reproduce/test_stats.py): p = 0.057, not separable
     close = pairs.loc[("trec", "bi_blosan", "disan")]
     assert close["p_value"] == pytest.approx(1 - 4 / math.sqrt(18))
     assert not close["ours_separable"]

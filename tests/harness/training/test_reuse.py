@@ -17,10 +17,10 @@ from datamodules.tasks import TREC_LABELS
 from harness.cli import main
 from harness.training.module import TaskModule
 from harness.training.run import run_fit
-from tests.harness.test_training_run import tiny_run
-from tests.harness.training_toy import DIM, VOCAB, ToyDataModule
+from tests.harness.fixtures.training_toy import DIM, VOCAB, ToyDataModule
+from tests.harness.training.test_run import tiny_run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -167,7 +167,7 @@ def test_params_table_lists_paper_rows_first_and_other_encoders_without_paper() 
 
 
 def test_every_parameter_deviation_beyond_ten_percent_is_explained_in_the_docs() -> None:
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "suite.md").read_text()
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "suite.md").read_text()
     explained = docs.split("### Deviations beyond 10%", 1)[1]
     for spec in PAPER_ROWS:
         if spec.encoder not in list_encoders():

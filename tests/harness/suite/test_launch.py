@@ -19,7 +19,7 @@ from harness.suite.launch import launch_suite, pending_shards
 from harness.suite.runner import all_results_files
 from harness.training.config import FitRun
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"
 VICTIM = ("sst2", "mtsa", "seed1")
 ACCURACY_COLUMNS = ("task", "encoder", "runs", "train_acc", "dev_acc", "test_acc", "params")

@@ -350,7 +350,7 @@ def test_an_encoder_registered_after_import_is_a_valid_model_encoder() -> None:
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     done = subprocess.run(
         [sys.executable, "-c", LATE_ENCODER],
         capture_output=True,

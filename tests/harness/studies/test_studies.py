@@ -122,7 +122,7 @@ def test_memory_study_as_local_worker_jobs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--launcher local --jobs 2``: two submitit worker jobs share the budget, outputs here."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
     storage, out = f"sqlite:///{tmp_path / 's.db'}", tmp_path / "study"
     argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]

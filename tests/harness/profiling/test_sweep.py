@@ -27,8 +27,8 @@ from reports.profile.data import load_run
 from reports.profile.growth import growth_table
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-WORKLOADS = ["--import", "tests.harness.profiling_workloads"]
+ROOT = Path(__file__).resolve().parents[3]
+WORKLOADS = ["--import", "tests.harness.fixtures.profiling_workloads"]
 SMALL = ["--batch-size", "4", "--dim", "32", "--repeats", "3", "--no-progress", "--no-report"]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from harness.launch import LaunchOptions, add_launcher_arguments, launch
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def square_and_note(x: int, log: Path) -> int:

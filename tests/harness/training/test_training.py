@@ -23,7 +23,7 @@ from harness.training.module import TaskModule
 from harness.training.run import fit_datamodule
 from harness.training.run_options import RunOptions
 from harness.training.task_model import builder_options
-from tests.harness.training_toy import DIM, ToyDataModule, sparse_target
+from tests.harness.fixtures.training_toy import DIM, ToyDataModule, sparse_target
 
 
 def fit_toy(

@@ -11,15 +11,15 @@ from pathlib import Path
 import lightning.pytorch as pl
 import pytest
 
-from tests.harness.training_ddp_script import fixture_datamodule, toy_module
+from tests.harness.fixtures.training_ddp_script import fixture_datamodule, toy_module
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow
 def test_ddp_metrics_equal_single_process_evaluation(tmp_path: Path) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "tests.harness.training_ddp_script", str(tmp_path)]
+    command = [sys.executable, "-m", "tests.harness.fixtures.training_ddp_script", str(tmp_path)]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     ddp = json.loads((tmp_path / "ddp.json").read_text())

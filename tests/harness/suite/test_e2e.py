@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli import main
 
-FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
 
 
 def _rows(out: Path) -> list[dict[str, str]]:

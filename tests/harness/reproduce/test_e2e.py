@@ -13,7 +13,7 @@ from harness.cli import main
 from harness.commands.reproduce import reproduce
 from harness.reproduce.preset import Preset
 
-FIXTURES = Path(__file__).resolve().parents[1] / "datamodules" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
 TINY = Preset(
     tasks=("cr", "sst2"),
     encoders=("multi_cnn", "bi_blosan"),
