@@ -102,7 +102,7 @@ class MaskedBlockSelfAttention(nn.Module):
         direction: str,
         use_local: bool = True,
         use_global: bool = True,
-        activation: type[nn.Module] = nn.ELU,
+        activation: type[nn.Module] = nn.ReLU,
         impl: str = "naive",
         chunk_size: int = DEFAULT_CHUNK_SIZE,
     ):

@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.activation import activation_class
 from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
@@ -21,8 +22,12 @@ DEFAULT_BLOCK_LEN = block_length(32)
 
 
 class BiBloSAN(Encoder):
-    """Two untied FC layers x_d = ELU(W_d x + b_d), forward / backward mBloSA, [u_fw; u_bw] tokens,
-    and a multi-dimensional source2token attention (Eq. 8) on top for the sentence vector.
+    """Two untied FC layers x_d = sigma(W_d x + b_d), forward / backward mBloSA, [u_fw; u_bw]
+    tokens, and a multi-dimensional source2token attention (Eq. 8) on top for the sentence vector.
+
+    ``activation`` is every unspecified sigma (the FC layers, the block and sentence
+    source2token MLPs, the fusion candidate F of Eq. 16): ReLU, as Sec. 4.1 sets "the unspecified
+    activation functions in all models" and the authors' classification code passes ``'relu'``.
 
     ``block_len`` is r, a property of the model: the same for every batch, so a sentence's output
     does not depend on how its batch is padded, and saved with the weights (``state_dict`` extra
@@ -43,8 +48,10 @@ class BiBloSAN(Encoder):
         use_global: bool = True,
         attention_impl: str = "naive",
         chunk_size: int = DEFAULT_CHUNK_SIZE,
+        activation: str = "relu",
     ):
         super().__init__()
+        sigma = activation_class(activation)
         if block_len < 1:
             raise ValueError(f"block_len must be a positive integer, not {block_len}")
         self.input_dim = input_dim
@@ -53,15 +60,21 @@ class BiBloSAN(Encoder):
         self.block_len = block_len
         self.dropout = nn.Dropout(dropout)
         self.fc = glorot_(
-            nn.ModuleList(nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.ELU()) for _ in DIRS)
+            nn.ModuleList(nn.Sequential(nn.Linear(input_dim, hidden_dim), sigma()) for _ in DIRS)
         )  # untied, one per direction; Glorot weights, zero biases (Sec. 4.1)
         self.mblosa = nn.ModuleList(
             MaskedBlockSelfAttention(
-                hidden_dim, name, use_local, use_global, impl=attention_impl, chunk_size=chunk_size
+                hidden_dim,
+                name,
+                use_local,
+                use_global,
+                activation=sigma,
+                impl=attention_impl,
+                chunk_size=chunk_size,
             )
             for name in DIRS
         )
-        self.pool = Source2Token(self.token_dim)
+        self.pool = Source2Token(self.token_dim, activation=sigma)
 
     def get_extra_state(self) -> dict[str, int]:
         """r travels with the weights, so a checkpoint restores the model it was trained as."""
@@ -89,6 +102,7 @@ def build_bi_blosan(
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
     return BiBloSAN(
@@ -98,6 +112,7 @@ def build_bi_blosan(
         block_len,
         attention_impl=attention_impl,
         chunk_size=chunk_size,
+        activation=activation,
     )
 
 
@@ -109,6 +124,7 @@ def build_bi_blosan_no_local(
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
     return BiBloSAN(
@@ -119,6 +135,7 @@ def build_bi_blosan_no_local(
         use_local=False,
         attention_impl=attention_impl,
         chunk_size=chunk_size,
+        activation=activation,
     )
 
 
@@ -130,6 +147,7 @@ def build_bi_blosan_no_global(
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""
     return BiBloSAN(
@@ -140,4 +158,5 @@ def build_bi_blosan_no_global(
         use_global=False,
         attention_impl=attention_impl,
         chunk_size=chunk_size,
+        activation=activation,
     )

@@ -3,13 +3,16 @@
 Per head c (d = width / heads, width = 2 * hidden_dim, e.g. 600 = 2 heads x 300):
     q, k, v = W_q x, W_k x, W_v x                                     (Eq. 7)
     R_ji = <k_i, q_j> / sqrt(d)              token2token, [L_query, L_key]   (Eq. 8)
-    S_il = [W2 sigma_m(W1 k_i + b1) + b2]_l  multi-dim source2token, [L, d] (Eq. 9)
+    S_il = [W2 sigma(W1 k_i + b1) + b2]_l    multi-dim source2token, [L, d] (Eq. 9)
     f_jil = sigma_t(R_ji) + S_il + M_ji,  s_jl = sum_i softmax_i(f_jil) v_il   (Eq. 10-12)
 and s = [U_1; ...; U_h] with each head fused with its values by the authors' gate,
     G = sigmoid(W_g [v; H] + b_g),  U = G * v + (1 - G) * H
 (their ``use_fusion_gate=True``, in place of Eq. 13's W_o: under the strict forward and backward
 masks a one-token sentence has nothing to attend to, H = 0, and W_o would encode every such
 sentence as the zero vector). Half the heads use the forward mask, half the backward one.
+sigma, like the sentence-level source2token's, is ReLU: "the unspecified activation functions for
+all fully-connected layers ... are set to relu" (Appendix B); ``activation="elu"`` is the
+authors' SNLI setting ("the activation function for fully-connected layer is set to elu").
 
 ``impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
 ``impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
@@ -28,7 +31,8 @@ two [L, L] x [L, d] matrix products per head. It is exact (to float rounding) fo
   over each query's visible keys; the other sentences of the batch keep the matrix products.
 * Disallowed pairs (positional mask, padded keys) are exactly zero; a query with nothing to attend
   to (first token under the forward mask, fully padded rows) has denominator 0 and gets output 0.
-* The ratio is taken in float32 with that guard, so autocast (bf16) outputs stay finite.
+* The ratio is taken in at least float32 with that guard, so autocast (bf16) outputs stay finite
+  and float64 inputs keep float64 (gradcheck).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.activation import activation_class
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.registry import register_encoder
@@ -73,10 +78,12 @@ def _wide_sentences(scores: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
 
 
 def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Tensor:
-    """numerator / denominator in float32; 0 where the denominator is 0 (nothing to attend to)."""
-    denominator = denominator.float()
+    """numerator / denominator in at least float32 (bf16/fp16 inputs are widened, float64 stays
+    float64); 0 where the denominator is 0 (nothing to attend to)."""
+    work = torch.promote_types(numerator.dtype, torch.float32)
+    denominator = denominator.to(work)
     safe = denominator.masked_fill(denominator == 0, 1.0)
-    return (numerator.float() / safe).to(numerator.dtype)
+    return (numerator.to(work) / safe).to(numerator.dtype)
 
 
 class MultiMaskTensorizedSelfAttention(nn.Module):
@@ -101,6 +108,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         impl: str = "fast",
         dropout: float = 0.0,
         attn_dropout: float = 0.0,
+        activation: str = "relu",
     ):
         super().__init__()
         heads = len(directions)
@@ -118,6 +126,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         self.token2token, self.source2token = token2token, source2token
         self.t2t_scale, self.impl, self.attn_dropout = t2t_scale, impl, attn_dropout
         self.dropout = nn.Dropout(dropout)
+        self.sigma = activation_class(activation)()  # of Eq. 9's source2token MLP
         # rows: v, then q and k of every head (one fused projection, split per head)
         self.qkv = nn.Linear(input_dim, (3 if token2token else 1) * width, bias=False)
         if source2token:  # per-head W1, b1, W2, b2 of Eq. 9 (d_a = d_h)
@@ -171,7 +180,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             source = (projected[2] if self.token2token else v).reshape(
                 self.heads, -1, self.head_dim
             )
-            hidden = F.elu(torch.baddbmm(self.s2t_b1, source, self.s2t_w1))
+            hidden = self.sigma(torch.baddbmm(self.s2t_b1, source, self.s2t_w1))
             s2t = torch.baddbmm(self.s2t_b2, hidden, self.s2t_w2).view_as(v)
         drop_r, drop_s = self._attention_dropout_masks(v, length)
         if self.impl == "tensor":
@@ -275,6 +284,7 @@ class MTSA(Encoder):
         t2t_scale: str = "log_sigmoid",
         impl: str = "fast",
         attn_dropout: float = 0.0,
+        activation: str = "relu",
     ):
         super().__init__()
         if masks and heads % 2:
@@ -293,8 +303,11 @@ class MTSA(Encoder):
             impl=impl,
             dropout=dropout,
             attn_dropout=attn_dropout,
+            activation=activation,
         )
-        self.source2token = Source2Token(width, dropout=dropout)
+        self.source2token = Source2Token(
+            width, activation=activation_class(activation), dropout=dropout
+        )
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         tokens = self.attention(x, mask)
@@ -309,6 +322,7 @@ def _build(
     t2t_scale: str,
     impl: str,
     attn_dropout: float,
+    activation: str,
     **parts: bool,
 ) -> MTSA:
     return MTSA(
@@ -319,6 +333,7 @@ def _build(
         t2t_scale=t2t_scale,
         impl=impl,
         attn_dropout=attn_dropout,
+        activation=activation,
         **parts,
     )
 
@@ -332,10 +347,12 @@ def build_mtsa(
     t2t_scale: str = "log_sigmoid",
     impl: str = "fast",
     attn_dropout: float = 0.0,
+    activation: str = "relu",
 ) -> MTSA:
-    """MTSA at the authors' SNLI configuration: 2 heads x 300 (forward + backward), keep
-    probability 0.65, no attention dropout, sigma_t = log(sigmoid), sigma_m = ELU (Appendix B)."""
-    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout)
+    """MTSA at the authors' configuration (Appendix B): 2 heads x 300 (forward + backward), keep
+    probability 0.65 and no attention dropout (SNLI), sigma_t = log(sigmoid), sigma = ReLU
+    (``activation="elu"`` for their SNLI runs)."""
+    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, activation)
 
 
 @register_encoder("mtsa_no_masks", paper=PAPER + ", Table 3 'w/o fw&bw masks'")
@@ -347,9 +364,20 @@ def build_mtsa_no_masks(
     t2t_scale: str = "log_sigmoid",
     impl: str = "fast",
     attn_dropout: float = 0.0,
+    activation: str = "relu",
 ) -> MTSA:
     """MTSA with the forward/backward masks replaced by diag-disabled masks on every head."""
-    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, masks=False)
+    return _build(
+        input_dim,
+        hidden_dim,
+        dropout,
+        heads,
+        t2t_scale,
+        impl,
+        attn_dropout,
+        activation,
+        masks=False,
+    )
 
 
 @register_encoder("mtsa_no_t2t", paper=PAPER + ", Table 3 'w/o token2token'")
@@ -361,10 +389,19 @@ def build_mtsa_no_t2t(
     t2t_scale: str = "log_sigmoid",
     impl: str = "fast",
     attn_dropout: float = 0.0,
+    activation: str = "relu",
 ) -> MTSA:
     """MTSA without the token2token term sigma_t(R) (no W_q, W_k; masks kept)."""
     return _build(
-        input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, token2token=False
+        input_dim,
+        hidden_dim,
+        dropout,
+        heads,
+        t2t_scale,
+        impl,
+        attn_dropout,
+        activation,
+        token2token=False,
     )
 
 
@@ -377,8 +414,17 @@ def build_mtsa_no_s2t(
     t2t_scale: str = "log_sigmoid",
     impl: str = "fast",
     attn_dropout: float = 0.0,
+    activation: str = "relu",
 ) -> MTSA:
     """MTSA without the source2token term S (no W1, W2): masked sigma_t-scaled dot-product heads."""
     return _build(
-        input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, source2token=False
+        input_dim,
+        hidden_dim,
+        dropout,
+        heads,
+        t2t_scale,
+        impl,
+        attn_dropout,
+        activation,
+        source2token=False,
     )

@@ -61,8 +61,8 @@ def ref_masked_attention(
 
 
 def ref_source2token(s2t: torch.nn.Module, seq: torch.Tensor) -> torch.Tensor:
-    """Eq. 8: f(x_i) = W^T elu(W1 x_i + b1) + b, softmax over tokens per feature."""
-    scores = torch.stack([s2t.score(F.elu(s2t.hidden(t))) for t in seq])
+    """Eq. 8: f(x_i) = W^T relu(W1 x_i + b1) + b, softmax over tokens per feature (Sec. 4.1: ReLU)."""
+    scores = torch.stack([s2t.score(F.relu(s2t.hidden(t))) for t in seq])
     return (torch.softmax(scores, dim=0) * seq).sum(0)
 
 
@@ -83,14 +83,14 @@ def ref_mblosa(mod: MaskedBlockSelfAttention, x: torch.Tensor, r: int) -> torch.
     rows = []
     for t in range(n):
         z = weight @ torch.cat([c[t] for c in columns]) + mod.fusion_tokens.bias
-        fused, gate = F.elu(z[:d]), torch.sigmoid(z[d:])
+        fused, gate = F.relu(z[:d]), torch.sigmoid(z[d:])
         rows.append(gate * fused + (1 - gate) * x[t])
     return torch.stack(rows)
 
 
 def ref_encoder(encoder: BiBloSAN, x: torch.Tensor, r: int) -> tuple[torch.Tensor, torch.Tensor]:
     directions = [
-        ref_mblosa(mblosa, F.elu(fc[0](x)), r)
+        ref_mblosa(mblosa, F.relu(fc[0](x)), r)
         for fc, mblosa in zip(encoder.fc, encoder.mblosa, strict=True)
     ]
     tokens = torch.cat(directions, dim=-1)

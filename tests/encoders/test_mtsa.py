@@ -88,7 +88,7 @@ def test_tensor_form_matches_eq_10_to_12_loop() -> None:
     w1, b1, w2, b2 = attention.s2t_w1, attention.s2t_b1, attention.s2t_w2, attention.s2t_b2
     expected = torch.zeros_like(v)
     for c, direction in enumerate(attention.directions):
-        s = (F.elu(k[0, c] @ w1[c] + b1[c]) @ w2[c] + b2[c]).detach()  # [L, d]
+        s = (F.relu(k[0, c] @ w1[c] + b1[c]) @ w2[c] + b2[c]).detach()  # [L, d]
         for j in range(5):
             keys = [i for i in range(5) if (i < j if direction == "forward" else i > j)]
             if not keys:
@@ -190,7 +190,7 @@ def source2token_scores(encoder: MTSA, x: torch.Tensor) -> torch.Tensor:
     """S of Eq. 9 per head, [B, h, L, d], recomputed from the module's weights."""
     attention = encoder.attention
     _, _, k = projections(encoder, x)
-    return F.elu(k @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
+    return F.relu(k @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
 
 
 def spreads(encoder: MTSA, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -268,7 +268,7 @@ def test_no_t2t_is_masked_source2token_attention_over_v() -> None:
     assert attention.qkv.out_features == WIDTH  # only W_v: W_q and W_k are gone
     x, mask = batch([6], 6)
     (v,) = projections(encoder, x)
-    s = F.elu(v @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
+    s = F.relu(v @ attention.s2t_w1 + attention.s2t_b1) @ attention.s2t_w2 + attention.s2t_b2
     weights = torch.exp(s - s.amax(dim=2, keepdim=True))
     prefix_num = torch.cumsum(weights * v, dim=2) - weights * v  # strictly earlier tokens
     prefix_den = torch.cumsum(weights, dim=2) - weights
@@ -342,3 +342,13 @@ def test_default_parameter_count_matches_table_1_and_3(
     assert (encoder.input_dim, encoder.output_dim) == (300, 600)
     assert count(encoder) == encoder_params
     assert round((count(encoder) + SNLI_CLASSIFIER) / 1e6, 1) == paper_millions
+
+
+@pytest.mark.parametrize("name", ["mtsa", "mtsa_no_t2t"])
+def test_fast_form_passes_gradcheck_in_float64(name: str) -> None:
+    """The fast form's ratio is dtype-generic: float64 in, float64 gradients (it used to round
+    through float32, and gradcheck failed)."""
+    encoder = build_encoder(name, input_dim=4, hidden_dim=2, dropout=0.0).double().eval()
+    x = torch.randn(2, 4, 4, dtype=torch.float64, requires_grad=True)
+    mask = torch.tensor([[True] * 4, [True] * 2 + [False] * 2])
+    assert torch.autograd.gradcheck(lambda inputs: encoder(inputs, mask).pooled, (x,))
