@@ -61,7 +61,7 @@ def ref_masked_attention(
 
 
 def ref_source2token(s2t: torch.nn.Module, seq: torch.Tensor) -> torch.Tensor:
-    """Eq. 8: f(x_i) = W^T relu(W1 x_i + b1) + b, softmax over tokens per feature (Sec. 4.1: ReLU)."""
+    """Eq. 8: f(x_i) = W^T relu(W1 x_i + b1) + b (Sec. 4.1), softmax over tokens per feature."""
     scores = torch.stack([s2t.score(F.relu(s2t.hidden(t))) for t in seq])
     return (torch.softmax(scores, dim=0) * seq).sum(0)
 
