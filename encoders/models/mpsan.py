@@ -4,6 +4,10 @@ Positional Self-Attention Layer: k masked one-dimensional self-attention units, 
 h = ELU(W_h w + b_h) (Eq. 1) and f(h_i, h_j) = sigma((U h_i + V h_j + b) / c) (Eq. 6) plus a
 positional mask M (Eq. 7-12); Position-Fusion Layer (Eq. 15-16); multi-dimensional source2token
 attention on top. Masks are indexed [query j, key i]: entry (j, i) holds the paper's M_ij.
+
+``variant="code"`` is the authors' released code where it departs from the paper: scores
+5 * tanh(x / 5) instead of ELU(x / 5), faraway windows |i - j| < m instead of <= m, and ReLU
+instead of ELU for h (Eq. 1) and the source2token MLP (docs/encoders.md, MPSAN).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.activation import activation_class
 from encoders.layers.masking import masked_softmax, zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.registry import register_encoder
@@ -32,13 +37,22 @@ MASK_STUDY: dict[str, tuple[str, ...]] = {
 }
 DEFAULT_MASKS = MASK_STUDY["mpsan"]
 _SPEC = re.compile(r"^(bw|fw|fa(\d+))(\+sd|\+d)?$")
+# what each variant sets: Eq. 6's score function, sigma of Eq. 1 and of the source2token MLP,
+# and whether a faraway window fa<m> includes distance m (Eq. 8) or stops before it (the code)
+VARIANTS: dict[str, dict[str, object]] = {
+    "paper": {"score": "elu", "activation": "elu", "inclusive": True},
+    "code": {"score": "scaled_tanh", "activation": "relu", "inclusive": False},
+}
 
 
-def positional_mask(spec: str, length: int, device: torch.device | None = None) -> torch.Tensor:
+def positional_mask(
+    spec: str, length: int, device: torch.device | None = None, inclusive: bool = True
+) -> torch.Tensor:
     """float [L, L] mask M for ``spec``, entry (j, i) = M_ij (query j, key i), -inf = blocked.
 
     Base masks: ``bw`` (Eq. 9: 0 where i < j), ``fw`` (Eq. 10: 0 where i > j), ``fa<m>``
-    (Eq. 8: 0 where |i - j| <= m and i != j). A suffix adds a penalty on top of the base mask:
+    (Eq. 8: 0 where |i - j| <= m and i != j; ``inclusive=False``: |i - j| < m, the authors'
+    code). A suffix adds a penalty on top of the base mask:
     ``+d`` the Distance mask -|i - j| (Eq. 11), ``+sd`` the Scaled-Distance mask -log|i - j|
     (Eq. 12); both are 0 on the diagonal. Example: ``bw+sd`` is M_bw + M_sd (s_bw+sd in Eq. 16).
     Note MPSAN's ``bw`` (attend to earlier words) is DiSAN's forward mask, and vice versa.
@@ -60,7 +74,8 @@ def positional_mask(spec: str, length: int, device: torch.device | None = None) 
     else:
         if int(window) < 1:
             raise ValueError(f"MPSAN faraway mask {spec!r} needs m >= 1")
-        allowed = (distance <= int(window)) & (key != query)
+        inside = distance <= int(window) if inclusive else distance < int(window)
+        allowed = inside & (key != query)
     if penalty_name == "+d":
         penalty = -distance
     elif penalty_name == "+sd":
@@ -75,7 +90,9 @@ class PositionalSelfAttention(nn.Module):
 
     Each unit has untied W_h, b_h, U, V, b (the parameter counts of the paper's Tables 3-5 need
     one dense layer per unit). ``score``: ``elu`` is Eq. 6 literally (sigma = ELU, the paper's
-    activation everywhere); ``scaled_tanh`` is DiSAN's c * tanh(x / c). Returns [B, k, L, H].
+    activation everywhere); ``scaled_tanh`` is DiSAN's c * tanh(x / c). ``activation`` is sigma
+    of Eq. 1; ``inclusive`` is the faraway window's edge (:func:`positional_mask`).
+    Returns [B, k, L, H].
     """
 
     def __init__(
@@ -86,6 +103,8 @@ class PositionalSelfAttention(nn.Module):
         c: float = 5.0,
         score: str = "elu",
         dropout: float = 0.0,
+        activation: str = "elu",
+        inclusive: bool = True,
     ):
         super().__init__()
         if not masks:
@@ -95,6 +114,7 @@ class PositionalSelfAttention(nn.Module):
         for spec in masks:
             positional_mask(spec, 1)  # fail early on a bad spec
         self.masks, self.c, self.score, self.hidden_dim = tuple(masks), c, score, hidden_dim
+        self.sigma, self.inclusive = activation_class(activation)(), inclusive
         units = len(masks)
         self.dropout = nn.Dropout(dropout)
         self.dense = nn.Linear(input_dim, units * hidden_dim)  # W_h, b_h of every unit, stacked
@@ -110,7 +130,7 @@ class PositionalSelfAttention(nn.Module):
 
     def forward(self, w: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         batch, length, _ = w.shape
-        h = nn.functional.elu(self.dense(self.dropout(w)))
+        h = self.sigma(self.dense(self.dropout(w)))
         h = h.view(batch, length, len(self.masks), self.hidden_dim).transpose(1, 2)  # [B, k, L, H]
         scored = self.dropout(h)
         key = torch.einsum("bklh,kh->bkl", scored, self.key_weight)
@@ -118,7 +138,9 @@ class PositionalSelfAttention(nn.Module):
         logits = (query.unsqueeze(-1) + key.unsqueeze(-2)) / self.c  # [B, k, L_q, L_k]
         elu = self.score == "elu"
         scores = nn.functional.elu(logits) if elu else self.c * torch.tanh(logits)
-        positional = torch.stack([positional_mask(s, length, w.device) for s in self.masks])
+        positional = torch.stack(
+            [positional_mask(s, length, w.device, self.inclusive) for s in self.masks]
+        )
         allowed = positional.isfinite() & mask[:, None, None, :]
         probs = masked_softmax(scores + positional.to(scores.dtype), allowed, dim=-1)
         return torch.matmul(probs.to(h.dtype), h)
@@ -152,7 +174,11 @@ class PositionFusion(nn.Module):
 
 class MPSAN(Encoder):
     """Positional Self-Attention Layer, Position-Fusion Layer, then multi-dimensional
-    source2token attention (DiSAN Eq. 12-13) for the hidden_dim sentence vector."""
+    source2token attention (DiSAN Eq. 12-13) for the hidden_dim sentence vector.
+
+    ``variant`` (``paper`` or ``code``, :data:`VARIANTS`) sets the score function, the
+    activation and the faraway window's edge; an explicit ``score`` overrides the variant's.
+    """
 
     def __init__(
         self,
@@ -161,13 +187,29 @@ class MPSAN(Encoder):
         dropout: float = 0.3,
         masks: tuple[str, ...] = DEFAULT_MASKS,
         c: float = 5.0,
-        score: str = "elu",
+        score: str | None = None,
+        variant: str = "paper",
     ):
         super().__init__()
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, not {variant!r}")
+        chosen = VARIANTS[variant]
+        activation = str(chosen["activation"])
         self.input_dim, self.token_dim, self.output_dim = input_dim, hidden_dim, hidden_dim
-        self.attention = PositionalSelfAttention(input_dim, hidden_dim, masks, c, score, dropout)
+        self.attention = PositionalSelfAttention(
+            input_dim,
+            hidden_dim,
+            masks,
+            c,
+            score or str(chosen["score"]),
+            dropout,
+            activation=activation,
+            inclusive=bool(chosen["inclusive"]),
+        )
         self.fusion = PositionFusion(input_dim, hidden_dim, len(masks) + 1, dropout)
-        self.source2token = Source2Token(hidden_dim, dropout=dropout)
+        self.source2token = Source2Token(
+            hidden_dim, activation=activation_class(activation), dropout=dropout
+        )
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         tokens = zero_padding(self.fusion(self.attention(x, mask), x), mask)
@@ -181,10 +223,12 @@ def build_mpsan(
     dropout: float = 0.3,
     masks: tuple[str, ...] = DEFAULT_MASKS,
     c: float = 5.0,
-    score: str = "elu",
+    score: str | None = None,
+    variant: str = "paper",
 ) -> MPSAN:
-    """MPSAN; ``masks`` picks the attention units (see :data:`MASK_STUDY` for Table 2).
+    """MPSAN; ``masks`` picks the attention units (see :data:`MASK_STUDY` for Table 2);
+    ``variant="code"`` is the authors' code (module docstring).
 
     dropout 0.3 = the paper's "dropout-ratio 0.7" read as a keep probability, as in DiSAN.
     """
-    return MPSAN(input_dim, hidden_dim, dropout, tuple(masks), c, score)
+    return MPSAN(input_dim, hidden_dim, dropout, tuple(masks), c, score, variant)

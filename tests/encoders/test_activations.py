@@ -79,3 +79,8 @@ def test_disan_and_mpsan_run_elu_only(name: str) -> None:
 def test_an_unknown_activation_is_refused(name: str) -> None:
     with pytest.raises(ValueError, match="activation must be one of"):
         build_encoder(name, input_dim=8, hidden_dim=8, activation="gelu")
+
+
+def test_mpsan_code_variant_runs_relu_only() -> None:
+    """The authors' MPSAN code uses ReLU where the paper says ELU (docs/encoders.md)."""
+    assert activations("mpsan", variant="code") == Counter(relu=2)

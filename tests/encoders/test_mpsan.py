@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from torch.nn.functional import elu
+from torch.nn.functional import elu, relu
 
 from encoders import build_encoder
 from encoders.models.mpsan import MASK_STUDY, MPSAN, PositionalSelfAttention, positional_mask
@@ -18,15 +18,18 @@ C = 5.0
 SPECS = ["fa2", "fa3", "bw", "fw", "bw+sd", "fw+sd", "bw+d", "fw+d", "fa2+sd", "fa1"]
 
 
-def paper_mask(spec: str, i: int, j: int) -> float:
-    """M_ij from Eq. 8-12 (i: the attended word, j: the target word)."""
+def paper_mask(spec: str, i: int, j: int, inclusive: bool = True) -> float:
+    """M_ij from Eq. 8-12 (i: the attended word, j: the target word); ``inclusive=False`` is the
+    authors' code's faraway window, |i - j| < m."""
     base, _, penalty = spec.partition("+")
     if base == "bw":
         allowed = i < j  # Eq. 9
     elif base == "fw":
         allowed = i > j  # Eq. 10
     else:
-        allowed = abs(i - j) <= int(base[2:]) and i != j  # Eq. 8
+        window = int(base[2:])
+        inside = abs(i - j) <= window if inclusive else abs(i - j) < window
+        allowed = inside and i != j  # Eq. 8
     if not allowed:
         return -math.inf
     if penalty == "d":
@@ -62,10 +65,12 @@ def test_bad_mask_names_are_rejected(spec: str) -> None:
 
 
 def slow_mpsan(
-    encoder: MPSAN, w: torch.Tensor, length: int, score: str
+    encoder: MPSAN, w: torch.Tensor, length: int, score: str, code: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. 1, 6, 7, 15, 16 and the source2token layer for one sentence w [L, d_e], by loops,
-    with the paper's c = 5 and the score function ``score`` (ELU in the paper)."""
+    with the paper's c = 5 and the score function ``score`` (ELU in the paper). ``code``: the
+    authors' code, ReLU for sigma and faraway windows |i - j| < m."""
+    sigma = relu if code else elu
     att, fusion, s2t = encoder.attention, encoder.fusion, encoder.source2token
     hidden, c = att.hidden_dim, C
     units = []
@@ -73,16 +78,18 @@ def slow_mpsan(
         W_h = att.dense.weight[k * hidden : (k + 1) * hidden]
         b_h = att.dense.bias[k * hidden : (k + 1) * hidden]
         U, V, b = att.key_weight[k], att.query_weight[k], att.bias[k]
-        h = [elu(W_h @ w[t] + b_h) for t in range(length)]
+        h = [sigma(W_h @ w[t] + b_h) for t in range(length)]
         s = []
         for j in range(length):
-            keys = [i for i in range(length) if paper_mask(spec, i, j) > -math.inf]
+            keys = [i for i in range(length) if paper_mask(spec, i, j, not code) > -math.inf]
             if not keys:
                 s.append(torch.zeros(hidden, dtype=w.dtype))
                 continue
             raw = [(U @ h[i] + V @ h[j] + b) / c for i in keys]
             f = [elu(r) if score == "elu" else c * torch.tanh(r) for r in raw]
-            logits = torch.stack([f[n] + paper_mask(spec, i, j) for n, i in enumerate(keys)])
+            logits = torch.stack(
+                [f[n] + paper_mask(spec, i, j, not code) for n, i in enumerate(keys)]
+            )
             p = torch.softmax(logits, dim=0)
             s.append(sum(p[n] * h[i] for n, i in enumerate(keys)))
         units.append(s)
@@ -96,7 +103,7 @@ def slow_mpsan(
         o[j] = (a * sources).sum(0)
     scores = torch.stack(
         [
-            s2t.score.weight @ elu(s2t.hidden.weight @ o[i] + s2t.hidden.bias) + s2t.score.bias
+            s2t.score.weight @ sigma(s2t.hidden.weight @ o[i] + s2t.hidden.bias) + s2t.score.bias
             for i in range(length)
         ]
     )
@@ -110,6 +117,8 @@ def slow_mpsan(
         (5, {}, "elu"),  # the defaults: the paper's masks, c and score function
         (4, {"masks": MASK_STUDY["model6"]}, "elu"),
         (5, {"masks": MASK_STUDY["model5"], "score": "scaled_tanh"}, "scaled_tanh"),
+        (5, {"variant": "code"}, "scaled_tanh"),  # the authors' code: 5 tanh(x/5), ReLU, < m
+        (4, {"variant": "code", "score": "elu"}, "elu"),  # an explicit score wins
     ],
 )
 def test_encoder_matches_literal_equations(input_dim: int, options: dict, score: str) -> None:
@@ -123,7 +132,7 @@ def test_encoder_matches_literal_equations(input_dim: int, options: dict, score:
     mask = torch.tensor([[True] * 6, [True] * 3 + [False] * 3])
     out = encoder(w, mask)
     for b, length in enumerate(mask.sum(1).tolist()):
-        tokens, pooled = slow_mpsan(encoder, w[b], length, score)
+        tokens, pooled = slow_mpsan(encoder, w[b], length, score, options.get("variant") == "code")
         torch.testing.assert_close(out.tokens[b], tokens)
         torch.testing.assert_close(out.pooled[b], pooled)
 
@@ -169,6 +178,15 @@ def test_bad_options_are_rejected() -> None:
         build_encoder("mpsan", masks=())
     with pytest.raises(ValueError, match="score"):
         build_encoder("mpsan", score="relu")
+    with pytest.raises(ValueError, match="variant"):
+        build_encoder("mpsan", variant="tf")
+
+
+def test_code_variant_windows_stop_before_m() -> None:
+    """The authors' code keeps |i - j| < m: fa2 then sees only the neighbours."""
+    strict = positional_mask("fa2", 5, inclusive=False)
+    assert strict.isfinite().sum(dim=1).tolist() == [1, 2, 2, 2, 1]
+    assert positional_mask("fa2", 5).isfinite().sum(dim=1).tolist() == [2, 3, 4, 3, 2]
 
 
 def test_parameter_count_matches_the_paper() -> None:
