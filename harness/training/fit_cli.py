@@ -41,7 +41,8 @@ DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options. Short forms:
 --task (--data.task), --encoder (--model.encoder), --data-dir (--data.data_dir), --embeddings
 (--data.embeddings), --seed (--seed_everything), --fold (--data.fold), --encoding
-(--data.encoding); --overwrite deletes an --out folder holding another run."""
+(--data.encoding); --overwrite deletes an --out folder holding another run (only a run
+folder sanbench made, never a folder of yours)."""
 
 
 def _one_line(error: ArgumentError) -> str:

@@ -1,0 +1,74 @@
+"""``--overwrite`` deletes only a run folder sanbench made; anything else is refused untouched."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.errors import InputError
+from harness.training.run_folder import FILE_NAME, MARKER, RunFolderError, prepare_run_folder
+
+CONFIG = "model:\n  encoder: multi_cnn\n"
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_overwrite_refuses_a_folder_sanbench_did_not_make(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (data / "train.txt").write_text("precious")
+    (data / "sub" / "more.txt").write_text("also precious")
+    before = _files(data)
+    with pytest.raises(RunFolderError, match="not made by sanbench as a run folder") as raised:
+        prepare_run_folder(data, CONFIG, overwrite=True, writer=True)
+    assert isinstance(raised.value, InputError)
+    assert _files(data) == before
+
+
+def test_overwrite_refuses_a_config_without_the_marker(tmp_path: Path) -> None:
+    """A ``fit_config.yaml`` anyone could have written is not enough to delete a folder."""
+    folder = tmp_path / "looks_like_a_run"
+    folder.mkdir()
+    (folder / FILE_NAME).write_text("model:\n  encoder: bilstm\n")
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(RunFolderError, match=MARKER):
+        prepare_run_folder(folder, CONFIG, overwrite=True, writer=True)
+    assert (folder / "notes.txt").read_text() == "mine"
+
+
+def test_overwrite_deletes_a_run_folder_sanbench_made(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    prepare_run_folder(run, "model:\n  encoder: bilstm\n", overwrite=False, writer=True)
+    assert (run / MARKER).is_file()
+    (run / "metrics.json").write_text("{}")
+    prepare_run_folder(run, CONFIG, overwrite=True, writer=True)
+    assert sorted(_files(run)) == sorted([MARKER, FILE_NAME])
+    assert (run / FILE_NAME).read_text() == CONFIG
+
+
+def test_a_file_as_out_is_refused_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "results.csv"
+    target.write_text("a,b\n")
+    for overwrite in (False, True):
+        with pytest.raises(RunFolderError):
+            prepare_run_folder(target, CONFIG, overwrite=overwrite, writer=True)
+    assert target.read_text() == "a,b\n"
+
+
+def test_fit_overwrite_on_the_current_directory_exits_2_and_deletes_nothing(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "thesis.tex").write_text("years of work")
+    monkeypatch.chdir(work)
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    assert main([*argv, "--out", ".", "--overwrite"]) == 2
+    error = capsys.readouterr().err
+    assert "not made by sanbench as a run folder" in error and "Traceback" not in error
+    assert os.listdir(work) == ["thesis.tex"]
