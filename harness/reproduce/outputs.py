@@ -20,9 +20,10 @@ import pandas as pd
 from datamodules.tasks import get_task
 from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
-from harness.reproduce.tables import Reproduction
+from harness.reproduce.tables import Reproduction, reproduction
 from harness.suite.grid import CV_FOLDS, CV_TASKS
 from harness.suite.tables import MISSING, Table, fmt, write_atomic
+from harness.training.config import task_defaults
 
 FOLDER = "reproduction"
 RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_acc", "epochs"]
@@ -58,6 +59,8 @@ def departures(preset: Preset) -> str:
         "SST-1/SST-2 trained on whole sentences only (no phrase-level labels)",
         "TREC: dev is 10% of the training file; the score is on the 500-question set the "
         "papers call TREC's dev set",
+        "MTSA trained with Bi-BloSAN §4.4's settings (keep 0.6, Adam) instead of its own "
+        "Appendix B's (keep 0.5, attention keep 0.8 on CR/MPQA, Adadelta on TREC/SST-5)",
         "neither paper has a row for Kim's Multi-CNN in these tables, MTSA reports no SST-2",
     ]
     return "Departures from the papers' protocol: " + "; ".join(p for p in parts if p) + "."
@@ -89,7 +92,8 @@ def task_table(result: Reproduction, task: str, runs: int) -> Table:
     label = get_task(task).title
     title = (
         f"{label} ({protocol(task, runs)}): Kendall's τ = {_number(tau['tau'], 2)} "
-        f"over {int(tau['encoders'])} encoders with a paper number"
+        f"(one-sided p = {_number(tau['p_value'], 3)}) over {int(tau['encoders'])} encoders "
+        "with a paper number"
     )
     table = Table(
         f"reproduce_{task}",
@@ -138,6 +142,123 @@ def encoder_table(result: Reproduction) -> Table:
     return table
 
 
+def table6(result: Reproduction, encoders: list[str], tasks: list[str]) -> Table:
+    """Bi-BloSAN Table 6's layout: encoders x tasks, each cell ours mean (std) and rank beside
+    the paper's mean (std) and rank, then a row of Kendall's τ (one-sided p) per task."""
+    titles = [get_task(task).title for task in tasks]
+    table = Table(
+        "reproduce_table6",
+        "Encoders x tasks: ours mean (std) #rank · paper mean (std) #rank (accuracy, %)",
+        ["encoder", *titles],
+    )
+    cells = result.cells.set_index(["task", "encoder"])
+    for encoder in encoders:
+        row = [encoder]
+        for task in tasks:
+            cell = cells.loc[(task, encoder)]
+            ours = fmt(_float(cell.ours_mean), _float(cell.ours_std))
+            paper = fmt(_float(cell.paper_mean), _float(cell.paper_std))
+            row.append(
+                f"{ours} #{_rank(cell.ours_rank)} · {paper}"
+                + ("" if paper == MISSING else f" #{_rank(cell.paper_rank)}")
+            )
+        table.rows.append(row)
+    taus = result.taus.set_index("task")
+    table.rows.append(
+        ["Kendall's τ (p)"]
+        + [
+            f"{_number(taus.loc[t, 'tau'], 2)} ({_number(taus.loc[t, 'p_value'], 3)})"
+            for t in tasks
+        ]
+    )
+    return table
+
+
+def verdicts(result: Reproduction) -> list[str]:
+    """What the tests support, as sentences: rank agreement per task and pooled, and how many
+    encoder pairs our runs separate. Nothing is claimed that a test does not support."""
+    taus = result.taus.dropna(subset=["p_value"])
+    agreeing = [
+        f"{get_task(row.task).title} (τ {row.tau:.2f}, p {row.p_value:.3f})"
+        for row in taus.itertuples(index=False)
+        if row.p_value < ALPHA
+    ]
+    pooled = result.pooled_p
+    lines = [
+        f"- Rank agreement per task (Kendall's τ, one-sided, p < {ALPHA}): "
+        + (
+            f"{len(agreeing)} of {len(taus)} tasks, " + "; ".join(agreeing)
+            if agreeing
+            else f"none of the {len(taus)} tasks"
+        )
+        + ".",
+        f"- Pooled over the {len(taus)} tasks (Fisher's method): p = {_number(pooled, 3)}: "
+        + (
+            "our order of the encoders agrees with the papers' beyond chance."
+            if pooled < ALPHA
+            else "no evidence at this budget that our order agrees with the papers' beyond chance."
+        ),
+    ]
+    pairs = result.pairs
+    if len(pairs):
+        separated = int(pairs["ours_separable"].sum())
+        paper_apart = int(pairs["paper_within_spread"].map(lambda within: within is False).sum())
+        lines.append(
+            f"- Encoder pairs our runs separate (paired t-test over shared folds/seeds, "
+            f"p < {ALPHA}): {separated} of {len(pairs)}; pairs the papers' numbers separate "
+            f"(difference beyond the larger printed std): {paper_apart}. Orders within the "
+            "other pairs are not results."
+        )
+    return lines
+
+
+def ended_on_cap(runs: pd.DataFrame, preset: Preset) -> pd.Series:
+    """bool per run: it stopped at its epoch or step cap, not by early stopping on dev."""
+
+    def capped(row: Any) -> bool:
+        budget = task_defaults(row.task, row.encoder) | preset.overrides
+        max_epochs, max_steps = budget.get("trainer.max_epochs"), budget.get("trainer.max_steps")
+        at_epochs = max_epochs is not None and int(row.epochs) >= int(max_epochs)
+        at_steps = max_steps not in (None, -1) and int(row.steps) >= int(max_steps)
+        return at_epochs or at_steps
+
+    return pd.Series([capped(row) for row in runs.itertuples(index=False)], index=runs.index)
+
+
+def results_block(runs: pd.DataFrame, preset: Preset) -> str:
+    """docs/results.md's generated section from the per-run rows (``RUN_COLUMNS``): the
+    Table 6 grid, what the tests support, the gaps per encoder, the runs that ended on a cap,
+    and every remaining confound."""
+    result = reproduction(runs, list(preset.tasks), list(preset.encoders))
+    capped = runs[ended_on_cap(runs, preset)]
+    per_task = capped.groupby("task").size()
+    cap_line = (
+        f"- Runs that ended on a cap (epochs or steps) instead of early stopping on dev: "
+        f"{len(capped)} of {len(runs)}"
+        + (
+            " ("
+            + ", ".join(
+                f"{get_task(t).title} {per_task.get(t, 0)}/{(runs['task'] == t).sum()}"
+                for t in preset.tasks
+            )
+            + ")"
+            if len(capped)
+            else ""
+        )
+        + "."
+    )
+    return "\n".join(
+        [
+            table6(result, list(preset.encoders), list(preset.tasks)).to_markdown(),
+            *verdicts(result),
+            cap_line,
+            "",
+            encoder_table(result).to_markdown(),
+            f"Confounds: {departures(preset)}",
+        ]
+    )
+
+
 def facts_lines(facts: dict[str, Any]) -> list[str]:
     """Command, machine, load and wall time as markdown bullet lines."""
     sessions = facts.get("sessions", [])
@@ -171,6 +292,7 @@ def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str
         f"Mean Kendall's τ over the {len(taus)} tasks where it is defined: "
         f"{_number(taus.mean() if len(taus) else math.nan, 2)}.\n"
     )
+    parts += [*verdicts(result), ""]
     parts.append(encoder_table(result).to_markdown())
     parts += [*facts_lines(facts), "", f"[^dep]: {departures(preset)}", ""]
     return "\n".join(parts)

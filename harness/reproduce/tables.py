@@ -4,7 +4,7 @@ From the suite's finished rows (one test accuracy per run) this builds
 * ``cells``: task x encoder, ours mean (std) over replicates beside the paper's mean (std),
   the gap (ours - paper) and both ranks;
 * ``taus``: per task, Kendall's τ between our ranking and the paper's over the encoders that
-  have both numbers;
+  have both numbers, with its one-sided p-value (``pooled_p``: Fisher's combination over tasks);
 * ``pairs``: per task, every pair of encoders: paired t-test over shared replicates (ours),
   and whether the paper's difference is within the larger of its two stds;
 * ``encoders``: per encoder, the mean, min and max gap over the tasks with a paper number.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness.reproduce.stats import kendall_tau, paired_test
+from harness.reproduce.stats import kendall_tau, paired_test, pooled_p_value
 from harness.suite.paper_numbers import BI_BLOSAN, MTSA, PaperValue, lookup
 
 # where each task's published number is read, first match wins (MTSA adds its own row)
@@ -38,7 +38,7 @@ CELL_COLUMNS = [
     "paper_rank",
     "paper_source",
 ]
-TAU_COLUMNS = ["task", "encoders", "tau"]
+TAU_COLUMNS = ["task", "encoders", "tau", "p_value"]
 PAIR_COLUMNS = [
     "task",
     "encoder_a",
@@ -90,6 +90,11 @@ class Reproduction:
     taus: pd.DataFrame
     pairs: pd.DataFrame
     encoders: pd.DataFrame
+
+    @property
+    def pooled_p(self) -> float:
+        """Fisher's combination of the per-task τ p-values: does the papers' order hold?"""
+        return pooled_p_value(self.taus["p_value"].tolist())
 
 
 def _task_cells(task: str, encoders: list[str], scores: dict) -> list[dict]:
@@ -155,7 +160,7 @@ def reproduction(finished: pd.DataFrame, tasks: list[str], encoders: list[str]) 
         cells += task_cells
         ranked = [c for c in task_cells if c["n"] and c["paper_source"]]
         tau = kendall_tau([c["ours_mean"] for c in ranked], [c["paper_mean"] for c in ranked])
-        taus.append({"task": task, "encoders": len(ranked), "tau": tau})
+        taus.append({"task": task, "encoders": len(ranked), "tau": tau.tau, "p_value": tau.p_value})
         pairs += _task_pairs(task, task_cells, scores)
     cell_frame = pd.DataFrame(cells, columns=CELL_COLUMNS)
     gaps = cell_frame.dropna(subset=["gap"]).groupby("encoder", sort=False)["gap"]

@@ -81,6 +81,10 @@ def task_sections(folder: Path) -> list[dict]:
                 "protocol": taus.loc[task, "protocol"],
                 "tau": numbers.fixed(taus.loc[task, "tau"], 2),
                 "tau_value": taus.loc[task, "tau"],
+                # one-sided p of "our order agrees with the paper's" (older folders: none)
+                "tau_p": numbers.fixed(taus.loc[task, "p_value"], 3)
+                if "p_value" in taus.columns
+                else numbers.MISSING,
                 "ranked": int(taus.loc[task, "encoders"]),
                 "rows": rows,
             }

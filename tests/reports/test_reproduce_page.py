@@ -64,13 +64,15 @@ def test_one_table_per_task_with_tau_beside_the_paper(page: str) -> None:
     parser = Tables()
     parser.feed(page)
     by_heading = {heading: rows for heading, rows in parser.tables}
-    trec = by_heading["TREC (seeds 0-2): Kendall's τ = 1.00 over 2 encoders"]
+    trec = by_heading["TREC (seeds 0-2): Kendall's τ = 1.00 (one-sided p = 0.500) over 2 encoders"]
     assert trec[0][:5] == ["encoder", "runs", "ours", "paper", "gap"]
     # ours bi_blosan 90/92/94 and disan 89/90/93; Bi-BloSAN Table 6: 94.8 (0.2), 94.2 (0.1)
     assert trec[1][:7] == ["bi_blosan", "3", "92.0 (2.0)", "94.8 (0.2)", "-2.8", "1", "1"]
     assert trec[1][7] == "disan"  # paired t over seeds: p = 0.057, not ranked
     assert trec[3][:4] == ["multi_cnn", "3", "81.0 (1.0)", "–"]
-    cr = by_heading["CR (folds 0-2 of 10-fold CV): Kendall's τ = – over 2 encoders"]
+    cr = by_heading[
+        "CR (folds 0-2 of 10-fold CV): Kendall's τ = – (one-sided p = –) over 2 encoders"
+    ]
     assert [row[0] for row in cr[1:]] == ["bi_blosan", "disan", "multi_cnn"]
     assert cr[1][8] == "disan"  # both 84.8 in the paper
     assert by_heading["Per encoder: gap to the paper over tasks"][1:] == [

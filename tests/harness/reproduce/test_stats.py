@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.reproduce.stats import kendall_tau, paired_test
+from harness.reproduce.stats import kendall_tau, paired_test, pooled_p_value
 
 
 def test_tau_one_swapped_pair_of_four() -> None:
@@ -14,18 +14,39 @@ def test_tau_one_swapped_pair_of_four() -> None:
     # tau = (5 - 1) / 6.
     ours = [90.0, 85.0, 88.0, 80.0]
     paper = [95.0, 94.0, 93.0, 92.0]
-    assert kendall_tau(ours, paper) == pytest.approx(4 / 6)
+    assert kendall_tau(ours, paper).tau == pytest.approx(4 / 6)
+
+
+def test_tau_p_value_is_the_exact_one_sided_permutation_probability() -> None:
+    # Of the 24 orders of 4 encoders, 1 has no inversion and 3 have one (Mahonian numbers):
+    # P(at most one discordant pair) = 4 / 24.
+    agreement = kendall_tau([90.0, 85.0, 88.0, 80.0], [95.0, 94.0, 93.0, 92.0])
+    assert agreement.p_value == pytest.approx(4 / 24)
+    assert not agreement.agrees
+    # 6 encoders, 3 of 15 pairs swapped (tau 0.6): (1 + 5 + 14 + 29) / 720 = 0.068
+    six = kendall_tau([5.0, 6.0, 3.0, 4.0, 1.0, 2.0], [6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    assert six.tau == pytest.approx(0.6)
+    assert six.p_value == pytest.approx(49 / 720)
+    # the same order of 6: 1 / 720, significant
+    assert kendall_tau([6.0, 5.0, 4.0, 3.0, 2.0, 1.0], [6, 5, 4, 3, 2, 1]).agrees
+
+
+def test_pooled_p_value_is_fishers_combination() -> None:
+    # X = -2 (ln 1/6 + ln 1/6) = 7.167, chi-square with 4 df: p = e^(-X/2) (1 + X/2) = 0.127
+    x = -4 * math.log(1 / 6)
+    assert pooled_p_value([1 / 6, 1 / 6, math.nan]) == pytest.approx(math.exp(-x / 2) * (1 + x / 2))
+    assert math.isnan(pooled_p_value([math.nan]))
 
 
 def test_tau_b_with_a_tie_in_our_scores() -> None:
     # pairs (1,2) tied in ours (neither), (1,3) and (2,3) concordant:
     # tau-b = (2 - 0) / sqrt((3 - 1) * (3 - 0)).
-    assert kendall_tau([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]) == pytest.approx(2 / math.sqrt(6))
+    assert kendall_tau([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]).tau == pytest.approx(2 / math.sqrt(6))
 
 
 def test_tau_reversed_order_is_minus_one_and_needs_two_encoders() -> None:
-    assert kendall_tau([3.0, 2.0, 1.0], [1.0, 2.0, 3.0]) == pytest.approx(-1.0)
-    assert math.isnan(kendall_tau([1.0], [2.0]))
+    assert kendall_tau([3.0, 2.0, 1.0], [1.0, 2.0, 3.0]).tau == pytest.approx(-1.0)
+    assert math.isnan(kendall_tau([1.0], [2.0]).tau)
     with pytest.raises(ValueError, match="one paper score per encoder"):
         kendall_tau([1.0, 2.0], [1.0])
 

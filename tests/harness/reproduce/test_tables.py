@@ -81,7 +81,10 @@ def test_tau_pairs_and_encoder_gaps() -> None:
 def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     result = reproduction(_finished(), list(PRESET.tasks), list(PRESET.encoders))
     trec = task_table(result, "trec", 3)
-    assert trec.title.startswith("TREC (seeds 0-2): Kendall's τ = 1.00 over 2 encoders")
+    # two encoders in the paper's order: 1 of the 2 orders, one-sided p = 1/2
+    assert trec.title.startswith(
+        "TREC (seeds 0-2): Kendall's τ = 1.00 (one-sided p = 0.500) over 2 encoders"
+    )
     assert trec.header[:7] == ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper"]
     assert [row[0] for row in trec.rows] == ["bi_blosan", "disan", "multi_cnn"]
     assert trec.rows[0][1:7] == ["3", "92.0 (2.0)", "94.8 (0.2)", "-2.8", "1", "1"]
@@ -101,6 +104,9 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     assert text.count("[^dep]:") == 1 and text.count("Departures") == 1
     assert "- Wall time: 2.00 h over 1 session(s)\n" in text
     assert "Mean Kendall's τ over the 1 tasks where it is defined: 1.00." in text
+    # the text claims only what the tests support: one pair of 2 agreeing is not significant
+    assert "none of the 1 tasks" in text
+    assert "p = 0.500: no evidence at this budget" in text
     assert "t0: 1.00 -> 2.00" in text
 
 
