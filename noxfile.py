@@ -20,10 +20,38 @@ def install(session: nox.Session, extras: str = "") -> None:
     session.install(*CONSTRAINTS, "-e", f".[{extras}]" if extras else ".")
 
 
+# Debian packages of the real components some tests drive, and how to tell one is there
+SYSTEM_PACKAGES = {
+    "postgresql": lambda: bool(glob.glob("/usr/lib/postgresql/*/bin/initdb")),
+    "chromium": lambda: any(shutil.which(name) for name in ("chromium", "chromium-browser")),
+    "slurm-wlm": lambda: shutil.which("slurmd") is not None,
+}
+
+
+def provide_system_packages(session: nox.Session, names: tuple[str, ...]) -> list[str]:
+    """Install the missing ``names`` with apt-get (one ``update``, then ``install -y``) when root;
+    returns those still missing, whose tests skip saying so."""
+    missing = [name for name in names if not SYSTEM_PACKAGES[name]()]
+    if missing and shutil.which("apt-get") and os.geteuid() == 0:
+        env = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", external=True, env=env, success_codes=range(256))
+        for name in missing:
+            command = ("apt-get", "install", "-y", name)
+            session.run(*command, external=True, env=env, success_codes=range(256))
+        missing = [name for name in missing if not SYSTEM_PACKAGES[name]()]
+    if missing:
+        session.warn(f"missing and not installable here (needs root apt-get): {', '.join(missing)}")
+    return missing
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Unit and integration tests (data tests skip when ../shared/datasets is absent)."""
-    install(session, "test")
+    """The whole suite against the real components: PostgreSQL and Chromium from Debian
+    (installed when missing and root), the postgres, tensorboard and browser extras. A skip
+    names what this machine cannot provide (data tests: ../shared/datasets). The fast loop:
+    ``nox -s tests -- -m "not slow"``."""
+    provide_system_packages(session, ("postgresql", "chromium"))
+    install(session, "test,postgres,tensorboard,browser")
     session.run("pytest", "-n", "2", *session.posargs)
 
 
@@ -41,19 +69,6 @@ def tests_lowest(session: nox.Session) -> None:
         "uv", "pip", "install", "--resolution", "lowest-direct", *CONSTRAINTS, "-e", ".[test]"
     )
     session.run("pytest", "-n", "2", *session.posargs)
-
-
-@nox.session
-def tests_postgres(session: nox.Session) -> None:
-    """Studies against a real PostgreSQL server started by the tests (Debian's postgresql,
-    installed with apt-get when missing and root): schema race, exact budget, heartbeat."""
-    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
-        if shutil.which("apt-get") is None or os.geteuid() != 0:
-            session.skip("PostgreSQL is missing and cannot be installed here (needs root apt-get)")
-        session.run("apt-get", "update", external=True)
-        session.run("apt-get", "install", "-y", "postgresql", external=True)
-    install(session, "test,postgres")
-    session.run("pytest", "-p", "no:xdist", "-m", "postgres", "tests/harness", *session.posargs)
 
 
 @nox.session
@@ -122,9 +137,9 @@ def profile(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present,
-    the Lightning overhead, and naive vs chunked attention (memory and time); first, predicting
-    every figure encoder at L=384 must take under 10 s."""
+    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present, with
+    DiSAN's chunked attention beside naive, and the Lightning overhead; first, predicting every
+    figure encoder at L=384 must take under 10 s."""
     install(session)
     # memory and FLOPs of every figure encoder at the papers' longest shape, [64, 384, 300], on
     # meta tensors: the target is under 10 s for the whole command (torch import included)
@@ -149,8 +164,6 @@ def bench(session: nox.Session) -> None:
     )  # fmt: skip
     # training steps/s through the Lightning harness vs a bare PyTorch loop, same data, one process
     session.run("python", "-m", "harness.training.overhead")
-    # DiSAN's attention naive vs chunked (L = 64..384): exact memory, interleaved time ratio
-    session.run("python", "-m", "harness.profiling.attention_impls")
 
 
 @nox.session
@@ -179,25 +192,15 @@ def tune(session: nox.Session) -> None:
 
 @nox.session
 def browser(session: nox.Session) -> None:
-    """Opt-in: the report of tests/reports/fixtures opened in headless Chromium (Debian's
-    chromium, installed when missing): console errors, broken images, screenshots."""
-    if shutil.which("chromium") is None:
-        if shutil.which("apt-get") is None or os.geteuid() != 0:
-            session.skip("chromium is missing and cannot be installed here (needs root apt-get)")
-        for step in (["install", "-y", "chromium"], ["update"], ["install", "-y", "chromium"]):
-            session.run("apt-get", *step, external=True, success_codes=range(256))
-            if shutil.which("chromium"):
-                break
-        if shutil.which("chromium") is None:
-            session.skip("apt-get install -y chromium failed: no browser to check the report")
-    install(session)
-    out = "runs/report-browser"
-    fixtures = "tests/reports/fixtures"
-    fit_run = f"{fixtures}/suite-tiny/runs/sst2/bi_blosan/seed0"
-    session.run("sanbench", "report", fixtures, fit_run, "--out", out)
+    """Opt-in: the report of tests/reports/fixtures in headless Chromium (Debian's, installed
+    when missing and root) driven by Playwright: console errors, exceptions, failed loads,
+    broken images; the screenshots stay in runs/report-browser."""
+    if provide_system_packages(session, ("chromium",)):
+        session.skip("no Chromium to check the report with")
+    install(session, "test,browser")
     session.run(
-        "python", "-m", "reports.browser_check", out, "--screenshots", f"{out}/screenshots",
-        *session.posargs,
+        "pytest", "-p", "no:xdist", "--basetemp", "runs/report-browser",
+        "tests/reports/test_site_browser.py", *session.posargs,
     )  # fmt: skip
 
 
@@ -205,11 +208,8 @@ def browser(session: nox.Session) -> None:
 def slurm(session: nox.Session) -> None:
     """Opt-in: a one-node SLURM from Debian's slurm-wlm (tools/one_node_slurm.sh), then a 4-cell
     suite on the test fixtures through ``--launcher slurm``; the daemons are stopped after."""
-    if shutil.which("slurmd") is None:
-        if shutil.which("apt-get") is None or os.geteuid() != 0:
-            session.skip("slurm-wlm is missing and cannot be installed here (needs root apt-get)")
-        session.run("apt-get", "update", external=True)
-        session.run("apt-get", "install", "-y", "slurm-wlm", external=True)
+    if provide_system_packages(session, ("slurm-wlm",)):
+        session.skip("no SLURM to run the suite through")
     install(session)
     cluster, out = Path("runs/slurm-cluster").resolve(), Path("runs/slurm-suite")
     fixtures = "tests/datamodules/fixtures"

@@ -51,7 +51,7 @@ def postgres_admin_url() -> Iterator[str]:
     if bin_dir is None:
         pytest.skip(
             "PostgreSQL binaries not found in /usr/lib/postgresql/*/bin: "
-            "apt-get install postgresql (or run nox -s tests_postgres, which installs them)"
+            "apt-get install postgresql (nox -s tests installs it when run as root)"
         )
     pytest.importorskip("psycopg", reason="pip install 'sanbench[postgres]' for the psycopg driver")
     with postgres_server(bin_dir) as url:

@@ -1,68 +1,132 @@
-"""The headless-Chromium check: event parsing always; real pages when Chromium is installed."""
+"""The report in a real headless Chromium, driven by Playwright: console errors, exceptions,
+failed loads and broken images fail a page; every page leaves a full-page screenshot.
+
+Playwright drives the Chromium installed on the machine (``executable_path``; nothing is
+downloaded). ``nox -s browser`` runs this file alone and keeps the screenshots under
+``runs/report-browser``; ``nox -s tests`` runs it with the rest.
+"""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from reports.browser_check import check_pages, console_problem, find_browser, site_pages
 from reports.site import build_site
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Error, Request
+
+pytestmark = pytest.mark.slow  # starts a browser
+
 FIXTURES = Path(__file__).parent / "fixtures"
+FIT = FIXTURES / "suite-tiny" / "runs" / "sst2" / "bi_blosan" / "seed0"
+CHROMIUM_NAMES = ("chromium", "chromium-browser")
+BROKEN_IMAGES = (
+    "Array.from(document.images)"
+    ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))"
+)
+VIEWPORT = {"width": 1280, "height": 900}
 
 
-def test_console_problem_reads_errors_only() -> None:
-    error = {
-        "method": "Runtime.consoleAPICalled",
-        "params": {"type": "error", "args": [{"type": "string", "value": "boom"}]},
-    }
-    assert console_problem(error) == "console.error: boom"
-    info = {"method": "Runtime.consoleAPICalled", "params": {"type": "log", "args": []}}
-    assert console_problem(info) is None
-    failed_load = {
-        "method": "Log.entryAdded",
-        "params": {
-            "entry": {
-                "level": "error",
-                "source": "network",
-                "text": "Failed to load resource",
-                "url": "file:///x.png",
-            }
-        },
-    }
-    assert console_problem(failed_load) == "network: Failed to load resource file:///x.png"
-    thrown = {
-        "method": "Runtime.exceptionThrown",
-        "params": {"exceptionDetails": {"text": "Uncaught", "exception": {"description": "E"}}},
-    }
-    assert console_problem(thrown) == "exception: E"
-    assert console_problem({"id": 3, "result": {}}) is None
+@dataclass
+class PageCheck:
+    """What one page showed: errors (console, exceptions, failed loads) and broken images."""
+
+    page: Path
+    errors: list[str] = field(default_factory=list)
+    broken_images: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.broken_images
 
 
-def test_site_pages_puts_index_first(tmp_path: Path) -> None:
-    for name in ("b/index.html", "index.html", "a/index.html"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("<p>x</p>")
-    assert [p.relative_to(tmp_path).as_posix() for p in site_pages(tmp_path)] == [
-        "index.html",
-        "a/index.html",
-        "b/index.html",
-    ]
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the module (skips, saying which part is missing)."""
+    executable = next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+    if executable is None:
+        pytest.skip(
+            "Chromium not found on PATH: apt-get install chromium (nox -s tests and "
+            "nox -s browser install it when run as root)"
+        )
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright missing: pip install 'sanbench[browser]'"
+    )
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
 
 
-@pytest.mark.skipif(find_browser() is None, reason="chromium is not installed")
-def test_chromium_flags_broken_pages_and_passes_the_report(tmp_path: Path) -> None:
+def check_page(browser: Browser, path: Path, screenshot: Path) -> PageCheck:
+    """Load ``path``, collect what went wrong until the load event, save a screenshot."""
+    check = PageCheck(path)
+    page = browser.new_page(viewport=VIEWPORT)
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type in ("error", "assert"):
+            url = message.location.get("url", "")
+            check.errors.append(f"console.{message.type}: {message.text} {url}")
+
+    def on_failed_load(request: Request) -> None:
+        check.errors.append(f"failed load: {request.url} {request.failure}")
+
+    def on_exception(error: Error) -> None:
+        check.errors.append(f"exception: {error}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_exception)
+    page.on("requestfailed", on_failed_load)
+    try:
+        page.goto(path.resolve().as_uri(), wait_until="load")
+        check.broken_images = page.evaluate(BROKEN_IMAGES)
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=screenshot, full_page=True)
+    finally:
+        page.close()
+    return check
+
+
+def test_a_broken_page_fails_on_every_kind_of_problem(browser: Browser, tmp_path: Path) -> None:
     bad = tmp_path / "bad.html"
-    bad.write_text('<img src="missing.png"><script>console.error("boom")</script>')
+    bad.write_text(
+        '<link rel="stylesheet" href="missing.css"><img src="missing.png">'
+        '<script>console.error("boom")</script><script>throw new Error("thrown")</script>'
+    )
+    check = check_page(browser, bad, tmp_path / "bad.png")
+    assert not check.ok
+    assert check.broken_images == ["missing.png"]
+    assert any(e.startswith("console.error: boom") for e in check.errors), check.errors
+    assert any(e.startswith("exception: thrown") for e in check.errors), check.errors
+    failed = [e for e in check.errors if e.startswith("failed load:")]
+    assert {e.split()[2].rsplit("/", 1)[1] for e in failed} == {"missing.css", "missing.png"}
+    assert all("ERR_FILE_NOT_FOUND" in e for e in failed)
+
+
+def test_a_clean_page_passes(browser: Browser, tmp_path: Path) -> None:
+    good = tmp_path / "good.html"
+    good.write_text('<p>fine</p><script>console.log("not an error")</script>')
+    check = check_page(browser, good, tmp_path / "good.png")
+    assert check.ok, check.errors
+
+
+def test_every_page_of_the_report_loads_clean(browser: Browser, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    build_site([FIXTURES / "study-block-length-memory"], site)
-    pages = [bad, *site_pages(site)]
-    checks = check_pages(pages, find_browser(), tmp_path / "shots", timeout=60)
-    assert not checks[0].ok
-    assert checks[0].broken_images == ["missing.png"]
-    assert any("boom" in e for e in checks[0].errors)
-    assert any("ERR_FILE_NOT_FOUND" in e for e in checks[0].errors)
-    assert all(check.ok for check in checks[1:]), [(c.page, c.errors) for c in checks]
-    for check in checks:
-        assert check.screenshot is not None and check.screenshot.stat().st_size > 1000
+    build_site([FIXTURES, FIT], site, "sanbench report tests/reports/fixtures")
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) >= 7  # index, two profiles, their comparison, suite, study, fit, ...
+    shots = tmp_path / "screenshots"
+    checks = [
+        check_page(browser, page, shots / f"{'_'.join(page.relative_to(site).parts)}.png")
+        for page in pages
+    ]
+    assert [(c.page, c.errors, c.broken_images) for c in checks if not c.ok] == []
+    assert all(shot.stat().st_size > 1000 for shot in shots.iterdir())
+    assert len(list(shots.iterdir())) == len(pages)

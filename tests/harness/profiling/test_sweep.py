@@ -222,6 +222,19 @@ def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
     assert row["status"] == "predicted" and row["peak_mem_mb_predicted"] > 8 * 1024
 
 
+def test_disan_chunked_attention_beside_naive_as_a_profile_variant(tmp_path: Path) -> None:
+    # naive vs chunked attention is a profile variant (nox -s bench runs it at the paper's shape)
+    chunked = "disan:attention_impl=chunked:chunk_size=2"
+    options = ["--encoders", f"disan,{chunked}", "--lengths", "16,32", "--modes", "train"]
+    assert profile(tmp_path, *options) == 0
+    rows = read(tmp_path).set_index(["label", "seq_len"])
+    assert (rows["status"] == "ok").all() and len(rows) == 4
+    peak = rows["peak_mem_mb"]
+    assert (peak.loc[chunked] < peak.loc["disan"]).all()
+    # the exact tensor accounting: the meta-tensor prediction is the measured peak
+    assert ((rows["peak_mem_mb_predicted"] / peak - 1).abs() < 0.05).all()
+
+
 def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
     tmp_path: Path,
 ) -> None:

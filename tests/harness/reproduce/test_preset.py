@@ -1,4 +1,4 @@
-"""The reproduction preset's grid and budget, the probe's arithmetic and input errors."""
+"""The reproduction preset's grid and its input errors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 
 from harness.cli import main
 from harness.reproduce.preset import PAPER_PRESET, Preset
-from harness.reproduce.probe import estimate_run_seconds, preset_hours
 
 
 def test_paper_preset_covers_table_6_with_three_runs_per_cell() -> None:
@@ -29,22 +28,6 @@ def test_paper_preset_covers_table_6_with_three_runs_per_cell() -> None:
 def test_preset_round_trips_through_json_fields() -> None:
     tiny = Preset(tasks=("cr",), encoders=("mtsa",), runs=2, overrides={"trainer.max_steps": 3})
     assert Preset.from_dict(tiny.to_dict()) == tiny
-
-
-def test_run_estimate_counts_epochs_and_the_step_cap() -> None:
-    # 100 steps/epoch, 10 epochs, no step cap: 1000 steps x 0.02 s + 10 validations x 3 s
-    assert estimate_run_seconds(0.02, 3.0, 100, 10, -1) == pytest.approx(50.0)
-    # a 250-step cap (MTSA App. B's CV tasks): 250 x 0.02 + 3 epochs begun x 3 s
-    assert estimate_run_seconds(0.02, 3.0, 100, 10, 250) == pytest.approx(14.0)
-    # two cells of 3 seeds: worker 1 takes seeds 0 and 2 of the 3600 s cell and seed 1 of
-    # the 1800 s one (the sorted grid dealt round-robin), worker 2 the rest: 9000 s vs 7200 s
-    two = Preset(tasks=("trec",), encoders=("bi_blosan", "mtsa"), runs=3)
-    rows = [
-        {"task": "trec", "encoder": "bi_blosan", "estimated_run_s": "3600"},
-        {"task": "trec", "encoder": "mtsa", "estimated_run_s": "1800"},
-    ]
-    assert preset_hours(rows, two, 2) == pytest.approx(9000 / 3600)
-    assert preset_hours(rows, two, 1) == pytest.approx(16200 / 3600)
 
 
 def test_bad_inputs_fail_fast_with_the_file_and_the_fix(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Short probes that size the preset's budget: a few training steps of each (task, encoder)
 with the preset's settings, scaled to a full run.
 
-    OMP_NUM_THREADS=1 python -m harness.reproduce.probe --data-dir D --embeddings E \\
+    OMP_NUM_THREADS=1 python tools/reproduce_probe.py --data-dir D --embeddings E \\
         --out runs/probe --steps 100
 
 Each probe trains ``steps`` steps (at most one epoch), validates and tests once. On a shared
