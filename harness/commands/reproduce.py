@@ -117,7 +117,7 @@ def reproduce(
     command: str,
 ) -> int:
     """Run (or resume) ``preset`` into ``out`` and write every table; 1 when a run failed."""
-    from harness.reproduce.outputs import departures
+    from harness.reproduce.outputs import caps, departures
     from harness.reproduce.parallel import run_parallel
 
     out.mkdir(parents=True, exist_ok=True)
@@ -128,6 +128,7 @@ def reproduce(
         machine=machine(),
         preset=preset.to_dict(),
         departures=departures(preset),
+        caps=caps(preset),  # the tables count the runs that ended on these, not on early stop
         workers=workers,
         threads_per_run=threads,
         files={"reproduction": "reproduction/", "tables": "tables/", "runs": "runs/"},

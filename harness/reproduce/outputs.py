@@ -212,25 +212,43 @@ def verdicts(result: Reproduction) -> list[str]:
     return lines
 
 
-def ended_on_cap(runs: pd.DataFrame, preset: Preset) -> pd.Series:
-    """bool per run: it stopped at its epoch or step cap, not by early stopping on dev."""
+def caps(preset: Preset) -> dict[str, dict[str, dict[str, int]]]:
+    """``{task: {encoder: {"max_epochs": E, "max_steps": S}}}``: the caps each run of
+    ``preset`` trains under (its task config, per-encoder values, the preset's overrides;
+    S = -1: no step cap). ``sanbench reproduce`` records them in its manifest, so the tables
+    of a finished reproduction do not change when a config changes later."""
+    budgets: dict[str, dict[str, dict[str, int]]] = {}
+    for task in preset.tasks:
+        for encoder in preset.encoders:
+            values = task_defaults(task, encoder) | preset.overrides
+            budgets.setdefault(task, {})[encoder] = {
+                "max_epochs": int(values.get("trainer.max_epochs", -1)),
+                "max_steps": int(values.get("trainer.max_steps", -1)),
+            }
+    return budgets
+
+
+def ended_on_cap(runs: pd.DataFrame, budgets: dict[str, dict[str, dict[str, int]]]) -> pd.Series:
+    """bool per run: it stopped at its epoch or step cap (:func:`caps`), not by early
+    stopping on dev."""
 
     def capped(row: Any) -> bool:
-        budget = task_defaults(row.task, row.encoder) | preset.overrides
-        max_epochs, max_steps = budget.get("trainer.max_epochs"), budget.get("trainer.max_steps")
-        at_epochs = max_epochs is not None and int(row.epochs) >= int(max_epochs)
-        at_steps = max_steps not in (None, -1) and int(row.steps) >= int(max_steps)
+        cap = budgets[row.task][row.encoder]
+        at_epochs = cap["max_epochs"] > 0 and int(row.epochs) >= cap["max_epochs"]
+        at_steps = cap["max_steps"] > 0 and int(row.steps) >= cap["max_steps"]
         return at_epochs or at_steps
 
     return pd.Series([capped(row) for row in runs.itertuples(index=False)], index=runs.index)
 
 
-def results_block(runs: pd.DataFrame, preset: Preset) -> str:
-    """docs/results.md's generated section from the per-run rows (``RUN_COLUMNS``): the
-    Table 6 grid, what the tests support, the gaps per encoder, the runs that ended on a cap,
-    and every remaining confound."""
+def results_block(runs: pd.DataFrame, record: dict[str, Any]) -> str:
+    """docs/results.md's generated section from the per-run rows (``RUN_COLUMNS``) and the
+    reproduction's record (its manifest's ``preset``, ``caps`` and ``departures``): the Table 6
+    grid, what the tests support, the gaps per encoder, the runs that ended on a cap, and every
+    remaining confound."""
+    preset = Preset.from_dict(record["preset"])
     result = reproduction(runs, list(preset.tasks), list(preset.encoders))
-    capped = runs[ended_on_cap(runs, preset)]
+    capped = runs[ended_on_cap(runs, record["caps"])]
     per_task = capped.groupby("task").size()
     cap_line = (
         f"- Runs that ended on a cap (epochs or steps) instead of early stopping on dev: "
@@ -254,7 +272,7 @@ def results_block(runs: pd.DataFrame, preset: Preset) -> str:
             cap_line,
             "",
             encoder_table(result).to_markdown(),
-            f"Confounds: {departures(preset)}",
+            f"Confounds: {record['departures']}",
         ]
     )
 
