@@ -99,7 +99,12 @@ def measure(spec: ParamSpec) -> ParamRow:
     from harness.training.task_model import builder_options  # Lightning: not for `suite --help`
 
     model = FitRun("snli", spec.encoder, Path("."), Path(".")).resolved()["model"]
-    options = builder_options(spec.encoder, model["hidden_dim"], model["encoder_options"])
+    options = builder_options(
+        spec.encoder,
+        model["hidden_dim"],
+        model["encoder_options"],
+        width_scale=model.get("width_scale"),
+    )
     options.update(spec.overrides)
     encoder = build_encoder(spec.encoder, input_dim=SNLI_INPUT_DIM, **options)
     paper = None if spec.paper is None else lookup(*spec.paper, spec.encoder, "snli", "params")

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Literal
 
 import torch
 from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
 
 from datamodules.datamodule import BenchmarkDataModule
-from encoders import builder_accepts, list_encoders
+from encoders import builder_accepts, encoder_entry, list_encoders
 from encoders.layers.mblosa import block_length
 from harness.studies.appendix_a import expected_max_length
 from harness.training.config import plain
@@ -27,19 +28,30 @@ def registered_task_model() -> Any:
     return task_model
 
 
+def paper_width(encoder: str) -> int:
+    """The builder's default ``hidden_dim``: the paper's width (300; Multi-CNN 200 filters)."""
+    return int(inspect.signature(encoder_entry(encoder).builder).parameters["hidden_dim"].default)
+
+
 def builder_options(
     encoder: str,
     hidden_dim: int | None,
     options: dict[str, Any] | None,
     length_stats: dict[str, float] | None = None,
     batch_size: int | None = None,
+    width_scale: float | None = None,
 ) -> dict[str, Any]:
-    """The builder keywords: ``options``, ``hidden_dim`` unless None, and for an encoder with a
-    block length (Bi-BloSAN) Appendix A's r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the
-    training lengths' mean mu and std sigma and the batch size B, unless ``options`` set it."""
+    """The builder keywords: ``options``, ``hidden_dim`` unless None (or the paper's width
+    times ``width_scale``, rounded), and for an encoder with a block length (Bi-BloSAN)
+    Appendix A's r = ceil(cbrt(2 (sigma sqrt(2 ln B) + mu))) from the training lengths' mean mu
+    and std sigma and the batch size B, unless ``options`` set it."""
     chosen = dict(options or {})
+    if hidden_dim is not None and width_scale is not None:
+        raise ValueError("model.hidden_dim and model.width_scale exclude each other: give one")
     if hidden_dim is not None:
         chosen["hidden_dim"] = plain(hidden_dim)
+    if width_scale is not None:
+        chosen["hidden_dim"] = max(1, round(paper_width(encoder) * float(width_scale)))
     if length_stats is not None and batch_size and builder_accepts(encoder, "block_len"):
         longest = expected_max_length(length_stats["mean"], length_stats["std"], batch_size)
         chosen.setdefault("block_len", block_length(longest))
@@ -49,6 +61,7 @@ def builder_options(
 def task_model(
     encoder: EncoderName,
     hidden_dim: PositiveInt | None = None,
+    width_scale: PositiveFloat | None = None,
     encoder_options: dict[str, Any] | None = None,
     optimizer: Literal["adadelta", "adam"] = "adadelta",
     lr: PositiveFloat = 0.5,
@@ -67,6 +80,9 @@ def task_model(
         encoder: a registered encoder (``sanbench encoders``).
         hidden_dim: model width for every encoder; None keeps the builder's paper size (300
             units, Bi-BloSAN §4.1 / DiSAN §5; Multi-CNN 200 per width = 600D, MTSA 600).
+        width_scale: every encoder at this fraction of its paper width instead (one ratio for
+            all: 1/3 gives 100 units, Multi-CNN 67 filters per width, MTSA 200); excludes
+            ``hidden_dim``.
         encoder_options: extra builder keywords, e.g. ``{block_len: 4}`` for Bi-BloSAN (whose
             r otherwise comes from the training lengths, Appendix A).
         optimizer: Adadelta ("more stable than Adam on SNLI", Bi-BloSAN §4.1, DiSAN §5) or Adam
@@ -96,7 +112,12 @@ def task_model(
         int(vocab_size),
         int(dim),
         encoder_options=builder_options(
-            encoder, hidden_dim, encoder_options, data.length_stats, data.batch_size
+            encoder,
+            hidden_dim,
+            encoder_options,
+            data.length_stats,
+            data.batch_size,
+            width_scale,
         ),
         labels=data.task.labels,
         optimizer=optimizer,

@@ -244,3 +244,14 @@ def test_bi_blosan_block_length_comes_from_the_training_lengths(
     module = TaskModule("bi_blosan", "single", 6, 10, DIM, encoder_options=chosen)
     assert module.encoder.block_len == expected
     assert "block_len" not in builder_options("multi_cnn", 4, {}, stats, 32)
+
+
+def test_width_scale_is_one_ratio_of_every_encoders_paper_width() -> None:
+    """A third of the papers' widths: 100 units, Multi-CNN 67 of its 200 filters per window
+    (a single hidden_dim of 100 gave Multi-CNN half its width and the others a third)."""
+    assert builder_options("bilstm", None, {}, width_scale=1 / 3)["hidden_dim"] == 100
+    assert builder_options("mtsa", None, {}, width_scale=1 / 3)["hidden_dim"] == 100
+    assert builder_options("multi_cnn", None, {}, width_scale=1 / 3)["hidden_dim"] == 67
+    assert "hidden_dim" not in builder_options("multi_cnn", None, {})
+    with pytest.raises(ValueError, match="exclude each other"):
+        builder_options("bilstm", 100, {}, width_scale=0.5)

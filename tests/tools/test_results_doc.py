@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-TOOL = Path(__file__).resolve().parents[3] / "tools" / "results_doc.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "results_doc.py"
 
 
 def _tool():
