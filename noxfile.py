@@ -115,8 +115,9 @@ def suite(session: nox.Session) -> None:
 
 @nox.session
 def reproduce(session: nox.Session) -> None:
-    """The accuracy reproduction (Bi-BloSAN Table 6 x six encoders, 3 runs a cell, 1.98 h
-    on 2 cores; resumes) into runs/reproduce; skipped when ../shared/datasets is absent."""
+    """The accuracy reproduction (Bi-BloSAN Table 6 x six encoders, the cpu preset: 3 runs a
+    cell, hours on 2 cores, 7 h at worst; resumes) into runs/reproduce; skipped when
+    ../shared/datasets is absent."""
     data = "../shared/datasets"
     if not os.path.isdir(data):
         session.skip(f"{data} not found: the reproduction needs the real benchmark files")

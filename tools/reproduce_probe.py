@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.reproduce.preset import PAPER_PRESET, WORKERS, Preset
+from harness.reproduce.preset import CPU_PRESET, WORKERS, Preset
 from harness.results import ResultsFile
 from harness.suite.grid import CV_TASKS, Shard
 
@@ -39,7 +39,7 @@ def estimate_run_seconds(
 
 def probe(
     task: str, encoder: str, data_dir: Path, embeddings: Path | None, out: Path, steps: int,
-    preset: Preset = PAPER_PRESET,
+    preset: Preset = CPU_PRESET,
 ) -> dict[str, Any]:  # fmt: skip
     """Time ``steps`` training steps of one run of ``preset`` and estimate the full run."""
     from datamodules import build_datamodule
@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--workers", type=int, default=WORKERS)
     args = parser.parse_args()
-    preset = PAPER_PRESET
+    preset = CPU_PRESET
     results = ResultsFile(args.out / "probes.csv", ("task", "encoder"))
     done = results.done_keys()
     for task in preset.tasks:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.reproduce.preset import PAPER_PRESET, THREADS_PER_RUN, WORKERS, Preset
+from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS, Preset
 from harness.suite.tables import write_atomic
 
 MANIFEST = "manifest.json"
@@ -31,6 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (the preset uses 50d)")
     parser.add_argument("--out", type=Path, default=Path("runs/reproduce"), help="results folder")
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="cpu",
+        help="cpu: a third of the papers' widths, 3 folds/seeds (default); paper: full width, "
+        "10 folds, 5 seeds",
+    )
     parser.add_argument("--workers", type=int, default=WORKERS, help="parallel runs (2)")
     parser.add_argument("--threads", type=int, default=THREADS_PER_RUN, help="per run (1)")
     parser.add_argument(
@@ -127,7 +134,7 @@ def reproduce(
         command=command,
         machine=machine(),
         preset=preset.to_dict(),
-        departures=departures(preset),
+        departures=departures(preset, None if embeddings is None else embeddings.name),
         caps=caps(preset),  # the tables count the runs that ended on these, not on early stop
         workers=workers,
         threads_per_run=threads,
@@ -159,7 +166,7 @@ def _sigterm(signum: int, frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    preset = PAPER_PRESET
+    preset = PRESETS[args.preset]
     if args.tables_only:
         manifest = read_manifest(args.out)
         if "preset" not in manifest:

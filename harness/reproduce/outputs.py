@@ -30,38 +30,64 @@ RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_
 RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "wall_s", "device_name", "torch", "commit"]
 
 
-def protocol(task: str, runs: int) -> str:
+def protocol(task: str, preset: Preset) -> str:
     """``folds 0-2 of 10-fold CV`` or ``seeds 0-2``."""
     if task in CV_TASKS:
-        return f"folds 0-{runs - 1} of {CV_FOLDS}-fold CV"
-    return f"seeds 0-{runs - 1}"
+        return f"folds 0-{preset.folds - 1} of {CV_FOLDS}-fold CV"
+    return f"seeds 0-{preset.seeds - 1}"
 
 
-def departures(preset: Preset) -> str:
-    """The footnote, printed once: where this protocol departs from the papers'."""
+def _width(preset: Preset) -> str:
+    """How the preset sets the encoders' widths, against the papers' (empty: theirs)."""
+    from harness.training.task_model import paper_width  # builds on the encoder registry
+
     o = preset.overrides
-    width = o.get("model.hidden_dim")
+    if "model.hidden_dim" in o:
+        width = o["model.hidden_dim"]
+        return (
+            f"width {width} for every encoder instead of 300 (Multi-CNN {width} filters per "
+            f"window instead of 200, MTSA {2 * width} instead of 600)"
+        )
+    if "model.width_scale" in o:
+        scale = float(o["model.width_scale"])
+        widths = ", ".join(
+            f"{name} {round(paper_width(name) * scale)} instead of {paper_width(name)}"
+            for name in preset.encoders
+        )
+        return f"every encoder at {scale:.3g} of its paper width ({widths})"
+    return ""
+
+
+def departures(preset: Preset, embeddings: str | None = None) -> str:
+    """The footnote, printed once: where this protocol departs from the papers'.
+    ``embeddings``: the vectors' file name (the papers use GloVe 6B 300d)."""
+    o = preset.overrides
+    vectors = "" if embeddings is None or "300d" in embeddings else f"{embeddings} vectors"
+    step_caps = sorted(
+        {
+            f"{task} {cap['max_steps']}"
+            for task, by_encoder in caps(preset).items()
+            for cap in by_encoder.values()
+            if cap["max_steps"] > 0
+        }
+    )
     parts = [
-        "GloVe 6B 50d vectors (restricted to the datasets' words) instead of 300d",
-        f"width {width} instead of 300 (Multi-CNN {width} filters per window instead of 200, "
-        f"MTSA {2 * width} instead of 600)"
-        if width
-        else "",
+        f"{vectors} instead of GloVe 6B 300d" if vectors else "",
+        _width(preset),
         f"at most {o['trainer.max_epochs']} epochs with early stopping on dev (patience "
         f"{o.get('run.early_stopping_patience', MISSING)})"
         if "trainer.max_epochs" in o
         else "",
-        f"every run stops at {o['trainer.max_steps']} steps"
-        if "trainer.max_steps" in o
-        else "CR/MPQA/SUBJ stop at 1000 steps (their configs, MTSA App. B)",
-        f"{preset.runs} runs per cell (CV: the first {preset.runs} of the 10 folds, dev carved "
-        f"from the other nine; otherwise seeds 0-{preset.runs - 1}) instead of 10 folds / 5 runs",
+        "step caps " + ", ".join(step_caps) if step_caps else "",
+        f"CV: the first {preset.folds} of the {CV_FOLDS} folds (dev carved from the other nine)"
+        if preset.folds < CV_FOLDS
+        else "",
+        f"{preset.seeds} seeds per cell instead of 5" if preset.seeds < 5 else "",
         "SST-1/SST-2 trained on whole sentences only (no phrase-level labels)",
         "TREC: dev is 10% of the training file; the score is on the 500-question set the "
         "papers call TREC's dev set",
-        "MTSA trained with Bi-BloSAN §4.4's settings (keep 0.6, Adam) instead of its own "
-        "Appendix B's (keep 0.5, attention keep 0.8 on CR/MPQA, Adadelta on TREC/SST-5)",
-        "neither paper has a row for Kim's Multi-CNN in these tables, MTSA reports no SST-2",
+        "neither paper has a row for Kim's Multi-CNN in these tables, MTSA reports no SST-2 "
+        "(its SST-2 runs use its SST-5 settings)",
     ]
     return "Departures from the papers' protocol: " + "; ".join(p for p in parts if p) + "."
 
@@ -87,11 +113,11 @@ def not_separable(pairs: pd.DataFrame, task: str, encoder: str, column: str) -> 
     return found
 
 
-def task_table(result: Reproduction, task: str, runs: int) -> Table:
+def task_table(result: Reproduction, task: str, preset: Preset) -> Table:
     tau = result.taus.set_index("task").loc[task]
     label = get_task(task).title
     title = (
-        f"{label} ({protocol(task, runs)}): Kendall's τ = {_number(tau['tau'], 2)} "
+        f"{label} ({protocol(task, preset)}): Kendall's τ = {_number(tau['tau'], 2)} "
         f"(one-sided p = {_number(tau['p_value'], 3)}) over {int(tau['encoders'])} encoders "
         "with a paper number"
     )
@@ -304,7 +330,7 @@ def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str
         "",
     ]
     for task in preset.tasks:
-        parts.append(task_table(result, task, preset.runs).to_markdown())
+        parts.append(task_table(result, task, preset).to_markdown())
     taus = result.taus["tau"].dropna()
     parts.append(
         f"Mean Kendall's τ over the {len(taus)} tasks where it is defined: "
@@ -312,7 +338,8 @@ def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str
     )
     parts += [*verdicts(result), ""]
     parts.append(encoder_table(result).to_markdown())
-    parts += [*facts_lines(facts), "", f"[^dep]: {departures(preset)}", ""]
+    note = facts.get("departures") or departures(preset)
+    parts += [*facts_lines(facts), "", f"[^dep]: {note}", ""]
     return "\n".join(parts)
 
 
@@ -325,7 +352,7 @@ def write_outputs(
     texts = {
         "cells.csv": result.cells.to_csv(index=False),
         "taus.csv": result.taus.assign(
-            protocol=[protocol(task, preset.runs) for task in result.taus["task"]]
+            protocol=[protocol(task, preset) for task in result.taus["task"]]
         ).to_csv(index=False),
         "pairs.csv": result.pairs.to_csv(index=False),
         "encoders.csv": result.encoders.to_csv(index=False),

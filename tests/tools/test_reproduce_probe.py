@@ -15,7 +15,7 @@ def test_run_estimate_counts_epochs_and_the_step_cap() -> None:
     assert estimate_run_seconds(0.02, 3.0, 100, 10, 250) == pytest.approx(14.0)
     # two cells of 3 seeds: worker 1 takes seeds 0 and 2 of the 3600 s cell and seed 1 of
     # the 1800 s one (the sorted grid dealt round-robin), worker 2 the rest: 9000 s vs 7200 s
-    two = Preset(tasks=("trec",), encoders=("bi_blosan", "mtsa"), runs=3)
+    two = Preset(tasks=("trec",), encoders=("bi_blosan", "mtsa"), seeds=3)
     rows = [
         {"task": "trec", "encoder": "bi_blosan", "estimated_run_s": "3600"},
         {"task": "trec", "encoder": "mtsa", "estimated_run_s": "1800"},

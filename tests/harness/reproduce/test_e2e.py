@@ -17,7 +17,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
 TINY = Preset(
     tasks=("cr", "sst2"),
     encoders=("multi_cnn", "bi_blosan"),
-    runs=2,
+    seeds=2,
+    folds=2,
     overrides={
         "model.hidden_dim": 8,
         "trainer.max_epochs": 1,
@@ -84,7 +85,8 @@ def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(
     with (folder / "runs.csv").open(newline="") as handle:
         assert len(list(csv.DictReader(handle))) == 8
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["kind"] == "reproduce" and manifest["preset"]["runs"] == 2
+    assert manifest["kind"] == "reproduce" and manifest["preset"]["seeds"] == 2
+    assert manifest["caps"]["cr"]["bi_blosan"] == {"max_epochs": 1, "max_steps": 2}
     assert len(manifest["sessions"]) == 1 and "load_end" in manifest["sessions"][0]
 
     # a kill during one run: its row and metrics.json never got written

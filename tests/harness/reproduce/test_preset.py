@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.reproduce.preset import PAPER_PRESET, Preset
+from harness.reproduce.preset import CPU_PRESET, PAPER_PRESET, PRESETS, Preset
 
 
-def test_paper_preset_covers_table_6_with_three_runs_per_cell() -> None:
+def test_cpu_preset_covers_table_6_with_three_runs_per_cell() -> None:
     # Bi-BloSAN Table 6's six tasks; the encoders of its rows and MTSA Table 5's we register
-    assert PAPER_PRESET.tasks == ("cr", "mpqa", "subj", "trec", "sst1", "sst2")
+    assert CPU_PRESET.tasks == ("cr", "mpqa", "subj", "trec", "sst1", "sst2")
     assert {"bilstm", "multi_cnn", "multi_head", "disan", "bi_blosan", "mtsa"} <= set(
-        PAPER_PRESET.encoders
+        CPU_PRESET.encoders
     )
-    grid = PAPER_PRESET.grid()
+    assert PRESETS["cpu"] is CPU_PRESET
+    grid = CPU_PRESET.grid()
     cells = Counter((run.task, run.encoder) for run in grid)
     assert len(cells) == 36 and set(cells.values()) == {3}
     cr = sorted(run.replicate for run in grid if (run.task, run.encoder) == ("cr", "disan"))
@@ -25,9 +26,22 @@ def test_paper_preset_covers_table_6_with_three_runs_per_cell() -> None:
     assert cr == ["fold0", "fold1", "fold2"] and trec == ["seed0", "seed1", "seed2"]
 
 
-def test_preset_round_trips_through_json_fields() -> None:
-    tiny = Preset(tasks=("cr",), encoders=("mtsa",), runs=2, overrides={"trainer.max_steps": 3})
+def test_paper_preset_is_the_papers_scale() -> None:
+    """Bi-BloSAN Table 6: "the mean of 10-fold cross validation" (CR, MPQA, SUBJ), "five runs"
+    (TREC, SST); full width; ended by early stopping, never a step cap."""
+    cells = Counter((run.task, run.encoder) for run in PAPER_PRESET.grid())
+    assert cells[("cr", "disan")] == 10 and cells[("trec", "disan")] == 5
+    assert "model.width_scale" not in PAPER_PRESET.overrides
+    assert "model.hidden_dim" not in PAPER_PRESET.overrides
+    for preset in PRESETS.values():
+        assert "trainer.max_steps" not in preset.overrides
+
+
+def test_preset_round_trips_through_json_fields_and_reads_old_manifests() -> None:
+    tiny = Preset(tasks=("cr",), encoders=("mtsa",), seeds=2, folds=4, overrides={"a.b": 3})
     assert Preset.from_dict(tiny.to_dict()) == tiny
+    old = {"tasks": ["cr"], "encoders": ["mtsa"], "runs": 3, "overrides": {}}
+    assert Preset.from_dict(old) == Preset(("cr",), ("mtsa",), seeds=3, folds=3)
 
 
 def test_bad_inputs_fail_fast_with_the_file_and_the_fix(tmp_path: Path) -> None:

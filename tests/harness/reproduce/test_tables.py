@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.reproduce.outputs import departures, markdown, task_table
-from harness.reproduce.preset import PAPER_PRESET, Preset
+from harness.reproduce.preset import CPU_PRESET, PAPER_PRESET, Preset
 from harness.reproduce.tables import reproduction
 
 # test accuracies (fractions) per (task, encoder): three replicates each
@@ -32,7 +32,7 @@ def _finished() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-PRESET = Preset(tasks=("cr", "trec"), encoders=("disan", "bi_blosan", "multi_cnn"), runs=3)
+PRESET = Preset(tasks=("cr", "trec"), encoders=("disan", "bi_blosan", "multi_cnn"))
 
 
 def test_cells_put_the_papers_numbers_beside_ours() -> None:
@@ -80,7 +80,7 @@ def test_tau_pairs_and_encoder_gaps() -> None:
 
 def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     result = reproduction(_finished(), list(PRESET.tasks), list(PRESET.encoders))
-    trec = task_table(result, "trec", 3)
+    trec = task_table(result, "trec", PRESET)
     # two encoders in the paper's order: 1 of the 2 orders, one-sided p = 1/2
     assert trec.title.startswith(
         "TREC (seeds 0-2): Kendall's τ = 1.00 (one-sided p = 0.500) over 2 encoders"
@@ -90,7 +90,7 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
     assert trec.rows[0][1:7] == ["3", "92.0 (2.0)", "94.8 (0.2)", "-2.8", "1", "1"]
     assert trec.rows[0][7] == "disan"  # not separable from disan (p = 0.057)
     assert trec.rows[2][3:5] == ["–", "–"]  # multi_cnn: no paper number
-    cr = task_table(result, "cr", 3)
+    cr = task_table(result, "cr", PRESET)
     assert cr.title.startswith("CR (folds 0-2 of 10-fold CV)")
     assert cr.rows[0][8] == "disan"  # the paper's two 84.8 are within each other's spread
     facts = {
@@ -111,8 +111,16 @@ def test_markdown_layout_one_table_per_task_and_the_footnote_once() -> None:
 
 
 def test_departures_state_the_presets_budget() -> None:
-    note = departures(PAPER_PRESET)
-    width = PAPER_PRESET.overrides["model.hidden_dim"]
-    assert f"width {width} instead of 300" in note
-    assert f"at most {PAPER_PRESET.overrides['trainer.max_epochs']} epochs" in note
-    assert "50d" in note and "phrase-level" in note and "TREC" in note
+    note = departures(CPU_PRESET, "glove.6B.50d.subset.txt")
+    # one width ratio for every encoder: a third of 300, of Multi-CNN's 200 filters
+    assert "every encoder at 0.333 of its paper width" in note
+    assert "bilstm 100 instead of 300" in note and "multi_cnn 67 instead of 200" in note
+    assert f"at most {CPU_PRESET.overrides['trainer.max_epochs']} epochs" in note
+    assert "step caps" not in note  # budgets are epochs, never optimizer steps
+    assert "first 3 of the 10 folds" in note and "3 seeds per cell instead of 5" in note
+    assert "glove.6B.50d.subset.txt vectors" in note
+    assert "phrase-level" in note and "TREC" in note
+    # the paper preset departs only where the data do
+    full = departures(PAPER_PRESET, "glove.6B.300d.txt")
+    assert "width" not in full and "folds" not in full and "seeds" not in full
+    assert "300d" not in full
