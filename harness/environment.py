@@ -40,10 +40,19 @@ def allocator() -> str:
     return "jemalloc" if "jemalloc" in os.environ.get("LD_PRELOAD", "") else "glibc"
 
 
+@functools.cache
+def cpu_model() -> str:
+    """The CPU's model name (e.g. 'AMD EPYC 7B13'), as py-cpuinfo reads it; the architecture
+    ('x86_64') only where it cannot."""
+    import cpuinfo
+
+    return cpuinfo.get_cpu_info().get("brand_raw") or platform.processor() or platform.machine()
+
+
 def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    return platform.processor() or platform.machine()
+    return cpu_model()
 
 
 def environment(device: torch.device) -> dict[str, str]:

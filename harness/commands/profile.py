@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.arguments import positive_int
+from harness.cpu_usage import CONTENDED_BELOW
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
 
@@ -67,6 +68,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--compile",
         action="store_true",
         help="torch.compile each encoder; the first call (compilation) is timed apart",
+    )
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        help="intra-op threads of the measuring process (default: torch's, one per core); "
+        "recorded in profile.csv and the manifest",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"re-measure a point whose threads got less than {CONTENDED_BELOW:.0%} of the CPU "
+        f"they asked for (contended) up to {grid.STRICT_RETRIES} times, then write it as "
+        "failed (status contended) instead of ok",
     )
     parser.add_argument("--out", type=Path, help="run folder (default runs/profile-<time>)")
     parser.add_argument("--resume", action="store_true", help="measure only missing points")
@@ -182,6 +196,8 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
         predict_lengths=predict_lengths,
         predict_only=args.predict_only,
         compile=args.compile,
+        threads=args.threads,
+        strict=args.strict,
     )
 
 
@@ -233,6 +249,8 @@ def run(args: argparse.Namespace) -> int:
         from harness.profiling.sweep import Sweep
 
         env = {**environment(torch.device(config.device)), "allocator": config.allocator}
+        if config.threads is not None:
+            env["threads"] = str(config.threads)
         sweep = Sweep(config, out, env, console)
     except (ValueError, KeyError) as error:
         Console(stderr=True).print(f"[red]sanbench profile: {error}")
@@ -261,6 +279,13 @@ def run(args: argparse.Namespace) -> int:
         # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
         page = importlib.import_module("reports.site").build_profile_report(out)
         console.print(f"report: {page.resolve()}")
+    refused = sum(row["status"] == "contended" for row in sweep.results.rows())
+    if refused:
+        Console(stderr=True).print(
+            f"[red]sanbench profile: --strict refused {refused} contended points; "
+            "profile them on a quiet machine"
+        )
+        return 1
     return 0
 
 

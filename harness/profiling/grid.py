@@ -21,6 +21,10 @@ PAPER_FIGURE_ENCODERS = (
 )
 MODES = ("infer", "train")
 DTYPES = ("fp32", "bf16", "fp16")
+# --strict: a contended point is measured again up to this many times, this far apart, before
+# it is written with status ``contended`` (failed) instead of ``ok``.
+STRICT_RETRIES = 3
+STRICT_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 Per point: one warm-up step, during which the peak memory is recorded, then ``repeats`` timed
 steps (blocks of steps when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
-taken over them. FLOPs and the predicted memory come from a meta-tensor run
+taken over them, and what CPU the timed steps got is recorded beside them (CPU share, the share
+of the CPU they asked for that they got, load average before and after; ``contended`` by the
+rule of ``harness.cpu_usage``). FLOPs and the predicted memory come from a meta-tensor run
 (``harness.profiling.predict``), not from a real step.
 
 Inputs are synthetic, as in Bi-BloSAN Sec. 4.5: x ~ N(0, 1) of shape [batch, L, dim] with every
@@ -25,6 +27,8 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
+
+from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 
 MB = 2**20
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -200,11 +204,13 @@ def gpu_process_mem_mb(device: torch.device) -> float | None:
 
 def time_steps(
     step: Callable[[], None], repeats: int, estimate: float, device: torch.device
-) -> benchmark.Measurement:
+) -> tuple[benchmark.Measurement, CpuUsage]:
     """``repeats`` timed blocks of ``max(1, TARGET_BLOCK_S / estimate)`` steps, no warm-up of
-    their own (the memory step was it); accelerators are synchronised around each block."""
+    their own (the memory step was it); accelerators are synchronised around each block.
+    Also returns what CPU the blocks got (``harness.cpu_usage``)."""
     number = max(1, round(TARGET_BLOCK_S / max(estimate, 1e-9)))
     times = []
+    start_usage = CpuSnapshot.take()
     for _ in range(repeats):
         synchronize(device)
         start = time.perf_counter()
@@ -212,8 +218,9 @@ def time_steps(
             step()
         synchronize(device)
         times.append(time.perf_counter() - start)
+    usage = CpuUsage.between(start_usage, CpuSnapshot.take())
     task = benchmark.TaskSpec(stmt="step()", setup="", num_threads=torch.get_num_threads())
-    return benchmark.Measurement(number_per_run=number, raw_times=times, task_spec=task)
+    return benchmark.Measurement(number_per_run=number, raw_times=times, task_spec=task), usage
 
 
 def measure(
@@ -228,12 +235,13 @@ def measure(
     rss = PeakRss()
     has_rss = rss.reset()
     peak, estimate = memory_step(step, device, baseline)
-    timing = time_steps(step, repeats, estimate, device)
+    timing, usage = time_steps(step, repeats, estimate, device)
     return {
         "time_ms_median": timing.median * 1e3,
         "time_ms_iqr": timing.iqr * 1e3,
         "time_blocks": len(timing.times),
         "noisy": timing.iqr > NOISY_IQR_SHARE * timing.median,
+        **usage_record(usage),
         "peak_mem_mb": peak / MB,
         "peak_rss_mb": rss.peak_mb() if has_rss else None,
         "gpu_process_mem_mb": gpu_process_mem_mb(device),

@@ -5,9 +5,13 @@ Order: first every point's memory and FLOPs are predicted in this process on met
 written at once (status ``predicted``). Then one worker process measures the measured points,
 encoder after encoder (modes, then lengths ascending); it starts while the predictions run and
 is restarted only after an OOM or a crash. After an ``oom`` at length L, longer lengths of that
-encoder and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Every row
-is flushed as it is written; on resume every recorded row counts as done, so a resumed sweep
-adds only missing points and never a duplicate.
+encoder and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Each
+measured row records what CPU its timed steps got and whether they were ``contended``
+(``harness.cpu_usage``); ``strict`` re-measures a contended point up to ``STRICT_RETRIES`` times
+and then writes it with status ``contended`` instead of ``ok``; the sweep ends with a note on
+how many points were contended. Every row is flushed as it is written; on resume every
+recorded row counts as done, so a resumed sweep adds only missing points and never a
+duplicate.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import os
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,8 +35,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from harness.cpu_usage import CONTENDED_BELOW
 from harness.profiling.child import WorkerDiedError, WorkerProcess
-from harness.profiling.grid import EncoderSpec
+from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
 from harness.profiling.measure import MB, Point
 from harness.profiling.predict import Prediction, predict_points
 from harness.results import ResultsFile
@@ -44,6 +50,11 @@ METRIC_COLUMNS = (
     "time_ms_iqr",
     "time_blocks",
     "noisy",
+    "cpu_share",
+    "cpu_granted",
+    "contended",
+    "load_avg_before",
+    "load_avg_after",
     "peak_mem_mb",
     "peak_mem_mb_predicted",
     "peak_rss_mb",
@@ -75,12 +86,11 @@ COLUMNS = (
     "max_memory_mb",
     "message",
     *ENV_COLUMNS,
-    "load_avg_1m",
     "measured_at",
 )
 # Settings that define one comparison: a CSV never mixes two values of any of them.
 COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
-DONE_STATUSES = ("ok", "oom", "skipped_oom", "error", "predicted")
+DONE_STATUSES = ("ok", "oom", "skipped_oom", "error", "predicted", "contended")
 # Meta-tensor predictions run in parallel before anything is timed.
 PREDICTION_PROCESSES = min(2, os.cpu_count() or 1)
 
@@ -103,6 +113,8 @@ class SweepConfig:
     predict_lengths: tuple[int, ...] = ()
     predict_only: bool = False
     compile: bool = False
+    threads: int | None = None
+    strict: bool = False
 
     def _points(self, lengths: tuple[int, ...]) -> Iterator[Point]:
         for spec, mode, seq_len in itertools.product(self.encoders, self.modes, lengths):
@@ -175,7 +187,6 @@ def make_row(
         "max_memory_mb": config.max_memory_mb,
         "message": reply.get("message", ""),
         **{name: env[name] for name in ENV_COLUMNS},
-        "load_avg_1m": os.getloadavg()[0],
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     return {name: _format(row[name]) for name in COLUMNS}
@@ -191,7 +202,28 @@ def describe(row: Mapping[str, Any]) -> str:
     if row["status"] != "ok":
         return f"{head} {str(row['message'])[:90]}"
     time = f"{row['time_ms_median']:>10.2f} ms"
-    return f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
+    line = f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
+    if row["contended"] is True:
+        line += f"  CONTENDED (got {row['cpu_granted']:.0%} of the CPU it asked for)"
+    return line
+
+
+def contention_summary(rows: list[Mapping[str, str]]) -> str | None:
+    """The closing note on contended points (None when every timed point got its CPU)."""
+    timed = [row for row in rows if row["status"] in ("ok", "contended")]
+    contended = [row for row in timed if row["contended"] == "True"]
+    unknown = [row for row in timed if row["contended"] == ""]
+    if contended:
+        return (
+            f"{len(contended)} of {len(timed)} timed points were contended: their threads got "
+            f"less than {CONTENDED_BELOW:.0%} of the CPU they asked for, so their times are "
+            "inflated. Stop what else runs (see the load average in profile.csv), use fewer "
+            "--threads than free cores, and profile again into a new --out (add --strict to "
+            "re-measure contended points and fail those that stay contended)."
+        )
+    if unknown:
+        return f"{len(unknown)} timed points: contention unknown (no Linux schedstat)."
+    return None
 
 
 class Sweep:
@@ -230,6 +262,7 @@ class Sweep:
             "max_memory_mb": self.config.max_memory_mb,
             "imports": list(self.config.imports),
             "compile": self.config.compile,
+            "threads": self.config.threads,
         }
         return WorkerProcess(config, self.config.preload, self.out / LOG_NAME)
 
@@ -253,17 +286,33 @@ class Sweep:
         oom_len = self.oom_at.get(key)
         if self.config.skip_after_oom and oom_len is not None and point.seq_len > oom_len:
             return {"status": "skipped_oom", "message": f"out of memory at L={oom_len}"}
-        worker = self._worker(point)
-        request = {"point": asdict(point), "dtype": self.config.dtype}
-        try:
-            reply = worker.request({**request, "repeats": self.config.repeats})
-        except WorkerDiedError as died:
-            self.worker = None
-            reply = {"status": died.status, "message": str(died)}
+        reply = self._request(point)
+        measurements = 1
+        while self.config.strict and reply.get("contended") is True:
+            if measurements > STRICT_RETRIES:
+                reply = {
+                    **reply,
+                    "status": "contended",
+                    "message": f"contended in {measurements} measurements (the last got "
+                    f"{reply['cpu_granted']:.0%} of the CPU it asked for); refused by --strict",
+                }
+                break
+            time.sleep(STRICT_PAUSE_S)
+            reply = self._request(point)
+            measurements += 1
         if reply["status"] == "oom":
             self._note_oom(key, point.seq_len)
             self._retire_worker()
         return reply
+
+    def _request(self, point: Point) -> dict[str, Any]:
+        worker = self._worker(point)
+        request = {"point": asdict(point), "dtype": self.config.dtype}
+        try:
+            return worker.request({**request, "repeats": self.config.repeats})
+        except WorkerDiedError as died:
+            self.worker = None
+            return {"status": died.status, "message": str(died)}
 
     def _write(self, point: Point, reply: Mapping[str, Any], prediction: Prediction | None) -> None:
         row = make_row(point, self.config, self.env, reply, prediction)
@@ -313,4 +362,7 @@ class Sweep:
                     bar.advance(task)
         finally:
             self._retire_worker(kill=True)
+        note = contention_summary(self.results.rows())
+        if note:
+            self.console.print(f"[yellow]{note}", highlight=False)
         return len(todo)

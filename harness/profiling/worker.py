@@ -34,7 +34,6 @@ from typing import Any, TextIO
 import torch
 
 from encoders import build_encoder
-from harness.environment import environment
 from harness.profiling.measure import (
     MB,
     Point,
@@ -162,6 +161,8 @@ def main(argv: list[str]) -> int:
     for module in config["imports"]:
         importlib.import_module(module)
     device = torch.device(config["device"])
+    if config["threads"] is not None:
+        torch.set_num_threads(config["threads"])
     models = Models(device, config["compile"])
     # Warm up every lazily initialised piece (profiler, autograd) before the limit.
     for mode in ("infer", "train"):
@@ -172,7 +173,9 @@ def main(argv: list[str]) -> int:
     # imported that scans ~300k objects (0.1 s, 13 s of a quick sweep) unless they are frozen.
     gc.freeze()
     baseline_mb = apply_memory_limit(device, config["max_memory_mb"])
-    send(channel, {"ready": True, "environment": environment(device), "baseline_mb": baseline_mb})
+    # The sweep records its own environment; only the threads can differ in the worker.
+    threads = {"threads": str(torch.get_num_threads())}
+    send(channel, {"ready": True, "environment": threads, "baseline_mb": baseline_mb})
     for line in sys.stdin:
         send(channel, run_point(json.loads(line), models))
     return 0

@@ -6,7 +6,14 @@
   process's peak resident set (Linux ``VmHWM``, reset through ``/proc/self/clear_refs``) over
   the resident set at the start of the fit, i.e. activations, gradients and optimizer state;
 - inference time over the dev set at batch 128 (``time_inference``);
-- |theta| without the word embedding (``TaskModule.parameter_count``).
+- |theta| without the word embedding (``TaskModule.parameter_count``);
+- what CPU the timed epochs got (``harness.cpu_usage``): ``train_cpu_share`` (this process's
+  CPU seconds over wall seconds; data-loader worker processes not included),
+  ``train_cpu_granted`` (the share of the CPU its threads were ready to use that they got),
+  ``train_contended`` (granted < 0.5: the epoch times are inflated by other processes),
+  the 1-minute load average when the first timed epoch of this process started and when the
+  last ended, and ``train_threads`` (torch's intra-op threads). Like the peak memory they cover
+  this process's epochs only (not those before a resume).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import psutil
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader
+
+from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
@@ -91,18 +100,23 @@ class EfficiencyCallback(pl.Callback):
         self.epoch_seconds: list[float] = []
         self.train_seconds = 0.0
         self._started: float | None = None
+        self._cpu_start: CpuSnapshot | None = None
         self._epoch_start = 0.0
         self.memory: PeakMemory | None = None
+        self.cpu: CpuUsage | None = None
 
     def _resume(self, device: torch.device) -> None:
         _sync(device)
         self._started = time.perf_counter()
+        self._cpu_start = CpuSnapshot.take()
 
     def _pause(self, device: torch.device) -> None:
-        if self._started is not None:
+        if self._started is not None and self._cpu_start is not None:
             _sync(device)
             self.train_seconds += time.perf_counter() - self._started
             self._started = None
+            usage = CpuUsage.between(self._cpu_start, CpuSnapshot.take())
+            self.cpu = usage if self.cpu is None else self.cpu + usage
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.memory = PeakMemory(pl_module.device)
@@ -144,6 +158,8 @@ class EfficiencyCallback(pl.Callback):
             "train_time_s": self.train_seconds,
             "peak_train_mem_mb": self.memory.peak_mb() if self.memory else float("nan"),
             "peak_train_mem_kind": self.memory.kind if self.memory else "",
+            **usage_record(self.cpu, "train_"),
+            "train_threads": torch.get_num_threads(),
         }
 
 

@@ -35,10 +35,22 @@ NUMERIC = (
     "peak_mem_mb_predicted",
     "params",
     "flops",
-    "load_avg_1m",
+    "cpu_share",
+    "cpu_granted",
+    "load_avg_before",
+    "load_avg_after",
 )
 # Columns added after the first profile.csv format; older files read as if they were empty.
-OPTIONAL = {"options": "", "peak_mem_mb_predicted": None, "noisy": False, "load_avg_1m": None}
+OPTIONAL = {
+    "options": "",
+    "peak_mem_mb_predicted": None,
+    "noisy": False,
+    "contended": False,
+    "cpu_share": None,
+    "cpu_granted": None,
+    "load_avg_before": None,
+    "load_avg_after": None,
+}
 ENV_COLUMNS = ("device", "device_name", "dtype", "torch", "cuda", "python", "threads")
 ENV_COLUMNS += ("cpu_count", "allocator", "compile", "commit", "batch_size", "dim")
 
@@ -69,7 +81,8 @@ def load_run(folder: Path) -> ProfileRun:
         if column not in rows.columns:
             rows[column] = default
     rows["options"] = rows["options"].astype(object).fillna("").astype(str)
-    rows["noisy"] = rows["noisy"].astype(str).str.lower().eq("true")
+    for flag in ("noisy", "contended"):
+        rows[flag] = rows[flag].astype(str).str.lower().eq("true")
     rows["label"] = rows["encoder"].where(
         rows["options"] == "", rows["encoder"] + ":" + rows["options"]
     )
@@ -93,7 +106,7 @@ def environment(run: ProfileRun) -> dict[str, str]:
         if column in run.rows.columns:
             values = run.rows[column].dropna().astype(str).unique()
             env[column] = ", ".join(sorted(values))
-    loads = run.rows["load_avg_1m"].dropna()
+    loads = pd.concat([run.rows["load_avg_before"], run.rows["load_avg_after"]]).dropna()
     if not loads.empty:
         env["load average (1 min)"] = f"{loads.min():.2f}–{loads.max():.2f} while measuring"
     return env

@@ -129,6 +129,11 @@ def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
     assert metrics["epochs"] == 6 and metrics["steps"] == 36
     assert metrics["train_time_s"] == pytest.approx(6 * metrics["train_time_per_epoch_s"])
     assert metrics["peak_train_mem_mb"] >= 0 and metrics["dev_infer_time_s"] > 0
+    # what CPU the timed epochs got
+    assert metrics["train_cpu_share"] > 0 and 0 < metrics["train_cpu_granted"] <= 1
+    assert metrics["train_contended"] == (metrics["train_cpu_granted"] < 0.5)
+    assert metrics["train_load_avg_before"] >= 0 and metrics["train_load_avg_after"] >= 0
+    assert metrics["train_threads"] == torch.get_num_threads()
     assert (tmp_path / "checkpoints" / "last.ckpt").exists()
     with (tmp_path / "curve.csv").open() as handle:
         seconds = [float(r["train_seconds"]) for r in csv.DictReader(handle)]

@@ -1,0 +1,86 @@
+"""Contention caught point by point: a tiny sweep beside CPU-burning processes of the test's
+own is flagged ``contended`` (and refused by ``--strict``); the same sweep without them is not.
+
+One test, quiet sweep first, so that under ``pytest -n 2`` its burners never overlap its own
+quiet sweep. ``--threads 1``: the quiet sweep then asks for one core of two, and stays above
+the rule's 50% even beside another test worker busy on two threads (it gets about 2/3);
+beside 3 burners per core it gets about 2/7.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from reports.profile.data import load_run
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[3]
+SWEEP = [
+    "profile",
+    "--import",
+    "tests.harness.fixtures.profiling_workloads",
+    "--encoders",
+    "test_linear",
+    "--lengths",
+    "64,128",
+    "--modes",
+    "train",
+    "--batch-size",
+    "4",
+    "--dim",
+    "32",
+    "--repeats",
+    "5",
+    "--threads",
+    "1",
+    "--no-progress",
+    "--no-report",
+]
+# Each burner spins for at most this long, so none outlives a killed test run by much.
+BURN = "import time\nend = time.time() + 300\nwhile time.time() < end:\n    pass"
+
+
+@contextmanager
+def burners(count: int) -> Iterator[None]:
+    processes = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def test_contended_points_are_flagged_and_quiet_ones_are_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)  # workers import the test workloads with `python -m`
+    assert main([*SWEEP, "--out", str(tmp_path / "quiet")]) == 0
+    quiet = load_run(tmp_path / "quiet").rows
+    assert set(quiet["status"]) == {"ok"} and (quiet["threads"] == 1).all()
+    manifest = json.loads((tmp_path / "quiet" / "manifest.json").read_text())
+    assert manifest["config"]["threads"] == 1 and manifest["environment"]["threads"] == "1"
+    assert not quiet["contended"].any(), quiet[["seq_len", "cpu_granted", "load_avg_before"]]
+    assert (quiet["cpu_granted"] > 0.5).all() and (quiet["cpu_share"] > 0).all()
+    assert "contended" not in capsys.readouterr().out
+
+    with burners(3 * (os.cpu_count() or 1)):
+        assert main([*SWEEP, "--out", str(tmp_path / "loaded")]) == 0
+        printed = capsys.readouterr().out
+        assert main([*SWEEP, "--lengths", "64", "--strict", "--out", str(tmp_path / "strict")]) == 1
+    loaded = load_run(tmp_path / "loaded").rows
+    assert set(loaded["status"]) == {"ok"} and loaded["contended"].all()
+    assert (loaded["cpu_granted"] < 0.5).all() and (loaded["load_avg_after"] > 0).all()
+    assert printed.count("CONTENDED") == 2 and "2 of 2 timed points were contended" in printed
+    strict = load_run(tmp_path / "strict").rows.iloc[0]
+    assert strict["status"] == "contended" and "contended in 4 measurements" in strict["message"]
+    assert "--strict refused 1 contended points" in capsys.readouterr().err

@@ -1,0 +1,14 @@
+"""The environment recorded beside every result row."""
+
+from __future__ import annotations
+
+import cpuinfo
+import torch
+
+from harness.environment import environment
+
+
+def test_a_cpu_is_named_by_its_model_not_its_architecture() -> None:
+    env = environment(torch.device("cpu"))
+    assert env["device_name"] == cpuinfo.get_cpu_info()["brand_raw"]  # e.g. not "x86_64"
+    assert env["threads"] == str(torch.get_num_threads())
