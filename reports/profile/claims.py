@@ -85,16 +85,16 @@ def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
     return claims
 
 
-def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, str] | None:
-    """Memory growth exponent and its basis, as the report's growth table fits it."""
+def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, float, str] | None:
+    """Memory growth exponent, its standard error and its basis, as the report's growth table
+    fits it (None with fewer than three lengths)."""
     table = growth_table(rows[(rows["label"] == encoder) & (rows["mode"] == mode)])
     if table.empty or pd.isna(table.iloc[0]["memory_slope"]):
         return None
     fit = table.iloc[0]
     lengths = fit["memory_range"].replace("-", "–")
-    return float(
-        fit["memory_slope"]
-    ), f"{fit['memory_source']}, L={lengths}, R² {fit['memory_r2']:.3f}"
+    basis = f"{fit['memory_source']}, L={lengths}, R² {fit['memory_r2']:.3f}"
+    return float(fit["memory_slope"]), float(fit["memory_stderr"]), basis
 
 
 def growth_claims(rows: pd.DataFrame) -> list[Claim]:
@@ -112,12 +112,11 @@ def growth_claims(rows: pd.DataFrame) -> list[Claim]:
                 Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, "–", "", "not measured")
             )
             continue
-        slope, basis = found
+        slope, stderr, basis = found
         agree = (low is None or slope >= low) and (high is None or slope <= high)
         verdict = "agree" if agree else "disagree"
-        claims.append(
-            Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, f"{slope:.2f}", basis, verdict)
-        )
+        ours = f"{slope:.2f} ± {stderr:.2f}"
+        claims.append(Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, ours, basis, verdict))
     return claims
 
 

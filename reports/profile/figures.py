@@ -1,12 +1,15 @@
 """Figures in the papers' style: a metric vs sequence length, one line per encoder variant.
 
 Bi-BloSAN Fig. 6 (a) inference time, (b) memory; MTSA Fig. 1 (a) memory, (b) time. Every
-encoder keeps its colour and marker in all figures. Memory: measured points are filled and joined
-by solid lines, memory predicted on meta tensors is dashed with hollow markers, so the memory
-figures span the predicted lengths (the papers' 16..384) even where nothing was measured. Time:
-the median with error bars over the interquartile range; a point whose IQR exceeds a quarter of
-its median (``noisy``) is hollow. An ``x`` at the first length that ran out of memory, drawn at
-the height of the encoder's last measured value, ends its line.
+encoder keeps its colour and marker in all figures and reports (``reports.palette``); memory is
+always on a log axis, time on a linear one, and each axis says so. Memory: measured points are
+filled and joined by solid lines, memory predicted on meta tensors is dashed with hollow
+markers, so the memory figures span the predicted lengths (the papers' 16..384) even where
+nothing was measured. Time: the median with error bars of ± half the interquartile range, cut
+at zero; a point whose IQR exceeds a quarter of its median (``noisy``) is hollow, and a point
+the sweep flagged ``contended`` (its threads did not get the CPU they asked for while timed) is
+ringed in red. An ``x`` at the first length that ran out of memory, drawn at the height of the
+encoder's last measured value, ends its line.
 """
 
 from __future__ import annotations
@@ -19,44 +22,28 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-# Fixed order first so that the papers' encoders look the same in every report.
-KNOWN_ORDER = (
-    "bilstm",
-    "bigru",
-    "bisru",
-    "multi_cnn",
-    "hrchy_cnn",
-    "multi_head",
-    "disan",
-    "bi_blosan",
-    "mtsa",
-    "mpsan",
-)
-# Distinct hues, no light/dark pairs: tab10, then the dark qualitative set.
-COLOURS = (*plt.get_cmap("tab10").colors, *plt.get_cmap("Dark2").colors)
-MARKERS = ("o", "s", "^", "v", "D", "P", "*", "X", "h", "<", ">", "p", "d", "8")
+from reports.palette import styles
+
 METRICS = {
     "time_ms_median": ("time per step (ms)", "time"),
     "peak_mem_mb": ("peak memory (MB)", "memory"),
 }
 MODE_TITLES = {"infer": "inference", "train": "training (forward + backward)"}
-# A memory axis turns logarithmic when the largest value exceeds the smallest by this factor.
-LOG_SPREAD = 30.0
+# One axis scale per quantity on every figure of every report: memory spans orders of magnitude
+# over the papers' lengths (DiSAN's grows as L^2), time is drawn linear as in the papers' Fig. 6.
+SCALES = {"time_ms_median": "linear", "peak_mem_mb": "log"}
 
 
-def styles(labels: list[str]) -> dict[str, dict[str, object]]:
-    """Colour and marker per encoder variant, stable across figures and reports."""
+def set_scale(axes: plt.Axes, metric: str, label: str | None = None) -> None:
+    """The quantity's axis scale, named in the axis label ("..., log scale")."""
+    axes.set_yscale(SCALES[metric])
+    axes.set_ylabel(f"{label or METRICS[metric][0]}, {SCALES[metric]} scale")
 
-    def order(label: str) -> tuple[int, str]:
-        base = label.split(":")[0]
-        rank = KNOWN_ORDER.index(base) if base in KNOWN_ORDER else len(KNOWN_ORDER)
-        return rank, label
 
-    ordered = sorted(set(labels), key=order)
-    return {
-        label: {"color": COLOURS[i % len(COLOURS)], "marker": MARKERS[i % len(MARKERS)]}
-        for i, label in enumerate(ordered)
-    }
+def error_bars(median: pd.Series, iqr: pd.Series) -> list[pd.Series]:
+    """± IQR/2 around the median, the lower bar cut at zero (a time is never negative)."""
+    half = iqr.fillna(0) / 2
+    return [half.clip(upper=median), half]
 
 
 def _title(axes: plt.Axes, rows: pd.DataFrame, mode: str) -> None:
@@ -110,13 +97,7 @@ def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, obje
         axes.plot([], [], color=colour, marker=marker, label=label)
         oom_marked |= _mark_oom(axes, group, "peak_mem_mb", colour)
     _title(axes, chosen, mode)
-    values = pd.concat([chosen["peak_mem_mb"], chosen["peak_mem_mb_predicted"]]).dropna()
-    values = values[values > 0]
-    if not values.empty and values.max() > LOG_SPREAD * values.min():
-        axes.set_yscale("log")
-    axes.set_ylabel(
-        METRICS["peak_mem_mb"][0] + (", log scale" if axes.get_yscale() == "log" else "")
-    )
+    set_scale(axes, "peak_mem_mb")
     axes.plot([], [], "k-", label="measured")
     axes.plot([], [], "k--", marker="o", markerfacecolor="none", label="predicted (meta tensors)")
     if oom_marked:
@@ -129,7 +110,7 @@ def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, obje
 def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object]]) -> plt.Figure:
     figure, axes = plt.subplots(figsize=(6.8, 4.6))
     chosen = rows[rows["mode"] == mode]
-    oom_marked = noisy_drawn = False
+    oom_marked = noisy_drawn = contended_drawn = False
     for label, look in style.items():
         group = chosen[chosen["label"] == label].sort_values("seq_len")
         ok = group[group["status"] == "ok"]
@@ -139,7 +120,7 @@ def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object
         axes.errorbar(
             ok["seq_len"],
             ok["time_ms_median"],
-            yerr=ok["time_ms_iqr"].fillna(0) / 2,
+            yerr=error_bars(ok["time_ms_median"], ok["time_ms_iqr"]),
             color=colour,
             marker=marker,
             markersize=4,
@@ -158,11 +139,34 @@ def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object
                 color=colour,
             )
             noisy_drawn = True
+        contended = ok[ok["contended"]]
+        if not contended.empty:
+            axes.plot(
+                contended["seq_len"],
+                contended["time_ms_median"],
+                linestyle="none",
+                marker="o",
+                markersize=12,
+                markerfacecolor="none",
+                markeredgecolor="red",
+                markeredgewidth=1.5,
+            )
+            contended_drawn = True
         oom_marked |= _mark_oom(axes, group, "time_ms_median", colour)
     _title(axes, chosen, mode)
-    axes.set_ylabel(METRICS["time_ms_median"][0] + ", median ± IQR/2")
+    set_scale(axes, "time_ms_median", METRICS["time_ms_median"][0] + ", median ± IQR/2")
     if noisy_drawn:
         axes.plot([], [], "ko", markerfacecolor="white", label="noisy: IQR > 25% of median")
+    if contended_drawn:
+        axes.plot(
+            [],
+            [],
+            "o",
+            markersize=9,
+            markerfacecolor="none",
+            markeredgecolor="red",
+            label="contended: starved of CPU while timed",
+        )
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
     axes.legend(fontsize=7, ncol=2)

@@ -1,11 +1,15 @@
-"""Log-log growth exponents: the slope b of log y = a + b log L, fitted per encoder and mode.
+"""Log-log growth exponents: the slope k of log y = a + k log L (y ~ L^k), fitted per encoder
+and mode, with its standard error (``scipy.stats.linregress``).
 
-Fitted over the upper half of each encoder's lengths, where the leading term dominates (fixed
-costs such as parameters flatten the short end). b ~ 2 is quadratic growth (DiSAN's
-[B, L, L, d] attention), b ~ 1 linear (Bi-BloSAN's claim for its memory). Memory is fitted on
-the predicted peak where the run has it (it spans the papers' whole axis), otherwise on the
-measured one; time on the measured medians. A fit with R² < 0.9 or a negative slope is marked
-unreliable rather than read as a growth law.
+A fit needs at least ``MIN_LENGTHS`` distinct lengths (two points always lie on a line: their
+R² is 1 whatever the growth); with fewer the table says "not enough lengths". Over the upper
+half of the lengths when that half holds at least ``MIN_LENGTHS`` of them, where the leading
+term dominates (fixed costs such as parameters flatten the short end), else over all of them.
+k ~ 2 is quadratic growth (DiSAN's [B, L, L, d] attention), k ~ 1 linear (Bi-BloSAN's claim for
+its memory). Memory is fitted on the predicted peak where the run predicted at least
+``MIN_LENGTHS`` lengths (it spans the papers' whole axis), otherwise on the measured one; time
+on the measured medians. A fit with R² < 0.9 or a negative slope is marked unreliable rather
+than read as a growth law.
 """
 
 from __future__ import annotations
@@ -14,13 +18,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 MIN_R2 = 0.9
+MIN_LENGTHS = 3
+NOT_ENOUGH = "not enough lengths"
 
 
 @dataclass(frozen=True)
 class Fit:
     slope: float
+    stderr: float
     r2: float
     points: int
     lengths: tuple[int, int]
@@ -31,20 +39,25 @@ class Fit:
 
 
 def fit_loglog(lengths: np.ndarray, values: np.ndarray) -> Fit | None:
-    """Least-squares slope and R^2 over the upper half of the points (None if < 2 points)."""
-    order = np.argsort(lengths)
-    lengths, values = lengths[order], values[order]
+    """Slope, its standard error and R² over the upper half of the positive points (see the
+    module docstring); None with fewer than ``MIN_LENGTHS`` distinct lengths."""
     keep = values > 0
-    lengths, values = lengths[keep], values[keep]
-    if len(lengths) < 2:
+    frame = pd.DataFrame({"L": lengths[keep], "y": values[keep]})
+    frame = frame.groupby("L", as_index=False)["y"].mean().sort_values("L")
+    if len(frame) < MIN_LENGTHS:
         return None
-    upper = len(lengths) // 2 if len(lengths) >= 4 else 0
-    x, y = np.log(lengths[upper:]), np.log(values[upper:])
-    slope, intercept = np.polyfit(x, y, 1)
-    residual = y - (slope * x + intercept)
-    spread = np.sum((y - y.mean()) ** 2)
-    r2 = 1.0 - np.sum(residual**2) / spread if spread > 0 else 1.0
-    return Fit(float(slope), float(r2), len(x), (int(lengths[upper]), int(lengths[-1])))
+    upper = len(frame) // 2
+    if len(frame) - upper < MIN_LENGTHS:
+        upper = 0
+    frame = frame.iloc[upper:]
+    fit = stats.linregress(np.log(frame["L"]), np.log(frame["y"]))
+    return Fit(
+        float(fit.slope),
+        float(fit.stderr),
+        float(fit.rvalue**2),
+        len(frame),
+        (int(frame["L"].iloc[0]), int(frame["L"].iloc[-1])),
+    )
 
 
 def _record(name: str, group: pd.DataFrame, column: str) -> dict[str, object]:
@@ -52,19 +65,22 @@ def _record(name: str, group: pd.DataFrame, column: str) -> dict[str, object]:
     fit = fit_loglog(points["seq_len"].to_numpy(float), points[column].to_numpy(float))
     return {
         f"{name}_slope": fit.slope if fit else np.nan,
+        f"{name}_stderr": fit.stderr if fit else np.nan,
         f"{name}_r2": fit.r2 if fit else np.nan,
-        f"{name}_range": f"{fit.lengths[0]}-{fit.lengths[1]}" if fit else "",
+        f"{name}_range": f"{fit.lengths[0]}-{fit.lengths[1]}" if fit else NOT_ENOUGH,
         f"{name}_reliable": bool(fit and fit.reliable),
     }
 
 
 def growth_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per (encoder variant, mode): memory and time exponents, R², fitted range,
-    reliability, and whether memory was fitted on predicted or measured values."""
+    """One row per (encoder variant, mode): memory and time exponents with their standard
+    errors, R², fitted range ("not enough lengths" when nothing was fitted), reliability, and
+    whether memory was fitted on predicted or measured values."""
     records = []
     for (label, mode), group in rows.groupby(["label", "mode"], sort=False):
         ok = group[group["status"] == "ok"]
-        predicted = group["peak_mem_mb_predicted"].notna().sum() >= 2
+        predicted_lengths = group.dropna(subset=["peak_mem_mb_predicted"])["seq_len"].nunique()
+        predicted = predicted_lengths >= MIN_LENGTHS
         memory = _record(
             "memory",
             group if predicted else ok,

@@ -16,9 +16,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
-from reports.profile.figures import METRICS, MODE_TITLES, styles
-from reports.profile.growth import growth_table
+from reports.profile.figures import METRICS, MODE_TITLES, set_scale
+from reports.profile.growth import NOT_ENOUGH, growth_table
 from reports.site.discover import Run
 from reports.site.render import Page, render, save_figure
 
@@ -40,8 +41,11 @@ def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
 
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
-    style = styles(sorted(set().union(*(set(r.rows["label"]) for r in runs))))
+    """Every run's measured points of ``metric``; the legend names every encoder of any run
+    (colour and marker) and every run (line style)."""
+    style = styles(list(set().union(*(set(r.rows["label"]) for r in runs))))
     figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    drawn: set[str] = set()
     for index, run in enumerate(runs):
         ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == "ok")]
         for encoder, group in ok.groupby("label"):
@@ -49,16 +53,18 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
             axes.plot(
                 group["seq_len"],
                 group[metric],
-                color=style[encoder]["color"],
-                marker=style[encoder]["marker"],
                 linestyle=LINESTYLES[index % len(LINESTYLES)],
                 markersize=4,
-                label=encoder if index == 0 else None,
+                **style[encoder],
             )
+            drawn.add(encoder)
+    for encoder, look in style.items():
+        if encoder in drawn:
+            axes.plot([], [], label=encoder, **look)
     for index, name in enumerate(names):
         axes.plot([], [], "k", linestyle=LINESTYLES[index % len(LINESTYLES)], label=name)
     axes.set_xlabel("sequence length")
-    axes.set_ylabel(METRICS[metric][0])
+    set_scale(axes, metric)
     axes.set_title(f"{METRICS[metric][0]}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=7, ncol=2)
@@ -106,18 +112,19 @@ def ratio_summary(table: pd.DataFrame) -> list[dict[str, object]]:
 
 
 def ratio_figure(table: pd.DataFrame, mode: str, title: str) -> plt.Figure:
-    style = styles(sorted(table["encoder"].unique()))
+    style = styles(list(table["encoder"].unique()))
     figure, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True)
     chosen = table[table["mode"] == mode]
     for ax, (column, label) in zip(
         axes, (("time_ratio", "time"), ("memory_ratio", "memory")), strict=True
     ):
-        for encoder, group in chosen.groupby("encoder"):
-            group = group.sort_values("seq_len")
-            ax.plot(group["seq_len"], group[column], label=encoder, markersize=4, **style[encoder])
+        for encoder, look in style.items():
+            group = chosen[chosen["encoder"] == encoder].sort_values("seq_len")
+            if not group.empty:
+                ax.plot(group["seq_len"], group[column], label=encoder, markersize=4, **look)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xlabel("sequence length")
-        ax.set_ylabel(f"{label} ratio")
+        ax.set_ylabel(f"{label} ratio, linear scale")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncol=2)
     figure.suptitle(f"{title}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
@@ -179,6 +186,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         comparisons=comparisons,
         names=names,
         growth=[{"encoder": k[0], "mode": k[1], "runs": v} for k, v in sorted(growth.items())],
+        not_enough=NOT_ENOUGH,
         files=[],
     )
     return Page(

@@ -11,12 +11,14 @@ from pathlib import Path
 from reports.profile.claims import papers_claims
 from reports.profile.data import CSV_NAME, environment, load_run, longest_points
 from reports.profile.figures import figures
-from reports.profile.growth import MIN_R2, growth_table
+from reports.profile.growth import MIN_R2, NOT_ENOUGH, growth_table
 from reports.profile.tables import BUDGETS_GB, longest_fitting, prediction_errors
 from reports.site.discover import MANIFEST, Run
-from reports.site.render import Page, copy_data, render_run_page, save_figure
+from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
 
-STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error")
+STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error", "contended")
+CONTENDED_COLUMNS = ["label", "mode", "seq_len", "time_ms_median", "threads", "cpu_granted"]
+CONTENDED_COLUMNS += ["cpu_share", "load_avg_before", "load_avg_after"]
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -35,9 +37,17 @@ def build(run: Run, page_dir: Path) -> Page:
         env,
         counts={s: int(counts.get(s, 0)) for s in STATUSES},
         noisy=int(rows["noisy"].sum()),
+        contended=int(rows["contended"].sum()),
+        contended_points=rows[rows["contended"]]
+        .reindex(columns=CONTENDED_COLUMNS)
+        .sort_values(["label", "mode", "seq_len"])
+        .to_dict("records"),
+        batch_sizes=joined(rows["batch_size"]),
+        dims=joined(rows["dim"]),
         figures=[save_figure(f, page_dir, stem, t) for stem, t, f in figures(rows)],
         growth=growth_table(rows).to_dict("records"),
         min_r2=MIN_R2,
+        not_enough=NOT_ENOUGH,
         errors=errors.to_dict("records"),
         worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
         fitting=longest_fitting(rows),

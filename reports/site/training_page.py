@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from reports.profile.figures import styles
+from reports.palette import styles
 from reports.site import numbers
 from reports.site.discover import MANIFEST, Run
 from reports.site.render import Page, copy_data, joined, render_run_page

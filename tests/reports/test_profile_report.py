@@ -43,7 +43,8 @@ def fixture_rows() -> pd.DataFrame:
                         "peak_mem_mb_predicted": float(seq_len**power) * 1.02,
                         "noisy": (encoder, seq_len) == ("lin", 32),
                         "options": "",
-                        "load_avg_1m": 0.5,
+                        "load_avg_before": 0.5,
+                        "contended": (encoder, seq_len) == ("quad", 32),
                         "flops": 10**9,
                         "allocator": "jemalloc",
                         "torch": "2.x",
@@ -89,7 +90,13 @@ def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
         assert (folder / f"{stem}.svg").exists()
         assert f'src="{stem}.png"' in page
     assert "TestCPU" in page and "jemalloc" in page and "sanbench profile --preset quick" in page
-    assert "2 out of memory" in page and "2 predicted only" in page and "(2 noisy)" in page
+    assert "2 out of memory" in page and "2 predicted only" in page and "(2 noisy, " in page
+    assert '<span class="bad">2 contended</span>' in page and 'id="contended"' in page
+    assert "Longest length that fits, at batch 64</h2>" in page
+    claims = page[page.index('id="claims"') : page.index('id="fits"')]
+    assert claims.index(">verdict</th>") < claims.index(">claim</th>")  # never scrolled away
+    growth = page[page.index('id="growth"') :]
+    assert "memory k ± SE" in growth and "2.00 ± 0.00" in growth
     headings = ("The papers' claims beside ours", "Longest length that fits", "Predicted vs")
     assert all(heading in page for heading in headings)
     assert "Largest error 2.0%" in page and "load average" in page
@@ -115,11 +122,31 @@ def test_fits_with_low_r2_or_negative_slope_are_unreliable() -> None:
     assert noisy.slope > 0 and fit_loglog(lengths, lengths**2).reliable
 
 
-def test_fit_uses_upper_half_and_needs_two_points() -> None:
-    lengths = pd.Series([16, 32, 64, 128]).to_numpy(float)
+def test_fit_uses_upper_half_when_it_holds_three_lengths() -> None:
+    lengths = pd.Series([16, 32, 64, 128, 256, 512]).to_numpy(float)
     fit = fit_loglog(lengths, 100 + lengths**2)  # a constant that the upper half outgrows
-    assert fit is not None and fit.lengths == (64, 128) and 1.8 < fit.slope < 2.0
-    assert fit_loglog(lengths[:1], lengths[:1]) is None
+    assert fit is not None and fit.lengths == (128, 512) and 1.9 < fit.slope < 2.0
+    four = fit_loglog(lengths[:4], lengths[:4] ** 2)  # the upper half would be two points
+    assert four is not None and four.lengths == (16, 128) and four.points == 4
+
+
+def test_growth_needs_three_lengths_and_gives_a_standard_error(tmp_path: Path) -> None:
+    lengths = np.array([16.0, 32.0, 64.0])
+    assert fit_loglog(lengths[:2], lengths[:2] ** 2) is None  # two points: R² 1 whatever k
+    assert fit_loglog(np.array([16.0, 16.0, 32.0]), np.array([1.0, 2.0, 4.0])) is None
+    exact = fit_loglog(lengths, lengths**2)
+    assert exact.slope == pytest.approx(2) and exact.stderr == pytest.approx(0, abs=1e-9)
+    noise = np.random.default_rng(0).lognormal(0, 0.2, 8)
+    eight = np.arange(1.0, 9.0) * 64
+    noisy = fit_loglog(eight[:3], eight[:3] ** 1.5 * noise[:3])
+    assert noisy.stderr > 0.05 and abs(noisy.slope - 1.5) < 3 * noisy.stderr
+    two = fixture_rows()
+    two = two[(two["encoder"] == "lin") & (two["seq_len"] <= 32)].drop(
+        columns="peak_mem_mb_predicted"
+    )
+    table = growth_table(loaded(two, tmp_path)).iloc[0]
+    assert table["memory_range"] == "not enough lengths" and np.isnan(table["memory_slope"])
+    assert table["time_range"] == "not enough lengths" and not table["time_reliable"]
 
 
 def test_prediction_errors_and_longest_fitting_length(tmp_path: Path) -> None:
@@ -166,8 +193,8 @@ def test_papers_claims_compare_ratios_and_exponents(tmp_path: Path) -> None:
     assert claims["bilstm uses 942 MB vs MTSA's 558 MB"].verdict == "disagree"
     assert claims["bigru uses 810 MB vs MTSA's 558 MB"].verdict == "agree"
     growth = {c.claim.split()[0]: c for c in papers_claims(rows) if c.paper.startswith("≈")}
-    assert growth["disan"].ours == "2.00" and growth["disan"].verdict == "agree"
-    assert growth["bi_blosan"].ours == "1.00" and growth["bi_blosan"].verdict == "agree"
+    assert growth["disan"].ours == "2.00 ± 0.00" and growth["disan"].verdict == "agree"
+    assert growth["bi_blosan"].ours == "1.00 ± 0.00" and growth["bi_blosan"].verdict == "agree"
     ordering = claims["Bi-BloSAN is more memory-efficient than DiSAN"]
     assert ordering.verdict == "agree" and "L=384" in ordering.basis
     assert "predicted" in ordering.basis
