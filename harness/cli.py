@@ -8,6 +8,8 @@ import re
 import sys
 
 from harness.commands.quiet import hide_lightning_tips
+from harness.commands.suggest import SuggestingParser
+from harness.errors import InputError
 from harness.outdir import removed_if_left_empty
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
@@ -30,9 +32,18 @@ LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per pr
 
 
 def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
-    parser = argparse.ArgumentParser(prog="sanbench", description=__doc__)
+    parser = SuggestingParser(prog="sanbench", description=__doc__)
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of an error (before COMMAND)"
+    )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first, here and in every process sanbench starts, for the encoders "
+        "it registers (a module in the current folder too; repeatable; before COMMAND)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
@@ -44,8 +55,23 @@ def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
         module = importlib.import_module(module_path)
         # a module with its own parser (``fit``: LightningCLI) gets every word after its name
         own = getattr(module, "OWN_PARSER", False)
-        module.add_arguments(sub.add_parser(name, help=help_text, add_help=not own))
+        parser.command_parser = sub.add_parser(name, help=help_text, add_help=not own)
+        module.add_arguments(parser.command_parser)
     return parser, module
+
+
+def _split_imports(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The ``--import MODULE`` values, wherever they stand (after the command too: the old
+    ``sanbench profile --import MODULE`` spelling), and the other words."""
+    imports, rest, words = [], [], iter(argv)
+    for word in words:
+        if word == "--import":
+            imports.append(next(words, ""))
+        elif word.startswith("--import="):
+            imports.append(word.removeprefix("--import="))
+        else:
+            rest.append(word)
+    return imports, rest
 
 
 def _message(error: BaseException) -> str:
@@ -54,14 +80,22 @@ def _message(error: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    imports, argv = _split_imports(sys.argv[1:] if argv is None else argv)
     hide_lightning_tips()
     parser, module = _parser(argv)
-    if getattr(module, "OWN_PARSER", False):
+    if getattr(module, "OWN_PARSER", False) or getattr(module, "FIT_OVERRIDES", False):
         args, args.words = parser.parse_known_args(argv)
     else:
         args = parser.parse_args(argv)
+    args.imports = imports
     try:
+        if imports:
+            from encoders.plugins import import_modules
+
+            try:
+                import_modules(imports)
+            except Exception as error:
+                raise InputError(f"--import: {type(error).__name__}: {error}") from error
         with removed_if_left_empty(getattr(args, "out", None)):
             return int(module.run(args) or 0)
     except INPUT_ERRORS as error:

@@ -1,8 +1,10 @@
-"""``sanbench encoders``: every registered encoder with its parameter count and paper."""
+"""``sanbench encoders``: every registered encoder (built-ins and plugins) with its parameter
+count, paper and source."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from harness.arguments import positive_int
 
@@ -12,15 +14,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from encoders import build_encoder, encoder_entry, list_encoders
+    from encoders.plugins import failed_plugins
+    from harness.console import console
 
     table = Table(title=f"sanbench encoders (input_dim={args.input_dim})")
-    for column in ("encoder", "params", "token_dim", "output_dim", "paper"):
+    for column in ("encoder", "params", "token_dim", "output_dim", "paper", "source"):
         table.add_column(column, justify="right" if column.endswith(("params", "dim")) else "left")
     for name in list_encoders():
+        entry = encoder_entry(name)
         encoder = build_encoder(name, input_dim=args.input_dim)
         params = sum(p.numel() for p in encoder.parameters())
         table.add_row(
@@ -28,7 +32,11 @@ def run(args: argparse.Namespace) -> int:
             f"{params:,}",
             str(encoder.token_dim),
             str(encoder.output_dim),
-            encoder_entry(name).paper,
+            entry.paper,
+            entry.source.describe(),
         )
-    Console().print(table)
-    return 0
+    console().print(table)
+    failures = failed_plugins()
+    for failure in failures:
+        print(f"sanbench encoders: {failure}", file=sys.stderr)
+    return 1 if failures else 0

@@ -10,13 +10,13 @@ import datetime as dt
 import importlib
 import inspect
 import json
-import os
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.arguments import positive_int
+from harness.console import console as rich_console
 from harness.cpu_usage import CONTENDED_BELOW
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
@@ -98,14 +98,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="after an OOM still try the longer lengths of that encoder",
     )
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE (here and in every worker) to profile the encoders it registers",
-    )
     add_launcher_arguments(parser, "not used: profile runs one job per encoder variant")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     parser.add_argument("--no-report", dest="report", action="store_false")
@@ -154,23 +146,13 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
         raise ValueError("--predict-only predicts fp32 steps; drop --dtype or the flag")
     modes = tuple(grid.parse_names(args.modes, grid.MODES, "--modes"))
     import psutil
-    from rich.console import Console
 
     from encoders import list_encoders
     from harness.profiling.sweep import SweepConfig
 
-    if args.imports:
-        sys.path.insert(0, os.getcwd())  # as `python -m` does; workers run with `python -m`
-    for module in args.imports:
-        try:
-            importlib.import_module(module)
-        except ImportError as error:
-            raise ValueError(
-                f"--import {module}: {error} (run from the folder holding it)"
-            ) from None
     encoders, missing = grid.select_encoders(args.encoders, list_encoders())
     if missing:
-        Console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
+        rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
     if not encoders:
         raise ValueError("no encoder to profile: none of the requested encoders is registered")
     check_options(encoders)
@@ -237,9 +219,7 @@ def write_manifest(out: Path, config: SweepConfig, env: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    console = Console()
+    console = rich_console()
     try:
         config = build_config(args)
         out = prepare_out(args)
@@ -253,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             env["threads"] = str(config.threads)
         sweep = Sweep(config, out, env, console)
     except (ValueError, KeyError) as error:
-        Console(stderr=True).print(f"[red]sanbench profile: {error}")
+        rich_console(stderr=True).print(f"[red]sanbench profile: {error}")
         return 2
     write_manifest(out, config, env)
     options = LaunchOptions.from_args(args)
@@ -273,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"interrupted; finished rows are kept. Resume: --resume --out {out}")
         return 130
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
-        Console(stderr=True).print(f"[red]sanbench profile: {error}")
+        rich_console(stderr=True).print(f"[red]sanbench profile: {error}")
         return 1
     if args.report:
         # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
@@ -281,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"report: {page.resolve()}")
     refused = sum(row["status"] == "contended" for row in sweep.results.rows())
     if refused:
-        Console(stderr=True).print(
+        rich_console(stderr=True).print(
             f"[red]sanbench profile: --strict refused {refused} contended points; "
             "profile them on a quiet machine"
         )

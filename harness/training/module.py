@@ -19,7 +19,8 @@ from torch.nn import functional as F
 from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
 from torchmetrics.classification import MulticlassAccuracy
 
-from encoders import Encoder, build_encoder
+from encoders import Encoder, build_encoder, encoder_entry
+from encoders.plugins import require_encoder
 from harness.training.heads import (
     FEATURE_FACTOR,
     Classifier,
@@ -68,7 +69,8 @@ class TaskModule(pl.LightningModule):
     (path)`` rebuilds encoder and head exactly (``encoder_options`` are the builder's extra
     keywords, e.g. ``hidden_dim``); the vocabulary the embedding rows stand for is stored in the
     checkpoint too (``vocabulary``, set by ``task_model``). Pre-trained vectors are copied in with
-    :meth:`set_embeddings`.
+    :meth:`set_embeddings`. ``encoder_source`` is recorded, not chosen: where a plugin encoder
+    came from (``encoders.registry.EncoderSource``), imported again on loading if needed.
     """
 
     def __init__(
@@ -90,13 +92,17 @@ class TaskModule(pl.LightningModule):
         finetune_embeddings: bool = True,
         adadelta_rho: float = 0.95,
         eps: float = 1e-8,
+        encoder_source: dict[str, str | None] | None = None,
     ):
         super().__init__()
+        require_encoder(encoder, encoder_source)
         if kind not in KINDS:
             raise ValueError(f"unknown task kind {kind!r}; expected one of {KINDS}")
         if optimizer not in ("adadelta", "adam"):
             raise ValueError(f"unknown optimizer {optimizer!r}; expected 'adadelta' or 'adam'")
         self.save_hyperparameters()
+        # where the encoder came from now, so that predict/encode can import it again
+        self.hparams["encoder_source"] = encoder_entry(encoder).source.as_dict()
         self.kind = kind
         self.labels = list(labels)
         self.vocabulary: Vocabulary | None = None

@@ -85,3 +85,57 @@ def test_fit_help_is_typed_with_the_tasks_defaults_and_the_papers_values(
     assert "training batch size (32 for classification, Bi-BloSAN §4.4" in text
     assert "(type: int, default: 16)" in text  # DiSAN's batch on TREC
     assert "--trainer.logger LOGGER" in text and "--run.early_stopping_patience" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["encoders", "--input-dm", "3"], "--input-dm (did you mean --input-dim?) 3"),
+        (["encodrs"], "(did you mean encoders?)"),
+        (["tune", "--study", "dropuot"], "(did you mean dropout?)"),
+        (["profile", "--predict-onyl"], "--predict-onyl (did you mean --predict-only?)"),
+    ],
+)
+def test_a_mistyped_option_or_choice_gets_a_did_you_mean(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert hint in capsys.readouterr().err
+
+
+PLUGIN = """
+from encoders import register_encoder
+from encoders.models.rnn import build_bilstm
+
+@register_encoder("here_lstm", paper="a module in the current folder")
+def build(input_dim: int = 300, hidden_dim: int = 150, dropout: float = 0.0):
+    return build_bilstm(input_dim=input_dim, hidden_dim=hidden_dim, dropout=dropout)
+"""
+
+
+def _sanbench(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_import_before_or_after_the_command_registers_a_module_of_the_current_folder(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "here_plugin.py").write_text(PLUGIN)
+    for argv in (["--import", "here_plugin", "encoders"], ["encoders", "--import=here_plugin"]):
+        done = _sanbench(tmp_path, *argv, "--input-dim", "8")
+        assert done.returncode == 0, done.stderr
+        (row,) = [line for line in done.stdout.splitlines() if "here_lstm" in line]
+        assert "module here_plugin" in row and "a module in the current folder" in row
+    missing = _sanbench(tmp_path, "--import", "not_here", "encoders")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith("sanbench encoders: --import: ModuleNotFoundError")
