@@ -1,4 +1,5 @@
-"""Arguments shared by ``sanbench predict`` and ``sanbench encode``, checked before torch."""
+"""Arguments shared by ``sanbench predict`` and ``sanbench encode``, checked before torch;
+errors go to ``harness.cli`` (one line per problem, exit status 2)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from datamodules.cli import add_encoding_argument
+from harness.errors import InputError
 
 
 def _positive(text: str) -> int:
@@ -25,17 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, help=out_help)
     parser.add_argument("--batch-size", type=_positive, default=128, help="sentences per batch")
-    parser.add_argument("--debug", action="store_true", help="tracebacks on errors")
+    add_encoding_argument(parser)
 
 
 def run_checked(
     command: str,
     args: argparse.Namespace,
     suffix: str,
-    apply: Callable[[Path, Path, Path, int, bool], Path],
+    apply: Callable[..., Path],
 ) -> int:
-    """Check the paths, then ``apply(ckpt, input, out, batch_size, progress)``; errors in one
-    line with status 2 (``--debug`` shows the traceback)."""
+    """Check the paths (every problem at once, :class:`InputError`), then ``apply(ckpt, input,
+    out, batch_size, progress, encoding)`` and print the file written."""
     problems = [
         f"--{name} {path}: no such file"
         for name, path in (("ckpt", args.ckpt), ("input", args.input))
@@ -46,14 +50,8 @@ def run_checked(
     if not args.out.parent.is_dir():
         problems.append(f"--out {args.out}: folder {args.out.parent} does not exist")
     if problems:
-        print(f"sanbench {command}: {'; '.join(problems)}", file=sys.stderr)
-        return 2
-    try:
-        written = apply(args.ckpt, args.input, args.out, args.batch_size, sys.stderr.isatty())
-    except ValueError as error:  # DataFormatError and a checkpoint without vocabulary
-        if args.debug:
-            raise
-        print(f"sanbench {command}: {error}", file=sys.stderr)
-        return 2
+        raise InputError("\n".join(problems))
+    progress = sys.stderr.isatty()
+    written = apply(args.ckpt, args.input, args.out, args.batch_size, progress, args.encoding)
     print(written)
     return 0

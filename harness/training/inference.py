@@ -57,29 +57,43 @@ def _predict(
     trainer.predict(model, dataloaders=loader, return_predictions=False)
 
 
-def _loader(module: TaskModule, sentences: Path, pair: bool, batch_size: int) -> DataLoader:
+def _loader(
+    module: TaskModule, sentences: Path, pair: bool, batch_size: int, encoding: str | None
+) -> DataLoader:
     vocabulary = module.vocabulary
     assert vocabulary is not None  # load_model checked it
-    items = read_sentences(sentences, Vocab(vocabulary["itos"]), vocabulary["lowercase"], pair)
+    itos, lowercase = Vocab(vocabulary["itos"]), vocabulary["lowercase"]
+    items = read_sentences(sentences, itos, lowercase, pair, encoding)
     return DataLoader(items, batch_size=batch_size, collate_fn=collate_sentences)
 
 
 def predict_file(
-    checkpoint: Path, sentences: Path, out: Path, batch_size: int, progress: bool
+    checkpoint: Path,
+    sentences: Path,
+    out: Path,
+    batch_size: int,
+    progress: bool,
+    encoding: str | None = None,
 ) -> Path:
-    """Label and class probabilities (score for relatedness) of every line -> ``out`` CSV."""
+    """Label and class probabilities (score for relatedness) of every line of ``sentences``
+    (decoded with ``encoding``, None: UTF-8) -> ``out`` CSV."""
     module = load_model(checkpoint)
-    loader = _loader(module, sentences, module.kind != "single", batch_size)
+    loader = _loader(module, sentences, module.kind != "single", batch_size, encoding)
     _predict(module, loader, LabelWriter(out), module.trained_precision, progress)
     return out
 
 
 def encode_file(
-    checkpoint: Path, sentences: Path, out: Path, batch_size: int, progress: bool
+    checkpoint: Path,
+    sentences: Path,
+    out: Path,
+    batch_size: int,
+    progress: bool,
+    encoding: str | None = None,
 ) -> Path:
     """Pooled encoder vectors of every line -> ``out`` (.npy, float32 [lines, output_dim])."""
     module = load_model(checkpoint)
-    loader = _loader(module, sentences, False, batch_size)
+    loader = _loader(module, sentences, False, batch_size, encoding)
     writer = VectorWriter(out, len(loader.dataset))
     _predict(SentenceVectors(module), loader, writer, module.trained_precision, progress)
     return out

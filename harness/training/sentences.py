@@ -9,11 +9,9 @@ from pathlib import Path
 import torch
 
 from datamodules.batches import pad
-from datamodules.errors import DataFormatError
+from datamodules.errors import DataFormatError, Problems
 from datamodules.text import read_lines
 from datamodules.vocab import Vocab
-
-MAX_REPORTED = 20  # bad lines listed per file
 
 
 @dataclass(frozen=True)
@@ -25,9 +23,13 @@ class Sentence:
     index: int
 
 
-def read_sentences(path: Path, vocab: Vocab, lowercase: bool, pair: bool) -> list[Sentence]:
-    """Every line of ``path`` as ids; raises :class:`DataFormatError` listing the bad lines."""
-    lines = read_lines(path)
+def read_sentences(
+    path: Path, vocab: Vocab, lowercase: bool, pair: bool, encoding: str | None = None
+) -> list[Sentence]:
+    """Every line of ``path`` (decoded with ``encoding``, None: UTF-8) as ids; raises
+    :class:`DataFormatError` listing every bad line: another number of fields, or a sentence
+    without a token (an empty sentence would still get a label)."""
+    lines = read_lines(path, encoding)
     if not lines:
         raise DataFormatError(
             path,
@@ -38,18 +40,20 @@ def read_sentences(path: Path, vocab: Vocab, lowercase: bool, pair: bool) -> lis
         )
     fields = 2 if pair else 1
     expected = "two tab-separated sentences" if pair else "one sentence (no tab)"
-    bad = [n for n, line in enumerate(lines, 1) if len(line.split("\t")) != fields]
-    if bad:
-        shown = ", ".join(map(str, bad[:MAX_REPORTED])) + (
-            " ..." if len(bad) > MAX_REPORTED else ""
-        )
-        raise DataFormatError(
-            path,
-            bad[0],
-            f"{expected} per line",
-            f"another number of tab-separated fields on lines {shown}",
-            f"Fix those lines (this model's task takes {'pairs' if pair else 'single sentences'}).",
-        )
+    task = "pairs" if pair else "single sentences"
+    problems = Problems(path)
+    for number, line in enumerate(lines, 1):
+        parts = line.split("\t")
+        if len(parts) != fields:
+            problems.add(
+                number,
+                expected,
+                f"{len(parts)} tab-separated fields",
+                f"fix the line (this model's task takes {task})",
+            )
+        elif any(not part.split() for part in parts):
+            problems.add(number, expected, "an empty sentence", "remove the line or give it words")
+    problems.raise_any()
 
     def ids(text: str) -> list[int]:
         tokens = text.split()

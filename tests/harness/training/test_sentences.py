@@ -33,11 +33,39 @@ def test_case_is_kept_unless_the_model_lowercased(tmp_path: Path) -> None:
 def test_every_bad_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
     path.write_text("a cat\tsat\nfine\nx\ty\tz\n")
-    with pytest.raises(DataFormatError, match=r"bad.txt:1: .*lines 1, 3"):
+    with pytest.raises(DataFormatError) as single:
         read_sentences(path, VOCAB, lowercase=False, pair=False)
-    with pytest.raises(DataFormatError, match=r"lines 2, 3"):
+    assert [line.split(": ")[0] for line in str(single.value).splitlines()] == [
+        f"{path}:1",
+        f"{path}:3",
+    ]
+    with pytest.raises(DataFormatError) as pairs:
         read_sentences(path, VOCAB, lowercase=False, pair=True)
+    assert [error.line for error in pairs.value.problems] == [2, 3]
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     with pytest.raises(DataFormatError, match="an empty file"):
         read_sentences(empty, VOCAB, lowercase=False, pair=False)
+
+
+def test_empty_sentences_are_refused_with_their_line_numbers(tmp_path: Path) -> None:
+    """An empty line (or a pair with an empty side) would still get a label: refused."""
+    path = tmp_path / "gaps.txt"
+    path.write_text("a cat\n\n   \nsat\n")
+    with pytest.raises(DataFormatError) as single:
+        read_sentences(path, VOCAB, lowercase=False, pair=False)
+    assert [error.line for error in single.value.problems] == [2, 3]
+    assert "an empty sentence" in str(single.value)
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("a cat\tsat\na\t \n")
+    with pytest.raises(DataFormatError, match=r"pairs.txt:2: .*an empty sentence"):
+        read_sentences(pairs, VOCAB, lowercase=False, pair=True)
+
+
+def test_the_input_is_decoded_with_the_given_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "latin.txt"
+    path.write_bytes("a caf\xe9 cat\n".encode("latin-1"))
+    with pytest.raises(DataFormatError, match="--encoding"):
+        read_sentences(path, VOCAB, lowercase=False, pair=False)
+    (sentence,) = read_sentences(path, VOCAB, lowercase=False, pair=False, encoding="latin-1")
+    assert sentence.a == [2, 1, 3]
