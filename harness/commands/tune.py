@@ -16,13 +16,19 @@ import functools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from datamodules.cli import add_encoding_argument
+from harness.commands.suggest import did_you_mean, options_in
+from harness.errors import InputError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.studies.plans import TuneContext
+from harness.studies.space import read_space
 from harness.training.config import command_overrides
 
-STUDY_NAMES = ("block-length", "block-length-memory", "dropout")
+STUDY_NAMES = ("block-length", "block-length-memory", "dropout", "search")
+FIT_OVERRIDES = True  # harness.cli hands the words it does not know on as ``args.words``
+FIT_SECTIONS = ("--trainer.", "--model.", "--data.")
 BUDGET_KEYS = ("max_steps", "max_epochs", "limit_train_batches", "limit_val_batches")
 
 
@@ -48,7 +54,15 @@ def _batches(text: str) -> int | float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "Fit options (--trainer.*, --model.*, --data.*, as `sanbench fit` takes them) go to "
+        "every trial and into best_config.yaml; --max-steps, --max-epochs and --limit-* are "
+        "the trials' budget only (best_config.yaml trains the winner with the task's own)."
+    )
     parser.add_argument("--study", required=True, choices=STUDY_NAMES)
+    parser.add_argument(
+        "--space", type=Path, help="search space YAML of --study search (docs/studies.md)"
+    )
     parser.add_argument("--task", help="benchmark task (training studies)")
     parser.add_argument("--encoder", help="encoder (block-length: bi_blosan or an ablation)")
     parser.add_argument("--trials", type=_positive, help="finished trials over all workers")
@@ -81,6 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     memory.add_argument("--batch-size", type=_positive, default=64)
     memory.add_argument("--dim", type=_positive, default=300)
     memory.add_argument("--device", default="cpu")
+    parser.set_defaults(known_options=options_in(parser))
 
 
 def default_study_name(args: argparse.Namespace) -> str:
@@ -90,8 +105,33 @@ def default_study_name(args: argparse.Namespace) -> str:
     return f"{args.study}-{args.task}-{args.encoder}"
 
 
+def fit_overrides(words: list[str], known: list[str]) -> dict[str, Any]:
+    """``--section.key VALUE`` / ``--section.key=VALUE`` words as fit overrides (values read as
+    YAML, as LightningCLI reads them); :class:`InputError` naming each other word."""
+    import yaml
+
+    overrides, problems, rest = {}, [], iter(words)
+    for word in rest:
+        key, equals, value = word.partition("=")
+        if not key.startswith(FIT_SECTIONS):
+            problems.append(f"unrecognized argument {word}{did_you_mean(key, known)}")
+            continue
+        if not equals:
+            value = next(rest, None)
+            if value is None:
+                problems.append(f"{key}: expected a value")
+                continue
+        overrides[key.removeprefix("--")] = yaml.safe_load(value)
+    if problems:
+        raise InputError("\n".join(problems))
+    return overrides
+
+
 def context(args: argparse.Namespace, study_name: str) -> TuneContext:
-    overrides = command_overrides(args, BUDGET_KEYS)  # as `sanbench fit --trainer.max_steps`
+    every = command_overrides(args, BUDGET_KEYS)  # as `sanbench fit --trainer.max_steps`
+    budget = {key: value for key, value in every.items() if key.startswith("trainer.")}
+    overrides = {key: value for key, value in every.items() if key not in budget}
+    overrides.update(fit_overrides(args.words, args.known_options))
     return TuneContext(
         study=args.study,
         task=args.task,
@@ -101,6 +141,8 @@ def context(args: argparse.Namespace, study_name: str) -> TuneContext:
         out=args.out or Path("runs") / "studies" / study_name,
         seed=args.seed,
         overrides=overrides,
+        budget=budget,
+        space=read_space(args.space) if args.space is not None else {},
         prune=args.prune,
         lengths=tuple(args.lengths),
         batch_size=args.batch_size,
@@ -140,6 +182,8 @@ def check_training(ctx: TuneContext) -> str | None:
     ]
     if missing:
         return f"study {ctx.study!r} trains models: pass {', '.join(missing)}"
+    if (ctx.study == "search") != bool(ctx.space):
+        return "--space FILE goes with --study search, and --study search needs it"
     if not ctx.data_dir.is_dir():
         return f"--data-dir {ctx.data_dir}: no such folder"
     if ctx.embeddings is not None and not ctx.embeddings.is_file():

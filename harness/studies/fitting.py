@@ -69,7 +69,7 @@ def fit_trial(
         out_dir=run_dir,
         embeddings=ctx.embeddings,
         seed=ctx.seed,
-        overrides={**ctx.overrides, **overrides},
+        overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
     if isolate:
         if callbacks:
@@ -93,8 +93,8 @@ def fit_trial(
 
 
 def best_fit_run(ctx: TuneContext, overrides: dict[str, Any]) -> FitRun:
-    """The fit that trains with the study's and a trial's overrides (``sanbench fit --config``
-    runs its YAML as is)."""
+    """The fit that trains with the study's fit overrides and a trial's, without the trials'
+    budget (``sanbench fit --config`` runs its YAML as is: the winner trained for real)."""
     task, encoder, data_dir = require_training(ctx)
     return FitRun(
         task=task,

@@ -23,7 +23,9 @@ class TuneContext:
     embeddings: Path | None
     out: Path
     seed: int = 0
-    overrides: dict[str, Any] = field(default_factory=dict)  # run_fit config overrides
+    overrides: dict[str, Any] = field(default_factory=dict)  # fit overrides: trials, best config
+    budget: dict[str, Any] = field(default_factory=dict)  # trials' trainer budget only
+    space: dict[str, Any] = field(default_factory=dict)  # --space FILE (harness.studies.space)
     prune: bool = True
     lengths: tuple[int, ...] = (32, 64, 128)  # block-length-memory
     batch_size: int = 64  # block-length-memory

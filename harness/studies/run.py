@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import optuna
@@ -13,12 +14,44 @@ from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.storage import dashboard_command, open_storage, storage_url
-from harness.studies.workers import run_worker
+from harness.studies.workers import SURPLUS_ATTR, run_worker
 
 
 def storage_label(spec: str | None) -> str:
     """The storage as shown in outputs: URL passwords hidden."""
     return storage_url(spec).render_as_string(hide_password=True)
+
+
+def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
+    """One line for a finished trial: number, parameters, value(s), pruned or failed (None for
+    a surplus trial, which never ran)."""
+    if trial.user_attrs.get(SURPLUS_ATTR):
+        return None
+    params = " ".join(
+        f"{key}={value:.6g}" if isinstance(value, float) else f"{key}={value}"
+        for key, value in trial.params.items()
+    )
+    head = f"trial {trial.number}: {params}"
+    state = trial.state
+    if state == optuna.trial.TrialState.COMPLETE:
+        values = zip(plan.metric_names, trial.values, strict=True)
+        return f"{head} -> " + " ".join(f"{name}={value:.6g}" for name, value in values)
+    if state == optuna.trial.TrialState.PRUNED:
+        steps = trial.intermediate_values
+        last = f" at step {max(steps)} (reported {steps[max(steps)]:.6g})" if steps else ""
+        return f"{head} -> pruned{last}"
+    return f"{head} -> {state.name.lower()}"
+
+
+def print_trial_line(plan: StudyPlan) -> Callable[[optuna.Study, optuna.trial.FrozenTrial], None]:
+    """An optuna callback printing :func:`trial_line` as each trial of this worker finishes."""
+
+    def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        line = trial_line(plan, trial)
+        if line is not None:
+            print(line, flush=True)
+
+    return callback
 
 
 def open_study(
@@ -59,7 +92,13 @@ def run_study(
     """Run this worker's share of ``n_trials`` (default: the plan's), then write the outputs."""
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
-        run_worker(study, plan.objective, n_trials or plan.default_trials, poll_s=heartbeat_s)
+        run_worker(
+            study,
+            plan.objective,
+            n_trials or plan.default_trials,
+            callbacks=[print_trial_line(plan)],
+            poll_s=heartbeat_s,
+        )
     meta = {
         "command": shlex.join(["sanbench", *sys.argv[1:]]),
         "task": ctx.task,

@@ -326,7 +326,7 @@ def test_encoding_is_data_encoding_in_fit_suite_and_tune(
         "--encoding",
         "cp1252",
     ]
-    tune_args = _parser(tune_words)[0].parse_args(tune_words)
+    tune_args, tune_args.words = _parser(tune_words)[0].parse_known_args(tune_words)
     assert context(tune_args, "study").overrides == {"data.encoding": "cp1252"}
 
 

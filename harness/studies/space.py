@@ -1,0 +1,119 @@
+"""``search``: any fit options over a search space read from a YAML file (``--space FILE``).
+
+Each key is a fit config key as on the command line (``model.dropout``, ``data.batch_size``,
+``model.encoder_options.block_len``), each value its range::
+
+    model.dropout: {low: 0.1, high: 0.5}            # float (both bounds floats)
+    model.lr: {low: 1.0e-4, high: 1.0e-2, log: true}
+    model.head_hidden: {low: 100, high: 600, step: 100}   # int (both bounds ints)
+    model.optimizer: [adam, adadelta]               # one of these
+
+One objective (dev accuracy, Pearson's r on SICK), TPE sampling, median pruning after each
+validation unless ``--no-prune``, as the dropout study.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import InputError
+from harness.studies.plans import StudyPlan, TuneContext
+
+SECTIONS = ("trainer.", "model.", "data.")
+RANGE_KEYS = {"low", "high", "log", "step"}
+
+
+def _problems(key: str, spec: Any) -> list[str]:
+    if not isinstance(key, str) or not key.startswith(SECTIONS):
+        return [f"{key}: expected a fit key starting with {', '.join(SECTIONS)}"]
+    if isinstance(spec, list):
+        return [] if spec else [f"{key}: an empty list of choices"]
+    if not isinstance(spec, dict):
+        return [f"{key}: expected {{low: .., high: ..}} or a list of choices, got {spec!r}"]
+    unknown = set(spec) - RANGE_KEYS
+    if unknown:
+        return [f"{key}: unknown range keys {', '.join(sorted(map(str, unknown)))}"]
+    low, high = spec.get("low"), spec.get("high")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (low, high))
+    if not numbers:
+        return [f"{key}: low and high must be numbers, got {low!r} and {high!r}"]
+    if not low < high:
+        return [f"{key}: low {low} must be below high {high}"]
+    if spec.get("log") and low <= 0:
+        return [f"{key}: a log range needs low > 0, got {low}"]
+    return []
+
+
+def read_space(path: Path) -> dict[str, Any]:
+    """The search space in ``path``; :class:`InputError` with one line per bad entry."""
+    try:
+        space = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise InputError(f"--space {path}: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise InputError(f"--space {path}: not YAML ({' '.join(str(error).split())})") from None
+    if not isinstance(space, dict) or not space:
+        raise InputError(f"--space {path}: expected a mapping of fit keys to ranges")
+    problems = [f"--space {path}: {p}" for key, spec in space.items() for p in _problems(key, spec)]
+    if problems:
+        raise InputError("\n".join(problems))
+    return space
+
+
+def first_values(space: dict[str, Any]) -> dict[str, Any]:
+    """One value of every key (the first choice, or ``low``): to check the keys before a trial."""
+    return {k: spec[0] if isinstance(spec, list) else spec["low"] for k, spec in space.items()}
+
+
+def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
+    """The trial's value of every key of ``space``."""
+    chosen = {}
+    for key, spec in space.items():
+        if isinstance(spec, list):
+            chosen[key] = trial.suggest_categorical(key, spec)
+        elif isinstance(spec["low"], int) and isinstance(spec["high"], int):
+            step = spec.get("step", 1)
+            chosen[key] = trial.suggest_int(
+                key, spec["low"], spec["high"], step=step, log=bool(spec.get("log"))
+            )
+        else:
+            chosen[key] = trial.suggest_float(
+                key, spec["low"], spec["high"], step=spec.get("step"), log=bool(spec.get("log"))
+            )
+    return chosen
+
+
+def plan(ctx: TuneContext) -> StudyPlan:
+    import optuna
+    from optuna_integration import PyTorchLightningPruningCallback
+
+    from harness.studies.fitting import dev_metric, fit_trial, require_training
+
+    task, _, _ = require_training(ctx)
+    if not ctx.space:
+        raise InputError("study 'search' needs --space FILE (the search space)")
+    dev, monitor = dev_metric(task)
+
+    def objective(trial: optuna.Trial) -> float:
+        callbacks = [PyTorchLightningPruningCallback(trial, monitor=monitor)] if ctx.prune else []
+        return float(fit_trial(ctx, trial, suggest(trial, ctx.space), callbacks)[dev])
+
+    pruner = (
+        optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1)
+        if ctx.prune
+        else optuna.pruners.NopPruner()
+    )
+    return StudyPlan(
+        name="search",
+        metric_names=[dev],
+        directions=["maximize"],
+        objective=objective,
+        default_trials=20,
+        sampler=optuna.samplers.TPESampler(),
+        pruner=pruner,
+        fit_overrides=lambda trial: {k: trial.params[k] for k in ctx.space},
+        notes=[f"Search space: {', '.join(ctx.space)}."],
+    )

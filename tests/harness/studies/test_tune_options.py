@@ -1,0 +1,131 @@
+"""``sanbench tune``: fit overrides and the search space file reach the trials; the budget stays
+with the trials; one line per finished trial; best_config.yaml trains the winner for real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import optuna
+import pytest
+import yaml
+
+from harness.cli import main
+from harness.commands.tune import fit_overrides
+from harness.errors import InputError
+from harness.studies.fitting import best_fit_run
+from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.run import trial_line
+from harness.studies.space import read_space, suggest
+
+
+def test_fit_words_become_overrides_and_other_words_a_did_you_mean() -> None:
+    words = ["--model.dropout", "0.3", "--trainer.max_epochs=4", "--data.encoding", "cp1252"]
+    assert fit_overrides(words, []) == {
+        "model.dropout": 0.3,
+        "trainer.max_epochs": 4,
+        "data.encoding": "cp1252",
+    }
+    with pytest.raises(InputError) as error:
+        fit_overrides(["--max-step", "5", "--model.lr"], ["--max-steps", "--trials"])
+    assert str(error.value).splitlines() == [
+        "unrecognized argument --max-step (did you mean --max-steps?)",
+        "unrecognized argument 5",
+        "--model.lr: expected a value",
+    ]
+
+
+def test_best_config_has_the_fit_overrides_and_not_the_trials_budget() -> None:
+    ctx = TuneContext(
+        study="dropout",
+        task="trec",
+        encoder="mtsa",
+        data_dir=Path("data"),
+        embeddings=None,
+        out=Path("o"),
+        overrides={"model.head_hidden": 8},
+        budget={"trainer.max_epochs": 1, "trainer.limit_train_batches": 20},
+    )
+    config = best_fit_run(ctx, {"model.dropout": 0.2}).resolved()
+    task_default = best_fit_run(ctx.__class__(**{**vars(ctx), "budget": {}}), {}).resolved()
+    assert config["trainer"]["max_epochs"] == task_default["trainer"]["max_epochs"] != 1
+    assert config["trainer"]["limit_train_batches"] is None
+    assert (config["model"]["head_hidden"], config["model"]["dropout"]) == (8, 0.2)
+
+
+def test_a_search_space_file_is_checked_line_by_line(tmp_path: Path) -> None:
+    space = tmp_path / "space.yaml"
+    space.write_text(
+        "model.dropout: {low: 0.5, high: 0.1}\n"
+        "dropout: [0.1]\n"
+        "model.lr: {low: 0, high: 1, log: true}\n"
+        "model.optimizer: []\n"
+        "model.head_hidden: {low: 8, hi: 16}\n"
+    )
+    with pytest.raises(InputError) as error:
+        read_space(space)
+    assert [line.split(": ", 2)[1] for line in str(error.value).splitlines()] == [
+        "model.dropout",
+        "dropout",
+        "model.lr",
+        "model.optimizer",
+        "model.head_hidden",
+    ]
+
+
+def test_a_search_space_suggests_floats_ints_and_choices(tmp_path: Path) -> None:
+    space = tmp_path / "space.yaml"
+    space.write_text(
+        "model.dropout: {low: 0.1, high: 0.5}\n"
+        "model.head_hidden: {low: 8, high: 64, step: 8}\n"
+        "model.optimizer: [adam, adadelta]\n"
+    )
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    chosen = suggest(study.ask(), read_space(space))
+    assert 0.1 <= chosen["model.dropout"] <= 0.5
+    assert chosen["model.head_hidden"] in range(8, 65, 8)
+    assert chosen["model.optimizer"] in ("adam", "adadelta")
+
+
+def test_one_line_per_finished_trial() -> None:
+    plan = StudyPlan("toy", ["dev_acc"], ["maximize"], lambda trial: 0.0, 3)
+    study = optuna.create_study(direction="maximize")
+
+    def objective(trial: optuna.Trial) -> float:
+        keep = trial.suggest_float("keep_prob", 0.5, 0.95)
+        trial.report(0.25, step=2)
+        if trial.number == 1:
+            raise optuna.TrialPruned()
+        return keep
+
+    study.enqueue_trial({"keep_prob": 0.75})
+    study.enqueue_trial({"keep_prob": 0.6})
+    study.optimize(objective, n_trials=2)
+    first, second = (trial_line(plan, trial) for trial in study.trials)
+    assert first == "trial 0: keep_prob=0.75 -> dev_acc=0.75"
+    assert second == "trial 1: keep_prob=0.6 -> pruned at step 2 (reported 0.25)"
+
+
+@pytest.mark.slow
+def test_search_study_passes_fit_options_to_trials_and_trains_the_winner_for_real(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    space = tmp_path / "space.yaml"
+    space.write_text("model.dropout: {low: 0.1, high: 0.5}\n")
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "search", "--space", str(space), "--task", "trec"]
+    argv += ["--encoder", "multi_cnn", "--data-dir", str(trec_dir), "--trials", "2"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", "--out", str(out)]
+    argv += ["--max-steps", "2", "--model.hidden_dim", "4", "--model.head_hidden=8"]
+    assert main(argv) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("trial ")]
+    assert [line.split(":")[0] for line in lines] == ["trial 0", "trial 1"]
+    assert all(" model.dropout=" in line and " -> dev_acc=" in line for line in lines)
+    for trial in ("0000", "0001"):
+        config = json.loads((out / "trials" / trial / "metrics.json").read_text())["config"]
+        assert config["trainer"]["max_steps"] == 2  # the budget
+        assert (config["model"]["hidden_dim"], config["model"]["head_hidden"]) == (4, 8)
+    best = yaml.safe_load((out / "best_config.yaml").read_text())
+    assert best["trainer"]["max_steps"] == -1  # the task's own, not the trials' budget
+    assert (best["model"]["hidden_dim"], best["model"]["head_hidden"]) == (4, 8)
+    assert 0.1 <= best["model"]["dropout"] <= 0.5
