@@ -78,8 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help=f"re-measure a point whose threads got less than {CONTENDED_BELOW * 100:.0f}%% of the CPU "
-        f"they asked for (contended) up to {grid.STRICT_RETRIES} times, then write it as "
+        help="re-measure a point whose threads got less than "
+        f"{CONTENDED_BELOW * 100:.0f}%% of the CPU they asked for (contended) up to "
+        f"{grid.STRICT_RETRIES} times, then write it as "
         "failed (status contended) instead of ok",
     )
     parser.add_argument("--out", type=Path, help="run folder (default runs/profile-<time>)")
