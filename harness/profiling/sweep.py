@@ -140,8 +140,9 @@ class SweepConfig:
 
 
 def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path) -> None:
-    """Refuse to append rows of another comparison (device, dtype, shape, allocator, compile)
-    or of an older column layout to a CSV."""
+    """Refuse to append rows of another comparison (device, dtype, shape, allocator, compile,
+    an explicit ``--threads`` other than the recorded one) or of an older column layout to a
+    CSV."""
     if rows and set(COLUMNS) - set(rows[0]):
         missing = ", ".join(sorted(set(COLUMNS) - set(rows[0])))
         raise ValueError(
@@ -157,6 +158,13 @@ def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path
                 f"write {name}={value}; one profile.csv holds one comparison. Resume with the "
                 f"same settings (e.g. --allocator {rows[0]['allocator']}) or use another --out."
             )
+    threads = sorted({row["threads"] for row in rows if row["threads"]} - {str(config.threads)})
+    if config.threads is not None and threads:
+        raise ValueError(
+            f"{path}: recorded points were timed with {', '.join(threads)} threads but this run "
+            f"asks for --threads {config.threads}; resume with the same --threads (or none) "
+            "or use another --out"
+        )
 
 
 def _format(value: Any) -> Any:

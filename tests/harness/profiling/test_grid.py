@@ -149,3 +149,8 @@ def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
         check_compatible(rows, config(allocator="glibc"), tmp_path)
     with pytest.raises(ValueError, match="batch_size=2"):
         check_compatible(rows, config(allocator="jemalloc", batch_size=64), tmp_path)
+    timed = [{**rows[0], "threads": "2"}]
+    check_compatible(timed, config(allocator="jemalloc"), tmp_path)  # no --threads: resumes
+    check_compatible(timed, config(allocator="jemalloc", threads=2), tmp_path)
+    with pytest.raises(ValueError, match=r"timed with 2 threads .* --threads 1"):
+        check_compatible(timed, config(allocator="jemalloc", threads=1), tmp_path)
