@@ -7,10 +7,10 @@ import importlib
 import re
 import sys
 
-from harness.commands.quiet import hide_lightning_tips
 from harness.commands.suggest import SuggestingParser
-from harness.errors import InputError
+from harness.errors import InputError, SanbenchError
 from harness.outdir import removed_if_left_empty
+from harness.quiet import hide_lightning_tips
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -25,17 +25,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
     "report": ("reports.cli", "build the HTML/PNG report from run folders"),
 }
-# Bad input (files, values, names): a message and this exit status, no traceback.
+# Bad input (files, values, names) that library code raises as built-in errors: a message and
+# InputError's exit status, no traceback. Any other exception is an internal error (status 1).
 INPUT_ERRORS = (ValueError, LookupError, OSError)
 INPUT_ERROR_STATUS = 2
+INTERNAL_ERROR_STATUS = 1
+INTERRUPTED_STATUS = 130  # 128 + SIGINT
+DEBUG = "--debug"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
 
 
 def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
     parser = SuggestingParser(prog="sanbench", description=__doc__)
-    parser.add_argument(
-        "--debug", action="store_true", help="show the traceback of an error (before COMMAND)"
-    )
+    parser.add_argument(DEBUG, action="store_true", help="show the traceback of an error")
     parser.add_argument(
         "--import",
         dest="imports",
@@ -56,6 +58,10 @@ def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
         # a module with its own parser (``fit``: LightningCLI) gets every word after its name
         own = getattr(module, "OWN_PARSER", False)
         parser.command_parser = sub.add_parser(name, help=help_text, add_help=not own)
+        if not own:  # ``sanbench COMMAND ... --debug`` too; SUPPRESS keeps a --debug before it
+            parser.command_parser.add_argument(
+                DEBUG, action="store_true", default=argparse.SUPPRESS
+            )
         module.add_arguments(parser.command_parser)
     return parser, module
 
@@ -79,12 +85,49 @@ def _message(error: BaseException) -> str:
     return str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
 
 
+def _bare_key(error: BaseException) -> bool:
+    """A ``KeyError`` whose message is only the missing key (``KeyError('101')``): a lookup
+    that failed inside sanbench, not a message written for the user."""
+    return isinstance(error, KeyError) and not any(" " in str(arg) for arg in error.args)
+
+
+def _report(command: str, text: str) -> None:
+    """``text`` on stderr, one line per problem, each prefixed unless it names ``file:line:``."""
+    lines = text.splitlines() or [""]
+    prefix = "" if LOCATED.match(lines[0]) else f"sanbench {command}: "
+    print("\n".join(prefix + line for line in lines), file=sys.stderr)
+
+
+def _status(error: BaseException, command: str) -> int:
+    """Print ``error`` for the user and return the process's exit status."""
+    if isinstance(error, KeyboardInterrupt):
+        _report(command, "interrupted")
+        return INTERRUPTED_STATUS
+    if isinstance(error, SanbenchError):
+        status = error.exit_status
+    elif isinstance(error, INPUT_ERRORS) and not _bare_key(error):
+        status = INPUT_ERROR_STATUS
+    else:
+        _report(command, f"internal error: {type(error).__name__}: {error}")
+        print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
+        return INTERNAL_ERROR_STATUS
+    _report(command, _message(error) or type(error).__name__)
+    if status == INPUT_ERROR_STATUS:
+        print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; the one place that prints errors and maps them to exit statuses:
+    ``harness.errors`` types, bad input (``ValueError``, ``LookupError``, ``OSError``) exit 2,
+    Ctrl-C 130, anything else 1; ``sanbench --debug COMMAND`` re-raises for the traceback."""
     imports, argv = _split_imports(sys.argv[1:] if argv is None else argv)
     hide_lightning_tips()
     parser, module = _parser(argv)
     if getattr(module, "OWN_PARSER", False) or getattr(module, "FIT_OVERRIDES", False):
-        args, args.words = parser.parse_known_args(argv)
+        args, words = parser.parse_known_args(argv)
+        args.debug = args.debug or DEBUG in words
+        args.words = [word for word in words if word != DEBUG]
     else:
         args = parser.parse_args(argv)
     args.imports = imports
@@ -98,14 +141,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError(f"--import: {type(error).__name__}: {error}") from error
         with removed_if_left_empty(getattr(args, "out", None)):
             return int(module.run(args) or 0)
-    except INPUT_ERRORS as error:
+    except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             raise
-        lines = _message(error).splitlines() or [type(error).__name__]
-        prefix = "" if LOCATED.match(lines[0]) else f"sanbench {args.command}: "
-        print("\n".join(prefix + line for line in lines), file=sys.stderr)
-        print("(sanbench --debug ... shows the traceback)", file=sys.stderr)
-        return INPUT_ERROR_STATUS
+        return _status(error, args.command)
 
 
 if __name__ == "__main__":

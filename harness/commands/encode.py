@@ -23,4 +23,4 @@ def run(args: argparse.Namespace) -> int:
 
         return encode_file(*arguments)
 
-    return run_checked("encode", args, ".npy", apply)
+    return run_checked(args, ".npy", apply)

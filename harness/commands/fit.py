@@ -25,7 +25,7 @@ SHORT_FORMS = {
     "--encoding": "--data.encoding",
     "--print-config": "--print_config",
 }
-OWN_FLAGS = ("--overwrite", "--debug")  # not config values
+OVERWRITE = "--overwrite"  # not a config value (harness.cli takes ``--debug`` out of the words)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +42,7 @@ def spelled_out(words: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    words = [w for w in args.words if w not in OWN_FLAGS]
-    args.debug = args.debug or "--debug" in args.words
+    words = [w for w in args.words if w != OVERWRITE]
     from harness.training.config import seed_message_hidden
     from harness.training.fit_cli import FitCLI
 
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         cli = FitCLI(spelled_out(words))
     from harness.training.run import run_fit
 
-    metrics = run_fit(cli, overwrite="--overwrite" in args.words)
+    metrics = run_fit(cli, overwrite=OVERWRITE in args.words)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     print(json.dumps(summary, indent=2))
     return 0

@@ -4,19 +4,14 @@ errors go to ``harness.cli`` (one line per problem, exit status 2)."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from datamodules.cli import add_encoding_argument
-from harness.errors import InputError
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+from harness.arguments import positive_int
+from harness.errors import InputError, RunInterruptedError
 
 
 def add_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
@@ -28,12 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
         help="UTF-8, one whitespace-tokenized sentence per line (pair tasks: two, tab-separated)",
     )
     parser.add_argument("--out", type=Path, required=True, help=out_help)
-    parser.add_argument("--batch-size", type=_positive, default=128, help="sentences per batch")
+    parser.add_argument("--batch-size", type=positive_int, default=128, help="sentences per batch")
     add_encoding_argument(parser)
 
 
 def run_checked(
-    command: str,
     args: argparse.Namespace,
     suffix: str,
     apply: Callable[..., Path],
@@ -51,7 +45,12 @@ def run_checked(
         problems.append(f"--out {args.out}: folder {args.out.parent} does not exist")
     if problems:
         raise InputError("\n".join(problems))
+    signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
     progress = sys.stderr.isatty()
     written = apply(args.ckpt, args.input, args.out, args.batch_size, progress, args.encoding)
     print(written)
     return 0
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise RunInterruptedError("terminated; nothing was written", signum)

@@ -23,4 +23,4 @@ def run(args: argparse.Namespace) -> int:
 
         return predict_file(*arguments)
 
-    return run_checked("predict", args, ".csv", apply)
+    return run_checked(args, ".csv", apply)

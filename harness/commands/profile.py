@@ -9,23 +9,24 @@ import argparse
 import datetime as dt
 import importlib
 import inspect
-import json
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.arguments import positive_int
+from harness.arguments import positive_float, positive_int
 from harness.console import console as rich_console
 from harness.cpu_usage import CONTENDED_BELOW
+from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from harness.profiling.sweep import SweepConfig
 
 CSV_NAME = "profile.csv"
-MANIFEST = "manifest.json"
 # Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
 # too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
 DEFAULT_CPU_SHARE = 0.8
@@ -87,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="measure only missing points")
     parser.add_argument(
         "--max-memory-mb",
-        type=float,
+        type=positive_float,
         help="per-point budget: CPU, a hard limit on the worker's memory beyond its start-up "
         f"footprint (default {DEFAULT_CPU_SHARE * 100:.0f}%% of available RAM); "
         "CUDA, a memory fraction",
@@ -116,18 +117,29 @@ def resolve_device(name: str) -> str:
     return name
 
 
-def check_options(specs: list[grid.EncoderSpec]) -> None:
-    """Every variant keyword must be a parameter of its encoder's builder."""
-    from encoders import encoder_entry
+def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
+    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
+    value the builder rejects (built on the meta device: nothing is allocated)."""
+    import torch
 
+    from encoders import build_encoder, encoder_entry
+
+    problems = []
     for spec in specs:
         accepted = inspect.signature(encoder_entry(spec.name).builder).parameters
         unknown = [key for key, _ in spec.options if key not in accepted]
         if unknown:
-            raise ValueError(
+            problems.append(
                 f"--encoders {spec.label}: {spec.name} takes no option {', '.join(unknown)}; "
                 f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
             )
+            continue
+        try:
+            with torch.device("meta"):
+                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
+        except (ValueError, TypeError) as error:
+            problems.append(f"--encoders {spec.label}: {error}")
+    return problems
 
 
 def build_config(args: argparse.Namespace) -> SweepConfig:
@@ -156,7 +168,14 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
         rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
     if not encoders:
         raise ValueError("no encoder to profile: none of the requested encoders is registered")
-    check_options(encoders)
+    dim = args.dim or preset.dim
+    problems = option_problems(encoders, dim)
+    if args.jobs is not None:
+        problems.append("--jobs does not apply to profile: it runs one job per encoder variant")
+    if args.launcher is not None:
+        problems += LaunchOptions.from_args(args).problems()
+    if problems:
+        raise InputError("\n".join(problems))
     device = resolve_device(args.device)
     budget = args.max_memory_mb
     if budget is None and device == "cpu":
@@ -167,7 +186,7 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
         lengths=lengths,
         modes=modes,
         batch_size=args.batch_size or preset.batch_size,
-        dim=args.dim or preset.dim,
+        dim=dim,
         device=device,
         dtype=args.dtype,
         repeats=repeats,
@@ -198,108 +217,66 @@ def prepare_out(args: argparse.Namespace) -> Path:
     return args.out
 
 
-def write_manifest(out: Path, config: SweepConfig, env: dict[str, str]) -> None:
-    """The run's manifest; a resume keeps ``created`` and appends to ``resumed``."""
-    path = out / MANIFEST
-    old = json.loads(path.read_text()) if path.exists() else {}
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    manifest = {
-        "kind": "profile",
-        "command": shlex.join(["sanbench", *sys.argv[1:]]),
-        "created": old.get("created", now),
-        "resumed": [*old.get("resumed", []), now] if old else [],
-        "environment": env,
-        "config": {
-            **{k: v for k, v in config.__dict__.items() if k not in ("preload", "encoders")},
-            "encoders": [spec.label for spec in config.encoders],
-            "csv": CSV_NAME,
-        },
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(manifest, indent=2) + "\n")
-
-
 def run(args: argparse.Namespace) -> int:
+    from harness.profiling.run import contended_points, failed_points, run_sweep
+
     console = rich_console()
-    try:
-        config = build_config(args)
-        out = prepare_out(args)
-        import torch
-
-        from harness.environment import environment
-        from harness.profiling.sweep import Sweep
-
-        env = {**environment(torch.device(config.device)), "allocator": config.allocator}
-        if config.threads is not None:
-            env["threads"] = str(config.threads)
-        sweep = Sweep(config, out, env, console)
-    except (ValueError, KeyError) as error:
-        rich_console(stderr=True).print(f"[red]sanbench profile: {error}")
-        return 2
-    write_manifest(out, config, env)
+    config = build_config(args)
+    out = prepare_out(args)
+    command = shlex.join(["sanbench", *sys.argv[1:]])
     options = LaunchOptions.from_args(args)
     if options is not None:
-        return run_as_jobs(args, config, out, options, console)
-    measured = (
-        "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
-    )
-    console.print(
-        f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
-        f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
-        f"{measured}, L={list(config.predict_lengths)} predicted -> {out / CSV_NAME}"
-    )
-    try:
-        sweep.run(progress=args.progress)
-    except KeyboardInterrupt:
-        console.print(f"interrupted; finished rows are kept. Resume: --resume --out {out}")
-        return 130
-    except RuntimeError as error:  # a worker that cannot start (see worker.log)
-        rich_console(stderr=True).print(f"[red]sanbench profile: {error}")
-        return 1
+        run_as_jobs(config, out, options, command, console)
+    else:
+        measured = (
+            "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
+        )
+        console.print(
+            f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
+            f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
+            f"{measured}, L={list(config.predict_lengths)} predicted -> {out / CSV_NAME}"
+        )
+        run_sweep(config, out, command, console, progress=args.progress)
     if args.report:
         # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
         page = importlib.import_module("reports.site").build_profile_report(out)
         console.print(f"report: {page.resolve()}")
-    refused = sum(row["status"] == "contended" for row in sweep.results.rows())
+    refused = contended_points(out)
     if refused:
-        rich_console(stderr=True).print(
-            f"[red]sanbench profile: --strict refused {refused} contended points; "
-            "profile them on a quiet machine"
+        raise RunFailedError(
+            f"--strict refused {refused} contended points; profile them on a quiet machine"
         )
-        return 1
+    failed = failed_points(out)
+    if failed:
+        raise RunFailedError(
+            f"{len(failed)} points failed (profile.csv's message column; worker.log):\n"
+            + "\n".join(failed)
+        )
     return 0
 
 
 def run_as_jobs(
-    args: argparse.Namespace,
-    config: SweepConfig,
-    out: Path,
-    options: LaunchOptions,
-    console: object,
-) -> int:
+    config: SweepConfig, out: Path, options: LaunchOptions, command: str, console: Console
+) -> None:
     """One submitit job per encoder variant (``harness.profiling.jobs``), rows merged into
-    ``out/profile.csv``, then the report."""
+    ``out/profile.csv``."""
     import functools
 
     from harness.launch import launch
     from harness.profiling.jobs import job_folder, merge, run_encoder
+    from harness.profiling.run import sweep_environment, write_manifest
 
-    if options.jobs is not None:
-        raise ValueError("--jobs does not apply to profile: it runs one job per encoder variant")
-    options.check_available()
     labels = [spec.label for spec in config.encoders]
+    write_manifest(out, config, sweep_environment(config), command)
     calls = [
-        functools.partial(run_encoder, args, label, job_folder(out, label)) for label in labels
+        functools.partial(run_encoder, config, label, job_folder(out, label), command)
+        for label in labels
     ]
     outcomes = launch(calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile")
     for label, outcome in zip(labels, outcomes, strict=True):
-        status = f"exit {outcome.result}" if outcome.ok else f"died: {outcome.error}"
+        status = "done" if outcome.ok else f"died: {outcome.error}"
         console.print(f"job {outcome.job_id} ({label}): {status} (log: {outcome.stderr})")
     console.print(f"{merge(out, labels)} rows merged into {out / CSV_NAME}")
-    if args.report:
-        page = importlib.import_module("reports.site").build_profile_report(out)
-        console.print(f"report: {page.resolve()}")
-    failed = [o for o in outcomes if not o.ok or o.result != 0]
-    if failed:
-        console.print(f"{len(failed)} jobs failed; rerun with --resume --out {out} to finish")
-    return 1 if failed else 0
+    died = [o for o in outcomes if not o.ok]
+    if died:
+        raise RunFailedError(f"{len(died)} jobs died; rerun with --resume --out {out} to finish")

@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.arguments import positive_int
+from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS, Preset
 from harness.suite.tables import write_atomic
 
@@ -38,12 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="cpu: a third of the papers' widths, 3 folds/seeds (default); paper: full width, "
         "10 folds, 5 seeds",
     )
-    parser.add_argument("--workers", type=int, default=WORKERS, help="parallel runs (2)")
-    parser.add_argument("--threads", type=int, default=THREADS_PER_RUN, help="per run (1)")
+    parser.add_argument("--workers", type=positive_int, default=WORKERS, help="parallel runs (2)")
+    parser.add_argument("--threads", type=positive_int, default=THREADS_PER_RUN, help="per run (1)")
     parser.add_argument(
         "--tables-only", action="store_true", help="only rebuild the tables from the results"
     )
-    parser.add_argument("--debug", action="store_true", help="tracebacks for input errors")
 
 
 def check_inputs(preset: Preset, data_dir: Path | None, embeddings: Path | None) -> None:
@@ -162,7 +163,7 @@ def reproduce(
 
 
 def _sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+    raise RunInterruptedError("terminated; rerun the same command to resume", signum)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -170,16 +171,11 @@ def run(args: argparse.Namespace) -> int:
     if args.tables_only:
         manifest = read_manifest(args.out)
         if "preset" not in manifest:
-            raise SystemExit(f"sanbench reproduce: {args.out / MANIFEST} not found; run first")
+            raise InputError(f"--tables-only: {args.out / MANIFEST} not found; run first")
         build_tables(args.out, Preset.from_dict(manifest["preset"]), manifest)
         print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
         return 0
-    try:
-        check_inputs(preset, args.data_dir, args.embeddings)
-    except (ValueError, OSError) as error:
-        if args.debug:
-            raise
-        raise SystemExit(f"sanbench reproduce: {error}") from None
+    check_inputs(preset, args.data_dir, args.embeddings)
     import signal
 
     signal.signal(signal.SIGTERM, _sigterm)  # the workers are stopped, the session recorded
@@ -188,4 +184,6 @@ def run(args: argparse.Namespace) -> int:
         preset, args.out, args.data_dir, args.embeddings, args.workers, args.threads, command
     )
     print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
-    return status
+    if status:
+        raise RunFailedError("a run failed (its row and error.txt say why); rerun to retry it")
+    return 0

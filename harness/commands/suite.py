@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from datamodules.cli import add_encoding_argument
+from harness.arguments import batches, names, parsed_by, positive_int
 from harness.environment import git_commit
+from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
@@ -28,41 +30,15 @@ DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
 BUDGETS = ("max_steps", "max_epochs", "limit_train_batches")
 
 
-def _names(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("expected a comma-separated list such as trec,sst2")
-    return names
-
-
-def _shard(text: str) -> Shard:
-    try:
-        return Shard.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def _batches(text: str) -> int | float:
-    """``--limit-train-batches``: an int counts batches, a float in (0, 1] a fraction."""
-    return float(text) if "." in text else int(text)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tasks", type=_names, default=_names(DEFAULT_TASKS))
-    parser.add_argument("--encoders", type=_names, default=_names(DEFAULT_ENCODERS))
+    parser.add_argument("--tasks", type=names, default=names(DEFAULT_TASKS))
+    parser.add_argument("--encoders", type=names, default=names(DEFAULT_ENCODERS))
     parser.add_argument(
-        "--seeds", type=_positive, default=5, help="runs (seeds 0..N-1) per non-CV task (5)"
+        "--seeds", type=positive_int, default=5, help="runs (seeds 0..N-1) per non-CV task (5)"
     )
     parser.add_argument(
         "--folds",
-        type=_positive,
+        type=positive_int,
         default=CV_FOLDS,
         help=f"run only the first K of the {CV_FOLDS} CV folds of {sorted(CV_TASKS)} (smoke runs)",
     )
@@ -71,12 +47,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_encoding_argument(parser)
     parser.add_argument("--out", type=Path, required=True, help="results folder (shared by shards)")
     parser.add_argument(
-        "--shard", type=_shard, default=Shard(), help="K/N: run the K-th of N parts (1/1)"
+        "--shard",
+        type=parsed_by(Shard.parse),
+        default=Shard(),
+        help="K/N: run the K-th of N parts (1/1)",
     )
-    parser.add_argument("--max-steps", type=_positive, help="training budget override per run")
-    parser.add_argument("--max-epochs", type=_positive, help="training budget override per run")
+    parser.add_argument("--max-steps", type=positive_int, help="training budget override per run")
+    parser.add_argument("--max-epochs", type=positive_int, help="training budget override per run")
     parser.add_argument(
-        "--limit-train-batches", type=_batches, help="batches (int) or fraction (float) per epoch"
+        "--limit-train-batches", type=batches, help="batches (int) or fraction (float) per epoch"
     )
     parser.add_argument(
         "--aggregate-only", action="store_true", help="only rebuild the tables from the results"
@@ -84,25 +63,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_launcher_arguments(parser, "jobs the grid is split into (default: one job per cell)")
 
 
-def _check_names(tasks: list[str], encoders: list[str]) -> None:
+def _input_problems(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the grid's names and files, every problem at once."""
     from encoders import list_encoders
     from harness.training.config import list_task_configs
 
+    problems = []
+    if args.data_dir is None:
+        problems.append("--data-dir is required unless --aggregate-only")
+    elif not args.data_dir.is_dir():
+        problems.append(f"--data-dir {args.data_dir}: no such folder")
+    if args.embeddings is not None and not args.embeddings.is_file():
+        problems.append(f"--embeddings {args.embeddings}: no such file")
     for kind, given, known in (
-        ("task", tasks, list_task_configs()),
-        ("encoder", encoders, list_encoders()),
+        ("task", args.tasks, list_task_configs()),
+        ("encoder", args.encoders, list_encoders()),
     ):
         unknown = [name for name in given if name not in known]
         if unknown:
-            raise SystemExit(f"sanbench suite: unknown {kind}(s) {unknown}; known: {known}")
+            problems.append(f"unknown {kind}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return problems
 
 
 def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[str, Any]) -> None:
-    """Files and every (task, encoder)'s fit config, before any data is read."""
-    if not args.data_dir.is_dir():
-        raise SystemExit(f"sanbench suite: --data-dir {args.data_dir}: no such folder")
-    if args.embeddings is not None and not args.embeddings.is_file():
-        raise SystemExit(f"sanbench suite: --embeddings {args.embeddings}: no such file")
+    """Every (task, encoder)'s fit config, before any data is read; all problems at once."""
+    problems = []
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
     for run in first.values():
         try:
@@ -110,7 +95,9 @@ def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[s
                 run, run.run_dir(args.out), args.data_dir, args.embeddings, overrides
             ).resolved()
         except ValueError as error:
-            raise SystemExit(f"sanbench suite: {run.task} {run.encoder}: {error}") from None
+            problems.append(f"{run.task} {run.encoder}: {error}")
+    if problems:
+        raise InputError("\n".join(problems))
 
 
 def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[Path]) -> None:
@@ -172,8 +159,6 @@ def _run_as_jobs(
     """Every unfinished shard as a submitit job; returns failed runs plus failed jobs."""
     from harness.suite.launch import launch_suite
 
-    if args.shard.count != 1:
-        raise SystemExit("sanbench suite: --shard and --launcher exclude each other")
     outcomes = launch_suite(
         runs,
         options,
@@ -199,27 +184,33 @@ def _run_as_jobs(
 def run(args: argparse.Namespace) -> int:
     overrides = command_overrides(args, BUDGETS)  # as `sanbench fit --trainer.max_steps`
     failed = 0
-    if not args.aggregate_only:
-        if args.data_dir is None:
-            raise SystemExit("sanbench suite: --data-dir is required unless --aggregate-only")
-        _check_names(args.tasks, args.encoders)
+    if args.aggregate_only:
+        if not args.out.is_dir():
+            raise InputError(f"--out {args.out}: no such folder (nothing to aggregate)")
+    else:
+        options = LaunchOptions.from_args(args)
+        problems = _input_problems(args)
+        if options is not None:
+            problems += options.problems()
+            if args.shard.count != 1:
+                problems.append("--shard and --launcher exclude each other")
+        if problems:
+            raise InputError("\n".join(problems))
         runs = expand_grid(args.tasks, args.encoders, args.seeds, args.folds)
         _check_runs(runs, args, overrides)
         args.out.mkdir(parents=True, exist_ok=True)
         from harness.training.run import run_fit
 
-        try:
-            options = LaunchOptions.from_args(args)
-            if options is not None:
-                options.check_available()
-        except ValueError as error:
-            raise SystemExit(f"sanbench suite: {error}") from None
         if options is None:
             failed = _run_here(args, runs, overrides, run_fit)
         else:
             failed = _run_as_jobs(args, runs, overrides, run_fit, options)
-    args.out.mkdir(parents=True, exist_ok=True)
     tables = aggregate(args.out)
     _manifest(args, overrides, tables)
     print(f"tables: {args.out / 'tables' / 'tables.md'} (HTML: sanbench report {args.out})")
-    return 1 if failed else 0
+    if failed:
+        raise RunFailedError(
+            f"{failed} runs or jobs failed (their rows and error.txt say why); "
+            "rerun the same command to retry them"
+        )
+    return 0

@@ -11,17 +11,17 @@ share one study; the total number of finished trials stays ``--trials``.
 from __future__ import annotations
 
 import argparse
-import copy
 import functools
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from datamodules.cli import add_encoding_argument
+from harness.arguments import batches, non_negative_int, parsed_by, positive_int
 from harness.commands.suggest import did_you_mean, options_in
-from harness.errors import InputError
+from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
+from harness.profiling.grid import parse_lengths
 from harness.studies.plans import TuneContext
 from harness.studies.space import read_space
 from harness.training.config import command_overrides
@@ -30,27 +30,6 @@ STUDY_NAMES = ("block-length", "block-length-memory", "dropout", "search")
 FIT_OVERRIDES = True  # harness.cli hands the words it does not know on as ``args.words``
 FIT_SECTIONS = ("--trainer.", "--model.", "--data.")
 BUDGET_KEYS = ("max_steps", "max_epochs", "limit_train_batches", "limit_val_batches")
-
-
-def _lengths(text: str) -> tuple[int, ...]:
-    from harness.profiling.grid import parse_lengths
-
-    try:
-        return tuple(parse_lengths(text))
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def _batches(text: str) -> int | float:
-    """An int counts batches, a float in (0, 1] is a fraction of the epoch."""
-    return float(text) if "." in text else int(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--task", help="benchmark task (training studies)")
     parser.add_argument("--encoder", help="encoder (block-length: bi_blosan or an ablation)")
-    parser.add_argument("--trials", type=_positive, help="finished trials over all workers")
+    parser.add_argument("--trials", type=positive_int, help="finished trials over all workers")
     parser.add_argument(
         "--storage",
         help="SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or "
@@ -77,23 +56,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
     add_encoding_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
-    parser.add_argument("--max-steps", type=_positive, help="training budget per trial")
-    parser.add_argument("--max-epochs", type=_positive, help="training budget per trial")
-    parser.add_argument("--limit-train-batches", type=_batches, help="batches or fraction")
-    parser.add_argument("--limit-val-batches", type=_batches, help="batches or fraction")
+    parser.add_argument("--max-steps", type=positive_int, help="training budget per trial")
+    parser.add_argument("--max-epochs", type=positive_int, help="training budget per trial")
+    parser.add_argument("--limit-train-batches", type=batches, help="batches or fraction")
+    parser.add_argument("--limit-val-batches", type=batches, help="batches or fraction")
     parser.add_argument(
         "--no-prune", dest="prune", action="store_false", help="single-objective: no pruning"
     )
-    parser.add_argument("--max-retry", type=int, default=2, help="re-runs of a dead worker's trial")
-    parser.add_argument("--heartbeat", type=int, default=30, help="RDB heartbeat seconds")
+    parser.add_argument(
+        "--max-retry", type=non_negative_int, default=2, help="re-runs of a dead worker's trial"
+    )
+    parser.add_argument("--heartbeat", type=positive_int, default=30, help="RDB heartbeat seconds")
     parser.add_argument(
         "--outputs-only", action="store_true", help="only rewrite the outputs from the storage"
     )
     add_launcher_arguments(parser, "worker jobs sharing the study (1); --storage must reach them")
     memory = parser.add_argument_group("block-length-memory")
-    memory.add_argument("--lengths", type=_lengths, default=(32, 64, 128), help="n values")
-    memory.add_argument("--batch-size", type=_positive, default=64)
-    memory.add_argument("--dim", type=_positive, default=300)
+    memory.add_argument(
+        "--lengths", type=parsed_by(parse_lengths), default=[32, 64, 128], help="n values"
+    )
+    memory.add_argument("--batch-size", type=positive_int, default=64)
+    memory.add_argument("--dim", type=positive_int, default=300)
     memory.add_argument("--device", default="cpu")
     parser.set_defaults(known_options=options_in(parser))
 
@@ -151,28 +134,45 @@ def context(args: argparse.Namespace, study_name: str) -> TuneContext:
     )
 
 
-def run_as_jobs(args: argparse.Namespace, options: LaunchOptions) -> int:
+def run_as_jobs(args: argparse.Namespace, ctx: TuneContext, options: LaunchOptions) -> None:
     """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here."""
     from harness.launch import launch
+    from harness.studies.run import run_study
 
-    worker = copy.copy(args)
-    worker.launcher = None
-    calls = [functools.partial(run, worker) for _ in range(options.jobs or 1)]
     study_name = args.study_name or default_study_name(args)
-    folder = context(args, study_name).out / "jobs"
-    outcomes = launch(calls, options, folder=folder, name=f"sanbench-tune-{study_name}")
+    call = functools.partial(
+        run_study,
+        ctx,
+        study_name,
+        args.storage,
+        args.trials,
+        max_retry=args.max_retry,
+        heartbeat_s=args.heartbeat,
+    )
+    outcomes = launch(
+        [call] * (options.jobs or 1), options, ctx.out / "jobs", f"sanbench-tune-{study_name}"
+    )
     for outcome in outcomes:
-        status = f"exit {outcome.result}" if outcome.ok else f"died: {outcome.error}"
+        status = "done" if outcome.ok else f"died: {outcome.error}"
         print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")
-    summary = copy.copy(worker)
-    summary.outputs_only = True
-    code = run(summary)
-    return code or int(not all(o.ok and o.result == 0 for o in outcomes))
+    summary = run_study(ctx, study_name, args.storage, args.trials, run_trials=False)
+    _print_summary(summary, ctx)
+    died = [o for o in outcomes if not o.ok]
+    if died:
+        raise RunFailedError(f"{len(died)} of {len(outcomes)} worker jobs died (logs above)")
 
 
-def check_training(ctx: TuneContext) -> str | None:
+def _print_summary(summary: dict, ctx: TuneContext) -> None:
+    shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
+    print(json.dumps(shown, indent=2, default=str))
+    if summary["fit_command"]:
+        print("best configuration:\n  " + summary["fit_command"])
+    print(f"outputs: {ctx.out}")
+
+
+def training_problems(ctx: TuneContext) -> list[str]:
     """What is wrong with a training study's task, encoder, files or budget (before any data
-    is read), or None."""
+    is read), every problem at once."""
     from harness.training.config import FitRun
 
     missing = [
@@ -181,17 +181,20 @@ def check_training(ctx: TuneContext) -> str | None:
         if getattr(ctx, n) is None
     ]
     if missing:
-        return f"study {ctx.study!r} trains models: pass {', '.join(missing)}"
+        return [f"study {ctx.study!r} trains models: pass {', '.join(missing)}"]
+    problems = []
     if (ctx.study == "search") != bool(ctx.space):
-        return "--space FILE goes with --study search, and --study search needs it"
+        problems.append("--space FILE goes with --study search, and --study search needs it")
     if not ctx.data_dir.is_dir():
-        return f"--data-dir {ctx.data_dir}: no such folder"
+        problems.append(f"--data-dir {ctx.data_dir}: no such folder")
     if ctx.embeddings is not None and not ctx.embeddings.is_file():
-        return f"--embeddings {ctx.embeddings}: no such file"
+        problems.append(f"--embeddings {ctx.embeddings}: no such file")
     from encoders import list_encoders
 
     if ctx.encoder not in list_encoders():
-        return f"unknown encoder {ctx.encoder!r}; known: {', '.join(list_encoders())}"
+        problems.append(f"unknown encoder {ctx.encoder!r}; known: {', '.join(list_encoders())}")
+    if problems:
+        return problems
     try:
         FitRun(
             ctx.task,
@@ -203,51 +206,41 @@ def check_training(ctx: TuneContext) -> str | None:
             overrides=ctx.overrides,
         ).resolved()
     except ValueError as error:
-        return str(error)
-    return None
+        return [str(error)]
+    return []
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        options = LaunchOptions.from_args(args)
-        if options is not None:
-            options.check_available()
-    except ValueError as error:
-        print(f"sanbench tune: {error}", file=sys.stderr)
-        return 2
+    from harness.studies.storage import storage_url
+
+    options = LaunchOptions.from_args(args)
     study_name = args.study_name or default_study_name(args)
     ctx = context(args, study_name)
+    problems = [] if options is None else options.problems()
+    try:
+        storage_url(args.storage)
+    except ValueError as error:
+        problems.append(str(error))
     if args.study != "block-length-memory" and not args.outputs_only:
-        problem = check_training(ctx)
-        if problem:
-            print(f"sanbench tune: {problem}", file=sys.stderr)
-            return 2
+        problems += training_problems(ctx)
+    if problems:
+        raise InputError("\n".join(problems))
     if options is not None and not args.outputs_only:
-        return run_as_jobs(args, options)
+        run_as_jobs(args, ctx, options)
+        return 0
     import optuna
 
-    from harness.studies.registry import STUDIES
     from harness.studies.run import run_study
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        plan = STUDIES[args.study](ctx)
-        summary = run_study(
-            ctx,
-            plan,
-            study_name,
-            args.storage,
-            args.trials,
-            run_trials=not args.outputs_only,
-            max_retry=args.max_retry,
-            heartbeat_s=args.heartbeat,
-        )
-    except (ValueError, KeyError, FileNotFoundError) as error:
-        print(f"sanbench tune: {error}", file=sys.stderr)
-        return 2
-    shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
-    print(json.dumps(shown, indent=2, default=str))
-    if summary["fit_command"]:
-        print("best configuration:\n  " + summary["fit_command"])
-    print(f"outputs: {ctx.out}")
+    summary = run_study(
+        ctx,
+        study_name,
+        args.storage,
+        args.trials,
+        run_trials=not args.outputs_only,
+        max_retry=args.max_retry,
+        heartbeat_s=args.heartbeat,
+    )
+    _print_summary(summary, ctx)
     return 0

@@ -7,6 +7,9 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from harness.arguments import non_negative_int, positive_float, positive_int
+from harness.errors import InputError
+
 LAUNCHERS = ("local", "slurm")
 
 
@@ -45,13 +48,20 @@ class LaunchOptions:
             parallelism=args.slurm_parallelism,
         )
 
-    def check_available(self) -> None:
-        """Raise ``ValueError`` when ``slurm`` is asked for where ``sbatch`` is not on PATH."""
+    def problems(self) -> list[str]:
+        """Why these jobs cannot be submitted from here: ``slurm`` without ``sbatch`` on PATH."""
         if self.launcher == "slurm" and shutil.which("sbatch") is None:
-            raise ValueError(
+            return [
                 "--launcher slurm: sbatch not found on PATH; submit from a SLURM login node "
                 "(or try it with --launcher local)"
-            )
+            ]
+        return []
+
+    def check_available(self) -> None:
+        """Raise :class:`InputError` naming :meth:`problems`, if any."""
+        problems = self.problems()
+        if problems:
+            raise InputError("\n".join(problems))
 
     def executor_parameters(self, name: str) -> dict[str, Any]:
         """Keyword arguments of ``submitit.AutoExecutor.update_parameters``."""
@@ -73,12 +83,15 @@ def add_launcher_arguments(parser: argparse.ArgumentParser, jobs_help: str) -> N
     """The ``launcher`` argument group: ``--launcher``, ``--jobs`` and ``--slurm-*``."""
     group = parser.add_argument_group("launcher (submitit; default: run in this process)")
     group.add_argument("--launcher", choices=LAUNCHERS, help="run as jobs on this machine or SLURM")
-    group.add_argument("--jobs", type=int, help=jobs_help)
+    group.add_argument("--jobs", type=positive_int, help=jobs_help)
     group.add_argument("--slurm-partition", help="SLURM partition (default: the cluster's)")
-    group.add_argument("--slurm-time", type=int, default=60, help="minutes per job (60)")
-    group.add_argument("--slurm-gpus", type=int, default=0, help="GPUs per job (0)")
-    group.add_argument("--slurm-cpus", type=int, default=2, help="CPUs per job (2)")
-    group.add_argument("--slurm-mem-gb", type=float, help="memory per job in GB")
+    group.add_argument("--slurm-time", type=positive_int, default=60, help="minutes per job (60)")
+    group.add_argument("--slurm-gpus", type=non_negative_int, default=0, help="GPUs per job (0)")
+    group.add_argument("--slurm-cpus", type=positive_int, default=2, help="CPUs per job (2)")
+    group.add_argument("--slurm-mem-gb", type=positive_float, help="memory per job in GB")
     group.add_argument(
-        "--slurm-parallelism", type=int, default=64, help="jobs of the array running at once (64)"
+        "--slurm-parallelism",
+        type=positive_int,
+        default=64,
+        help="jobs of the array running at once (64)",
     )

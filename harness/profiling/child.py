@@ -1,4 +1,12 @@
-"""The sweep's handle on one worker process (``harness.profiling.worker``)."""
+"""The sweep's handle on one worker process (``harness.profiling.worker``).
+
+Why not the spawned processes or submitit jobs that run sanbench's other work: the measuring
+worker is long-lived (it measures point after point of one encoder without re-importing torch)
+and must start from a fresh ``exec`` whose environment holds the chosen allocator's
+``LD_PRELOAD`` before the interpreter loads; its death by the OOM killer is a result (an
+``oom`` row), read from its exit status and log, and the next point gets a new worker. One JSON
+line per request and reply over its pipes keeps it independent of pickling.
+"""
 
 from __future__ import annotations
 

@@ -1,21 +1,20 @@
 """A profile sweep as submitit jobs (``sanbench profile --launcher local|slurm``): one job per
-encoder variant, each a sweep of that encoder into ``OUT/jobs/<variant>/``, then the rows merged
-into ``OUT/profile.csv``.
+encoder variant, each :func:`harness.profiling.run.run_sweep` of that encoder into
+``OUT/jobs/<variant>/``, then the rows merged into ``OUT/profile.csv``.
 
-A job is the same ``sanbench profile`` command restricted to one encoder, so it predicts,
-measures, survives OOMs and resumes exactly as an in-process sweep does; a preempted job is
-requeued and resumes from its own CSV. The merge appends the rows ``OUT/profile.csv`` lacks, so
-re-running the command after a failed or killed job adds its missing points and nothing twice.
+A job is the same library call as an in-process sweep, so it predicts, measures, survives OOMs
+and resumes exactly as one does; a preempted job is requeued and resumes from its own CSV. The
+merge appends the rows ``OUT/profile.csv`` lacks, so re-running the command after a failed or
+killed job adds its missing points and nothing twice.
 """
 
 from __future__ import annotations
 
-import argparse
-import copy
 import re
 from pathlib import Path
 
-from harness.profiling.sweep import CSV_NAME, KEY_COLUMNS
+from harness.profiling.run import one_encoder, run_sweep
+from harness.profiling.sweep import CSV_NAME, KEY_COLUMNS, SweepConfig
 from harness.results import ResultsFile
 
 JOBS_FOLDER = "jobs"
@@ -26,15 +25,9 @@ def job_folder(out: Path, label: str) -> Path:
     return out / JOBS_FOLDER / re.sub(r"[^A-Za-z0-9._=-]+", "_", label)
 
 
-def run_encoder(args: argparse.Namespace, label: str, out: Path) -> int:
-    """The job: ``sanbench profile`` for one encoder variant into ``out`` (resumed if it holds
-    rows), without the report. Returns the command's exit status."""
-    from harness.commands.profile import run
-
-    job = copy.copy(args)
-    job.encoders, job.out, job.launcher = label, out, None
-    job.resume, job.report, job.progress = (out / CSV_NAME).exists(), False, False
-    return run(job)
+def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Path:
+    """The job: the sweep of one encoder variant into ``out`` (resumed if it holds rows)."""
+    return run_sweep(one_encoder(config, label), out, command)
 
 
 def merge(out: Path, labels: list[str]) -> int:

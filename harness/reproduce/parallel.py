@@ -1,30 +1,20 @@
 """Run a preset on a few local worker processes, one thread each, through the suite's runner.
 
-Worker ``k`` of ``n`` (``python -m harness.reproduce.worker``) runs shard ``k/n`` of the grid
-with ``harness.suite.runner.run_shard``: rows land in ``OUT/results-k-of-n.csv``, finished
-runs are skipped on resume and a killed run resumes from its ``last.ckpt``.
+Worker ``k`` of ``n`` (:func:`harness.reproduce.worker.run_worker`, a spawned process) runs shard
+``k/n`` of the grid with ``harness.suite.runner.run_shard``: rows land in
+``OUT/results-k-of-n.csv``, finished runs are skipped on resume and a killed run resumes from
+its ``last.ckpt``. Spawned processes (not ``harness.launch``'s submitit jobs) because they print
+their progress on this console and are terminated with this process.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+import multiprocessing
 from pathlib import Path
 
 from harness.reproduce.preset import Preset
-
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def worker_command(
-    preset: Preset, shard: str, out_dir: Path, data_dir: Path, embeddings: Path | None
-) -> list[str]:
-    command = [sys.executable, "-m", "harness.reproduce.worker", "--preset"]
-    command += [json.dumps(preset.to_dict()), "--shard", shard, "--out", str(out_dir)]
-    command += ["--data-dir", str(data_dir)]
-    return command + (["--embeddings", str(embeddings)] if embeddings else [])
+from harness.reproduce.worker import run_worker
+from harness.suite.grid import Shard
 
 
 def run_parallel(
@@ -38,20 +28,26 @@ def run_parallel(
 ) -> list[int]:
     """Start ``workers`` processes of ``threads`` threads, wait for all; their exit codes.
 
-    When this process is interrupted (Ctrl-C, ``SystemExit`` from SIGTERM), the workers are
-    terminated too; their unfinished runs resume on the next invocation.
+    When this process is interrupted (Ctrl-C, ``RunInterruptedError`` from SIGTERM), the
+    workers are terminated too; their unfinished runs resume on the next invocation.
     """
-    env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads))}
+    context = multiprocessing.get_context("spawn")
     processes = [
-        subprocess.Popen(
-            worker_command(preset, f"{k}/{workers}", out_dir, data_dir, embeddings), env=env
+        context.Process(
+            target=run_worker,
+            args=(preset, Shard(k, workers), out_dir, data_dir, embeddings, threads),
+            name=f"reproduce-{k}-of-{workers}",
         )
         for k in range(1, workers + 1)
     ]
+    for process in processes:
+        process.start()
     try:
-        return [process.wait() for process in processes]
+        for process in processes:
+            process.join()
+        return [int(process.exitcode or 0) for process in processes]
     finally:
         for process in processes:
-            if process.poll() is None:
+            if process.is_alive():
                 process.terminate()
-                process.wait()
+                process.join()

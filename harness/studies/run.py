@@ -13,6 +13,7 @@ import optuna
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.registry import STUDIES
 from harness.studies.storage import dashboard_command, open_storage, storage_url
 from harness.studies.workers import SURPLUS_ATTR, run_worker
 
@@ -81,7 +82,6 @@ def open_study(
 
 def run_study(
     ctx: TuneContext,
-    plan: StudyPlan,
     study_name: str,
     storage_spec: str | None,
     n_trials: int | None,
@@ -89,7 +89,9 @@ def run_study(
     max_retry: int = 2,
     heartbeat_s: int = 30,
 ) -> dict[str, Any]:
-    """Run this worker's share of ``n_trials`` (default: the plan's), then write the outputs."""
+    """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
+    then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""
+    plan = STUDIES[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
         run_worker(

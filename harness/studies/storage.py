@@ -48,7 +48,17 @@ def storage_url(spec: str | None) -> URL:
         )
     if "://" not in spec:
         raise ValueError(f"--storage {spec!r}: expected {EXPECTED}")
-    url = make_url(spec)
+    try:
+        url = make_url(spec)
+    except (sqlalchemy.exc.ArgumentError, ValueError):
+        raise ValueError(f"--storage: not an SQLAlchemy URL; expected {EXPECTED}") from None
+    try:
+        url.get_dialect()  # an unknown database fails here, not after the first trial
+    except (sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError):
+        shown = url.render_as_string(hide_password=True)
+        raise ValueError(
+            f"--storage {shown}: unknown database {url.drivername!r}; expected {EXPECTED}"
+        ) from None
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
     return url

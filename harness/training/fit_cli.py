@@ -14,6 +14,7 @@ from typing import Any
 
 import lightning.pytorch as pl
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import BenchmarkDataModule
 from harness.training.callbacks import trainer_arguments
@@ -115,7 +116,10 @@ class FitCLI(LightningCLI):
     def build(self, callbacks: list[pl.Callback] | None = None) -> None:
         """Datamodule (its data read), model and trainer; ``callbacks`` join the trainer's."""
         self.extra_callbacks = list(callbacks or [])
-        super().instantiate_classes()
+        try:
+            super().instantiate_classes()
+        except MisconfigurationException as error:  # a trainer value Lightning refuses
+            raise ConfigError(f"{error} (see sanbench fit --help)") from None
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]

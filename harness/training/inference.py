@@ -11,6 +11,8 @@ from lightning.pytorch.callbacks import BasePredictionWriter
 from torch.utils.data import DataLoader
 
 from datamodules.vocab import Vocab
+from harness.errors import RunInterruptedError
+from harness.training.checkpoint_file import check_readable
 from harness.training.module import TaskModule
 from harness.training.predictions import LabelWriter, VectorWriter
 from harness.training.sentences import collate_sentences, read_sentences
@@ -28,7 +30,9 @@ class SentenceVectors(pl.LightningModule):
 
 
 def load_model(checkpoint: Path) -> TaskModule:
-    """The checkpoint's model on CPU in eval mode; a clear error when it has no vocabulary."""
+    """The checkpoint's model on CPU in eval mode; a clear error when it is truncated or has
+    no vocabulary."""
+    check_readable(checkpoint, "give a checkpoint of a finished `sanbench fit` (--ckpt)")
     module = TaskModule.load_from_checkpoint(checkpoint, map_location="cpu")
     if module.vocabulary is None:
         raise ValueError(
@@ -54,7 +58,12 @@ def _predict(
         enable_progress_bar=progress,
         enable_model_summary=False,
     )
-    trainer.predict(model, dataloaders=loader, return_predictions=False)
+    try:
+        trainer.predict(model, dataloaders=loader, return_predictions=False)
+    except SystemExit:  # Lightning ends a Ctrl-C with exit status 1, after its on_exception hooks
+        if trainer.interrupted:
+            raise RunInterruptedError("interrupted; nothing was written") from None
+        raise
 
 
 def _loader(

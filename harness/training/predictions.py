@@ -71,6 +71,14 @@ class _CsvWriter(BasePredictionWriter, ABC):
         self._handle.close()
         self._tmp.replace(self.path)
 
+    def on_exception(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
+    ) -> None:
+        """A failed or interrupted loop leaves no hidden half-written file behind."""
+        if self._handle is not None:
+            self._handle.close()
+        self._tmp.unlink(missing_ok=True)
+
 
 def _predicted(prediction: torch.Tensor) -> list:
     """The argmax class of probabilities [B, C], or the scores [B] as they are."""
@@ -145,5 +153,8 @@ class VectorWriter(BasePredictionWriter):
 
     def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         tmp = self.path.with_name(f".{self.path.stem}.tmp.npy")
-        np.save(tmp, self._vectors)
-        tmp.replace(self.path)
+        try:
+            np.save(tmp, self._vectors)
+            tmp.replace(self.path)
+        finally:
+            tmp.unlink(missing_ok=True)  # left only when saving failed

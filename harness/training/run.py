@@ -32,6 +32,8 @@ from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
 from harness.environment import environment
+from harness.outdir import removed_if_left_empty
+from harness.training.checkpoint_file import check_readable
 from harness.training.config import FitRun
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
@@ -39,6 +41,7 @@ from harness.training.fit_cli import FitCLI
 from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
+from harness.training.run_folder import FILE_NAME as CONFIG_FILE
 from harness.training.run_folder import prepare_run_folder
 
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128
@@ -95,6 +98,8 @@ def fit_datamodule(
             module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
         )
     last = out_dir / "checkpoints" / "last.ckpt"
+    if last.exists():
+        check_readable(last, "delete it to restart this run from scratch, or choose another --out")
     trainer.fit(module, datamodule=datamodule, ckpt_path=last if last.exists() else None)
     train = _renamed(trainer.callback_metrics, "train_", "train_")
     if trainer.is_global_zero:
@@ -141,11 +146,18 @@ def run_fit(
     cli.check()
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
-    prepare_run_folder(out_dir, config_text, overwrite, writer=rank_zero_only.rank == 0)
-    done = out_dir / "metrics.json"
-    if done.exists():
-        return json.loads(done.read_text())
-    cli.build(callbacks)
+    started = (out_dir / CONFIG_FILE).exists()
+    with removed_if_left_empty(out_dir):  # a failed start leaves nothing that blocks a re-run
+        prepare_run_folder(out_dir, config_text, overwrite, writer=rank_zero_only.rank == 0)
+        done = out_dir / "metrics.json"
+        if done.exists():
+            return json.loads(done.read_text())
+        try:
+            cli.build(callbacks)
+        except BaseException:
+            if not started and rank_zero_only.rank == 0:
+                (out_dir / CONFIG_FILE).unlink(missing_ok=True)
+            raise
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
     task, encoder, seed = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -44,12 +45,24 @@ def test_preset_round_trips_through_json_fields_and_reads_old_manifests() -> Non
     assert Preset.from_dict(old) == Preset(("cr",), ("mtsa",), seeds=3, folds=3)
 
 
-def test_bad_inputs_fail_fast_with_the_file_and_the_fix(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match=r"--data-dir .*missing: no such folder"):
-        main(["reproduce", "--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path)])
+def test_bad_inputs_fail_fast_with_the_file_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("not a vector file\n")
-    with pytest.raises(SystemExit, match=r"vectors\.txt, line 1: expected GloVe text"):
-        main(["reproduce", "--data-dir", str(tmp_path), "--embeddings", str(vectors)])
-    with pytest.raises(SystemExit, match=r"manifest\.json not found; run first"):
-        main(["reproduce", "--out", str(tmp_path / "none"), "--tables-only"])
+    for argv, message in (
+        (
+            ["--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path)],
+            r"--data-dir .*missing: no such folder",
+        ),
+        (
+            ["--data-dir", str(tmp_path), "--embeddings", str(vectors)],
+            r"vectors\.txt, line 1: expected GloVe text",
+        ),
+        (
+            ["--out", str(tmp_path / "none"), "--tables-only"],
+            r"manifest\.json not found; run first",
+        ),
+    ):
+        assert main(["reproduce", *argv]) == 2
+        assert re.search(message, capsys.readouterr().err)
