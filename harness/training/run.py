@@ -42,6 +42,7 @@ from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
 from harness.training.run_folder import FILE_NAME as CONFIG_FILE
+from harness.training.run_folder import MARKER as RUN_MARKER
 from harness.training.run_folder import prepare_run_folder
 
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128
@@ -156,7 +157,8 @@ def run_fit(
             cli.build(callbacks)
         except BaseException:
             if not started and rank_zero_only.rank == 0:
-                (out_dir / CONFIG_FILE).unlink(missing_ok=True)
+                for name in (CONFIG_FILE, RUN_MARKER):
+                    (out_dir / name).unlink(missing_ok=True)
             raise
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
