@@ -7,6 +7,8 @@ by :meth:`FitCLI.build`, after ``run_fit`` has checked the run folder: nothing i
 
 from __future__ import annotations
 
+import argparse
+import re
 import warnings
 from argparse import ArgumentError
 from pathlib import Path
@@ -17,6 +19,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import BenchmarkDataModule
+from harness.commands.suggest import did_you_mean, options_in
 from harness.training.callbacks import trainer_arguments
 from harness.training.config import (
     ConfigError,
@@ -38,6 +41,8 @@ TRAINER_DEFAULTS = {
     "use_distributed_sampler": False,
     "log_every_n_steps": 50,
 }
+LITERAL = re.compile(r'key "([^"]+)": Expected a typing\.Literal\[(.*)\]\. Got value: (\S+)')
+UNRECOGNIZED = re.compile(r"unrecognized arguments: (.*) \(see sanbench fit --help\)")
 DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options. Short forms:
 --task (--data.task), --encoder (--model.encoder), --data-dir (--data.data_dir), --embeddings
@@ -69,6 +74,31 @@ def _one_line(error: ArgumentError) -> str:
     return f"{text} (see sanbench fit --help)"
 
 
+def _with_suggestion(message: str, parser: argparse.ArgumentParser | None) -> str:
+    """``message`` with a did-you-mean: a mistyped option gets the closest one, a value outside
+    a ``Literal`` (e.g. an encoder name) the closest choice instead of the type's dump."""
+    literal = LITERAL.search(message)
+    if literal:
+        key, choices, value = (
+            literal.group(1),
+            re.findall(r"'([^']*)'", literal.group(2)),
+            literal.group(3),
+        )
+        return (
+            f"--{key} {value}: expected one of {', '.join(choices)}"
+            f"{did_you_mean(value, choices)} (see sanbench fit --help)"
+        )
+    unknown = UNRECOGNIZED.search(message)
+    if unknown and parser is not None:
+        known = options_in(parser)
+        words = [
+            word + did_you_mean(word.partition("=")[0], known) if word.startswith("--") else word
+            for word in unknown.group(1).split()
+        ]
+        return f"unrecognized arguments: {' '.join(words)} (see sanbench fit --help)"
+    return message
+
+
 class FitCLI(LightningCLI):
     """One fit's configuration, parsed from command-line words or a nested mapping."""
 
@@ -95,7 +125,8 @@ class FitCLI(LightningCLI):
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
         except ArgumentError as error:
-            raise ConfigError(_one_line(error)) from None
+            parser = getattr(self, "parser", None)  # set unless the parser itself failed
+            raise ConfigError(_with_suggestion(_one_line(error), parser)) from None
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")

@@ -178,7 +178,10 @@ class TaskModule(pl.LightningModule):
             batch_size=batch_size,
             sync_dist=True,
         )
-        self.log_dict(metrics, on_step=False, on_epoch=True, batch_size=batch_size)
+        # the terminal's progress bar shows the latest dev metric beside the loss
+        self.log_dict(
+            metrics, on_step=False, on_epoch=True, batch_size=batch_size, prog_bar=stage == "val"
+        )
         return loss
 
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:

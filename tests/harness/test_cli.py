@@ -139,3 +139,20 @@ def test_import_before_or_after_the_command_registers_a_module_of_the_current_fo
     missing = _sanbench(tmp_path, "--import", "not_here", "encoders")
     assert missing.returncode == 2 and missing.stdout == ""
     assert missing.stderr.startswith("sanbench encoders: --import: ModuleNotFoundError")
+
+
+@pytest.mark.parametrize(
+    ("extra", "hint"),
+    [
+        (["--encoder", "disan2"], "--model.encoder disan2: expected one of bi_blosan, "),
+        (["--encoder", "disan2"], "(did you mean disan?)"),
+        (["--model.dropuot", "0.3"], "--model.dropuot (did you mean --model.dropout?) 0.3"),
+    ],
+)
+def test_fit_says_which_option_or_encoder_was_meant(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], hint: str
+) -> None:
+    argv = ["fit", "--task", "trec", "--encoder", "disan", "--data-dir", str(tmp_path), *extra]
+    assert main([*argv, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert hint in err and "typing.Literal" not in err
