@@ -110,7 +110,13 @@ def fit_datamodule(
     epochs, steps = trainer.current_epoch, trainer.global_step
     best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
     best = best_callback.best_model_path or None
-    dev = trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    # the best weights' dev metrics go to metrics.json only: logged, they would add a point
+    # after the last one of the training-time validations (curves, TensorBoard)
+    loggers, trainer.loggers = trainer.loggers, []
+    try:
+        dev = trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    finally:
+        trainer.loggers = loggers
     test = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
     trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
@@ -179,6 +185,8 @@ def run_fit(
         "torchmetrics": torchmetrics.__version__,
         "world_size": str(trainer.world_size),
     }
+    if trainer.fast_dev_run:  # a smoke test of the code path: no finished run to report
+        return {**metrics, "fast_dev_run": True}
     if trainer.is_global_zero:
         _write_json(
             out_dir / "manifest.json",
