@@ -23,7 +23,7 @@ from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling.grid import parse_lengths
 from harness.studies.plans import TuneContext
-from harness.studies.space import read_space
+from harness.studies.space import first_values, read_space
 from harness.training.config import command_overrides
 
 STUDY_NAMES = ("block-length", "block-length-memory", "dropout", "search")
@@ -203,7 +203,7 @@ def training_problems(ctx: TuneContext) -> list[str]:
             ctx.out,
             ctx.embeddings,
             ctx.seed,
-            overrides=ctx.overrides,
+            overrides={**ctx.overrides, **ctx.budget, **first_values(ctx.space)},
         ).resolved()
     except ValueError as error:
         return [str(error)]

@@ -11,7 +11,7 @@ import lightning.pytorch as pl
 import pytest
 
 from datamodules.text import ReleaseEncodingWarning, read_lines
-from harness.commands.quiet import hide_lightning_tips
+from harness.quiet import hide_lightning_tips
 
 
 def test_lightning_device_lines_are_dropped(caplog: pytest.LogCaptureFixture) -> None:

@@ -129,3 +129,16 @@ def test_search_study_passes_fit_options_to_trials_and_trains_the_winner_for_rea
     assert best["trainer"]["max_steps"] == -1  # the task's own, not the trials' budget
     assert (best["model"]["hidden_dim"], best["model"]["head_hidden"]) == (4, 8)
     assert 0.1 <= best["model"]["dropout"] <= 0.5
+
+
+def test_space_keys_are_checked_before_any_trial(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    space = tmp_path / "space.yaml"
+    space.write_text("model.dropuot: {low: 0.1, high: 0.5}\n")
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "search", "--space", str(space), "--task", "trec"]
+    argv += ["--encoder", "multi_cnn", "--data-dir", str(trec_dir), "--out", str(out)]
+    assert main(argv) == 2
+    assert "'model' does not accept option 'dropuot'" in capsys.readouterr().err
+    assert not out.exists()
