@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,6 +37,7 @@ def test_sst_fine_line_roundtrip(label, words):
     assert parse_sst_line(get_task("sst1"), f"{label} {' '.join(words)}") == (label, tuple(words))
 
 
+@pytest.mark.slow
 @given(st.text(max_size=3).filter(lambda t: not t.isdigit()), tokens)
 def test_sst_rejects_non_numeric_labels(label, words):
     assert parse_sst_line(get_task("sst1"), f"{label} {' '.join(words)}")[0] is None

@@ -38,6 +38,7 @@ def _probe(*argv: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "status"),
     [

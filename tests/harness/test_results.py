@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 from harness.results import ResultsFile
 from harness.suite.aggregate import load_results
@@ -81,6 +82,7 @@ def _keys(results: pd.DataFrame) -> set[tuple[str, ...]]:
     return set(map(tuple, results[["task", "encoder", "replicate"]].to_numpy()))
 
 
+@pytest.mark.slow
 def test_two_shards_and_an_aggregator_lose_nothing(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, WORKER, str(tmp_path)]

@@ -81,6 +81,7 @@ def run_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
     page_path = build_profile_report(run_dir)
     page = page_path.read_text()

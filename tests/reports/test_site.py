@@ -50,6 +50,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_link_and_image_of_every_page_exists(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     expected = {"index", "profile-cpu-fp32", "profile-cpu-bf16", "suite-tiny"}
@@ -71,6 +72,7 @@ def test_every_link_and_image_of_every_page_exists(site: Path) -> None:
     assert all(p.with_suffix(".svg").is_file() for p in own)
 
 
+@pytest.mark.slow
 def test_index_links_every_page(site: Path) -> None:
     targets = set(references(site / "index.html"))
     for slug in ("profile-cpu-fp32", "suite-tiny", "study-block-length-memory", "fit-seed0"):
@@ -78,6 +80,7 @@ def test_index_links_every_page(site: Path) -> None:
     assert "compare-profiles/index.html" in targets
 
 
+@pytest.mark.slow
 def test_pages_state_environment_and_command(site: Path) -> None:
     profile = (site / "profile-cpu-bf16" / "index.html").read_text()
     assert "--dtype bf16" in profile and "2df70f2-dirty" in profile and "jemalloc" in profile
@@ -89,6 +92,7 @@ def test_pages_state_environment_and_command(site: Path) -> None:
     assert "sanbench tune --study block-length-memory" in study and "per_length" in study
 
 
+@pytest.mark.slow
 def test_suite_page_has_the_papers_figures(site: Path) -> None:
     page = site / "suite-tiny"
     for stem in ("mtsa_fig1c_sst2", "bi_blosan_fig1_cr", "bi_blosan_fig5_cr"):
@@ -103,6 +107,7 @@ def test_suite_page_has_the_papers_figures(site: Path) -> None:
     assert f"<td>{quantity(row.peak_train_mem_mb)}</td>" in html
 
 
+@pytest.mark.slow
 def test_comparison_page_overlays_and_ratios(site: Path) -> None:
     page = site / "compare-profiles"
     html = (page / "index.html").read_text()

@@ -28,6 +28,7 @@ def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
 
 
+@pytest.mark.slow
 def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path) -> None:
     log = tmp_path / "calls.log"
     calls = [functools.partial(square_and_note, x, log) for x in (3, -1, 4)]

@@ -60,6 +60,7 @@ def measured_peak(point: Point) -> int:
     return peak
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["infer", "train"])
 @pytest.mark.parametrize("name", list_encoders())
 def test_prediction_matches_the_measured_peak(name: str, mode: str) -> None:
@@ -141,6 +142,7 @@ def test_failures_are_reported_not_raised() -> None:
     assert isinstance(message, str) and "no_such_option" in message
 
 
+@pytest.mark.slow
 def test_parallel_predictions_equal_sequential_ones() -> None:
     points = [Point("mtsa", n, "train", 4, 32) for n in (8, 16, 24)]
     sequential = dict(predict_points(points, (), processes=1))

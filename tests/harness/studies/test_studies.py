@@ -56,6 +56,7 @@ def test_compare_finds_the_measured_minimum() -> None:
     assert row["points"] == 7
 
 
+@pytest.mark.slow
 def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     storage, out = f"sqlite:///{tmp_path / 's.db'}", tmp_path / "study"
     argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
@@ -77,6 +78,7 @@ def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert len(study.trials) == 6
 
 
+@pytest.mark.slow
 def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     ctx = TuneContext(
         study="block-length",
@@ -118,6 +120,7 @@ def test_bad_storage_is_explained(tmp_path: Path) -> None:
         open_storage(f"journal:{tmp_path / 'j.log'}")
 
 
+@pytest.mark.slow
 def test_memory_study_as_local_worker_jobs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -136,6 +139,7 @@ def test_memory_study_as_local_worker_jobs(
     assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job
 
 
+@pytest.mark.slow
 def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
     from harness.studies.outputs import BEST_CONFIG, write_outputs
     from harness.studies.plans import StudyPlan

@@ -48,6 +48,7 @@ def _executions(log: Path) -> list[tuple[int, int]]:
     return [(int(number), int(pid)) for number, pid in (line.split() for line in lines)]
 
 
+@pytest.mark.slow
 def test_three_workers_started_together_finish_exactly_the_budget(
     tmp_path: Path, storage: str
 ) -> None:
@@ -79,6 +80,7 @@ def _wait_running(storage: str, name: str, timeout: float = 60.0) -> optuna.tria
     raise AssertionError("no trial started running with its parameters")
 
 
+@pytest.mark.slow
 def test_killed_worker_trial_is_failed_by_heartbeat_and_retried(
     tmp_path: Path, storage: str
 ) -> None:

@@ -146,6 +146,7 @@ def test_the_two_papers_agree_on_their_shared_classification_rows() -> None:
             assert (a.value, a.std) == (b.value, b.std), (encoder, task)
 
 
+@pytest.mark.slow
 def test_params_are_encoder_plus_the_snli_head() -> None:
     row = measure(next(spec for spec in PAPER_ROWS if spec.encoder == "multi_cnn"))
     assert row.encoder_params == 300 * 200 * (3 + 4 + 5) + 3 * 200  # Kim 2014 filters
@@ -166,6 +167,7 @@ def test_params_table_lists_paper_rows_first_and_other_encoders_without_paper() 
     assert table.rows[0][7] == "1.40m" and table.rows[1][7] == "–"
 
 
+@pytest.mark.slow
 def test_every_parameter_deviation_beyond_ten_percent_is_explained_in_the_docs() -> None:
     docs = (Path(__file__).resolve().parents[3] / "docs" / "suite.md").read_text()
     explained = docs.split("### Deviations beyond 10%", 1)[1]

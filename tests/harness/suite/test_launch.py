@@ -51,6 +51,7 @@ def _ok_keys(out: Path) -> list[tuple[str, ...]]:
     return [(r["task"], r["encoder"], r["replicate"]) for r in rows]
 
 
+@pytest.mark.slow
 def test_killed_job_cells_rerun_on_resume_none_twice(tmp_path: Path) -> None:
     out = tmp_path / "suite"
     runs = expand_grid(["sst1", "sst2"], ["bilstm", "mtsa"], seeds=2)

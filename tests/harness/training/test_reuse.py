@@ -37,6 +37,7 @@ def _test_sentences(trec_dir: Path, path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_predict_in_a_fresh_process_repeats_the_fits_test_predictions(
     trec_dir: Path, trained: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -125,6 +126,7 @@ def test_predict_rejects_bad_lines_and_a_wrong_suffix_without_traceback(
     assert "expected a .npy file name" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_load_from_checkpoint_rebuilds_encoder_keywords_exactly(tmp_path: Path) -> None:
     options = {"hidden_dim": 4, "block_len": 3}
     module = TaskModule(
@@ -158,6 +160,7 @@ def test_load_from_checkpoint_rebuilds_encoder_keywords_exactly(tmp_path: Path) 
         torch.testing.assert_close(loaded(batch), module(batch), rtol=0, atol=0)
 
 
+@pytest.mark.slow
 def test_tensorboard_logger_as_class_path_and_init_args(trec_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("tensorboard", reason="pip install 'sanbench[tensorboard]' to run this")
     out = tmp_path / "tb"

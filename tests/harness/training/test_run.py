@@ -32,6 +32,7 @@ def tiny_run(trec_dir: Path, out: Path, encoder: str = "multi_cnn", **overrides)
     return FitRun("trec", encoder, trec_dir, out, glove, overrides={**TINY, **dotted})
 
 
+@pytest.mark.slow
 def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     metrics = run_fit(tiny_run(trec_dir, out))
@@ -68,6 +69,7 @@ def test_run_fit_writes_metrics_manifest_and_is_idempotent(trec_dir: Path, tmp_p
     assert run_fit(tiny_run(trec_dir, out)) == metrics
 
 
+@pytest.mark.slow
 def test_cli_fit_short_flags_config_file_and_overrides_quietly(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -112,6 +114,7 @@ def test_cli_fit_short_flags_config_file_and_overrides_quietly(
     assert notices and not [m for m in notices if "Tip:" in m or "was configured so" in m]
 
 
+@pytest.mark.slow
 def test_print_config_is_a_config_that_fit_runs_as_is(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -142,6 +145,7 @@ def test_print_config_is_a_config_that_fit_runs_as_is(
     assert first["test_acc"] == second["test_acc"]
 
 
+@pytest.mark.slow
 def test_tensorboard_logger_beside_the_csv_logs(trec_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("tensorboard")
     out = tmp_path / "tb"
@@ -162,6 +166,7 @@ def test_tensorboard_logger_beside_the_csv_logs(trec_dir: Path, tmp_path: Path) 
     assert (out / "curve.csv").is_file()
 
 
+@pytest.mark.slow
 def test_out_folder_of_another_run_is_refused_unless_overwrite(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -251,6 +256,7 @@ def test_missing_data_folder_and_empty_data_folder(
     assert "TREC" in error and "Traceback" not in error
 
 
+@pytest.mark.slow
 def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
     trec_dir: Path, tmp_path: Path
 ) -> None:
@@ -344,6 +350,7 @@ print(FitRun("snli", "late_one", Path("."), Path(".")).resolved()["model"]["enco
 """
 
 
+@pytest.mark.slow
 def test_an_encoder_registered_after_import_is_a_valid_model_encoder() -> None:
     """A plugin (``--import``) registers its encoder after ``task_model`` was imported; the
     fit config's encoder type still takes it (a separate process keeps the registry clean)."""

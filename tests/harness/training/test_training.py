@@ -106,6 +106,7 @@ def test_bad_kind_and_optimizer_are_rejected() -> None:
         small_module(optimizer="sgd")
 
 
+@pytest.mark.slow
 def test_task_configs_parse_and_hold_only_what_differs() -> None:
     tasks = list_task_configs()
     assert set(tasks) >= {"sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli"}
@@ -123,6 +124,7 @@ def test_task_configs_parse_and_hold_only_what_differs() -> None:
         task_defaults("nope", None)
 
 
+@pytest.mark.slow
 def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
     metrics, _ = fit_toy(tmp_path)
     assert metrics["dev_acc"] > 0.75 and metrics["test_acc"] > 0.75  # majority is about 0.5
@@ -140,6 +142,7 @@ def test_fit_learns_logs_time_and_checkpoints(tmp_path: Path) -> None:
     assert len(seconds) == 6 and seconds == sorted(seconds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["pair", "relatedness"])
 def test_pair_and_relatedness_heads_train(tmp_path: Path, kind: str) -> None:
     metrics, _ = fit_toy(tmp_path, kind, trainer={"max_epochs": 2}, model={"lr": 0.5})
@@ -147,6 +150,7 @@ def test_pair_and_relatedness_heads_train(tmp_path: Path, kind: str) -> None:
     assert all(math.isfinite(metrics[k]) for k in keys)
 
 
+@pytest.mark.slow
 def test_same_seed_gives_identical_metrics(tmp_path: Path) -> None:
     first, _ = fit_toy(tmp_path / "a", trainer={"max_epochs": 2}, model={"dropout": 0.3})
     second, _ = fit_toy(tmp_path / "b", trainer={"max_epochs": 2}, model={"dropout": 0.3})
@@ -162,6 +166,7 @@ class Crash(pl.Callback):
             raise RuntimeError("simulated crash")
 
 
+@pytest.mark.slow
 def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.training.callbacks as callbacks
 
@@ -185,6 +190,7 @@ class CrashMidEpoch(pl.Callback):
             raise RuntimeError("simulated kill")
 
 
+@pytest.mark.slow
 def test_mid_epoch_checkpoint_bounds_what_a_kill_loses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,11 +223,13 @@ def test_periodic_checkpoint_defaults_to_ten_minutes_and_steps_win() -> None:
     assert "'every_n_train_steps': 7" in key and "'train_time_interval': None" in key
 
 
+@pytest.mark.slow
 def test_ema_weight_averaging_runs(tmp_path: Path) -> None:
     metrics, _ = fit_toy(tmp_path, trainer={"max_epochs": 2}, run={"ema_decay": 0.9})
     assert math.isfinite(metrics["dev_loss"])
 
 
+@pytest.mark.slow
 def test_overhead_measures_both_paths() -> None:
     from harness.training.overhead import measure_overhead
 
