@@ -199,9 +199,9 @@ def browser(session: nox.Session) -> None:
     if provide_system_packages(session, ("chromium",)):
         session.skip("no Chromium to check the report with")
     install(session, "test,browser")
+    pages = sorted(glob.glob("tests/reports/test_*browser.py"))
     session.run(
-        "pytest", "-p", "no:xdist", "--basetemp", "runs/report-browser",
-        "tests/reports/test_site_browser.py", *session.posargs,
+        "pytest", "-p", "no:xdist", "--basetemp", "runs/report-browser", *pages, *session.posargs
     )  # fmt: skip
 
 

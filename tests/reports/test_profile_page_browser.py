@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reports.site import build_site
-from tests.reports.test_site_browser import browser  # noqa: F401  (the fixture)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -35,7 +34,7 @@ VERDICT_BOXES = """() => {
 
 @pytest.mark.parametrize("width", [320, 600, 1024, 1600])
 def test_claims_verdicts_are_never_clipped(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path: Path,
     width: int,
 ) -> None:

@@ -2,14 +2,13 @@
 failed loads and broken images fail a page; every page leaves a full-page screenshot.
 
 Playwright drives the Chromium installed on the machine (``executable_path``; nothing is
-downloaded). ``nox -s browser`` runs this file alone and keeps the screenshots under
-``runs/report-browser``; ``nox -s tests`` runs it with the rest.
+downloaded). ``nox -s browser`` runs the browser tests alone and keeps the screenshots under
+``runs/report-browser``; ``nox -s tests`` runs it with the rest. The ``browser`` fixture is in
+``conftest.py``.
 """
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +24,6 @@ pytestmark = pytest.mark.slow  # starts a browser
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIT = FIXTURES / "suite-tiny" / "runs" / "sst2" / "bi_blosan" / "seed0"
-CHROMIUM_NAMES = ("chromium", "chromium-browser")
 BROKEN_IMAGES = (
     "Array.from(document.images)"
     ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))"
@@ -44,25 +42,6 @@ class PageCheck:
     @property
     def ok(self) -> bool:
         return not self.errors and not self.broken_images
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module (skips, saying which part is missing)."""
-    executable = next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
-    if executable is None:
-        pytest.skip(
-            "Chromium not found on PATH: apt-get install chromium (nox -s tests and "
-            "nox -s browser install it when run as root)"
-        )
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright missing: pip install 'sanbench[browser]'"
-    )
-    with sync_api.sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
-        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 def check_page(browser: Browser, path: Path, screenshot: Path) -> PageCheck:
