@@ -204,7 +204,7 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--encoder", "nope"], 'Parser key "model.encoder": Expected a typing.Literal'),
+        (["--encoder", "nope"], "--model.encoder nope: expected one of bi_blosan, "),
         (
             ["--encoder", "multi_cnn", "--data.batch_size", "0"],
             "data.batch_size must be a positive",
