@@ -43,7 +43,7 @@ def probe(
 ) -> dict[str, Any]:  # fmt: skip
     """Time ``steps`` training steps of one run of ``preset`` and estimate the full run."""
     from datamodules import build_datamodule
-    from harness.training.config import FitRun
+    from harness.training.fit_run import FitRun
     from harness.training.run import run_fit
 
     fold = 0 if task in CV_TASKS else None

@@ -173,7 +173,7 @@ def _print_summary(summary: dict, ctx: TuneContext) -> None:
 def training_problems(ctx: TuneContext) -> list[str]:
     """What is wrong with a training study's task, encoder, files or budget (before any data
     is read), every problem at once."""
-    from harness.training.config import FitRun
+    from harness.training.fit_run import FitRun
 
     missing = [
         f"--{n.replace('_', '-')}"

@@ -18,8 +18,8 @@ import optuna
 import torch
 from torch import nn
 
-from harness.studies.appendix_a import memory_optimal_r
 from harness.studies.plans import StudyPlan, TuneContext
+from harness.training.appendix_a import memory_optimal_r
 
 R_RANGE = (2, 32)
 MEMORY = "peak_mem_mb"

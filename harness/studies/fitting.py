@@ -11,7 +11,7 @@ import lightning.pytorch as pl
 import optuna
 
 from harness.studies.plans import TuneContext
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 REPORTED = (
     "dev_acc",

@@ -26,7 +26,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import SURPLUS_ATTR
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 matplotlib.use("Agg")
 

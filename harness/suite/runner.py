@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.results import ResultsFile
 from harness.suite.grid import RunSpec, Shard
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 KEY_COLUMNS = ("task", "encoder", "replicate")
 METRIC_COLUMNS = (

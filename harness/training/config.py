@@ -1,4 +1,5 @@
-"""Fit configurations: the per-task YAMLs (only what differs per task) and ``FitRun``.
+"""Fit configurations: the per-task YAMLs (only what differs per task) and their keys
+(``harness.training.fit_run.FitRun`` is one fit built on them).
 
 A fit config has LightningCLI's layout: ``seed_everything``, ``trainer:``, ``model:``,
 ``data:``, ``run:`` (harness options) and ``out``. Light on purpose (yaml and the standard
@@ -10,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -102,46 +102,6 @@ def _task_and_encoder(config: dict[str, Any]) -> dict[str, Any]:
     data, model = config.get("data") or {}, config.get("model") or {}
     pairs = {"data.task": data.get("task"), "model.encoder": model.get("encoder")}
     return {k: v for k, v in pairs.items() if v is not None}
-
-
-@dataclass(frozen=True)
-class FitRun:
-    """One fit of ``fit``, of a ``suite`` or of a ``tune`` trial: what to train, where, and the
-    values that differ from ``configs/<task>.yaml``, as dotted keys like the command line's
-    (``{"trainer.max_steps": 50, "model.dropout": 0.3}``)."""
-
-    task: str
-    encoder: str
-    data_dir: Path
-    out_dir: Path
-    embeddings: Path | None = None
-    seed: int = 0
-    fold: int | None = None
-    overrides: dict[str, Any] = field(default_factory=dict)
-
-    def args(self) -> dict[str, Any]:
-        """The nested config LightningCLI parses (``harness.training.fit_cli.FitCLI``)."""
-        values = {
-            "seed_everything": self.seed,
-            "out": str(self.out_dir),
-            "data.task": self.task,
-            "data.data_dir": str(self.data_dir),
-            "data.embeddings": None if self.embeddings is None else str(self.embeddings),
-            "model.encoder": self.encoder,
-            **({} if self.fold is None else {"data.fold": self.fold}),
-        }
-        return nested(values | self.overrides)
-
-    def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
-        from harness.training.fit_cli import FitCLI
-
-        with seed_message_hidden():
-            return FitCLI(self.args()).config_yaml()
-
-    def resolved(self) -> dict[str, Any]:
-        """The complete nested config (task config, per-encoder values, overrides, defaults)."""
-        return yaml.safe_load(self.to_yaml())
 
 
 @contextlib.contextmanager

@@ -34,10 +34,10 @@ from torch.utils.data import DataLoader
 from harness.environment import environment
 from harness.outdir import removed_if_left_empty
 from harness.training.checkpoint_file import check_readable
-from harness.training.config import FitRun
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
 from harness.training.fit_cli import FitCLI
+from harness.training.fit_run import FitRun
 from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter

@@ -12,7 +12,7 @@ from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
 from datamodules.datamodule import BenchmarkDataModule
 from encoders import builder_accepts, encoder_entry, list_encoders
 from encoders.layers.mblosa import block_length
-from harness.studies.appendix_a import expected_max_length
+from harness.training.appendix_a import expected_max_length
 from harness.training.config import plain
 from harness.training.module import TaskModule, Vocabulary
 

@@ -17,7 +17,7 @@ from harness.launch import LaunchOptions
 from harness.suite.grid import expand_grid
 from harness.suite.launch import launch_suite, pending_shards
 from harness.suite.runner import all_results_files
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"

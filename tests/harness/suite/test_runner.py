@@ -10,7 +10,7 @@ import pytest
 
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 
 class FakeFit:

@@ -11,7 +11,8 @@ import torch
 
 from harness.errors import InputError
 from harness.training.checkpoint_file import check_readable
-from harness.training.config import ConfigError, FitRun
+from harness.training.config import ConfigError
+from harness.training.fit_run import FitRun
 from harness.training.predictions import TestPredictionWriter as PredictionWriter
 from harness.training.run import run_fit
 

@@ -13,7 +13,7 @@ import torch
 import yaml
 
 from harness.cli import main
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 from harness.training.run import run_fit
 from harness.training.run_folder import RunFolderError
 
@@ -262,8 +262,8 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
 ) -> None:
     """r = block_length(sigma sqrt(2 ln B) + mu) of the training lengths, saved with the weights."""
     from encoders.layers.mblosa import block_length
-    from harness.studies.appendix_a import expected_max_length
     from harness.studies.block_length import length_stats
+    from harness.training.appendix_a import expected_max_length
 
     out = tmp_path / "bi_blosan"
     metrics = run_fit(tiny_run(trec_dir, out, "bi_blosan", trainer__max_epochs=1))
@@ -340,7 +340,7 @@ LATE_ENCODER = """
 from pathlib import Path
 import harness.training.fit_cli  # task_model is imported before the registration below
 from encoders import build_encoder, register_encoder
-from harness.training.config import FitRun
+from harness.training.fit_run import FitRun
 
 @register_encoder("late_one", paper="test")
 def build_late(input_dim: int = 300, hidden_dim: int = 8):

@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from harness.training.callbacks import trainer_arguments
-from harness.training.config import ConfigError, FitRun, list_task_configs, task_defaults
+from harness.training.config import ConfigError, list_task_configs, task_defaults
 from harness.training.fit_cli import TRAINER_DEFAULTS, FitCLI
+from harness.training.fit_run import FitRun
 from harness.training.heads import (
     pair_features,
     relatedness_features,
