@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import numpy as np
@@ -15,7 +16,7 @@ from datamodules.embeddings import embedding_matrix
 from datamodules.errors import EmptySplitError
 from datamodules.readers.base import Example
 from datamodules.readers.layouts import load_split, resolve_layout
-from datamodules.sampler import BucketBatchSampler, sorted_batches
+from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
 from datamodules.splits import carve, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
 from datamodules.vectors import load_vectors
@@ -98,6 +99,8 @@ class BenchmarkDataModule(L.LightningDataModule):
         self._vocab: Vocab | None = None
         self._matrix: torch.Tensor | None = None
         self._length_stats: dict[str, float] | None = None
+        self._train_loader: ResumableLoader | None = None
+        self._train_position: dict[str, int] | None = None  # from a checkpoint
 
     # -- built by setup -------------------------------------------------------------------
     def _built(self, value):
@@ -179,8 +182,8 @@ class BenchmarkDataModule(L.LightningDataModule):
             raise RuntimeError(f"call setup({stage!r}) before asking for the {split} loader")
         return self.datasets[split]
 
-    def _loader(self, dataset: EncodedSplit, batch_sampler) -> DataLoader:
-        return DataLoader(
+    def _loader(self, dataset: EncodedSplit, batch_sampler, loader=DataLoader) -> DataLoader:
+        return loader(
             dataset,
             batch_sampler=batch_sampler,
             collate_fn=functools.partial(collate, self.task.kind),
@@ -190,7 +193,8 @@ class BenchmarkDataModule(L.LightningDataModule):
 
     def train_dataloader(self) -> DataLoader:
         """Length-bucketed, shuffled per epoch (seeded); sharded by batch across the replicas of
-        a distributed trainer (which must run with ``use_distributed_sampler=False``)."""
+        a distributed trainer (which must run with ``use_distributed_sampler=False``). A resumed
+        run goes on with the epoch and batch it stopped at (:class:`ResumableLoader`)."""
         dataset = self._dataset("train")
         replicas, rank = (
             (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
@@ -198,7 +202,18 @@ class BenchmarkDataModule(L.LightningDataModule):
         sampler = BucketBatchSampler(
             dataset.lengths(), self.batch_size, self.seed, num_replicas=replicas, rank=rank
         )
-        return self._loader(dataset, sampler)
+        self._train_loader = self._loader(dataset, sampler, ResumableLoader)
+        if self._train_position is not None:
+            self._train_loader.load_state_dict(self._train_position)
+        return self._train_loader
+
+    def state_dict(self) -> dict[str, Any]:
+        """The training loader's place (epoch, batches done), saved in every checkpoint."""
+        return {} if self._train_loader is None else {"train": self._train_loader.state_dict()}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """A resumed fit's training loader continues where the checkpoint was taken."""
+        self._train_position = state_dict.get("train")
 
     def val_dataloader(self) -> DataLoader:
         """Fixed order: sorted by length; ``index`` maps rows back to the split. Not sharded:

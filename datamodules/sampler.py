@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
-from torch.utils.data import Sampler
+from torch.utils.data import DataLoader, Dataset, Sampler
 
 
 class BucketBatchSampler(Sampler[list[int]]):
@@ -13,8 +14,11 @@ class BucketBatchSampler(Sampler[list[int]]):
 
     Per epoch (seed + epoch): shuffle all indices, cut them into chunks of
     ``chunk_batches`` batches, sort each chunk by length, cut it into batches and shuffle
-    the batch order. Each pass over the sampler moves on to the next epoch;
-    :meth:`set_epoch` jumps to a given epoch (e.g. when resuming).
+    the batch order. Each pass over the sampler moves on to the next epoch (a pass starts when
+    its first batch is drawn, not when ``iter`` is called); :meth:`set_epoch` jumps to another
+    one and :meth:`resume_at` to a position inside one (a resumed run: :class:`ResumableLoader`
+    saves and restores it). Lightning's own ``set_epoch`` calls do not reach a batch sampler, and
+    after some restarts its epoch counter runs one ahead: the saved position is the truth.
 
     Distributed training: with ``num_replicas`` > 1, every replica draws the same epoch order
     and takes batches ``rank, rank + num_replicas, ...``; the list is first topped up with its
@@ -43,10 +47,21 @@ class BucketBatchSampler(Sampler[list[int]]):
         self.num_replicas = num_replicas
         self.rank = rank
         self.epoch = 0
+        self.start = 0  # batches of ``epoch`` the next pass leaves out (already trained on)
+        self.pass_started = (0, 0)  # (epoch, start) of the latest pass
 
     def set_epoch(self, epoch: int) -> None:
-        """Use the order of epoch ``epoch`` on the next pass."""
-        self.epoch = epoch
+        """Use the order of epoch ``epoch`` on the next pass (from its first batch unless
+        :meth:`resume_at` chose a position in this same epoch)."""
+        if epoch != self.epoch:
+            self.epoch, self.start = epoch, 0
+
+    def resume_at(self, epoch: int, batches_done: int) -> None:
+        """The next pass continues epoch ``epoch`` after its first ``batches_done`` batches
+        (the next epoch from its start when ``epoch`` was complete)."""
+        if batches_done >= len(self):
+            epoch, batches_done = epoch + 1, 0
+        self.epoch, self.start = epoch, batches_done
 
     def __len__(self) -> int:
         full, rest = divmod(len(self.lengths), self.batch_size)
@@ -54,8 +69,13 @@ class BucketBatchSampler(Sampler[list[int]]):
         return -(-batches // self.num_replicas)
 
     def __iter__(self) -> Iterator[list[int]]:
-        rng = np.random.default_rng([self.seed, self.epoch])
-        self.epoch += 1
+        epoch, start = self.epoch, self.start
+        self.epoch, self.start, self.pass_started = epoch + 1, 0, (epoch, start)
+        yield from self.batches(epoch)[start:]
+
+    def batches(self, epoch: int) -> list[list[int]]:
+        """This replica's batches of epoch ``epoch``, in order."""
+        rng = np.random.default_rng([self.seed, epoch])
         order = rng.permutation(len(self.lengths))
         chunk = self.batch_size * self.chunk_batches
         batches = []
@@ -69,7 +89,40 @@ class BucketBatchSampler(Sampler[list[int]]):
         if self.num_replicas > 1:
             shuffled += shuffled[: -len(shuffled) % self.num_replicas]
             shuffled = shuffled[self.rank :: self.num_replicas]
-        return iter(shuffled)
+        return shuffled
+
+
+class ResumableLoader(DataLoader):
+    """A training loader over a :class:`BucketBatchSampler` whose place (epoch and batches
+    consumed) is saved in Lightning checkpoints and restored on resume.
+
+    Lightning's fit loop stores ``state_dict()`` of every training loader that has one with the
+    loop's state, but restores it only when it restarts inside an epoch; the datamodule saves
+    and restores it too (``BenchmarkDataModule.state_dict``), so a checkpoint taken at an
+    epoch's end resumes with the next epoch's order. Batches are counted as the consumer
+    receives them, so batches that worker processes fetched ahead are not counted as trained on.
+    """
+
+    def __init__(self, dataset: Dataset, batch_sampler: BucketBatchSampler, **options: Any):
+        super().__init__(dataset, batch_sampler=batch_sampler, **options)
+        self._consumed: int | None = None  # batches handed out by the pass in progress
+
+    def __iter__(self) -> Iterator[Any]:
+        self._consumed = 0
+        for batch in super().__iter__():
+            self._consumed += 1
+            yield batch
+
+    def state_dict(self) -> dict[str, int]:
+        sampler = self.batch_sampler
+        if self._consumed is None:  # no pass yet: where the first one will start
+            return {"epoch": sampler.epoch, "batches": sampler.start}
+        epoch, start = sampler.pass_started
+        return {"epoch": epoch, "batches": start + self._consumed}
+
+    def load_state_dict(self, state_dict: dict[str, int]) -> None:
+        self.batch_sampler.resume_at(int(state_dict["epoch"]), int(state_dict["batches"]))
+        self._consumed = None
 
 
 def sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -9,7 +9,7 @@ import sys
 
 from harness.commands.suggest import SuggestingParser
 from harness.errors import InputError, SanbenchError
-from harness.outdir import removed_if_left_empty
+from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                 import_modules(imports)
             except Exception as error:
                 raise InputError(f"--import: {type(error).__name__}: {error}") from error
-        with removed_if_left_empty(getattr(args, "out", None)):
+        with out_folder(args.command, getattr(args, "out", None)):
             return int(module.run(args) or 0)
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:

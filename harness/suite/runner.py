@@ -14,9 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.errors import InputError
+from harness.outdir import one_writer
 from harness.results import ResultsFile
 from harness.suite.grid import RunSpec, Shard
 from harness.training.fit_run import FitRun
+from harness.training.run_folder import FILE_NAME as CONFIG_FILE
+from harness.training.run_folder import differences_from_saved
 
 KEY_COLUMNS = ("task", "encoder", "replicate")
 METRIC_COLUMNS = (
@@ -119,6 +123,33 @@ def fit_run(
     )
 
 
+def _check_same_settings(
+    finished: Sequence[RunSpec],
+    out_dir: Path,
+    data_dir: Path,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+) -> None:
+    """Raise :class:`InputError` naming every finished run whose folder holds another
+    configuration than this invocation's (another budget, width, ...): its row would be reused
+    beside rows of these settings."""
+    problems = []
+    for run in finished:
+        run_dir = run.run_dir(out_dir)
+        if not (run_dir / CONFIG_FILE).is_file():
+            continue
+        config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
+        differences = differences_from_saved(run_dir, config)
+        if differences:
+            problems.append(f"{run_dir}: finished with {'; '.join(differences)}")
+    if problems:
+        raise InputError(
+            "\n".join(problems)
+            + "\nthese results were made with other settings; rerun with those settings, or "
+            "choose another --out (a results folder holds one configuration)"
+        )
+
+
 @dataclass
 class SuiteSummary:
     """What one call of :func:`run_shard` did."""
@@ -143,13 +174,31 @@ def run_shard(
 
     Each run gets its own folder ``OUT/runs/<task>/<encoder>/<seed-or-fold>/``; each finished
     or failed run appends one row. An exception is recorded (status ``failed``, the message
-    and ``error.txt`` in the run folder) and the suite goes on.
+    and ``error.txt`` in the run folder) and the suite goes on. One process runs a shard: a
+    second one on the same ``out_dir`` and shard raises :class:`harness.outdir.FolderBusyError`.
     """
     out_dir = Path(out_dir)
+    with one_writer(out_dir, f".sanbench-{shard.label}.lock"):
+        return _run_shard(runs, shard, out_dir, fit, data_dir, embeddings, overrides, log)
+
+
+def _run_shard(
+    runs: Sequence[RunSpec],
+    shard: Shard,
+    out_dir: Path,
+    fit: FitFn,
+    data_dir: Path,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+    log: LogFn,
+) -> SuiteSummary:
     results = ResultsFile(results_path(out_dir, shard), KEY_COLUMNS)
     done = finished_keys(out_dir)
     summary = SuiteSummary()
     mine = shard.select(runs)
+    _check_same_settings(
+        [run for run in mine if run.key in done], out_dir, data_dir, embeddings, overrides
+    )
     for number, run in enumerate(mine, start=1):
         if run.key in done:
             summary.skipped.append(run)

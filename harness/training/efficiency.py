@@ -118,9 +118,16 @@ class EfficiencyCallback(pl.Callback):
             usage = CpuUsage.between(self._cpu_start, CpuSnapshot.take())
             self.cpu = usage if self.cpu is None else self.cpu + usage
 
+    def _elapsed(self) -> float:
+        """Training seconds so far, the running stretch included."""
+        running = 0.0 if self._started is None else time.perf_counter() - self._started
+        return self.train_seconds + running
+
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.memory = PeakMemory(pl_module.device)
         self.memory.start()
+        # resumed mid-epoch: Lightning does not start that epoch again, the clock goes on
+        self._resume(pl_module.device)
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._epoch_start = self.train_seconds
@@ -143,12 +150,18 @@ class EfficiencyCallback(pl.Callback):
         self.epoch_seconds.append(self.train_seconds - self._epoch_start)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"epoch_seconds": list(self.epoch_seconds), "train_seconds": self.train_seconds}
+        return {
+            "epoch_seconds": list(self.epoch_seconds),
+            "train_seconds": self._elapsed(),
+            "epoch_start": self._epoch_start,
+        }
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the timings of the epochs run before a resume."""
+        """Restore the timings of the epochs run before a resume (a checkpoint taken mid-epoch:
+        the epoch's time so far too, so that epoch's time is its own, not the run's)."""
         self.epoch_seconds = list(state_dict["epoch_seconds"])
         self.train_seconds = float(state_dict["train_seconds"])
+        self._epoch_start = float(state_dict.get("epoch_start", self.train_seconds))
 
     def summary(self) -> dict[str, float | str]:
         """The efficiency columns measured so far (this process's epochs only)."""

@@ -13,6 +13,7 @@ from torch.utils.data import DataLoader
 from datamodules.vocab import Vocab
 from harness.errors import RunInterruptedError
 from harness.training.checkpoint_file import check_readable
+from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.module import TaskModule
 from harness.training.predictions import LabelWriter, VectorWriter
 from harness.training.sentences import collate_sentences, read_sentences
@@ -30,10 +31,13 @@ class SentenceVectors(pl.LightningModule):
 
 
 def load_model(checkpoint: Path) -> TaskModule:
-    """The checkpoint's model on CPU in eval mode; a clear error when it is truncated or has
-    no vocabulary."""
+    """The checkpoint's model on CPU in eval mode; a clear error when it is truncated, holds
+    more than tensors and built-in values, or has no vocabulary."""
     check_readable(checkpoint, "give a checkpoint of a finished `sanbench fit` (--ckpt)")
-    module = TaskModule.load_from_checkpoint(checkpoint, map_location="cpu")
+    with refused_if_unsafe(checkpoint):
+        module = TaskModule.load_from_checkpoint(
+            checkpoint, map_location="cpu", weights_only=WEIGHTS_ONLY
+        )
     if module.vocabulary is None:
         raise ValueError(
             f"{checkpoint} stores no vocabulary (it was not written by `sanbench fit`): "

@@ -13,6 +13,7 @@ Folder layout::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shlex
@@ -32,18 +33,20 @@ from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
 from harness.environment import environment
-from harness.outdir import removed_if_left_empty
+from harness.outdir import one_writer, removed_if_left_empty
 from harness.training.checkpoint_file import check_readable
+from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.curve import write_curve
 from harness.training.efficiency import EfficiencyCallback, time_inference
 from harness.training.fit_cli import FitCLI
 from harness.training.fit_run import FitRun
+from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
 from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
 from harness.training.run_folder import FILE_NAME as CONFIG_FILE
 from harness.training.run_folder import MARKER as RUN_MARKER
-from harness.training.run_folder import prepare_run_folder
+from harness.training.run_folder import check_run_folder, prepare_run_folder
 
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128
 
@@ -99,9 +102,12 @@ def fit_datamodule(
             module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
         )
     last = out_dir / "checkpoints" / "last.ckpt"
-    if last.exists():
+    resume = last if last.exists() else None
+    if resume:
         check_readable(last, "delete it to restart this run from scratch, or choose another --out")
-    trainer.fit(module, datamodule=datamodule, ckpt_path=last if last.exists() else None)
+    stopper = next(c for c in callbacks if isinstance(c, StopOnSignal))
+    with refused_if_unsafe(resume), stop_on_signals(stopper):
+        trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
     train = _renamed(trainer.callback_metrics, "train_", "train_")
     if trainer.is_global_zero:
         write_curve(out_dir)
@@ -112,15 +118,22 @@ def fit_datamodule(
     best = best_callback.best_model_path or None
     # the best weights' dev metrics go to metrics.json only: logged, they would add a point
     # after the last one of the training-time validations (curves, TensorBoard)
-    loggers, trainer.loggers = trainer.loggers, []
-    try:
-        dev = trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
-    finally:
-        trainer.loggers = loggers
-    test = trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
-    # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
-    trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
-    trainer.predict(module, dataloaders=_plain(datamodule.test_dataloader()), ckpt_path=best)
+    evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
+    with refused_if_unsafe(best):
+        loggers, trainer.loggers = trainer.loggers, []
+        try:
+            dev = trainer.validate(module, **evaluated, verbose=False)[0]
+        finally:
+            trainer.loggers = loggers
+        test = trainer.test(module, **evaluated, verbose=False)[0]
+        # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
+        trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
+        trainer.predict(
+            module,
+            dataloaders=_plain(datamodule.test_dataloader()),
+            ckpt_path=best,
+            weights_only=WEIGHTS_ONLY,
+        )
     infer_loader = _plain(datamodule.val_dataloader())
     return {
         "params": module.parameter_count(),
@@ -147,22 +160,32 @@ def run_fit(
 
     The run folder is resumed only by the same configuration (``fit_config.yaml``): a finished
     folder returns its metrics unchanged, one with ``checkpoints/last.ckpt`` resumes from it.
-    Another configuration raises :class:`RunFolderError` unless ``overwrite``.
+    Another configuration raises :class:`RunFolderError` unless ``overwrite``. One process
+    writes a folder: a second one raises :class:`harness.outdir.FolderBusyError`.
     """
     cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
     cli.check()
+    writer = rank_zero_only.rank == 0
+    check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)  # before the lock: touch nothing
+    with one_writer(cli.out_dir) if writer else contextlib.nullcontext():
+        return _run_fit(cli, callbacks, overwrite, writer)
+
+
+def _run_fit(
+    cli: FitCLI, callbacks: list[pl.Callback] | None, overwrite: bool, writer: bool
+) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
     started = (out_dir / CONFIG_FILE).exists()
     with removed_if_left_empty(out_dir):  # a failed start leaves nothing that blocks a re-run
-        prepare_run_folder(out_dir, config_text, overwrite, writer=rank_zero_only.rank == 0)
+        prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
         done = out_dir / "metrics.json"
         if done.exists():
             return json.loads(done.read_text())
         try:
             cli.build(callbacks)
         except BaseException:
-            if not started and rank_zero_only.rank == 0:
+            if not started and writer:
                 for name in (CONFIG_FILE, RUN_MARKER):
                     (out_dir / name).unlink(missing_ok=True)
             raise

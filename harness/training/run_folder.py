@@ -1,13 +1,16 @@
 """One run folder per configuration: ``fit_config.yaml`` says which run a folder holds.
 
-A folder is resumed only by the configuration that made it; another one is refused (with the
-differing keys) unless ``overwrite`` deletes the folder first. ``overwrite`` deletes only a
-folder sanbench made as a run folder: one holding the marker file :data:`MARKER` (written
-before anything else) and ``fit_config.yaml``. Anything else is refused and left untouched.
+A folder is resumed only by the configuration that made it, or one that differs only by a
+larger budget (``trainer.max_epochs``/``max_steps``: the run continues from ``last.ckpt``);
+another one is refused (with the differing keys) unless ``overwrite`` deletes the folder first.
+``overwrite`` deletes only a folder sanbench made as a run folder: one holding the marker file
+:data:`MARKER` (written before anything else) and ``fit_config.yaml``. Anything else is refused
+and left untouched.
 """
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,9 +18,13 @@ from typing import Any
 import yaml
 
 from harness.errors import InputError
+from harness.outdir import is_lock_file
 from harness.training.config import dotted
 
 FILE_NAME = "fit_config.yaml"
+# a larger budget continues a run (finished or not) instead of being another run
+BUDGET = ("trainer.max_epochs", "trainer.max_steps")
+FINISHED = ("metrics.json", "manifest.json")  # written when a run ends; an extension drops them
 MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overwrite needs it
 # keys that do not change what a run computes: a resume may change them
 NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir",
@@ -47,6 +54,21 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     ]
 
 
+def _limit(value: Any) -> float:
+    """A budget value as a number: unset (None) or Lightning's -1 is no limit."""
+    return math.inf if value is None or value == -1 else float(value)
+
+
+def _extends(saved: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """True when ``wanted`` differs from ``saved`` only by budgets none of which shrinks."""
+    changed = {k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k)}
+    return (
+        bool(changed)
+        and changed <= set(BUDGET)
+        and all(_limit(wanted.get(k)) >= _limit(saved.get(k)) for k in BUDGET)
+    )
+
+
 def is_run_folder(folder: Path) -> bool:
     """True when sanbench made ``folder`` as a run folder (its marker and fit config)."""
     return (
@@ -57,52 +79,83 @@ def is_run_folder(folder: Path) -> bool:
     )
 
 
-def _delete_run_folder(out_dir: Path) -> None:
-    """Delete ``out_dir`` for ``--overwrite`` if sanbench made it as a run folder (an empty
-    folder is kept as it is); anything else raises :class:`RunFolderError`, nothing touched."""
-    if not (out_dir.exists() or out_dir.is_symlink()):
+def _contents(folder: Path) -> list[Path]:
+    """What ``folder`` holds besides writer locks."""
+    return [path for path in folder.iterdir() if not is_lock_file(path)]
+
+
+def _saved_config(out_dir: Path) -> dict[str, Any] | None:
+    path = out_dir / FILE_NAME
+    return _comparable(yaml.safe_load(path.read_text()) or {}) if path.is_file() else None
+
+
+def differences_from_saved(out_dir: Path, text: str) -> list[str]:
+    """How the run whose fit config is ``text`` differs from the run ``out_dir`` holds (one
+    line per key; none when they are the same or no run is there)."""
+    saved = _saved_config(out_dir) if out_dir.is_dir() else None
+    return [] if saved is None else _differences(saved, _comparable(yaml.safe_load(text)))
+
+
+def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
+    """Raise :class:`RunFolderError` unless ``out_dir`` can take the run whose fit config is
+    ``text``; nothing is touched."""
+    holds = out_dir.exists() and (not out_dir.is_dir() or bool(_contents(out_dir)))
+    if overwrite:
+        if holds and not is_run_folder(out_dir):
+            raise RunFolderError(
+                f"{out_dir} was not made by sanbench as a run folder (it lacks {MARKER} or "
+                f"{FILE_NAME}), so --overwrite does not delete it; nothing was touched. "
+                "Choose another --out, or delete it yourself."
+            )
         return
-    if out_dir.is_dir() and not out_dir.is_symlink() and not any(out_dir.iterdir()):
+    saved = _saved_config(out_dir) if out_dir.is_dir() else None
+    if saved is None:
+        if holds:
+            raise RunFolderError(
+                f"{out_dir} is not empty and has no {FILE_NAME}, so it is not a sanbench fit "
+                "folder this run could resume. Choose another --out (a new or empty folder)."
+            )
         return
-    if not is_run_folder(out_dir):
+    wanted = _comparable(yaml.safe_load(text))
+    differences = _differences(saved, wanted)
+    if differences and not _extends(saved, wanted):
         raise RunFolderError(
-            f"{out_dir} was not made by sanbench as a run folder (it lacks {MARKER} or "
-            f"{FILE_NAME}), so --overwrite does not delete it; nothing was touched. "
-            "Choose another --out, or delete it yourself."
+            f"{out_dir} holds another run ({'; '.join(differences)}). Choose another --out, "
+            "or add --overwrite to delete that run and start this one (a larger "
+            f"{' or '.join(BUDGET)} alone continues it)."
         )
-    shutil.rmtree(out_dir)
 
 
 def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) -> None:
     """Make ``out_dir`` ready for the run whose fit config is ``text``, or raise
-    :class:`RunFolderError`.
+    :class:`RunFolderError` (:func:`check_run_folder`) having touched nothing.
 
-    ``writer`` is False on every process but rank 0 of a distributed run: they only check.
+    ``overwrite`` empties a run folder sanbench made (writer locks stay); a larger budget drops
+    the finished results so training continues from ``last.ckpt``. ``writer`` is False on every
+    process but rank 0 of a distributed run: they only check.
     """
-    if overwrite and not writer:
-        return  # rank 0 deletes and rewrites the folder
-    if overwrite:
-        _delete_run_folder(out_dir)
-    saved_path = out_dir / FILE_NAME
-    if saved_path.exists():
-        saved = yaml.safe_load(saved_path.read_text()) or {}
-        differences = _differences(_comparable(saved), _comparable(yaml.safe_load(text)))
-        if differences:
-            raise RunFolderError(
-                f"{out_dir} holds another run ({'; '.join(differences)}). Choose another --out, "
-                "or add --overwrite to delete that run and start this one."
-            )
+    check_run_folder(out_dir, text, overwrite)
+    if not writer:
         return
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise RunFolderError(
-            f"{out_dir} is not empty and has no {FILE_NAME}, so it is not a sanbench fit folder "
-            "this run could resume. Choose another --out (a new or empty folder)."
-        )
-    if writer:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / MARKER).write_text(
-            "a sanbench run folder: sanbench fit --overwrite may delete it\n"
-        )
-        tmp = saved_path.with_name(f".{FILE_NAME}.tmp")
-        tmp.write_text(text)
-        tmp.replace(saved_path)
+    if overwrite and out_dir.is_dir():
+        for path in _contents(out_dir):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    saved = _saved_config(out_dir) if out_dir.is_dir() else None
+    if saved is not None:
+        if saved != _comparable(yaml.safe_load(text)):  # a larger budget: the run goes on
+            for name in FINISHED:
+                (out_dir / name).unlink(missing_ok=True)
+            _write_config(out_dir / FILE_NAME, text)
+        return
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MARKER).write_text("a sanbench run folder: sanbench fit --overwrite may delete it\n")
+    _write_config(out_dir / FILE_NAME, text)
+
+
+def _write_config(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{FILE_NAME}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)

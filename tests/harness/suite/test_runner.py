@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from harness.errors import InputError
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
 from harness.training.fit_run import FitRun
@@ -134,3 +135,34 @@ def test_interrupts_are_not_swallowed(tmp_path: Path, bad: type[BaseException]) 
     with pytest.raises(bad):
         _run(tmp_path, fit)  # type: ignore[arg-type]
     assert not results_path(tmp_path, Shard()).exists()
+
+
+class ConfigWritingFit(FakeFit):
+    """Writes the run's fit config as ``run_fit`` does, then returns fake metrics."""
+
+    def __call__(self, run: FitRun) -> dict[str, Any]:
+        (run.out_dir / "fit_config.yaml").write_text(run.to_yaml())
+        return super().__call__(run)
+
+
+def test_a_rerun_with_another_budget_is_refused_instead_of_reusing_rows(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    runs = expand_grid(["trec"], ["multi_cnn"], 2)
+
+    def run(fit: FakeFit, steps: int) -> Any:
+        return run_shard(
+            runs, shard=Shard(), out_dir=tmp_path, fit=fit, data_dir=trec_dir,
+            embeddings=None, overrides={"trainer.max_steps": steps}, log=lambda _: None,
+        )  # fmt: skip
+
+    assert len(run(ConfigWritingFit(), 3).ran) == 2
+    rows = _rows(results_path(tmp_path, Shard()))
+    again = ConfigWritingFit()
+    with pytest.raises(InputError) as raised:
+        run(again, 5)
+    message = str(raised.value)
+    assert message.count("trainer.max_steps: 3 there, 5 now") == 2  # both runs named
+    assert "seed0" in message and "seed1" in message and "another --out" in message
+    assert again.calls == [] and _rows(results_path(tmp_path, Shard())) == rows
+    assert len(run(again, 3).skipped) == 2  # the same settings: the rows are theirs

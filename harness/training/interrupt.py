@@ -1,0 +1,79 @@
+"""Ctrl-C and SIGTERM during training: finish the step in hand, save ``last.ckpt``, then stop.
+
+:func:`stop_on_signals` turns the first SIGINT or SIGTERM into a request that
+:class:`StopOnSignal` serves at the next step's end (or validation's end): it writes the
+checkpoint a resume continues from exactly and raises
+:class:`harness.errors.RunInterruptedError` (exit status 130 or 143) naming the command that
+resumes. A second signal gets the previous handlers (Ctrl-C twice stops at once).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import lightning.pytorch as pl
+from lightning.pytorch.trainer.states import TrainerFn
+
+from harness.errors import RunInterruptedError
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def resume_command(argv: list[str] | None = None) -> str:
+    """The command line that continues this run: the same words, without ``--overwrite``."""
+    words = sys.argv[1:] if argv is None else argv
+    return shlex.join(["sanbench", *(w for w in words if w != "--overwrite")])
+
+
+class StopOnSignal(pl.Callback):
+    """Saves ``checkpoint`` and raises :class:`RunInterruptedError` once ``signum`` is set."""
+
+    def __init__(self, checkpoint: Path) -> None:
+        self.checkpoint = checkpoint
+        self.signum: int | None = None
+
+    def _stop_if_asked(self, trainer: pl.Trainer) -> None:
+        if self.signum is None:
+            return
+        trainer.save_checkpoint(self.checkpoint)
+        raise RunInterruptedError(
+            f"{signal.Signals(self.signum).name}: training stopped at epoch "
+            f"{trainer.current_epoch}, step {trainer.global_step}; saved {self.checkpoint}\n"
+            f"resume with: {resume_command()}",
+            self.signum,
+        )
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        self._stop_if_asked(trainer)
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
+            self._stop_if_asked(trainer)
+
+
+@contextlib.contextmanager
+def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
+    """While the body runs, SIGINT/SIGTERM set ``callback.signum`` (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+
+    def request_stop(signum: int, frame: object) -> None:
+        callback.signum = signum
+        for other, handler in previous.items():  # a second signal acts at once
+            signal.signal(other, handler)
+
+    for signum in SIGNALS:
+        signal.signal(signum, request_stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -1,0 +1,84 @@
+"""SIGINT/SIGTERM save a checkpoint and exit 130/143 with the command that resumes; a larger
+budget on the same ``--out`` continues a finished run."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.training.run import run_fit
+from harness.training.run_folder import RunFolderError
+from tests.harness.training.test_run import TINY, tiny_run
+
+SANBENCH = [sys.executable, "-m", "harness.cli"]
+
+
+def _fit_words(trec_dir: Path, out: Path, epochs: int) -> list[str]:
+    options = {**TINY, "trainer.max_epochs": epochs, "data.batch_size": 2}
+    return [
+        "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
+        "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out),
+        "--run.checkpoint_every_n_steps", "1", *(f"--{k}={v}" for k, v in options.items()),
+    ]  # fmt: skip
+
+
+def _wait_for(path: Path, process: subprocess.Popen, seconds: float = 240.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow  # real processes
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_saves_a_checkpoint_and_prints_the_resume_command(
+    trec_dir: Path, tmp_path: Path, signum: int, status: int
+) -> None:
+    out = tmp_path / "run"
+    words = _fit_words(trec_dir, out, epochs=3)
+    process = subprocess.Popen(
+        [*SANBENCH, *words, "--overwrite"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=Path(__file__).parents[3],
+    )  # fmt: skip
+    _wait_for(out / "checkpoints" / "last.ckpt", process)  # training is under way
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=240)
+    assert process.returncode == status, stderr
+    assert "Traceback" not in stderr
+    assert f"{signal.Signals(signum).name}: training stopped at epoch 0" in stderr
+    resume = stderr.split("resume with: ", 1)[1].splitlines()[0]
+    assert shlex.split(resume) == ["sanbench", *words]  # --overwrite dropped: it would delete
+    assert not (out / "metrics.json").exists()
+    if signum != signal.SIGINT:
+        return
+    done = subprocess.run(
+        [*SANBENCH, *shlex.split(resume)[1:]], capture_output=True, text=True,
+        cwd=Path(__file__).parents[3], timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["epochs"] == 3 and metrics["steps"] == 3 * 54  # 108 examples, batch 2
+
+
+@pytest.mark.slow  # three short fits
+def test_a_larger_budget_continues_a_finished_run_and_a_smaller_one_is_refused(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    one = run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1))
+    two = run_fit(tiny_run(trec_dir, out, trainer__max_epochs=2))
+    assert (one["epochs"], two["epochs"]) == (1, 2)
+    assert two["steps"] == 2 * one["steps"]
+    assert two["config"]["trainer"]["max_epochs"] == 2
+    assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
+    with pytest.raises(RunFolderError, match=r"trainer\.max_epochs: 2 there, 1 now"):
+        run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1))
+    assert run_fit(tiny_run(trec_dir, out, trainer__max_epochs=2)) == two
