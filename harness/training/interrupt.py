@@ -1,8 +1,8 @@
 """Ctrl-C and SIGTERM during training: finish the step in hand, save ``last.ckpt``, then stop.
 
 :func:`stop_on_signals` turns the first SIGINT or SIGTERM into a request that
-:class:`StopOnSignal` serves at the next step's end (or validation's end): it writes the
-checkpoint a resume continues from exactly and raises
+:class:`StopOnSignal` serves at the next step's (or validation batch's, or epoch's) end: it
+writes the checkpoint a resume continues from and raises
 :class:`harness.errors.RunInterruptedError` (exit status 130 or 143) naming the command that
 resumes. A second signal gets the previous handlers (Ctrl-C twice stops at once).
 """
@@ -51,6 +51,14 @@ class StopOnSignal(pl.Callback):
 
     def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
         self._stop_if_asked(trainer)
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._stop_if_asked(trainer)
+
+    # before Lightning's own SIGTERM check in validation, which exits with status 0 unsaved
+    def on_validation_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
+            self._stop_if_asked(trainer)
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
