@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,6 +39,8 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 TARGET_BLOCK_S = 0.05
 # A point whose IQR exceeds this share of its median is flagged ``noisy``.
 NOISY_IQR_SHARE = 0.25
+# ``Device Type`` of CPU memory events in the profiler's Chrome trace (c10::DeviceType::CPU).
+CPU_DEVICE_TYPE = 0
 
 
 @dataclass(frozen=True)
@@ -135,9 +139,9 @@ def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -
 
     Peak bytes are live tensors at the allocator level, caches excluded: on CUDA
     ``max_memory_allocated`` after a reset; on CPU ``baseline`` (bytes live before the step)
-    plus the maximum of the running sum of the CPU allocator's allocation and free events
-    recorded by the profiler (``profile_memory=True``), the CPU counterpart of CUDA's measure.
-    The seconds (profiler overhead and first-call costs included) only size the timed blocks.
+    plus ``allocated_peak`` of the step run under the profiler, the CPU counterpart of CUDA's
+    measure. The seconds (profiler overhead and first-call costs included) only size the timed
+    blocks.
     """
     start = time.perf_counter()
     if device.type == "cuda":
@@ -148,16 +152,32 @@ def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -
         return torch.cuda.max_memory_allocated(device), time.perf_counter() - start
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
-    events = sorted(
-        (e.start_ns(), e.nbytes())
-        for e in prof.profiler.kineto_results.events()
-        if e.name() == "[memory]" and e.device_type() == torch.autograd.DeviceType.CPU
-    )
-    running = peak = 0
-    for _, nbytes in events:
-        running += nbytes
-        peak = max(peak, running)
-    return baseline + peak, time.perf_counter() - start
+    return baseline + allocated_peak(prof), time.perf_counter() - start
+
+
+def allocated_peak(prof: profile) -> int:
+    """Most bytes the CPU allocator held beyond what it held when ``prof`` started.
+
+    ``profile_memory=True`` records every allocation and free of PyTorch's CPU allocator (kernel
+    workspaces included) with the allocator's running total (``Total Allocated``); the public
+    way to read them is the Chrome trace (``export_chrome_trace``). Frees of blocks allocated
+    before profiling are not reported, so the step must not free such blocks (the step's
+    caller clears gradients before it).
+    """
+    with tempfile.TemporaryDirectory(prefix="sanbench-memory-") as folder:
+        path = Path(folder) / "trace.json"
+        prof.export_chrome_trace(str(path))
+        events = json.loads(path.read_text())["traceEvents"]
+    records = [
+        event
+        for event in events
+        if event.get("name") == "[memory]" and event["args"].get("Device Type") == CPU_DEVICE_TYPE
+    ]
+    if not records:
+        return 0
+    first = min(records, key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))["args"]
+    before = first["Total Allocated"] - first["Bytes"]
+    return max(0, max(event["args"]["Total Allocated"] for event in records) - before)
 
 
 class PeakRss:
