@@ -13,7 +13,9 @@ What this counts is tensor memory: every storage an operator returns (activation
 backward, gradients, parameters, inputs). It does not see memory a kernel allocates inside
 itself and frees before returning (oneDNN convolution reorders, RNN workspaces, the temporary
 copies TensorIterator makes to promote a bool operand to float), nor allocator caches and a
-CUDA context; docs/benchmarks.md lists the measured differences.
+CUDA context. Where the CPU runs an operator another way than its meta decomposition does
+(eval-mode dropout, fused attention), ``CPU_KERNELS`` does what the CPU does. The step is the
+CPU's: docs/benchmarks.md lists the measured differences.
 """
 
 from __future__ import annotations
@@ -81,6 +83,11 @@ class LiveStorageTracker(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        cpu_kernel = CPU_KERNELS.get(func)
+        if cpu_kernel is not None:
+            out = cpu_kernel(self, *args, **kwargs)
+            if out is not NotImplemented:
+                return out
         if func not in self._atomic:  # a composite (``aten.lstm`` under inference_mode)
             with self:
                 out = func.decompose(*args, **kwargs)
@@ -136,6 +143,52 @@ class LiveStorageTracker(TorchDispatchMode):
             return None
         return single, parts
 
+
+def _dropout_as_on_cpu(mode: LiveStorageTracker, x: Any, p: float, train: bool | None) -> Any:
+    """Dropout off (eval, p = 0): the CPU kernel returns its input; the Python decomposition a
+    composite gets under ``inference_mode`` would copy it."""
+    return x if not train or p == 0 else NotImplemented
+
+
+def _attention_as_on_cpu(
+    mode: LiveStorageTracker,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attn_mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    dropout_mask: torch.Tensor | None = None,
+    *,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Any:
+    """``scaled_dot_product_attention`` picks the math path on meta tensors and the fused CPU
+    kernel (``_scaled_dot_product_flash_attention_for_cpu``) on the CPU when there is no dropout
+    and the inputs are dense [B, h, L, d]. Run the fused kernel's meta function instead and give
+    its output the CPU kernel's layout ([B, L, h, d] in memory), so that the heads' concatenation
+    is a view, as it is on the CPU."""
+    dense = all(t.dim() == 4 and t.stride(-1) == 1 for t in (query, key, value))
+    if dropout_p or dropout_mask is not None or enable_gqa or not dense:
+        return NotImplemented
+    with mode:
+        out, logsumexp = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+            query, key, value, 0.0, is_causal, attn_mask=attn_mask, scale=scale
+        )
+    _, heads, length, width = out.shape
+    strides = (length * heads * width, width, heads * width, 1)
+    return out.as_strided(out.shape, strides), logsumexp
+
+
+# Operators whose CPU kernel a meta run would not reproduce, with what the CPU does (or
+# NotImplemented where it does what the meta run does).
+CPU_KERNELS: dict[Any, Callable[..., Any]] = {
+    torch.ops.aten.dropout.default: _dropout_as_on_cpu,
+    torch.ops.aten.feature_dropout.default: _dropout_as_on_cpu,
+    torch.ops.aten.alpha_dropout.default: _dropout_as_on_cpu,
+    torch.ops.aten.feature_alpha_dropout.default: _dropout_as_on_cpu,
+    torch.ops.aten._scaled_dot_product_attention_math.default: _attention_as_on_cpu,
+}
 
 TensorSpec = tuple[tuple[int, ...], tuple[int, ...], torch.dtype]
 # Whether the result is one tensor; per tensor, the index of the input it is or the spec of a

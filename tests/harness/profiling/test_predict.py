@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 
 import pytest
 import torch
@@ -39,13 +40,27 @@ def step_on_meta(point: Point, tracker: LiveStorageTracker) -> LiveStorageTracke
     return tracker
 
 
-# CPU kernels that allocate memory inside one operator, where no dispatch mode sees it, so the
-# allocator's peak differs from the tensor peak: oneDNN and native (im2col) convolutions keep
-# column buffers and reorders; oneDNN's LSTM keeps a workspace. Bound = largest |error| seen at
-# the test shape (docs/benchmarks.md, "Predicted vs measured memory").
-KERNEL_WORKSPACE = {"multi_cnn": 20.0, "hrchy_cnn": 35.0, "bilstm": 25.0, "bilstm_s2t": 25.0}
-TOLERANCE_PCT = 5.0
-SMALL = {"batch_size": 4, "seq_len": 12, "dim": 32}
+# Where the CPU step allocates what no meta run can see, the bound is the largest |error| seen at
+# the test shapes (docs/benchmarks.md, "Predicted vs measured memory"); elsewhere the prediction
+# is exact (TOLERANCE_PCT). Workspaces: oneDNN and native (im2col) convolutions keep column
+# buffers and weight reorders inside one operator; oneDNN's LSTM keeps a workspace. Out-of-place
+# accumulation: autograd adds a gradient into its buffer in place, but not under a dispatch mode
+# (any mode makes a tensor "subclass-like"), so the meta run holds one more buffer at that moment.
+KNOWN_DIFFERENCE_PCT = {
+    ("multi_cnn", "infer"): 7.0,
+    ("multi_cnn", "train"): 17.0,
+    ("hrchy_cnn", "infer"): 30.0,
+    ("hrchy_cnn", "train"): 19.0,
+    ("bilstm", "infer"): 18.0,
+    ("bilstm", "train"): 27.0,
+    ("bilstm_s2t", "infer"): 18.0,
+    ("bilstm_s2t", "train"): 27.0,
+    ("bigru", "train"): 1.6,
+    ("bi_blosan", "train"): 2.6,
+    ("bi_blosan_no_global", "train"): 4.2,
+}
+TOLERANCE_PCT = 0.5
+SMALL = {"batch_size": 8, "dim": 64}
 
 
 def measured_peak(point: Point) -> int:
@@ -64,20 +79,45 @@ def measured_peak(point: Point) -> int:
 @pytest.mark.parametrize("mode", ["infer", "train"])
 @pytest.mark.parametrize("name", list_encoders())
 def test_prediction_matches_the_measured_peak(name: str, mode: str) -> None:
-    point = Point(name, mode=mode, **SMALL)
-    prediction = predict_point(point)
-    assert not isinstance(prediction, str), prediction
-    error = 100 * (prediction.peak_bytes / measured_peak(point) - 1)
-    assert abs(error) <= KERNEL_WORKSPACE.get(name, TOLERANCE_PCT), f"{error:+.2f}%"
+    bound = KNOWN_DIFFERENCE_PCT.get((name, mode), TOLERANCE_PCT)
+    for seq_len in (12, 24):
+        point = Point(name, mode=mode, seq_len=seq_len, **SMALL)
+        prediction = predict_point(point)
+        assert not isinstance(prediction, str), prediction
+        error = 100 * (prediction.peak_bytes / measured_peak(point) - 1)
+        assert abs(error) <= bound, f"L={seq_len}: {error:+.2f}%"
     assert prediction.params == sum(
         p.numel() for p in build_encoder(name, input_dim=SMALL["dim"]).parameters()
     )
 
 
+def test_eval_dropout_and_cpu_attention_are_predicted_as_the_cpu_runs_them() -> None:
+    """Eval-mode dropout returns its input (no copy) and the fused CPU attention's output is
+    laid out [B, L, h, d], so the heads' concatenation is a view: both exact to the byte."""
+    for name in ("disan", "multi_head"):
+        point = Point(name, 16, "infer", 4, 32)
+        prediction = predict_point(point)
+        assert not isinstance(prediction, str), prediction
+        assert prediction.peak_bytes == measured_peak(point)
+
+
+def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
+    kib = 1024
+
+    def step() -> None:
+        kept = torch.ones(64 * kib // 4)  # 64 KiB live at the end
+        temporary = torch.ones(256 * kib // 4)  # 256 KiB, freed before the step returns
+        del temporary
+        kept.add_(1)
+
+    peak, _ = memory_step(step, torch.device("cpu"), baseline=1000)
+    assert peak == 1000 + 320 * kib
+
+
 @pytest.mark.parametrize("mode", ["infer", "train"])
 @pytest.mark.parametrize("name", list_encoders())
 def test_remade_outputs_give_the_peak_and_flops_of_running_every_kernel(name, mode) -> None:
-    point = Point(name, mode=mode, **SMALL)
+    point = Point(name, 12, mode, **SMALL)
     cached = step_on_meta(point, LiveStorageTracker())
     uncached = step_on_meta(point, UncachedTracker())
     assert (cached.peak, cached.flops) == (uncached.peak, uncached.flops)
@@ -151,3 +191,10 @@ def test_parallel_predictions_equal_sequential_ones() -> None:
         p: v.peak_bytes for p, v in sequential.items()
     }
     assert sequential[points[0]].peak_bytes < sequential[points[2]].peak_bytes
+
+
+def test_the_cpu_peak_reads_the_profiler_through_its_public_api() -> None:
+    from harness.profiling import measure
+
+    source = inspect.getsource(measure)
+    assert "kineto_results" not in source and "prof.profiler." not in source
