@@ -18,6 +18,8 @@ in O(N·L·d) memory plus one tile.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -51,7 +53,26 @@ def tanh_attention(
     q, k, v = (t.to(dtype).transpose(1, 2).contiguous() for t in (query, key, values))
     if impl == "naive":
         return naive_tanh_attention(q, k, v, allowed, c).transpose(1, 2)
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size).transpose(1, 2)
+    if torch.compiler.is_compiling():
+        return chunked_outside_the_graph(q, k, v, allowed, c, chunk_size).transpose(1, 2)
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, tile).transpose(1, 2)
+
+
+@torch.compiler.disable
+def chunked_outside_the_graph(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, c: float, size: int
+) -> torch.Tensor:
+    """The chunked attention of a ``torch.compile``d model. Traced into the model's graph, the
+    tile loop is unrolled and the compiled backward keeps every tile (the whole [N, d, L, L]
+    again: 1580 MB instead of 137 MB for DiSAN at [8, 256, 300]), so the loop and its
+    recomputation run eagerly and only the tile body, the fused tanh/add/exp, is compiled."""
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, compiled_tile())
+
+
+@functools.cache
+def compiled_tile() -> Callable[..., tuple[torch.Tensor, torch.Tensor]]:
+    """``tile`` compiled once per process (shapes dynamic: the last tile is shorter)."""
+    return torch.compile(tile, dynamic=True)
 
 
 def naive_tanh_attention(
@@ -104,6 +125,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         allowed: torch.Tensor,
         c: float,
         chunk_size: int,
+        tile: Callable[..., tuple[torch.Tensor, torch.Tensor]] = tile,
     ) -> torch.Tensor:
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
@@ -117,14 +139,14 @@ class ChunkedTanhAttention(torch.autograd.Function):
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
         ctx.save_for_backward(q, k, v, allowed, out, normaliser)
-        ctx.c, ctx.chunk_size = c, chunk_size
+        ctx.c, ctx.chunk_size, ctx.tile = c, chunk_size, tile
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         q, k, v, allowed, out, normaliser = ctx.saved_tensors
-        c, chunk_size = ctx.c, ctx.chunk_size
+        c, chunk_size, tile = ctx.c, ctx.chunk_size, ctx.tile
         grad_q, grad_k, grad_v = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
         g_over_z = (grad_out / normaliser).unsqueeze(-1)  # [N, d, L_q, 1]
         values = with_ones(v)  # [N, d, L_k, 2]
@@ -139,4 +161,4 @@ class ChunkedTanhAttention(torch.autograd.Function):
             grad_q[..., rows] = u_v - s_rows * u_sum
             s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # [N, d, L_k]
             grad_k += v * u_col - s_u
-        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None
+        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
