@@ -33,8 +33,10 @@ DEFAULT_CPU_SHARE = 0.8
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    presets = ", ".join(
+    presets = "; ".join(
         f"{name}: L={p.lengths} batch={p.batch_size} dim={p.dim} repeats={p.repeats}"
+        + (f" encoders={p.encoders}" if p.encoders else "")
+        + (f" ({p.about})" if p.about else "")
         for name, p in grid.PRESETS.items()
     )
     parser.add_argument("--preset", choices=grid.PRESETS, default="paper", help=presets)
@@ -163,7 +165,7 @@ def build_config(args: argparse.Namespace) -> SweepConfig:
     from encoders import list_encoders
     from harness.profiling.sweep import SweepConfig
 
-    encoders, missing = grid.select_encoders(args.encoders, list_encoders())
+    encoders, missing = grid.select_encoders(args.encoders or preset.encoders, list_encoders())
     if missing:
         rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
     if not encoders:

@@ -36,11 +36,15 @@ class Preset:
     batch_size: int
     dim: int
     repeats: int
+    encoders: str | None = None  # None: the papers' figure encoders
+    about: str = ""
 
 
 # paper: batch 64, 300 features, L = 16..384 step 16 (Bi-BloSAN Sec. 4.5), measured and predicted.
 # quick: the same shapes measured at three short lengths with three timed steps (about a minute
 # on 2 CPU cores), memory predicted over the papers' whole axis.
+# long: the encoders that are meant for long sentences (DiSAN with its exact chunked attention,
+# Bi-BloSAN, MTSA) against multi-head attention, at lengths up to 2048 (docs/benchmarks.md).
 PRESETS: dict[str, Preset] = {
     "paper": Preset(
         lengths="16:384:16", predict_lengths="16:384:16", batch_size=64, dim=300, repeats=10
@@ -51,6 +55,18 @@ PRESETS: dict[str, Preset] = {
         batch_size=64,
         dim=300,
         repeats=3,
+    ),
+    "long": Preset(
+        lengths="256,512,1024,2048",
+        predict_lengths="256,512,1024,2048",
+        batch_size=8,
+        dim=300,
+        repeats=3,
+        encoders="disan:attention_impl=chunked,bi_blosan,mtsa,multi_head",
+        about="long sentences at batch 8, which fits a 2-core 23 GB machine: every point "
+        "predicted on meta tensors and measured where it fits --max-memory-mb (an oom row "
+        "keeps its prediction); each measured row prints its prediction beside it and the "
+        "report gives the error of every one; --compile keeps chunked DiSAN's tiles bounded",
     ),
 }
 

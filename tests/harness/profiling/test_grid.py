@@ -154,3 +154,22 @@ def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
     check_compatible(timed, config(allocator="jemalloc", threads=2), tmp_path)
     with pytest.raises(ValueError, match=r"timed with 2 threads .* --threads 1"):
         check_compatible(timed, config(allocator="jemalloc", threads=1), tmp_path)
+
+
+def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
+    from encoders import list_encoders
+    from harness.commands.profile import option_problems
+
+    long = grid.PRESETS["long"]
+    assert grid.parse_lengths(long.lengths) == [256, 512, 1024, 2048]
+    assert grid.parse_lengths(long.predict_lengths) == [256, 512, 1024, 2048]
+    specs, missing = grid.select_encoders(long.encoders, list_encoders())
+    assert not missing
+    assert [spec.label for spec in specs] == [
+        "disan:attention_impl=chunked",
+        "bi_blosan",
+        "mtsa",
+        "multi_head",
+    ]
+    assert option_problems(specs, long.dim) == []  # every variant builds
+    assert long.batch_size == 8 and "batch 8" in long.about
