@@ -41,7 +41,7 @@ class StopOnSignal(pl.Callback):
     def _stop_if_asked(self, trainer: pl.Trainer) -> None:
         if self.signum is None:
             return
-        trainer.save_checkpoint(self.checkpoint)
+        trainer.save_checkpoint(self.checkpoint, weights_only=False)  # the whole state: resumable
         raise RunInterruptedError(
             f"{signal.Signals(self.signum).name}: training stopped at epoch "
             f"{trainer.current_epoch}, step {trainer.global_step}; saved {self.checkpoint}\n"
