@@ -1,7 +1,7 @@
 """``sanbench report RUNS... --out DIR``: a static HTML/PNG/SVG site from run folders.
 
 RUNS are folders written by ``sanbench profile``, ``suite``, ``tune`` or ``fit`` (or folders
-holding them); each is recognised by its ``manifest.json``. Missing folders are rejected
+holding them); each is recognised by its manifest. Missing folders are rejected
 before pandas and matplotlib load.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 from pathlib import Path
 
 
@@ -29,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from reports.site import build_site
 
     command = shlex.join(["sanbench", "report", *map(str, args.runs), "--out", str(args.out)])
-    index = build_site(args.runs, args.out, command)
+    skipped: list = []
+    index = build_site(args.runs, args.out, command, skipped)
+    for note in skipped:
+        print(f"sanbench report: left out {note.source}: {note.reason}", file=sys.stderr)
     print(index.resolve().as_uri())
     return 0

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.reproduce.preset import CPU_PRESET, WORKERS, Preset
-from harness.results import ResultsFile
 from harness.suite.grid import CV_TASKS, Shard
+from reports.contracts.results_file import ResultsFile
 
 
 def estimate_run_seconds(

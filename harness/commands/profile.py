@@ -20,13 +20,13 @@ from harness.cpu_usage import CONTENDED_BELOW
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
+from reports.contracts.profile_run import PROFILE_CSV, profile_csv
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from harness.profiling.sweep import SweepConfig
 
-CSV_NAME = "profile.csv"
 # Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
 # too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
 DEFAULT_CPU_SHARE = 0.8
@@ -76,7 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--threads",
         type=positive_int,
         help="intra-op threads of the measuring process (default: torch's, one per core); "
-        "recorded in profile.csv and the manifest",
+        f"recorded in {PROFILE_CSV} and the manifest",
     )
     parser.add_argument(
         "--strict",
@@ -211,9 +211,9 @@ def prepare_out(args: argparse.Namespace) -> Path:
             raise ValueError("--resume needs --out RUN_DIR (the folder of the sweep to resume)")
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         return Path("runs") / f"profile-{stamp}"
-    if (args.out / CSV_NAME).exists() and not args.resume:
+    if profile_csv(args.out).exists() and not args.resume:
         raise ValueError(
-            f"{args.out / CSV_NAME} exists: pass --resume to add the missing points, "
+            f"{profile_csv(args.out)} exists: pass --resume to add the missing points, "
             "or choose another --out"
         )
     return args.out
@@ -236,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
             f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
-            f"{measured}, L={list(config.predict_lengths)} predicted -> {out / CSV_NAME}"
+            f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
         )
         run_sweep(config, out, command, console, progress=args.progress)
     if args.report:
@@ -251,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     failed = failed_points(out)
     if failed:
         raise RunFailedError(
-            f"{len(failed)} points failed (profile.csv's message column; worker.log):\n"
+            f"{len(failed)} points failed ({PROFILE_CSV}'s message column; worker.log):\n"
             + "\n".join(failed)
         )
     return 0
@@ -278,7 +278,7 @@ def run_as_jobs(
     for label, outcome in zip(labels, outcomes, strict=True):
         status = "done" if outcome.ok else f"died: {outcome.error}"
         console.print(f"job {outcome.job_id} ({label}): {status} (log: {outcome.stderr})")
-    console.print(f"{merge(out, labels)} rows merged into {out / CSV_NAME}")
+    console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
     died = [o for o in outcomes if not o.ok]
     if died:
         raise RunFailedError(f"{len(died)} jobs died; rerun with --resume --out {out} to finish")

@@ -11,7 +11,6 @@ and the reproduction tables (``OUT/reproduction/``). Run it when nothing is bein
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shlex
@@ -24,9 +23,10 @@ from typing import Any
 from harness.arguments import positive_int
 from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS, Preset
-from harness.suite.tables import write_atomic
-
-MANIFEST = "manifest.json"
+from reports.contracts.manifest import manifest_path, read_manifest_if_any
+from reports.contracts.manifest import write_manifest as write_run_manifest
+from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
+from reports.contracts.suite_results import RUNS_FOLDER
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,13 +94,12 @@ def load_average() -> str:
 
 
 def read_manifest(out: Path) -> dict[str, Any]:
-    path = out / MANIFEST
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return read_manifest_if_any(out, "reproduce")
 
 
 def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     manifest["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
-    write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    write_run_manifest(out, manifest)
 
 
 def build_tables(out: Path, preset: Preset, manifest: dict[str, Any]) -> list[Path]:
@@ -139,7 +138,7 @@ def reproduce(
         caps=caps(preset),  # the tables count the runs that ended on these, not on early stop
         workers=workers,
         threads_per_run=threads,
-        files={"reproduction": "reproduction/", "tables": "tables/", "runs": "runs/"},
+        files={"reproduction": f"{FOLDER}/", "tables": "tables/", "runs": f"{RUNS_FOLDER}/"},
     )
     session = {"started": datetime.now(UTC).isoformat(timespec="seconds")}
     session["load_start"] = load_average()
@@ -171,9 +170,9 @@ def run(args: argparse.Namespace) -> int:
     if args.tables_only:
         manifest = read_manifest(args.out)
         if "preset" not in manifest:
-            raise InputError(f"--tables-only: {args.out / MANIFEST} not found; run first")
+            raise InputError(f"--tables-only: {manifest_path(args.out)} not found; run first")
         build_tables(args.out, Preset.from_dict(manifest["preset"]), manifest)
-        print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
+        print(f"tables: {table_path(args.out, MARKDOWN)}")
         return 0
     check_inputs(preset, args.data_dir, args.embeddings)
     import signal
@@ -183,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     status = reproduce(
         preset, args.out, args.data_dir, args.embeddings, args.workers, args.threads, command
     )
-    print(f"tables: {args.out / 'reproduction' / 'reproduction.md'}")
+    print(f"tables: {table_path(args.out, MARKDOWN)}")
     if status:
         raise RunFailedError("a run failed (its row and error.txt say why); rerun to retry it")
     return 0

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from datetime import UTC, datetime
@@ -22,8 +21,9 @@ from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
 from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
-from harness.suite.tables import write_atomic
 from harness.training.config import command_overrides
+from reports.contracts.manifest import write_manifest
+from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
@@ -118,15 +118,15 @@ def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[
         "overrides": overrides,
         "results": [path.name for path in all_results_files(out)],
         "files": {
-            "summary": "summary.csv",
-            "comparison": "comparison.csv",
+            "summary": SUMMARY,
+            "comparison": COMPARISON,
             "tables": sorted(
                 str(path.relative_to(out)) for path in tables if path.parent.name == "tables"
             ),
-            "runs": "runs/<task>/<encoder>/<seedN|foldN>/",
+            "runs": f"{RUNS_FOLDER}/<task>/<encoder>/<seedN|foldN>/",
         },
     }
-    write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    write_manifest(out, manifest)
 
 
 def _run_here(

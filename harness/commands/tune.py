@@ -25,6 +25,7 @@ from harness.profiling.grid import parse_lengths
 from harness.studies.plans import TuneContext
 from harness.studies.space import first_values, read_space
 from harness.training.config import command_overrides
+from reports.contracts.study import BEST_CONFIG
 
 STUDY_NAMES = ("block-length", "block-length-memory", "dropout", "search")
 FIT_OVERRIDES = True  # harness.cli hands the words it does not know on as ``args.words``
@@ -35,8 +36,8 @@ BUDGET_KEYS = ("max_steps", "max_epochs", "limit_train_batches", "limit_val_batc
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "Fit options (--trainer.*, --model.*, --data.*, as `sanbench fit` takes them) go to "
-        "every trial and into best_config.yaml; --max-steps, --max-epochs and --limit-* are "
-        "the trials' budget only (best_config.yaml trains the winner with the task's own)."
+        f"every trial and into {BEST_CONFIG}; --max-steps, --max-epochs and --limit-* are "
+        f"the trials' budget only ({BEST_CONFIG} trains the winner with the task's own)."
     )
     parser.add_argument("--study", required=True, choices=STUDY_NAMES)
     parser.add_argument(

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from reports.contracts.profile_run import variant_label
+
 # Bi-BloSAN Fig. 6 (Sec. 4.5) compares these encoders; MTSA Fig. 1 adds MTSA.
 PAPER_FIGURE_ENCODERS = (
     "bilstm",
@@ -85,7 +87,7 @@ class EncoderSpec:
 
     @property
     def label(self) -> str:
-        return f"{self.name}:{self.options_text}" if self.options else self.name
+        return variant_label(self.name, self.options_text)
 
     def kwargs(self) -> dict[str, Any]:
         return dict(self.options)

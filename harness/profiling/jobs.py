@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 from harness.profiling.run import one_encoder, run_sweep
-from harness.profiling.sweep import CSV_NAME, KEY_COLUMNS, SweepConfig
-from harness.results import ResultsFile
+from harness.profiling.sweep import SweepConfig
+from reports.contracts.profile_run import results_file
 
 JOBS_FOLDER = "jobs"
 
@@ -32,11 +32,11 @@ def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Pat
 
 def merge(out: Path, labels: list[str]) -> int:
     """Append the job folders' rows that ``out/profile.csv`` lacks; returns how many."""
-    merged = ResultsFile(out / CSV_NAME, KEY_COLUMNS)
+    merged = results_file(out)
     done = merged.done_keys()
     added = 0
     for label in labels:
-        for row in ResultsFile(job_folder(out, label) / CSV_NAME, KEY_COLUMNS).rows():
+        for row in results_file(job_folder(out, label)).rows():
             if merged.key(row) not in done:
                 merged.append(row)
                 done.add(merged.key(row))

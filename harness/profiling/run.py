@@ -4,7 +4,6 @@ profile`` and its per-encoder jobs (``harness.profiling.jobs``)."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,10 +12,10 @@ from rich.console import Console
 
 from harness.environment import environment
 from harness.errors import RunFailedError, RunInterruptedError
-from harness.profiling.sweep import CSV_NAME, KEY_COLUMNS, Sweep, SweepConfig
-from harness.results import ResultsFile
-
-MANIFEST = "manifest.json"
+from harness.profiling.sweep import Sweep, SweepConfig
+from reports.contracts.manifest import read_manifest_if_any
+from reports.contracts.manifest import write_manifest as write_run_manifest
+from reports.contracts.profile_run import profile_csv, results_file, variant_label
 
 
 def sweep_environment(config: SweepConfig) -> dict[str, str]:
@@ -29,8 +28,7 @@ def sweep_environment(config: SweepConfig) -> dict[str, str]:
 
 def write_manifest(out: Path, config: SweepConfig, env: dict[str, str], command: str) -> None:
     """The run's manifest; a resume keeps ``created`` and appends to ``resumed``."""
-    path = out / MANIFEST
-    old = json.loads(path.read_text()) if path.exists() else {}
+    old = read_manifest_if_any(out, "profile")
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     manifest = {
         "kind": "profile",
@@ -41,18 +39,17 @@ def write_manifest(out: Path, config: SweepConfig, env: dict[str, str], command:
         "config": {
             **{k: v for k, v in config.__dict__.items() if k not in ("preload", "encoders")},
             "encoders": [spec.label for spec in config.encoders],
-            "csv": CSV_NAME,
+            "csv": profile_csv(out).name,
         },
     }
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(manifest, indent=2) + "\n")
+    write_run_manifest(out, manifest)
 
 
 def failed_points(out: Path) -> list[str]:
     """The points of ``out/profile.csv`` that ended in an error (not an OOM: that is a result)."""
-    rows = ResultsFile(out / CSV_NAME, KEY_COLUMNS).rows()
+    rows = results_file(out).rows()
     return [
-        f"{row['encoder']}{':' + row['options'] if row['options'] else ''} L={row['seq_len']} "
+        f"{variant_label(row['encoder'], row['options'])} L={row['seq_len']} "
         f"{row['mode']}: {row['message']}"
         for row in rows
         if row["status"] == "error"
@@ -61,7 +58,7 @@ def failed_points(out: Path) -> list[str]:
 
 def contended_points(out: Path) -> int:
     """How many points of ``out/profile.csv`` ``--strict`` refused as contended."""
-    rows = ResultsFile(out / CSV_NAME, KEY_COLUMNS).rows()
+    rows = results_file(out).rows()
     return sum(row["status"] == "contended" for row in rows)
 
 

@@ -40,54 +40,15 @@ from harness.profiling.child import WorkerDiedError, WorkerProcess
 from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
 from harness.profiling.measure import MB, Point
 from harness.profiling.predict import Prediction, predict_points
-from harness.results import ResultsFile
+from reports.contracts.profile_run import (
+    COLUMNS,
+    ENVIRONMENT_COLUMNS,
+    METRIC_COLUMNS,
+    PROFILE_CSV,
+    results_file,
+)
 
-CSV_NAME = "profile.csv"
 LOG_NAME = "worker.log"
-KEY_COLUMNS = ("encoder", "options", "seq_len", "mode")
-METRIC_COLUMNS = (
-    "time_ms_median",
-    "time_ms_iqr",
-    "time_blocks",
-    "noisy",
-    "cpu_share",
-    "cpu_granted",
-    "contended",
-    "load_avg_before",
-    "load_avg_after",
-    "peak_mem_mb",
-    "peak_mem_mb_predicted",
-    "peak_rss_mb",
-    "gpu_process_mem_mb",
-    "params",
-    "flops",
-    "tflops",
-    "compile_s",
-)
-ENV_COLUMNS = (
-    "device_name",
-    "torch",
-    "cuda",
-    "python",
-    "threads",
-    "cpu_count",
-    "allocator",
-    "commit",
-)
-COLUMNS = (
-    *KEY_COLUMNS,
-    "batch_size",
-    "dim",
-    "device",
-    "dtype",
-    "compile",
-    "status",
-    *METRIC_COLUMNS,
-    "max_memory_mb",
-    "message",
-    *ENV_COLUMNS,
-    "measured_at",
-)
 # Settings that define one comparison: a CSV never mixes two values of any of them.
 COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
 DONE_STATUSES = ("ok", "oom", "skipped_oom", "error", "predicted", "contended")
@@ -155,7 +116,7 @@ def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path
         if recorded:
             raise ValueError(
                 f"{path}: recorded rows have {name}={', '.join(recorded)} but this run would "
-                f"write {name}={value}; one profile.csv holds one comparison. Resume with the "
+                f"write {name}={value}; one {path.name} holds one comparison. Resume with the "
                 f"same settings (e.g. --allocator {rows[0]['allocator']}) or use another --out."
             )
     threads = sorted({row["threads"] for row in rows if row["threads"]} - {str(config.threads)})
@@ -194,7 +155,7 @@ def make_row(
         **metrics,
         "max_memory_mb": config.max_memory_mb,
         "message": reply.get("message", ""),
-        **{name: env[name] for name in ENV_COLUMNS},
+        **{name: env[name] for name in ENVIRONMENT_COLUMNS},
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     return {name: _format(row[name]) for name in COLUMNS}
@@ -225,7 +186,7 @@ def contention_summary(rows: list[Mapping[str, str]]) -> str | None:
         return (
             f"{len(contended)} of {len(timed)} timed points were contended: their threads got "
             f"less than {CONTENDED_BELOW:.0%} of the CPU they asked for, so their times are "
-            "inflated. Stop what else runs (see the load average in profile.csv), use fewer "
+            f"inflated. Stop what else runs (see the load average in {PROFILE_CSV}), use fewer "
             "--threads than free cores, and profile again into a new --out (add --strict to "
             "re-measure contended points and fail those that stay contended)."
         )
@@ -242,7 +203,7 @@ class Sweep:
         self.out = out
         self.env = dict(env)
         self.console = console
-        self.results = ResultsFile(out / CSV_NAME, KEY_COLUMNS)
+        self.results = results_file(out)
         rows = self.results.rows()
         check_compatible(rows, config, self.results.path)
         self.done = {self.results.key(row) for row in rows}

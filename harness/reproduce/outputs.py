@@ -1,13 +1,5 @@
-"""Write the reproduction's data files: CSVs (read by ``reports/``) and the markdown for
-``docs/results.md``.
-
-    OUT/reproduction/cells.csv      task x encoder: ours mean/std/n, paper mean/std, gap, ranks
-    OUT/reproduction/taus.csv       per task: Kendall's τ (ours vs paper ranking), protocol
-    OUT/reproduction/pairs.csv      per task and encoder pair: paired test, paper spread check
-    OUT/reproduction/encoders.csv   per encoder: mean/min/max gap over tasks
-    OUT/reproduction/runs.csv       the raw per-run rows the tables come from
-    OUT/reproduction/reproduction.md  everything above as markdown, with the footnote and facts
-"""
+"""Write the reproduction's data files (``reports.contracts.reproduction``: CSVs read by
+``reports/``) and the markdown for ``docs/results.md``."""
 
 from __future__ import annotations
 
@@ -22,12 +14,9 @@ from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
 from harness.reproduce.tables import Reproduction, reproduction
 from harness.suite.grid import CV_FOLDS, CV_TASKS
-from harness.suite.tables import MISSING, Table, fmt, write_atomic
+from harness.suite.tables import MISSING, Table, fmt
 from harness.training.config import task_defaults
-
-FOLDER = "reproduction"
-RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_acc", "epochs"]
-RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "wall_s", "device_name", "torch", "commit"]
+from reports.contracts import reproduction as files
 
 
 def protocol(task: str, preset: Preset) -> str:
@@ -268,10 +257,10 @@ def ended_on_cap(runs: pd.DataFrame, budgets: dict[str, dict[str, dict[str, int]
 
 
 def results_block(runs: pd.DataFrame, record: dict[str, Any]) -> str:
-    """docs/results.md's generated section from the per-run rows (``RUN_COLUMNS``) and the
-    reproduction's record (its manifest's ``preset``, ``caps`` and ``departures``): the Table 6
-    grid, what the tests support, the gaps per encoder, the runs that ended on a cap, and every
-    remaining confound."""
+    """docs/results.md's generated section from the per-run rows (``RUN_COLUMNS`` of
+    ``reports.contracts.reproduction``) and the reproduction's record (its manifest's
+    ``preset``, ``caps`` and ``departures``): the Table 6 grid, what the tests support, the
+    gaps per encoder, the runs that ended on a cap, and every remaining confound."""
     preset = Preset.from_dict(record["preset"])
     result = reproduction(runs, list(preset.tasks), list(preset.encoders))
     capped = runs[ended_on_cap(runs, record["caps"])]
@@ -346,21 +335,21 @@ def markdown(result: Reproduction, preset: Preset, facts: dict[str, Any]) -> str
 def write_outputs(
     out_dir: Path, result: Reproduction, finished: pd.DataFrame, preset: Preset, facts: dict
 ) -> list[Path]:
-    """Every file of the module docstring under ``out_dir/reproduction``; returns the paths."""
-    folder = Path(out_dir) / FOLDER
-    runs = finished.reindex(columns=RUN_COLUMNS).sort_values(["task", "encoder", "replicate"])
-    texts = {
-        "cells.csv": result.cells.to_csv(index=False),
-        "taus.csv": result.taus.assign(
-            protocol=[protocol(task, preset) for task in result.taus["task"]]
-        ).to_csv(index=False),
-        "pairs.csv": result.pairs.to_csv(index=False),
-        "encoders.csv": result.encoders.to_csv(index=False),
-        "runs.csv": runs.to_csv(index=False),
-        "reproduction.md": markdown(result, preset, facts),
-    }
-    written = []
-    for name, text in texts.items():
-        write_atomic(folder / name, text)
-        written.append(folder / name)
-    return written
+    """Every file of ``reports.contracts.reproduction`` under ``out_dir``; returns the paths."""
+    runs = finished.reindex(columns=files.RUN_COLUMNS)
+    runs = runs.sort_values(["task", "encoder", "replicate"])
+    taus = result.taus.assign(
+        title=[get_task(task).title for task in result.taus["task"]],
+        protocol=[protocol(task, preset) for task in result.taus["task"]],
+    )
+    return files.write_tables(
+        out_dir,
+        {
+            files.CELLS: result.cells.to_csv(index=False),
+            files.TAUS: taus.to_csv(index=False),
+            files.PAIRS: result.pairs.to_csv(index=False),
+            files.ENCODERS: result.encoders.to_csv(index=False),
+            files.RUNS: runs.to_csv(index=False),
+            files.MARKDOWN: markdown(result, preset, facts),
+        },
+    )

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.reproduce.stats import kendall_tau, paired_test, pooled_p_value
-from harness.suite.paper_numbers import BI_BLOSAN, MTSA, PaperValue, lookup
+from reports.aggregation import mean_std
+from reports.paper_numbers import BI_BLOSAN, MTSA, PaperValue, lookup
 
 # where each task's published number is read, first match wins (MTSA adds its own row)
 PAPER_TABLES = ((BI_BLOSAN, "Table 6"), (MTSA, "Table 5"))
@@ -72,10 +73,6 @@ def per_run_scores(finished: pd.DataFrame) -> dict[tuple[str, str], dict[str, fl
     return scores
 
 
-def _std(values: list[float]) -> float:
-    return float(pd.Series(values).std(ddof=1)) if len(values) > 1 else math.nan
-
-
 def _ranks(values: dict[str, float]) -> dict[str, float]:
     """1 = best; equal values share the mean rank."""
     series = pd.Series(values, dtype=float)
@@ -100,16 +97,16 @@ class Reproduction:
 def _task_cells(task: str, encoders: list[str], scores: dict) -> list[dict]:
     records = []
     for encoder in encoders:
-        values = list(scores.get((task, encoder), {}).values())
+        ours = mean_std(scores.get((task, encoder), {}).values())
         paper = paper_value(encoder, task)
-        mean = sum(values) / len(values) if values else math.nan
+        mean = ours.mean
         records.append(
             {
                 "task": task,
                 "encoder": encoder,
-                "n": len(values),
+                "n": ours.n,
                 "ours_mean": mean,
-                "ours_std": _std(values),
+                "ours_std": ours.std,
                 "paper_mean": math.nan if paper is None else paper.value,
                 "paper_std": math.nan if paper is None or paper.std is None else paper.std,
                 "gap": math.nan if paper is None else mean - paper.value,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import optuna
 
 from harness.studies.plans import TuneContext
 from harness.training.fit_run import FitRun
+from reports.contracts.fit_run import FitRunFolder
 
 REPORTED = (
     "dev_acc",
@@ -81,7 +81,7 @@ def fit_trial(
             raise RuntimeError(
                 f"trial {trial.number}: fit in {run_dir} exited with {child.exitcode}"
             )
-        metrics = json.loads((run_dir / "metrics.json").read_text())
+        metrics = FitRunFolder(run_dir).read_metrics()
     else:
         from harness.training.run import run_fit
 

@@ -11,9 +11,7 @@ concurrent workers may all call ``write``.
 
 from __future__ import annotations
 
-import json
 import shlex
-import uuid
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -27,34 +25,24 @@ from optuna.trial import FrozenTrial, TrialState
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import SURPLUS_ATTR
 from harness.training.fit_run import FitRun
+from reports.contracts.atomic import write_atomic
+from reports.contracts.manifest import write_manifest
+from reports.contracts.study import StudyFolder
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from optuna.visualization import matplotlib as ovm
 
-BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` file
 
-
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """``write`` a temporary file of its own beside ``path``, then rename it over ``path``:
-    workers of one study that finish together each write whole files, never each other's."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        write(tmp)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_trials_csv(study: optuna.Study, path: Path) -> int:
+def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
     """Every trial but the surplus ones (failed before running); returns the row count."""
     frame = study.trials_dataframe(multi_index=False)
     column = f"user_attrs_{SURPLUS_ATTR}"
     if column in frame:
         frame = frame[frame[column] != True]  # noqa: E712  (NaN for ordinary trials)
         frame = frame.drop(columns=[column])
-    _atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
+    folder.write_trials(frame)
     return len(frame)
 
 
@@ -92,7 +80,9 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
             skipped[name] = f"{type(error).__name__}: {error}"
             plt.close("all")
             continue
-        _atomic(out / f"{name}.png", lambda tmp, f=figure: f.savefig(tmp, dpi=110, format="png"))
+        write_atomic(
+            out / f"{name}.png", lambda tmp, f=figure: f.savefig(tmp, dpi=110, format="png")
+        )
         plt.close(figure)
         drawn[name] = f"{name}.png"
     return drawn, skipped
@@ -121,7 +111,8 @@ def write_outputs(
 ) -> dict[str, Any]:
     """Write every output file of the study into ``out``; returns the summary dict."""
     out.mkdir(parents=True, exist_ok=True)
-    rows = write_trials_csv(study, out / "trials.csv")
+    folder = StudyFolder(out)
+    rows = write_trials_csv(study, folder)
     figures, skipped = write_figures(study, plan, out)
     best = best_trials(study, plan)
     chosen = _pick_for_command(best)
@@ -129,9 +120,9 @@ def write_outputs(
     if chosen is not None and plan.fit_overrides is not None and fit_run_for is not None:
         fit_run = fit_run_for(plan.fit_overrides(chosen))
         text = fit_run.to_yaml()
-        _atomic(out / BEST_CONFIG, lambda tmp: tmp.write_text(text))
+        folder.write_best_config(text)
         command = shlex.join(
-            ["sanbench", "fit", "--config", str(out / BEST_CONFIG), "--out", str(fit_run.out_dir)]
+            ["sanbench", "fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
         )
     states = [t.state for t in study.get_trials(deepcopy=False)]
     counts = {s.name.lower(): states.count(s) for s in TrialState if states.count(s)}
@@ -142,13 +133,13 @@ def write_outputs(
         "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
         "trial_counts": counts,
         "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
-        "fit_config": BEST_CONFIG if command else "",
+        "fit_config": folder.best_config.name if command else "",
         "fit_command": command,
         "results": extra,
         "notes": plan.notes,
         "figures_not_drawn": skipped,
     }
-    _atomic(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(summary, indent=2) + "\n"))
+    folder.write_summary(summary)
     manifest = {
         "kind": "study",
         **meta,
@@ -160,12 +151,7 @@ def write_outputs(
         "trial_counts": counts,
         "trials_csv_rows": rows,
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
-        "files": {
-            "trials": "trials.csv",
-            "summary_json": "summary.json",
-            **({"best_config": BEST_CONFIG} if command else {}),
-            "figures": figures,
-        },
+        "files": folder.files(figures, with_best_config=bool(command)),
     }
-    _atomic(out / "manifest.json", lambda t: t.write_text(json.dumps(manifest, indent=2) + "\n"))
+    write_manifest(out, manifest)
     return summary

@@ -16,11 +16,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.results import complete_text
-from harness.suite.paper_numbers import BI_BLOSAN, MTSA, lookup
 from harness.suite.params import param_rows, params_table
 from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
-from harness.suite.tables import MISSING, Table, fmt, write_atomic, write_tables
+from harness.suite.tables import MISSING, Table, fmt, write_tables
+from reports.aggregation import mean_std
+from reports.contracts.atomic import write_text_atomic
+from reports.contracts.results_file import complete_text
+from reports.contracts.suite_results import COMPARISON, SUMMARY
+from reports.paper_numbers import BI_BLOSAN, MTSA, lookup
 
 SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
 COMPARISON_COLUMNS = [
@@ -75,12 +78,10 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
         for metric in METRIC_COLUMNS:
             if metric not in group:
                 continue
-            values = pd.to_numeric(group[metric], errors="coerce").dropna()
-            if values.empty:
-                continue
             scale = 100.0 if metric in PERCENT_METRICS else 1.0
-            std = values.std(ddof=1) * scale if len(values) > 1 else float("nan")
-            records.append((task, encoder, metric, len(values), values.mean() * scale, std))
+            stats = mean_std(group[metric], scale)
+            if stats.n:
+                records.append((task, encoder, metric, stats.n, stats.mean, stats.std))
     return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
 
 
@@ -318,10 +319,10 @@ def aggregate(out_dir: Path, param_encoders: Iterable[str] | None = None) -> lis
     failed = failures(results)
     if not failed.empty:
         tables.append(failures_table(failed))
-    written = [out_dir / "summary.csv", out_dir / "comparison.csv"]
-    write_atomic(written[0], summary.to_csv(index=False))
+    written = [out_dir / SUMMARY, out_dir / COMPARISON]
+    write_text_atomic(written[0], summary.to_csv(index=False))
     frames = [frame for frame in cells.values() if not frame.empty]
     merged = pd.concat(frames) if frames else pd.DataFrame(columns=COMPARISON_COLUMNS)
-    write_atomic(written[1], merged.to_csv(index=False))
+    write_text_atomic(written[1], merged.to_csv(index=False))
     written += write_tables(tables, out_dir / "tables", "sanbench suite")
     return written

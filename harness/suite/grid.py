@@ -12,8 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-CV_TASKS = frozenset({"cr", "mpqa", "subj", "mr"})
-CV_FOLDS = 10
+from datamodules.tasks import get_task, list_tasks
+from reports.contracts.fit_run import replicate_label
+from reports.contracts.suite_results import run_folder
+
+# the tasks scored by cross validation, and their fold count, as their TaskSpecs declare
+CV_TASKS = frozenset(name for name in list_tasks() if get_task(name).cv_folds)
+(CV_FOLDS,) = {get_task(name).cv_folds for name in CV_TASKS}
 CV_SEED = 0
 
 
@@ -29,7 +34,7 @@ class RunSpec:
     @property
     def replicate(self) -> str:
         """``fold3`` for a CV fold, ``seed3`` otherwise (the run's folder name)."""
-        return f"fold{self.fold}" if self.fold is not None else f"seed{self.seed}"
+        return replicate_label(self.seed, self.fold)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -37,7 +42,7 @@ class RunSpec:
         return (self.task, self.encoder, self.replicate)
 
     def run_dir(self, out_dir: Path) -> Path:
-        return Path(out_dir) / "runs" / self.task / self.encoder / self.replicate
+        return run_folder(out_dir, self.task, self.encoder, self.replicate)
 
 
 def expand_grid(

@@ -17,10 +17,10 @@ from typing import Any
 from torch import nn
 
 from encoders import build_encoder, list_encoders
-from harness.suite.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 from harness.suite.tables import MISSING, Table
 from harness.training.fit_run import FitRun
 from harness.training.heads import FEATURE_FACTOR, Classifier
+from reports.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3

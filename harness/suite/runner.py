@@ -16,55 +16,32 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.outdir import one_writer
-from harness.results import ResultsFile
 from harness.suite.grid import RunSpec, Shard
 from harness.training.fit_run import FitRun
-from harness.training.run_folder import FILE_NAME as CONFIG_FILE
 from harness.training.run_folder import differences_from_saved
-
-KEY_COLUMNS = ("task", "encoder", "replicate")
-METRIC_COLUMNS = (
-    "params",
-    "train_time_per_epoch_s",
-    "peak_train_mem_mb",
-    "dev_infer_time_s",
-    "epochs",
-    "steps",
-    "train_acc",
-    "dev_acc",
-    "test_acc",
-    "dev_pearson",
-    "dev_spearman",
-    "dev_mse",
-    "test_pearson",
-    "test_spearman",
-    "test_mse",
+from reports.contracts.fit_run import CONFIG as CONFIG_FILE
+from reports.contracts.results_file import ResultsFile
+from reports.contracts.suite_results import (
+    COLUMNS,
+    ENVIRONMENT_COLUMNS,
+    KEY_COLUMNS,
+    METRIC_COLUMNS,
+    shard_file,
+    shard_path,
+    shard_paths,
 )
-ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")
-COLUMNS = (
-    *KEY_COLUMNS,
-    "seed",
-    "fold",
-    "status",
-    "error",
-    *METRIC_COLUMNS,
-    "wall_s",
-    *ENVIRONMENT_COLUMNS,
-    "run_dir",
-)
-RESULTS_GLOB = "results-*-of-*.csv"
 
 FitFn = Callable[[FitRun], Mapping[str, Any]]
 LogFn = Callable[[str], None]
 
 
 def results_path(out_dir: Path, shard: Shard) -> Path:
-    return Path(out_dir) / f"results-{shard.label}.csv"
+    return shard_path(out_dir, shard.label)
 
 
 def all_results_files(out_dir: Path) -> list[Path]:
     """Every shard's results file under ``out_dir``."""
-    return sorted(Path(out_dir).glob(RESULTS_GLOB))
+    return shard_paths(out_dir)
 
 
 def finished_keys(out_dir: Path) -> set[tuple[str, ...]]:
@@ -192,7 +169,7 @@ def _run_shard(
     overrides: Mapping[str, Any],
     log: LogFn,
 ) -> SuiteSummary:
-    results = ResultsFile(results_path(out_dir, shard), KEY_COLUMNS)
+    results = shard_file(out_dir, shard.label)
     done = finished_keys(out_dir)
     summary = SuiteSummary()
     mine = shard.select(runs)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from reports.contracts.atomic import write_text_atomic
 
 MISSING = "–"
 
@@ -53,23 +54,14 @@ def fmt(mean: float | None, std: float | None = None, digits: int = 1) -> str:
     return text
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (readers never see
-    half a file, even when several shards aggregate into the same folder)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def write_tables(tables: list[Table], folder: Path, title: str) -> list[Path]:
     """Each table as ``NAME.csv`` and ``NAME.md``, plus all of them in ``tables.md``."""
     written = []
     for table in tables:
         for suffix, text in (("csv", table.to_csv()), ("md", table.to_markdown())):
             path = folder / f"{table.name}.{suffix}"
-            write_atomic(path, text)
+            write_text_atomic(path, text)
             written.append(path)
     markdown = f"# {title}\n\n" + "\n".join(table.to_markdown() for table in tables)
-    write_atomic(folder / "tables.md", markdown)
+    write_text_atomic(folder / "tables.md", markdown)
     return [*written, folder / "tables.md"]

@@ -15,6 +15,7 @@ from harness.training.efficiency import EfficiencyCallback
 from harness.training.epoch_lines import EpochLines, progress_bar_on
 from harness.training.interrupt import StopOnSignal
 from harness.training.run_options import RunOptions
+from reports.contracts.fit_run import LOGS, FitRunFolder
 
 
 def monitored_metric(kind: str) -> str:
@@ -27,7 +28,7 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
     ``checkpoint_every_minutes`` of training, mid-epoch included: a kill loses at most that."""
     steps, minutes = run.checkpoint_every_n_steps, run.checkpoint_every_minutes
     return ModelCheckpoint(
-        dirpath=out_dir / "checkpoints",
+        dirpath=FitRunFolder(out_dir).checkpoints,
         save_last=True,
         save_top_k=0,
         every_n_train_steps=steps or None,
@@ -43,7 +44,7 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
     callbacks.append(StopOnSignal(out_dir / "checkpoints" / "last.ckpt"))
     callbacks.append(
         ModelCheckpoint(
-            dirpath=out_dir / "checkpoints",
+            dirpath=FitRunFolder(out_dir).checkpoints,
             filename="best-{epoch}-{step}",
             monitor=monitor,
             mode="max",
@@ -83,7 +84,7 @@ def trainer_arguments(
     progress = progress_bar_on(progress_bar)
     ours = make_callbacks(run, out_dir, monitored_metric(kind))
     chosen = [] if isinstance(logger, bool) or logger is None else logger
-    loggers = [CSVLogger(out_dir, name="logs"), *(chosen if isinstance(chosen, list) else [chosen])]
+    loggers = [CSVLogger(out_dir, name=LOGS), *(chosen if isinstance(chosen, list) else [chosen])]
     return {
         "callbacks": [*(callbacks or []), *ours, *([] if progress else [EpochLines()])],
         "logger": loggers,

@@ -22,8 +22,6 @@ import numpy as np
 import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 
-FILE_NAME = "test_predictions.csv"
-
 
 class _CsvWriter(BasePredictionWriter, ABC):
     """Rows appended per batch to a hidden file, renamed into place when the loop ends.

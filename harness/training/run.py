@@ -1,20 +1,9 @@
-"""``run_fit``: train, validate and test one (task, encoder, seed, fold) and write its folder.
-
-Folder layout::
-
-    out_dir/fit_config.yaml     the run's complete configuration (``sanbench fit --config`` runs it)
-    out_dir/metrics.json        every final metric, efficiency columns, resolved config, versions
-    out_dir/manifest.json       {"kind": "fit", ...}
-    out_dir/logs/version_N/     Lightning CSV logs, one folder per (re)start
-    out_dir/curve.csv           every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)
-    out_dir/test_predictions.csv  index, length(s), label, prediction per test example
-    out_dir/checkpoints/        last.ckpt (resume; also mid-epoch) and the best-on-dev checkpoint
-"""
+"""``run_fit``: train, validate and test one (task, encoder, seed, fold) and write its folder
+(the files of ``reports.contracts.fit_run``)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import shlex
 import sys
@@ -42,11 +31,12 @@ from harness.training.fit_cli import FitCLI
 from harness.training.fit_run import FitRun
 from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
-from harness.training.predictions import FILE_NAME as PREDICTIONS_FILE
 from harness.training.predictions import TestPredictionWriter
-from harness.training.run_folder import FILE_NAME as CONFIG_FILE
 from harness.training.run_folder import MARKER as RUN_MARKER
 from harness.training.run_folder import check_run_folder, prepare_run_folder
+from reports.contracts.fit_run import CONFIG as CONFIG_FILE
+from reports.contracts.fit_run import FitRunFolder
+from reports.contracts.manifest import write_manifest
 
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128
 
@@ -57,12 +47,6 @@ def _renamed(metrics: dict[str, Any], old: str, new: str) -> dict[str, float]:
         for k, v in metrics.items()
         if k.startswith(old) and k != f"{old}loss_step"
     }
-
-
-def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=False, default=str) + "\n")
-    tmp.replace(path)
 
 
 def _plain(loader: DataLoader) -> DataLoader:
@@ -101,7 +85,7 @@ def fit_datamodule(
         compile_seconds = compile_encoder(
             module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
         )
-    last = out_dir / "checkpoints" / "last.ckpt"
+    last = FitRunFolder(out_dir).last_checkpoint
     resume = last if last.exists() else None
     if resume:
         check_readable(last, "delete it to restart this run from scratch, or choose another --out")
@@ -127,7 +111,7 @@ def fit_datamodule(
             trainer.loggers = loggers
         test = trainer.test(module, **evaluated, verbose=False)[0]
         # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
-        trainer.callbacks.append(TestPredictionWriter(out_dir / PREDICTIONS_FILE))
+        trainer.callbacks.append(TestPredictionWriter(FitRunFolder(out_dir).predictions))
         trainer.predict(
             module,
             dataloaders=_plain(datamodule.test_dataloader()),
@@ -177,11 +161,12 @@ def _run_fit(
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
     started = (out_dir / CONFIG_FILE).exists()
+    folder = FitRunFolder(out_dir)
     with removed_if_left_empty(out_dir):  # a failed start leaves nothing that blocks a re-run
         prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
-        done = out_dir / "metrics.json"
-        if done.exists():
-            return json.loads(done.read_text())
+        folder = FitRunFolder(out_dir)
+        if folder.finished():
+            return folder.read_metrics()
         try:
             cli.build(callbacks)
         except BaseException:
@@ -211,8 +196,8 @@ def _run_fit(
     if trainer.fast_dev_run:  # a smoke test of the code path: no finished run to report
         return {**metrics, "fast_dev_run": True}
     if trainer.is_global_zero:
-        _write_json(
-            out_dir / "manifest.json",
+        write_manifest(
+            out_dir,
             {
                 "kind": "fit",
                 "command": shlex.join(["sanbench", *sys.argv[1:]]),
@@ -221,15 +206,8 @@ def _run_fit(
                 "seed": seed,
                 "fold": fold,
                 "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-                "files": {
-                    "config": "fit_config.yaml",
-                    "metrics": "metrics.json",
-                    "curve": "curve.csv",
-                    "logs": "logs/version_*/metrics.csv",
-                    "checkpoints": "checkpoints",
-                    "predictions": PREDICTIONS_FILE,
-                },
+                "files": folder.files(),
             },
         )
-        _write_json(done, metrics)
+        folder.write_metrics(metrics)
     return metrics

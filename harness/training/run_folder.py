@@ -20,11 +20,13 @@ import yaml
 from harness.errors import InputError
 from harness.outdir import is_lock_file
 from harness.training.config import dotted
+from reports.contracts.fit_run import CONFIG as FILE_NAME
+from reports.contracts.fit_run import METRICS
+from reports.contracts.manifest import MANIFEST
 
-FILE_NAME = "fit_config.yaml"
 # a larger budget continues a run (finished or not) instead of being another run
 BUDGET = ("trainer.max_epochs", "trainer.max_steps")
-FINISHED = ("metrics.json", "manifest.json")  # written when a run ends; an extension drops them
+FINISHED = (METRICS, MANIFEST)  # written when a run ends; an extension drops them
 MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overwrite needs it
 # keys that do not change what a run computes: a resume may change them
 NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir",

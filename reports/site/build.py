@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -11,8 +12,10 @@ import jinja2
 import matplotlib
 import pandas as pd
 
+from reports.contracts.manifest import KINDS
 from reports.site import compare_page, profile_page, reproduce_page, study_page, training_page
-from reports.site.discover import Run, discover
+from reports.site.discover import Run, Skipped, discover
+from reports.site.ledger import SiteLedger
 from reports.site.render import Page, render
 
 BUILDERS: dict[str, Callable[[Run, Path], Page]] = {
@@ -25,22 +28,37 @@ BUILDERS: dict[str, Callable[[Run, Path], Page]] = {
 COMPARISON_SLUG = "compare-profiles"
 
 
-def build_site(paths: list[Path], out: Path, command: str = "") -> Path:
+def build_site(
+    paths: list[Path], out: Path, command: str = "", skipped: list[Skipped] | None = None
+) -> Path:
     """Pages for every run under ``paths`` into ``out``; returns ``out/index.html``.
 
-    Two or more profile runs also get a comparison page (baseline: the first one given).
+    Two or more profile runs also get a comparison page (baseline: the first one given). A run
+    that cannot be read yet (a half-written folder) is left out and listed on the index page
+    with the reason, as is a path without a manifest; ``skipped`` receives them too. Pages an
+    earlier build made in ``out`` are replaced or, when no longer built, removed.
     """
     out = Path(out)
-    runs = discover([Path(p) for p in paths])
+    skipped = [] if skipped is None else skipped
+    runs = discover([Path(p) for p in paths], skipped)
+    ledger = SiteLedger(out)
     pages = []
+    built: list[Run] = []
     for run in runs:
-        (out / run.slug).mkdir(parents=True, exist_ok=True)
-        pages.append(BUILDERS[run.kind](run, out / run.slug))
-    profiles = [run for run in runs if run.kind == "profile"]
+        build = functools.partial(BUILDERS[run.kind], run)
+        page = _build_page(ledger, run.slug, build, skipped, run)
+        if page is not None:
+            pages.append(page)
+            built.append(run)
+    if not pages:
+        raise ValueError("no run could be read: " + "; ".join(s.reason for s in skipped))
+    profiles = [run for run in built if run.kind == "profile"]
     comparisons = []
     if len(profiles) > 1:
-        (out / COMPARISON_SLUG).mkdir(parents=True, exist_ok=True)
-        comparisons.append(compare_page.build(profiles, out / COMPARISON_SLUG, COMPARISON_SLUG))
+        build = functools.partial(compare_page.build, profiles, slug=COMPARISON_SLUG)
+        comparison = _build_page(ledger, COMPARISON_SLUG, build, skipped, None)
+        comparisons = [comparison] if comparison is not None else []
+    ledger.finish()
     return render(
         "index.html.j2",
         out / "index.html",
@@ -56,9 +74,30 @@ def build_site(paths: list[Path], out: Path, command: str = "") -> Path:
         command=command or "not recorded",
         pages=pages,
         comparisons=comparisons,
-        kinds=("profile", "suite", "reproduce", "study", "fit"),
+        kinds=KINDS,
+        skipped=skipped,
         files=[],
     )
+
+
+def _build_page(
+    ledger: SiteLedger,
+    slug: str,
+    build: Callable[[Path], Page],
+    skipped: list[Skipped],
+    run: Run | None,
+) -> Page | None:
+    """``build(page_dir)``; a run whose files cannot be read is noted in ``skipped``."""
+    existed = (ledger.out / slug).exists()
+    page_dir = ledger.fresh_page_dir(slug)
+    try:
+        page = build(page_dir)
+    except (OSError, ValueError) as error:  # half-written: empty CSV, missing table, ...
+        ledger.drop_page(slug, existed)
+        skipped.append(Skipped(str(run.folder if run else slug), str(error)))
+        return None
+    ledger.built_page(slug)
+    return page
 
 
 def build_profile_report(run_dir: Path) -> Path:

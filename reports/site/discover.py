@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MANIFEST = "manifest.json"
-KINDS = ("profile", "suite", "reproduce", "study", "fit")
+from reports.contracts.manifest import MANIFEST, has_manifest, read_manifest
+from reports.site.ledger import is_site
 
 
 @dataclass(frozen=True)
@@ -27,31 +26,19 @@ class Run:
         return self.folder.name
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The parsed manifest; a clear error naming the file and line when it is not JSON."""
-    try:
-        manifest = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ValueError(
-            f"{path}, line {error.lineno}: not valid JSON ({error.msg}); the file should be "
-            "the manifest.json that sanbench profile/suite/reproduce/tune/fit wrote"
-        ) from None
-    if not isinstance(manifest, dict) or manifest.get("kind") not in KINDS:
-        kind = manifest.get("kind") if isinstance(manifest, dict) else None
-        raise ValueError(f"{path}, line 1: kind is {kind!r}; expected one of {', '.join(KINDS)}")
-    return manifest
-
-
 def manifest_folders(root: Path) -> list[Path]:
     """Folders under ``root`` (itself included) holding a manifest, outermost only.
 
-    A suite's per-run ``fit`` manifests belong to the suite and are not listed separately.
+    A suite's per-run ``fit`` manifests belong to the suite and are not listed separately;
+    report sites (whose pages hold copies of manifests) are not run folders.
     """
-    if (root / MANIFEST).is_file():
+    if is_site(root):
+        return []
+    if has_manifest(root):
         return [root]
     found = []
     for current, subfolders, files in os.walk(root):
-        subfolders.sort()
+        subfolders[:] = sorted(name for name in subfolders if not is_site(Path(current) / name))
         if MANIFEST in files:
             found.append(Path(current))
             subfolders.clear()
@@ -68,27 +55,54 @@ def _slug(kind: str, folder: Path, taken: set[str]) -> str:
     return slug
 
 
-def discover(paths: list[Path]) -> list[Run]:
-    """Every run under ``paths``, in the order given (each folder once)."""
+@dataclass(frozen=True)
+class Skipped:
+    """A path the site leaves out, and why (shown on the index page)."""
+
+    source: str
+    reason: str
+
+
+def discover(paths: list[Path], skipped: list[Skipped] | None = None) -> list[Run]:
+    """Every run under ``paths``, in the order given (each folder once).
+
+    A path without a manifest, or with one that cannot be read, raises; with a ``skipped``
+    list it is noted there instead, and only finding no run at all raises.
+    """
     runs: list[Run] = []
     seen: set[Path] = set()
     taken: set[str] = {"index"}
+
+    def note(source: Path, error: Exception) -> None:
+        if skipped is None:
+            raise error
+        skipped.append(Skipped(str(source), str(error)))
+
     for path in paths:
         path = Path(path)
         if not path.is_dir():
             raise FileNotFoundError(f"{path}: not a folder; pass run folders (or their parents)")
         folders = manifest_folders(path)
         if not folders:
-            raise FileNotFoundError(
-                f"{path}: no {MANIFEST} in it or below; pass folders written by "
-                "sanbench profile, suite, reproduce, tune or fit"
+            note(
+                path,
+                FileNotFoundError(
+                    f"{path}: no {MANIFEST} in it or below; pass folders written by "
+                    "sanbench profile, suite, reproduce, tune or fit"
+                ),
             )
         for folder in folders:
             resolved = folder.resolve()
             if resolved in seen:
                 continue
             seen.add(resolved)
-            manifest = read_manifest(folder / MANIFEST)
+            try:
+                manifest = read_manifest(folder)
+            except (OSError, ValueError) as error:
+                note(folder, error)
+                continue
             kind = manifest["kind"]
             runs.append(Run(kind, folder, manifest, _slug(kind, folder, taken)))
+    if not runs and skipped:
+        raise FileNotFoundError("no run could be read: " + "; ".join(s.reason for s in skipped))
     return runs

@@ -8,12 +8,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
+from reports.contracts.manifest import MANIFEST
+from reports.contracts.profile_run import PROFILE_CSV
 from reports.profile.claims import papers_claims
-from reports.profile.data import CSV_NAME, environment, load_run, longest_points
+from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
 from reports.profile.growth import MIN_R2, NOT_ENOUGH, growth_table
 from reports.profile.tables import BUDGETS_GB, longest_fitting, prediction_errors
-from reports.site.discover import MANIFEST, Run
+from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
 
 STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error", "contended")
@@ -54,7 +56,7 @@ def build(run: Run, page_dir: Path) -> Page:
         budgets=[f"{b} GB" for b in BUDGETS_GB],
         claims=[asdict(c) for c in papers_claims(rows)],
         summary=longest_points(rows),
-        files=copy_data(run.folder, [CSV_NAME, MANIFEST], page_dir),
+        files=copy_data(run.folder, [PROFILE_CSV, MANIFEST], page_dir),
     )
     lengths = sorted(rows["seq_len"].dropna().astype(int).unique())
     return Page(

@@ -8,24 +8,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from datamodules.tasks import get_task
+from reports.contracts import reproduction
+from reports.contracts.manifest import MANIFEST
+from reports.contracts.reproduction import read_table
 from reports.site import numbers
-from reports.site.discover import MANIFEST, Run
+from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 
-FOLDER = "reproduction"
-FILES = ("cells.csv", "taus.csv", "pairs.csv", "encoders.csv", "runs.csv", "reproduction.md")
 TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper"]
 TASK_HEADER += ["ours not separable from", "paper within spread of"]
-
-
-def read_table(folder: Path, name: str) -> pd.DataFrame:
-    path = folder / FOLDER / name
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: rebuild it with `sanbench reproduce --out {folder} --tables-only`"
-        )
-    return pd.read_csv(path)
 
 
 def mean_std(mean: float, std: float) -> str:
@@ -51,9 +42,9 @@ def partners(pairs: pd.DataFrame, encoder: str, tied: pd.Series) -> str:
 
 
 def task_sections(folder: Path) -> list[dict]:
-    cells = read_table(folder, "cells.csv")
-    taus = read_table(folder, "taus.csv").set_index("task")
-    pairs = read_table(folder, "pairs.csv")
+    cells = read_table(folder, reproduction.CELLS)
+    taus = read_table(folder, reproduction.TAUS).set_index("task")
+    pairs = read_table(folder, reproduction.PAIRS)
     sections = []
     for task in taus.index:
         task_pairs = pairs[pairs["task"] == task]
@@ -77,7 +68,8 @@ def task_sections(folder: Path) -> list[dict]:
         sections.append(
             {
                 "id": f"task-{task}",
-                "label": get_task(task).title,
+                # the title the harness wrote (older tables: the task's name)
+                "label": taus.loc[task].get("title", task),
                 "protocol": taus.loc[task, "protocol"],
                 "tau": numbers.fixed(taus.loc[task, "tau"], 2),
                 "tau_value": taus.loc[task, "tau"],
@@ -93,7 +85,7 @@ def task_sections(folder: Path) -> list[dict]:
 
 
 def encoder_rows(folder: Path) -> list[list[str]]:
-    gaps = read_table(folder, "encoders.csv")
+    gaps = read_table(folder, reproduction.ENCODERS)
     return [
         [row.encoder, str(row.tasks), _gap(row.mean_gap), _gap(row.min_gap), _gap(row.max_gap)]
         for row in gaps.itertuples()
@@ -129,7 +121,7 @@ def build(run: Run, page_dir: Path) -> Page:
         "threads per run": str(manifest.get("threads_per_run", "")),
         "wall time (h)": wall_h,
     }
-    names = [f"{FOLDER}/{name}" for name in FILES] + [MANIFEST]
+    names = [f"{reproduction.FOLDER}/{name}" for name in reproduction.FILES] + [MANIFEST]
     render_run_page(
         "reproduce.html.j2",
         page_dir,

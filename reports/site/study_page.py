@@ -3,7 +3,6 @@ the best trials and the study's own results (``summary.json``), the figures it d
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,25 +12,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from reports.contracts.manifest import MANIFEST
+from reports.contracts.study import StudyFolder
 from reports.site import numbers
-from reports.site.discover import MANIFEST, Run
+from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
-
-TRIALS = "trials.csv"
-BEST_CONFIG = "best_config.yaml"  # the best trial as a `sanbench fit --config` file
-
-
-def load_trials(folder: Path) -> pd.DataFrame:
-    path = Path(folder) / TRIALS
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: pass the --out folder of `sanbench tune`")
-    trials = pd.read_csv(path)
-    if "number" not in trials or "state" not in trials:
-        raise ValueError(
-            f"{path}, line 1: header lacks 'number' or 'state'; expected optuna's "
-            "trials_dataframe columns (the file sanbench tune writes)"
-        )
-    return trials
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -87,9 +72,9 @@ def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[st
 
 
 def build(run: Run, page_dir: Path) -> Page:
-    trials = load_trials(run.folder)
-    summary_path = run.folder / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    study = StudyFolder(run.folder)
+    trials = study.read_trials()
+    summary = study.read_summary()
     objectives = run.manifest.get("objectives") or summary.get("objectives") or {}
     params = [c for c in trials.columns if c.startswith("params_")]
     figures = []
@@ -143,7 +128,7 @@ def build(run: Run, page_dir: Path) -> Page:
         tables=tables,
         trial_header=[c.removeprefix("params_") for c in shown if c in trials],
         trial_rows=trial_rows,
-        files=copy_data(run.folder, [TRIALS, "summary.json", BEST_CONFIG, MANIFEST], page_dir),
+        files=copy_data(run.folder, [*study.data_files(), MANIFEST], page_dir),
     )
     counts = run.manifest.get("trial_counts") or {}
     return Page(

@@ -13,9 +13,13 @@ from typing import Any
 
 import pandas as pd
 
+from reports import aggregation
+from reports.contracts import suite_results
+from reports.contracts.fit_run import FitRunFolder
+from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
 from reports.site import numbers
-from reports.site.discover import MANIFEST, Run
+from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
     first_metrics,
@@ -51,11 +55,11 @@ FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (L
 
 def mean_std(values: pd.Series, formatter: Any) -> str:
     """``mean (std)`` in the column's format; the std only over two or more runs."""
-    values = pd.to_numeric(values, errors="coerce").dropna()
-    if values.empty:
+    stats = aggregation.mean_std(values)
+    if not stats.n:
         return numbers.MISSING
-    text = formatter(values.mean())
-    return f"{text} ({formatter(values.std(ddof=1))})" if len(values) > 1 else text
+    text = formatter(stats.mean)
+    return f"{text} ({formatter(stats.std)})" if stats.n > 1 else text
 
 
 def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -134,14 +138,15 @@ def paper_tables(folder: Path, names: list[str]) -> list[dict[str, Any]]:
 
 def _sections(folder: Path, results: pd.DataFrame, page_dir: Path) -> dict[str, Any]:
     style = styles(sorted(results["encoder"].unique()))
-    lengths = accuracy_by_length(read_run_file(folder, results, "test_predictions.csv"))
+    lengths = accuracy_by_length(read_run_file(folder, results, FitRunFolder.read_predictions))
+    curves = read_run_file(folder, results, FitRunFolder.read_curve)
     header, rows = summary_rows(results)
     length_header, length_table = length_rows(lengths)
     return {
         "summary_header": header,
         "summary_rows": rows,
         "efficiency": efficiency_figures(results, style, page_dir),
-        "curves": curve_figures(read_run_file(folder, results, "curve.csv"), style, page_dir),
+        "curves": curve_figures(curves, style, page_dir),
         "lengths": length_figures(lengths, style, page_dir),
         "length_header": length_header,
         "length_rows": length_table,
@@ -158,8 +163,8 @@ def build_suite(run: Run, page_dir: Path) -> Page:
         for name in table_files
         if name.endswith(".csv") and not re.search(r"(suite_summary|failures)\.csv$", name)
     ]
-    data = [p.name for p in sorted(run.folder.glob("results-*-of-*.csv"))]
-    data += ["summary.csv", "comparison.csv", MANIFEST, *table_files]
+    data = [p.name for p in suite_results.shard_paths(run.folder)]
+    data += [suite_results.SUMMARY, suite_results.COMPARISON, MANIFEST, *table_files]
     title = f"Suite {run.name}"
     grid = run.manifest.get("grid", {})
     render_run_page(
@@ -191,6 +196,12 @@ def build_suite(run: Run, page_dir: Path) -> Page:
     )
 
 
+def _fit_files(folder: Path) -> list[str]:
+    """The fit run's data files a page offers, relative to ``folder``."""
+    run = FitRunFolder(folder)
+    return [path.name for path in (run.metrics, run.curve, run.predictions)]
+
+
 def build_fit(run: Run, page_dir: Path) -> Page:
     results, metrics = load_fit_result(run.folder)
     env = environment(results, metrics, run.manifest)
@@ -210,9 +221,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         runs=1,
         paper_tables=[],
         config=config,
-        files=copy_data(
-            run.folder, ["metrics.json", "curve.csv", "test_predictions.csv", MANIFEST], page_dir
-        ),
+        files=copy_data(run.folder, [*_fit_files(run.folder), MANIFEST], page_dir),
         **_sections(run.folder, results, page_dir),
     )
     return Page(

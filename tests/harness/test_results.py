@@ -12,10 +12,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from harness.results import ResultsFile
 from harness.suite.aggregate import load_results
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import finished_keys, results_path, run_shard
+from reports.contracts.results_file import ResultsFile
 from tests.harness.fixtures import results_shard_worker as worker
 
 KEYS = ("name",)

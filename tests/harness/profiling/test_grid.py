@@ -7,13 +7,9 @@ import torch
 
 from harness.profiling import allocator, grid
 from harness.profiling.measure import Point, is_oom, live_bytes
-from harness.profiling.sweep import (
-    COLUMNS,
-    ENV_COLUMNS,
-    SweepConfig,
-    check_compatible,
-    make_row,
-)
+from harness.profiling.sweep import SweepConfig, check_compatible, make_row
+from reports.contracts.profile_run import COLUMNS
+from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
 
 
 def test_parse_lengths_ranges_lists_and_errors() -> None:

@@ -21,8 +21,10 @@ import pytest
 from harness.cli import main
 from harness.profiling.grid import PAPER_FIGURE_ENCODERS, EncoderSpec
 from harness.profiling.measure import Point
-from harness.profiling.sweep import COLUMNS, ENV_COLUMNS, KEY_COLUMNS, SweepConfig, make_row
-from harness.results import ResultsFile
+from harness.profiling.sweep import SweepConfig, make_row
+from reports.contracts.profile_run import COLUMNS, KEY_COLUMNS
+from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
+from reports.contracts.results_file import ResultsFile
 from reports.profile.data import load_run
 from reports.profile.growth import growth_table
 

@@ -141,8 +141,9 @@ def test_memory_study_as_local_worker_jobs(
 
 @pytest.mark.slow
 def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
-    from harness.studies.outputs import BEST_CONFIG, write_outputs
+    from harness.studies.outputs import write_outputs
     from harness.studies.plans import StudyPlan
+    from reports.contracts.study import BEST_CONFIG
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize")
@@ -203,13 +204,13 @@ def test_workers_finishing_together_each_write_whole_output_files(tmp_path: Path
     FileNotFoundError when both renamed the same temporary file)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.studies.outputs import _atomic
+    from reports.contracts.atomic import write_atomic
 
     path = tmp_path / "summary.json"
 
     def write(worker: int) -> None:
         for _ in range(50):
-            _atomic(path, lambda tmp: tmp.write_text(f"worker {worker}\n" * 1000))
+            write_atomic(path, lambda tmp: tmp.write_text(f"worker {worker}\n" * 1000))
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(write, range(4)))  # re-raises any worker's error

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from encoders import list_encoders
-from harness.results import ResultsFile
 from harness.suite.aggregate import (
     PAPER_TABLES,
     aggregate,
@@ -20,9 +19,10 @@ from harness.suite.aggregate import (
     render,
     summarize,
 )
-from harness.suite.paper_numbers import BI_BLOSAN, MTSA, PAPER_VALUES, lookup
 from harness.suite.params import PAPER_ROWS, ParamSpec, measure, param_rows, params_table
 from harness.suite.runner import COLUMNS, KEY_COLUMNS
+from reports.contracts.results_file import ResultsFile
+from reports.paper_numbers import BI_BLOSAN, MTSA, PAPER_VALUES, lookup
 
 # (task, encoder, replicate, status, test_acc)
 ROWS = [

@@ -9,7 +9,8 @@ import pytest
 
 from harness.cli import main
 from harness.errors import InputError
-from harness.training.run_folder import FILE_NAME, MARKER, RunFolderError, prepare_run_folder
+from harness.training.run_folder import MARKER, RunFolderError, prepare_run_folder
+from reports.contracts.fit_run import CONFIG as FILE_NAME
 
 CONFIG = "model:\n  encoder: multi_cnn\n"
 

@@ -1,0 +1,36 @@
+"""Aggregation over runs, one definition for the suite, the reproduction and the reports: the
+mean and the sample standard deviation (ddof 1; NaN for a single run, which has no spread)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MeanStd:
+    n: int
+    mean: float
+    std: float
+
+
+def mean_std(values: Iterable[object], scale: float = 1.0) -> MeanStd:
+    """Mean and sample std of the numbers among ``values`` (text, None and NaN left out),
+    times ``scale``; NaN mean without any, NaN std with fewer than two."""
+    numbers = []
+    for value in values:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if not math.isnan(number):
+            numbers.append(number * scale)
+    n = len(numbers)
+    if not n:
+        return MeanStd(0, math.nan, math.nan)
+    mean = math.fsum(numbers) / n
+    if n < 2:
+        return MeanStd(n, mean, math.nan)
+    variance = math.fsum((x - mean) ** 2 for x in numbers) / (n - 1)
+    return MeanStd(n, mean, math.sqrt(variance))

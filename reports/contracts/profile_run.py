@@ -1,0 +1,154 @@
+"""``profile.csv``: one row per (encoder variant, sequence length, mode) of ``sanbench profile``.
+
+The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
+the report reads them with :func:`read_profile`, which checks the header and types the values.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reports.contracts.results_file import ResultsFile, complete_bytes
+
+if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments stay light)
+    import pandas as pd
+
+PROFILE_CSV = "profile.csv"
+KEY_COLUMNS = ("encoder", "options", "seq_len", "mode")
+METRIC_COLUMNS = (
+    "time_ms_median",
+    "time_ms_iqr",
+    "time_blocks",
+    "noisy",
+    "cpu_share",
+    "cpu_granted",
+    "contended",
+    "load_avg_before",
+    "load_avg_after",
+    "peak_mem_mb",
+    "peak_mem_mb_predicted",
+    "peak_rss_mb",
+    "gpu_process_mem_mb",
+    "params",
+    "flops",
+    "tflops",
+    "compile_s",
+)
+ENVIRONMENT_COLUMNS = (
+    "device_name",
+    "torch",
+    "cuda",
+    "python",
+    "threads",
+    "cpu_count",
+    "allocator",
+    "commit",
+)
+COLUMNS = (
+    *KEY_COLUMNS,
+    "batch_size",
+    "dim",
+    "device",
+    "dtype",
+    "compile",
+    "status",
+    *METRIC_COLUMNS,
+    "max_memory_mb",
+    "message",
+    *ENVIRONMENT_COLUMNS,
+    "measured_at",
+)
+# what a reader needs; older files lack the OPTIONAL columns and read as if they were empty
+REQUIRED = (
+    "encoder",
+    "seq_len",
+    "batch_size",
+    "dim",
+    "mode",
+    "device",
+    "dtype",
+    "status",
+    "time_ms_median",
+    "time_ms_iqr",
+    "peak_mem_mb",
+    "params",
+    "flops",
+)
+OPTIONAL = {
+    "options": "",
+    "peak_mem_mb_predicted": None,
+    "noisy": False,
+    "contended": False,
+    "cpu_share": None,
+    "cpu_granted": None,
+    "load_avg_before": None,
+    "load_avg_after": None,
+}
+NUMERIC = (
+    "seq_len",
+    "time_ms_median",
+    "time_ms_iqr",
+    "peak_mem_mb",
+    "peak_mem_mb_predicted",
+    "params",
+    "flops",
+    "cpu_share",
+    "cpu_granted",
+    "load_avg_before",
+    "load_avg_after",
+)
+
+
+def variant_label(encoder: str, options: str) -> str:
+    """``disan:attention_impl=chunked`` (``disan`` without options): a variant's one name."""
+    return f"{encoder}:{options}" if options else encoder
+
+
+def profile_csv(folder: Path) -> Path:
+    return Path(folder) / PROFILE_CSV
+
+
+def results_file(folder: Path) -> ResultsFile:
+    """The keyed, append-only ``folder/profile.csv`` (rows of :data:`COLUMNS`)."""
+    return ResultsFile(profile_csv(folder), KEY_COLUMNS)
+
+
+def read_profile(folder: Path) -> pd.DataFrame:
+    """Every complete row of ``folder/profile.csv``, typed, with a ``label`` column (the
+    variant's name); ``FileNotFoundError`` when missing, ``ValueError`` when it has no rows or
+    lacks a required column or a length."""
+    import pandas as pd
+
+    path = profile_csv(folder)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: pass the folder a `sanbench profile --out` run wrote"
+        )
+    complete = complete_bytes(path)  # a sweep still running may be writing its last line
+    rows = pd.read_csv(io.BytesIO(complete)) if complete.strip() else pd.DataFrame()
+    if rows.empty:
+        raise ValueError(f"{path}: no complete row yet (the sweep has not measured a point)")
+    missing = [c for c in REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(
+            f"{path}, line 1: header lacks columns {missing}; expected at least "
+            f"{', '.join(REQUIRED)} (the file `sanbench profile` writes)"
+        )
+    for column, default in OPTIONAL.items():
+        if column not in rows.columns:
+            rows[column] = default
+    rows["options"] = rows["options"].astype(object).fillna("").astype(str)
+    for flag in ("noisy", "contended"):
+        rows[flag] = rows[flag].astype(str).str.lower().eq("true")
+    rows["label"] = [
+        variant_label(e, o) for e, o in zip(rows["encoder"], rows["options"], strict=True)
+    ]
+    for column in NUMERIC:
+        rows[column] = pd.to_numeric(rows[column], errors="coerce")
+    bad = rows[rows["seq_len"].isna()]
+    if not bad.empty:
+        line = int(bad.index[0]) + 2
+        raise ValueError(f"{path}, line {line}: seq_len must be an integer")
+    return rows

@@ -1,0 +1,107 @@
+"""A suite's (and a reproduction's) run rows: ``results-K-of-N.csv``, one file per shard, one
+row per run keyed by (task, encoder, replicate); ``summary.csv`` and ``comparison.csv``, the
+aggregated tables.
+
+Shards append through :func:`shard_file`; readers take :func:`finished_rows` (the last ``ok``
+row of each key over every shard, torn last lines ignored).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reports.contracts.results_file import ResultsFile, complete_bytes
+
+if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments stay light)
+    import pandas as pd
+
+RESULTS_GLOB = "results-*-of-*.csv"
+SUMMARY = "summary.csv"
+COMPARISON = "comparison.csv"
+RUNS_FOLDER = "runs"  # runs/<task>/<encoder>/<replicate>/, each a fit run folder
+KEY_COLUMNS = ("task", "encoder", "replicate")
+METRIC_COLUMNS = (
+    "params",
+    "train_time_per_epoch_s",
+    "peak_train_mem_mb",
+    "dev_infer_time_s",
+    "epochs",
+    "steps",
+    "train_acc",
+    "dev_acc",
+    "test_acc",
+    "dev_pearson",
+    "dev_spearman",
+    "dev_mse",
+    "test_pearson",
+    "test_spearman",
+    "test_mse",
+)
+ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")
+COLUMNS = (
+    *KEY_COLUMNS,
+    "seed",
+    "fold",
+    "status",
+    "error",
+    *METRIC_COLUMNS,
+    "wall_s",
+    *ENVIRONMENT_COLUMNS,
+    "run_dir",
+)
+NUMERIC = tuple(c for c in METRIC_COLUMNS if c not in ("epochs", "steps"))
+
+
+def shard_path(out_dir: Path, shard_label: str) -> Path:
+    """``out_dir/results-K-of-N.csv`` for the shard labelled ``K-of-N``."""
+    return Path(out_dir) / f"results-{shard_label}.csv"
+
+
+def shard_file(out_dir: Path, shard_label: str) -> ResultsFile:
+    return ResultsFile(shard_path(out_dir, shard_label), KEY_COLUMNS)
+
+
+def shard_paths(out_dir: Path) -> list[Path]:
+    """Every shard's results file under ``out_dir``."""
+    return sorted(Path(out_dir).glob(RESULTS_GLOB))
+
+
+def run_folder(out_dir: Path, task: str, encoder: str, replicate: str) -> Path:
+    return Path(out_dir) / RUNS_FOLDER / task / encoder / replicate
+
+
+def _read_shard(path: Path) -> pd.DataFrame:
+    """The file's complete lines (a suite still running may be writing its last one)."""
+    import pandas as pd
+
+    data = complete_bytes(path)
+    frame = pd.read_csv(io.BytesIO(data)) if data.strip() else pd.DataFrame()
+    required = (*KEY_COLUMNS, "status", "run_dir")
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{path}, line 1: header lacks columns {missing}; expected at least "
+            f"{', '.join(required)} (the file sanbench wrote)"
+        )
+    return frame
+
+
+def finished_rows(out_dir: Path) -> pd.DataFrame:
+    """Finished runs of every shard (the last ``ok`` row per task, encoder, replicate);
+    ``FileNotFoundError`` without a shard file, ``ValueError`` when one has no header."""
+    import pandas as pd
+
+    paths = shard_paths(out_dir)
+    if not paths:
+        raise FileNotFoundError(
+            f"{out_dir}: no {RESULTS_GLOB}; pass the --out folder of `sanbench suite`"
+        )
+    rows = pd.concat([_read_shard(path) for path in paths], ignore_index=True)
+    ok = rows[rows["status"] == "ok"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    ok = ok.reset_index(drop=True)
+    for column in NUMERIC:
+        if column in ok:
+            ok[column] = pd.to_numeric(ok[column], errors="coerce")
+    return ok

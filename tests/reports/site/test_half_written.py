@@ -1,0 +1,129 @@
+"""``sanbench report`` over half-written run folders and into an ``--out`` built before: a run
+that cannot be read is left out with a note, pages are never duplicated, orphans are removed and
+nothing the report did not make is touched (issue 27 item 11)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from reports.site import build_site
+from reports.site.discover import Skipped
+from reports.site.ledger import LEDGER
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+pytestmark = pytest.mark.slow  # each test builds a site with its figures
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    """A folder of runs: two profile sweeps and a study, copied from the fixtures."""
+    root = tmp_path / "runs"
+    for name in ("profile-cpu-fp32", "profile-cpu-bf16", "study-block-length-memory"):
+        shutil.copytree(FIXTURES / name, root / name)
+    return root
+
+
+def page_folders(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir() if p.is_dir())
+
+
+def test_an_empty_csv_is_left_out_with_a_note(runs: Path, tmp_path: Path) -> None:
+    (runs / "profile-cpu-bf16" / "profile.csv").write_text("")
+    skipped: list[Skipped] = []
+    index = build_site([runs], tmp_path / "site", skipped=skipped)
+    assert [note.source for note in skipped] == [str(runs / "profile-cpu-bf16")]
+    assert "no complete row yet" in skipped[0].reason
+    assert page_folders(tmp_path / "site") == ["profile-cpu-fp32", "study-block-length-memory"]
+    html = index.read_text()
+    assert "Not included" in html and "profile-cpu-bf16" in html and "no complete row" in html
+
+
+def test_an_empty_trials_file_is_left_out_and_a_torn_profile_row_is_cut(
+    runs: Path, tmp_path: Path
+) -> None:
+    (runs / "study-block-length-memory" / "trials.csv").write_text("")
+    csv = runs / "profile-cpu-fp32" / "profile.csv"
+    csv.write_text(csv.read_text() + "disan,,16,trai")  # the sweep is writing this line
+    skipped: list[Skipped] = []
+    build_site([runs], tmp_path / "site", skipped=skipped)
+    assert [Path(note.source).name for note in skipped] == ["study-block-length-memory"]
+    assert page_folders(tmp_path / "site") == ["compare-profiles", *sorted(
+        ["profile-cpu-bf16", "profile-cpu-fp32"]
+    )]  # fmt: skip
+
+
+def test_a_folder_without_manifest_is_noted_beside_readable_runs(
+    runs: Path, tmp_path: Path
+) -> None:
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "profile.csv").write_text("encoder,seq_len\n")
+    skipped: list[Skipped] = []
+    build_site([runs, half], tmp_path / "site", skipped=skipped)
+    assert [(note.source, "no manifest.json" in note.reason) for note in skipped] == [
+        (str(half), True)
+    ]
+    assert len(page_folders(tmp_path / "site")) == 4
+
+
+def test_nothing_readable_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run = tmp_path / "profile"
+    shutil.copytree(FIXTURES / "profile-cpu-fp32", run)
+    (run / "profile.csv").write_text("")
+    assert main(["report", str(run), "--out", str(tmp_path / "site")]) == 2
+    assert "no run could be read" in capsys.readouterr().err
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+def test_cli_names_what_it_left_out(
+    runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    (runs / "profile-cpu-bf16" / "profile.csv").write_text("")
+    assert main(["report", str(runs), "--out", str(tmp_path / "site")]) == 0
+    err = capsys.readouterr().err
+    assert f"left out {runs / 'profile-cpu-bf16'}" in err
+
+
+def test_building_into_a_folder_under_the_runs_twice_gives_the_same_pages(runs: Path) -> None:
+    out = runs / "report"
+    build_site([runs], out)
+    first = page_folders(out)
+    build_site([runs], out)  # the pages' copied manifests are not taken for runs
+    assert page_folders(out) == first
+    assert first == [
+        "compare-profiles",
+        "profile-cpu-bf16",
+        "profile-cpu-fp32",
+        "study-block-length-memory",
+    ]
+
+
+def test_a_rebuild_removes_orphaned_and_stale_pages_and_keeps_other_files(
+    runs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build_site([runs], out)
+    (out / "notes.txt").write_text("mine")
+    (out / "mine").mkdir()
+    (out / "profile-cpu-fp32" / "stale.txt").write_text("from an older build")
+    (runs / "profile-cpu-bf16" / "profile.csv").write_text("")  # now half-written
+    build_site([runs / "profile-cpu-fp32", runs / "profile-cpu-bf16"], out)
+    assert page_folders(out) == ["mine", "profile-cpu-fp32"]
+    assert (out / "notes.txt").read_text() == "mine"
+    assert not (out / "profile-cpu-fp32" / "stale.txt").exists()
+    assert json.loads((out / LEDGER).read_text()) == {"pages": ["profile-cpu-fp32"]}
+
+
+def test_a_ledger_never_points_outside_the_site(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    out.mkdir()
+    (out / LEDGER).write_text(json.dumps({"pages": ["../precious", "..", "/etc"]}))
+    build_site([runs / "profile-cpu-fp32"], out)
+    assert outside.is_dir()

@@ -1,0 +1,211 @@
+"""The house rules, read from the source (AST) so they cannot drift:
+
+- packages import one way only: ``harness`` -> ``reports``, ``encoders``, ``datamodules``;
+  each of ``encoders``, ``datamodules`` and ``reports`` imports nothing of the others, and
+  ``reports.contracts`` (the result-file contracts) imports nothing of ours but itself;
+- each result file's name is spelled in one product module, its contract;
+- the import graph drawn in docs/architecture.md is the one the code has
+  (``python -m tests.test_architecture`` prints it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("encoders", "datamodules", "harness", "reports")
+CONTRACTS = "reports.contracts"
+# which of our packages each package may import (besides itself)
+ALLOWED = {
+    "encoders": set(),
+    "datamodules": set(),
+    "reports": set(),
+    "harness": {"encoders", "datamodules", "reports"},
+}
+FILE_NAME = re.compile(r"^[\w-]+\.(csv|json|yaml|md)$")
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+GRAPH_START, GRAPH_END = "```mermaid\n", "```\n"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def product_modules() -> dict[str, Path]:
+    return {
+        module_name(path): path
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")[: -node.level] if node.level else []
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imported(module: str, path: Path) -> Iterator[str]:
+    """Every module ``path`` imports, at any depth (also ``importlib.import_module("x")``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            name = _resolve(package + ".x", node) if node.level else node.module or ""
+            yield from (f"{name}.{alias.name}" for alias in node.names)  # a module or a name
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            yield node.args[0].value
+
+
+def ours(name: str, modules: dict[str, Path]) -> str | None:
+    """The product module ``name`` refers to (a module, or the package of an imported name)."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def import_edges() -> set[tuple[str, str]]:
+    modules = product_modules()
+    edges = set()
+    for module, path in modules.items():
+        for name in imported(module, path):
+            target = ours(name, modules)
+            if target and target != module:
+                edges.add((module, target))
+    return edges
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_packages_import_one_way_only() -> None:
+    wrong = sorted(
+        f"{a} imports {b}"
+        for a, b in import_edges()
+        if _top(a) != _top(b) and _top(b) not in ALLOWED[_top(a)]
+    )
+    assert not wrong, "upward or sideways imports:\n" + "\n".join(wrong)
+
+
+def test_contracts_import_nothing_of_ours_but_themselves() -> None:
+    wrong = sorted(
+        f"{a} imports {b}"
+        for a, b in import_edges()
+        if a.startswith(CONTRACTS) and not b.startswith(CONTRACTS)
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring constants of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def spelled_strings(path: Path) -> set[str]:
+    """Every string a module's code spells (docstrings left out), f-string parts included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+    }
+
+
+def contract_file_names() -> dict[str, str]:
+    """Each file name a contract module defines as a constant -> that module."""
+    names = {}
+    for module, path in product_modules().items():
+        if module.startswith(CONTRACTS):
+            for name in spelled_strings(path):
+                if FILE_NAME.match(name):
+                    names[name] = module
+    return names
+
+
+def test_the_known_contracts_are_defined() -> None:
+    known = {"profile.csv", "manifest.json", "metrics.json", "curve.csv", "fit_config.yaml"}
+    known |= {"best_config.yaml", "trials.csv", "summary.json", "test_predictions.csv"}
+    assert known <= set(contract_file_names())
+
+
+def test_each_contract_file_name_is_spelled_in_one_module() -> None:
+    names = contract_file_names()
+    spelled: dict[str, set[str]] = {name: set() for name in names}
+    for module, path in product_modules().items():
+        for text in spelled_strings(path):
+            for name in names:
+                if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text):
+                    spelled[name].add(module)
+    wrong = {name: sorted(where) for name, where in spelled.items() if where != {names[name]}}
+    assert not wrong, f"spelled outside (or besides) its contract: {wrong}"
+
+
+def package_graph() -> str:
+    """The import graph between packages (``reports`` split into its subpackages) as Mermaid."""
+
+    def node(module: str) -> str:
+        parts = module.split(".")
+        return ".".join(parts[:2]) if parts[0] == "reports" and len(parts) > 1 else parts[0]
+
+    edges = sorted({(node(a), node(b)) for a, b in import_edges() if node(a) != node(b)})
+    lines = ["graph TD"] + [f"    {a} --> {b}" for a, b in edges]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_documented_import_graph_is_the_real_one() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    start = text.index(GRAPH_START) + len(GRAPH_START)
+    drawn = text[start : text.index(GRAPH_END, start)]
+    assert drawn == package_graph(), (
+        "docs/architecture.md's graph is stale; replace it with the output of "
+        "`python -m tests.test_architecture`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from reports.site import build_site\n", {"reports.site"}),
+        ("import importlib\nimportlib.import_module('reports.site')\n", {"reports.site"}),
+        ("def f():\n    from datamodules.tasks import get_task\n", {"datamodules.tasks"}),
+    ],
+)
+def test_imports_are_found_anywhere_in_a_module(
+    tmp_path: Path, source: str, expected: set[str]
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    modules = product_modules()
+    found = {ours(name, modules) for name in imported("harness.m", path)} - {None}
+    assert expected <= found
+
+
+if __name__ == "__main__":
+    print(GRAPH_START + package_graph() + GRAPH_END, end="")
