@@ -68,6 +68,24 @@ def add_encoding_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def positive_tokens(value: str) -> int:
+    """An argparse type: a positive number of tokens."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {value!r}")
+    return int(value)
+
+
+def add_max_length_argument(parser: argparse.ArgumentParser) -> None:
+    """``--max-length``: the longest sentence accepted (``suite``, ``tune``, ``reproduce``;
+    ``fit`` has it as ``--data.max_length``)."""
+    parser.add_argument(
+        "--max-length",
+        type=positive_tokens,
+        help="refuse sentences longer than this many tokens, naming their lines (default 512; "
+        "the longest real benchmark sentence has 120)",
+    )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="data_command", required=True, metavar="ACTION")
     stats = sub.add_parser("stats", help="per-split statistics of a task's files")

@@ -13,7 +13,13 @@ from torch.utils.data import DataLoader
 
 from datamodules.batches import EncodedSplit, collate
 from datamodules.embeddings import embedding_matrix
-from datamodules.errors import EmptySplitError
+from datamodules.errors import (
+    DataFormatError,
+    EmptySplitError,
+    MissingSplitError,
+    Problems,
+    missing_file_error,
+)
 from datamodules.readers.base import Example
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
@@ -23,6 +29,10 @@ from datamodules.vectors import load_vectors
 from datamodules.vocab import Vocab, build_vocab
 
 STAGE_SPLITS = {"fit": ("train", "val"), "validate": ("val",), "test": ("test",)}
+# Longest sentence in tokens: the real benchmarks' longest is 120 (SUBJ; SST 56, SNLI 82,
+# MultiNLI's longest premise ~200); a longer line is a missing line break, not a sentence,
+# and would make DiSAN's [B, L, L, d] attention explode (docs/data.md, "Limits").
+MAX_LENGTH = 512
 
 
 class BenchmarkDataModule(L.LightningDataModule):
@@ -55,6 +65,8 @@ class BenchmarkDataModule(L.LightningDataModule):
         test_split: the file split that serves as test (MultiNLI: ``dev_mismatched``).
         cache_dir: where parsed vectors are cached (None: the default cache folder).
         encoding: the data files' text encoding (None: UTF-8).
+        max_length: the longest sentence accepted, in tokens; a longer one is an error naming
+            its line (None: no limit).
     """
 
     def __init__(
@@ -75,9 +87,12 @@ class BenchmarkDataModule(L.LightningDataModule):
         test_split: str | None = None,
         cache_dir: str | Path | None = None,
         encoding: str | None = None,
+        max_length: int | None = MAX_LENGTH,
     ) -> None:
         super().__init__()
         self.task = get_task(task) if isinstance(task, str) else task
+        if max_length is not None and max_length < 1:
+            raise ValueError(f"max_length must be a positive number of tokens, got {max_length}")
         if self.task.cv_folds and not 0 <= fold < self.task.cv_folds:
             raise ValueError(f"fold must be in 0..{self.task.cv_folds - 1}, got {fold}")
         for name, value in (("dev_split", dev_split), ("test_split", test_split)):
@@ -89,7 +104,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         self.seed, self.fold, self.lowercase = seed, fold, lowercase
         self.embedding_dim, self.num_workers = embedding_dim, num_workers
         self.layout_name, self.dev_fraction, self.cache_dir = layout, dev_fraction, cache_dir
-        self.encoding = encoding
+        self.encoding, self.max_length = encoding, max_length
         self.dev_source = dev_split or self.task.dev_source
         self.test_source = test_split or self.task.test_source
         self.datasets: dict[str, EncodedSplit] = {}
@@ -123,10 +138,55 @@ class BenchmarkDataModule(L.LightningDataModule):
 
     # -- loading --------------------------------------------------------------------------
     def _read(self, source: str) -> list[Example]:
+        """The examples of file split ``source``; DataFormatError for sentences longer than
+        ``max_length`` and for training data of a single class (nothing to learn, and a test
+        accuracy of 1.0)."""
         data = load_split(self.task, self._layout, self._root, source, self.encoding)
+        problems = self._too_long(data.examples)
+        if source in ("train", "all") and self.task.kind != "relatedness":
+            present = {example.label for example in data.examples}
+            if len(present) == 1:
+                problems.append(
+                    DataFormatError(
+                        data.files[0],
+                        None,
+                        f"examples of at least two classes of task {self.task.name}",
+                        f"only class {self.task.labels[present.pop()]!r}",
+                        "check that every file is complete and that --task matches them",
+                    )
+                )
+        if problems:
+            raise DataFormatError.joined(problems)
         if data.dropped:
             self.dropped[source] = data.dropped
         return data.examples
+
+    def _too_long(self, examples: list[Example]) -> list[DataFormatError]:
+        """One error per file listing its sentences longer than ``max_length`` tokens."""
+        if self.max_length is None:
+            return []
+        by_file: dict[Path, Problems] = {}
+        for example in examples:
+            longest = max(len(example.a), len(example.b or ()))
+            if longest > self.max_length and example.source is not None:
+                path, line = example.source
+                by_file.setdefault(path, Problems(path)).add(
+                    line,
+                    f"sentences of at most {self.max_length} tokens (data.max_length)",
+                    f"{longest} tokens",
+                    "check the line (line breaks lost?), or raise --data.max_length",
+                )
+        return [problems.error() for problems in by_file.values()]
+
+    def check_inputs(self) -> None:
+        """Read every file a run needs (train or all, dev, test and the vectors) and raise one
+        DataFormatError naming every bad line of all of them, before any training.
+
+        What is read is kept: :meth:`setup` does not read it again. Call it before
+        :meth:`setup` (afterwards it checks nothing).
+        """
+        if self._vocab is None:
+            self._prepare(("val", "test"))
 
     def _load_train(self) -> None:
         """Read the training source; carve dev / pick folds when the task needs it."""
@@ -144,8 +204,33 @@ class BenchmarkDataModule(L.LightningDataModule):
             pool = [pool[i] for i in kept]
         self._examples["train"] = pool
 
-    def _prepare(self) -> None:
-        self._load_train()
+    def _prepare(self, splits: tuple[str, ...]) -> None:
+        """Read train (and ``splits``, file splits not carved from train) and the vectors,
+        collecting every file's problems into one DataFormatError; then build the
+        vocabulary and embedding matrix."""
+        errors: list[DataFormatError] = []
+
+        def collected(read, *args):
+            try:
+                return read(*args)
+            except DataFormatError as error:
+                errors.append(error)
+            except MissingSplitError as error:
+                errors.append(missing_file_error(error))
+            return None
+
+        collected(self._load_train)
+        sources = {"val": self.dev_source, "test": self.test_source}
+        for split in splits:
+            if split not in self._examples and sources[split] is not None:
+                examples = collected(self._read, sources[split])
+                if examples is not None:
+                    self._examples[split] = examples
+        vectors = None
+        if self.embeddings_path is not None:
+            vectors = collected(load_vectors, self.embeddings_path, self.cache_dir)
+        if errors:
+            raise DataFormatError.joined(errors)
         train = self._examples["train"]
         sentences = [s for e in train for s in ((e.a,) if e.b is None else (e.a, e.b))]
         if self.lowercase:
@@ -153,9 +238,6 @@ class BenchmarkDataModule(L.LightningDataModule):
         self._vocab = build_vocab(sentences)
         lengths = np.array([len(s) for s in sentences], dtype=np.float64)
         self._length_stats = {"mean": float(lengths.mean()), "std": float(lengths.std())}
-        vectors = None
-        if self.embeddings_path is not None:
-            vectors = load_vectors(self.embeddings_path, self.cache_dir)
         self._matrix, coverage = embedding_matrix(
             self._vocab, vectors, self.embedding_dim, self.seed
         )
@@ -164,7 +246,7 @@ class BenchmarkDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         """Build vocabulary/embeddings once, then encode the splits ``stage`` needs."""
         if self._vocab is None:
-            self._prepare()
+            self._prepare(tuple(s for s in STAGE_SPLITS.get(stage or "fit", ()) if s != "train"))
         sources = {"val": self.dev_source, "test": self.test_source}
         for split in STAGE_SPLITS.get(stage or "fit", ("test",)):
             if split in self.datasets:

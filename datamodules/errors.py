@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,10 @@ class Problem:
 class DataFormatError(ValueError):
     """A data or vectors file does not have the expected format.
 
-    The message has one line per problem, ``file:line: expected ...; found ...; fix: ...``.
-    ``path``, ``line``, ``expected``, ``found`` and ``hint`` describe the first problem.
+    The message has one line per problem, ``file:line: expected ...; found ...; fix: ...``,
+    and per file a count of the bad lines not listed. ``path``, ``line``, ``expected``,
+    ``found`` and ``hint`` describe the first problem; ``problems`` holds every listed one
+    (of several files after :meth:`joined`).
     """
 
     def __init__(
@@ -47,10 +50,29 @@ class DataFormatError(ValueError):
         self.found = found
         self.hint = hint
         self.problems = (Problem(self.path, line, expected, found, hint), *more)
-        lines = [str(problem) for problem in self.problems]
-        if unlisted:
-            lines.append(f"{self.path}: ... and {unlisted} more bad lines like these")
-        super().__init__("\n".join(lines))
+        self.unlisted = {self.path: unlisted} if unlisted else {}
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        lines = []
+        for number, problem in enumerate(self.problems):
+            lines.append(str(problem))
+            following = self.problems[number + 1] if number + 1 < len(self.problems) else None
+            left = self.unlisted.get(problem.path, 0)
+            if left and (following is None or following.path != problem.path):
+                lines.append(f"{problem.path}: ... and {left} more bad lines like these")
+        return "\n".join(lines)
+
+    @classmethod
+    def joined(cls, errors: Sequence[DataFormatError]) -> DataFormatError:
+        """One error listing the problems of every error in ``errors`` (of several files)."""
+        first = errors[0]
+        joined = cls(first.path, first.line, first.expected, first.found, first.hint)
+        problems = (problem for error in errors for problem in error.problems)
+        joined.problems = tuple(dict.fromkeys(problems))  # a file read twice is listed once
+        joined.unlisted = {path: n for error in errors for path, n in error.unlisted.items()}
+        joined.args = (joined._message(),)
+        return joined
 
 
 class Problems:
@@ -66,19 +88,26 @@ class Problems:
         if len(self.listed) < MAX_LISTED:
             self.listed.append(Problem(self.path, line, expected, found, fix))
 
+    def error(self) -> DataFormatError | None:
+        """A :class:`DataFormatError` listing the problems (by line), or None without any."""
+        if not self.listed:
+            return None
+        first, *more = sorted(self.listed, key=lambda problem: problem.line or 0)
+        return DataFormatError(
+            first.path,
+            first.line,
+            first.expected,
+            first.found,
+            first.fix,
+            more=tuple(more),
+            unlisted=self.count - len(self.listed),
+        )
+
     def raise_any(self) -> None:
-        """Raise a :class:`DataFormatError` listing the problems, if there is any."""
-        if self.listed:
-            first, *more = self.listed
-            raise DataFormatError(
-                first.path,
-                first.line,
-                first.expected,
-                first.found,
-                first.fix,
-                more=tuple(more),
-                unlisted=self.count - len(self.listed),
-            )
+        """Raise :meth:`error`, if there is any problem."""
+        error = self.error()
+        if error is not None:
+            raise error
 
 
 class MissingSplitError(FileNotFoundError):
@@ -88,10 +117,22 @@ class MissingSplitError(FileNotFoundError):
         self.task = task
         self.split = split
         self.missing = missing
+        self.hint = hint
         names = ", ".join(str(p) for p in missing)
         super().__init__(
             f"task {task!r}: split {split!r} is not available (missing {names}). {hint}"
         )
+
+
+def missing_file_error(error: MissingSplitError) -> DataFormatError:
+    """``error`` as a :class:`DataFormatError`, to be listed with other files' problems."""
+    expected = f"the {error.split!r} file of task {error.task!r}"
+    return DataFormatError.joined(
+        [
+            DataFormatError(path, None, expected, "no such file", error.hint)
+            for path in error.missing
+        ]
+    )
 
 
 class EmptySplitError(ValueError):

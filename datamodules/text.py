@@ -77,7 +77,8 @@ def _announce_release_encoding(path: Path, raw: bytes) -> None:
 
 
 def read_lines(path: Path, encoding: str | None = None) -> list[str]:
-    """Lines of ``path`` without BOM and line endings (``\\n`` or ``\\r\\n`` only).
+    """Lines of ``path`` without BOM and line endings (``\\n`` or ``\\r\\n`` only; a bare ``\\r`` is
+    an error).
 
     Line ``i`` of the file is element ``i - 1``. ``encoding`` None: UTF-8, or see
     :data:`RELEASED_IN_CP1252` (a ``ReleaseEncodingWarning`` when that fallback is taken).
@@ -101,4 +102,22 @@ def read_lines(path: Path, encoding: str | None = None) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    _refuse_bare_carriage_returns(path, lines)
+    return lines
+
+
+def _refuse_bare_carriage_returns(path: Path, lines: list[str]) -> None:
+    """A CR that does not end a line (classic Mac OS line breaks, CR-only files) would glue
+    lines into one example: an error naming every such line."""
+    problems = Problems(path)
+    for number, line in enumerate(lines, start=1):
+        returns = line.count("\r")
+        if returns:
+            problems.add(
+                number,
+                "lines ending in LF or CRLF",
+                f"{returns} carriage return(s) (CR) inside the line",
+                f"convert CR line breaks to LF: tr '\\r' '\\n' < {path.name} > fixed",
+            )
+    problems.raise_any()

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import os
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from datamodules.errors import DataFormatError, shorten
+from datamodules.errors import Problems, shorten
 
 CACHE_ENV = "SANBENCH_CACHE"
 
@@ -54,55 +57,9 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _bad(path: Path, number: int, expected: str, found: str) -> DataFormatError:
-    hint = "use GloVe or word2vec text format: 'word v1 ... vD' per line, optional 'N D' header"
-    return DataFormatError(path, number, expected, found, hint)
-
-
-def parse_vectors(path: Path) -> tuple[list[str], np.ndarray]:
-    """Parse a text vectors file; the dimension is inferred, a ``N D`` header is skipped.
-
-    Words may contain spaces (GloVe 840B does): the last D fields are the vector. The first
-    occurrence of a repeated word wins.
-    """
-    with path.open("rb") as probe:
-        opener = gzip.open if probe.read(2) == b"\x1f\x8b" else open
-    words: list[str] = []
-    values: list[str] = []
-    lines: list[int] = []
-    seen: set[str] = set()
-    dim = 0
-    with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                found = f"undecodable byte 0x{raw[error.start]:02x}"
-                raise _bad(path, number, "UTF-8 text", found) from None
-            parts = line.rstrip().split(" ")
-            if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                continue  # word2vec header "count dim"
-            if dim == 0:
-                dim = len(parts) - 1
-                if dim < 1:
-                    raise _bad(path, number, "a word and its vector", shorten(line))
-            if len(parts) <= dim:
-                found = f"{len(parts) - 1} values in {shorten(line)}"
-                raise _bad(path, number, f"a word and {dim} values", found)
-            word = " ".join(parts[:-dim])
-            if word not in seen:
-                seen.add(word)
-                words.append(word)
-                lines.append(number)
-                values += parts[-dim:]
-    if not words:
-        raise _bad(path, 1, "at least one vector", "an empty file")
-    try:
-        matrix = np.array(values, dtype=np.float32).reshape(len(words), dim)
-    except ValueError:
-        bad = next(i for i, value in enumerate(values) if not _is_float(value))
-        raise _bad(path, lines[bad // dim], f"{dim} numbers after the word", values[bad]) from None
-    return words, matrix
+HINT = "use GloVe or word2vec text format: 'word v1 ... vD' per line, optional 'N D' header"
+HEAD_LINES = 100  # without a header, D is the most common value count of the first lines
+PARSER = "strict1"  # in the cache key: what a laxer parser cached is parsed again
 
 
 def _is_float(text: str) -> bool:
@@ -113,13 +70,138 @@ def _is_float(text: str) -> bool:
     return True
 
 
+def _header(parts: list[str]) -> tuple[int, int] | None:
+    """(count, dim) of a word2vec header line ``N D``, else None."""
+    if len(parts) == 2 and all(part.isdigit() for part in parts):
+        return int(parts[0]), int(parts[1])
+    return None
+
+
+def _fields(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+    """(line number, space-separated fields) of every line that decodes and has no BOM,
+    empty field or empty line; the others are added to ``problems``."""
+    with path.open("rb") as probe:
+        opener = gzip.open if probe.read(2) == b"\x1f\x8b" else open
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip()
+            except UnicodeDecodeError as error:
+                found = f"undecodable byte 0x{raw[error.start]:02x}"
+                problems.add(number, "UTF-8 text", found, HINT)
+                continue
+            if line.startswith("\ufeff"):
+                fix = "remove the byte-order mark (BOM): sed -i '1s/^\\xEF\\xBB\\xBF//' FILE"
+                problems.add(number, "no byte-order mark", "a UTF-8 BOM before the word", fix)
+                line = line[1:]
+            parts = line.split(" ")
+            if not line or "" in parts:
+                found = "an empty line" if not line else f"an empty field in {shorten(line)}"
+                problems.add(number, "fields separated by single spaces", found, HINT)
+                continue
+            yield number, parts
+
+
+def _vector_lines(
+    path: Path, problems: Problems
+) -> tuple[tuple[int, int] | None, int, Iterator[tuple[int, list[str]]]]:
+    """The header (or None), the dimension and every vector line's fields."""
+    lines = _fields(path, problems)
+    head = list(itertools.islice(lines, HEAD_LINES))
+    header = _header(head[0][1]) if head and head[0][0] == 1 else None
+    if header is not None:
+        head = head[1:]
+        dim = header[1]
+    else:
+        counts = Counter(len(parts) - 1 for _, parts in head)
+        dim = counts.most_common(1)[0][0] if counts else 0
+    return header, dim, itertools.chain(head, lines)
+
+
+def _value_count(parts: list[str]) -> int:
+    """How many fields at the end of ``parts`` are numbers (a word's own fields are not)."""
+    count = 0
+    while count < len(parts) - 1 and _is_float(parts[-1 - count]):
+        count += 1
+    return count
+
+
+def parse_vectors(path: Path) -> tuple[list[str], np.ndarray]:
+    """Parse a text vectors file strictly; every bad line is named in one DataFormatError.
+
+    The dimension D is the header's (word2vec ``N D``) or else the most common number of
+    values among the first lines. Words may contain spaces (GloVe 840B does) but a word
+    never ends in a number: a line whose fields after the word are not exactly D finite
+    numbers, a BOM, an empty line or field (doubled spaces) and a header whose N differs
+    from the number of vectors are errors. The first occurrence of a repeated word wins.
+    """
+    problems = Problems(path)
+    header, dim, lines = _vector_lines(path, problems)
+    words: list[str] = []
+    values: list[str] = []
+    numbers: list[int] = []
+    seen: set[str] = set()
+    vector_lines = 0
+    for number, parts in lines:
+        vector_lines += 1
+        count = _value_count(parts) if len(parts) - 1 != dim else dim
+        if dim < 1 or count != dim or len(parts) == dim:
+            found = f"{count} values in {shorten(' '.join(parts))}"
+            problems.add(number, f"a word and {max(dim, 1)} values", found, HINT)
+            continue
+        word = " ".join(parts[:-dim])
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+            numbers.append(number)
+            values += parts[-dim:]
+    if header is not None and header[0] != vector_lines:
+        found = f"N = {header[0]} but {vector_lines} vector lines (a truncated file?)"
+        problems.add(1, "a header 'N D' with N the number of vectors", found, HINT)
+    if not words and not problems.count:
+        problems.add(None, "at least one vector", "an empty file", HINT)
+    matrix = _matrix(values, len(words), dim, numbers, problems)
+    problems.raise_any()
+    return words, matrix
+
+
+def _finite32(text: str) -> bool:
+    """``text`` is a number that is finite as float32 (``1e39`` is not)."""
+    try:
+        with np.errstate(over="ignore"):
+            return bool(np.isfinite(np.float32(float(text))))
+    except ValueError:
+        return False
+
+
+def _matrix(
+    values: list[str], rows: int, dim: int, numbers: list[int], problems: Problems
+) -> np.ndarray:
+    """float32 [rows, dim] of ``values``; a line with a value that is not a finite float32
+    number is added to ``problems``."""
+    try:
+        with np.errstate(over="ignore"):
+            matrix = np.array(values, dtype=np.float32).reshape(rows, dim)
+    except ValueError:  # some value is not a number: the check below names its lines
+        matrix = np.zeros((rows, dim), dtype=np.float32)
+        good = np.zeros(rows, dtype=bool)
+    else:
+        good = np.isfinite(matrix).all(axis=1)
+    for row in np.flatnonzero(~good):
+        bad = [v for v in values[row * dim : (row + 1) * dim] if not _finite32(v)]
+        if bad:
+            found = f"{len(bad)} bad value(s): {', '.join(map(shorten, bad[:3]))}"
+            problems.add(numbers[row], f"{dim} finite numbers after the word", found, HINT)
+    return matrix
+
+
 def load_vectors(path: Path | str, cache: Path | str | None = None) -> Vectors:
     """Vectors of ``path``, parsed once and then read from ``cache_dir(cache)``."""
     path = Path(path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"vectors file {path} does not exist (check --embeddings)")
     folder = cache_dir(cache)
-    key = file_sha256(path)
+    key = f"{file_sha256(path)}-{PARSER}"
     matrix_file, words_file = folder / f"{key}.npy", folder / f"{key}.words.json"
     if matrix_file.is_file() and words_file.is_file():
         words = json.loads(words_file.read_text(encoding="utf-8"))

@@ -15,12 +15,14 @@ Tokens = tuple[str, ...]
 class Example:
     """One example: tokens of sentence ``a`` (and ``b`` for pairs) and its label.
 
-    ``label`` is a class index, or the relatedness score in [1, 5] for SICK.
+    ``label`` is a class index, or the relatedness score in [1, 5] for SICK. ``source`` is
+    the file and 1-based line it was read from (for error messages; not compared).
     """
 
     a: Tokens
     label: int | float
     b: Tokens | None = None
+    source: tuple[Path, int] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -43,7 +43,7 @@ def read_label_file(task: TaskSpec, path: Path, encoding: str | None = None) -> 
                 "correct or delete the line, or check that --task matches the file",
             )
             continue
-        examples.append(Example(tokens, index))
+        examples.append(Example(tokens, index, source=(path, number)))
     problems.raise_any()
     return examples
 

@@ -49,7 +49,8 @@ def _collect(task: TaskSpec, path: Path, rows: list[tuple[int, str, str, str]]) 
             problems.add(number, expected, shorten(label), FIX)
             continue
         if index is not None:
-            examples.append(Example(parse_tree(parse_a), index, parse_tree(parse_b)))
+            pair = parse_tree(parse_a), index, parse_tree(parse_b)
+            examples.append(Example(*pair, source=(path, number)))
     problems.raise_any()
     return examples
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from datamodules.errors import Problems, shorten
+from datamodules.errors import DataFormatError, Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, class_index
 from datamodules.readers.nli import read_s1_s2_labels
 from datamodules.readers.sick import FILES as SICK_FILES
@@ -84,7 +84,7 @@ def _read_lines_of(
         if label is None:
             problems.add(number, expected, shorten(line), fix)
             continue
-        examples.append(Example(tokens, label))
+        examples.append(Example(tokens, label, source=(path, number)))
     problems.raise_any()
     return examples
 
@@ -102,7 +102,18 @@ def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | N
         examples = []
         for label, path in enumerate(files):
             lines = read_lines(path, encoding)
-            examples += [Example(tuple(line.split()), label) for line in lines]
+            if not lines:
+                raise DataFormatError(
+                    path,
+                    None,
+                    f"the sentences of class {task.labels[label]!r}, one a line",
+                    "an empty file (the task would train and test on the other class only)",
+                    "restore the file from the SentEval release",
+                )
+            examples += [
+                Example(tuple(line.split()), label, source=(path, number))
+                for number, line in enumerate(lines, start=1)
+            ]
         return SplitData(split, examples, files)
     classes = f"0..{task.num_classes - 1}"
     shape = "'sentence<TAB>label'" if task.name == "sst2" else "'label sentence'"

@@ -57,7 +57,8 @@ def read_sick_file(path: Path, encoding: str | None = None) -> list[Example]:
                 "correct the line or delete it",
             )
             continue
-        examples.append(Example(tuple(fields[a].split()), score, tuple(fields[b].split())))
+        pair = tuple(fields[a].split()), score, tuple(fields[b].split())
+        examples.append(Example(*pair, source=(path, number)))
     problems.raise_any()
     return examples
 

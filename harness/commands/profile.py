@@ -9,8 +9,6 @@ import argparse
 import datetime as dt
 import importlib
 import inspect
-import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ from harness.cpu_usage import CONTENDED_BELOW
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
 from harness.profiling import allocator, grid
+from harness.redaction import recorded_command
 from reports.contracts.profile_run import PROFILE_CSV, profile_csv
 
 if TYPE_CHECKING:
@@ -225,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
     console = rich_console()
     config = build_config(args)
     out = prepare_out(args)
-    command = shlex.join(["sanbench", *sys.argv[1:]])
+    command = recorded_command()
     options = LaunchOptions.from_args(args)
     if options is not None:
         run_as_jobs(config, out, options, command, console)

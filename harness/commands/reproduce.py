@@ -11,17 +11,18 @@ and the reproduction tables (``OUT/reproduction/``). Run it when nothing is bein
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
-import shlex
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from datamodules.cli import add_max_length_argument
 from harness.arguments import positive_int
 from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.redaction import recorded_command
 from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS, Preset
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
@@ -45,33 +46,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tables-only", action="store_true", help="only rebuild the tables from the results"
     )
+    add_max_length_argument(parser)
 
 
 def check_inputs(preset: Preset, data_dir: Path | None, embeddings: Path | None) -> None:
-    """Fail before any training when a file the preset needs is missing or malformed."""
+    """Fail before any training when a file the preset needs is missing or malformed (every
+    bad line of every file at once)."""
     if data_dir is None:
         raise ValueError("--data-dir is required unless --tables-only (e.g. ../shared/datasets)")
     if not data_dir.is_dir():
         raise ValueError(f"--data-dir {data_dir}: no such folder")
-    if embeddings is not None:
-        if not embeddings.is_file():
-            raise ValueError(f"--embeddings {embeddings}: no such file")
-        with embeddings.open(encoding="utf-8", errors="replace") as handle:
-            first = handle.readline().split()
-        try:
-            [float(x) for x in first[1:]]
-        except ValueError:
-            first = []
-        if len(first) < 2:
-            raise ValueError(
-                f"{embeddings}, line 1: expected GloVe text 'word v1 ... vD' (D floats); "
-                "pass a GloVe .txt file such as glove.6B.50d.txt"
-            )
-    from datamodules.readers.layouts import resolve_layout
-    from datamodules.tasks import get_task
+    if embeddings is not None and not embeddings.is_file():
+        raise ValueError(f"--embeddings {embeddings}: no such file")
+    from harness.suite.runner import fit_run
+    from harness.training.inputs import check_fit_inputs
 
-    for task in preset.tasks:
-        resolve_layout(get_task(task), data_dir)
+    per_task = {run.task: run for run in preset.grid()}.values()
+    check_fit_inputs(
+        fit_run(run, Path("unused"), data_dir, embeddings, preset.overrides) for run in per_task
+    )
 
 
 def machine() -> str:
@@ -167,6 +160,9 @@ def _sigterm(signum: int, frame: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     preset = PRESETS[args.preset]
+    if args.max_length is not None:
+        overrides = {**preset.overrides, "data.max_length": args.max_length}
+        preset = dataclasses.replace(preset, overrides=overrides)
     if args.tables_only:
         manifest = read_manifest(args.out)
         if "preset" not in manifest:
@@ -178,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     import signal
 
     signal.signal(signal.SIGTERM, _sigterm)  # the workers are stopped, the session recorded
-    command = shlex.join(["sanbench", *sys.argv[1:]])
+    command = recorded_command()
     status = reproduce(
         preset, args.out, args.data_dir, args.embeddings, args.workers, args.threads, command
     )

@@ -7,17 +7,16 @@
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from datamodules.cli import add_encoding_argument
+from datamodules.cli import add_encoding_argument, add_max_length_argument
 from harness.arguments import batches, names, parsed_by, positive_int
 from harness.environment import git_commit
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, add_launcher_arguments
+from harness.redaction import recorded_command
 from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_FOLDS, CV_TASKS, RunSpec, Shard, expand_grid
 from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
@@ -45,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
     add_encoding_argument(parser)
+    add_max_length_argument(parser)
     parser.add_argument("--out", type=Path, required=True, help="results folder (shared by shards)")
     parser.add_argument(
         "--shard",
@@ -86,7 +86,8 @@ def _input_problems(args: argparse.Namespace) -> list[str]:
 
 
 def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[str, Any]) -> None:
-    """Every (task, encoder)'s fit config, before any data is read; all problems at once."""
+    """Every (task, encoder)'s fit config, then every data file of every task (all bad lines
+    at once), before any training; all problems at once."""
     problems = []
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
     for run in first.values():
@@ -98,13 +99,20 @@ def _check_runs(runs: list[RunSpec], args: argparse.Namespace, overrides: dict[s
             problems.append(f"{run.task} {run.encoder}: {error}")
     if problems:
         raise InputError("\n".join(problems))
+    from harness.training.inputs import check_fit_inputs
+
+    per_task = {run.task: run for run in runs}.values()
+    check_fit_inputs(
+        fit_run(run, run.run_dir(args.out), args.data_dir, args.embeddings, overrides)
+        for run in per_task
+    )
 
 
 def _manifest(args: argparse.Namespace, overrides: dict[str, Any], tables: list[Path]) -> None:
     out: Path = args.out
     manifest = {
         "kind": "suite",
-        "command": shlex.join(["sanbench", *sys.argv[1:]]),
+        "command": recorded_command(),
         "updated": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": git_commit(),
         "grid": {

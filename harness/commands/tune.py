@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from datamodules.cli import add_encoding_argument
+from datamodules.cli import add_encoding_argument, add_max_length_argument
 from harness.arguments import batches, non_negative_int, parsed_by, positive_int
 from harness.commands.suggest import did_you_mean, options_in
 from harness.errors import InputError, RunFailedError
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="folder holding the benchmark files")
     parser.add_argument("--embeddings", type=Path, help="GloVe text file (random vectors if unset)")
     add_encoding_argument(parser)
+    add_max_length_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="training seed of every trial")
     parser.add_argument("--max-steps", type=positive_int, help="training budget per trial")
     parser.add_argument("--max-epochs", type=positive_int, help="training budget per trial")
@@ -136,16 +138,23 @@ def context(args: argparse.Namespace, study_name: str) -> TuneContext:
 
 
 def run_as_jobs(args: argparse.Namespace, ctx: TuneContext, options: LaunchOptions) -> None:
-    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here."""
+    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here.
+
+    The storage URL reaches the jobs through their environment (``SANBENCH_STORAGE``), never
+    through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
+    """
     from harness.launch import launch
     from harness.studies.run import run_study
+    from harness.studies.storage import STORAGE_ENV
 
+    if args.storage:
+        os.environ[STORAGE_ENV] = args.storage  # local and SLURM jobs inherit the environment
     study_name = args.study_name or default_study_name(args)
-    call = functools.partial(
+    call = functools.partial(  # storage None: the jobs read $SANBENCH_STORAGE
         run_study,
         ctx,
         study_name,
-        args.storage,
+        None,
         args.trials,
         max_retry=args.max_retry,
         heartbeat_s=args.heartbeat,
@@ -172,9 +181,10 @@ def _print_summary(summary: dict, ctx: TuneContext) -> None:
 
 
 def training_problems(ctx: TuneContext) -> list[str]:
-    """What is wrong with a training study's task, encoder, files or budget (before any data
-    is read), every problem at once."""
+    """What is wrong with a training study's task, encoder, files (every bad line of them) or
+    budget, every problem at once, before any training."""
     from harness.training.fit_run import FitRun
+    from harness.training.inputs import check_fit_inputs
 
     missing = [
         f"--{n.replace('_', '-')}"
@@ -196,16 +206,18 @@ def training_problems(ctx: TuneContext) -> list[str]:
         problems.append(f"unknown encoder {ctx.encoder!r}; known: {', '.join(list_encoders())}")
     if problems:
         return problems
+    run = FitRun(
+        ctx.task,
+        ctx.encoder,
+        ctx.data_dir,
+        ctx.out,
+        ctx.embeddings,
+        ctx.seed,
+        overrides={**ctx.overrides, **ctx.budget, **first_values(ctx.space)},
+    )
     try:
-        FitRun(
-            ctx.task,
-            ctx.encoder,
-            ctx.data_dir,
-            ctx.out,
-            ctx.embeddings,
-            ctx.seed,
-            overrides={**ctx.overrides, **ctx.budget, **first_values(ctx.space)},
-        ).resolved()
+        run.resolved()
+        check_fit_inputs([run])
     except ValueError as error:
         return [str(error)]
     return []

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import optuna
 
+from harness.redaction import recorded_command
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
@@ -102,7 +101,7 @@ def run_study(
             poll_s=heartbeat_s,
         )
     meta = {
-        "command": shlex.join(["sanbench", *sys.argv[1:]]),
+        "command": recorded_command(),
         "task": ctx.task,
         "encoder": ctx.encoder,
         "seed": ctx.seed,

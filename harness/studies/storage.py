@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,10 @@ import sqlalchemy
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from sqlalchemy.engine import URL, make_url
 
+from harness.redaction import redact_passwords
+
 DEFAULT_STORAGE = "sqlite:///runs/studies/optuna.db"
+STORAGE_ENV = "SANBENCH_STORAGE"  # the URL when --storage is not given (keeps it off job files)
 SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
 EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 
@@ -38,16 +42,24 @@ def retry_callback(max_retry: int) -> RetryHeartbeatStaleTrialCallback:
         return RetryHeartbeatStaleTrialCallback(max_retry=max_retry)
 
 
+def storage_spec(spec: str | None) -> str:
+    """``spec``, else ``$SANBENCH_STORAGE``, else the default SQLite file."""
+    return spec or os.environ.get(STORAGE_ENV) or DEFAULT_STORAGE
+
+
 def storage_url(spec: str | None) -> URL:
-    """The SQLAlchemy URL of ``spec``; ``postgresql://`` uses psycopg 3 (the ``postgres`` extra)."""
-    spec = spec or DEFAULT_STORAGE
+    """The SQLAlchemy URL of ``spec`` (see :func:`storage_spec`); ``postgresql://`` uses
+    psycopg 3 (the ``postgres`` extra), which takes a password left out of the URL from
+    libpq's ``PGPASSWORD`` or ``~/.pgpass``."""
+    spec = storage_spec(spec)
+    shown = redact_passwords(spec)
     if spec.startswith("journal:"):
         raise ValueError(
-            f"--storage {spec!r}: journal files are no longer supported (no heartbeat, so a dead "
-            f"worker's trial stays running); use {EXPECTED}"
+            f"--storage {shown!r}: journal files are no longer supported (no heartbeat, so a "
+            f"dead worker's trial stays running); use {EXPECTED}"
         )
-    if "://" not in spec:
-        raise ValueError(f"--storage {spec!r}: expected {EXPECTED}")
+    if "://" not in spec:  # not echoed: without "scheme://" a password cannot be told apart
+        raise ValueError(f"--storage: expected {EXPECTED}, got a value without '://'")
     try:
         url = make_url(spec)
     except (sqlalchemy.exc.ArgumentError, ValueError):

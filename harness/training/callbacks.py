@@ -13,6 +13,7 @@ from torch.optim.swa_utils import get_ema_avg_fn
 
 from harness.training.efficiency import EfficiencyCallback
 from harness.training.epoch_lines import EpochLines, progress_bar_on
+from harness.training.finite_loss import NonFiniteLossStop
 from harness.training.interrupt import StopOnSignal
 from harness.training.run_options import RunOptions
 from reports.contracts.fit_run import LOGS, FitRunFolder
@@ -38,9 +39,13 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
 
 
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
-    """Efficiency columns, best-on-dev and periodic checkpoints, a checkpoint on SIGINT/SIGTERM,
-    early stopping, EMA."""
-    callbacks: list[pl.Callback] = [EfficiencyCallback(), periodic_checkpoint(run, out_dir)]
+    """Efficiency columns, the non-finite loss stop, best-on-dev and periodic checkpoints, a
+    checkpoint on SIGINT/SIGTERM, early stopping, EMA."""
+    callbacks: list[pl.Callback] = [
+        EfficiencyCallback(),
+        NonFiniteLossStop(),
+        periodic_checkpoint(run, out_dir),
+    ]
     callbacks.append(StopOnSignal(out_dir / "checkpoints" / "last.ckpt"))
     callbacks.append(
         ModelCheckpoint(

@@ -118,7 +118,8 @@ def seed_message_hidden() -> Iterator[None]:
 
 def command_overrides(args: Any, trainer_keys: tuple[str, ...]) -> dict[str, Any]:
     """The fit config keys ``suite``/``tune`` options set for every run: the given trainer
-    budgets (``--max-steps`` -> ``trainer.max_steps``) and ``--encoding`` (``data.encoding``)."""
+    budgets (``--max-steps`` -> ``trainer.max_steps``), ``--encoding`` (``data.encoding``) and
+    ``--max-length`` (``data.max_length``)."""
     overrides = {
         f"trainer.{key}": getattr(args, key)
         for key in trainer_keys
@@ -126,6 +127,8 @@ def command_overrides(args: Any, trainer_keys: tuple[str, ...]) -> dict[str, Any
     }
     if args.encoding is not None:
         overrides["data.encoding"] = args.encoding
+    if args.max_length is not None:
+        overrides["data.max_length"] = args.max_length
     return overrides
 
 

@@ -2,7 +2,8 @@
 
 The task's config (``configs/<task>.yaml``, its per-encoder values included) sets the defaults,
 so any ``--config`` file and then any ``--section.key`` option wins over it. Classes are built
-by :meth:`FitCLI.build`, after ``run_fit`` has checked the run folder: nothing is read before.
+by :meth:`FitCLI.build`, which reads and checks every input file before ``run_fit`` touches the
+run folder.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ class FitCLI(LightningCLI):
             parser.set_defaults(task_defaults(self.task, self.encoder))
 
     def instantiate_classes(self) -> None:
-        """Deferred to :meth:`build`: ``run_fit`` checks the run folder before any data is read."""
+        """Deferred to :meth:`build` (``run_fit`` calls it after :meth:`check`)."""
 
     def build(self, callbacks: list[pl.Callback] | None = None) -> None:
         """Datamodule (its data read), model and trainer; ``callbacks`` join the trainer's."""

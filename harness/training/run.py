@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import shlex
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +21,7 @@ from torch.utils.data import DataLoader
 
 from harness.environment import environment
 from harness.outdir import one_writer, removed_if_left_empty
+from harness.redaction import recorded_command
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.curve import write_curve
@@ -32,9 +31,7 @@ from harness.training.fit_run import FitRun
 from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
 from harness.training.predictions import TestPredictionWriter
-from harness.training.run_folder import MARKER as RUN_MARKER
 from harness.training.run_folder import check_run_folder, prepare_run_folder
-from reports.contracts.fit_run import CONFIG as CONFIG_FILE
 from reports.contracts.fit_run import FitRunFolder
 from reports.contracts.manifest import write_manifest
 
@@ -149,31 +146,21 @@ def run_fit(
     """
     cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
     cli.check()
+    cli.build(callbacks)  # reads and checks every input file: bad ones leave --out untouched
     writer = rank_zero_only.rank == 0
     check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)  # before the lock: touch nothing
     with one_writer(cli.out_dir) if writer else contextlib.nullcontext():
-        return _run_fit(cli, callbacks, overwrite, writer)
+        return _run_fit(cli, overwrite, writer)
 
 
-def _run_fit(
-    cli: FitCLI, callbacks: list[pl.Callback] | None, overwrite: bool, writer: bool
-) -> dict[str, Any]:
+def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
-    started = (out_dir / CONFIG_FILE).exists()
-    folder = FitRunFolder(out_dir)
     with removed_if_left_empty(out_dir):  # a failed start leaves nothing that blocks a re-run
         prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
         folder = FitRunFolder(out_dir)
         if folder.finished():
             return folder.read_metrics()
-        try:
-            cli.build(callbacks)
-        except BaseException:
-            if not started and writer:
-                for name in (CONFIG_FILE, RUN_MARKER):
-                    (out_dir / name).unlink(missing_ok=True)
-            raise
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
     task, encoder, seed = (
@@ -200,7 +187,7 @@ def _run_fit(
             out_dir,
             {
                 "kind": "fit",
-                "command": shlex.join(["sanbench", *sys.argv[1:]]),
+                "command": recorded_command(),
                 "task": task,
                 "encoder": encoder,
                 "seed": seed,

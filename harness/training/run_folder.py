@@ -29,7 +29,7 @@ BUDGET = ("trainer.max_epochs", "trainer.max_steps")
 FINISHED = (METRICS, MANIFEST)  # written when a run ends; an extension drops them
 MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overwrite needs it
 # keys that do not change what a run computes: a resume may change them
-NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir",
+NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir", "data.max_length",
                 "trainer.enable_progress_bar", "trainer.log_every_n_steps", "trainer.logger",
                 "run.checkpoint_every_minutes", "run.checkpoint_every_n_steps")  # fmt: skip
 

@@ -103,6 +103,7 @@ def task_model(
     """
     if data is None:
         raise ValueError("task_model needs the datamodule (``data``) its vocabulary comes from")
+    data.check_inputs()  # every file of the run (test and vectors too), all bad lines at once
     data.setup("fit")
     vocab_size, dim = data.embedding_matrix.shape
     module = TaskModule(

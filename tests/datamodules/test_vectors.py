@@ -68,3 +68,69 @@ def test_malformed_vectors(fixtures, tmp_path, name, line, words):
 def test_missing_vectors_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="--embeddings"):
         load_vectors(tmp_path / "none.txt", tmp_path)
+
+
+def _problems(path, tmp_path) -> dict[int | None, str]:
+    with pytest.raises(DataFormatError) as caught:
+        load_vectors(path, tmp_path / "cache")
+    return {
+        problem.line: f"{problem.expected}; {problem.found}" for problem in caught.value.problems
+    }
+
+
+def test_every_bad_vector_line_is_named_at_once(tmp_path):
+    """Today's parser kept '\\ufeffthe', 'movie ', 'good 0.1', nan and inf without a word."""
+    path = tmp_path / "v.txt"
+    lines = [
+        "\ufeffthe 0.1 0.2 0.3",
+        "movie  0.1 0.2 0.3",
+        "good 0.1 0.2 0.3 0.4",
+        "bad 0.1 nan 0.3",
+        "ugly 1e39 0 0",
+        "plot 0.1 0.2",
+        "new york 0.1 0.2 0.3",
+        "",
+        "film -inf 0 0",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = _problems(path, tmp_path)
+    assert sorted(problems) == [1, 2, 3, 4, 5, 6, 8, 9]
+    assert "byte-order mark" in problems[1]
+    assert "single spaces" in problems[2] and "single spaces" in problems[8]
+    assert "4 values" in problems[3] and "2 values" in problems[6]
+    assert "'nan'" in problems[4] and "'1e39'" in problems[5] and "'-inf'" in problems[9]
+
+
+def test_a_short_first_line_does_not_set_the_dimension(tmp_path):
+    path = tmp_path / "v.txt"
+    rows = [f"w{i} " + " ".join(["0.5"] * 5) for i in range(10)]
+    rows[0] = "the 0.1 0.2 0.3 0.4"
+    path.write_text("\n".join(rows) + "\n")
+    problems = _problems(path, tmp_path)
+    assert list(problems) == [1]
+    assert "a word and 5 values; 4 values" in problems[1]
+
+
+def test_words_with_spaces_and_word2vec_headers_still_load(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("2 3\nnew york 0.1 0.2 0.3\n. . . 1 2 3 \n")
+    loaded = load_vectors(path, tmp_path / "cache")
+    assert list(loaded.index) == ["new york", ". . ."] and loaded.dim == 3
+
+
+def test_a_header_count_that_disagrees_is_an_error(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("3 2\na 0.1 0.2\nb 0.3 0.4\n")
+    assert "N = 3 but 2 vector lines" in _problems(path, tmp_path)[1]
+
+
+def test_vectors_cached_by_a_laxer_parser_are_parsed_again(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("the 0.1 nan\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    stale = cache / vectors_module.file_sha256(path)
+    np.save(stale.with_suffix(".npy"), np.array([[0.1, np.nan]], dtype=np.float32))
+    stale.with_suffix(".words.json").write_text('["the"]')
+    with pytest.raises(DataFormatError, match="'nan'"):
+        load_vectors(path, cache)

@@ -1,0 +1,33 @@
+"""Every data and vectors file a set of fits needs, read and checked before any training."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from datamodules.errors import DataFormatError
+from harness.errors import InputError
+from harness.training.fit_run import FitRun
+
+# data options that do not change which files are read or how
+NOT_READ = ("seed", "fold", "batch_size", "eval_batch_size", "num_workers")
+
+
+def check_fit_inputs(runs: Iterable[FitRun]) -> None:
+    """Read every file of ``runs`` (train, dev, test, vectors), once per distinct data
+    configuration; raise :class:`InputError` naming every bad line of all of them."""
+    from datamodules.datamodule import BenchmarkDataModule
+
+    errors: list[DataFormatError] = []
+    checked: set[tuple] = set()
+    for run in runs:
+        data = run.resolved()["data"]
+        key = tuple(sorted((k, str(v)) for k, v in data.items() if k not in NOT_READ))
+        if key in checked:
+            continue
+        checked.add(key)
+        try:
+            BenchmarkDataModule(**data).check_inputs()
+        except DataFormatError as error:
+            errors.append(error)
+    if errors:
+        raise InputError(str(DataFormatError.joined(errors))) from errors[0]

@@ -1,0 +1,77 @@
+"""A study's database password is never written: not in its files, its report, its job files
+or anything printed (``--storage`` URLs are redacted; ``SANBENCH_STORAGE`` supplies them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from harness.cli import main
+from harness.redaction import recorded_command, redact_passwords
+from harness.studies.storage import STORAGE_ENV, storage_url
+
+PASSWORD = "Pa55-w0rd-Xq7"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (f"postgresql://ann:{PASSWORD}@db.lab:5432/s", "postgresql://ann:***@db.lab:5432/s"),
+        (f"mysql+pymysql://root:{PASSWORD}@h/db x", "mysql+pymysql://root:***@h/db x"),
+        ("postgresql://ann@db.lab/s", "postgresql://ann@db.lab/s"),
+        ("sqlite:///runs/studies/optuna.db", "sqlite:///runs/studies/optuna.db"),
+    ],
+)
+def test_url_passwords_are_redacted(text: str, shown: str) -> None:
+    assert redact_passwords(text) == shown
+
+
+def test_recorded_commands_hide_the_password() -> None:
+    argv = ["tune", "--storage", f"postgresql://ann:{PASSWORD}@db/s", "--trials", "3"]
+    assert recorded_command(argv) == "sanbench tune --storage postgresql://ann:***@db/s --trials 3"
+
+
+def test_storage_errors_hide_the_password() -> None:
+    with pytest.raises(ValueError) as caught:
+        storage_url(f"postgresql//ann:{PASSWORD}@db/s")
+    assert PASSWORD not in str(caught.value)
+
+
+def test_the_storage_url_may_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STORAGE_ENV, f"postgresql://ann:{PASSWORD}@db/s")
+    assert storage_url(None).password == PASSWORD
+    assert storage_url("sqlite:///x.db").get_backend_name() == "sqlite"  # --storage wins
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_no_file_or_output_of_a_study_and_its_report_holds_the_password(
+    postgres_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Today the manifest's command, the study page and the job pickles held it in clear."""
+    root = Path(__file__).resolve().parents[3]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.delenv(STORAGE_ENV, raising=False)
+    url = make_url(postgres_url).set(password=PASSWORD).render_as_string(hide_password=False)
+    out, report = tmp_path / "study", tmp_path / "report"
+    argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
+    argv += ["--dim", "8", "--trials", "2", "--storage", url, "--out", str(out)]
+    argv += ["--launcher", "local", "--jobs", "1"]
+    monkeypatch.setattr(sys, "argv", ["sanbench", *argv])  # what recorded_command records
+    assert main(argv) == 0
+    assert main(["report", str(out), "--out", str(report)]) == 0
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert any(path.suffix == ".pkl" for path in written)  # the job files were scanned too
+    assert any(path.suffix == ".html" for path in written)
+    assert [path for path in written if PASSWORD.encode() in path.read_bytes()] == []
+    printed = capsys.readouterr()
+    assert PASSWORD not in printed.out + printed.err
+    assert ":***@" in json.loads((out / "manifest.json").read_text())["command"]
