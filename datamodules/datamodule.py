@@ -20,7 +20,7 @@ from datamodules.errors import (
     Problems,
     missing_file_error,
 )
-from datamodules.readers.base import Example
+from datamodules.readers.base import Example, Layout
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
 from datamodules.splits import carve, stratified_folds
@@ -111,6 +111,8 @@ class BenchmarkDataModule(L.LightningDataModule):
         self.dropped: dict[str, dict[str, int]] = {}
         self.vector_coverage: float | None = None
         self._examples: dict[str, list[Example]] = {}
+        self._layout: Layout | None = None  # found by _load_train, with _root
+        self._root = self.data_dir
         self._vocab: Vocab | None = None
         self._matrix: torch.Tensor | None = None
         self._length_stats: dict[str, float] | None = None
@@ -217,11 +219,14 @@ class BenchmarkDataModule(L.LightningDataModule):
                 errors.append(error)
             except MissingSplitError as error:
                 errors.append(missing_file_error(error))
+            except FileNotFoundError as error:  # no file of the task in data_dir at all
+                expected = f"the files of task {self.task.name!r}"
+                errors.append(DataFormatError(self.data_dir, None, expected, "none", str(error)))
             return None
 
         collected(self._load_train)
         sources = {"val": self.dev_source, "test": self.test_source}
-        for split in splits:
+        for split in splits if self._layout is not None else ():
             if split not in self._examples and sources[split] is not None:
                 examples = collected(self._read, sources[split])
                 if examples is not None:

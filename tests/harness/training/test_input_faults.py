@@ -33,6 +33,7 @@ def bad_dir(trec_dir: Path, tmp_path: Path) -> Path:
 EXPECTED_LINES = ("TREC.test.all:3: ", "TREC.test.all:7: ", "glove.txt:18: ")  # 17 words
 
 
+@pytest.mark.slow
 def test_fit_names_every_bad_line_of_every_file_before_training(
     bad_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -47,6 +48,7 @@ def test_fit_names_every_bad_line_of_every_file_before_training(
     assert "epoch 0" not in err and not out.exists()
 
 
+@pytest.mark.slow
 def test_suite_checks_every_task_before_the_first_run(
     bad_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -59,6 +61,7 @@ def test_suite_checks_every_task_before_the_first_run(
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_tune_checks_the_files_before_the_study(bad_dir: Path, tmp_path: Path) -> None:
     from harness.commands.tune import check_training
     from harness.studies.plans import TuneContext
@@ -70,6 +73,7 @@ def test_tune_checks_the_files_before_the_study(bad_dir: Path, tmp_path: Path) -
     assert all(expected in problem for expected in EXPECTED_LINES)
 
 
+@pytest.mark.slow
 def test_max_length_is_a_fit_and_suite_option(trec_dir: Path, tmp_path: Path) -> None:
     """Every fixture sentence has at least 3 tokens: a limit of 2 refuses them, naming them."""
     run = tiny_run(trec_dir, tmp_path / "run", data__max_length=2)
@@ -81,6 +85,7 @@ def test_max_length_is_a_fit_and_suite_option(trec_dir: Path, tmp_path: Path) ->
 NON_FINITE = {"model.lr": 1e30, "model.optimizer": "adam", "trainer.max_epochs": 1}
 
 
+@pytest.mark.slow
 def test_a_non_finite_loss_fails_the_run(trec_dir: Path, tmp_path: Path) -> None:
     """Today: train_loss nan, metrics written, exit 0."""
     run = tiny_run(
@@ -91,6 +96,7 @@ def test_a_non_finite_loss_fails_the_run(trec_dir: Path, tmp_path: Path) -> None
     assert not (tmp_path / "run" / "metrics.json").exists()
 
 
+@pytest.mark.slow
 def test_a_suite_records_a_non_finite_run_as_failed(trec_dir: Path, tmp_path: Path) -> None:
     """Today the suite row said "ok"."""
     summary = run_shard(
