@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from datamodules.cli import add_encoding_argument, add_max_length_argument
 from harness.arguments import batches, non_negative_int, parsed_by, positive_int
@@ -147,8 +148,6 @@ def run_as_jobs(args: argparse.Namespace, ctx: TuneContext, options: LaunchOptio
     from harness.studies.run import run_study
     from harness.studies.storage import STORAGE_ENV
 
-    if args.storage:
-        os.environ[STORAGE_ENV] = args.storage  # local and SLURM jobs inherit the environment
     study_name = args.study_name or default_study_name(args)
     call = functools.partial(  # storage None: the jobs read $SANBENCH_STORAGE
         run_study,
@@ -159,9 +158,11 @@ def run_as_jobs(args: argparse.Namespace, ctx: TuneContext, options: LaunchOptio
         max_retry=args.max_retry,
         heartbeat_s=args.heartbeat,
     )
-    outcomes = launch(
-        [call] * (options.jobs or 1), options, ctx.out / "jobs", f"sanbench-tune-{study_name}"
-    )
+    job_env = {STORAGE_ENV: args.storage} if args.storage else {}
+    with mock.patch.dict(os.environ, job_env):  # jobs inherit it; this process is left unchanged
+        outcomes = launch(
+            [call] * (options.jobs or 1), options, ctx.out / "jobs", f"sanbench-tune-{study_name}"
+        )
     for outcome in outcomes:
         status = "done" if outcome.ok else f"died: {outcome.error}"
         print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")

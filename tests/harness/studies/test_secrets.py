@@ -67,6 +67,7 @@ def test_no_file_or_output_of_a_study_and_its_report_holds_the_password(
     argv += ["--launcher", "local", "--jobs", "1"]
     monkeypatch.setattr(sys, "argv", ["sanbench", *argv])  # what recorded_command records
     assert main(argv) == 0
+    assert STORAGE_ENV not in os.environ  # handed to the jobs only; the next command falls back
     assert main(["report", str(out), "--out", str(report)]) == 0
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
     assert any(path.suffix == ".pkl" for path in written)  # the job files were scanned too
