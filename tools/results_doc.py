@@ -5,7 +5,7 @@
 Reads docs/results/reproduce-runs.csv (one row per run, the `runs.csv` that `sanbench
 reproduce` writes) and docs/results/reproduce-manifest.json (the preset, caps and departures
 from that reproduction's manifest), renders ``harness.reproduce.outputs.results_block`` and
-puts it between the doc's BEGIN and END markers. tests/harness/reproduce/test_results_doc.py
+puts it between the doc's BEGIN and END markers. tests/tools/test_results_doc.py
 fails when the doc and the rows disagree.
 """
 

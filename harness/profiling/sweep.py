@@ -172,6 +172,10 @@ def describe(row: Mapping[str, Any]) -> str:
         return f"{head} {str(row['message'])[:90]}"
     time = f"{row['time_ms_median']:>10.2f} ms"
     line = f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
+    if row["eager_time_ms_median"] != "":
+        speedup = row["eager_time_ms_median"] / row["time_ms_median"]
+        memory = row["peak_mem_mb"] / row["eager_peak_mem_mb"]
+        line += f"  compiled: {speedup:.2f}x eager's speed, {memory:.2f}x its memory"
     if row["contended"] is True:
         line += f"  CONTENDED (got {row['cpu_granted']:.0%} of the CPU it asked for)"
     return line

@@ -85,18 +85,19 @@ class Models:
         self.compile_model = compile_model
         self.key: tuple[str, str, int] | None = None
         self.model: torch.nn.Module | None = None
+        self.eager: torch.nn.Module | None = None  # the model uncompiled (same parameters)
         self.warm: set[tuple[str, str, int, str]] = set()
 
     def get(self, point: Point) -> torch.nn.Module:
         options = encoder_options(point)
         key = (point.encoder, repr(sorted(options.items())), point.dim)
         if key != self.key:
-            self.key, self.model = None, None
+            self.key, self.model, self.eager = None, None, None
             gc.collect()
             torch.manual_seed(0)
             model = build_encoder(point.encoder, input_dim=point.dim, **options)
-            model = model.to(self.device)
-            self.model = torch.compile(model) if self.compile_model else model
+            self.eager = model.to(self.device)
+            self.model = torch.compile(self.eager) if self.compile_model else self.eager
             self.key = key
         if (*key, point.mode) not in self.warm and not self.compile_model:
             tiny = Point(**{**point.__dict__, **WARMUP})
@@ -106,7 +107,7 @@ class Models:
         return self.model
 
     def forget(self) -> None:
-        self.key, self.model = None, None
+        self.key, self.model, self.eager = None, None, None
         gc.collect()
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
@@ -132,6 +133,11 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
         if models.compile_model:
             extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
         metrics = measure(model, point, device, request["dtype"], request["repeats"])
+        if models.compile_model:  # what compiling bought: the same point, uncompiled
+            assert models.eager is not None
+            eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
+            extra["eager_time_ms_median"] = eager["time_ms_median"]
+            extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
         params = sum(p.numel() for p in model.parameters())
         return {"status": "ok", "params": params, **metrics, **extra}
     except Exception as error:

@@ -35,6 +35,8 @@ METRIC_COLUMNS = (
     "flops",
     "tflops",
     "compile_s",
+    "eager_time_ms_median",
+    "eager_peak_mem_mb",
 )
 ENVIRONMENT_COLUMNS = (
     "device_name",
@@ -85,6 +87,8 @@ OPTIONAL = {
     "cpu_granted": None,
     "load_avg_before": None,
     "load_avg_after": None,
+    "eager_time_ms_median": None,
+    "eager_peak_mem_mb": None,
 }
 NUMERIC = (
     "seq_len",
@@ -98,6 +102,8 @@ NUMERIC = (
     "cpu_granted",
     "load_avg_before",
     "load_avg_after",
+    "eager_time_ms_median",
+    "eager_peak_mem_mb",
 )
 
 

@@ -1,4 +1,5 @@
-"""Tables of a profile run: predicted vs measured memory, and the longest length that fits."""
+"""Tables of a profile run: predicted vs measured memory, what compiling bought, and the longest
+length that fits."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ def prediction_errors(rows: pd.DataFrame) -> pd.DataFrame:
     both = rows[(rows["status"] == "ok") & rows["peak_mem_mb_predicted"].notna()]
     table = both[["label", "mode", "seq_len", "peak_mem_mb", "peak_mem_mb_predicted"]].copy()
     table["error_pct"] = 100 * (table["peak_mem_mb_predicted"] / table["peak_mem_mb"] - 1)
+    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+
+
+def compile_gains(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a ``--compile`` run measured both ways: speed-up (eager time / compiled time)
+    and memory ratio (compiled peak / eager peak) at the same point."""
+    both = rows[(rows["status"] == "ok") & rows["eager_time_ms_median"].notna()]
+    columns = ["label", "mode", "seq_len", "time_ms_median", "eager_time_ms_median"]
+    table = both[[*columns, "peak_mem_mb", "eager_peak_mem_mb"]].copy()
+    table["speedup"] = table["eager_time_ms_median"] / table["time_ms_median"]
+    table["memory_ratio"] = table["peak_mem_mb"] / table["eager_peak_mem_mb"]
     return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
 
 

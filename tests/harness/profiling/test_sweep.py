@@ -255,12 +255,27 @@ def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
     assert train["bi_blosan"] < train["disan"] / 10
 
 
-def test_compiled_encoders_time_the_first_call_apart(tmp_path: Path) -> None:
+def test_compiled_encoders_time_the_first_call_apart_and_say_what_compiling_bought(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     options = ["--encoders", "test_linear", "--lengths", "8", "--modes", "infer", "--compile"]
     assert profile(tmp_path, *options) == 0
     (row,) = read(tmp_path).to_dict("records")
     assert row["status"] == "ok" and str(row["compile"]) == "True"
     assert row["compile_s"] > 0 and row["time_ms_median"] > 0
+    # the same point uncompiled, same weights: the row says what compiling bought
+    assert row["eager_time_ms_median"] > 0 and row["eager_peak_mem_mb"] > 0
+    speedup = row["eager_time_ms_median"] / row["time_ms_median"]
+    assert f"compiled: {speedup:.2f}x eager's speed" in capsys.readouterr().out
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "report")]) == 0
+    pages = [p.read_text() for p in (tmp_path / "report").rglob("index.html")]
+    assert any("What compiling bought" in page for page in pages)
+
+
+def test_an_eager_run_has_no_compile_comparison(tmp_path: Path) -> None:
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "8", "--modes", "infer") == 0
+    (row,) = read(tmp_path).to_dict("records")
+    assert pd.isna(row["eager_time_ms_median"]) and pd.isna(row["eager_peak_mem_mb"])
 
 
 def test_compiled_and_eager_outputs_agree() -> None:
