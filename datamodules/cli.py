@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -146,5 +147,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report | {"splits": [asdict(s) for s in splits]}, indent=2))
         return 0
     title = f"{task.name} ({task.kind}, {task.num_classes} classes) — {layout} layout in {root}"
-    Console(width=160).print(_table(title, splits))
+    # a terminal's width there; in a pipe or a file, rows as long as they are (never wrapped)
+    wide = {} if sys.stdout.isatty() else {"width": 1_000_000, "soft_wrap": True}
+    Console(**wide).print(_table(title, splits))
     return 0

@@ -10,12 +10,12 @@ same shapes (an RNN's 384 steps) is remade from its first call's result instead 
 its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead of 11.5 s).
 
 What this counts is tensor memory: every storage an operator returns (activations saved for
-backward, gradients, parameters, inputs). It does not see memory a kernel allocates inside
-itself and frees before returning (oneDNN convolution reorders, RNN workspaces, the temporary
-copies TensorIterator makes to promote a bool operand to float), nor allocator caches and a
-CUDA context. Where the CPU runs an operator another way than its meta decomposition does
-(eval-mode dropout, fused attention), ``CPU_KERNELS`` does what the CPU does. The step is the
-CPU's: docs/benchmarks.md lists the measured differences.
+backward, gradients, parameters, inputs), and what the CPU's kernels hold inside a call:
+``harness.profiling.cpu_kernels`` runs what the CPU runs where it differs from the meta kernels
+(eval-mode dropout, fused attention, oneDNN's LSTM layer) and measures, once per argument
+shapes on small real tensors, the memory a kernel holds during the call (oneDNN's reorders and
+workspaces), and adds TensorIterator's dtype-promotion copies. Allocator caches and a CUDA
+context are not counted. The step is the CPU's: docs/benchmarks.md lists the measured accuracy.
 """
 
 from __future__ import annotations
@@ -34,6 +34,16 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
+from harness.profiling.cpu_kernels import (
+    CPU_KERNELS,
+    CPU_WORKSPACES,
+    PROMOTING_CPU_OPS,
+    CpuLstm,
+    call_key,
+    kernel_record,
+    promotion_temporaries,
+    tensors_of,
+)
 from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
 
 
@@ -94,8 +104,9 @@ class LiveStorageTracker(TorchDispatchMode):
             if out is not NotImplemented:
                 return out
             self._atomic.add(func)
+        live_before = self.live
         inputs: list[torch.Tensor] = []
-        key = _key(func, args, kwargs, inputs)
+        key = call_key(func, args, kwargs, inputs)
         known = self._known.get(key) if key is not None else None
         if known is not None and known.recipe is not None:
             single, parts = known.recipe
@@ -111,7 +122,13 @@ class LiveStorageTracker(TorchDispatchMode):
             if key is not None:
                 self._known[key] = known
         self.flops += known.flops
-        self.track(_tensors(out))
+        self.track(tensors_of(out))
+        if func in CPU_WORKSPACES:
+            record = kernel_record(func, args, kwargs)
+            if record is not None:
+                self.peak = max(self.peak, live_before + record.peak)
+        elif func in PROMOTING_CPU_OPS and isinstance(out, torch.Tensor):
+            self.peak = max(self.peak, self.live + promotion_temporaries(args, out.dtype))
         return out
 
     def _recipe(self, out: Any, inputs: list[torch.Tensor], before: list[Any]) -> Recipe | None:
@@ -144,52 +161,6 @@ class LiveStorageTracker(TorchDispatchMode):
         return single, parts
 
 
-def _dropout_as_on_cpu(mode: LiveStorageTracker, x: Any, p: float, train: bool | None) -> Any:
-    """Dropout off (eval, p = 0): the CPU kernel returns its input; the Python decomposition a
-    composite gets under ``inference_mode`` would copy it."""
-    return x if not train or p == 0 else NotImplemented
-
-
-def _attention_as_on_cpu(
-    mode: LiveStorageTracker,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    attn_mask: torch.Tensor | None = None,
-    dropout_p: float = 0.0,
-    is_causal: bool = False,
-    dropout_mask: torch.Tensor | None = None,
-    *,
-    scale: float | None = None,
-    enable_gqa: bool = False,
-) -> Any:
-    """``scaled_dot_product_attention`` picks the math path on meta tensors and the fused CPU
-    kernel (``_scaled_dot_product_flash_attention_for_cpu``) on the CPU when there is no dropout
-    and the inputs are dense [B, h, L, d]. Run the fused kernel's meta function instead and give
-    its output the CPU kernel's layout ([B, L, h, d] in memory), so that the heads' concatenation
-    is a view, as it is on the CPU."""
-    dense = all(t.dim() == 4 and t.stride(-1) == 1 for t in (query, key, value))
-    if dropout_p or dropout_mask is not None or enable_gqa or not dense:
-        return NotImplemented
-    with mode:
-        out, logsumexp = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
-            query, key, value, 0.0, is_causal, attn_mask=attn_mask, scale=scale
-        )
-    _, heads, length, width = out.shape
-    strides = (length * heads * width, width, heads * width, 1)
-    return out.as_strided(out.shape, strides), logsumexp
-
-
-# Operators whose CPU kernel a meta run would not reproduce, with what the CPU does (or
-# NotImplemented where it does what the meta run does).
-CPU_KERNELS: dict[Any, Callable[..., Any]] = {
-    torch.ops.aten.dropout.default: _dropout_as_on_cpu,
-    torch.ops.aten.feature_dropout.default: _dropout_as_on_cpu,
-    torch.ops.aten.alpha_dropout.default: _dropout_as_on_cpu,
-    torch.ops.aten.feature_alpha_dropout.default: _dropout_as_on_cpu,
-    torch.ops.aten._scaled_dot_product_attention_math.default: _attention_as_on_cpu,
-}
-
 TensorSpec = tuple[tuple[int, ...], tuple[int, ...], torch.dtype]
 # Whether the result is one tensor; per tensor, the index of the input it is or the spec of a
 # new one.
@@ -206,47 +177,6 @@ class Known:
 
 def _empty(spec: TensorSpec) -> torch.Tensor:
     return torch.empty_strided(spec[0], spec[1], dtype=spec[2], device="meta")
-
-
-def _tensors(value: Any) -> Iterator[torch.Tensor]:
-    """The tensors in nested tuples, lists and dicts (operator arguments and results)."""
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _tensors(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _tensors(item)
-
-
-def _signature(value: Any, tensors: list[torch.Tensor]) -> Any:
-    """``value`` as a hashable description (tensors by shape, strides and dtype; anything else
-    by type and value), appending the tensors met to ``tensors``."""
-    if isinstance(value, torch.Tensor):
-        tensors.append(value)
-        return (value.shape, value.stride(), value.dtype)
-    if isinstance(value, list | tuple):
-        return (type(value), *[_signature(item, tensors) for item in value])
-    if isinstance(value, dict):
-        if not value:
-            return ()
-        items = sorted(value.items())
-        return (dict, *[(name, _signature(item, tensors)) for name, item in items])
-    return (type(value), value)
-
-
-def _key(func: Any, args: tuple, kwargs: dict, tensors: list[torch.Tensor]) -> tuple | None:
-    """What a meta kernel's new outputs depend on: the operator, every tensor's shape, strides
-    and dtype (not its storage offset: an RNN's step t reads slices at offsets that vary with t),
-    and every other argument with its type (``True`` is not ``1``); None when one cannot be
-    hashed. The tensors of ``args`` and ``kwargs`` are appended to ``tensors``."""
-    key = (func, _signature(args, tensors), _signature(kwargs, tensors))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
 
 
 def _layout(tensor: torch.Tensor) -> tuple:
@@ -277,7 +207,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     model.zero_grad(set_to_none=True)
     tracker = LiveStorageTracker()
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
-    with tracker:
+    with CpuLstm(), tracker:
         step()
     return Prediction(
         peak_bytes=tracker.peak,

@@ -1,6 +1,7 @@
 """``sanbench data stats`` on fixtures."""
 
 import json
+import shutil
 
 import pytest
 
@@ -32,6 +33,17 @@ def test_stats_table_shows_missing_splits(fixtures, tmp_path, capsys, monkeypatc
     assert main(["data", "stats", "--task", "snli", "--data-dir", "."]) == 0
     out = capsys.readouterr().out
     assert "missing" in out and "s1.train" in out and "dev" in out
+
+
+def test_stats_table_rows_are_whole_lines_in_a_pipe(fixtures, tmp_path, capsys):
+    """Piped (not a terminal), a row is never wrapped, however long the folder's path."""
+    folder = tmp_path / ("a-folder-with-a-long-name-" * 8) / "nli-jsonl"
+    shutil.copytree(fixtures / "nli-jsonl", folder)
+    assert main(["data", "stats", "--task", "snli", "--data-dir", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert str(folder) in lines[0]  # the title with the whole path, on one line
+    dev = next(line for line in lines if line.startswith("│ dev "))
+    assert dev.endswith("│") and dev.count("│") == 9  # all eight columns of the row
 
 
 def test_stats_bad_file_prints_one_line_per_problem_and_no_traceback(fixtures, capsys):
