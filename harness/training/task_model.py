@@ -22,7 +22,10 @@ EncoderName = Literal[tuple(list_encoders())]  # every registered encoder: typed
 def registered_task_model() -> Any:
     """``task_model`` with ``encoder`` typed by the encoders registered now, including those an
     imported module registered after this one (jsonargparse reads the annotation's name from
-    this module when a parser is built)."""
+    this module when a parser is built). The one module-level name rebound after import, on
+    purpose: a copy of the function with resolved annotations is refused the second time a
+    parser is built ("lightning.pytorch.cli already defines 'task_model_class'": LightningCLI
+    registers a model function under its name)."""
     global EncoderName
     EncoderName = Literal[tuple(list_encoders())]
     return task_model
