@@ -10,6 +10,7 @@ from torch import nn
 from harness.profiling import cpu_kernels
 from harness.profiling.cpu_kernels import (
     ANCHORS,
+    EXTRAPOLATION_ERROR_BYTES,
     CpuLstm,
     _measured_record,
     kernel_record,
@@ -65,11 +66,21 @@ def lstm_layer_call(length: int, train: bool) -> tuple:
     return torch.ops.aten.mkldnn_rnn_layer.default, args, {}
 
 
-def test_long_lstm_records_are_extrapolated_to_the_byte() -> None:
-    """Beyond the exact range an LSTM layer's record comes from the two anchor lengths; it
-    equals a real call at that length (workspace, outputs and the peak inside the call)."""
-    func, args, kwargs = lstm_layer_call(3 * ANCHORS[1], train=True)
-    assert kernel_record(func, args, kwargs) == _measured_record(func, args, kwargs)
+def test_long_lstm_records_are_extrapolated_within_a_few_pages() -> None:
+    """Beyond the exact range an LSTM layer's record comes from the two anchor lengths; it is
+    within EXTRAPOLATION_ERROR_BYTES of a real call at that length (oneDNN rounds parts of its
+    workspace up to pages), for the workspace and the peak inside the call."""
+    for length in (ANCHORS[1] + 33, 5 * ANCHORS[1] + 1):
+        func, args, kwargs = lstm_layer_call(length, train=True)
+        extrapolated, measured = (
+            kernel_record(func, args, kwargs),
+            _measured_record(*lstm_layer_call(length, True)),
+        )
+        assert extrapolated is not None and measured is not None
+        assert abs(extrapolated.peak - measured.peak) <= EXTRAPOLATION_ERROR_BYTES
+        workspace_error = extrapolated.output_bytes[3] - measured.output_bytes[3]
+        assert abs(workspace_error) <= EXTRAPOLATION_ERROR_BYTES
+        assert extrapolated.output_bytes[:3] == measured.output_bytes[:3]
 
 
 def test_a_convolution_holds_its_reordered_copies_during_the_call() -> None:
