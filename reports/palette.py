@@ -12,16 +12,10 @@ import zlib
 
 import matplotlib
 
+from reports.paper_numbers import FIGURE_ENCODERS
+
 FIXED = (
-    "bilstm",
-    "bigru",
-    "bisru",
-    "multi_cnn",
-    "hrchy_cnn",
-    "multi_head",
-    "disan",
-    "bi_blosan",
-    "mtsa",
+    *FIGURE_ENCODERS,
     "mpsan",
     "bilstm_s2t",
     "word_s2t",

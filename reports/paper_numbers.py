@@ -19,6 +19,19 @@ from dataclasses import dataclass
 BI_BLOSAN = "Bi-BloSAN (Shen et al., ICLR 2018)"
 MTSA = "MTSA (Shen et al., NAACL 2019)"
 DISAN = "DiSAN (Shen et al., AAAI 2018)"
+# The encoders of the papers' efficiency figures: Bi-BloSAN Fig. 6 (Sec. 4.5), MTSA Fig. 1 adds
+# MTSA. The profiler's default encoders and the first colours of every report's palette.
+FIGURE_ENCODERS = (
+    "bilstm",
+    "bigru",
+    "bisru",
+    "multi_cnn",
+    "hrchy_cnn",
+    "multi_head",
+    "disan",
+    "bi_blosan",
+    "mtsa",
+)
 
 
 @dataclass(frozen=True)

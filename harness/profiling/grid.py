@@ -8,19 +8,9 @@ from typing import Any
 import yaml
 
 from reports.contracts.profile_run import variant_label
+from reports.paper_numbers import FIGURE_ENCODERS
 
-# Bi-BloSAN Fig. 6 (Sec. 4.5) compares these encoders; MTSA Fig. 1 adds MTSA.
-PAPER_FIGURE_ENCODERS = (
-    "bilstm",
-    "bigru",
-    "bisru",
-    "multi_cnn",
-    "hrchy_cnn",
-    "multi_head",
-    "disan",
-    "bi_blosan",
-    "mtsa",
-)
+PAPER_FIGURE_ENCODERS = FIGURE_ENCODERS  # Bi-BloSAN Fig. 6 and MTSA Fig. 1
 MODES = ("infer", "train")
 DTYPES = ("fp32", "bf16", "fp16")
 # --strict: a contended point is measured again up to this many times, this far apart, before
