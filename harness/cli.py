@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
+from unittest import mock
 
 from harness.commands.suggest import SuggestingParser
 from harness.errors import InputError, SanbenchError
@@ -132,15 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     args.imports = imports
     try:
-        if imports:
-            from encoders.plugins import import_modules
+        # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
+        # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also the
+        # library entry of tests, jobs and nox
+        with mock.patch.dict(os.environ):
+            if imports:
+                from encoders.plugins import import_modules
 
-            try:
-                import_modules(imports)
-            except Exception as error:
-                raise InputError(f"--import: {type(error).__name__}: {error}") from error
-        with out_folder(args.command, getattr(args, "out", None)):
-            return int(module.run(args) or 0)
+                try:
+                    import_modules(imports)
+                except Exception as error:
+                    raise InputError(f"--import: {type(error).__name__}: {error}") from error
+            with out_folder(args.command, getattr(args, "out", None)):
+                return int(module.run(args) or 0)
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             raise

@@ -16,7 +16,6 @@ import json
 import os
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from datamodules.cli import add_encoding_argument, add_max_length_argument
 from harness.arguments import batches, non_negative_int, parsed_by, positive_int
@@ -158,11 +157,11 @@ def run_as_jobs(args: argparse.Namespace, ctx: TuneContext, options: LaunchOptio
         max_retry=args.max_retry,
         heartbeat_s=args.heartbeat,
     )
-    job_env = {STORAGE_ENV: args.storage} if args.storage else {}
-    with mock.patch.dict(os.environ, job_env):  # jobs inherit it; this process is left unchanged
-        outcomes = launch(
-            [call] * (options.jobs or 1), options, ctx.out / "jobs", f"sanbench-tune-{study_name}"
-        )
+    if args.storage:  # the jobs inherit it (harness.cli restores the environment afterwards)
+        os.environ[STORAGE_ENV] = args.storage
+    outcomes = launch(
+        [call] * (options.jobs or 1), options, ctx.out / "jobs", f"sanbench-tune-{study_name}"
+    )
     for outcome in outcomes:
         status = "done" if outcome.ok else f"died: {outcome.error}"
         print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")

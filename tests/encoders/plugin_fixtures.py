@@ -37,7 +37,9 @@ def fresh_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     """Plugins read again from ``tmp_path`` (on sys.path); the registry restored afterwards."""
     saved = dict(registry._REGISTRY)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv(plugins.IMPORT_VARIABLE, raising=False)
+    # set (not deleted): monkeypatch restores only what it changed, and a test's
+    # import_modules() sets the variable; empty names no module
+    monkeypatch.setenv(plugins.IMPORT_VARIABLE, "")
     monkeypatch.setitem(plugins._state, "loaded", False)
     monkeypatch.setattr(plugins, "_failures", [])
     before = set(sys.modules)

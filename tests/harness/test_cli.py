@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,18 @@ def test_import_before_or_after_the_command_registers_a_module_of_the_current_fo
     missing = _sanbench(tmp_path, "--import", "not_here", "encoders")
     assert missing.returncode == 2 and missing.stdout == ""
     assert missing.stderr.startswith("sanbench encoders: --import: ModuleNotFoundError")
+
+
+def test_a_command_leaves_the_environment_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``--import`` puts in the environment for child processes lasts as long as the
+    command: ``main`` is also the library entry of tests, jobs and nox."""
+    (tmp_path / "env_plugin.py").write_text(PLUGIN.replace("here_lstm", "env_lstm"))
+    monkeypatch.chdir(tmp_path)
+    before = dict(os.environ)
+    assert main(["--import", "env_plugin", "encoders", "--input-dim", "8"]) == 0
+    assert dict(os.environ) == before
 
 
 @pytest.mark.parametrize(
