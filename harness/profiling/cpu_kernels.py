@@ -13,9 +13,10 @@ says what the CPU does, measured on this CPU where it cannot be derived:
   the profiler's memory records (``kernel_record``).
 - ``PROMOTING_CPU_OPS``: elementwise operators whose CPU TensorIterator copies an input of
   another dtype into a temporary of the result's dtype (done on the CPU only).
-- ``CpuLstm``: ``torch.lstm`` run as the CPU runs it (``aten::mkldnn_rnn_layer`` per layer and
+- ``CpuRnn``: ``torch.lstm`` run as the CPU runs it (``aten::mkldnn_rnn_layer`` per layer and
   direction, as ATen's ``mkldnn_rnn``), not as the per-step cell the meta device decomposes it
-  into; it is a function mode because the choice is made above autograd.
+  into, and ``torch.gru`` through ATen's CPU branch (every step's input projection in one
+  product); it is a function mode because ATen makes these choices above autograd.
 """
 
 from __future__ import annotations
@@ -360,13 +361,50 @@ def _lstm_as_on_cpu(
     return output, torch.stack(final_h, 0), torch.stack(final_c, 0)
 
 
-class CpuLstm(TorchFunctionMode):
-    """Runs ``torch.lstm`` (dense input, fp32) through oneDNN's layer kernel, as the CPU does;
-    every other function as it is."""
+def _gru_as_on_cpu(
+    input: torch.Tensor,
+    hx: torch.Tensor,
+    params: list[torch.Tensor],
+    has_biases: bool,
+    num_layers: int,
+    dropout: float,
+    train: bool,
+    bidirectional: bool,
+    batch_first: bool,
+) -> Any:
+    """``torch.gru`` (one layer, one direction) as ATen runs it on CPU tensors: the input
+    projection of every step in one product (``FullLayer``'s CPU branch), then ``GRUCell``'s
+    in-place gate arithmetic per step, the outputs stacked. On meta tensors ATen takes its other
+    branch, one input projection per step."""
+    if num_layers != 1 or bidirectional or not has_biases:
+        return NotImplemented
+    steps = input.transpose(0, 1) if batch_first else input
+    hidden = hx.unbind(0)[0]
+    w_ih, w_hh, b_ih, b_hh = params
+    outputs = []
+    for step_gates in torch.nn.functional.linear(steps, w_ih, b_ih).unbind(0):
+        i_reset, i_input, i_new = step_gates.unsafe_chunk(3, 1)
+        h_reset, h_input, h_new = torch.nn.functional.linear(hidden, w_hh, b_hh).unsafe_chunk(3, 1)
+        reset = h_reset.add_(i_reset).sigmoid_()
+        update = h_input.add_(i_input).sigmoid_()
+        new = i_new.add(h_new.mul_(reset)).tanh_()
+        hidden = (hidden - new).mul_(update).add_(new)
+        outputs.append(hidden)
+    output = torch.stack(outputs, 0)
+    return (output.transpose(0, 1) if batch_first else output), torch.stack([hidden], 0)
+
+
+class CpuRnn(TorchFunctionMode):
+    """Runs ``torch.lstm`` (dense input, fp32) through oneDNN's layer kernel and ``torch.gru``
+    through ATen's CPU branch, as the CPU does; every other function as it is."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        dense = len(args) == 9 and isinstance(args[1], list | tuple)
-        if func is torch.lstm and dense and args[0].dtype == torch.float32 and not kwargs:
+        dense = len(args) == 9 and not kwargs and args[0].dtype == torch.float32
+        if func is torch.lstm and dense and isinstance(args[1], list | tuple):
             return _lstm_as_on_cpu(*args)
+        if func is torch.gru and dense and isinstance(args[1], torch.Tensor):
+            out = _gru_as_on_cpu(*args)
+            if out is not NotImplemented:
+                return out
         return func(*args, **kwargs)

@@ -38,7 +38,7 @@ from harness.profiling.cpu_kernels import (
     CPU_KERNELS,
     CPU_WORKSPACES,
     PROMOTING_CPU_OPS,
-    CpuLstm,
+    CpuRnn,
     call_key,
     kernel_record,
     promotion_temporaries,
@@ -128,7 +128,9 @@ class LiveStorageTracker(TorchDispatchMode):
             if record is not None:
                 self.peak = max(self.peak, live_before + record.peak)
         elif func in PROMOTING_CPU_OPS and isinstance(out, torch.Tensor):
-            self.peak = max(self.peak, self.live + promotion_temporaries(args, out.dtype))
+            temporaries = promotion_temporaries(args, out.dtype)
+            if temporaries:
+                self.peak = max(self.peak, self.live + temporaries)
         return out
 
     def _recipe(self, out: Any, inputs: list[torch.Tensor], before: list[Any]) -> Recipe | None:
@@ -207,7 +209,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     model.zero_grad(set_to_none=True)
     tracker = LiveStorageTracker()
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
-    with CpuLstm(), tracker:
+    with CpuRnn(), tracker:
         step()
     return Prediction(
         peak_bytes=tracker.peak,

@@ -11,7 +11,7 @@ from harness.profiling import cpu_kernels
 from harness.profiling.cpu_kernels import (
     ANCHORS,
     EXTRAPOLATION_ERROR_BYTES,
-    CpuLstm,
+    CpuRnn,
     _measured_record,
     kernel_record,
     promotion_temporaries,
@@ -29,11 +29,24 @@ def test_the_lstm_runs_as_aten_runs_it_on_the_cpu(bidirectional: bool, layers: i
     lstm = nn.LSTM(16, 12, num_layers=layers, batch_first=True, bidirectional=bidirectional)
     x = torch.randn(3, 7, 16)
     expected, (h, c) = lstm(x)
-    with CpuLstm():
+    with CpuRnn():
         output, (h_cpu, c_cpu) = lstm(x)
     torch.testing.assert_close(output, expected, rtol=0, atol=0)
     torch.testing.assert_close(h_cpu, h, rtol=0, atol=0)
     torch.testing.assert_close(c_cpu, c, rtol=0, atol=0)
+
+
+def test_the_gru_runs_as_aten_runs_it_on_the_cpu() -> None:
+    """ATen's CPU branch of the GRU (one input projection for every step), emulated, gives
+    torch.gru's own results; layers or directions it does not emulate run as they are."""
+    torch.manual_seed(0)
+    x = torch.randn(3, 7, 16)
+    for gru in (nn.GRU(16, 12, batch_first=True), nn.GRU(16, 12, bidirectional=True)):
+        expected, h = gru(x)
+        with CpuRnn():
+            output, h_cpu = gru(x)
+        torch.testing.assert_close(output, expected, rtol=0, atol=0)
+        torch.testing.assert_close(h_cpu, h, rtol=0, atol=0)
 
 
 def test_the_lstm_workspace_has_the_cpu_kernels_size_when_gradients_are_on() -> None:
