@@ -104,13 +104,16 @@ def _real(value: Any) -> Any:
 
 # Per operator: (argument index, dimension) of every tensor whose size follows the sequence
 # length; the first names the length. Beyond EXACT_UP_TO tokens such a kernel is measured at the
-# two ANCHORS lengths and its record extrapolated linearly: oneDNN's LSTM workspace and copies
-# grow linearly in L but for parts rounded up to 4 KiB pages, so the extrapolation is within
-# EXTRAPOLATION_ERROR_BYTES of a real call (4 KiB at [64, L, 300] for L = 97..513; 13 KiB at
-# [8, L, 64] -> 300), and a real LSTM backward at long L takes seconds. Convolutions are always
-# measured at their own shapes (cheap): their peak is the largest of several phases, and which
-# one is largest changes with L (extrapolated, Hrchy-CNN's was 10-14% low at L = 130-260).
+# two ANCHORS lengths and its record extrapolated linearly, because a real call at long L takes
+# seconds (an LSTM backward; Hrchy-CNN's convolution backward, 2.9 s at [64, 600, 386]).
+# oneDNN's LSTM workspace and copies grow linearly in L but for parts rounded up to 4 KiB pages,
+# so the extrapolation is within EXTRAPOLATION_ERROR_BYTES of a real call (4 KiB at [64, L, 300]
+# for L = 97..513; 13 KiB at [8, L, 64] -> 300); a convolution's backward extrapolates to the
+# byte (Multi-CNN, Hrchy-CNN at L = 130..388). A convolution's forward is always measured at its
+# own shapes (cheap): its peak is the largest of several phases, and which one is largest
+# changes with L (extrapolated, Hrchy-CNN's was 10-14% low at L = 130-260).
 LENGTH_DIMS: dict[Any, tuple[tuple[int, int], ...]] = {
+    aten.convolution_backward.default: ((1, -1), (0, -1)),
     aten.mkldnn_rnn_layer.default: ((0, 0),),
     aten.mkldnn_rnn_layer_backward.default: ((0, 0), (7, 0), (10, 0)),
 }

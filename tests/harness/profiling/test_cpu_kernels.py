@@ -108,6 +108,18 @@ def test_a_convolution_holds_its_reordered_copies_during_the_call() -> None:
     assert record.peak > record.output_bytes[0]
 
 
+def test_a_long_convolution_backward_is_extrapolated_to_the_byte() -> None:
+    """A convolution's backward beyond the exact range comes from the anchor lengths and equals
+    a real call (its forward is always run: its peak changes phase with L)."""
+    meta = torch.device("meta")
+    length = 3 * ANCHORS[1] + 5
+    grad = torch.empty(8, 20, length - 2, device=meta)
+    x, weight = torch.empty(8, 30, length, device=meta), torch.empty(20, 30, 3, device=meta)
+    func = torch.ops.aten.convolution_backward.default
+    args = (grad, x, weight, [20], [1], [0], [1], False, [0], 1, [True, True, True])
+    assert kernel_record(func, args, {}) == _measured_record(func, args, {})
+
+
 def test_arguments_too_big_to_make_are_not_run() -> None:
     meta = torch.device("meta")
     huge = torch.empty(2**30, device=meta)  # 4 GiB of fp32, above the cap
