@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--encoders",
         help="comma list or 'all' (default: the papers' figure encoders: "
-        f"{','.join(grid.PAPER_FIGURE_ENCODERS)})",
+        f"{','.join(grid.FIGURE_ENCODERS)})",
     )
     parser.add_argument(
         "--lengths", help="measured lengths, e.g. 16:384:16 (stop included) or 16,32,64"

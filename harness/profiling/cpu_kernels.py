@@ -273,8 +273,8 @@ def _lstm_layer_flops(input: torch.Tensor, weight_ih: torch.Tensor) -> int:
 def _fused_rnn(func: Any, flops_per_forward: float) -> Callable[..., Any]:
     """A ``CPU_KERNELS`` entry for oneDNN's LSTM layer kernels: the meta kernel's outputs, the
     workspace (the forward's 4th output, empty on meta; none when not training) at the size
-    the CPU kernel gives it,
-    the most the CPU kernel holds during the call, and the FLOPs of the per-step cell."""
+    the CPU kernel gives it, the most the CPU kernel holds during the call, and the FLOPs of
+    the per-step cell."""
 
     def run(mode: LiveStorageTracker, *args: Any, **kwargs: Any) -> Any:
         live_before = mode.live

@@ -10,7 +10,6 @@ import yaml
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
 
-PAPER_FIGURE_ENCODERS = FIGURE_ENCODERS  # Bi-BloSAN Fig. 6 and MTSA Fig. 1
 MODES = ("infer", "train")
 DTYPES = ("fp32", "bf16", "fp16")
 # --strict: a contended point is measured again up to this many times, this far apart, before
@@ -145,8 +144,8 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
     side, e.g. ``disan,disan:attention_impl=chunked``).
     """
     if text is None:
-        chosen = [EncoderSpec(n) for n in PAPER_FIGURE_ENCODERS if n in registered]
-        return chosen, [n for n in PAPER_FIGURE_ENCODERS if n not in registered]
+        chosen = [EncoderSpec(n) for n in FIGURE_ENCODERS if n in registered]
+        return chosen, [n for n in FIGURE_ENCODERS if n not in registered]
     if text.strip() == "all":
         return [EncoderSpec(n) for n in registered], []
     specs = list(dict.fromkeys(parse_spec(n) for n in text.split(",") if n.strip()))

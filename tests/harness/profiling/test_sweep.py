@@ -19,12 +19,13 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
-from harness.profiling.grid import PAPER_FIGURE_ENCODERS, EncoderSpec
+from harness.profiling.grid import EncoderSpec
 from harness.profiling.measure import Point
 from harness.profiling.sweep import SweepConfig, make_row
 from reports.contracts.profile_run import COLUMNS, KEY_COLUMNS
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
 from reports.contracts.results_file import ResultsFile
+from reports.paper_numbers import FIGURE_ENCODERS
 from reports.profile.data import load_run
 from reports.profile.growth import growth_table
 
@@ -246,7 +247,7 @@ def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
     options = ["--predict-only", "--predict-lengths", "384", "--no-progress", "--no-report"]
     assert main(["profile", *options, "--out", str(tmp_path)]) == 0
     rows = read(tmp_path).set_index(["encoder", "mode"])
-    assert set(rows.index) == {(e, m) for e in PAPER_FIGURE_ENCODERS for m in ("infer", "train")}
+    assert set(rows.index) == {(e, m) for e in FIGURE_ENCODERS for m in ("infer", "train")}
     assert (rows["status"] == "predicted").all() and (rows["seq_len"] == 384).all()
     assert (rows["peak_mem_mb_predicted"] > 0).all() and (rows["flops"] > 0).all()
     train = rows.xs("train", level="mode")["peak_mem_mb_predicted"]
