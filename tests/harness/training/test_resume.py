@@ -3,6 +3,8 @@ order, as an uninterrupted one (same final weights, same step count), and times 
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -10,9 +12,11 @@ import pytest
 import torch
 
 from datamodules.datamodule import BenchmarkDataModule
+from harness.errors import RunInterruptedError
 from harness.training.callbacks import trainer_arguments
 from harness.training.efficiency import EfficiencyCallback
 from harness.training.fit_cli import TRAINER_DEFAULTS
+from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
 from harness.training.run_options import RunOptions
 
@@ -56,7 +60,9 @@ def _fit(trec_dir: Path, out: Path, budget: dict, every_n_steps: int | None, sto
     extra["callbacks"] += [stop] if stop else []
     trainer = pl.Trainer(**{**TRAINER_DEFAULTS, **budget, **extra})
     last = out / "checkpoints" / "last.ckpt"
-    trainer.fit(module, datamodule=datamodule, ckpt_path=last if last.exists() else None)
+    stopper = next(c for c in trainer.callbacks if isinstance(c, StopOnSignal))
+    with stop_on_signals(stopper):
+        trainer.fit(module, datamodule=datamodule, ckpt_path=last if last.exists() else None)
     return module, trainer
 
 
@@ -85,6 +91,55 @@ def test_a_resumed_run_ends_with_the_weights_of_an_uninterrupted_one(
         assert trainer.current_epoch == reference_trainer.current_epoch, name
         for key, value in reference.state_dict().items():
             assert torch.equal(resumed.state_dict()[key], value), (name, key)
+
+
+class LateSigterm(pl.Callback):
+    """Sends SIGTERM from a hook that runs after :class:`StopOnSignal`'s check, so Lightning's
+    own check sees it first (the race a ``kill`` can land in)."""
+
+    def __init__(self, hook: str, when: int) -> None:
+        self.hook = hook
+        self.when: int | None = when  # a global step or an epoch; None once sent
+
+    def _kill_if(self, hook: str, counter: int) -> None:
+        if hook == self.hook and counter == self.when:
+            self.when = None  # once: a second SIGTERM would get the default handler
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        self._kill_if("on_train_batch_end", trainer.global_step)
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        self._kill_if("on_train_epoch_end", trainer.current_epoch)
+
+    def on_validation_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        self._kill_if("on_validation_batch_end", trainer.current_epoch)
+
+
+@pytest.mark.slow  # 7 short fits
+@pytest.mark.parametrize(
+    ("hook", "when"),
+    [
+        ("on_train_batch_end", 19),  # Lightning's check after the batch: mid-epoch 1
+        ("on_train_batch_end", 28),  # the last batch of epoch 1, after its validation
+        ("on_validation_batch_end", 1),  # after the first dev batch of epoch 1's validation
+        ("on_train_epoch_end", 1),  # Lightning's check after epoch 1's hooks
+    ],
+)
+def test_a_sigterm_that_lightning_sees_first_is_saved_and_resumed_exactly(
+    trec_dir: Path, tmp_path: Path, hook: str, when: int
+) -> None:
+    reference, reference_trainer = _fit(trec_dir, tmp_path / "whole", BUDGETS["epochs"], None)
+    out = tmp_path / "stopped"
+    with pytest.raises(RunInterruptedError) as stopped:
+        _fit(trec_dir, out, BUDGETS["epochs"], None, LateSigterm(hook, when))
+    assert stopped.value.exit_status == 143
+    assert "saved" in str(stopped.value) and (out / "checkpoints" / "last.ckpt").exists()
+    resumed, trainer = _fit(trec_dir, out, BUDGETS["epochs"], None)
+    assert trainer.global_step == reference_trainer.global_step
+    assert trainer.current_epoch == reference_trainer.current_epoch
+    for key, value in reference.state_dict().items():
+        assert torch.equal(resumed.state_dict()[key], value), key
 
 
 class FakeClock:
