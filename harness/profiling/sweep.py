@@ -175,7 +175,10 @@ def describe(row: Mapping[str, Any]) -> str:
     if row["eager_time_ms_median"] != "":
         speedup = row["eager_time_ms_median"] / row["time_ms_median"]
         memory = row["peak_mem_mb"] / row["eager_peak_mem_mb"]
-        line += f"  compiled: {speedup:.2f}x eager's speed, {memory:.2f}x its memory"
+        line += (
+            f"  compiled: {speedup:.2f}x eager's speed, {memory:.2f}x its memory "
+            f"({row['eager_peak_mem_mb']:.1f} MB eager, which is what is predicted)"
+        )
     if row["contended"] is True:
         line += f"  CONTENDED (got {row['cpu_granted']:.0%} of the CPU it asked for)"
     return line

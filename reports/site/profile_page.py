@@ -14,7 +14,13 @@ from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
 from reports.profile.growth import MIN_R2, NOT_ENOUGH, growth_table
-from reports.profile.tables import BUDGETS_GB, compile_gains, longest_fitting, prediction_errors
+from reports.profile.tables import (
+    BUDGETS_GB,
+    compile_gains,
+    longest_fitting,
+    prediction_errors,
+    ratios_to_reference,
+)
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
 
@@ -52,6 +58,7 @@ def build(run: Run, page_dir: Path) -> Page:
         not_enough=NOT_ENOUGH,
         errors=errors.to_dict("records"),
         compile_gains=compile_gains(rows).to_dict("records"),
+        ratios=ratios_to_reference(rows).to_dict("records"),
         worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
         fitting=longest_fitting(rows),
         budgets=[f"{b} GB" for b in BUDGETS_GB],

@@ -12,7 +12,7 @@ import pytest
 from reports.profile.claims import MTSA_TABLE1_MB, papers_claims, ratio_agrees
 from reports.profile.data import load_run
 from reports.profile.growth import fit_loglog, growth_table
-from reports.profile.tables import longest_fitting, prediction_errors
+from reports.profile.tables import longest_fitting, prediction_errors, ratios_to_reference
 from reports.site import build_profile_report
 
 LENGTHS = (16, 32, 48, 64)
@@ -70,7 +70,8 @@ def loaded(rows: pd.DataFrame, folder: Path) -> pd.DataFrame:
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    fixture_rows().to_csv(tmp_path / "profile.csv", index=False)
+    rows = fixture_rows().replace({"encoder": {"lin": "multi_head"}})  # the papers' baseline
+    rows.to_csv(tmp_path / "profile.csv", index=False)
     manifest = {
         "kind": "profile",
         "command": "sanbench profile --preset quick",
@@ -101,6 +102,9 @@ def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
     headings = ("The papers' claims beside ours", "Longest length that fits", "Predicted vs")
     assert all(heading in page for heading in headings)
     assert "Largest error 2.0%" in page and "load average" in page
+    ratios = page[page.index('id="ratios"') : page.index('id="claims"')]
+    assert "<td>16.00×</td>" in ratios and ">32.00× (contended)" in ratios  # quad at L=16, 32
+    assert "predicted / measured" in ratios  # quad ran out of memory at 64
     assert (run_dir / "report" / "index.html").exists()
 
 
@@ -154,6 +158,12 @@ def test_prediction_errors_and_longest_fitting_length(tmp_path: Path) -> None:
     rows = loaded(fixture_rows(), tmp_path)
     errors = prediction_errors(rows)
     assert len(errors) == 14 and errors["error_pct"].round(6).eq(2.0).all()
+    assert not errors["eager"].any()
+    # a compiled run: the eager prediction is compared with the point measured uncompiled
+    compiled = rows.assign(eager_peak_mem_mb=rows["peak_mem_mb_predicted"])
+    compiled["peak_mem_mb"] /= 2  # what the compiled graph held: measured only
+    errors = prediction_errors(compiled)
+    assert errors["eager"].all() and errors["error_pct"].abs().max() < 1e-9
     budgets = {(r["encoder"], r["mode"]): r for r in longest_fitting(rows)}
     # quad infer predicted: 1.02 L^2 MB; 16 GB = 16384 MB < 1.02 * 128^2, so L = 64
     assert budgets[("quad", "infer")]["16 GB"] == "64"
@@ -161,6 +171,23 @@ def test_prediction_errors_and_longest_fitting_length(tmp_path: Path) -> None:
     assert budgets[("lin", "train")]["16 GB"] == "≥ 64"
     tiny = rows.assign(peak_mem_mb_predicted=1e9)
     assert longest_fitting(tiny)[0]["24 GB"] == "< 16"
+
+
+def test_ratios_to_the_reference_take_the_prediction_only_where_nothing_was_measured(
+    tmp_path: Path,
+) -> None:
+    rows = loaded(fixture_rows(), tmp_path)
+    table = ratios_to_reference(rows, reference="lin").set_index(["mode", "seq_len"])
+    assert set(table["label"]) == {"quad"} and len(table) == 8
+    train = table.loc["train"]
+    assert train.loc[16, "memory_ratio"] == 16.0 and train.loc[16, "time_ratio"] == 16.0
+    assert train.loc[16, "memory_basis"] == "measured" and not train.loc[16, "contended"]
+    assert train.loc[32, "contended"]  # quad's timing at 32 did not get its CPU
+    # quad ran out of memory at 64: its predicted 1.02 * 64^2 MB over lin's measured 64 MB
+    assert train.loc[64, "memory_basis"] == "predicted"
+    assert train.loc[64, "memory_ratio"] == pytest.approx(1.02 * 64)
+    assert np.isnan(train.loc[64, "time_ratio"])
+    assert ratios_to_reference(rows).empty  # no multi_head in this run
 
 
 def claim_rows(tmp_path: Path, memory: dict[str, float], slopes: dict[str, float]) -> pd.DataFrame:

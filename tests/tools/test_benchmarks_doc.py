@@ -1,4 +1,4 @@
-"""docs/benchmarks.md's quick-preset section is generated from the committed run and stays so."""
+"""docs/benchmarks.md's generated sections come from the committed runs and stay so."""
 
 from __future__ import annotations
 
@@ -20,3 +20,22 @@ def test_every_measured_median_of_the_run_is_in_the_doc() -> None:
     assert len(timed) == 54  # 9 encoders x 3 lengths x 2 modes
     assert all(f"{median:,.0f}" in section for median in timed["time_ms_median"])
     assert "0 contended" in section  # the committed run is a quiet one
+
+
+def test_the_long_section_holds_what_the_committed_long_runs_give() -> None:
+    """The same for the long preset's eager and compiled runs."""
+    assert benchmarks_doc.LONG_SECTION.written() == benchmarks_doc.long_generated()
+
+
+def test_the_long_runs_are_quiet_and_their_predictions_exact() -> None:
+    from reports.profile.data import load_run
+    from reports.profile.tables import prediction_errors
+
+    for folder in (benchmarks_doc.LONG_RUN, benchmarks_doc.LONG_COMPILED_RUN):
+        rows = load_run(folder).rows
+        timed = rows[rows["status"] == "ok"]
+        assert not timed["contended"].any(), folder
+        assert prediction_errors(rows)["error_pct"].abs().max() <= 0.5, folder
+    eager = load_run(benchmarks_doc.LONG_RUN).rows
+    assert set(eager["seq_len"]) == {256, 512, 1024, 2048} and eager["batch_size"].eq(8).all()
+    assert eager["label"].nunique() == 4 and (eager["status"] == "ok").sum() == 32
