@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run
 from reports.profile.tables import (
@@ -50,7 +51,7 @@ def _by_length(group: pd.DataFrame, column: str) -> str:
 
 
 def _conditions(rows: pd.DataFrame, manifest: dict, env: dict[str, str]) -> str:
-    timed = rows[rows["status"].isin(["ok", "contended"])]
+    timed = rows[rows["status"].isin(MEASURED_STATUSES)]
     measured_lengths = sorted(timed["seq_len"].unique())
     predicted_lengths = sorted(rows["seq_len"].unique())
     return (

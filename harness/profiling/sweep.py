@@ -43,6 +43,7 @@ from harness.profiling.predict import Prediction, predict_points
 from reports.contracts.profile_run import (
     COLUMNS,
     ENVIRONMENT_COLUMNS,
+    MEASURED_STATUSES,
     METRIC_COLUMNS,
     PROFILE_CSV,
     results_file,
@@ -186,7 +187,7 @@ def describe(row: Mapping[str, Any]) -> str:
 
 def contention_summary(rows: list[Mapping[str, str]]) -> str | None:
     """The closing note on contended points (None when every timed point got its CPU)."""
-    timed = [row for row in rows if row["status"] in ("ok", "contended")]
+    timed = [row for row in rows if row["status"] in MEASURED_STATUSES]
     contended = [row for row in timed if row["contended"] == "True"]
     unknown = [row for row in timed if row["contended"] == ""]
     if contended:

@@ -78,6 +78,9 @@ REQUIRED = (
     "params",
     "flops",
 )
+# Statuses of a point that was measured (its peak memory and time are in the row; a
+# ``contended`` one was refused by ``--strict`` for its time, its memory still stands).
+MEASURED_STATUSES = ("ok", "contended")
 OPTIONAL = {
     "options": "",
     "peak_mem_mb_predicted": None,

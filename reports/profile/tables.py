@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reports.contracts.profile_run import MEASURED_STATUSES
+
 # Memory budgets of common accelerators (GB): 16 (V100/T4), 24 (RTX 3090/4090, L4),
 # 40 (A100 40GB), 80 (A100/H100 80GB).
 BUDGETS_GB = (16, 24, 40, 80)
 MB_PER_GB = 1024
 # The papers' baseline for memory and time (Bi-BloSAN Fig. 6, MTSA Fig. 1).
 REFERENCE = "multi_head"
-MEASURED = ("ok", "contended")  # statuses whose peak memory was measured
 
 
 def prediction_errors(rows: pd.DataFrame) -> pd.DataFrame:
@@ -47,8 +48,8 @@ def ratios_to_reference(rows: pd.DataFrame, reference: str = REFERENCE) -> pd.Da
     (``memory_basis`` says which, for both sides); time only where both were timed (``ok``),
     with ``contended`` set when either timing did not get its CPU. Empty without ``reference``.
     """
-    points = rows[["label", "mode", "seq_len", "status", "time_ms_median", "contended"]].copy()
-    measured = rows["status"].isin(MEASURED)
+    points = rows[["label", "mode", "seq_len", "status", "time_ms_median"]].copy()
+    measured = rows["status"].isin(MEASURED_STATUSES)
     points["memory_mb"] = rows["peak_mem_mb"].where(measured, rows["peak_mem_mb_predicted"])
     points["memory_basis"] = measured.map({True: "measured", False: "predicted"})
     points["time_ms"] = rows["time_ms_median"].where(rows["status"] == "ok")
