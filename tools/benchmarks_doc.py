@@ -133,12 +133,12 @@ def _claims_table(rows: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _cell(value: float, basis: str, ratio: float | None = None) -> str:
-    """``1,087p (0.25×)``: a value, ``p`` when predicted (``c`` when its timing was contended),
-    its ratio to multi-head attention."""
+def _cell(value: float, mark: str = "", ratio: float | None = None) -> str:
+    """``1,087p (0.25×)``: a value, its mark (``p`` predicted, ``c`` contended), its ratio to
+    multi-head attention."""
     if pd.isna(value):
         return "–"
-    text = f"{value:,.0f}" + {"predicted": "p", "contended": "c"}.get(basis, "")
+    text = f"{value:,.0f}{mark}"
     return text if ratio is None else f"{text} ({ratio:.2f}×)"
 
 
@@ -146,26 +146,30 @@ def _ratios_tables(rows: pd.DataFrame) -> list[str]:
     """Per encoder and mode, each length's MB (and ms) with its ratio to multi-head attention:
     multi-head's own values first."""
     table = ratios_to_reference(rows)
+    for side in ("", "_reference"):
+        predicted = table[f"memory_basis{side}"] == "predicted"
+        table[f"memory_mark{side}"] = predicted.map({True: "p", False: ""})
+    table["time_mark"] = table["contended"].map({True: "c", False: ""})
+    table["time_mark_reference"] = ""  # its contention is in the encoder's mark
+    reference = table.drop_duplicates(["mode", "seq_len"]).set_index(["mode", "seq_len"])
     lengths = sorted(table["seq_len"].unique())
     lines = []
-    for quantity, unit, column, ratio, about in (
-        ("Memory", "MB", "memory_mb", "memory_ratio", "p: predicted, not measured"),
-        ("Time", "ms", "time_ms", "time_ratio", "measured points only; c: contended"),
+    for name, unit, about in (
+        ("memory", "MB", "p: predicted, not measured"),
+        ("time", "ms", "measured points only; c: contended"),
     ):
+        value = f"{name}_{unit.lower()}"
         lines += [
-            f"{quantity}, {unit}, and the ratio to {REFERENCE} ({about}):",
+            f"{name.capitalize()}, {unit}, and the ratio to {REFERENCE} ({about}):",
             "",
             "| encoder | mode | " + " | ".join(f"L={n}" for n in lengths) + " |",
             "|---|---|" + "---|" * len(lengths),
         ]
-        reference = table.drop_duplicates(["mode", "seq_len"]).set_index(["mode", "seq_len"])
         for mode in ("infer", "train"):
             cells = [
                 _cell(
-                    reference[f"{column}_reference"].get((mode, n)),
-                    reference["memory_basis_reference"].get((mode, n), "")
-                    if column == "memory_mb"
-                    else "measured",
+                    reference[f"{value}_reference"].get((mode, n)),
+                    reference[f"{name}_mark_reference"].get((mode, n), ""),
                 )
                 for n in lengths
             ]
@@ -174,16 +178,14 @@ def _ratios_tables(rows: pd.DataFrame) -> list[str]:
             points = group.set_index("seq_len")
             cells = [
                 _cell(
-                    points[column].get(n),
-                    points["memory_basis"].get(n)
-                    if column == "memory_mb"
-                    else ("contended" if points["contended"].get(n) else "measured"),
-                    points[ratio].get(n),
+                    points[value].get(n),
+                    points[f"{name}_mark"].get(n, ""),
+                    points[f"{name}_ratio"].get(n),
                 )
                 for n in lengths
             ]
             lines.append(f"| {label} | {mode} | " + " | ".join(cells) + " |")
-        if column == "time_ms":
+        if name == "time":
             timed = rows[rows["status"] == "ok"]
             spread = timed["time_ms_iqr"] / timed["time_ms_median"]
             lines += [
