@@ -270,12 +270,16 @@ class BenchmarkDataModule(L.LightningDataModule):
         return self.datasets[split]
 
     def _loader(self, dataset: EncodedSplit, batch_sampler, loader=DataLoader) -> DataLoader:
+        """A loader of ``batch_sampler``'s batches with a generator of its own: creating its
+        iterator draws nothing from torch's global generator, so only the model's dropout does
+        and a resumed run draws the same numbers as an uninterrupted one."""
         return loader(
             dataset,
             batch_sampler=batch_sampler,
             collate_fn=functools.partial(collate, self.task.kind),
             num_workers=self.num_workers,
             persistent_workers=self.num_workers > 0,
+            generator=torch.Generator().manual_seed(self.seed),
         )
 
     def train_dataloader(self) -> DataLoader:
@@ -283,11 +287,18 @@ class BenchmarkDataModule(L.LightningDataModule):
         a distributed trainer (which must run with ``use_distributed_sampler=False``). A resumed
         run goes on with the epoch and batch it stopped at (:class:`ResumableLoader`)."""
         dataset = self._dataset("train")
-        replicas, rank = (
-            (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
+        replicas, rank, limit = (
+            (self.trainer.world_size, self.trainer.global_rank, self.trainer.limit_train_batches)
+            if self.trainer
+            else (1, 0, None)
         )
         sampler = BucketBatchSampler(
-            dataset.lengths(), self.batch_size, self.seed, num_replicas=replicas, rank=rank
+            dataset.lengths(),
+            self.batch_size,
+            self.seed,
+            num_replicas=replicas,
+            rank=rank,
+            limit=limit,
         )
         self._train_loader = self._loader(dataset, sampler, ResumableLoader)
         if self._train_position is not None:

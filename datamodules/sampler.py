@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 
@@ -19,6 +20,8 @@ class BucketBatchSampler(Sampler[list[int]]):
     one and :meth:`resume_at` to a position inside one (a resumed run: :class:`ResumableLoader`
     saves and restores it). Lightning's own ``set_epoch`` calls do not reach a batch sampler, and
     after some restarts its epoch counter runs one ahead: the saved position is the truth.
+    ``limit`` is the trainer's ``limit_train_batches`` (an int: that many batches, a float: that
+    share): an epoch ends after :attr:`epoch_length` batches, as Lightning's does.
 
     Distributed training: with ``num_replicas`` > 1, every replica draws the same epoch order
     and takes batches ``rank, rank + num_replicas, ...``; the list is first topped up with its
@@ -34,6 +37,7 @@ class BucketBatchSampler(Sampler[list[int]]):
         drop_last: bool = False,
         num_replicas: int = 1,
         rank: int = 0,
+        limit: int | float | None = None,
     ) -> None:
         if batch_size < 1 or chunk_batches < 1:
             raise ValueError("batch_size and chunk_batches must be positive")
@@ -46,6 +50,7 @@ class BucketBatchSampler(Sampler[list[int]]):
         self.drop_last = drop_last
         self.num_replicas = num_replicas
         self.rank = rank
+        self.limit = limit
         self.epoch = 0
         self.start = 0  # batches of ``epoch`` the next pass leaves out (already trained on)
         self.pass_started = (0, 0)  # (epoch, start) of the latest pass
@@ -56,12 +61,27 @@ class BucketBatchSampler(Sampler[list[int]]):
         if epoch != self.epoch:
             self.epoch, self.start = epoch, 0
 
+    @property
+    def epoch_length(self) -> int:
+        """Batches an epoch trains on: all of them, or ``limit``'s count or share (the rule of
+        Lightning's ``limit_train_batches``: an int caps the count, a float keeps
+        ``int(share * batches)``)."""
+        if self.limit is None:
+            return len(self)
+        if isinstance(self.limit, int):
+            return min(len(self), self.limit)
+        return int(len(self) * self.limit)
+
+    def position(self, epoch: int, batches_done: int) -> tuple[int, int]:
+        """(epoch, batches done) with a finished epoch as the start of the next one."""
+        if batches_done >= self.epoch_length:
+            return epoch + 1, 0
+        return epoch, batches_done
+
     def resume_at(self, epoch: int, batches_done: int) -> None:
         """The next pass continues epoch ``epoch`` after its first ``batches_done`` batches
         (the next epoch from its start when ``epoch`` was complete)."""
-        if batches_done >= len(self):
-            epoch, batches_done = epoch + 1, 0
-        self.epoch, self.start = epoch, batches_done
+        self.epoch, self.start = self.position(epoch, batches_done)
 
     def __len__(self) -> int:
         full, rest = divmod(len(self.lengths), self.batch_size)
@@ -100,14 +120,22 @@ class ResumableLoader(DataLoader):
     loop's state, but restores it only when it restarts inside an epoch; the datamodule saves
     and restores it too (``BenchmarkDataModule.state_dict``), so a checkpoint taken at an
     epoch's end resumes with the next epoch's order. Batches are counted as the consumer
-    receives them, so batches that worker processes fetched ahead are not counted as trained on.
+    receives them, so batches that worker processes fetched ahead are not counted as trained on;
+    an epoch cut short by ``limit_train_batches`` is saved as finished.
+
+    The loader draws nothing from torch's global generator, which dropout draws from: the base
+    seed of its worker processes comes from its own generator, seeded per pass with (``seed``,
+    epoch), so a resumed epoch's workers are seeded as the uninterrupted run's were.
     """
 
     def __init__(self, dataset: Dataset, batch_sampler: BucketBatchSampler, **options: Any):
+        options.setdefault("generator", torch.Generator())
         super().__init__(dataset, batch_sampler=batch_sampler, **options)
         self._consumed: int | None = None  # batches handed out by the pass in progress
 
     def __iter__(self) -> Iterator[Any]:
+        sampler = self.batch_sampler
+        self.generator.manual_seed(pass_seed(sampler.seed, sampler.epoch))
         self._consumed = 0
         for batch in super().__iter__():
             self._consumed += 1
@@ -118,11 +146,17 @@ class ResumableLoader(DataLoader):
         if self._consumed is None:  # no pass yet: where the first one will start
             return {"epoch": sampler.epoch, "batches": sampler.start}
         epoch, start = sampler.pass_started
-        return {"epoch": epoch, "batches": start + self._consumed}
+        epoch, batches = sampler.position(epoch, start + self._consumed)
+        return {"epoch": epoch, "batches": batches}
 
     def load_state_dict(self, state_dict: dict[str, int]) -> None:
         self.batch_sampler.resume_at(int(state_dict["epoch"]), int(state_dict["batches"]))
         self._consumed = None
+
+
+def pass_seed(seed: int, epoch: int) -> int:
+    """The seed of a loader's own generator for epoch ``epoch`` of a run seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, epoch]).generate_state(1)[0])
 
 
 def sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

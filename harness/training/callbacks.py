@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
-from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint, WeightAveraging
+from lightning.pytorch.callbacks import Checkpoint, EarlyStopping, ModelCheckpoint, WeightAveraging
 from lightning.pytorch.loggers import CSVLogger, Logger
 from torch.optim.swa_utils import get_ema_avg_fn
 
@@ -15,6 +15,7 @@ from harness.training.efficiency import EfficiencyCallback
 from harness.training.epoch_lines import EpochLines, progress_bar_on
 from harness.training.finite_loss import NonFiniteLossStop
 from harness.training.interrupt import StopOnSignal
+from harness.training.random_states import RandomStates
 from harness.training.run_options import RunOptions
 from reports.contracts.fit_run import LOGS, FitRunFolder
 
@@ -34,30 +35,51 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
         save_top_k=0,
         every_n_train_steps=steps or None,
         train_time_interval=None if steps else timedelta(minutes=minutes),
-        enable_version_counter=False,  # the best-on-dev callback writes the same last.ckpt
+        enable_version_counter=False,  # EndOfEpochCheckpoint writes the same last.ckpt
     )
 
 
+class EndOfEpochCheckpoint(Checkpoint):
+    """``last.ckpt`` at the end of every epoch, after its validation and every other callback's
+    end-of-epoch work (Lightning runs checkpoint callbacks last, in their order).
+
+    Lightning's ``ModelCheckpoint`` writes its last checkpoint at an epoch's end only when it
+    also saved a top-k file then, i.e. when the dev metric improved; without this, a kill after
+    an epoch without improvement would resume from an older checkpoint, and a finished run's
+    ``last.ckpt`` would not hold its final state.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not trainer.fast_dev_run:
+            trainer.save_checkpoint(self.path)
+
+
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
-    """Efficiency columns, the non-finite loss stop, best-on-dev and periodic checkpoints, a
-    checkpoint on SIGINT/SIGTERM, early stopping, EMA."""
+    """Efficiency columns, the non-finite loss stop, the generators' states in every checkpoint,
+    periodic, best-on-dev and end-of-epoch checkpoints, a checkpoint on SIGINT/SIGTERM, early
+    stopping, EMA."""
     callbacks: list[pl.Callback] = [
         EfficiencyCallback(),
+        RandomStates(),
         NonFiniteLossStop(),
         periodic_checkpoint(run, out_dir),
     ]
-    callbacks.append(StopOnSignal(out_dir / "checkpoints" / "last.ckpt"))
+    folder = FitRunFolder(out_dir)
+    callbacks.append(StopOnSignal(folder.last_checkpoint))
     callbacks.append(
         ModelCheckpoint(
-            dirpath=FitRunFolder(out_dir).checkpoints,
+            dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",
             monitor=monitor,
             mode="max",
             save_top_k=1,
-            save_last=True,  # after every validation too, so an epoch's end is never lost
             enable_version_counter=False,
         )
     )
+    callbacks.append(EndOfEpochCheckpoint(folder.last_checkpoint))
     if run.early_stopping_patience:
         callbacks.append(
             EarlyStopping(

@@ -80,3 +80,35 @@ def test_replicas_partition_one_epoch_and_step_equally() -> None:
     seen = [tuple(batch) for shard in shards for batch in shard]
     assert set(seen) == {tuple(batch) for batch in single}
     assert len(seen) == 8  # 6 distinct batches, 2 repeated to even out the replicas
+
+
+def test_an_epoch_cut_by_the_trainers_limit_is_saved_as_finished() -> None:
+    from datamodules.sampler import ResumableLoader
+
+    lengths = list(range(1, 41))  # 10 batches of 4
+    for limit, length in ((3, 3), (0.5, 5), (None, 10), (1.0, 10), (50, 10)):
+        sampler = BucketBatchSampler(lengths, 4, seed=0, limit=limit)
+        assert sampler.epoch_length == length, limit
+    sampler = BucketBatchSampler(lengths, 4, seed=0, limit=3)
+    loader = ResumableLoader(lengths, sampler, collate_fn=lambda batch: batch)
+    for _ in zip(range(3), loader, strict=False):  # Lightning stops after 3 batches
+        pass
+    assert loader.state_dict() == {"epoch": 1, "batches": 0}  # not {"epoch": 0, "batches": 3}
+    again = ResumableLoader(lengths, BucketBatchSampler(lengths, 4, seed=0, limit=3))
+    again.load_state_dict({"epoch": 0, "batches": 3})  # a checkpoint written before this fix
+    assert again.batch_sampler.epoch == 1 and again.batch_sampler.start == 0
+
+
+def test_a_loader_draws_nothing_from_the_global_generator() -> None:
+    import torch
+
+    from datamodules.sampler import ResumableLoader
+
+    lengths = list(range(1, 41))
+    loader = ResumableLoader(lengths, BucketBatchSampler(lengths, 4, seed=0))
+    torch.manual_seed(0)
+    expected = torch.rand(1)
+    torch.manual_seed(0)
+    list(loader)
+    list(loader)
+    assert torch.equal(torch.rand(1), expected)

@@ -1,5 +1,7 @@
-"""Exact resume: a run interrupted anywhere and resumed trains on the same batches, in the same
-order, as an uninterrupted one (same final weights, same step count), and times each epoch."""
+"""Exact resume: a run stopped anywhere (a hard kill after any kind of checkpoint, or a signal)
+and resumed trains on the same batches, in the same order and with the same dropout masks, as
+an uninterrupted one: bit-identical final weights and the same step count. Every run here trains
+with dropout on; ``test_kill.py`` does the same with a real SIGKILL of ``sanbench fit``."""
 
 from __future__ import annotations
 
@@ -21,10 +23,12 @@ from harness.training.module import TaskModule
 from harness.training.run_options import RunOptions
 
 BATCH = 8  # 108 training examples of the tiny TREC files: 14 batches an epoch
+DROPOUT = 0.3  # every paper encoder trains with dropout: resume must reproduce its masks
 
 
 class KilledError(Exception):
-    """What a kill leaves: the run ends at once, after its last checkpoint."""
+    """What a hard kill leaves: the run ends at once, with what its last checkpoint wrote on
+    disk and nothing else (no hook saves on an exception that is not a signal's)."""
 
 
 class Interrupt(pl.Callback):
@@ -42,21 +46,27 @@ class Interrupt(pl.Callback):
             raise KilledError
 
 
-def _fit(trec_dir: Path, out: Path, budget: dict, every_n_steps: int | None, stop=None):
-    """One (re)start of a dropout-0 Multi-CNN on the tiny TREC files, resuming from last.ckpt."""
+def _fit(
+    trec_dir: Path,
+    out: Path,
+    budget: dict,
+    run: RunOptions | None = None,
+    stop: pl.Callback | None = None,
+    num_workers: int = 0,
+) -> tuple[TaskModule, pl.Trainer]:
+    """One (re)start of a Multi-CNN with dropout on the tiny TREC files, from last.ckpt if any."""
     pl.seed_everything(0)
     datamodule = BenchmarkDataModule(
-        "trec", trec_dir, trec_dir / "glove.txt", batch_size=BATCH, seed=0
+        "trec", trec_dir, trec_dir / "glove.txt", batch_size=BATCH, seed=0, num_workers=num_workers
     )
     datamodule.setup("fit")
     vocab, dim = datamodule.embedding_matrix.shape
     module = TaskModule(
         "multi_cnn", "single", 6, vocab, dim, encoder_options={"hidden_dim": 4},
-        head_hidden=8, dropout=0.0,
+        head_hidden=8, dropout=DROPOUT,
     )  # fmt: skip
     module.set_embeddings(datamodule.embedding_matrix)
-    run = RunOptions(checkpoint_every_n_steps=every_n_steps)
-    extra = trainer_arguments(run, out, "single", progress_bar=False)
+    extra = trainer_arguments(run or RunOptions(), out, "single", progress_bar=False)
     extra["callbacks"] += [stop] if stop else []
     trainer = pl.Trainer(**{**TRAINER_DEFAULTS, **budget, **extra})
     last = out / "checkpoints" / "last.ckpt"
@@ -66,31 +76,94 @@ def _fit(trec_dir: Path, out: Path, budget: dict, every_n_steps: int | None, sto
     return module, trainer
 
 
-BUDGETS = {
-    "epochs": {"max_epochs": 3},
-    "steps": {"max_steps": 33, "max_epochs": -1},  # ends inside epoch 2
+def _assert_same_run(resumed: tuple, reference: tuple) -> None:
+    (module, trainer), (reference_module, reference_trainer) = resumed, reference
+    assert trainer.global_step == reference_trainer.global_step
+    assert trainer.current_epoch == reference_trainer.current_epoch
+    for key, value in reference_module.state_dict().items():
+        assert torch.equal(module.state_dict()[key], value), key
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The uninterrupted run of a budget, trained once per test process."""
+    runs: dict[str, tuple[TaskModule, pl.Trainer]] = {}
+
+    def run(budget: str) -> tuple[TaskModule, pl.Trainer]:
+        if budget not in runs:
+            runs[budget] = _fit(trec_dir, tmp_path_factory.mktemp(budget), BUDGETS[budget][0])
+        return runs[budget]
+
+    return run
+
+
+BUDGETS = {  # name: (trainer keywords, batches an epoch)
+    "epochs": ({"max_epochs": 3}, 14),
+    "steps": ({"max_steps": 33, "max_epochs": -1}, 14),  # ends inside epoch 2
+    "short_epochs": ({"max_epochs": 3, "limit_train_batches": 10}, 10),  # Lightning cuts epochs
+}
+# each kind of checkpoint: its options, and the steps it writes last.ckpt at besides every
+# epoch's end (E: batches an epoch)
+CHECKPOINTS = {
+    "end_of_epoch": (RunOptions(), lambda E: []),
+    "every_n_steps": (RunOptions(checkpoint_every_n_steps=5), lambda E: range(5, 100, 5)),
+    # every few microseconds of training: after every step
+    "every_minutes": (RunOptions(checkpoint_every_minutes=1e-7), lambda E: range(1, 100)),
+}
+# where the kill lands: a step inside epoch 1 past its first batch, or between epoch 1's end
+# (its validation, every end-of-epoch hook) and epoch 2's first batch
+KILLS = {
+    "mid_epoch": lambda E: (Interrupt(step=E + 8), E + 8),
+    "between_epochs": lambda E: (Interrupt(epoch=2), 2 * E),
 }
 
 
-@pytest.mark.slow  # 9 short fits
+@pytest.mark.slow  # 3 short fits each
+@pytest.mark.parametrize("kill", sorted(KILLS))
 @pytest.mark.parametrize("budget", sorted(BUDGETS))
-def test_a_resumed_run_ends_with_the_weights_of_an_uninterrupted_one(
-    trec_dir: Path, tmp_path: Path, budget: str
+@pytest.mark.parametrize("checkpoint", sorted(CHECKPOINTS))
+def test_a_run_killed_after_any_checkpoint_resumes_bit_identically(
+    trec_dir: Path, tmp_path: Path, uninterrupted, budget: str, checkpoint: str, kill: str
 ) -> None:
-    reference, reference_trainer = _fit(trec_dir, tmp_path / "whole", BUDGETS[budget], None)
-    interruptions = {
-        "mid_epoch": (Interrupt(step=19), 1),  # the periodic checkpoint of step 19, epoch 1
-        "epoch_boundary": (Interrupt(epoch=2), None),  # the end-of-epoch checkpoint of epoch 1
-    }
-    for name, (stop, every_n_steps) in interruptions.items():
-        out = tmp_path / name
-        with pytest.raises(KilledError):
-            _fit(trec_dir, out, BUDGETS[budget], every_n_steps, stop)
-        resumed, trainer = _fit(trec_dir, out, BUDGETS[budget], every_n_steps)
-        assert trainer.global_step == reference_trainer.global_step, name
-        assert trainer.current_epoch == reference_trainer.current_epoch, name
-        for key, value in reference.state_dict().items():
-            assert torch.equal(resumed.state_dict()[key], value), (name, key)
+    trainer_options, epoch_length = BUDGETS[budget]
+    reference = uninterrupted(budget)
+    run, writes_at = CHECKPOINTS[checkpoint]
+    stop, steps_done = KILLS[kill](epoch_length)
+    out = tmp_path / "killed"
+    with pytest.raises(KilledError):
+        _fit(trec_dir, out, trainer_options, run, stop)
+    saved = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)["global_step"]
+    # the latest checkpoint of this kind is the one on disk (every kind also ends each epoch)
+    written = [*writes_at(epoch_length), *range(epoch_length, 100, epoch_length)]
+    assert saved == max(step for step in written if step <= steps_done)
+    _assert_same_run(_fit(trec_dir, out, trainer_options, run), reference)
+
+
+@pytest.mark.slow  # 3 short fits with two loader processes each
+def test_a_run_with_loader_workers_resumes_bit_identically(trec_dir: Path, tmp_path: Path) -> None:
+    budget = BUDGETS["epochs"][0]
+    reference = _fit(trec_dir, tmp_path / "whole", budget, num_workers=2)
+    run, out = CHECKPOINTS["every_n_steps"][0], tmp_path / "killed"
+    with pytest.raises(KilledError):
+        _fit(trec_dir, out, budget, run, Interrupt(step=22), num_workers=2)
+    _assert_same_run(_fit(trec_dir, out, budget, run, num_workers=2), reference)
+
+
+@pytest.mark.slow  # 3 short fits
+def test_without_the_saved_generators_dropout_draws_other_masks(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check above can fail: a resume that does not restore the generators ends elsewhere."""
+    from harness.training import random_states
+
+    budget = {"max_epochs": 1, "limit_train_batches": 6}
+    reference = _fit(trec_dir, tmp_path / "whole", budget)
+    run, out = RunOptions(checkpoint_every_n_steps=2), tmp_path / "killed"
+    with pytest.raises(KilledError):
+        _fit(trec_dir, out, budget, run, Interrupt(step=3))
+    monkeypatch.setattr(random_states, "restore_states", lambda states: None)
+    with pytest.raises(AssertionError):
+        _assert_same_run(_fit(trec_dir, out, budget, run), reference)
 
 
 class LateSigterm(pl.Callback):
@@ -127,19 +200,16 @@ class LateSigterm(pl.Callback):
     ],
 )
 def test_a_sigterm_that_lightning_sees_first_is_saved_and_resumed_exactly(
-    trec_dir: Path, tmp_path: Path, hook: str, when: int
+    trec_dir: Path, tmp_path: Path, uninterrupted, hook: str, when: int
 ) -> None:
-    reference, reference_trainer = _fit(trec_dir, tmp_path / "whole", BUDGETS["epochs"], None)
+    budget = BUDGETS["epochs"][0]
+    reference = uninterrupted("epochs")
     out = tmp_path / "stopped"
     with pytest.raises(RunInterruptedError) as stopped:
-        _fit(trec_dir, out, BUDGETS["epochs"], None, LateSigterm(hook, when))
+        _fit(trec_dir, out, budget, stop=LateSigterm(hook, when))
     assert stopped.value.exit_status == 143
     assert "saved" in str(stopped.value) and (out / "checkpoints" / "last.ckpt").exists()
-    resumed, trainer = _fit(trec_dir, out, BUDGETS["epochs"], None)
-    assert trainer.global_step == reference_trainer.global_step
-    assert trainer.current_epoch == reference_trainer.current_epoch
-    for key, value in reference.state_dict().items():
-        assert torch.equal(resumed.state_dict()[key], value), key
+    _assert_same_run(_fit(trec_dir, out, budget), reference)
 
 
 class FakeClock:

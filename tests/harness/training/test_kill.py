@@ -1,0 +1,67 @@
+"""A real ``sanbench fit`` killed with SIGKILL (the OOM killer, a preempted node, a power cut)
+after an end-of-epoch or a periodic checkpoint, then resumed by the same command, ends with the
+weights and the step count of the same command run without a kill. Dropout is on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.harness.training.test_interrupt import _wait_for
+
+ROOT = Path(__file__).parents[3]
+SANBENCH = [sys.executable, "-m", "harness.cli"]
+
+
+def _words(trec_dir: Path, out: Path, every_n_steps: int | None) -> list[str]:
+    periodic = ["--run.checkpoint_every_n_steps", str(every_n_steps)] if every_n_steps else []
+    return [
+        "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
+        "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out),
+        "--model.hidden_dim", "4", "--model.head_hidden", "8", "--model.dropout", "0.3",
+        "--data.batch_size", "4", "--trainer.max_epochs", "3",
+        "--trainer.limit_train_batches", "20", *periodic,
+    ]  # fmt: skip
+
+
+def _run(words: list[str]) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the same kernels in every process
+    return subprocess.Popen(
+        [*SANBENCH, *words], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+
+
+def _final(out: Path) -> dict:
+    return torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
+
+
+@pytest.mark.slow  # three real processes each
+@pytest.mark.parametrize("every_n_steps", [None, 7], ids=["end_of_epoch", "every_7_steps"])
+def test_sigkill_after_a_checkpoint_then_the_same_command_ends_as_an_unkilled_run(
+    trec_dir: Path, tmp_path: Path, every_n_steps: int | None
+) -> None:
+    whole = _run(_words(trec_dir, tmp_path / "whole", every_n_steps))
+    out = tmp_path / "killed"
+    killed = _run(_words(trec_dir, out, every_n_steps))
+    _wait_for(out / "checkpoints" / "last.ckpt", killed)  # the first checkpoint is on disk
+    time.sleep(0.2)  # some steps past it (a kill at any moment: the last checkpoint decides)
+    killed.send_signal(signal.SIGKILL)
+    killed.communicate(timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    assert not (out / "metrics.json").exists()
+    resumed = _run(_words(trec_dir, out, every_n_steps))
+    for process in (whole, resumed):
+        _, stderr = process.communicate(timeout=600)
+        assert process.returncode == 0, stderr
+    reference, ours = _final(tmp_path / "whole"), _final(out)
+    assert ours["global_step"] == reference["global_step"] == 60
+    for key, value in reference["state_dict"].items():
+        assert torch.equal(ours["state_dict"][key], value), key
