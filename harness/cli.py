@@ -13,6 +13,7 @@ from harness.commands.suggest import SuggestingParser
 from harness.errors import InputError, SanbenchError
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
+from harness.redaction import redacted_console
 
 # subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -133,24 +134,25 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args = parser.parse_args(argv)
     args.imports = imports
-    try:
-        # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
-        # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also the
-        # library entry of tests, jobs and nox
-        with mock.patch.dict(os.environ):
-            if imports:
-                from encoders.plugins import import_modules
+    with redacted_console():  # no password of a storage URL reaches the console, on any path
+        try:
+            # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
+            # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also
+            # the library entry of tests, jobs and nox
+            with mock.patch.dict(os.environ):
+                if imports:
+                    from encoders.plugins import import_modules
 
-                try:
-                    import_modules(imports)
-                except Exception as error:
-                    raise InputError(f"--import: {type(error).__name__}: {error}") from error
-            with out_folder(args.command, getattr(args, "out", None)):
-                return int(module.run(args) or 0)
-    except (Exception, KeyboardInterrupt) as error:
-        if args.debug:
-            raise
-        return _status(error, args.command)
+                    try:
+                        import_modules(imports)
+                    except Exception as error:
+                        raise InputError(f"--import: {type(error).__name__}: {error}") from error
+                with out_folder(args.command, getattr(args, "out", None)):
+                    return int(module.run(args) or 0)
+        except (Exception, KeyboardInterrupt) as error:
+            if args.debug:
+                raise
+            return _status(error, args.command)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ tips, notices no user can act on, and the source line Python prints under a warn
 from __future__ import annotations
 
 import logging
+import sys
 import warnings
+
+from harness.errors import RunInterruptedError
 
 LIGHTNING_INFO = "lightning.pytorch.utilities.rank_zero"  # the logger rank_zero_info writes to
 # Lightning's info lines a run repeats with nothing to act on: its device inventory at every
@@ -55,3 +58,35 @@ def hide_srun_hint() -> None:
     """For worker processes sanbench starts on this machine on purpose: Lightning's hint that
     ``srun`` exists but is not used (SLURM runs go through ``--launcher slurm``)."""
     warnings.filterwarnings("ignore", message=r"The `srun` command is available on your system")
+
+
+class _OneLine(logging.Handler):
+    """optuna's warnings as ``optuna: MESSAGE`` on the current stderr, one line each: no
+    traceback (the error that ends a command is printed once, by ``harness.cli``), and nothing
+    for a trial a signal interrupted (its checkpoint and the resume command are printed): optuna
+    logs such a trial as the exception's record and, from the same logger, the trial's value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.muted_logger: str | None = None  # the logger of an interrupted trial's records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, RunInterruptedError | KeyboardInterrupt):
+            self.muted_logger = record.name
+            return
+        if record.name == self.muted_logger:
+            self.muted_logger = None
+            return
+        print(f"optuna: {record.getMessage()}", file=sys.stderr, flush=True)
+
+
+def optuna_one_line_warnings() -> None:
+    """Route optuna's log through :class:`_OneLine`, warnings and errors only."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.disable_default_handler()
+    logger = logging.getLogger("optuna")
+    if not any(isinstance(handler, _OneLine) for handler in logger.handlers):
+        logger.addHandler(_OneLine())

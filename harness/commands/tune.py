@@ -241,11 +241,8 @@ def run(args: argparse.Namespace) -> int:
     if options is not None and not args.outputs_only:
         run_as_jobs(args, ctx, options)
         return 0
-    import optuna
-
     from harness.studies.run import run_study
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     summary = run_study(
         ctx,
         study_name,

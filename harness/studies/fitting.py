@@ -10,6 +10,7 @@ import lightning.pytorch as pl
 import optuna
 
 from harness.studies.plans import TuneContext
+from harness.studies.workers import RUN_DIR_ATTR
 from harness.training.fit_run import FitRun
 from reports.contracts.fit_run import FitRunFolder
 
@@ -60,8 +61,9 @@ def fit_trial(
     masked by memory an earlier trial left with the allocator (CPU peak RSS growth).
     """
     task, encoder, data_dir = require_training(ctx)
-    run_dir = ctx.out / "trials" / f"{trial.number:04d}"
-    trial.set_user_attr("run_dir", str(run_dir))
+    # a trial that resumes an interrupted one continues its fit from last.ckpt
+    run_dir = Path(trial.user_attrs.get(RUN_DIR_ATTR, ctx.out / "trials" / f"{trial.number:04d}"))
+    trial.set_user_attr(RUN_DIR_ATTR, str(run_dir))
     run = FitRun(
         task=task,
         encoder=encoder,

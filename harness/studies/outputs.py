@@ -23,7 +23,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
-from harness.studies.workers import SURPLUS_ATTR
+from harness.studies.workers import INTERRUPTED_ATTR, SURPLUS_ATTR
 from harness.training.fit_run import FitRun
 from reports.contracts.atomic import write_atomic
 from reports.contracts.manifest import write_manifest
@@ -124,8 +124,11 @@ def write_outputs(
         command = shlex.join(
             ["sanbench", "fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
         )
-    states = [t.state for t in study.get_trials(deepcopy=False)]
-    counts = {s.name.lower(): states.count(s) for s in TrialState if states.count(s)}
+    states = [
+        "interrupted" if t.user_attrs.get(INTERRUPTED_ATTR) else t.state.name.lower()
+        for t in study.get_trials(deepcopy=False)
+    ]
+    counts = {state: states.count(state) for state in dict.fromkeys(states)}
     extra = plan.summarize(study)
     summary = {
         "study": plan.name,

@@ -8,13 +8,14 @@ from typing import Any
 
 import optuna
 
+from harness.quiet import optuna_one_line_warnings
 from harness.redaction import recorded_command
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.registry import STUDIES
 from harness.studies.storage import dashboard_command, open_storage, storage_url
-from harness.studies.workers import SURPLUS_ATTR, run_worker
+from harness.studies.workers import RESUMES_ATTR, SURPLUS_ATTR, run_worker
 
 
 def storage_label(spec: str | None) -> str:
@@ -32,6 +33,8 @@ def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
         for key, value in trial.params.items()
     )
     head = f"trial {trial.number}: {params}"
+    if RESUMES_ATTR in trial.user_attrs:
+        head += f" (continues interrupted trial {trial.user_attrs[RESUMES_ATTR]})"
     state = trial.state
     if state == optuna.trial.TrialState.COMPLETE:
         values = zip(plan.metric_names, trial.values, strict=True)
@@ -90,6 +93,7 @@ def run_study(
 ) -> dict[str, Any]:
     """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
     then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""
+    optuna_one_line_warnings()
     plan = STUDIES[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:

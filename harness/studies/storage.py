@@ -27,10 +27,9 @@ import sqlalchemy
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from sqlalchemy.engine import URL, make_url
 
-from harness.redaction import redact_passwords
+from harness.redaction import STORAGE_ENV, redact_passwords
 
 DEFAULT_STORAGE = "sqlite:///runs/studies/optuna.db"
-STORAGE_ENV = "SANBENCH_STORAGE"  # the URL when --storage is not given (keeps it off job files)
 SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
 EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 

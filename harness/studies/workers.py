@@ -7,6 +7,11 @@ trials; a trial that finds itself past the budget (two workers asked at once) is
 once with the user attribute ``surplus`` before any work, so no configuration runs twice and
 none is lost.
 
+Interrupted trials. Ctrl-C or SIGTERM during a trial saves its fit's ``last.ckpt`` and stops the
+command (exit 130/143); the trial is then queued again with the same parameters and run folder
+(user attributes ``run_dir`` and ``resumes``), marked ``interrupted``, so the command that
+resumes the study continues that fit from its checkpoint instead of losing it as failed.
+
 Dead workers. The storage's heartbeat marks a trial whose worker stopped beating as failed and
 re-queues its parameters (``harness.studies.storage``). A worker whose budget places are all
 taken therefore does not leave while trials still run elsewhere: it waits, failing stale
@@ -25,9 +30,15 @@ from optuna.storages import fail_stale_trials
 from optuna.study import MaxTrialsCallback
 from optuna.trial import FrozenTrial, Trial, TrialState
 
+from harness.errors import RunInterruptedError
+
 LIVE = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.RUNNING, TrialState.WAITING)
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 SURPLUS_ATTR = "surplus"
+INTERRUPTED_ATTR = "interrupted"  # a signal stopped this trial; it was queued again
+RESUMES_ATTR = "resumes"  # the number of the interrupted trial this one continues
+RUN_DIR_ATTR = "run_dir"  # the trial's fit folder (a resumed trial keeps the interrupted one's)
+INTERRUPTS = (RunInterruptedError, KeyboardInterrupt)
 
 Objective = Callable[[Trial], float | Sequence[float]]
 Callback = Callable[[optuna.Study, FrozenTrial], None]
@@ -41,14 +52,25 @@ def live_numbers(study: optuna.Study) -> list[int]:
     return sorted(t.number for t in study.get_trials(deepcopy=False, states=LIVE))
 
 
+def requeue_interrupted(trial: Trial) -> None:
+    """Queue ``trial``'s parameters again, in its run folder, and mark it interrupted."""
+    trial.set_user_attr(INTERRUPTED_ATTR, True)
+    kept = {key: trial.user_attrs[key] for key in (RUN_DIR_ATTR,) if key in trial.user_attrs}
+    trial.study.enqueue_trial(trial.params, user_attrs={**kept, RESUMES_ATTR: trial.number})
+
+
 def guarded(objective: Objective, n_trials: int) -> Objective:
-    """``objective`` that refuses to run past the budget."""
+    """``objective`` that refuses to run past the budget and queues an interrupted trial again."""
 
     def run(trial: Trial) -> Any:
         if trial.number not in live_numbers(trial.study)[:n_trials]:
             trial.set_user_attr(SURPLUS_ATTR, True)
             raise SurplusTrialError(f"trial {trial.number} is past the budget of {n_trials} trials")
-        return objective(trial)
+        try:
+            return objective(trial)
+        except INTERRUPTS:
+            requeue_interrupted(trial)
+            raise
 
     return run
 

@@ -54,7 +54,7 @@ class EndOfEpochCheckpoint(Checkpoint):
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not trainer.fast_dev_run:
-            trainer.save_checkpoint(self.path)
+            trainer.save_checkpoint(self.path, weights_only=False)  # the whole state
 
 
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
