@@ -33,6 +33,7 @@ STAGE_SPLITS = {"fit": ("train", "val"), "validate": ("val",), "test": ("test",)
 # MultiNLI's longest premise ~200); a longer line is a missing line break, not a sentence,
 # and would make DiSAN's [B, L, L, d] attention explode (docs/data.md, "Limits").
 MAX_LENGTH = 512
+DEV_FRACTION = 0.1  # the share of train carved off as dev where a task has no dev file
 
 
 class BenchmarkDataModule(L.LightningDataModule):
@@ -81,7 +82,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         embedding_dim: int = 300,
         num_workers: int = 0,
         layout: str | None = None,
-        dev_fraction: float = 0.1,
+        dev_fraction: float = DEV_FRACTION,
         eval_batch_size: int | None = None,
         dev_split: str | None = None,
         test_split: str | None = None,

@@ -5,8 +5,9 @@ From the suite's finished rows (one test accuracy per run) this builds
   the gap (ours - paper) and both ranks;
 * ``taus``: per task, Kendall's τ between our ranking and the paper's over the encoders that
   have both numbers, with its one-sided p-value (``pooled_p``: Fisher's combination over tasks);
-* ``pairs``: per task, every pair of encoders: paired t-test over shared replicates (ours),
-  and whether the paper's difference is within the larger of its two stds;
+* ``pairs``: per task, every pair of encoders: paired t-test over shared replicates (ours; the
+  corrected resampled t-test over CV folds), its p-value Holm-corrected over every pair of the
+  reproduction, and whether the paper's difference is within the larger of its two stds;
 * ``encoders``: per encoder, the mean, min and max gap over the tasks with a paper number.
 """
 
@@ -18,7 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness.reproduce.stats import kendall_tau, paired_test, pooled_p_value
+from datamodules.datamodule import DEV_FRACTION
+from datamodules.tasks import get_task
+from harness.reproduce.stats import ALPHA, holm, kendall_tau, paired_test, pooled_p_value
 from reports.aggregation import mean_std
 from reports.paper_numbers import BI_BLOSAN, MTSA, PaperValue, lookup
 
@@ -39,14 +42,16 @@ CELL_COLUMNS = [
     "paper_rank",
     "paper_source",
 ]
-TAU_COLUMNS = ["task", "encoders", "tau", "p_value"]
+TAU_COLUMNS = ["task", "encoders", "tau", "p_value", "p_method"]
 PAIR_COLUMNS = [
     "task",
     "encoder_a",
     "encoder_b",
     "n_shared",
     "ours_difference",
+    "test",
     "p_value",
+    "p_holm",
     "ours_separable",
     "paper_difference",
     "paper_within_spread",
@@ -122,12 +127,20 @@ def _task_cells(task: str, encoders: list[str], scores: dict) -> list[dict]:
     return records
 
 
+def test_to_train(task: str) -> float | None:
+    """A CV task's test-fold size over its training size (k folds, dev carved from the other
+    k - 1); None for a task with fixed splits (its replicates are seeds)."""
+    folds = get_task(task).cv_folds
+    return 1 / ((folds - 1) * (1 - DEV_FRACTION)) if folds else None
+
+
 def _task_pairs(task: str, cells: list[dict], scores: dict) -> list[dict]:
     ran = [cell for cell in cells if cell["n"]]
     ran.sort(key=lambda cell: -cell["ours_mean"])
     records = []
+    ratio = test_to_train(task)
     for a, b in itertools.combinations(ran, 2):
-        test = paired_test(scores[(task, a["encoder"])], scores[(task, b["encoder"])])
+        test = paired_test(scores[(task, a["encoder"])], scores[(task, b["encoder"])], ratio)
         paper_difference = a["paper_mean"] - b["paper_mean"]
         spread = max(a["paper_std"], b["paper_std"])
         records.append(
@@ -137,8 +150,8 @@ def _task_pairs(task: str, cells: list[dict], scores: dict) -> list[dict]:
                 "encoder_b": b["encoder"],
                 "n_shared": test.n,
                 "ours_difference": test.mean_difference,
+                "test": test.test,
                 "p_value": test.p_value,
-                "ours_separable": test.separable,
                 "paper_difference": paper_difference,
                 "paper_within_spread": ""
                 if math.isnan(paper_difference) or math.isnan(spread)
@@ -157,8 +170,20 @@ def reproduction(finished: pd.DataFrame, tasks: list[str], encoders: list[str]) 
         cells += task_cells
         ranked = [c for c in task_cells if c["n"] and c["paper_source"]]
         tau = kendall_tau([c["ours_mean"] for c in ranked], [c["paper_mean"] for c in ranked])
-        taus.append({"task": task, "encoders": len(ranked), "tau": tau.tau, "p_value": tau.p_value})
+        taus.append(
+            {
+                "task": task,
+                "encoders": len(ranked),
+                "tau": tau.tau,
+                "p_value": tau.p_value,
+                "p_method": tau.method,
+            }
+        )
         pairs += _task_pairs(task, task_cells, scores)
+    # every pair of every task is one family: Holm keeps any false separation at ALPHA
+    for record, adjusted in zip(pairs, holm([r["p_value"] for r in pairs]), strict=True):
+        record["p_holm"] = adjusted
+        record["ours_separable"] = adjusted < ALPHA  # False for NaN
     cell_frame = pd.DataFrame(cells, columns=CELL_COLUMNS)
     gaps = cell_frame.dropna(subset=["gap"]).groupby("encoder", sort=False)["gap"]
     per_encoder = gaps.agg(tasks="size", mean_gap="mean", min_gap="min", max_gap="max")
