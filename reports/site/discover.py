@@ -45,6 +45,27 @@ def manifest_folders(root: Path) -> list[Path]:
     return found
 
 
+def folders_without_runs(root: Path, runs: list[Path]) -> list[Path]:
+    """Folders beside the run folders under ``root`` with no manifest in them or below (a run
+    killed before its manifest, a half-copied folder, a folder of something else): the site
+    leaves them out and says so. Hidden folders and report sites are not run folders."""
+    if not runs or runs == [root]:
+        return []
+    ancestors = {root}
+    for run in runs:
+        ancestors.update(parent for parent in run.parents if parent.is_relative_to(root))
+    return [
+        child
+        for folder in sorted(ancestors)
+        for child in sorted(folder.iterdir())
+        if child.is_dir()
+        and child not in ancestors
+        and child not in runs
+        and not child.name.startswith(".")
+        and not is_site(child)
+    ]
+
+
 def _slug(kind: str, folder: Path, taken: set[str]) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", folder.name).strip("._") or "run"
     base = name if name.startswith(kind) else f"{kind}-{name}"
@@ -89,6 +110,14 @@ def discover(paths: list[Path], skipped: list[Skipped] | None = None) -> list[Ru
                 FileNotFoundError(
                     f"{path}: no {MANIFEST} in it or below; pass folders written by "
                     "sanbench profile, suite, reproduce, tune or fit"
+                ),
+            )
+        for folder in folders_without_runs(path, folders):
+            note(
+                folder,
+                FileNotFoundError(
+                    f"{folder}: no {MANIFEST} in it or below (a run killed before it wrote one, "
+                    "a folder still being written or copied, or not a sanbench run folder)"
                 ),
             )
         for folder in folders:

@@ -71,6 +71,21 @@ def test_a_folder_without_manifest_is_noted_beside_readable_runs(
     assert len(page_folders(tmp_path / "site")) == 4
 
 
+def test_a_folder_without_manifest_under_a_root_is_noted_too(
+    runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``sanbench report runs/``: a fit killed before its manifest sits beside finished runs."""
+    killed = runs / "fit-killed"
+    (killed / "checkpoints").mkdir(parents=True)
+    (killed / "fit_config.yaml").write_text("model: {}\n")
+    (runs / ".cache").mkdir()  # hidden: not a run folder
+    assert main(["report", str(runs), "--out", str(tmp_path / "site")]) == 0
+    err = capsys.readouterr().err
+    assert f"left out {killed}" in err and "no manifest.json in it or below" in err
+    assert ".cache" not in err
+    assert "fit-killed" in (tmp_path / "site" / "index.html").read_text()
+
+
 def test_nothing_readable_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     run = tmp_path / "profile"
     shutil.copytree(FIXTURES / "profile-cpu-fp32", run)
