@@ -44,15 +44,32 @@ def provide_system_packages(session: nox.Session, names: tuple[str, ...]) -> lis
     return missing
 
 
+def with_marker(posargs: list[str], expression: str) -> list[str]:
+    """``posargs`` whose ``-m EXPR`` (if any) is joined with ``expression`` by ``and``."""
+    words, chosen, rest = iter(posargs), [], []
+    for word in words:
+        if word == "-m":
+            chosen.append(next(words, ""))
+        elif word.startswith("-m") and len(word) > 2:
+            chosen.append(word[2:].lstrip("="))
+        else:
+            rest.append(word)
+    return ["-m", " and ".join(f"({part})" for part in [expression, *chosen]), *rest]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The whole suite against the real components: PostgreSQL and Chromium from Debian
     (installed when missing and root), the postgres, tensorboard and browser extras. A skip
     names what this machine cannot provide (data tests: ../shared/datasets). The fast loop:
-    ``nox -s tests -- -m "not slow"``."""
+    ``nox -s tests -- -m "not slow"``. Tests marked ``quiet`` (timing checks that need the
+    machine to themselves) run afterwards, alone, never beside the two workers."""
     provide_system_packages(session, ("postgresql", "chromium"))
     install(session, "test,postgres,tensorboard,browser")
-    session.run("pytest", "-n", "2", *session.posargs)
+    session.run("pytest", "-n", "2", *with_marker(session.posargs, "not quiet"))
+    # exit status 5: no quiet test was selected (e.g. -m "not slow")
+    quiet = with_marker(session.posargs, "quiet")
+    session.run("pytest", "-p", "no:xdist", *quiet, success_codes=[0, 5])
 
 
 @nox.session

@@ -30,3 +30,19 @@ def test_readme_names_the_fast_loop_below_the_quick_start() -> None:
     section = (ROOT / "README.md").read_text().split("## Quick start", 1)[1]
     section = section.split("\n## ", 1)[0]
     assert 'nox -s tests -- -m "not slow"' in section
+
+
+def test_quiet_tests_run_alone_and_a_users_marker_still_applies() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("noxfile", ROOT / "noxfile.py")
+    assert spec is not None and spec.loader is not None
+    noxfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    assert noxfile.with_marker([], "not quiet") == ["-m", "(not quiet)"]
+    assert noxfile.with_marker(["-m", "not slow", "-x"], "quiet") == [
+        "-m",
+        "(quiet) and (not slow)",
+        "-x",
+    ]
+    assert noxfile.with_marker(["-mslow"], "not quiet") == ["-m", "(not quiet) and (slow)"]

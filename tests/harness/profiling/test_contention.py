@@ -24,7 +24,7 @@ import pytest
 from harness.cli import main
 from reports.profile.data import load_run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.quiet]  # its quiet half needs both cores idle
 ROOT = Path(__file__).resolve().parents[3]
 SWEEP = [
     "profile",
