@@ -176,7 +176,7 @@ def _measured_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord | Non
     if sum(t.untyped_storage().nbytes() for t in tensors) <= MAX_REAL_ARGUMENT_BYTES:
         from torch.profiler import ProfilerActivity, profile
 
-        from harness.profiling.measure import allocated_peak
+        from harness.tensor_memory import allocated_peak
 
         real_args = REAL_ARGUMENTS.get(func, _real)(args)
         real_kwargs = {k: _real(v) for k, v in kwargs.items()}

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import os
-import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
+from harness.tensor_memory import allocated_peak, live_bytes
 
 MB = 2**20
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -39,8 +38,6 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 TARGET_BLOCK_S = 0.05
 # A point whose IQR exceeds this share of its median is flagged ``noisy``.
 NOISY_IQR_SHARE = 0.25
-# ``Device Type`` of CPU memory events in the profiler's Chrome trace (c10::DeviceType::CPU).
-CPU_DEVICE_TYPE = 0
 
 
 @dataclass(frozen=True)
@@ -123,12 +120,6 @@ def make_step(
     return train
 
 
-def live_bytes(tensors: Iterable[torch.Tensor]) -> int:
-    """Bytes of the distinct storages behind ``tensors``."""
-    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}
-    return sum(storages.values())
-
-
 def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -153,31 +144,6 @@ def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
     return baseline + allocated_peak(prof), time.perf_counter() - start
-
-
-def allocated_peak(prof: profile) -> int:
-    """Most bytes the CPU allocator held beyond what it held when ``prof`` started.
-
-    ``profile_memory=True`` records every allocation and free of PyTorch's CPU allocator (kernel
-    workspaces included) with the allocator's running total (``Total Allocated``); the public
-    way to read them is the Chrome trace (``export_chrome_trace``). Frees of blocks allocated
-    before profiling are not reported, so the step must not free such blocks (the step's
-    caller clears gradients before it).
-    """
-    with tempfile.TemporaryDirectory(prefix="sanbench-memory-") as folder:
-        path = Path(folder) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text())["traceEvents"]
-    records = [
-        event
-        for event in events
-        if event.get("name") == "[memory]" and event["args"].get("Device Type") == CPU_DEVICE_TYPE
-    ]
-    if not records:
-        return 0
-    first = min(records, key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))["args"]
-    before = first["Total Allocated"] - first["Bytes"]
-    return max(0, max(event["args"]["Total Allocated"] for event in records) - before)
 
 
 class PeakRss:

@@ -44,11 +44,11 @@ def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: 
     from harness.profiling.measure import (
         MB,
         Point,
-        live_bytes,
         make_step,
         memory_step,
         synthetic_batch,
     )
+    from harness.tensor_memory import live_bytes
 
     target = torch.device(device)
     torch.manual_seed(0)

@@ -39,6 +39,7 @@ COMPARISON_COLUMNS = [
     "paper_std",
     "paper_row",
     "paper_source",
+    "contended",  # any of the cell's runs had contended epochs (the time column's caveat)
 ]
 PERCENT_METRICS = frozenset({"train_acc", "dev_acc", "test_acc"})
 
@@ -238,6 +239,7 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
                     "paper_std": None if paper is None else paper.std,
                     "paper_row": "" if paper is None else paper.row,
                     "paper_source": f"{spec.paper}, {spec.table}",
+                    "contended": _contended(indexed, column.task, encoder),
                 }
             )
     return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
@@ -245,6 +247,20 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
 
 def _none(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
+
+
+TIME_METRIC = "train_time_per_epoch_s"
+CONTENDED_MARK = " c"
+CONTENDED_NOTE = (
+    "c: some of the cell's runs had contended epochs (their threads got less than half the CPU "
+    "they were ready to use): the time is inflated by other processes."
+)
+
+
+def _contended(indexed: pd.DataFrame, task: str, encoder: str) -> bool:
+    """True when any finished run of the cell had contended epochs."""
+    key = (task, encoder, "train_contended")
+    return key in indexed.index and float(indexed.loc[key, "mean"]) > 0
 
 
 def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
@@ -258,9 +274,12 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
-            line.append(fmt(_none(cell.ours_mean), _none(cell.ours_std), d))
+            mark = CONTENDED_MARK if cell.metric == TIME_METRIC and cell.contended else ""
+            line.append(fmt(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
             line.append(fmt(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
+    if any(CONTENDED_MARK in value for line in table.rows for value in line):
+        table.notes.append(CONTENDED_NOTE)
     return table
 
 
@@ -292,8 +311,11 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             found = key in indexed.index
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
-            line.append(fmt(mean, std, digits))
+            contended = metric == TIME_METRIC and _contended(indexed, task, encoder)
+            line.append(fmt(mean, std, digits) + (CONTENDED_MARK if contended else ""))
         table.rows.append(line)
+    if any(CONTENDED_MARK in value for line in table.rows for value in line):
+        table.notes.append(CONTENDED_NOTE)
     return table
 
 

@@ -195,6 +195,8 @@ def _run_shard(
             log(f"  failed: {row['error']}")
             continue
         cells = {name: metrics[name] for name in METRIC_COLUMNS if name in metrics}
+        if cells.get("train_contended") is not None:  # 0/1, a number the aggregates average
+            cells["train_contended"] = int(cells["train_contended"])
         cells.update(_environment_cells(metrics))
         results.append(_row(run, out_dir, time.perf_counter() - start, status="ok", **cells))
         done.add(run.key)

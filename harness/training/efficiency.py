@@ -2,9 +2,12 @@
 
 - training time per epoch: wall time of the training loop (data loading included), with the
   stopwatch paused while validation runs;
-- peak training memory: CUDA ``max_memory_allocated`` over the fit; on CPU the growth of the
-  process's peak resident set (Linux ``VmHWM``, reset through ``/proc/self/clear_refs``) over
-  the resident set at the start of the fit, i.e. activations, gradients and optimizer state;
+- peak training memory: the profiler's quantity, tensor bytes as the allocator counts them
+  (:class:`StepMemory`): the run's own tensors at a training step's start (parameters,
+  gradients, optimizer state, the batch) plus the most the allocator held beyond its total at
+  that start during the step (activations, kernel workspaces, new gradients and optimizer
+  state), the largest over the steps measured; whatever else lives in the process (an earlier
+  run of a suite, caches) is not counted, so a run reads the same alone or after others;
 - inference time over the dev set at batch 128 (``time_inference``);
 - |theta| without the word embedding (``TaskModule.parameter_count``);
 - what CPU the timed epochs got (``harness.cpu_usage``): ``train_cpu_share`` (this process's
@@ -18,21 +21,18 @@
 
 from __future__ import annotations
 
-import re
+import gc
 import time
-from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
-import psutil
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
+from torch.profiler import ProfilerActivity, profile
 from torch.utils.data import DataLoader
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
-
-_STATUS = Path("/proc/self/status")
-_CLEAR_REFS = Path("/proc/self/clear_refs")
+from harness.tensor_memory import allocated_peak, live_bytes
 
 
 def _sync(device: torch.device) -> None:
@@ -40,53 +40,100 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _rss_peak_bytes() -> int | None:
-    """Linux peak resident set (VmHWM) in bytes, or None where /proc is unavailable."""
-    try:
-        match = re.search(r"VmHWM:\s+(\d+) kB", _STATUS.read_text())
-    except OSError:
-        return None
-    return int(match.group(1)) * 1024 if match else None
-
-
-def _reset_rss_peak() -> bool:
-    """Reset VmHWM to the current RSS (Linux >= 4.0); False when not permitted."""
-    try:
-        _CLEAR_REFS.write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 def _fitting(trainer: pl.Trainer) -> bool:
     """True inside ``Trainer.fit`` (also during its validation loops)."""
     return trainer.state.fn == TrainerFn.FITTING
 
 
-class PeakMemory:
-    """Peak memory of a code region in MB (see the module docstring for what is counted)."""
+def _batch_shape(batch: Any) -> tuple[int, ...]:
+    """The sizes of a batch's token tensors, all dimensions in a row (pairs: both sides)."""
+    tokens = [t for t in (batch.values() if isinstance(batch, dict) else []) if t.dim() == 2]
+    return tuple(size for t in tokens if t.dtype == torch.long for size in t.shape)
 
-    def __init__(self, device: torch.device):
+
+def _state_tensors(module: torch.nn.Module, optimizers: list, batch: Any) -> list[torch.Tensor]:
+    """The run's own tensors: parameters, buffers, gradients, optimizer state, the batch."""
+    tensors = [*module.parameters(), *module.buffers()]
+    tensors += [p.grad for p in module.parameters() if p.grad is not None]
+    for optimizer in optimizers:
+        for state in optimizer.state.values():
+            tensors += [value for value in state.values() if isinstance(value, torch.Tensor)]
+    tensors += list(batch.values()) if isinstance(batch, dict) else []
+    return tensors
+
+
+class StepMemory:
+    """Peak tensor bytes of training steps (the module docstring's definition).
+
+    CUDA: every step, from the allocator's counters (``memory_allocated`` at the step's start,
+    ``max_memory_allocated`` after resetting the peak). CPU, which has no such counters: the
+    step runs under ``torch.profiler`` with ``profile_memory``, whose trace holds the CPU
+    allocator's running total; only steps whose batch is larger in some dimension than every
+    batch measured before are profiled (a step's peak grows with its batch's size and length),
+    a handful per run.
+    """
+
+    def __init__(self, device: torch.device) -> None:
         self.device = device
-        self.kind = "cuda_max_allocated" if device.type == "cuda" else "cpu_peak_rss_growth"
-        self._base = 0
+        self.kind = f"{device.type}_tensor_peak"
+        self.peak_bytes = 0
+        self.steps = 0  # steps measured
+        self._measured: list[tuple[int, ...]] = []
+        self._owned = 0
+        self._start_total = 0
+        self._profile: profile | None = None
 
-    def start(self) -> None:
+    def _dominated(self, shape: tuple[int, ...]) -> bool:
+        return any(
+            len(seen) == len(shape) and all(a <= b for a, b in zip(shape, seen, strict=True))
+            for seen in self._measured
+        )
+
+    def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
+        """Start measuring this step (False when a larger batch was measured already, on CPU,
+        or when gradients are being accumulated: they must not be cleared early)."""
+        shape, optimizers = _batch_shape(batch), trainer.optimizers
+        if self.device.type != "cuda" and (
+            self._dominated(shape) or trainer.accumulate_grad_batches != 1
+        ):
+            return False
+        self._measured.append(shape)
+        # The profiler does not always report the free of a block allocated before it started,
+        # and then its running total keeps counting the block: the step must free none. So the
+        # previous step's gradients go now rather than at the step's own zero_grad (after its
+        # forward, before its backward), garbage is collected first and not during the step.
+        for optimizer in optimizers:
+            optimizer.zero_grad(set_to_none=True)
+        gc.collect()
+        gc.disable()
+        self._owned = live_bytes(_state_tensors(module, optimizers, batch))
         if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            self._start_total = torch.cuda.memory_allocated(self.device)
             torch.cuda.reset_peak_memory_stats(self.device)
-            return
-        if not _reset_rss_peak():
-            self.kind = "cpu_process_peak_rss"  # lifetime peak: VmHWM cannot be reset here
-            return
-        self._base = psutil.Process().memory_info().rss
+            return True
+        self._profile = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+        self._profile.__enter__()
+        torch.empty(
+            1
+        )  # allocated and freed: a first event, the trace's total before it is the start
+        return True
+
+    def end(self) -> None:
+        """Take the measured step's peak."""
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            growth = torch.cuda.max_memory_allocated(self.device) - self._start_total
+        else:
+            assert self._profile is not None
+            self._profile.__exit__(None, None, None)
+            growth, self._profile = allocated_peak(self._profile), None
+        gc.enable()
+        self.peak_bytes = max(self.peak_bytes, self._owned + growth)
+        self.steps += 1
 
     def peak_mb(self) -> float:
-        if self.device.type == "cuda":
-            return torch.cuda.max_memory_allocated(self.device) / 2**20
-        peak = _rss_peak_bytes()
-        if peak is None:
-            peak = psutil.Process().memory_info().rss
-        return max(peak - self._base, 0) / 2**20
+        return self.peak_bytes / 2**20 if self.steps else float("nan")
 
 
 class EfficiencyCallback(pl.Callback):
@@ -102,7 +149,8 @@ class EfficiencyCallback(pl.Callback):
         self._started: float | None = None
         self._cpu_start: CpuSnapshot | None = None
         self._epoch_start = 0.0
-        self.memory: PeakMemory | None = None
+        self.memory: StepMemory | None = None
+        self._measuring = False
         self.cpu: CpuUsage | None = None
 
     def _resume(self, device: torch.device) -> None:
@@ -124,10 +172,24 @@ class EfficiencyCallback(pl.Callback):
         return self.train_seconds + running
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self.memory = PeakMemory(pl_module.device)
-        self.memory.start()
+        self.memory = StepMemory(pl_module.device)
         # resumed mid-epoch: Lightning does not start that epoch again, the clock goes on
         self._resume(pl_module.device)
+
+    def on_train_batch_start(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: Any, batch_idx: int
+    ) -> None:
+        if self.memory is not None:
+            self._pause(pl_module.device)  # starting the profiler is not training time
+            self._measuring = self.memory.begin(trainer, pl_module, batch)
+            self._resume(pl_module.device)
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args) -> None:
+        if self._measuring and self.memory is not None:
+            self._measuring = False
+            self._pause(pl_module.device)  # reading the profiler's trace is not training time
+            self.memory.end()
+            self._resume(pl_module.device)
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._epoch_start = self.train_seconds

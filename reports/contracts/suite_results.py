@@ -25,6 +25,8 @@ KEY_COLUMNS = ("task", "encoder", "replicate")
 METRIC_COLUMNS = (
     "params",
     "train_time_per_epoch_s",
+    "train_cpu_granted",  # the CPU share the timed epochs' threads got (harness.cpu_usage)
+    "train_contended",  # 1: granted < 0.5, the epoch times are inflated by other processes
     "peak_train_mem_mb",
     "dev_infer_time_s",
     "epochs",

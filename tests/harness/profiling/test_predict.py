@@ -14,12 +14,12 @@ from harness.profiling.measure import (
     MB,
     Point,
     encoder_options,
-    live_bytes,
     make_step,
     memory_step,
     synthetic_batch,
 )
 from harness.profiling.predict import LiveStorageTracker, predict, predict_point, predict_points
+from harness.tensor_memory import live_bytes
 
 
 class UncachedTracker(LiveStorageTracker):
