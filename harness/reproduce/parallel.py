@@ -4,17 +4,24 @@ Worker ``k`` of ``n`` (:func:`harness.reproduce.worker.run_worker`, a spawned pr
 ``k/n`` of the grid with ``harness.suite.runner.run_shard``: rows land in
 ``OUT/results-k-of-n.csv``, finished runs are skipped on resume and a killed run resumes from
 its ``last.ckpt``. Spawned processes (not ``harness.launch``'s submitit jobs) because they print
-their progress on this console and are terminated with this process.
+their progress on this console and stop with this process: one Ctrl-C stops all of them.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import time
 from pathlib import Path
 
+from harness.errors import RunInterruptedError
 from harness.reproduce.preset import Preset
 from harness.reproduce.worker import run_worker
 from harness.suite.grid import Shard
+from harness.training.interrupt import resume_command
+
+SAVE_SECONDS = 300.0  # how long the workers get to finish a step and save it
 
 
 def run_parallel(
@@ -28,8 +35,10 @@ def run_parallel(
 ) -> list[int]:
     """Start ``workers`` processes of ``threads`` threads, wait for all; their exit codes.
 
-    When this process is interrupted (Ctrl-C, ``RunInterruptedError`` from SIGTERM), the
-    workers are terminated too; their unfinished runs resume on the next invocation.
+    When this process is interrupted (Ctrl-C, ``RunInterruptedError`` from SIGTERM), each worker
+    gets the same signal once and saves the run in progress; then
+    :class:`RunInterruptedError` (exit 130/143) names the command that resumes. Nothing is
+    recorded as failed.
     """
     context = multiprocessing.get_context("spawn")
     processes = [
@@ -45,9 +54,28 @@ def run_parallel(
     try:
         for process in processes:
             process.join()
-        return [int(process.exitcode or 0) for process in processes]
+    except (KeyboardInterrupt, RunInterruptedError) as error:
+        signum = getattr(error, "signum", signal.SIGINT)
+        stop_workers(processes, signum)
+        raise RunInterruptedError(
+            f"{signal.Signals(signum).name}: stopped; the runs in progress saved their "
+            f"last.ckpt\nresume with: {resume_command()}",
+            signum,
+        ) from None
     finally:
         for process in processes:
-            if process.is_alive():
-                process.terminate()
+            if process.is_alive():  # only when stopping them failed
+                process.kill()
                 process.join()
+    return [int(process.exitcode or 0) for process in processes]
+
+
+def stop_workers(processes: list, signum: int, seconds: float = SAVE_SECONDS) -> None:
+    """Send ``signum`` once to each live worker (it finishes its step, saves ``last.ckpt`` and
+    exits) and wait up to ``seconds`` for them; a second Ctrl-C here stops them at once."""
+    for process in processes:
+        if process.is_alive():
+            os.kill(process.pid, signum)
+    deadline = time.monotonic() + seconds
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))

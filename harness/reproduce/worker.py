@@ -1,6 +1,9 @@
 """One worker of ``sanbench reproduce``: shard K/N of the preset's grid, in a spawned process.
 
-Exit status 1 when a run failed (its row and ``error.txt`` say why).
+Exit status 1 when a run failed (its row and ``error.txt`` say why); 128 + the signal's number
+when the parent stopped it (the run in progress saved its ``last.ckpt``). A worker runs in a
+process group of its own, so a terminal's Ctrl-C reaches the parent only, which passes one
+signal on to each worker (``harness.reproduce.parallel``).
 """
 
 from __future__ import annotations
@@ -9,11 +12,13 @@ import os
 import sys
 from pathlib import Path
 
+from harness.errors import RunInterruptedError
 from harness.quiet import hide_lightning_tips, hide_srun_hint
 from harness.reproduce.preset import Preset
 from harness.suite.grid import Shard
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+INTERRUPTED = 130  # 128 + SIGINT
 
 
 def run_worker(
@@ -25,6 +30,7 @@ def run_worker(
     threads: int,
 ) -> None:
     """Run shard ``shard`` of ``preset`` on ``threads`` threads (the process's target)."""
+    os.setpgrp()  # the terminal's Ctrl-C goes to the parent, which passes it on once
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
     hide_lightning_tips()
     hide_srun_hint()
@@ -34,16 +40,23 @@ def run_worker(
     from harness.training.run import run_fit
 
     torch.set_num_threads(threads)
-    summary = run_shard(
-        preset.grid(),
-        shard=shard,
-        out_dir=out_dir,
-        fit=run_fit,
-        data_dir=data_dir,
-        embeddings=embeddings,
-        overrides=preset.overrides,
-        log=lambda line: print(line, flush=True),
-    )
+    try:
+        summary = run_shard(
+            preset.grid(),
+            shard=shard,
+            out_dir=out_dir,
+            fit=run_fit,
+            data_dir=data_dir,
+            embeddings=embeddings,
+            overrides=preset.overrides,
+            log=lambda line: print(line, flush=True),
+        )
+    except RunInterruptedError as stopped:  # the parent prints the command that resumes
+        print(f"worker {shard.label}: {str(stopped).splitlines()[0]}", flush=True)
+        sys.exit(stopped.exit_status)
+    except KeyboardInterrupt:  # a signal outside a run's training
+        print(f"worker {shard.label}: interrupted between runs", flush=True)
+        sys.exit(INTERRUPTED)
     print(
         f"worker {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
         f"done, {len(summary.failed)} failed",

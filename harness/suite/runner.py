@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError
+from harness.errors import InputError, RunInterruptedError
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.fit_run import FitRun
@@ -151,8 +151,10 @@ def run_shard(
 
     Each run gets its own folder ``OUT/runs/<task>/<encoder>/<seed-or-fold>/``; each finished
     or failed run appends one row. An exception is recorded (status ``failed``, the message
-    and ``error.txt`` in the run folder) and the suite goes on. One process runs a shard: a
-    second one on the same ``out_dir`` and shard raises :class:`harness.outdir.FolderBusyError`.
+    and ``error.txt`` in the run folder) and the suite goes on; a signal's
+    :class:`RunInterruptedError` (the run saved its ``last.ckpt``) stops the shard unrecorded.
+    One process runs a shard: a second one on the same ``out_dir`` and shard raises
+    :class:`harness.outdir.FolderBusyError`.
     """
     out_dir = Path(out_dir)
     with one_writer(out_dir, f".sanbench-{shard.label}.lock"):
@@ -186,6 +188,8 @@ def _run_shard(
         start = time.perf_counter()
         try:
             metrics = fit(fit_run(run, run_dir, data_dir, embeddings, overrides))
+        except RunInterruptedError:  # not a failed run: it resumes from its last.ckpt
+            raise
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
             row = _row(run, out_dir, time.perf_counter() - start, status="failed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 import time
 
@@ -39,5 +40,8 @@ class EpochLines(pl.Callback):
 
 
 def progress_bar_on(setting: bool | None) -> bool:
-    """``progress_bar: null`` means a bar when stderr is a terminal."""
-    return sys.stderr.isatty() if setting is None else bool(setting)
+    """``progress_bar: null`` means a bar when stderr is a terminal and this is not a worker
+    process sharing it with others (``reproduce``'s workers: one line per epoch each)."""
+    if setting is not None:
+        return bool(setting)
+    return sys.stderr.isatty() and multiprocessing.parent_process() is None

@@ -108,3 +108,44 @@ def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(
     (folder / "cells.csv").unlink()
     assert main(["reproduce", "--out", str(out), "--tables-only"]) == 0  # the manifest's preset
     assert (folder / "cells.csv").read_text().count("\n") == 5
+
+
+@pytest.mark.slow  # real processes: the command, its two workers, then the resume
+def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: Path) -> None:
+    """Before: each Ctrl-C killed the runs in progress, recorded them as failed and the workers
+    started the next ones; the third one exited, with a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.harness.training.test_interrupt import _wait_for
+
+    out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
+    script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
+    process = subprocess.Popen(
+        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
+        start_new_session=True,  # its own process group, as a terminal gives a command
+    )  # fmt: skip
+    _wait_for(out / "runs" / "cr" / "bi_blosan" / "fold0" / "checkpoints" / "last.ckpt", process)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stdout + stderr
+    assert "resume with: sanbench reproduce" in stderr
+    assert "stopped; the runs in progress saved their last.ckpt" in stderr
+    assert [row for row in _rows_of(out) if row["status"] != "ok"] == []  # nothing failed
+    again = subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=600)
+    assert again.returncode == 0, again.stderr
+    rows = _rows_of(out)
+    assert len(rows) == 4 and {row["status"] for row in rows} == {"ok"}
+    logs = out / "runs" / "cr" / "bi_blosan" / "fold0" / "logs"
+    assert (logs / "version_1").is_dir()  # the interrupted run went on from its checkpoint
+
+
+def _rows_of(out: Path) -> list[dict[str, str]]:
+    rows = []
+    for path in sorted(out.glob("results-*-of-*.csv")):
+        with path.open(newline="") as handle:
+            rows += list(csv.DictReader(handle))
+    return rows
