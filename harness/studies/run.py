@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import optuna
+from optuna.trial import TrialState
 
+from harness.errors import InputError
 from harness.quiet import optuna_one_line_warnings
 from harness.redaction import recorded_command
 from harness.studies.fitting import best_fit_run
@@ -57,6 +60,57 @@ def print_trial_line(plan: StudyPlan) -> Callable[[optuna.Study, optuna.trial.Fr
     return callback
 
 
+SETTINGS_ATTR = "sanbench_settings"  # what every trial of a study trains with
+
+
+def study_settings(ctx: TuneContext) -> dict[str, Any]:
+    """What a trial's result depends on besides its parameters: a study's trials are compared
+    with each other, so they must all have run with these."""
+    return json.loads(
+        json.dumps(
+            {
+                "task": ctx.task,
+                "encoder": ctx.encoder,
+                "seed": ctx.seed,
+                "budget": ctx.budget,
+                "fit_options": ctx.overrides,
+                "space": ctx.space,
+                "embeddings": None if ctx.embeddings is None else ctx.embeddings.name,
+                "lengths": list(ctx.lengths),
+                "batch_size": ctx.batch_size,
+                "dim": ctx.dim,
+            },
+            default=str,
+        )
+    )
+
+
+def check_settings(study: optuna.Study, settings: dict[str, Any]) -> int:
+    """Record ``settings`` in a new study; for an existing one, refuse other settings (one line
+    per difference) and return how many trials it has finished."""
+    saved = study.user_attrs.get(SETTINGS_ATTR)
+    if saved is None:
+        study.set_user_attr(SETTINGS_ATTR, settings)
+        return 0
+    differences = [
+        f"{key}: {saved.get(key)!r} in the study, {settings.get(key)!r} now"
+        for key in sorted(set(saved) | set(settings))
+        if saved.get(key) != settings.get(key)
+    ]
+    if differences:
+        raise InputError(
+            "\n".join(
+                [
+                    f"study {study.study_name!r} exists with other settings; its trials would "
+                    "not be comparable with new ones:",
+                    *differences,
+                    "use the same settings to continue it, or another --study-name",
+                ]
+            )
+        )
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+
+
 def open_study(
     plan: StudyPlan, study_name: str, storage_spec: str | None, **storage_options: Any
 ) -> optuna.Study:
@@ -97,6 +151,9 @@ def run_study(
     plan = STUDIES[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
+        done = check_settings(study, study_settings(ctx))
+        if done:
+            print(f"study {study_name!r}: continuing, {done} trials already finished", flush=True)
         run_worker(
             study,
             plan.objective,

@@ -73,9 +73,20 @@ def test_memory_study_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert sum(row["points"] for row in rows) == 6
     assert all(row["mem_measured_mb"] > 0 for row in rows)
     # a second worker on the same storage finds the budget met and only rewrites the outputs
+    capsys.readouterr()
     assert main(argv) == 0
+    assert "continuing, 6 trials already finished" in capsys.readouterr().out
     study = optuna.load_study(study_name=summary["optuna_study"], storage=open_storage(storage))
     assert len(study.trials) == 6
+    # the same study with other settings would mix incomparable trials: refused, naming them
+    # (this study's default name holds its settings; a training study's does not: dropout-trec-mtsa)
+    other = [word if word != "2" else "3" for word in argv]  # --batch-size 3
+    joined = ["--study-name", summary["optuna_study"], "--out", str(tmp_path / "other")]
+    assert main([*other[:-2], *joined]) == 2
+    error = capsys.readouterr().err
+    assert "exists with other settings" in error and "batch_size: 2 in the study, 3 now" in error
+    assert not (tmp_path / "other").exists()
+    assert len(optuna.load_study(study_name=study.study_name, storage=storage).trials) == 6
 
 
 @pytest.mark.slow
@@ -216,3 +227,22 @@ def test_workers_finishing_together_each_write_whole_output_files(tmp_path: Path
         list(pool.map(write, range(4)))  # re-raises any worker's error
     assert path.read_text() in {f"worker {w}\n" * 1000 for w in range(4)}
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]  # no temporary left
+
+
+def test_a_training_study_refuses_another_budget_and_counts_what_it_has() -> None:
+    """Issue 35: a re-run with another --max-epochs joined the study and mixed 154-step with
+    5-step trials."""
+    from harness.errors import InputError
+    from harness.studies.plans import TuneContext
+    from harness.studies.run import check_settings, study_settings
+
+    def context(epochs: int) -> TuneContext:
+        return TuneContext("dropout", "trec", "mtsa", Path("d"), None, Path("o"),
+                           budget={"trainer.max_epochs": epochs})  # fmt: skip
+
+    study = optuna.create_study(study_name="dropout-trec-mtsa")
+    assert check_settings(study, study_settings(context(1))) == 0  # recorded
+    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5))
+    assert check_settings(study, study_settings(context(1))) == 1
+    with pytest.raises(InputError, match=r"budget: \{'trainer.max_epochs': 1\} in the study"):
+        check_settings(study, study_settings(context(5)))
