@@ -66,6 +66,15 @@ def failed_plugins() -> list[str]:
     return list(_failures)
 
 
+def _current_folder_importable() -> str:
+    """Put the current folder first on ``sys.path`` (the ``sanbench`` script's own first entry
+    is its bin folder); returns it."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    return here
+
+
 def import_modules(modules: list[str]) -> None:
     """Import ``modules`` (from the current folder too) and register their encoders, here and in
     every process started from here on (``SANBENCH_IMPORT``, ``PYTHONPATH``); raises the
@@ -73,9 +82,7 @@ def import_modules(modules: list[str]) -> None:
     if not modules:
         return
     load_plugins()
-    here = os.getcwd()
-    if here not in sys.path:
-        sys.path.insert(0, here)
+    here = _current_folder_importable()
     paths = [here, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     for module in modules:
@@ -93,6 +100,8 @@ def require_encoder(name: str, source: dict[str, str | None] | None) -> None:
     if name in _REGISTRY or not source or source.get("kind") == "built-in":
         return
     module = source["module"] or ""
+    if source.get("kind") == "module":  # a module of the folder the model was trained from
+        _current_folder_importable()
     try:
         _import(module, EncoderSource("module", module))
     except ImportError as error:
