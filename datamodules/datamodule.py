@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,16 @@ from datamodules.splits import carve, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
 from datamodules.vectors import load_vectors
 from datamodules.vocab import Vocab, build_vocab
+
+RANDOM_VECTORS = (
+    "no --embeddings: the word vectors start random (seeded) and are learned; the papers start "
+    "from GloVe (pass --embeddings FILE, e.g. ../shared/datasets/glove/glove.6B.50d.subset.txt)"
+)
+
+
+class RandomVectorsWarning(UserWarning):
+    """A datamodule without a vectors file: its embedding matrix starts random."""
+
 
 STAGE_SPLITS = {"fit": ("train", "val"), "validate": ("val",), "test": ("test",)}
 # Longest sentence in tokens: the real benchmarks' longest is 120 (SUBJ; SST 56, SNLI 82,
@@ -233,7 +244,9 @@ class BenchmarkDataModule(L.LightningDataModule):
                 if examples is not None:
                     self._examples[split] = examples
         vectors = None
-        if self.embeddings_path is not None:
+        if self.embeddings_path is None:
+            warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=2)
+        else:
             vectors = collected(load_vectors, self.embeddings_path, self.cache_dir)
         if errors:
             raise DataFormatError.joined(errors)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
+# Only sanbench's own lines on the console: no C++ log lines of torch (c10 warnings such as the
+# profiler's "Memory block of unknown size ...", read when torch loads, hence before any import
+# of it) or of its profiler library kineto ("USDT: ... profiler_start"); a user's own setting
+# wins. Child processes inherit them.
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
 import argparse
 import importlib
-import os
 import re
 import sys
 from unittest import mock

@@ -14,7 +14,14 @@ LIGHTNING_INFO = "lightning.pytorch.utilities.rank_zero"  # the logger rank_zero
 # Trainer ("GPU available: False, used: False", TPU, HPU; the device used is in metrics.json)
 # and one "Restoring states ..." / "Loaded model weights ..." per validate/test/predict of the
 # best checkpoint
+LIGHTNING_SEED = "lightning.fabric.utilities.seed"  # seed_everything's logger
+QUIET_WARNINGS = (
+    r"`isinstance\(treespec, LeafSpec\)` is deprecated",
+    r"The number of training batches \(\d+\) is smaller than the logging interval",
+    r"Checkpoint directory .* exists and is not empty",
+)
 NOISE = (
+    "Seed set to",
     "Tip:",
     " available: ",
     "Restoring states from the checkpoint path",
@@ -44,14 +51,19 @@ def _format_warning(
 
 
 def hide_lightning_tips() -> None:
-    """Filter :data:`NOISE` out of Lightning's rank-zero info logger, show our own warnings in
-    one line, and hide Lightning's own use of a deprecated torch pytree API (``LeafSpec``),
-    which only a Lightning release can change."""
-    logger = logging.getLogger(LIGHTNING_INFO)
-    if _not_noise not in logger.filters:
-        logger.addFilter(_not_noise)
+    """Filter :data:`NOISE` out of Lightning's rank-zero info logger and its seed logger ("Seed
+    set to 0": the seed is in every run's config), show our own warnings in one line, and hide
+    warnings nobody can act on: Lightning's own use of a deprecated torch pytree API
+    (``LeafSpec``, only a Lightning release can change it), "the number of training batches is
+    smaller than the logging interval" (a short run: its metrics are logged per epoch all the
+    same) and "checkpoint directory exists and is not empty" (every resume)."""
+    for name in (LIGHTNING_INFO, LIGHTNING_SEED):
+        logger = logging.getLogger(name)
+        if _not_noise not in logger.filters:
+            logger.addFilter(_not_noise)
     warnings.formatwarning = _format_warning
-    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated")
+    for message in QUIET_WARNINGS:
+        warnings.filterwarnings("ignore", message=message)
 
 
 def hide_srun_hint() -> None:

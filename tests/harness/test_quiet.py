@@ -47,3 +47,28 @@ def test_our_warnings_are_one_line_without_the_source_line(tmp_path: Path) -> No
     assert ours.count("\n") == 1 and "ReleaseEncodingWarning" not in ours
     assert "UserWarning: someone else's" in theirs
     assert caught[0].category is ReleaseEncodingWarning
+
+
+@pytest.mark.slow  # two real commands
+def test_no_command_prints_cpp_log_lines_or_lightning_notices(tmp_path: Path) -> None:
+    """Issue 32/35: the profiler's kineto lines (``USDT: ... profiler_start``), c10 warnings
+    (``[W... CPUAllocator.cpp:245] ...``) and Lightning notices nobody can act on."""
+    import subprocess
+    import sys
+
+    fixtures = Path(__file__).parents[1] / "datamodules" / "fixtures"
+    commands = [
+        ["profile", "--predict-only", "--predict-lengths", "64", "--encoders", "bilstm,multi_cnn",
+         "--no-report", "--out", str(tmp_path / "profile")],
+        ["fit", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(fixtures),
+         "--embeddings", str(fixtures / "vectors" / "tiny.glove.txt"),
+         "--model.hidden_dim", "4", "--trainer.max_epochs", "1", "--out", str(tmp_path / "fit")],
+    ]  # fmt: skip
+    for words in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.cli", *words], capture_output=True, text=True,
+            cwd=Path(__file__).parents[2], timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        for noise in ("USDT:", ".cpp:", "Seed set to", "logging interval", "is not empty"):
+            assert noise not in done.stdout + done.stderr, (words[0], noise, done.stderr)
