@@ -102,7 +102,8 @@ def best_fit_run(ctx: TuneContext, overrides: dict[str, Any]) -> FitRun:
         task=task,
         encoder=encoder,
         data_dir=data_dir,
-        out_dir=Path("runs") / "fit" / f"{task}-{encoder}-tuned",
+        # one folder per study (its own folder's name): two studies' winners never collide
+        out_dir=Path("runs") / "fit" / f"{ctx.out.name}-best",
         embeddings=ctx.embeddings,
         seed=ctx.seed,
         overrides={**ctx.overrides, **overrides},

@@ -246,3 +246,18 @@ def test_a_training_study_refuses_another_budget_and_counts_what_it_has() -> Non
     assert check_settings(study, study_settings(context(1))) == 1
     with pytest.raises(InputError, match=r"budget: \{'trainer.max_epochs': 1\} in the study"):
         check_settings(study, study_settings(context(5)))
+
+
+def test_two_studies_winners_are_trained_into_two_folders() -> None:
+    """Issue 35: the dropout and search studies of TREC/MTSA both named runs/fit/trec-mtsa-tuned,
+    so the second winner's fit was refused."""
+    from harness.studies.fitting import best_fit_run
+    from harness.studies.plans import TuneContext
+
+    outs = {
+        best_fit_run(
+            TuneContext(study, "trec", "mtsa", Path("d"), None, Path(f"runs/studies/{study}-x")), {}
+        ).out_dir
+        for study in ("dropout", "search")
+    }
+    assert outs == {Path("runs/fit/dropout-x-best"), Path("runs/fit/search-x-best")}
