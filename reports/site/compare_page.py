@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
 from reports.profile.figures import METRICS, MODE_TITLES, set_scale
@@ -132,8 +133,17 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str) -> plt.Figure:
     return figure
 
 
+def measured_first(runs: list[Run], loaded: list[ProfileRun]) -> tuple[list, list]:
+    """The runs (and their data) with those that measured something first, in their order: the
+    baseline is a run with measurements, never a predict-only one (its ratios would be empty)."""
+    order = sorted(
+        range(len(runs)), key=lambda i: not loaded[i].rows["status"].isin(MEASURED_STATUSES).any()
+    )
+    return [runs[i] for i in order], [loaded[i] for i in order]
+
+
 def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
-    loaded = [load_run(run.folder) for run in runs]
+    runs, loaded = measured_first(runs, [load_run(run.folder) for run in runs])
     envs = [environment(p) for p in loaded]
     names = labels(envs, [run.name for run in runs])
     modes = [m for m in MODE_TITLES if any(m in set(p.rows["mode"]) for p in loaded)]

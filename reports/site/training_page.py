@@ -165,7 +165,7 @@ def build_suite(run: Run, page_dir: Path) -> Page:
     ]
     data = [p.name for p in suite_results.shard_paths(run.folder)]
     data += [suite_results.SUMMARY, suite_results.COMPARISON, MANIFEST, *table_files]
-    title = f"Suite {run.name}"
+    title = run.name if "suite" in run.name.lower() else f"Suite {run.name}"  # not "Suite suite"
     grid = run.manifest.get("grid", {})
     render_run_page(
         "training.html.j2",

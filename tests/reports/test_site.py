@@ -88,6 +88,9 @@ def test_pages_state_environment_and_command(site: Path) -> None:
     assert "sanbench suite --tasks sst2,cr" in suite and "precision 32-true" in suite
     assert "Bi-BloSAN Table 6: sentence classification" in suite and "87.4 (0.2)" in suite
     assert "lightning" in suite and "2.13.0+cpu" in suite
+    assert "<title>suite-tiny" in suite and "Suite suite" not in suite
+    # only the grid's own CV task is named: 1 seed for SST-2, 1 fold of CR
+    assert "1 seeds (non-CV tasks), 1 folds (CV tasks: cr)" in " ".join(suite.split())
     study = (site / "study-block-length-memory" / "index.html").read_text()
     assert "sanbench tune --study block-length-memory" in study and "per_length" in study
 
@@ -219,3 +222,23 @@ def test_fit_config_sections_show_as_dotted_keys_and_flat_configs_as_they_are() 
     }
     older = {"precision": "32-true", "encoder_options": {"block_len": 4}}
     assert flat_config(older) == older
+
+
+@pytest.mark.slow  # builds a site
+def test_a_predict_only_run_is_never_the_comparisons_baseline(tmp_path: Path) -> None:
+    """Issue 35: given first, a predict-only run became the baseline and both ratio tables were
+    bare headers."""
+    import shutil
+
+    import pandas as pd
+
+    predicted = tmp_path / "profile-predicted"
+    shutil.copytree(PROFILES[1], predicted)
+    csv = predicted / "profile.csv"
+    rows = pd.read_csv(csv)
+    rows["status"] = "predicted"  # what --predict-only writes: no measured point
+    rows.to_csv(csv, index=False)
+    out = tmp_path / "site"
+    build_site([predicted, PROFILES[0]], out, "test")
+    html = (out / "compare-profiles" / "index.html").read_text()
+    assert "Comparison: fp32 vs bf16" in html  # the measured fp32 run leads
