@@ -74,14 +74,15 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
                 axes = draw()
                 first = axes.flat[0] if hasattr(axes, "flat") else axes
                 figure = first.get_figure()
-                figure.set_size_inches(8, 5)
-                figure.tight_layout()
+                figure.set_size_inches(8, 5)  # optuna's layout (tight_layout put the slice
+                # plot's colour bar over its panels); the saved image is cut to what is drawn
         except (ValueError, RuntimeError, ZeroDivisionError) as error:
             skipped[name] = f"{type(error).__name__}: {error}"
             plt.close("all")
             continue
         write_atomic(
-            out / f"{name}.png", lambda tmp, f=figure: f.savefig(tmp, dpi=110, format="png")
+            out / f"{name}.png",
+            lambda tmp, f=figure: f.savefig(tmp, dpi=110, format="png", bbox_inches="tight"),
         )
         plt.close(figure)
         drawn[name] = f"{name}.png"

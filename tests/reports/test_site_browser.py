@@ -109,3 +109,25 @@ def test_every_page_of_the_report_loads_clean(browser: Browser, tmp_path: Path) 
     assert [(c.page, c.errors, c.broken_images) for c in checks if not c.ok] == []
     assert all(shot.stat().st_size > 1000 for shot in shots.iterdir())
     assert len(list(shots.iterdir())) == len(pages)
+
+
+def test_the_papers_tables_fit_a_1400_pixel_window(browser: Browser, tmp_path: Path) -> None:
+    """Issue 35: Bi-BloSAN Table 6 (14 columns) needed horizontal scrolling at 1400 px."""
+    site = tmp_path / "site"
+    build_site([FIXTURES / "suite-tiny"], site, "test")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto((site / "suite-tiny" / "index.html").resolve().as_uri(), wait_until="load")
+        overflowing = page.evaluate(
+            "Array.from(document.querySelectorAll('.scroll'))"
+            ".filter(box => box.querySelector('table') && /Table/.test(box.previousElementSibling"
+            "?.textContent ?? '') && box.scrollWidth > box.clientWidth)"
+            ".map(box => box.previousElementSibling.textContent)"
+        )
+        paper_tables = page.evaluate(
+            "Array.from(document.querySelectorAll('h3'))"
+            ".filter(h => /Table \\d/.test(h.textContent)).length"
+        )
+    finally:
+        page.close()
+    assert paper_tables >= 2 and overflowing == []
