@@ -90,12 +90,17 @@ class StepMemory:
         )
 
     def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
-        """Start measuring this step (False when a larger batch was measured already, on CPU,
-        or when gradients are being accumulated: they must not be cleared early)."""
-        shape, optimizers = _batch_shape(batch), trainer.optimizers
-        if self.device.type != "cuda" and (
-            self._dominated(shape) or trainer.accumulate_grad_batches != 1
-        ):
+        """Start measuring this step. On CPU, False when a larger batch was measured already or
+        when gradients are being accumulated (they must not be cleared early, see below)."""
+        optimizers = trainer.optimizers
+        if self.device.type == "cuda":
+            self._owned = live_bytes(_state_tensors(module, optimizers, batch))
+            torch.cuda.synchronize(self.device)
+            self._start_total = torch.cuda.memory_allocated(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            return True
+        shape = _batch_shape(batch)
+        if self._dominated(shape) or trainer.accumulate_grad_batches != 1:
             return False
         self._measured.append(shape)
         # The profiler does not always report the free of a block allocated before it started,
@@ -107,16 +112,10 @@ class StepMemory:
         gc.collect()
         gc.disable()
         self._owned = live_bytes(_state_tensors(module, optimizers, batch))
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-            self._start_total = torch.cuda.memory_allocated(self.device)
-            torch.cuda.reset_peak_memory_stats(self.device)
-            return True
         self._profile = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
         self._profile.__enter__()
-        torch.empty(
-            1
-        )  # allocated and freed: a first event, the trace's total before it is the start
+        # a first event, allocated and freed at once: the trace's total before it is the start
+        torch.empty(1)
         return True
 
     def end(self) -> None:
@@ -128,9 +127,16 @@ class StepMemory:
             assert self._profile is not None
             self._profile.__exit__(None, None, None)
             growth, self._profile = allocated_peak(self._profile), None
-        gc.enable()
+            gc.enable()
         self.peak_bytes = max(self.peak_bytes, self._owned + growth)
         self.steps += 1
+
+    def abort(self) -> None:
+        """The measured step failed (an error, a signal): stop the profiler, collect again."""
+        if self._profile is not None:
+            self._profile.__exit__(None, None, None)
+            self._profile = None
+        gc.enable()
 
     def peak_mb(self) -> float:
         return self.peak_bytes / 2**20 if self.steps else float("nan")
@@ -183,6 +189,13 @@ class EfficiencyCallback(pl.Callback):
             self._pause(pl_module.device)  # starting the profiler is not training time
             self._measuring = self.memory.begin(trainer, pl_module, batch)
             self._resume(pl_module.device)
+
+    def on_exception(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
+    ) -> None:
+        if self._measuring and self.memory is not None:
+            self._measuring = False
+            self.memory.abort()
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args) -> None:
         if self._measuring and self.memory is not None:

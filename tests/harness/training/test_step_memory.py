@@ -31,3 +31,30 @@ def test_a_run_after_another_reads_what_it_reads_alone(trec_dir: Path, tmp_path:
     assert after["peak_train_mem_mb"] == pytest.approx(alone, rel=0.005)
     # more than its parameters and their Adam state: activations and gradients are in
     assert after["peak_train_mem_mb"] * 2**20 > 3 * 4 * after["params"]
+
+
+def test_cpu_steps_are_measured_once_per_larger_batch_and_never_while_accumulating() -> None:
+    import types
+
+    import torch
+
+    from harness.training.efficiency import StepMemory
+
+    model = torch.nn.Linear(4, 4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = types.SimpleNamespace(optimizers=[optimizer], accumulate_grad_batches=1)
+    memory = StepMemory(torch.device("cpu"))
+
+    def step(batch_size: int, length: int) -> bool:
+        batch = {"tokens": torch.zeros(batch_size, length, dtype=torch.long)}
+        if not memory.begin(trainer, model, batch):
+            return False
+        model(torch.randn(batch_size * length, 4)).sum().backward()
+        memory.end()
+        return True
+
+    assert [step(8, 10), step(8, 5), step(4, 12), step(8, 12)] == [True, False, True, True]
+    assert memory.steps == 3 and memory.peak_bytes > 8 * 12 * 4 * 4  # activations counted
+    trainer.accumulate_grad_batches = 2  # gradients in the making: nothing may clear them
+    model.weight.grad = torch.ones(4, 4)
+    assert not step(16, 16) and model.weight.grad is not None
