@@ -69,7 +69,7 @@ def kendall_tau(ours: Sequence[float], paper: Sequence[float]) -> RankAgreement:
     x, y = np.asarray(ours, dtype=float), np.asarray(paper, dtype=float)
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return RankAgreement(math.nan, math.nan)
-    tau = float(stats.kendalltau(x, y).statistic)
+    tau = float(_tau_b(x, y))  # the statistic the permutations below are compared by
     untied = len(np.unique(x)) == len(x) and len(np.unique(y)) == len(y)
     if untied and len(x) > EXACT_UP_TO:  # scipy's exact distribution of untied τ, any n
         exact_p = stats.kendalltau(x, y, alternative="greater", method="exact").pvalue
