@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 import optuna
-from optuna.trial import TrialState
 
 from harness.errors import InputError
 from harness.quiet import optuna_one_line_warnings
@@ -18,7 +17,7 @@ from harness.studies.outputs import write_outputs
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.registry import STUDIES
 from harness.studies.storage import dashboard_command, open_storage, storage_url
-from harness.studies.workers import RESUMES_ATTR, SURPLUS_ATTR, run_worker
+from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
 
 
 def storage_label(spec: str | None) -> str:
@@ -108,7 +107,7 @@ def check_settings(study: optuna.Study, settings: dict[str, Any]) -> int:
                 ]
             )
         )
-    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+    return len(study.get_trials(deepcopy=False, states=FINISHED))
 
 
 def open_study(

@@ -55,8 +55,10 @@ def live_numbers(study: optuna.Study) -> list[int]:
 def requeue_interrupted(trial: Trial) -> None:
     """Queue ``trial``'s parameters again, in its run folder, and mark it interrupted."""
     trial.set_user_attr(INTERRUPTED_ATTR, True)
-    kept = {key: trial.user_attrs[key] for key in (RUN_DIR_ATTR,) if key in trial.user_attrs}
-    trial.study.enqueue_trial(trial.params, user_attrs={**kept, RESUMES_ATTR: trial.number})
+    attrs = {RESUMES_ATTR: trial.number}
+    if RUN_DIR_ATTR in trial.user_attrs:  # a trial that trains: its fit goes on there
+        attrs[RUN_DIR_ATTR] = trial.user_attrs[RUN_DIR_ATTR]
+    trial.study.enqueue_trial(trial.params, user_attrs=attrs)
 
 
 def guarded(objective: Objective, n_trials: int) -> Objective:

@@ -39,7 +39,7 @@ COMPARISON_COLUMNS = [
     "paper_std",
     "paper_row",
     "paper_source",
-    "contended",  # any of the cell's runs had contended epochs (the time column's caveat)
+    "contended",  # a time cell some of whose runs had contended epochs (marked c)
 ]
 PERCENT_METRICS = frozenset({"train_acc", "dev_acc", "test_acc"})
 
@@ -239,7 +239,8 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
                     "paper_std": None if paper is None else paper.std,
                     "paper_row": "" if paper is None else paper.row,
                     "paper_source": f"{spec.paper}, {spec.table}",
-                    "contended": _contended(indexed, column.task, encoder),
+                    "contended": column.metric == TIME_METRIC
+                    and _contended(indexed, column.task, encoder),
                 }
             )
     return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
@@ -263,6 +264,13 @@ def _contended(indexed: pd.DataFrame, task: str, encoder: str) -> bool:
     return key in indexed.index and float(indexed.loc[key, "mean"]) > 0
 
 
+def _with_contended_note(table: Table) -> Table:
+    """``table`` with :data:`CONTENDED_NOTE` when a cell carries the mark."""
+    if any(CONTENDED_MARK in value for line in table.rows for value in line):
+        table.notes.append(CONTENDED_NOTE)
+    return table
+
+
 def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
     header = ["model", "paper row"]
     for column in spec.columns:
@@ -274,13 +282,11 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
-            mark = CONTENDED_MARK if cell.metric == TIME_METRIC and cell.contended else ""
+            mark = CONTENDED_MARK if cell.contended else ""
             line.append(fmt(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
             line.append(fmt(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
-    if any(CONTENDED_MARK in value for line in table.rows for value in line):
-        table.notes.append(CONTENDED_NOTE)
-    return table
+    return _with_contended_note(table)
 
 
 def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
@@ -314,9 +320,7 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             contended = metric == TIME_METRIC and _contended(indexed, task, encoder)
             line.append(fmt(mean, std, digits) + (CONTENDED_MARK if contended else ""))
         table.rows.append(line)
-    if any(CONTENDED_MARK in value for line in table.rows for value in line):
-        table.notes.append(CONTENDED_NOTE)
-    return table
+    return _with_contended_note(table)
 
 
 def failures_table(failed: pd.DataFrame) -> Table:

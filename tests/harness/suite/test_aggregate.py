@@ -177,3 +177,27 @@ def test_every_parameter_deviation_beyond_ten_percent_is_explained_in_the_docs()
         row = measure(spec)
         if abs(row.deviation) > 0.10:
             assert f"* {spec.label} (" in explained, (spec.label, row.deviation)
+
+
+def test_a_time_cell_with_a_contended_run_is_marked_and_explained() -> None:
+    """The suite's time column carries the profiler's contention evidence (issue 35)."""
+    from harness.suite.aggregate import CONTENDED_NOTE, summary_table
+
+    def records(contended: int, acc: float) -> list[tuple]:
+        return [
+            ("snli", "bi_blosan", "train_time_per_epoch_s", 2, 10.0, 1.0),
+            ("snli", "bi_blosan", "train_contended", 2, contended / 2, 0.7),
+            ("snli", "bi_blosan", "test_acc", 2, acc, 0.1),
+        ]
+
+    columns = ["task", "encoder", "metric", "n", "mean", "std"]
+    spec = next(s for s in PAPER_TABLES if s.name == "bi_blosan_table2")  # its time column
+    runs = pd.Series({("snli", "bi_blosan"): 2})
+    for contended, marked in ((1, True), (0, False)):
+        summary = pd.DataFrame(records(contended, 85.0), columns=columns)
+        cells = comparison(summary, spec)
+        assert cells.loc[cells["metric"] != "train_time_per_epoch_s", "contended"].sum() == 0
+        for table in (render(spec, cells), summary_table(summary, runs)):
+            times = [v for line in table.rows for v in line if v.startswith("10.0")]
+            assert times and all(v.endswith(" c") == marked for v in times), table.rows
+            assert (CONTENDED_NOTE in table.notes) == marked
