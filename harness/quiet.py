@@ -4,6 +4,7 @@ tips, notices no user can act on, and the source line Python prints under a warn
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import warnings
 
@@ -15,6 +16,9 @@ LIGHTNING_INFO = "lightning.pytorch.utilities.rank_zero"  # the logger rank_zero
 # and one "Restoring states ..." / "Loaded model weights ..." per validate/test/predict of the
 # best checkpoint
 LIGHTNING_SEED = "lightning.fabric.utilities.seed"  # seed_everything's logger
+# DDP: each process's "Initializing distributed: GLOBAL_RANK ..." and rank zero's banner
+LIGHTNING_DISTRIBUTED = "lightning.fabric.utilities.distributed"
+RANK_VARIABLES = ("RANK", "LOCAL_RANK", "SLURM_PROCID", "JSM_NAMESPACE_RANK")  # Lightning's order
 QUIET_WARNINGS = (
     r"`isinstance\(treespec, LeafSpec\)` is deprecated",
     r"The number of training batches \(\d+\) is smaller than the logging interval",
@@ -26,6 +30,8 @@ NOISE = (
     " available: ",
     "Restoring states from the checkpoint path",
     "Loaded model weights from the checkpoint",
+    "Initializing distributed: ",
+    "All distributed processes registered",
 )
 OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 _python_format = warnings.formatwarning
@@ -44,20 +50,29 @@ def _format_warning(
     line: str | None = None,
 ) -> str:
     """sanbench's own warnings as ``warning: MESSAGE`` (a ``ReleaseEncodingWarning`` printed
-    the line of our code that raised it); anyone else's as Python formats them."""
+    the line of our code that raised it), by one process of a distributed run; anyone else's
+    as Python formats them."""
     if category.__module__.partition(".")[0] in OUR_PACKAGES:
-        return f"warning: {message}\n"
+        return "" if _process_rank() else f"warning: {message}\n"
     return _python_format(message, category, filename, lineno, line)
 
 
+def _process_rank() -> int:
+    """This process's global rank in a distributed run, as Lightning reads it (0 alone)."""
+    for name in RANK_VARIABLES:
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    return 0
+
+
 def hide_lightning_tips() -> None:
-    """Filter :data:`NOISE` out of Lightning's rank-zero info logger and its seed logger ("Seed
-    set to 0": the seed is in every run's config), show our own warnings in one line, and hide
-    warnings nobody can act on: Lightning's own use of a deprecated torch pytree API
-    (``LeafSpec``, only a Lightning release can change it), "the number of training batches is
+    """Filter :data:`NOISE` out of Lightning's rank-zero info logger, its seed logger ("Seed
+    set to 0": the seed is in every run's config) and its DDP start lines, show our own
+    warnings in one line, and hide warnings nobody can act on: Lightning's own use of a
+    deprecated torch pytree API (``LeafSpec``, only a Lightning release can change it), "the number of training batches is
     smaller than the logging interval" (a short run: its metrics are logged per epoch all the
     same) and "checkpoint directory exists and is not empty" (every resume)."""
-    for name in (LIGHTNING_INFO, LIGHTNING_SEED):
+    for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:
             logger.addFilter(_not_noise)

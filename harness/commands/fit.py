@@ -52,5 +52,6 @@ def run(args: argparse.Namespace) -> int:
 
     metrics = run_fit(cli, overwrite=OVERWRITE in args.words)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
-    print(json.dumps(summary, indent=2))
+    if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
+        print(json.dumps(summary, indent=2))
     return 0

@@ -1,16 +1,38 @@
-"""Submit calls as submitit jobs, requeue them on preemption, wait and report each outcome."""
+"""Submit calls as submitit jobs, requeue them on preemption, wait and report each outcome.
+
+Ctrl-C with ``local`` jobs: a terminal sends SIGINT to its whole foreground process group, which
+holds submitit's local controllers and their tasks. A controller that gets it prints a traceback
+and kills its task a second later, mid-checkpoint. So the controllers start with SIGINT ignored
+(``local_setup``), each task moves to a process group of its own and writes its pid, and the
+launcher, the one process the terminal still reaches, forwards exactly one SIGINT to each task.
+The task's run saves what it can and the job returns :class:`Interrupted`; once every job has
+stopped, :func:`launch` raises :class:`~harness.errors.RunInterruptedError` (exit status 130).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import RunInterruptedError
 from harness.launch.options import LaunchOptions
 
 TRACE_RULE = "-" * 22  # submitit frames the job's traceback with these rules
+PID_SUFFIX = "_task.pid"  # in the jobs folder: a local task's pid, where the launcher signals
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """A job's result when a signal stopped its call after the call saved what it could."""
+
+    message: str
 
 
 @dataclass(frozen=True)
@@ -25,7 +47,11 @@ class JobOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and not self.interrupted
+
+    @property
+    def interrupted(self) -> bool:
+        return isinstance(self.result, Interrupted)
 
 
 def _resumable() -> Any:
@@ -37,9 +63,52 @@ def _resumable() -> Any:
         which resumes from the result files it wrote (``Checkpointable.checkpoint``)."""
 
         def __call__(self, call: Callable[[], Any]) -> Any:
-            return call()
+            pid_file = None
+            if os.environ.get("SUBMITIT_EXECUTOR") == "local":
+                pid_file = _listen_to_the_launcher_only()
+            try:
+                return call()
+            except (RunInterruptedError, KeyboardInterrupt) as stopped:
+                return Interrupted(str(stopped) or "SIGINT")
+            finally:
+                if pid_file is not None:
+                    pid_file.unlink(missing_ok=True)
 
     return ResumableCall
+
+
+def _listen_to_the_launcher_only() -> Path:
+    """In a local task: leave the terminal's process group, take SIGINT back from the
+    controller's ignore, and write this pid where :func:`_forward_interrupt` reads it."""
+    import submitit
+
+    os.setpgrp()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    environment = submitit.JobEnvironment()
+    pid_file = environment.paths.folder / f"{environment.job_id}{PID_SUFFIX}"
+    pid_file.write_text(str(os.getpid()))
+    return pid_file
+
+
+def _forward_interrupt(jobs: Sequence[Any], folder: Path) -> None:
+    """One SIGINT to each unfinished local task, as soon as it has written its pid."""
+    pending = [job for job in jobs if not job.done()]
+    while pending:
+        for job in list(pending):
+            pid_file = folder / f"{job.job_id}{PID_SUFFIX}"
+            if pid_file.is_file() and pid_file.read_text().isdigit():
+                with contextlib.suppress(ProcessLookupError):  # it has just ended
+                    os.kill(int(pid_file.read_text()), signal.SIGINT)
+                pending.remove(job)
+            elif job.done():
+                pending.remove(job)
+        time.sleep(0.1)
+
+
+def _wait(jobs: Sequence[Any]) -> None:
+    """Until every job has finished (a second Ctrl-C stops waiting)."""
+    while not all(job.done() for job in jobs):
+        time.sleep(0.2)
 
 
 def _summary(error: Exception) -> str:
@@ -61,9 +130,23 @@ def launch(
     with warnings.catch_warnings():  # local ignores SLURM-only resources and says so
         warnings.simplefilter("ignore")
         executor.update_parameters(**options.executor_parameters(name))
+        if options.launcher == "local":  # the controllers never see the terminal's Ctrl-C
+            executor.update_parameters(local_setup=["trap '' INT"])
     runner = _resumable()
     with executor.batch():
         jobs = [executor.submit(runner(), call) for call in calls]
+    interrupted = False
+    try:
+        _wait(jobs)
+    except KeyboardInterrupt:
+        if options.launcher != "local":
+            raise RunInterruptedError(
+                f"interrupted; the {options.launcher} jobs keep running (cancel them there)\n"
+                f"collect them with: {_resume_command()}"
+            ) from None
+        interrupted = True
+        _forward_interrupt(jobs, Path(folder))
+        _wait(jobs)
     outcomes = []
     for job in jobs:
         try:
@@ -73,4 +156,16 @@ def launch(
             outcomes.append(
                 JobOutcome(job.job_id, None, _summary(error), paths.stdout, paths.stderr)
             )
+    stopped = [o for o in outcomes if o.interrupted or (interrupted and not o.ok)]
+    if interrupted or stopped:
+        raise RunInterruptedError(
+            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, their runs saved\n"
+            f"resume with: {_resume_command()}"
+        )
     return outcomes
+
+
+def _resume_command() -> str:
+    from harness.training.interrupt import resume_command
+
+    return resume_command()

@@ -214,7 +214,10 @@ class EfficiencyCallback(pl.Callback):
 
     def on_validation_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if _fitting(trainer) and not trainer.sanity_checking:
-            pl_module.log("train_seconds", self.train_seconds, on_epoch=True)
+            # under DDP: the slowest process's time, the epoch's wall time
+            pl_module.log(
+                "train_seconds", self.train_seconds, on_epoch=True, sync_dist=True, reduce_fx="max"
+            )
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if _fitting(trainer) and not trainer.sanity_checking:

@@ -1,10 +1,15 @@
-"""``harness.launch`` through submitit's local executor: results back, errors reported."""
+"""``harness.launch`` through submitit's local executor: results back, errors reported, one
+Ctrl-C stopping every job once."""
 
 from __future__ import annotations
 
 import argparse
 import functools
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +65,25 @@ def test_slurm_without_sbatch_is_explained(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(ValueError, match="sbatch not found on PATH"):
         LaunchOptions("slurm").check_available()
     LaunchOptions("local").check_available()
+
+
+@pytest.mark.slow
+def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the launcher, submitit's controllers and their tasks; each
+    task must see exactly one SIGINT and finish saving (no SIGKILL a second later), and nothing
+    but the launcher's message reaches the console."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.harness.fixtures.launch_interrupted", str(tmp_path)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert sorted(p.name for p in tmp_path.glob("saved-*")) == ["saved-0-SIGINT", "saved-1-SIGINT"]
+    assert "Traceback" not in stdout + stderr
+    assert "interrupted: 2 of 2 jobs stopped" in stderr and "resume with: sanbench" in stderr
+    assert not list((tmp_path / "jobs").glob("*_task.pid"))

@@ -34,3 +34,21 @@ def test_ddp_metrics_equal_single_process_evaluation(tmp_path: Path) -> None:
     assert ddp["test_acc"] == pytest.approx(single["test_acc"])
     assert ddp["dev_acc"] == pytest.approx(dev["val_acc"])
     assert ddp["test_loss"] == pytest.approx(single["test_loss"], rel=1e-5)
+
+
+@pytest.mark.slow
+def test_a_ddp_fit_prints_its_metrics_and_warnings_once(trec_dir: Path, tmp_path: Path) -> None:
+    """``sanbench fit --trainer.strategy ddp``: every process runs the command; one prints."""
+    command = [
+        sys.executable, "-m", "harness.cli", "fit", "--task", "trec", "--encoder", "multi_cnn",
+        "--data-dir", str(trec_dir), "--out", str(tmp_path / "run"),
+        "--trainer.strategy", "ddp", "--trainer.devices", "2", "--trainer.accelerator", "cpu",
+        "--trainer.max_epochs", "1", "--model.hidden_dim", "8",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count('"test_acc"') == 1
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == len(set(warnings)) >= 1  # the random-vectors warning, once
+    assert "distributed" not in result.stderr and "sync_dist" not in result.stderr
