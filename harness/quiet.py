@@ -71,7 +71,8 @@ def hide_lightning_tips() -> None:
     warnings in one line, and hide warnings nobody can act on: Lightning's own use of a
     deprecated torch pytree API (``LeafSpec``, only a Lightning release can change it), "the
     number of training batches is smaller than the logging interval" (a short run: its
-    metrics are logged per epoch all the same) and "checkpoint directory exists and is not empty" (every resume)."""
+    metrics are logged per epoch all the same) and "checkpoint directory exists and is not
+    empty" (every resume)."""
     for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:
