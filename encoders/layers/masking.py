@@ -44,6 +44,23 @@ def direction_mask(length: int, direction: str, device: torch.device | None = No
     raise ValueError(f"direction must be forward, backward, nodiag or all, not {direction!r}")
 
 
+def direction_key_span(direction: str, rows: slice, length: int) -> slice:
+    """The keys [start, stop) that :func:`direction_mask` lets any query in ``rows`` attend
+    (``rows.stop`` may pass ``length``): ``forward`` keys before the last query, ``backward``
+    keys after the first, ``nodiag`` every key but a lone query's own, ``all`` every key.
+    Empty when no query of ``rows`` may attend."""
+    first, last = rows.start, min(rows.stop, length) - 1
+    start, stop = 0, length
+    if direction == "forward":
+        stop = last
+    elif direction == "backward":
+        start = first + 1
+    elif direction == "nodiag" and first == last:
+        start, stop = int(first == 0), length - int(last == length - 1)
+    start = min(max(start, 0), length)
+    return slice(start, max(start, min(stop, length)))
+
+
 def zero_padding(tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Zero the rows of ``tokens`` [B, L, D] at padded positions."""
     return tokens * mask.unsqueeze(-1).to(tokens.dtype)

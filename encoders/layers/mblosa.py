@@ -59,13 +59,18 @@ class MaskedSelfAttention(nn.Module):
         self.impl, self.chunk_size = impl, chunk_size
         glorot_(self)  # W^(1), W^(2) Glorot-uniform, b^(1) zero (Sec. 4.1)
 
-    def forward(self, x: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-        """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d]."""
+    def forward(
+        self, x: torch.Tensor, allowed: torch.Tensor, direction: str = "all"
+    ) -> torch.Tensor:
+        """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d]; ``allowed`` allows
+        nothing ``direction`` (a :func:`direction_mask` name) forbids."""
         *lead, length, dim = x.shape
         flat = x.reshape(-1, length, dim)
         keys, queries = self.key(flat) / self.scale, self.query(flat) / self.scale
         allowed = allowed.expand(*lead, length, length).reshape(-1, length, length)
-        s = tanh_attention(queries, keys, flat, allowed, self.scale, self.impl, self.chunk_size)
+        s = tanh_attention(
+            queries, keys, flat, allowed, self.scale, self.impl, self.chunk_size, direction
+        )
         return s.reshape(*lead, length, dim)
 
 
@@ -173,7 +178,7 @@ class MaskedBlockSelfAttention(nn.Module):
 
         inside = direction_mask(r, self.direction, device=x.device)  # [r, r], shared by blocks
         intra_allowed = inside & mask_blocks.unsqueeze(-1) & mask_blocks.unsqueeze(-2)
-        h = self.intra(x_blocks, intra_allowed)  # Eq. 11, [B, m, r, d]
+        h = self.intra(x_blocks, intra_allowed, self.direction)  # Eq. 11, [B, m, r, d]
 
         pre_gates = self.fusion_tokens_of(x_blocks, h)  # [B, m, r, 2d]
         v = o = e = None
@@ -184,7 +189,7 @@ class MaskedBlockSelfAttention(nn.Module):
             real_block = mask_blocks.any(dim=-1)  # [B, m]
             across = direction_mask(m, self.direction, device=x.device)
             inter_allowed = across & real_block.unsqueeze(-1) & real_block.unsqueeze(-2)
-            o = self.inter(v, inter_allowed)  # Eq. 13
+            o = self.inter(v, inter_allowed, self.direction)  # Eq. 13
             gate = torch.sigmoid(self.inter_gate(torch.cat([o, v], dim=-1)))  # Eq. 14
             e = gate * o + (1 - gate) * v  # Eq. 15; zero at padding blocks (v = o = 0 there)
             pre_gates = pre_gates + self.fusion_global(e).unsqueeze(2)  # E = e duplicated r times

@@ -13,7 +13,11 @@ with no allowed key gets s = 0.
 ``naive`` builds the whole [N, d, L_q, L_k] tensor; autograd keeps two of them (tanh and exp).
 ``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which
 keeps only [N, d, L] statistics for backward and recomputes each tile there: the same numbers
-in O(N·L·d) memory plus one tile.
+in O(N·L·d) memory plus one tile. Given the mask's ``direction``, a tile spans only the keys
+its queries may attend (:func:`~encoders.layers.masking.direction_key_span`): a key outside has
+weight exactly 0 in every row, so skipping it changes nothing but the work (half of it under
+DiSAN's and Bi-BloSAN's forward and backward masks). The span follows from the direction alone,
+never from the mask's values, so the work and memory are the same on ``meta`` tensors.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 
 import torch
 from torch.autograd.function import FunctionCtx, once_differentiable
+
+from encoders.layers.masking import direction_key_span
 
 IMPLS = ("naive", "chunked")
 # queries per tile; measured on [64, L, 300] DiSAN training steps (docs/benchmarks.md)
@@ -46,27 +52,37 @@ def tanh_attention(
     c: float,
     impl: str = "naive",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    direction: str = "all",
 ) -> torch.Tensor:
     """s [N, L_q, d] from query a [N, L_q, d], key b and values v [N, L_k, d] (a and b already
-    divided by c) and allowed bool [N, L_q, L_k] (query, key)."""
+    divided by c) and allowed bool [N, L_q, L_k] (query, key), which allows nothing
+    :func:`~encoders.layers.masking.direction_mask` ``direction`` forbids."""
     dtype = torch.promote_types(torch.promote_types(query.dtype, key.dtype), values.dtype)
     q, k, v = (t.to(dtype).transpose(1, 2).contiguous() for t in (query, key, values))
     if impl == "naive":
         return naive_tanh_attention(q, k, v, allowed, c).transpose(1, 2)
     if torch.compiler.is_compiling():
-        return chunked_outside_the_graph(q, k, v, allowed, c, chunk_size).transpose(1, 2)
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, tile).transpose(1, 2)
+        return chunked_outside_the_graph(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction, tile).transpose(
+        1, 2
+    )
 
 
 @torch.compiler.disable
 def chunked_outside_the_graph(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, c: float, size: int
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    allowed: torch.Tensor,
+    c: float,
+    size: int,
+    direction: str,
 ) -> torch.Tensor:
     """The chunked attention of a ``torch.compile``d model. Traced into the model's graph, the
     tile loop is unrolled and the compiled backward keeps every tile (the whole [N, d, L, L]
     again: 1580 MB instead of 137 MB for DiSAN at [8, 256, 300]), so the loop and its
     recomputation run eagerly and only the tile body, the fused tanh/add/exp, is compiled."""
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, compiled_tile())
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, direction, compiled_tile())
 
 
 @functools.cache
@@ -110,7 +126,8 @@ class ChunkedTanhAttention(torch.autograd.Function):
     """Exact tanh attention in query tiles (FlashAttention's recomputation for Eq. 15-16).
 
     forward keeps q, k, v, allowed, the output s and the softmax normaliser Z_q = Σ_k w_qk
-    (all [N, d, L], mask [N, L, L] bool). backward recomputes each tile's t = tanh(a_q + b_k)
+    (all [N, d, L], mask [N, L, L] bool). Each tile covers its queries' key span.
+    backward recomputes each tile's t = tanh(a_q + b_k)
     and P = w / Z, then with g = dL/ds:
     dv_k = Σ_q P g_q;  U = P g (1 - t²);  da_q = c Σ_k U (v_k - s_q);  db_k = c Σ_q U (v_k - s_q)
     (softmax backward dL/df = P g (v - s), chain rule through c·tanh).
@@ -125,6 +142,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         allowed: torch.Tensor,
         c: float,
         chunk_size: int,
+        direction: str = "all",
         tile: Callable[..., tuple[torch.Tensor, torch.Tensor]] = tile,
     ) -> torch.Tensor:
         out = torch.empty_like(q)
@@ -133,32 +151,39 @@ class ChunkedTanhAttention(torch.autograd.Function):
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
         for start in range(0, q.shape[-1], chunk_size):
             rows = slice(start, start + chunk_size)
-            _, weights = tile(q[..., rows], k, allowed[:, rows], c)
-            numerator, total = torch.matmul(weights, values).unbind(-1)
+            keys = direction_key_span(direction, rows, k.shape[-1])
+            if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
+                out[..., rows], normaliser[..., rows] = 0.0, 1.0
+                continue
+            _, weights = tile(q[..., rows], k[..., keys], allowed[:, rows, keys], c)
+            numerator, total = torch.matmul(weights, values[..., keys, :]).unbind(-1)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
         ctx.save_for_backward(q, k, v, allowed, out, normaliser)
-        ctx.c, ctx.chunk_size, ctx.tile = c, chunk_size, tile
+        ctx.c, ctx.chunk_size, ctx.direction, ctx.tile = c, chunk_size, direction, tile
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         q, k, v, allowed, out, normaliser = ctx.saved_tensors
-        c, chunk_size, tile = ctx.c, ctx.chunk_size, ctx.tile
-        grad_q, grad_k, grad_v = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        c, chunk_size, direction, tile = ctx.c, ctx.chunk_size, ctx.direction, ctx.tile
+        grad_q, grad_k, grad_v = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
         g_over_z = (grad_out / normaliser).unsqueeze(-1)  # [N, d, L_q, 1]
         values = with_ones(v)  # [N, d, L_k, 2]
         for start in range(0, q.shape[-1], chunk_size):
             rows = slice(start, start + chunk_size)
-            t, weights = tile(q[..., rows], k, allowed[:, rows], c)
+            keys = direction_key_span(direction, rows, k.shape[-1])
+            if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
+                continue
+            t, weights = tile(q[..., rows], k[..., keys], allowed[:, rows, keys], c)
             pg = weights.mul_(g_over_z[..., rows, :])  # P g
-            grad_v += pg.sum(-2)
+            grad_v[..., keys] += pg.sum(-2)
             u = torch.addcmul(pg, pg, t.mul_(t), value=-1, out=t)  # P g (1 - t²)
-            u_v, u_sum = torch.matmul(u, values).unbind(-1)  # Σ_k U v_k, Σ_k U: [N, d, T]
+            u_v, u_sum = torch.matmul(u, values[..., keys, :]).unbind(-1)  # Σ_k U v_k, Σ_k U
             s_rows = out[..., rows]
             grad_q[..., rows] = u_v - s_rows * u_sum
             s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # [N, d, L_k]
-            grad_k += v * u_col - s_u
-        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
+            grad_k[..., keys] += v[..., keys] * u_col - s_u
+        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None, None

@@ -52,10 +52,13 @@ class MultiDimToken2Token(nn.Module):
         self.key = glorot_(nn.Linear(dim, dim, bias=False))  # W1, applied to h_i
         self.query = glorot_(nn.Linear(dim, dim))  # W2 and b, applied to h_j
 
-    def forward(self, h: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, h: torch.Tensor, allowed: torch.Tensor, direction: str = "all"
+    ) -> torch.Tensor:
+        """``allowed`` allows nothing ``direction`` (a :func:`direction_mask` name) forbids."""
         scored = self.dropout(h)
         key, query = self.key(scored) / self.c, self.query(scored) / self.c
-        return tanh_attention(query, key, h, allowed, self.c, self.impl, self.chunk_size)
+        return tanh_attention(query, key, h, allowed, self.c, self.impl, self.chunk_size, direction)
 
 
 class FusionGate(nn.Module):
@@ -105,7 +108,7 @@ class DiSA(nn.Module):
         """x [B, L, input_dim], mask bool [B, L] -> u [B, L, hidden_dim], zeros at padding."""
         h = nn.functional.elu(self.dense(self.dropout(x)))
         allowed = direction_mask(x.shape[1], self.direction, x.device) & mask.unsqueeze(1)
-        s = self.attention(h, allowed)
+        s = self.attention(h, allowed, self.direction)
         return zero_padding(self.fusion(s, h), mask)
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from encoders.layers.masking import direction_mask
+from encoders.layers.masking import direction_key_span, direction_mask
 from encoders.layers.tanh_attention import check_impl, tanh_attention
 
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
@@ -25,9 +27,15 @@ def inputs(
 
 
 def output_and_grads(
-    impl: str, chunk_size: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed
+    impl: str,
+    chunk_size: int,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    allowed: torch.Tensor,
+    direction: str = "all",
 ) -> list[torch.Tensor]:
-    s = tanh_attention(q, k, v, allowed, C, impl, chunk_size)
+    s = tanh_attention(q, k, v, allowed, C, impl, chunk_size, direction)
     weights = torch.linspace(-1, 1, s.numel(), dtype=s.dtype).view_as(s)  # every output matters
     return [s.detach(), *torch.autograd.grad((s * weights).sum(), [q, k, v])]
 
@@ -51,7 +59,7 @@ def definition(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed) -> to
 def test_both_impls_follow_the_definition(impl: str, direction: str) -> None:
     q, k, v, allowed = inputs([7, 1, 0, 4], 7, 3, direction, torch.float64)
     expected = definition(q.detach(), k.detach(), v.detach(), allowed)
-    torch.testing.assert_close(tanh_attention(q, k, v, allowed, C, impl, 3), expected)
+    torch.testing.assert_close(tanh_attention(q, k, v, allowed, C, impl, 3, direction), expected)
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)
@@ -70,22 +78,64 @@ def test_chunked_equals_naive_in_fp32(
     """Output and the gradients of query, key and values agree within 1e-5."""
     q, k, v, allowed = inputs(lengths, max_len, 6, direction, torch.float32)
     naive = output_and_grads("naive", chunk_size, q, k, v, allowed)
-    chunked = output_and_grads("chunked", chunk_size, q, k, v, allowed)
+    chunked = output_and_grads("chunked", chunk_size, q, k, v, allowed, direction)
     for name, a, b in zip(["s", "dq", "dk", "dv"], naive, chunked, strict=True):
         torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5, msg=name)
         assert torch.isfinite(b).all(), name
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), min_size=1, max_size=3),
+    chunk_size=st.integers(1, 9),
+    mask_kind=st.sampled_from([*DIRECTIONS, "blocks", "random"]),
+    seed=st.integers(0, 2**16),
+)
+def test_chunked_equals_naive_within_1e_10_in_float64(
+    lengths: list[int], chunk_size: int, mask_kind: str, seed: int
+) -> None:
+    """Any lengths, tile size and mask (DiSAN's directions, Bi-BloSAN-like local blocks, any
+    pattern): output and input gradients within 1e-10, so the key spans a tile skips held
+    nothing."""
+    max_len = max(max(lengths), 1)
+    direction = mask_kind if mask_kind in DIRECTIONS else "all"
+    q, k, v, allowed = inputs(lengths, max_len, 3, direction, torch.float64, seed)
+    positions = torch.arange(max_len)
+    if mask_kind == "blocks":  # keys of the query's own block of 5
+        allowed = allowed & (positions.unsqueeze(1) // 5 == positions.unsqueeze(0) // 5)
+    if mask_kind == "random":
+        generator = torch.Generator().manual_seed(seed)
+        allowed = allowed & (torch.rand(allowed.shape, generator=generator) < 0.3)
+    naive = output_and_grads("naive", chunk_size, q, k, v, allowed)
+    chunked = output_and_grads("chunked", chunk_size, q, k, v, allowed, direction)
+    for name, a, b in zip(["s", "dq", "dk", "dv"], naive, chunked, strict=True):
+        torch.testing.assert_close(b, a, atol=1e-10, rtol=0, msg=name)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("length", [1, 2, 7, 16])
+@pytest.mark.parametrize("chunk_size", [1, 3, 4, 20])
+def test_a_tiles_key_span_holds_every_key_its_queries_may_attend_and_no_more(
+    direction: str, length: int, chunk_size: int
+) -> None:
+    allowed = direction_mask(length, direction)
+    for start in range(0, length, chunk_size):
+        rows = slice(start, start + chunk_size)
+        span = direction_key_span(direction, rows, length)
+        keys = allowed[rows].any(0).nonzero().flatten().tolist()
+        assert list(range(length))[span] == (list(range(keys[0], keys[-1] + 1)) if keys else [])
+
+
 def test_chunked_gradients_pass_gradcheck() -> None:
     q, k, v, allowed = inputs([6, 2, 0], 6, 2, "forward", torch.float64)
     assert torch.autograd.gradcheck(
-        lambda q, k, v: tanh_attention(q, k, v, allowed, C, "chunked", 4), (q, k, v)
+        lambda q, k, v: tanh_attention(q, k, v, allowed, C, "chunked", 4, "forward"), (q, k, v)
     )
 
 
 def test_empty_rows_give_zero_outputs_and_zero_gradients() -> None:
     q, k, v, allowed = inputs([4, 0], 4, 3, "forward", torch.float32)
-    s, dq, dk, dv = output_and_grads("chunked", 2, q, k, v, allowed)
+    s, dq, dk, dv = output_and_grads("chunked", 2, q, k, v, allowed, "forward")
     assert torch.all(s[0, 0] == 0) and torch.all(s[1] == 0)  # first token, empty sentence
     assert torch.all(dq[1] == 0) and torch.all(dk[1] == 0) and torch.all(dv[1] == 0)
 
