@@ -23,7 +23,8 @@ never from the mask's values, so the work and memory are the same on ``meta`` te
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -63,9 +64,7 @@ def tanh_attention(
         return naive_tanh_attention(q, k, v, allowed, c).transpose(1, 2)
     if torch.compiler.is_compiling():
         return chunked_outside_the_graph(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction, tile).transpose(
-        1, 2
-    )
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
 
 
 @torch.compiler.disable
@@ -81,14 +80,20 @@ def chunked_outside_the_graph(
     """The chunked attention of a ``torch.compile``d model. Traced into the model's graph, the
     tile loop is unrolled and the compiled backward keeps every tile (the whole [N, d, L, L]
     again: 1580 MB instead of 137 MB for DiSAN at [8, 256, 300]), so the loop and its
-    recomputation run eagerly and only the tile body, the fused tanh/add/exp, is compiled."""
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, direction, compiled_tile())
+    recomputation run eagerly and only the tile body is compiled: :func:`fused_forward_sums`
+    and :func:`fused_backward_sums`, whose reductions over a tile are fused with the weights
+    they sum, so no [N, d, T, K] buffer is written."""
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, direction, True)
 
 
 @functools.cache
-def compiled_tile() -> Callable[..., tuple[torch.Tensor, torch.Tensor]]:
-    """``tile`` compiled once per process (shapes dynamic: the last tile is shorter)."""
-    return torch.compile(tile, dynamic=True)
+def fused_sums() -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """:func:`fused_forward_sums` and :func:`fused_backward_sums` compiled once per process
+    (shapes dynamic: the last tile and the key spans differ)."""
+    return (
+        torch.compile(fused_forward_sums, dynamic=True),
+        torch.compile(fused_backward_sums, dynamic=True),
+    )
 
 
 def naive_tanh_attention(
@@ -110,25 +115,142 @@ def with_ones(t: torch.Tensor, dim: int = -1) -> torch.Tensor:
     return torch.stack([t, torch.ones_like(t)], dim=dim)
 
 
-def tile(
-    q_rows: torch.Tensor, k: torch.Tensor, allowed_rows: torch.Tensor, c: float
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """tanh(a_q + b_k) and the unnormalised weights exp(c·tanh - c), 0 where not allowed;
-    both [N, d, T, L_k] for the T queries of ``q_rows`` [N, d, T]."""
+Tile = Callable[..., tuple[torch.Tensor, torch.Tensor | None]]
+
+
+def tanh_tile(
+    q_rows: torch.Tensor, k: torch.Tensor, shift: torch.Tensor, c: float, slope: bool
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The unnormalised weights exp(c·tanh(a_q + b_k) + shift) of the T queries of ``q_rows``
+    [N, d, T] over the keys of ``k`` [N, d, K], and with ``slope`` also 1 - tanh²; [N, d, T, K].
+    ``shift`` [N, 1, T, K]: -c where allowed, -inf elsewhere."""
     t = torch.tanh_(q_rows.unsqueeze(-1) + k.unsqueeze(-2))
-    # -c where allowed, -inf elsewhere: shift and mask in one fused pass (add with alpha)
-    shift = torch.full(allowed_rows.shape, -c, dtype=t.dtype, device=t.device)
-    shift = shift.masked_fill_(~allowed_rows, float("-inf")).unsqueeze(1)
-    return t, torch.add(shift, t, alpha=c).exp_()
+    if not slope:
+        return t.mul_(c).add_(shift).exp_(), None
+    weights = torch.add(shift, t, alpha=c).exp_()
+    return weights, t.mul_(t).neg_().add_(1.0)
+
+
+def separable_tile(
+    a_rows: torch.Tensor, b: torch.Tensor, shift: torch.Tensor, c: float, slope: bool
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`tanh_tile` without a tanh per (query, key, feature), from A = exp(2a), B = exp(2b):
+    with E = A_q·B_k = exp(2(a_q + b_k)) and r = 1/(1 + E), tanh = 1 - 2r, so the weights are
+    exp(c·tanh - c + shift') = exp(-2c·r + shift') and 1 - tanh² = 4·E·r² (no cancellation).
+    ``shift`` [N, 1, T, K]: 0 where allowed, -inf elsewhere. One exponential per element where
+    the tanh tile needs a tanh and an exponential (a tanh costs 2.7 of them on AVX2)."""
+    e = a_rows.unsqueeze(-1) * b.unsqueeze(-2)
+    if not slope:
+        return e.add_(1.0).reciprocal_().mul_(-2.0 * c).add_(shift).exp_(), None
+    r = torch.add(e, 1.0).reciprocal_()
+    slope_t = e.mul_(r).mul_(r).mul_(4.0)
+    return r.mul_(-2.0 * c).add_(shift).exp_(), slope_t
+
+
+def separable_bound(dtype: torch.dtype) -> float:
+    """The largest |a|, |b| for which exp(2a), exp(2b) and their product stay finite, so the
+    separable tile holds no inf·0: a quarter of log(the dtype's largest float)."""
+    return math.log(torch.finfo(dtype).max) / 4
+
+
+def _largest_magnitude(t: torch.Tensor) -> float:
+    return float(t.abs().max()) if t.numel() else 0.0
+
+
+def tile_inputs(
+    q: torch.Tensor, k: torch.Tensor, c: float
+) -> tuple[torch.Tensor, torch.Tensor, Tile, float]:
+    """What the tiles read: exp(2q), exp(2k), :func:`separable_tile` and shift 0 when every
+    |q|, |k| is within :func:`separable_bound` (always assumed on ``meta`` tensors, which hold no
+    values); q, k, :func:`tanh_tile` and shift -c otherwise (huge pre-activations)."""
+    bound = separable_bound(q.dtype)
+    if q.is_meta or max(_largest_magnitude(q), _largest_magnitude(k)) <= bound:
+        return torch.exp(2 * q), torch.exp(2 * k), separable_tile, 0.0
+    return q, k, tanh_tile, -c
+
+
+def shift_for(allowed_rows: torch.Tensor, offset: float, dtype: torch.dtype) -> torch.Tensor:
+    """[N, 1, T, K]: ``offset`` where allowed, -inf elsewhere."""
+    shift = torch.full(allowed_rows.shape, offset, dtype=dtype, device=allowed_rows.device)
+    return shift.masked_fill_(~allowed_rows, float("-inf")).unsqueeze(1)
+
+
+def eager_forward_sums(
+    tile: Tile,
+    x_rows: torch.Tensor,
+    y: torch.Tensor,
+    v: torch.Tensor,
+    shift: torch.Tensor,
+    c: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Σ_k w_qk v_k and Σ_k w_qk [N, d, T] of one tile, through one [N, d, T, K] buffer."""
+    weights, _ = tile(x_rows, y, shift, c, False)
+    numerator, total = torch.matmul(weights, with_ones(v)).unbind(-1)
+    return numerator, total
+
+
+def eager_backward_sums(
+    tile: Tile,
+    x_rows: torch.Tensor,
+    y: torch.Tensor,
+    v: torch.Tensor,
+    shift: torch.Tensor,
+    c: float,
+    g_over_z_rows: torch.Tensor,
+    s_rows: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One tile's Σ_k U (v_k - s_q) [N, d, T], Σ_q U (v_k - s_q) and Σ_q P g [N, d, K]
+    (before the factor c), with U = P g (1 - t²); two [N, d, T, K] buffers."""
+    weights, slope = tile(x_rows, y, shift, c, True)
+    pg = weights.mul_(g_over_z_rows.unsqueeze(-1))  # P g
+    grad_v = pg.sum(-2)
+    u = slope.mul_(pg)  # P g (1 - t²)
+    u_v, u_sum = torch.matmul(u, with_ones(v)).unbind(-1)  # Σ_k U v_k, Σ_k U
+    s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # Σ_q s_q U, Σ_q U
+    return u_v - s_rows * u_sum, v * u_col - s_u, grad_v
+
+
+def _weights_and_slope(
+    x_rows: torch.Tensor, y: torch.Tensor, shift: torch.Tensor, c: float, separable: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The tile's weights and 1 - t² as expressions, for the compiler to fuse (never built)."""
+    if separable:
+        e = x_rows.unsqueeze(-1) * y.unsqueeze(-2)
+        r = 1.0 / (e + 1.0)
+        return torch.exp(shift - (2.0 * c) * r), 4.0 * e * r * r
+    t = torch.tanh(x_rows.unsqueeze(-1) + y.unsqueeze(-2))
+    return torch.exp(shift + c * t), 1.0 - t * t
+
+
+def fused_forward_sums(
+    x_rows: torch.Tensor, y: torch.Tensor, v: torch.Tensor, shift: torch.Tensor, c: float,
+    separable: bool,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """:func:`eager_forward_sums` as reductions a compiler fuses into one pass over the keys."""
+    weights, _ = _weights_and_slope(x_rows, y, shift, c, separable)
+    return (weights * v.unsqueeze(-2)).sum(-1), weights.sum(-1)
+
+
+def fused_backward_sums(
+    x_rows: torch.Tensor, y: torch.Tensor, v: torch.Tensor, shift: torch.Tensor, c: float,
+    separable: bool, g_over_z_rows: torch.Tensor, s_rows: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
+    """:func:`eager_backward_sums` as reductions a compiler fuses."""
+    weights, slope = _weights_and_slope(x_rows, y, shift, c, separable)
+    pg = weights * g_over_z_rows.unsqueeze(-1)
+    u = pg * slope
+    grad_q = (u * v.unsqueeze(-2)).sum(-1) - s_rows * u.sum(-1)
+    grad_k = v * u.sum(-2) - (s_rows.unsqueeze(-1) * u).sum(-2)
+    return grad_q, grad_k, pg.sum(-2)
 
 
 class ChunkedTanhAttention(torch.autograd.Function):
     """Exact tanh attention in query tiles (FlashAttention's recomputation for Eq. 15-16).
 
-    forward keeps q, k, v, allowed, the output s and the softmax normaliser Z_q = Σ_k w_qk
-    (all [N, d, L], mask [N, L, L] bool). Each tile covers its queries' key span.
-    backward recomputes each tile's t = tanh(a_q + b_k)
-    and P = w / Z, then with g = dL/ds:
+    forward keeps what the tiles read (:func:`tile_inputs`), v, allowed, the output s and the
+    softmax normaliser Z_q = Σ_k w_qk (all [N, d, L], mask [N, L, L] bool). Each tile covers
+    its queries' key span. backward recomputes each tile's weights w and 1 - t², t = tanh(a_q +
+    b_k), P = w / Z, then with g = dL/ds:
     dv_k = Σ_q P g_q;  U = P g (1 - t²);  da_q = c Σ_k U (v_k - s_q);  db_k = c Σ_q U (v_k - s_q)
     (softmax backward dL/df = P g (v - s), chain rule through c·tanh).
     """
@@ -143,47 +265,57 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c: float,
         chunk_size: int,
         direction: str = "all",
-        tile: Callable[..., tuple[torch.Tensor, torch.Tensor]] = tile,
+        fuse: bool = False,
     ) -> torch.Tensor:
+        x, y, tile, offset = tile_inputs(q, k, c)
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
-        values = with_ones(v)  # [N, d, L_k, 2]
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
-        for start in range(0, q.shape[-1], chunk_size):
-            rows = slice(start, start + chunk_size)
-            keys = direction_key_span(direction, rows, k.shape[-1])
+        for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
                 continue
-            _, weights = tile(q[..., rows], k[..., keys], allowed[:, rows, keys], c)
-            numerator, total = torch.matmul(weights, values[..., keys, :]).unbind(-1)
+            shift = shift_for(allowed[:, rows, keys], offset, q.dtype)
+            tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
+            if fuse:
+                numerator, total = fused_sums()[0](*tile_args, tile is separable_tile)
+            else:
+                numerator, total = eager_forward_sums(tile, *tile_args)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
-        ctx.save_for_backward(q, k, v, allowed, out, normaliser)
-        ctx.c, ctx.chunk_size, ctx.direction, ctx.tile = c, chunk_size, direction, tile
+        ctx.save_for_backward(x, y, v, allowed, out, normaliser)
+        ctx.c, ctx.chunk_size, ctx.direction = c, chunk_size, direction
+        ctx.tile, ctx.offset, ctx.fuse = tile, offset, fuse
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        q, k, v, allowed, out, normaliser = ctx.saved_tensors
-        c, chunk_size, direction, tile = ctx.c, ctx.chunk_size, ctx.direction, ctx.tile
-        grad_q, grad_k, grad_v = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-        g_over_z = (grad_out / normaliser).unsqueeze(-1)  # [N, d, L_q, 1]
-        values = with_ones(v)  # [N, d, L_k, 2]
-        for start in range(0, q.shape[-1], chunk_size):
-            rows = slice(start, start + chunk_size)
-            keys = direction_key_span(direction, rows, k.shape[-1])
+        x, y, v, allowed, out, normaliser = ctx.saved_tensors
+        c, tile = ctx.c, ctx.tile
+        grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
+        g_over_z = grad_out / normaliser  # [N, d, L_q]
+        for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
-            t, weights = tile(q[..., rows], k[..., keys], allowed[:, rows, keys], c)
-            pg = weights.mul_(g_over_z[..., rows, :])  # P g
-            grad_v[..., keys] += pg.sum(-2)
-            u = torch.addcmul(pg, pg, t.mul_(t), value=-1, out=t)  # P g (1 - t²)
-            u_v, u_sum = torch.matmul(u, values[..., keys, :]).unbind(-1)  # Σ_k U v_k, Σ_k U
-            s_rows = out[..., rows]
-            grad_q[..., rows] = u_v - s_rows * u_sum
-            s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # [N, d, L_k]
-            grad_k[..., keys] += v[..., keys] * u_col - s_u
+            shift = shift_for(allowed[:, rows, keys], ctx.offset, x.dtype)
+            tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
+            rest = (g_over_z[..., rows], out[..., rows])
+            if ctx.fuse:
+                sums = fused_sums()[1](*tile_args, tile is separable_tile, *rest)
+            else:
+                sums = eager_backward_sums(tile, *tile_args, *rest)
+            grad_q[..., rows] = sums[0]
+            grad_k[..., keys] += sums[1]
+            grad_v[..., keys] += sums[2]
         return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None, None
+
+
+def tiles(
+    direction: str, queries: int, keys: int, chunk_size: int
+) -> Iterator[tuple[slice, slice]]:
+    """Each tile's queries and the keys they may attend (:func:`direction_key_span`)."""
+    for start in range(0, queries, chunk_size):
+        rows = slice(start, start + chunk_size)
+        yield rows, direction_key_span(direction, rows, keys)

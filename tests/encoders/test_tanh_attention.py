@@ -8,7 +8,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from encoders.layers.masking import direction_key_span, direction_mask
-from encoders.layers.tanh_attention import check_impl, tanh_attention
+from encoders.layers.tanh_attention import (
+    check_impl,
+    eager_backward_sums,
+    eager_forward_sums,
+    fused_backward_sums,
+    fused_forward_sums,
+    separable_bound,
+    separable_tile,
+    shift_for,
+    tanh_attention,
+    tanh_tile,
+    tile_inputs,
+)
 
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
 DIRECTIONS = ["forward", "backward", "nodiag", "all"]
@@ -163,6 +175,59 @@ def test_huge_pre_activations_stay_exact() -> None:
     q, k = q.detach() * 1e4, k.detach() * 1e4
     expected = definition(q, k, v.detach(), allowed)
     torch.testing.assert_close(tanh_attention(q, k, v, allowed, C, "chunked", 2), expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_separable_tile_equals_the_tanh_tile_up_to_its_bound(dtype: torch.dtype) -> None:
+    """exp(2a)·exp(2b) replaces tanh(a + b): the same weights and 1 - tanh² for pre-activations
+    from 0 to the bound (tanh saturated both ways, products near the dtype's range), no NaN."""
+    bound = separable_bound(dtype)
+    grid = torch.linspace(-bound, bound, 41, dtype=torch.float64)
+    a = grid.view(1, 1, -1)  # [N=1, d=1, T=41] queries
+    b = grid.view(1, 1, -1)  # 41 keys
+    shift = torch.zeros(1, 1, 41, 41, dtype=torch.float64)
+    w_tanh, slope_tanh = tanh_tile(a, b, shift - C, C, True)
+    w_sep, slope_sep = separable_tile(
+        torch.exp(2 * a).to(dtype), torch.exp(2 * b).to(dtype), shift.to(dtype), C, True
+    )
+    assert torch.isfinite(w_sep).all() and torch.isfinite(slope_sep).all()
+    tolerance = 1e-12 if dtype == torch.float64 else 1e-5
+    torch.testing.assert_close(w_sep.double(), w_tanh, atol=tolerance, rtol=tolerance)
+    torch.testing.assert_close(slope_sep.double(), slope_tanh, atol=tolerance, rtol=tolerance)
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_the_fused_sums_equal_the_eager_ones(separable: bool) -> None:
+    """The expressions a compiler fuses (run here uncompiled) against the in-place eager tile."""
+    generator = torch.Generator().manual_seed(1)
+    x, y, v, g, s = (
+        torch.randn(2, 3, n, generator=generator, dtype=torch.float64) for n in (4, 6, 6, 4, 4)
+    )
+    if separable:
+        x, y = torch.exp(2 * x), torch.exp(2 * y)
+    allowed = torch.rand(2, 4, 6, generator=generator) < 0.7
+    tile, offset = (separable_tile, 0.0) if separable else (tanh_tile, -C)
+    shift = shift_for(allowed, offset, torch.float64)
+    eager = [
+        *eager_forward_sums(tile, x, y, v, shift, C),
+        *eager_backward_sums(tile, x, y, v, shift, C, g, s),
+    ]
+    fused = [
+        *fused_forward_sums(x, y, v, shift, C, separable),
+        *fused_backward_sums(x, y, v, shift, C, separable, g, s),
+    ]
+    for a, b in zip(eager, fused, strict=True):
+        torch.testing.assert_close(b, a, atol=1e-12, rtol=1e-12)
+
+
+def test_pre_activations_past_the_bound_take_the_tanh_tile() -> None:
+    q, k, v, allowed = inputs([6, 3], 6, 2, "forward", torch.float32)
+    moderate, huge = q.detach(), q.detach() * 100  # |q| up to ~10, then ~1000
+    assert tile_inputs(moderate, k.detach(), C)[2] is separable_tile
+    assert tile_inputs(huge, k.detach(), C)[2] is tanh_tile
+    naive = tanh_attention(huge, k, v, allowed, C, "naive")
+    chunked = tanh_attention(huge, k, v, allowed, C, "chunked", 4, "forward")
+    torch.testing.assert_close(chunked, naive, atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.parametrize(
