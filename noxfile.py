@@ -66,10 +66,21 @@ def tests(session: nox.Session) -> None:
     machine to themselves) run afterwards, alone, never beside the two workers."""
     provide_system_packages(session, ("postgresql", "chromium"))
     install(session, "test,postgres,tensorboard,browser")
-    session.run("pytest", "-n", "2", *with_marker(session.posargs, "not quiet"))
+    # the documents' commands are `nox -s docs` (their ten minutes would take CI past 30)
+    session.run("pytest", "-n", "2", *with_marker(session.posargs, "not quiet and not docs"))
     # exit status 5: no quiet test was selected (e.g. -m "not slow")
     quiet = with_marker(session.posargs, "quiet")
     session.run("pytest", "-p", "no:xdist", *quiet, success_codes=[0, 5])
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Executes every command and snippet of README.md and docs/ as written, with a tiny budget
+    appended, on ../shared/datasets (tests/test_docs.py; skipped without it). Each document's
+    commands run in order in one folder; what needs SLURM, CUDA or a named server is listed
+    with the reason."""
+    install(session, "test,tensorboard")
+    session.run("pytest", "-n", "2", "-m", "docs", "tests/test_docs.py", *session.posargs)
 
 
 @nox.session

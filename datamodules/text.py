@@ -63,7 +63,14 @@ def _undecodable(path: Path, raw: bytes, encoding: str) -> None:
     problems.raise_any()
 
 
+_announced: set[Path] = set()  # files whose release encoding this process has announced
+
+
 def _announce_release_encoding(path: Path, raw: bytes) -> None:
+    """Once per file and process: a command reads a file for each stage, trial or run."""
+    if path.resolve() in _announced:
+        return
+    _announced.add(path.resolve())
     numbers = [number for number, _, _ in _undecodable_lines(raw, "utf-8")]
     listed = ", ".join(map(str, numbers[:MAX_LISTED])) + (
         ", ..." if len(numbers) > MAX_LISTED else ""

@@ -23,6 +23,7 @@ QUIET_WARNINGS = (
     r"`isinstance\(treespec, LeafSpec\)` is deprecated",
     r"The number of training batches \(\d+\) is smaller than the logging interval",
     r"Checkpoint directory .* exists and is not empty",
+    r"Metric `SpearmanCorrcoef` will save all targets and predictions",
 )
 NOISE = (
     "Seed set to",
@@ -71,8 +72,9 @@ def hide_lightning_tips() -> None:
     warnings in one line, and hide warnings nobody can act on: Lightning's own use of a
     deprecated torch pytree API (``LeafSpec``, only a Lightning release can change it), "the
     number of training batches is smaller than the logging interval" (a short run: its
-    metrics are logged per epoch all the same) and "checkpoint directory exists and is not
-    empty" (every resume)."""
+    metrics are logged per epoch all the same), "checkpoint directory exists and is not
+    empty" (every resume) and torchmetrics' note that Spearman's rho keeps every prediction
+    (it must: SICK's 4,927 pairs are a few kB)."""
     for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,6 @@ import optuna
 from harness.studies.plans import TuneContext
 from harness.studies.workers import RUN_DIR_ATTR
 from harness.training.fit_run import FitRun
-from reports.contracts.fit_run import FitRunFolder
 
 REPORTED = (
     "dev_acc",
@@ -42,24 +40,14 @@ def require_training(ctx: TuneContext) -> tuple[str, str, Path]:
     return str(ctx.task), str(ctx.encoder), Path(str(ctx.data_dir))
 
 
-def _fit_in_child(run: FitRun) -> None:
-    from harness.training.run import run_fit
-
-    run_fit(run)
-
-
 def fit_trial(
     ctx: TuneContext,
     trial: optuna.Trial,
     overrides: dict[str, Any],
     callbacks: list[pl.Callback] | None = None,
-    isolate: bool = False,
 ) -> dict[str, Any]:
-    """Train the trial's configuration; returns ``run_fit``'s metrics.
-
-    ``isolate`` runs the fit in a fresh (spawned) process, so that its peak memory is not
-    masked by memory an earlier trial left with the allocator (CPU peak RSS growth).
-    """
+    """Train the trial's configuration in this process; returns ``run_fit``'s metrics (its
+    ``peak_train_mem_mb`` is the training steps' tensor peak, whatever ran before it)."""
     task, encoder, data_dir = require_training(ctx)
     # a trial that resumes an interrupted one continues its fit from last.ckpt
     run_dir = Path(trial.user_attrs.get(RUN_DIR_ATTR, ctx.out / "trials" / f"{trial.number:04d}"))
@@ -73,21 +61,9 @@ def fit_trial(
         seed=ctx.seed,
         overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
-    if isolate:
-        if callbacks:
-            raise ValueError("callbacks cannot cross into an isolated fit process")
-        child = multiprocessing.get_context("spawn").Process(target=_fit_in_child, args=(run,))
-        child.start()
-        child.join()
-        if child.exitcode != 0:
-            raise RuntimeError(
-                f"trial {trial.number}: fit in {run_dir} exited with {child.exitcode}"
-            )
-        metrics = FitRunFolder(run_dir).read_metrics()
-    else:
-        from harness.training.run import run_fit
+    from harness.training.run import run_fit
 
-        metrics = run_fit(run, callbacks=callbacks)
+    metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])

@@ -79,6 +79,9 @@ def test_files_released_in_windows_1252_read_without_an_encoding(tmp_path: Path)
         ReleaseEncodingWarning, match=r"TREC\.train\.all: 1 line\(s\) not UTF-8 \(line 2\)"
     ):
         assert read_lines(released) == ["0 ok", "0 what is \u2026 ?"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said once per file and process (a run reads it often)
+        assert read_lines(released) == ["0 ok", "0 what is \u2026 ?"]
     copy = tmp_path / "TREC.train.all"
     copy.write_bytes("0 what is \u2026 ?\n".encode())
     with warnings.catch_warnings():
