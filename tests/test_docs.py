@@ -66,6 +66,7 @@ PLACEHOLDERS = {
     "glove.6B.300d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
     "glove.6B.50d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
     "glove.840B.300d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
+    "/shared/suite": "runs/suite",  # a shared file system's folder: the document's own grid
 }
 
 # files a document's commands read as a user's own
