@@ -31,6 +31,7 @@ NOISE = (
     " available: ",
     "Restoring states from the checkpoint path",
     "Loaded model weights from the checkpoint",
+    "`Trainer.fit` stopped: ",  # the budget that ended training: in the config and metrics
     "Initializing distributed: ",
     "All distributed processes registered",
 )
