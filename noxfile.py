@@ -29,15 +29,14 @@ SYSTEM_PACKAGES = {
 
 
 def provide_system_packages(session: nox.Session, names: tuple[str, ...]) -> list[str]:
-    """Install the missing ``names`` with apt-get (one ``update``, then ``install -y``) when root;
-    returns those still missing, whose tests skip saying so."""
+    """Install the missing ``names`` with apt-get (one ``update``, then ``install -y``) when root,
+    stopping the session when apt-get fails (a broken install is not a skip); returns those
+    still missing (not root, or no apt-get), whose tests skip saying so."""
     missing = [name for name in names if not SYSTEM_PACKAGES[name]()]
     if missing and shutil.which("apt-get") and os.geteuid() == 0:
         env = {"DEBIAN_FRONTEND": "noninteractive"}
-        session.run("apt-get", "update", external=True, env=env, success_codes=range(256))
-        for name in missing:
-            command = ("apt-get", "install", "-y", name)
-            session.run(*command, external=True, env=env, success_codes=range(256))
+        session.run("apt-get", "update", external=True, env=env)
+        session.run("apt-get", "install", "-y", *missing, external=True, env=env)
         missing = [name for name in missing if not SYSTEM_PACKAGES[name]()]
     if missing:
         session.warn(f"missing and not installable here (needs root apt-get): {', '.join(missing)}")
