@@ -58,38 +58,11 @@ def encoding_name(value: str) -> str:
         ) from None
 
 
-def add_encoding_argument(parser: argparse.ArgumentParser) -> None:
-    """``--encoding``: of the data files (``data``, ``suite``, ``tune``; ``fit`` has it as
-    ``--data.encoding``)."""
-    parser.add_argument(
-        "--encoding",
-        type=encoding_name,
-        help="decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC "
-        "train as released by their authors are read as Windows-1252, with a warning)",
-    )
-
-
-def positive_tokens(value: str) -> int:
-    """An argparse type: a positive number of tokens."""
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {value!r}")
-    return int(value)
-
-
-def add_max_length_argument(parser: argparse.ArgumentParser) -> None:
-    """``--max-length``: the longest sentence accepted (``suite``, ``tune``, ``reproduce``;
-    ``fit`` has it as ``--data.max_length``)."""
-    parser.add_argument(
-        "--max-length",
-        type=positive_tokens,
-        help="refuse sentences longer than this many tokens, naming their lines (default 512; "
-        "the longest real benchmark sentence has 120)",
-    )
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="data_command", required=True, metavar="ACTION")
-    stats = sub.add_parser("stats", help="per-split statistics of a task's files")
+    parser.add_argument(
+        "action", choices=["stats"], help="stats: per-split statistics of a task's files"
+    )
+    stats = parser
     tasks = ", ".join(list_tasks())
     stats.add_argument("--task", required=True, type=task_name, help=f"one of {tasks}")
     stats.add_argument("--data-dir", required=True, type=existing_folder, help="data folder")
@@ -97,7 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stats.add_argument("--layout", choices=list(LAYOUTS), help="skip layout detection")
     stats.add_argument("--lowercase", action="store_true", help="lowercase before lookup")
     stats.add_argument("--cache-dir", type=Path, help="parsed-vectors cache folder")
-    add_encoding_argument(stats)
+    stats.add_argument(
+        "--encoding",
+        type=encoding_name,
+        help="decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC "
+        "train as released by their authors are read as Windows-1252, with a warning)",
+    )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 

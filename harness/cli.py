@@ -11,19 +11,18 @@ import os
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-import argparse
 import importlib
 import re
 import sys
 from unittest import mock
 
-from harness.commands.suggest import SuggestingParser
+from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, SanbenchError
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
 from harness.redaction import redacted_console
 
-# subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
+# subcommand -> (module providing ``add_arguments(parser)`` and ``run(config) -> int``, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "encoders": ("harness.commands.encoders", "list every registered encoder"),
     "profile": ("harness.commands.profile", "memory/latency sweep over sequence lengths"),
@@ -43,52 +42,59 @@ INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
 DEBUG = "--debug"
+IMPORT = "--import"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
+USAGE = f"""usage: sanbench [{DEBUG}] [{IMPORT} MODULE] COMMAND [options]
+
+{__doc__.strip()}
+
+{DEBUG}            show the traceback of an error (anywhere on the line)
+{IMPORT} MODULE    import MODULE first, here and in every process sanbench starts, for the
+                   encoders it registers (a module in the current folder too; repeatable)
+
+commands (sanbench COMMAND --help for each one's options, --print_config for its config):
+""" + "\n".join(f"  {name:<10} {help_text}" for name, (_, help_text) in SUBCOMMANDS.items())
 
 
-def _parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object]:
-    parser = SuggestingParser(prog="sanbench", description=__doc__)
-    parser.add_argument(DEBUG, action="store_true", help="show the traceback of an error")
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE first, here and in every process sanbench starts, for the encoders "
-        "it registers (a module in the current folder too; repeatable; before COMMAND)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
-    module = None
-    for name, (module_path, help_text) in SUBCOMMANDS.items():
-        if name != chosen:
-            sub.add_parser(name, help=help_text)
-            continue
-        module = importlib.import_module(module_path)
-        # a module with its own parser (``fit``: LightningCLI) gets every word after its name
-        own = getattr(module, "OWN_PARSER", False)
-        parser.command_parser = sub.add_parser(name, help=help_text, add_help=not own)
-        if not own:  # ``sanbench COMMAND ... --debug`` too; SUPPRESS keeps a --debug before it
-            parser.command_parser.add_argument(
-                DEBUG, action="store_true", default=argparse.SUPPRESS
-            )
-        module.add_arguments(parser.command_parser)
-    return parser, module
-
-
-def _split_imports(argv: list[str]) -> tuple[list[str], list[str]]:
-    """The ``--import MODULE`` values, wherever they stand (after the command too: the old
-    ``sanbench profile --import MODULE`` spelling), and the other words."""
-    imports, rest, words = [], [], iter(argv)
+def entry_words(argv: list[str]) -> tuple[list[str], bool, list[str]]:
+    """The ``--import MODULE`` values and ``--debug``, wherever they stand (after the command
+    too), and the other words: they belong to sanbench itself, not to one command."""
+    imports, debug, rest, words = [], False, [], iter(argv)
     for word in words:
-        if word == "--import":
+        if word == IMPORT:
             imports.append(next(words, ""))
-        elif word.startswith("--import="):
-            imports.append(word.removeprefix("--import="))
+        elif word.startswith(IMPORT + "="):
+            imports.append(word.removeprefix(IMPORT + "="))
+        elif word == DEBUG:
+            debug = True
         else:
             rest.append(word)
-    return imports, rest
+    return imports, debug, rest
+
+
+def command_module(words: list[str]) -> tuple[str, object]:
+    """The command the first word names and its module (imported only now)."""
+    if not words or words[0] in ("-h", "--help"):
+        print(USAGE)
+        raise SystemExit(0 if words else INPUT_ERROR_STATUS)
+    name = words[0]
+    if name not in SUBCOMMANDS:
+        kind = "option" if name.startswith("-") else "command"
+        raise InputError(
+            f"unknown {kind} {name}{did_you_mean(name, SUBCOMMANDS)}; "
+            f"commands: {', '.join(SUBCOMMANDS)} (see sanbench --help)"
+        )
+    return name, importlib.import_module(SUBCOMMANDS[name][0])
+
+
+def parse_command(module: object, name: str, words: list[str]) -> object:
+    """The command's config: its own parser's (``fit``: LightningCLI's, given the words), or
+    a :class:`CommandParser` with the options the module adds."""
+    if getattr(module, "OWN_PARSER", False):
+        return words
+    parser = CommandParser(f"sanbench {name}", module.__doc__)
+    module.add_arguments(parser)
+    return parser.parse(words)
 
 
 def _message(error: BaseException) -> str:
@@ -105,7 +111,7 @@ def _bare_key(error: BaseException) -> bool:
 def _report(command: str, text: str) -> None:
     """``text`` on stderr, one line per problem, each prefixed unless it names ``file:line:``."""
     lines = text.splitlines() or [""]
-    prefix = "" if LOCATED.match(lines[0]) else f"sanbench {command}: "
+    prefix = "" if LOCATED.match(lines[0]) else f"{' '.join(['sanbench', command]).strip()}: "
     print("\n".join(prefix + line for line in lines), file=sys.stderr)
 
 
@@ -120,10 +126,10 @@ def _status(error: BaseException, command: str) -> int:
         status = INPUT_ERROR_STATUS
     else:
         _report(command, f"internal error: {type(error).__name__}: {error}")
-        print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
+        print(f"(sanbench {DEBUG} {command or 'COMMAND'} ... shows the traceback)", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
     _report(command, _message(error) or type(error).__name__)
-    if status == INPUT_ERROR_STATUS:
+    if status == INPUT_ERROR_STATUS and command:
         print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
     return status
 
@@ -132,35 +138,33 @@ def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; the one place that prints errors and maps them to exit statuses:
     ``harness.errors`` types, bad input (``ValueError``, ``LookupError``, ``OSError``) exit 2,
     Ctrl-C 130, anything else 1; ``sanbench --debug COMMAND`` re-raises for the traceback."""
-    imports, argv = _split_imports(sys.argv[1:] if argv is None else argv)
+    imports, debug, words = entry_words(sys.argv[1:] if argv is None else argv)
     hide_lightning_tips()
-    parser, module = _parser(argv)
-    if getattr(module, "OWN_PARSER", False) or getattr(module, "FIT_OVERRIDES", False):
-        args, words = parser.parse_known_args(argv)
-        args.debug = args.debug or DEBUG in words
-        args.words = [word for word in words if word != DEBUG]
-    else:
-        args = parser.parse_args(argv)
-    args.imports = imports
+    name = ""  # the command, once known
     with redacted_console():  # no password of a storage URL reaches the console, on any path
         try:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
             # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also
             # the library entry of tests, jobs and nox
             with mock.patch.dict(os.environ):
+                name, module = command_module(words)
                 if imports:
                     from encoders.plugins import import_modules
 
                     try:
                         import_modules(imports)
                     except Exception as error:
-                        raise InputError(f"--import: {type(error).__name__}: {error}") from error
-                with out_folder(args.command, getattr(args, "out", None)):
-                    return int(module.run(args) or 0)
+                        raise InputError(f"{IMPORT}: {type(error).__name__}: {error}") from error
+                config = parse_command(module, name, words[1:])
+                out = None if isinstance(config, list) else config.get("out")
+                with out_folder(name, out):
+                    return int(module.run(config) or 0)
+        except SystemExit as done:  # --help and --print_config
+            return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:
-            if args.debug:
+            if debug:
                 raise
-            return _status(error, args.command)
+            return _status(error, name)
 
 
 if __name__ == "__main__":

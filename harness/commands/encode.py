@@ -7,20 +7,20 @@ Writes float32 [lines, output_dim] in input order (``numpy.load``), e.g. for Sen
 
 from __future__ import annotations
 
-import argparse
+from jsonargparse import Namespace
 
-from harness.commands.inference_args import add_arguments as add_shared
-from harness.commands.inference_args import run_checked
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_shared(parser, out_help=".npy file to write")
+from harness.command_parser import CommandParser, build
+from harness.commands.inference_args import InferenceOptions, run_checked
 
 
-def run(args: argparse.Namespace) -> int:
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(InferenceOptions)
+
+
+def run(config: Namespace) -> int:
     def apply(*arguments):
         from harness.training.inference import encode_file
 
         return encode_file(*arguments)
 
-    return run_checked(args, ".npy", apply)
+    return run_checked(build(InferenceOptions, config), ".npy", apply)

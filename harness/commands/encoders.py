@@ -3,17 +3,33 @@ count, paper and source."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass
 
-from harness.arguments import positive_int
+from jsonargparse import Namespace
+
+from harness.command_parser import CommandParser, build
+from harness.errors import InputError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--input-dim", type=positive_int, default=300, help="word vector size")
+@dataclass(frozen=True)
+class ListOptions:
+    """The width the encoders are built at to count their parameters."""
+
+    input_dim: int = 300
+    """word vector size"""
+
+    def __post_init__(self) -> None:
+        if self.input_dim < 1:
+            raise InputError(f"--input-dim must be a positive integer, got {self.input_dim}")
 
 
-def run(args: argparse.Namespace) -> int:
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(ListOptions)
+
+
+def run(config: Namespace) -> int:
+    args = build(ListOptions, config)
     from rich.table import Table
 
     from encoders import build_encoder, encoder_entry, list_encoders

@@ -11,10 +11,9 @@ every option with its type and default), after the short forms below are spelled
 
 from __future__ import annotations
 
-import argparse
 import json
 
-OWN_PARSER = True  # harness.cli hands every word after ``fit`` to ``run`` as ``args.words``
+OWN_PARSER = True  # harness.cli hands every word after ``fit`` to ``run``
 SHORT_FORMS = {
     "--task": "--data.task",
     "--encoder": "--model.encoder",
@@ -28,10 +27,6 @@ SHORT_FORMS = {
 OVERWRITE = "--overwrite"  # not a config value (harness.cli takes ``--debug`` out of the words)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Nothing here: LightningCLI parses the words (harness.cli passes them on)."""
-
-
 def spelled_out(words: list[str]) -> list[str]:
     """``words`` with the short forms replaced by LightningCLI's keys (``--task=x`` too)."""
     result = []
@@ -41,8 +36,9 @@ def spelled_out(words: list[str]) -> list[str]:
     return result
 
 
-def run(args: argparse.Namespace) -> int:
-    words = [w for w in args.words if w != OVERWRITE]
+def run(words: list[str]) -> int:
+    overwrite = OVERWRITE in words
+    words = [w for w in words if w != OVERWRITE]
     from harness.training.config import seed_message_hidden
     from harness.training.fit_cli import FitCLI
 
@@ -50,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         cli = FitCLI(spelled_out(words))
     from harness.training.run import run_fit
 
-    metrics = run_fit(cli, overwrite=OVERWRITE in args.words)
+    metrics = run_fit(cli, overwrite=overwrite)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
         print(json.dumps(summary, indent=2))

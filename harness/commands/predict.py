@@ -7,20 +7,20 @@ One row per input line: ``line``, ``label``, ``p_<class>`` per class (``score`` 
 
 from __future__ import annotations
 
-import argparse
+from jsonargparse import Namespace
 
-from harness.commands.inference_args import add_arguments as add_shared
-from harness.commands.inference_args import run_checked
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_shared(parser, out_help="CSV file to write")
+from harness.command_parser import CommandParser, build
+from harness.commands.inference_args import InferenceOptions, run_checked
 
 
-def run(args: argparse.Namespace) -> int:
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(InferenceOptions)
+
+
+def run(config: Namespace) -> int:
     def apply(*arguments):
         from harness.training.inference import predict_file
 
         return predict_file(*arguments)
 
-    return run_checked(args, ".csv", apply)
+    return run_checked(build(InferenceOptions, config), ".csv", apply)

@@ -9,6 +9,6 @@ the same call, which must skip the work it already wrote.
 """
 
 from harness.launch.jobs import JobOutcome, launch
-from harness.launch.options import LaunchOptions, add_launcher_arguments
+from harness.launch.options import LaunchOptions
 
-__all__ = ["JobOutcome", "LaunchOptions", "add_launcher_arguments", "launch"]
+__all__ = ["JobOutcome", "LaunchOptions", "launch"]

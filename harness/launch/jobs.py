@@ -126,11 +126,11 @@ def launch(
         return []
     import submitit
 
-    executor = submitit.AutoExecutor(folder=folder, cluster=options.launcher)
+    executor = submitit.AutoExecutor(folder=folder, cluster=options.cluster)
     with warnings.catch_warnings():  # local ignores SLURM-only resources and says so
         warnings.simplefilter("ignore")
         executor.update_parameters(**options.executor_parameters(name))
-        if options.launcher == "local":  # the controllers never see the terminal's Ctrl-C
+        if options.cluster == "local":  # the controllers never see the terminal's Ctrl-C
             executor.update_parameters(local_setup=["trap '' INT"])
     runner = _resumable()
     with executor.batch():
@@ -139,9 +139,9 @@ def launch(
     try:
         _wait(jobs)
     except KeyboardInterrupt:
-        if options.launcher != "local":
+        if options.cluster != "local":
             raise RunInterruptedError(
-                f"interrupted; the {options.launcher} jobs keep running (cancel them there)\n"
+                f"interrupted; the {options.cluster} jobs keep running (cancel them there)\n"
                 f"collect them with: {_resume_command()}"
             ) from None
         interrupted = True

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from harness.arguments import non_negative_int, positive_float, positive_int
 from harness.errors import InputError
 
 LAUNCHERS = ("local", "slurm")
@@ -15,38 +13,57 @@ LAUNCHERS = ("local", "slurm")
 
 @dataclass(frozen=True)
 class LaunchOptions:
-    """Where jobs run and what each SLURM job asks for (ignored by ``local`` but the timeout)."""
+    """Where jobs run and what each SLURM job asks for (``local`` uses only the time limit)."""
 
-    launcher: str = "local"
+    launcher: str | None = None
+    """run as submitit jobs on this machine (local) or on SLURM (slurm); default: in this
+    process"""
     jobs: int | None = None
-    partition: str | None = None
-    time_min: int = 60
-    gpus: int = 0
-    cpus: int = 2
-    mem_gb: float | None = None
-    parallelism: int = 64
+    """jobs: suite, parts of the grid (default one per cell); tune, workers sharing the study
+    (default 1); profile, always one per encoder variant"""
+    slurm_partition: str | None = None
+    """SLURM partition (default: the cluster's)"""
+    slurm_time: int = 60
+    """minutes per job"""
+    slurm_gpus: int = 0
+    """GPUs per job"""
+    slurm_cpus: int = 2
+    """CPUs per job"""
+    slurm_mem_gb: float | None = None
+    """memory per job in GB"""
+    slurm_parallelism: int = 64
+    """jobs of the array running at once"""
 
     def __post_init__(self) -> None:
-        if self.launcher not in LAUNCHERS:
-            raise ValueError(f"--launcher {self.launcher!r}: expected one of {LAUNCHERS}")
-        if self.jobs is not None and self.jobs < 1:
-            raise ValueError(f"--jobs must be a positive integer, not {self.jobs}")
+        problems = []
+        if self.launcher is not None and self.launcher not in LAUNCHERS:
+            problems.append(f"--launcher {self.launcher!r}: expected one of {', '.join(LAUNCHERS)}")
+        least_values = {
+            "jobs": 1,
+            "slurm_time": 1,
+            "slurm_gpus": 0,
+            "slurm_cpus": 1,
+            "slurm_parallelism": 1,
+        }
+        for name, least in least_values.items():
+            value = getattr(self, name)
+            if value is not None and value < least:
+                kind = "positive" if least else "non-negative"
+                problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, not {value}")
+        if self.slurm_mem_gb is not None and not self.slurm_mem_gb > 0:
+            problems.append(f"--slurm-mem-gb must be a positive number, not {self.slurm_mem_gb}")
+        if problems:
+            raise InputError("\n".join(problems))
 
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> LaunchOptions | None:
-        """The options given on the command line, ``None`` without ``--launcher`` (in-process)."""
-        if args.launcher is None:
-            return None
-        return cls(
-            launcher=args.launcher,
-            jobs=args.jobs,
-            partition=args.slurm_partition,
-            time_min=args.slurm_time,
-            gpus=args.slurm_gpus,
-            cpus=args.slurm_cpus,
-            mem_gb=args.slurm_mem_gb,
-            parallelism=args.slurm_parallelism,
-        )
+    @property
+    def in_process(self) -> bool:
+        """No ``--launcher``: the work runs in this process, not as jobs."""
+        return self.launcher is None
+
+    @property
+    def cluster(self) -> str:
+        """submitit's cluster: ``local`` unless ``slurm`` was asked for."""
+        return self.launcher or "local"
 
     def problems(self) -> list[str]:
         """Why these jobs cannot be submitted from here: ``slurm`` without ``sbatch`` on PATH."""
@@ -67,31 +84,13 @@ class LaunchOptions:
         """Keyword arguments of ``submitit.AutoExecutor.update_parameters``."""
         parameters: dict[str, Any] = {
             "name": name,
-            "timeout_min": self.time_min,
-            "cpus_per_task": self.cpus,
-            "gpus_per_node": self.gpus,
-            "slurm_array_parallelism": self.parallelism,
+            "timeout_min": self.slurm_time,
+            "cpus_per_task": self.slurm_cpus,
+            "gpus_per_node": self.slurm_gpus,
+            "slurm_array_parallelism": self.slurm_parallelism,
         }
-        if self.partition:
-            parameters["slurm_partition"] = self.partition
-        if self.mem_gb is not None:
-            parameters["mem_gb"] = self.mem_gb
+        if self.slurm_partition:
+            parameters["slurm_partition"] = self.slurm_partition
+        if self.slurm_mem_gb is not None:
+            parameters["mem_gb"] = self.slurm_mem_gb
         return parameters
-
-
-def add_launcher_arguments(parser: argparse.ArgumentParser, jobs_help: str) -> None:
-    """The ``launcher`` argument group: ``--launcher``, ``--jobs`` and ``--slurm-*``."""
-    group = parser.add_argument_group("launcher (submitit; default: run in this process)")
-    group.add_argument("--launcher", choices=LAUNCHERS, help="run as jobs on this machine or SLURM")
-    group.add_argument("--jobs", type=positive_int, help=jobs_help)
-    group.add_argument("--slurm-partition", help="SLURM partition (default: the cluster's)")
-    group.add_argument("--slurm-time", type=positive_int, default=60, help="minutes per job (60)")
-    group.add_argument("--slurm-gpus", type=non_negative_int, default=0, help="GPUs per job (0)")
-    group.add_argument("--slurm-cpus", type=positive_int, default=2, help="CPUs per job (2)")
-    group.add_argument("--slurm-mem-gb", type=positive_float, help="memory per job in GB")
-    group.add_argument(
-        "--slurm-parallelism",
-        type=positive_int,
-        default=64,
-        help="jobs of the array running at once (64)",
-    )

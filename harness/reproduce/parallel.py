@@ -49,9 +49,16 @@ def run_parallel(
         )
         for k in range(1, workers + 1)
     ]
-    for process in processes:
-        process.start()
     try:
+        # the workers start with SIGINT blocked (a spawned process inherits the mask): a Ctrl-C
+        # while one still starts up waits for its handler (run_worker) instead of printing a
+        # traceback from multiprocessing's bootstrap; here it arrives once they are started
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for process in processes:
+                process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for process in processes:
             process.join()
     except (KeyboardInterrupt, RunInterruptedError) as error:

@@ -9,6 +9,7 @@ signal on to each worker (``harness.reproduce.parallel``).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -31,16 +32,20 @@ def run_worker(
 ) -> None:
     """Run shard ``shard`` of ``preset`` on ``threads`` threads (the process's target)."""
     os.setpgrp()  # the terminal's Ctrl-C goes to the parent, which passes it on once
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
-    hide_lightning_tips()
-    hide_srun_hint()
-    import torch
-
-    from harness.suite.runner import run_shard
-    from harness.training.run import run_fit
-
-    torch.set_num_threads(threads)
     try:
+        # SIGINT was blocked since the start (harness.reproduce.parallel): one that came in
+        # meanwhile (the terminal's or the parent's) stops this worker here, quietly
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
+        hide_lightning_tips()
+        hide_srun_hint()
+        import torch
+
+        from harness.suite.runner import run_shard
+        from harness.training.run import run_fit
+
+        torch.set_num_threads(threads)
         summary = run_shard(
             preset.grid(),
             shard=shard,
@@ -55,7 +60,7 @@ def run_worker(
         print(f"worker {shard.label}: {str(stopped).splitlines()[0]}", flush=True)
         sys.exit(stopped.exit_status)
     except KeyboardInterrupt:  # a signal outside a run's training
-        print(f"worker {shard.label}: interrupted between runs", flush=True)
+        print(f"worker {shard.label}: interrupted outside a run's training", flush=True)
         sys.exit(INTERRUPTED)
     print(
         f"worker {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "

@@ -116,22 +116,6 @@ def seed_message_hidden() -> Iterator[None]:
         seed_log.disabled = was_disabled
 
 
-def command_overrides(args: Any, trainer_keys: tuple[str, ...]) -> dict[str, Any]:
-    """The fit config keys ``suite``/``tune`` options set for every run: the given trainer
-    budgets (``--max-steps`` -> ``trainer.max_steps``), ``--encoding`` (``data.encoding``) and
-    ``--max-length`` (``data.max_length``)."""
-    overrides = {
-        f"trainer.{key}": getattr(args, key)
-        for key in trainer_keys
-        if getattr(args, key) is not None
-    }
-    if args.encoding is not None:
-        overrides["data.encoding"] = args.encoding
-    if args.max_length is not None:
-        overrides["data.max_length"] = args.max_length
-    return overrides
-
-
 def plain(value: Any) -> Any:
     """``value`` as a built-in int or float: jsonargparse's checked types (``PositiveInt``, ...)
     subclass them, and checkpoints load with ``weights_only``, which accepts built-ins only."""

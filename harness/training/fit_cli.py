@@ -8,8 +8,6 @@ run folder.
 
 from __future__ import annotations
 
-import argparse
-import re
 import warnings
 from argparse import ArgumentError
 from pathlib import Path
@@ -20,7 +18,16 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import BenchmarkDataModule
-from harness.commands.suggest import did_you_mean, options_in
+from harness.command_parser import (
+    CheckedConfigFile,
+    choice_problems,
+    flat_keys,
+    known_keys,
+    one_line,
+    unknown_keys,
+    unknown_options,
+)
+from harness.errors import InputError
 from harness.training.callbacks import trainer_arguments
 from harness.training.config import (
     ConfigError,
@@ -42,62 +49,13 @@ TRAINER_DEFAULTS = {
     "use_distributed_sampler": False,
     "log_every_n_steps": 50,
 }
-LITERAL = re.compile(r'key "([^"]+)": Expected a typing\.Literal\[(.*)\]\. Got value: (\S+)')
-UNRECOGNIZED = re.compile(r"unrecognized arguments: (.*) \(see sanbench fit --help\)")
+CONFIG_HELP = "a YAML file of fit options (as --print_config writes it); later options win"
 DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options. Short forms:
 --task (--data.task), --encoder (--model.encoder), --data-dir (--data.data_dir), --embeddings
 (--data.embeddings), --seed (--seed_everything), --fold (--data.fold), --encoding
 (--data.encoding); --overwrite deletes an --out folder holding another run (only a run
 folder sanbench made, never a folder of yours)."""
-
-
-def _one_line(error: ArgumentError) -> str:
-    """jsonargparse's message in one line: the key and its first telling reason (with the lines
-    that continue it), e.g. ``Parser key "trainer.logger": Problem with given class_path
-    '...TensorBoardLogger': the following arguments are required: save_dir``."""
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    reasons = [i for i, line in enumerate(lines) if line.lstrip().startswith("- ")]
-    # an Optional's None alternative never says what is wrong (jsonargparse < 4.53 lists it first)
-    telling = [i for i in reasons if "NoneType" not in lines[i]]
-    reason = (telling or reasons or [None])[0]
-    if reason is None:
-        detail = lines[1:2]
-    else:
-        depth = len(lines[reason]) - len(lines[reason].lstrip())
-        continued = []
-        for line in lines[reason + 1 :]:
-            if len(line) - len(line.lstrip()) <= depth:
-                break
-            continued.append(line)
-        detail = [lines[reason].lstrip().removeprefix("- "), *continued]
-    text = " ".join(part.strip() for part in [lines[0], *detail])
-    return f"{text} (see sanbench fit --help)"
-
-
-def _with_suggestion(message: str, parser: argparse.ArgumentParser | None) -> str:
-    """``message`` with a did-you-mean: a mistyped option gets the closest one, a value outside
-    a ``Literal`` (e.g. an encoder name) the closest choice instead of the type's dump."""
-    literal = LITERAL.search(message)
-    if literal:
-        key, choices, value = (
-            literal.group(1),
-            re.findall(r"'([^']*)'", literal.group(2)),
-            literal.group(3),
-        )
-        return (
-            f"--{key} {value}: expected one of {', '.join(choices)}"
-            f"{did_you_mean(value, choices)} (see sanbench fit --help)"
-        )
-    unknown = UNRECOGNIZED.search(message)
-    if unknown and parser is not None:
-        known = options_in(parser)
-        words = [
-            word + did_you_mean(word.partition("=")[0], known) if word.startswith("--") else word
-            for word in unknown.group(1).split()
-        ]
-        return f"unrecognized arguments: {' '.join(words)} (see sanbench fit --help)"
-    return message
 
 
 class FitCLI(LightningCLI):
@@ -126,8 +84,28 @@ class FitCLI(LightningCLI):
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
         except ArgumentError as error:
-            parser = getattr(self, "parser", None)  # set unless the parser itself failed
-            raise ConfigError(_with_suggestion(_one_line(error), parser)) from None
+            raise ConfigError(f"{one_line(error)} (see sanbench fit --help)") from None
+        except InputError as error:  # a config file's unknown keys, one line each
+            raise ConfigError(f"{error} (see sanbench fit --help)") from None
+
+    def init_parser(self, **kwargs: Any) -> LightningArgumentParser:
+        """LightningCLI's parser, whose ``--config`` files have their keys checked first."""
+        parser = self.parser_class(**kwargs)
+        parser.add_argument("-c", "--config", action=CheckedConfigFile, help=CONFIG_HELP)
+        return parser
+
+    def parse_arguments(self, parser: LightningArgumentParser, args: Any) -> None:
+        """Refuse unknown keys (a mapping's) or options (words) with the nearest valid one, all
+        at once, before LightningCLI parses what is left to check: types and values."""
+        if isinstance(args, dict):
+            unknown = [
+                f"unknown key {key}" for key in unknown_keys(flat_keys(args), known_keys(parser))
+            ]
+        else:
+            unknown = unknown_options(args, parser)
+        if unknown:
+            raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
+        super().parse_arguments(parser, args)
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")
@@ -135,11 +113,13 @@ class FitCLI(LightningCLI):
         parser.link_arguments("seed_everything", "data.seed")
         parser.link_arguments("out", "trainer.default_root_dir")
         parser.link_arguments("data", "model.data", apply_on="instantiate")
+        from encoders import list_encoders
+
+        problems = choice_problems("--data.task", self.task, list_task_configs())
+        problems += choice_problems("--model.encoder", self.encoder, list_encoders())
+        if problems:
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
         if self.task is not None:
-            if self.task not in list_task_configs():
-                raise ConfigError(
-                    f"unknown task {self.task!r}; known: {', '.join(list_task_configs())}"
-                )
             parser.set_defaults(task_defaults(self.task, self.encoder))
 
     def instantiate_classes(self) -> None:

@@ -36,12 +36,12 @@ CASES = {
     ),
     "zero memory budget": (
         ["profile", "--encoders", "bilstm", "--max-memory-mb", "0"],
-        "--max-memory-mb: must be a positive number",
+        "--max-memory-mb must be a positive number",
     ),
-    "zero workers": (["reproduce", "--workers", "0"], "--workers: must be a positive integer"),
+    "zero workers": (["reproduce", "--workers", "0"], "--workers must be a positive integer"),
     "zero train batches": (
         ["tune", "--study", "dropout", "--limit-train-batches", "0"],
-        "--limit-train-batches: must be a positive integer",
+        "--limit-train-batches 0: expected a positive number of batches",
     ),
     "aggregate a missing folder": (
         ["suite", "--aggregate-only", "--out", "{tmp}/absent"],

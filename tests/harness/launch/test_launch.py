@@ -3,7 +3,6 @@ Ctrl-C stopping every job once."""
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import signal
@@ -14,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.launch import LaunchOptions, add_launcher_arguments, launch
+from harness.command_parser import CommandParser, build
+from harness.launch import LaunchOptions, launch
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -37,7 +37,7 @@ def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path) -> None:
     log = tmp_path / "calls.log"
     calls = [functools.partial(square_and_note, x, log) for x in (3, -1, 4)]
-    outcomes = launch(calls, LaunchOptions(time_min=5), folder=tmp_path / "jobs", name="t")
+    outcomes = launch(calls, LaunchOptions(slurm_time=5), folder=tmp_path / "jobs", name="t")
     assert [o.ok for o in outcomes] == [True, False, True]
     assert [outcomes[0].result, outcomes[2].result] == [9, 16]
     assert "negative input -1" in outcomes[1].error
@@ -47,17 +47,22 @@ def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path) -> None:
 
 
 def test_command_line_options() -> None:
-    parser = argparse.ArgumentParser()
-    add_launcher_arguments(parser, "jobs")
-    assert LaunchOptions.from_args(parser.parse_args([])) is None  # in-process
+    parser = CommandParser("sanbench test")
+    parser.add_options(LaunchOptions)
+    assert build(LaunchOptions, parser.parse([])).in_process
     argv = ["--launcher", "slurm", "--jobs", "4", "--slurm-partition", "gpu", "--slurm-gpus", "1"]
-    options = LaunchOptions.from_args(parser.parse_args([*argv, "--slurm-time", "30"]))
-    assert options == LaunchOptions("slurm", 4, "gpu", time_min=30, gpus=1)
+    options = build(LaunchOptions, parser.parse([*argv, "--slurm_time", "30"]))
+    assert options == LaunchOptions("slurm", 4, "gpu", slurm_time=30, slurm_gpus=1)
     parameters = options.executor_parameters("suite")
     assert parameters["slurm_partition"] == "gpu" and parameters["gpus_per_node"] == 1
     assert parameters["timeout_min"] == 30 and "mem_gb" not in parameters
-    with pytest.raises(ValueError, match="--jobs must be a positive integer"):
-        LaunchOptions(jobs=0)
+    with pytest.raises(ValueError) as error:
+        LaunchOptions(jobs=0, slurm_gpus=-1, launcher="pbs")
+    assert str(error.value).splitlines() == [
+        "--launcher 'pbs': expected one of local, slurm",
+        "--jobs must be a positive integer, not 0",
+        "--slurm-gpus must be a non-negative integer, not -1",
+    ]
 
 
 def test_slurm_without_sbatch_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -155,7 +155,7 @@ def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
 
 def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
     from encoders import list_encoders
-    from harness.commands.profile import option_problems
+    from harness.profiling.profile import option_problems
 
     long = grid.PRESETS["long"]
     assert grid.parse_lengths(long.lengths) == [256, 512, 1024, 2048]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.commands.reproduce import reproduce
 from harness.reproduce.preset import Preset
+from harness.reproduce.run import reproduce
 
 FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
 TINY = Preset(
@@ -131,7 +131,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
     stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == 130, stderr
-    assert "Traceback" not in stdout + stderr
+    assert "Traceback" not in stdout + stderr, stdout + stderr
     assert "resume with: sanbench reproduce" in stderr
     assert "stopped; the runs in progress saved their last.ckpt" in stderr
     assert [row for row in _rows(out) if row["status"] != "ok"] == []  # nothing failed
@@ -141,3 +141,34 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     assert len(rows) == 4 and {row["status"] for row in rows} == {"ok"}
     logs = out / "runs" / "cr" / "bi_blosan" / "fold0" / "logs"
     assert (logs / "version_1").is_dir()  # the interrupted run went on from its checkpoint
+
+
+@pytest.mark.slow  # real processes: the command and its two workers, stopped as they start
+def test_a_ctrl_c_while_the_workers_start_stops_them_without_a_traceback(tmp_path: Path) -> None:
+    """A Ctrl-C that lands while a worker still imports (multiprocessing's bootstrap, before
+    the worker leaves the terminal's process group) stops it quietly too."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
+    script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
+    process = subprocess.Popen(
+        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
+        start_new_session=True,
+    )  # fmt: skip
+    command = psutil.Process(process.pid)
+    deadline = time.monotonic() + 120
+    while len(command.children()) < 2 and process.poll() is None:
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGINT)  # the workers are still starting up
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stdout + stderr, stdout + stderr
+    assert "resume with: sanbench reproduce" in stderr
+    assert [row for row in _rows(out) if row["status"] != "ok"] == []

@@ -11,28 +11,38 @@ import pytest
 import yaml
 
 from harness.cli import main
-from harness.commands.tune import fit_overrides
+from harness.command_parser import CommandParser, build
 from harness.errors import InputError
 from harness.studies.fitting import best_fit_run
+from harness.studies.options import StudyOptions
 from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.run import trial_line
 from harness.studies.space import read_space, suggest
 
 
-def test_fit_words_become_overrides_and_other_words_a_did_you_mean() -> None:
+def _study(words: list[str]) -> StudyOptions:
+    parser = CommandParser("sanbench tune")
+    parser.add_options(StudyOptions)
+    return build(StudyOptions, parser.parse(["--study", "dropout", *words]))
+
+
+def test_fit_options_become_overrides_and_other_words_a_did_you_mean() -> None:
     words = ["--model.dropout", "0.3", "--trainer.max_epochs=4", "--data.encoding", "cp1252"]
-    assert fit_overrides(words, []) == {
+    context = _study([*words, "--max-steps", "5"]).context()
+    assert context.overrides == {
         "model.dropout": 0.3,
         "trainer.max_epochs": 4,
         "data.encoding": "cp1252",
     }
+    assert context.budget == {"trainer.max_steps": 5}  # the trials' only
     with pytest.raises(InputError) as error:
-        fit_overrides(["--max-step", "5", "--model.lr"], ["--max-steps", "--trials"])
+        _study(["--max-step", "5", "--trials", "2", "--tirals", "3"])
     assert str(error.value).splitlines() == [
-        "unrecognized argument --max-step (did you mean --max-steps?)",
-        "unrecognized argument 5",
-        "--model.lr: expected a value",
+        "unknown option --max-step (did you mean --max-steps?)",
+        "unknown option --tirals (did you mean --trials?) (see sanbench tune --help)",
     ]
+    with pytest.raises(InputError, match=r"--max-length 40 and --data\.max_length 50: give one"):
+        _study(["--max-length", "40", "--data.max_length", "50"]).context()
 
 
 def test_best_config_has_the_fit_overrides_and_not_the_trials_budget() -> None:
@@ -140,5 +150,5 @@ def test_space_keys_are_checked_before_any_trial(
     argv = ["tune", "--study", "search", "--space", str(space), "--task", "trec"]
     argv += ["--encoder", "multi_cnn", "--data-dir", str(trec_dir), "--out", str(out)]
     assert main(argv) == 2
-    assert "'model' does not accept option 'dropuot'" in capsys.readouterr().err
+    assert "unknown key model.dropuot (did you mean model.dropout?)" in capsys.readouterr().err
     assert not out.exists()

@@ -55,7 +55,7 @@ def _ok_keys(out: Path) -> list[tuple[str, ...]]:
 def test_killed_job_cells_rerun_on_resume_none_twice(tmp_path: Path) -> None:
     out = tmp_path / "suite"
     runs = expand_grid(["sst1", "sst2"], ["bilstm", "mtsa"], seeds=2)
-    options = LaunchOptions(jobs=2, time_min=5)
+    options = LaunchOptions(jobs=2, slurm_time=5)
     common = dict(
         out_dir=out, fit=fit_killed_once, data_dir=tmp_path, embeddings=None, overrides={}
     )

@@ -63,8 +63,8 @@ def test_suite_checks_every_task_before_the_first_run(
 
 @pytest.mark.slow
 def test_tune_checks_the_files_before_the_study(bad_dir: Path, tmp_path: Path) -> None:
-    from harness.commands.tune import training_problems
     from harness.studies.plans import TuneContext
+    from harness.studies.tune import training_problems
 
     ctx = TuneContext(
         "dropout", "trec", "multi_cnn", bad_dir, bad_dir / "glove.txt", tmp_path / "study"

@@ -119,7 +119,8 @@ def test_task_configs_parse_and_hold_only_what_differs() -> None:
     assert task_defaults("trec", "bi_blosan")["data.batch_size"] == 32
     run = FitRun("trec", "disan", Path("d"), Path("o"), overrides={"data.batch_size": 8})
     assert FitCLI(run.args()).config.data.batch_size == 8  # overrides win over DiSAN's 16
-    with pytest.raises(ConfigError, match="'model' does not accept option 'dropuot'"):
+    meant = r"unknown key model\.dropuot \(did you mean model\.dropout\?\)"
+    with pytest.raises(ConfigError, match=meant):
         FitCLI(FitRun("trec", "mtsa", Path("d"), Path("o"), overrides={"model.dropuot": 1}).args())
     with pytest.raises(ConfigError, match="unknown task 'nope'"):
         task_defaults("nope", None)

@@ -1,0 +1,236 @@
+"""One parser library for every ``sanbench`` command: jsonargparse, built from option dataclasses.
+
+Every command gets ``--config FILE`` and ``--print_config``, and its flags override the file.
+An option has one key (``data_dir``) and is spelled with dashes or underscores on the command
+line (``--data-dir``, ``--data_dir``). A key that no option has, in a flag or in a config file,
+is refused before parsing with the nearest valid key: the check compares the words and the
+file's keys with the parser's own keys (:func:`unknown_keys`), never a library's message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import functools
+import typing
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
+
+from harness.errors import InputError
+
+PARSER_OPTIONS = ("config", "print_config", "help")  # what every parser takes besides its keys
+T = TypeVar("T")
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the closest candidate to ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def one_line(error: BaseException) -> str:
+    """``error``'s message on one line (jsonargparse indents a value's reasons on several)."""
+    return " ".join(str(error).split())
+
+
+def choice_problems(option: str, value: str | None, allowed: Iterable[str]) -> list[str]:
+    """``[]`` when ``value`` is one of ``allowed`` (or unset), else the problem, with the
+    nearest choice: a choice is checked here, not by a ``Literal`` type, to name it."""
+    allowed = list(allowed)
+    if value is None or value in allowed:
+        return []
+    return [f"{option} {value}: expected one of {', '.join(allowed)}{did_you_mean(value, allowed)}"]
+
+
+def flat_keys(mapping: dict[str, Any], prefix: str = "") -> Iterator[str]:
+    """The dotted keys of a nested mapping's leaves (``trainer.max_epochs``)."""
+    for key, value in mapping.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            yield from flat_keys(value, dotted + ".")
+        else:
+            yield dotted
+
+
+def known_keys(parser: ArgumentParser) -> set[str]:
+    """Every key ``parser`` accepts, dotted (``model.dropout``), from its own defaults."""
+    return set(parser.get_defaults().keys())
+
+
+def accepted(key: str, known: set[str]) -> bool:
+    """``key`` is a known key, a section holding known keys (``model``), or an entry inside a
+    known mapping or class value (``model.encoder_options.block``)."""
+    return key in known or any(
+        other.startswith(key + ".") or key.startswith(other + ".") for other in known
+    )
+
+
+def unknown_keys(keys: Iterable[str], known: set[str]) -> list[str]:
+    """Each key of ``keys`` that is not :func:`accepted`, with the nearest known key."""
+    return [f"{key}{did_you_mean(key, known)}" for key in keys if not accepted(key, known)]
+
+
+def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
+    """Each ``--option`` of ``words`` that ``parser`` does not take, with the nearest one.
+
+    A dash spelling stands for the underscore key (``--data-dir``: ``data_dir``), and
+    ``--no-KEY`` for a yes/no option; ``parser.aliases`` adds options that are not keys."""
+    known = known_keys(parser)
+    aliases: set[str] = getattr(parser, "aliases", set())
+    problems = []
+    for word in words:
+        if not word.startswith("--"):
+            continue
+        option = word.partition("=")[0]
+        key = option.removeprefix("--").replace("-", "_")
+        if option in aliases or key in PARSER_OPTIONS or accepted(key, known):
+            continue
+        if key.startswith("no_") and key.removeprefix("no_") in known:
+            continue
+        spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
+        spelled |= {f"--{k}" for k in known if "." in k} | aliases
+        problems.append(f"unknown option {option}{did_you_mean(option, spelled)}")
+    return problems
+
+
+class CheckedConfigFile(ActionConfigFile):
+    """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
+    unknown key is named, with the nearest valid one, before any value is applied."""
+
+    def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
+        path = Path(str(values))
+        try:
+            content = yaml.safe_load(path.read_text()) if path.is_file() else None
+        except yaml.YAMLError:
+            content = None  # jsonargparse says what is wrong with it
+        if isinstance(content, dict):
+            unknown = unknown_keys(flat_keys(content), known_keys(parser))
+            if unknown:
+                raise InputError(
+                    "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
+                )
+        super().__call__(parser, cfg, values, option_string)
+
+
+class CommandParser(ArgumentParser):
+    """A ``sanbench`` command's parser: ``--config``/``--print_config``, options added from
+    dataclasses (:meth:`add_options`), and :meth:`parse` raising :class:`InputError`."""
+
+    def __init__(self, prog: str, description: str | None = None, **kwargs: Any) -> None:
+        super().__init__(
+            prog=prog,
+            description=description,
+            exit_on_error=False,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            **kwargs,
+        )
+        self.aliases: set[str] = set()
+        self.add_argument(
+            "--config",
+            action=CheckedConfigFile,
+            help="a YAML file of options (as --print_config writes it); later flags override it",
+        )
+
+    def add_options(self, options: type) -> None:
+        """One option per field of the dataclass ``options``, with its type, default and
+        attribute docstring; a ``bool`` field is a yes/no flag (``--KEY``, ``--no-KEY``), and
+        a dataclass field adds its own fields at the same level (:func:`build` nests them)."""
+        hints = typing.get_type_hints(options)
+        docs = field_docs(options)
+        for field in dataclasses.fields(options):
+            hint = hints[field.name]
+            if dataclasses.is_dataclass(hint):
+                self.add_options(hint)
+                continue
+            names = [f"--{field.name.replace('_', '-')}"]
+            if "_" in field.name:
+                names.append(f"--{field.name}")
+            default = _default(field)
+            help_text = docs.get(field.name, "")
+            if hint is bool:
+                action = ActionYesNo(no_prefix="no-")
+                self.add_argument(
+                    *names, dest=field.name, action=action, default=default, help=help_text
+                )
+                continue
+            shown = "" if default in (None, {}, dataclasses.MISSING) else f" (default {default})"
+            self.add_argument(
+                *names,
+                dest=field.name,
+                type=hint,
+                required=default is dataclasses.MISSING,
+                default=None if default is dataclasses.MISSING else default,
+                help=help_text + shown,
+            )
+
+    def add_alias(self, option: str, key: str, help_text: str) -> None:
+        """``option VALUE`` sets ``key`` (``--task`` for ``--data.task``); not a key itself."""
+        self.aliases.add(option)
+        self.add_argument(option, action=functools.partial(SetKey, key=key), help=help_text)
+
+    def parse(self, words: list[str]) -> Namespace:
+        """The parsed options; unknown options, bad values and bad config files raise
+        :class:`InputError`, one line per problem."""
+        problems = unknown_options(words, self)
+        if problems:
+            raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
+        try:
+            return self.parse_args(words)
+        except argparse.ArgumentError as error:
+            raise InputError(f"{one_line(error)} (see {self.prog} --help)") from None
+
+
+class SetKey(argparse.Action):
+    """An alias option: its value is stored under another key, and it has no key of its own."""
+
+    def __init__(self, option_strings: list[str], dest: str, key: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, **kwargs)
+        self.key = key
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        namespace[self.key] = values
+
+
+def field_docs(options: type) -> dict[str, str]:
+    """The attribute docstrings of a dataclass's fields (the text under each field)."""
+    from docstring_parser import parse_from_object
+
+    return {param.arg_name: param.description or "" for param in parse_from_object(options).params}
+
+
+def _default(field: dataclasses.Field) -> Any:
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return field.default
+
+
+def build(options: type[T], namespace: Namespace) -> T:
+    """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
+    level, as :meth:`CommandParser.add_options` added them); the checks of every part run, and
+    their problems are raised together as one :class:`InputError`."""
+    hints = typing.get_type_hints(options)
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for field in dataclasses.fields(options):
+        if dataclasses.is_dataclass(hints[field.name]):
+            try:
+                values[field.name] = build(hints[field.name], namespace)
+            except InputError as error:
+                problems.append(str(error))
+        elif field.name in namespace:
+            values[field.name] = plain(namespace[field.name])
+    if problems:
+        raise InputError("\n".join(problems))
+    return options(**values)
+
+
+def plain(value: Any) -> Any:
+    """Built-in values: jsonargparse's ``Namespace`` as a dict, its paths as ``pathlib``'s."""
+    if isinstance(value, Namespace):
+        return value.as_dict()
+    return value

@@ -1,0 +1,111 @@
+"""``ProfileOptions``: one ``sanbench profile`` sweep as the user gives it (a preset, lengths,
+encoders, limits, output); :func:`harness.profiling.profile.sweep_config` resolves it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.command_parser import choice_problems
+from harness.errors import InputError
+from harness.launch import LaunchOptions
+from harness.profiling import allocator, grid
+
+PRESETS_HELP = "; ".join(
+    f"{name}: L={p.lengths} batch={p.batch_size} dim={p.dim} repeats={p.repeats}"
+    + (f" encoders={p.encoders}" if p.encoders else "")
+    + (f" ({p.about})" if p.about else "")
+    for name, p in grid.PRESETS.items()
+)
+
+
+@dataclass(frozen=True)
+class ProfileOptions:
+    """A memory/latency sweep over sequence lengths: measured points, predicted points, the
+    report. Unset sizes come from the preset."""
+
+    preset: str = "paper"
+    """the sweep's defaults: paper, quick or long (above)"""
+    encoders: str | None = None
+    """comma list, or 'all' (default: the papers' figure encoders); NAME:key=value,... for a
+    variant"""
+    lengths: str | None = None
+    """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64"""
+    predict_lengths: str | None = None
+    """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only), in
+    addition to the measured ones"""
+    predict_only: bool = False
+    """no measurement: the memory/FLOPs table and figures for --predict-lengths (default: the
+    preset's and --lengths)"""
+    batch_size: int | None = None
+    """sentences per batch"""
+    dim: int | None = None
+    """input features = encoder width"""
+    modes: str = "infer,train"
+    """infer, train or both"""
+    device: str = "auto"
+    """auto, cpu, cuda or cuda:N"""
+    dtype: str = "fp32"
+    """the encoders' floating-point type: fp32, bf16 or fp16"""
+    repeats: int | None = None
+    """timed steps per point (median, IQR), at least 3"""
+    compile: bool = False
+    """torch.compile each encoder; the first call (compilation) is timed apart"""
+    threads: int | None = None
+    """intra-op threads of the measuring process (default: torch's, one per core); recorded
+    in the sweep's rows and manifest"""
+    strict: bool = False
+    """re-measure a contended point (its threads got too little of the CPU they asked for) up
+    to 3 times, then write it as failed (status contended) instead of ok"""
+    out: Path | None = None
+    """run folder (default runs/profile-<time>)"""
+    resume: bool = False
+    """measure only the missing points of --out"""
+    max_memory_mb: float | None = None
+    """per-point budget: CPU, a hard limit on the worker's memory beyond its start-up footprint
+    (default 80% of the available RAM); CUDA, a memory fraction"""
+    allocator: str = "auto"
+    """the worker's memory allocator: auto, glibc or jemalloc"""
+    skip_after_oom: bool = True
+    """after an out-of-memory point, skip that encoder's longer lengths"""
+    progress: bool = True
+    """a progress bar"""
+    report: bool = True
+    """write the HTML report"""
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
+
+    def __post_init__(self) -> None:
+        problems = choice_problems("--preset", self.preset, grid.PRESETS)
+        problems += choice_problems("--dtype", self.dtype, grid.DTYPES)
+        problems += choice_problems("--allocator", self.allocator, allocator.CHOICES)
+        if problems:  # the checks below read the preset
+            raise InputError("\n".join(problems))
+        for name in ("batch_size", "dim", "threads"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                problems.append(
+                    f"--{name.replace('_', '-')} must be a positive integer, got {value}"
+                )
+        repeats = self.repeats or grid.PRESETS[self.preset].repeats
+        if repeats < 3:
+            problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
+        if self.max_memory_mb is not None and not self.max_memory_mb > 0:
+            problems.append(f"--max-memory-mb must be a positive number, got {self.max_memory_mb}")
+        for text in (self.lengths, self.predict_lengths):
+            if text is not None:
+                try:
+                    grid.parse_lengths(text)
+                except ValueError as error:
+                    problems.append(str(error))
+        try:
+            grid.parse_names(self.modes, grid.MODES, "--modes")
+        except ValueError as error:
+            problems.append(str(error))
+        if self.predict_only and self.dtype != "fp32":
+            problems.append("--predict-only predicts fp32 steps; drop --dtype or the flag")
+        if self.launch.jobs is not None:
+            problems.append("--jobs does not apply to profile: it runs one job per encoder variant")
+        if self.resume and self.out is None:
+            problems.append("--resume needs --out RUN_DIR (the folder of the sweep to resume)")
+        if problems:
+            raise InputError("\n".join(problems))

@@ -1,0 +1,201 @@
+"""``run_profile``: a ``sanbench profile`` sweep from its options, its report, its verdict.
+
+The options are checked before torch is imported, so argument errors are immediate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import inspect
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from encoders.plugins import imported_modules
+from harness.console import console as rich_console
+from harness.errors import InputError, RunFailedError
+from harness.launch import LaunchOptions
+from harness.profiling import allocator, grid
+from harness.profiling.options import ProfileOptions
+from harness.redaction import recorded_command
+from reports.contracts.profile_run import PROFILE_CSV, profile_csv
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.profiling.sweep import SweepConfig
+
+# Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
+# too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
+DEFAULT_CPU_SHARE = 0.8
+
+
+def resolve_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"--device {name}: CUDA is not available in this torch build/machine")
+    if name != "cpu" and not name.startswith("cuda"):
+        raise ValueError(f"--device {name!r}: expected auto, cpu, cuda or cuda:N")
+    return name
+
+
+def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
+    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
+    value the builder rejects (built on the meta device: nothing is allocated)."""
+    import torch
+
+    from encoders import build_encoder, encoder_entry
+
+    problems = []
+    for spec in specs:
+        accepted = inspect.signature(encoder_entry(spec.name).builder).parameters
+        unknown = [key for key, _ in spec.options if key not in accepted]
+        if unknown:
+            problems.append(
+                f"--encoders {spec.label}: {spec.name} takes no option {', '.join(unknown)}; "
+                f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
+            )
+            continue
+        try:
+            with torch.device("meta"):
+                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
+        except (ValueError, TypeError) as error:
+            problems.append(f"--encoders {spec.label}: {error}")
+    return problems
+
+
+def sweep_config(options: ProfileOptions) -> SweepConfig:
+    """The sweep's settings: the preset's where an option is unset, the encoders' variants
+    checked on the meta device, the device and the memory budget resolved."""
+    preset = grid.PRESETS[options.preset]
+    repeats = options.repeats or preset.repeats
+    lengths = tuple(grid.parse_lengths(options.lengths or preset.lengths))
+    if options.predict_lengths:
+        predict_lengths = tuple(grid.parse_lengths(options.predict_lengths))
+    elif options.lengths:
+        predict_lengths = lengths
+    else:
+        predict_lengths = tuple(grid.parse_lengths(preset.predict_lengths))
+    modes = tuple(grid.parse_names(options.modes, grid.MODES, "--modes"))
+    import psutil
+
+    from encoders import list_encoders
+    from harness.profiling.sweep import SweepConfig
+
+    encoders, missing = grid.select_encoders(options.encoders or preset.encoders, list_encoders())
+    if missing:
+        rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
+    if not encoders:
+        raise ValueError("no encoder to profile: none of the requested encoders is registered")
+    dim = options.dim or preset.dim
+    problems = option_problems(encoders, dim) + options.launch.problems()
+    if problems:
+        raise InputError("\n".join(problems))
+    device = resolve_device(options.device)
+    budget = options.max_memory_mb
+    if budget is None and device == "cpu":
+        budget = round(DEFAULT_CPU_SHARE * psutil.virtual_memory().available / 2**20)
+    name, preload = allocator.resolve(options.allocator)
+    return SweepConfig(
+        encoders=tuple(encoders),
+        lengths=lengths,
+        modes=modes,
+        batch_size=options.batch_size or preset.batch_size,
+        dim=dim,
+        device=device,
+        dtype=options.dtype,
+        repeats=repeats,
+        max_memory_mb=budget,
+        allocator=name,
+        preload=preload,
+        imports=tuple(imported_modules()),
+        skip_after_oom=options.skip_after_oom,
+        predict_lengths=predict_lengths,
+        predict_only=options.predict_only,
+        compile=options.compile,
+        threads=options.threads,
+        strict=options.strict,
+    )
+
+
+def out_folder(options: ProfileOptions) -> Path:
+    """``--out``, or a new ``runs/profile-<time>``; an existing sweep only with ``--resume``."""
+    if options.out is None:
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        return Path("runs") / f"profile-{stamp}"
+    if profile_csv(options.out).exists() and not options.resume:
+        raise ValueError(
+            f"{profile_csv(options.out)} exists: pass --resume to add the missing points, "
+            "or choose another --out"
+        )
+    return options.out
+
+
+def run_profile(options: ProfileOptions) -> Path:
+    """Run (or resume) the sweep, here or as one job per encoder variant, then its report;
+    returns the run folder. :class:`RunFailedError` when a point failed or was refused as
+    contended (``--strict``)."""
+    from harness.profiling.run import contended_points, failed_points, run_sweep
+
+    console = rich_console()
+    config = sweep_config(options)
+    out = out_folder(options)
+    command = recorded_command()
+    if not options.launch.in_process:
+        run_as_jobs(config, out, options.launch, command, console)
+    else:
+        measured = (
+            "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
+        )
+        console.print(
+            f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
+            f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
+            f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
+        )
+        run_sweep(config, out, command, console, progress=options.progress)
+    if options.report:
+        # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
+        page = importlib.import_module("reports.site").build_profile_report(out)
+        console.print(f"report: {page.resolve()}")
+    refused = contended_points(out)
+    if refused:
+        raise RunFailedError(
+            f"--strict refused {refused} contended points; profile them on a quiet machine"
+        )
+    failed = failed_points(out)
+    if failed:
+        raise RunFailedError(
+            f"{len(failed)} points failed ({PROFILE_CSV}'s message column; worker.log):\n"
+            + "\n".join(failed)
+        )
+    return out
+
+
+def run_as_jobs(
+    config: SweepConfig, out: Path, options: LaunchOptions, command: str, console: Console
+) -> None:
+    """One submitit job per encoder variant (``harness.profiling.jobs``), rows merged into
+    ``out/profile.csv``."""
+    import functools
+
+    from harness.launch import launch
+    from harness.profiling.jobs import job_folder, merge, run_encoder
+    from harness.profiling.run import sweep_environment, write_manifest
+
+    labels = [spec.label for spec in config.encoders]
+    write_manifest(out, config, sweep_environment(config), command)
+    calls = [
+        functools.partial(run_encoder, config, label, job_folder(out, label), command)
+        for label in labels
+    ]
+    outcomes = launch(calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile")
+    for label, outcome in zip(labels, outcomes, strict=True):
+        status = "done" if outcome.ok else f"died: {outcome.error}"
+        console.print(f"job {outcome.job_id} ({label}): {status} (log: {outcome.stderr})")
+    console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
+    died = [o for o in outcomes if not o.ok]
+    if died:
+        raise RunFailedError(f"{len(died)} jobs died; rerun with --resume --out {out} to finish")

@@ -1,0 +1,122 @@
+"""``StudyOptions``: one ``sanbench tune`` study, its trials' budget and fit options, its storage
+and its workers; :meth:`StudyOptions.context` is what the study code reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.command_parser import choice_problems
+from harness.errors import InputError
+from harness.launch import LaunchOptions
+from harness.studies.plans import TuneContext
+from harness.training.shared_options import Budget, DataOptions, FitSections, fit_overrides
+
+STUDIES = ("block-length", "block-length-memory", "dropout", "search")
+
+
+@dataclass(frozen=True)
+class StudyOptions:
+    """An optuna study over the harness (block length, dropout, a search space, memory).
+
+    The fit sections (``--model.*``, ``--trainer.*``, ``--data.*``) go to every trial and into
+    the best configuration; the budget (``--max-steps``, ``--max-epochs``, ``--limit-*``) is
+    the trials' only: the best configuration trains the winner with the task's own."""
+
+    study: str | None = None
+    """the study (required): block-length, block-length-memory, dropout or search"""
+    space: Path | None = None
+    """search space YAML of --study search (docs/studies.md)"""
+    task: str | None = None
+    """benchmark task (training studies)"""
+    encoder: str | None = None
+    """encoder (block-length: bi_blosan or an ablation)"""
+    trials: int | None = None
+    """finished trials over all workers"""
+    storage: str | None = None
+    """SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or
+    postgresql://user:pass@host/db (pip install 'sanbench[postgres]')"""
+    study_name: str | None = None
+    """optuna study name (default from study/task/encoder)"""
+    out: Path | None = None
+    """study folder (default runs/studies/NAME)"""
+    seed: int = 0
+    """training seed of every trial"""
+    prune: bool = True
+    """single-objective studies: prune unpromising trials (--no-prune: never)"""
+    max_retry: int = 2
+    """re-runs of a dead worker's trial"""
+    heartbeat: int = 30
+    """RDB heartbeat seconds"""
+    outputs_only: bool = False
+    """only rewrite the outputs from the storage"""
+    lengths: str = "32,64,128"
+    """block-length-memory: sequence lengths n"""
+    batch_size: int = 64
+    """block-length-memory: sentences per batch"""
+    dim: int = 300
+    """block-length-memory: encoder width"""
+    device: str = "cpu"
+    """block-length-memory: device"""
+    inputs: DataOptions = field(default_factory=DataOptions)
+    budget: Budget = field(default_factory=Budget)
+    fit: FitSections = field(default_factory=FitSections)
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
+
+    def __post_init__(self) -> None:
+        from harness.profiling.grid import parse_lengths
+
+        problems = choice_problems("--study", self.study, STUDIES)
+        if self.study is None:
+            problems.append("--study is required: one of " + ", ".join(STUDIES))
+        checks = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
+        for name, least in checks.items():
+            value = getattr(self, name)
+            if value is not None and value < least:
+                kind = "positive" if least else "non-negative"
+                problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, got {value}")
+        try:
+            parse_lengths(self.lengths)
+        except ValueError as error:
+            problems.append(str(error))
+        if problems:
+            raise InputError("\n".join(problems))
+
+    @property
+    def name(self) -> str:
+        """The optuna study's name: ``--study-name``, or one made of the study's settings."""
+        if self.study_name:
+            return self.study_name
+        if self.study == "block-length-memory":
+            lengths = "-".join(str(n) for n in self.length_values)
+            return f"block-length-memory-{self.device}-b{self.batch_size}-d{self.dim}-n{lengths}"
+        return f"{self.study}-{self.task}-{self.encoder}"
+
+    @property
+    def length_values(self) -> tuple[int, ...]:
+        from harness.profiling.grid import parse_lengths
+
+        return tuple(parse_lengths(self.lengths))
+
+    def context(self) -> TuneContext:
+        """What the study code reads: the fit overrides apart from the trials' budget."""
+        from harness.studies.space import read_space
+
+        assert self.study is not None
+        return TuneContext(
+            study=self.study,
+            task=self.task,
+            encoder=self.encoder,
+            data_dir=self.inputs.data_dir,
+            embeddings=self.inputs.embeddings,
+            out=self.out or Path("runs") / "studies" / self.name,
+            seed=self.seed,
+            overrides=fit_overrides(self.inputs, None, self.fit),
+            budget=self.budget.trainer_keys(),
+            space=read_space(self.space) if self.space is not None else {},
+            prune=self.prune,
+            lengths=self.length_values,
+            batch_size=self.batch_size,
+            dim=self.dim,
+            device=self.device,
+        )

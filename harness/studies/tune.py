@@ -1,0 +1,136 @@
+"""``run_tune``: check a study's inputs, then run its trials here or as worker jobs sharing
+the study's storage, and write its outputs."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+from harness.command_parser import choice_problems
+from harness.errors import InputError, RunFailedError
+from harness.studies.options import StudyOptions
+from harness.studies.plans import TuneContext
+from harness.studies.space import first_values
+
+
+def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> None:
+    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here.
+
+    The storage URL reaches the jobs through their environment (``SANBENCH_STORAGE``), never
+    through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
+    """
+    from harness.launch import launch
+    from harness.studies.run import run_study
+    from harness.studies.storage import STORAGE_ENV
+
+    study_name, launch_options = options.name, options.launch
+    call = functools.partial(  # storage None: the jobs read $SANBENCH_STORAGE
+        run_study,
+        ctx,
+        study_name,
+        None,
+        options.trials,
+        max_retry=options.max_retry,
+        heartbeat_s=options.heartbeat,
+    )
+    if options.storage:  # the jobs inherit it (harness.cli restores the environment afterwards)
+        os.environ[STORAGE_ENV] = options.storage
+    outcomes = launch(
+        [call] * (launch_options.jobs or 1),
+        launch_options,
+        ctx.out / "jobs",
+        f"sanbench-tune-{study_name}",
+    )
+    for outcome in outcomes:
+        status = "done" if outcome.ok else f"died: {outcome.error}"
+        print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")
+    summary = run_study(ctx, study_name, options.storage, options.trials, run_trials=False)
+    print_summary(summary, ctx)
+    died = [o for o in outcomes if not o.ok]
+    if died:
+        raise RunFailedError(f"{len(died)} of {len(outcomes)} worker jobs died (logs above)")
+
+
+def print_summary(summary: dict, ctx: TuneContext) -> None:
+    shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
+    print(json.dumps(shown, indent=2, default=str))
+    if summary["fit_command"]:
+        print("best configuration:\n  " + summary["fit_command"])
+    print(f"outputs: {ctx.out}")
+
+
+def training_problems(ctx: TuneContext) -> list[str]:
+    """What is wrong with a training study's task, encoder, files (every bad line of them) or
+    budget, every problem at once, before any training."""
+    from harness.training.fit_run import FitRun
+    from harness.training.inputs import check_fit_inputs
+
+    missing = [
+        f"--{n.replace('_', '-')}"
+        for n in ("task", "encoder", "data_dir")
+        if getattr(ctx, n) is None
+    ]
+    if missing:
+        return [f"study {ctx.study!r} trains models: pass {', '.join(missing)}"]
+    problems = []
+    if (ctx.study == "search") != bool(ctx.space):
+        problems.append("--space FILE goes with --study search, and --study search needs it")
+    if not ctx.data_dir.is_dir():
+        problems.append(f"--data-dir {ctx.data_dir}: no such folder")
+    if ctx.embeddings is not None and not ctx.embeddings.is_file():
+        problems.append(f"--embeddings {ctx.embeddings}: no such file")
+    from encoders import list_encoders
+    from harness.training.config import list_task_configs
+
+    problems += choice_problems("--task", ctx.task, list_task_configs())
+    problems += choice_problems("--encoder", ctx.encoder, list_encoders())
+    if problems:
+        return problems
+    run = FitRun(
+        ctx.task,
+        ctx.encoder,
+        ctx.data_dir,
+        ctx.out,
+        ctx.embeddings,
+        ctx.seed,
+        overrides={**ctx.overrides, **ctx.budget, **first_values(ctx.space)},
+    )
+    try:
+        run.resolved()
+        check_fit_inputs([run])
+    except ValueError as error:
+        return [str(error)]
+    return []
+
+
+def run_tune(options: StudyOptions) -> dict:
+    """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
+    from harness.studies.storage import storage_url
+
+    ctx = options.context()
+    problems = options.launch.problems()
+    try:
+        storage_url(options.storage)
+    except ValueError as error:
+        problems.append(str(error))
+    if options.study != "block-length-memory" and not options.outputs_only:
+        problems += training_problems(ctx)
+    if problems:
+        raise InputError("\n".join(problems))
+    if not options.launch.in_process and not options.outputs_only:
+        run_as_jobs(options, ctx)
+        return {}
+    from harness.studies.run import run_study
+
+    summary = run_study(
+        ctx,
+        options.name,
+        options.storage,
+        options.trials,
+        run_trials=not options.outputs_only,
+        max_retry=options.max_retry,
+        heartbeat_s=options.heartbeat,
+    )
+    print_summary(summary, ctx)
+    return summary

@@ -1,0 +1,80 @@
+"""``SuiteOptions``: one suite's grid, files, budget, fit options and launcher."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.errors import InputError
+from harness.launch import LaunchOptions
+from harness.suite.grid import CV_FOLDS, Shard
+from harness.training.shared_options import Budget, DataOptions, FitSections
+
+DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
+DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
+
+
+def names(text: str, option: str) -> list[str]:
+    """A comma-separated list of names, at least one."""
+    listed = [name.strip() for name in text.split(",") if name.strip()]
+    if not listed:
+        raise InputError(f"{option}: expected a comma-separated list such as trec,sst2")
+    return listed
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    """A grid of tasks x encoders x seeds (or CV folds), run into ``out`` and aggregated."""
+
+    out: Path | None = None
+    """results folder (shared by shards; required)"""
+    tasks: str = DEFAULT_TASKS
+    """comma-separated tasks"""
+    encoders: str = DEFAULT_ENCODERS
+    """comma-separated encoders"""
+    seeds: int = 5
+    """runs (seeds 0..N-1) per non-CV task"""
+    folds: int = CV_FOLDS
+    """run only the first K of the 10 cross-validation folds of the CV tasks (CR, MPQA, SUBJ,
+    MR; smoke runs)"""
+    shard: str = "1/1"
+    """K/N: run the K-th of N parts of the grid"""
+    aggregate_only: bool = False
+    """only rebuild the tables from the results"""
+    inputs: DataOptions = field(default_factory=DataOptions)
+    budget: Budget = field(default_factory=Budget)
+    fit: FitSections = field(default_factory=FitSections)
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.out is None:
+            problems.append("--out is required (the results folder)")
+        for name in ("seeds", "folds"):
+            if getattr(self, name) < 1:
+                problems.append(f"--{name} must be a positive integer, got {getattr(self, name)}")
+        for check in (
+            lambda: names(self.tasks, "--tasks"),
+            lambda: names(self.encoders, "--encoders"),
+            lambda: Shard.parse(self.shard),
+        ):
+            try:
+                check()
+            except ValueError as error:
+                problems.append(str(error))
+        if not self.launch.in_process and self.shard.replace(" ", "") != "1/1":
+            problems.append("--shard and --launcher exclude each other")
+        if problems:
+            raise InputError("\n".join(problems))
+
+    @property
+    def task_names(self) -> list[str]:
+        return names(self.tasks, "--tasks")
+
+    @property
+    def encoder_names(self) -> list[str]:
+        return names(self.encoders, "--encoders")
+
+    @property
+    def shard_of_grid(self) -> Shard:
+        return Shard.parse(self.shard)

@@ -1,0 +1,178 @@
+"""``run_suite``: check a suite's inputs, run its grid here or as jobs, aggregate its tables."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.environment import git_commit
+from harness.errors import InputError, RunFailedError
+from harness.redaction import recorded_command
+from harness.suite.aggregate import aggregate
+from harness.suite.grid import CV_TASKS, RunSpec, expand_grid
+from harness.suite.options import SuiteOptions
+from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
+from harness.training.shared_options import fit_overrides
+from reports.contracts.manifest import write_manifest
+from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
+
+
+def input_problems(options: SuiteOptions) -> list[str]:
+    """What is wrong with the grid's names and files, every problem at once."""
+    from encoders import list_encoders
+    from harness.training.config import list_task_configs
+
+    problems = options.inputs.file_problems("unless --aggregate-only")
+    problems += options.launch.problems()
+    for kind, given, known in (
+        ("task", options.task_names, list_task_configs()),
+        ("encoder", options.encoder_names, list_encoders()),
+    ):
+        unknown = [name for name in given if name not in known]
+        if unknown:
+            problems.append(f"unknown {kind}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return problems
+
+
+def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]) -> None:
+    """Every (task, encoder)'s fit config, then every data file of every task (all bad lines
+    at once), before any training; all problems at once."""
+    problems = []
+    first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
+    for run in first.values():
+        try:
+            _fit_run(run, options, overrides).resolved()
+        except ValueError as error:
+            problems.append(f"{run.task} {run.encoder}: {error}")
+    if problems:
+        raise InputError("\n".join(problems))
+    from harness.training.inputs import check_fit_inputs
+
+    per_task = {run.task: run for run in runs}.values()
+    check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
+
+
+def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]):
+    out = options.out
+    assert out is not None
+    return fit_run(
+        run, run.run_dir(out), options.inputs.data_dir, options.inputs.embeddings, overrides
+    )
+
+
+def write_suite_manifest(
+    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
+) -> None:
+    out = options.out
+    assert out is not None
+    manifest = {
+        "kind": "suite",
+        "command": recorded_command(),
+        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "grid": {
+            "tasks": options.task_names,
+            "encoders": options.encoder_names,
+            "seeds": options.seeds,
+            "folds": options.folds,
+            "cv_tasks": sorted(CV_TASKS),
+            "shards": options.shard_of_grid.count,
+        },
+        "overrides": overrides,
+        "results": [path.name for path in all_results_files(out)],
+        "files": {
+            "summary": SUMMARY,
+            "comparison": COMPARISON,
+            "tables": sorted(
+                str(path.relative_to(out)) for path in tables if path.parent.name == "tables"
+            ),
+            "runs": f"{RUNS_FOLDER}/<task>/<encoder>/<seedN|foldN>/",
+        },
+    }
+    write_manifest(out, manifest)
+
+
+def _run_here(
+    options: SuiteOptions, runs: list[RunSpec], overrides: dict[str, Any], fit: FitFn
+) -> int:
+    """This process runs shard ``--shard`` of the grid; returns the number of failed runs."""
+    out, shard = options.out, options.shard_of_grid
+    assert out is not None
+    summary = run_shard(
+        runs,
+        shard=shard,
+        out_dir=out,
+        fit=fit,
+        data_dir=options.inputs.data_dir,
+        embeddings=options.inputs.embeddings,
+        overrides=overrides,
+    )
+    print(
+        f"shard {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
+        f"done, {len(summary.failed)} failed -> {results_path(out, shard)}"
+    )
+    return len(summary.failed)
+
+
+def _run_as_jobs(
+    options: SuiteOptions, runs: list[RunSpec], overrides: dict[str, Any], fit: FitFn
+) -> int:
+    """Every unfinished shard as a submitit job; returns failed runs plus failed jobs."""
+    from harness.suite.launch import launch_suite
+
+    assert options.out is not None
+    outcomes = launch_suite(
+        runs,
+        options.launch,
+        out_dir=options.out,
+        fit=fit,
+        data_dir=options.inputs.data_dir,
+        embeddings=options.inputs.embeddings,
+        overrides=overrides,
+    )
+    failed = 0
+    for outcome in outcomes:
+        if outcome.ok:
+            summary = outcome.result
+            failed += len(summary.failed)
+            print(f"job {outcome.job_id}: {len(summary.ran)} ran, {len(summary.failed)} failed")
+        else:
+            failed += 1
+            print(f"job {outcome.job_id} died: {outcome.error} (log: {outcome.stderr})")
+    print(f"{len(outcomes)} jobs ({options.launch.cluster}); rerun the same command to resume")
+    return failed
+
+
+def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
+    """Run (or resume) the suite, then write its tables and manifest; returns the tables'
+    Markdown file. :class:`InputError` before anything is created when an input is wrong,
+    :class:`RunFailedError` after the tables when a run or job failed."""
+    out = options.out
+    assert out is not None
+    overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    failed = 0
+    if options.aggregate_only:
+        if not out.is_dir():
+            raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
+    else:
+        problems = input_problems(options)
+        if problems:
+            raise InputError("\n".join(problems))
+        runs = expand_grid(options.task_names, options.encoder_names, options.seeds, options.folds)
+        check_runs(runs, options, overrides)
+        out.mkdir(parents=True, exist_ok=True)
+        if fit is None:
+            from harness.training.run import run_fit as fit
+        run = _run_here if options.launch.in_process else _run_as_jobs
+        failed = run(options, runs, overrides, fit)
+    tables = aggregate(out)
+    write_suite_manifest(options, overrides, tables)
+    markdown = out / "tables" / "tables.md"
+    print(f"tables: {markdown} (HTML: sanbench report {out})")
+    if failed:
+        raise RunFailedError(
+            f"{failed} runs or jobs failed (their rows and error.txt say why); "
+            "rerun the same command to retry them"
+        )
+    return markdown

@@ -1,0 +1,140 @@
+"""Options every command that trains runs takes (suite, tune, reproduce), spelled alike.
+
+The data files and their reading, the training budget, and ``--model.*``/``--trainer.*``/
+``--data.*`` fit options as ``sanbench fit`` takes them; together they are the fit overrides of
+every run (:func:`fit_overrides`). The checks that need no file run when an object is made.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import InputError
+
+
+@dataclass(frozen=True)
+class DataOptions:
+    """Where the benchmark files are and how they are read."""
+
+    data_dir: Path | None = None
+    """folder holding the benchmark files (e.g. ../shared/datasets)"""
+    embeddings: Path | None = None
+    """GloVe text file (random vectors if unset; the papers start from GloVe)"""
+    encoding: str | None = None
+    """decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC train as
+    released by their authors are read as Windows-1252, with a warning)"""
+    max_length: int | None = None
+    """refuse sentences longer than this many tokens, naming their lines (default 512; the
+    longest real benchmark sentence has 120)"""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.encoding is not None:
+            try:
+                object.__setattr__(self, "encoding", codecs.lookup(self.encoding).name)
+            except LookupError:
+                problems.append(
+                    f"--encoding: unknown encoding {self.encoding!r}; e.g. utf-8, cp1252, latin-1"
+                )
+        if self.max_length is not None and self.max_length < 1:
+            problems.append(
+                f"--max-length: expected a positive number of tokens, got {self.max_length}"
+            )
+        if problems:
+            raise InputError("\n".join(problems))
+
+    def file_problems(self, needed_by: str) -> list[str]:
+        """What is wrong with the folder and the vectors file; ``needed_by`` says when
+        ``--data-dir`` may be left out."""
+        problems = []
+        if self.data_dir is None:
+            problems.append(f"--data-dir is required {needed_by} (e.g. ../shared/datasets)")
+        elif not self.data_dir.is_dir():
+            problems.append(f"--data-dir {self.data_dir}: no such folder")
+        if self.embeddings is not None and not self.embeddings.is_file():
+            problems.append(f"--embeddings {self.embeddings}: no such file")
+        return problems
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Each run's training budget, for every run (the task's own when unset)."""
+
+    max_steps: int | None = None
+    """training steps per run (trainer.max_steps)"""
+    max_epochs: int | None = None
+    """epochs per run (trainer.max_epochs)"""
+    limit_train_batches: int | float | None = None
+    """training batches per epoch: an integer counts batches, a number with a point in (0, 1]
+    is a fraction of the epoch"""
+    limit_val_batches: int | float | None = None
+    """validation batches per epoch, as --limit-train-batches"""
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"--{name.replace('_', '-')} must be a positive integer, got {value}"
+            for name, value in (("max_steps", self.max_steps), ("max_epochs", self.max_epochs))
+            if value is not None and (isinstance(value, bool) or value < 1)
+        ]
+        for name in ("limit_train_batches", "limit_val_batches"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            counts = isinstance(value, int) and value >= 1
+            fraction = isinstance(value, float) and 0 < value <= 1
+            if not (counts or fraction):
+                problems.append(
+                    f"--{name.replace('_', '-')} {value}: expected a positive number of batches "
+                    "or a fraction in (0, 1]"
+                )
+        if problems:
+            raise InputError("\n".join(problems))
+
+    def trainer_keys(self) -> dict[str, Any]:
+        """The budget set, as fit's ``trainer.*`` keys."""
+        return {f"trainer.{name}": value for name, value in vars(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class FitSections:
+    """Fit options every run takes, as ``sanbench fit`` takes them (``--model.dropout 0.3``,
+    ``--trainer.gradient_clip_val 5``, ``--data.batch_size 16``); each run's
+    ``fit_config.yaml`` holds them. Their keys are checked against fit's before any run."""
+
+    model: dict[str, Any] = field(default_factory=dict)
+    """fit's model options for every run (--model.KEY VALUE)"""
+    trainer: dict[str, Any] = field(default_factory=dict)
+    """fit's trainer options for every run (--trainer.KEY VALUE)"""
+    data: dict[str, Any] = field(default_factory=dict)
+    """fit's data options for every run (--data.KEY VALUE)"""
+
+    def dotted(self) -> dict[str, Any]:
+        """``{"model.dropout": 0.3, ...}``."""
+        return {
+            f"{section}.{key}": value
+            for section in ("model", "trainer", "data")
+            for key, value in getattr(self, section).items()
+        }
+
+
+def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:
+    """Every run's fit overrides: the sections, then the budget and the data-reading options
+    (which are fit keys under other names); one key given two values is refused."""
+    named = {} if budget is None else budget.trainer_keys()
+    if data.encoding is not None:
+        named["data.encoding"] = data.encoding
+    if data.max_length is not None:
+        named["data.max_length"] = data.max_length
+    sections = fit.dotted()
+    clashes = [
+        f"--{key.partition('.')[2].replace('_', '-')} {named[key]} and --{key} {sections[key]}: "
+        "give one"
+        for key in named.keys() & sections.keys()
+        if named[key] != sections[key]
+    ]
+    if clashes:
+        raise InputError("\n".join(clashes))
+    return {**sections, **named}
