@@ -1,0 +1,161 @@
+"""Every command's configuration (``harness.command_parser``): ``--print_config`` writes a file
+that ``--config`` runs as is, flags override it, and a misspelled key is named with the
+nearest valid one before anything is created."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli import command_module, main, parse_command
+from harness.command_parser import accepted, build, unknown_keys
+from harness.profiling.options import ProfileOptions
+from harness.reproduce.options import ReproduceOptions
+from harness.studies.options import StudyOptions
+from harness.suite.options import SuiteOptions
+
+# each command, options a user would set (none of them a default), and its options class
+COMMANDS = {
+    "profile": (
+        ["--preset", "quick", "--encoders", "disan,multi_head", "--lengths", "24,40",
+         "--batch-size", "3", "--dim", "12", "--modes", "train", "--no-report", "--compile"],
+        ProfileOptions,
+    ),
+    "suite": (
+        ["--tasks", "trec,cr", "--encoders", "mtsa", "--seeds", "2", "--folds", "3",
+         "--data-dir", "D", "--max-epochs", "4", "--limit-train-batches", "0.5",
+         "--model.dropout", "0.3", "--trainer.gradient_clip_val", "5", "--launcher", "local"],
+        SuiteOptions,
+    ),
+    "tune": (
+        ["--study", "dropout", "--task", "trec", "--encoder", "mtsa", "--trials", "3",
+         "--storage", "sqlite:///s.db", "--no-prune", "--max-steps", "7",
+         "--data.batch_size", "16", "--encoding", "cp1252"],
+        StudyOptions,
+    ),
+    "reproduce": (
+        ["--preset", "paper", "--workers", "1", "--threads", "2", "--max-length", "90",
+         "--model.head_hidden", "8"],
+        ReproduceOptions,
+    ),
+}  # fmt: skip
+
+
+def options_of(words: list[str]) -> object:
+    """The options object a command line builds, as ``sanbench`` parses it."""
+    name, module = command_module(words)
+    return build(COMMANDS[name][1], parse_command(module, name, words[1:]))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_print_config_is_a_file_that_config_runs_as_is(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    words, _ = COMMANDS[command]
+    out = ["--out", str(tmp_path / "out")]
+    assert main([command, *words, *out, "--print_config"]) == 0
+    saved = tmp_path / "config.yaml"
+    saved.write_text(capsys.readouterr().out)
+    assert isinstance(yaml.safe_load(saved.read_text()), dict)
+    direct = options_of([command, *words, *out])
+    assert options_of([command, "--config", str(saved)]) == direct
+    assert not (tmp_path / "out").exists()  # printing the config creates nothing
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_flags_after_the_config_file_override_it(command: str, tmp_path: Path) -> None:
+    words, _ = COMMANDS[command]
+    saved = tmp_path / "config.yaml"
+    saved.write_text("out: first\n")
+    assert str(options_of([command, *words, "--config", str(saved)]).out) == "first"
+    again = [command, *words, "--config", str(saved), "--out", "second"]
+    assert str(options_of(again).out) == "second"
+
+
+@pytest.mark.parametrize(
+    ("command", "key", "meant"),
+    [
+        ("profile", "predict_lenghts: 8,16", "predict_lengths"),
+        ("suite", "max_epochz: 3", "max_epochs"),
+        ("tune", "trails: 3", "trials"),
+        ("reproduce", "worker: 2", "workers"),
+    ],
+)
+def test_a_misspelled_key_in_a_config_file_is_named_with_the_nearest_one(
+    command: str, key: str, meant: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    saved = tmp_path / "config.yaml"
+    saved.write_text(f"{key}\n")
+    out = tmp_path / "out"
+    assert main([command, "--config", str(saved), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    wrong = key.partition(":")[0]
+    assert f"{saved}: unknown key {wrong} (did you mean {meant}?)" in err
+    assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_misspelled_flag_is_named_with_the_nearest_one(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    assert main([command, "--out", str(out), "--treads", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown option --treads (did you mean --threads?)" in err or (
+        "unknown option --treads" in err  # suite and tune have no --threads
+    )
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_dashes_and_underscores_spell_the_same_option() -> None:
+    dashes = options_of(["suite", "--out", "o", "--data-dir", "D", "--max-epochs", "2"])
+    underscores = options_of(["suite", "--out", "o", "--data_dir", "D", "--max_epochs", "2"])
+    assert dashes == underscores
+    assert (dashes.inputs.data_dir, dashes.budget.max_epochs) == (Path("D"), 2)
+
+
+def test_a_section_accepts_its_own_keys_and_entries_of_mapping_values() -> None:
+    known = {"model.dropout", "model.encoder_options", "trainer.max_epochs", "seeds"}
+    assert accepted("model", known) and accepted("model.encoder_options.block", known)
+    assert not accepted("modl.dropout", known)
+    assert unknown_keys(["seedz", "trainer.max_epochz", "model.dropout"], known) == [
+        "seedz (did you mean seeds?)",
+        "trainer.max_epochz (did you mean trainer.max_epochs?)",
+    ]
+
+
+def test_a_budget_flag_and_its_trainer_key_may_not_disagree(capsys: pytest.CaptureFixture) -> None:
+    words = ["suite", "--out", "o", "--data-dir", ".", "--max-epochs", "2"]
+    assert main([*words, "--trainer.max_epochs", "3"]) == 2
+    assert "--max-epochs 2 and --trainer.max_epochs 3: give one" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_suite_config_file_with_model_options_reaches_every_run(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``suite --model.dropout 0.3``, saved with ``--print_config`` and run with ``--config``:
+    every run's ``fit_config.yaml`` holds it."""
+    out = tmp_path / "suite"
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn,bilstm", "--seeds", "2"]
+    words += ["--data-dir", str(trec_dir), "--embeddings", str(trec_dir / "glove.txt")]
+    words += ["--out", str(out), "--max-steps", "2", "--model.dropout", "0.3"]
+    words += ["--model.hidden_dim", "4"]
+    assert main([*words, "--print_config"]) == 0
+    saved = tmp_path / "suite.yaml"
+    saved.write_text(capsys.readouterr().out)
+    assert main(["suite", "--config", str(saved)]) == 0
+    configs = sorted(out.glob("runs/trec/*/seed*/fit_config.yaml"))
+    assert len(configs) == 4
+    for path in configs:
+        config = yaml.safe_load(path.read_text())
+        assert config["model"]["dropout"] == 0.3 and config["trainer"]["max_steps"] == 2
+
+
+def test_print_config_never_writes_a_storage_password(capsys: pytest.CaptureFixture) -> None:
+    words = ["tune", "--study", "dropout", "--storage", "postgresql://u:secret@h/db"]
+    assert main([*words, "--print_config"]) == 0
+    printed = capsys.readouterr().out
+    assert "secret" not in printed and "postgresql://u:***@h/db" in printed
