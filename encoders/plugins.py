@@ -16,7 +16,7 @@ import os
 import sys
 from importlib.metadata import entry_points
 
-from encoders.registry import EncoderSource, _loading
+from encoders.sources import EncoderSource, loading
 
 ENTRY_POINT_GROUP = "sanbench.encoders"
 IMPORT_VARIABLE = "SANBENCH_IMPORT"
@@ -25,12 +25,12 @@ _state = {"loaded": False}
 _failures: list[str] = []
 
 
-def _import(module: str, source: EncoderSource) -> None:
-    _loading.append(source)
+def import_plugin(module: str, source: EncoderSource) -> None:
+    loading.append(source)
     try:
         importlib.import_module(module)
     finally:
-        _loading.pop()
+        loading.pop()
 
 
 def imported_modules() -> list[str]:
@@ -47,7 +47,7 @@ def load_plugins() -> None:
         dist = point.dist
         name, version = (dist.name, dist.version) if dist is not None else ("?", "?")
         try:
-            _import(point.module, EncoderSource("entry point", point.module, name, version))
+            import_plugin(point.module, EncoderSource("entry point", point.module, name, version))
         except Exception as error:
             _failures.append(
                 f"entry point {point.name} = {point.value} of {name} {version} failed: "
@@ -55,7 +55,7 @@ def load_plugins() -> None:
             )
     for module in imported_modules():
         try:
-            _import(module, EncoderSource("module", module))
+            import_plugin(module, EncoderSource("module", module))
         except Exception as error:
             _failures.append(f"{IMPORT_VARIABLE} module {module} failed: {error}")
 
@@ -66,7 +66,7 @@ def failed_plugins() -> list[str]:
     return list(_failures)
 
 
-def _current_folder_importable() -> str:
+def current_folder_importable() -> str:
     """Put the current folder first on ``sys.path`` (the ``sanbench`` script's own first entry
     is its bin folder); returns it."""
     here = os.getcwd()
@@ -82,37 +82,10 @@ def import_modules(modules: list[str]) -> None:
     if not modules:
         return
     load_plugins()
-    here = _current_folder_importable()
+    here = current_folder_importable()
     paths = [here, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     for module in modules:
-        _import(module, EncoderSource("module", module))
+        import_plugin(module, EncoderSource("module", module))
     names = dict.fromkeys([*imported_modules(), *modules])
     os.environ[IMPORT_VARIABLE] = ",".join(names)
-
-
-def require_encoder(name: str, source: dict[str, str | None] | None) -> None:
-    """Make sure encoder ``name`` is registered, importing the module ``source`` (as a
-    checkpoint records it) names; an error that says what to install or import when it fails."""
-    from encoders.registry import _REGISTRY
-
-    load_plugins()
-    if name in _REGISTRY or not source or source.get("kind") == "built-in":
-        return
-    module = source["module"] or ""
-    if source.get("kind") == "module":  # a module of the folder the model was trained from
-        _current_folder_importable()
-    try:
-        _import(module, EncoderSource("module", module))
-    except ImportError as error:
-        if source.get("kind") == "entry point":
-            how = f"install {source['distribution']} (it was {source['version']}): pip install "
-            how += f"{source['distribution']}"
-        else:
-            how = f"run from the folder holding {module} or put it on PYTHONPATH"
-        raise LookupError(
-            f"encoder {name!r} comes from module {module}, which cannot be imported "
-            f"({error}): {how}"
-        ) from None
-    if name not in _REGISTRY:
-        raise LookupError(f"encoder {name!r}: module {module} no longer registers it")

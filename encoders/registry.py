@@ -9,34 +9,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 from encoders.base import Encoder
+from encoders.plugins import (
+    current_folder_importable,
+    failed_plugins,
+    import_plugin,
+    load_plugins,
+)
+from encoders.sources import EncoderSource, loading
 
 Builder = Callable[..., Encoder]
-SourceKind = Literal["built-in", "entry point", "module"]
-
-
-@dataclass(frozen=True)
-class EncoderSource:
-    """Where an encoder came from: ``module`` registers it when imported; an entry point's
-    ``distribution`` is the package to install for it."""
-
-    kind: SourceKind
-    module: str
-    distribution: str | None = None
-    version: str | None = None
-
-    def describe(self) -> str:
-        if self.kind == "entry point":
-            return f"entry point of {self.distribution} {self.version} ({self.module})"
-        if self.kind == "module":
-            return f"module {self.module}"
-        return "built-in"
-
-    def as_dict(self) -> dict[str, str | None]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -48,7 +33,6 @@ class EncoderEntry:
 
 
 _REGISTRY: dict[str, EncoderEntry] = {}
-_loading: list[EncoderSource] = []  # the plugin being imported now (its entries' source)
 
 
 def register_encoder(name: str, *, paper: str) -> Callable[[Builder], Builder]:
@@ -57,8 +41,8 @@ def register_encoder(name: str, *, paper: str) -> Callable[[Builder], Builder]:
     def decorate(builder: Builder) -> Builder:
         if name in _REGISTRY:
             raise ValueError(f"encoder {name!r} is registered twice")
-        if _loading:
-            source = _loading[-1]
+        if loading:
+            source = loading[-1]
         elif builder.__module__.startswith("encoders."):
             source = EncoderSource("built-in", builder.__module__)
         else:
@@ -70,8 +54,6 @@ def register_encoder(name: str, *, paper: str) -> Callable[[Builder], Builder]:
 
 
 def _registry() -> dict[str, EncoderEntry]:
-    from encoders.plugins import load_plugins
-
     load_plugins()
     return _REGISTRY
 
@@ -85,8 +67,6 @@ def encoder_entry(name: str) -> EncoderEntry:
     try:
         return _registry()[name]
     except KeyError:
-        from encoders.plugins import failed_plugins
-
         known = ", ".join(_REGISTRY)
         broken = "".join(f"\n{failure}" for failure in failed_plugins())
         raise KeyError(f"unknown encoder {name!r}; registered encoders: {known}{broken}") from None
@@ -100,3 +80,28 @@ def build_encoder(name: str, input_dim: int = 300, **overrides: Any) -> Encoder:
 def builder_accepts(name: str, option: str) -> bool:
     """Whether encoder ``name``'s builder takes the keyword ``option`` (e.g. ``block_len``)."""
     return option in inspect.signature(encoder_entry(name).builder).parameters
+
+
+def require_encoder(name: str, source: dict[str, str | None] | None) -> None:
+    """Make sure encoder ``name`` is registered, importing the module ``source`` (as a
+    checkpoint records it) names; an error that says what to install or import when it fails."""
+    load_plugins()
+    if name in _REGISTRY or not source or source.get("kind") == "built-in":
+        return
+    module = source["module"] or ""
+    if source.get("kind") == "module":  # a module of the folder the model was trained from
+        current_folder_importable()
+    try:
+        import_plugin(module, EncoderSource("module", module))
+    except ImportError as error:
+        if source.get("kind") == "entry point":
+            how = f"install {source['distribution']} (it was {source['version']}): pip install "
+            how += f"{source['distribution']}"
+        else:
+            how = f"run from the folder holding {module} or put it on PYTHONPATH"
+        raise LookupError(
+            f"encoder {name!r} comes from module {module}, which cannot be imported "
+            f"({error}): {how}"
+        ) from None
+    if name not in _REGISTRY:
+        raise LookupError(f"encoder {name!r}: module {module} no longer registers it")

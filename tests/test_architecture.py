@@ -107,6 +107,45 @@ def test_packages_import_one_way_only() -> None:
     assert not wrong, "upward or sideways imports:\n" + "\n".join(wrong)
 
 
+def import_circles(edges: set[tuple[str, str]]) -> list[list[str]]:
+    """The modules that import one another back, directly or through others (each strongly
+    connected component of more than one module, Tarjan's algorithm)."""
+    graph: dict[str, list[str]] = {}
+    for source, target in sorted(edges):
+        graph.setdefault(source, []).append(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in graph.get(module, []):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            circle = []
+            while (member := stack.pop()) != module:
+                circle.append(member)
+            if circle:
+                circles.append(sorted([module, *circle]))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_no_module_imports_itself_back() -> None:
+    """A function-level import hides a circle from Python, not from this test."""
+    assert import_circles({("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")}) == [["a", "b", "c"]]
+    assert import_circles(import_edges()) == []
+
+
 def test_contracts_import_nothing_of_ours_but_themselves() -> None:
     wrong = sorted(
         f"{a} imports {b}"

@@ -21,15 +21,26 @@ says what the CPU does, measured on this CPU where it cannot be derived:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import torch
 from torch.overrides import TorchFunctionMode
 
-if TYPE_CHECKING:
-    from harness.profiling.predict import LiveStorageTracker
+
+class StorageLedger(AbstractContextManager, Protocol):
+    """What a CPU kernel needs of the dispatch mode that predicts (``predict.LiveStorageTracker``):
+    the live and peak bytes, the FLOPs, and ``track`` for the storages it returns; entering it
+    runs operators under it."""
+
+    live: int
+    peak: int
+    flops: int
+
+    def track(self, tensors: Iterable[Any]) -> None: ...
+
 
 aten = torch.ops.aten
 # Above this many bytes of arguments a kernel is not run for real: its workspace is then left
@@ -226,14 +237,14 @@ def promotion_temporaries(args: tuple, dtype: torch.dtype) -> int:
     )
 
 
-def _dropout_as_on_cpu(mode: LiveStorageTracker, x: Any, p: float, train: bool | None) -> Any:
+def _dropout_as_on_cpu(mode: StorageLedger, x: Any, p: float, train: bool | None) -> Any:
     """Dropout off (eval, p = 0): the CPU kernel returns its input; the Python decomposition a
     composite gets under ``inference_mode`` would copy it."""
     return x if not train or p == 0 else NotImplemented
 
 
 def _attention_as_on_cpu(
-    mode: LiveStorageTracker,
+    mode: StorageLedger,
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
@@ -276,7 +287,7 @@ def _fused_rnn(func: Any, flops_per_forward: float) -> Callable[..., Any]:
     the CPU kernel gives it, the most the CPU kernel holds during the call, and the FLOPs of
     the per-step cell."""
 
-    def run(mode: LiveStorageTracker, *args: Any, **kwargs: Any) -> Any:
+    def run(mode: StorageLedger, *args: Any, **kwargs: Any) -> Any:
         live_before = mode.live
         out = func(*args, **kwargs)
         record = kernel_record(func, args, kwargs)

@@ -20,7 +20,7 @@ from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, Sp
 from torchmetrics.classification import MulticlassAccuracy
 
 from encoders import Encoder, build_encoder, encoder_entry
-from encoders.plugins import require_encoder
+from encoders.registry import require_encoder
 from harness.training.heads import (
     FEATURE_FACTOR,
     Classifier,
@@ -70,7 +70,7 @@ class TaskModule(pl.LightningModule):
     keywords, e.g. ``hidden_dim``); the vocabulary the embedding rows stand for is stored in the
     checkpoint too (``vocabulary``, set by ``task_model``). Pre-trained vectors are copied in with
     :meth:`set_embeddings`. ``encoder_source`` is recorded, not chosen: where a plugin encoder
-    came from (``encoders.registry.EncoderSource``), imported again on loading if needed.
+    came from (``encoders.sources.EncoderSource``), imported again on loading if needed.
     """
 
     def __init__(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from encoders import build_encoder, encoder_entry, list_encoders, plugins
+from encoders import build_encoder, encoder_entry, list_encoders, plugins, registry
 from tests.encoders.plugin_fixtures import PLUGIN, fresh_registry, write_distribution
 
 __all__ = ["fresh_registry"]  # a fixture
@@ -64,7 +64,7 @@ def test_import_modules_sets_the_environment_for_child_processes(
 
 def test_require_encoder_imports_the_recorded_module_again(fresh_registry: Path) -> None:
     (fresh_registry / "plug_again.py").write_text(PLUGIN.format(name="plug_again_lstm"))
-    plugins.require_encoder("plug_again_lstm", {"kind": "module", "module": "plug_again"})
+    registry.require_encoder("plug_again_lstm", {"kind": "module", "module": "plug_again"})
     assert "plug_again_lstm" in list_encoders()
 
 
@@ -76,6 +76,6 @@ def test_require_encoder_says_which_package_to_install(fresh_registry: Path) -> 
         "version": "0.3",
     }
     with pytest.raises(LookupError, match="pip install sanbench-gone"):
-        plugins.require_encoder("gone", source)
+        registry.require_encoder("gone", source)
     with pytest.raises(LookupError, match="run from the folder holding plug_gone"):
-        plugins.require_encoder("gone", {"kind": "module", "module": "plug_gone"})
+        registry.require_encoder("gone", {"kind": "module", "module": "plug_gone"})
