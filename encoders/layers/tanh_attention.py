@@ -179,13 +179,14 @@ def eager_forward_sums(
     tile: Tile,
     x_rows: torch.Tensor,
     y: torch.Tensor,
-    v: torch.Tensor,
+    v_ones: torch.Tensor,
     shift: torch.Tensor,
     c: float,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Σ_k w_qk v_k and Σ_k w_qk [N, d, T] of one tile, through one [N, d, T, K] buffer."""
+    """Σ_k w_qk v_k and Σ_k w_qk [N, d, T] of one tile, through one [N, d, T, K] buffer;
+    ``v_ones`` [N, d, K, 2]: the tile's keys of :func:`with_ones` (v), made once per call."""
     weights, _ = tile(x_rows, y, shift, c, False)
-    numerator, total = torch.matmul(weights, with_ones(v)).unbind(-1)
+    numerator, total = torch.matmul(weights, v_ones).unbind(-1)
     return numerator, total
 
 
@@ -193,21 +194,22 @@ def eager_backward_sums(
     tile: Tile,
     x_rows: torch.Tensor,
     y: torch.Tensor,
-    v: torch.Tensor,
+    v_ones: torch.Tensor,
     shift: torch.Tensor,
     c: float,
     g_over_z_rows: torch.Tensor,
     s_rows: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """One tile's Σ_k U (v_k - s_q) [N, d, T], Σ_q U (v_k - s_q) and Σ_q P g [N, d, K]
-    (before the factor c), with U = P g (1 - t²); two [N, d, T, K] buffers."""
+    (before the factor c), with U = P g (1 - t²); two [N, d, T, K] buffers. ``v_ones`` as in
+    :func:`eager_forward_sums`."""
     weights, slope = tile(x_rows, y, shift, c, True)
     pg = weights.mul_(g_over_z_rows.unsqueeze(-1))  # P g
     grad_v = pg.sum(-2)
     u = slope.mul_(pg)  # P g (1 - t²)
-    u_v, u_sum = torch.matmul(u, with_ones(v)).unbind(-1)  # Σ_k U v_k, Σ_k U
+    u_v, u_sum = torch.matmul(u, v_ones).unbind(-1)  # Σ_k U v_k, Σ_k U
     s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # Σ_q s_q U, Σ_q U
-    return u_v - s_rows * u_sum, v * u_col - s_u, grad_v
+    return u_v - s_rows * u_sum, v_ones[..., 0] * u_col - s_u, grad_v
 
 
 def _weights_and_slope(
@@ -271,15 +273,17 @@ class ChunkedTanhAttention(torch.autograd.Function):
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
+        values = v if fuse else with_ones(v)  # the eager tiles' [v, 1], made once
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
                 continue
             shift = shift_for(allowed[:, rows, keys], offset, q.dtype)
-            tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
             if fuse:
+                tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
                 numerator, total = fused_sums()[0](*tile_args, tile is separable_tile)
             else:
+                tile_args = (x[..., rows], y[..., keys], values[..., keys, :], shift, c)
                 numerator, total = eager_forward_sums(tile, *tile_args)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
@@ -296,15 +300,17 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c, tile = ctx.c, ctx.tile
         grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
         g_over_z = grad_out / normaliser  # [N, d, L_q]
+        values = v if ctx.fuse else with_ones(v)
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
             shift = shift_for(allowed[:, rows, keys], ctx.offset, x.dtype)
-            tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
             rest = (g_over_z[..., rows], out[..., rows])
             if ctx.fuse:
+                tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
                 sums = fused_sums()[1](*tile_args, tile is separable_tile, *rest)
             else:
+                tile_args = (x[..., rows], y[..., keys], values[..., keys, :], shift, c)
                 sums = eager_backward_sums(tile, *tile_args, *rest)
             grad_q[..., rows] = sums[0]
             grad_k[..., keys] += sums[1]

@@ -20,6 +20,7 @@ from encoders.layers.tanh_attention import (
     tanh_attention,
     tanh_tile,
     tile_inputs,
+    with_ones,
 )
 
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
@@ -208,9 +209,10 @@ def test_the_fused_sums_equal_the_eager_ones(separable: bool) -> None:
     allowed = torch.rand(2, 4, 6, generator=generator) < 0.7
     tile, offset = (separable_tile, 0.0) if separable else (tanh_tile, -C)
     shift = shift_for(allowed, offset, torch.float64)
+    v_ones = with_ones(v)
     eager = [
-        *eager_forward_sums(tile, x, y, v, shift, C),
-        *eager_backward_sums(tile, x, y, v, shift, C, g, s),
+        *eager_forward_sums(tile, x, y, v_ones, shift, C),
+        *eager_backward_sums(tile, x, y, v_ones, shift, C, g, s),
     ]
     fused = [
         *fused_forward_sums(x, y, v, shift, C, separable),
