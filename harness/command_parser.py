@@ -23,7 +23,7 @@ from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespac
 
 from harness.errors import InputError
 
-PARSER_OPTIONS = ("config", "print_config", "help")  # what every parser takes besides its keys
+PARSER_SPELLINGS = ("--config", "-c", "--print_config", "--help", "-h")  # besides the keys
 T = TypeVar("T")
 
 
@@ -88,12 +88,12 @@ def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
             continue
         option = word.partition("=")[0]
         key = option.removeprefix("--").replace("-", "_")
-        if option in aliases or key in PARSER_OPTIONS or accepted(key, known):
+        if option in aliases or option in PARSER_SPELLINGS or accepted(key, known):
             continue
         if key.startswith("no_") and key.removeprefix("no_") in known:
             continue
         spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
-        spelled |= {f"--{k}" for k in known if "." in k} | aliases
+        spelled |= {f"--{k}" for k in known if "." in k} | aliases | set(PARSER_SPELLINGS)
         problems.append(f"unknown option {option}{did_you_mean(option, spelled)}")
     return problems
 
@@ -103,17 +103,23 @@ class CheckedConfigFile(ActionConfigFile):
     unknown key is named, with the nearest valid one, before any value is applied."""
 
     def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
-        path = Path(str(values))
+        path = Path(str(values)).expanduser()
         try:
-            content = yaml.safe_load(path.read_text()) if path.is_file() else None
-        except yaml.YAMLError:
-            content = None  # jsonargparse says what is wrong with it
-        if isinstance(content, dict):
-            unknown = unknown_keys(flat_keys(content), known_keys(parser))
-            if unknown:
-                raise InputError(
-                    "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
-                )
+            content = yaml.safe_load(path.read_text())
+        except OSError as error:
+            raise InputError(f"{option_string} {path}: {error.strerror}") from None
+        except yaml.YAMLError as error:
+            raise InputError(
+                f"{path}: not YAML ({one_line(error)}); fix the file or re-create it with "
+                f"`{parser.prog} ... --print_config > FILE`"
+            ) from None
+        if not isinstance(content, dict):
+            raise InputError(f"{path}: expected a mapping of options, as --print_config writes")
+        unknown = unknown_keys(flat_keys(content), known_keys(parser))
+        if unknown:
+            raise InputError(
+                "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
+            )
         super().__call__(parser, cfg, values, option_string)
 
 
@@ -168,11 +174,6 @@ class CommandParser(ArgumentParser):
                 help=help_text + shown,
             )
 
-    def add_alias(self, option: str, key: str, help_text: str) -> None:
-        """``option VALUE`` sets ``key`` (``--task`` for ``--data.task``); not a key itself."""
-        self.aliases.add(option)
-        self.add_argument(option, action=functools.partial(SetKey, key=key), help=help_text)
-
     def parse(self, words: list[str]) -> Namespace:
         """The parsed options; unknown options, bad values and bad config files raise
         :class:`InputError`, one line per problem."""
@@ -183,6 +184,17 @@ class CommandParser(ArgumentParser):
             return self.parse_args(words)
         except argparse.ArgumentError as error:
             raise InputError(f"{one_line(error)} (see {self.prog} --help)") from None
+
+
+def add_alias(parser: ArgumentParser, option: str, key: str, help_text: str) -> None:
+    """``option VALUE`` sets ``key`` (``--task`` for ``--data.task``) and is not a key itself;
+    :func:`unknown_options` knows it from ``parser.aliases``."""
+    aliases = getattr(parser, "aliases", set())
+    parser.aliases = aliases | {option}
+    metavar = key.rpartition(".")[2].upper()
+    parser.add_argument(
+        option, action=functools.partial(SetKey, key=key), metavar=metavar, help=help_text
+    )
 
 
 class SetKey(argparse.Action):

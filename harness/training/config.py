@@ -12,7 +12,6 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -63,45 +62,10 @@ def nested(values: dict[str, Any]) -> dict[str, Any]:
     return tree
 
 
-def _config_file(path: Path) -> dict[str, Any]:
-    try:
-        loaded = yaml.safe_load(path.read_text()) or {}
-    except OSError as error:
-        raise ConfigError(f"--config {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(
-            f"{path}: not YAML ({' '.join(str(error).split())}); fix the file or re-create it "
-            "with `sanbench fit ... --print_config > FILE`"
-        ) from None
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"{path}: expected a mapping with trainer:, model:, data: sections")
-    return loaded
-
-
-def chosen_task_and_encoder(args: list[str] | dict[str, Any]) -> tuple[str | None, str | None]:
-    """The task and encoder ``args`` ask for (command-line words, in order, ``--config`` files
-    included, or a nested config): they choose the task config's defaults before parsing."""
-    if isinstance(args, dict):
-        found = _task_and_encoder(args)
-        return found.get("data.task"), found.get("model.encoder")
-    found = {}
-    words = iter(args)
-    for word in words:
-        key, _, value = word.partition("=")
-        if key not in ("--config", "-c", "--data.task", "--model.encoder"):
-            continue
-        value = value or next(words, "")
-        if key in ("--config", "-c"):
-            found.update(_task_and_encoder(_config_file(Path(value))))
-        else:
-            found[key.removeprefix("--")] = value
-    return found.get("data.task"), found.get("model.encoder")
-
-
-def _task_and_encoder(config: dict[str, Any]) -> dict[str, Any]:
+def task_and_encoder(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The task and encoder a nested fit config names (None where it names none)."""
     data, model = config.get("data") or {}, config.get("model") or {}
-    pairs = {"data.task": data.get("task"), "model.encoder": model.get("encoder")}
-    return {k: v for k, v in pairs.items() if v is not None}
+    return data.get("task"), model.get("encoder")
 
 
 @contextlib.contextmanager

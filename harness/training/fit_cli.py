@@ -8,6 +8,8 @@ run folder.
 
 from __future__ import annotations
 
+import argparse
+import functools
 import warnings
 from argparse import ArgumentError
 from pathlib import Path
@@ -20,6 +22,7 @@ from lightning.pytorch.utilities.exceptions import MisconfigurationException
 from datamodules.datamodule import BenchmarkDataModule
 from harness.command_parser import (
     CheckedConfigFile,
+    add_alias,
     choice_problems,
     flat_keys,
     known_keys,
@@ -31,13 +34,13 @@ from harness.errors import InputError
 from harness.training.callbacks import trainer_arguments
 from harness.training.config import (
     ConfigError,
-    chosen_task_and_encoder,
     list_task_configs,
     plain,
+    task_and_encoder,
     task_defaults,
 )
 from harness.training.run_options import RunOptions
-from harness.training.task_model import registered_task_model
+from harness.training.task_model import task_model
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
 # (quiet), and the datamodule's own distributed sharding (docs/training.md, DDP)
@@ -50,25 +53,41 @@ TRAINER_DEFAULTS = {
     "log_every_n_steps": 50,
 }
 CONFIG_HELP = "a YAML file of fit options (as --print_config writes it); later options win"
+SHORT_FORMS = {  # option -> the config key it sets
+    "--task": "data.task",
+    "--encoder": "model.encoder",
+    "--data-dir": "data.data_dir",
+    "--embeddings": "data.embeddings",
+    "--seed": "seed_everything",
+    "--fold": "data.fold",
+    "--encoding": "data.encoding",
+}
 DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
-(harness/training/configs/<task>.yaml), then --config files, then options. Short forms:
---task (--data.task), --encoder (--model.encoder), --data-dir (--data.data_dir), --embeddings
-(--data.embeddings), --seed (--seed_everything), --fold (--data.fold), --encoding
-(--data.encoding); --overwrite deletes an --out folder holding another run (only a run
-folder sanbench made, never a folder of yours)."""
+(harness/training/configs/<task>.yaml), then --config files, then options."""
+
+
+class SetAttribute(argparse.Action):
+    """A flag of the command that is not a config value: it sets ``target.name`` to True."""
+
+    def __init__(self, option_strings: list[str], dest: str, target: Any, name: str, **kw: Any):
+        super().__init__(option_strings, dest=argparse.SUPPRESS, **kw)
+        self.target, self.name = target, name
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        setattr(self.target, self.name, True)
 
 
 class FitCLI(LightningCLI):
     """One fit's configuration, parsed from command-line words or a nested mapping."""
 
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
-        self.task, self.encoder = chosen_task_and_encoder(args)
+        self.overwrite = False  # --overwrite (a flag of the command, not a config value)
         self.extra_callbacks: list[pl.Callback] = []
         try:
             with warnings.catch_warnings():  # args stand for sys.argv here, on purpose
                 warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
                 super().__init__(
-                    registered_task_model(),
+                    task_model,
                     BenchmarkDataModule,
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,
@@ -96,7 +115,8 @@ class FitCLI(LightningCLI):
 
     def parse_arguments(self, parser: LightningArgumentParser, args: Any) -> None:
         """Refuse unknown keys (a mapping's) or options (words) with the nearest valid one, all
-        at once, before LightningCLI parses what is left to check: types and values."""
+        at once; read the task and encoder, whose config is the parser's defaults; then
+        LightningCLI parses, checking types and values."""
         if isinstance(args, dict):
             unknown = [
                 f"unknown key {key}" for key in unknown_keys(flat_keys(args), known_keys(parser))
@@ -105,7 +125,37 @@ class FitCLI(LightningCLI):
             unknown = unknown_options(args, parser)
         if unknown:
             raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
+        task, encoder = task_and_encoder(args) if isinstance(args, dict) else self._chosen(args)
+        from encoders import list_encoders
+
+        problems = choice_problems("--data.task", task, list_task_configs())
+        problems += choice_problems("--model.encoder", encoder, list_encoders())
+        if problems:
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+        if task is not None:
+            parser.set_defaults(task_defaults(task, encoder))
         super().parse_arguments(parser, args)
+
+    def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
+        """The task and encoder that ``words`` choose, ``--config`` files included, as a parser
+        built like the real one reads them; its ``--help`` and ``--print_config`` do nothing,
+        and a placeholder ``--data.data_dir`` (which any given one overrides) lets it read them
+        before the folder is named. (None, None) when they cannot be read (e.g. no encoder):
+        the real parser then says what is missing, or prints the help without a task's values.
+        """
+        reader = self.init_parser(
+            prog="sanbench fit", exit_on_error=False, print_config=None, add_help=False
+        )
+        reader.add_argument("-h", "--help", action="store_true")
+        reader.add_argument("--print_config", nargs="?", const=True)
+        self.add_default_arguments_to_parser(reader)
+        self.add_core_arguments_to_parser(reader)
+        self.add_arguments_to_parser(reader)
+        try:
+            config = reader.parse_args(["--data.data_dir", ".", *words])
+        except (ArgumentError, InputError):
+            return None, None
+        return config["data.task"], config["model.encoder"]
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")
@@ -113,14 +163,16 @@ class FitCLI(LightningCLI):
         parser.link_arguments("seed_everything", "data.seed")
         parser.link_arguments("out", "trainer.default_root_dir")
         parser.link_arguments("data", "model.data", apply_on="instantiate")
-        from encoders import list_encoders
-
-        problems = choice_problems("--data.task", self.task, list_task_configs())
-        problems += choice_problems("--model.encoder", self.encoder, list_encoders())
-        if problems:
-            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
-        if self.task is not None:
-            parser.set_defaults(task_defaults(self.task, self.encoder))
+        for option, key in SHORT_FORMS.items():
+            add_alias(parser, option, key, f"--{key}")
+        parser.aliases = parser.aliases | {"--overwrite"}  # an option, not a key
+        parser.add_argument(
+            "--overwrite",
+            action=functools.partial(SetAttribute, target=self, name="overwrite"),
+            nargs=0,
+            help="delete an --out folder holding another run (only a run folder sanbench "
+            "made, never a folder of yours)",
+        )
 
     def instantiate_classes(self) -> None:
         """Deferred to :meth:`build` (``run_fit`` calls it after :meth:`check`)."""

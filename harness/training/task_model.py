@@ -10,25 +10,11 @@ import torch
 from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
 
 from datamodules.datamodule import BenchmarkDataModule
-from encoders import builder_accepts, encoder_entry, list_encoders
+from encoders import builder_accepts, encoder_entry
 from encoders.layers.mblosa import block_length
 from harness.training.appendix_a import expected_max_length
 from harness.training.config import plain
 from harness.training.module import TaskModule, Vocabulary
-
-EncoderName = Literal[tuple(list_encoders())]  # every registered encoder: typed --help
-
-
-def registered_task_model() -> Any:
-    """``task_model`` with ``encoder`` typed by the encoders registered now, including those an
-    imported module registered after this one (jsonargparse reads the annotation's name from
-    this module when a parser is built). The one module-level name rebound after import, on
-    purpose: a copy of the function with resolved annotations is refused the second time a
-    parser is built ("lightning.pytorch.cli already defines 'task_model_class'": LightningCLI
-    registers a model function under its name)."""
-    global EncoderName
-    EncoderName = Literal[tuple(list_encoders())]
-    return task_model
 
 
 def paper_width(encoder: str) -> int:
@@ -62,7 +48,7 @@ def builder_options(
 
 
 def task_model(
-    encoder: EncoderName,
+    encoder: str,
     hidden_dim: PositiveInt | None = None,
     width_scale: PositiveFloat | None = None,
     encoder_options: dict[str, Any] | None = None,
@@ -80,7 +66,8 @@ def task_model(
     """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
 
     Args:
-        encoder: a registered encoder (``sanbench encoders``).
+        encoder: a registered encoder (``sanbench encoders`` lists them; a misspelled one gets
+            the nearest).
         hidden_dim: model width for every encoder; None keeps the builder's paper size (300
             units, Bi-BloSAN §4.1 / DiSAN §5; Multi-CNN 200 per width = 600D, MTSA 600).
         width_scale: every encoder at this fraction of its paper width instead (one ratio for

@@ -1,0 +1,71 @@
+"""``FitCLI`` (``harness/training/fit_cli.py``): the task's and encoder's config are the
+defaults, whether ``--task``/``--encoder`` are flags or keys of a ``--config`` file, and no
+word of the command line is read by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli import main
+
+
+def printed_config(words: list[str], capsys: pytest.CaptureFixture) -> dict:
+    assert main(["fit", *words, "--print_config"]) == 0
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+def test_the_task_and_encoder_of_a_config_file_choose_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    chosen = tmp_path / "chosen.yaml"
+    chosen.write_text("data:\n  task: trec\nmodel:\n  encoder: disan\n")
+    config = printed_config(["--config", str(chosen), "--data-dir", str(tmp_path)], capsys)
+    assert config["data"]["batch_size"] == 16  # TREC's value for DiSAN (Bi-BloSAN §4.4)
+    assert config["model"]["optimizer"] == "adam"  # and the task's own
+    later = ["--config", str(chosen), "--encoder", "multi_cnn", "--data.batch_size", "8"]
+    config = printed_config([*later, "--data-dir", str(tmp_path)], capsys)
+    assert (config["model"]["encoder"], config["data"]["batch_size"]) == ("multi_cnn", 8)
+
+
+def test_a_file_after_the_flags_wins_over_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    chosen = tmp_path / "chosen.yaml"
+    chosen.write_text("model:\n  encoder: disan\n")
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    config = printed_config([*words, "--config", str(chosen)], capsys)
+    assert (config["model"]["encoder"], config["data"]["batch_size"]) == ("disan", 16)
+
+
+def test_short_forms_and_overwrite_are_options_not_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    words = ["--task=trec", "--encoder", "mtsa", "--data-dir", str(tmp_path), "--fold", "2"]
+    config = printed_config([*words, "--seed=7", "--overwrite"], capsys)
+    assert (config["data"]["fold"], config["seed_everything"]) == (2, 7)
+    assert "overwrite" not in config and "task" not in config
+    assert main(["fit", *words, "--print-config"]) == 2
+    assert "unknown option --print-config (did you mean --print_config?)" in capsys.readouterr().err
+
+
+def test_help_shows_the_chosen_task_and_encoder_before_the_data_folder_is_named(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    assert main(["fit", "--task", "trec", "--encoder", "disan", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--data.batch_size BATCH_SIZE" in help_text and "(type: int, default: 16)" in help_text
+
+
+def test_a_missing_config_file_and_a_file_that_is_not_a_mapping_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    absent = tmp_path / "absent.yaml"
+    assert main(["fit", "--config", str(absent)]) == 2
+    assert f"--config {absent}: No such file or directory" in capsys.readouterr().err
+    listed = tmp_path / "listed.yaml"
+    listed.write_text("- a\n- b\n")
+    assert main(["fit", "--config", str(listed)]) == 2
+    assert f"{listed}: expected a mapping of options" in capsys.readouterr().err
