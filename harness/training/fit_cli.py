@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import functools
 import warnings
-from argparse import ArgumentError
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +101,7 @@ class FitCLI(LightningCLI):
                     auto_configure_optimizers=False,  # TaskModule has the papers' optimizers
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
-        except ArgumentError as error:
+        except argparse.ArgumentError as error:
             raise ConfigError(f"{one_line(error)} (see sanbench fit --help)") from None
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigError(f"{error} (see sanbench fit --help)") from None
@@ -153,7 +152,7 @@ class FitCLI(LightningCLI):
         self.add_arguments_to_parser(reader)
         try:
             config = reader.parse_args(["--data.data_dir", ".", *words])
-        except (ArgumentError, InputError):
+        except (argparse.ArgumentError, InputError):
             return None, None
         return config["data.task"], config["model.encoder"]
 
