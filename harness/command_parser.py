@@ -223,8 +223,8 @@ def _default(field: dataclasses.Field) -> Any:
 
 def build(options: type[T], namespace: Namespace) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
-    level, as :meth:`CommandParser.add_options` added them); the checks of every part run, and
-    their problems are raised together as one :class:`InputError`."""
+    level, as :meth:`CommandParser.add_options` added them). Every part is checked; the parts'
+    problems are raised together as one :class:`InputError`, before the whole is made."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
     problems: list[str] = []
@@ -242,7 +242,8 @@ def build(options: type[T], namespace: Namespace) -> T:
 
 
 def plain(value: Any) -> Any:
-    """Built-in values: jsonargparse's ``Namespace`` as a dict, its paths as ``pathlib``'s."""
+    """A value as the dataclasses take it: a section parsed as jsonargparse's ``Namespace`` (a
+    ``dict[str, Any]`` field given key by key) as a dict."""
     if isinstance(value, Namespace):
         return value.as_dict()
     return value
