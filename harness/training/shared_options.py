@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from harness.errors import InputError
 
 
@@ -111,6 +113,12 @@ class FitSections:
     data: dict[str, Any] = field(default_factory=dict)
     """fit's data options for every run (--data.KEY VALUE)"""
 
+    def __post_init__(self) -> None:
+        for section in ("model", "trainer", "data"):
+            entries = getattr(self, section)
+            typed = {key: _yaml_leaves(value) for key, value in entries.items()}
+            object.__setattr__(self, section, typed)
+
     def dotted(self) -> dict[str, Any]:
         """``{"model.dropout": 0.3, ...}``."""
         return {
@@ -118,6 +126,17 @@ class FitSections:
             for section in ("model", "trainer", "data")
             for key, value in getattr(self, section).items()
         }
+
+
+def _yaml_leaves(value: Any) -> Any:
+    """A mapping's string leaves read as YAML, as fit reads ``--model.encoder_options.block_len
+    4``: jsonargparse types a section's first level (``--model.dropout 0.3``), not deeper."""
+    if isinstance(value, dict):
+        return {
+            key: yaml.safe_load(leaf) if isinstance(leaf, str) else _yaml_leaves(leaf)
+            for key, leaf in value.items()
+        }
+    return value
 
 
 def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:

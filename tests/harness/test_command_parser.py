@@ -159,3 +159,10 @@ def test_print_config_never_writes_a_storage_password(capsys: pytest.CaptureFixt
     assert main([*words, "--print_config"]) == 0
     printed = capsys.readouterr().out
     assert "secret" not in printed and "postgresql://u:***@h/db" in printed
+
+
+def test_fit_options_are_typed_at_any_depth_as_fit_types_them() -> None:
+    words = ["suite", "--out", "o", "--model.encoder_options.block_len", "4"]
+    options = options_of([*words, "--model.optimizer", "adam", "--trainer.max_epochs", "3"])
+    assert options.fit.model == {"encoder_options": {"block_len": 4}, "optimizer": "adam"}
+    assert options.fit.dotted()["trainer.max_epochs"] == 3
