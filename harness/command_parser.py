@@ -157,7 +157,7 @@ class CommandParser(ArgumentParser):
             if "_" in field.name:
                 names.append(f"--{field.name}")
             default = _default(field)
-            help_text = docs.get(field.name, "")
+            help_text = docs.get(field.name, "").replace("%", "%%")  # argparse formats help
             if hint is bool:
                 action = ActionYesNo(no_prefix="no-")
                 self.add_argument(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cli import command_module, main, parse_command
+from harness.cli import SUBCOMMANDS, command_module, main, parse_command
 from harness.command_parser import accepted, build, unknown_keys
 from harness.profiling.options import ProfileOptions
 from harness.reproduce.options import ReproduceOptions
@@ -166,3 +166,11 @@ def test_fit_options_are_typed_at_any_depth_as_fit_types_them() -> None:
     options = options_of([*words, "--model.optimizer", "adam", "--trainer.max_epochs", "3"])
     assert options.fit.model == {"encoder_options": {"block_len": 4}, "optimizer": "adam"}
     assert options.fit.dotted()["trainer.max_epochs"] == 3
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_every_command_prints_its_help(command: str, capsys: pytest.CaptureFixture) -> None:
+    """A help text is formatted by argparse (a bare % in a docstring broke ``profile``'s)."""
+    assert main([command, "--help"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith(f"usage: sanbench {command}") and not printed.err
