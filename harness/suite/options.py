@@ -26,8 +26,8 @@ def names(text: str, option: str) -> list[str]:
 class SuiteOptions:
     """A grid of tasks x encoders x seeds (or CV folds), run into ``out`` and aggregated."""
 
-    out: Path | None = None
-    """results folder (shared by shards; required)"""
+    out: Path
+    """results folder (shared by shards)"""
     tasks: str = DEFAULT_TASKS
     """comma-separated tasks"""
     encoders: str = DEFAULT_ENCODERS
@@ -48,8 +48,6 @@ class SuiteOptions:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.out is None:
-            problems.append("--out is required (the results folder)")
         for name in ("seeds", "folds"):
             if getattr(self, name) < 1:
                 problems.append(f"--{name} must be a positive integer, got {getattr(self, name)}")

@@ -13,6 +13,7 @@ from harness.suite.aggregate import aggregate
 from harness.suite.grid import CV_TASKS, RunSpec, expand_grid
 from harness.suite.options import SuiteOptions
 from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
+from harness.training.fit_run import FitRun
 from harness.training.shared_options import fit_overrides
 from reports.contracts.manifest import write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
@@ -53,19 +54,15 @@ def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, 
     check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
 
 
-def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]):
-    out = options.out
-    assert out is not None
-    return fit_run(
-        run, run.run_dir(out), options.inputs.data_dir, options.inputs.embeddings, overrides
-    )
+def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> FitRun:
+    inputs = options.inputs
+    return fit_run(run, run.run_dir(options.out), inputs.data_dir, inputs.embeddings, overrides)
 
 
 def write_suite_manifest(
     options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
 ) -> None:
     out = options.out
-    assert out is not None
     manifest = {
         "kind": "suite",
         "command": recorded_command(),
@@ -98,7 +95,6 @@ def _run_here(
 ) -> int:
     """This process runs shard ``--shard`` of the grid; returns the number of failed runs."""
     out, shard = options.out, options.shard_of_grid
-    assert out is not None
     summary = run_shard(
         runs,
         shard=shard,
@@ -121,7 +117,6 @@ def _run_as_jobs(
     """Every unfinished shard as a submitit job; returns failed runs plus failed jobs."""
     from harness.suite.launch import launch_suite
 
-    assert options.out is not None
     outcomes = launch_suite(
         runs,
         options.launch,
@@ -149,7 +144,6 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     Markdown file. :class:`InputError` before anything is created when an input is wrong,
     :class:`RunFailedError` after the tables when a run or job failed."""
     out = options.out
-    assert out is not None
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     failed = 0
     if options.aggregate_only:
