@@ -14,8 +14,9 @@ from harness.studies.plans import TuneContext
 from harness.studies.space import first_values
 
 
-def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> None:
-    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here.
+def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
+    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here;
+    returns the study's summary.
 
     The storage URL reaches the jobs through their environment (``SANBENCH_STORAGE``), never
     through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
@@ -50,6 +51,7 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> None:
     died = [o for o in outcomes if not o.ok]
     if died:
         raise RunFailedError(f"{len(died)} of {len(outcomes)} worker jobs died (logs above)")
+    return summary
 
 
 def print_summary(summary: dict, ctx: TuneContext) -> None:
@@ -119,8 +121,7 @@ def run_tune(options: StudyOptions) -> dict:
     if problems:
         raise InputError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:
-        run_as_jobs(options, ctx)
-        return {}
+        return run_as_jobs(options, ctx)
     from harness.studies.run import run_study
 
     summary = run_study(
