@@ -24,11 +24,9 @@ from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
 from reports.contracts.suite_results import RUNS_FOLDER
 
 
-def check_inputs(preset: Preset, data_dir: Path | None, embeddings: Path | None) -> None:
-    """Fail before any training when a file the preset needs is missing or malformed (every
-    bad line of every file at once)."""
-    if data_dir is None or not data_dir.is_dir():
-        raise ValueError(f"--data-dir {data_dir}: no such folder")
+def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> None:
+    """Fail before any training when a run's config is wrong or a file the preset needs is
+    missing or malformed (every bad line of every file at once)."""
     from harness.suite.runner import fit_run
     from harness.training.inputs import check_fit_inputs
 
@@ -140,19 +138,20 @@ def run_reproduction(options: ReproduceOptions) -> Path:
             raise InputError(f"--tables-only: {manifest_path(out)} not found; run first")
         build_tables(out, Preset.from_dict(manifest["preset"]), manifest)
         return table_path(out, MARKDOWN)
+    data_dir, embeddings = options.inputs.data_dir, options.inputs.embeddings
     problems = options.inputs.file_problems("unless --tables-only")
-    if problems:
+    if problems or data_dir is None:
         raise InputError("\n".join(problems))
     preset = PRESETS[options.preset]
     overrides = {**preset.overrides, **fit_overrides(options.inputs, None, options.fit)}
     preset = dataclasses.replace(preset, overrides=overrides)
-    check_inputs(preset, options.inputs.data_dir, options.inputs.embeddings)
+    check_inputs(preset, data_dir, embeddings)
     signal.signal(signal.SIGTERM, _sigterm)  # the workers are stopped, the session recorded
     status = reproduce(
         preset,
         out,
-        options.inputs.data_dir,
-        options.inputs.embeddings,
+        data_dir,
+        embeddings,
         options.workers,
         options.threads,
         recorded_command(),
