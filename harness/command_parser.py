@@ -38,6 +38,19 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
+def integer_problems(options: object, least: dict[str, int]) -> list[str]:
+    """``--NAME must be a positive integer, got V`` (or non-negative, for a least value of 0)
+    for each field of ``options`` named in ``least`` that is set and below its least value, or
+    a bool (``true`` in a YAML file is an int to Python, not a count)."""
+    problems = []
+    for name, smallest in least.items():
+        value = getattr(options, name)
+        if value is not None and (isinstance(value, bool) or value < smallest):
+            kind = "positive" if smallest else "non-negative"
+            problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, got {value}")
+    return problems
+
+
 def choice_problems(option: str, value: str | None, allowed: Iterable[str]) -> list[str]:
     """``[]`` when ``value`` is one of ``allowed`` (or unset), else the problem, with the
     nearest choice: a choice is checked here, not by a ``Literal`` type, to name it."""

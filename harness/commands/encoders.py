@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import CommandParser, build, integer_problems
 from harness.errors import InputError
 
 
@@ -20,8 +20,9 @@ class ListOptions:
     """word vector size"""
 
     def __post_init__(self) -> None:
-        if self.input_dim < 1:
-            raise InputError(f"--input-dim must be a positive integer, got {self.input_dim}")
+        problems = integer_problems(self, {"input_dim": 1})
+        if problems:
+            raise InputError("\n".join(problems))
 
 
 def add_arguments(parser: CommandParser) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.command_parser import integer_problems
 from harness.errors import InputError, RunInterruptedError
 
 
@@ -39,8 +40,7 @@ class InferenceOptions:
             problems.append(f"--out {self.out}: expected a {suffix} file name")
         if not self.out.parent.is_dir():
             problems.append(f"--out {self.out}: folder {self.out.parent} does not exist")
-        if self.batch_size < 1:
-            problems.append(f"--batch-size must be a positive integer, got {self.batch_size}")
+        problems += integer_problems(self, {"batch_size": 1})
         if self.encoding is not None:
             try:
                 codecs.lookup(self.encoding)

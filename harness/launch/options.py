@@ -6,6 +6,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from harness.command_parser import integer_problems
 from harness.errors import InputError
 
 LAUNCHERS = ("local", "slurm")
@@ -38,18 +39,8 @@ class LaunchOptions:
         problems = []
         if self.launcher is not None and self.launcher not in LAUNCHERS:
             problems.append(f"--launcher {self.launcher!r}: expected one of {', '.join(LAUNCHERS)}")
-        least_values = {
-            "jobs": 1,
-            "slurm_time": 1,
-            "slurm_gpus": 0,
-            "slurm_cpus": 1,
-            "slurm_parallelism": 1,
-        }
-        for name, least in least_values.items():
-            value = getattr(self, name)
-            if value is not None and value < least:
-                kind = "positive" if least else "non-negative"
-                problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, not {value}")
+        least = {"jobs": 1, "slurm_time": 1, "slurm_gpus": 0, "slurm_cpus": 1}
+        problems += integer_problems(self, {**least, "slurm_parallelism": 1})
         if self.slurm_mem_gb is not None and not self.slurm_mem_gb > 0:
             problems.append(f"--slurm-mem-gb must be a positive number, not {self.slurm_mem_gb}")
         if problems:

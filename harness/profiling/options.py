@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems
+from harness.command_parser import choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
@@ -80,12 +80,7 @@ class ProfileOptions:
         problems += choice_problems("--allocator", self.allocator, allocator.CHOICES)
         if problems:  # the checks below read the preset
             raise InputError("\n".join(problems))
-        for name in ("batch_size", "dim", "threads"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                problems.append(
-                    f"--{name.replace('_', '-')} must be a positive integer, got {value}"
-                )
+        problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
         repeats = self.repeats or grid.PRESETS[self.preset].repeats
         if repeats < 3:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems
+from harness.command_parser import choice_problems, integer_problems
 from harness.errors import InputError
 from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS
 from harness.training.shared_options import DataOptions, FitSections
@@ -30,10 +30,6 @@ class ReproduceOptions:
 
     def __post_init__(self) -> None:
         problems = choice_problems("--preset", self.preset, sorted(PRESETS))
-        problems += [
-            f"--{name} must be a positive integer, got {getattr(self, name)}"
-            for name in ("workers", "threads")
-            if getattr(self, name) < 1
-        ]
+        problems += integer_problems(self, {"workers": 1, "threads": 1})
         if problems:
             raise InputError("\n".join(problems))

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems
+from harness.command_parser import choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
+from harness.profiling.grid import parse_lengths
 from harness.studies.plans import TuneContext
 from harness.training.shared_options import Budget, DataOptions, FitSections, fit_overrides
 
@@ -64,17 +65,11 @@ class StudyOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
-        from harness.profiling.grid import parse_lengths
-
         problems = choice_problems("--study", self.study, STUDIES)
         if self.study is None:
             problems.append("--study is required: one of " + ", ".join(STUDIES))
-        checks = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
-        for name, least in checks.items():
-            value = getattr(self, name)
-            if value is not None and value < least:
-                kind = "positive" if least else "non-negative"
-                problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, got {value}")
+        least = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
+        problems += integer_problems(self, least)
         try:
             parse_lengths(self.lengths)
         except ValueError as error:
@@ -94,8 +89,6 @@ class StudyOptions:
 
     @property
     def length_values(self) -> tuple[int, ...]:
-        from harness.profiling.grid import parse_lengths
-
         return tuple(parse_lengths(self.lengths))
 
     def context(self) -> TuneContext:

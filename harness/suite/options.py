@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.command_parser import integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.suite.grid import CV_FOLDS, Shard
@@ -47,21 +48,17 @@ class SuiteOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
-        problems = []
-        for name in ("seeds", "folds"):
-            if getattr(self, name) < 1:
-                problems.append(f"--{name} must be a positive integer, got {getattr(self, name)}")
-        for check in (
-            lambda: names(self.tasks, "--tasks"),
-            lambda: names(self.encoders, "--encoders"),
-            lambda: Shard.parse(self.shard),
-        ):
+        problems = integer_problems(self, {"seeds": 1, "folds": 1})
+        for text, option in ((self.tasks, "--tasks"), (self.encoders, "--encoders")):
             try:
-                check()
-            except ValueError as error:
+                names(text, option)
+            except InputError as error:
                 problems.append(str(error))
-        if not self.launch.in_process and self.shard.replace(" ", "") != "1/1":
-            problems.append("--shard and --launcher exclude each other")
+        try:
+            if self.shard_of_grid.count != 1 and not self.launch.in_process:
+                problems.append("--shard and --launcher exclude each other")
+        except ValueError as error:
+            problems.append(str(error))
         if problems:
             raise InputError("\n".join(problems))
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from harness.command_parser import integer_problems
 from harness.errors import InputError
 
 
@@ -76,11 +77,7 @@ class Budget:
     """validation batches per epoch, as --limit-train-batches"""
 
     def __post_init__(self) -> None:
-        problems = [
-            f"--{name.replace('_', '-')} must be a positive integer, got {value}"
-            for name, value in (("max_steps", self.max_steps), ("max_epochs", self.max_epochs))
-            if value is not None and (isinstance(value, bool) or value < 1)
-        ]
+        problems = integer_problems(self, {"max_steps": 1, "max_epochs": 1})
         for name in ("limit_train_batches", "limit_val_batches"):
             value = getattr(self, name)
             if value is None:

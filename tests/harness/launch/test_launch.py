@@ -60,8 +60,8 @@ def test_command_line_options() -> None:
         LaunchOptions(jobs=0, slurm_gpus=-1, launcher="pbs")
     assert str(error.value).splitlines() == [
         "--launcher 'pbs': expected one of local, slurm",
-        "--jobs must be a positive integer, not 0",
-        "--slurm-gpus must be a non-negative integer, not -1",
+        "--jobs must be a positive integer, got 0",
+        "--slurm-gpus must be a non-negative integer, got -1",
     ]
 
 
