@@ -111,7 +111,8 @@ def _bare_key(error: BaseException) -> bool:
 def _report(command: str, text: str) -> None:
     """``text`` on stderr, one line per problem, each prefixed unless it names ``file:line:``."""
     lines = text.splitlines() or [""]
-    prefix = "" if LOCATED.match(lines[0]) else f"{' '.join(['sanbench', command]).strip()}: "
+    source = f"sanbench {command}" if command else "sanbench"  # no command yet: the entry point
+    prefix = "" if LOCATED.match(lines[0]) else f"{source}: "
     print("\n".join(prefix + line for line in lines), file=sys.stderr)
 
 
