@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import signal
 import time
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from harness.errors import RunInterruptedError
@@ -50,15 +51,24 @@ def run_parallel(
         for k in range(1, workers + 1)
     ]
     try:
-        # the workers start with SIGINT blocked (a spawned process inherits the mask): a Ctrl-C
-        # while one still starts up waits for its handler (run_worker) instead of printing a
-        # traceback from multiprocessing's bootstrap; here it arrives once they are started
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # A Ctrl-C while the workers start is acted on once they have all started. They start
+        # with SIGINT blocked (a spawned process inherits the starting thread's mask), so one
+        # that still starts up waits for its handler (run_worker) instead of printing a
+        # traceback from multiprocessing's bootstrap. Here the signal is only recorded meanwhile:
+        # the mask is per thread, and another thread of this process may take it. The resource
+        # tracker is started first: starting it unblocks SIGINT when it is done.
+        received: list[int] = []
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
         try:
+            resource_tracker.ensure_running()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             for process in processes:
                 process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.signal(signal.SIGINT, previous)
+        if received:
+            raise KeyboardInterrupt
         for process in processes:
             process.join()
     except (KeyboardInterrupt, RunInterruptedError) as error:
@@ -80,9 +90,10 @@ def run_parallel(
 def stop_workers(processes: list, signum: int, seconds: float = SAVE_SECONDS) -> None:
     """Send ``signum`` once to each live worker (it finishes its step, saves ``last.ckpt`` and
     exits) and wait up to ``seconds`` for them; a second Ctrl-C here stops them at once."""
-    for process in processes:
+    started = [process for process in processes if process.pid is not None]
+    for process in started:
         if process.is_alive():
             os.kill(process.pid, signum)
     deadline = time.monotonic() + seconds
-    for process in processes:
+    for process in started:  # SIGTERM may stop this process before it started them all
         process.join(max(0.0, deadline - time.monotonic()))
