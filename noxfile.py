@@ -171,7 +171,7 @@ def bench(session: nox.Session) -> None:
     install(session)
     # memory and FLOPs of every figure encoder at the papers' longest shape, [64, 384, 300], on
     # meta tensors: the target is under 20 s for the whole command (torch import included; the
-    # CPU kernels' workspaces are measured on real tensors, docs/benchmarks.md: 15.4-15.9 s)
+    # CPU kernels' inside memory is modelled from calls at small lengths, docs/benchmarks.md)
     out = Path("runs/bench-predict-384")
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()

@@ -21,14 +21,12 @@ def live_bytes(tensors: Iterable[torch.Tensor]) -> int:
     return sum(storages.values())
 
 
-def allocated_peak(prof: profile) -> int:
-    """Most bytes the CPU allocator held beyond what it held when ``prof`` started.
+def _memory_records(prof: profile) -> list[dict]:
+    """The arguments of the CPU allocator's records in ``prof``, in order.
 
     ``profile_memory=True`` records every allocation and free of PyTorch's CPU allocator (kernel
     workspaces included) with the allocator's running total (``Total Allocated``); the public
-    way to read them is the Chrome trace (``export_chrome_trace``). Frees of blocks allocated
-    before profiling are not reported, so the step must not free such blocks (the step's
-    caller clears gradients before it).
+    way to read them is the Chrome trace (``export_chrome_trace``).
     """
     with tempfile.TemporaryDirectory(prefix="sanbench-memory-") as folder:
         path = Path(folder) / "trace.json"
@@ -39,8 +37,24 @@ def allocated_peak(prof: profile) -> int:
         for event in events
         if event.get("name") == "[memory]" and event["args"].get("Device Type") == CPU_DEVICE_TYPE
     ]
+    records.sort(key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))
+    return [event["args"] for event in records]
+
+
+def allocation_events(prof: profile) -> list[int]:
+    """The CPU allocator's allocations (bytes, positive) and frees (negative) in ``prof``, in
+    order."""
+    return [record["Bytes"] for record in _memory_records(prof)]
+
+
+def allocated_peak(prof: profile) -> int:
+    """Most bytes the CPU allocator held beyond what it held when ``prof`` started.
+
+    Frees of blocks allocated before profiling are not reported, so the step must not free such
+    blocks (the step's caller clears gradients before it).
+    """
+    records = _memory_records(prof)
     if not records:
         return 0
-    first = min(records, key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))["args"]
-    before = first["Total Allocated"] - first["Bytes"]
-    return max(0, max(event["args"]["Total Allocated"] for event in records) - before)
+    before = records[0]["Total Allocated"] - records[0]["Bytes"]
+    return max(0, max(record["Total Allocated"] for record in records) - before)

@@ -63,11 +63,19 @@ def tanh_attention(
     if impl == "naive":
         return naive_tanh_attention(q, k, v, allowed, c).transpose(1, 2)
     if torch.compiler.is_compiling():
-        return chunked_outside_the_graph(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
+        outside = outside_the_graph()
+        return outside(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
     return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
 
 
-@torch.compiler.disable
+@functools.cache
+def outside_the_graph() -> Callable[..., torch.Tensor]:
+    """:func:`chunked_outside_the_graph` excluded from ``torch.compile``'s graphs (made on first
+    use: ``torch.compiler.disable`` imports the compiler, 70 MB and 2 s that an eager process
+    never needs)."""
+    return torch.compiler.disable(chunked_outside_the_graph)
+
+
 def chunked_outside_the_graph(
     q: torch.Tensor,
     k: torch.Tensor,

@@ -2,17 +2,20 @@
 
 ``harness.profiling.predict`` runs a step on meta tensors. Where the CPU takes another path
 than the meta kernels, or allocates inside a kernel what a meta kernel cannot know, this module
-says what the CPU does, measured on this CPU where it cannot be derived:
+says what the CPU does, modelled on this CPU where it cannot be derived:
 
 - ``CPU_KERNELS``: operators the CPU runs another way (eval-mode dropout returns its input; the
   fused attention kernel and its output layout; oneDNN's fused LSTM layer, whose workspace the
   meta kernel gives as empty).
 - ``CPU_WORKSPACES``: operators whose CPU kernel holds memory inside the call (oneDNN's
-  reordered copies of inputs, weights and outputs in its blocked layouts): the most bytes held
-  during one call is measured once per argument shapes, on real tensors of those shapes, with
-  the profiler's memory records (``kernel_record``).
+  reordered copies of inputs, weights and outputs in its blocked layouts), given by
+  ``harness.profiling.kernel_model`` (fitted on calls at small lengths, never run at the
+  predicted shapes).
 - ``PROMOTING_CPU_OPS``: elementwise operators whose CPU TensorIterator copies an input of
   another dtype into a temporary of the result's dtype (done on the CPU only).
+- ``CONTIGUOUS_CPU_OPS``: operators whose CPU kernel copies non-contiguous arguments into
+  contiguous temporaries for the call (the softmax backward's gradient, which the meta kernel
+  reads as it is).
 - ``CpuRnn``: ``torch.lstm`` run as the CPU runs it (``aten::mkldnn_rnn_layer`` per layer and
   direction, as ATen's ``mkldnn_rnn``), not as the per-step cell the meta device decomposes it
   into, and ``torch.gru`` through ATen's CPU branch (every step's input projection in one
@@ -21,203 +24,33 @@ says what the CPU does, measured on this CPU where it cannot be derived:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import torch
 from torch.overrides import TorchFunctionMode
 
+from harness.profiling.kernel_model import kernel_record, tensors_of
+
 
 class StorageLedger(AbstractContextManager, Protocol):
     """What a CPU kernel needs of the dispatch mode that predicts (``predict.LiveStorageTracker``):
-    the live and peak bytes, the FLOPs, and ``track`` for the storages it returns; entering it
-    runs operators under it."""
+    the live and peak bytes, the FLOPs, the kernels whose inside memory it leaves out (and
+    why), and ``track`` for the storages it returns; entering it runs operators under it."""
 
     live: int
     peak: int
     flops: int
+    unmodelled: set[str]
 
     def track(self, tensors: Iterable[Any]) -> None: ...
 
 
 aten = torch.ops.aten
-# Above this many bytes of arguments a kernel is not run for real: its workspace is then left
-# out of the prediction (a lower bound) rather than allocate what a meta run exists to avoid.
-MAX_REAL_ARGUMENT_BYTES = 2**30
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, the ``mode`` argument of ``aten::mkldnn_rnn_layer``
 
 
-def tensors_of(value: Any) -> Iterator[torch.Tensor]:
-    """The tensors in nested tuples, lists and dicts (operator arguments and results)."""
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from tensors_of(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from tensors_of(item)
-
-
-def signature(value: Any, tensors: list[torch.Tensor]) -> Any:
-    """``value`` as a hashable description (tensors by shape, strides and dtype; anything else
-    by type and value), appending the tensors met to ``tensors``."""
-    if isinstance(value, torch.Tensor):
-        tensors.append(value)
-        return (value.shape, value.stride(), value.dtype)
-    if isinstance(value, list | tuple):
-        return (type(value), *[signature(item, tensors) for item in value])
-    if isinstance(value, dict):
-        if not value:
-            return ()
-        items = sorted(value.items())
-        return (dict, *[(name, signature(item, tensors)) for name, item in items])
-    return (type(value), value)
-
-
-def call_key(func: Any, args: tuple, kwargs: dict, tensors: list[torch.Tensor]) -> tuple | None:
-    """What a kernel's outputs and workspace depend on: the operator, every tensor's shape,
-    strides and dtype (not its storage offset: an RNN's step t reads slices at offsets that vary
-    with t), and every other argument with its type (``True`` is not ``1``); None when one
-    cannot be hashed. The tensors of ``args`` and ``kwargs`` are appended to ``tensors``."""
-    key = (func, signature(args, tensors), signature(kwargs, tensors))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-@dataclass(frozen=True)
-class KernelRecord:
-    """One real call of a CPU kernel: the most bytes it held above what was live before it
-    (its outputs included) and the bytes of each tensor it returned."""
-
-    peak: int
-    output_bytes: tuple[int, ...]
-
-
-_records: dict[tuple, KernelRecord | None] = {}
-
-
-def _real(value: Any) -> Any:
-    """``value`` with every meta tensor replaced by a CPU tensor of its shape, strides and dtype
-    (normal values for floating point, zeros otherwise)."""
-    if isinstance(value, torch.Tensor):
-        real = torch.empty_strided(value.shape, value.stride(), dtype=value.dtype)
-        return real.normal_() if real.is_floating_point() else real.zero_()
-    if isinstance(value, list | tuple):
-        return type(value)(_real(item) for item in value)
-    return value
-
-
-# Per operator: (argument index, dimension) of every tensor whose size follows the sequence
-# length; the first names the length. Beyond EXACT_UP_TO tokens such a kernel is measured at the
-# two ANCHORS lengths and its record extrapolated linearly, because a real call at long L takes
-# seconds (an LSTM backward; Hrchy-CNN's convolution backward, 2.9 s at [64, 600, 386]).
-# oneDNN's LSTM workspace and copies grow linearly in L but for parts rounded up to 4 KiB pages,
-# so the extrapolation is within EXTRAPOLATION_ERROR_BYTES of a real call (4 KiB at [64, L, 300]
-# for L = 97..513; 13 KiB at [8, L, 64] -> 300); a convolution's backward extrapolates to the
-# byte (Multi-CNN, Hrchy-CNN at L = 130..388). A convolution's forward is always measured at its
-# own shapes (cheap): its peak is the largest of several phases, and which one is largest
-# changes with L (extrapolated, Hrchy-CNN's was 10-14% low at L = 130-260).
-LENGTH_DIMS: dict[Any, tuple[tuple[int, int], ...]] = {
-    aten.convolution_backward.default: ((1, -1), (0, -1)),
-    aten.mkldnn_rnn_layer.default: ((0, 0),),
-    aten.mkldnn_rnn_layer_backward.default: ((0, 0), (7, 0), (10, 0)),
-}
-EXACT_UP_TO = 64
-ANCHORS = (32, 64)
-EXTRAPOLATION_ERROR_BYTES = 16 * 1024
-
-
-def _with_size(tensor: torch.Tensor, dim: int, size: int) -> torch.Tensor:
-    """A meta tensor like ``tensor`` (dtype, order of its strides) with ``size`` at ``dim``."""
-    shape = list(tensor.shape)
-    shape[dim] = size
-    order = sorted(range(tensor.dim()), key=lambda d: tensor.stride(d), reverse=True)
-    base = torch.empty([shape[d] for d in order], dtype=tensor.dtype, device="meta")
-    return base.permute([order.index(d) for d in range(tensor.dim())])
-
-
-def _at_length(func: Any, args: tuple, length: int) -> tuple:
-    """``args`` with the sequence length (see ``LENGTH_DIMS``) changed to ``length``."""
-    dims = LENGTH_DIMS[func]
-    index, dim = dims[0]
-    shift = length - args[index].shape[dim]
-    changed = list(args)
-    for index, dim in dims:
-        if isinstance(args[index], torch.Tensor):
-            changed[index] = _with_size(args[index], dim, args[index].shape[dim] + shift)
-    return tuple(changed)
-
-
-def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord | None:
-    """What ``func``'s CPU kernel holds during one call on these argument shapes: measured on
-    real tensors up to ``EXACT_UP_TO`` tokens, extrapolated from the ``ANCHORS`` lengths beyond;
-    None when the arguments are too big to make for real."""
-    dims = LENGTH_DIMS.get(func)
-    length = args[dims[0][0]].shape[dims[0][1]] if dims else 0
-    if length <= EXACT_UP_TO:
-        return _measured_record(func, args, kwargs)
-    short, long = (_measured_record(func, _at_length(func, args, n), kwargs) for n in ANCHORS)
-    if short is None or long is None or len(short.output_bytes) != len(long.output_bytes):
-        return None
-    step = (length - ANCHORS[0]) / (ANCHORS[1] - ANCHORS[0])
-
-    def grown(first: int, second: int) -> int:
-        return round(first + (second - first) * step)
-
-    outputs = zip(short.output_bytes, long.output_bytes, strict=True)
-    return KernelRecord(grown(short.peak, long.peak), tuple(grown(a, b) for a, b in outputs))
-
-
-def _measured_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord | None:
-    """``kernel_record`` measured on real tensors of exactly these shapes (once per shapes)."""
-    tensors: list[torch.Tensor] = []
-    key = call_key(func, args, kwargs, tensors)
-    # in the caller's grad mode, which kernels read (oneDNN's LSTM keeps a workspace for
-    # backward only when gradients are on); the real tensors need none
-    key = key and (*key, torch.is_grad_enabled())
-    if key is not None and key in _records:
-        return _records[key]
-    record = None
-    if sum(t.untyped_storage().nbytes() for t in tensors) <= MAX_REAL_ARGUMENT_BYTES:
-        from torch.profiler import ProfilerActivity, profile
-
-        from harness.tensor_memory import allocated_peak
-
-        real_args = REAL_ARGUMENTS.get(func, _real)(args)
-        real_kwargs = {k: _real(v) for k, v in kwargs.items()}
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as p:
-            out = func(*real_args, **real_kwargs)
-        sizes = tuple(t.untyped_storage().nbytes() for t in tensors_of(out))
-        record = KernelRecord(allocated_peak(p), sizes)
-    if key is not None:
-        _records[key] = record
-    return record
-
-
-def _real_lstm_backward_arguments(args: tuple) -> tuple:
-    """Real arguments of ``mkldnn_rnn_layer_backward``: the output, states and workspace come
-    from a real forward on the same inputs (the kernel reads the workspace's layout; a made-up
-    one crashes it), the incoming gradients are random."""
-    real = _real(args)
-    reverse, mode, hidden, layers, biases, train, bidirectional, sizes, batch_first = real[13:22]
-    with torch.enable_grad():  # (backward runs without: the forward would keep no workspace)
-        output, hy, cy, workspace = aten.mkldnn_rnn_layer(
-            *real[:7], reverse, sizes, mode, hidden, layers, biases, bidirectional,
-            batch_first, train,
-        )  # fmt: skip
-    return (*real[:7], output, hy, cy, *real[10:22], workspace)
-
-
-# How to make real arguments for a kernel whose arguments must agree with each other.
-REAL_ARGUMENTS: dict[Any, Callable[[tuple], tuple]] = {
-    aten.mkldnn_rnn_layer_backward.default: _real_lstm_backward_arguments,
-}
 CPU_WORKSPACES = frozenset({aten.convolution.default, aten.convolution_backward.default})
 PROMOTING_CPU_OPS = frozenset(
     {
@@ -225,6 +58,24 @@ PROMOTING_CPU_OPS = frozenset(
         *(aten.add_.Tensor, aten.sub_.Tensor, aten.mul_.Tensor, aten.div_.Tensor),
     }
 )
+
+
+# Per operator, the arguments its CPU kernel makes contiguous for the call (ATen's SoftMax.cpp:
+# ``input.contiguous()``, ``grad.contiguous()``, ``output.contiguous()``), after its result is
+# allocated.
+CONTIGUOUS_CPU_OPS: dict[Any, tuple[int, ...]] = {
+    aten._softmax.default: (0,),
+    aten._log_softmax.default: (0,),
+    aten._softmax_backward_data.default: (0, 1),
+    aten._log_softmax_backward_data.default: (0, 1),
+}
+
+
+def contiguous_temporaries(func: Any, args: tuple) -> int:
+    """Bytes of the contiguous copies ``func``'s CPU kernel makes of its non-contiguous
+    arguments (``CONTIGUOUS_CPU_OPS``)."""
+    tensors = (args[index] for index in CONTIGUOUS_CPU_OPS[func])
+    return sum(t.numel() * t.element_size() for t in tensors if not t.is_contiguous())
 
 
 def promotion_temporaries(args: tuple, dtype: torch.dtype) -> int:
@@ -291,13 +142,14 @@ def _fused_rnn(func: Any, flops_per_forward: float) -> Callable[..., Any]:
         live_before = mode.live
         out = func(*args, **kwargs)
         record = kernel_record(func, args, kwargs)
-        if func is aten.mkldnn_rnn_layer.default and record and len(record.output_bytes) > 3:
+        if func is aten.mkldnn_rnn_layer.default and len(record.output_bytes) > 3:
             workspace = torch.empty(record.output_bytes[3], dtype=torch.uint8, device="meta")
             out = (*out[:3], workspace)
         mode.flops += round(flops_per_forward * _lstm_layer_flops(args[0], args[1]))
         mode.track(tensors_of(out))
-        if record is not None:
-            mode.peak = max(mode.peak, live_before + record.peak)
+        if record.unmodelled:
+            mode.unmodelled.add(record.unmodelled)
+        mode.peak = max(mode.peak, live_before + record.peak)
         return out
 
     return run

@@ -32,8 +32,9 @@ class ProfileOptions:
     lengths: str | None = None
     """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64"""
     predict_lengths: str | None = None
-    """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only), in
-    addition to the measured ones"""
+    """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only; CPU
+    kernels' inside memory modelled from small calls, nothing run at these shapes), in addition
+    to the measured ones"""
     predict_only: bool = False
     """no measurement: the memory/FLOPs table and figures for --predict-lengths (default: the
     preset's and --lengths)"""

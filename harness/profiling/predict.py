@@ -4,18 +4,20 @@ The step of ``harness.profiling.measure.make_step`` (forward, or forward + backw
 model and inputs built on the ``meta`` device, which carry shapes and dtypes but no data, under
 ``LiveStorageTracker``, a dispatch mode that adds a storage's bytes when an operator returns it
 and subtracts them when the storage is freed (a weak-reference callback), keeping the maximum,
-and that counts each operator's FLOPs with ``FlopCounterMode``. Nothing is allocated, so a step
-that needs 65 GB at [64, 384, 300] is predicted on a laptop, and an operator repeated on the
-same shapes (an RNN's 384 steps) is remade from its first call's result instead of rerunning
-its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead of 11.5 s).
+and that counts each operator's FLOPs with ``FlopCounterMode``. Nothing is allocated at the
+predicted shapes, so a step that needs 65 GB at [64, 384, 300] is predicted on a laptop, and an
+operator repeated on the same shapes (an RNN's 384 steps) is remade from its first call's result
+instead of rerunning its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead of
+11.5 s).
 
 What this counts is tensor memory: every storage an operator returns (activations saved for
 backward, gradients, parameters, inputs), and what the CPU's kernels hold inside a call:
 ``harness.profiling.cpu_kernels`` runs what the CPU runs where it differs from the meta kernels
-(eval-mode dropout, fused attention, oneDNN's LSTM layer) and measures, once per argument
-shapes on small real tensors, the memory a kernel holds during the call (oneDNN's reorders and
-workspaces), and adds TensorIterator's dtype-promotion copies. Allocator caches and a CUDA
-context are not counted. The step is the CPU's: docs/benchmarks.md lists the measured accuracy.
+(eval-mode dropout, fused attention, oneDNN's LSTM layer) and adds the memory a kernel holds
+during the call (oneDNN's reorders and workspaces, from ``harness.profiling.kernel_model``'s
+fit over small lengths; nothing runs at the predicted shapes), TensorIterator's dtype-promotion
+copies and the softmax's contiguous copies. Allocator caches and a CUDA context are not
+counted. The step is the CPU's: docs/benchmarks.md lists the measured accuracy.
 """
 
 from __future__ import annotations
@@ -35,15 +37,15 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
 from harness.profiling.cpu_kernels import (
+    CONTIGUOUS_CPU_OPS,
     CPU_KERNELS,
     CPU_WORKSPACES,
     PROMOTING_CPU_OPS,
     CpuRnn,
-    call_key,
-    kernel_record,
+    contiguous_temporaries,
     promotion_temporaries,
-    tensors_of,
 )
+from harness.profiling.kernel_model import call_key, kernel_record, tensors_of
 from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
 
 
@@ -73,6 +75,7 @@ class LiveStorageTracker(TorchDispatchMode):
         self.live = 0
         self.peak = 0
         self.flops = 0
+        self.unmodelled: set[str] = set()
 
     def _freed(self, key: int, nbytes: int) -> None:
         del self._storages[key]
@@ -125,8 +128,11 @@ class LiveStorageTracker(TorchDispatchMode):
         self.track(tensors_of(out))
         if func in CPU_WORKSPACES:
             record = kernel_record(func, args, kwargs)
-            if record is not None:
-                self.peak = max(self.peak, live_before + record.peak)
+            if record.unmodelled:
+                self.unmodelled.add(record.unmodelled)
+            self.peak = max(self.peak, live_before + record.peak)
+        elif func in CONTIGUOUS_CPU_OPS:
+            self.peak = max(self.peak, self.live + contiguous_temporaries(func, args))
         elif func in PROMOTING_CPU_OPS and isinstance(out, torch.Tensor):
             temporaries = promotion_temporaries(args, out.dtype)
             if temporaries:
@@ -188,12 +194,15 @@ def _layout(tensor: torch.Tensor) -> tuple:
 
 @dataclass(frozen=True)
 class Prediction:
-    """A step's predicted peak tensor bytes, FLOPs, parameter count and how long it took."""
+    """A step's predicted peak tensor bytes, FLOPs, parameter count and how long it took; and
+    the kernels whose inside memory it leaves out, with why (then ``peak_bytes`` is a lower
+    bound)."""
 
     peak_bytes: int
     flops: int
     params: int
     seconds: float
+    unmodelled: tuple[str, ...] = ()
 
 
 def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
@@ -216,6 +225,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
         flops=tracker.flops,
         params=sum(p.numel() for p in model.parameters()),
         seconds=time.perf_counter() - start,
+        unmodelled=tuple(sorted(tracker.unmodelled)),
     )
 
 
@@ -229,21 +239,24 @@ def predict_point(point: Point) -> Prediction | str:
         return f"no prediction: {type(error).__name__}: {error}"[:500]
 
 
-def _import_all(modules: tuple[str, ...]) -> None:
+def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
+    """A prediction process: the user's encoder modules imported, and the measuring worker's
+    thread count, with which the kernels are calibrated (oneDNN sizes scratchpads per thread)."""
     for module in modules:
         importlib.import_module(module)
+    if threads is not None:
+        torch.set_num_threads(threads)
 
 
 def predict_points(
-    points: list[Point], imports: tuple[str, ...], processes: int
+    points: list[Point], imports: tuple[str, ...], processes: int, threads: int | None = None
 ) -> Iterator[tuple[Point, Prediction | str]]:
     """Predict ``points`` in ``processes`` spawned processes (meta runs are single-threaded
-    Python), longest lengths first so that the slow ones start early; yields as they finish."""
-    if processes <= 1 or len(points) < 2:
-        for point in points:
-            yield point, predict_point(point)
-        return
-    order = sorted(points, key=lambda p: (p.seq_len, p.mode == "train"), reverse=True)
+    Python) whose kernels run on ``threads`` threads (default: torch's), longest lengths first
+    so that the slow ones start early; yields as they finish."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(processes, context, _import_all, (imports,)) as pool:
+    order = sorted(points, key=lambda p: (p.seq_len, p.mode == "train"), reverse=True)
+    workers = max(1, min(processes, len(points)))
+    arguments = (imports, threads)
+    with ProcessPoolExecutor(workers, context, _start_predicting, arguments) as pool:
         yield from zip(order, pool.map(predict_point, order), strict=True)

@@ -1,7 +1,7 @@
 """The sweep loop: predictions on meta tensors, then measurements in one worker process.
 
 Order: first every point's memory and FLOPs are predicted in this process on meta tensors
-(``harness.profiling.predict``; seconds, nothing allocated), and the predicted-only points are
+(``harness.profiling.predict``; seconds, nothing run at the predicted shapes), and the predicted-only points are
 written at once (status ``predicted``). Then one worker process measures the measured points,
 encoder after encoder (modes, then lengths ascending); it starts while the predictions run and
 is restarted only after an OOM or a crash. After an ``oom`` at length L, longer lengths of that
@@ -144,6 +144,7 @@ def make_row(
     metrics = {name: reply.get(name) for name in METRIC_COLUMNS}
     if prediction is not None:
         metrics["peak_mem_mb_predicted"] = prediction.peak_bytes / MB
+        metrics["predicted_leaves_out"] = "; ".join(prediction.unmodelled)
         metrics["flops"] = prediction.flops
         metrics["params"] = prediction.params
     median = metrics["time_ms_median"]
@@ -167,6 +168,8 @@ def describe(row: Mapping[str, Any]) -> str:
     head = f"{label:>14} L={row['seq_len']:<4} {row['mode']:<5} {row['status']:<11}"
     predicted = row["peak_mem_mb_predicted"]
     predicted = f"{predicted:>10.1f} MB predicted" if predicted != "" else ""
+    if row["predicted_leaves_out"]:
+        predicted += f" (a lower bound: {row['predicted_leaves_out']})"
     if row["status"] == "predicted":
         return f"{head} {'':>13} {'':>13} {predicted}"
     if row["status"] != "ok":
@@ -319,7 +322,9 @@ class Sweep:
                     self.worker = self._start_worker(to_measure[0])
                 if self.config.predicts():
                     bar.update(task, description="predict (meta tensors)")
-                    found = predict_points(todo, self.config.imports, PREDICTION_PROCESSES)
+                    found = predict_points(
+                        todo, self.config.imports, PREDICTION_PROCESSES, self.config.threads
+                    )
                     for point, prediction in found:
                         failed = isinstance(prediction, str)
                         predictions[point] = None if failed else prediction

@@ -1,5 +1,9 @@
 """``profile.csv``: one row per (encoder variant, sequence length, mode) of ``sanbench profile``.
 
+``predicted_leaves_out`` is empty when ``peak_mem_mb_predicted`` counts everything the step
+holds; otherwise it names the kernels whose inside memory the prediction leaves out and why
+(the prediction is then a lower bound).
+
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
 the report reads them with :func:`read_profile`, which checks the header and types the values.
 """
@@ -29,6 +33,7 @@ METRIC_COLUMNS = (
     "load_avg_after",
     "peak_mem_mb",
     "peak_mem_mb_predicted",
+    "predicted_leaves_out",
     "peak_rss_mb",
     "gpu_process_mem_mb",
     "params",
@@ -84,6 +89,7 @@ MEASURED_STATUSES = ("ok", "contended")
 OPTIONAL = {
     "options": "",
     "peak_mem_mb_predicted": None,
+    "predicted_leaves_out": "",
     "noisy": False,
     "contended": False,
     "cpu_share": None,
@@ -148,7 +154,8 @@ def read_profile(folder: Path) -> pd.DataFrame:
     for column, default in OPTIONAL.items():
         if column not in rows.columns:
             rows[column] = default
-    rows["options"] = rows["options"].astype(object).fillna("").astype(str)
+    for text in ("options", "predicted_leaves_out"):
+        rows[text] = rows[text].astype(object).fillna("").astype(str)
     for flag in ("noisy", "contended"):
         rows[flag] = rows[flag].astype(str).str.lower().eq("true")
     rows["label"] = [

@@ -59,6 +59,9 @@ def build(run: Run, page_dir: Path) -> Page:
         errors=errors.to_dict("records"),
         compile_gains=compile_gains(rows).to_dict("records"),
         ratios=ratios_to_reference(rows).to_dict("records"),
+        lower_bounds=rows[rows["predicted_leaves_out"] != ""]
+        .sort_values(["label", "mode", "seq_len"])
+        .to_dict("records"),
         worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
         fitting=longest_fitting(rows),
         budgets=[f"{b} GB" for b in BUDGETS_GB],

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gc
 import inspect
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -41,16 +44,18 @@ def step_on_meta(point: Point, tracker: LiveStorageTracker) -> LiveStorageTracke
     return tracker
 
 
-# The prediction is exact (TOLERANCE_PCT) except where a meta run cannot do what the CPU does,
-# with the bound the largest |error| seen at the test shapes (docs/benchmarks.md): autograd adds
-# a gradient into its buffer in place, but not under a dispatch mode (any mode makes a tensor
-# "subclass-like"), so the meta run holds one more buffer at that moment (Bi-BloSAN, at short
-# lengths).
-KNOWN_DIFFERENCE_PCT = {
-    ("bi_blosan", "train"): 2.6,
-    ("bi_blosan_no_global", "train"): 4.2,
-}
+# Shapes [batch, L, dim] that no preset, test fixture or kernel calibration uses, within the
+# ranges a user predicts (batch 16-64, widths 100-300, lengths up to 384); each encoder is
+# checked at those whose step needs at most MEASURABLE_MB (DiSAN's [B, d, L, L] tensors rule the
+# long ones out of a CI machine).
+HELD_OUT = ((16, 13, 100), (24, 97, 160), (40, 230, 200), (20, 384, 120))
+MEASURABLE_MB = 2000
 TOLERANCE_PCT = 0.5
+# Autograd adds a gradient into its buffer in place, but not under a dispatch mode (any mode makes
+# a tensor "subclass-like"), so the meta run holds one more gradient buffer at that moment; where
+# that moment is the step's peak (Bi-BloSAN's training at short lengths, where its [600, 300]
+# weights outweigh its activations) the prediction is high by at most one parameter's bytes.
+ACCUMULATES_IN_PLACE = {"bi_blosan", "bi_blosan_no_local", "bi_blosan_no_global"}
 SMALL = {"batch_size": 8, "dim": 64}
 
 
@@ -69,17 +74,25 @@ def measured_peak(point: Point) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["infer", "train"])
 @pytest.mark.parametrize("name", list_encoders())
-def test_prediction_matches_the_measured_peak(name: str, mode: str) -> None:
-    bound = KNOWN_DIFFERENCE_PCT.get((name, mode), TOLERANCE_PCT)
-    for seq_len in (12, 24):
-        point = Point(name, mode=mode, seq_len=seq_len, **SMALL)
+def test_prediction_matches_the_measured_peak_at_held_out_shapes(name: str, mode: str) -> None:
+    checked = 0
+    for batch, seq_len, dim in HELD_OUT:
+        point = Point(name, seq_len, mode, batch, dim)
         prediction = predict_point(point)
         assert not isinstance(prediction, str), prediction
-        error = 100 * (prediction.peak_bytes / measured_peak(point) - 1)
-        assert abs(error) <= bound, f"L={seq_len}: {error:+.2f}%"
-    assert prediction.params == sum(
-        p.numel() for p in build_encoder(name, input_dim=SMALL["dim"]).parameters()
-    )
+        assert not prediction.unmodelled
+        if prediction.peak_bytes > MEASURABLE_MB * MB:
+            continue
+        measured = measured_peak(point)
+        error = prediction.peak_bytes - measured
+        within = abs(error) <= TOLERANCE_PCT / 100 * measured
+        parameters = list(build_encoder(name, input_dim=dim).parameters())
+        if name in ACCUMULATES_IN_PLACE and mode == "train":
+            within = within or 0 <= error <= max(p.numel() * 4 for p in parameters)
+        assert within, f"{point}: {100 * error / measured:+.2f}%"
+        assert prediction.params == sum(p.numel() for p in parameters)
+        checked += 1
+    assert checked >= 2
 
 
 def test_eval_dropout_and_cpu_attention_are_predicted_as_the_cpu_runs_them() -> None:
@@ -158,7 +171,7 @@ def test_tracker_counts_storages_once_and_subtracts_frees() -> None:
     assert tracker.live == 0
 
 
-def test_prediction_allocates_nothing_even_when_the_step_needs_gigabytes() -> None:
+def test_a_step_of_tens_of_gigabytes_is_predicted() -> None:
     point = Point("disan", 384, "train", 64, 300)
     before = torch.ones(1).untyped_storage().data_ptr()  # noqa: F841 (allocator warm)
     prediction = predict(lambda: build_encoder("disan", input_dim=300), point)
@@ -189,3 +202,33 @@ def test_the_cpu_peak_reads_the_profiler_through_its_public_api() -> None:
 
     source = inspect.getsource(measure)
     assert "kineto_results" not in source and "prof.profiler." not in source
+
+
+ROOMY_STEPS = (
+    ("bilstm", 1024, "train", 128, 300),
+    ("hrchy_cnn", 1024, "train", 128, 300),
+    ("multi_cnn", 1024, "train", 128, 300),
+    ("disan", 384, "train", 64, 300),
+)
+
+
+@pytest.mark.slow
+def test_predicting_steps_of_gigabytes_keeps_the_process_under_half_a_gigabyte() -> None:
+    """A fresh process that predicts these steps (1.9 to 65 GB of tensors each) peaks under
+    500 MB of resident memory, torch included: the kernels run only at their calibration
+    lengths (the profiler that records their allocations costs about 70 MB)."""
+    script = (
+        "import resource, sys\n"
+        "from harness.profiling.measure import Point\n"
+        "from harness.profiling.predict import predict_point\n"
+        f"predictions = [predict_point(Point(*step)) for step in {ROOMY_STEPS!r}]\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "print(peak, min(p.peak_bytes for p in predictions))\n"
+    )
+    env = {**os.environ, "TORCH_CPP_LOG_LEVEL": "ERROR", "KINETO_LOG_LEVEL": "6"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    peak, smallest = (int(word) for word in done.stdout.split()[-2:])
+    assert smallest > 1800 * MB
+    assert peak < 500 * MB, f"{peak / MB:.0f} MB"

@@ -1,0 +1,271 @@
+"""What a CPU kernel holds inside one call, modelled as a function of the sequence length.
+
+A meta run knows a kernel's outputs but not what its CPU kernel allocates and frees inside the
+call: oneDNN's reordered copies of a convolution's input, weights and output in its blocked
+layouts, its scratchpads, the LSTM layer's workspace. These depend on the CPU (oneDNN picks the
+layouts by instruction set), the thread count and the library versions, so they are measured,
+but never at the predicted shapes:
+
+- a kernel's *family* is the kernel with its arguments' shapes, strides and other values, the
+  sequence length (``LENGTH_DIMS``) left out, the grad mode and the thread count;
+- once per family and process the kernel runs on real tensors at each of
+  ``CALIBRATION_LENGTHS`` (small; the batch and widths are the predicted ones), and the
+  profiler's memory records give its allocations and frees in order and the bytes of the
+  tensors it returns;
+- each allocation, free and output is fitted as a line in the length (least squares;
+  ``KernelModel``), and at a predicted length the lines are evaluated and the allocations
+  replayed in order: the most the call holds is the largest running sum. Which phase of a call
+  is its largest can change with the length; the replay follows it.
+
+Allocations that are exact lines in the length (every convolution buffer) are predicted to the
+byte. oneDNN rounds each part of the LSTM workspace and scratchpad up to 4 KiB pages, so those
+are lines only to within a few pages: ``KernelModel.residual`` is the largest distance of a
+calibration call from its line. A family whose calls allocate differently at different
+calibration lengths, or whose arguments exceed ``MAX_CALIBRATION_BYTES``, is not modelled and
+the prediction says so (``KernelRecord.unmodelled``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from harness.tensor_memory import allocation_events
+
+aten = torch.ops.aten
+
+# Per operator: (argument index, dimension) of every tensor whose size follows the sequence
+# length; the first names the length. Every such size moves by the same amount (stride-1
+# convolutions and RNN layers).
+LENGTH_DIMS: dict[Any, tuple[tuple[int, int], ...]] = {
+    aten.convolution.default: ((0, -1),),
+    aten.convolution_backward.default: ((1, -1), (0, -1)),
+    aten.mkldnn_rnn_layer.default: ((0, 0),),
+    aten.mkldnn_rnn_layer_backward.default: ((0, 0), (7, 0), (10, 0)),
+}
+# Lengths no preset or test point uses, spanning enough steps that a few pages of rounding
+# move a fitted slope by little (see docs/benchmarks.md for the accuracy this gives).
+CALIBRATION_LENGTHS = (7, 11, 15, 19, 23, 27, 31)
+# Arguments of a calibration call above this many bytes are not made: the family is then not
+# modelled, and the prediction says so.
+MAX_CALIBRATION_BYTES = 256 * 2**20
+
+
+def tensors_of(value: Any) -> Iterator[torch.Tensor]:
+    """The tensors in nested tuples, lists and dicts (operator arguments and results)."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from tensors_of(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from tensors_of(item)
+
+
+def signature(value: Any, tensors: list[torch.Tensor]) -> Any:
+    """``value`` as a hashable description (tensors by shape, strides and dtype; anything else
+    by type and value), appending the tensors met to ``tensors``."""
+    if isinstance(value, torch.Tensor):
+        tensors.append(value)
+        return (value.shape, value.stride(), value.dtype)
+    if isinstance(value, list | tuple):
+        return (type(value), *[signature(item, tensors) for item in value])
+    if isinstance(value, dict):
+        if not value:
+            return ()
+        items = sorted(value.items())
+        return (dict, *[(name, signature(item, tensors)) for name, item in items])
+    return (type(value), value)
+
+
+def call_key(func: Any, args: tuple, kwargs: dict, tensors: list[torch.Tensor]) -> tuple | None:
+    """What a kernel's outputs and workspace depend on: the operator, every tensor's shape,
+    strides and dtype (not its storage offset: an RNN's step t reads slices at offsets that vary
+    with t), and every other argument with its type (``True`` is not ``1``); None when one
+    cannot be hashed. The tensors of ``args`` and ``kwargs`` are appended to ``tensors``."""
+    key = (func, signature(args, tensors), signature(kwargs, tensors))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """One call of a CPU kernel at a predicted length: the most bytes it holds above what was
+    live before it (its outputs included), the bytes of each tensor it returns, and, when its
+    family could not be modelled, why (then ``peak`` leaves the inside memory out)."""
+
+    peak: int
+    output_bytes: tuple[int, ...]
+    unmodelled: str = ""
+
+
+Line = tuple[float, float]  # bytes = intercept + slope * length
+
+
+@dataclass(frozen=True)
+class KernelModel:
+    """A kernel family's allocations (positive) and frees (negative) in call order and its
+    outputs' bytes, each a line in the length; ``residual``: the largest distance in bytes of a
+    calibration call's allocation from its line (0 when every one is exact)."""
+
+    events: tuple[Line, ...]
+    outputs: tuple[Line, ...]
+    residual: int
+
+    def record(self, length: int) -> KernelRecord:
+        """The call at ``length``: its allocations replayed in order."""
+        live = peak = 0
+        for event in self.events:
+            live += _at(event, length)
+            peak = max(peak, live)
+        return KernelRecord(peak, tuple(_at(line, length) for line in self.outputs))
+
+
+def _at(line: Line, length: int) -> int:
+    return round(line[0] + line[1] * length)
+
+
+def _fit(lengths: tuple[int, ...], values: list[int]) -> tuple[Line, int]:
+    """The least-squares line through (length, value) and its largest residual in bytes."""
+    n = len(lengths)
+    mean_x, mean_y = sum(lengths) / n, sum(values) / n
+    spread = sum((x - mean_x) ** 2 for x in lengths)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(lengths, values, strict=True)) / spread
+    line = (mean_y - slope * mean_x, slope)
+    residual = max(abs(_at(line, x) - y) for x, y in zip(lengths, values, strict=True))
+    return line, residual
+
+
+_models: dict[tuple, KernelModel | str] = {}
+
+
+def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord:
+    """What ``func``'s CPU kernel holds during one call on these (meta) arguments, from its
+    family's model; nothing runs at these shapes."""
+    dims = LENGTH_DIMS[func]
+    length = args[dims[0][0]].shape[dims[0][1]]
+    model = kernel_model(func, args, kwargs)
+    if isinstance(model, str):
+        return KernelRecord(0, (), model)
+    return model.record(length)
+
+
+def kernel_model(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
+    """The model of the family of ``func`` on ``args`` (fitted once per process), or why it
+    could not be made."""
+    canonical = _at_length(func, args, CALIBRATION_LENGTHS[0])
+    key = call_key(func, canonical, kwargs, [])
+    # the caller's grad mode, which kernels read (oneDNN's LSTM keeps a workspace for backward
+    # only when gradients are on), and the threads (oneDNN sizes scratchpads per thread)
+    key = key and (*key, torch.is_grad_enabled(), torch.get_num_threads())
+    if key is not None and key in _models:
+        return _models[key]
+    model = _calibrate(func, args, kwargs)
+    if key is not None:
+        _models[key] = model
+    return model
+
+
+def _calibrate(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
+    name = str(func).removeprefix("aten.").removesuffix(".default")
+    calls = []
+    for length in CALIBRATION_LENGTHS:
+        at_length = _at_length(func, args, length)
+        tensors: list[torch.Tensor] = []
+        signature((at_length, kwargs), tensors)
+        if sum(t.numel() * t.element_size() for t in tensors) > MAX_CALIBRATION_BYTES:
+            return (
+                f"{name}: the inside memory is left out (a calibration call's arguments exceed "
+                f"{MAX_CALIBRATION_BYTES // 2**20} MiB)"
+            )
+        calls.append(_real_call(func, at_length, kwargs))
+    signs = {tuple(size > 0 for size in events) for events, _ in calls}
+    if len(signs) != 1 or len({len(outputs) for _, outputs in calls}) != 1:
+        return (
+            f"{name}: the inside memory is left out (the kernel allocates differently at "
+            f"different lengths)"
+        )
+    events = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([e for e, _ in calls])]
+    outputs = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([o for _, o in calls])]
+    residual = max((r for _, r in events + outputs), default=0)
+    return KernelModel(tuple(e for e, _ in events), tuple(o for o, _ in outputs), residual)
+
+
+def _columns(rows: list[list[int]]) -> list[list[int]]:
+    """The i-th entries of every row, for each i (the rows have one length)."""
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+def _real_call(func: Any, args: tuple, kwargs: dict) -> tuple[list[int], list[int]]:
+    """A real call on tensors of these arguments' shapes: its allocations (positive) and frees
+    (negative) in order, and the bytes of the tensors it returns."""
+    real_args = REAL_ARGUMENTS.get(func, _real)(args)
+    real_kwargs = {k: _real(v) for k, v in kwargs.items()}
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = func(*real_args, **real_kwargs)
+    return allocation_events(prof), [t.untyped_storage().nbytes() for t in tensors_of(out)]
+
+
+def _real(value: Any) -> Any:
+    """``value`` with every meta tensor replaced by a CPU tensor of its shape, strides and dtype
+    (normal values for floating point, zeros otherwise)."""
+    if isinstance(value, torch.Tensor):
+        real = torch.empty_strided(value.shape, value.stride(), dtype=value.dtype)
+        return real.normal_() if real.is_floating_point() else real.zero_()
+    if isinstance(value, list | tuple):
+        return type(value)(_real(item) for item in value)
+    return value
+
+
+def _real_lstm_backward_arguments(args: tuple) -> tuple:
+    """Real arguments of ``mkldnn_rnn_layer_backward``: the output, states and workspace come
+    from a real forward on the same inputs (the kernel reads the workspace's layout; a made-up
+    one crashes it), the incoming gradients are random."""
+    real = _real(args)
+    reverse, mode, hidden, layers, biases, train, bidirectional, sizes, batch_first = real[13:22]
+    with torch.enable_grad():  # (backward runs without: the forward would keep no workspace)
+        output, hy, cy, workspace = aten.mkldnn_rnn_layer(
+            *real[:7], reverse, sizes, mode, hidden, layers, biases, bidirectional,
+            batch_first, train,
+        )  # fmt: skip
+    return (*real[:7], output, hy, cy, *real[10:22], workspace)
+
+
+# How to make real arguments for a kernel whose arguments must agree with each other, and which
+# arguments that remakes whatever they were (the LSTM backward's forward outputs and workspace).
+REAL_ARGUMENTS: dict[Any, Callable[[tuple], tuple]] = {
+    aten.mkldnn_rnn_layer_backward.default: _real_lstm_backward_arguments,
+}
+REMADE_ARGUMENTS: dict[Any, tuple[int, ...]] = {aten.mkldnn_rnn_layer_backward.default: (22,)}
+
+
+def _with_size(tensor: torch.Tensor, dim: int, size: int) -> torch.Tensor:
+    """A meta tensor like ``tensor`` (dtype, order of its strides) with ``size`` at ``dim``."""
+    shape = list(tensor.shape)
+    shape[dim] = size
+    order = sorted(range(tensor.dim()), key=lambda d: tensor.stride(d), reverse=True)
+    base = torch.empty([shape[d] for d in order], dtype=tensor.dtype, device="meta")
+    return base.permute([order.index(d) for d in range(tensor.dim())])
+
+
+def _at_length(func: Any, args: tuple, length: int) -> tuple:
+    """``args`` with the sequence length (see ``LENGTH_DIMS``) changed to ``length``; the
+    arguments ``REAL_ARGUMENTS`` remakes from the others become empty."""
+    dims = LENGTH_DIMS[func]
+    index, dim = dims[0]
+    shift = length - args[index].shape[dim]
+    changed = list(args)
+    for index, dim in dims:
+        if isinstance(args[index], torch.Tensor):
+            changed[index] = _with_size(args[index], dim, args[index].shape[dim] + shift)
+    for index in REMADE_ARGUMENTS.get(func, ()):
+        changed[index] = torch.empty(0, dtype=args[index].dtype, device="meta")
+    return tuple(changed)

@@ -1,0 +1,148 @@
+"""The memory a CPU kernel holds inside a call, modelled from calls at small lengths: against
+real calls at lengths, batches and widths the model never ran, on whatever CPU runs the test."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness.profiling import kernel_model
+from harness.profiling.cpu_kernels import LSTM_MODE
+from harness.profiling.kernel_model import (
+    CALIBRATION_LENGTHS,
+    LENGTH_DIMS,
+    REAL_ARGUMENTS,
+    KernelModel,
+    _fit,
+    _real_call,
+    kernel_record,
+)
+
+aten = torch.ops.aten
+META = torch.device("meta")
+# What the replay of a modelled call may miss: oneDNN lays out an RNN's workspace and scratchpad
+# as at most 14 parts, each starting on a 4 KiB page (``rnn_utils::set_offsets``), so those are
+# lines in the length only to within a page per part; every other allocation is a line.
+PAGE_BOUND = 14 * 4096
+TOLERANCE = 0.005
+
+
+def convolution_call(length: int, batch: int = 20, width: int = 3) -> tuple:
+    """A meta call of a valid 1-D convolution: [batch, 70, length] -> 130 channels."""
+    x = torch.empty(batch, 70, length, device=META)
+    weight, bias = torch.empty(130, 70, width, device=META), torch.empty(130, device=META)
+    return aten.convolution.default, (x, weight, bias, [1], [0], [1], False, [0], 1), {}
+
+
+def convolution_backward_call(length: int, batch: int = 20, width: int = 3) -> tuple:
+    """The backward of ``convolution_call``: gradients of the input, weight and bias."""
+    _, (x, weight, *_), _ = convolution_call(length, batch, width)
+    grad = torch.empty(batch, 130, length - width + 1, device=META)
+    args = (grad, x, weight, [130], [1], [0], [1], False, [0], 1, [True, True, True])
+    return aten.convolution_backward.default, args, {}
+
+
+def lstm_layer_call(length: int, train: bool, batch: int = 4, features: int = 16) -> tuple:
+    """A meta call of oneDNN's LSTM layer kernel: [length, batch, features] -> 12 hidden units."""
+    x = torch.empty(length, batch, features, device=META)
+    w_ih, w_hh = torch.empty(48, features, device=META), torch.empty(48, 12, device=META)
+    b_ih, b_hh = torch.empty(48, device=META), torch.empty(48, device=META)
+    h = torch.empty(batch, 12, device=META)
+    flags = (False, [], LSTM_MODE, 12, 1, True, False, False, train)
+    return aten.mkldnn_rnn_layer.default, (x, w_ih, w_hh, b_ih, b_hh, h, h, *flags), {}
+
+
+def lstm_backward_call(length: int, batch: int = 24, features: int = 90) -> tuple:
+    """The backward of ``lstm_layer_call`` (its workspace remade from a real forward)."""
+    _, forward, _ = lstm_layer_call(length, True, batch, features)
+    out = torch.empty(length, batch, 12, device=META)
+    state = torch.empty(batch, 12, device=META)
+    flags = (False, LSTM_MODE, 12, 1, True, True, False, [], False)
+    workspace = torch.empty(0, dtype=torch.uint8, device=META)
+    args = (*forward[:7], out, state, state, out, state, state, *flags, workspace)
+    return aten.mkldnn_rnn_layer_backward.default, args, {}
+
+
+def real_record(func, args, kwargs) -> tuple[int, tuple[int, ...]]:
+    """The most a real call at these shapes holds and the bytes of what it returns."""
+    events, outputs = _real_call(func, args, kwargs)
+    live = peak = 0
+    for size in events:
+        live += size
+        peak = max(peak, live)
+    return peak, tuple(outputs)
+
+
+CALLS = {
+    "convolution": lambda n: convolution_call(n, width=5),
+    "convolution_backward": lambda n: convolution_backward_call(n, batch=33, width=4),
+    "lstm_forward_training": lambda n: lstm_layer_call(n, True, batch=24, features=90),
+    "lstm_backward": lambda n: lstm_backward_call(n),
+}
+
+
+@pytest.mark.parametrize("length", [6, 97, 250])
+@pytest.mark.parametrize("name", list(CALLS))
+def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: int) -> None:
+    """Outside the calibration lengths, shorter and up to 8x longer, the replayed call holds
+    what a real call at that length holds, and returns as many bytes, within TOLERANCE (or the
+    pages of an RNN's parts, for a call too small for them to be within it); the model ran the
+    kernel at the calibration lengths only."""
+    func, args, kwargs = CALLS[name](length)
+    ran: list[int] = []
+    real_call = kernel_model._real_call
+
+    def spy(func, args, kwargs):
+        dims = LENGTH_DIMS[func]
+        ran.append(args[dims[0][0]].shape[dims[0][1]])
+        return real_call(func, args, kwargs)
+
+    kernel_model._models.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernel_model, "_real_call", spy)
+        with torch.enable_grad():
+            record = kernel_record(func, args, kwargs)
+    assert sorted(ran) == sorted(CALIBRATION_LENGTHS)
+    assert not record.unmodelled
+    real_args = REAL_ARGUMENTS.get(func, kernel_model._real)(args)
+    peak, outputs = real_record(func, real_args, kwargs)
+    assert abs(record.peak - peak) <= max(TOLERANCE * peak, PAGE_BOUND), (record.peak, peak)
+    assert len(record.output_bytes) == len(outputs)
+    for predicted, real in zip(record.output_bytes, outputs, strict=True):
+        assert abs(predicted - real) <= max(TOLERANCE * real, PAGE_BOUND)
+
+
+def test_a_family_is_calibrated_once_whatever_the_length() -> None:
+    kernel_model._models.clear()
+    records = [kernel_record(*convolution_call(n)) for n in (40, 300, 41)]
+    assert len(kernel_model._models) == 1
+    assert records[0].peak < records[2].peak < records[1].peak
+
+
+def test_the_replay_follows_whichever_phase_of_a_call_is_largest() -> None:
+    """A call that holds a fixed 1000-byte buffer, frees it, then holds 30 bytes per token:
+    its peak is the buffer at short lengths and the growing part at long ones."""
+    lengths = CALIBRATION_LENGTHS
+    sizes = [[1000, -1000, 30 * n, -30 * n] for n in lengths]
+    events = tuple(_fit(lengths, [row[i] for row in sizes])[0] for i in range(4))
+    model = KernelModel(events, (), 0)
+    assert model.record(10).peak == 1000
+    assert model.record(100).peak == 3000
+
+
+def test_a_line_fits_exactly_and_page_rounding_shows_as_residual() -> None:
+    lengths = CALIBRATION_LENGTHS
+    line, residual = _fit(lengths, [4096 + 1200 * n for n in lengths])
+    assert residual == 0 and round(line[0]) == 4096 and line[1] == pytest.approx(1200)
+    _, rounded = _fit(lengths, [-(-1200 * n // 4096) * 4096 for n in lengths])
+    assert 0 < rounded <= 4096
+
+
+def test_arguments_too_big_to_calibrate_are_named_and_left_out() -> None:
+    """A family whose calibration call would make more than MAX_CALIBRATION_BYTES of arguments
+    is not run: its record says why, and the prediction carries it (a lower bound)."""
+    big = kernel_model.MAX_CALIBRATION_BYTES // (4 * CALIBRATION_LENGTHS[0]) + 1
+    x = torch.empty(1, big, 100, device=META)
+    args = (x, torch.empty(1, big, 1, device=META), None, [1], [0], [1], False, [0], 1)
+    record = kernel_record(aten.convolution.default, args, {})
+    assert record.peak == 0 and "exceed" in record.unmodelled
