@@ -18,11 +18,11 @@ but never at the predicted shapes:
   is its largest can change with the length; the replay follows it.
 
 Allocations that are exact lines in the length (every convolution buffer) are predicted to the
-byte. oneDNN rounds each part of the LSTM workspace and scratchpad up to 4 KiB pages, so those
-are lines only to within a few pages: ``KernelModel.residual`` is the largest distance of a
-calibration call from its line. A family whose calls allocate differently at different
-calibration lengths, or whose arguments exceed ``MAX_CALIBRATION_BYTES``, is not modelled and
-the prediction says so (``KernelRecord.unmodelled``).
+byte. oneDNN starts each part of the LSTM workspace and scratchpad on a 4 KiB page, so those
+are lines only to within a page per part (docs/benchmarks.md gives the measured error). A
+family whose calls allocate differently at different calibration lengths, or whose arguments
+exceed ``MAX_CALIBRATION_BYTES``, is not modelled and the prediction says so
+(``KernelRecord.unmodelled``).
 """
 
 from __future__ import annotations
@@ -113,12 +113,10 @@ Line = tuple[float, float]  # bytes = intercept + slope * length
 @dataclass(frozen=True)
 class KernelModel:
     """A kernel family's allocations (positive) and frees (negative) in call order and its
-    outputs' bytes, each a line in the length; ``residual``: the largest distance in bytes of a
-    calibration call's allocation from its line (0 when every one is exact)."""
+    outputs' bytes, each a line in the length."""
 
     events: tuple[Line, ...]
     outputs: tuple[Line, ...]
-    residual: int
 
     def record(self, length: int) -> KernelRecord:
         """The call at ``length``: its allocations replayed in order."""
@@ -133,15 +131,13 @@ def _at(line: Line, length: int) -> int:
     return round(line[0] + line[1] * length)
 
 
-def _fit(lengths: tuple[int, ...], values: list[int]) -> tuple[Line, int]:
-    """The least-squares line through (length, value) and its largest residual in bytes."""
+def _fit(lengths: tuple[int, ...], values: list[int]) -> Line:
+    """The least-squares line through (length, value)."""
     n = len(lengths)
     mean_x, mean_y = sum(lengths) / n, sum(values) / n
     spread = sum((x - mean_x) ** 2 for x in lengths)
     slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(lengths, values, strict=True)) / spread
-    line = (mean_y - slope * mean_x, slope)
-    residual = max(abs(_at(line, x) - y) for x, y in zip(lengths, values, strict=True))
-    return line, residual
+    return mean_y - slope * mean_x, slope
 
 
 _models: dict[tuple, KernelModel | str] = {}
@@ -195,8 +191,7 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
         )
     events = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([e for e, _ in calls])]
     outputs = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([o for _, o in calls])]
-    residual = max((r for _, r in events + outputs), default=0)
-    return KernelModel(tuple(e for e, _ in events), tuple(o for o, _ in outputs), residual)
+    return KernelModel(tuple(events), tuple(outputs))
 
 
 def _columns(rows: list[list[int]]) -> list[list[int]]:

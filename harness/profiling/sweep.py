@@ -1,17 +1,17 @@
 """The sweep loop: predictions on meta tensors, then measurements in one worker process.
 
-Order: first every point's memory and FLOPs are predicted in this process on meta tensors
-(``harness.profiling.predict``; seconds, nothing run at the predicted shapes), and the predicted-only points are
-written at once (status ``predicted``). Then one worker process measures the measured points,
-encoder after encoder (modes, then lengths ascending); it starts while the predictions run and
-is restarted only after an OOM or a crash. After an ``oom`` at length L, longer lengths of that
-encoder and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Each
-measured row records what CPU its timed steps got and whether they were ``contended``
-(``harness.cpu_usage``); ``strict`` re-measures a contended point up to ``STRICT_RETRIES`` times
-and then writes it with status ``contended`` instead of ``ok``; the sweep ends with a note on
-how many points were contended. Every row is flushed as it is written; on resume every
-recorded row counts as done, so a resumed sweep adds only missing points and never a
-duplicate.
+Order: first every point's memory and FLOPs are predicted on meta tensors in two processes
+(``harness.profiling.predict``; seconds, nothing run at the predicted shapes), and the
+predicted-only points are written at once (status ``predicted``). Then one worker process
+measures the measured points, encoder after encoder (modes, then lengths ascending); it starts
+while the predictions run and is restarted only after an OOM or a crash. After an ``oom`` at
+length L, longer lengths of that encoder and mode are written as ``skipped_oom`` rows unless
+``skip_after_oom`` is off. Each measured row records what CPU its timed steps got and whether
+they were ``contended`` (``harness.cpu_usage``); ``strict`` re-measures a contended point up to
+``STRICT_RETRIES`` times and then writes it with status ``contended`` instead of ``ok``; the
+sweep ends with a note on how many points were contended. Every row is flushed as it is
+written; on resume every recorded row counts as done, so a resumed sweep adds only missing
+points and never a duplicate.
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ def fixture_rows() -> pd.DataFrame:
         | {"time_ms_iqr": None, "peak_mem_mb": None, "peak_mem_mb_predicted": 1.02 * n**2}
         for n in (128, 256)
     ]
+    predicted[-1]["predicted_leaves_out"] = "convolution: the inside memory is left out (why)"
     return pd.DataFrame(rows + predicted)
 
 
@@ -102,6 +103,8 @@ def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
     headings = ("The papers' claims beside ours", "Longest length that fits", "Predicted vs")
     assert all(heading in page for heading in headings)
     assert "Largest error 2.0%" in page and "load average" in page
+    lower = "1 predictions leave out a kernel's inside memory"
+    assert lower in page and "L=256\n(convolution: the inside memory is left out (why))" in page
     ratios = page[page.index('id="ratios"') : page.index('id="claims"')]
     assert "<td>16.00×</td>" in ratios and ">32.00× (contended)" in ratios  # quad at L=16, 32
     assert "predicted / measured" in ratios  # quad ran out of memory at 64

@@ -124,18 +124,18 @@ def test_the_replay_follows_whichever_phase_of_a_call_is_largest() -> None:
     its peak is the buffer at short lengths and the growing part at long ones."""
     lengths = CALIBRATION_LENGTHS
     sizes = [[1000, -1000, 30 * n, -30 * n] for n in lengths]
-    events = tuple(_fit(lengths, [row[i] for row in sizes])[0] for i in range(4))
-    model = KernelModel(events, (), 0)
+    events = tuple(_fit(lengths, [row[i] for row in sizes]) for i in range(4))
+    model = KernelModel(events, ())
     assert model.record(10).peak == 1000
     assert model.record(100).peak == 3000
 
 
-def test_a_line_fits_exactly_and_page_rounding_shows_as_residual() -> None:
+def test_a_line_fits_exactly_and_a_page_rounded_one_to_within_a_page() -> None:
     lengths = CALIBRATION_LENGTHS
-    line, residual = _fit(lengths, [4096 + 1200 * n for n in lengths])
-    assert residual == 0 and round(line[0]) == 4096 and line[1] == pytest.approx(1200)
-    _, rounded = _fit(lengths, [-(-1200 * n // 4096) * 4096 for n in lengths])
-    assert 0 < rounded <= 4096
+    line = _fit(lengths, [4096 + 1200 * n for n in lengths])
+    assert round(line[0]) == 4096 and line[1] == pytest.approx(1200)
+    pages = _fit(lengths, [-(-1200 * n // 4096) * 4096 for n in lengths])
+    assert all(abs(pages[0] + pages[1] * n - 1200 * n) <= 4096 for n in (3, 100, 400))
 
 
 def test_arguments_too_big_to_calibrate_are_named_and_left_out() -> None:

@@ -204,6 +204,34 @@ def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) ->
     assert len(read(tmp_path)) == 1
 
 
+def test_a_prediction_that_leaves_a_kernel_out_says_so_in_its_row_and_line() -> None:
+    from harness.profiling.predict import Prediction
+    from harness.profiling.sweep import describe
+
+    config = SweepConfig(
+        (EncoderSpec("bilstm"),), (), ("train",), 4, 300, "cpu", "fp32", 3, None, "glibc", None
+    )
+    why = "mkldnn_rnn_layer: the inside memory is left out (a calibration call's arguments exceed)"
+    prediction = Prediction(2**30, 10, 5, 1.0, (why,))
+    row = make_row(
+        Point("bilstm", 512, "train", 4096, 300),
+        config,
+        dict.fromkeys(ENV_COLUMNS, "x"),
+        {"status": "predicted"},
+        prediction,
+    )
+    assert row["predicted_leaves_out"] == why and row["peak_mem_mb_predicted"] == 1024
+    assert f"1024.0 MB predicted (a lower bound: {why})" in describe(row)
+    exact = make_row(
+        Point("bilstm", 16, "train", 4, 300),
+        config,
+        dict.fromkeys(ENV_COLUMNS, "x"),
+        {"status": "predicted"},
+        Prediction(2**20, 10, 5, 1.0),
+    )
+    assert exact["predicted_leaves_out"] == "" and "lower bound" not in describe(exact)
+
+
 def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
     encoders = "test_linear,test_linear:hidden_dim=16"
     options = ["--encoders", encoders, "--lengths", "8", "--modes", "train"]
