@@ -21,30 +21,44 @@ def live_bytes(tensors: Iterable[torch.Tensor]) -> int:
     return sum(storages.values())
 
 
-def _memory_records(prof: profile) -> list[dict]:
-    """The arguments of the CPU allocator's records in ``prof``, in order.
-
-    ``profile_memory=True`` records every allocation and free of PyTorch's CPU allocator (kernel
-    workspaces included) with the allocator's running total (``Total Allocated``); the public
-    way to read them is the Chrome trace (``export_chrome_trace``).
-    """
+def _trace(prof: profile) -> list[dict]:
+    """The events of ``prof``'s Chrome trace (``export_chrome_trace``, the public way to read
+    its memory records)."""
     with tempfile.TemporaryDirectory(prefix="sanbench-memory-") as folder:
         path = Path(folder) / "trace.json"
         prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text())["traceEvents"]
+        return json.loads(path.read_text())["traceEvents"]
+
+
+def _memory_records(events: list[dict]) -> list[dict]:
+    """The CPU allocator's records among ``events``, in order.
+
+    ``profile_memory=True`` records every allocation and free of PyTorch's CPU allocator (kernel
+    workspaces included) with the allocator's running total (``Total Allocated``).
+    """
     records = [
         event
         for event in events
         if event.get("name") == "[memory]" and event["args"].get("Device Type") == CPU_DEVICE_TYPE
     ]
     records.sort(key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))
-    return [event["args"] for event in records]
+    return records
 
 
-def allocation_events(prof: profile) -> list[int]:
-    """The CPU allocator's allocations (bytes, positive) and frees (negative) in ``prof``, in
-    order."""
-    return [record["Bytes"] for record in _memory_records(prof)]
+def allocations_within(prof: profile, labels: list[str]) -> list[list[int]]:
+    """For each ``torch.profiler.record_function(label)`` range of ``prof``, the CPU allocator's
+    allocations (bytes, positive) and frees (negative) inside it, in order."""
+    events = _trace(prof)
+    spans = {
+        event["name"]: (event["ts"], event["ts"] + event["dur"])
+        for event in events
+        if event.get("cat") == "user_annotation" and event.get("name") in labels
+    }
+    records = _memory_records(events)
+    return [
+        [r["args"]["Bytes"] for r in records if spans[label][0] <= r["ts"] <= spans[label][1]]
+        for label in labels
+    ]
 
 
 def allocated_peak(prof: profile) -> int:
@@ -53,7 +67,7 @@ def allocated_peak(prof: profile) -> int:
     Frees of blocks allocated before profiling are not reported, so the step must not free such
     blocks (the step's caller clears gradients before it).
     """
-    records = _memory_records(prof)
+    records = [event["args"] for event in _memory_records(_trace(prof))]
     if not records:
         return 0
     before = records[0]["Total Allocated"] - records[0]["Bytes"]

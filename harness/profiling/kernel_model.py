@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, record_function
 
-from harness.tensor_memory import allocation_events
+from harness.tensor_memory import allocations_within
 
 aten = torch.ops.aten
 
@@ -172,26 +172,31 @@ def kernel_model(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
 
 def _calibrate(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
     name = str(func).removeprefix("aten.").removesuffix(".default")
-    calls = []
-    for length in CALIBRATION_LENGTHS:
-        at_length = _at_length(func, args, length)
+    # the longest first: the shorter calls' buffers then fit in the heap it grew, which the C
+    # allocator keeps (in ascending order each call grew it again: 100 MB more per process)
+    lengths = tuple(sorted(CALIBRATION_LENGTHS, reverse=True))
+    calls = [_at_length(func, args, length) for length in lengths]
+    for call in calls:
         tensors: list[torch.Tensor] = []
-        signature((at_length, kwargs), tensors)
+        signature((call, kwargs), tensors)
         if sum(t.numel() * t.element_size() for t in tensors) > MAX_CALIBRATION_BYTES:
             return (
                 f"{name}: the inside memory is left out (a calibration call's arguments exceed "
                 f"{MAX_CALIBRATION_BYTES // 2**20} MiB)"
             )
-        calls.append(_real_call(func, at_length, kwargs))
-    signs = {tuple(size > 0 for size in events) for events, _ in calls}
-    if len(signs) != 1 or len({len(outputs) for _, outputs in calls}) != 1:
+    events, outputs = _real_calls(func, calls, kwargs)
+    if (
+        len({tuple(size > 0 for size in sizes) for sizes in events}) != 1
+        or len({len(sizes) for sizes in outputs}) != 1
+    ):
         return (
             f"{name}: the inside memory is left out (the kernel allocates differently at "
             f"different lengths)"
         )
-    events = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([e for e, _ in calls])]
-    outputs = [_fit(CALIBRATION_LENGTHS, sizes) for sizes in _columns([o for _, o in calls])]
-    return KernelModel(tuple(events), tuple(outputs))
+    return KernelModel(
+        tuple(_fit(lengths, sizes) for sizes in _columns(events)),
+        tuple(_fit(lengths, sizes) for sizes in _columns(outputs)),
+    )
 
 
 def _columns(rows: list[list[int]]) -> list[list[int]]:
@@ -199,14 +204,23 @@ def _columns(rows: list[list[int]]) -> list[list[int]]:
     return [list(column) for column in zip(*rows, strict=True)]
 
 
-def _real_call(func: Any, args: tuple, kwargs: dict) -> tuple[list[int], list[int]]:
-    """A real call on tensors of these arguments' shapes: its allocations (positive) and frees
-    (negative) in order, and the bytes of the tensors it returns."""
-    real_args = REAL_ARGUMENTS.get(func, _real)(args)
-    real_kwargs = {k: _real(v) for k, v in kwargs.items()}
+def _real_calls(
+    func: Any, calls: list[tuple], kwargs: dict
+) -> tuple[list[list[int]], list[list[int]]]:
+    """``func`` run on real tensors of each of ``calls``' argument shapes, in one profiler
+    session: each call's allocations (positive) and frees (negative) in order, and the bytes of
+    the tensors it returned."""
+    labels = [f"sanbench calibration {index}" for index in range(len(calls))]
+    outputs = []
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        out = func(*real_args, **real_kwargs)
-    return allocation_events(prof), [t.untyped_storage().nbytes() for t in tensors_of(out)]
+        for label, args in zip(labels, calls, strict=True):
+            real_args = REAL_ARGUMENTS.get(func, _real)(args)
+            real_kwargs = {k: _real(v) for k, v in kwargs.items()}
+            with record_function(label):
+                out = func(*real_args, **real_kwargs)
+            outputs.append([t.untyped_storage().nbytes() for t in tensors_of(out)])
+            del out, real_args, real_kwargs
+    return allocations_within(prof, labels), outputs
 
 
 def _real(value: Any) -> Any:

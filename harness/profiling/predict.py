@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,4 +261,24 @@ def predict_points(
     workers = max(1, min(processes, len(points)))
     arguments = (imports, threads)
     with ProcessPoolExecutor(workers, context, _start_predicting, arguments) as pool:
-        yield from zip(order, pool.map(predict_point, order), strict=True)
+        with _sleeping_openmp_threads():  # map submits every point: the processes start here
+            results = pool.map(predict_point, order)
+        yield from zip(order, results, strict=True)
+
+
+@contextmanager
+def _sleeping_openmp_threads() -> Iterator[None]:
+    """Processes started inside get ``OMP_WAIT_POLICY=PASSIVE`` (unless it is set): their
+    OpenMP threads sleep between the calibration calls' kernels instead of spinning on the CPU
+    the other prediction process needs (``--predict-only --predict-lengths 384`` on 2 cores:
+    11.7 s of predicting instead of 14.9 s). The measuring worker, started before, keeps the
+    default."""
+    name = "OMP_WAIT_POLICY"
+    if name in os.environ:
+        yield
+        return
+    os.environ[name] = "PASSIVE"
+    try:
+        yield
+    finally:
+        del os.environ[name]
