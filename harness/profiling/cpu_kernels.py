@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import torch
 from torch.overrides import TorchFunctionMode
 
-from harness.profiling.kernel_model import kernel_record, tensors_of
+from harness.profiling.kernel_model import KernelRecord, kernel_record, tensors_of
 
 
 class StorageLedger(AbstractContextManager, Protocol):
@@ -76,6 +76,14 @@ def contiguous_temporaries(func: Any, args: tuple) -> int:
     arguments (``CONTIGUOUS_CPU_OPS``)."""
     tensors = (args[index] for index in CONTIGUOUS_CPU_OPS[func])
     return sum(t.numel() * t.element_size() for t in tensors if not t.is_contiguous())
+
+
+def hold_inside_memory(mode: StorageLedger, live_before: int, record: KernelRecord) -> None:
+    """A kernel call's inside memory on top of what was live before it; when its family could
+    not be modelled, why (the prediction is then a lower bound)."""
+    if record.unmodelled:
+        mode.unmodelled.add(record.unmodelled)
+    mode.peak = max(mode.peak, live_before + record.peak)
 
 
 def promotion_temporaries(args: tuple, dtype: torch.dtype) -> int:
@@ -147,9 +155,7 @@ def _fused_rnn(func: Any, flops_per_forward: float) -> Callable[..., Any]:
             out = (*out[:3], workspace)
         mode.flops += round(flops_per_forward * _lstm_layer_flops(args[0], args[1]))
         mode.track(tensors_of(out))
-        if record.unmodelled:
-            mode.unmodelled.add(record.unmodelled)
-        mode.peak = max(mode.peak, live_before + record.peak)
+        hold_inside_memory(mode, live_before, record)
         return out
 
     return run

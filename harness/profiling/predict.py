@@ -45,6 +45,7 @@ from harness.profiling.cpu_kernels import (
     PROMOTING_CPU_OPS,
     CpuRnn,
     contiguous_temporaries,
+    hold_inside_memory,
     promotion_temporaries,
 )
 from harness.profiling.kernel_model import call_key, kernel_record, tensors_of
@@ -129,10 +130,7 @@ class LiveStorageTracker(TorchDispatchMode):
         self.flops += known.flops
         self.track(tensors_of(out))
         if func in CPU_WORKSPACES:
-            record = kernel_record(func, args, kwargs)
-            if record.unmodelled:
-                self.unmodelled.add(record.unmodelled)
-            self.peak = max(self.peak, live_before + record.peak)
+            hold_inside_memory(self, live_before, kernel_record(func, args, kwargs))
         elif func in CONTIGUOUS_CPU_OPS:
             self.peak = max(self.peak, self.live + contiguous_temporaries(func, args))
         elif func in PROMOTING_CPU_OPS and isinstance(out, torch.Tensor):
