@@ -49,7 +49,7 @@ class MaskedSelfAttention(nn.Module):
         dim: int,
         scale: float = 5.0,
         impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         check_impl(impl, chunk_size)
@@ -109,7 +109,7 @@ class MaskedBlockSelfAttention(nn.Module):
         use_global: bool = True,
         activation: type[nn.Module] = nn.ReLU,
         impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         if direction not in ("forward", "backward"):

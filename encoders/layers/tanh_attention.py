@@ -30,19 +30,32 @@ from typing import Any
 import torch
 from torch.autograd.function import FunctionCtx, once_differentiable
 
+from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_key_span
 
 IMPLS = ("naive", "chunked")
-# queries per tile; measured on [64, L, 300] DiSAN training steps (docs/benchmarks.md)
-DEFAULT_CHUNK_SIZE = 4
+# queries per tile when chunk_size is None, by the tiles a call runs and whether it keeps a
+# graph for backward; measured on the project's CPU (docs/encoders.md, DiSAN at [8, 512, 300],
+# tiles of 8-64): the compiled tiles keep no [N, d, T, K] tensor, so the size trades calls
+# against cache (fastest: 16 in inference, 32 in training); each eager tile keeps two, so 4
+# keeps DiSAN's [64, 128, 300] training step under 550 MB (docs/benchmarks.md)
+TILE_SIZES = {
+    ("fused", "infer"): 16,
+    ("fused", "train"): 32,
+    ("eager", "infer"): 4,
+    ("eager", "train"): 4,
+}
+DEFAULT_CHUNK_SIZE: int | None = None
 
 
-def check_impl(impl: str, chunk_size: int) -> None:
+def check_impl(impl: str, chunk_size: int | None) -> None:
     """Fail at construction on an unknown ``attention_impl`` or a non-positive tile size."""
     if impl not in IMPLS:
         raise ValueError(f"attention_impl must be one of {', '.join(IMPLS)}, not {impl!r}")
+    if chunk_size is None:
+        return
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer, not {chunk_size!r}")
+        raise ValueError(f"chunk_size must be a positive integer or None, not {chunk_size!r}")
 
 
 def tanh_attention(
@@ -52,7 +65,7 @@ def tanh_attention(
     allowed: torch.Tensor,
     c: float,
     impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     direction: str = "all",
 ) -> torch.Tensor:
     """s [N, L_q, d] from query a [N, L_q, d], key b and values v [N, L_k, d] (a and b already
@@ -82,26 +95,14 @@ def chunked_outside_the_graph(
     v: torch.Tensor,
     allowed: torch.Tensor,
     c: float,
-    size: int,
+    size: int | None,
     direction: str,
 ) -> torch.Tensor:
     """The chunked attention of a ``torch.compile``d model. Traced into the model's graph, the
     tile loop is unrolled and the compiled backward keeps every tile (the whole [N, d, L, L]
     again: 1580 MB instead of 137 MB for DiSAN at [8, 256, 300]), so the loop and its
-    recomputation run eagerly and only the tile body is compiled: :func:`fused_forward_sums`
-    and :func:`fused_backward_sums`, whose reductions over a tile are fused with the weights
-    they sum, so no [N, d, T, K] buffer is written."""
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, direction, True)
-
-
-@functools.cache
-def fused_sums() -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """:func:`fused_forward_sums` and :func:`fused_backward_sums` compiled once per process
-    (shapes dynamic: the last tile and the key spans differ)."""
-    return (
-        torch.compile(fused_forward_sums, dynamic=True),
-        torch.compile(fused_backward_sums, dynamic=True),
-    )
+    recomputation run eagerly, as in an eager model, with the same compiled tiles."""
+    return ChunkedTanhAttention.apply(q, k, v, allowed, c, size, direction)
 
 
 def naive_tanh_attention(
@@ -220,40 +221,6 @@ def eager_backward_sums(
     return u_v - s_rows * u_sum, v_ones[..., 0] * u_col - s_u, grad_v
 
 
-def _weights_and_slope(
-    x_rows: torch.Tensor, y: torch.Tensor, shift: torch.Tensor, c: float, separable: bool
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The tile's weights and 1 - t² as expressions, for the compiler to fuse (never built)."""
-    if separable:
-        e = x_rows.unsqueeze(-1) * y.unsqueeze(-2)
-        r = 1.0 / (e + 1.0)
-        return torch.exp(shift - (2.0 * c) * r), 4.0 * e * r * r
-    t = torch.tanh(x_rows.unsqueeze(-1) + y.unsqueeze(-2))
-    return torch.exp(shift + c * t), 1.0 - t * t
-
-
-def fused_forward_sums(
-    x_rows: torch.Tensor, y: torch.Tensor, v: torch.Tensor, shift: torch.Tensor, c: float,
-    separable: bool,
-) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
-    """:func:`eager_forward_sums` as reductions a compiler fuses into one pass over the keys."""
-    weights, _ = _weights_and_slope(x_rows, y, shift, c, separable)
-    return (weights * v.unsqueeze(-2)).sum(-1), weights.sum(-1)
-
-
-def fused_backward_sums(
-    x_rows: torch.Tensor, y: torch.Tensor, v: torch.Tensor, shift: torch.Tensor, c: float,
-    separable: bool, g_over_z_rows: torch.Tensor, s_rows: torch.Tensor,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
-    """:func:`eager_backward_sums` as reductions a compiler fuses."""
-    weights, slope = _weights_and_slope(x_rows, y, shift, c, separable)
-    pg = weights * g_over_z_rows.unsqueeze(-1)
-    u = pg * slope
-    grad_q = (u * v.unsqueeze(-2)).sum(-1) - s_rows * u.sum(-1)
-    grad_k = v * u.sum(-2) - (s_rows.unsqueeze(-1) * u).sum(-2)
-    return grad_q, grad_k, pg.sum(-2)
-
-
 class ChunkedTanhAttention(torch.autograd.Function):
     """Exact tanh attention in query tiles (FlashAttention's recomputation for Eq. 15-16).
 
@@ -273,32 +240,40 @@ class ChunkedTanhAttention(torch.autograd.Function):
         v: torch.Tensor,
         allowed: torch.Tensor,
         c: float,
-        chunk_size: int,
+        chunk_size: int | None,
         direction: str = "all",
-        fuse: bool = False,
     ) -> torch.Tensor:
         x, y, tile, offset = tile_inputs(q, k, c)
+        fused = tile is separable_tile and fused_tiles.available(q.device.type)
+        mode = "train" if any(ctx.needs_input_grad[:3]) else "infer"
+        chunk_size = chunk_size or TILE_SIZES[("fused" if fused else "eager", mode)]
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
-        values = v if fuse else with_ones(v)  # the eager tiles' [v, 1], made once
+        # what every tile reads, made once: the fused tiles' k2, the eager tiles' [v, 1]
+        scale, v_ones = (exp2_scale(c, x), None) if fused else (None, with_ones(v))
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
                 continue
-            shift = shift_for(allowed[:, rows, keys], offset, q.dtype)
-            if fuse:
-                tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
-                numerator, total = fused_sums()[0](*tile_args, tile is separable_tile)
+            a, b, v_keys, allowed_tile = (
+                x[..., rows],
+                y[..., keys],
+                v[..., keys],
+                allowed[:, rows, keys],
+            )
+            if scale is not None and fused_tiles.fits(a, b):
+                numerator, total = fused_tiles.fused_tile_sums(a, b, v_keys, allowed_tile, scale)
             else:
-                tile_args = (x[..., rows], y[..., keys], values[..., keys, :], shift, c)
-                numerator, total = eager_forward_sums(tile, *tile_args)
+                shift = shift_for(allowed_tile, offset, q.dtype)
+                ones = with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
+                numerator, total = eager_forward_sums(tile, a, b, ones, shift, c)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
         ctx.save_for_backward(x, y, v, allowed, out, normaliser)
         ctx.c, ctx.chunk_size, ctx.direction = c, chunk_size, direction
-        ctx.tile, ctx.offset, ctx.fuse = tile, offset, fuse
+        ctx.tile, ctx.offset, ctx.fused = tile, offset, fused
         return out
 
     @staticmethod
@@ -308,22 +283,34 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c, tile = ctx.c, ctx.tile
         grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
         g_over_z = grad_out / normaliser  # [N, d, L_q]
-        values = v if ctx.fuse else with_ones(v)
+        scale, v_ones = (exp2_scale(c, x), None) if ctx.fused else (None, with_ones(v))
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
-            shift = shift_for(allowed[:, rows, keys], ctx.offset, x.dtype)
+            a, b, v_keys, allowed_tile = (
+                x[..., rows],
+                y[..., keys],
+                v[..., keys],
+                allowed[:, rows, keys],
+            )
             rest = (g_over_z[..., rows], out[..., rows])
-            if ctx.fuse:
-                tile_args = (x[..., rows], y[..., keys], v[..., keys], shift, c)
-                sums = fused_sums()[1](*tile_args, tile is separable_tile, *rest)
+            if scale is not None and fused_tiles.fits(a, b):
+                sums = fused_tiles.fused_tile_grads(a, b, v_keys, allowed_tile, scale, *rest)
             else:
-                tile_args = (x[..., rows], y[..., keys], values[..., keys, :], shift, c)
-                sums = eager_backward_sums(tile, *tile_args, *rest)
+                shift = shift_for(allowed_tile, ctx.offset, x.dtype)
+                ones = with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
+                sums = eager_backward_sums(tile, a, b, ones, shift, c, *rest)
             grad_q[..., rows] = sums[0]
             grad_k[..., keys] += sums[1]
             grad_v[..., keys] += sums[2]
-        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None, None
+        return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
+
+
+def exp2_scale(c: float, like: torch.Tensor) -> torch.Tensor:
+    """k2 = 2c·log2(e), the fused tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
+    ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight)."""
+    dtype = torch.promote_types(like.dtype, torch.float32)
+    return torch.tensor(2.0 * c * fused_tiles.LOG2_E, dtype=dtype, device=like.device)
 
 
 def tiles(

@@ -47,7 +47,7 @@ class BiBloSAN(Encoder):
         use_local: bool = True,
         use_global: bool = True,
         attention_impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
         activation: str = "relu",
     ):
         super().__init__()
@@ -101,7 +101,7 @@ def build_bi_blosan(
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
@@ -123,7 +123,7 @@ def build_bi_blosan_no_local(
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
@@ -146,7 +146,7 @@ def build_bi_blosan_no_global(
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
     attention_impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:
     """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""

@@ -42,7 +42,7 @@ class MultiDimToken2Token(nn.Module):
         c: float = 5.0,
         dropout: float = 0.0,
         impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         check_impl(impl, chunk_size)
@@ -94,7 +94,7 @@ class DiSA(nn.Module):
         c: float = 5.0,
         dropout: float = 0.0,
         impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         direction_mask(1, direction)  # fail early on an unknown direction
@@ -128,7 +128,7 @@ class DiSAN(Encoder):
         directions: tuple[str, str] = ("forward", "backward"),
         c: float = 5.0,
         attention_impl: str = "naive",
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
         self.input_dim, self.token_dim, self.output_dim = input_dim, 2 * hidden_dim, 2 * hidden_dim
@@ -150,7 +150,7 @@ def build_disan(
     dropout: float = 0.25,
     c: float = 5.0,
     attention_impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with forward and backward masks; dropout 0.25 = keep probability 0.75 (SNLI)."""
     directions = ("forward", "backward")
@@ -164,7 +164,7 @@ def build_disan_nodir(
     dropout: float = 0.25,
     c: float = 5.0,
     attention_impl: str = "naive",
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with both direction masks replaced by diag-disabled masks M_diag (Sec. 5.1)."""
     directions = ("nodiag", "nodiag")

@@ -38,6 +38,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
+from encoders.layers import fused_tiles
 from harness.profiling.cpu_kernels import (
     CONTIGUOUS_CPU_OPS,
     CPU_KERNELS,
@@ -209,6 +210,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     """Run ``point``'s fp32 step on meta tensors; ``build()`` makes the model (on any device:
     it is called under ``torch.device("meta")``)."""
     start = time.perf_counter()
+    fused_tiles.available("meta")  # runs real tiles once: before the meta device and the modes
     meta = torch.device("meta")
     with meta:
         torch.manual_seed(0)

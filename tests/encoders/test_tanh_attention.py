@@ -10,17 +10,11 @@ from hypothesis import strategies as st
 from encoders.layers.masking import direction_key_span, direction_mask
 from encoders.layers.tanh_attention import (
     check_impl,
-    eager_backward_sums,
-    eager_forward_sums,
-    fused_backward_sums,
-    fused_forward_sums,
     separable_bound,
     separable_tile,
-    shift_for,
     tanh_attention,
     tanh_tile,
     tile_inputs,
-    with_ones,
 )
 
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
@@ -195,31 +189,6 @@ def test_the_separable_tile_equals_the_tanh_tile_up_to_its_bound(dtype: torch.dt
     tolerance = 1e-12 if dtype == torch.float64 else 1e-5
     torch.testing.assert_close(w_sep.double(), w_tanh, atol=tolerance, rtol=tolerance)
     torch.testing.assert_close(slope_sep.double(), slope_tanh, atol=tolerance, rtol=tolerance)
-
-
-@pytest.mark.parametrize("separable", [True, False])
-def test_the_fused_sums_equal_the_eager_ones(separable: bool) -> None:
-    """The expressions a compiler fuses (run here uncompiled) against the in-place eager tile."""
-    generator = torch.Generator().manual_seed(1)
-    x, y, v, g, s = (
-        torch.randn(2, 3, n, generator=generator, dtype=torch.float64) for n in (4, 6, 6, 4, 4)
-    )
-    if separable:
-        x, y = torch.exp(2 * x), torch.exp(2 * y)
-    allowed = torch.rand(2, 4, 6, generator=generator) < 0.7
-    tile, offset = (separable_tile, 0.0) if separable else (tanh_tile, -C)
-    shift = shift_for(allowed, offset, torch.float64)
-    v_ones = with_ones(v)
-    eager = [
-        *eager_forward_sums(tile, x, y, v_ones, shift, C),
-        *eager_backward_sums(tile, x, y, v_ones, shift, C, g, s),
-    ]
-    fused = [
-        *fused_forward_sums(x, y, v, shift, C, separable),
-        *fused_backward_sums(x, y, v, shift, C, separable, g, s),
-    ]
-    for a, b in zip(eager, fused, strict=True):
-        torch.testing.assert_close(b, a, atol=1e-12, rtol=1e-12)
 
 
 def test_pre_activations_past_the_bound_take_the_tanh_tile() -> None:

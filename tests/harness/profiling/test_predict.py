@@ -89,11 +89,18 @@ def measured_peak(point: Point) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["infer", "train"])
-@pytest.mark.parametrize("name", list_encoders())
-def test_prediction_matches_the_measured_peak_at_held_out_shapes(name: str, mode: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(name, "") for name in list_encoders()]
+    + [(name, "attention_impl=chunked") for name in ("disan", "bi_blosan")],
+)
+def test_prediction_matches_the_measured_peak_at_held_out_shapes(
+    name: str, options: str, mode: str
+) -> None:
+    """Every encoder, and the chunked attention's compiled tiles (only their outputs)."""
     checked = 0
     for batch, seq_len, dim in HELD_OUT:
-        point = Point(name, seq_len, mode, batch, dim)
+        point = Point(name, seq_len, mode, batch, dim, options)
         prediction = predict_point(point)
         assert not isinstance(prediction, str), prediction
         assert not prediction.unmodelled

@@ -1,0 +1,202 @@
+"""The chunked tanh attention's tile sums as compiled kernels behind two custom operators.
+
+``sanbench::tanh_tile_sums`` and ``sanbench::tanh_tile_grads`` compute what
+:func:`~encoders.layers.tanh_attention.eager_forward_sums` and
+:func:`~encoders.layers.tanh_attention.eager_backward_sums` compute for the product form of the
+tile (A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), with ``torch.compile`` (C++ on CPU,
+Triton on CUDA) fusing the weights into the sums over the keys and over the queries, so that no
+[N, d, T, K] tensor is written:
+
+    w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids;
+                                                          k2 a 0-d tensor, made once per call)
+    forward:  Σ_k w v_k,  Σ_k w
+    backward: M = w g_q (1 - t²) (v_k - s_q) with 1 - t² = 4·A_q B_k·r², g = ∂loss/∂s / Z;
+              Σ_k M (∂a_q / c),  Σ_q M (∂b_k / c),  Σ_q w g (∂v_k)
+
+The weights are written with ``exp2``: inductor writes out a tensor that more than one reduction
+reads when it is computed with ``exp`` (a "heavy" operation on CPU), but computes an ``exp2``
+expression once inside the one loop that does both sums. :func:`available` compiles both kernels
+on a tiny tile the first time a device type asks, checks them against the eager tile, and on a
+machine that cannot compile says so once (:class:`EagerTilesWarning`): the attention then runs
+the eager tiles, the same numbers, slower. The fake kernels give the outputs' shapes, so a
+prediction on ``meta`` tensors sees what the compiled kernels allocate (only their outputs), and
+:data:`FLOPS_PER_PAIR` counts the multiply-adds of the sums as the eager tiles' products do.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.utils.flop_counter import register_flop_formula
+
+LOG2_E = 1.0 / math.log(2.0)
+# the inductor option that keeps a pointwise node read by two reductions inside their loop
+# instead of writing it out (its default, 4 reads, writes the backward's w·g)
+INLINE_READS = {"realize_reads_threshold": 64}
+# multiply-adds per (query, key, feature) of the sums, 2 FLOPs each: forward Σ w v and Σ w; backward
+# Σ_k U v, Σ_k U, Σ_q s U and Σ_q U, as the eager tiles' batched products count them
+FLOPS_PER_PAIR = {"forward": 4, "backward": 8}
+# compiled variants allowed per tile function: a process makes one per dtype, kind of tensor
+# (inference or not) and tile offsets (about four: the first tiles of each mask direction)
+RECOMPILE_LIMIT = 64
+
+
+class EagerTilesWarning(UserWarning):
+    """This machine cannot compile the fused tiles; the chunked attention runs the eager ones."""
+
+
+def _weights_and_slope(
+    a: torch.Tensor, b: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """[N, d, T, K] expressions (never built when compiled): w = 2^(-k2·r), 0 where forbidden,
+    and 1 - t² = 4·E·r², from a [N, d, T], b [N, d, K] and allowed [N, T, K]."""
+    e = a.unsqueeze(-1) * b.unsqueeze(-2)
+    r = 1.0 / (e + 1.0)
+    weights = torch.where(allowed.unsqueeze(1), torch.exp2(-k2 * r), 0.0)
+    return weights, 4.0 * e * r * r
+
+
+def tile_sums(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Σ_k w v_k and Σ_k w [N, d, T] of one tile."""
+    weights, _ = _weights_and_slope(a, b, allowed, k2)
+    return (weights * v.unsqueeze(-2)).sum(-1), weights.sum(-1)
+
+
+def tile_query_grads(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """Σ_k M [N, d, T] (∂a / c) of one tile; M as in the module's docstring."""
+    weights, slope = _weights_and_slope(a, b, allowed, k2)
+    m = weights * g_over_z.unsqueeze(-1) * slope * (v.unsqueeze(-2) - s.unsqueeze(-1))
+    return m.sum(-1)
+
+
+def tile_key_grads(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """Σ_q M (∂b / c) and Σ_q w g (∂v) [N, d, K] of one tile."""
+    weights, slope = _weights_and_slope(a, b, allowed, k2)
+    pg = weights * g_over_z.unsqueeze(-1)
+    m = pg * slope * (v.unsqueeze(-2) - s.unsqueeze(-1))
+    return m.sum(-2), pg.sum(-2)
+
+
+@functools.cache
+def _compiled() -> tuple[Callable[..., Any], ...]:
+    """The three tile functions compiled once per process, shapes dynamic (the last tile and
+    the key spans differ); imported on first use (the compiler costs 70 MB and 2 s)."""
+    return tuple(
+        torch.compile(fn, dynamic=True, options=INLINE_READS)
+        for fn in (tile_sums, tile_query_grads, tile_key_grads)
+    )
+
+
+def fits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether a tile of queries ``a`` [N, d, T] and keys ``b`` [N, d, K] takes the compiled
+    kernels: every size at least 2. The compiler specialises sizes 0 and 1, so such tiles (a
+    first or last tile of one query or key, one sentence, one feature: few pairs) run eagerly,
+    and the compiled kernels see no size the compiler specialises."""
+    return min(*a.shape, b.shape[-1]) >= 2
+
+
+def _compiled_call(index: int, *args: torch.Tensor) -> Any:
+    """Compiled tile function ``index`` on ``args`` detached, in one grad mode: the compiler
+    guards a view's base and requires_grad, and would compile again for each. It also
+    specialises offsets 0 and 1 (a tile's sub-views start at 0, 1 or further on), dtypes and
+    inference tensors: ``RECOMPILE_LIMIT`` leaves room for those variants, since past the
+    compiler's default of 8 a call would run uncompiled and write [N, d, T, K] tensors. (Copying
+    the views instead cost DiSAN's [8, 512, 300] inference 0.5 s of fresh pages.)"""
+    with torch.no_grad(), torch.compiler.config.patch(recompile_limit=RECOMPILE_LIMIT):
+        return _compiled()[index](*(arg.detach() for arg in args))
+
+
+@torch.library.custom_op("sanbench::tanh_tile_sums", mutates_args=())
+def fused_tile_sums(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`tile_sums`, compiled."""
+    return _compiled_call(0, a, b, v, allowed, k2)
+
+
+@torch.library.custom_op("sanbench::tanh_tile_grads", mutates_args=())
+def fused_tile_grads(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
+    """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled."""
+    args = (a, b, v, allowed, k2, g_over_z, s)
+    return (_compiled_call(1, *args), *_compiled_call(2, *args))
+
+
+@fused_tile_sums.register_fake
+def _(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor):
+    return torch.empty_like(a), torch.empty_like(a)
+
+
+@fused_tile_grads.register_fake
+def _(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor,
+):  # fmt: skip
+    return torch.empty_like(a), torch.empty_like(b), torch.empty_like(b)
+
+
+def _pairs(a_shape: torch.Size, b_shape: torch.Size) -> int:
+    """(query, key, feature) triples of a tile: N·d·T·K."""
+    return math.prod(a_shape) * b_shape[-1]
+
+
+@register_flop_formula(torch.ops.sanbench.tanh_tile_sums)
+def _(a_shape, b_shape, *args, **kwargs) -> int:
+    return FLOPS_PER_PAIR["forward"] * _pairs(a_shape, b_shape)
+
+
+@register_flop_formula(torch.ops.sanbench.tanh_tile_grads)
+def _(a_shape, b_shape, *args, **kwargs) -> int:
+    return FLOPS_PER_PAIR["backward"] * _pairs(a_shape, b_shape)
+
+
+def available(device_type: str) -> bool:
+    """Whether the fused tiles compile and agree with their uncompiled expressions on a tiny
+    tile of ``device_type`` (``meta``: this machine's CPU, whose step a prediction models);
+    says once why not. The first call per device type runs real tiles: make it before any
+    dispatch mode or ``meta`` device context is active (``harness.profiling.predict`` does)."""
+    return _probe("cpu" if device_type == "meta" else device_type)
+
+
+@functools.cache
+def _probe(device_type: str) -> bool:
+    device = torch.device(device_type)
+    generator = torch.Generator(device=device).manual_seed(0)
+    a, b, v, g, s = (
+        torch.rand(2, 3, n, generator=generator, device=device) + 0.5 for n in (5, 7, 7, 5, 5)
+    )
+    allowed = torch.rand(2, 5, 7, generator=generator, device=device) < 0.7
+    args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, device=device))
+    try:
+        found = [*fused_tile_sums(*args), *fused_tile_grads(*args, g, s)]
+    except Exception as error:  # any compiler failure: the eager tiles remain
+        lines = str(error).strip().splitlines() or [""]
+        reason = f"{type(error).__name__} while compiling: {lines[0][:200]}"
+    else:
+        expected = [*tile_sums(*args), tile_query_grads(*args, g, s), *tile_key_grads(*args, g, s)]
+        pairs = zip(found, expected, strict=True)
+        if all(torch.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in pairs):
+            return True
+        reason = "their sums differ from the uncompiled expressions'"
+    warnings.warn(
+        f"the chunked tanh attention's fused tiles cannot be used on {device.type} ({reason}); "
+        "it runs its eager tiles: the same numbers, slower",
+        EagerTilesWarning,
+        stacklevel=2,
+    )
+    return False

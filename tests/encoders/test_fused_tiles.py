@@ -1,0 +1,176 @@
+"""The compiled tiles of the chunked tanh attention against the eager tiles, their memory, their
+FLOPs, and a machine that cannot compile them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.profiler import ProfilerActivity, profile
+from torch.utils.flop_counter import FlopCounterMode
+
+from encoders.layers import fused_tiles
+from encoders.layers import tanh_attention as tanh_attention_module
+from encoders.layers.masking import direction_mask
+from encoders.layers.tanh_attention import (
+    TILE_SIZES,
+    eager_backward_sums,
+    eager_forward_sums,
+    exp2_scale,
+    separable_tile,
+    shift_for,
+    tanh_attention,
+    tiles,
+    with_ones,
+)
+from harness.tensor_memory import allocated_peak
+
+C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tile(n: int, d: int, t: int, k: int, dtype: torch.dtype, seed: int = 0) -> tuple:
+    """A tile's A = exp(2a) [n, d, t], B = exp(2b) and v [n, d, k], allowed [n, t, k] (one
+    query with no allowed key), g/Z and s [n, d, t]."""
+    generator = torch.Generator().manual_seed(seed)
+    a, g, s = (torch.randn(n, d, t, generator=generator, dtype=dtype) for _ in range(3))
+    b, v = (torch.randn(n, d, k, generator=generator, dtype=dtype) for _ in range(2))
+    allowed = torch.rand(n, t, k, generator=generator) < 0.6
+    allowed[0, 0] = False
+    return torch.exp(2 * a), torch.exp(2 * b), v, allowed, g, s
+
+
+def eager_sums(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
+    g: torch.Tensor, s: torch.Tensor,
+) -> list[torch.Tensor]:  # fmt: skip
+    """The eager tile's five sums (product form), against which the compiled ones are held."""
+    shift = shift_for(allowed, 0.0, a.dtype)
+    v_ones = with_ones(v)
+    return [
+        *eager_forward_sums(separable_tile, a, b, v_ones, shift, C),
+        *eager_backward_sums(separable_tile, a, b, v_ones, shift, C, g, s),
+    ]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    n=st.integers(2, 3),
+    d=st.integers(2, 9),
+    t=st.integers(2, 9),
+    k=st.integers(2, 40),
+    seed=st.integers(0, 2**16),
+)
+def test_the_compiled_tiles_equal_the_eager_tiles_within_1e_12_in_float64(
+    n: int, d: int, t: int, k: int, seed: int
+) -> None:
+    """At the sizes that take them (:func:`fused_tiles.fits`; smaller tiles run eagerly)."""
+    a, b, v, allowed, g, s = tile(n, d, t, k, torch.float64, seed)
+    assert fused_tiles.fits(a, b)
+    args = (a, b, v, allowed, exp2_scale(C, a))
+    fused = [*fused_tiles.fused_tile_sums(*args), *fused_tiles.fused_tile_grads(*args, g, s)]
+    expected = eager_sums(a, b, v, allowed, g, s)
+    names = ["Σ w v", "Σ w", "Σ_k M", "Σ_q M", "Σ_q w g"]
+    for name, found, wanted in zip(names, fused, expected, strict=True):
+        torch.testing.assert_close(found, wanted, atol=1e-12, rtol=1e-12, msg=name)
+
+
+def test_the_compiled_tiles_run_by_default_and_hold_no_pairwise_tensor() -> None:
+    """A tile's inside memory is its outputs: no [N, d, T, K] tensor (3.1 MB here) is written."""
+    a, b, v, allowed, g, s = tile(4, 48, 16, 257, torch.float32)
+    args = (a, b, v, allowed, exp2_scale(C, a))
+    assert fused_tiles.available("cpu")
+    fused_tiles.fused_tile_grads(*args, g, s)  # compiled before measuring
+    for call, outputs in (
+        (lambda: fused_tiles.fused_tile_sums(*args), 2 * a.nbytes),
+        (lambda: fused_tiles.fused_tile_grads(*args, g, s), a.nbytes + 2 * b.nbytes),
+    ):
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            result = call()
+        assert allocated_peak(prof) == outputs < 4 * 48 * 16 * 257 * 4
+        del result
+
+
+def test_the_chunked_attention_counts_the_flops_of_the_eager_products() -> None:
+    """FlopCounterMode counts the compiled tiles as the eager tiles' batched products: 4 FLOPs
+    per (query, key, feature) forward, 8 backward."""
+    n, length, dim = 2, 10, 3
+    q, k, v = (torch.randn(n, length, dim, requires_grad=True) for _ in range(3))
+    allowed = direction_mask(length, "forward").expand(n, length, length)
+    pairs = sum(
+        n * dim * len(range(length)[rows]) * (keys.stop - keys.start)
+        for rows, keys in tiles("forward", length, length, 4)
+    )
+    with FlopCounterMode(display=False) as counter:
+        tanh_attention(q, k, v, allowed, C, "chunked", 4, "forward").sum().backward()
+    counts = {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
+    assert counts["sanbench.tanh_tile_sums"] == 4 * pairs
+    assert counts["sanbench.tanh_tile_grads"] == 8 * pairs
+
+
+@pytest.mark.slow
+def test_a_machine_without_a_compiler_says_so_once_and_keeps_the_same_numbers(
+    tmp_path: Path,
+) -> None:
+    """No C++ compiler (``CXX`` names none, empty compile cache): one warning, then the eager
+    tiles, with the outputs and gradients of the naive form."""
+    script = textwrap.dedent(
+        """
+        import torch
+        from encoders.layers.masking import direction_mask
+        from encoders.layers.tanh_attention import tanh_attention
+        g = torch.Generator().manual_seed(0)
+        q, k, v = (torch.randn(2, 9, 5, generator=g, dtype=torch.float64, requires_grad=True)
+                   for _ in range(3))
+        allowed = direction_mask(9, "forward").expand(2, 9, 9)
+        for _ in range(2):
+            found = []
+            for impl in ("chunked", "naive"):
+                s = tanh_attention(q, k, v, allowed, 5.0, impl, None, "forward")
+                found.append([s, *torch.autograd.grad(s.sum(), [q, k, v])])
+            assert all(torch.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(*found))
+        """
+    )
+    environment = {
+        **os.environ,
+        "CXX": str(tmp_path / "no-compiler"),
+        "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": str(ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "EagerTilesWarning" in line]
+    assert len(warnings) == 1, done.stderr
+    assert "cannot be used on cpu" in warnings[0] and "the same numbers" in warnings[0]
+
+
+def test_tiles_of_the_measured_size_by_mode_unless_chunk_size_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """chunk_size None: TILE_SIZES for the compiled tiles, inference and training; a given
+    chunk_size is kept in both."""
+    sizes: list[int] = []
+
+    def spy(direction: str, queries: int, keys: int, chunk_size: int) -> Iterator:
+        sizes.append(chunk_size)
+        return tiles(direction, queries, keys, chunk_size)
+
+    monkeypatch.setattr(tanh_attention_module, "tiles", spy)
+    q = torch.randn(2, 40, 6, requires_grad=True)
+    allowed = direction_mask(40, "forward").expand(2, 40, 40)
+    for chunk_size in (None, 5):
+        with torch.no_grad():
+            tanh_attention(q, q, q, allowed, C, "chunked", chunk_size, "forward")
+        tanh_attention(q, q, q, allowed, C, "chunked", chunk_size, "forward").sum().backward()
+    infer, train = TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")]
+    assert sizes == [infer, train, train, 5, 5, 5]
