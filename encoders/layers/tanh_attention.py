@@ -306,6 +306,29 @@ class ChunkedTanhAttention(torch.autograd.Function):
         return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
 
 
+def chunked_sizes(model: torch.nn.Module) -> set[int | None]:
+    """The ``chunk_size`` of each chunked attention in ``model`` (modules with ``impl ==
+    "chunked"`` and a ``chunk_size``); empty when it has none."""
+    return {
+        module.chunk_size
+        for module in model.modules()
+        if getattr(module, "impl", None) == "chunked" and hasattr(module, "chunk_size")
+    }
+
+
+def tile_plan(model: torch.nn.Module, device_type: str, mode: str) -> str:
+    """What ``model``'s chunked attentions run in ``mode`` (infer or train) on ``device_type``:
+    "compiled tiles of 16", "eager tiles of 4" (one entry per size), or "" when it has none.
+    Pre-activations past the product form's bound take eager tiles whatever this says."""
+    sizes = chunked_sizes(model)
+    if not sizes:
+        return ""
+    kind = "fused" if fused_tiles.available(device_type) else "eager"
+    name = "compiled" if kind == "fused" else "eager"
+    resolved = sorted({size or TILE_SIZES[(kind, mode)] for size in sizes})
+    return ", ".join(f"{name} tiles of {size}" for size in resolved)
+
+
 def exp2_scale(c: float, like: torch.Tensor) -> torch.Tensor:
     """k2 = 2c·log2(e), the fused tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
     ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight)."""

@@ -39,6 +39,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
 from encoders.layers import fused_tiles
+from encoders.layers.tanh_attention import chunked_sizes
 from harness.profiling.cpu_kernels import (
     CONTIGUOUS_CPU_OPS,
     CPU_KERNELS,
@@ -210,11 +211,12 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     """Run ``point``'s fp32 step on meta tensors; ``build()`` makes the model (on any device:
     it is called under ``torch.device("meta")``)."""
     start = time.perf_counter()
-    fused_tiles.available("meta")  # runs real tiles once: before the meta device and the modes
     meta = torch.device("meta")
     with meta:
         torch.manual_seed(0)
         model = build()
+    if chunked_sizes(model):  # the first check compiles real tiles: before any mode is on
+        fused_tiles.available("meta")
     x, mask = synthetic_batch(point, meta)
     step = make_step(model, x, mask, point.mode, "fp32")
     model.zero_grad(set_to_none=True)

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 import torch
 
 from encoders import build_encoder
+from encoders.layers.tanh_attention import tile_plan
 from harness.profiling.measure import (
     MB,
     Point,
@@ -139,6 +140,7 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
             extra["eager_time_ms_median"] = eager["time_ms_median"]
             extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
         params = sum(p.numel() for p in model.parameters())
+        extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode)
         return {"status": "ok", "params": params, **metrics, **extra}
     except Exception as error:
         status = "oom" if is_oom(error) else "error"

@@ -2,7 +2,8 @@
 
 ``predicted_leaves_out`` is empty when ``peak_mem_mb_predicted`` counts everything the step
 holds; otherwise it names the kernels whose inside memory the prediction leaves out and why
-(the prediction is then a lower bound).
+(the prediction is then a lower bound). ``attention_tiles`` says which tiles a chunked tanh
+attention ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders).
 
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
 the report reads them with :func:`read_profile`, which checks the header and types the values.
@@ -34,6 +35,7 @@ METRIC_COLUMNS = (
     "peak_mem_mb",
     "peak_mem_mb_predicted",
     "predicted_leaves_out",
+    "attention_tiles",
     "peak_rss_mb",
     "gpu_process_mem_mb",
     "params",
@@ -90,6 +92,7 @@ OPTIONAL = {
     "options": "",
     "peak_mem_mb_predicted": None,
     "predicted_leaves_out": "",
+    "attention_tiles": "",
     "noisy": False,
     "contended": False,
     "cpu_share": None,
@@ -154,7 +157,7 @@ def read_profile(folder: Path) -> pd.DataFrame:
     for column, default in OPTIONAL.items():
         if column not in rows.columns:
             rows[column] = default
-    for text in ("options", "predicted_leaves_out"):
+    for text in ("options", "predicted_leaves_out", "attention_tiles"):
         rows[text] = rows[text].astype(object).fillna("").astype(str)
     for flag in ("noisy", "contended"):
         rows[flag] = rows[flag].astype(str).str.lower().eq("true")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from torch.profiler import ProfilerActivity, profile
 from torch.utils.flop_counter import FlopCounterMode
 
+from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers import tanh_attention as tanh_attention_module
 from encoders.layers.masking import direction_mask
@@ -28,6 +29,7 @@ from encoders.layers.tanh_attention import (
     separable_tile,
     shift_for,
     tanh_attention,
+    tile_plan,
     tiles,
     with_ones,
 )
@@ -174,3 +176,15 @@ def test_tiles_of_the_measured_size_by_mode_unless_chunk_size_is_given(
         tanh_attention(q, q, q, allowed, C, "chunked", chunk_size, "forward").sum().backward()
     infer, train = TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")]
     assert sizes == [infer, train, train, 5, 5, 5]
+
+
+def test_the_tile_plan_names_the_tiles_each_mode_runs() -> None:
+    """What a profile row records: the compiled tiles' measured sizes by mode, a given
+    chunk_size as it is, nothing for an encoder without a chunked attention."""
+    chunked = build_encoder("disan", input_dim=8, hidden_dim=8, attention_impl="chunked")
+    sized = build_encoder("bi_blosan", input_dim=8, attention_impl="chunked", chunk_size=3)
+    infer, train = TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")]
+    assert tile_plan(chunked, "cpu", "infer") == f"compiled tiles of {infer}"
+    assert tile_plan(chunked, "cpu", "train") == f"compiled tiles of {train}"
+    assert tile_plan(sized, "cpu", "train") == "compiled tiles of 3"
+    assert tile_plan(build_encoder("disan", input_dim=8, hidden_dim=8), "cpu", "infer") == ""

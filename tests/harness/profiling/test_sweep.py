@@ -266,6 +266,9 @@ def test_disan_chunked_attention_beside_naive_as_a_profile_variant(tmp_path: Pat
     assert (peak.loc[chunked] < peak.loc["disan"]).all()
     # the exact tensor accounting: the meta-tensor prediction is the measured peak
     assert ((rows["peak_mem_mb_predicted"] / peak - 1).abs() < 0.05).all()
+    # each row says which tiles ran (this machine compiles them: test_fused_tiles.py)
+    assert set(rows["attention_tiles"].loc[chunked]) == {"compiled tiles of 2"}
+    assert set(rows["attention_tiles"].loc["disan"]) == {""}
 
 
 def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
