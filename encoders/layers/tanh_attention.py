@@ -13,7 +13,10 @@ with no allowed key gets s = 0.
 ``naive`` builds the whole [N, d, L_q, L_k] tensor; autograd keeps two of them (tanh and exp).
 ``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which
 keeps only [N, d, L] statistics for backward and recomputes each tile there: the same numbers
-in O(N·L·d) memory plus one tile. Given the mask's ``direction``, a tile spans only the keys
+in O(N·L·d) memory plus one tile. A tile's sums run as compiled kernels
+(:mod:`encoders.layers.fused_tiles`, which write no [N, d, T, K] tensor) where the machine
+compiles them, as eager tensor operations otherwise; ``chunk_size=None`` takes
+:data:`TILE_SIZES`. Given the mask's ``direction``, a tile spans only the keys
 its queries may attend (:func:`~encoders.layers.masking.direction_key_span`): a key outside has
 weight exactly 0 in every row, so skipping it changes nothing but the work (half of it under
 DiSAN's and Bi-BloSAN's forward and backward masks). The span follows from the direction alone,
@@ -256,17 +259,12 @@ class ChunkedTanhAttention(torch.autograd.Function):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
                 continue
-            a, b, v_keys, allowed_tile = (
-                x[..., rows],
-                y[..., keys],
-                v[..., keys],
-                allowed[:, rows, keys],
-            )
+            a, b, v_keys, allowed_tile = tile_views(x, y, v, allowed, rows, keys)
             if scale is not None and fused_tiles.fits(a, b):
                 numerator, total = fused_tiles.fused_tile_sums(a, b, v_keys, allowed_tile, scale)
             else:
                 shift = shift_for(allowed_tile, offset, q.dtype)
-                ones = with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
+                ones = keys_with_ones(v_ones, v_keys, keys)
                 numerator, total = eager_forward_sums(tile, a, b, ones, shift, c)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
@@ -287,23 +285,33 @@ class ChunkedTanhAttention(torch.autograd.Function):
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
-            a, b, v_keys, allowed_tile = (
-                x[..., rows],
-                y[..., keys],
-                v[..., keys],
-                allowed[:, rows, keys],
-            )
+            a, b, v_keys, allowed_tile = tile_views(x, y, v, allowed, rows, keys)
             rest = (g_over_z[..., rows], out[..., rows])
             if scale is not None and fused_tiles.fits(a, b):
                 sums = fused_tiles.fused_tile_grads(a, b, v_keys, allowed_tile, scale, *rest)
             else:
                 shift = shift_for(allowed_tile, ctx.offset, x.dtype)
-                ones = with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
+                ones = keys_with_ones(v_ones, v_keys, keys)
                 sums = eager_backward_sums(tile, a, b, ones, shift, c, *rest)
             grad_q[..., rows] = sums[0]
             grad_k[..., keys] += sums[1]
             grad_v[..., keys] += sums[2]
         return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
+
+
+def tile_views(
+    x: torch.Tensor, y: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
+    rows: slice, keys: slice,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
+    """What one tile reads: its queries' x [N, d, T], its keys' y and v [N, d, K] and its mask
+    [N, T, K] (views)."""
+    return x[..., rows], y[..., keys], v[..., keys], allowed[:, rows, keys]
+
+
+def keys_with_ones(v_ones: torch.Tensor | None, v_keys: torch.Tensor, keys: slice) -> torch.Tensor:
+    """An eager tile's [v, 1] [N, d, K, 2]: a view of the call's ``v_ones`` when it made one
+    (eager tiles throughout), else stacked for this tile (a small tile among compiled ones)."""
+    return with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
 
 
 def chunked_sizes(model: torch.nn.Module) -> set[int | None]:
