@@ -249,7 +249,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         x, y, tile, offset = tile_inputs(q, k, c)
         fused = tile is separable_tile and fused_tiles.available(q.device.type)
         mode = "train" if any(ctx.needs_input_grad[:3]) else "infer"
-        chunk_size = chunk_size or TILE_SIZES[("fused" if fused else "eager", mode)]
+        chunk_size = tile_size(chunk_size, fused, mode)
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
@@ -299,6 +299,12 @@ class ChunkedTanhAttention(torch.autograd.Function):
         return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
 
 
+def tile_size(chunk_size: int | None, fused: bool, mode: str) -> int:
+    """Queries per tile: ``chunk_size``, or when None :data:`TILE_SIZES` for the tiles (compiled
+    or eager) and ``mode`` (infer or train)."""
+    return chunk_size or TILE_SIZES[("fused" if fused else "eager", mode)]
+
+
 def tile_views(
     x: torch.Tensor, y: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
     rows: slice, keys: slice,
@@ -331,9 +337,9 @@ def tile_plan(model: torch.nn.Module, device_type: str, mode: str) -> str:
     sizes = chunked_sizes(model)
     if not sizes:
         return ""
-    kind = "fused" if fused_tiles.available(device_type) else "eager"
-    name = "compiled" if kind == "fused" else "eager"
-    resolved = sorted({size or TILE_SIZES[(kind, mode)] for size in sizes})
+    fused = fused_tiles.available(device_type)
+    name = "compiled" if fused else "eager"
+    resolved = sorted({tile_size(size, fused, mode) for size in sizes})
     return ", ".join(f"{name} tiles of {size}" for size in resolved)
 
 
