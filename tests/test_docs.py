@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.fixtures.terminal import foreground
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]
@@ -195,9 +197,9 @@ def run_shell(
 def run_until_training(command: str, work: Path, out: str) -> subprocess.CompletedProcess:
     """A command that runs for hours (the reproduction): interrupted with one SIGINT to its
     process group, as a terminal's Ctrl-C, once its runs train."""
-    process = subprocess.Popen(
+    process = foreground(
         ["bash", "-c", f"exec {command}"], cwd=work, env=environment(work), text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and process.poll() is None:

@@ -57,8 +57,12 @@ def run_parallel(
         # traceback from multiprocessing's bootstrap. Here the signal is only recorded meanwhile:
         # the mask is per thread, and another thread of this process may take it. The resource
         # tracker is started first: starting it unblocks SIGINT when it is done.
+        # A command started with SIGINT ignored (a shell's background job: `nohup ... &`) keeps
+        # ignoring it, as Python does, and its workers inherit the ignore (run_worker keeps it).
         received: list[int] = []
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
         try:
             resource_tracker.ensure_running()
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

@@ -34,8 +34,10 @@ def run_worker(
     os.setpgrp()  # the terminal's Ctrl-C goes to the parent, which passes it on once
     try:
         # SIGINT was blocked since the start (harness.reproduce.parallel): one that came in
-        # meanwhile (the terminal's or the parent's) stops this worker here, quietly
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # meanwhile (the terminal's or the parent's) stops this worker here, quietly; unless the
+        # command ignores SIGINT (started in the background), whose ignore this worker inherited
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
         hide_lightning_tips()

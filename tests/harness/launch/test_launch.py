@@ -15,6 +15,7 @@ import pytest
 
 from harness.command_parser import CommandParser, build
 from harness.launch import LaunchOptions, launch
+from tests.harness.fixtures.terminal import foreground
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -77,10 +78,9 @@ def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path) ->
     """A terminal's Ctrl-C reaches the launcher, submitit's controllers and their tasks; each
     task must see exactly one SIGINT and finish saving (no SIGKILL a second later), and nothing
     but the launcher's message reaches the console."""
-    process = subprocess.Popen(
+    process = foreground(
         [sys.executable, "-m", "tests.harness.fixtures.launch_interrupted", str(tmp_path)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:

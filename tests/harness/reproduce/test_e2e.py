@@ -12,6 +12,7 @@ import pytest
 from harness.cli import main
 from harness.reproduce.preset import Preset
 from harness.reproduce.run import reproduce
+from tests.harness.fixtures.terminal import foreground
 
 FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
 TINY = Preset(
@@ -123,10 +124,9 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
 
     out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
     script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
-    process = subprocess.Popen(
-        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
-        start_new_session=True,  # its own process group, as a terminal gives a command
-    )  # fmt: skip
+    process = foreground(
+        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
+    )  # its own process group and SIGINT's default handling, as a terminal gives a command
     _wait_for(out / "runs" / "cr" / "bi_blosan" / "fold0" / "checkpoints" / "last.ckpt", process)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
     stdout, stderr = process.communicate(timeout=300)
@@ -157,10 +157,9 @@ def test_a_ctrl_c_while_the_workers_start_stops_them_without_a_traceback(tmp_pat
 
     out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
     script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
-    process = subprocess.Popen(
-        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
-        start_new_session=True,
-    )  # fmt: skip
+    process = foreground(
+        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
+    )
     command = psutil.Process(process.pid)
     deadline = time.monotonic() + 120
     while len(command.children()) < 2 and process.poll() is None:
