@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -44,6 +44,8 @@ FLOPS_PER_PAIR = {"forward": 4, "backward": 8}
 # compiled variants allowed per tile function: a process makes one per dtype, kind of tensor
 # (inference or not) and tile offsets (about four: the first tiles of each mask direction)
 RECOMPILE_LIMIT = 64
+# the two operators, as a profiler names them (``harness.profiling.attention_cost``)
+TILE_OPERATORS = ("sanbench::tanh_tile_sums", "sanbench::tanh_tile_grads")
 
 
 class EagerTilesWarning(UserWarning):
@@ -119,7 +121,7 @@ def _compiled_call(index: int, *args: torch.Tensor) -> Any:
         return _compiled()[index](*(arg.detach() for arg in args))
 
 
-@torch.library.custom_op("sanbench::tanh_tile_sums", mutates_args=())
+@torch.library.custom_op(TILE_OPERATORS[0], mutates_args=())
 def fused_tile_sums(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -127,7 +129,7 @@ def fused_tile_sums(
     return _compiled_call(0, a, b, v, allowed, k2)
 
 
-@torch.library.custom_op("sanbench::tanh_tile_grads", mutates_args=())
+@torch.library.custom_op(TILE_OPERATORS[1], mutates_args=())
 def fused_tile_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
     g_over_z: torch.Tensor, s: torch.Tensor,
@@ -150,19 +152,20 @@ def _(
     return torch.empty_like(a), torch.empty_like(b), torch.empty_like(b)
 
 
-def _pairs(a_shape: torch.Size, b_shape: torch.Size) -> int:
-    """(query, key, feature) triples of a tile: N·d·T·K."""
+def tile_pairs(a_shape: Sequence[int], b_shape: Sequence[int]) -> int:
+    """(query, key, feature) triples of a tile of queries ``a`` [N, d, T], keys ``b`` [N, d, K]:
+    N·d·T·K."""
     return math.prod(a_shape) * b_shape[-1]
 
 
 @register_flop_formula(torch.ops.sanbench.tanh_tile_sums)
 def _(a_shape, b_shape, *args, **kwargs) -> int:
-    return FLOPS_PER_PAIR["forward"] * _pairs(a_shape, b_shape)
+    return FLOPS_PER_PAIR["forward"] * tile_pairs(a_shape, b_shape)
 
 
 @register_flop_formula(torch.ops.sanbench.tanh_tile_grads)
 def _(a_shape, b_shape, *args, **kwargs) -> int:
-    return FLOPS_PER_PAIR["backward"] * _pairs(a_shape, b_shape)
+    return FLOPS_PER_PAIR["backward"] * tile_pairs(a_shape, b_shape)
 
 
 def available(device_type: str) -> bool:

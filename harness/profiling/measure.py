@@ -29,6 +29,7 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
+from harness.profiling.attention_cost import step_tile_ns_per_pair
 from harness.tensor_memory import allocated_peak, live_bytes
 
 MB = 2**20
@@ -210,9 +211,16 @@ def time_steps(
 
 
 def measure(
-    model: torch.nn.Module, point: Point, device: torch.device, dtype: str, repeats: int
+    model: torch.nn.Module,
+    point: Point,
+    device: torch.device,
+    dtype: str,
+    repeats: int,
+    tile_cost: bool = False,
 ) -> dict[str, float | int | bool | None]:
-    """Every measured metric of one point; allocation failures propagate (see ``is_oom``)."""
+    """Every measured metric of one point; allocation failures propagate (see ``is_oom``).
+    ``tile_cost``: on CPU, one profiled step more gives the compiled tanh-attention tiles' time
+    per pair (``attention_cost``)."""
     x, mask = synthetic_batch(point, device)
     step = make_step(model, x, mask, point.mode, dtype)
     model.zero_grad(set_to_none=True)
@@ -222,6 +230,7 @@ def measure(
     has_rss = rss.reset()
     peak, estimate = memory_step(step, device, baseline)
     timing, usage = time_steps(step, repeats, estimate, device)
+    ns_per_pair = step_tile_ns_per_pair(step) if tile_cost and device.type == "cpu" else None
     return {
         "time_ms_median": timing.median * 1e3,
         "time_ms_iqr": timing.iqr * 1e3,
@@ -231,4 +240,5 @@ def measure(
         "peak_mem_mb": peak / MB,
         "peak_rss_mb": rss.peak_mb() if has_rss else None,
         "gpu_process_mem_mb": gpu_process_mem_mb(device),
+        "attention_ns_per_pair": ns_per_pair,
     }

@@ -36,6 +36,7 @@ from rich.progress import (
 )
 
 from harness.cpu_usage import CONTENDED_BELOW
+from harness.profiling.attention_cost import PASSES
 from harness.profiling.child import WorkerDiedError, WorkerProcess
 from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
 from harness.profiling.measure import MB, Point
@@ -182,6 +183,12 @@ def describe(row: Mapping[str, Any]) -> str:
         line += (
             f"  compiled: {speedup:.2f}x eager's speed, {memory:.2f}x its memory "
             f"({row['eager_peak_mem_mb']:.1f} MB eager, which is what is predicted)"
+        )
+    if row["attention_ns_per_pair"] != "":
+        passes = PASSES[row["mode"]]
+        line += (
+            f"  tiles {row['attention_ns_per_pair']:.2f} ns per (q, k, f), floor "
+            f"{passes} x {row['attention_floor_ns_per_pair']:.2f}"
         )
     if row["contended"] is True:
         line += f"  CONTENDED (got {row['cpu_granted']:.0%} of the CPU it asked for)"

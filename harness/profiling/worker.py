@@ -35,6 +35,7 @@ import torch
 
 from encoders import build_encoder
 from encoders.layers.tanh_attention import tile_plan
+from harness.profiling.attention_cost import floor_ns_per_pair
 from harness.profiling.measure import (
     MB,
     Point,
@@ -133,14 +134,18 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
         extra = {}
         if models.compile_model:
             extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
-        metrics = measure(model, point, device, request["dtype"], request["repeats"])
+        tiles = tile_plan(models.eager, device.type, point.mode)
+        cost = tiles.startswith("compiled")
+        metrics = measure(model, point, device, request["dtype"], request["repeats"], cost)
         if models.compile_model:  # what compiling bought: the same point, uncompiled
             assert models.eager is not None
             eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
             extra["eager_time_ms_median"] = eager["time_ms_median"]
             extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
         params = sum(p.numel() for p in model.parameters())
-        extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode)
+        extra["attention_tiles"] = tiles
+        if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
+            extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
         return {"status": "ok", "params": params, **metrics, **extra}
     except Exception as error:
         status = "oom" if is_oom(error) else "error"

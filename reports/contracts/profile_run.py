@@ -3,7 +3,11 @@
 ``predicted_leaves_out`` is empty when ``peak_mem_mb_predicted`` counts everything the step
 holds; otherwise it names the kernels whose inside memory the prediction leaves out and why
 (the prediction is then a lower bound). ``attention_tiles`` says which tiles a chunked tanh
-attention ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders).
+attention ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders);
+``attention_ns_per_pair`` is the time its compiled tiles took per attended (query, key, feature)
+in the profiled step, ``attention_floor_ns_per_pair`` one pass of the cheapest such work on the
+same CPU, measured in the same process (``harness.profiling.attention_cost``: training makes
+three passes, inference one); both empty where no compiled tile ran.
 
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
 the report reads them with :func:`read_profile`, which checks the header and types the values.
@@ -36,6 +40,8 @@ METRIC_COLUMNS = (
     "peak_mem_mb_predicted",
     "predicted_leaves_out",
     "attention_tiles",
+    "attention_ns_per_pair",
+    "attention_floor_ns_per_pair",
     "peak_rss_mb",
     "gpu_process_mem_mb",
     "params",
@@ -93,6 +99,8 @@ OPTIONAL = {
     "peak_mem_mb_predicted": None,
     "predicted_leaves_out": "",
     "attention_tiles": "",
+    "attention_ns_per_pair": None,
+    "attention_floor_ns_per_pair": None,
     "noisy": False,
     "contended": False,
     "cpu_share": None,
@@ -116,6 +124,8 @@ NUMERIC = (
     "load_avg_after",
     "eager_time_ms_median",
     "eager_peak_mem_mb",
+    "attention_ns_per_pair",
+    "attention_floor_ns_per_pair",
 )
 
 

@@ -269,6 +269,9 @@ def test_disan_chunked_attention_beside_naive_as_a_profile_variant(tmp_path: Pat
     # each row says which tiles ran (this machine compiles them: test_fused_tiles.py)
     assert set(rows["attention_tiles"].loc[chunked]) == {"compiled tiles of 2"}
     assert set(rows["attention_tiles"].loc["disan"]) == {""}
+    # and the compiled tiles' time per attended (query, key, feature) beside this CPU's floor
+    cost = rows[["attention_ns_per_pair", "attention_floor_ns_per_pair"]]
+    assert (cost.loc[chunked] > 0).all().all() and cost.loc["disan"].isna().all().all()
 
 
 def test_predict_only_at_the_papers_longest_length_covers_every_figure_encoder(
