@@ -9,7 +9,8 @@ runs copied with their figures under docs/benchmarks/:
   prediction's error at every measured point and the papers' claims beside the run's numbers;
 - ``cpu-long/`` (``--preset long``) and ``cpu-long-compiled/`` (its chunked DiSAN with
   ``--compile``): conditions, memory and time of each encoder against multi-head attention,
-  the prediction's error at every measured point, and what compiling bought;
+  the compiled attention tiles' time per (query, key, feature) beside the floor, the
+  prediction's error at every measured point, and what compiling bought;
 - ``held-out-*/`` (every encoder at batches, widths and lengths no preset, test fixture or
   kernel calibration uses): conditions and the prediction's error at every measured point.
 Each goes between its BEGIN and END markers in the doc.
@@ -30,6 +31,7 @@ from reports.profile.tables import (
     compile_gains,
     prediction_errors,
     ratios_to_reference,
+    tile_costs,
 )
 from tools.generated_section import GeneratedSection
 
@@ -226,6 +228,33 @@ def _compile_table(rows: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _tile_cost_table(rows: pd.DataFrame) -> list[str]:
+    """Per chunked variant and mode, each length's ns per (query, key, feature) of its compiled
+    tiles, the floor of one pass timed beside it and how many times the passes' floor that is."""
+    costs = tile_costs(rows)
+    lengths = sorted(costs["seq_len"].unique())
+    lines = [
+        "The compiled tiles' time per attended (query, key, feature), ns, against the floor of "
+        "one pass over the pairs timed beside it (one `exp2` per pair), and how many times the "
+        "floor of the step's passes that is (inference makes one pass, training three):",
+        "",
+        "| encoder | mode | " + " | ".join(f"L={n}" for n in lengths) + " |",
+        "|---|---|" + "---|" * len(lengths),
+    ]
+    for (label, mode), group in costs.groupby(["label", "mode"], sort=False):
+        points = group.set_index("seq_len")
+        cells = [
+            f"{points.at[n, 'attention_ns_per_pair']:.2f} / "
+            f"{points.at[n, 'attention_floor_ns_per_pair']:.2f} "
+            f"({points.at[n, 'times_floor']:.1f}×)"
+            if n in points.index
+            else "–"
+            for n in lengths
+        ]
+        lines.append(f"| {label} | {mode} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _between_runs(eager: pd.DataFrame, compiled: pd.DataFrame) -> str:
     """How far apart the two runs timed the same eager points."""
     key = ["label", "mode", "seq_len"]
@@ -246,6 +275,8 @@ def long_generated() -> str:
         _conditions(run.rows, run.manifest, environment(run)),
         "",
         *_ratios_tables(run.rows),
+        "",
+        *_tile_cost_table(run.rows),
         "",
         "Predicted (meta tensors) against measured peak memory, MB:",
         "",

@@ -24,7 +24,6 @@ from torch.utils import benchmark
 
 from encoders.layers.fused_tiles import TILE_OPERATORS, tile_pairs
 
-PASSES = {"infer": 1, "train": 3}  # passes over the pairs a step makes, by mode
 FLOOR_GRID = (4096, 1024)  # queries x keys of the floor's one reduction (16 MB if written out)
 FLOOR_MIN_RUN_S = 0.3
 

@@ -36,7 +36,6 @@ from rich.progress import (
 )
 
 from harness.cpu_usage import CONTENDED_BELOW
-from harness.profiling.attention_cost import PASSES
 from harness.profiling.child import WorkerDiedError, WorkerProcess
 from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
 from harness.profiling.measure import MB, Point
@@ -47,6 +46,7 @@ from reports.contracts.profile_run import (
     MEASURED_STATUSES,
     METRIC_COLUMNS,
     PROFILE_CSV,
+    TILE_PASSES,
     results_file,
 )
 
@@ -185,7 +185,7 @@ def describe(row: Mapping[str, Any]) -> str:
             f"({row['eager_peak_mem_mb']:.1f} MB eager, which is what is predicted)"
         )
     if row["attention_ns_per_pair"] != "":
-        passes = PASSES[row["mode"]]
+        passes = TILE_PASSES[row["mode"]]
         line += (
             f"  tiles {row['attention_ns_per_pair']:.2f} ns per (q, k, f), floor "
             f"{passes} x {row['attention_floor_ns_per_pair']:.2f}"

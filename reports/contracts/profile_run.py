@@ -6,8 +6,8 @@ holds; otherwise it names the kernels whose inside memory the prediction leaves 
 attention ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders);
 ``attention_ns_per_pair`` is the time its compiled tiles took per attended (query, key, feature)
 in the profiled step, ``attention_floor_ns_per_pair`` one pass of the cheapest such work on the
-same CPU, measured in the same process (``harness.profiling.attention_cost``: training makes
-three passes, inference one); both empty where no compiled tile ran.
+same CPU, measured in the same process (``harness.profiling.attention_cost``; a step makes
+:data:`TILE_PASSES` passes over the pairs); both empty where no compiled tile ran.
 
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
 the report reads them with :func:`read_profile`, which checks the header and types the values.
@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments s
     import pandas as pd
 
 PROFILE_CSV = "profile.csv"
+# passes over the attended pairs a step's tiles make: the forward's sums; in training also the
+# backward's sums over keys and over queries, each recomputing the weights
+TILE_PASSES = {"infer": 1, "train": 3}
 KEY_COLUMNS = ("encoder", "options", "seq_len", "mode")
 METRIC_COLUMNS = (
     "time_ms_median",

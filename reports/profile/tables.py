@@ -1,11 +1,12 @@
-"""Tables of a profile run: predicted vs measured memory, what compiling bought, each encoder
-against multi-head attention, and the longest length that fits."""
+"""Tables of a profile run: predicted vs measured memory, what compiling bought, how close the
+compiled attention tiles run to this CPU's floor, each encoder against multi-head attention,
+and the longest length that fits."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from reports.contracts.profile_run import MEASURED_STATUSES
+from reports.contracts.profile_run import MEASURED_STATUSES, TILE_PASSES
 
 # Memory budgets of common accelerators (GB): 16 (V100/T4), 24 (RTX 3090/4090, L4),
 # 40 (A100 40GB), 80 (A100/H100 80GB).
@@ -38,6 +39,19 @@ def compile_gains(rows: pd.DataFrame) -> pd.DataFrame:
     table = both[[*columns, "peak_mem_mb", "eager_peak_mem_mb"]].copy()
     table["speedup"] = table["eager_time_ms_median"] / table["time_ms_median"]
     table["memory_ratio"] = table["peak_mem_mb"] / table["eager_peak_mem_mb"]
+    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+
+
+def tile_costs(rows: pd.DataFrame) -> pd.DataFrame:
+    """Measured rows whose compiled tanh-attention tiles were timed: their ns per attended
+    (query, key, feature), the floor of one pass timed beside them, the step's passes and how
+    many times the floor of those passes the tiles took."""
+    timed = rows[rows["status"].isin(MEASURED_STATUSES) & rows["attention_ns_per_pair"].notna()]
+    columns = ["label", "mode", "seq_len", "attention_tiles", "attention_ns_per_pair"]
+    table = timed[[*columns, "attention_floor_ns_per_pair"]].copy()
+    table["passes"] = table["mode"].map(TILE_PASSES)
+    floor = table["passes"] * table["attention_floor_ns_per_pair"]
+    table["times_floor"] = table["attention_ns_per_pair"] / floor
     return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
 
 

@@ -20,6 +20,7 @@ from reports.profile.tables import (
     longest_fitting,
     prediction_errors,
     ratios_to_reference,
+    tile_costs,
 )
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
@@ -58,6 +59,7 @@ def build(run: Run, page_dir: Path) -> Page:
         not_enough=NOT_ENOUGH,
         errors=errors.to_dict("records"),
         compile_gains=compile_gains(rows).to_dict("records"),
+        tile_costs=tile_costs(rows).to_dict("records"),
         ratios=ratios_to_reference(rows).to_dict("records"),
         lower_bounds=rows[rows["predicted_leaves_out"] != ""]
         .sort_values(["label", "mode", "seq_len"])

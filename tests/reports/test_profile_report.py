@@ -12,10 +12,22 @@ import pytest
 from reports.profile.claims import MTSA_TABLE1_MB, papers_claims, ratio_agrees
 from reports.profile.data import load_run
 from reports.profile.growth import fit_loglog, growth_table
-from reports.profile.tables import longest_fitting, prediction_errors, ratios_to_reference
+from reports.profile.tables import (
+    longest_fitting,
+    prediction_errors,
+    ratios_to_reference,
+    tile_costs,
+)
 from reports.site import build_profile_report
 
 LENGTHS = (16, 32, 48, 64)
+# 'quad' runs compiled attention tiles: 4x one pass's floor in inference, 2x three passes' in
+# training
+TILE_COST = {
+    mode: {"attention_tiles": "compiled tiles of 16", "attention_floor_ns_per_pair": 0.5}
+    | {"attention_ns_per_pair": ns}
+    for mode, ns in (("infer", 2.0), ("train", 3.0))
+}
 
 
 def fixture_rows() -> pd.DataFrame:
@@ -52,6 +64,7 @@ def fixture_rows() -> pd.DataFrame:
                         "message": "DefaultCPUAllocator: can't allocate memory"
                         if value is None
                         else "",
+                        **(TILE_COST[mode] if encoder == "quad" and value else {}),
                     }
                 )
     predicted = [
@@ -108,6 +121,8 @@ def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
     ratios = page[page.index('id="ratios"') : page.index('id="claims"')]
     assert "<td>16.00×</td>" in ratios and ">32.00× (contended)" in ratios  # quad at L=16, 32
     assert "predicted / measured" in ratios  # quad ran out of memory at 64
+    tiles = page[page.index('id="tiles"') : page.index('id="ratios"')]
+    assert tiles.count(">compiled tiles of 16</td>") == 6 and "<td>4.0×</td>" in tiles
     assert (run_dir / "report" / "index.html").exists()
 
 
@@ -174,6 +189,15 @@ def test_prediction_errors_and_longest_fitting_length(tmp_path: Path) -> None:
     assert budgets[("lin", "train")]["16 GB"] == "≥ 64"
     tiny = rows.assign(peak_mem_mb_predicted=1e9)
     assert longest_fitting(tiny)[0]["24 GB"] == "< 16"
+
+
+def test_tile_costs_set_the_tiles_beside_the_floor_of_the_steps_passes(tmp_path: Path) -> None:
+    table = tile_costs(loaded(fixture_rows(), tmp_path)).set_index(["mode", "seq_len"])
+    assert list(table["label"].unique()) == ["quad"]  # measured rows whose tiles were timed
+    assert sorted(table.index) == [(m, n) for m in ("infer", "train") for n in (16, 32, 48)]
+    assert set(table.loc["infer", "passes"]) == {1} and set(table.loc["train", "passes"]) == {3}
+    assert set(table.loc["infer", "times_floor"]) == {4.0}  # 2.0 ns against 1 x 0.5
+    assert set(table.loc["train", "times_floor"]) == {2.0}  # 3.0 ns against 3 x 0.5
 
 
 def test_ratios_to_the_reference_take_the_prediction_only_where_nothing_was_measured(
