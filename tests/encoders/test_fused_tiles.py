@@ -85,6 +85,21 @@ def test_the_compiled_tiles_equal_the_eager_tiles_within_1e_12_in_float64(
         torch.testing.assert_close(found, wanted, atol=1e-12, rtol=1e-12, msg=name)
 
 
+@pytest.mark.skipif(
+    not torch.cuda.is_available(),
+    reason="no CUDA device here: the fused tiles' Triton kernels are not checked on this machine",
+)
+def test_on_cuda_the_triton_tiles_equal_the_eager_tiles() -> None:
+    """The same operators on CUDA, where ``torch.compile`` generates Triton kernels."""
+    a, b, v, allowed, g, s = (t.cuda() for t in tile(3, 40, 16, 300, torch.float64))
+    assert fused_tiles.available("cuda")
+    args = (a, b, v, allowed, exp2_scale(C, a))
+    fused = [*fused_tiles.fused_tile_sums(*args), *fused_tiles.fused_tile_grads(*args, g, s)]
+    for found, wanted in zip(fused, eager_sums(a, b, v, allowed, g, s), strict=True):
+        assert found.device.type == "cuda"
+        torch.testing.assert_close(found, wanted, atol=1e-12, rtol=1e-12)
+
+
 def test_the_compiled_tiles_run_by_default_and_hold_no_pairwise_tensor() -> None:
     """A tile's inside memory is its outputs: no [N, d, T, K] tensor (3.1 MB here) is written."""
     a, b, v, allowed, g, s = tile(4, 48, 16, 257, torch.float32)
