@@ -1,9 +1,11 @@
 """One colour and marker per encoder name, the same on every figure, page and report.
 
-The registered encoders have fixed slots (the papers' figure encoders first, in tab10's
-colours, then the ablations in Dark2's); any other label (a variant such as
-``disan:attention_impl=chunked``, a plugin's encoder) gets a colour of tab20b and a marker chosen
-by a stable hash of the label, so it too keeps its look whatever else a figure shows.
+The papers' figure encoders have fixed slots, as the figures run them (``disan:attention_impl=
+naive``; :data:`~reports.paper_numbers.FIGURE_ENCODERS`), in tab10's colours, then the other
+registered encoders and the ablations in Dark2's; any other label (a variant such as
+``disan:attention_impl=chunked``, ``disan`` with its default attention, a plugin's encoder) gets
+a colour of tab20b and a marker chosen by a stable hash of the label, so it too keeps its look
+whatever else a figure shows.
 """
 
 from __future__ import annotations

@@ -16,7 +16,12 @@ from torch import nn
 from encoders.layers.init import glorot_
 from encoders.layers.masking import direction_mask
 from encoders.layers.source2token import Source2Token
-from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, check_impl, tanh_attention
+from encoders.layers.tanh_attention import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_IMPL,
+    check_impl,
+    tanh_attention,
+)
 
 
 def block_length(n: float) -> int:
@@ -48,7 +53,7 @@ class MaskedSelfAttention(nn.Module):
         self,
         dim: int,
         scale: float = 5.0,
-        impl: str = "naive",
+        impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
@@ -108,7 +113,7 @@ class MaskedBlockSelfAttention(nn.Module):
         use_local: bool = True,
         use_global: bool = True,
         activation: type[nn.Module] = nn.ReLU,
-        impl: str = "naive",
+        impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()

@@ -37,6 +37,10 @@ from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_key_span
 
 IMPLS = ("naive", "chunked")
+# the encoders' default: chunked is exact and was faster than naive at every shape measured, with
+# compiled or eager tiles (docs/encoders.md); naive is the papers' computation, which the
+# profiler's paper figures name explicitly (reports.paper_numbers.FIGURE_ENCODERS)
+DEFAULT_IMPL = "chunked"
 # queries per tile when chunk_size is None, by the tiles a call runs and whether it keeps a
 # graph for backward; measured on the project's CPU (docs/encoders.md, DiSAN at [8, 512, 300],
 # tiles of 8-64): the compiled tiles keep no [N, d, T, K] tensor, so the size trades calls
@@ -67,7 +71,7 @@ def tanh_attention(
     values: torch.Tensor,
     allowed: torch.Tensor,
     c: float,
-    impl: str = "naive",
+    impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     direction: str = "all",
 ) -> torch.Tensor:

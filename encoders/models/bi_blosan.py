@@ -11,7 +11,7 @@ from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
 from encoders.layers.source2token import Source2Token
-from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, DEFAULT_IMPL
 from encoders.registry import register_encoder
 
 PAPER = "Bi-BloSAN: Shen et al., ICLR 2018"
@@ -35,7 +35,8 @@ class BiBloSAN(Encoder):
     ``use_local`` / ``use_global`` select the Table 3 ablations (see ``MaskedBlockSelfAttention``).
     Dropout is applied to the encoder input and to [u_fw; u_bw] before the source2token layer.
     ``attention_impl`` / ``chunk_size``: how the intra- and inter-block multi-dimensional
-    attentions are computed, ``naive`` or exact query tiles (``encoders.layers.tanh_attention``).
+    attentions are computed: exact query tiles (``chunked``, the default) or the papers' ``naive``
+    computation (``encoders.layers.tanh_attention``).
     """
 
     def __init__(
@@ -46,7 +47,7 @@ class BiBloSAN(Encoder):
         block_len: int,
         use_local: bool = True,
         use_global: bool = True,
-        attention_impl: str = "naive",
+        attention_impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
         activation: str = "relu",
     ):
@@ -100,7 +101,7 @@ def build_bi_blosan(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = "naive",
+    attention_impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:
@@ -122,7 +123,7 @@ def build_bi_blosan_no_local(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = "naive",
+    attention_impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:
@@ -145,7 +146,7 @@ def build_bi_blosan_no_global(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = "naive",
+    attention_impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     activation: str = "relu",
 ) -> Encoder:

@@ -1,7 +1,8 @@
 """DiSAN: Directional Self-Attention Network (Shen et al., AAAI 2018, Sec. 3.3-4).
 
-The token2token attention is ``encoders.layers.tanh_attention``: ``attention_impl="naive"``
-keeps two [B, D, L, L] tensors per block for backward, ``"chunked"`` none (query tiles).
+The token2token attention is ``encoders.layers.tanh_attention``: ``attention_impl="chunked"``
+(the default: exact, faster, query tiles) keeps no [B, D, L, L] tensor for backward, ``"naive"``
+(the papers' computation) two per block.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from torch import nn
 from encoders.base import Encoder, EncoderOutput
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
-from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, check_impl, tanh_attention
+from encoders.layers.tanh_attention import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_IMPL,
+    check_impl,
+    tanh_attention,
+)
 from encoders.registry import register_encoder
 
 PAPER = "Shen et al. 2018, DiSAN: Directional Self-Attention Network (AAAI)"
@@ -41,7 +47,7 @@ class MultiDimToken2Token(nn.Module):
         dim: int,
         c: float = 5.0,
         dropout: float = 0.0,
-        impl: str = "naive",
+        impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
@@ -93,7 +99,7 @@ class DiSA(nn.Module):
         direction: str,
         c: float = 5.0,
         dropout: float = 0.0,
-        impl: str = "naive",
+        impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
@@ -116,8 +122,9 @@ class DiSAN(Encoder):
     """Untied forward and backward DiSA blocks, u = [u_fw; u_bw], then multi-dimensional
     source2token self-attention (Eq. 12-13) for the 2 * hidden_dim sentence vector (Sec. 4).
 
-    ``attention_impl`` is ``naive`` (the papers' computation) or ``chunked`` (exact, in tiles of
-    ``chunk_size`` queries, O(B·L·d) memory kept for backward; ``encoders.layers.tanh_attention``).
+    ``attention_impl`` is ``chunked`` (the default: exact, in tiles of ``chunk_size`` queries,
+    O(B·L·d) memory kept for backward; ``encoders.layers.tanh_attention``) or ``naive`` (the
+    papers' computation, the same numbers within rounding).
     """
 
     def __init__(
@@ -127,7 +134,7 @@ class DiSAN(Encoder):
         dropout: float = 0.25,
         directions: tuple[str, str] = ("forward", "backward"),
         c: float = 5.0,
-        attention_impl: str = "naive",
+        attention_impl: str = DEFAULT_IMPL,
         chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     ):
         super().__init__()
@@ -149,7 +156,7 @@ def build_disan(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     c: float = 5.0,
-    attention_impl: str = "naive",
+    attention_impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with forward and backward masks; dropout 0.25 = keep probability 0.75 (SNLI)."""
@@ -163,7 +170,7 @@ def build_disan_nodir(
     hidden_dim: int = 300,
     dropout: float = 0.25,
     c: float = 5.0,
-    attention_impl: str = "naive",
+    attention_impl: str = DEFAULT_IMPL,
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
 ) -> DiSAN:
     """DiSAN with both direction masks replaced by diag-disabled masks M_diag (Sec. 5.1)."""

@@ -53,7 +53,7 @@ PRESETS: dict[str, Preset] = {
         batch_size=8,
         dim=300,
         repeats=3,
-        encoders="disan:attention_impl=chunked,bi_blosan,mtsa,multi_head",
+        encoders="disan:attention_impl=chunked,bi_blosan:attention_impl=chunked,mtsa,multi_head",
         about="long sentences at batch 8, which fits a 2-core 23 GB machine: every point "
         "predicted on meta tensors and measured where it fits --max-memory-mb (an oom row "
         "keeps its prediction); each measured row prints its prediction beside it and the "
@@ -139,13 +139,15 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
     """Encoders (with their variant options) to profile and the default ones that are not
     registered (to warn about).
 
-    ``None`` means the papers' figure encoders, ``"all"`` every registered encoder; otherwise a
+    ``None`` means the papers' figure encoders as the figures ran them (DiSAN and Bi-BloSAN
+    with their naive attention), ``"all"`` every registered encoder; otherwise a
     comma list of ``name`` or ``name:key=value[:key=value]`` (variants of one encoder side by
     side, e.g. ``disan,disan:attention_impl=chunked``).
     """
     if text is None:
-        chosen = [EncoderSpec(n) for n in FIGURE_ENCODERS if n in registered]
-        return chosen, [n for n in FIGURE_ENCODERS if n not in registered]
+        figures = [parse_spec(label) for label in FIGURE_ENCODERS]
+        chosen = [spec for spec in figures if spec.name in registered]
+        return chosen, [spec.name for spec in figures if spec.name not in registered]
     if text.strip() == "all":
         return [EncoderSpec(n) for n in registered], []
     specs = list(dict.fromkeys(parse_spec(n) for n in text.split(",") if n.strip()))

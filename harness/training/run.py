@@ -32,6 +32,7 @@ from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
 from harness.training.predictions import TestPredictionWriter
 from harness.training.run_folder import check_run_folder, prepare_run_folder
+from harness.training.warm_up import warm_up_tiles
 from reports.contracts.fit_run import FitRunFolder
 from reports.contracts.manifest import write_manifest
 
@@ -77,11 +78,14 @@ def fit_datamodule(
     """Fit (resuming from ``last.ckpt``), then validate, test and predict the test split with
     the best-on-dev weights; ``trainer`` carries ``trainer_arguments``' callbacks."""
     callbacks = trainer.callbacks
+    device = trainer.strategy.root_device
     compile_seconds = None
     if compile:
-        compile_seconds = compile_encoder(
-            module, next(iter(datamodule.train_dataloader())), trainer.strategy.root_device
-        )
+        compile_seconds = compile_encoder(module, next(iter(datamodule.train_dataloader())), device)
+    module.to(device)
+    tiles = warm_up_tiles(module.encoder, device, trainer.precision_plugin.forward_context)
+    if tiles is not None:
+        compile_seconds = (compile_seconds or 0.0) + tiles
     last = FitRunFolder(out_dir).last_checkpoint
     resume = last if last.exists() else None
     if resume:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from reports.paper_numbers import MTSA, PAPER_VALUES
+from reports.paper_numbers import MTSA, PAPER_VALUES, figure_label
 from reports.profile.growth import growth_table
 
 # MTSA Table 1, "Memory": training memory on synthetic data, L=64, batch 64 (MB). The rows are
@@ -37,11 +37,18 @@ class Claim:
     verdict: str  # "agree", "disagree" or "not measured"
 
 
+def figure_rows(rows: pd.DataFrame, encoder: str) -> pd.DataFrame:
+    """The rows of ``encoder`` as the papers' figures ran it
+    (:func:`~reports.paper_numbers.figure_label`: DiSAN's naive attention, not our default)."""
+    return rows[rows["label"] == figure_label(encoder)]
+
+
 def memory_at(
     rows: pd.DataFrame, encoder: str, mode: str, seq_len: int
 ) -> tuple[float, str] | None:
-    """(MB, "measured"|"predicted") of a default-options encoder at one point."""
-    point = rows[(rows["label"] == encoder) & (rows["mode"] == mode) & (rows["seq_len"] == seq_len)]
+    """(MB, "measured"|"predicted") of ``encoder``'s :func:`figure_rows` at one point."""
+    point = figure_rows(rows, encoder)
+    point = point[(point["mode"] == mode) & (point["seq_len"] == seq_len)]
     if point.empty:
         return None
     row = point.iloc[0]
@@ -84,7 +91,8 @@ def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
 def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, float, str] | None:
     """Memory growth exponent, its standard error and its basis, as the report's growth table
     fits it (None with fewer than three lengths)."""
-    table = growth_table(rows[(rows["label"] == encoder) & (rows["mode"] == mode)])
+    figure = figure_rows(rows, encoder)
+    table = growth_table(figure[figure["mode"] == mode])
     if table.empty or pd.isna(table.iloc[0]["memory_slope"]):
         return None
     fit = table.iloc[0]
@@ -126,8 +134,8 @@ def ordering_claims(rows: pd.DataFrame) -> list[Claim]:
     )
     claims = []
     for smaller, larger, text in pairs:
-        lengths = set(rows[rows["label"] == smaller]["seq_len"]) & set(
-            rows[rows["label"] == larger]["seq_len"]
+        lengths = set(figure_rows(rows, smaller)["seq_len"]) & set(
+            figure_rows(rows, larger)["seq_len"]
         )
         found = None
         for seq_len in sorted(lengths, reverse=True):
@@ -150,5 +158,5 @@ def ordering_claims(rows: pd.DataFrame) -> list[Claim]:
 
 
 def papers_claims(rows: pd.DataFrame) -> list[Claim]:
-    """Every claim this run can speak to (default-options encoders only)."""
+    """Every claim this run can speak to (the encoders as the papers' figures ran them)."""
     return [*mtsa_table1(rows), *growth_claims(rows), *ordering_claims(rows)]

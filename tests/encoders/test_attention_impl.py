@@ -56,7 +56,7 @@ def test_chunked_equals_naive(name: str, lengths: list[int], max_len: int, chunk
     generator = torch.Generator().manual_seed(2)
     x = torch.randn(len(lengths), max_len, INPUT_DIM, generator=generator)
     mask = torch.arange(max_len).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
-    naive = build(name)
+    naive = build(name, attention_impl="naive")
     chunked = build(name, attention_impl="chunked", chunk_size=chunk_size)
     for a, b in zip(naive.parameters(), chunked.parameters(), strict=True):
         assert torch.equal(a, b)

@@ -202,4 +202,8 @@ def test_the_tile_plan_names_the_tiles_each_mode_runs() -> None:
     assert tile_plan(chunked, "cpu", "infer") == f"compiled tiles of {infer}"
     assert tile_plan(chunked, "cpu", "train") == f"compiled tiles of {train}"
     assert tile_plan(sized, "cpu", "train") == "compiled tiles of 3"
-    assert tile_plan(build_encoder("disan", input_dim=8, hidden_dim=8), "cpu", "infer") == ""
+    naive = build_encoder("disan", input_dim=8, hidden_dim=8, attention_impl="naive")
+    assert tile_plan(naive, "cpu", "infer") == ""
+    assert tile_plan(build_encoder("disan", input_dim=8, hidden_dim=8), "cpu", "infer") == (
+        f"compiled tiles of {infer}"
+    )  # the encoders' default

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from reports.paper_numbers import FIGURE_OPTIONS
 from reports.profile.claims import MTSA_TABLE1_MB, papers_claims, ratio_agrees
 from reports.profile.data import load_run
 from reports.profile.growth import fit_loglog, growth_table
@@ -227,6 +228,7 @@ def claim_rows(tmp_path: Path, memory: dict[str, float], slopes: dict[str, float
                 {
                     **fixture_rows().iloc[0].to_dict(),
                     "encoder": encoder,
+                    "options": FIGURE_OPTIONS.get(encoder, ""),
                     "mode": "train",
                     "seq_len": seq_len,
                     "status": status,
@@ -260,6 +262,20 @@ def test_papers_claims_compare_ratios_and_exponents(tmp_path: Path) -> None:
 def test_claims_without_the_encoders_say_not_measured(tmp_path: Path) -> None:
     rows = loaded(fixture_rows(), tmp_path)
     assert {c.verdict for c in papers_claims(rows)} == {"not measured"}
+
+
+def test_claims_read_disan_as_the_papers_ran_it_not_our_default(tmp_path: Path) -> None:
+    """DiSAN's claims are about its whole [B, L, L, d] attention: rows of the default (chunked)
+    DiSAN are not evidence for or against them."""
+    memory = {name: float(mb) for name, mb in MTSA_TABLE1_MB.items()}
+    rows = claim_rows(tmp_path, memory, {"disan": 2.0})
+    rows = rows.assign(label=rows["encoder"])  # every row under its plain name
+    claims = {c.claim: c for c in papers_claims(rows)}
+    assert claims["disan uses 6682 MB vs MTSA's 558 MB"].verdict == "not measured"
+    assert (
+        claims["disan training memory grows explosively (quadratic: [B, L, L, d] scores)"].verdict
+        == "not measured"
+    )
 
 
 def test_bad_run_folder_gives_clear_errors(tmp_path: Path, capsys) -> None:

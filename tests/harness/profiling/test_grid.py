@@ -29,7 +29,8 @@ def names(specs: list[grid.EncoderSpec]) -> list[str]:
 def test_select_encoders_defaults_all_and_unknown() -> None:
     registered = ["disan", "bi_blosan", "extra"]
     chosen, missing = grid.select_encoders(None, registered)
-    assert names(chosen) == ["disan", "bi_blosan"]
+    # the papers' figures ran DiSAN's and Bi-BloSAN's naive attention, not the default chunked
+    assert names(chosen) == ["disan:attention_impl=naive", "bi_blosan:attention_impl=naive"]
     assert "mtsa" in missing and "extra" not in names(chosen)
     everything, missing = grid.select_encoders("all", registered)
     assert names(everything) == registered and missing == []
@@ -164,7 +165,7 @@ def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
     assert not missing
     assert [spec.label for spec in specs] == [
         "disan:attention_impl=chunked",
-        "bi_blosan",
+        "bi_blosan:attention_impl=chunked",
         "mtsa",
         "multi_head",
     ]

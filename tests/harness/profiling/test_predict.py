@@ -194,9 +194,10 @@ def test_tracker_counts_storages_once_and_subtracts_frees() -> None:
 
 
 def test_a_step_of_tens_of_gigabytes_is_predicted() -> None:
-    point = Point("disan", 384, "train", 64, 300)
+    point = Point("disan", 384, "train", 64, 300, options="attention_impl=naive")
     before = torch.ones(1).untyped_storage().data_ptr()  # noqa: F841 (allocator warm)
-    prediction = predict(lambda: build_encoder("disan", input_dim=300), point)
+    naive = {"attention_impl": "naive"}
+    prediction = predict(lambda: build_encoder("disan", input_dim=300, **naive), point)
     # four [B, d, L, L] fp32 tensors alone are 4 * 64 * 300 * 384^2 * 4 bytes = 42 GiB
     assert prediction.peak_bytes > 4 * 64 * 300 * 384**2 * 4
     assert prediction.flops > 0 and prediction.params > 0

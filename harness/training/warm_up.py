@@ -1,0 +1,72 @@
+"""Compile a chunked tanh attention's tiles before training's clock starts.
+
+The compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
+the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
+``inference_mode`` for Lightning's validation), the dtype, and whether a tile's views start at
+offset 0 (the first tile of a call) or further on. Left to training, those compilations (about
+10 s on a 2-core CPU) would fall into the first epoch's time and into the dev inference time.
+:func:`warm_up_tiles` runs the encoder on synthetic inputs long enough for every attention to
+have a first, a middle and a last tile of at least two queries, in each of the three modes, so
+that training reads compiled kernels only; ``compile_s`` in metrics.json records its seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import torch
+
+from encoders.layers import fused_tiles
+from encoders.layers.tanh_attention import chunked_sizes, tile_size
+
+WARM_UP_BATCH = 2  # the tiles compile for any batch of at least two sentences
+
+
+def warm_up_lengths(encoder: torch.nn.Module) -> list[int]:
+    """Lengths at which every chunked attention of ``encoder`` runs three tiles or more: 2T + 3
+    tokens for the largest tile T, times the block length r for the attention over blocks of
+    an encoder with a ``block_len`` (Bi-BloSAN's inter-block attention sees L / r blocks)."""
+    sizes = chunked_sizes(encoder)
+    largest = max(tile_size(size, True, mode) for size in sizes for mode in ("infer", "train"))
+    tokens = 2 * largest + 3
+    block_len = getattr(encoder, "block_len", None)
+    return sorted({tokens, tokens * block_len} if isinstance(block_len, int) else {tokens})
+
+
+def warm_up_tiles(
+    encoder: torch.nn.Module,
+    device: torch.device,
+    forward_context: Callable[[], AbstractContextManager[object]],
+) -> float | None:
+    """Seconds spent running ``encoder`` (on ``device``, under the precision's
+    ``forward_context``) at :func:`warm_up_lengths` in training, ``no_grad`` and
+    ``inference_mode``; None when it has no chunked attention or the tiles do not compile here
+    (nothing to warm). The random generators and the encoder's mode and gradients are as before."""
+    start = time.perf_counter()  # the compiler's first check included
+    if not chunked_sizes(encoder) or not fused_tiles.available(device.type):
+        return None
+    training = encoder.training
+    generator = torch.Generator(device=device).manual_seed(0)
+    dtype = next(encoder.parameters()).dtype
+    devices = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        for length in warm_up_lengths(encoder):
+            shape = (WARM_UP_BATCH, length, encoder.input_dim)
+            x = torch.randn(shape, generator=generator, device=device, dtype=dtype)
+            mask = torch.ones(shape[:2], dtype=torch.bool, device=device)
+            encoder.train()
+            with forward_context():
+                pooled = encoder(x, mask).pooled
+            pooled.float().sum().backward()
+            encoder.eval()
+            for mode in (torch.no_grad, torch.inference_mode):
+                with mode(), forward_context():
+                    encoder(x, mask)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    seconds = time.perf_counter() - start
+    encoder.zero_grad(set_to_none=True)
+    encoder.train(training)
+    return seconds
