@@ -48,6 +48,7 @@ from reports.contracts.profile_run import (
     PROFILE_CSV,
     TILE_PASSES,
     results_file,
+    variant_label,
 )
 
 LOG_NAME = "worker.log"
@@ -164,9 +165,10 @@ def make_row(
     return {name: _format(row[name]) for name in COLUMNS}
 
 
-def describe(row: Mapping[str, Any]) -> str:
-    label = f"{row['encoder']}:{row['options']}" if row["options"] else row["encoder"]
-    head = f"{label:>14} L={row['seq_len']:<4} {row['mode']:<5} {row['status']:<11}"
+def describe(row: Mapping[str, Any], width: int = 14) -> str:
+    """One row's console line, its label right-aligned in ``width`` characters."""
+    label = variant_label(row["encoder"], row["options"])
+    head = f"{label:>{width}} L={row['seq_len']:<4} {row['mode']:<5} {row['status']:<11}"
     predicted = row["peak_mem_mb_predicted"]
     predicted = f"{predicted:>10.1f} MB predicted" if predicted != "" else ""
     if row["predicted_leaves_out"]:
@@ -304,7 +306,8 @@ class Sweep:
     def _write(self, point: Point, reply: Mapping[str, Any], prediction: Prediction | None) -> None:
         row = make_row(point, self.config, self.env, reply, prediction)
         self.results.append(row)
-        self.console.print(describe(row), highlight=False)
+        width = max(len(spec.label) for spec in self.config.encoders)
+        self.console.print(describe(row, width), highlight=False)
 
     def run(self, progress: bool = True) -> int:
         """Predict every missing point, then measure the measured ones; returns rows written."""
