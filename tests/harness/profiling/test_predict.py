@@ -231,7 +231,7 @@ ROOMY_STEPS = (
     ("bilstm", 1024, "train", 128, 300),
     ("hrchy_cnn", 1024, "train", 128, 300),
     ("multi_cnn", 1024, "train", 128, 300),
-    ("disan", 384, "train", 64, 300),
+    ("disan", 384, "train", 64, 300, "attention_impl=naive"),  # its [B, d, L, L] tensors
 )
 
 

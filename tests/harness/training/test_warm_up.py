@@ -1,0 +1,78 @@
+"""``harness.training.warm_up``: the chunked attention's tiles compile before training's clock."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+import torch
+
+from encoders import build_encoder
+from encoders.layers import fused_tiles
+from encoders.layers.tanh_attention import TILE_SIZES
+from harness.training.warm_up import warm_up_lengths, warm_up_tiles
+
+CPU = torch.device("cpu")
+
+
+def small_bi_blosan() -> torch.nn.Module:
+    """Blocks of 3 tokens, tiles of 2 queries: several tiles in the intra- and inter-block
+    attentions from a dozen tokens on."""
+    return build_encoder("bi_blosan", input_dim=6, hidden_dim=4, block_len=3, chunk_size=2)
+
+
+def test_every_attention_gets_a_first_a_middle_and_a_last_tile() -> None:
+    disan = build_encoder("disan", input_dim=6, hidden_dim=4)
+    largest = max(TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")])
+    assert warm_up_lengths(disan) == [2 * largest + 3]
+    assert warm_up_lengths(build_encoder("disan", input_dim=6, hidden_dim=4, chunk_size=5)) == [13]
+    # the inter-block attention sees one query per block of 3 tokens: 7 blocks are 21 tokens
+    assert warm_up_lengths(small_bi_blosan()) == [7, 21]
+
+
+@pytest.mark.parametrize(
+    "encoder",
+    [
+        build_encoder("disan", input_dim=6, hidden_dim=4, attention_impl="naive"),
+        build_encoder("multi_head", input_dim=6, hidden_dim=4, heads=2),
+    ],
+    ids=["naive disan", "multi_head"],
+)
+def test_nothing_is_warmed_without_a_chunked_attention(encoder: torch.nn.Module) -> None:
+    assert warm_up_tiles(encoder, CPU, contextlib.nullcontext) is None
+
+
+def train_and_infer(encoder: torch.nn.Module, lengths: tuple[int, ...]) -> None:
+    """What training, Lightning's validation and the dev inference time run: backward in train
+    mode, then ``no_grad`` and ``inference_mode`` in eval mode, on padded batches."""
+    generator = torch.Generator().manual_seed(1)
+    for length in lengths:
+        x = torch.randn(3, length, encoder.input_dim, generator=generator)
+        mask = torch.arange(length) < torch.tensor([length, length - 1, 2]).unsqueeze(1)
+        encoder.train()
+        encoder(x, mask).pooled.sum().backward()
+        encoder.eval()
+        for mode in (torch.no_grad, torch.inference_mode):
+            with mode():
+                encoder(x, mask)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not fused_tiles.available("cpu"), reason="no compiler for the tiles here")
+def test_after_the_warm_up_no_length_compiles_the_tiles_again() -> None:
+    """Lengths the warm-up never ran, padded, in the three modes, under the compiler's
+    ``fail_on_recompile`` stance; without the warm-up the same calls do recompile."""
+    lengths = (4, 11, 30, 50)
+    torch.compiler.reset()
+    encoder = small_bi_blosan()
+    generator_state = torch.get_rng_state()
+    seconds = warm_up_tiles(encoder, CPU, contextlib.nullcontext)
+    assert seconds is not None and seconds > 0
+    assert torch.equal(torch.get_rng_state(), generator_state)  # training draws the same dropout
+    assert encoder.training and all(p.grad is None for p in encoder.parameters())
+    with torch.compiler.set_stance("fail_on_recompile"):
+        train_and_infer(encoder, lengths)
+    torch.compiler.reset()
+    with pytest.raises(RuntimeError), torch.compiler.set_stance("fail_on_recompile"):
+        train_and_infer(small_bi_blosan(), lengths)
+    torch.compiler.reset()
