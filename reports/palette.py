@@ -1,11 +1,11 @@
 """One colour and marker per encoder name, the same on every figure, page and report.
 
-The papers' figure encoders have fixed slots, as the figures run them (``disan:attention_impl=
-naive``; :data:`~reports.paper_numbers.FIGURE_ENCODERS`), in tab10's colours, then the other
-registered encoders and the ablations in Dark2's; any other label (a variant such as
-``disan:attention_impl=chunked``, ``disan`` with its default attention, a plugin's encoder) gets
-a colour of tab20b and a marker chosen by a stable hash of the label, so it too keeps its look
-whatever else a figure shows.
+The registered encoders have fixed slots (the papers' figure encoders first, in tab10's colours,
+then the ablations in Dark2's, then the papers' figure variants, ``disan:attention_impl=naive``
+and ``bi_blosan:attention_impl=naive``, in Set1's); any other label (another variant such as
+``disan:attention_impl=chunked:chunk_size=8``, a plugin's encoder) gets a colour of tab20b and a
+marker chosen by a stable hash of the label, so it too keeps its look whatever else a figure
+shows.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import zlib
 
 import matplotlib
 
-from reports.paper_numbers import FIGURE_ENCODERS
+from reports.paper_numbers import FIGURE_ENCODERS, FIGURE_NAMES
 
 FIXED = (
-    *FIGURE_ENCODERS,
+    *FIGURE_NAMES,
     "mpsan",
     "bilstm_s2t",
     "word_s2t",
@@ -27,8 +27,13 @@ FIXED = (
     "mtsa_no_masks",
     "mtsa_no_t2t",
     "mtsa_no_s2t",
+    *(label for label in FIGURE_ENCODERS if label not in FIGURE_NAMES),
 )
-FIXED_COLOURS = (*matplotlib.colormaps["tab10"].colors, *matplotlib.colormaps["Dark2"].colors)
+FIXED_COLOURS = (
+    *matplotlib.colormaps["tab10"].colors,
+    *matplotlib.colormaps["Dark2"].colors,
+    *matplotlib.colormaps["Set1"].colors,
+)
 OTHER_COLOURS = matplotlib.colormaps["tab20b"].colors
 MARKERS = ("o", "s", "^", "v", "D", "P", "*", "X", "h", "<", ">", "p", "d", "8")
 

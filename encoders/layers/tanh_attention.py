@@ -37,9 +37,9 @@ from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_key_span
 
 IMPLS = ("naive", "chunked")
-# the encoders' default: chunked is exact and was faster than naive at every shape measured, with
-# compiled or eager tiles (docs/encoders.md); naive is the papers' computation, which the
-# profiler's paper figures name explicitly (reports.paper_numbers.FIGURE_ENCODERS)
+# the encoders' default: chunked is exact, bounded in memory and faster than naive at the
+# papers' shapes but Bi-BloSAN's shortest training steps (docs/benchmarks.md); naive is the
+# papers' computation, which the profiler's paper figures name (reports.paper_numbers)
 DEFAULT_IMPL = "chunked"
 # queries per tile when chunk_size is None, by the tiles a call runs and whether it keeps a
 # graph for backward; measured on the project's CPU (docs/encoders.md, DiSAN at [8, 512, 300],

@@ -142,7 +142,7 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
     ``None`` means the papers' figure encoders as the figures ran them (DiSAN and Bi-BloSAN
     with their naive attention), ``"all"`` every registered encoder; otherwise a
     comma list of ``name`` or ``name:key=value[:key=value]`` (variants of one encoder side by
-    side, e.g. ``disan,disan:attention_impl=chunked``).
+    side, e.g. ``disan:attention_impl=naive,disan``).
     """
     if text is None:
         figures = [parse_spec(label) for label in FIGURE_ENCODERS]

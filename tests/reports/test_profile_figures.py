@@ -46,6 +46,17 @@ def test_an_encoder_keeps_its_look_whatever_else_is_drawn() -> None:
     assert len(set(fixed)) == len(fixed)
 
 
+def test_every_fixed_slot_has_a_colour_of_its_own() -> None:
+    """The papers' naive DiSAN and Bi-BloSAN of the profile figures look unlike the default
+    (chunked) ones of the training pages, and no two fixed labels share a colour."""
+    from reports.palette import FIXED, FIXED_COLOURS
+
+    assert len(FIXED) <= len(FIXED_COLOURS)
+    colours = [style(label)["color"] for label in FIXED]
+    assert len(set(colours)) == len(colours)
+    assert style("disan:attention_impl=naive") != style("disan")
+
+
 def test_error_bars_stop_at_zero_and_axes_say_their_scale() -> None:
     median, iqr = pd.Series([1.0, 10.0]), pd.Series([6.0, 4.0])
     lower, upper = error_bars(median, iqr)

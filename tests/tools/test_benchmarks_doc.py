@@ -63,3 +63,33 @@ def test_the_held_out_runs_are_predicted_within_half_a_percent() -> None:
         for row in errors.itertuples():
             predicted, measured = row.peak_mem_mb_predicted * 2**20, row.peak_mem_mb * 2**20
             assert within_the_bound(row.label, row.mode, dim, predicted, measured, rounding), row
+
+
+def test_the_attention_and_tile_sections_hold_what_their_runs_give() -> None:
+    assert benchmarks_doc.ATTENTION_SECTION.written() == benchmarks_doc.attention_generated()
+    assert benchmarks_doc.TILES_SECTION.written() == benchmarks_doc.tiles_generated()
+
+
+def test_the_attention_run_compares_naive_and_chunked_quietly_and_exactly() -> None:
+    """Both of DiSAN's and Bi-BloSAN's attentions at every measured point, none contended, every
+    prediction exact; the default (a plain label) is the chunked attention (its tiles ran)."""
+    from reports.profile.data import load_run
+    from reports.profile.tables import prediction_errors
+
+    for folder in (benchmarks_doc.ATTENTION_RUN, benchmarks_doc.TILES_RUN):
+        rows = load_run(folder).rows
+        timed = rows[rows["status"] == "ok"]
+        assert not timed["contended"].any(), folder
+        assert prediction_errors(rows)["error_pct"].abs().max() <= 0.5, folder
+    rows = load_run(benchmarks_doc.ATTENTION_RUN).rows
+    timed = rows[rows["status"] == "ok"]
+    assert set(timed["label"]) == {
+        "disan",
+        "disan:attention_impl=naive",
+        "bi_blosan",
+        "bi_blosan:attention_impl=naive",
+    }
+    assert len(timed) == 4 * 2 * 3
+    default = timed[~timed["label"].str.contains(":")]
+    assert default["attention_tiles"].str.startswith("compiled tiles").all()
+    assert timed[timed["label"].str.contains("naive")]["attention_tiles"].eq("").all()
