@@ -81,10 +81,27 @@ class LiveStorageTracker(TorchDispatchMode):
         self.peak = 0
         self.flops = 0
         self.unmodelled: set[str] = set()
+        # shapes of the model's parameters (``accumulates``) and, after a gradient sum that
+        # autograd makes in place, the summed buffer's storage and the peak before the sum
+        self._parameter_shapes: set[tuple[int, ...]] = set()
+        self._in_place: tuple[set[int], int] | None = None
 
     def _freed(self, key: int, nbytes: int) -> None:
         del self._storages[key]
         self.live -= nbytes
+        if self._in_place is not None and key in self._in_place[0]:
+            # the buffer a gradient was added into is gone: the sum took its place, as
+            # autograd's in-place ``add_`` does outside a mode
+            self.peak = max(self._in_place[1], self.live)
+            self._in_place = None
+
+    def accumulates(self, parameters: Iterable[torch.Tensor]) -> None:
+        """Count a backward's sum of two gradients of one of ``parameters``' shapes as autograd
+        makes it outside a dispatch mode: in place. Under any mode autograd adds out of place
+        (``InputBuffer::accumulate``: a mode makes every tensor "subclass-like"), holding one
+        more gradient until the old one is freed; a parameter used twice (Bi-BloSAN's) is
+        summed so on the CPU too, since nothing else holds its gradient buffer."""
+        self._parameter_shapes = {tuple(p.shape) for p in parameters}
 
     def track(self, tensors: Iterable[Any]) -> None:
         for tensor in tensors:
@@ -97,6 +114,7 @@ class LiveStorageTracker(TorchDispatchMode):
             nbytes = storage.nbytes()
             self._storages[key] = weakref.ref(storage, lambda _, k=key, n=nbytes: self._freed(k, n))
             self.live += nbytes
+            self._in_place = None  # something was allocated before the old buffer was freed
         self.peak = max(self.peak, self.live)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -130,7 +148,10 @@ class LiveStorageTracker(TorchDispatchMode):
             if key is not None:
                 self._known[key] = known
         self.flops += known.flops
+        peak_before = self.peak
         self.track(tensors_of(out))
+        if self._gradient_sum(func, args):
+            self._in_place = ({id(t.untyped_storage()) for t in args[:2]}, peak_before)
         if func in CPU_WORKSPACES:
             hold_inside_memory(self, live_before, kernel_record(func, args, kwargs))
         elif func in CONTIGUOUS_CPU_OPS:
@@ -140,6 +161,20 @@ class LiveStorageTracker(TorchDispatchMode):
             if temporaries:
                 self.peak = max(self.peak, self.live + temporaries)
         return out
+
+    def _gradient_sum(self, func: Any, args: tuple) -> bool:
+        """Whether ``func(*args)`` is backward's sum of two gradients of a parameter's shape."""
+        if func is not torch.ops.aten.add.Tensor or torch.is_grad_enabled():
+            return False
+        first, second = args[:2] if len(args) >= 2 else (None, None)
+        return (
+            isinstance(first, torch.Tensor)
+            and isinstance(second, torch.Tensor)
+            and first.shape == second.shape
+            and tuple(first.shape) in self._parameter_shapes
+            and _fresh_buffer(first)
+            and _fresh_buffer(second)
+        )
 
     def _recipe(self, out: Any, inputs: list[torch.Tensor], before: list[Any]) -> Recipe | None:
         """How to remake ``out``: a tensor or a tuple of tensors each of which is either an input
@@ -175,6 +210,13 @@ TensorSpec = tuple[tuple[int, ...], tuple[int, ...], torch.dtype]
 # Whether the result is one tensor; per tensor, the index of the input it is or the spec of a
 # new one.
 Recipe = tuple[bool, list[int | TensorSpec]]
+
+
+def _fresh_buffer(tensor: torch.Tensor) -> bool:
+    """A contiguous tensor that is no view (``_base``: torch has no public test of it): what
+    autograd adds a gradient into in place on the CPU. A sum with a view (an RNN step's weight
+    gradient) was measured out of place there: the view's base holds its storage too."""
+    return tensor._base is None and tensor.is_contiguous()
 
 
 @dataclass(frozen=True)
@@ -222,6 +264,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     model.zero_grad(set_to_none=True)
     tracker = LiveStorageTracker()
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
+    tracker.accumulates(model.parameters())
     with CpuRnn(), tracker:
         step()
     return Prediction(
