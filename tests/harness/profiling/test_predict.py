@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from encoders import build_encoder, list_encoders
+from encoders.base import Encoder, EncoderOutput
 from harness.profiling.cpu_kernels import CpuRnn
 from harness.profiling.measure import (
     MB,
@@ -110,6 +111,36 @@ def test_eval_dropout_and_cpu_attention_are_predicted_as_the_cpu_runs_them() -> 
         prediction = predict_point(point)
         assert not isinstance(prediction, str), prediction
         assert prediction.peak_bytes == measured_peak(point)
+
+
+class WeightUsedTwice(Encoder):
+    """tokens = W x + W 2x: W's two gradients, fresh [d, d] buffers, outweigh the activations,
+    so the step's peak is the moment autograd sums them."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.input_dim = self.token_dim = self.output_dim = dim
+        self.linear = torch.nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        tokens = self.linear(x) + self.linear(2 * x)
+        return EncoderOutput(tokens=tokens, pooled=tokens.mean(1))
+
+
+def test_a_parameter_s_two_gradients_are_summed_in_place_as_on_the_cpu() -> None:
+    """Predicted to the byte (the meta run, whose dispatch mode makes autograd sum out of
+    place, used to be one [d, d] gradient high)."""
+    point = Point("weight_used_twice", 3, "train", 2, 256)
+    prediction = predict(lambda: WeightUsedTwice(256), point)
+    torch.manual_seed(0)
+    model = WeightUsedTwice(256)
+    x, mask = synthetic_batch(point, torch.device("cpu"))
+    step = make_step(model, x, mask, "train", "fp32")
+    model.zero_grad(set_to_none=True)
+    gc.collect()
+    baseline = live_bytes([*model.parameters(), x, mask])
+    measured, _ = memory_step(step, torch.device("cpu"), baseline)
+    assert prediction.peak_bytes == measured
 
 
 def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
