@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.contracts.profile_run import MEASURED_STATUSES
+from reports.contracts.profile_run import MEASURED_STATUSES, variant_label
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run
 from reports.profile.tables import (
@@ -341,7 +341,7 @@ def _impl_table(rows: pd.DataFrame) -> list[str]:
         for mode in ("infer", "train"):
             cells = []
             for n in lengths:
-                before = timed.loc[(f"{encoder}:{NAIVE}", mode, n)]
+                before = timed.loc[(variant_label(encoder, NAIVE), mode, n)]
                 after = timed.loc[(encoder, mode, n)]
                 time, memory = (
                     f"{before[col]:,.0f} → {after[col]:,.0f} ({after[col] / before[col]:.2f}×)"
@@ -380,9 +380,9 @@ def tiles_generated() -> str:
         "| tile | inference ms (IQR) | training ms (IQR) | peak MB (infer / train) |",
         "|---|---|---|---|",
     ]
-    for tile, group in rows.groupby("label", sort=False):
+    for label, group in rows.groupby("label", sort=False):
         points = group.set_index("mode")
-        name = points["tile"].iloc[0] if pd.notna(points["tile"].iloc[0]) else tile
+        name = points["tile"].iloc[0] if pd.notna(points["tile"].iloc[0]) else label
         cells = [
             f"{points.at[mode, 'time_ms_median']:,.0f} ({points.at[mode, 'time_ms_iqr']:,.0f})"
             for mode in ("infer", "train")

@@ -82,7 +82,7 @@ class LiveStorageTracker(TorchDispatchMode):
         self.flops = 0
         self.unmodelled: set[str] = set()
         # shapes of the model's parameters (``accumulates``) and, after a gradient sum that
-        # autograd makes in place, the summed buffer's storage and the peak before the sum
+        # autograd makes in place, its two operands' storages and the peak before the sum
         self._parameter_shapes: set[tuple[int, ...]] = set()
         self._in_place: tuple[set[int], int] | None = None
 
@@ -90,8 +90,8 @@ class LiveStorageTracker(TorchDispatchMode):
         del self._storages[key]
         self.live -= nbytes
         if self._in_place is not None and key in self._in_place[0]:
-            # the buffer a gradient was added into is gone: the sum took its place, as
-            # autograd's in-place ``add_`` does outside a mode
+            # an operand of the sum is gone, nothing allocated since: the sum took its place,
+            # as autograd's in-place ``add_`` does outside a mode
             self.peak = max(self._in_place[1], self.live)
             self._in_place = None
 
@@ -99,8 +99,8 @@ class LiveStorageTracker(TorchDispatchMode):
         """Count a backward's sum of two gradients of one of ``parameters``' shapes as autograd
         makes it outside a dispatch mode: in place. Under any mode autograd adds out of place
         (``InputBuffer::accumulate``: a mode makes every tensor "subclass-like"), holding one
-        more gradient until the old one is freed; a parameter used twice (Bi-BloSAN's) is
-        summed so on the CPU too, since nothing else holds its gradient buffer."""
+        more gradient until an operand is freed. On the CPU autograd sums in place two fresh
+        buffers (:func:`_fresh_buffer`: a parameter used twice, Bi-BloSAN's), not a view."""
         self._parameter_shapes = {tuple(p.shape) for p in parameters}
 
     def track(self, tensors: Iterable[Any]) -> None:
