@@ -249,9 +249,14 @@ class Prediction:
     unmodelled: tuple[str, ...] = ()
 
 
-def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
-    """Run ``point``'s fp32 step on meta tensors; ``build()`` makes the model (on any device:
-    it is called under ``torch.device("meta")``)."""
+def predict(
+    build: Callable[[], torch.nn.Module],
+    point: Point,
+    tracker: LiveStorageTracker | None = None,
+) -> Prediction:
+    """Run ``point``'s fp32 step on meta tensors under ``tracker`` (a new
+    :class:`LiveStorageTracker` by default); ``build()`` makes the model (on any device: it is
+    called under ``torch.device("meta")``)."""
     start = time.perf_counter()
     meta = torch.device("meta")
     with meta:
@@ -262,7 +267,7 @@ def predict(build: Callable[[], torch.nn.Module], point: Point) -> Prediction:
     x, mask = synthetic_batch(point, meta)
     step = make_step(model, x, mask, point.mode, "fp32")
     model.zero_grad(set_to_none=True)
-    tracker = LiveStorageTracker()
+    tracker = LiveStorageTracker() if tracker is None else tracker
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
     tracker.accumulates(model.parameters())
     with CpuRnn(), tracker:

@@ -14,7 +14,6 @@ import torch
 
 from encoders import build_encoder, list_encoders
 from encoders.base import Encoder, EncoderOutput
-from harness.profiling.cpu_kernels import CpuRnn
 from harness.profiling.measure import (
     MB,
     Point,
@@ -32,18 +31,6 @@ class UncachedTracker(LiveStorageTracker):
 
     def _recipe(self, *args):
         return None
-
-
-def step_on_meta(point: Point, tracker: LiveStorageTracker) -> LiveStorageTracker:
-    with torch.device("meta"):
-        torch.manual_seed(0)
-        model = build_encoder(point.encoder, input_dim=point.dim, **encoder_options(point))
-    x, mask = synthetic_batch(point, torch.device("meta"))
-    step = make_step(model, x, mask, point.mode, "fp32")
-    tracker.track([*model.parameters(), *model.buffers(), x, mask])
-    with CpuRnn(), tracker:
-        step()
-    return tracker
 
 
 # Shapes [batch, L, dim] that no preset, test fixture or kernel calibration uses, within the
@@ -160,9 +147,12 @@ def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
 @pytest.mark.parametrize("name", list_encoders())
 def test_remade_outputs_give_the_peak_and_flops_of_running_every_kernel(name, mode) -> None:
     point = Point(name, 12, mode, **SMALL)
-    cached = step_on_meta(point, LiveStorageTracker())
-    uncached = step_on_meta(point, UncachedTracker())
-    assert (cached.peak, cached.flops) == (uncached.peak, uncached.flops)
+
+    def build() -> torch.nn.Module:
+        return build_encoder(name, input_dim=point.dim, **encoder_options(point))
+
+    cached, uncached = predict(build, point), predict(build, point, UncachedTracker())
+    assert (cached.peak_bytes, cached.flops) == (uncached.peak_bytes, uncached.flops)
     assert cached.flops == predict_point(point).flops > 0
 
 
