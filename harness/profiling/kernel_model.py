@@ -9,7 +9,7 @@ but never at the predicted shapes:
 - a kernel's *family* is the kernel with its arguments' shapes, strides and other values, the
   sequence length (``LENGTH_DIMS``) left out, the grad mode and the thread count;
 - once per family and process the kernel runs on real tensors at each of
-  ``CALIBRATION_LENGTHS`` (small; the batch and widths are the predicted ones), and the
+  ``SHORT_LENGTHS`` (small; the batch and widths are the predicted ones), and the
   profiler's memory records give its allocations and frees in order and the bytes of the
   tensors it returns;
 - each allocation, free and output is fitted as a line in the length (least squares;
@@ -17,11 +17,26 @@ but never at the predicted shapes:
   replayed in order: the most the call holds is the largest running sum. Which phase of a call
   is its largest can change with the length; the replay follows it.
 
+oneDNN chooses how to split a kernel's work over its threads from the problem's size, and some
+splits take buffers others do not: on an AVX-512 CPU the backward of a convolution at batch 33
+splits the minibatch over the threads from L = 73 on and then holds a reduction buffer of the
+weights' size, a step that no line through L = 7..31 shows. So the family also runs at four
+long lengths (``long_lengths``): up to 260, as long as the call's arguments stay within
+``LONG_CALIBRATION_BYTES`` (oneDNN splits by the work per thread, batch times length, so a
+large batch reaches the split that a small one reaches late at a shorter length), at least 56.
+Where one line per allocation
+fits all the lengths, that line is the model; where it does not, the short and the long
+lengths each get their lines (a *piece*), the length where oneDNN changes from one to the other
+is found by bisection between them (calls at lengths of the family's own, never the predicted
+one), and a predicted length uses the piece its length falls in. One change of split is
+assumed between the short and the long lengths (threads only ever split more of a growing
+problem), and none beyond the longest calibration length.
+
 Allocations that are exact lines in the length (every convolution buffer) are predicted to the
 byte. oneDNN starts each part of the LSTM workspace and scratchpad on a 4 KiB page, so those
 are lines only to within a page per part (docs/benchmarks.md gives the measured error). A
-family whose calls allocate differently at different calibration lengths, or whose arguments
-exceed ``MAX_CALIBRATION_BYTES``, is not modelled and the prediction says so
+family whose calls allocate differently within one piece, or whose arguments at a calibration
+length exceed ``MAX_CALIBRATION_BYTES``, is not modelled and the prediction says so
 (``KernelRecord.unmodelled``).
 """
 
@@ -47,9 +62,18 @@ LENGTH_DIMS: dict[Any, tuple[tuple[int, int], ...]] = {
     aten.mkldnn_rnn_layer.default: ((0, 0),),
     aten.mkldnn_rnn_layer_backward.default: ((0, 0), (7, 0), (10, 0)),
 }
-# Lengths no preset or test point uses, spanning enough steps that a few pages of rounding
-# move a fitted slope by little (see docs/benchmarks.md for the accuracy this gives).
-CALIBRATION_LENGTHS = (7, 11, 15, 19, 23, 27, 31)
+# Lengths no preset or test point uses: short ones, where a call is cheap, and long ones, with
+# every residue mod 4 (oneDNN rounds RNN parts to 4 KiB pages), where oneDNN may split the work
+# otherwise; together they span enough that a few pages of rounding move a slope by little.
+SHORT_LENGTHS = (7, 11, 15, 19, 23, 27, 31)
+# The long lengths end at most here and at least at the shortest end, the four of them this far
+# before their end (one of each residue mod 4), and their calls' arguments within the bytes.
+LONGEST, SHORTEST_LONG_END = 260, 35
+LONG_OFFSETS = (3, 2, 1, 0)
+LONG_CALIBRATION_BYTES = 8 * 2**20
+# How far an allocation may stray from its line and still be that line: two pages (a part
+# rounded up to a 4 KiB page, on either side of the fitted line).
+LINE_TOLERANCE = 2 * 4096
 # Arguments of a calibration call above this many bytes are not made: the family is then not
 # modelled, and the prediction says so.
 MAX_CALIBRATION_BYTES = 256 * 2**20
@@ -126,6 +150,32 @@ class KernelModel:
             peak = max(peak, live)
         return KernelRecord(peak, tuple(_at(line, length) for line in self.outputs))
 
+    def distance(self, length: int, events: list[int]) -> float:
+        """The most a real call's ``events`` at ``length`` stray from this model's (infinite
+        when they are other allocations: another count, or a free where this one allocates)."""
+        predicted = [_at(line, length) for line in self.events]
+        if len(events) != len(predicted):
+            return float("inf")
+        pairs = list(zip(events, predicted, strict=True))
+        if any((size > 0) != (guess > 0) for size, guess in pairs):
+            return float("inf")
+        return max(abs(size - guess) for size, guess in pairs)
+
+
+@dataclass(frozen=True)
+class PiecewiseModel:
+    """One :class:`KernelModel` per range of lengths: ``pieces[i]`` holds from ``starts[i]``
+    on (oneDNN splits the work otherwise from there)."""
+
+    starts: tuple[int, ...]
+    pieces: tuple[KernelModel, ...]
+
+    def record(self, length: int) -> KernelRecord:
+        piece = next(
+            p for s, p in zip(self.starts[::-1], self.pieces[::-1], strict=True) if length >= s
+        )
+        return piece.record(length)
+
 
 def _at(line: Line, length: int) -> int:
     return round(line[0] + line[1] * length)
@@ -140,7 +190,7 @@ def _fit(lengths: tuple[int, ...], values: list[int]) -> Line:
     return mean_y - slope * mean_x, slope
 
 
-_models: dict[tuple, KernelModel | str] = {}
+_models: dict[tuple, PiecewiseModel | str] = {}
 
 
 def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord:
@@ -154,10 +204,10 @@ def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord:
     return model.record(length)
 
 
-def kernel_model(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
+def kernel_model(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
     """The model of the family of ``func`` on ``args`` (fitted once per process), or why it
     could not be made."""
-    canonical = _at_length(func, args, CALIBRATION_LENGTHS[0])
+    canonical = _at_length(func, args, SHORT_LENGTHS[0])
     key = call_key(func, canonical, kwargs, [])
     # the caller's grad mode, which kernels read (oneDNN's LSTM keeps a workspace for backward
     # only when gradients are on), and the threads (oneDNN sizes scratchpads per thread)
@@ -170,33 +220,92 @@ def kernel_model(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
     return model
 
 
-def _calibrate(func: Any, args: tuple, kwargs: dict) -> KernelModel | str:
+def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
     name = str(func).removeprefix("aten.").removesuffix(".default")
     # the longest first: the shorter calls' buffers then fit in the heap it grew, which the C
     # allocator keeps (in ascending order each call grew it again: a process predicting
     # Hrchy-CNN and Bi-LSTM at batch 128 peaked 40 MB higher)
-    lengths = tuple(sorted(CALIBRATION_LENGTHS, reverse=True))
+    longer = long_lengths(func, args, kwargs)
+    lengths = tuple(sorted(SHORT_LENGTHS + longer, reverse=True))
     calls = [_at_length(func, args, length) for length in lengths]
-    for call in calls:
+    for length, call in zip(lengths, calls, strict=True):
         tensors = tensors_of((call, kwargs))
         if sum(t.numel() * t.element_size() for t in tensors) > MAX_CALIBRATION_BYTES:
             return (
-                f"{name}: the inside memory is left out (a calibration call's arguments exceed "
-                f"{MAX_CALIBRATION_BYTES // 2**20} MiB)"
+                f"{name}: the inside memory is left out (a calibration call's arguments at "
+                f"L={length} exceed {MAX_CALIBRATION_BYTES // 2**20} MiB)"
             )
     events, outputs = _real_calls(func, calls, kwargs)
-    if (
-        len({tuple(size > 0 for size in sizes) for sizes in events}) != 1
-        or len({len(sizes) for sizes in outputs}) != 1
+    whole = _lines(lengths, events, outputs)
+    if whole is not None and all(
+        whole.distance(n, sizes) <= LINE_TOLERANCE for n, sizes in zip(lengths, events, strict=True)
     ):
+        return PiecewiseModel((0,), (whole,))
+    short = [i for i, n in enumerate(lengths) if n in SHORT_LENGTHS]
+    long = [i for i, n in enumerate(lengths) if n in longer]
+    pieces = [
+        _lines(
+            tuple(lengths[i] for i in part), [events[i] for i in part], [outputs[i] for i in part]
+        )
+        for part in (short, long)
+    ]
+    if pieces[0] is None or pieces[1] is None:
         return (
             f"{name}: the inside memory is left out (the kernel allocates differently at "
             f"different lengths)"
         )
+    switch = _switch(func, args, kwargs, pieces, (max(SHORT_LENGTHS), min(longer)))
+    return PiecewiseModel((0, switch), tuple(pieces))
+
+
+def _lines(
+    lengths: tuple[int, ...], events: list[list[int]], outputs: list[list[int]]
+) -> KernelModel | None:
+    """The least-squares lines of calls at ``lengths`` that allocate alike (the same number of
+    allocations and frees, in the same order, and of outputs); None when they do not."""
+    if (
+        len({tuple(size > 0 for size in sizes) for sizes in events}) != 1
+        or len({len(sizes) for sizes in outputs}) != 1
+    ):
+        return None
     return KernelModel(
         tuple(_fit(lengths, sizes) for sizes in _columns(events)),
         tuple(_fit(lengths, sizes) for sizes in _columns(outputs)),
     )
+
+
+def argument_bytes(func: Any, args: tuple, kwargs: dict, length: int) -> int:
+    """The bytes of a call's tensor arguments at ``length`` (meta: nothing is allocated)."""
+    tensors = tensors_of((_at_length(func, args, length), kwargs))
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def long_lengths(func: Any, args: tuple, kwargs: dict) -> tuple[int, ...]:
+    """The family's four long calibration lengths: ending at the longest length up to
+    ``LONGEST`` whose arguments fit ``LONG_CALIBRATION_BYTES``, and at least at
+    ``SHORTEST_LONG_END``."""
+    low, high = SHORTEST_LONG_END, LONGEST
+    if argument_bytes(func, args, kwargs, high) > LONG_CALIBRATION_BYTES:
+        while high - low > 1:  # arguments grow with the length: the last that fits
+            middle = (low + high) // 2
+            fits = argument_bytes(func, args, kwargs, middle) <= LONG_CALIBRATION_BYTES
+            low, high = (middle, high) if fits else (low, middle)
+        high = low
+    return tuple(high - offset for offset in LONG_OFFSETS)
+
+
+def _switch(
+    func: Any, args: tuple, kwargs: dict, pieces: list[KernelModel], between: tuple[int, int]
+) -> int:
+    """The first length at which calls allocate as the long lengths' piece does rather than
+    the short lengths' (bisection ``between`` the two; one call at each length tried)."""
+    low, high = between
+    while high - low > 1:
+        middle = (low + high) // 2
+        (sizes,), _ = _real_calls(func, [_at_length(func, args, middle)], kwargs)
+        short, long = (piece.distance(middle, sizes) for piece in pieces)
+        low, high = (middle, high) if short <= long else (low, middle)
+    return high
 
 
 def _columns(rows: list[list[int]]) -> list[list[int]]:

@@ -3,6 +3,9 @@
 Each trial measures one grid point (n, r): one forward of a single mBloSA layer (Bi-BloSAN
 Eq. 11-18) on synthetic [B, n, d] inputs, every token real, with the profiler's peak-memory
 measure (``harness.profiling.measure.memory_step``: live tensors at the allocator level). The
+blocks' tanh attention is the one Appendix A counts, the naive one holding [B, d, r, r] scores
+(``--attention-impl naive``, the default), or sanbench's chunked one (``chunked``, the
+encoders' default), whose memory hardly depends on r. The
 summary compares, per n, the measured argmin over r with Eq. 19's r = cbrt(2n), with the
 r = ceil(cbrt(2n)) the encoder is given when profiled at length n (``block_length``) and with
 the argmin of Eq. 19's cost r^2 m + m^2 taken over the integers with m = ceil(n / r) (blocks
@@ -26,20 +29,23 @@ MEMORY = "peak_mem_mb"
 
 
 class FixedBlockMBloSA(nn.Module):
-    """One forward mBloSA layer with a fixed block length, called as ``model(x, mask)``."""
+    """One forward mBloSA layer with a fixed block length and tanh attention ``impl``, called
+    as ``model(x, mask)``."""
 
-    def __init__(self, dim: int, block_len: int):
+    def __init__(self, dim: int, block_len: int, impl: str):
         super().__init__()
         from encoders.layers.mblosa import MaskedBlockSelfAttention
 
-        self.mblosa = MaskedBlockSelfAttention(dim, "forward")
+        self.mblosa = MaskedBlockSelfAttention(dim, "forward", impl=impl)
         self.block_len = block_len
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.mblosa(x, mask, self.block_len)
 
 
-def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: str) -> float:
+def peak_forward_mb(
+    seq_len: int, block_len: int, batch: int, dim: int, device: str, impl: str
+) -> float:
     """Peak MB of one inference forward of mBloSA on synthetic [batch, seq_len, dim] inputs."""
     from harness.profiling.measure import (
         MB,
@@ -52,7 +58,7 @@ def peak_forward_mb(seq_len: int, block_len: int, batch: int, dim: int, device: 
 
     target = torch.device(device)
     torch.manual_seed(0)
-    model = FixedBlockMBloSA(dim, block_len).to(target)
+    model = FixedBlockMBloSA(dim, block_len, impl).to(target)
     x, mask = synthetic_batch(Point("mblosa", seq_len, "infer", batch, dim), target)
     step = make_step(model, x, mask, "infer", "fp32")
     baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
@@ -104,13 +110,14 @@ def plan(ctx: TuneContext) -> StudyPlan:
         n = trial.suggest_categorical("seq_len", lengths)
         r = trial.suggest_int("block_len", *R_RANGE)
         trial.set_user_attr("eq19_cost", eq19_cost(n, r))
-        return peak_forward_mb(n, r, ctx.batch_size, ctx.dim, ctx.device)
+        return peak_forward_mb(n, r, ctx.batch_size, ctx.dim, ctx.device, ctx.attention_impl)
 
     def summarize(study: optuna.Study) -> dict[str, Any]:
         done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         return {
             "shape": f"[{ctx.batch_size}, n, {ctx.dim}]",
             "device": ctx.device,
+            "attention_impl": ctx.attention_impl,
             "per_length": compare(done),
         }
 
@@ -123,5 +130,8 @@ def plan(ctx: TuneContext) -> StudyPlan:
         sampler=optuna.samplers.GridSampler({"seq_len": lengths, "block_len": r_values}),
         pruner=optuna.pruners.NopPruner(),
         summarize=summarize,
-        notes=["No training: a grid over (n, r); each trial is one measured forward."],
+        notes=[
+            "No training: a grid over (n, r); each trial is one measured forward.",
+            f"The blocks' tanh attention: {ctx.attention_impl}.",
+        ],
     )

@@ -14,6 +14,8 @@ from harness.studies.plans import TuneContext
 from harness.training.shared_options import Budget, DataOptions, FitSections, fit_overrides
 
 STUDIES = ("block-length", "block-length-memory", "dropout", "search")
+# block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
+ATTENTION_IMPLS = ("naive", "chunked")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,10 @@ class StudyOptions:
     """block-length-memory: encoder width"""
     device: str = "cpu"
     """block-length-memory: device"""
+    attention_impl: str = "naive"
+    """block-length-memory: the tanh attention inside each block: naive (the [B, d, r, r]
+    tensors Bi-BloSAN's Appendix A counts) or chunked (sanbench's exact tiled attention, the
+    encoders' default)"""
     inputs: DataOptions = field(default_factory=DataOptions)
     budget: Budget = field(default_factory=Budget)
     fit: FitSections = field(default_factory=FitSections)
@@ -66,6 +72,7 @@ class StudyOptions:
 
     def __post_init__(self) -> None:
         problems = choice_problems("--study", self.study, STUDIES)
+        problems += choice_problems("--attention-impl", self.attention_impl, ATTENTION_IMPLS)
         if self.study is None:
             problems.append("--study is required: one of " + ", ".join(STUDIES))
         least = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
@@ -84,7 +91,10 @@ class StudyOptions:
             return self.study_name
         if self.study == "block-length-memory":
             lengths = "-".join(str(n) for n in self.length_values)
-            return f"block-length-memory-{self.device}-b{self.batch_size}-d{self.dim}-n{lengths}"
+            impl = "" if self.attention_impl == "naive" else f"-{self.attention_impl}"
+            return (
+                f"block-length-memory{impl}-{self.device}-b{self.batch_size}-d{self.dim}-n{lengths}"
+            )
         return f"{self.study}-{self.task}-{self.encoder}"
 
     @property
@@ -112,4 +122,5 @@ class StudyOptions:
             batch_size=self.batch_size,
             dim=self.dim,
             device=self.device,
+            attention_impl=self.attention_impl,
         )

@@ -31,6 +31,7 @@ class TuneContext:
     batch_size: int = 64  # block-length-memory
     dim: int = 300  # block-length-memory
     device: str = "cpu"  # block-length-memory
+    attention_impl: str = "naive"  # block-length-memory: the blocks' tanh attention
 
 
 @dataclass

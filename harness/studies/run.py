@@ -78,6 +78,9 @@ def study_settings(ctx: TuneContext) -> dict[str, Any]:
                 "lengths": list(ctx.lengths),
                 "batch_size": ctx.batch_size,
                 "dim": ctx.dim,
+                "attention_impl": ctx.attention_impl
+                if ctx.study == "block-length-memory"
+                else None,
             },
             default=str,
         )

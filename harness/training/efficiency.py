@@ -51,10 +51,14 @@ def _batch_shape(batch: Any) -> tuple[int, ...]:
     return tuple(size for t in tokens if t.dtype == torch.long for size in t.shape)
 
 
-def _state_tensors(module: torch.nn.Module, optimizers: list, batch: Any) -> list[torch.Tensor]:
-    """The run's own tensors: parameters, buffers, gradients, optimizer state, the batch."""
+def _state_tensors(
+    module: torch.nn.Module, optimizers: list, batch: Any, grads: bool = True
+) -> list[torch.Tensor]:
+    """The run's own tensors: parameters, buffers, gradients (unless ``grads`` is False),
+    optimizer state, the batch."""
     tensors = [*module.parameters(), *module.buffers()]
-    tensors += [p.grad for p in module.parameters() if p.grad is not None]
+    if grads:
+        tensors += [p.grad for p in module.parameters() if p.grad is not None]
     for optimizer in optimizers:
         for state in optimizer.state.values():
             tensors += [value for value in state.values() if isinstance(value, torch.Tensor)]
@@ -68,9 +72,11 @@ class StepMemory:
     CUDA: every step, from the allocator's counters (``memory_allocated`` at the step's start,
     ``max_memory_allocated`` after resetting the peak). CPU, which has no such counters: the
     step runs under ``torch.profiler`` with ``profile_memory``, whose trace holds the CPU
-    allocator's running total; only steps whose batch is larger in some dimension than every
-    batch measured before are profiled (a step's peak grows with its batch's size and length),
-    a handful per run.
+    allocator's running total. A step is left out only when a measured step had a batch at
+    least as large in every dimension *and* at least as many bytes of state at its start
+    (parameters, buffers, optimizer state): a step's peak grows with its batch and with what
+    it starts with, so the step left out cannot be the largest. The first step runs before
+    Adam's moments exist, so the second is measured too; a handful per run.
     """
 
     def __init__(self, device: torch.device) -> None:
@@ -78,20 +84,23 @@ class StepMemory:
         self.kind = f"{device.type}_tensor_peak"
         self.peak_bytes = 0
         self.steps = 0  # steps measured
-        self._measured: list[tuple[int, ...]] = []
+        self._measured: list[tuple[tuple[int, ...], int]] = []  # (batch shape, state bytes)
         self._owned = 0
         self._start_total = 0
         self._profile: profile | None = None
 
-    def _dominated(self, shape: tuple[int, ...]) -> bool:
+    def _dominated(self, shape: tuple[int, ...], state: int) -> bool:
         return any(
-            len(seen) == len(shape) and all(a <= b for a, b in zip(shape, seen, strict=True))
-            for seen in self._measured
+            len(seen) == len(shape)
+            and all(a <= b for a, b in zip(shape, seen, strict=True))
+            and state <= seen_state
+            for seen, seen_state in self._measured
         )
 
     def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
-        """Start measuring this step. On CPU, False when a larger batch was measured already or
-        when gradients are being accumulated (they must not be cleared early, see below)."""
+        """Start measuring this step. On CPU, False when a step with a batch as large and as
+        much state was measured already, or when gradients are being accumulated (they must
+        not be cleared early, see below)."""
         optimizers = trainer.optimizers
         if self.device.type == "cuda":
             self._owned = live_bytes(_state_tensors(module, optimizers, batch))
@@ -100,9 +109,10 @@ class StepMemory:
             torch.cuda.reset_peak_memory_stats(self.device)
             return True
         shape = _batch_shape(batch)
-        if self._dominated(shape) or trainer.accumulate_grad_batches != 1:
+        state = live_bytes(_state_tensors(module, optimizers, None, grads=False))
+        if self._dominated(shape, state) or trainer.accumulate_grad_batches != 1:
             return False
-        self._measured.append(shape)
+        self._measured.append((shape, state))
         # The profiler does not always report the free of a block allocated before it started,
         # and then its running total keeps counting the block: the step must free none. So the
         # previous step's gradients go now rather than at the step's own zero_grad (after its

@@ -9,8 +9,8 @@ import torch
 from harness.profiling import kernel_model
 from harness.profiling.cpu_kernels import LSTM_MODE
 from harness.profiling.kernel_model import (
-    CALIBRATION_LENGTHS,
     LENGTH_DIMS,
+    SHORT_LENGTHS,
     KernelModel,
     _fit,
     _real_calls,
@@ -80,13 +80,14 @@ CALLS = {
 }
 
 
-@pytest.mark.parametrize("length", [6, 97, 250])
+@pytest.mark.parametrize("length", [6, 97, 250, 601])
 @pytest.mark.parametrize("name", list(CALLS))
 def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: int) -> None:
     """Outside the calibration lengths, shorter and up to 8x longer, the replayed call holds
     what a real call at that length holds, and returns as many bytes, within TOLERANCE (or the
     pages of an RNN's parts, for a call too small for them to be within it); the model ran the
-    kernel at the calibration lengths only."""
+    kernel at the calibration lengths and, where oneDNN splits the work otherwise between the
+    short and the long ones, at the lengths of its bisection, never at the predicted one."""
     func, args, kwargs = CALLS[name](length)
     ran: list[int] = []
     real_calls = kernel_model._real_calls
@@ -101,7 +102,8 @@ def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: i
         patch.setattr(kernel_model, "_real_calls", spy)
         with torch.enable_grad():
             record = kernel_record(func, args, kwargs)
-    assert sorted(ran) == sorted(CALIBRATION_LENGTHS)
+    longer = kernel_model.long_lengths(func, args, kwargs)
+    assert set(SHORT_LENGTHS + longer) <= set(ran) and length not in ran
     assert not record.unmodelled
     with torch.enable_grad():
         peak, outputs = real_record(func, args, kwargs)
@@ -121,7 +123,7 @@ def test_a_family_is_calibrated_once_whatever_the_length() -> None:
 def test_the_replay_follows_whichever_phase_of_a_call_is_largest() -> None:
     """A call that holds a fixed 1000-byte buffer, frees it, then holds 30 bytes per token:
     its peak is the buffer at short lengths and the growing part at long ones."""
-    lengths = CALIBRATION_LENGTHS
+    lengths = SHORT_LENGTHS
     sizes = [[1000, -1000, 30 * n, -30 * n] for n in lengths]
     events = tuple(_fit(lengths, [row[i] for row in sizes]) for i in range(4))
     model = KernelModel(events, ())
@@ -134,7 +136,7 @@ def test_a_line_fits_exactly_and_a_page_rounded_one_within_its_bound() -> None:
     calibration length, so the fitted slope is off by at most a page times the weight of the
     longer half of the lengths: the error at L is within a page plus that slope error times
     the distance of L from their mean (docs/benchmarks.md)."""
-    lengths = CALIBRATION_LENGTHS
+    lengths = SHORT_LENGTHS + kernel_model.long_lengths(*convolution_call(7))
     line = _fit(lengths, [4096 + 1200 * n for n in lengths])
     assert round(line[0]) == 4096 and line[1] == pytest.approx(1200)
     mean = sum(lengths) / len(lengths)
@@ -150,7 +152,7 @@ def test_a_line_fits_exactly_and_a_page_rounded_one_within_its_bound() -> None:
 def test_arguments_too_big_to_calibrate_are_named_and_left_out() -> None:
     """A family whose calibration call would make more than MAX_CALIBRATION_BYTES of arguments
     is not run: its record says why, and the prediction carries it (a lower bound)."""
-    big = kernel_model.MAX_CALIBRATION_BYTES // (4 * CALIBRATION_LENGTHS[0]) + 1
+    big = kernel_model.MAX_CALIBRATION_BYTES // (4 * SHORT_LENGTHS[0]) + 1
     x = torch.empty(1, big, 100, device=META)
     args = (x, torch.empty(1, big, 1, device=META), None, [1], [0], [1], False, [0], 1)
     record = kernel_record(aten.convolution.default, args, {})

@@ -58,3 +58,34 @@ def test_cpu_steps_are_measured_once_per_larger_batch_and_never_while_accumulati
     trainer.accumulate_grad_batches = 2  # gradients in the making: nothing may clear them
     model.weight.grad = torch.ones(4, 4)
     assert not step(16, 16) and model.weight.grad is not None
+
+
+def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
+    """At one batch shape, the second step starts with Adam's moments, which the first made:
+    it is measured, and its peak (the moments held through its forward and backward) is the
+    run's. A third step starting with no more state than the second is left out."""
+    import types
+
+    import torch
+
+    from harness.training.efficiency import StepMemory
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Embedding(500, 64), torch.nn.Linear(64, 64))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+    trainer = types.SimpleNamespace(optimizers=[optimizer], accumulate_grad_batches=1)
+    memory = StepMemory(torch.device("cpu"))
+    moments = 2 * sum(p.numel() * p.element_size() for p in model.parameters())
+
+    def step() -> tuple[bool, int]:
+        batch = {"tokens": torch.randint(0, 500, (16, 40))}
+        measured = memory.begin(trainer, model, batch)
+        model(batch["tokens"]).pow(2).sum().backward()
+        optimizer.step()
+        if measured:
+            memory.end()
+        return measured, memory.peak_bytes
+
+    (first, peak_1), (second, peak_2), (third, peak_3) = step(), step(), step()
+    assert (first, second, third) == (True, True, False)
+    assert peak_2 >= peak_1 + moments // 2 and peak_3 == peak_2
