@@ -188,15 +188,22 @@ class CommandParser(ArgumentParser):
             )
 
     def parse(self, words: list[str]) -> Namespace:
-        """The parsed options; unknown options, bad values and bad config files raise
-        :class:`InputError`, one line per problem."""
+        """The parsed options, and under :data:`GIVEN` the keys the words (or a ``--config``
+        file) set, as opposed to the defaults; unknown options, bad values and bad config files
+        raise :class:`InputError`, one line per problem."""
         problems = unknown_options(words, self)
         if problems:
             raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
         try:
-            return self.parse_args(words)
+            namespace = self.parse_args(words)
+            namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
         except argparse.ArgumentError as error:
             raise InputError(f"{one_line(error)} (see {self.prog} --help)") from None
+        return namespace
+
+
+# The key of a parsed namespace that lists the options given (``CommandParser.parse``)
+GIVEN = "__given__"
 
 
 def add_alias(parser: ArgumentParser, option: str, key: str, help_text: str) -> None:

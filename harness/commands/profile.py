@@ -1,6 +1,7 @@
 """``sanbench profile``: memory/latency sweep over sequence lengths, then the HTML report.
 
-sanbench profile --preset smoke --out runs/smoke
+sanbench profile --preset quick --out runs/quick
+sanbench profile --resume --out runs/quick   # continues the sweep its manifest records
 sanbench profile --encoders disan,multi_head --lengths 64:512:64 --print_config > p.yaml
 sanbench profile --config p.yaml --out runs/p
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import GIVEN, CommandParser, build
 from harness.profiling.options import PRESETS_HELP, ProfileOptions
 
 
@@ -21,5 +22,5 @@ def add_arguments(parser: CommandParser) -> None:
 def run(config: Namespace) -> int:
     from harness.profiling.profile import run_profile
 
-    run_profile(build(ProfileOptions, config))
+    run_profile(build(ProfileOptions, config), given=config[GIVEN])
     return 0

@@ -5,11 +5,13 @@ The options are checked before torch is imported, so argument errors are immedia
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import importlib
 import inspect
+from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from encoders.plugins import imported_modules
 from harness.console import console as rich_console
@@ -18,6 +20,7 @@ from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
 from harness.profiling.options import ProfileOptions
 from harness.redaction import recorded_command
+from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
 from reports.contracts.profile_run import PROFILE_CSV, profile_csv
 
 if TYPE_CHECKING:
@@ -121,31 +124,124 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     )
 
 
+# The options that decide a sweep's points and how they are measured: ``--resume`` takes them
+# from the manifest, and refuses one given otherwise. The rest (where the report goes, the
+# memory budget, the console, the launcher) may change from run to run.
+SWEEP_OPTIONS = (
+    "preset",
+    "encoders",
+    "lengths",
+    "predict_lengths",
+    "predict_only",
+    "batch_size",
+    "dim",
+    "modes",
+    "device",
+    "dtype",
+    "repeats",
+    "compile",
+    "threads",
+    "strict",
+    "allocator",
+)
+
+
+def sweep_options(options: ProfileOptions) -> dict[str, Any]:
+    """The options of ``SWEEP_OPTIONS`` as the manifest records them."""
+    return {key: getattr(options, key) for key in SWEEP_OPTIONS}
+
+
+def given_options(options: ProfileOptions) -> set[str]:
+    """The fields of ``options`` that differ from their defaults (what a Python caller gave)."""
+    defaults = ProfileOptions()
+    return {
+        f.name
+        for f in dataclasses.fields(options)
+        if getattr(options, f.name) != getattr(defaults, f.name)
+    }
+
+
+def resumed_options(options: ProfileOptions, given: Collection[str]) -> ProfileOptions:
+    """``options`` with the sweep's options of the run in ``--out``, as its manifest records
+    them; :class:`InputError` (nothing written) when there is no sweep to resume or when a
+    ``given`` option contradicts the record, one line per contradiction."""
+    assert options.out is not None
+    if not has_manifest(options.out):
+        if profile_csv(options.out).exists():  # rows without a record: checked row by row
+            return options
+        raise InputError(
+            f"--resume: {manifest_path(options.out)} not found: {options.out} holds no profile "
+            "sweep to resume; start one with --out (without --resume)"
+        )
+    recorded = read_manifest(options.out, "profile").get("options")
+    if recorded is None:  # written before sanbench recorded the options: checked by its config
+        return options
+    problems = [
+        f"--{key.replace('_', '-')} {getattr(options, key)}: the sweep in {options.out} was "
+        f"recorded with {recorded.get(key)!r}"
+        for key in SWEEP_OPTIONS
+        if key in given and getattr(options, key) != recorded.get(key)
+    ]
+    if problems:
+        raise InputError(
+            "\n".join(
+                [
+                    *problems,
+                    f"--resume continues the recorded sweep: drop these options "
+                    f"(sanbench profile --resume --out {options.out}), or choose another --out",
+                ]
+            )
+        )
+    return dataclasses.replace(options, **{k: recorded[k] for k in SWEEP_OPTIONS if k in recorded})
+
+
 def out_folder(options: ProfileOptions) -> Path:
     """``--out``, or a new ``runs/profile-<time>``; an existing sweep only with ``--resume``."""
     if options.out is None:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         return Path("runs") / f"profile-{stamp}"
-    if profile_csv(options.out).exists() and not options.resume:
-        raise ValueError(
-            f"{profile_csv(options.out)} exists: pass --resume to add the missing points, "
+    if not options.resume and (profile_csv(options.out).exists() or has_manifest(options.out)):
+        raise InputError(
+            f"{options.out} holds a profile sweep: pass --resume to add its missing points, "
             "or choose another --out"
         )
     return options.out
 
 
-def run_profile(options: ProfileOptions) -> Path:
+def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -> Path:
     """Run (or resume) the sweep, here or as one job per encoder variant, then its report;
-    returns the run folder. :class:`RunFailedError` when a point failed or was refused as
-    contended (``--strict``)."""
-    from harness.profiling.run import contended_points, failed_points, run_sweep
+    returns the run folder. ``given``: the options the user gave (default: those that differ
+    from their defaults); ``--resume`` takes the others from the sweep's manifest.
+    :class:`RunFailedError` when a point failed or was refused as contended (``--strict``)."""
+    from harness.profiling.run import (
+        contended_points,
+        failed_points,
+        recorded_config,
+        run_sweep,
+        sweep_differences,
+    )
 
     console = rich_console()
-    config = sweep_config(options)
+    if options.resume:
+        options = resumed_options(options, given_options(options) if given is None else given)
     out = out_folder(options)
+    config = sweep_config(options)
+    if options.resume and has_manifest(out):  # the record against what this sanbench makes
+        # of it (a preset's lengths may have changed since)
+        differences = sweep_differences(read_manifest(out, "profile"), recorded_config(out, config))
+        if differences:
+            raise InputError(
+                "\n".join(
+                    [
+                        f"{out} holds another sweep than this command makes; nothing was written:",
+                        *differences,
+                        "give its options as recorded (manifest.json), or choose another --out",
+                    ]
+                )
+            )
     command = recorded_command()
     if not options.launch.in_process:
-        run_as_jobs(config, out, options.launch, command, console)
+        run_as_jobs(config, out, options.launch, command, console, sweep_options(options))
     else:
         measured = (
             "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
@@ -155,7 +251,7 @@ def run_profile(options: ProfileOptions) -> Path:
             f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
             f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
         )
-        run_sweep(config, out, command, console, progress=options.progress)
+        run_sweep(config, out, command, console, options.progress, sweep_options(options))
     if options.report:
         # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
         page = importlib.import_module("reports.site").build_profile_report(out)
@@ -175,7 +271,12 @@ def run_profile(options: ProfileOptions) -> Path:
 
 
 def run_as_jobs(
-    config: SweepConfig, out: Path, options: LaunchOptions, command: str, console: Console
+    config: SweepConfig,
+    out: Path,
+    options: LaunchOptions,
+    command: str,
+    console: Console,
+    recorded: dict[str, Any],
 ) -> None:
     """One submitit job per encoder variant (``harness.profiling.jobs``), rows merged into
     ``out/profile.csv``."""
@@ -186,7 +287,7 @@ def run_as_jobs(
     from harness.profiling.run import sweep_environment, write_manifest
 
     labels = [spec.label for spec in config.encoders]
-    write_manifest(out, config, sweep_environment(config), command)
+    write_manifest(out, config, sweep_environment(config), command, recorded)
     calls = [
         functools.partial(run_encoder, config, label, job_folder(out, label), command)
         for label in labels

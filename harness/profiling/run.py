@@ -4,14 +4,16 @@ profile`` and its per-encoder jobs (``harness.profiling.jobs``)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import torch
 from rich.console import Console
 
 from harness.environment import environment
-from harness.errors import RunFailedError, RunInterruptedError
+from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.profiling.sweep import Sweep, SweepConfig
 from reports.contracts.manifest import read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
@@ -26,21 +28,79 @@ def sweep_environment(config: SweepConfig) -> dict[str, str]:
     return env
 
 
-def write_manifest(out: Path, config: SweepConfig, env: dict[str, str], command: str) -> None:
-    """The run's manifest; a resume keeps ``created`` and appends to ``resumed``."""
+# What makes a sweep the sweep it is: its points and how each is measured. A folder holds one
+# sweep: a resume must have every one of these as recorded (the memory budget, where OOMs skip
+# to and the console may differ from run to run).
+SWEEP_KEYS = (
+    "encoders",
+    "lengths",
+    "predict_lengths",
+    "predict_only",
+    "modes",
+    "batch_size",
+    "dim",
+    "device",
+    "dtype",
+    "repeats",
+    "compile",
+    "threads",
+    "strict",
+    "allocator",
+)
+
+
+def recorded_config(out: Path, config: SweepConfig) -> dict[str, Any]:
+    """``config`` as the manifest records it (JSON values: lists for tuples)."""
+    fields = {k: v for k, v in config.__dict__.items() if k not in ("preload", "encoders")}
+    record = {**fields, "encoders": [spec.label for spec in config.encoders]}
+    return json.loads(json.dumps({**record, "csv": profile_csv(out).name}))
+
+
+def sweep_differences(manifest: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """One line per setting of ``SWEEP_KEYS`` on which the manifest's sweep and ``config``
+    (as :func:`recorded_config` gives it) differ."""
+    recorded = manifest.get("config", {})
+    return [
+        f"{key}: {recorded.get(key)!r} recorded, {config.get(key)!r} now"
+        for key in SWEEP_KEYS
+        if recorded.get(key) != config.get(key)
+    ]
+
+
+def write_manifest(
+    out: Path,
+    config: SweepConfig,
+    env: dict[str, str],
+    command: str,
+    options: dict[str, Any] | None = None,
+) -> None:
+    """The run's manifest: its command, its sweep and the options that made it (``options``,
+    what ``--resume`` continues). A resume keeps ``created``, ``command`` and ``options`` and
+    appends to ``resumed``; another sweep never overwrites it (:class:`InputError`)."""
     old = read_manifest_if_any(out, "profile")
+    record = recorded_config(out, config)
+    differences = sweep_differences(old, record) if old else []
+    if differences:
+        raise InputError(
+            "\n".join(
+                [
+                    f"{out} holds another sweep; nothing was written:",
+                    *differences,
+                    f"resume it as recorded (sanbench profile --resume --out {out}) or "
+                    "choose another --out",
+                ]
+            )
+        )
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     manifest = {
         "kind": "profile",
-        "command": command,
+        "command": old.get("command", command),
         "created": old.get("created", now),
         "resumed": [*old.get("resumed", []), now] if old else [],
+        "resume_commands": [*old.get("resume_commands", []), command] if old else [],
+        "options": old.get("options", options),
         "environment": env,
-        "config": {
-            **{k: v for k, v in config.__dict__.items() if k not in ("preload", "encoders")},
-            "encoders": [spec.label for spec in config.encoders],
-            "csv": profile_csv(out).name,
-        },
+        "config": record,
     }
     write_run_manifest(out, manifest)
 
@@ -68,22 +128,25 @@ def run_sweep(
     command: str,
     console: Console | None = None,
     progress: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> Path:
-    """Sweep ``config`` into ``out`` (resuming its rows) and write its manifest; returns ``out``.
+    """Sweep ``config`` into ``out`` (resuming its rows) and write its manifest, with the
+    ``options`` that made it; returns ``out``.
 
-    Raises ``ValueError`` when ``out`` holds another sweep (nothing written),
+    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep (nothing
+    written),
     :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
     when the measuring worker cannot start.
     """
     console = console or Console(quiet=True)
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
-    write_manifest(out, config, env, command)
+    write_manifest(out, config, env, command, options)
     try:
         sweep.run(progress=progress)
     except KeyboardInterrupt:
         raise RunInterruptedError(
-            f"interrupted; finished rows are kept. Resume: --resume --out {out}"
+            f"interrupted; finished rows are kept. Resume: sanbench profile --resume --out {out}"
         ) from None
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None

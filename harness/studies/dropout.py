@@ -3,8 +3,8 @@
 The keep probability ranges over [0.5, 0.95] (the papers use 0.5-0.8). For encoders whose
 builder takes ``attn_dropout`` (MTSA, App. A.3), the attention keep probability ranges over
 [0.5, 1.0] (1.0 = no attention dropout, the authors' setting). One objective (dev accuracy,
-Pearson's r on SICK), so unpromising trials are pruned by a median pruner through optuna's
-``PyTorchLightningPruningCallback`` after each validation, unless ``--no-prune``.
+Pearson's r on SICK), so unpromising trials are pruned by a median pruner after each
+validation where that saves training, unless ``--no-prune`` (``harness.studies.pruning``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,15 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
+from harness.studies.fitting import (
+    best_fit_run,
+    dev_metric,
+    fit_trial,
+    require_training,
+    trial_trainer,
+)
 from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.pruning import pruning
 
 KEEP_RANGE = (0.5, 0.95)
 ATTN_KEEP_RANGE = (0.5, 1.0)
@@ -29,12 +36,11 @@ def supports_attention_dropout(encoder: str) -> bool:
 
 
 def plan(ctx: TuneContext) -> StudyPlan:
-    from optuna_integration import PyTorchLightningPruningCallback
-
     task, encoder, _ = require_training(ctx)
     base_options = dict(best_fit_run(ctx, {}).resolved()["model"]["encoder_options"] or {})
     attention = supports_attention_dropout(encoder)
     dev, monitor = dev_metric(task)
+    prune = pruning(ctx, monitor, trial_trainer(ctx))
 
     def overrides(params: dict[str, Any]) -> dict[str, Any]:
         chosen: dict[str, Any] = {"model.dropout": round(1.0 - params["keep_prob"], 6)}
@@ -47,15 +53,9 @@ def plan(ctx: TuneContext) -> StudyPlan:
         params = {"keep_prob": trial.suggest_float("keep_prob", *KEEP_RANGE)}
         if attention:
             params["attn_keep_prob"] = trial.suggest_float("attn_keep_prob", *ATTN_KEEP_RANGE)
-        callbacks = [PyTorchLightningPruningCallback(trial, monitor=monitor)] if ctx.prune else []
-        return float(fit_trial(ctx, trial, overrides(params), callbacks)[dev])
+        return float(fit_trial(ctx, trial, overrides(params), prune.callbacks(trial))[dev])
 
-    pruner = (
-        optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1)
-        if ctx.prune
-        else optuna.pruners.NopPruner()
-    )
-    notes = [f"Pruning: {'median pruner on ' + monitor if ctx.prune else 'off (--no-prune)'}."]
+    notes = [prune.note]
     if not attention:
         notes.append(f"{encoder} has no attention dropout: only the keep probability is tuned.")
 
@@ -69,7 +69,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         objective=objective,
         default_trials=20,
         sampler=optuna.samplers.TPESampler(),
-        pruner=pruner,
+        pruner=prune.pruner,
         fit_overrides=fit_overrides,
         notes=notes,
     )

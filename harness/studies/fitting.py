@@ -9,6 +9,7 @@ import lightning.pytorch as pl
 import optuna
 
 from harness.studies.plans import TuneContext
+from harness.studies.pruning import PruneUnpromising
 from harness.studies.workers import RUN_DIR_ATTR
 from harness.training.fit_run import FitRun
 
@@ -67,7 +68,15 @@ def fit_trial(
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])
+    for callback in callbacks or []:  # pruned: what it measured is kept above
+        if isinstance(callback, PruneUnpromising) and callback.pruned_at is not None:
+            raise optuna.TrialPruned(f"pruned after epoch {callback.pruned_at}")
     return metrics
+
+
+def trial_trainer(ctx: TuneContext) -> dict[str, Any]:
+    """The resolved ``trainer`` config a trial's fit runs with (the trials' budget included)."""
+    return best_fit_run(ctx, ctx.budget).resolved()["trainer"]
 
 
 def best_fit_run(ctx: TuneContext, overrides: dict[str, Any]) -> FitRun:

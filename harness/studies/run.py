@@ -154,6 +154,8 @@ def run_study(
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
         done = check_settings(study, study_settings(ctx))
+        for note in plan.notes:
+            print(note, flush=True)
         if done:
             print(f"study {study_name!r}: continuing, {done} trials already finished", flush=True)
         run_worker(

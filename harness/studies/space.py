@@ -88,24 +88,19 @@ def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
 
 def plan(ctx: TuneContext) -> StudyPlan:
     import optuna
-    from optuna_integration import PyTorchLightningPruningCallback
 
-    from harness.studies.fitting import dev_metric, fit_trial, require_training
+    from harness.studies.fitting import dev_metric, fit_trial, require_training, trial_trainer
+    from harness.studies.pruning import pruning
 
     task, _, _ = require_training(ctx)
     if not ctx.space:
         raise InputError("study 'search' needs --space FILE (the search space)")
     dev, monitor = dev_metric(task)
+    prune = pruning(ctx, monitor, trial_trainer(ctx))
 
     def objective(trial: optuna.Trial) -> float:
-        callbacks = [PyTorchLightningPruningCallback(trial, monitor=monitor)] if ctx.prune else []
-        return float(fit_trial(ctx, trial, suggest(trial, ctx.space), callbacks)[dev])
+        return float(fit_trial(ctx, trial, suggest(trial, ctx.space), prune.callbacks(trial))[dev])
 
-    pruner = (
-        optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1)
-        if ctx.prune
-        else optuna.pruners.NopPruner()
-    )
     return StudyPlan(
         name="search",
         metric_names=[dev],
@@ -113,7 +108,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         objective=objective,
         default_trials=20,
         sampler=optuna.samplers.TPESampler(),
-        pruner=pruner,
+        pruner=prune.pruner,
         fit_overrides=lambda trial: {k: trial.params[k] for k in ctx.space},
-        notes=[f"Search space: {', '.join(ctx.space)}."],
+        notes=[f"Search space: {', '.join(ctx.space)}.", prune.note],
     )

@@ -166,6 +166,36 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     assert len(manifest["resumed"]) == 1
 
 
+def test_resume_continues_the_recorded_sweep_and_refuses_another(tmp_path: Path, capsys) -> None:
+    """``--resume --out X`` alone (as the Ctrl-C message prints it) continues the sweep X's
+    manifest records; an option that contradicts the record, or another sweep without
+    --resume, is refused with status 2 and nothing written (on e81e6e0 the bare resume
+    profiled the paper preset's encoders into the same CSV and overwrote the manifest)."""
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16,32") == 0
+    csv_path, manifest_path = tmp_path / "profile.csv", tmp_path / "manifest.json"
+    full = csv_path.read_text().splitlines(keepends=True)
+    csv_path.write_text("".join(full[:-1]))  # the last point lost, as a Ctrl-C loses it
+    recorded = json.loads(manifest_path.read_text())
+    bare = ["profile", *WORKLOADS, "--resume", "--out", str(tmp_path), "--no-progress"]
+    assert main([*bare, "--no-report"]) == 0
+    rows = read(tmp_path)
+    assert len(rows) == len(full) - 1 and set(rows["encoder"]) == {"test_linear"}
+    assert sorted(rows["seq_len"].unique()) == [16, 32] and set(rows["batch_size"]) == {4}
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["command"] == recorded["command"] and manifest["options"] == recorded["options"]
+    assert len(manifest["resume_commands"]) == 1
+    capsys.readouterr()
+    before = (csv_path.read_text(), manifest_path.read_text())
+    for contradiction in (["--encoders", "test_quadratic"], ["--preset", "quick"]):
+        assert main([*bare, *contradiction]) == 2
+        err = capsys.readouterr().err
+        assert contradiction[0] in err and "recorded" in err
+        assert (csv_path.read_text(), manifest_path.read_text()) == before
+    assert profile(tmp_path, "--encoders", "test_quadratic", "--lengths", "16") == 2
+    assert "--resume" in capsys.readouterr().err
+    assert (csv_path.read_text(), manifest_path.read_text()) == before
+
+
 def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) -> None:
     config = SweepConfig(
         (EncoderSpec("test_linear"),),

@@ -1,0 +1,102 @@
+"""Pruning of single-objective training studies (``dropout``, ``search``): optuna's median
+pruner, fed the dev metric after each validation, where pruning can save training.
+
+optuna-integration's ``PyTorchLightningPruningCallback`` raises ``TrialPruned`` from inside
+the fit, so a pruned trial keeps nothing it measured (test accuracy, memory, time), and it
+prunes at the last validation too, where the trial has trained its whole budget already. Here
+:class:`PruneUnpromising` reports every validation, never prunes at the budget's last one, and
+stops a pruned fit the way early stopping does: the fit ends, tests and writes its metrics,
+and :func:`harness.studies.fitting.fit_trial` records them before the trial is marked pruned.
+Trials train in one process: a trial's fit with several devices (DDP) is not pruned.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import lightning.pytorch as pl
+import optuna
+from lightning.pytorch.trainer.states import TrainerFn
+
+from harness.studies.plans import TuneContext
+
+WARM_UP_VALIDATIONS = 1  # the median pruner decides from the second validation on
+
+
+class PruneUnpromising(pl.Callback):
+    """Reports ``monitor`` to ``trial`` after each validation (step = epoch) and, where the
+    pruner says so and it is not the budget's last validation, stops the fit
+    (``pruned_at`` = the epoch)."""
+
+    def __init__(self, trial: optuna.Trial, monitor: str) -> None:
+        self.trial, self.monitor = trial, monitor
+        self.pruned_at: int | None = None
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        score = trainer.callback_metrics.get(self.monitor)
+        fitting = trainer.state.fn == TrainerFn.FITTING  # not the dev/test passes after it
+        if not fitting or trainer.sanity_checking or score is None or trainer.world_size > 1:
+            return
+        epoch = pl_module.current_epoch
+        self.trial.report(float(score), step=epoch)
+        if not last_validation(trainer) and self.trial.should_prune():
+            self.pruned_at = epoch
+            trainer.should_stop = True
+
+
+def last_validation(trainer: pl.Trainer) -> bool:
+    """Whether the fit ends after this validation whatever the pruner says: its last epoch, or
+    its step budget spent."""
+    max_epochs = trainer.max_epochs if trainer.max_epochs not in (None, -1) else math.inf
+    steps_spent = trainer.max_steps not in (None, -1) and trainer.global_step >= trainer.max_steps
+    return trainer.current_epoch + 1 >= max_epochs or steps_spent
+
+
+def validations_per_trial(trainer: dict[str, Any]) -> int | None:
+    """How many validations a trial's fit runs with its resolved ``trainer`` config at most
+    (early stopping may end it sooner); None when that is not known here (a step budget over
+    epochs of unknown length, or no budget)."""
+    epochs = trainer.get("max_epochs")
+    epochs = math.inf if epochs in (None, -1) else epochs
+    steps, per_epoch = trainer.get("max_steps"), trainer.get("limit_train_batches")
+    if steps not in (None, -1) and isinstance(per_epoch, int) and not isinstance(per_epoch, bool):
+        epochs = min(epochs, math.ceil(steps / per_epoch))
+    if epochs == math.inf:
+        return None
+    return int(epochs) // (trainer.get("check_val_every_n_epoch") or 1)
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """A study's pruner, the callback a trial's fit reports to, and the study's note on it."""
+
+    pruner: optuna.pruners.BasePruner
+    monitor: str | None  # None: nothing is reported
+    note: str
+
+    def callbacks(self, trial: optuna.Trial) -> list[pl.Callback]:
+        return [] if self.monitor is None else [PruneUnpromising(trial, self.monitor)]
+
+
+def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
+    """The median pruner on ``monitor``, unless ``--no-prune`` or unless a trial's fit (its
+    resolved ``trainer`` config) validates too few times for pruning to save any training:
+    the first validation is the pruner's warm-up and the last ends the trial anyway."""
+    if not ctx.prune:
+        return Pruning(optuna.pruners.NopPruner(), None, "Pruning: off (--no-prune).")
+    validations = validations_per_trial(trainer)
+    if validations is not None and validations < WARM_UP_VALIDATIONS + 2:
+        return Pruning(
+            optuna.pruners.NopPruner(),
+            None,
+            f"Pruning: off: a trial validates {validations} time(s) in its budget, and pruning "
+            f"can stop one only after its first validation and before its last (give "
+            f"--max-epochs {WARM_UP_VALIDATIONS + 2} or more to prune).",
+        )
+    return Pruning(
+        optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=WARM_UP_VALIDATIONS),
+        monitor,
+        f"Pruning: median pruner on {monitor}, after each validation but the first and the last.",
+    )

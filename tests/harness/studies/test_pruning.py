@@ -1,0 +1,124 @@
+"""Pruning stops a trial only where that saves training, and a pruned trial keeps what it
+measured (on e81e6e0 ``--max-epochs 1`` trials were pruned after their whole budget, and lost
+their test accuracy and memory)."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import optuna
+import pytest
+from lightning.pytorch.trainer.states import TrainerFn
+
+from harness.studies.fitting import fit_trial
+from harness.studies.plans import TuneContext
+from harness.studies.pruning import PruneUnpromising, pruning, validations_per_trial
+from harness.studies.run import run_study
+
+
+def context(tmp_path: Path, trec_dir: Path, **budget: int) -> TuneContext:
+    return TuneContext(
+        study="dropout",
+        task="trec",
+        encoder="multi_cnn",
+        data_dir=trec_dir,
+        embeddings=trec_dir / "glove.txt",
+        out=tmp_path / "study",
+        overrides={"model.hidden_dim": 4, "model.head_hidden": 8},
+        budget={f"trainer.{key}": value for key, value in budget.items()},
+    )
+
+
+@pytest.mark.parametrize(
+    ("trainer", "validations"),
+    [
+        ({"max_epochs": 1}, 1),
+        ({"max_epochs": 30}, 30),
+        ({"max_epochs": 30, "check_val_every_n_epoch": 4}, 7),
+        ({"max_epochs": 30, "max_steps": 100, "limit_train_batches": 60}, 2),
+        ({"max_epochs": 30, "max_steps": 100, "limit_train_batches": 0.5}, 30),
+        ({"max_epochs": -1, "max_steps": 100}, None),
+    ],
+)
+def test_validations_per_trial(trainer: dict, validations: int | None) -> None:
+    assert validations_per_trial(trainer) == validations
+
+
+def test_the_pruner_is_off_where_a_trial_validates_too_few_times(tmp_path: Path) -> None:
+    ctx = context(tmp_path, tmp_path)
+    for epochs in (1, 2):
+        off = pruning(ctx, "val_acc", {"max_epochs": epochs})
+        assert isinstance(off.pruner, optuna.pruners.NopPruner)
+        assert off.monitor is None and "off" in off.note and "--max-epochs 3" in off.note
+    on = pruning(ctx, "val_acc", {"max_epochs": 3})
+    assert isinstance(on.pruner, optuna.pruners.MedianPruner) and on.monitor == "val_acc"
+    assert isinstance(
+        pruning(ctx, "val_acc", {"max_epochs": None}).pruner, optuna.pruners.MedianPruner
+    )
+
+
+class AlwaysPrune:
+    """A trial stand-in whose pruner always says prune."""
+
+    def __init__(self) -> None:
+        self.reported: list[tuple[int, float]] = []
+
+    def report(self, value: float, step: int) -> None:
+        self.reported.append((step, value))
+
+    def should_prune(self) -> bool:
+        return True
+
+
+def validation_end(callback: PruneUnpromising, epoch: int, max_epochs: int) -> bool:
+    trainer = types.SimpleNamespace(
+        state=types.SimpleNamespace(fn=TrainerFn.FITTING),
+        sanity_checking=False,
+        callback_metrics={"val_acc": 0.5},
+        world_size=1,
+        max_epochs=max_epochs,
+        max_steps=-1,
+        global_step=10 * (epoch + 1),
+        current_epoch=epoch,
+        should_stop=False,
+    )
+    callback.on_validation_end(trainer, types.SimpleNamespace(current_epoch=epoch))
+    return trainer.should_stop
+
+
+def test_the_last_validation_is_reported_but_never_prunes() -> None:
+    trial = AlwaysPrune()
+    last = PruneUnpromising(trial, "val_acc")
+    assert not validation_end(last, 0, max_epochs=1) and last.pruned_at is None
+    earlier = PruneUnpromising(trial, "val_acc")
+    assert validation_end(earlier, 1, max_epochs=3) and earlier.pruned_at == 1
+    assert trial.reported == [(0, 0.5), (1, 0.5)]
+
+
+@pytest.mark.slow  # two tiny fits
+def test_a_pruned_trial_keeps_what_it_measured(tmp_path: Path, trec_dir: Path) -> None:
+    ctx = context(tmp_path, trec_dir, max_epochs=3)
+    study = optuna.create_study(direction="maximize", pruner=optuna.pruners.ThresholdPruner(2.0))
+
+    def objective(trial: optuna.Trial) -> float:
+        callbacks = [PruneUnpromising(trial, "val_acc")]
+        return fit_trial(ctx, trial, {"model.dropout": 0.1}, callbacks)["dev_acc"]
+
+    study.optimize(objective, n_trials=1)
+    (trial,) = study.trials
+    assert trial.state == optuna.trial.TrialState.PRUNED
+    assert list(trial.intermediate_values) == [0]  # stopped after its first epoch of three
+    for key in ("dev_acc", "test_acc", "peak_train_mem_mb", "train_time_s"):
+        assert trial.user_attrs[key] == trial.user_attrs[key]  # present, not NaN
+
+
+@pytest.mark.slow  # two tiny trials
+def test_a_one_epoch_study_says_once_that_it_does_not_prune(
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ctx = context(tmp_path, trec_dir, max_epochs=1)
+    summary = run_study(ctx, "d", f"sqlite:///{tmp_path / 's.db'}", 2)
+    out = capsys.readouterr().out
+    assert out.count("Pruning: off") == 1 and "pruned" not in out
+    assert summary["trial_counts"] == {"complete": 2}
