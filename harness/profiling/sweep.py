@@ -176,7 +176,7 @@ def describe(row: Mapping[str, Any], width: int = 14) -> str:
     if row["status"] == "predicted":
         return f"{head} {'':>13} {'':>13} {predicted}"
     if row["status"] != "ok":
-        return f"{head} {str(row['message'])[:90]}"
+        return f"{head} {row['message']}"
     time = f"{row['time_ms_median']:>10.2f} ms"
     line = f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
     if row["eager_time_ms_median"] != "":
@@ -270,11 +270,22 @@ class Sweep:
             self.worker.kill() if kill else self.worker.stop()
             self.worker = None
 
-    def measure(self, point: Point) -> dict[str, Any]:
+    def measure(self, point: Point, prediction: Prediction | None = None) -> dict[str, Any]:
+        """The worker's measurement of ``point``; not attempted (``skipped_oom``) after an
+        out-of-memory shorter length, or when its ``prediction`` alone is over the budget
+        (its tensors cannot all be allocated within it)."""
         key = (point.encoder, point.options, point.mode)
         oom_len = self.oom_at.get(key)
         if self.config.skip_after_oom and oom_len is not None and point.seq_len > oom_len:
             return {"status": "skipped_oom", "message": f"out of memory at L={oom_len}"}
+        budget = self.config.max_memory_mb
+        if prediction is not None and budget is not None and prediction.peak_bytes / MB > budget:
+            return {
+                "status": "skipped_oom",
+                "message": f"not attempted: its tensors alone are predicted at "
+                f"{prediction.peak_bytes / MB:,.0f} MB, over the {budget:,.0f} MB budget per "
+                "point (--max-memory-mb)",
+            }
         reply = self._request(point)
         measurements = 1
         while self.config.strict and reply.get("contended") is True:
@@ -350,7 +361,8 @@ class Sweep:
                     bar.update(
                         task, description=f"measure {point.encoder} L={point.seq_len} {point.mode}"
                     )
-                    self._write(point, self.measure(point), predictions[point])
+                    prediction = predictions[point]
+                    self._write(point, self.measure(point, prediction), prediction)
                     bar.advance(task)
         finally:
             self._retire_worker(kill=True)

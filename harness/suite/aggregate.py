@@ -22,7 +22,7 @@ from harness.suite.tables import MISSING, Table, fmt, write_tables
 from reports.aggregation import mean_std
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.results_file import complete_text
-from reports.contracts.suite_results import COMPARISON, SUMMARY
+from reports.contracts.suite_results import COMPARISON, CONTENDED_COLUMNS, SUMMARY
 from reports.paper_numbers import BI_BLOSAN, MTSA, lookup
 
 SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
@@ -239,8 +239,7 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
                     "paper_std": None if paper is None else paper.std,
                     "paper_row": "" if paper is None else paper.row,
                     "paper_source": f"{spec.paper}, {spec.table}",
-                    "contended": column.metric == TIME_METRIC
-                    and _contended(indexed, column.task, encoder),
+                    "contended": _contended(indexed, column.task, encoder, column.metric),
                 }
             )
     return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
@@ -250,18 +249,20 @@ def _none(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
 
 
-TIME_METRIC = "train_time_per_epoch_s"
 CONTENDED_MARK = " c"
 CONTENDED_NOTE = (
-    "c: some of the cell's runs had contended epochs (their threads got less than half the CPU "
-    "they were ready to use): the time is inflated by other processes."
+    "c: some of the cell's runs were contended while this was timed (their threads got less "
+    "than half the CPU they were ready to use): the time is inflated by other processes; each "
+    "run's metrics.json has the evidence (*_cpu_granted, *_load_avg_before/after)."
 )
 
 
-def _contended(indexed: pd.DataFrame, task: str, encoder: str) -> bool:
-    """True when any finished run of the cell had contended epochs."""
-    key = (task, encoder, "train_contended")
-    return key in indexed.index and float(indexed.loc[key, "mean"]) > 0
+def _contended(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> bool:
+    """True when ``metric`` is a time and any finished run of the cell was contended while it
+    was timed."""
+    column = CONTENDED_COLUMNS.get(metric)
+    key = (task, encoder, column)
+    return column is not None and key in indexed.index and float(indexed.loc[key, "mean"]) > 0
 
 
 def _with_contended_note(table: Table) -> Table:
@@ -317,7 +318,7 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             found = key in indexed.index
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
-            contended = metric == TIME_METRIC and _contended(indexed, task, encoder)
+            contended = _contended(indexed, task, encoder, metric)
             line.append(fmt(mean, std, digits) + (CONTENDED_MARK if contended else ""))
         table.rows.append(line)
     return _with_contended_note(table)

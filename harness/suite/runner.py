@@ -23,6 +23,7 @@ from reports.contracts.fit_run import CONFIG as CONFIG_FILE
 from reports.contracts.results_file import ResultsFile
 from reports.contracts.suite_results import (
     COLUMNS,
+    CONTENDED_COLUMNS,
     ENVIRONMENT_COLUMNS,
     KEY_COLUMNS,
     METRIC_COLUMNS,
@@ -199,8 +200,9 @@ def _run_shard(
             log(f"  failed: {row['error']}")
             continue
         cells = {name: metrics[name] for name in METRIC_COLUMNS if name in metrics}
-        if cells.get("train_contended") is not None:  # 0/1, a number the aggregates average
-            cells["train_contended"] = int(cells["train_contended"])
+        for column in CONTENDED_COLUMNS.values():  # 0/1, a number the aggregates average
+            if cells.get(column) is not None:
+                cells[column] = int(cells[column])
         cells.update(_environment_cells(metrics))
         results.append(_row(run, out_dir, time.perf_counter() - start, status="ok", **cells))
         done.add(run.key)

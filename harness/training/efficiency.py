@@ -16,7 +16,8 @@
   ``train_contended`` (granted < 0.5: the epoch times are inflated by other processes),
   the 1-minute load average when the first timed epoch of this process started and when the
   last ended, and ``train_threads`` (torch's intra-op threads). Like the peak memory they cover
-  this process's epochs only (not those before a resume).
+  this process's epochs only (not those before a resume). The dev inference pass records the
+  same as ``dev_infer_*``.
 """
 
 from __future__ import annotations
@@ -265,12 +266,17 @@ class EfficiencyCallback(pl.Callback):
 
 
 @torch.no_grad()
-def time_inference(module: torch.nn.Module, loader: DataLoader, device: torch.device) -> float:
-    """Seconds to run ``module`` in eval mode over every batch of ``loader`` (MTSA Table 1)."""
+def time_inference(
+    module: torch.nn.Module, loader: DataLoader, device: torch.device
+) -> tuple[float, CpuUsage]:
+    """Seconds to run ``module`` in eval mode over every batch of ``loader`` (MTSA Table 1),
+    and what CPU the pass got (contended or not)."""
     module.eval().to(device)
     _sync(device)
+    before = CpuSnapshot.take()
     start = time.perf_counter()
     for batch in loader:
         module({k: v.to(device) for k, v in batch.items()})
     _sync(device)
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    return seconds, CpuUsage.between(before, CpuSnapshot.take())

@@ -19,6 +19,7 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
+from harness.cpu_usage import usage_record
 from harness.environment import environment
 from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
@@ -120,12 +121,14 @@ def fit_datamodule(
             weights_only=WEIGHTS_ONLY,
         )
     infer_loader = _plain(datamodule.val_dataloader())
+    infer_seconds, infer_cpu = time_inference(module, infer_loader, trainer.strategy.root_device)
     return {
         "params": module.parameter_count(),
         **efficiency,
         "compile": compile,
         "compile_s": compile_seconds,
-        "dev_infer_time_s": time_inference(module, infer_loader, trainer.strategy.root_device),
+        "dev_infer_time_s": infer_seconds,
+        **usage_record(infer_cpu, "dev_infer_"),
         "epochs": epochs,
         "steps": steps,
         **{k: v for k, v in train.items() if k not in ("train_loss", "train_seconds")},

@@ -29,6 +29,7 @@ METRIC_COLUMNS = (
     "train_contended",  # 1: granted < 0.5, the epoch times are inflated by other processes
     "peak_train_mem_mb",
     "dev_infer_time_s",
+    "dev_infer_contended",  # 1: the dev inference pass got less than half the CPU it asked for
     "epochs",
     "steps",
     "train_acc",
@@ -41,6 +42,12 @@ METRIC_COLUMNS = (
     "test_spearman",
     "test_mse",
 )
+# Each time column and the column that says its time was contended (harness.cpu_usage): a page
+# or table that shows the time, or a ratio of it, marks it by this.
+CONTENDED_COLUMNS = {
+    "train_time_per_epoch_s": "train_contended",
+    "dev_infer_time_s": "dev_infer_contended",
+}
 ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")
 COLUMNS = (
     *KEY_COLUMNS,

@@ -74,9 +74,10 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
 
 
 def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
-    """other / base per (encoder, mode, seq_len) both measured: time_ratio, memory_ratio."""
+    """other / base per (encoder, mode, seq_len) both measured: time_ratio, memory_ratio, and
+    ``contended`` where either point's timing was."""
     key = ["label", "mode", "seq_len"]
-    cols = ["time_ms_median", "peak_mem_mb"]
+    cols = ["time_ms_median", "peak_mem_mb", "contended"]
     left = base[base["status"] == "ok"][key + cols]
     right = other[other["status"] == "ok"][key + cols]
     both = left.merge(right, on=key, suffixes=("_base", "_other"))
@@ -85,7 +86,10 @@ def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         both["time_ratio"] = both["time_ms_median_other"] / both["time_ms_median_base"]
         both["memory_ratio"] = both["peak_mem_mb_other"] / both["peak_mem_mb_base"]
-    return both[[*key, "time_ratio", "memory_ratio"]].replace([np.inf, -np.inf], np.nan)
+    flags = [both[f"contended_{side}"].fillna(False).astype(bool) for side in ("base", "other")]
+    both["contended"] = flags[0] | flags[1]
+    table = both[[*key, "time_ratio", "memory_ratio", "contended"]]
+    return table.replace([np.inf, -np.inf], np.nan)
 
 
 def _geomean(values: pd.Series) -> float:
@@ -107,6 +111,8 @@ def ratio_summary(table: pd.DataFrame) -> list[dict[str, object]]:
                 "longest": int(last["seq_len"]),
                 "time_longest": last["time_ratio"],
                 "memory_longest": last["memory_ratio"],
+                "contended": int(group["contended"].sum()),
+                "contended_longest": bool(last["contended"]),
             }
         )
     return records
@@ -162,7 +168,14 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
             figure = ratio_figure(table, mode, title)
             stem = f"ratio_{index}_{mode}"
             ratio_figures.append(save_figure(figure, page_dir, stem, f"Ratio {title}, {mode}"))
-        comparisons.append({"title": title, "rows": ratio_summary(table), "figures": ratio_figures})
+        comparisons.append(
+            {
+                "title": title,
+                "rows": ratio_summary(table),
+                "figures": ratio_figures,
+                "evidence": [runs[0].slug, runs[index].slug],
+            }
+        )
     growth = {}
     for name, profile in zip(names, loaded, strict=True):
         for row in growth_table(profile.rows).to_dict("records"):

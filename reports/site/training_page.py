@@ -62,16 +62,54 @@ def mean_std(values: pd.Series, formatter: Any) -> str:
     return f"{text} ({formatter(stats.std)})" if stats.n > 1 else text
 
 
+CONTENDED_MARK = " c"
+
+
+def _contended(runs: pd.DataFrame, time_column: str) -> pd.Series:
+    """Which of ``runs`` were contended while ``time_column`` was timed (False where that was
+    not recorded)."""
+    flag = suite_results.CONTENDED_COLUMNS.get(time_column)
+    if flag is None or flag not in runs:
+        return pd.Series(False, index=runs.index)
+    return runs[flag].map(lambda value: str(value).lower() in ("1", "1.0", "true"))
+
+
 def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """task, encoder, runs and every summary column any run has."""
+    """task, encoder, runs and every summary column any run has; a time some of whose runs
+    were contended carries :data:`CONTENDED_MARK`."""
     shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
     for (task, encoder), group in results.groupby(["task", "encoder"], sort=True):
         cells = [str(task), str(encoder), str(len(group))]
-        cells += [mean_std(group[column], fmt) for column, _, fmt in shown]
+        for column, _, fmt in shown:
+            mark = CONTENDED_MARK if _contended(group, column).any() else ""
+            cells.append(mean_std(group[column], fmt) + mark)
         rows.append(cells)
     return header, rows
+
+
+def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
+    """The evidence behind each mark: every run and time that was contended, with the CPU
+    share its threads got and the load average around it where recorded."""
+    found = []
+    for column, (prefix, label) in (
+        ("train_time_per_epoch_s", ("train_", "training epochs")),
+        ("dev_infer_time_s", ("dev_infer_", "dev inference")),
+    ):
+        for _, run in results[_contended(results, column)].iterrows():
+            found.append(
+                {
+                    "run": f"{run['task']} / {run['encoder']} / {run.get('replicate', '')}",
+                    "timed": label,
+                    "granted": numbers.percent(run.get(f"{prefix}cpu_granted")),
+                    "load": " -> ".join(
+                        numbers.quantity(run.get(f"{prefix}load_avg_{when}"))
+                        for when in ("before", "after")
+                    ),
+                }
+            )
+    return found
 
 
 def length_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -145,6 +183,7 @@ def _sections(folder: Path, results: pd.DataFrame, page_dir: Path) -> dict[str, 
     return {
         "summary_header": header,
         "summary_rows": rows,
+        "contended": contended_rows(results),
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),
         "lengths": length_figures(lengths, style, page_dir),

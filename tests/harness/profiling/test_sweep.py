@@ -93,7 +93,35 @@ def test_growth_exponents_of_known_workloads_are_recovered(sweep: Path) -> None:
         assert np.log(times[512] / times[64]) / np.log(8) > 1.3
 
 
-def test_forced_oom_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
+def without_predictions(patch: pytest.MonkeyPatch) -> None:
+    """The sweep's predictions all fail, as they do for a model the meta device cannot run:
+    its points are attempted whatever their size."""
+    from harness.profiling import sweep
+
+    def failed(points, *args):
+        return [(point, "no prediction (test)") for point in points]
+
+    patch.setattr(sweep, "predict_points", failed)
+
+
+def test_a_point_predicted_over_the_budget_is_not_attempted(tmp_path: Path, capsys) -> None:
+    """[4, L, L, 32] floats: 34 MB at L = 256 alone, over a 24 MB budget: its row says why, with
+    both figures, on a whole console line, and the worker never allocates it."""
+    options = ("--encoders", "test_quadratic", "--lengths", "64,256,512", "--modes", "infer")
+    assert profile(tmp_path, *options, "--max-memory-mb", "24") == 0
+    rows = read(tmp_path).set_index("seq_len")
+    assert list(rows["status"]) == ["ok", "skipped_oom", "skipped_oom"]
+    message = rows.loc[256, "message"]
+    predicted = rows.loc[256, "peak_mem_mb_predicted"]
+    assert f"{predicted:,.0f} MB" in message and "24 MB budget" in message
+    assert message in capsys.readouterr().out
+    assert "allocate" not in (tmp_path / "worker.log").read_text()
+
+
+def test_forced_oom_is_recorded_and_the_sweep_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_predictions(monkeypatch)
     lengths = "32,64,256,384,512"  # [4, L, L, 32] floats: 0.5 MB at 64, 34 MB at 256
     encoders = "test_quadratic,test_linear"
     assert (
@@ -118,7 +146,10 @@ def test_forced_oom_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
     assert "L=256" in messages[("test_quadratic", 384)]
 
 
-def test_no_skip_after_oom_tries_every_length(tmp_path: Path) -> None:
+def test_no_skip_after_oom_tries_every_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_predictions(monkeypatch)
     assert (
         profile(
             tmp_path,
