@@ -1,59 +1,139 @@
-"""One colour and marker per encoder name, the same on every figure, page and report.
+"""One colour per encoder and one marker per label, the same on every figure, page and report.
 
-The registered encoders have fixed slots (the papers' figure encoders first, in tab10's colours,
-then the ablations in Dark2's, then the papers' figure variants, ``disan:attention_impl=naive``
-and ``bi_blosan:attention_impl=naive``, in Set1's); any other label (another variant such as
-``disan:attention_impl=chunked:chunk_size=8``, a plugin's encoder) gets a colour of tab20b and a
-marker chosen by a stable hash of the label, so it too keeps its look whatever else a figure
-shows.
+A label is an encoder with options (``disan:attention_impl=naive``): its colour is its
+encoder's, so DiSAN looks alike on the profile page (the papers' naive attention) and on a fit
+page (the default chunked one), and its marker is its own, so the two are told apart where they
+are drawn together. The colours are readable on white (no grey, nothing pale) and any two of
+them are at least ``MIN_DELTA_E`` apart in CIELAB (CIE76 ΔE): they are taken in order from
+tab10, Dark2, Set1, tab20b, tab20, Paired, Set2 and Accent, skipping any too close to one taken
+before. The registered encoders have fixed colours (the papers' figure encoders first: tab10's,
+with olive where tab10 has grey); any other encoder (a plugin's) gets one of the remaining
+colours by a stable hash of its name, moved to the next one in a figure where that colour is
+too close to another encoder's, and likewise a label's marker.
 """
 
 from __future__ import annotations
 
 import zlib
+from functools import cache
 
 import matplotlib
+import numpy as np
 
 from reports.paper_numbers import FIGURE_ENCODERS, FIGURE_NAMES
 
-FIXED = (
+ENCODERS = (
     *FIGURE_NAMES,
     "mpsan",
     "bilstm_s2t",
     "word_s2t",
+    "word_additive",
     "disan_nodir",
     "bi_blosan_no_local",
     "bi_blosan_no_global",
     "mtsa_no_masks",
     "mtsa_no_t2t",
     "mtsa_no_s2t",
-    *(label for label in FIGURE_ENCODERS if label not in FIGURE_NAMES),
 )
-FIXED_COLOURS = (
-    *matplotlib.colormaps["tab10"].colors,
-    *matplotlib.colormaps["Dark2"].colors,
-    *matplotlib.colormaps["Set1"].colors,
-)
-OTHER_COLOURS = matplotlib.colormaps["tab20b"].colors
+# Labels with a marker of their own: the encoders, then the papers' figure variants.
+FIXED = (*ENCODERS, *(label for label in FIGURE_ENCODERS if label not in ENCODERS))
 MARKERS = ("o", "s", "^", "v", "D", "P", "*", "X", "h", "<", ">", "p", "d", "8")
+MIN_DELTA_E = 20.0
+CANDIDATE_MAPS = ("tab10", "Dark2", "Set1", "tab20b", "tab20", "Paired", "Set2", "Accent")
+LEAST_CHROMA, MOST_LIGHTNESS = 15.0, 85.0  # no grey, nothing pale on a white page
+
+
+def lab(rgb: tuple[float, ...]) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour with components in [0, 1]."""
+    linear = np.array(rgb[:3], dtype=float)
+    linear = np.where(linear <= 0.04045, linear / 12.92, ((linear + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    x, y, z = (xyz @ linear) / np.array([0.95047, 1.0, 1.08883])
+    delta = 6 / 29
+
+    def f(t: float) -> float:
+        return float(np.cbrt(t)) if t > delta**3 else t / (3 * delta**2) + 4 / 29
+
+    fx, fy, fz = f(x), f(y), f(z)
+    return np.array([116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)])
+
+
+def delta_e(first: tuple[float, ...], second: tuple[float, ...]) -> float:
+    """CIE76 colour difference."""
+    return float(np.linalg.norm(lab(first) - lab(second)))
+
+
+@cache
+def colours() -> tuple[tuple[float, float, float], ...]:
+    """The palette: readable colours, each at least ``MIN_DELTA_E`` from every one before it."""
+    chosen: list[tuple[float, float, float]] = []
+    for name in CANDIDATE_MAPS:
+        for colour in matplotlib.colormaps[name].colors:
+            rgb = (float(colour[0]), float(colour[1]), float(colour[2]))
+            lightness, a, b = lab(rgb)
+            readable = np.hypot(a, b) >= LEAST_CHROMA and lightness <= MOST_LIGHTNESS
+            if readable and all(delta_e(rgb, other) >= MIN_DELTA_E for other in chosen):
+                chosen.append(rgb)
+    return tuple(chosen)
+
+
+def encoder_of(label: str) -> str:
+    """The encoder of a label (``disan`` of ``disan:attention_impl=naive``)."""
+    return label.split(":", 1)[0]
+
+
+def _hash(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def _colour_slot(encoder: str) -> int:
+    if encoder in ENCODERS:
+        return ENCODERS.index(encoder)
+    spare = len(colours()) - len(ENCODERS)
+    return len(ENCODERS) + _hash(encoder) % spare
+
+
+def _marker_slot(label: str) -> int:
+    return FIXED.index(label) if label in FIXED else _hash(label)
 
 
 def style(label: str) -> dict[str, object]:
-    """``{"color": ..., "marker": ...}`` of one encoder label (matplotlib keywords)."""
-    if label in FIXED:
-        slot = FIXED.index(label)
-        return {"color": FIXED_COLOURS[slot], "marker": MARKERS[slot % len(MARKERS)]}
-    code = zlib.crc32(label.encode())
+    """``{"color": ..., "marker": ...}`` of one label drawn alone (matplotlib keywords)."""
     return {
-        "color": OTHER_COLOURS[code % len(OTHER_COLOURS)],
-        "marker": MARKERS[(code // len(OTHER_COLOURS)) % len(MARKERS)],
+        "color": colours()[_colour_slot(encoder_of(label))],
+        "marker": MARKERS[_marker_slot(label) % len(MARKERS)],
     }
 
 
 def styles(labels: list[str]) -> dict[str, dict[str, object]]:
-    """Styles of ``labels`` in drawing (and legend) order: the fixed encoders first."""
+    """Styles of ``labels`` in drawing (and legend) order, the fixed ones first: each as
+    :func:`style` gives it, except that an encoder outside ``ENCODERS`` whose colour is within
+    ``MIN_DELTA_E`` of another encoder's in this figure takes the next spare colour, and a
+    label whose marker another label of its encoder has takes the next marker."""
 
     def order(label: str) -> tuple[int, str]:
         return (FIXED.index(label) if label in FIXED else len(FIXED), label)
 
-    return {label: style(label) for label in sorted(set(labels), key=order)}
+    ordered = sorted(set(labels), key=order)
+    palette, spare = colours(), len(colours()) - len(ENCODERS)
+    encoder_colour: dict[str, tuple[float, float, float]] = {}
+    for encoder in dict.fromkeys(encoder_of(label) for label in ordered):
+        slot = _colour_slot(encoder)
+        if encoder not in ENCODERS:
+            for step in range(spare):
+                candidate = palette[len(ENCODERS) + (slot - len(ENCODERS) + step) % spare]
+                if all(delta_e(candidate, c) >= MIN_DELTA_E for c in encoder_colour.values()):
+                    slot = palette.index(candidate)
+                    break
+        encoder_colour[encoder] = palette[slot]
+    result: dict[str, dict[str, object]] = {}
+    taken: dict[str, set[str]] = {}
+    for label in ordered:
+        encoder = encoder_of(label)
+        slot = _marker_slot(label)
+        used = taken.setdefault(encoder, set())
+        while MARKERS[slot % len(MARKERS)] in used and len(used) < len(MARKERS):
+            slot += 1
+        used.add(MARKERS[slot % len(MARKERS)])
+        result[label] = {"color": encoder_colour[encoder], "marker": MARKERS[slot % len(MARKERS)]}
+    return result

@@ -34,7 +34,7 @@ def figure_label(encoder: str) -> str:
 
 
 # The encoders of the papers' efficiency figures: Bi-BloSAN Fig. 6 (Sec. 4.5), MTSA Fig. 1 adds
-# MTSA; the first colours of every report's palette.
+# MTSA; the first encoders of every report's palette (reports/palette.py).
 FIGURE_NAMES = (
     "bilstm",
     "bigru",

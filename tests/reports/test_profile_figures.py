@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from reports.palette import style, styles
+from reports.paper_numbers import FIGURE_ENCODERS
 from reports.profile.data import ProfileRun
 from reports.profile.figures import error_bars, memory_figure, time_figure
 from reports.site.compare_page import overlay_figure
@@ -46,15 +47,36 @@ def test_an_encoder_keeps_its_look_whatever_else_is_drawn() -> None:
     assert len(set(fixed)) == len(fixed)
 
 
-def test_every_fixed_slot_has_a_colour_of_its_own() -> None:
-    """The papers' naive DiSAN and Bi-BloSAN of the profile figures look unlike the default
-    (chunked) ones of the training pages, and no two fixed labels share a colour."""
-    from reports.palette import FIXED, FIXED_COLOURS
+def test_any_two_encoders_of_a_figure_are_told_apart_and_an_encoder_looks_alike_everywhere() -> (
+    None
+):
+    """Any two encoders in one figure are at least MIN_DELTA_E apart in CIELAB, every encoder
+    registered and plugins alike (on e81e6e0 the papers' naive DiSAN and multi_cnn were 11
+    apart, naive Bi-BloSAN and Bi-LSTM both blue); a label has its encoder's colour, so DiSAN
+    is the same colour on the profile page (naive) and a fit page (chunked), and a marker of its
+    own; no colour is grey or pale."""
+    from encoders import list_encoders
+    from reports.palette import ENCODERS, MIN_DELTA_E, colours, delta_e, lab
 
-    assert len(FIXED) <= len(FIXED_COLOURS)
-    colours = [style(label)["color"] for label in FIXED]
-    assert len(set(colours)) == len(colours)
-    assert style("disan:attention_impl=naive") != style("disan")
+    assert set(list_encoders()) <= set(ENCODERS)
+    labels = [*ENCODERS, *FIGURE_ENCODERS, "disan:attention_impl=chunked:chunk_size=8"]
+    labels += ["my_plugin", "another_plugin", "zzz_encoder", "plugin:x=1"]
+    drawn = styles(labels)
+    by_encoder = {label.split(":")[0]: look["color"] for label, look in drawn.items()}
+    names = list(by_encoder)
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            distance = delta_e(by_encoder[first], by_encoder[second])
+            assert distance >= MIN_DELTA_E, (first, second, distance)
+    for label in FIGURE_ENCODERS:
+        encoder = label.split(":")[0]
+        assert style(label)["color"] == style(encoder)["color"]
+        if label != encoder:
+            assert style(label)["marker"] != style(encoder)["marker"]
+    for colour in colours():
+        lightness, a, b = lab(colour)
+        assert (a**2 + b**2) ** 0.5 >= 15 and lightness <= 85
+    assert styles(["bi_blosan"])["bi_blosan"] == style("bi_blosan")
 
 
 def test_error_bars_stop_at_zero_and_axes_say_their_scale() -> None:
@@ -88,4 +110,19 @@ def test_comparison_overlay_names_every_encoder_of_every_run() -> None:
         assert axes.get_yscale() == scale and axes.get_ylabel().endswith(f"{scale} scale")
         line = next(h for h in axes.get_legend().legend_handles if h.get_label() == "bi_blosan")
         assert line.get_color() == pytest.approx(style("bi_blosan")["color"])
+    plt.close("all")
+
+
+def test_a_time_panel_narrower_than_its_memory_panel_says_why() -> None:
+    """The time figures cover the measured lengths, the memory figures the predicted ones too:
+    where their ranges differ, both captions say so with the ranges."""
+    from reports.profile.figures import figures
+
+    data = rows(["disan"])
+    predicted = data.iloc[[-1]].assign(seq_len=384, status="predicted", time_ms_median=None)
+    titles = {stem: title for stem, title, _ in figures(pd.concat([data, predicted]))}
+    for stem in ("memory_infer", "time_infer"):
+        assert "L = 16-64" in titles[stem] and "L = 16-384" in titles[stem]
+    same = {stem: title for stem, title, _ in figures(data)}
+    assert "L = " not in same["time_infer"] and "L = " not in same["memory_infer"]
     plt.close("all")
