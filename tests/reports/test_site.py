@@ -141,11 +141,15 @@ def test_ratios_geometric_mean_and_longest() -> None:
             "status": ["ok", "ok", "ok"],
             "time_ms_median": [1.0, 2.0, 4.0],
             "peak_mem_mb": [1.0, 1.0, 1.0],
+            "contended": [False, False, True],
         }
     )
-    other = base.assign(time_ms_median=[2.0, 8.0, 4.0], status=["ok", "ok", "oom"])
+    other = base.assign(
+        time_ms_median=[2.0, 8.0, 4.0], status=["ok", "ok", "oom"], contended=[False, True, False]
+    )
     (row,) = ratio_summary(ratios(base, other))
     assert row["lengths"] == 2 and row["longest"] == 16
+    assert row["contended"] == 1 and row["contended_longest"]  # either side's timing counts
     assert row["time_geomean"] == pytest.approx((2.0 * 4.0) ** 0.5)
     assert row["time_longest"] == pytest.approx(4.0) and row["memory_geomean"] == 1.0
 

@@ -122,3 +122,25 @@ def test_a_one_epoch_study_says_once_that_it_does_not_prune(
     out = capsys.readouterr().out
     assert out.count("Pruning: off") == 1 and "pruned" not in out
     assert summary["trial_counts"] == {"complete": 2}
+
+
+@pytest.mark.slow  # three tiny trials
+def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
+    tmp_path: Path, trec_dir: Path
+) -> None:
+    """The dropout study's answer, run small as a user runs it: its best trial is the trial of
+    trials.csv with the highest dev accuracy (ties: the first), and best_config.yaml trains
+    that trial's dropout."""
+    import yaml
+
+    from reports.contracts.study import StudyFolder
+
+    ctx = context(tmp_path, trec_dir, max_epochs=1)
+    summary = run_study(ctx, "d", f"sqlite:///{tmp_path / 's.db'}", 3)
+    trials = StudyFolder(ctx.out).read_trials()
+    complete = trials[trials["state"] == "COMPLETE"]
+    winner = complete.loc[complete["value_dev_acc"].idxmax()]
+    (best,) = summary["best"]
+    assert best["number"] == winner["number"] and best["values"] == [winner["value_dev_acc"]]
+    config = yaml.safe_load(StudyFolder(ctx.out).best_config.read_text())
+    assert config["model"]["dropout"] == round(1 - winner["params_keep_prob"], 6)
