@@ -20,6 +20,22 @@ FIT = SUITE / "runs" / "sst2" / "bi_blosan" / "seed0"
 PROFILES = [FIXTURES / "profile-cpu-fp32", FIXTURES / "profile-cpu-bf16"]
 
 
+def contended_fit(tmp_path: Path) -> Path:
+    """The fixture fit with its training epochs contended (31% of the CPU, load 3.5 -> 4.25)."""
+    fit = tmp_path / "fit-contended"
+    shutil.copytree(FIT, fit)
+    metrics = json.loads((fit / "metrics.json").read_text())
+    metrics.update(
+        train_contended=True,
+        train_cpu_granted=0.31,
+        train_load_avg_before=3.5,
+        train_load_avg_after=4.25,
+        dev_infer_contended=False,
+    )
+    (fit / "metrics.json").write_text(json.dumps(metrics))
+    return fit
+
+
 def page(site: Path, slug_part: str) -> str:
     (found,) = [p for p in site.rglob("index.html") if slug_part in p.parent.name]
     return found.read_text()
@@ -32,17 +48,7 @@ def summary_cells(html: str) -> list[str]:
 
 @pytest.mark.slow  # builds a site
 def test_a_fit_page_marks_its_contended_times_and_shows_why(tmp_path: Path) -> None:
-    fit = tmp_path / "fit-contended"
-    shutil.copytree(FIT, fit)
-    metrics = json.loads((fit / "metrics.json").read_text())
-    metrics.update(
-        train_contended=True,
-        train_cpu_granted=0.31,
-        train_load_avg_before=3.5,
-        train_load_avg_after=4.25,
-        dev_infer_contended=False,
-    )
-    (fit / "metrics.json").write_text(json.dumps(metrics))
+    fit = contended_fit(tmp_path)
     html = page(build_site([fit], tmp_path / "site").parent, "fit-contended")
     marked = [cell for cell in summary_cells(html) if cell.endswith(" c")]
     assert len(marked) == 1  # the epoch time; inference was not contended
@@ -82,3 +88,23 @@ def test_a_ratio_of_contended_timings_is_marked_with_links_to_the_points(tmp_pat
     html = page(build_site(copies, tmp_path / "site").parent, "compare")
     assert "(1 of" in html and "contended)" in html
     assert "index.html#contended" in html
+
+
+@pytest.mark.slow  # starts a browser
+def test_in_the_browser_the_mark_is_shown_and_its_evidence_one_click_away(
+    browser, tmp_path: Path
+) -> None:
+    site = build_site([contended_fit(tmp_path)], tmp_path / "site").parent
+    (found,) = [p for p in site.rglob("index.html") if "fit-contended" in p.parent.name]
+    view = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        view.goto(found.resolve().as_uri(), wait_until="load")
+        marked = view.locator("#summary ~ div table td", has_text=" c").first
+        assert marked.is_visible()
+        view.get_by_role("link", name="The runs, the CPU they got and the load").click()
+        assert view.url.endswith("#contended")
+        evidence = view.locator("#contended + div table")
+        assert evidence.is_visible() and "31.0" in evidence.inner_text()
+        assert "training epochs" in evidence.inner_text()
+    finally:
+        view.close()
