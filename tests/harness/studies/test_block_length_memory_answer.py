@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.studies.options import ATTENTION_IMPLS, StudyOptions
-from harness.studies.run import run_study
 from reports.contracts.study import StudyFolder
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "studies"
@@ -24,19 +24,15 @@ N = 32
 
 
 def run_small(tmp_path: Path, *words: str) -> tuple[dict[int, float], dict]:
-    """The study at n = 32 over its whole r grid, as ``sanbench tune`` builds it from these
-    options: peak MB per r, and the summary's row for n = 32."""
-    options = StudyOptions(
-        study="block-length-memory",
-        lengths=str(N),
-        storage=f"sqlite:///{tmp_path / 'study.db'}",
-        out=tmp_path / "study",
-        **dict(zip(words[::2], words[1::2], strict=True)),
-    )
-    summary = run_study(options.context(), options.name, options.storage, None)
-    trials = StudyFolder(tmp_path / "study").read_trials()
+    """``sanbench tune --study block-length-memory`` at n = 32 over its whole r grid, as a user
+    types it (plus ``words``): peak MB per r, and the summary's row for n = 32."""
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "block-length-memory", "--lengths", str(N), *words]
+    argv += ["--storage", f"sqlite:///{tmp_path / 'study.db'}", "--out", str(out)]
+    assert main(argv) == 0
+    trials = StudyFolder(out).read_trials()
     peaks = dict(zip(trials["params_block_len"], trials["value_peak_mem_mb"], strict=True))
-    (row,) = summary["results"]["per_length"]
+    (row,) = StudyFolder(out).read_summary()["results"]["per_length"]
     return peaks, row
 
 
@@ -76,7 +72,7 @@ def test_by_default_the_study_gives_appendix_a_answer_and_the_committed_doc(
 
 @pytest.mark.slow  # 31 measured forwards
 def test_the_chunked_attention_gives_its_committed_flat_curve(tmp_path: Path) -> None:
-    peaks, _ = run_small(tmp_path, "attention_impl", "chunked")
+    peaks, _ = run_small(tmp_path, "--attention-impl", "chunked")
     doc_peaks, _ = committed("chunked")
     naive, _ = committed("naive")
     assert peaks == pytest.approx(doc_peaks, rel=1e-9)

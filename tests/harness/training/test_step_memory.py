@@ -89,3 +89,38 @@ def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
     (first, peak_1), (second, peak_2), (third, peak_3) = step(), step(), step()
     assert (first, second, third) == (True, True, False)
     assert peak_2 >= peak_1 + moments // 2 and peak_3 == peak_2
+
+
+@pytest.mark.slow  # two short fits through the command line
+def test_a_fit_of_equal_batches_reports_the_peak_with_adams_state(tmp_path: Path) -> None:
+    """Every batch [32, 30] and a fine-tuned embedding: a 3-step `sanbench fit` reports more
+    than a 1-step one, by at least Adam's two moments of the embedding (on e81e6e0 both
+    reported the first step's peak, taken before the moments exist)."""
+    import json
+    import random
+
+    from harness.cli import main
+
+    rng = random.Random(0)
+    words = [f"w{i}" for i in range(400)]
+    for split, count in (("train", 256), ("test", 16)):
+        lines = [f"{i % 6} " + " ".join(rng.choices(words, k=30)) for i in range(count)]
+        (tmp_path / f"TREC.{split}.all").write_text("\n".join(lines) + "\n")
+    vectors = "".join(
+        f"{w} " + " ".join(f"{rng.uniform(-1, 1):.3f}" for _ in range(50)) + "\n" for w in words
+    )
+    (tmp_path / "vectors.txt").write_text(vectors)
+    peaks = {}
+    for steps in (1, 3):
+        out = tmp_path / f"fit-{steps}"
+        argv = ["fit", "--task", "trec", "--encoder", "multi_head", "--data-dir", str(tmp_path)]
+        argv += ["--embeddings", str(tmp_path / "vectors.txt"), "--out", str(out)]
+        argv += ["--data.batch_size", "32", "--model.hidden_dim", "32", "--model.optimizer", "adam"]
+        argv += ["--trainer.max_steps", str(steps)]
+        assert main(argv) == 0
+        metrics = json.loads((out / "metrics.json").read_text())
+        peaks[steps] = metrics["peak_train_mem_mb"] * 2**20
+    # Adam's two fp32 moments of the embedding: its 400 words all occur in 7,680 tokens drawn
+    # from them (50 features each)
+    moments = 2 * 4 * 400 * 50
+    assert peaks[3] >= peaks[1] + moments
