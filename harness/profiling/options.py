@@ -11,6 +11,30 @@ from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
 
+# What makes a sweep the sweep it is: its points and how each is measured, as its manifest
+# records the resolved sweep (``config``). A folder holds one sweep: a resume must have every
+# one of these as recorded.
+SWEEP_KEYS = (
+    "encoders",
+    "lengths",
+    "predict_lengths",
+    "predict_only",
+    "modes",
+    "batch_size",
+    "dim",
+    "device",
+    "dtype",
+    "repeats",
+    "compile",
+    "threads",
+    "strict",
+    "allocator",
+)
+# The options that decide those (the preset supplies the unset ones): ``--resume`` takes them
+# from the manifest (``options``) and refuses one given otherwise. The rest (where the report
+# goes, the memory budget, the console, the launcher) may change from run to run.
+SWEEP_OPTIONS = ("preset", *SWEEP_KEYS)
+
 PRESETS_HELP = "; ".join(
     f"{name}: L={p.lengths} batch={p.batch_size} dim={p.dim} repeats={p.repeats}"
     + (f" encoders={p.encoders}" if p.encoders else "")

@@ -18,7 +18,7 @@ from harness.console import console as rich_console
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
-from harness.profiling.options import ProfileOptions
+from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
 from harness.redaction import recorded_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
 from reports.contracts.profile_run import PROFILE_CSV, profile_csv
@@ -122,28 +122,6 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
         threads=options.threads,
         strict=options.strict,
     )
-
-
-# The options that decide a sweep's points and how they are measured: ``--resume`` takes them
-# from the manifest, and refuses one given otherwise. The rest (where the report goes, the
-# memory budget, the console, the launcher) may change from run to run.
-SWEEP_OPTIONS = (
-    "preset",
-    "encoders",
-    "lengths",
-    "predict_lengths",
-    "predict_only",
-    "batch_size",
-    "dim",
-    "modes",
-    "device",
-    "dtype",
-    "repeats",
-    "compile",
-    "threads",
-    "strict",
-    "allocator",
-)
 
 
 def sweep_options(options: ProfileOptions) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from harness.environment import environment
 from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.profiling.options import SWEEP_KEYS
 from harness.profiling.sweep import Sweep, SweepConfig
 from reports.contracts.manifest import read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
@@ -26,27 +27,6 @@ def sweep_environment(config: SweepConfig) -> dict[str, str]:
     if config.threads is not None:
         env["threads"] = str(config.threads)
     return env
-
-
-# What makes a sweep the sweep it is: its points and how each is measured. A folder holds one
-# sweep: a resume must have every one of these as recorded (the memory budget, where OOMs skip
-# to and the console may differ from run to run).
-SWEEP_KEYS = (
-    "encoders",
-    "lengths",
-    "predict_lengths",
-    "predict_only",
-    "modes",
-    "batch_size",
-    "dim",
-    "device",
-    "dtype",
-    "repeats",
-    "compile",
-    "threads",
-    "strict",
-    "allocator",
-)
 
 
 def recorded_config(out: Path, config: SweepConfig) -> dict[str, Any]:
