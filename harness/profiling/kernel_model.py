@@ -25,7 +25,8 @@ long lengths (``long_lengths``): up to 260, as long as the call's arguments stay
 ``LONG_CALIBRATION_BYTES`` (oneDNN splits by the work per thread, batch times length, so a
 large batch reaches the split that a small one reaches late at a shorter length), at least 56.
 Where one line per allocation
-fits all the lengths, that line is the model; where it does not, the short and the long
+fits all the lengths and a length midway between the short and the long ones, that line is the
+model; where it does not, the short and the long
 lengths each get their lines (a *piece*), the length where oneDNN changes from one to the other
 is found by bisection between them (calls at lengths of the family's own, never the predicted
 one), and a predicted length uses the piece its length falls in. One change of split is
@@ -68,7 +69,7 @@ LENGTH_DIMS: dict[Any, tuple[tuple[int, int], ...]] = {
 SHORT_LENGTHS = (7, 11, 15, 19, 23, 27, 31)
 # The long lengths end at most here and at least at the shortest end, the four of them this far
 # before their end (one of each residue mod 4), and their calls' arguments within the bytes.
-LONGEST, SHORTEST_LONG_END = 260, 35
+LONGEST, SHORTEST_LONG_END = 2000, 35
 LONG_OFFSETS = (3, 2, 1, 0)
 LONG_CALIBRATION_BYTES = 8 * 2**20
 # How far an allocation may stray from its line and still be that line: two pages (a part
@@ -207,7 +208,7 @@ def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord:
 def kernel_model(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
     """The model of the family of ``func`` on ``args`` (fitted once per process), or why it
     could not be made."""
-    canonical = _at_length(func, args, SHORT_LENGTHS[0])
+    canonical = _at_length(func, args, short_lengths(func, args)[0])
     key = call_key(func, canonical, kwargs, [])
     # the caller's grad mode, which kernels read (oneDNN's LSTM keeps a workspace for backward
     # only when gradients are on), and the threads (oneDNN sizes scratchpads per thread)
@@ -225,8 +226,9 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
     # the longest first: the shorter calls' buffers then fit in the heap it grew, which the C
     # allocator keeps (in ascending order each call grew it again: a process predicting
     # Hrchy-CNN and Bi-LSTM at batch 128 peaked 40 MB higher)
+    short = short_lengths(func, args)
     longer = long_lengths(func, args, kwargs)
-    lengths = tuple(sorted(SHORT_LENGTHS + longer, reverse=True))
+    lengths = tuple(sorted(short + longer, reverse=True))
     calls = [_at_length(func, args, length) for length in lengths]
     for length, call in zip(lengths, calls, strict=True):
         tensors = tensors_of((call, kwargs))
@@ -235,26 +237,35 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
                 f"{name}: the inside memory is left out (a calibration call's arguments at "
                 f"L={length} exceed {MAX_CALIBRATION_BYTES // 2**20} MiB)"
             )
-    events, outputs = _real_calls(func, calls, kwargs)
+    try:
+        events, outputs = _real_calls(func, calls, kwargs)
+    except RuntimeError as error:  # a kernel that refuses these shapes: a lower bound, said so
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return f"{name}: the inside memory is left out (its calibration call failed: {first})"
     whole = _lines(lengths, events, outputs)
-    if whole is not None and all(
-        whole.distance(n, sizes) <= LINE_TOLERANCE for n, sizes in zip(lengths, events, strict=True)
-    ):
-        return PiecewiseModel((0,), (whole,))
-    short = [i for i, n in enumerate(lengths) if n in SHORT_LENGTHS]
-    long = [i for i, n in enumerate(lengths) if n in longer]
+    if whole is not None:
+        # A line through two clusters of lengths far apart can pass within the tolerance of a
+        # step between them (a constant buffer taken from some length on), so a length midway
+        # is called too: a step puts it half the step off the line.
+        middle = (max(short) + min(longer)) // 2
+        (sizes,), _ = _real_calls(func, [_at_length(func, args, middle)], kwargs)
+        checks = [*zip(lengths, events, strict=True), (middle, sizes)]
+        if all(whole.distance(n, sizes) <= LINE_TOLERANCE for n, sizes in checks):
+            return PiecewiseModel((0,), (whole,))
+    in_short = [i for i, n in enumerate(lengths) if n in short]
+    in_long = [i for i, n in enumerate(lengths) if n in longer]
     pieces = [
         _lines(
             tuple(lengths[i] for i in part), [events[i] for i in part], [outputs[i] for i in part]
         )
-        for part in (short, long)
+        for part in (in_short, in_long)
     ]
     if pieces[0] is None or pieces[1] is None:
         return (
             f"{name}: the inside memory is left out (the kernel allocates differently at "
             f"different lengths)"
         )
-    switch = _switch(func, args, kwargs, pieces, (max(SHORT_LENGTHS), min(longer)))
+    switch = _switch(func, args, kwargs, pieces, (max(short), min(longer)))
     return PiecewiseModel((0, switch), tuple(pieces))
 
 
@@ -274,6 +285,27 @@ def _lines(
     )
 
 
+def shortest_length(func: Any, args: tuple) -> int:
+    """The shortest length the kernel takes with ``args``' other sizes: every size that follows
+    the length at least 1, and a convolution's output too (an unpadded or dilated kernel
+    wider than the length has none)."""
+    dims = LENGTH_DIMS[func]
+    length = args[dims[0][0]].shape[dims[0][1]]
+    shortest = max(
+        length - args[i].shape[d] + 1 for i, d in dims if isinstance(args[i], torch.Tensor)
+    )
+    if func is aten.convolution.default:
+        weight, padding, dilation = args[1], args[4][-1], args[5][-1]
+        shortest = max(shortest, dilation * (weight.shape[-1] - 1) + 1 - 2 * padding)
+    return max(shortest, 1)
+
+
+def short_lengths(func: Any, args: tuple) -> tuple[int, ...]:
+    """``SHORT_LENGTHS``, moved up as one where the kernel takes no length that short."""
+    shift = max(0, shortest_length(func, args) - SHORT_LENGTHS[0])
+    return tuple(length + shift for length in SHORT_LENGTHS)
+
+
 def argument_bytes(func: Any, args: tuple, kwargs: dict, length: int) -> int:
     """The bytes of a call's tensor arguments at ``length`` (meta: nothing is allocated)."""
     tensors = tensors_of((_at_length(func, args, length), kwargs))
@@ -283,8 +315,9 @@ def argument_bytes(func: Any, args: tuple, kwargs: dict, length: int) -> int:
 def long_lengths(func: Any, args: tuple, kwargs: dict) -> tuple[int, ...]:
     """The family's four long calibration lengths: ending at the longest length up to
     ``LONGEST`` whose arguments fit ``LONG_CALIBRATION_BYTES``, and at least at
-    ``SHORTEST_LONG_END``."""
-    low, high = SHORTEST_LONG_END, LONGEST
+    ``SHORTEST_LONG_END`` (past the short lengths, however far those moved up)."""
+    past_short = max(short_lengths(func, args)) + len(LONG_OFFSETS)
+    low, high = max(SHORTEST_LONG_END, past_short), max(LONGEST, past_short)
     if argument_bytes(func, args, kwargs, high) > LONG_CALIBRATION_BYTES:
         while high - low > 1:  # arguments grow with the length: the last that fits
             middle = (low + high) // 2

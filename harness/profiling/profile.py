@@ -189,34 +189,17 @@ def out_folder(options: ProfileOptions) -> Path:
 def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -> Path:
     """Run (or resume) the sweep, here or as one job per encoder variant, then its report;
     returns the run folder. ``given``: the options the user gave (default: those that differ
-    from their defaults); ``--resume`` takes the others from the sweep's manifest.
+    from their defaults); ``--resume`` takes the others from the sweep's manifest, and the
+    manifest refuses a sweep other than its own before any point is written
+    (:func:`harness.profiling.run.write_manifest`).
     :class:`RunFailedError` when a point failed or was refused as contended (``--strict``)."""
-    from harness.profiling.run import (
-        contended_points,
-        failed_points,
-        recorded_config,
-        run_sweep,
-        sweep_differences,
-    )
+    from harness.profiling.run import contended_points, failed_points, run_sweep
 
     console = rich_console()
     if options.resume:
         options = resumed_options(options, given_options(options) if given is None else given)
     out = out_folder(options)
     config = sweep_config(options)
-    if options.resume and has_manifest(out):  # the record against what this sanbench makes
-        # of it (a preset's lengths may have changed since)
-        differences = sweep_differences(read_manifest(out, "profile"), recorded_config(out, config))
-        if differences:
-            raise InputError(
-                "\n".join(
-                    [
-                        f"{out} holds another sweep than this command makes; nothing was written:",
-                        *differences,
-                        "give its options as recorded (manifest.json), or choose another --out",
-                    ]
-                )
-            )
     command = recorded_command()
     if not options.launch.in_process:
         run_as_jobs(config, out, options.launch, command, console, sweep_options(options))

@@ -26,18 +26,21 @@ PAGE_BOUND = 14 * 4096
 TOLERANCE = 0.005
 
 
-def convolution_call(length: int, batch: int = 20, width: int = 3) -> tuple:
-    """A meta call of a valid 1-D convolution: [batch, 70, length] -> 130 channels."""
+def convolution_call(length: int, batch: int = 20, width: int = 3, dilation: int = 1) -> tuple:
+    """A meta call of a valid (unpadded) 1-D convolution: [batch, 70, length] -> 130 channels."""
     x = torch.empty(batch, 70, length, device=META)
     weight, bias = torch.empty(130, 70, width, device=META), torch.empty(130, device=META)
-    return aten.convolution.default, (x, weight, bias, [1], [0], [1], False, [0], 1), {}
+    flags = ([1], [0], [dilation], False, [0], 1)
+    return aten.convolution.default, (x, weight, bias, *flags), {}
 
 
-def convolution_backward_call(length: int, batch: int = 20, width: int = 3) -> tuple:
+def convolution_backward_call(
+    length: int, batch: int = 20, width: int = 3, dilation: int = 1
+) -> tuple:
     """The backward of ``convolution_call``: gradients of the input, weight and bias."""
-    _, (x, weight, *_), _ = convolution_call(length, batch, width)
-    grad = torch.empty(batch, 130, length - width + 1, device=META)
-    args = (grad, x, weight, [130], [1], [0], [1], False, [0], 1, [True, True, True])
+    _, (x, weight, *_), _ = convolution_call(length, batch, width, dilation)
+    grad = torch.empty(batch, 130, length - dilation * (width - 1), device=META)
+    args = (grad, x, weight, [130], [1], [0], [dilation], False, [0], 1, [True, True, True])
     return aten.convolution_backward.default, args, {}
 
 
@@ -157,3 +160,44 @@ def test_arguments_too_big_to_calibrate_are_named_and_left_out() -> None:
     args = (x, torch.empty(1, big, 1, device=META), None, [1], [0], [1], False, [0], 1)
     record = kernel_record(aten.convolution.default, args, {})
     assert record.peak == 0 and "exceed" in record.unmodelled
+
+
+WIDE = {
+    "width 9": {"width": 9},
+    "width 13": {"width": 13},
+    "width 3, dilation 5": {"width": 3, "dilation": 5},
+}
+
+
+@pytest.mark.parametrize("length", [23, 97, 601])
+@pytest.mark.parametrize("shape", list(WIDE))
+@pytest.mark.parametrize("call", [convolution_call, convolution_backward_call])
+def test_a_kernel_wider_than_the_shortest_calibration_length_is_modelled(
+    call, shape: str, length: int
+) -> None:
+    """An unpadded or dilated convolution takes no length under its reach (9 and 13 > 7): the
+    short calibration lengths move up as one, and the model holds at lengths it never ran (on
+    e81e6e0 the calibration failed at L = 7 and the whole profile row was an error)."""
+    func, args, kwargs = call(length, batch=6, **WIDE[shape])
+    kernel_model._models.clear()
+    with torch.enable_grad():
+        record = kernel_record(func, args, kwargs)
+        assert not record.unmodelled, record.unmodelled
+        peak, outputs = real_record(func, args, kwargs)
+    assert abs(record.peak - peak) <= TOLERANCE * peak, (record.peak, peak)
+    assert record.output_bytes == outputs
+
+
+def test_a_kernel_that_refuses_its_calibration_is_named_not_raised() -> None:
+    """A family whose calibration call fails is left out of the prediction, which says so (a
+    lower bound), instead of failing the row."""
+    kernel_model._models.clear()
+    with pytest.MonkeyPatch.context() as patch:
+
+        def refuse(*args):
+            raise RuntimeError("mkldnn: could not create a primitive\nmore lines")
+
+        patch.setattr(kernel_model, "_real_calls", refuse)
+        record = kernel_record(*convolution_call(40))
+    assert record.peak == 0 and "could not create a primitive" in record.unmodelled
+    assert "more lines" not in record.unmodelled

@@ -227,6 +227,25 @@ def test_resume_continues_the_recorded_sweep_and_refuses_another(tmp_path: Path,
     assert (csv_path.read_text(), manifest_path.read_text()) == before
 
 
+def test_a_resume_of_a_sweep_recorded_without_its_options_must_make_the_same_sweep(
+    tmp_path: Path, capsys
+) -> None:
+    """A manifest written before sanbench recorded the options: the resumed sweep is checked
+    against the recorded one, key by key, before any point is written."""
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16") == 0
+    manifest_path = tmp_path / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["options"]
+    manifest_path.write_text(json.dumps(manifest))
+    before = (tmp_path / "profile.csv").read_text()
+    capsys.readouterr()
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16,32", "--resume") == 2
+    err = capsys.readouterr().err
+    assert "holds another sweep" in err and "lengths: [16] recorded, [16, 32] now" in err
+    assert (tmp_path / "profile.csv").read_text() == before
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16", "--resume") == 0
+
+
 def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) -> None:
     config = SweepConfig(
         (EncoderSpec("test_linear"),),
