@@ -20,6 +20,8 @@ REPORTED = (
     "test_pearson",
     "peak_train_mem_mb",
     "train_time_s",
+    "train_cpu_granted",  # what CPU the training epochs got: the trial's times are inflated
+    "train_contended",  # when this is true (docs/training.md, efficiency columns)
 )
 
 

@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments s
 TRIALS = "trials.csv"
 SUMMARY = "summary.json"
 BEST_CONFIG = "best_config.yaml"
+# trials.csv's column that says a training trial's epochs were contended (its times inflated)
+CONTENDED_COLUMN = "user_attrs_train_contended"
 
 
 @dataclass(frozen=True)

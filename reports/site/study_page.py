@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
-from reports.contracts.study import StudyFolder
+from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
 from reports.site import numbers
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
@@ -99,10 +99,14 @@ def build(run: Run, page_dir: Path) -> Page:
     copy_data(run.folder, list(own.values()), page_dir / "study")
     facts, tables = result_tables(summary.get("results") or {})
     shown = ["number", "state", *objective_columns(trials), *params, "duration"]
+    contended = trials.get(CONTENDED_COLUMN, pd.Series(False, index=trials.index))
+    contended = contended.map(lambda value: str(value).lower() in ("1", "1.0", "true"))
     trial_rows = [
-        [numbers.text(v) for v in row]
-        for row in trials[[c for c in shown if c in trials]].values.tolist()
+        [numbers.text(v) for v in row] for row in trials[[c for c in shown if c in trials]].values
     ]
+    if "duration" in trials:  # the trial's wall time, inflated when its epochs were contended
+        for cells, marked in zip(trial_rows, contended, strict=True):
+            cells[-1] += " c" if marked else ""
     meta = {
         k: numbers.text(run.manifest.get(k))
         for k in ("study", "optuna_study", "task", "encoder", "seed", "storage")
@@ -128,6 +132,7 @@ def build(run: Run, page_dir: Path) -> Page:
         tables=tables,
         trial_header=[c.removeprefix("params_") for c in shown if c in trials],
         trial_rows=trial_rows,
+        contended_trials=int(contended.sum()),
         files=copy_data(run.folder, [*study.data_files(), MANIFEST], page_dir),
     )
     counts = run.manifest.get("trial_counts") or {}

@@ -108,3 +108,17 @@ def test_in_the_browser_the_mark_is_shown_and_its_evidence_one_click_away(
         assert "training epochs" in evidence.inner_text()
     finally:
         view.close()
+
+
+@pytest.mark.slow  # builds a site
+def test_a_study_page_marks_the_duration_of_a_contended_trial(tmp_path: Path) -> None:
+    study = tmp_path / "study-contended"
+    shutil.copytree(FIXTURES / "study-block-length-memory", study)
+    trials = pd.read_csv(study / "trials.csv")
+    trials["user_attrs_train_contended"] = [True] + [False] * (len(trials) - 1)
+    trials.to_csv(study / "trials.csv", index=False)
+    html = page(build_site([study], tmp_path / "site").parent, "study-contended")
+    table = html.split('id="trials"', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", table)
+    assert sum(cell.endswith(" c") for cell in cells) == 1
+    assert "1 trial had contended training" in html and "user_attrs_train_cpu_granted" in html
