@@ -34,7 +34,7 @@ import torch
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from encoders.layers import fused_tiles
-from encoders.layers.masking import direction_key_span
+from encoders.layers.masking import direction_key_span, direction_mask
 
 IMPLS = ("naive", "chunked")
 # the encoders' default: chunked is exact, bounded in memory and faster than naive at the
@@ -76,8 +76,13 @@ def tanh_attention(
     direction: str = "all",
 ) -> torch.Tensor:
     """s [N, L_q, d] from query a [N, L_q, d], key b and values v [N, L_k, d] (a and b already
-    divided by c) and allowed bool [N, L_q, L_k] (query, key), which allows nothing
-    :func:`~encoders.layers.masking.direction_mask` ``direction`` forbids."""
+    divided by c) and allowed bool [N, L_q, L_k] (query, key), which must allow nothing
+    :func:`~encoders.layers.masking.direction_mask` ``direction`` forbids: the chunked
+    attention never visits those keys, so such a mask would give another result than the
+    naive one (``ValueError``, checked outside ``torch.compile`` and on real tensors: a meta
+    mask has no values)."""
+    if direction != "all" and allowed.device.type != "meta" and not torch.compiler.is_compiling():
+        check_direction(allowed, direction)
     dtype = torch.promote_types(torch.promote_types(query.dtype, key.dtype), values.dtype)
     q, k, v = (t.to(dtype).transpose(1, 2).contiguous() for t in (query, key, values))
     if impl == "naive":
@@ -86,6 +91,17 @@ def tanh_attention(
         outside = outside_the_graph()
         return outside(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
     return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
+
+
+def check_direction(allowed: torch.Tensor, direction: str) -> None:
+    """``ValueError`` when ``allowed`` lets a query attend a key ``direction`` forbids (one pass
+    over the mask; its temporaries are gone before the attention starts)."""
+    forbidden = ~direction_mask(allowed.shape[-1], direction, allowed.device)
+    if (allowed & forbidden).any():
+        raise ValueError(
+            f"tanh_attention: the mask allows keys that direction {direction!r} forbids; pass "
+            "allowed & direction_mask(L, direction)"
+        )
 
 
 @functools.cache

@@ -21,13 +21,13 @@ oneDNN chooses how to split a kernel's work over its threads from the problem's 
 splits take buffers others do not: on an AVX-512 CPU the backward of a convolution at batch 33
 splits the minibatch over the threads from L = 73 on and then holds a reduction buffer of the
 weights' size, a step that no line through L = 7..31 shows. So the family also runs at four
-long lengths (``long_lengths``): up to 260, as long as the call's arguments stay within
+long lengths (``long_lengths``): up to 2000, as long as the call's arguments stay within
 ``LONG_CALIBRATION_BYTES`` (oneDNN splits by the work per thread, batch times length, so a
-large batch reaches the split that a small one reaches late at a shorter length), at least 56.
-Where one line per allocation
-fits all the lengths and a length midway between the short and the long ones, that line is the
-model; where it does not, the short and the long
-lengths each get their lines (a *piece*), the length where oneDNN changes from one to the other
+large batch reaches the split that a small one reaches late at a shorter length), at least 35;
+a family too large for that is past any split at the short lengths and runs at those alone.
+Where one line per allocation fits all the lengths and a length midway between the short and
+the long ones, that line is the model; where it does not, the short and the long lengths each
+get their lines (a *piece*), the length where oneDNN changes from one to the other
 is found by bisection between them (calls at lengths of the family's own, never the predicted
 one), and a predicted length uses the piece its length falls in. One change of split is
 assumed between the short and the long lengths (threads only ever split more of a growing
@@ -243,6 +243,8 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return f"{name}: the inside memory is left out (its calibration call failed: {first})"
     whole = _lines(lengths, events, outputs)
+    if whole is not None and not longer:
+        return PiecewiseModel((0,), (whole,))
     if whole is not None:
         # A line through two clusters of lengths far apart can pass within the tolerance of a
         # step between them (a constant buffer taken from some length on), so a length midway
@@ -314,10 +316,16 @@ def argument_bytes(func: Any, args: tuple, kwargs: dict, length: int) -> int:
 
 def long_lengths(func: Any, args: tuple, kwargs: dict) -> tuple[int, ...]:
     """The family's four long calibration lengths: ending at the longest length up to
-    ``LONGEST`` whose arguments fit ``LONG_CALIBRATION_BYTES``, and at least at
-    ``SHORTEST_LONG_END`` (past the short lengths, however far those moved up)."""
+    ``LONGEST`` whose arguments fit ``LONG_CALIBRATION_BYTES`` and at least at
+    ``SHORTEST_LONG_END`` (past the short lengths, however far those moved up); none when even
+    that one's do not fit. oneDNN splits by the work per thread, which grows with the
+    arguments: a family that large has its long lengths' split at the short lengths already,
+    and calibrating it longer would only cost memory (12 MB more at the peak of a process
+    predicting Bi-LSTM's training at [128, 1024, 300])."""
     past_short = max(short_lengths(func, args)) + len(LONG_OFFSETS)
     low, high = max(SHORTEST_LONG_END, past_short), max(LONGEST, past_short)
+    if argument_bytes(func, args, kwargs, low) > LONG_CALIBRATION_BYTES:
+        return ()
     if argument_bytes(func, args, kwargs, high) > LONG_CALIBRATION_BYTES:
         while high - low > 1:  # arguments grow with the length: the last that fits
             middle = (low + high) // 2
