@@ -51,6 +51,14 @@ def integer_problems(options: object, least: dict[str, int]) -> list[str]:
     return problems
 
 
+def names(text: str, option: str) -> list[str]:
+    """A comma-separated list of names, at least one (:class:`InputError` otherwise)."""
+    listed = [name.strip() for name in text.split(",") if name.strip()]
+    if not listed:
+        raise InputError(f"{option}: expected a comma-separated list such as trec,sst2")
+    return listed
+
+
 def choice_problems(option: str, value: str | None, allowed: Iterable[str]) -> list[str]:
     """``[]`` when ``value`` is one of ``allowed`` (or unset), else the problem, with the
     nearest choice: a choice is checked here, not by a ``Literal`` type, to name it."""

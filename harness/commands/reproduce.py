@@ -2,10 +2,14 @@
 
     sanbench reproduce --data-dir ../shared/datasets \\
         --embeddings ../shared/datasets/glove/glove.6B.50d.subset.txt --out runs/reproduce
+    sanbench reproduce --preset paper --launcher slurm --jobs 54 --slurm-time 600 ...
+    sanbench reproduce --tasks trec --encoders multi_cnn,bi_blosan ...   # a part of the grid
 
-Runs the preset (``harness/reproduce/preset.py``) on ``--workers`` processes of ``--threads``
-threads, resumes after a kill without repeating finished runs, then writes the suite's tables
-and the reproduction tables (``OUT/reproduction/``). Run it when nothing is being timed.
+Runs the preset (``harness/reproduce/preset.py``), or the part ``--tasks`` x ``--encoders`` of
+it, as ``--jobs`` jobs (``--launcher process``, the default: spawned processes of ``--threads``
+threads on this console; ``local`` or ``slurm``: submitit), resumes after a kill without
+repeating finished runs, then writes the suite's tables and the reproduction tables
+(``OUT/reproduction/``). Run it when nothing is being timed.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.reproduce.options import ReproduceOptions
+from harness.reproduce import ReproduceOptions
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -21,7 +25,7 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    from harness.reproduce.run import run_reproduction
+    from harness.reproduce import run_reproduce
 
-    print(f"tables: {run_reproduction(build(ReproduceOptions, config))}")
+    print(f"tables: {run_reproduce(build(ReproduceOptions, config))}")
     return 0

@@ -1,4 +1,4 @@
-"""``--launcher local|slurm`` and the SLURM resources of its jobs, shared by the commands."""
+"""``--launcher process|local|slurm`` and the SLURM resources of its jobs, for every command."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from harness.command_parser import integer_problems
 from harness.errors import InputError
 
-LAUNCHERS = ("local", "slurm")
+LAUNCHERS = ("process", "local", "slurm")
 
 
 @dataclass(frozen=True)
@@ -17,11 +17,12 @@ class LaunchOptions:
     """Where jobs run and what each SLURM job asks for (``local`` uses only the time limit)."""
 
     launcher: str | None = None
-    """run as submitit jobs on this machine (local) or on SLURM (slurm); default: in this
-    process"""
+    """run the work as jobs: spawned processes on this console (process), submitit jobs on this
+    machine (local) or on SLURM (slurm); default: in this process (reproduce: process)"""
     jobs: int | None = None
-    """jobs: suite, parts of the grid (default one per cell); tune, workers sharing the study
-    (default 1); profile, always one per encoder variant"""
+    """jobs: suite, parts of the grid (default one per cell); reproduce, parts of the grid
+    (default 2); tune, workers sharing the study (default 1); profile, always one per encoder
+    variant"""
     slurm_partition: str | None = None
     """SLURM partition (default: the cluster's)"""
     slurm_time: int = 60
@@ -53,8 +54,8 @@ class LaunchOptions:
 
     @property
     def cluster(self) -> str:
-        """submitit's cluster: ``local`` unless ``slurm`` was asked for."""
-        return self.launcher or "local"
+        """submitit's cluster: ``slurm`` when asked for, else ``local``."""
+        return "slurm" if self.launcher == "slurm" else "local"
 
     def problems(self) -> list[str]:
         """Why these jobs cannot be submitted from here: ``slurm`` without ``sbatch`` on PATH."""

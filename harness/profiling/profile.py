@@ -243,7 +243,7 @@ def run_as_jobs(
     ``out/profile.csv``."""
     import functools
 
-    from harness.launch import launch
+    from harness.launch import launch, report_outcomes
     from harness.profiling.jobs import job_folder, merge, run_encoder
     from harness.profiling.run import sweep_environment, write_manifest
 
@@ -254,10 +254,10 @@ def run_as_jobs(
         for label in labels
     ]
     outcomes = launch(calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile")
-    for label, outcome in zip(labels, outcomes, strict=True):
-        status = "done" if outcome.ok else f"died: {outcome.error}"
-        console.print(f"job {outcome.job_id} ({label}): {status} (log: {outcome.stderr})")
     console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
-    died = [o for o in outcomes if not o.ok]
-    if died:
-        raise RunFailedError(f"{len(died)} jobs died; rerun with --resume --out {out} to finish")
+    report_outcomes(
+        outcomes,
+        labels=labels,
+        resume=f"rerun with --resume --out {out} to finish",
+        log=console.print,
+    )

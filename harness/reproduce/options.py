@@ -1,13 +1,16 @@
-"""``ReproduceOptions``: which preset, where, how parallel, and the fit options it changes."""
+"""``ReproduceOptions``: which preset, which part of its grid, where, how it is launched, and
+the fit options it changes."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems, integer_problems
+from harness.command_parser import choice_problems, integer_problems, names
 from harness.errors import InputError
-from harness.reproduce.preset import PRESETS, THREADS_PER_RUN, WORKERS
+from harness.launch import LaunchOptions
+from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
 from harness.training.shared_options import DataOptions, FitSections
 
 
@@ -19,17 +22,54 @@ class ReproduceOptions:
     """results folder"""
     preset: str = "cpu"
     """cpu: a third of the papers' widths, 3 folds/seeds; paper: full width, 10 folds, 5 seeds"""
-    workers: int = WORKERS
-    """parallel runs"""
+    tasks: str = ",".join(TASKS)
+    """comma-separated tasks: run this part of the preset's grid"""
+    encoders: str = ",".join(ENCODERS)
+    """comma-separated encoders: run this part of the preset's grid"""
     threads: int = THREADS_PER_RUN
     """intra-op threads per run"""
     tables_only: bool = False
     """only rebuild the tables from the results"""
     inputs: DataOptions = field(default_factory=DataOptions)
     fit: FitSections = field(default_factory=FitSections)
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
         problems = choice_problems("--preset", self.preset, sorted(PRESETS))
-        problems += integer_problems(self, {"workers": 1, "threads": 1})
+        problems += integer_problems(self, {"threads": 1})
+        for text, option, known in (
+            (self.tasks, "--tasks", TASKS),
+            (self.encoders, "--encoders", ENCODERS),
+        ):
+            try:
+                unknown = [name for name in names(text, option) if name not in known]
+            except InputError as error:
+                problems.append(str(error))
+                continue
+            if unknown:
+                problems.append(
+                    f"{option}: {', '.join(unknown)} not in the reproduction's grid; "
+                    f"choose among {','.join(known)}"
+                )
         if problems:
             raise InputError("\n".join(problems))
+
+    @property
+    def part(self) -> Preset:
+        """The preset's grid cut to ``--tasks`` x ``--encoders`` (in the preset's order)."""
+        tasks, encoders = names(self.tasks, "--tasks"), names(self.encoders, "--encoders")
+        preset = PRESETS[self.preset]
+        return dataclasses.replace(
+            preset,
+            tasks=tuple(task for task in preset.tasks if task in tasks),
+            encoders=tuple(encoder for encoder in preset.encoders if encoder in encoders),
+        )
+
+    @property
+    def launcher(self) -> LaunchOptions:
+        """``--launcher`` and ``--jobs``, by default ``WORKERS`` spawned processes."""
+        return dataclasses.replace(
+            self.launch,
+            launcher=self.launch.launcher or "process",
+            jobs=self.launch.jobs or WORKERS,
+        )

@@ -8,20 +8,20 @@ import json
 import os
 
 from harness.command_parser import choice_problems
-from harness.errors import InputError, RunFailedError
+from harness.errors import InputError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import TuneContext
 from harness.studies.space import first_values
 
 
 def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
-    """``options.jobs`` workers as submitit jobs on the shared storage, then the outputs here;
-    returns the study's summary.
+    """``options.jobs`` workers as jobs (``--launcher``) on the shared storage, then the outputs
+    here; returns the study's summary.
 
     The storage URL reaches the jobs through their environment (``SANBENCH_STORAGE``), never
     through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
     """
-    from harness.launch import launch
+    from harness.launch import launch, report_outcomes
     from harness.studies.run import run_study
     from harness.studies.storage import STORAGE_ENV
 
@@ -43,14 +43,9 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
         ctx.out / "jobs",
         f"sanbench-tune-{study_name}",
     )
-    for outcome in outcomes:
-        status = "done" if outcome.ok else f"died: {outcome.error}"
-        print(f"worker job {outcome.job_id}: {status} (log: {outcome.stdout})")
     summary = run_study(ctx, study_name, options.storage, options.trials, run_trials=False)
     print_summary(summary, ctx)
-    died = [o for o in outcomes if not o.ok]
-    if died:
-        raise RunFailedError(f"{len(died)} of {len(outcomes)} worker jobs died (logs above)")
+    report_outcomes(outcomes, resume="rerun the same command to finish the study")
     return summary
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import integer_problems
+from harness.command_parser import integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.suite.grid import CV_FOLDS, Shard
@@ -13,14 +13,6 @@ from harness.training.shared_options import Budget, DataOptions, FitSections
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
-
-
-def names(text: str, option: str) -> list[str]:
-    """A comma-separated list of names, at least one."""
-    listed = [name.strip() for name in text.split(",") if name.strip()]
-    if not listed:
-        raise InputError(f"{option}: expected a comma-separated list such as trec,sst2")
-    return listed
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ COMMANDS = {
         StudyOptions,
     ),
     "reproduce": (
-        ["--preset", "paper", "--workers", "1", "--threads", "2", "--max-length", "90",
+        ["--preset", "paper", "--jobs", "1", "--threads", "2", "--max-length", "90", "--tasks", "trec",
          "--model.head_hidden", "8"],
         ReproduceOptions,
     ),
@@ -80,7 +80,7 @@ def test_flags_after_the_config_file_override_it(command: str, tmp_path: Path) -
         ("profile", "predict_lenghts: 8,16", "predict_lengths"),
         ("suite", "max_epochz: 3", "max_epochs"),
         ("tune", "trails: 3", "trials"),
-        ("reproduce", "worker: 2", "workers"),
+        ("reproduce", "job: 2", "jobs"),
     ],
 )
 def test_a_misspelled_key_in_a_config_file_is_named_with_the_nearest_one(

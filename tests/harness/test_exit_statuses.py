@@ -38,7 +38,7 @@ CASES = {
         ["profile", "--encoders", "bilstm", "--max-memory-mb", "0"],
         "--max-memory-mb must be a positive number",
     ),
-    "zero workers": (["reproduce", "--workers", "0"], "--workers must be a positive integer"),
+    "zero jobs": (["reproduce", "--jobs", "0"], "--jobs must be a positive integer"),
     "zero train batches": (
         ["tune", "--study", "dropout", "--limit-train-batches", "0"],
         "--limit-train-batches 0: expected a positive number of batches",

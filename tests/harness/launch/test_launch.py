@@ -60,7 +60,7 @@ def test_command_line_options() -> None:
     with pytest.raises(ValueError) as error:
         LaunchOptions(jobs=0, slurm_gpus=-1, launcher="pbs")
     assert str(error.value).splitlines() == [
-        "--launcher 'pbs': expected one of local, slurm",
+        "--launcher 'pbs': expected one of process, local, slurm",
         "--jobs must be a positive integer, got 0",
         "--slurm-gpus must be a non-negative integer, got -1",
     ]

@@ -142,7 +142,7 @@ def test_memory_study_as_local_worker_jobs(
     argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
     argv += ["--dim", "8", "--trials", "6", "--storage", storage, "--out", str(out)]
     assert main([*argv, "--launcher", "local", "--jobs", "2"]) == 0
-    assert capsys.readouterr().out.count("worker job ") == 2
+    assert capsys.readouterr().out.count(": done") == 2
     manifest = json.loads((out / "manifest.json").read_text())
     # racing workers may each open a trial past the budget: failed unrun, left out of trials.csv
     assert manifest["trial_counts"]["complete"] == 6 and manifest["trials_csv_rows"] == 6

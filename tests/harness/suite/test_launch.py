@@ -1,5 +1,5 @@
-"""A suite through ``--launcher local`` (submitit jobs): same tables as in-process, and a
-killed job's cells re-run on resume while no finished cell runs twice."""
+"""A suite through ``--launcher local`` (submitit jobs) and ``process``: same tables as
+in-process, and a killed job's cells re-run on resume while no finished cell runs twice."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from harness.errors import RunFailedError
 from harness.launch import LaunchOptions
+from harness.suite import pending_shards, run_as_jobs
 from harness.suite.grid import expand_grid
-from harness.suite.launch import launch_suite, pending_shards
 from harness.suite.runner import all_results_files
 from harness.training.fit_run import FitRun
 
@@ -52,20 +53,20 @@ def _ok_keys(out: Path) -> list[tuple[str, ...]]:
 
 
 @pytest.mark.slow
-def test_killed_job_cells_rerun_on_resume_none_twice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("launcher", ["local", "process"])
+def test_killed_job_cells_rerun_on_resume_none_twice(tmp_path: Path, launcher: str) -> None:
     out = tmp_path / "suite"
     runs = expand_grid(["sst1", "sst2"], ["bilstm", "mtsa"], seeds=2)
-    options = LaunchOptions(jobs=2, slurm_time=5)
+    options = LaunchOptions(launcher, jobs=2, slurm_time=5)
     common = dict(
         out_dir=out, fit=fit_killed_once, data_dir=tmp_path, embeddings=None, overrides={}
     )
-    first = launch_suite(runs, options, **common)
-    assert sorted(o.ok for o in first) == [False, True]  # the victim's job died
+    with pytest.raises(RunFailedError, match="1 of 2 jobs died"):  # the victim's job
+        run_as_jobs(runs, options, **common)
     assert VICTIM not in _ok_keys(out)
     assert len(pending_shards(runs, 2, out)) == 1
 
-    second = launch_suite(runs, options, **common)
-    assert len(second) == 1 and second[0].ok  # only the killed job's shard is submitted
+    run_as_jobs(runs, options, **common)  # only the killed job's shard is submitted
     assert sorted(_ok_keys(out)) == sorted(run.key for run in runs)  # each cell once
     executions = Counter((out / "executions.log").read_text().splitlines())
     assert executions.pop(" ".join(VICTIM)) == 2  # killed, then re-run

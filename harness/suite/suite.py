@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.environment import git_commit
 from harness.errors import InputError, RunFailedError
+from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
-from harness.suite.aggregate import aggregate
-from harness.suite.grid import CV_TASKS, RunSpec, expand_grid
+from harness.suite.grid import CV_TASKS, RunSpec, Shard, expand_grid
 from harness.suite.options import SuiteOptions
-from harness.suite.runner import FitFn, all_results_files, fit_run, results_path, run_shard
+from harness.suite.runner import (
+    FitFn,
+    all_results_files,
+    finished_keys,
+    fit_run,
+    results_path,
+    run_shard,
+)
 from harness.training.fit_run import FitRun
 from harness.training.shared_options import fit_overrides
 from reports.contracts.manifest import write_manifest
@@ -62,6 +70,8 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 def write_suite_manifest(
     options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
 ) -> None:
+    from harness.environment import git_commit
+
     out = options.out
     manifest = {
         "kind": "suite",
@@ -92,8 +102,8 @@ def write_suite_manifest(
 
 def _run_here(
     options: SuiteOptions, runs: list[RunSpec], overrides: dict[str, Any], fit: FitFn
-) -> int:
-    """This process runs shard ``--shard`` of the grid; returns the number of failed runs."""
+) -> None:
+    """This process runs shard ``--shard`` of the grid; :class:`RunFailedError` if a run failed."""
     out, shard = options.out, options.shard_of_grid
     summary = run_shard(
         runs,
@@ -108,35 +118,61 @@ def _run_here(
         f"shard {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
         f"done, {len(summary.failed)} failed -> {results_path(out, shard)}"
     )
-    return len(summary.failed)
+    if summary.failed:
+        raise RunFailedError(
+            f"{len(summary.failed)} runs failed (their rows and error.txt say why); "
+            "rerun the same command to retry them"
+        )
 
 
-def _run_as_jobs(
-    options: SuiteOptions, runs: list[RunSpec], overrides: dict[str, Any], fit: FitFn
-) -> int:
-    """Every unfinished shard as a submitit job; returns failed runs plus failed jobs."""
-    from harness.suite.launch import launch_suite
+def pending_shards(runs: Sequence[RunSpec], jobs: int, out_dir: Path) -> list[Shard]:
+    """The shards ``K/jobs`` that still hold a cell without an ``ok`` row."""
+    done = finished_keys(out_dir)
+    shards = [Shard(index, jobs) for index in range(1, jobs + 1)]
+    return [s for s in shards if any(run.key not in done for run in s.select(runs))]
 
-    outcomes = launch_suite(
-        runs,
-        options.launch,
-        out_dir=options.out,
-        fit=fit,
-        data_dir=options.inputs.data_dir,
-        embeddings=options.inputs.embeddings,
-        overrides=overrides,
-    )
-    failed = 0
-    for outcome in outcomes:
-        if outcome.ok:
-            summary = outcome.result
-            failed += len(summary.failed)
-            print(f"job {outcome.job_id}: {len(summary.ran)} ran, {len(summary.failed)} failed")
-        else:
-            failed += 1
-            print(f"job {outcome.job_id} died: {outcome.error} (log: {outcome.stderr})")
-    print(f"{len(outcomes)} jobs ({options.launch.cluster}); rerun the same command to resume")
-    return failed
+
+def run_as_jobs(
+    runs: Sequence[RunSpec],
+    launcher: LaunchOptions,
+    *,
+    out_dir: Path,
+    fit: FitFn,
+    data_dir: Path | None,
+    embeddings: Path | None,
+    overrides: dict[str, Any],
+) -> None:
+    """Every unfinished shard ``K/jobs`` (``--jobs``, default one per cell) as one job writing
+    ``results-K-of-N.csv``, the file ``--shard K/N`` writes: the jobs share nothing but
+    ``OUT``, and a killed or requeued job runs its shard again, skipping every ``ok`` cell.
+    :class:`RunFailedError` when a job died or a run failed."""
+    jobs = min(launcher.jobs or len(runs), len(runs))
+    calls = [
+        functools.partial(
+            run_shard_of_suite,
+            list(runs),
+            shard=shard,
+            out_dir=out_dir,
+            fit=fit,
+            data_dir=data_dir,
+            embeddings=embeddings,
+            overrides=dict(overrides),
+        )
+        for shard in pending_shards(runs, jobs, out_dir)
+    ]
+    outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite")
+    print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
+    report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
+
+
+def run_shard_of_suite(runs: Sequence[RunSpec], **arguments: Any) -> str:
+    """One job: ``run_shard``, what it did in words; :class:`RunFailedError` if a run failed
+    (its row and ``error.txt`` say why)."""
+    summary = run_shard(runs, **arguments, log=lambda line: print(line, flush=True))
+    said = f"{len(summary.ran)} ran, {len(summary.skipped)} already done"
+    if summary.failed:
+        raise RunFailedError(f"{said}, {len(summary.failed)} failed")
+    return said
 
 
 def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
@@ -145,7 +181,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     :class:`RunFailedError` after the tables when a run or job failed."""
     out = options.out
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
-    failed = 0
+    failed: RunFailedError | None = None
     if options.aggregate_only:
         if not out.is_dir():
             raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
@@ -158,15 +194,27 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
         out.mkdir(parents=True, exist_ok=True)
         if fit is None:
             from harness.training.run import run_fit as fit
-        run = _run_here if options.launch.in_process else _run_as_jobs
-        failed = run(options, runs, overrides, fit)
+        try:
+            if options.launch.in_process:
+                _run_here(options, runs, overrides, fit)
+            else:
+                run_as_jobs(
+                    runs,
+                    options.launch,
+                    out_dir=out,
+                    fit=fit,
+                    data_dir=options.inputs.data_dir,
+                    embeddings=options.inputs.embeddings,
+                    overrides=overrides,
+                )
+        except RunFailedError as error:  # the tables first
+            failed = error
+    from harness.suite.aggregate import aggregate
+
     tables = aggregate(out)
     write_suite_manifest(options, overrides, tables)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown} (HTML: sanbench report {out})")
-    if failed:
-        raise RunFailedError(
-            f"{failed} runs or jobs failed (their rows and error.txt say why); "
-            "rerun the same command to retry them"
-        )
+    if failed is not None:
+        raise failed
     return markdown

@@ -1,4 +1,4 @@
-"""Submit calls as submitit jobs, requeue them on preemption, wait and report each outcome.
+"""The ``local`` and ``slurm`` kinds: calls as submitit jobs, requeued on preemption, waited for.
 
 Ctrl-C with ``local`` jobs: a terminal sends SIGINT to its whole foreground process group, which
 holds submitit's local controllers and their tasks. A controller that gets it prints a traceback
@@ -6,7 +6,8 @@ and kills its task a second later, mid-checkpoint. So the controllers start with
 (``local_setup``), each task moves to a process group of its own and writes its pid, and the
 launcher, the one process the terminal still reaches, forwards exactly one SIGINT to each task.
 The task's run saves what it can and the job returns :class:`Interrupted`; once every job has
-stopped, :func:`launch` raises :class:`~harness.errors.RunInterruptedError` (exit status 130).
+stopped, :func:`launch_submitit` raises :class:`~harness.errors.RunInterruptedError` (exit
+status 130).
 """
 
 from __future__ import annotations
@@ -17,41 +18,15 @@ import signal
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RunInterruptedError
 from harness.launch.options import LaunchOptions
+from harness.launch.outcomes import Interrupted, JobOutcome
 
 TRACE_RULE = "-" * 22  # submitit frames the job's traceback with these rules
 PID_SUFFIX = "_task.pid"  # in the jobs folder: a local task's pid, where the launcher signals
-
-
-@dataclass(frozen=True)
-class Interrupted:
-    """A job's result when a signal stopped its call after the call saved what it could."""
-
-    message: str
-
-
-@dataclass(frozen=True)
-class JobOutcome:
-    """One job: its id, its return value or the error that ended it, and its log files."""
-
-    job_id: str
-    result: Any = None
-    error: str | None = None
-    stdout: Path | None = None
-    stderr: Path | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.interrupted
-
-    @property
-    def interrupted(self) -> bool:
-        return isinstance(self.result, Interrupted)
 
 
 def _resumable() -> Any:
@@ -118,12 +93,10 @@ def _summary(error: Exception) -> str:
     return lines[-1 if len(parts) > 2 else 0] if lines else type(error).__name__
 
 
-def launch(
+def launch_submitit(
     calls: Sequence[Callable[[], Any]], options: LaunchOptions, folder: Path, name: str
 ) -> list[JobOutcome]:
     """Run every call as one job (one SLURM array), wait for all; logs and pickles in ``folder``."""
-    if not calls:
-        return []
     import submitit
 
     executor = submitit.AutoExecutor(folder=folder, cluster=options.cluster)

@@ -1,27 +1,33 @@
-"""``run_reproduction``: the preset's runs on worker processes, resumed after a kill without
-repeating finished runs, then the suite's tables and the reproduction tables
-(``OUT/reproduction/``). Run it when nothing is being timed."""
+"""``run_reproduce``: a preset's runs (or a part of its grid) as jobs of a launcher, resumed
+after a kill without repeating finished runs, then the suite's tables and the reproduction
+tables (``OUT/reproduction/``). Run it when nothing is being timed."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import platform
 import signal
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
+from harness.suite.grid import RunSpec, Shard
 from harness.training.shared_options import fit_overrides
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
 from reports.contracts.suite_results import RUNS_FOLDER
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> None:
@@ -64,6 +70,20 @@ def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     write_run_manifest(out, manifest)
 
 
+def covered(preset: Preset, part: Preset, recorded: dict[str, Any] | None) -> Preset:
+    """``preset`` cut to the tasks and encoders this run and the recorded earlier ones asked
+    for, in the preset's order: the grid the tables cover."""
+    tasks, encoders = set(part.tasks), set(part.encoders)
+    if recorded is not None:
+        tasks |= set(recorded["tasks"])
+        encoders |= set(recorded["encoders"])
+    return dataclasses.replace(
+        preset,
+        tasks=tuple(task for task in preset.tasks if task in tasks),
+        encoders=tuple(encoder for encoder in preset.encoders if encoder in encoders),
+    )
+
+
 def build_tables(out: Path, preset: Preset, manifest: dict[str, Any]) -> list[Path]:
     """The suite's tables, then the reproduction's (``OUT/reproduction/``)."""
     from harness.reproduce.outputs import write_outputs
@@ -76,61 +96,114 @@ def build_tables(out: Path, preset: Preset, manifest: dict[str, Any]) -> list[Pa
     return written + write_outputs(out, result, done, preset, manifest)
 
 
+def run_part(
+    runs: Sequence[RunSpec],
+    shard: Shard,
+    out_dir: Path,
+    data_dir: Path,
+    embeddings: Path | None,
+    overrides: dict[str, Any],
+    threads: int,
+) -> str:
+    """One job: shard ``shard`` of ``runs`` on ``threads`` threads; what it did, in words.
+    :class:`RunFailedError` when a run failed (its row and ``error.txt`` say why)."""
+    from harness.quiet import hide_lightning_tips, hide_srun_hint
+
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
+    hide_lightning_tips()
+    hide_srun_hint()
+    import torch
+
+    from harness.suite.runner import run_shard
+    from harness.training.run import run_fit
+
+    torch.set_num_threads(threads)
+    summary = run_shard(
+        runs,
+        shard=shard,
+        out_dir=out_dir,
+        fit=run_fit,
+        data_dir=data_dir,
+        embeddings=embeddings,
+        overrides=overrides,
+        log=lambda line: print(line, flush=True),
+    )
+    said = f"{len(summary.ran)} ran, {len(summary.skipped)} already done"
+    if summary.failed:
+        raise RunFailedError(f"{said}, {len(summary.failed)} failed")
+    return said
+
+
 def reproduce(
     preset: Preset,
     out: Path,
     data_dir: Path,
     embeddings: Path | None,
-    workers: int,
+    launcher: LaunchOptions,
     threads: int,
     command: str,
-) -> int:
-    """Run (or resume) ``preset`` into ``out`` and write every table; 1 when a run failed."""
+    part: Preset | None = None,
+) -> None:
+    """Run (or resume) ``part`` of ``preset`` (default all of it) into ``out`` as
+    ``launcher.jobs`` jobs, then write every table over the part this and earlier runs covered.
+    :class:`RunFailedError` after the tables when a job or a run failed."""
     from harness.reproduce.outputs import caps, departures
-    from harness.reproduce.parallel import run_parallel
 
+    part = part or preset
     out.mkdir(parents=True, exist_ok=True)
     manifest = read_manifest(out)
+    tables_preset = covered(preset, part, manifest.get("preset"))
     manifest.update(
         kind="reproduce",
         command=command,
         machine=machine(),
-        preset=preset.to_dict(),
+        preset=tables_preset.to_dict(),
         departures=departures(preset, None if embeddings is None else embeddings.name),
-        caps=caps(preset),  # the tables count the runs that ended on these, not on early stop
-        workers=workers,
+        caps=caps(tables_preset),  # the tables count the runs that ended on these
+        launcher=launcher.launcher,
+        workers=launcher.jobs,
         threads_per_run=threads,
         files={"reproduction": f"{FOLDER}/", "tables": "tables/", "runs": f"{RUNS_FOLDER}/"},
     )
     session = {"started": datetime.now(UTC).isoformat(timespec="seconds")}
-    session["load_start"] = load_average()
+    session.update(load_start=load_average(), tasks=list(part.tasks), encoders=list(part.encoders))
     manifest.setdefault("sessions", []).append(session)
     write_manifest(out, manifest)
+    runs = part.grid()
+    jobs = min(launcher.jobs or 1, len(runs))
+    calls = [
+        functools.partial(
+            run_part, runs, Shard(k, jobs), out, data_dir, embeddings, preset.overrides, threads
+        )
+        for k in range(1, jobs + 1)
+    ]
     start = time.perf_counter()
     try:
-        codes = run_parallel(
-            preset,
-            out_dir=out,
-            data_dir=data_dir,
-            embeddings=embeddings,
-            workers=workers,
-            threads=threads,
+        outcomes = launch(
+            calls,
+            launcher,
+            out / "jobs",
+            "reproduce",
+            environment=dict.fromkeys(THREAD_VARIABLES, str(threads)),
         )
     finally:
         session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_average())
         write_manifest(out, manifest)
-    build_tables(out, preset, manifest)
-    return 1 if any(codes) else 0
+    try:
+        report_outcomes(outcomes, resume="rerun the same command to retry the failed runs")
+    finally:
+        build_tables(out, tables_preset, manifest)
 
 
 def _sigterm(signum: int, frame: object) -> None:
     raise RunInterruptedError("terminated; rerun the same command to resume", signum)
 
 
-def run_reproduction(options: ReproduceOptions) -> Path:
-    """Run (or resume) ``options.preset`` into ``options.out``, then every table; returns the
-    reproduction table's Markdown file. :class:`RunFailedError` after the tables when a run
-    failed; SIGTERM stops the workers and records the session."""
+def run_reproduce(options: ReproduceOptions) -> Path:
+    """Run (or resume) ``options.preset``'s grid, or the part ``--tasks`` x ``--encoders``
+    names, into ``options.out``, then every table; returns the reproduction table's Markdown
+    file. :class:`RunFailedError` after the tables when a run failed; SIGTERM stops the jobs
+    and records the session."""
     out = options.out
     if options.tables_only:
         manifest = read_manifest(out)
@@ -140,22 +213,22 @@ def run_reproduction(options: ReproduceOptions) -> Path:
         return table_path(out, MARKDOWN)
     data_dir, embeddings = options.inputs.data_dir, options.inputs.embeddings
     problems = options.inputs.file_problems("unless --tables-only")
+    problems += options.launcher.problems()
     if problems or data_dir is None:
         raise InputError("\n".join(problems))
-    preset = PRESETS[options.preset]
-    overrides = {**preset.overrides, **fit_overrides(options.inputs, None, options.fit)}
-    preset = dataclasses.replace(preset, overrides=overrides)
-    check_inputs(preset, data_dir, embeddings)
-    signal.signal(signal.SIGTERM, _sigterm)  # the workers are stopped, the session recorded
-    status = reproduce(
-        preset,
+    overrides = {**PRESETS[options.preset].overrides}
+    overrides.update(fit_overrides(options.inputs, None, options.fit))
+    part = dataclasses.replace(options.part, overrides=overrides)
+    check_inputs(part, data_dir, embeddings)
+    signal.signal(signal.SIGTERM, _sigterm)  # the jobs are stopped, the session recorded
+    reproduce(
+        dataclasses.replace(PRESETS[options.preset], overrides=overrides),
         out,
         data_dir,
         embeddings,
-        options.workers,
+        options.launcher,
         options.threads,
         recorded_command(),
+        part=part,
     )
-    if status:
-        raise RunFailedError("a run failed (its row and error.txt say why); rerun to retry it")
     return table_path(out, MARKDOWN)

@@ -1,0 +1,59 @@
+"""What a launched job gave back (:class:`JobOutcome`), and the one report of them all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.errors import RunFailedError
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """A job's result when a signal stopped its call after the call saved what it could."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """One job: its id, its return value or the error that ended it, and its log files."""
+
+    job_id: str
+    result: Any = None
+    error: str | None = None
+    stdout: Path | None = None
+    stderr: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.interrupted
+
+    @property
+    def interrupted(self) -> bool:
+        return isinstance(self.result, Interrupted)
+
+
+def report_outcomes(
+    outcomes: Sequence[JobOutcome],
+    *,
+    labels: Sequence[str] | None = None,
+    describe: Callable[[Any], str] | None = None,
+    resume: str = "rerun the same command to finish",
+    log: Callable[[str], None] = print,
+) -> None:
+    """One line per job (``describe(result)`` for a finished one, the error and its log for a
+    dead one); :class:`RunFailedError` naming how many died and how to ``resume``."""
+    for number, outcome in enumerate(outcomes):
+        name = f"job {outcome.job_id}"
+        if labels is not None:
+            name += f" ({labels[number]})"
+        if outcome.ok:
+            log(f"{name}: {describe(outcome.result) if describe else 'done'}")
+        else:
+            log(f"{name} died: {outcome.error} (log: {outcome.stderr or outcome.stdout})")
+    died = [outcome for outcome in outcomes if not outcome.ok]
+    if died:
+        raise RunFailedError(f"{len(died)} of {len(outcomes)} jobs died (logs above); {resume}")

@@ -1,0 +1,168 @@
+"""The ``process`` kind: each call in a spawned process of this machine, printing on this
+console and stopping with this command.
+
+Ctrl-C: each process leaves the terminal's process group as it starts (``os.setpgrp``), so a
+terminal's SIGINT reaches this process only, which passes exactly one on to each live process:
+the call saves what it can (a fit its ``last.ckpt``) and its process exits. The processes start
+with SIGINT blocked (a spawned process inherits the starting thread's mask), so one still in
+multiprocessing's bootstrap acts on it only once its handler is set, without a traceback; a
+command started with SIGINT ignored (``nohup ... &``) keeps ignoring it in every process.
+
+A call is pickled here and unpickled in its process after ``environment`` is set, so thread
+variables (``OMP_NUM_THREADS``) apply before the call's modules import torch. Its return value
+or error comes back through ``FOLDER/<job>.result.pkl``; an internal error's traceback goes to
+``FOLDER/<job>.err``, never to the console.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing import resource_tracker
+from pathlib import Path
+from typing import Any
+
+from harness.errors import RunInterruptedError
+from harness.launch.outcomes import Interrupted, JobOutcome
+
+SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
+INTERRUPTED_STATUS = 130
+
+
+def _one_line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}".splitlines()[0]
+
+
+def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, job: str) -> None:
+    """The spawned process's target: leave the terminal's group, set ``environment``, run the
+    call and write its outcome to ``FOLDER/<job>.result.pkl``."""
+    os.setpgrp()
+    result_path, error_path = Path(folder) / f"{job}.result.pkl", Path(folder) / f"{job}.err"
+    status = 0
+    try:
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        os.environ.update(environment)
+        outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
+    except (RunInterruptedError, KeyboardInterrupt) as stopped:
+        message = str(stopped).splitlines()[0] if str(stopped) else "SIGINT"
+        print(f"{job}: {message}", flush=True)
+        outcome, status = ("interrupted", message), INTERRUPTED_STATUS
+    except Exception as error:  # reported by the launcher, traceback in the job's .err file
+        error_path.write_text(traceback.format_exc())
+        outcome, status = ("error", _one_line(error)), 1
+    try:
+        result_path.write_bytes(pickle.dumps(outcome))
+    except Exception as error:  # an unpicklable result
+        result_path.write_bytes(pickle.dumps(("error", f"result not picklable: {error}")))
+        status = 1
+    sys.exit(status)
+
+
+def _outcome(job: str, folder: Path, exit_code: int | None) -> JobOutcome:
+    result_path, error_path = folder / f"{job}.result.pkl", folder / f"{job}.err"
+    logs = error_path if error_path.is_file() else None
+    if not result_path.is_file():
+        return JobOutcome(job, error=f"process ended with exit code {exit_code}, no result")
+    kind, value = pickle.loads(result_path.read_bytes())
+    if kind == "ok":
+        return JobOutcome(job, result=value)
+    if kind == "interrupted":
+        return JobOutcome(job, result=Interrupted(value))
+    return JobOutcome(job, error=value, stderr=logs)
+
+
+def launch_processes(
+    calls: Sequence[Callable[[], Any]],
+    folder: Path,
+    name: str,
+    environment: Mapping[str, str] | None = None,
+    resume: Callable[[], str] | None = None,
+) -> list[JobOutcome]:
+    """Run each call in a spawned process, wait for all, return their outcomes in order.
+
+    An interrupt here (Ctrl-C, or the :class:`RunInterruptedError` of SIGTERM) sends the same
+    signal once to each live process, waits for them to save, then raises
+    :class:`RunInterruptedError` naming ``resume()``, the command that resumes.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    context = multiprocessing.get_context("spawn")
+    jobs = [f"{name}-{k}-of-{len(calls)}" for k in range(1, len(calls) + 1)]
+    for job in jobs:  # an earlier launch's outcomes never pass for this one's
+        (folder / f"{job}.result.pkl").unlink(missing_ok=True)
+        (folder / f"{job}.err").unlink(missing_ok=True)
+    processes = [
+        context.Process(
+            target=run_in_process,
+            args=(pickle.dumps(call), dict(environment or {}), str(folder), job),
+            name=job,
+        )
+        for call, job in zip(calls, jobs, strict=True)
+    ]
+    try:
+        _start(processes)
+        for process in processes:
+            process.join()
+    except (KeyboardInterrupt, RunInterruptedError) as error:
+        signum = getattr(error, "signum", signal.SIGINT)
+        stop(processes, signum)
+        raise RunInterruptedError(
+            f"{signal.Signals(signum).name}: stopped; the runs in progress saved what they "
+            f"could\nresume with: {resume() if resume else 'the same command'}",
+            signum,
+        ) from None
+    finally:
+        for process in processes:
+            if process.is_alive():  # only when stopping them failed
+                process.kill()
+                process.join()
+    outcomes = [
+        _outcome(job, folder, process.exitcode)
+        for job, process in zip(jobs, processes, strict=True)
+    ]
+    stopped = [outcome for outcome in outcomes if outcome.interrupted]
+    if stopped:  # signalled from outside this command: saved, not failed
+        raise RunInterruptedError(
+            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, their runs saved\n"
+            f"resume with: {resume() if resume else 'the same command'}"
+        )
+    return outcomes
+
+
+def _start(processes: Sequence[Any]) -> None:
+    """Start every process with SIGINT blocked; a Ctrl-C meanwhile is acted on once all have
+    started (the mask is per thread and another thread of this process may take the signal, so
+    it is only recorded here). The resource tracker starts first: starting it unblocks SIGINT."""
+    received: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        for process in processes:
+            process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -> None:
+    """Send ``signum`` once to each live process and wait up to ``seconds`` for them to save and
+    exit; a second Ctrl-C here stops them at once."""
+    started = [process for process in processes if process.pid is not None]
+    for process in started:
+        if process.is_alive():
+            os.kill(process.pid, signum)
+    deadline = time.monotonic() + seconds
+    for process in started:  # SIGTERM may stop this process before it started them all
+        process.join(max(0.0, deadline - time.monotonic()))
