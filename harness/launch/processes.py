@@ -110,28 +110,23 @@ def launch_processes(
         _start(processes)
         for process in processes:
             process.join()
+        signum = None
     except (KeyboardInterrupt, RunInterruptedError) as error:
         signum = getattr(error, "signum", signal.SIGINT)
         stop(processes, signum)
-        raise RunInterruptedError(
-            f"{signal.Signals(signum).name}: stopped; the runs in progress saved what they "
-            f"could\nresume with: {resume() if resume else 'the same command'}",
-            signum,
-        ) from None
     finally:
         for process in processes:
             if process.is_alive():  # only when stopping them failed
                 process.kill()
                 process.join()
-    outcomes = [
-        _outcome(job, folder, process.exitcode)
-        for job, process in zip(jobs, processes, strict=True)
-    ]
-    stopped = [outcome for outcome in outcomes if outcome.interrupted]
-    if stopped:  # signalled from outside this command: saved, not failed
+    ended = zip(jobs, processes, strict=True)
+    outcomes = [_outcome(job, folder, process.exitcode) for job, process in ended]
+    stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
+    if signum is not None or stopped:  # also when signalled from outside this command
         raise RunInterruptedError(
             f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, their runs saved\n"
-            f"resume with: {resume() if resume else 'the same command'}"
+            f"resume with: {resume() if resume else 'the same command'}",
+            signal.SIGINT if signum is None else signum,
         )
     return outcomes
 

@@ -36,8 +36,8 @@ COMMANDS = {
         StudyOptions,
     ),
     "reproduce": (
-        ["--preset", "paper", "--jobs", "1", "--threads", "2", "--max-length", "90", "--tasks", "trec",
-         "--model.head_hidden", "8"],
+        ["--preset", "paper", "--jobs", "1", "--threads", "2", "--max-length", "90",
+         "--tasks", "trec", "--model.head_hidden", "8"],
         ReproduceOptions,
     ),
 }  # fmt: skip

@@ -1,5 +1,5 @@
-"""``harness.launch`` through submitit's local executor: results back, errors reported, one
-Ctrl-C stopping every job once."""
+"""``harness.launch`` through spawned processes and submitit's local executor: results back,
+errors reported, one Ctrl-C stopping every job once."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.command_parser import CommandParser, build
-from harness.launch import LaunchOptions, launch
+from harness.errors import RunFailedError
+from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from tests.harness.fixtures.terminal import foreground
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -35,16 +36,31 @@ def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
-def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["local", "process"])
+def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path, kind: str) -> None:
     log = tmp_path / "calls.log"
     calls = [functools.partial(square_and_note, x, log) for x in (3, -1, 4)]
-    outcomes = launch(calls, LaunchOptions(slurm_time=5), folder=tmp_path / "jobs", name="t")
+    options = LaunchOptions(kind, slurm_time=5)
+    outcomes = launch(calls, options, folder=tmp_path / "jobs", name="t")
     assert [o.ok for o in outcomes] == [True, False, True]
     assert [outcomes[0].result, outcomes[2].result] == [9, 16]
     assert "negative input -1" in outcomes[1].error
     assert outcomes[1].stderr is not None and outcomes[1].stderr.is_file()
     pids = {line.split()[1] for line in log.read_text().splitlines()}
     assert len(pids) == 3 and str(os.getpid()) not in pids  # three job processes, not this one
+    with pytest.raises(RunFailedError) as died:
+        report_outcomes(outcomes, describe=lambda value: f"gave {value}", log=print)
+    assert str(died.value).startswith("1 of 3 jobs died")
+
+
+def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixture) -> None:
+    outcomes = [JobOutcome("7", result=4), JobOutcome("8", error="ValueError: bad", stderr=None)]
+    with pytest.raises(RunFailedError, match=r"1 of 2 jobs died .*; rerun it"):
+        report_outcomes(outcomes, labels=["a", "b"], describe=str, resume="rerun it")
+    assert capsys.readouterr().out.splitlines() == [
+        "job 7 (a): 4",
+        "job 8 (b) died: ValueError: bad (log: None)",
+    ]
 
 
 def test_command_line_options() -> None:
@@ -74,12 +90,13 @@ def test_slurm_without_sbatch_is_explained(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.slow
-def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["local", "process"])
+def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path, kind: str) -> None:
     """A terminal's Ctrl-C reaches the launcher, submitit's controllers and their tasks; each
     task must see exactly one SIGINT and finish saving (no SIGKILL a second later), and nothing
     but the launcher's message reaches the console."""
     process = foreground(
-        [sys.executable, "-m", "tests.harness.fixtures.launch_interrupted", str(tmp_path)],
+        [sys.executable, "-m", "tests.harness.fixtures.launch_interrupted", str(tmp_path), kind],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120

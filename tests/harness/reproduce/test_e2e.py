@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -114,8 +115,9 @@ def test_tiny_reproduction_runs_in_parallel_writes_tables_and_resumes(
 
 @pytest.mark.slow  # real processes: the command, its two workers, then the resume
 def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: Path) -> None:
-    """Before: each Ctrl-C killed the runs in progress, recorded them as failed and the workers
-    started the next ones; the third one exited, with a traceback."""
+    """``--launcher local``: one Ctrl-C stops both jobs, exit 130, and the same command
+    finishes the reproduction. Before: each Ctrl-C killed the runs in progress, recorded them as
+    failed and the workers started the next ones; the third one exited, with a traceback."""
     import os
     import signal
     import subprocess
@@ -125,6 +127,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
 
     out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
     script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
+    script += ["--launcher", "local", "--jobs", "2"]  # submitit jobs (process: the test below)
     process = foreground(
         script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
     )  # its own process group and SIGINT's default handling, as a terminal gives a command
@@ -134,7 +137,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     assert process.returncode == 130, stderr
     assert "Traceback" not in stdout + stderr, stdout + stderr
     assert "resume with: sanbench reproduce" in stderr
-    assert "stopped; the runs in progress saved what they could" in stderr
+    assert re.search(r"interrupted: [12] of 2 jobs stopped, their runs saved", stderr)
     assert [row for row in _rows(out) if row["status"] != "ok"] == []  # nothing failed
     again = subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=600)
     assert again.returncode == 0, again.stderr
