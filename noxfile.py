@@ -237,7 +237,8 @@ def browser(session: nox.Session) -> None:
 @nox.session
 def slurm(session: nox.Session) -> None:
     """Opt-in: a one-node SLURM from Debian's slurm-wlm (tools/one_node_slurm.sh), then a 4-cell
-    suite on the test fixtures through ``--launcher slurm``; the daemons are stopped after."""
+    suite and a part of the reproduction (SST-2 x Multi-CNN, 3 seeds as 2 jobs) on the test
+    fixtures through ``--launcher slurm``; the daemons are stopped after."""
     if provide_system_packages(session, ("slurm-wlm",)):
         session.skip("no SLURM to run the suite through")
     install(session)
@@ -256,5 +257,16 @@ def slurm(session: nox.Session) -> None:
         rows = "".join(path.read_text() for path in out.glob("results-*-of-*.csv"))
         if rows.count(",ok,") != 4:
             session.error(f"expected 4 ok cells in {out}/results-*.csv:\n{rows}")
+        part = Path("runs/slurm-reproduce")  # a part of the reproduction: SST-2 x Multi-CNN
+        session.run(
+            "sanbench", "reproduce", "--tasks", "sst2", "--encoders", "multi_cnn",
+            "--data-dir", f"{fixtures}/kim2014",
+            "--embeddings", f"{fixtures}/vectors/tiny.glove.txt",
+            "--out", str(part), "--trainer.max_steps", "2", "--trainer.limit_train_batches", "2",
+            "--launcher", "slurm", "--jobs", "2", "--slurm-cpus", "1", "--slurm-time", "10",
+            env={"SLURM_CONF": str(cluster / "slurm.conf")},
+        )  # fmt: skip
+        if not (part / "reproduction" / "reproduction.md").is_file():
+            session.error(f"no reproduction tables in {part}/reproduction/")
     finally:
         session.run("tools/one_node_slurm.sh", "stop", str(cluster), external=True)

@@ -158,7 +158,7 @@ def reproduce(
         command=command,
         machine=machine(),
         preset=tables_preset.to_dict(),
-        departures=departures(preset, None if embeddings is None else embeddings.name),
+        departures=departures(tables_preset, None if embeddings is None else embeddings.name),
         caps=caps(tables_preset),  # the tables count the runs that ended on these
         launcher=launcher.launcher,
         workers=launcher.jobs,

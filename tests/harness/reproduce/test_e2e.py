@@ -128,8 +128,9 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
     script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]
     script += ["--launcher", "local", "--jobs", "2"]  # submitit jobs (process: the test below)
+    part = [*script, "--tasks", "cr"]  # a part of the grid: cr x both encoders
     process = foreground(
-        script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
+        part, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
     )  # its own process group and SIGINT's default handling, as a terminal gives a command
     _wait_for(out / "runs" / "cr" / "bi_blosan" / "fold0" / "checkpoints" / "last.ckpt", process)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
@@ -139,12 +140,18 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     assert "resume with: sanbench reproduce" in stderr
     assert re.search(r"interrupted: [12] of 2 jobs stopped, their runs saved", stderr)
     assert [row for row in _rows(out) if row["status"] != "ok"] == []  # nothing failed
-    again = subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=600)
+    again = subprocess.run(part, capture_output=True, text=True, cwd=root, timeout=600)
     assert again.returncode == 0, again.stderr
     rows = _rows(out)
-    assert len(rows) == 4 and {row["status"] for row in rows} == {"ok"}
+    assert len(rows) == 2 and {row["status"] for row in rows} == {"ok"}
     logs = out / "runs" / "cr" / "bi_blosan" / "fold0" / "logs"
     assert (logs / "version_1").is_dir()  # the interrupted run went on from its checkpoint
+    cells = out / "reproduction" / "cells.csv"
+    assert {row["task"] for row in csv.DictReader(cells.open())} == {"cr"}
+    rest = subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=600)
+    assert rest.returncode == 0, rest.stderr  # the whole grid: only sst2 runs are left
+    assert len(_rows(out)) == 4 and {row["status"] for row in _rows(out)} == {"ok"}
+    assert [row["task"] for row in csv.DictReader(cells.open())] == ["cr"] * 2 + ["sst2"] * 2
 
 
 @pytest.mark.slow  # real processes: the command and its two workers, stopped as they start
