@@ -193,7 +193,7 @@ def bench(session: nox.Session) -> None:
         *session.posargs,
     )  # fmt: skip
     # training steps/s through the Lightning harness vs a bare PyTorch loop, same data, one process
-    session.run("python", "-m", "harness.training.overhead")
+    session.run("python", "-m", "harness.profiling.overhead")
 
 
 @nox.session

@@ -34,6 +34,17 @@ def recorded_command(argv: Sequence[str] | None = None) -> str:
     return redact_passwords(shlex.join(["sanbench", *words]))
 
 
+def resume_command(argv: list[str] | None = None) -> str:
+    """The command line that continues this run: the same words, without ``--overwrite``, a
+    URL's password shown as ``***`` (and a line saying how to give it again)."""
+    words = sys.argv[1:] if argv is None else argv
+    command = shlex.join(["sanbench", *(w for w in words if w != "--overwrite")])
+    shown = redact_passwords(command)
+    if shown != command:
+        shown += f"\n(*** is the password you gave: type it again, or set {STORAGE_ENV})"
+    return shown
+
+
 class RedactedStream:
     """A text stream that writes ``redact_passwords`` of what it is given to ``stream``."""
 

@@ -19,7 +19,7 @@ def add_arguments(parser: CommandParser) -> None:
 
 def run(config: Namespace) -> int:
     def apply(*arguments):
-        from harness.training.inference import encode_file
+        from harness.inference.predict_and_encode import encode_file
 
         return encode_file(*arguments)
 

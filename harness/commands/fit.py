@@ -5,7 +5,7 @@
     sanbench fit --task trec --encoder bi_blosan --data-dir D --print_config > trec.yaml
     sanbench fit --config trec.yaml --out DIR --model.dropout 0.2
 
-The words after ``fit`` go to :class:`harness.training.fit_cli.FitCLI` (``--help`` lists
+The words after ``fit`` go to :class:`harness.training.config.fit_cli.FitCLI` (``--help`` lists
 every option with its type and default, and its short forms such as ``--task``).
 """
 
@@ -17,12 +17,12 @@ OWN_PARSER = True  # harness.cli hands every word after ``fit`` to ``run``
 
 
 def run(words: list[str]) -> int:
-    from harness.training.config import seed_message_hidden
-    from harness.training.fit_cli import FitCLI
+    from harness.training.config.fit_cli import FitCLI
+    from harness.training.config.task_configs import seed_message_hidden
 
     with seed_message_hidden():
         cli = FitCLI(words)
-    from harness.training.run import run_fit
+    from harness.training.fit import run_fit
 
     metrics = run_fit(cli, overwrite=cli.overwrite)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}

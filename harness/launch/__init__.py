@@ -35,7 +35,7 @@ def launch(
     job before its call is unpickled (submitit jobs inherit this process's)."""
     if not calls:
         return []
-    from harness.training.interrupt import resume_command
+    from harness.redaction import resume_command
 
     if options.launcher == "process":
         from harness.launch.processes import launch_processes

@@ -139,6 +139,6 @@ def launch_submitit(
 
 
 def _resume_command() -> str:
-    from harness.training.interrupt import resume_command
+    from harness.redaction import resume_command
 
     return resume_command()

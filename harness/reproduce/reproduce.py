@@ -21,7 +21,7 @@ from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite.grid import RunSpec, Shard
-from harness.training.shared_options import fit_overrides
+from harness.training.config.shared_options import fit_overrides
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
@@ -86,9 +86,9 @@ def covered(preset: Preset, part: Preset, recorded: dict[str, Any] | None) -> Pr
 
 def build_tables(out: Path, preset: Preset, manifest: dict[str, Any]) -> list[Path]:
     """The suite's tables, then the reproduction's (``OUT/reproduction/``)."""
+    from harness.reproduce.comparison import reproduction
     from harness.reproduce.outputs import write_outputs
-    from harness.reproduce.tables import reproduction
-    from harness.suite.aggregate import aggregate, finished, load_results
+    from harness.suite.summary_tables import aggregate, finished, load_results
 
     written = aggregate(out, param_encoders=preset.encoders)
     done = finished(load_results(out))
@@ -115,7 +115,7 @@ def run_part(
     import torch
 
     from harness.suite.runner import run_shard
-    from harness.training.run import run_fit
+    from harness.training.fit import run_fit
 
     torch.set_num_threads(threads)
     summary = run_shard(

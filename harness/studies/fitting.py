@@ -11,7 +11,7 @@ import optuna
 from harness.studies.plans import TuneContext
 from harness.studies.pruning import PruneUnpromising
 from harness.studies.workers import RUN_DIR_ATTR
-from harness.training.fit_run import FitRun
+from harness.training.config.fit_run import FitRun
 
 REPORTED = (
     "dev_acc",
@@ -64,7 +64,7 @@ def fit_trial(
         seed=ctx.seed,
         overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
-    from harness.training.run import run_fit
+    from harness.training.fit import run_fit
 
     metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:

@@ -22,8 +22,8 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
     through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
     """
     from harness.launch import launch, report_outcomes
-    from harness.studies.run import run_study
     from harness.studies.storage import STORAGE_ENV
+    from harness.studies.study import run_study
 
     study_name, launch_options = options.name, options.launch
     call = functools.partial(  # storage None: the jobs read $SANBENCH_STORAGE
@@ -60,7 +60,7 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
 def training_problems(ctx: TuneContext) -> list[str]:
     """What is wrong with a training study's task, encoder, files (every bad line of them) or
     budget, every problem at once, before any training."""
-    from harness.training.fit_run import FitRun
+    from harness.training.config.fit_run import FitRun
     from harness.training.inputs import check_fit_inputs
 
     missing = [
@@ -78,7 +78,7 @@ def training_problems(ctx: TuneContext) -> list[str]:
     if ctx.embeddings is not None and not ctx.embeddings.is_file():
         problems.append(f"--embeddings {ctx.embeddings}: no such file")
     from encoders import list_encoders
-    from harness.training.config import list_task_configs
+    from harness.training.config.task_configs import list_task_configs
 
     problems += choice_problems("--task", ctx.task, list_task_configs())
     problems += choice_problems("--encoder", ctx.encoder, list_encoders())
@@ -117,7 +117,7 @@ def run_tune(options: StudyOptions) -> dict:
         raise InputError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:
         return run_as_jobs(options, ctx)
-    from harness.studies.run import run_study
+    from harness.studies.study import run_study
 
     summary = run_study(
         ctx,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datamodules.tasks import get_task, list_tasks
-from reports.contracts.fit_run import replicate_label
+from reports.contracts.fit_folder import replicate_label
 from reports.contracts.suite_results import run_folder
 
 # the tasks scored by cross validation, and their fold count, as their TaskSpecs declare

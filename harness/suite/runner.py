@@ -17,9 +17,9 @@ from typing import Any
 from harness.errors import InputError, RunInterruptedError
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
-from harness.training.fit_run import FitRun
+from harness.training.config.fit_run import FitRun
 from harness.training.run_folder import differences_from_saved
-from reports.contracts.fit_run import CONFIG as CONFIG_FILE
+from reports.contracts.fit_folder import CONFIG as CONFIG_FILE
 from reports.contracts.results_file import ResultsFile
 from reports.contracts.suite_results import (
     COLUMNS,
@@ -148,7 +148,7 @@ def run_shard(
     overrides: Mapping[str, Any],
     log: LogFn = print,
 ) -> SuiteSummary:
-    """Run this shard's part of ``runs`` with ``fit`` (``harness.training.run.run_fit``).
+    """Run this shard's part of ``runs`` with ``fit`` (``harness.training.fit.run_fit``).
 
     Each run gets its own folder ``OUT/runs/<task>/<encoder>/<seed-or-fold>/``; each finished
     or failed run appends one row. An exception is recorded (status ``failed``, the message

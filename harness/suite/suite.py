@@ -21,8 +21,8 @@ from harness.suite.runner import (
     results_path,
     run_shard,
 )
-from harness.training.fit_run import FitRun
-from harness.training.shared_options import fit_overrides
+from harness.training.config.fit_run import FitRun
+from harness.training.config.shared_options import fit_overrides
 from reports.contracts.manifest import write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
@@ -30,7 +30,7 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
     from encoders import list_encoders
-    from harness.training.config import list_task_configs
+    from harness.training.config.task_configs import list_task_configs
 
     problems = options.inputs.file_problems("unless --aggregate-only")
     problems += options.launch.problems()
@@ -193,7 +193,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
         check_runs(runs, options, overrides)
         out.mkdir(parents=True, exist_ok=True)
         if fit is None:
-            from harness.training.run import run_fit as fit
+            from harness.training.fit import run_fit as fit
         try:
             if options.launch.in_process:
                 _run_here(options, runs, overrides, fit)
@@ -209,7 +209,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
                 )
         except RunFailedError as error:  # the tables first
             failed = error
-    from harness.suite.aggregate import aggregate
+    from harness.suite.summary_tables import aggregate
 
     tables = aggregate(out)
     write_suite_manifest(options, overrides, tables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from reports.contracts.fit_run import LOG_GLOB, FitRunFolder
+from reports.contracts.fit_folder import LOG_GLOB, FitRunFolder
 
 
 def _version_number(path: Path) -> int:

@@ -19,9 +19,9 @@ import yaml
 
 from harness.errors import InputError
 from harness.outdir import is_lock_file
-from harness.training.config import dotted
-from reports.contracts.fit_run import CONFIG as FILE_NAME
-from reports.contracts.fit_run import METRICS
+from harness.training.config.task_configs import dotted
+from reports.contracts.fit_folder import CONFIG as FILE_NAME
+from reports.contracts.fit_folder import METRICS
 from reports.contracts.manifest import MANIFEST
 
 # a larger budget continues a run (finished or not) instead of being another run

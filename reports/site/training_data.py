@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.contracts.fit_run import FitRunFolder, replicate_label
+from reports.contracts.fit_folder import FitRunFolder, replicate_label
 from reports.contracts.suite_results import finished_rows
 
 

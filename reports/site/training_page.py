@@ -15,7 +15,7 @@ import pandas as pd
 
 from reports import aggregation
 from reports.contracts import suite_results
-from reports.contracts.fit_run import FitRunFolder
+from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
 from reports.site import numbers

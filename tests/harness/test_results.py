@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from harness.suite.aggregate import load_results
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import finished_keys, results_path, run_shard
+from harness.suite.summary_tables import load_results
 from reports.contracts.results_file import ResultsFile
 from tests.harness.fixtures import results_shard_worker as worker
 

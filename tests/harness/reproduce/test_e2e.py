@@ -123,7 +123,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     import subprocess
     import sys
 
-    from tests.harness.training.test_interrupt import _wait_for
+    from tests.harness.training.callbacks.test_stop_on_signal import _wait_for
 
     out, root = tmp_path / "reproduce", Path(__file__).resolve().parents[3]
     script = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted", str(out)]

@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import pytest
 
+from harness.reproduce.comparison import reproduction
 from harness.reproduce.outputs import departures, markdown, task_table
 from harness.reproduce.preset import CPU_PRESET, PAPER_PRESET, Preset
-from harness.reproduce.tables import reproduction
 
 # test accuracies (fractions) per (task, encoder): three replicates each
 SCORES = {

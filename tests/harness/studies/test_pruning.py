@@ -14,7 +14,7 @@ from lightning.pytorch.trainer.states import TrainerFn
 from harness.studies.fitting import fit_trial
 from harness.studies.plans import TuneContext
 from harness.studies.pruning import PruneUnpromising, pruning, validations_per_trial
-from harness.studies.run import run_study
+from harness.studies.study import run_study
 
 
 def context(tmp_path: Path, trec_dir: Path, **budget: int) -> TuneContext:

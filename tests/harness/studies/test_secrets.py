@@ -113,7 +113,7 @@ def test_ctrl_c_on_a_study_prints_no_password_nor_traceback_and_its_trial_is_res
 
     import optuna
 
-    from tests.harness.training.test_interrupt import SANBENCH, _wait_for
+    from tests.harness.training.callbacks.test_stop_on_signal import SANBENCH, _wait_for
 
     url = make_url(postgres_url).set(password=PASSWORD).render_as_string(hide_password=False)
     out = tmp_path / "study"

@@ -16,8 +16,8 @@ from harness.errors import InputError
 from harness.studies.fitting import best_fit_run
 from harness.studies.options import StudyOptions
 from harness.studies.plans import StudyPlan, TuneContext
-from harness.studies.run import trial_line
 from harness.studies.space import read_space, suggest
+from harness.studies.study import trial_line
 
 
 def _study(words: list[str]) -> StudyOptions:

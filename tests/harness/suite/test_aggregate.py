@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from encoders import list_encoders
-from harness.suite.aggregate import (
+from harness.suite.parameter_counts import PAPER_ROWS, ParamSpec, measure, param_rows, params_table
+from harness.suite.runner import COLUMNS, KEY_COLUMNS
+from harness.suite.summary_tables import (
     PAPER_TABLES,
     aggregate,
     comparison,
@@ -19,8 +21,6 @@ from harness.suite.aggregate import (
     render,
     summarize,
 )
-from harness.suite.params import PAPER_ROWS, ParamSpec, measure, param_rows, params_table
-from harness.suite.runner import COLUMNS, KEY_COLUMNS
 from reports.contracts.results_file import ResultsFile
 from reports.paper_numbers import BI_BLOSAN, MTSA, PAPER_VALUES, lookup
 
@@ -181,7 +181,7 @@ def test_every_parameter_deviation_beyond_ten_percent_is_explained_in_the_docs()
 
 def test_a_time_cell_with_a_contended_run_is_marked_and_explained() -> None:
     """The suite's time column carries the profiler's contention evidence (issue 35)."""
-    from harness.suite.aggregate import CONTENDED_NOTE, summary_table
+    from harness.suite.summary_tables import CONTENDED_NOTE, summary_table
 
     def records(contended: int, acc: float) -> list[tuple]:
         return [

@@ -11,9 +11,9 @@ import torch
 
 from harness.cli import main
 from harness.training.checkpoints import UnsafeCheckpointError
-from harness.training.run import run_fit
+from harness.training.fit import run_fit
 from harness.training.run_folder import prepare_run_folder
-from tests.harness.training.test_run import tiny_run
+from tests.harness.training.test_fit import tiny_run
 
 
 class RunsCode:
@@ -59,7 +59,7 @@ def test_a_crafted_last_checkpoint_is_refused_when_fit_resumes(
     trec_dir: Path, tmp_path: Path, weights_only_off: None
 ) -> None:
     run = tiny_run(trec_dir, tmp_path / "run")
-    from harness.training.fit_cli import FitCLI
+    from harness.training.config.fit_cli import FitCLI
 
     cli = FitCLI(run.args())
     prepare_run_folder(run.out_dir, cli.config_yaml(), overwrite=False, writer=True)

@@ -49,7 +49,7 @@ def test_predict_and_encode_take_a_model_of_an_imported_module_from_its_folder(
     import os
     import subprocess
 
-    from tests.harness.training.test_run import TINY
+    from tests.harness.training.test_fit import TINY
 
     script = Path(sys.executable).parent / "sanbench"
     if not script.exists():

@@ -13,8 +13,8 @@ from harness.cli import main
 from harness.errors import RunFailedError
 from harness.suite.grid import RunSpec, Shard
 from harness.suite.runner import run_shard
-from harness.training.run import run_fit
-from tests.harness.training.test_run import TINY, tiny_run
+from harness.training.fit import run_fit
+from tests.harness.training.test_fit import TINY, tiny_run
 
 
 @pytest.fixture

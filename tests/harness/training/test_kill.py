@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.harness.training.test_interrupt import _wait_for
+from tests.harness.training.callbacks.test_stop_on_signal import _wait_for
 
 ROOT = Path(__file__).parents[3]
 SANBENCH = [sys.executable, "-m", "harness.cli"]

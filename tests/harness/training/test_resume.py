@@ -15,12 +15,12 @@ import torch
 
 from datamodules.datamodule import BenchmarkDataModule
 from harness.errors import RunInterruptedError
-from harness.training.callbacks import trainer_arguments
-from harness.training.efficiency import EfficiencyCallback
-from harness.training.fit_cli import TRAINER_DEFAULTS
-from harness.training.interrupt import StopOnSignal, stop_on_signals
+from harness.training.callbacks.efficiency_callback import EfficiencyCallback
+from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
+from harness.training.config.fit_cli import TRAINER_DEFAULTS
+from harness.training.config.run_options import RunOptions
 from harness.training.module import TaskModule
-from harness.training.run_options import RunOptions
+from harness.training.trainer_setup import trainer_arguments
 
 BATCH = 8  # 108 training examples of the tiny TREC files: 14 batches an epoch
 DROPOUT = 0.3  # every paper encoder trains with dropout: resume must reproduce its masks
@@ -154,7 +154,7 @@ def test_without_the_saved_generators_dropout_draws_other_masks(
     trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check above can fail: a resume that does not restore the generators ends elsewhere."""
-    from harness.training import random_states
+    from harness.training.callbacks import random_states
 
     budget = {"max_epochs": 1, "limit_train_batches": 6}
     reference = _fit(trec_dir, tmp_path / "whole", budget)
@@ -223,7 +223,7 @@ class FakeClock:
 def test_the_epoch_resumed_mid_way_is_timed_as_that_epoch_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import harness.training.efficiency as efficiency
+    import harness.training.callbacks.efficiency_callback as efficiency
 
     clock = FakeClock()
     monkeypatch.setattr(efficiency, "time", clock)

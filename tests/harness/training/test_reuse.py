@@ -15,10 +15,10 @@ import torch
 
 from datamodules.tasks import TREC_LABELS
 from harness.cli import main
+from harness.training.fit import run_fit
 from harness.training.module import TaskModule
-from harness.training.run import run_fit
 from tests.harness.fixtures.training_toy import DIM, VOCAB, ToyDataModule
-from tests.harness.training.test_run import tiny_run
+from tests.harness.training.test_fit import tiny_run
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.errors import InputError
 from harness.training.run_folder import MARKER, RunFolderError, prepare_run_folder
-from reports.contracts.fit_run import CONFIG as FILE_NAME
+from reports.contracts.fit_folder import CONFIG as FILE_NAME
 
 CONFIG = "model:\n  encoder: multi_cnn\n"
 

@@ -10,10 +10,12 @@ import lightning.pytorch as pl
 import pytest
 import torch
 
-from harness.training.callbacks import trainer_arguments
-from harness.training.config import ConfigError, list_task_configs, task_defaults
-from harness.training.fit_cli import TRAINER_DEFAULTS, FitCLI
-from harness.training.fit_run import FitRun
+from harness.training.config.fit_cli import TRAINER_DEFAULTS, FitCLI
+from harness.training.config.fit_run import FitRun
+from harness.training.config.run_options import RunOptions
+from harness.training.config.task_configs import ConfigError, list_task_configs, task_defaults
+from harness.training.config.task_model import builder_options
+from harness.training.fit import fit_datamodule
 from harness.training.heads import (
     pair_features,
     relatedness_features,
@@ -21,9 +23,7 @@ from harness.training.heads import (
     relatedness_score,
 )
 from harness.training.module import TaskModule
-from harness.training.run import fit_datamodule
-from harness.training.run_options import RunOptions
-from harness.training.task_model import builder_options
+from harness.training.trainer_setup import trainer_arguments
 from tests.harness.fixtures.training_toy import DIM, ToyDataModule, sparse_target
 
 
@@ -170,7 +170,7 @@ class Crash(pl.Callback):
 
 @pytest.mark.slow
 def test_resume_from_last_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.training.callbacks as callbacks
+    import harness.training.trainer_setup as callbacks
 
     original = callbacks.make_callbacks
     monkeypatch.setattr(callbacks, "make_callbacks", lambda *a: [*original(*a), Crash()])
@@ -196,7 +196,7 @@ class CrashMidEpoch(pl.Callback):
 def test_mid_epoch_checkpoint_bounds_what_a_kill_loses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.training.callbacks as callbacks
+    import harness.training.trainer_setup as callbacks
 
     original = callbacks.make_callbacks
     monkeypatch.setattr(callbacks, "make_callbacks", lambda *a: [*original(*a), CrashMidEpoch()])
@@ -217,7 +217,7 @@ def test_budget_shorter_than_an_epoch_still_checkpoints(tmp_path: Path) -> None:
 
 
 def test_periodic_checkpoint_defaults_to_ten_minutes_and_steps_win() -> None:
-    from harness.training.callbacks import periodic_checkpoint
+    from harness.training.trainer_setup import periodic_checkpoint
 
     key = periodic_checkpoint(RunOptions(), Path("unused")).state_key
     assert "'train_time_interval': datetime.timedelta(seconds=600)" in key
@@ -233,7 +233,7 @@ def test_ema_weight_averaging_runs(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_overhead_measures_both_paths() -> None:
-    from harness.training.overhead import measure_overhead
+    from harness.profiling.overhead import measure_overhead
 
     result = measure_overhead("multi_cnn", steps=4, warmup=1, batch_size=4, seq_len=6,
                               input_dim=8, hidden_dim=4, vocab=20, repeats=1)  # fmt: skip

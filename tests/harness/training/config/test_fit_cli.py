@@ -1,4 +1,4 @@
-"""``FitCLI`` (``harness/training/fit_cli.py``): the task's and encoder's config are the
+"""``FitCLI`` (``harness/training/config/fit_cli.py``): the task's and encoder's config are the
 defaults, whether ``--task``/``--encoder`` are flags or keys of a ``--config`` file, and no
 word of the command line is read by hand."""
 

@@ -1,5 +1,5 @@
 """Fit configurations: the per-task YAMLs (only what differs per task) and their keys
-(``harness.training.fit_run.FitRun`` is one fit built on them).
+(``harness.training.config.fit_run.FitRun`` is one fit built on them).
 
 A fit config has LightningCLI's layout: ``seed_everything``, ``trainer:``, ``model:``,
 ``data:``, ``run:`` (harness options) and ``out``. Light on purpose (yaml and the standard

@@ -7,17 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
-from lightning.pytorch.callbacks import Checkpoint, EarlyStopping, ModelCheckpoint, WeightAveraging
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint, WeightAveraging
 from lightning.pytorch.loggers import CSVLogger, Logger
 from torch.optim.swa_utils import get_ema_avg_fn
 
-from harness.training.efficiency import EfficiencyCallback
-from harness.training.epoch_lines import EpochLines, progress_bar_on
-from harness.training.finite_loss import NonFiniteLossStop
-from harness.training.interrupt import StopOnSignal
-from harness.training.random_states import RandomStates
-from harness.training.run_options import RunOptions
-from reports.contracts.fit_run import LOGS, FitRunFolder
+from harness.training.callbacks.efficiency_callback import EfficiencyCallback
+from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpoint
+from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
+from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
+from harness.training.callbacks.random_states import RandomStates
+from harness.training.callbacks.stop_on_signal import StopOnSignal
+from harness.training.config.run_options import RunOptions
+from reports.contracts.fit_folder import LOGS, FitRunFolder
 
 
 def monitored_metric(kind: str) -> str:
@@ -37,24 +38,6 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
         train_time_interval=None if steps else timedelta(minutes=minutes),
         enable_version_counter=False,  # EndOfEpochCheckpoint writes the same last.ckpt
     )
-
-
-class EndOfEpochCheckpoint(Checkpoint):
-    """``last.ckpt`` at the end of every epoch, after its validation and every other callback's
-    end-of-epoch work (Lightning runs checkpoint callbacks last, in their order).
-
-    Lightning's ``ModelCheckpoint`` writes its last checkpoint at an epoch's end only when it
-    also saved a top-k file then, i.e. when the dev metric improved; without this, a kill after
-    an epoch without improvement would resume from an older checkpoint, and a finished run's
-    ``last.ckpt`` would not hold its final state.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not trainer.fast_dev_run:
-            trainer.save_checkpoint(self.path, weights_only=False)  # the whole state
 
 
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:

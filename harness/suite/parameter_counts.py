@@ -17,8 +17,8 @@ from typing import Any
 from torch import nn
 
 from encoders import build_encoder, list_encoders
-from harness.suite.tables import MISSING, Table
-from harness.training.fit_run import FitRun
+from harness.table_files import MISSING, Table
+from harness.training.config.fit_run import FitRun
 from harness.training.heads import FEATURE_FACTOR, Classifier
 from reports.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 
@@ -96,7 +96,9 @@ def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
 
 def measure(spec: ParamSpec) -> ParamRow:
     """Build ``spec``'s encoder as the SNLI run would (config, then the row's overrides)."""
-    from harness.training.task_model import builder_options  # Lightning: not for `suite --help`
+    from harness.training.config.task_model import (
+        builder_options,
+    )  # Lightning: not for `suite --help`
 
     model = FitRun("snli", spec.encoder, Path("."), Path(".")).resolved()["model"]
     options = builder_options(

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.training.run import run_fit
+from harness.training.fit import run_fit
 from harness.training.run_folder import RunFolderError
-from tests.harness.training.test_run import TINY, tiny_run
+from tests.harness.training.test_fit import TINY, tiny_run
 
 SANBENCH = [sys.executable, "-m", "harness.cli"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.contracts.fit_run import CURVE_KEYS, FitRunFolder, replicate_label
+from reports.contracts.fit_folder import CURVE_KEYS, FitRunFolder, replicate_label
 
 
 def test_metrics_round_trip_and_mark_the_run_finished(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from datamodules.errors import DataFormatError
 from datamodules.vocab import Vocab
-from harness.training.sentences import collate_sentences, read_sentences
+from harness.inference.sentences import collate_sentences, read_sentences
 
 VOCAB = Vocab(["<pad>", "<unk>", "a", "cat", "sat"])
 

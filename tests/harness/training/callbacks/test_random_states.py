@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from harness.training.random_states import RandomStates
+from harness.training.callbacks.random_states import RandomStates
 
 
 def _draws() -> tuple:

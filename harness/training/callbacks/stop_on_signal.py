@@ -18,9 +18,7 @@ saves the checkpoint there too, and :func:`stop_on_signals` turns that exception
 from __future__ import annotations
 
 import contextlib
-import shlex
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,20 +28,9 @@ from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from harness.errors import RunInterruptedError
-from harness.redaction import STORAGE_ENV, redact_passwords
+from harness.redaction import resume_command
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def resume_command(argv: list[str] | None = None) -> str:
-    """The command line that continues this run: the same words, without ``--overwrite``, a
-    URL's password shown as ``***`` (and a line saying how to give it again)."""
-    words = sys.argv[1:] if argv is None else argv
-    command = shlex.join(["sanbench", *(w for w in words if w != "--overwrite")])
-    shown = redact_passwords(command)
-    if shown != command:
-        shown += f"\n(*** is the password you gave: type it again, or set {STORAGE_ENV})"
-    return shown
 
 
 class StopOnSignal(pl.Callback):

@@ -1,5 +1,5 @@
 """``run_fit``: train, validate and test one (task, encoder, seed, fold) and write its folder
-(the files of ``reports.contracts.fit_run``)."""
+(the files of ``reports.contracts.fit_folder``)."""
 
 from __future__ import annotations
 
@@ -23,18 +23,18 @@ from harness.cpu_usage import usage_record
 from harness.environment import environment
 from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
+from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
+from harness.training.callbacks.prediction_writers import TestPredictionWriter
+from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
+from harness.training.config.fit_cli import FitCLI
+from harness.training.config.fit_run import FitRun
 from harness.training.curve import write_curve
-from harness.training.efficiency import EfficiencyCallback, time_inference
-from harness.training.fit_cli import FitCLI
-from harness.training.fit_run import FitRun
-from harness.training.interrupt import StopOnSignal, stop_on_signals
 from harness.training.module import TaskModule
-from harness.training.predictions import TestPredictionWriter
 from harness.training.run_folder import check_run_folder, prepare_run_folder
 from harness.training.warm_up import warm_up_tiles
-from reports.contracts.fit_run import FitRunFolder
+from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import write_manifest
 
 INFERENCE_BATCH = 128  # MTSA Table 1: dev inference time with batch size 128

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.training.run import run_fit
-from tests.harness.training.test_run import tiny_run
+from harness.training.fit import run_fit
+from tests.harness.training.test_fit import tiny_run
 
 
 def _peak_alone(trec_dir: Path, out: Path, encoder: str, queue) -> None:
@@ -38,7 +38,7 @@ def test_cpu_steps_are_measured_once_per_larger_batch_and_never_while_accumulati
 
     import torch
 
-    from harness.training.efficiency import StepMemory
+    from harness.training.callbacks.efficiency_callback import StepMemory
 
     model = torch.nn.Linear(4, 4)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -68,7 +68,7 @@ def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
 
     import torch
 
-    from harness.training.efficiency import StepMemory
+    from harness.training.callbacks.efficiency_callback import StepMemory
 
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Embedding(500, 64), torch.nn.Linear(64, 64))

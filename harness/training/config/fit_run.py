@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from harness.training.config import nested, seed_message_hidden
+from harness.training.config.task_configs import nested, seed_message_hidden
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class FitRun:
     overrides: dict[str, Any] = field(default_factory=dict)
 
     def args(self) -> dict[str, Any]:
-        """The nested config LightningCLI parses (``harness.training.fit_cli.FitCLI``)."""
+        """The nested config LightningCLI parses (``harness.training.config.fit_cli.FitCLI``)."""
         values = {
             "seed_everything": self.seed,
             "out": str(self.out_dir),
@@ -43,7 +43,7 @@ class FitRun:
 
     def to_yaml(self) -> str:
         """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
-        from harness.training.fit_cli import FitCLI
+        from harness.training.config.fit_cli import FitCLI
 
         with seed_message_hidden():
             return FitCLI(self.args()).config_yaml()

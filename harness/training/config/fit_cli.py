@@ -30,16 +30,16 @@ from harness.command_parser import (
     unknown_options,
 )
 from harness.errors import InputError
-from harness.training.callbacks import trainer_arguments
-from harness.training.config import (
+from harness.training.config.run_options import RunOptions
+from harness.training.config.task_configs import (
     ConfigError,
     list_task_configs,
     plain,
     task_and_encoder,
     task_defaults,
 )
-from harness.training.run_options import RunOptions
-from harness.training.task_model import task_model
+from harness.training.config.task_model import task_model
+from harness.training.trainer_setup import trainer_arguments
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
 # (quiet), and the datamodule's own distributed sharding (docs/training.md, DDP)

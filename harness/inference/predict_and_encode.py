@@ -12,11 +12,11 @@ from torch.utils.data import DataLoader
 
 from datamodules.vocab import Vocab
 from harness.errors import RunInterruptedError
+from harness.inference.sentences import collate_sentences, read_sentences
+from harness.training.callbacks.prediction_writers import LabelWriter, VectorWriter
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.module import TaskModule
-from harness.training.predictions import LabelWriter, VectorWriter
-from harness.training.sentences import collate_sentences, read_sentences
 
 
 class SentenceVectors(pl.LightningModule):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.training.config import task_defaults
+from harness.training.config.task_configs import task_defaults
 
 TABLE_6 = ("cr", "mpqa", "subj", "trec", "sst1", "sst2")
 MTSA_APPENDIX_B = {
