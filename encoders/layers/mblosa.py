@@ -24,21 +24,6 @@ from encoders.layers.tanh_attention import (
 )
 
 
-def block_length(n: float) -> int:
-    """Appendix A, Eq. 19: memory r^2 * n/r + (n/r)^2 is minimal at r = cbrt(2n); returns ceil.
-
-    ``n`` is the (expected longest) sentence length, an integer or Eq. 23's real-valued bound.
-    Computed as the smallest integer r with r^3 >= 2n, so exact cubes are not rounded up.
-    """
-    target = 2 * max(n, 1)
-    r = max(1, round(target ** (1 / 3)))
-    while r**3 < target:
-        r += 1
-    while r > 1 and (r - 1) ** 3 >= target:
-        r -= 1
-    return r
-
-
 class MaskedSelfAttention(nn.Module):
     """Masked multi-dimensional token2token self-attention g_m(x, M) (Eq. 9).
 

@@ -7,9 +7,10 @@ from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
 from encoders.layers.activation import activation_class
+from encoders.layers.block_length import block_length
 from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
-from encoders.layers.mblosa import MaskedBlockSelfAttention, block_length
+from encoders.layers.mblosa import MaskedBlockSelfAttention
 from encoders.layers.source2token import Source2Token
 from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, DEFAULT_IMPL
 from encoders.registry import register_encoder

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.layers.init import glorot_
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.layers.tanh_attention import (
@@ -22,14 +23,6 @@ from encoders.layers.tanh_attention import (
 from encoders.registry import register_encoder
 
 PAPER = "Shen et al. 2018, DiSAN: Directional Self-Attention Network (AAAI)"
-
-
-def glorot_(linear: nn.Linear) -> nn.Linear:
-    """Glorot-uniform weights and zero biases (DiSAN training setup)."""
-    nn.init.xavier_uniform_(linear.weight)
-    if linear.bias is not None:
-        nn.init.zeros_(linear.bias)
-    return linear
 
 
 class MultiDimToken2Token(nn.Module):

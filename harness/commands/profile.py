@@ -11,7 +11,8 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import GIVEN, CommandParser, build
-from harness.profiling.options import PRESETS_HELP, ProfileOptions
+from harness.profiling import ProfileOptions, run_profile
+from harness.profiling.options import PRESETS_HELP
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -20,7 +21,5 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    from harness.profiling.profile import run_profile
-
     run_profile(build(ProfileOptions, config), given=config[GIVEN])
     return 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.reproduce import ReproduceOptions
+from harness.reproduce import ReproduceOptions, run_reproduce
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -25,7 +25,5 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    from harness.reproduce import run_reproduce
-
     print(f"tables: {run_reproduce(build(ReproduceOptions, config))}")
     return 0

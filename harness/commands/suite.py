@@ -11,7 +11,7 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.suite import SuiteOptions
+from harness.suite import SuiteOptions, run_suite
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -19,7 +19,5 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    from harness.suite import run_suite
-
     run_suite(build(SuiteOptions, config))
     return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.studies.options import StudyOptions
+from harness.studies import StudyOptions, run_tune
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -23,7 +23,5 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    from harness.studies.tune import run_tune
-
     run_tune(build(StudyOptions, config))
     return 0

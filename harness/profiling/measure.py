@@ -59,7 +59,7 @@ def encoder_options(point: Point) -> dict[str, Any]:
     (Bi-BloSAN) r = ceil(cbrt(2L)) for the profiled length L (Eq. 19, Appendix A) unless the
     variant sets one."""
     from encoders import builder_accepts
-    from encoders.layers.mblosa import block_length
+    from encoders.layers.block_length import block_length
     from harness.profiling.grid import parse_options
 
     options = dict(parse_options(point.options))

@@ -13,7 +13,6 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from encoders.plugins import imported_modules
 from harness.console import console as rich_console
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions
@@ -86,6 +85,7 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     import psutil
 
     from encoders import list_encoders
+    from encoders.plugins import imported_modules
     from harness.profiling.sweep import SweepConfig
 
     encoders, missing = grid.select_encoders(options.encoders or preset.encoders, list_encoders())

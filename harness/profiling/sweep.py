@@ -54,7 +54,6 @@ from reports.contracts.profile_run import (
 LOG_NAME = "worker.log"
 # Settings that define one comparison: a CSV never mixes two values of any of them.
 COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
-DONE_STATUSES = ("ok", "oom", "skipped_oom", "error", "predicted", "contended")
 # Meta-tensor predictions run in parallel before anything is timed.
 PREDICTION_PROCESSES = min(2, os.cpu_count() or 1)
 

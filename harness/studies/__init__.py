@@ -4,3 +4,8 @@
 storage, ``workers`` runs one worker's trials against the shared budget, ``outputs`` writes the
 CSV, figures, HTML summary and manifest.
 """
+
+from harness.studies.options import StudyOptions
+from harness.studies.tune import run_tune
+
+__all__ = ["StudyOptions", "run_tune"]

@@ -21,8 +21,8 @@ import optuna
 import torch
 from torch import nn
 
+from encoders.layers.block_length import memory_optimal_r
 from harness.studies.plans import StudyPlan, TuneContext
-from harness.training.appendix_a import memory_optimal_r
 
 R_RANGE = (2, 32)
 MEMORY = "peak_mem_mb"
@@ -74,7 +74,7 @@ def eq19_cost(n: int, r: int) -> int:
 
 def compare(trials: list[optuna.trial.FrozenTrial]) -> list[dict[str, Any]]:
     """Per n: measured argmin r (smallest on ties) against Eq. 19 and the encoder's r."""
-    from encoders.layers.mblosa import block_length
+    from encoders.layers.block_length import block_length
 
     by_n: dict[int, dict[int, float]] = {}
     for trial in trials:

@@ -20,6 +20,7 @@ from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, Sp
 from torchmetrics.classification import MulticlassAccuracy
 
 from encoders import Encoder, build_encoder, encoder_entry
+from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder
 from harness.training.heads import (
     FEATURE_FACTOR,
@@ -38,15 +39,6 @@ class Vocabulary(TypedDict):
 
     itos: list[str]
     lowercase: bool
-
-
-def glorot_init(module: nn.Module) -> None:
-    """Glorot-uniform weights and zero biases for every linear/convolution layer (papers' init)."""
-    for layer in module.modules():
-        if isinstance(layer, nn.Linear | nn.Conv1d | nn.Conv2d):
-            nn.init.xavier_uniform_(layer.weight)
-            if layer.bias is not None:
-                nn.init.zeros_(layer.bias)
 
 
 def _metrics(kind: str, num_classes: int, stage: str) -> MetricCollection:
@@ -118,7 +110,7 @@ class TaskModule(pl.LightningModule):
             dropout,
             activation,
         )
-        glorot_init(self.head)
+        glorot_layers_(self.head)
         self.train_metrics = _metrics(kind, num_classes, "train")
         self.val_metrics = _metrics(kind, num_classes, "val")
         self.test_metrics = _metrics(kind, num_classes, "test")

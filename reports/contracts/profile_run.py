@@ -96,6 +96,9 @@ REQUIRED = (
 )
 # Statuses of a point that was measured (its peak memory and time are in the row; a
 # ``contended`` one was refused by ``--strict`` for its time, its memory still stands).
+# every status a row of profile.csv has, in the order pages count them; a row of any of them is
+# done (a resume never measures its point again)
+STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error", "contended")
 MEASURED_STATUSES = ("ok", "contended")
 OPTIONAL = {
     "options": "",

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from reports.contracts.manifest import MANIFEST
-from reports.contracts.profile_run import PROFILE_CSV
+from reports.contracts.profile_run import PROFILE_CSV, STATUSES
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
@@ -25,7 +25,6 @@ from reports.profile.tables import (
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
 
-STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error", "contended")
 CONTENDED_COLUMNS = ["label", "mode", "seq_len", "time_ms_median", "threads", "cpu_granted"]
 CONTENDED_COLUMNS += ["cpu_share", "load_avg_before", "load_avg_after"]
 

@@ -9,8 +9,9 @@ import torch
 import torch.nn.functional as F
 
 from encoders import build_encoder
+from encoders.layers.block_length import block_length
 from encoders.layers.masking import direction_mask
-from encoders.layers.mblosa import MaskedBlockSelfAttention, MaskedSelfAttention, block_length
+from encoders.layers.mblosa import MaskedBlockSelfAttention, MaskedSelfAttention
 from encoders.models.bi_blosan import BiBloSAN
 
 NAMES = ["bi_blosan", "bi_blosan_no_local", "bi_blosan_no_global"]

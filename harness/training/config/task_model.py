@@ -11,8 +11,7 @@ from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
 
 from datamodules.datamodule import BenchmarkDataModule
 from encoders import builder_accepts, encoder_entry
-from encoders.layers.mblosa import block_length
-from harness.training.appendix_a import expected_max_length
+from encoders.layers.block_length import block_length, expected_max_length
 from harness.training.config.task_configs import plain
 from harness.training.module import TaskModule, Vocabulary
 

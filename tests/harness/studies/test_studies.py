@@ -11,13 +11,13 @@ import optuna
 import pytest
 import yaml
 
+from encoders.layers.block_length import appendix_a_r, expected_max_length, memory_optimal_r
 from harness.cli import main
 from harness.studies.block_length_memory import compare, eq19_cost
 from harness.studies.dropout import supports_attention_dropout
 from harness.studies.fitting import best_fit_run
 from harness.studies.plans import TuneContext
 from harness.studies.storage import dashboard_command, open_storage
-from harness.training.appendix_a import appendix_a_r, expected_max_length, memory_optimal_r
 
 
 def test_eq19_minimises_the_continuous_cost() -> None:

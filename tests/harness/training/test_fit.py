@@ -277,9 +277,8 @@ def test_run_fit_gives_bi_blosan_appendix_a_block_length_in_its_checkpoint(
     trec_dir: Path, tmp_path: Path
 ) -> None:
     """r = block_length(sigma sqrt(2 ln B) + mu) of the training lengths, saved with the weights."""
-    from encoders.layers.mblosa import block_length
+    from encoders.layers.block_length import block_length, expected_max_length
     from harness.studies.block_length import length_stats
-    from harness.training.appendix_a import expected_max_length
 
     out = tmp_path / "bi_blosan"
     metrics = run_fit(tiny_run(trec_dir, out, "bi_blosan", trainer__max_epochs=1))

@@ -1,4 +1,5 @@
-"""Bi-BloSAN's analytic block length (Shen et al., ICLR 2018, Appendix A).
+"""Bi-BloSAN's block length (Shen et al., ICLR 2018, Appendix A): the one place Eq. 19 and
+Eq. 23 are written.
 
 Eq. 19: mBloSA's memory xi ~ r^2 * (n/r) + (n/r)^2 (m = n/r intra-block self-attentions of
 length r, one inter-block self-attention of length m) is minimal at r = cbrt(2n).
@@ -18,6 +19,19 @@ def memory_optimal_r(n: float) -> float:
     if n <= 0:
         raise ValueError(f"sequence length must be positive, not {n}")
     return (2.0 * n) ** (1.0 / 3.0)
+
+
+def block_length(n: float) -> int:
+    """Eq. 19's r rounded up: the block length mBloSA uses for (expected longest) length ``n``,
+    an integer or Eq. 23's real-valued bound. The smallest integer r with r^3 >= 2n, so exact
+    cubes are not rounded up by floating point."""
+    target = 2 * max(n, 1)
+    r = max(1, round(memory_optimal_r(max(n, 1))))
+    while r**3 < target:
+        r += 1
+    while r > 1 and (r - 1) ** 3 >= target:
+        r -= 1
+    return r
 
 
 def expected_max_length(mean: float, std: float, batch_size: int) -> float:
