@@ -26,14 +26,14 @@ from harness.redaction import redacted_console
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "encoders": ("harness.commands.encoders", "list every registered encoder"),
     "profile": ("harness.commands.profile", "memory/latency sweep over sequence lengths"),
-    "data": ("datamodules.cli", "inspect benchmark files (stats, coverage, errors)"),
+    "data": ("harness.commands.data", "inspect benchmark files (stats, coverage, errors)"),
     "fit": ("harness.commands.fit", "train, validate and test one model"),
     "predict": ("harness.commands.predict", "labels of new sentences from a fit checkpoint"),
     "encode": ("harness.commands.encode", "sentence vectors of new sentences from a checkpoint"),
     "suite": ("harness.commands.suite", "run a grid of tasks x encoders x seeds"),
     "reproduce": ("harness.commands.reproduce", "the papers' accuracy tables on this machine"),
     "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
-    "report": ("reports.cli", "build the HTML/PNG report from run folders"),
+    "report": ("harness.commands.report", "build the HTML/PNG report from run folders"),
 }
 # Bad input (files, values, names) that library code raises as built-in errors: a message and
 # InputError's exit status, no traceback. Any other exception is an internal error (status 1).

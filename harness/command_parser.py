@@ -165,14 +165,18 @@ class CommandParser(ArgumentParser):
 
     def add_options(self, options: type) -> None:
         """One option per field of the dataclass ``options``, with its type, default and
-        attribute docstring; a ``bool`` field is a yes/no flag (``--KEY``, ``--no-KEY``), and
-        a dataclass field adds its own fields at the same level (:func:`build` nests them)."""
+        attribute docstring; a ``bool`` field is a yes/no flag (``--KEY``, ``--no-KEY``), a
+        field with ``metadata={"positional": True}`` a word without an option name, and a
+        dataclass field adds its own fields at the same level (:func:`build` nests them)."""
         hints = typing.get_type_hints(options)
         docs = field_docs(options)
         for field in dataclasses.fields(options):
             hint = hints[field.name]
             if dataclasses.is_dataclass(hint):
                 self.add_options(hint)
+                continue
+            if field.metadata.get("positional"):
+                self._add_positional(field, hint, docs.get(field.name, ""))
                 continue
             names = [f"--{field.name.replace('_', '-')}"]
             if "_" in field.name:
@@ -194,6 +198,15 @@ class CommandParser(ArgumentParser):
                 default=None if default is dataclasses.MISSING else default,
                 help=help_text + shown,
             )
+
+    def _add_positional(self, field: dataclasses.Field, hint: Any, help_text: str) -> None:
+        """A field with ``metadata={"positional": True}``: a word without an option name (a
+        ``list[X]`` field takes one or more), its ``choices`` from the metadata."""
+        if typing.get_origin(hint) is list:
+            self.add_argument(field.name, nargs="+", type=typing.get_args(hint)[0], help=help_text)
+        else:
+            choices = field.metadata.get("choices")
+            self.add_argument(field.name, type=hint, choices=choices, help=help_text)
 
     def parse(self, words: list[str]) -> Namespace:
         """The parsed options, and under :data:`GIVEN` the keys the words (or a ``--config``

@@ -214,7 +214,7 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
         )
         run_sweep(config, out, command, console, options.progress, sweep_options(options))
     if options.report:
-        # The command layer composes sweep and report, as harness.cli dispatches to reports.cli.
+        # The command layer composes sweep and report, as harness.commands.report does.
         page = importlib.import_module("reports.site").build_profile_report(out)
         console.print(f"report: {page.resolve()}")
     refused = contended_points(out)

@@ -1,0 +1,50 @@
+"""``sanbench data stats``: per-split counts, labels, drops, lengths and vector coverage.
+
+    sanbench data stats --task trec --data-dir ../shared/datasets
+    sanbench data stats --task sst2 --data-dir D --embeddings glove.txt --json
+
+Arguments are checked (task, folders, files, encoding) before numpy, torch or any data file
+is loaded; bad data files: one line per problem and exit status 2 (``sanbench --debug``
+shows the traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+
+from jsonargparse import Namespace
+
+from datamodules.options import StatsOptions
+from harness.command_parser import CommandParser, build
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(StatsOptions)
+
+
+def run(config: Namespace) -> int:
+    """Print the statistics (bad or missing files raise; ``sanbench`` reports them)."""
+    from rich.console import Console
+
+    from datamodules.stats import dataset_stats
+    from datamodules.stats_table import stats_table
+    from datamodules.tasks import get_task
+    from datamodules.vectors import load_vectors
+
+    options = build(StatsOptions, config)
+    task = get_task(options.task)
+    vectors = load_vectors(options.embeddings, options.cache_dir) if options.embeddings else None
+    layout, root, splits = dataset_stats(
+        task, options.data_dir, options.layout, vectors, options.lowercase, options.encoding
+    )
+    if options.json:
+        report = {"task": task.name, "layout": layout, "folder": str(root)}
+        print(json.dumps(report | {"splits": [asdict(s) for s in splits]}, indent=2))
+        return 0
+    title = f"{task.name} ({task.kind}, {task.num_classes} classes) — {layout} layout in {root}"
+    # a terminal's width there; in a pipe or a file, rows as long as they are (never wrapped)
+    wide = {} if sys.stdout.isatty() else {"width": 1_000_000, "soft_wrap": True}
+    Console(**wide).print(stats_table(title, splits))
+    return 0

@@ -1,0 +1,32 @@
+"""``sanbench report``: the HTML/PNG site over run folders (fits, suites, studies, profiles,
+reproductions), rendered from their files by ``reports``.
+
+    sanbench report runs/quick runs/suite --out runs/site
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+from jsonargparse import Namespace
+
+from harness.command_parser import CommandParser, build
+from reports.options import ReportOptions
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(ReportOptions)
+
+
+def run(config: Namespace) -> int:
+    from reports.site import build_site
+
+    options = build(ReportOptions, config)
+    words = ["sanbench", "report", *map(str, options.runs), "--out", str(options.out)]
+    skipped: list = []
+    index = build_site(options.runs, options.out, shlex.join(words), skipped)
+    for note in skipped:
+        print(f"sanbench report: left out {note.source}: {note.reason}", file=sys.stderr)
+    print(index.resolve().as_uri())
+    return 0
