@@ -279,7 +279,10 @@ def build(options: type[T], namespace: Namespace) -> T:
             values[field.name] = plain(namespace[field.name])
     if problems:
         raise InputError("\n".join(problems))
-    return options(**values)
+    try:
+        return options(**values)
+    except ValueError as error:  # options of a package below harness check with ValueError
+        raise InputError(str(error)) from None
 
 
 def plain(value: Any) -> Any:
