@@ -1,4 +1,7 @@
-"""``run_profile``: a ``sanbench profile`` sweep from its options, its report, its verdict.
+"""``run_profile``: a ``sanbench profile`` sweep from its options to its report and verdict, top
+to bottom: the options (resumed from the manifest with ``--resume``), the sweep they resolve to,
+the sweep here (:func:`run_sweep`, ``harness.profiling.sweep`` measuring) or as one job per
+encoder variant whose rows are merged, then the report and the failed or contended points.
 
 The options are checked before torch is imported, so argument errors are immediate.
 """
@@ -9,18 +12,19 @@ import dataclasses
 import datetime as dt
 import importlib
 import inspect
+import re
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.console import console as rich_console
-from harness.errors import InputError, RunFailedError
+from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
 from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
 from harness.redaction import recorded_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
-from reports.contracts.profile_run import PROFILE_CSV, profile_csv
+from reports.contracts.profile_run import PROFILE_CSV, profile_csv, results_file, variant_label
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
 # Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
 # too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
 DEFAULT_CPU_SHARE = 0.8
+JOBS_FOLDER = "jobs"  # OUT/jobs/<variant>/: one job's sweep, merged into OUT/profile.csv
 
 
 def resolve_device(name: str) -> str:
@@ -186,15 +191,73 @@ def out_folder(options: ProfileOptions) -> Path:
     return options.out
 
 
+def run_sweep(
+    config: SweepConfig,
+    out: Path,
+    command: str,
+    console: Console | None = None,
+    progress: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Path:
+    """Sweep ``config`` into ``out`` (resuming its rows) and write its manifest, with the
+    ``options`` that made it; returns ``out``.
+
+    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep (nothing
+    written),
+    :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
+    when the measuring worker cannot start.
+    """
+    from rich.console import Console
+
+    from harness.profiling.sweep import Sweep
+    from harness.profiling.sweep_manifest import sweep_environment, write_manifest
+
+    console = console or Console(quiet=True)
+    env = sweep_environment(config)
+    sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
+    write_manifest(out, config, env, command, options)
+    try:
+        sweep.run(progress=progress)
+    except KeyboardInterrupt:
+        raise RunInterruptedError(
+            f"interrupted; finished rows are kept. Resume: sanbench profile --resume --out {out}"
+        ) from None
+    except RuntimeError as error:  # a worker that cannot start (see worker.log)
+        raise RunFailedError(str(error)) from None
+    return out
+
+
+def one_encoder(config: SweepConfig, label: str) -> SweepConfig:
+    """``config`` restricted to the encoder variant ``label``."""
+    return dataclasses.replace(
+        config, encoders=tuple(s for s in config.encoders if s.label == label)
+    )
+
+
+def failed_points(out: Path) -> list[str]:
+    """The points of ``out/profile.csv`` that ended in an error (not an OOM: that is a result)."""
+    rows = results_file(out).rows()
+    return [
+        f"{variant_label(row['encoder'], row['options'])} L={row['seq_len']} "
+        f"{row['mode']}: {row['message']}"
+        for row in rows
+        if row["status"] == "error"
+    ]
+
+
+def contended_points(out: Path) -> int:
+    """How many points of ``out/profile.csv`` ``--strict`` refused as contended."""
+    rows = results_file(out).rows()
+    return sum(row["status"] == "contended" for row in rows)
+
+
 def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -> Path:
     """Run (or resume) the sweep, here or as one job per encoder variant, then its report;
     returns the run folder. ``given``: the options the user gave (default: those that differ
     from their defaults); ``--resume`` takes the others from the sweep's manifest, and the
     manifest refuses a sweep other than its own before any point is written
-    (:func:`harness.profiling.run.write_manifest`).
+    (:func:`harness.profiling.sweep_manifest.write_manifest`).
     :class:`RunFailedError` when a point failed or was refused as contended (``--strict``)."""
-    from harness.profiling.run import contended_points, failed_points, run_sweep
-
     console = rich_console()
     if options.resume:
         options = resumed_options(options, given_options(options) if given is None else given)
@@ -239,13 +302,13 @@ def run_as_jobs(
     console: Console,
     recorded: dict[str, Any],
 ) -> None:
-    """One submitit job per encoder variant (``harness.profiling.jobs``), rows merged into
+    """One job per encoder variant (:func:`run_encoder`, the same :func:`run_sweep` of one
+    encoder into :func:`job_folder`; a requeued job resumes from its own CSV), rows merged into
     ``out/profile.csv``."""
     import functools
 
     from harness.launch import launch, report_outcomes
-    from harness.profiling.jobs import job_folder, merge, run_encoder
-    from harness.profiling.run import sweep_environment, write_manifest
+    from harness.profiling.sweep_manifest import sweep_environment, write_manifest
 
     labels = [spec.label for spec in config.encoders]
     write_manifest(out, config, sweep_environment(config), command, recorded)
@@ -261,3 +324,27 @@ def run_as_jobs(
         resume=f"rerun with --resume --out {out} to finish",
         log=console.print,
     )
+
+
+def job_folder(out: Path, label: str) -> Path:
+    """``OUT/jobs/<label>`` with the variant's options made file-name safe."""
+    return out / JOBS_FOLDER / re.sub(r"[^A-Za-z0-9._=-]+", "_", label)
+
+
+def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Path:
+    """The job: the sweep of one encoder variant into ``out`` (resumed if it holds rows)."""
+    return run_sweep(one_encoder(config, label), out, command)
+
+
+def merge(out: Path, labels: list[str]) -> int:
+    """Append the job folders' rows that ``out/profile.csv`` lacks; returns how many."""
+    merged = results_file(out)
+    done = merged.done_keys()
+    added = 0
+    for label in labels:
+        for row in results_file(job_folder(out, label)).rows():
+            if merged.key(row) not in done:
+                merged.append(row)
+                done.add(merged.key(row))
+                added += 1
+    return added

@@ -1,28 +1,29 @@
-"""``run_sweep``: one profile sweep into a run folder, the library call behind ``sanbench
-profile`` and its per-encoder jobs (``harness.profiling.jobs``)."""
+"""A profile sweep's ``manifest.json``: the machine, the sweep it resolved to and the options
+that made it; a resume appends to it and another sweep never overwrites it."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from rich.console import Console
-
-from harness.environment import environment
-from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.errors import InputError
 from harness.profiling.options import SWEEP_KEYS
-from harness.profiling.sweep import Sweep, SweepConfig
 from reports.contracts.manifest import read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
-from reports.contracts.profile_run import profile_csv, results_file, variant_label
+from reports.contracts.profile_run import profile_csv
+
+if TYPE_CHECKING:
+    from harness.profiling.sweep import SweepConfig
 
 
 def sweep_environment(config: SweepConfig) -> dict[str, str]:
     """The machine and library versions recorded with every row and in the manifest."""
+    import torch
+
+    from harness.environment import environment
+
     env = {**environment(torch.device(config.device)), "allocator": config.allocator}
     if config.threads is not None:
         env["threads"] = str(config.threads)
@@ -83,56 +84,3 @@ def write_manifest(
         "config": record,
     }
     write_run_manifest(out, manifest)
-
-
-def failed_points(out: Path) -> list[str]:
-    """The points of ``out/profile.csv`` that ended in an error (not an OOM: that is a result)."""
-    rows = results_file(out).rows()
-    return [
-        f"{variant_label(row['encoder'], row['options'])} L={row['seq_len']} "
-        f"{row['mode']}: {row['message']}"
-        for row in rows
-        if row["status"] == "error"
-    ]
-
-
-def contended_points(out: Path) -> int:
-    """How many points of ``out/profile.csv`` ``--strict`` refused as contended."""
-    rows = results_file(out).rows()
-    return sum(row["status"] == "contended" for row in rows)
-
-
-def run_sweep(
-    config: SweepConfig,
-    out: Path,
-    command: str,
-    console: Console | None = None,
-    progress: bool = False,
-    options: dict[str, Any] | None = None,
-) -> Path:
-    """Sweep ``config`` into ``out`` (resuming its rows) and write its manifest, with the
-    ``options`` that made it; returns ``out``.
-
-    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep (nothing
-    written),
-    :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
-    when the measuring worker cannot start.
-    """
-    console = console or Console(quiet=True)
-    env = sweep_environment(config)
-    sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
-    write_manifest(out, config, env, command, options)
-    try:
-        sweep.run(progress=progress)
-    except KeyboardInterrupt:
-        raise RunInterruptedError(
-            f"interrupted; finished rows are kept. Resume: sanbench profile --resume --out {out}"
-        ) from None
-    except RuntimeError as error:  # a worker that cannot start (see worker.log)
-        raise RunFailedError(str(error)) from None
-    return out
-
-
-def one_encoder(config: SweepConfig, label: str) -> SweepConfig:
-    """``config`` restricted to the encoder variant ``label``."""
-    return replace(config, encoders=tuple(s for s in config.encoders if s.label == label))
