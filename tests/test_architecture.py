@@ -5,12 +5,18 @@
   ``reports.contracts`` (the result-file contracts) imports nothing of ours but itself;
 - each result file's name is spelled in one product module, its contract;
 - the import graph drawn in docs/architecture.md is the one the code has
-  (``python -m tests.test_architecture`` prints it).
+  (``python -m tests.test_architecture`` prints it);
+- names say what a module holds: no ``run.py``, and no basename but ``__init__``, ``options``
+  and ``cli`` shared by three modules; each command package has ``options.py`` and a module named
+  after its command, and exports both;
+- each fact has one definition: Eq. 19's cube root, the Glorot rule, the profile row statuses,
+  the argument checks of the commands.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -226,6 +232,113 @@ def test_the_documented_import_graph_is_the_real_one() -> None:
         "docs/architecture.md's graph is stale; replace it with the output of "
         "`python -m tests.test_architecture`"
     )
+
+
+SHARED_BASENAMES = {"__init__", "options", "cli"}
+# command -> (package, options class, its run function, the package's module named after it)
+COMMAND_PACKAGES = {
+    "profile": ("harness.profiling", "ProfileOptions", "run_profile", "profile"),
+    "tune": ("harness.studies", "StudyOptions", "run_tune", "tune"),
+    "suite": ("harness.suite", "SuiteOptions", "run_suite", "suite"),
+    "reproduce": ("harness.reproduce", "ReproduceOptions", "run_reproduce", "reproduce"),
+}
+# a fact -> the one module that defines it (a module-level function, class or constant)
+FACTS = {
+    "memory_optimal_r": "encoders.layers.block_length",  # Eq. 19
+    "block_length": "encoders.layers.block_length",
+    "expected_max_length": "encoders.layers.block_length",  # Eq. 23
+    "appendix_a_r": "encoders.layers.block_length",
+    "glorot_": "encoders.layers.init",
+    "glorot_layers_": "encoders.layers.init",
+    "STATUSES": "reports.contracts.profile_run",
+    "MEASURED_STATUSES": "reports.contracts.profile_run",
+    "resume_command": "harness.redaction",
+    "recorded_command": "harness.redaction",
+    "names": "harness.command_parser",
+}
+
+
+def module_definitions(path: Path) -> set[str]:
+    """The names ``path`` defines at module level (functions, classes, assigned names)."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_no_run_module_and_no_basename_shared_by_three() -> None:
+    counts: dict[str, list[str]] = {}
+    for module, path in product_modules().items():
+        counts.setdefault(path.stem, []).append(module)
+    assert "run" not in counts, f"modules named run.py: {counts['run']}"
+    shared = {n: m for n, m in counts.items() if len(m) >= 3 and n not in SHARED_BASENAMES}
+    assert not shared, f"basenames shared by three or more modules: {shared}"
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_PACKAGES))
+def test_each_command_package_has_its_options_and_a_module_named_after_it(command: str) -> None:
+    package, options, run, module = COMMAND_PACKAGES[command]
+    modules = product_modules()
+    assert f"{package}.options" in modules and f"{package}.{module}" in modules
+    assert options in module_definitions(modules[f"{package}.options"])
+    assert run in module_definitions(modules[f"{package}.{module}"])
+    exported = importlib.import_module(package)
+    assert {options, run} <= set(exported.__all__)
+    adapter = modules[f"harness.commands.{command}"]
+    assert {f"{package}.{options}", f"{package}.{run}"} <= set(
+        imported(f"harness.commands.{command}", adapter)
+    ), f"harness/commands/{command}.py should import {options} and {run} from {package}"
+
+
+def test_each_fact_is_defined_in_one_module() -> None:
+    defined: dict[str, set[str]] = {fact: set() for fact in FACTS}
+    for module, path in product_modules().items():
+        for name in module_definitions(path) & set(FACTS):
+            defined[name].add(module)
+    wrong = {fact: sorted(where) for fact, where in defined.items() if where != {FACTS[fact]}}
+    assert not wrong, f"defined elsewhere than (or besides) its one module: {wrong}"
+
+
+def _cube_root(node: ast.AST) -> bool:
+    """``x ** (1 / 3)`` (Eq. 19's cube root) in any spelling of a third."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)):
+        return False
+    try:
+        return abs(float(eval(compile(ast.Expression(node.right), "", "eval"))) - 1 / 3) < 1e-12
+    except Exception:  # not a constant exponent
+        return False
+
+
+def test_no_second_spelling_of_a_fact() -> None:
+    """A fact written again under another name: Eq. 19's cube root, a Glorot rule (a function
+    named after it), the profile statuses as a literal."""
+    from reports.contracts.profile_run import STATUSES
+
+    found = []
+    for module, path in product_modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if _cube_root(node) and module != FACTS["memory_optimal_r"]:
+                found.append(f"{module}:{node.lineno}: Eq. 19's cube root")
+            if (
+                isinstance(node, ast.FunctionDef)
+                and "glorot" in node.name.lower()
+                and module != FACTS["glorot_"]
+            ):
+                found.append(f"{module}:{node.lineno}: a Glorot rule {node.name}")
+            if (
+                isinstance(node, ast.Tuple | ast.List | ast.Set)
+                and len(node.elts) >= 3
+                and all(isinstance(e, ast.Constant) for e in node.elts)
+                and {e.value for e in node.elts} == set(STATUSES)
+                and module != FACTS["STATUSES"]
+            ):
+                found.append(f"{module}:{node.lineno}: the profile row statuses")
+    assert not found, found
 
 
 @pytest.mark.parametrize(
