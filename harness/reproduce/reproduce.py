@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.errors import InputError, RunInterruptedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
@@ -107,18 +107,14 @@ def run_part(
 ) -> str:
     """One job: shard ``shard`` of ``runs`` on ``threads`` threads; what it did, in words.
     :class:`RunFailedError` when a run failed (its row and ``error.txt`` say why)."""
-    from harness.quiet import hide_lightning_tips, hide_srun_hint
-
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
-    hide_lightning_tips()
-    hide_srun_hint()
     import torch
 
-    from harness.suite.runner import run_shard
+    from harness.suite import run_shard_of_suite
     from harness.training.fit import run_fit
 
     torch.set_num_threads(threads)
-    summary = run_shard(
+    return run_shard_of_suite(
         runs,
         shard=shard,
         out_dir=out_dir,
@@ -126,12 +122,7 @@ def run_part(
         data_dir=data_dir,
         embeddings=embeddings,
         overrides=overrides,
-        log=lambda line: print(line, flush=True),
     )
-    said = f"{len(summary.ran)} ran, {len(summary.skipped)} already done"
-    if summary.failed:
-        raise RunFailedError(f"{said}, {len(summary.failed)} failed")
-    return said
 
 
 def reproduce(

@@ -167,7 +167,11 @@ def run_as_jobs(
 
 def run_shard_of_suite(runs: Sequence[RunSpec], **arguments: Any) -> str:
     """One job: ``run_shard``, what it did in words; :class:`RunFailedError` if a run failed
-    (its row and ``error.txt`` say why)."""
+    (its row and ``error.txt`` say why). Lightning's tips stay off the job's console."""
+    from harness.quiet import hide_lightning_tips, hide_srun_hint
+
+    hide_lightning_tips()
+    hide_srun_hint()
     summary = run_shard(runs, **arguments, log=lambda line: print(line, flush=True))
     said = f"{len(summary.ran)} ran, {len(summary.skipped)} already done"
     if summary.failed:

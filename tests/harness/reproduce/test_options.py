@@ -1,0 +1,44 @@
+"""``ReproduceOptions``: a part of the preset's grid, its launcher, and what the tables cover."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.launch import LaunchOptions
+from harness.reproduce import ReproduceOptions
+from harness.reproduce.preset import PRESETS
+from harness.reproduce.reproduce import covered
+
+
+def test_a_part_keeps_the_presets_order_and_settings() -> None:
+    options = ReproduceOptions(preset="paper", tasks="sst2,trec", encoders="mtsa,bilstm")
+    part = options.part
+    assert part.tasks == ("trec", "sst2") and part.encoders == ("bilstm", "mtsa")
+    assert (part.seeds, part.folds) == (PRESETS["paper"].seeds, PRESETS["paper"].folds)
+    assert {run.task for run in part.grid()} == {"trec", "sst2"}
+
+
+def test_the_default_launcher_is_two_spawned_processes() -> None:
+    assert ReproduceOptions().launcher == LaunchOptions("process", jobs=2)
+    chosen = ReproduceOptions(launch=LaunchOptions("slurm", jobs=54, slurm_time=600)).launcher
+    assert (chosen.launcher, chosen.jobs, chosen.slurm_time) == ("slurm", 54, 600)
+
+
+def test_every_bad_name_is_named_at_once() -> None:
+    with pytest.raises(ValueError) as error:
+        ReproduceOptions(tasks="trec,snli", encoders=",", threads=0)
+    assert str(error.value).splitlines() == [
+        "--threads must be a positive integer, got 0",
+        "--tasks: snli not in the reproduction's grid; choose among "
+        "cr,mpqa,subj,trec,sst1,sst2",
+        "--encoders: expected a comma-separated list such as trec,sst2",
+    ]
+
+
+def test_the_tables_cover_this_part_and_every_earlier_one() -> None:
+    preset = PRESETS["cpu"]
+    first = ReproduceOptions(tasks="trec", encoders="disan").part
+    assert covered(preset, first, None).tasks == ("trec",)
+    recorded = covered(preset, first, None).to_dict()
+    then = covered(preset, ReproduceOptions(tasks="cr", encoders="bilstm").part, recorded)
+    assert then.tasks == ("cr", "trec") and then.encoders == ("bilstm", "disan")
