@@ -181,7 +181,9 @@ def reproduce(
         session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_average())
         write_manifest(out, manifest)
     try:
-        report_outcomes(outcomes, resume="rerun the same command to retry the failed runs")
+        report_outcomes(
+            outcomes, describe=str, resume="rerun the same command to retry the failed runs"
+        )
     finally:
         build_tables(out, tables_preset, manifest)
 
