@@ -99,7 +99,8 @@ def unknown_keys(keys: Iterable[str], known: set[str]) -> list[str]:
 def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
     """Each ``--option`` of ``words`` that ``parser`` does not take, with the nearest one.
 
-    A dash spelling stands for the underscore key (``--data-dir``: ``data_dir``), and
+    A dash spelling stands for the underscore key (``--data-dir``: ``data_dir``),
+    ``--KEY+`` for an item appended to a list option (``--trainer.callbacks+=X``), and
     ``--no-KEY`` for a yes/no option; ``parser.aliases`` adds options that are not keys."""
     known = known_keys(parser)
     aliases: set[str] = getattr(parser, "aliases", set())
@@ -107,7 +108,7 @@ def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
     for word in words:
         if not word.startswith("--"):
             continue
-        option = word.partition("=")[0]
+        option = word.partition("=")[0].removesuffix("+")  # jsonargparse's append: KEY+=VALUE
         key = option.removeprefix("--").replace("-", "_")
         if option in aliases or option in PARSER_SPELLINGS or accepted(key, known):
             continue

@@ -65,6 +65,38 @@ DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options."""
 
 
+# Lightning's loggers that need a package sanbench does not install, and how to get it
+LOGGER_PACKAGES = {
+    "TensorBoardLogger": (("tensorboard", "tensorboardX"), "pip install 'sanbench[tensorboard]'"),
+    "WandbLogger": (("wandb",), "pip install wandb"),
+    "MLFlowLogger": (("mlflow",), "pip install mlflow"),
+    "CometLogger": (("comet_ml",), "pip install comet-ml"),
+    "NeptuneLogger": (("neptune",), "pip install neptune"),
+}
+
+
+def missing_logger_packages(value: Any) -> list[str]:
+    """One line per logger of ``--trainer.logger`` (one, a list, or none) whose package is not
+    installed, naming the command that installs it."""
+    import importlib.util
+
+    loggers = value if isinstance(value, list) else [value]
+    problems = []
+    for logger in loggers:
+        class_path = str(getattr(logger, "class_path", "") or "")
+        name = class_path.rpartition(".")[2]
+        if name in LOGGER_PACKAGES:
+            packages, install = LOGGER_PACKAGES[name]
+            if not any(importlib.util.find_spec(package) for package in packages):
+                problems.append(f"--trainer.logger {name} needs {packages[0]}: {install}")
+    return problems
+
+
+def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
+    """``--trainer.callbacks`` as a list: it takes one callback, a list, or none."""
+    return [value] if isinstance(value, pl.Callback) else list(value or [])
+
+
 class SetAttribute(argparse.Action):
     """A flag of the command that is not a config value: it sets ``target.name`` to True."""
 
@@ -192,7 +224,7 @@ class FitCLI(LightningCLI):
             self.datamodule.task.kind,
             trainer["enable_progress_bar"],
             trainer["logger"],
-            [*(trainer["callbacks"] or []), *self.extra_callbacks],
+            [*given_callbacks(trainer["callbacks"]), *self.extra_callbacks],
         )
         return super().instantiate_trainer(**extra, **kwargs)
 
@@ -202,7 +234,7 @@ class FitCLI(LightningCLI):
 
     def check(self) -> None:
         """What must hold before any data is read (jsonargparse checked the types): a positive
-        batch size, folders and files that exist, a run folder."""
+        batch size, folders and files that exist, a run folder, the packages of its loggers."""
         data = self.config["data"]
         if data["batch_size"] < 1:
             raise ConfigError(
@@ -214,6 +246,9 @@ class FitCLI(LightningCLI):
             raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
         if self.config["out"] is None:
             raise ConfigError("missing --out (the run folder)")
+        problems = missing_logger_packages(self.config["trainer"]["logger"])
+        if problems:
+            raise ConfigError("\n".join(problems))
 
     def config_yaml(self) -> str:
         """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it)."""

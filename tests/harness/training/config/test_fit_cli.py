@@ -69,3 +69,52 @@ def test_a_missing_config_file_and_a_file_that_is_not_a_mapping_are_named(
     listed.write_text("- a\n- b\n")
     assert main(["fit", "--config", str(listed)]) == 2
     assert f"{listed}: expected a mapping of options" in capsys.readouterr().err
+
+
+NOTE = "tests.harness.fixtures.noting_callback.NoteFitEnd"  # a user's own callback
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        [f"--trainer.callbacks+={NOTE}"],
+        ["--trainer.callbacks+", NOTE],
+        [f"--trainer.callbacks={NOTE}"],
+        [f'--trainer.callbacks=[{{"class_path": "{NOTE}"}}]'],
+    ],
+    ids=["append", "append-spaced", "one", "json-list"],
+)
+def test_every_spelling_of_a_callback_that_help_shows_works(
+    spelling: list[str], trec_dir: Path, tmp_path: Path
+) -> None:
+    """Before: ``+=`` was refused as an unknown option and a single callback ended in an
+    internal error (``Value after * must be an iterable``)."""
+    out = tmp_path / "run"
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    argv += ["--out", str(out), "--trainer.max_steps", "1", "--model.hidden_dim", "4"]
+    assert main([*argv, *spelling]) == 0
+    assert (out / "noted.txt").read_text() == "noted\n"
+
+
+def test_a_logger_without_its_package_is_one_line_naming_the_extra(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: jsonargparse's 12-line dump of the logger's union type."""
+    import importlib.util
+
+    found = importlib.util.find_spec
+    hidden = ("tensorboard", "tensorboardX")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in hidden else found(name, *a)
+    )
+    out = tmp_path / "run"
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    argv += ["--out", str(out), "--trainer.logger", "TensorBoardLogger"]
+    assert main([*argv, "--trainer.logger.save_dir", str(out)]) == 2
+    problems = [line for line in capsys.readouterr().err.splitlines() if "debug" not in line]
+    assert problems == [
+        "sanbench fit: --trainer.logger TensorBoardLogger needs tensorboard: "
+        "pip install 'sanbench[tensorboard]'"
+    ]
+    assert not out.exists()
