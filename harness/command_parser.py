@@ -158,6 +158,7 @@ class CommandParser(ArgumentParser):
             **kwargs,
         )
         self.aliases: set[str] = set()
+        self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
         self.add_argument(
             "--config",
             action=CheckedConfigFile,
@@ -169,12 +170,16 @@ class CommandParser(ArgumentParser):
         attribute docstring; a ``bool`` field is a yes/no flag (``--KEY``, ``--no-KEY``), a
         field with ``metadata={"positional": True}`` a word without an option name, and a
         dataclass field adds its own fields at the same level (:func:`build` nests them)."""
+        self.checked.append(options)
+        self._add_fields(options)
+
+    def _add_fields(self, options: type) -> None:
         hints = typing.get_type_hints(options)
         docs = field_docs(options)
         for field in dataclasses.fields(options):
             hint = hints[field.name]
             if dataclasses.is_dataclass(hint):
-                self.add_options(hint)
+                self._add_fields(hint)
                 continue
             if field.metadata.get("positional"):
                 self._add_positional(field, hint, docs.get(field.name, ""))
@@ -216,12 +221,25 @@ class CommandParser(ArgumentParser):
         problems = unknown_options(words, self)
         if problems:
             raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
+        if any(word.startswith("--print_config") for word in words):
+            self._check_before_printing([w for w in words if not w.startswith("--print_config")])
         try:
             namespace = self.parse_args(words)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
         except argparse.ArgumentError as error:
             raise InputError(f"{one_line(error)} (see {self.prog} --help)") from None
         return namespace
+
+    def _check_before_printing(self, words: list[str]) -> None:
+        """``--print_config`` prints only a config that would run: the options are built
+        (checked) first, every problem raised at once. A config missing a required option is
+        still printed (a file to fill in)."""
+        try:
+            namespace = self.parse_args(words)
+        except argparse.ArgumentError:
+            return
+        for options in self.checked:
+            build(options, namespace)
 
 
 # The key of a parsed namespace that lists the options given (``CommandParser.parse``)

@@ -10,6 +10,7 @@ server a user opens) is listed in ``SKIPPED`` with the reason, and every skip is
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -27,6 +28,11 @@ from tests.harness.fixtures.terminal import foreground
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]
+# the examples of every command's --help, as one more document (in an order where each
+# example's inputs are made first: a fit before predict, runs before the report)
+HELP = "sanbench --help"
+HELP_ORDER = ("data", "encoders", "fit", "encode", "predict", "profile", "suite", "tune")
+HELP_ORDER += ("reproduce", "report")
 
 # appended to each command (the last value of an option wins): the smallest run that still does
 # what the command is for
@@ -69,6 +75,7 @@ PLACEHOLDERS = {
     "glove.6B.50d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
     "glove.840B.300d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
     "/shared/suite": "runs/suite",  # a shared file system's folder: the document's own grid
+    "glove.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
 }
 
 # files a document's commands read as a user's own
@@ -122,9 +129,26 @@ class Block:
     text: str
 
 
+def help_examples(command: str) -> str:
+    """The example command lines of ``sanbench COMMAND --help`` (its module's docstring)."""
+    from harness.cli import SUBCOMMANDS
+
+    module = ROOT.joinpath(*SUBCOMMANDS[command][0].split(".")).with_suffix(".py")
+    doc = ast.get_docstring(ast.parse(module.read_text())) or ""
+    lines = re.sub(r"\\\n\s*", "", doc).splitlines()
+    return "\n".join(line.strip() for line in lines if line.strip().startswith("sanbench "))
+
+
+def document_text(document: str) -> str:
+    """A document's Markdown; for :data:`HELP`, one shell block per command's examples."""
+    if document != HELP:
+        return (ROOT / document).read_text()
+    return "".join(f"`{c}`:\n```bash\n{help_examples(c)}\n```\n" for c in HELP_ORDER)
+
+
 def blocks(document: str) -> list[Block]:
     """The fenced blocks of ``document`` (indented ones too), in order."""
-    text = (ROOT / document).read_text()
+    text = document_text(document)
     found = []
     for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
         indent = len(match.group(1))
@@ -243,7 +267,7 @@ def as_run_here(command: str, work: Path) -> tuple[str, Path]:
 def run_document(document: str, work: Path) -> list[str]:
     """Runs every block of ``document`` in ``work``; returns the skipped commands with reasons."""
     skipped = []
-    text = (ROOT / document).read_text()
+    text = document_text(document)
     for run, fixture in USER_RUNS.items():
         if reads_without_making(text, run):
             shutil.copytree(FIXTURES / fixture, work / run)
@@ -291,7 +315,7 @@ def run_document(document: str, work: Path) -> list[str]:
 @pytest.mark.docs
 @pytest.mark.slow
 @pytest.mark.data
-@pytest.mark.parametrize("document", DOCUMENTS)
+@pytest.mark.parametrize("document", [*DOCUMENTS, HELP])
 def test_every_command_of_the_document_runs_as_written(document: str, tmp_path: Path) -> None:
     if not (SHARED / "datasets").is_dir():
         pytest.skip(f"the documents' commands use ../shared/datasets, not found at {SHARED}")
@@ -313,3 +337,13 @@ def test_the_command_reader_joins_lines_drops_comments_and_maps_placeholders() -
     assert with_budget("sanbench fit --x 1 > a.yaml").endswith(f"{BUDGETS['fit']} > a.yaml")
     assert skip_reason("sanbench suite ... --launcher slurm") is not None
     assert skip_reason("sanbench fit --task trec") is None
+
+
+def test_every_commands_help_examples_are_read() -> None:
+    from harness.cli import SUBCOMMANDS
+
+    assert set(HELP_ORDER) == set(SUBCOMMANDS)
+    text = document_text(HELP)
+    assert "sanbench profile --preset quick --out runs/quick" in text
+    joined = "sanbench tune --study block-length --task trec --encoder bi_blosan --trials 12 "
+    assert joined + "--data-dir ../shared/datasets" in text  # continuation lines joined

@@ -3,7 +3,7 @@
     sanbench fit --task trec --encoder bi_blosan --data-dir D --embeddings FILE --out DIR \\
         --trainer.max_steps 50 --model.optimizer adam --model.dropout 0.3
     sanbench fit --task trec --encoder bi_blosan --data-dir D --print_config > trec.yaml
-    sanbench fit --config trec.yaml --out DIR --model.dropout 0.2
+    sanbench fit --config trec.yaml --out runs/trec-dropout --model.dropout 0.2
 
 The words after ``fit`` go to :class:`harness.training.config.fit_cli.FitCLI` (``--help`` lists
 every option with its type and default, and its short forms such as ``--task``).

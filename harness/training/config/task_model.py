@@ -7,7 +7,7 @@ import inspect
 from typing import Any, Literal
 
 import torch
-from jsonargparse.typing import NonNegativeFloat, PositiveFloat, PositiveInt
+from jsonargparse.typing import ClosedUnitInterval, NonNegativeFloat, PositiveFloat, PositiveInt
 
 from datamodules.datamodule import BenchmarkDataModule
 from encoders import builder_accepts, encoder_entry
@@ -54,11 +54,11 @@ def task_model(
     optimizer: Literal["adadelta", "adam"] = "adadelta",
     lr: PositiveFloat = 0.5,
     weight_decay: NonNegativeFloat = 1e-4,
-    dropout: NonNegativeFloat = 0.25,
+    dropout: ClosedUnitInterval = 0.25,
     head_hidden: PositiveInt = 300,
     activation: Literal["relu", "elu"] = "relu",
     finetune_embeddings: bool = True,
-    adadelta_rho: float = 0.95,
+    adadelta_rho: ClosedUnitInterval = 0.95,
     eps: PositiveFloat = 1e-8,
     data: BenchmarkDataModule | None = None,
 ) -> TaskModule:
