@@ -39,6 +39,15 @@ CASES = {
         "--max-memory-mb must be a positive number",
     ),
     "zero jobs": (["reproduce", "--jobs", "0"], "--jobs must be a positive integer"),
+    "print_config of a bad preset": (
+        ["profile", "--preset", "bogus", "--print_config"],
+        "--preset bogus: expected one of paper, quick, long",
+    ),
+    "dropout above one": (
+        ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", "{data}",
+         "--out", "{tmp}/o", "--model.dropout", "1.5"],
+        "1.5 does not conform to restriction v>=0 and v<=1",
+    ),
     "zero train batches": (
         ["tune", "--study", "dropout", "--limit-train-batches", "0"],
         "--limit-train-batches 0: expected a positive number of batches",
