@@ -37,8 +37,9 @@ class StudyOptions:
     trials: int | None = None
     """finished trials over all workers"""
     storage: str | None = None
-    """SQLAlchemy URL: sqlite:///PATH (default sqlite:///runs/studies/optuna.db) or
-    postgresql://user:pass@host/db (pip install 'sanbench[postgres]')"""
+    """SQLAlchemy URL shared by every worker of the study: sqlite:///PATH or
+    postgresql://user:pass@host/db (pip install 'sanbench[postgres]'); default: OUT/optuna.db,
+    so a new --out is a new study and the same --out continues it"""
     study_name: str | None = None
     """optuna study name (default from study/task/encoder)"""
     out: Path | None = None

@@ -29,7 +29,7 @@ from sqlalchemy.engine import URL, make_url
 
 from harness.redaction import STORAGE_ENV, redact_passwords
 
-DEFAULT_STORAGE = "sqlite:///runs/studies/optuna.db"
+STORAGE_FILE = "optuna.db"  # a study's own SQLite file in its folder, without --storage
 SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
 EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 
@@ -41,9 +41,24 @@ def retry_callback(max_retry: int) -> RetryHeartbeatStaleTrialCallback:
         return RetryHeartbeatStaleTrialCallback(max_retry=max_retry)
 
 
+def default_storage(folder: Path) -> str:
+    """The SQLite file of a study kept in its own folder: a new ``--out`` is a new study."""
+    return f"sqlite:///{folder.resolve() / STORAGE_FILE}"
+
+
+def chosen_storage(spec: str | None, folder: Path) -> str:
+    """``--storage``, else ``$SANBENCH_STORAGE`` (shared by every worker that names it), else
+    the study folder's own file (:func:`default_storage`)."""
+    return spec or os.environ.get(STORAGE_ENV) or default_storage(folder)
+
+
 def storage_spec(spec: str | None) -> str:
-    """``spec``, else ``$SANBENCH_STORAGE``, else the default SQLite file."""
-    return spec or os.environ.get(STORAGE_ENV) or DEFAULT_STORAGE
+    """``spec``, else ``$SANBENCH_STORAGE`` (how a worker job receives it); ``ValueError``
+    without either."""
+    chosen = spec or os.environ.get(STORAGE_ENV)
+    if not chosen:
+        raise ValueError(f"no storage: pass --storage or set {STORAGE_ENV}")
+    return chosen
 
 
 def storage_url(spec: str | None) -> URL:
@@ -118,7 +133,7 @@ def _schema_lock(url: URL) -> contextlib.AbstractContextManager[None]:
 def open_storage(
     spec: str | None, heartbeat_s: int = 30, grace_s: int | None = None, max_retry: int = 2
 ) -> RDBStorage:
-    """The storage at ``spec`` (``None``: the default SQLite file), heartbeat and retry on."""
+    """The storage at ``spec`` (``None``: ``$SANBENCH_STORAGE``), heartbeat and retry on."""
     url = storage_url(spec)
     if url.get_backend_name() == "sqlite":
         engine_kwargs = {"connect_args": {"timeout": 60}}  # wait for other workers' write locks

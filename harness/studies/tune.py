@@ -14,7 +14,7 @@ from harness.studies.plans import TuneContext
 from harness.studies.space import first_values
 
 
-def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
+def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
     """``options.jobs`` workers as jobs (``--launcher``) on the shared storage, then the outputs
     here; returns the study's summary.
 
@@ -35,15 +35,14 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext) -> dict:
         max_retry=options.max_retry,
         heartbeat_s=options.heartbeat,
     )
-    if options.storage:  # the jobs inherit it (harness.cli restores the environment afterwards)
-        os.environ[STORAGE_ENV] = options.storage
+    os.environ[STORAGE_ENV] = storage  # the jobs inherit it (harness.cli restores the environment)
     outcomes = launch(
         [call] * (launch_options.jobs or 1),
         launch_options,
         ctx.out / "jobs",
         f"sanbench-tune-{study_name}",
     )
-    summary = run_study(ctx, study_name, options.storage, options.trials, run_trials=False)
+    summary = run_study(ctx, study_name, storage, options.trials, run_trials=False)
     print_summary(summary, ctx)
     report_outcomes(outcomes, resume="rerun the same command to finish the study")
     return summary
@@ -103,12 +102,13 @@ def training_problems(ctx: TuneContext) -> list[str]:
 
 def run_tune(options: StudyOptions) -> dict:
     """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
-    from harness.studies.storage import storage_url
+    from harness.studies.storage import chosen_storage, storage_url
 
     ctx = options.context()
+    storage = chosen_storage(options.storage, ctx.out)
     problems = options.launch.problems()
     try:
-        storage_url(options.storage)
+        storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
     if options.study != "block-length-memory" and not options.outputs_only:
@@ -116,13 +116,13 @@ def run_tune(options: StudyOptions) -> dict:
     if problems:
         raise InputError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:
-        return run_as_jobs(options, ctx)
+        return run_as_jobs(options, ctx, storage)
     from harness.studies.study import run_study
 
     summary = run_study(
         ctx,
         options.name,
-        options.storage,
+        storage,
         options.trials,
         run_trials=not options.outputs_only,
         max_retry=options.max_retry,

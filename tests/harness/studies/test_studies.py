@@ -116,7 +116,7 @@ def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     assert yaml.safe_load(run.to_yaml()) == run.resolved()
     url = "postgresql://ann:secret@db.lab/studies"
     assert dashboard_command(url) == "optuna-dashboard postgresql+psycopg://ann:***@db.lab/studies"
-    assert dashboard_command(None) == "optuna-dashboard sqlite:///runs/studies/optuna.db"
+    assert dashboard_command("sqlite:///s.db") == "optuna-dashboard sqlite:///s.db"
 
 
 def test_attention_dropout_only_where_the_builder_has_it() -> None:
@@ -261,3 +261,28 @@ def test_two_studies_winners_are_trained_into_two_folders() -> None:
         for study in ("dropout", "search")
     }
     assert outs == {Path("runs/fit/dropout-x-best"), Path("runs/fit/search-x-best")}
+
+
+@pytest.mark.slow
+def test_a_new_out_is_a_new_study_and_the_same_out_continues_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: every study without --storage shared runs/studies/optuna.db, so a second study
+    with a new --out and another budget was refused as one that exists with other settings."""
+    from harness.cli import main
+    from harness.redaction import STORAGE_ENV
+
+    monkeypatch.delenv(STORAGE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    study = ["tune", "--study", "block-length-memory", "--lengths", "8,16", "--batch-size", "2"]
+    study += ["--dim", "16"]
+
+    def counts(out: str) -> dict[str, int]:
+        return json.loads((tmp_path / out / "summary.json").read_text())["trial_counts"]
+
+    assert main([*study, "--trials", "2", "--out", "first"]) == 0
+    assert main([*study, "--trials", "3", "--out", "second"]) == 0
+    assert counts("first") == {"complete": 2} and counts("second") == {"complete": 3}
+    assert (tmp_path / "first" / "optuna.db").is_file() and not (tmp_path / "runs").exists()
+    assert main([*study, "--trials", "3", "--out", "first"]) == 0  # continued: one trial more
+    assert counts("first") == {"complete": 3}
