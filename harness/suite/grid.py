@@ -48,7 +48,8 @@ class RunSpec:
 def expand_grid(
     tasks: Iterable[str], encoders: Iterable[str], seeds: int, folds: int = CV_FOLDS
 ) -> list[RunSpec]:
-    """Every run of the grid, sorted by (task, encoder, seed, fold).
+    """Every run of the grid in the order given: task by task, encoder by encoder, then seeds
+    (or folds) in order; a name listed twice runs once.
 
     ``folds`` keeps the first ``folds`` folds of the 10-fold CV (smoke runs); the folds are
     still those of a 10-fold split.
@@ -57,14 +58,19 @@ def expand_grid(
         raise ValueError(f"--seeds must be at least 1, got {seeds}")
     if not 1 <= folds <= CV_FOLDS:
         raise ValueError(f"--folds must be between 1 and {CV_FOLDS}, got {folds}")
-    runs = set()
+    runs: dict[RunSpec, None] = {}  # ordered, without repeats
     for task in tasks:
         for encoder in encoders:
             if task in CV_TASKS:
-                runs.update(RunSpec(task, encoder, CV_SEED, fold) for fold in range(folds))
+                runs.update(dict.fromkeys(RunSpec(task, encoder, CV_SEED, f) for f in range(folds)))
             else:
-                runs.update(RunSpec(task, encoder, seed) for seed in range(seeds))
-    return sorted(runs, key=lambda run: (run.task, run.encoder, run.seed, run.fold or 0))
+                runs.update(dict.fromkeys(RunSpec(task, encoder, seed) for seed in range(seeds)))
+    return list(runs)
+
+
+def grid_order(run: RunSpec) -> tuple[str, str, int, int]:
+    """The sorted grid's order, which the shards split (independent of the order given)."""
+    return (run.task, run.encoder, run.seed, run.fold or 0)
 
 
 @dataclass(frozen=True)
@@ -90,10 +96,11 @@ class Shard:
         return f"{self.index}-of-{self.count}"
 
     def select(self, runs: Sequence[RunSpec]) -> list[RunSpec]:
-        """Round-robin over the sorted grid: every run lands in exactly one shard.
+        """Round-robin over the sorted grid: every run lands in exactly one shard; returned in
+        the order of ``runs`` (the order the user gave).
 
-        The grid is sorted first, so the split does not depend on the order in which tasks
-        and encoders were listed; each task's runs spread evenly over the shards.
+        The grid is sorted first, so which shard a run lands in does not depend on the order
+        in which tasks and encoders were listed; each task's runs spread evenly over the shards.
         """
-        ordered = sorted(runs, key=lambda run: (run.task, run.encoder, run.seed, run.fold or 0))
-        return ordered[self.index - 1 :: self.count]
+        mine = set(sorted(runs, key=grid_order)[self.index - 1 :: self.count])
+        return [run for run in runs if run in mine]

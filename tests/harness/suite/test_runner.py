@@ -39,7 +39,7 @@ class FakeFit:
 
 def _run(out: Path, fit: FakeFit, shard: Shard | None = None, **grid: Any) -> Any:
     runs = expand_grid(
-        grid.get("tasks", ["trec", "cr"]), grid.get("encoders", ["mtsa"]), 2, folds=3
+        grid.get("tasks", ["cr", "trec"]), grid.get("encoders", ["mtsa"]), 2, folds=3
     )
     return run_shard(
         runs,
