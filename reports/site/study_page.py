@@ -71,6 +71,17 @@ def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[st
     return facts, tables
 
 
+def best_values(objectives: dict[str, str], best: list[dict]) -> str:
+    """The best trial's values (one study objective) or the Pareto front's size (several)."""
+    if not best:
+        return numbers.MISSING
+    if len(best) > 1:
+        return f"{len(best)} on the Pareto front"
+    names = list(objectives) or ["value"]
+    values = best[0].get("values") or []
+    return ", ".join(f"{n} {numbers.quantity(v)}" for n, v in zip(names, values, strict=False))
+
+
 def build(run: Run, page_dir: Path) -> Page:
     study = StudyFolder(run.folder)
     trials = study.read_trials()
@@ -145,5 +156,6 @@ def build(run: Run, page_dir: Path) -> Page:
             "study": str(run.manifest.get("study", "")),
             "objectives": ", ".join(f"{k} ({v})" for k, v in objectives.items()),
             "trials": ", ".join(f"{v} {k}" for k, v in counts.items()),
+            "best": best_values(objectives, summary.get("best") or []),
         },
     )

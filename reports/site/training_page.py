@@ -229,10 +229,28 @@ def build_suite(run: Run, page_dir: Path) -> Page:
             "tasks": joined(results["task"]),
             "encoders": joined(results["encoder"]),
             "runs": str(len(results)),
+            **key_figures(results),
             "device": env.get("device_name", env.get("device", "")),
             "commit": env.get("commit", ""),
         },
     )
+
+
+def key_figures(results: pd.DataFrame) -> dict[str, str]:
+    """What the index shows to compare runs without opening them: dev and test accuracy (%),
+    the mean over the finished runs, and SICK's test Pearson r where there is one."""
+
+    def mean(column: str) -> float | None:
+        if column not in results:
+            return None
+        values = pd.to_numeric(results[column], errors="coerce").dropna()
+        return float(values.mean()) if len(values) else None
+
+    return {
+        "dev acc %": numbers.percent(mean("dev_acc")),
+        "test acc %": numbers.percent(mean("test_acc")),
+        "test r": numbers.score(mean("test_pearson")),
+    }
 
 
 def _fit_files(folder: Path) -> list[str]:
@@ -272,6 +290,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
             "tasks": str(metrics.get("task", "")),
             "encoders": str(metrics.get("encoder", "")),
             "runs": "1",
+            **key_figures(results),
             "device": env.get("device_name", env.get("device", "")),
             "commit": env.get("commit", ""),
         },

@@ -1,0 +1,62 @@
+"""The index gives each run's key figure (dev and test accuracy, a study's best value), and a
+click on a column's header sorts by it (on e81e6e0 comparing runs meant opening each page)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reports.site import build_site
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIT = FIXTURES / "suite-tiny" / "runs" / "sst2" / "bi_blosan" / "seed0"
+STUDY = FIXTURES / "study-block-length-memory"
+
+
+def fits(tmp_path: Path, accuracies: dict[str, float]) -> list[Path]:
+    """Copies of the fixture fit whose test accuracy is each of ``accuracies``."""
+    folders = []
+    for name, accuracy in accuracies.items():
+        folder = tmp_path / name
+        shutil.copytree(FIT, folder)
+        metrics = json.loads((folder / "metrics.json").read_text())
+        metrics.update(test_acc=accuracy, dev_acc=accuracy - 0.01)
+        (folder / "metrics.json").write_text(json.dumps(metrics))
+        folders.append(folder)
+    return folders
+
+
+@pytest.mark.slow  # builds a site
+def test_the_index_shows_each_runs_key_figure(tmp_path: Path) -> None:
+    runs = fits(tmp_path, {"fit-a": 0.612, "fit-b": 0.804})
+    html = build_site([*runs, STUDY], tmp_path / "site").read_text()
+    assert '<th class="text">test acc %</th>' in html and ">61.2</td>" in html
+    assert ">80.4</td>" in html and ">79.4</td>" in html  # test and dev
+    assert ">peak_mem_mb 0.0971</td>" in html  # the study's best trial (fixture: 0.0971 MB)
+
+
+@pytest.mark.slow  # starts a browser
+def test_a_click_on_a_header_sorts_the_runs_by_it(browser, tmp_path: Path) -> None:
+    runs = fits(tmp_path, {"fit-a": 0.612, "fit-b": 0.804, "fit-c": 0.7})
+    index = build_site(runs, tmp_path / "site")
+    view = browser.new_page()
+    try:
+        view.goto(index.resolve().as_uri(), wait_until="load")
+        table = view.locator("table.sortable").first
+        column = table.locator("thead th").all_inner_texts().index("test acc %")
+
+        def shown() -> list[str]:
+            cells = table.locator(f"tbody tr td:nth-child({column + 1})")
+            return cells.all_inner_texts()
+
+        header = table.locator("thead th", has_text="test acc %")
+        header.click()
+        assert shown() == ["61.2", "70.0", "80.4"]
+        header.click()
+        assert shown() == ["80.4", "70.0", "61.2"]
+        assert header.get_attribute("aria-sort") == "descending"
+    finally:
+        view.close()
