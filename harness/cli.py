@@ -1,4 +1,10 @@
-"""The ``sanbench`` console command: one subcommand per module, imported only when used."""
+"""sanbench trains, profiles and compares sentence encoders: the self-attention networks of
+DiSAN, Bi-BloSAN, MTSA and MPSAN beside RNN, CNN and multi-head baselines.
+
+Start with `sanbench profile --preset quick` (no data needed), or `sanbench fit --task trec
+--encoder bi_blosan --data-dir DATA --out runs/trec` (docs/ holds the guides)."""
+
+# The console command: each subcommand's module is imported only when it is used.
 
 from __future__ import annotations
 

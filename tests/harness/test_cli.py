@@ -176,3 +176,12 @@ def test_fit_says_which_option_or_encoder_was_meant(
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert hint in err and "typing.Literal" not in err
+
+
+def test_the_top_level_help_speaks_to_users(capsys: pytest.CaptureFixture) -> None:
+    """Before: it opened with developer prose ("one subcommand per module, imported only when
+    used")."""
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert "one subcommand per module" not in text and "imported only when" not in text
+    assert "sanbench profile --preset quick" in text and "Bi-BloSAN" in text
