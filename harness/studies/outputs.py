@@ -20,6 +20,7 @@ from typing import Any
 
 import matplotlib
 import optuna
+from matplotlib.ticker import MaxNLocator
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
@@ -76,6 +77,8 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
                 figure = first.get_figure()
                 figure.set_size_inches(8, 5)  # optuna's layout (tight_layout put the slice
                 # plot's colour bar over its panels); the saved image is cut to what is drawn
+                if name.startswith("history"):  # trials are counted: whole-number ticks
+                    first.xaxis.set_major_locator(MaxNLocator(integer=True))
         except (ValueError, RuntimeError, ZeroDivisionError) as error:
             skipped[name] = f"{type(error).__name__}: {error}"
             plt.close("all")

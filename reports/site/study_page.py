@@ -11,6 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
@@ -27,6 +28,22 @@ def _name(column: str) -> str:
     return column.split("_", 1)[1] if "_" in column else column
 
 
+INTERRUPTED_ATTR = "user_attrs_interrupted"  # a signal stopped it; it was queued again
+
+
+def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
+    """The trials as the page shows them: a trial a signal stopped (and the study queued again)
+    is ``INTERRUPTED``, not ``FAIL``; a duration in seconds, not ``0 days 00:00:30.426187``."""
+    shown = trials.copy()
+    if INTERRUPTED_ATTR in shown:
+        stopped = shown[INTERRUPTED_ATTR].map(lambda v: str(v).lower() in ("1", "1.0", "true"))
+        shown.loc[stopped, "state"] = "INTERRUPTED"
+    if "duration" in shown:
+        seconds = pd.to_timedelta(shown["duration"], errors="coerce").dt.total_seconds()
+        shown["duration"] = seconds.map(lambda s: numbers.MISSING if pd.isna(s) else f"{s:.1f} s")
+    return shown
+
+
 def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Figure:
     """Objective per finished trial and the best so far (optuna's optimization history)."""
     done = trials[trials["state"] == "COMPLETE"].sort_values("number")
@@ -35,6 +52,7 @@ def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Fig
     best = done[column].cummin() if direction == "minimize" else done[column].cummax()
     axes.step(done["number"], best, where="post", color="tab:red", label=f"best ({direction})")
     axes.set_xlabel("trial")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are counted
     axes.set_ylabel(_name(column))
     axes.set_title(f"Optimization history: {_name(column)}", fontsize=10)
     axes.grid(alpha=0.3)
@@ -53,7 +71,7 @@ def slice_figure(trials: pd.DataFrame, column: str, params: list[str]) -> plt.Fi
         ax.set_xlabel(param.removeprefix("params_"))
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(_name(column))
-    figure.colorbar(points, ax=axes, label="trial")
+    figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
     figure.suptitle(f"Slices: {_name(column)} vs each parameter", fontsize=10)
     return figure
 
@@ -109,6 +127,7 @@ def build(run: Run, page_dir: Path) -> Page:
     study_figures = [{"title": name, "png": f"study/{path}"} for name, path in own.items()]
     copy_data(run.folder, list(own.values()), page_dir / "study")
     facts, tables = result_tables(summary.get("results") or {})
+    trials = readable_trials(trials)
     shown = ["number", "state", *objective_columns(trials), *params, "duration"]
     contended = trials.get(CONTENDED_COLUMN, pd.Series(False, index=trials.index))
     contended = contended.map(lambda value: str(value).lower() in ("1", "1.0", "true"))
