@@ -12,6 +12,7 @@ every option with its type and default, and its short forms such as ``--task``).
 from __future__ import annotations
 
 import json
+import sys
 
 OWN_PARSER = True  # harness.cli hands every word after ``fit`` to ``run``
 
@@ -23,9 +24,17 @@ def run(words: list[str]) -> int:
     with seed_message_hidden():
         cli = FitCLI(words)
     from harness.training.fit import run_fit
+    from reports.contracts.fit_folder import FitRunFolder
 
+    finished = FitRunFolder(cli.out_dir).finished() and not cli.overwrite
     metrics = run_fit(cli, overwrite=cli.overwrite)
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
+        if finished:
+            print(
+                f"{cli.out_dir}: already finished with this configuration, nothing trained; "
+                "its metrics below (--overwrite trains it again)",
+                file=sys.stderr,
+            )
         print(json.dumps(summary, indent=2))
     return 0

@@ -202,7 +202,9 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
     ]
     capsys.readouterr()
     assert main([*common, "--encoder", "multi_cnn"]) == 0  # the same run: its metrics
-    assert json.loads(capsys.readouterr().out)["test_acc"] == first["test_acc"]
+    said = capsys.readouterr()
+    assert json.loads(said.out)["test_acc"] == first["test_acc"]
+    assert "already finished with this configuration, nothing trained" in said.err
     assert main([*common, "--encoder", "bilstm"]) == 2
     error = capsys.readouterr().err
     assert "holds another run" in error and "encoder: 'multi_cnn' there, 'bilstm' now" in error
