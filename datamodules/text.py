@@ -49,9 +49,8 @@ def _undecodable_lines(raw: bytes, encoding: str) -> Iterator[tuple[int, bytes, 
             yield number, line, error.start
 
 
-def _undecodable(path: Path, raw: bytes, encoding: str) -> None:
-    """Raise a DataFormatError naming every line of ``raw`` that ``encoding`` cannot decode."""
-    problems = Problems(path)
+def _undecodable(path: Path, raw: bytes, encoding: str, problems: Problems) -> None:
+    """Add to ``problems`` every line of ``raw`` that ``encoding`` cannot decode."""
     for number, line, start in _undecodable_lines(raw, encoding):
         problems.add(
             number,
@@ -60,7 +59,6 @@ def _undecodable(path: Path, raw: bytes, encoding: str) -> None:
             "pass the file's encoding with --encoding (e.g. cp1252 or latin-1), or "
             f"re-encode it: iconv -f cp1252 -t utf-8 {path.name}",
         )
-    problems.raise_any()
 
 
 _announced: set[Path] = set()  # files whose release encoding this process has announced
@@ -83,14 +81,20 @@ def _announce_release_encoding(path: Path, raw: bytes) -> None:
     )
 
 
-def read_lines(path: Path, encoding: str | None = None) -> list[str]:
+def read_lines(
+    path: Path, encoding: str | None = None, problems: Problems | None = None
+) -> list[str]:
     """Lines of ``path`` without BOM and line endings (``\\n`` or ``\\r\\n`` only; a bare ``\\r`` is
     an error).
 
     Line ``i`` of the file is element ``i - 1``. ``encoding`` None: UTF-8, or see
     :data:`RELEASED_IN_CP1252` (a ``ReleaseEncodingWarning`` when that fallback is taken).
-    Raises :class:`DataFormatError` listing the undecodable lines.
+    Undecodable lines and bare carriage returns are added to ``problems`` (the reader's, so that
+    one error lists them beside the file's other bad lines; such a line is read with U+FFFD for
+    its bad bytes); without ``problems``, :class:`DataFormatError` lists them here.
     """
+    own = problems is None
+    problems = Problems(path) if problems is None else problems
     raw = path.read_bytes()
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
@@ -103,21 +107,23 @@ def read_lines(path: Path, encoding: str | None = None) -> list[str]:
         except UnicodeDecodeError:
             continue
     if text is None:
-        _undecodable(path, raw, candidates[-1])
-    if encoding is None and candidate != "utf-8":
+        _undecodable(path, raw, candidates[-1], problems)
+        text = raw.decode(candidates[-1], errors="replace")
+    elif encoding is None and candidate != "utf-8":
         _announce_release_encoding(path, raw)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    _refuse_bare_carriage_returns(path, lines)
+    _refuse_bare_carriage_returns(path, lines, problems)
+    if own:
+        problems.raise_any()
     return lines
 
 
-def _refuse_bare_carriage_returns(path: Path, lines: list[str]) -> None:
+def _refuse_bare_carriage_returns(path: Path, lines: list[str], problems: Problems) -> None:
     """A CR that does not end a line (classic Mac OS line breaks, CR-only files) would glue
-    lines into one example: an error naming every such line."""
-    problems = Problems(path)
+    lines into one example: each such line is a problem."""
     for number, line in enumerate(lines, start=1):
         returns = line.count("\r")
         if returns:
@@ -127,4 +133,3 @@ def _refuse_bare_carriage_returns(path: Path, lines: list[str]) -> None:
                 f"{returns} carriage return(s) (CR) inside the line",
                 f"convert CR line breaks to LF: tr '\\r' '\\n' < {path.name} > fixed",
             )
-    problems.raise_any()

@@ -31,7 +31,7 @@ def read_label_file(task: TaskSpec, path: Path, encoding: str | None = None) -> 
     examples = []
     problems = Problems(path)
     allowed = f"0..{task.num_classes - 1}"
-    for number, line in enumerate(read_lines(path, encoding), start=1):
+    for number, line in enumerate(read_lines(path, encoding, problems), start=1):
         label, tokens = parse_line(line)
         index = class_index(task, label)
         if index is None:

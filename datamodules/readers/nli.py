@@ -65,7 +65,7 @@ def read_jsonl(task: TaskSpec, split: str, path: Path, encoding: str | None) -> 
     rows = []
     problems = Problems(path)
     keys = ("gold_label", "sentence1_binary_parse", "sentence2_binary_parse")
-    for number, line in enumerate(read_lines(path, encoding), start=1):
+    for number, line in enumerate(read_lines(path, encoding, problems), start=1):
         try:
             record = json.loads(line)
             rows.append((number, *(str(record[key]) for key in keys)))
@@ -77,16 +77,17 @@ def read_jsonl(task: TaskSpec, split: str, path: Path, encoding: str | None) -> 
 
 def read_txt(task: TaskSpec, split: str, path: Path, encoding: str | None) -> SplitData:
     """One ``*_1.0_{split}.txt`` file (tab-separated, header row)."""
-    lines = read_lines(path, encoding)
+    problems = Problems(path)
+    lines = read_lines(path, encoding, problems)
     header = lines[0].split("\t") if lines else []
     keys = ("gold_label", "sentence1_binary_parse", "sentence2_binary_parse")
     if any(key not in header for key in keys):
         found = shorten(lines[0]) if lines else "an empty file"
         expected = f"a tab-separated header with {', '.join(keys)}"
-        raise DataFormatError(path, 1, expected, found, "use the file as distributed")
+        problems.add(1, expected, found, "use the file as distributed")
+        problems.raise_any()
     columns = [header.index(key) for key in keys]
     rows = []
-    problems = Problems(path)
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != len(header):

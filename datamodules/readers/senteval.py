@@ -79,7 +79,7 @@ def _read_lines_of(
     examples = []
     problems = Problems(path)
     fix = f"correct or delete the line, or check that --task {task.name} matches the file"
-    for number, line in enumerate(read_lines(path, encoding), start=1):
+    for number, line in enumerate(read_lines(path, encoding, problems), start=1):
         label, tokens = parse(task, line)
         if label is None:
             problems.add(number, expected, shorten(line), fix)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from datamodules.errors import DataFormatError, Problems, shorten
+from datamodules.errors import Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData
 from datamodules.tasks import TaskSpec
 from datamodules.text import read_lines
@@ -25,19 +25,19 @@ def parse_score(text: str) -> float | None:
 
 def read_sick_file(path: Path, encoding: str | None = None) -> list[Example]:
     """Pairs and relatedness scores of one SICK file (CRLF and BOM tolerated)."""
-    lines = read_lines(path, encoding)
+    problems = Problems(path)
+    lines = read_lines(path, encoding, problems)
     header = lines[0].split("\t") if lines else []
     if any(column not in header for column in REQUIRED):
-        raise DataFormatError(
-            path,
+        problems.add(
             1,
             f"a tab-separated header with columns {', '.join(REQUIRED)}",
             shorten(lines[0]) if lines else "an empty file",
             "use the SICK file as distributed (header row first)",
         )
+        problems.raise_any()
     a, b, score_col = (header.index(column) for column in REQUIRED)
     examples = []
-    problems = Problems(path)
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != len(header):

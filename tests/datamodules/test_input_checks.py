@@ -101,3 +101,22 @@ def test_sentences_longer_than_max_length_are_named(tmp_path):
 def test_max_length_must_be_positive(tmp_path, value):
     with pytest.raises(ValueError, match="max_length"):
         build_datamodule("trec", tmp_path, max_length=value)
+
+
+def test_a_bad_byte_does_not_hide_the_files_other_problems(tmp_path, capsys):
+    """Before: the non-UTF-8 byte of line 15 was the only problem named; the bad label of line 5
+    and the empty line 10 came one run at a time."""
+    from harness.cli import main
+
+    data = tmp_path / "data"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "kim2014", data)
+    lines = [f"{i % 2} a fine film number {i}".encode() for i in range(1, 21)]
+    lines[4] = b"7 a label that sst2 has not"
+    lines[9] = b""
+    lines[14] = b"1 caf\xe9 in latin-1"
+    (data / "stsa.binary.train").write_bytes(b"\n".join(lines) + b"\n")
+    assert main(["data", "stats", "--task", "sst2", "--data-dir", str(data)]) == 2
+    err = capsys.readouterr().err
+    named = [line for line in err.splitlines() if "stsa.binary.train:" in line]
+    assert [line.split(":")[1] for line in named] == ["5", "10", "15"], err
+    assert "byte 0xe9 at column 6" in named[2] and "an empty line" in named[1]
