@@ -12,7 +12,7 @@ from torch.utils.data import DataLoader
 
 from datamodules.vocab import Vocab
 from harness.errors import RunInterruptedError
-from harness.inference.sentences import collate_sentences, read_sentences
+from harness.inference.sentences import Sentence, collate_sentences, read_sentences
 from harness.training.callbacks.prediction_writers import LabelWriter, VectorWriter
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
@@ -70,13 +70,16 @@ def _predict(
         raise
 
 
-def _loader(
-    module: TaskModule, sentences: Path, pair: bool, batch_size: int, encoding: str | None
-) -> DataLoader:
+def _sentences(
+    module: TaskModule, sentences: Path, pair: bool, encoding: str | None
+) -> list[Sentence]:
     vocabulary = module.vocabulary
     assert vocabulary is not None  # load_model checked it
     itos, lowercase = Vocab(vocabulary["itos"]), vocabulary["lowercase"]
-    items = read_sentences(sentences, itos, lowercase, pair, encoding)
+    return read_sentences(sentences, itos, lowercase, pair, encoding)
+
+
+def _loader(items: list[Sentence], batch_size: int) -> DataLoader:
     return DataLoader(items, batch_size=batch_size, collate_fn=collate_sentences)
 
 
@@ -91,8 +94,9 @@ def predict_file(
     """Label and class probabilities (score for relatedness) of every line of ``sentences``
     (decoded with ``encoding``, None: UTF-8) -> ``out`` CSV."""
     module = load_model(checkpoint)
-    loader = _loader(module, sentences, module.kind != "single", batch_size, encoding)
-    _predict(module, loader, LabelWriter(out), module.trained_precision, progress)
+    items = _sentences(module, sentences, module.kind != "single", encoding)
+    writer = LabelWriter(out, [item.text for item in items])
+    _predict(module, _loader(items, batch_size), writer, module.trained_precision, progress)
     return out
 
 
@@ -106,7 +110,7 @@ def encode_file(
 ) -> Path:
     """Pooled encoder vectors of every line -> ``out`` (.npy, float32 [lines, output_dim])."""
     module = load_model(checkpoint)
-    loader = _loader(module, sentences, False, batch_size, encoding)
+    loader = _loader(_sentences(module, sentences, False, encoding), batch_size)
     writer = VectorWriter(out, len(loader.dataset))
     _predict(SentenceVectors(module), loader, writer, module.trained_precision, progress)
     return out

@@ -3,32 +3,39 @@ tokens separated by whitespace, as in the training files."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from datamodules.batches import pad
-from datamodules.errors import DataFormatError, Problems
+from datamodules.errors import MAX_LISTED, DataFormatError, Problems
 from datamodules.text import read_lines
 from datamodules.vocab import Vocab
 
 
+class EmptySentenceWarning(UserWarning):
+    """Lines without a word: predicted as training reads them, from no word at all."""
+
+
 @dataclass(frozen=True)
 class Sentence:
-    """Token ids of one input line (``b`` for pairs) and its 0-based line index."""
+    """Token ids of one input line (``b`` for pairs), its 0-based line index and its text."""
 
     a: list[int]
     b: list[int] | None
     index: int
+    text: str = ""
 
 
 def read_sentences(
     path: Path, vocab: Vocab, lowercase: bool, pair: bool, encoding: str | None = None
 ) -> list[Sentence]:
     """Every line of ``path`` (decoded with ``encoding``, None: UTF-8) as ids; raises
-    :class:`DataFormatError` listing every bad line: another number of fields, or a sentence
-    without a token (an empty sentence would still get a label)."""
+    :class:`DataFormatError` listing every line with another number of fields. A sentence
+    without a word is read as the training files' readers read one (its prediction is the
+    model's answer for no word), with one :class:`EmptySentenceWarning` naming those lines."""
     lines = read_lines(path, encoding)
     if not lines:
         raise DataFormatError(
@@ -42,6 +49,7 @@ def read_sentences(
     expected = "two tab-separated sentences" if pair else "one sentence (no tab)"
     task = "pairs" if pair else "single sentences"
     problems = Problems(path)
+    empty = []
     for number, line in enumerate(lines, 1):
         parts = line.split("\t")
         if len(parts) != fields:
@@ -52,8 +60,18 @@ def read_sentences(
                 f"fix the line (this model's task takes {task})",
             )
         elif any(not part.split() for part in parts):
-            problems.add(number, expected, "an empty sentence", "remove the line or give it words")
+            empty.append(number)
     problems.raise_any()
+    if empty:
+        listed = ", ".join(map(str, empty[:MAX_LISTED])) + (
+            ", ..." if len(empty) > MAX_LISTED else ""
+        )
+        warnings.warn(
+            f"{path}: {len(empty)} line(s) with an empty sentence (line {listed}); predicted "
+            "from no word, as training reads such a line",
+            EmptySentenceWarning,
+            stacklevel=2,
+        )
 
     def ids(text: str) -> list[int]:
         tokens = text.split()
@@ -62,7 +80,7 @@ def read_sentences(
     sentences = []
     for index, line in enumerate(lines):
         parts = line.split("\t")
-        sentences.append(Sentence(ids(parts[0]), ids(parts[1]) if pair else None, index))
+        sentences.append(Sentence(ids(parts[0]), ids(parts[1]) if pair else None, index, line))
     return sentences
 
 

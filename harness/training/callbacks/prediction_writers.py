@@ -5,8 +5,9 @@ split), ``length`` (real tokens of the sentence, the first one of a pair), ``len
 only), ``label``, ``prediction`` (the argmax class, or the Bi-BloSAN App. C eq. (25) score for
 relatedness); DiSAN's accuracy-vs-length figure reads it.
 
-``sanbench predict`` (:class:`LabelWriter`): ``line`` (1-based line of the input file), then
-``label`` and one ``p_<class>`` column per class, or ``score`` for relatedness.
+``sanbench predict`` (:class:`LabelWriter`): ``line`` (1-based line of the input file),
+``sentence`` (the line as given; a pair's two sentences keep their tab), then ``label`` and one
+``p_<class>`` column per class, or ``score`` for relatedness.
 ``sanbench encode`` (:class:`VectorWriter`): the pooled sentence vectors as one ``.npy`` array.
 """
 
@@ -104,24 +105,29 @@ class TestPredictionWriter(_CsvWriter):
 
 
 class LabelWriter(_CsvWriter):
-    """``sanbench predict`` output (see the module docstring)."""
+    """``sanbench predict`` output (see the module docstring); ``texts``: the input's lines."""
+
+    def __init__(self, path: Path, texts: list[str]):
+        super().__init__(path)
+        self.texts = texts
 
     def columns(self, module: pl.LightningModule) -> list[str]:
         self.labels = module.labels or [str(k) for k in range(module.hparams.num_classes)]
         if module.kind == "relatedness":
-            return ["line", "score"]
-        return ["line", "label", *(f"p_{label}" for label in self.labels)]
+            return ["line", "sentence", "score"]
+        return ["line", "sentence", "label", *(f"p_{label}" for label in self.labels)]
 
     def rows(self, prediction: torch.Tensor, batch: dict[str, torch.Tensor]) -> list[list]:
-        lines = (batch["index"] + 1).tolist()
+        indices = batch["index"].tolist()
+        heads = [[index + 1, self.texts[index]] for index in indices]
         if prediction.ndim == 1:
             return [
-                [line, round(score, 6)]
-                for line, score in zip(lines, prediction.tolist(), strict=True)
+                [*head, round(score, 6)]
+                for head, score in zip(heads, prediction.tolist(), strict=True)
             ]
         return [
-            [line, self.labels[int(p.argmax())], *(round(x, 6) for x in p.tolist())]
-            for line, p in zip(lines, prediction, strict=True)
+            [*head, self.labels[int(p.argmax())], *(round(x, 6) for x in p.tolist())]
+            for head, p in zip(heads, prediction, strict=True)
         ]
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from datamodules.errors import DataFormatError
 from datamodules.vocab import Vocab
-from harness.inference.sentences import collate_sentences, read_sentences
+from harness.inference.sentences import EmptySentenceWarning, collate_sentences, read_sentences
 
 VOCAB = Vocab(["<pad>", "<unk>", "a", "cat", "sat"])
 
@@ -48,18 +48,20 @@ def test_every_bad_line_is_named(tmp_path: Path) -> None:
         read_sentences(empty, VOCAB, lowercase=False, pair=False)
 
 
-def test_empty_sentences_are_refused_with_their_line_numbers(tmp_path: Path) -> None:
-    """An empty line (or a pair with an empty side) would still get a label: refused."""
+def test_empty_sentences_are_read_as_training_reads_them_and_named(tmp_path: Path) -> None:
+    """Before: refused, while the training files' readers take a line without words."""
     path = tmp_path / "gaps.txt"
     path.write_text("a cat\n\n   \nsat\n")
-    with pytest.raises(DataFormatError) as single:
-        read_sentences(path, VOCAB, lowercase=False, pair=False)
-    assert [error.line for error in single.value.problems] == [2, 3]
-    assert "an empty sentence" in str(single.value)
+    with pytest.warns(
+        EmptySentenceWarning, match=r"2 line\(s\) with an empty sentence \(line 2, 3\)"
+    ):
+        items = read_sentences(path, VOCAB, lowercase=False, pair=False)
+    assert [item.a for item in items][1:3] == [[], []]
+    assert [item.text for item in items] == ["a cat", "", "   ", "sat"]
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("a cat\tsat\na\t \n")
-    with pytest.raises(DataFormatError, match=r"pairs.txt:2: .*an empty sentence"):
-        read_sentences(pairs, VOCAB, lowercase=False, pair=True)
+    with pytest.warns(EmptySentenceWarning, match=r"\(line 2\)"):
+        assert read_sentences(pairs, VOCAB, lowercase=False, pair=True)[1].b == []
 
 
 def test_the_input_is_decoded_with_the_given_encoding(tmp_path: Path) -> None:

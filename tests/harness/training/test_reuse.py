@@ -15,6 +15,7 @@ import torch
 
 from datamodules.tasks import TREC_LABELS
 from harness.cli import main
+from harness.inference.sentences import EmptySentenceWarning
 from harness.training.fit import run_fit
 from harness.training.module import TaskModule
 from tests.harness.fixtures.training_toy import DIM, VOCAB, ToyDataModule
@@ -64,8 +65,9 @@ def test_predict_in_a_fresh_process_repeats_the_fits_test_predictions(
         rows = list(csv.DictReader(handle))
     with (out / "test_predictions.csv").open() as handle:
         expected = {int(r["index"]): int(r["prediction"]) for r in csv.DictReader(handle)}
-    assert list(rows[0]) == ["line", "label", *(f"p_{label}" for label in TREC_LABELS)]
+    assert list(rows[0]) == ["line", "sentence", "label", *(f"p_{c}" for c in TREC_LABELS)]
     assert [int(r["line"]) for r in rows] == list(range(1, 31))
+    assert [r["sentence"] for r in rows] == sentences.read_text().splitlines()
     assert [r["label"] for r in rows] == [TREC_LABELS[expected[i]] for i in range(30)]
     for row in rows:
         probabilities = [float(row[f"p_{label}"]) for label in TREC_LABELS]
@@ -119,6 +121,18 @@ def test_predict_rejects_bad_lines_and_a_wrong_suffix_without_traceback(
     )
     error = capsys.readouterr().err
     assert "bad.txt:2: " in error and "bad.txt:3: " in error and "Traceback" not in error
+    gaps = tmp_path / "gaps.txt"  # an empty line: training reads one, and so does predict
+    gaps.write_text("how many ?\n\nwho is it ?\n")
+    predictions = tmp_path / "gaps.csv"
+    argv = ["predict", "--ckpt", str(best), "--input", str(gaps), "--out", str(predictions)]
+    with pytest.warns(EmptySentenceWarning, match=r"1 line\(s\) with an empty sentence \(line 2\)"):
+        assert main(argv) == 0
+    with predictions.open() as handle:
+        assert [row["sentence"] for row in csv.DictReader(handle)] == [
+            "how many ?",
+            "",
+            "who is it ?",
+        ]
     assert (
         main(["encode", "--ckpt", str(best), "--input", str(bad), "--out", str(tmp_path / "e.csv")])
         == 2
