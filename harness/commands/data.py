@@ -25,7 +25,9 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    """Print the statistics (bad or missing files raise; ``sanbench`` reports them)."""
+    """Print the statistics (bad or missing files raise; ``sanbench`` reports them). The
+    options are checked before numpy or torch is imported."""
+    options = build(StatsOptions, config)
     from rich.console import Console
 
     from datamodules.stats import dataset_stats
@@ -33,7 +35,6 @@ def run(config: Namespace) -> int:
     from datamodules.tasks import get_task
     from datamodules.vectors import load_vectors
 
-    options = build(StatsOptions, config)
     task = get_task(options.task)
     vectors = load_vectors(options.embeddings, options.cache_dir) if options.embeddings else None
     layout, root, splits = dataset_stats(

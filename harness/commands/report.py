@@ -20,9 +20,9 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
+    options = build(ReportOptions, config)  # checked before pandas or matplotlib is imported
     from reports.site import build_site
 
-    options = build(ReportOptions, config)
     words = ["sanbench", "report", *map(str, options.runs), "--out", str(options.out)]
     skipped: list = []
     index = build_site(options.runs, options.out, shlex.join(words), skipped)

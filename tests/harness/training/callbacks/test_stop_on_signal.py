@@ -46,7 +46,7 @@ def test_a_signal_saves_a_checkpoint_and_prints_the_resume_command(
     words = _fit_words(trec_dir, out, epochs=3)
     process = subprocess.Popen(
         [*SANBENCH, *words, "--overwrite"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, cwd=Path(__file__).parents[3],
+        text=True, cwd=Path(__file__).parents[4],
     )  # fmt: skip
     _wait_for(out / "checkpoints" / "last.ckpt", process)  # training is under way
     process.send_signal(signum)
@@ -61,7 +61,7 @@ def test_a_signal_saves_a_checkpoint_and_prints_the_resume_command(
         return
     done = subprocess.run(
         [*SANBENCH, *shlex.split(resume)[1:]], capture_output=True, text=True,
-        cwd=Path(__file__).parents[3], timeout=600,
+        cwd=Path(__file__).parents[4], timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     metrics = json.loads((out / "metrics.json").read_text())
