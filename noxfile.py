@@ -66,7 +66,9 @@ def tests(session: nox.Session) -> None:
     provide_system_packages(session, ("postgresql", "chromium"))
     install(session, "test,postgres,tensorboard,browser")
     # the documents' commands are `nox -s docs` (their ten minutes would take CI past 30)
-    session.run("pytest", "-n", "2", *with_marker(session.posargs, "not quiet and not docs"))
+    # --durations: the slowest tests in the CI log, where the time goes
+    marked = with_marker(session.posargs, "not quiet and not docs")
+    session.run("pytest", "-n", "2", "--durations", "25", *marked)
     # exit status 5: no quiet test was selected (e.g. -m "not slow")
     quiet = with_marker(session.posargs, "quiet")
     session.run("pytest", "-p", "no:xdist", *quiet, success_codes=[0, 5])
