@@ -9,6 +9,12 @@ from pathlib import Path
 MAX_LISTED = 20  # bad lines of one file listed in an error; the rest are counted
 
 
+def listed_lines(numbers: list[int]) -> str:
+    """``line 3, 7, ...``: the first :data:`MAX_LISTED` line numbers, for a warning."""
+    shown = ", ".join(map(str, numbers[:MAX_LISTED]))
+    return f"line {shown}" + (", ..." if len(numbers) > MAX_LISTED else "")
+
+
 @dataclass(frozen=True)
 class Problem:
     """One bad line (``line`` is 1-based, ``None`` for the file as a whole)."""

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from datamodules.errors import MAX_LISTED, Problems
+from datamodules.errors import Problems, listed_lines
 
 # Files that Kim (2014) and SentEval distribute in Windows-1252 (MR, SUBJ, TREC train; byte
 # 0x85 is "…" there, not a line break). Without an explicit encoding they are read as UTF-8
@@ -70,12 +70,10 @@ def _announce_release_encoding(path: Path, raw: bytes) -> None:
         return
     _announced.add(path.resolve())
     numbers = [number for number, _, _ in _undecodable_lines(raw, "utf-8")]
-    listed = ", ".join(map(str, numbers[:MAX_LISTED])) + (
-        ", ..." if len(numbers) > MAX_LISTED else ""
-    )
     warnings.warn(
-        f"{path}: {len(numbers)} line(s) not UTF-8 (line {listed}); read as Windows-1252, the "
-        "encoding Kim (2014) and SentEval release this file in; pass --encoding to choose one",
+        f"{path}: {len(numbers)} line(s) not UTF-8 ({listed_lines(numbers)}); read as "
+        "Windows-1252, the encoding Kim (2014) and SentEval release this file in; pass "
+        "--encoding to choose one",
         ReleaseEncodingWarning,
         stacklevel=3,
     )

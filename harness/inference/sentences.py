@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from datamodules.batches import pad
-from datamodules.errors import MAX_LISTED, DataFormatError, Problems
+from datamodules.errors import DataFormatError, Problems, listed_lines
 from datamodules.text import read_lines
 from datamodules.vocab import Vocab
 
@@ -63,12 +63,9 @@ def read_sentences(
             empty.append(number)
     problems.raise_any()
     if empty:
-        listed = ", ".join(map(str, empty[:MAX_LISTED])) + (
-            ", ..." if len(empty) > MAX_LISTED else ""
-        )
         warnings.warn(
-            f"{path}: {len(empty)} line(s) with an empty sentence (line {listed}); predicted "
-            "from no word, as training reads such a line",
+            f"{path}: {len(empty)} line(s) with an empty sentence ({listed_lines(empty)}); "
+            "predicted from no word, as training reads such a line",
             EmptySentenceWarning,
             stacklevel=2,
         )
