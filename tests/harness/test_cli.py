@@ -81,7 +81,7 @@ def test_fit_help_is_typed_with_the_tasks_defaults_and_the_papers_values(
     text = " ".join(capsys.readouterr().out.split())
     assert text.startswith("usage: sanbench fit ")
     assert "--model.dropout DROPOUT drop probability (keep 0.75 SNLI" in text
-    assert "(type: NonNegativeFloat, default: 0.4)" in text  # TREC's keep 0.6 (Bi-BloSAN §4.4)
+    assert "(type: ClosedUnitInterval, default: 0.4)" in text  # TREC's keep 0.6 (Bi-BloSAN §4.4)
     assert "training batch size (32 for classification, Bi-BloSAN §4.4" in text
     assert "(type: int, default: 16)" in text  # DiSAN's batch on TREC
     assert "--trainer.logger LOGGER" in text and "--run.early_stopping_patience" in text
