@@ -10,7 +10,7 @@ import torch
 from torch.utils.data import Dataset
 
 from datamodules.readers.base import Example
-from datamodules.tasks import Kind
+from datamodules.task_spec import Kind
 from datamodules.vocab import Vocab
 
 

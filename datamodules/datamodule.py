@@ -61,7 +61,8 @@ class BenchmarkDataModule(L.LightningDataModule):
 
     Args:
         task: a task name (``sanbench data stats --help`` lists them) or a ``TaskSpec``.
-        data_dir: the folder holding the task's files (or its parent, e.g. of ``kim2014/``).
+        data_dir: the folder holding the task's files (or its parent, e.g. of ``kim2014/``);
+            not used by a task file's task, which names its files itself.
         embeddings: a GloVe-format text file; None: random vectors (seeded).
         batch_size: training batch size (32 for classification, Bi-BloSAN §4.4; 64 for
             SNLI/SICK, §4.1/§4.3).
@@ -84,7 +85,7 @@ class BenchmarkDataModule(L.LightningDataModule):
     def __init__(
         self,
         task: str | TaskSpec,
-        data_dir: str | Path,
+        data_dir: str | Path | None = None,
         embeddings: str | Path | None = None,
         batch_size: int = 50,
         seed: int = 0,
@@ -110,7 +111,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         for name, value in (("dev_split", dev_split), ("test_split", test_split)):
             if value is not None and value not in self.task.source_splits:
                 raise ValueError(f"{name} {value!r} not in {self.task.source_splits}")
-        self.data_dir = Path(data_dir).expanduser()
+        self.data_dir = None if data_dir is None else Path(data_dir).expanduser()
         self.embeddings_path = None if embeddings is None else Path(embeddings).expanduser()
         self.batch_size, self.eval_batch_size = batch_size, eval_batch_size or batch_size
         self.seed, self.fold, self.lowercase = seed, fold, lowercase
@@ -124,7 +125,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         self.vector_coverage: float | None = None
         self._examples: dict[str, list[Example]] = {}
         self._layout: Layout | None = None  # found by _load_train, with _root
-        self._root = self.data_dir
+        self._root = self.data_dir or Path()
         self._vocab: Vocab | None = None
         self._matrix: torch.Tensor | None = None
         self._length_stats: dict[str, float] | None = None
@@ -233,7 +234,7 @@ class BenchmarkDataModule(L.LightningDataModule):
                 errors.append(missing_file_error(error))
             except FileNotFoundError as error:  # no file of the task in data_dir at all
                 expected = f"the files of task {self.task.name!r}"
-                errors.append(DataFormatError(self.data_dir, None, expected, "none", str(error)))
+                errors.append(DataFormatError(self._root, None, expected, "none", str(error)))
             return None
 
         collected(self._load_train)
@@ -273,7 +274,7 @@ class BenchmarkDataModule(L.LightningDataModule):
             if split not in self._examples:
                 self._examples[split] = self._read(sources[split])
             if not self._examples[split]:
-                raise EmptySplitError(self.task.name, split, self.data_dir)
+                raise EmptySplitError(self.task.name, split, self._root)
             self.datasets[split] = EncodedSplit(self._examples[split], self.vocab, self.lowercase)
 
     # -- loaders --------------------------------------------------------------------------
@@ -339,6 +340,8 @@ class BenchmarkDataModule(L.LightningDataModule):
         return self._loader(dataset, sorted_batches(dataset.lengths(), self.eval_batch_size))
 
 
-def build_datamodule(task: str, data_dir: str | Path, **options) -> BenchmarkDataModule:
+def build_datamodule(
+    task: str, data_dir: str | Path | None = None, **options
+) -> BenchmarkDataModule:
     """The datamodule of ``task`` (see :class:`BenchmarkDataModule` for the options)."""
     return BenchmarkDataModule(task, data_dir, **options)

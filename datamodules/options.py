@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from datamodules.readers.layouts import LAYOUTS
-from datamodules.tasks import get_task
+from datamodules.task_file import is_task_file
+from datamodules.tasks import get_task, task_problems
 
 
 @dataclass(frozen=True)
@@ -17,9 +18,9 @@ class StatsOptions:
     action: str = field(metadata={"positional": True, "choices": ("stats",)})
     """stats: per-split statistics of a task's files"""
     task: str
-    """the task (its name or an alias)"""
-    data_dir: Path
-    """data folder"""
+    """the task: its name, an alias, or a task file (NAME.yaml, docs/data.md "Your own data")"""
+    data_dir: Path | None = None
+    """data folder (not for a task file, which names its files)"""
     embeddings: Path | None = None
     """GloVe/word2vec text file"""
     layout: str | None = None
@@ -36,12 +37,12 @@ class StatsOptions:
 
     def __post_init__(self) -> None:
         """Every problem at once (``ValueError``, one line each): exit status 2."""
-        problems = []
-        try:
+        problems = [f"--task {problem}" for problem in task_problems(self.task)]
+        if not problems and not is_task_file(self.task):
             object.__setattr__(self, "task", get_task(self.task).name)
-        except KeyError as error:
-            problems.append(f"--task {self.task}: {error.args[0]}")
-        if not Path(self.data_dir).expanduser().is_dir():
+        if self.data_dir is None and not is_task_file(self.task):
+            problems.append(f"--data-dir is required for a benchmark task ({self.task})")
+        elif self.data_dir is not None and not Path(self.data_dir).expanduser().is_dir():
             problems.append(f"--data-dir {self.data_dir}: no such folder")
         if self.embeddings is not None and not Path(self.embeddings).expanduser().is_file():
             problems.append(f"--embeddings {self.embeddings}: no such file")

@@ -11,7 +11,7 @@ import numpy as np
 from datamodules.errors import MissingSplitError
 from datamodules.readers.base import SplitData
 from datamodules.readers.layouts import load_split, resolve_layout, split_files
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 from datamodules.vectors import Vectors
 
 PERCENTILES = (50, 90, 95, 99)
@@ -73,7 +73,7 @@ def split_stats(
 
 def dataset_stats(
     task: TaskSpec,
-    data_dir: Path,
+    data_dir: Path | None,
     layout: str | None = None,
     vectors: Vectors | None = None,
     lowercase: bool = False,

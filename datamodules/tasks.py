@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+import functools
+from pathlib import Path
 
-Kind = Literal["single", "pair", "relatedness"]
+from datamodules.task_spec import Kind, TaskSpec
+
+__all__ = ["Kind", "TaskSpec", "get_task", "list_tasks", "task_name", "task_problems"]
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 # Kim (2014) TREC.*.all label ids 0-5 map to these coarse classes (checked against the
 # questions: 0 "How did ...", 2 abbreviations, 3 "Who was ...", 4 places, 5 numbers).
 TREC_LABELS = ("DESC", "ENTY", "ABBR", "HUM", "LOC", "NUM")
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """One benchmark task.
-
-    ``dev_source`` / ``test_source`` name the file split used for validation / test;
-    ``None`` for dev means "carved from train (seeded, stratified)", ``None`` for test
-    means "stratified ``cv_folds``-fold cross-validation over the single split ``all``".
-    ``title`` is the name the papers' tables print (``SST-1``).
-    """
-
-    name: str
-    kind: Kind
-    num_classes: int
-    labels: tuple[str, ...] = ()
-    source_splits: tuple[str, ...] = ("train", "dev", "test")
-    dev_source: str | None = "dev"
-    test_source: str | None = "test"
-    cv_folds: int = 0
-    aliases: tuple[str, ...] = field(default=())
-    title: str = ""
 
 
 def _binary_cv(name: str, labels: tuple[str, str]) -> TaskSpec:
@@ -99,10 +79,43 @@ def list_tasks() -> list[str]:
     return list(_TASKS)
 
 
+@functools.cache
+def _task_file(path: str, modified_ns: int) -> TaskSpec:
+    from datamodules.task_file import load_task_file
+
+    return load_task_file(path, list_tasks())
+
+
 def get_task(name: str) -> TaskSpec:
-    """The :class:`TaskSpec` for ``name`` or one of its aliases."""
+    """The :class:`TaskSpec` for ``name``, one of its aliases, or a task file (``reviews.yaml``;
+    :class:`~datamodules.task_file.TaskFileError` lists its problems)."""
+    from datamodules.task_file import TaskFileError, is_task_file
+
+    if is_task_file(name):
+        path = Path(name).expanduser().resolve()
+        if not path.is_file():
+            raise TaskFileError(f"{name}: no such task file")
+        return _task_file(str(path), path.stat().st_mtime_ns)
     key = _ALIASES.get(name.lower(), name.lower())
     if key not in _TASKS:
         known = ", ".join([*_TASKS, *_ALIASES])
         raise KeyError(f"unknown task {name!r}; known tasks: {known}")
     return _TASKS[key]
+
+
+def task_problems(name: str) -> list[str]:
+    """What is wrong with ``--task name`` (unknown, or its task file's problems), one line each."""
+    from datamodules.task_file import TaskFileError
+
+    try:
+        get_task(name)
+    except KeyError as error:
+        return [str(error.args[0])]
+    except TaskFileError as error:
+        return str(error).splitlines()
+    return []
+
+
+def task_name(name: str) -> str:
+    """The name tables print for ``--task name``: a benchmark's own, or a task file's ``name``."""
+    return get_task(name).name

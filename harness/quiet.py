@@ -24,6 +24,10 @@ QUIET_WARNINGS = (
     r"The number of training batches \(\d+\) is smaller than the logging interval",
     r"Checkpoint directory .* exists and is not empty",
     r"Metric `SpearmanCorrcoef` will save all targets and predictions",
+    # on a machine with SLURM's tools: sanbench's jobs go through --launcher slurm (submitit)
+    # a fit that ends before its first validation: sanbench says so (NoValidationWarning)
+    r"`ModelCheckpoint\(monitor='val_\w+'\)` could not find the monitored key",
+    r"The `srun` command is available on your system but is not used",
 )
 NOISE = (
     "Seed set to",

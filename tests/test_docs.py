@@ -76,6 +76,9 @@ PLACEHOLDERS = {
     "glove.840B.300d.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
     "/shared/suite": "runs/suite",  # a shared file system's folder: the document's own grid
     "glove.txt": "../shared/datasets/glove/glove.6B.50d.subset.txt",
+    # the committed example of a user's own task (docs/data.md, "Your own data")
+    "examples/own-data/reviews.yaml": str(ROOT / "examples" / "own-data" / "reviews.yaml"),
+    "examples/own-data": str(ROOT / "examples" / "own-data"),
 }
 
 # files a document's commands read as a user's own

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 
 Tokens = tuple[str, ...]
 

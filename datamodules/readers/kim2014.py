@@ -6,7 +6,7 @@ from pathlib import Path
 
 from datamodules.errors import Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, Tokens, class_index
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
 FILES: dict[str, dict[str, str]] = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from datamodules.errors import DataFormatError, MissingSplitError
-from datamodules.readers import kim2014, nli, senteval, sick
+from datamodules.readers import kim2014, nli, senteval, sick, table
 from datamodules.readers.base import Layout, SplitData
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 
 LAYOUTS: dict[str, Layout] = {
     layout.name: layout
@@ -16,14 +16,19 @@ LAYOUTS: dict[str, Layout] = {
 
 
 def resolve_layout(
-    task: TaskSpec, data_dir: Path, layout: str | None = None
+    task: TaskSpec, data_dir: Path | None, layout: str | None = None
 ) -> tuple[Layout, Path]:
     """The layout and folder holding ``task``'s files.
 
     Looks in ``data_dir`` and then its immediate subfolders (so the parent of ``kim2014/``,
     ``sick2014/`` ... works too); the first layout with at least one of the task's files
-    wins. ``layout`` restricts the search to one named layout.
+    wins. ``layout`` restricts the search to one named layout. A task file's task reads the
+    files it names (``data_dir`` is not used).
     """
+    if task.table is not None:
+        return table.LAYOUT, task.table.folder
+    if data_dir is None:
+        raise FileNotFoundError(f"task {task.name!r} needs its data folder (--data-dir)")
     data_dir = Path(data_dir).expanduser()
     if not data_dir.is_dir():
         raise FileNotFoundError(f"data folder {data_dir} does not exist (check --data-dir)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from datamodules.errors import DataFormatError, Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, Tokens
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
 NO_GOLD = "no gold label ('-')"

@@ -12,7 +12,7 @@ from datamodules.readers.base import Example, Layout, SplitData, class_index
 from datamodules.readers.nli import read_s1_s2_labels
 from datamodules.readers.sick import FILES as SICK_FILES
 from datamodules.readers.sick import read_sick_file
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
 FOLDER = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from datamodules.errors import Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData
-from datamodules.tasks import TaskSpec
+from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
 FILES = {"train": "SICK_train.txt", "trial": "SICK_trial.txt", "test": "SICK_test_annotated.txt"}

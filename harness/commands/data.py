@@ -2,6 +2,7 @@
 
     sanbench data stats --task trec --data-dir ../shared/datasets
     sanbench data stats --task sst2 --data-dir D --embeddings glove.txt --json
+    sanbench data stats --task examples/own-data/reviews.yaml
 
 Arguments are checked (task, folders, files, encoding) before numpy, torch or any data file
 is loaded; bad data files: one line per problem and exit status 2 (``sanbench --debug``

@@ -4,6 +4,11 @@
         --trainer.max_steps 50 --model.optimizer adam --model.dropout 0.3
     sanbench fit --task trec --encoder bi_blosan --data-dir D --print_config > trec.yaml
     sanbench fit --config trec.yaml --out runs/trec-dropout --model.dropout 0.2
+    sanbench fit --task examples/own-data/reviews.yaml --encoder multi_cnn --out runs/reviews
+
+``--task`` takes a benchmark's name or a task file of your own (a YAML file naming CSV, TSV or
+JSON-lines files and their columns); ``--data module.Class`` a LightningDataModule class of
+yours (docs/data.md, "Your own data").
 
 The words after ``fit`` go to :class:`harness.training.config.fit_cli.FitCLI` (``--help`` lists
 every option with its type and default, and its short forms such as ``--task``).

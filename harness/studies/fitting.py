@@ -33,14 +33,18 @@ def dev_metric(task: str) -> tuple[str, str]:
     return ("dev_pearson", "val_pearson") if kind == "relatedness" else ("dev_acc", "val_acc")
 
 
-def require_training(ctx: TuneContext) -> tuple[str, str, Path]:
-    """(task, encoder, data_dir) or a clear error when a training study lacks one of them."""
-    missing = [
-        f"--{n.replace('_', '-')}" for n in ("task", "encoder", "data_dir") if not getattr(ctx, n)
-    ]
+def require_training(ctx: TuneContext) -> tuple[str, str, Path | None]:
+    """(task, encoder, data_dir) or a clear error when a training study lacks one of them (a
+    task file's task needs no data folder)."""
+    from datamodules.task_file import is_task_file
+
+    needed = (
+        ("task", "encoder") if is_task_file(ctx.task or "") else ("task", "encoder", "data_dir")
+    )
+    missing = [f"--{n.replace('_', '-')}" for n in needed if not getattr(ctx, n)]
     if missing:
         raise ValueError(f"study {ctx.study!r} trains models: pass {', '.join(missing)}")
-    return str(ctx.task), str(ctx.encoder), Path(str(ctx.data_dir))
+    return str(ctx.task), str(ctx.encoder), ctx.data_dir
 
 
 def fit_trial(

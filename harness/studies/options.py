@@ -18,6 +18,20 @@ STUDIES = ("block-length", "block-length-memory", "dropout", "search")
 ATTENTION_IMPLS = ("naive", "chunked")
 
 
+def shown_task(task: str | None) -> str | None:
+    """A task file's ``name`` (its file's stem while the file cannot be read), else ``task``."""
+    from datamodules.task_file import TaskFileError, is_task_file
+
+    if task is None or not is_task_file(task):
+        return task
+    from datamodules.tasks import task_name
+
+    try:
+        return task_name(task)
+    except TaskFileError:
+        return Path(task).stem
+
+
 @dataclass(frozen=True)
 class StudyOptions:
     """An optuna study over the harness (block length, dropout, a search space, memory).
@@ -96,7 +110,7 @@ class StudyOptions:
             return (
                 f"block-length-memory{impl}-{self.device}-b{self.batch_size}-d{self.dim}-n{lengths}"
             )
-        return f"{self.study}-{self.task}-{self.encoder}"
+        return f"{self.study}-{shown_task(self.task)}-{self.encoder}"
 
     @property
     def length_values(self) -> tuple[int, ...]:

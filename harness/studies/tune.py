@@ -59,27 +59,25 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
 def training_problems(ctx: TuneContext) -> list[str]:
     """What is wrong with a training study's task, encoder, files (every bad line of them) or
     budget, every problem at once, before any training."""
+    from harness.studies.fitting import require_training
     from harness.training.config.fit_run import FitRun
     from harness.training.inputs import check_fit_inputs
 
-    missing = [
-        f"--{n.replace('_', '-')}"
-        for n in ("task", "encoder", "data_dir")
-        if getattr(ctx, n) is None
-    ]
-    if missing:
-        return [f"study {ctx.study!r} trains models: pass {', '.join(missing)}"]
+    try:
+        require_training(ctx)
+    except ValueError as error:
+        return [str(error)]
     problems = []
     if (ctx.study == "search") != bool(ctx.space):
         problems.append("--space FILE goes with --study search, and --study search needs it")
-    if not ctx.data_dir.is_dir():
+    if ctx.data_dir is not None and not ctx.data_dir.is_dir():
         problems.append(f"--data-dir {ctx.data_dir}: no such folder")
     if ctx.embeddings is not None and not ctx.embeddings.is_file():
         problems.append(f"--embeddings {ctx.embeddings}: no such file")
     from encoders import list_encoders
-    from harness.training.config.task_configs import list_task_configs
+    from harness.training.config.task_configs import task_problems
 
-    problems += choice_problems("--task", ctx.task, list_task_configs())
+    problems += task_problems("--task", [ctx.task])
     problems += choice_problems("--encoder", ctx.encoder, list_encoders())
     if problems:
         return problems

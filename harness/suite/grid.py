@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from datamodules.tasks import get_task, list_tasks
+from datamodules.tasks import get_task, list_tasks, task_name
 from reports.contracts.fit_folder import replicate_label
 from reports.contracts.suite_results import run_folder
 
@@ -38,11 +38,11 @@ class RunSpec:
 
     @property
     def key(self) -> tuple[str, str, str]:
-        """The run's identity in the results files."""
-        return (self.task, self.encoder, self.replicate)
+        """The run's identity in the results files (a task file's task by its ``name``)."""
+        return (task_name(self.task), self.encoder, self.replicate)
 
     def run_dir(self, out_dir: Path) -> Path:
-        return run_folder(out_dir, self.task, self.encoder, self.replicate)
+        return run_folder(out_dir, task_name(self.task), self.encoder, self.replicate)
 
 
 def expand_grid(
@@ -60,9 +60,12 @@ def expand_grid(
         raise ValueError(f"--folds must be between 1 and {CV_FOLDS}, got {folds}")
     runs: dict[RunSpec, None] = {}  # ordered, without repeats
     for task in tasks:
+        task_folds = min(folds, get_task(task).cv_folds)  # a task file's own fold count too
         for encoder in encoders:
-            if task in CV_TASKS:
-                runs.update(dict.fromkeys(RunSpec(task, encoder, CV_SEED, f) for f in range(folds)))
+            if task_folds:
+                runs.update(
+                    dict.fromkeys(RunSpec(task, encoder, CV_SEED, f) for f in range(task_folds))
+                )
             else:
                 runs.update(dict.fromkeys(RunSpec(task, encoder, seed) for seed in range(seeds)))
     return list(runs)

@@ -56,7 +56,11 @@ class SuiteOptions:
 
     @property
     def task_names(self) -> list[str]:
-        return names(self.tasks, "--tasks")
+        """The tasks, a task file by its absolute path (every job of the suite finds it)."""
+        from datamodules.task_file import is_task_file
+
+        given = names(self.tasks, "--tasks")
+        return [str(Path(t).expanduser().absolute()) if is_task_file(t) else t for t in given]
 
     @property
     def encoder_names(self) -> list[str]:

@@ -84,15 +84,17 @@ def _one_line(error: BaseException, limit: int = 500) -> str:
 def fit_run(
     run: RunSpec,
     run_dir: Path,
-    data_dir: Path,
+    data_dir: Path | None,
     embeddings: Path | None,
     overrides: Mapping[str, Any],
 ) -> FitRun:
-    """The fit configuration of one run of the grid."""
+    """The fit configuration of one run of the grid (a task file names its files: no folder)."""
+    from datamodules.task_file import is_task_file
+
     return FitRun(
         task=run.task,
         encoder=run.encoder,
-        data_dir=data_dir,
+        data_dir=None if is_task_file(run.task) else data_dir,
         out_dir=run_dir,
         embeddings=embeddings,
         seed=run.seed,
@@ -104,7 +106,7 @@ def fit_run(
 def _check_same_settings(
     finished: Sequence[RunSpec],
     out_dir: Path,
-    data_dir: Path,
+    data_dir: Path | None,
     embeddings: Path | None,
     overrides: Mapping[str, Any],
 ) -> None:
@@ -143,7 +145,7 @@ def run_shard(
     shard: Shard,
     out_dir: Path,
     fit: FitFn,
-    data_dir: Path,
+    data_dir: Path | None,
     embeddings: Path | None,
     overrides: Mapping[str, Any],
     log: LogFn = print,
@@ -167,7 +169,7 @@ def _run_shard(
     shard: Shard,
     out_dir: Path,
     fit: FitFn,
-    data_dir: Path,
+    data_dir: Path | None,
     embeddings: Path | None,
     overrides: Mapping[str, Any],
     log: LogFn,
@@ -185,7 +187,7 @@ def _run_shard(
             continue
         run_dir = run.run_dir(out_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
-        log(f"[{shard.label} {number}/{len(mine)}] {run.task} {run.encoder} {run.replicate}")
+        log(f"[{shard.label} {number}/{len(mine)}] {' '.join(run.key)}")
         start = time.perf_counter()
         try:
             metrics = fit(fit_run(run, run_dir, data_dir, embeddings, overrides))

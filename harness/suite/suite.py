@@ -29,18 +29,20 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
 def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
+    from datamodules.task_file import is_task_file
     from encoders import list_encoders
-    from harness.training.config.task_configs import list_task_configs
+    from harness.training.config.task_configs import task_problems
 
-    problems = options.inputs.file_problems("unless --aggregate-only")
+    benchmarks = [task for task in options.task_names if not is_task_file(task)]
+    problems = options.inputs.file_problems(
+        "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
+    )
     problems += options.launch.problems()
-    for kind, given, known in (
-        ("task", options.task_names, list_task_configs()),
-        ("encoder", options.encoder_names, list_encoders()),
-    ):
-        unknown = [name for name in given if name not in known]
-        if unknown:
-            problems.append(f"unknown {kind}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    problems += task_problems("--tasks", options.task_names)
+    known = list_encoders()
+    unknown = [name for name in options.encoder_names if name not in known]
+    if unknown:
+        problems.append(f"unknown encoder(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return problems
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,8 @@ def fit_datamodule(
     epochs, steps = trainer.current_epoch, trainer.global_step
     best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
     best = best_callback.best_model_path or None
+    if best is None and steps:
+        warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=steps)), stacklevel=1)
     # the best weights' dev metrics go to metrics.json only: logged, they would add a point
     # after the last one of the training-time validations (curves, TensorBoard)
     evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
@@ -138,6 +141,16 @@ def fit_datamodule(
     }
 
 
+NO_VALIDATION = (
+    "training ended after {steps} step(s), before its first validation (a budget inside the "
+    "first epoch): the dev and test scores are those of the last weights, not the best on dev"
+)
+
+
+class NoValidationWarning(UserWarning):
+    """A fit whose budget ended before any validation: no best-on-dev checkpoint exists."""
+
+
 def run_fit(
     run: FitRun | FitCLI, callbacks: list[pl.Callback] | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
@@ -171,12 +184,15 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
     task, encoder, seed = (
-        config["data"]["task"],
+        datamodule.task.name,  # a task file's name, not its path (in the config)
         config["model"]["encoder"],
         config["seed_everything"],
     )
     fold = config["data"]["fold"] if datamodule.task.cv_folds else None
-    metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, **measured}
+    # the class ids' names (test_predictions.csv holds ids): a task file's string labels
+    labels = list(datamodule.task.labels) if datamodule.task.kind != "relatedness" else None
+    metrics = {"task": task, "encoder": encoder, "seed": seed, "fold": fold, "labels": labels}
+    metrics |= measured
     metrics = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()
     }

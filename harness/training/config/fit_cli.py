@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -33,10 +35,10 @@ from harness.errors import InputError
 from harness.training.config.run_options import RunOptions
 from harness.training.config.task_configs import (
     ConfigError,
-    list_task_configs,
     plain,
     task_and_encoder,
     task_defaults,
+    task_problems,
 )
 from harness.training.config.task_model import task_model
 from harness.training.trainer_setup import trainer_arguments
@@ -92,6 +94,68 @@ def missing_logger_packages(value: Any) -> list[str]:
     return problems
 
 
+DATA_CLASS = "data_class"  # the config key of --data CLASS (a user's LightningDataModule)
+CLASS_PATH = re.compile(r"[A-Za-z_][\w.]*\.[A-Za-z_]\w*")
+
+
+def is_class_path(value: str) -> bool:
+    """``--data my_module.MyDataModule`` names a class; ``--data FILE`` (jsonargparse's config
+    file of the ``data:`` section) a file."""
+    return bool(CLASS_PATH.fullmatch(value)) and not value.endswith((".yaml", ".yml", ".json"))
+
+
+def with_data_class(words: list[str]) -> tuple[list[str], str | None]:
+    """``words`` with ``--data CLASS`` spelled ``--data_class CLASS``, and the class path they
+    choose (a ``--config`` file's ``data_class`` too; the last one given wins)."""
+    out, chosen, index = [], None, 0
+    while index < len(words):
+        word = words[index]
+        option, equals, value = word.partition("=")
+        if not equals and index + 1 < len(words):
+            value = words[index + 1]
+        if option in ("--data", f"--{DATA_CLASS}") and is_class_path(value):
+            out += [f"--{DATA_CLASS}", value]
+            chosen = value
+            index += 1 if equals else 2
+            continue
+        if option in ("-c", "--config") and value:
+            chosen = _config_data_class(value) or chosen
+        out.append(word)
+        index += 1
+    return out, chosen
+
+
+def _config_data_class(path: str) -> str | None:
+    import yaml
+
+    try:
+        config = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return None  # the real parser says what is wrong with the file
+    return config.get(DATA_CLASS) if isinstance(config, dict) else None
+
+
+def data_class(path: str | None) -> type[pl.LightningDataModule]:
+    """The datamodule class of a fit: the benchmarks' (None), or a user's class path, imported
+    from the current folder too."""
+    if path is None:
+        return BenchmarkDataModule
+    import importlib
+
+    from encoders.plugins import current_folder_importable
+
+    current_folder_importable()
+    module, _, name = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        message = f"--data {path}: cannot import it: {type(error).__name__}: {error}"
+        raise ConfigError(message) from None
+    if not (isinstance(found, type) and issubclass(found, pl.LightningDataModule)):
+        raise ConfigError(f"--data {path}: expected a LightningDataModule class, got {found!r}")
+    return found
+
+
 def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
     """``--trainer.callbacks`` as a list: it takes one callback, a list, or none."""
     return [value] if isinstance(value, pl.Callback) else list(value or [])
@@ -114,12 +178,17 @@ class FitCLI(LightningCLI):
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
         self.overwrite = False  # --overwrite (a flag of the command, not a config value)
         self.extra_callbacks: list[pl.Callback] = []
+        if isinstance(args, dict):
+            chosen = args.get(DATA_CLASS)
+        else:
+            args, chosen = with_data_class(list(args))
+        self.data_class = data_class(chosen)
         try:
             with warnings.catch_warnings():  # args stand for sys.argv here, on purpose
                 warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
                 super().__init__(
                     task_model,
-                    BenchmarkDataModule,
+                    self.data_class,
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,
                     seed_everything_default=0,
@@ -157,9 +226,11 @@ class FitCLI(LightningCLI):
         if unknown:
             raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
         task, encoder = task_and_encoder(args) if isinstance(args, dict) else self._chosen(args)
+        if not issubclass(self.data_class, BenchmarkDataModule):
+            task = None  # a user's datamodule: its own arguments, the shared defaults
         from encoders import list_encoders
 
-        problems = choice_problems("--data.task", task, list_task_configs())
+        problems = task_problems("--data.task", [task] if task is not None else [])
         problems += choice_problems("--model.encoder", encoder, list_encoders())
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
@@ -169,9 +240,8 @@ class FitCLI(LightningCLI):
 
     def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
         """The task and encoder that ``words`` choose, ``--config`` files included, as a parser
-        built like the real one reads them; its ``--help`` and ``--print_config`` do nothing,
-        and a placeholder ``--data.data_dir`` (which any given one overrides) lets it read them
-        before the folder is named. (None, None) when they cannot be read (e.g. no encoder):
+        built like the real one reads them; its ``--help`` and ``--print_config`` do nothing.
+        (None, None) when they cannot be read (e.g. no encoder):
         the real parser then says what is missing, or prints the help without a task's values.
         """
         reader = self.init_parser(
@@ -183,19 +253,29 @@ class FitCLI(LightningCLI):
         self.add_core_arguments_to_parser(reader)
         self.add_arguments_to_parser(reader)
         try:
-            config = reader.parse_args(["--data.data_dir", ".", *words])
+            config = reader.parse_args(words)
         except (argparse.ArgumentError, InputError):
             return None, None
-        return config["data.task"], config["model.encoder"]
+        return config.get("data.task"), config["model.encoder"]
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")
         parser.add_argument("--out", type=Path | None, default=None, help="the run folder")
-        parser.link_arguments("seed_everything", "data.seed")
+        parser.add_argument(
+            f"--{DATA_CLASS}",
+            type=str | None,
+            default=None,
+            help="a LightningDataModule class of yours (module.Class) instead of the benchmarks' "
+            "(--data CLASS; docs/data.md)",
+        )
+        parameters = inspect.signature(self.data_class).parameters
+        if "seed" in parameters:
+            parser.link_arguments("seed_everything", "data.seed")
         parser.link_arguments("out", "trainer.default_root_dir")
         parser.link_arguments("data", "model.data", apply_on="instantiate")
         for option, key in SHORT_FORMS.items():
-            add_alias(parser, option, key, f"--{key}")
+            if not key.startswith("data.") or key.removeprefix("data.") in parameters:
+                add_alias(parser, option, key, f"--{key}")
         parser.aliases = parser.aliases | {"--overwrite"}  # an option, not a key
         parser.add_argument(
             "--overwrite",
@@ -236,13 +316,19 @@ class FitCLI(LightningCLI):
         """What must hold before any data is read (jsonargparse checked the types): a positive
         batch size, folders and files that exist, a run folder, the packages of its loggers."""
         data = self.config["data"]
-        if data["batch_size"] < 1:
+        if self.data_class is not BenchmarkDataModule:  # a user's datamodule checks its own
+            data = {}
+        if data.get("batch_size", 1) < 1:
             raise ConfigError(
                 f"data.batch_size must be a positive integer, got {data['batch_size']}"
             )
-        if not Path(data["data_dir"]).is_dir():
+        from datamodules.task_file import is_task_file
+
+        if data and data["data_dir"] is None and not is_task_file(data["task"]):
+            raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
+        if data.get("data_dir") is not None and not Path(data["data_dir"]).is_dir():
             raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
-        if data["embeddings"] is not None and not Path(data["embeddings"]).is_file():
+        if data.get("embeddings") is not None and not Path(data["embeddings"]).is_file():
             raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
         if self.config["out"] is None:
             raise ConfigError("missing --out (the run folder)")

@@ -21,7 +21,7 @@ class FitRun:
 
     task: str
     encoder: str
-    data_dir: Path
+    data_dir: Path | None  # None: a task file's task (it names its files)
     out_dir: Path
     embeddings: Path | None = None
     seed: int = 0
@@ -34,7 +34,7 @@ class FitRun:
             "seed_everything": self.seed,
             "out": str(self.out_dir),
             "data.task": self.task,
-            "data.data_dir": str(self.data_dir),
+            "data.data_dir": None if self.data_dir is None else str(self.data_dir),
             "data.embeddings": None if self.embeddings is None else str(self.embeddings),
             "model.encoder": self.encoder,
             **({} if self.fold is None else {"data.fold": self.fold}),

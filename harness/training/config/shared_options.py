@@ -49,13 +49,13 @@ class DataOptions:
         if problems:
             raise InputError("\n".join(problems))
 
-    def file_problems(self, needed_by: str) -> list[str]:
+    def file_problems(self, needed_by: str, folder_needed: bool = True) -> list[str]:
         """What is wrong with the folder and the vectors file; ``needed_by`` says when
-        ``--data-dir`` may be left out."""
+        ``--data-dir`` may be left out (also when not ``folder_needed``: task files only)."""
         problems = []
-        if self.data_dir is None:
+        if self.data_dir is None and folder_needed:
             problems.append(f"--data-dir is required {needed_by} (e.g. ../shared/datasets)")
-        elif not self.data_dir.is_dir():
+        elif self.data_dir is not None and not self.data_dir.is_dir():
             problems.append(f"--data-dir {self.data_dir}: no such folder")
         if self.embeddings is not None and not self.embeddings.is_file():
             problems.append(f"--embeddings {self.embeddings}: no such file")

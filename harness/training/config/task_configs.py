@@ -30,9 +30,43 @@ def list_task_configs() -> list[str]:
     return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
 
 
+def task_problems(option: str, tasks: list[str]) -> list[str]:
+    """What is wrong with the tasks an option names, one line each: an unknown name (with the
+    known ones and the nearest) or a task file's problem."""
+    from datamodules.task_file import is_task_file
+    from datamodules.tasks import task_problems as file_problems
+    from harness.command_parser import did_you_mean
+
+    known = list_task_configs()
+    problems = []
+    for task in tasks:
+        if is_task_file(task):
+            problems += file_problems(task)
+        elif task not in known:
+            problems.append(
+                f"{option} {task}: expected one of {', '.join(known)}, or a task file "
+                f'(NAME.yaml, docs/data.md "Your own data"){did_you_mean(task, known)}'
+            )
+    return problems
+
+
+def config_name(task: str) -> str:
+    """The config a task trains with: its own, or for a task file the benchmark it is ``like``."""
+    from datamodules.task_file import is_task_file
+
+    if not is_task_file(task):
+        return task
+    from datamodules.tasks import get_task
+
+    table = get_task(task).table
+    assert table is not None
+    return table.like
+
+
 def load_task_config(task: str) -> dict[str, Any]:
-    """``harness/training/configs/<task>.yaml``: sections, and per-encoder values (``encoders``)."""
-    path = resources.files(CONFIG_PACKAGE) / f"{task}.yaml"
+    """``harness/training/configs/<task>.yaml`` (a task file's: its ``like``'s): sections, and
+    per-encoder values (``encoders``)."""
+    path = resources.files(CONFIG_PACKAGE) / f"{config_name(task)}.yaml"
     if not path.is_file():
         raise ConfigError(f"unknown task {task!r}; known: {', '.join(list_task_configs())}")
     return yaml.safe_load(path.read_text()) or {}

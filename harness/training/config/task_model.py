@@ -6,13 +6,13 @@ from __future__ import annotations
 import inspect
 from typing import Any, Literal
 
+import lightning as L
 import torch
 from jsonargparse.typing import ClosedUnitInterval, NonNegativeFloat, PositiveFloat, PositiveInt
 
-from datamodules.datamodule import BenchmarkDataModule
 from encoders import builder_accepts, encoder_entry
 from encoders.layers.block_length import block_length, expected_max_length
-from harness.training.config.task_configs import plain
+from harness.training.config.task_configs import ConfigError, plain
 from harness.training.module import TaskModule, Vocabulary
 
 
@@ -46,6 +46,29 @@ def builder_options(
     return chosen
 
 
+# what task_model and run_fit read of a datamodule besides Lightning's hooks (docs/data.md)
+DATAMODULE_PROTOCOL = ("task", "vocab", "embedding_matrix", "length_stats", "batch_size")
+
+
+def protocol_problems(datamodule: Any) -> list[str]:
+    """What a set-up datamodule lacks of what sanbench's model reads (docs/data.md)."""
+    missing = [name for name in DATAMODULE_PROTOCOL if not hasattr(datamodule, name)]
+    task = getattr(datamodule, "task", None)
+    if task is not None:
+        missing += [
+            f"task.{field}"
+            for field in ("name", "kind", "num_classes", "labels", "cv_folds")
+            if not hasattr(task, field)
+        ]
+    if not missing:
+        return []
+    name = type(datamodule).__qualname__
+    return [
+        f"--data {name}: the datamodule has no {', '.join(missing)}; sanbench's model reads "
+        "them after setup('fit') (docs/data.md, \"Any LightningDataModule\")"
+    ]
+
+
 def task_model(
     encoder: str,
     hidden_dim: PositiveInt | None = None,
@@ -60,7 +83,7 @@ def task_model(
     finetune_embeddings: bool = True,
     adadelta_rho: ClosedUnitInterval = 0.95,
     eps: PositiveFloat = 1e-8,
-    data: BenchmarkDataModule | None = None,
+    data: L.LightningDataModule | None = None,
 ) -> TaskModule:
     """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
 
@@ -92,8 +115,12 @@ def task_model(
     """
     if data is None:
         raise ValueError("task_model needs the datamodule (``data``) its vocabulary comes from")
-    data.check_inputs()  # every file of the run (test and vectors too), all bad lines at once
+    if hasattr(data, "check_inputs"):  # every file of the run, all bad lines at once
+        data.check_inputs()
     data.setup("fit")
+    problems = protocol_problems(data)
+    if problems:
+        raise ConfigError("\n".join(problems))
     vocab_size, dim = data.embedding_matrix.shape
     module = TaskModule(
         encoder,
@@ -121,5 +148,7 @@ def task_model(
         eps=plain(eps),
     )
     module.set_embeddings(torch.as_tensor(data.embedding_matrix).float())
-    module.vocabulary = Vocabulary(itos=data.vocab.itos, lowercase=data.lowercase)
+    module.vocabulary = Vocabulary(
+        itos=data.vocab.itos, lowercase=getattr(data, "lowercase", False)
+    )
     return module

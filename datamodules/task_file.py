@@ -1,0 +1,210 @@
+"""A user's own task: a YAML file naming its data files, their format and their columns.
+
+    name: reviews                 # what every table and page calls the task
+    kind: single                  # single | pair | relatedness
+    format: tsv                   # csv | tsv | jsonl (default: the train file's suffix)
+    text: review                  # the sentence's column (jsonl: key)
+    label: sentiment              # the label's column (relatedness: a score in [1, 5])
+    train: reviews.train.tsv      # files relative to this task file
+    dev: reviews.dev.tsv          # optional: else 10% of train, stratified and seeded
+    test: reviews.test.tsv        # or, instead of a test file, `folds: 10` (cross-validation)
+
+See docs/data.md, "Your own data". Loading reads no data file, except the training file's
+label column when ``labels`` (the class order) is not given.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from datamodules.task_spec import TableSource, TaskSpec
+
+FORMATS = ("csv", "tsv", "jsonl")
+KINDS = ("single", "pair", "relatedness")
+# the benchmark whose training settings (harness/training/configs/<like>.yaml) a kind borrows
+LIKE = {"single": "sst2", "pair": "snli", "relatedness": "sick"}
+KEYS = (
+    "name",
+    "kind",
+    "format",
+    "text",
+    "text_pair",
+    "label",
+    "labels",
+    "train",
+    "dev",
+    "test",
+    "folds",
+    "like",
+)
+SUFFIXES = (".yaml", ".yml")
+NULLS = ("", "~", "null", "Null", "NULL")  # an unset key (values are read as strings)
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+RELATEDNESS_CLASSES = 5  # scores in [1, 5] and the App. C target over K = 5 classes
+
+
+class TaskFileError(ValueError):
+    """A task file that cannot be used; one line per problem, each naming the file and key."""
+
+
+def is_task_file(value: str) -> bool:
+    """Whether ``--task`` names a task file rather than a benchmark task."""
+    return str(value).lower().endswith(SUFFIXES)
+
+
+def _nearest(key: str) -> str:
+    close = difflib.get_close_matches(key, KEYS, n=1)
+    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(KEYS)}"
+
+
+def _text_problems(raw: dict[str, Any], kind: str) -> list[str]:
+    problems = []
+    for key in ("text", "label"):
+        if not isinstance(raw.get(key), str) or not raw.get(key):
+            problems.append(f"{key}: expected the name of a column (or jsonl key)")
+    if kind == "single" and raw.get("text_pair") is not None:
+        problems.append("text_pair: only a pair or relatedness task has a second sentence")
+    if kind != "single" and not isinstance(raw.get("text_pair"), str):
+        problems.append(f"text_pair: a {kind} task needs the second sentence's column")
+    return problems
+
+
+def _file_problems(raw: dict[str, Any], folder: Path) -> list[str]:
+    problems = []
+    for key in ("train", "dev", "test"):
+        value = raw.get(key)
+        if value is None:
+            if key == "train":
+                problems.append("train: expected the training file, relative to the task file")
+            continue
+        if not isinstance(value, str):
+            problems.append(f"{key}: expected a file name, got {value!r}")
+        elif not (folder / value).is_file():
+            problems.append(f"{key}: no such file {folder / value}")
+    folds = raw.get("folds")
+    if folds is not None:
+        if not isinstance(folds, str) or not folds.isdigit() or int(folds) < 2:
+            problems.append(f"folds: expected a number of folds of at least 2, got {folds}")
+        if raw.get("test") is not None:
+            problems.append("folds: give a test file or a fold count, not both")
+    elif raw.get("test") is None:
+        problems.append("test: expected the test file, or a fold count (folds: 10) for CV")
+    return problems
+
+
+def _label_problems(raw: dict[str, Any], kind: str) -> list[str]:
+    labels = raw.get("labels")
+    if labels is None:
+        return []
+    if kind == "relatedness":
+        return ["labels: a relatedness task has scores in [1, 5], not labels"]
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        return [f"labels: expected a list of class labels, got {labels!r}"]
+    names = labels
+    if len(set(names)) != len(names) or len(names) < 2:
+        return [f"labels: expected at least two distinct labels, got {names}"]
+    return []
+
+
+def _problems(raw: dict[str, Any], folder: Path, benchmarks: list[str]) -> list[str]:
+    problems = [f"unknown key {key!r}{_nearest(key)}" for key in raw if key not in KEYS]
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        problems.append(
+            f"name: expected a lowercase name of letters, digits, '-' and '_', got {name!r}"
+        )
+    elif name in benchmarks:
+        problems.append(f"name: {name!r} is a benchmark task; give yours another name")
+    kind = raw.get("kind", "single")
+    if kind not in KINDS:
+        problems.append(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+        kind = "single"
+    format_ = raw.get("format")
+    if format_ is not None and format_ not in FORMATS:
+        problems.append(f"format: expected one of {', '.join(FORMATS)}, got {format_!r}")
+    train = raw.get("train")
+    if format_ is None and isinstance(train, str) and Path(train).suffix[1:].lower() not in FORMATS:
+        problems.append(
+            f"format: the train file's suffix is not one of {', '.join(FORMATS)}; "
+            "name the format (format: csv, tsv or jsonl)"
+        )
+    like = raw.get("like")
+    if like is not None and like not in benchmarks:
+        problems.append(
+            f"like: expected the benchmark whose training settings to use, one of "
+            f"{', '.join(benchmarks)}; got {like!r}"
+        )
+    return (
+        problems
+        + _text_problems(raw, kind)
+        + _file_problems(raw, folder)
+        + _label_problems(raw, kind)
+    )
+
+
+def _source(raw: dict[str, Any], task_file: Path) -> TableSource:
+    kind = raw.get("kind", "single")
+    files = [("all" if raw.get("folds") else "train", raw["train"])]
+    files += [(split, raw[split]) for split in ("dev", "test") if raw.get(split) is not None]
+    return TableSource(
+        task_file=task_file,
+        format=raw.get("format") or Path(raw["train"]).suffix.lstrip(".").lower(),
+        text=raw["text"],
+        text_pair=raw.get("text_pair"),
+        label=raw["label"],
+        files=tuple(files),
+        like=raw.get("like") or LIKE[kind],
+    )
+
+
+def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
+    """The :class:`TaskSpec` a task file describes; :class:`TaskFileError` lists every problem
+    of the file at once. ``benchmarks``: the names it may neither take nor be ``like``."""
+    from datamodules.readers.table import training_labels
+
+    task_file = Path(path).expanduser().resolve()
+    if not task_file.is_file():
+        raise TaskFileError(f"{path}: no such task file")
+    try:  # every value a string: labels no/yes stay "no"/"yes" (YAML 1.1 would make booleans)
+        raw = yaml.load(task_file.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise TaskFileError(f"{path}: not a YAML file: {' '.join(str(error).split())}") from None
+    if not isinstance(raw, dict):
+        raise TaskFileError(f"{path}: expected a mapping of keys (name, kind, format, ...)")
+    raw = {key: value for key, value in raw.items() if value not in NULLS}
+    problems = _problems(raw, task_file.parent, benchmarks)
+    if problems:
+        raise TaskFileError("\n".join(f"{path}: {problem}" for problem in problems))
+    source = _source(raw, task_file)
+    kind = raw.get("kind", "single")
+    folds = int(raw.get("folds") or 0)
+    splits = tuple(split for split, _ in source.files)
+    if kind == "relatedness":
+        labels = tuple(str(score) for score in range(1, RELATEDNESS_CLASSES + 1))
+    elif raw.get("labels") is not None:
+        labels = tuple(raw["labels"])
+    else:
+        labels = training_labels(source)
+        if len(labels) < 2:
+            found = ", ".join(labels) or "none"
+            raise TaskFileError(
+                f"{path}: labels: the training file's column {source.label!r} holds fewer "
+                f"than two labels ({found}); check the file and the label column"
+            )
+    return TaskSpec(
+        raw["name"],
+        kind,
+        len(labels),
+        labels,
+        splits,
+        dev_source="dev" if "dev" in splits else None,
+        test_source="test" if "test" in splits else None,
+        cv_folds=folds,
+        title=raw["name"],
+        table=source,
+    )

@@ -1,0 +1,135 @@
+"""A user's own TSV task (a task file) through every command that reads data: ``data stats``,
+``fit``, ``suite`` and ``tune``, each calling it by its own name (docs/data.md, "Your own
+data"). On e81e6e0 every one of them said "unknown task"."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "own-data"
+TINY = ["--model.hidden_dim", "4", "--model.head_hidden", "8"]
+
+
+@pytest.fixture
+def reviews(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The committed example, copied where a user would keep it; commands run from there."""
+    shutil.copytree(EXAMPLE, tmp_path / "own-data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SANBENCH_CACHE", str(tmp_path / "cache"))
+    return Path("own-data") / "reviews.yaml"
+
+
+def test_data_stats_reads_a_task_file_without_a_data_folder(
+    reviews: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["data", "stats", "--task", str(reviews), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["task"], report["layout"]) == ("reviews", "task-file")
+    counts = {s["split"]: (s["examples"], s["labels"]) for s in report["splits"]}
+    assert counts["train"] == (120, {"negative": 49, "positive": 71})
+    assert set(counts) == {"train", "dev", "test"}
+
+
+def test_a_bad_task_file_is_a_usage_error_in_every_command(
+    reviews: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    text = reviews.read_text().replace("format: tsv", "format: xlsx")
+    bad = reviews.with_name("bad.yaml")
+    bad.write_text(text)
+    out = tmp_path / "out"
+    tune = ["tune", "--study", "dropout", "--task", str(bad), "--encoder", "multi_cnn"]
+    for argv in (
+        ["data", "stats", "--task", str(bad)],
+        ["fit", "--task", str(bad), "--encoder", "multi_cnn", "--out", str(out)],
+        ["suite", "--tasks", str(bad), "--encoders", "multi_cnn", "--out", str(out)],
+        [*tune, "--out", str(out)],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "format: expected one of csv, tsv, jsonl, got 'xlsx'" in err, (argv, err)
+        assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.slow
+def test_fit_and_suite_train_a_task_file_under_its_own_name(
+    reviews: Path, capsys: pytest.CaptureFixture
+) -> None:
+    fit = ["fit", "--task", str(reviews), "--encoder", "multi_cnn", "--out", "runs/fit"]
+    assert main([*fit, *TINY, "--trainer.max_epochs", "1"]) == 0
+    metrics = json.loads(Path("runs/fit/metrics.json").read_text())
+    assert metrics["task"] == "reviews" and 0 <= metrics["test_acc"] <= 1
+    assert metrics["config"]["data"]["task"] == str(reviews)  # resumable from the same place
+    assert metrics["labels"] == ["negative", "positive"]  # the ids test_predictions.csv holds
+
+    suite = ["suite", "--tasks", f"{reviews},sst2", "--encoders", "multi_cnn", "--seeds", "2"]
+    suite += ["--out", "runs/suite", "--max-steps", "2", "--data-dir"]
+    suite += [str(Path(__file__).parents[1] / "datamodules" / "fixtures")]
+    assert main(suite) == 0
+    log = capsys.readouterr().out
+    assert "reviews multi_cnn seed0" in log and "reviews.yaml" not in log
+    with Path("runs/suite/summary.csv").open(newline="") as handle:
+        tasks = {row["task"] for row in csv.DictReader(handle)}
+    assert tasks == {"reviews", "sst2"}
+    assert Path("runs/suite/runs/reviews/multi_cnn/seed1/metrics.json").is_file()
+    assert "| reviews |" in Path("runs/suite/tables/tables.md").read_text()
+    # the suite resumes from another folder: the task file was recorded by its whole path
+    assert main(suite) == 0
+    assert "0 ran, 4 already done" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_tune_studies_a_task_file_under_its_own_name(reviews: Path) -> None:
+    argv = ["tune", "--study", "dropout", "--task", str(reviews), "--encoder", "multi_cnn"]
+    argv += ["--trials", "1", "--max-steps", "2", "--out", "runs/study", *TINY]
+    assert main(argv) == 0
+    summary = json.loads(Path("runs/study/summary.json").read_text())
+    assert summary["optuna_study"] == "dropout-reviews-multi_cnn"
+
+
+@pytest.fixture
+def own_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The committed example datamodule, in the user's folder (imported from there)."""
+    shutil.copy(EXAMPLE / "questions_datamodule.py", tmp_path)
+    (tmp_path / "broken_datamodule.py").write_text(
+        "import lightning as L\n\n\nclass Bare(L.LightningDataModule):\n"
+        "    def __init__(self, batch_size: int = 4):\n"
+        "        super().__init__()\n        self.batch_size = batch_size\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "questions_datamodule.QuestionsDataModule"
+
+
+@pytest.mark.slow
+def test_fit_takes_a_lightning_datamodule_class_and_records_it(
+    own_module: str, capsys: pytest.CaptureFixture
+) -> None:
+    argv = ["fit", "--data", own_module, "--encoder", "multi_cnn", "--out", "runs/q", *TINY]
+    assert main([*argv, "--data.size", "64", "--trainer.max_epochs", "1"]) == 0
+    metrics = json.loads(Path("runs/q/metrics.json").read_text())
+    assert (metrics["task"], metrics["labels"]) == ("questions", ["statement", "question"])
+    config = metrics["config"]
+    assert config["data_class"] == own_module and config["data"]["size"] == 64
+    capsys.readouterr()
+    # the recorded config runs the same fit: finished, nothing trained
+    assert main(["fit", "--config", "runs/q/fit_config.yaml"]) == 0
+    assert "already finished with this configuration" in capsys.readouterr().err
+
+
+def test_a_datamodule_class_that_cannot_serve_says_what_it_lacks(
+    own_module: str, capsys: pytest.CaptureFixture
+) -> None:
+    base = ["fit", "--encoder", "multi_cnn", "--out", "runs/x"]
+    assert main([*base, "--data", "nowhere.Nothing"]) == 2
+    assert "--data nowhere.Nothing: cannot import it: ModuleNotFoundError" in capsys.readouterr().err
+    assert main([*base, "--data=broken_datamodule.Bare"]) == 2
+    err = capsys.readouterr().err
+    assert "the datamodule has no task, vocab, embedding_matrix, length_stats" in err, err
+    assert "Traceback" not in err and not Path("runs/x").exists()
