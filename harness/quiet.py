@@ -29,6 +29,9 @@ QUIET_WARNINGS = (
     r"`ModelCheckpoint\(monitor='val_\w+'\)` could not find the monitored key",
     r"The `srun` command is available on your system but is not used",
 )
+# torch's C++-extension module, imported by inductor: on a CUDA build of torch on a machine
+# without a CUDA runtime, "No CUDA runtime is found, using CUDA_HOME=..." at every import
+TORCH_EXTENSIONS = "torch.utils.cpp_extension"
 NOISE = (
     "Seed set to",
     "Tip:",
@@ -38,6 +41,7 @@ NOISE = (
     "`Trainer.fit` stopped: ",  # the budget that ended training: in the config and metrics
     "Initializing distributed: ",
     "All distributed processes registered",
+    "No CUDA runtime is found",
 )
 OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 _python_format = warnings.formatwarning
@@ -79,8 +83,9 @@ def hide_lightning_tips() -> None:
     number of training batches is smaller than the logging interval" (a short run: its
     metrics are logged per epoch all the same), "checkpoint directory exists and is not
     empty" (every resume) and torchmetrics' note that Spearman's rho keeps every prediction
-    (it must: SICK's 4,927 pairs are a few kB)."""
-    for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED):
+    (it must: SICK's 4,927 pairs are a few kB); and torch's "No CUDA runtime is found" (a CUDA
+    build of torch on a CPU machine: the device a run used is in its metrics)."""
+    for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, TORCH_EXTENSIONS):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:
             logger.addFilter(_not_noise)

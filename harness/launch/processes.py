@@ -43,6 +43,10 @@ def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, 
     """The spawned process's target: leave the terminal's group, set ``environment``, run the
     call and write its outcome to ``FOLDER/<job>.result.pkl``."""
     os.setpgrp()
+    from harness.quiet import hide_lightning_tips, hide_srun_hint
+
+    hide_lightning_tips()  # a job's console shows sanbench's lines, as the command's does
+    hide_srun_hint()
     result_path, error_path = Path(folder) / f"{job}.result.pkl", Path(folder) / f"{job}.err"
     status = 0
     try:

@@ -58,7 +58,7 @@ COLUMNS = (
     *METRIC_COLUMNS,
     "wall_s",
     *ENVIRONMENT_COLUMNS,
-    "run_dir",
+    "run_dir",  # the run's folder relative to the results file's folder (OUT): runs/T/E/R
 )
 NUMERIC = tuple(c for c in METRIC_COLUMNS if c not in ("epochs", "steps"))
 

@@ -77,7 +77,11 @@ def test_fit_and_suite_train_a_task_file_under_its_own_name(
     with Path("runs/suite/summary.csv").open(newline="") as handle:
         tasks = {row["task"] for row in csv.DictReader(handle)}
     assert tasks == {"reviews", "sst2"}
-    assert Path("runs/suite/runs/reviews/multi_cnn/seed1/metrics.json").is_file()
+    with Path("runs/suite/results-1-of-1.csv").open(newline="") as handle:
+        row = next(r for r in csv.DictReader(handle) if r["task"] == "reviews")
+    # run_dir is relative to the results file's folder (docs/scaling.md)
+    assert row["run_dir"] == "runs/reviews/multi_cnn/seed0"
+    assert Path("runs/suite", row["run_dir"], "metrics.json").is_file()
     assert "| reviews |" in Path("runs/suite/tables/tables.md").read_text()
     # the suite resumes from another folder: the task file was recorded by its whole path
     assert main(suite) == 0

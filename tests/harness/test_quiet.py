@@ -32,6 +32,17 @@ def test_checkpoint_restore_lines_are_dropped(caplog: pytest.LogCaptureFixture) 
     assert [record.getMessage() for record in caplog.records] == ["a line that stays"]
 
 
+def test_torchs_no_cuda_runtime_line_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """A CUDA build of torch on a CPU machine logs it at every import of cpp_extension (every
+    profile worker printed it); this CPU build cannot, so the logger is fed the line itself."""
+    hide_lightning_tips()
+    caplog.set_level(logging.INFO)
+    logger = logging.getLogger("torch.utils.cpp_extension")
+    logger.warning("No CUDA runtime is found, using CUDA_HOME='%s'", "/usr/local/cuda")
+    logger.warning("a line that stays")
+    assert [record.getMessage() for record in caplog.records] == ["a line that stays"]
+
+
 def test_our_warnings_are_one_line_without_the_source_line(tmp_path: Path) -> None:
     hide_lightning_tips()
     released = tmp_path / "TREC.train.all"
