@@ -1,19 +1,68 @@
-"""nox sessions. Every session installs torch through constraints.txt (the CPU build CI has)."""
+"""nox sessions. Every session installs torch through constraints.txt (the CPU build CI has).
+
+Virtualenvs are made by uv when it is installed (``pip install nox uv``: a session's virtualenv
+in seconds, from uv's cache after the first), else by virtualenv and pip. uv is pointed at the
+package sources pip is configured with (its find-links and index URLs), so both install the
+same wheels: here, the CPU build of torch that lies on the machine's disk."""
 
 from __future__ import annotations
 
 import glob
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import nox
 
+nox.options.default_venv_backend = "uv|virtualenv"  # uv when installed, else virtualenv + pip
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["lint"]  # a bare `nox` (README): tests install Debian packages as root
 
 CONSTRAINTS = ("-c", "constraints.txt")
+
+
+# pip's configuration keys -> the uv variables that name the same package sources
+PIP_SOURCES = {
+    "find-links": "UV_FIND_LINKS",
+    "index-url": "UV_DEFAULT_INDEX",
+    "extra-index-url": "UV_INDEX",
+}
+
+
+def pip_sources() -> dict[str, str]:
+    """uv's variables for the package sources ``pip config list`` names (any scope), those that
+    exist (a ``file://`` index or find-links folder that is absent is left out, as pip ignores
+    it with a warning); an already set uv variable wins."""
+    try:
+        listed = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "list"],
+            capture_output=True, text=True, check=True, timeout=60,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    sources: dict[str, list[str]] = {}
+    for line in listed.splitlines():
+        key, _, value = line.partition("=")
+        option = key.rpartition(".")[2]
+        if option in PIP_SOURCES:
+            for location in value.strip().strip("'\"").split():
+                local = location.removeprefix("file://")
+                if "://" in local or Path(local).exists():
+                    sources.setdefault(PIP_SOURCES[option], []).append(location)
+    chosen = {
+        name: " ".join(dict.fromkeys(values))
+        for name, values in sources.items()
+        if name not in os.environ
+    }
+    if "UV_INDEX" in chosen:  # pip takes the best version over every index; uv, so told
+        chosen.setdefault("UV_INDEX_STRATEGY", "unsafe-best-match")
+    return chosen
+
+
+os.environ.update(pip_sources())
 
 
 def install(session: nox.Session, extras: str = "") -> None:
