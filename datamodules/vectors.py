@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from datamodules.cache import cache_folder
 from datamodules.errors import Problems, shorten
-
-CACHE_ENV = "SANBENCH_CACHE"
 
 
 @dataclass
@@ -43,10 +42,7 @@ class Vectors:
 
 def cache_dir(explicit: Path | str | None = None) -> Path:
     """``explicit``, else ``$SANBENCH_CACHE/vectors``, else ``~/.cache/sanbench/vectors``."""
-    if explicit is not None:
-        return Path(explicit)
-    root = os.environ.get(CACHE_ENV)
-    return (Path(root) if root else Path.home() / ".cache" / "sanbench") / "vectors"
+    return Path(explicit) if explicit is not None else cache_folder("vectors")
 
 
 def file_sha256(path: Path) -> str:

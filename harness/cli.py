@@ -22,6 +22,7 @@ import re
 import sys
 from unittest import mock
 
+from datamodules.cache import cache_folder
 from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, SanbenchError
 from harness.outdir import out_folder
@@ -47,6 +48,7 @@ INPUT_ERRORS = (ValueError, LookupError, OSError)
 INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
+INDUCTOR_CACHE = "TORCHINDUCTOR_CACHE_DIR"  # where torch.compile's inductor keeps its kernels
 DEBUG = "--debug"
 IMPORT = "--import"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
@@ -154,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
             # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also
             # the library entry of tests, jobs and nox
             with mock.patch.dict(os.environ):
+                # compiled kernels (the attention tiles) in a stated place, reused by every
+                # later process of this machine (docs/training.md, "Compiled kernels")
+                os.environ.setdefault(INDUCTOR_CACHE, str(cache_folder("inductor")))
                 name, module = command_module(words)
                 if imports:
                     from encoders.plugins import import_modules

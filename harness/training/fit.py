@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 import warnings
 from datetime import UTC, datetime
@@ -34,7 +35,7 @@ from harness.training.config.fit_run import FitRun
 from harness.training.curve import write_curve
 from harness.training.module import TaskModule
 from harness.training.run_folder import check_run_folder, prepare_run_folder
-from harness.training.warm_up import warm_up_tiles
+from harness.training.warm_up import compiled_kernel_files, warm_up_line, warm_up_tiles
 from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import write_manifest
 
@@ -85,9 +86,12 @@ def fit_datamodule(
     if compile:
         compile_seconds = compile_encoder(module, next(iter(datamodule.train_dataloader())), device)
     module.to(device)
+    files = compiled_kernel_files()
     tiles = warm_up_tiles(module.encoder, device, trainer.precision_plugin.forward_context)
     if tiles is not None:
         compile_seconds = (compile_seconds or 0.0) + tiles
+        if trainer.is_global_zero:
+            print(warm_up_line(tiles, compiled_kernel_files() - files), file=sys.stderr)
     last = FitRunFolder(out_dir).last_checkpoint
     resume = last if last.exists() else None
     if resume:

@@ -12,9 +12,11 @@ that training reads compiled kernels only; ``compile_s`` in metrics.json records
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 import torch
 
@@ -33,6 +35,23 @@ def warm_up_lengths(encoder: torch.nn.Module) -> list[int]:
     tokens = 2 * largest + 3
     block_len = getattr(encoder, "block_len", None)
     return sorted({tokens, tokens * block_len} if isinstance(block_len, int) else {tokens})
+
+
+def compiled_kernel_files() -> int:
+    """The files in inductor's cache folder (``TORCHINDUCTOR_CACHE_DIR``; sanbench's commands
+    set it, docs/training.md): a warm-up that adds none reused every kernel it ran."""
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if not folder or not Path(folder).is_dir():
+        return 0
+    return sum(len(files) for _, _, files in os.walk(folder))
+
+
+def warm_up_line(seconds: float, new_files: int) -> str:
+    """What a run says of its tiles: compiled (new kernel files) or reused from the cache."""
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "inductor's default cache")
+    if new_files:
+        return f"attention tiles: compiled in {seconds:.1f} s, kept in {folder} for later runs"
+    return f"attention tiles: reused the compiled kernels in {folder} ({seconds:.1f} s)"
 
 
 def warm_up_tiles(

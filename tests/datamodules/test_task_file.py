@@ -120,7 +120,8 @@ def test_every_bad_line_of_a_tsv_in_one_error(tmp_path: Path) -> None:
     with pytest.raises(DataFormatError) as raised:
         dm.check_inputs()
     error = raised.value
-    assert load_task_file(path, list_tasks()).labels == ("no", "yes")  # strings, not YAML 1.1 booleans
+    # strings, not YAML 1.1 booleans
+    assert load_task_file(path, list_tasks()).labels == ("no", "yes")
     assert [(p.path.name, p.line) for p in error.problems] == [
         ("train.tsv", 4),
         ("train.tsv", 6),

@@ -132,7 +132,8 @@ def test_a_datamodule_class_that_cannot_serve_says_what_it_lacks(
 ) -> None:
     base = ["fit", "--encoder", "multi_cnn", "--out", "runs/x"]
     assert main([*base, "--data", "nowhere.Nothing"]) == 2
-    assert "--data nowhere.Nothing: cannot import it: ModuleNotFoundError" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--data nowhere.Nothing: cannot import it: ModuleNotFoundError" in err
     assert main([*base, "--data=broken_datamodule.Bare"]) == 2
     err = capsys.readouterr().err
     assert "the datamodule has no task, vocab, embedding_matrix, length_stats" in err, err
