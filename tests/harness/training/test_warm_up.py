@@ -76,3 +76,45 @@ def test_after_the_warm_up_no_length_compiles_the_tiles_again() -> None:
     with pytest.raises(RuntimeError), torch.compiler.set_stance("fail_on_recompile"):
         train_and_infer(small_bi_blosan(), lengths)
     torch.compiler.reset()
+
+
+def test_a_warm_up_says_whether_it_compiled_or_reused(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.training.warm_up import compiled_kernel_files, warm_up_line
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    assert compiled_kernel_files() == 0
+    (tmp_path / "fxgraph" / "ab").mkdir(parents=True)
+    (tmp_path / "fxgraph" / "ab" / "entry").write_bytes(b"kernel")
+    assert compiled_kernel_files() == 1
+    assert warm_up_line(31.2, 1) == (
+        f"attention tiles: compiled in 31.2 s, kept in {tmp_path} for later runs"
+    )
+    assert warm_up_line(7.3, 0) == (
+        f"attention tiles: reused the compiled kernels in {tmp_path} (7.3 s)"
+    )
+
+
+def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command's processes see TORCHINDUCTOR_CACHE_DIR = $SANBENCH_CACHE/inductor (unless
+    the user set it); the command's end restores the environment."""
+    import os
+    import types
+
+    import harness.cli
+
+    seen = {}
+    module = types.SimpleNamespace(
+        run=lambda words: seen.update(folder=os.environ["TORCHINDUCTOR_CACHE_DIR"]),
+        OWN_PARSER=True,
+    )
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR")
+    monkeypatch.setenv("SANBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(harness.cli, "command_module", lambda words: ("fit", module))
+    monkeypatch.setattr(harness.cli, "parse_command", lambda module, name, words: [])
+    assert harness.cli.main(["fit"]) == 0
+    assert seen["folder"] == str(tmp_path / "inductor")
+    assert "TORCHINDUCTOR_CACHE_DIR" not in os.environ
