@@ -117,7 +117,7 @@ def tests(session: nox.Session) -> None:
     # the documents' commands are `nox -s docs` (their ten minutes would take CI past 30)
     # --durations: the slowest tests in the CI log, where the time goes
     marked = with_marker(session.posargs, "not quiet and not docs")
-    session.run("pytest", "-n", "2", "--durations", "25", *marked)
+    session.run("pytest", "-n", "2", "--dist", "worksteal", "--durations", "25", *marked)
     # exit status 5: no quiet test was selected (e.g. -m "not slow")
     quiet = with_marker(session.posargs, "quiet")
     session.run("pytest", "-p", "no:xdist", *quiet, success_codes=[0, 5])
