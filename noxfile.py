@@ -138,8 +138,8 @@ def tests_lowest(session: nox.Session) -> None:
     """The tests against the lowest version of every direct dependency pyproject.toml allows.
 
     uv resolves ``--resolution lowest-direct``; torch stays at constraints.txt's pin, installed
-    first by pip (which sees the CPU wheel on disk; an older torch from PyPI is a multi-GB CUDA
-    build), so torch's own floor is not exercised here (see docs/architecture.md).
+    first on pip's package sources (the CPU wheel on disk; an older torch from PyPI is a
+    multi-GB CUDA build), so torch's own floor is not exercised here (see docs/architecture.md).
     """
     session.install(*CONSTRAINTS, "torch", "uv")
     # nox sets VIRTUAL_ENV for its commands, so uv installs into the session's environment

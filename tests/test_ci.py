@@ -23,8 +23,8 @@ def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     assert len(commands) == 2, commands
     script = (ROOT / ".ci" / "run").read_text().splitlines()
     steps = [line for line in script if line.strip() and not line.lstrip().startswith("#")]
-    assert steps[-1] == commands[1] == "pip install nox && nox -s tests"
-    assert "pip install nox && nox -s lint" in steps[:-1]  # lint first: a style error fails fast
+    assert steps[-1] == commands[1] == "pip install nox uv && nox -s tests"
+    assert "pip install nox uv && nox -s lint" in steps[:-1]  # lint first: a style error fails fast
 
 
 def test_readme_names_the_fast_loop_below_the_quick_start() -> None:
