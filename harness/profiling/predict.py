@@ -99,8 +99,11 @@ class LiveStorageTracker(TorchDispatchMode):
         """Count a backward's sum of two gradients of one of ``parameters``' shapes as autograd
         makes it outside a dispatch mode: in place. Under any mode autograd adds out of place
         (``InputBuffer::accumulate``: a mode makes every tensor "subclass-like"), holding one
-        more gradient until an operand is freed. On the CPU autograd sums in place two fresh
-        buffers (:func:`_fresh_buffer`: a parameter used twice, Bi-BloSAN's), not a view."""
+        more gradient until an operand is freed. On the CPU autograd sums in place into either
+        operand that is a fresh buffer (:func:`_fresh_buffer`; ``InputBuffer::accumulate`` tries
+        the first, then the second): a parameter used twice (Bi-BloSAN's), or a tied weight whose
+        one gradient is a fresh buffer and the other a view (``linear`` and ``probs @ W``); a sum
+        of two views (an RNN step's weight gradients) is made out of place."""
         self._parameter_shapes = {tuple(p.shape) for p in parameters}
 
     def track(self, tensors: Iterable[Any]) -> None:
@@ -172,8 +175,7 @@ class LiveStorageTracker(TorchDispatchMode):
             and isinstance(second, torch.Tensor)
             and first.shape == second.shape
             and tuple(first.shape) in self._parameter_shapes
-            and _fresh_buffer(first)
-            and _fresh_buffer(second)
+            and (_fresh_buffer(first) or _fresh_buffer(second))
         )
 
     def _recipe(self, out: Any, inputs: list[torch.Tensor], before: list[Any]) -> Recipe | None:

@@ -130,6 +130,55 @@ def test_a_parameter_s_two_gradients_are_summed_in_place_as_on_the_cpu() -> None
     assert prediction.peak_bytes == measured
 
 
+class TiedProjection(Encoder):
+    """A weight W [V, d] used by ``linear`` and again by ``probs @ W`` (a tied output
+    projection): backward sums a fresh gradient and a view's."""
+
+    def __init__(self, dim: int, vocab: int) -> None:
+        super().__init__()
+        self.input_dim = self.token_dim = self.output_dim = dim
+        self.weight = torch.nn.Parameter(torch.randn(vocab, dim) * 0.02)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        probs = torch.nn.functional.linear(x, self.weight).softmax(-1)
+        tokens = probs @ self.weight
+        return EncoderOutput(tokens=tokens, pooled=tokens.mean(1))
+
+
+class TiedEmbedding(Encoder):
+    """An embedding table that is also the output projection (tied input and output)."""
+
+    def __init__(self, dim: int, vocab: int) -> None:
+        super().__init__()
+        self.input_dim = self.token_dim = self.output_dim = dim
+        self.table = torch.nn.Embedding(vocab, dim)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        ids = (x[..., 0].abs() * 1000).long() % self.table.num_embeddings
+        hidden = self.table(ids) + x
+        logits = torch.nn.functional.linear(hidden, self.table.weight)
+        tokens = logits.softmax(-1) @ self.table.weight
+        return EncoderOutput(tokens=tokens, pooled=tokens.mean(1))
+
+
+@pytest.mark.parametrize("model", [TiedProjection, TiedEmbedding])
+@pytest.mark.parametrize(("batch", "length", "dim", "vocab"), [(2, 5, 64, 4000), (5, 7, 96, 3000)])
+def test_a_tied_weight_is_predicted_to_the_byte(model, batch, length, dim, vocab) -> None:
+    """Issue #46: +864,000 B (+26.7%) at [2, 5, 64], V = 4000, when the tracker summed in place
+    only two fresh gradients; autograd sums into either operand that is one."""
+    point = Point("tied", length, "train", batch, dim)
+    prediction = predict(lambda: model(dim, vocab), point)
+    torch.manual_seed(0)
+    encoder = model(dim, vocab)
+    x, mask = synthetic_batch(point, torch.device("cpu"))
+    step = make_step(encoder, x, mask, "train", "fp32")
+    encoder.zero_grad(set_to_none=True)
+    gc.collect()
+    baseline = live_bytes([*encoder.parameters(), x, mask])
+    measured, _ = memory_step(step, torch.device("cpu"), baseline)
+    assert prediction.peak_bytes == measured
+
+
 def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
     kib = 1024
 
