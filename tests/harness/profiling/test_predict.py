@@ -7,6 +7,7 @@ import inspect
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,14 @@ def within_the_bound(predicted: float, measured: float, rounding: float = 0.0) -
     return abs(predicted - measured) <= TOLERANCE_PCT / 100 * measured + rounding
 
 
-def measured_peak(point: Point) -> int:
+def measured_peak(point: Point, build: Callable[[], torch.nn.Module] | None = None) -> int:
+    """The CPU allocator's peak of ``point``'s step, of ``build()``'s model or else the
+    registered encoder the point names."""
     torch.manual_seed(0)
-    model = build_encoder(point.encoder, input_dim=point.dim, **encoder_options(point))
+    if build is None:
+        model = build_encoder(point.encoder, input_dim=point.dim, **encoder_options(point))
+    else:
+        model = build()
     x, mask = synthetic_batch(point, torch.device("cpu"))
     step = make_step(model, x, mask, point.mode, "fp32")
     model.zero_grad(set_to_none=True)
@@ -119,15 +125,7 @@ def test_a_parameter_s_two_gradients_are_summed_in_place_as_on_the_cpu() -> None
     place, used to be one [d, d] gradient high)."""
     point = Point("weight_used_twice", 3, "train", 2, 256)
     prediction = predict(lambda: WeightUsedTwice(256), point)
-    torch.manual_seed(0)
-    model = WeightUsedTwice(256)
-    x, mask = synthetic_batch(point, torch.device("cpu"))
-    step = make_step(model, x, mask, "train", "fp32")
-    model.zero_grad(set_to_none=True)
-    gc.collect()
-    baseline = live_bytes([*model.parameters(), x, mask])
-    measured, _ = memory_step(step, torch.device("cpu"), baseline)
-    assert prediction.peak_bytes == measured
+    assert prediction.peak_bytes == measured_peak(point, lambda: WeightUsedTwice(256))
 
 
 class TiedProjection(Encoder):
@@ -168,15 +166,7 @@ def test_a_tied_weight_is_predicted_to_the_byte(model, batch, length, dim, vocab
     only two fresh gradients; autograd sums into either operand that is one."""
     point = Point("tied", length, "train", batch, dim)
     prediction = predict(lambda: model(dim, vocab), point)
-    torch.manual_seed(0)
-    encoder = model(dim, vocab)
-    x, mask = synthetic_batch(point, torch.device("cpu"))
-    step = make_step(encoder, x, mask, "train", "fp32")
-    encoder.zero_grad(set_to_none=True)
-    gc.collect()
-    baseline = live_bytes([*encoder.parameters(), x, mask])
-    measured, _ = memory_step(step, torch.device("cpu"), baseline)
-    assert prediction.peak_bytes == measured
+    assert prediction.peak_bytes == measured_peak(point, lambda: model(dim, vocab))
 
 
 def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
