@@ -18,9 +18,10 @@ reads when it is computed with ``exp`` (a "heavy" operation on CPU), but compute
 expression once inside the one loop that does both sums. :func:`available` compiles both kernels
 on a tiny tile the first time a device type asks, checks them against the eager tile, and on a
 machine that cannot compile says so once (:class:`EagerTilesWarning`): the attention then runs
-the eager tiles, the same numbers, slower. The fake kernels give the outputs' shapes, so a
-prediction on ``meta`` tensors sees what the compiled kernels allocate (only their outputs), and
-:data:`FLOPS_PER_PAIR` counts the multiply-adds of the sums as the eager tiles' products do.
+the eager tiles, the same function, slower and less exact in float32 (docs/encoders.md). The
+fake kernels give the outputs' shapes, so a prediction on ``meta`` tensors sees what the
+compiled kernels allocate (only their outputs), and :data:`FLOPS_PER_PAIR` counts the
+multiply-adds of the sums as the eager tiles' products do.
 """
 
 from __future__ import annotations
@@ -198,7 +199,8 @@ def _probe(device_type: str) -> bool:
         reason = "their sums differ from the uncompiled expressions'"
     warnings.warn(
         f"the chunked tanh attention's fused tiles cannot be used on {device.type} ({reason}); "
-        "it runs its eager tiles: the same numbers, slower",
+        "it runs its eager tiles: the same function, slower and with up to 4x the float32 "
+        "rounding error of the naive attention (docs/encoders.md)",
         EagerTilesWarning,
         stacklevel=2,
     )
