@@ -11,16 +11,16 @@ underflows to a zero weight while e^-2c is a normal float (c < 43 in fp32 and bf
 with no allowed key gets s = 0.
 
 ``naive`` builds the whole [N, d, L_q, L_k] tensor; autograd keeps two of them (tanh and exp).
-``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which
-keeps only [N, d, L] statistics for backward and recomputes each tile there: the same numbers
-in O(N·L·d) memory plus one tile. A tile's sums run as compiled kernels
-(:mod:`encoders.layers.fused_tiles`, which write no [N, d, T, K] tensor) where the machine
-compiles them, as eager tensor operations otherwise; ``chunk_size=None`` takes
-:data:`TILE_SIZES`. Given the mask's ``direction``, a tile spans only the keys
-its queries may attend (:func:`~encoders.layers.masking.direction_key_span`): a key outside has
-weight exactly 0 in every row, so skipping it changes nothing but the work (half of it under
-DiSAN's and Bi-BloSAN's forward and backward masks). The span follows from the direction alone,
-never from the mask's values, so the work and memory are the same on ``meta`` tensors.
+``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which keeps
+only [N, d, L] statistics for backward and recomputes each tile there: the same function within
+float32 rounding (docs/encoders.md gives the errors) in O(N·L·d) memory plus one tile. A tile's
+sums run as compiled kernels (:mod:`encoders.layers.fused_tiles`, which write no [N, d, T, K]
+tensor) where the machine compiles them, as eager tensor operations otherwise; ``chunk_size=None``
+takes :data:`TILE_SIZES`. Given the mask's ``direction``, a tile spans only the keys its queries
+may attend (:func:`~encoders.layers.masking.direction_key_span`): a key outside has weight exactly
+0 in every row, so skipping it changes nothing but the work (half of it under DiSAN's and
+Bi-BloSAN's forward and backward masks). The span follows from the direction alone, never from the
+mask's values, so the work and memory are the same on ``meta`` tensors.
 """
 
 from __future__ import annotations
