@@ -24,10 +24,8 @@ QUIET_WARNINGS = (
     r"The number of training batches \(\d+\) is smaller than the logging interval",
     r"Checkpoint directory .* exists and is not empty",
     r"Metric `SpearmanCorrcoef` will save all targets and predictions",
-    # on a machine with SLURM's tools: sanbench's jobs go through --launcher slurm (submitit)
     # a fit that ends before its first validation: sanbench says so (NoValidationWarning)
     r"`ModelCheckpoint\(monitor='val_\w+'\)` could not find the monitored key",
-    r"The `srun` command is available on your system but is not used",
 )
 # torch's C++-extension module, imported by inductor: on a CUDA build of torch on a machine
 # without a CUDA runtime, "No CUDA runtime is found, using CUDA_HOME=..." at every import
@@ -83,8 +81,10 @@ def hide_lightning_tips() -> None:
     number of training batches is smaller than the logging interval" (a short run: its
     metrics are logged per epoch all the same), "checkpoint directory exists and is not
     empty" (every resume) and torchmetrics' note that Spearman's rho keeps every prediction
-    (it must: SICK's 4,927 pairs are a few kB); and torch's "No CUDA runtime is found" (a CUDA
-    build of torch on a CPU machine: the device a run used is in its metrics)."""
+    (it must: SICK's 4,927 pairs are a few kB), Lightning's "could not find the monitored key"
+    for a fit that ended before validating (sanbench's own warning says it); and torch's "No
+    CUDA runtime is found" (a CUDA build of torch on a CPU machine: the device a run used is in
+    its metrics)."""
     for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, TORCH_EXTENSIONS):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:
