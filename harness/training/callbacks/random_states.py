@@ -9,13 +9,18 @@ loader has a generator of its own, seeded per epoch), and the batch sampler's or
 function of (seed, epoch). The states are put back when training starts, after Lightning has
 rebuilt the loaders, so the first step after a resume draws what the uninterrupted run's did.
 
-Distributed runs save rank zero's states and every rank restores them: sanbench seeds every rank
-alike (``seed_everything``), so their generators run in step.
+Distributed runs save every rank's states (gathered when the checkpoint is written) and each
+rank restores its own: the ranks are seeded alike, but they train on batches of other lengths, so
+one dropout call already leaves their generators in different places. A run resumed on another
+number of processes cannot continue as the uninterrupted one would (its batches are split
+otherwise too): it is told so (:class:`WorldSizeChangedWarning`) and each rank takes the states
+of rank ``global_rank`` modulo the saved count.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from typing import Any
 
 import lightning.pytorch as pl
@@ -64,19 +69,45 @@ def restore_states(states: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(states["cuda"])
 
 
+def _every_rank(states: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each process's ``states``, by global rank (every rank calls this at the same point)."""
+    if not (torch.distributed.is_available() and torch.distributed.is_initialized()):
+        return [states]
+    gathered: list[Any] = [None] * torch.distributed.get_world_size()
+    torch.distributed.all_gather_object(gathered, states)
+    return gathered
+
+
+class WorldSizeChangedWarning(UserWarning):
+    """A run resumed on another number of processes than the checkpoint was written by."""
+
+
 class RandomStates(pl.Callback):
-    """Saves the generators' states in every checkpoint; restores them when training resumes."""
+    """Saves every rank's generator states in each checkpoint; each rank restores its own when
+    training resumes."""
 
     def __init__(self) -> None:
-        self.to_restore: dict[str, Any] | None = None
+        self.to_restore: list[dict[str, Any]] | None = None
 
     def state_dict(self) -> dict[str, Any]:
-        return collect_states()
+        return {"ranks": _every_rank(collect_states())}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.to_restore = state_dict
+        # checkpoints written before the ranks were saved hold one rank's states at the top
+        self.to_restore = state_dict.get("ranks", [state_dict])
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if self.to_restore is not None:
-            restore_states(self.to_restore)
-            self.to_restore = None
+        if self.to_restore is None:
+            return
+        saved, rank, world = len(self.to_restore), trainer.global_rank, trainer.world_size
+        if saved != world and rank == 0:
+            warnings.warn(
+                WorldSizeChangedWarning(
+                    f"the checkpoint was written by {saved} process(es), this run has {world}: "
+                    "training continues, but not exactly as the uninterrupted run would have "
+                    "(other batches and random numbers per process)"
+                ),
+                stacklevel=1,
+            )
+        restore_states(self.to_restore[rank % saved])
+        self.to_restore = None

@@ -1,6 +1,7 @@
 """A real ``sanbench fit`` killed with SIGKILL (the OOM killer, a preempted node, a power cut)
 after an end-of-epoch or a periodic checkpoint, then resumed by the same command, ends with the
-weights and the step count of the same command run without a kill. Dropout is on."""
+weights and the step count of the same command run without a kill. Dropout is on; one case is a
+two-process DDP fit (gloo), whose ranks draw different dropout masks."""
 
 from __future__ import annotations
 
@@ -20,14 +21,14 @@ ROOT = Path(__file__).parents[3]
 SANBENCH = [sys.executable, "-m", "harness.cli"]
 
 
-def _words(trec_dir: Path, out: Path, every_n_steps: int | None) -> list[str]:
+def _words(trec_dir: Path, out: Path, every_n_steps: int | None, *more: str) -> list[str]:
     periodic = ["--run.checkpoint_every_n_steps", str(every_n_steps)] if every_n_steps else []
     return [
         "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
         "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out),
         "--model.hidden_dim", "4", "--model.head_hidden", "8", "--model.dropout", "0.3",
         "--data.batch_size", "4", "--trainer.max_epochs", "3",
-        "--trainer.limit_train_batches", "20", *periodic,
+        "--trainer.limit_train_batches", "20", *periodic, *more,
     ]  # fmt: skip
 
 
@@ -35,7 +36,7 @@ def _run(words: list[str]) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the same kernels in every process
     return subprocess.Popen(
         [*SANBENCH, *words], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        cwd=ROOT, env=env,
+        cwd=ROOT, env=env, start_new_session=True,  # a kill reaches every rank it starts
     )  # fmt: skip
 
 
@@ -53,7 +54,7 @@ def test_sigkill_after_a_checkpoint_then_the_same_command_ends_as_an_unkilled_ru
     killed = _run(_words(trec_dir, out, every_n_steps))
     _wait_for(out / "checkpoints" / "last.ckpt", killed)  # the first checkpoint is on disk
     time.sleep(0.2)  # some steps past it (a kill at any moment: the last checkpoint decides)
-    killed.send_signal(signal.SIGKILL)
+    os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate(timeout=60)
     assert killed.returncode == -signal.SIGKILL
     assert not (out / "metrics.json").exists()
@@ -63,5 +64,30 @@ def test_sigkill_after_a_checkpoint_then_the_same_command_ends_as_an_unkilled_ru
         assert process.returncode == 0, stderr
     reference, ours = _final(tmp_path / "whole"), _final(out)
     assert ours["global_step"] == reference["global_step"] == 60
+    for key, value in reference["state_dict"].items():
+        assert torch.equal(ours["state_dict"][key], value), key
+
+
+@pytest.mark.slow  # two runs of two processes each, then one more
+def test_a_killed_ddp_fit_resumes_each_ranks_dropout_masks(trec_dir: Path, tmp_path: Path) -> None:
+    """Rank 1 trains on other batches (other lengths) than rank 0, so its generator is elsewhere:
+    a resume that gave it rank 0's state would draw other masks than its unkilled run."""
+    ddp = ("--trainer.strategy", "ddp", "--trainer.devices", "2", "--trainer.accelerator", "cpu")
+    whole = _run(_words(trec_dir, tmp_path / "whole", 3, *ddp))
+    _, stderr = whole.communicate(timeout=600)
+    assert whole.returncode == 0, stderr
+    out = tmp_path / "killed"
+    killed = _run(_words(trec_dir, out, 3, *ddp))
+    _wait_for(out / "checkpoints" / "last.ckpt", killed)
+    time.sleep(0.5)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.communicate(timeout=60)
+    assert not (out / "metrics.json").exists()
+    step_at_kill = _final(out)["global_step"]
+    resumed = _run(_words(trec_dir, out, 3, *ddp))
+    _, stderr = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, stderr
+    reference, ours = _final(tmp_path / "whole"), _final(out)
+    assert 0 < step_at_kill < ours["global_step"] == reference["global_step"]
     for key, value in reference["state_dict"].items():
         assert torch.equal(ours["state_dict"][key], value), key

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import torch
 
-from harness.training.callbacks.random_states import RandomStates
+from harness.training.callbacks.random_states import (
+    RandomStates,
+    WorldSizeChangedWarning,
+    collect_states,
+)
+
+
+def _trainer(rank: int, world: int) -> SimpleNamespace:
+    return SimpleNamespace(global_rank=rank, world_size=world)
 
 
 def _draws() -> tuple:
@@ -26,7 +36,41 @@ def test_every_generator_draws_again_what_it_drew_after_the_save(tmp_path: Path)
     loaded = torch.load(tmp_path / "c.ckpt", weights_only=True)["callbacks"]["RandomStates"]
     callback.load_state_dict(loaded)
     assert not torch.equal(torch.rand(3), expected[0])  # nothing is restored before training
-    callback.on_train_start(None, None)
+    callback.on_train_start(_trainer(rank=0, world=1), None)
     again = _draws()
     assert torch.equal(again[0], expected[0])
     assert np.array_equal(again[1], expected[1]) and again[2:] == expected[2:]
+
+
+def _states_after_seed(seed: int) -> dict:
+    torch.manual_seed(seed), np.random.seed(seed), random.seed(seed)
+    return collect_states()
+
+
+def _restored_draw(saved: dict, rank: int, world: int) -> torch.Tensor:
+    callback = RandomStates()
+    callback.load_state_dict(saved)
+    torch.manual_seed(99)
+    callback.on_train_start(_trainer(rank, world), None)
+    return torch.rand(3)
+
+
+def test_each_rank_restores_the_states_it_saved() -> None:
+    """The ranks' generators differ (batches of other lengths): rank r gets rank r's states."""
+    saved = {"ranks": [_states_after_seed(10), _states_after_seed(11)]}
+    for rank, seed in enumerate((10, 11)):
+        expected = torch.manual_seed(seed) and torch.rand(3)
+        assert torch.equal(_restored_draw(saved, rank, world=2), expected)
+
+
+def test_a_checkpoint_of_one_rank_from_before_the_ranks_were_saved_still_resumes() -> None:
+    expected = torch.manual_seed(5) and torch.rand(3)
+    assert torch.equal(_restored_draw(_states_after_seed(5), rank=0, world=1), expected)
+
+
+def test_another_world_size_is_said_to_be_inexact() -> None:
+    saved = {"ranks": [_states_after_seed(10), _states_after_seed(11)]}
+    with pytest.warns(WorldSizeChangedWarning, match="written by 2 process.*this run has 3"):
+        _restored_draw(saved, rank=0, world=3)
+    expected = torch.manual_seed(10) and torch.rand(3)
+    assert torch.equal(_restored_draw(saved, rank=2, world=3), expected)  # rank 2 modulo 2
