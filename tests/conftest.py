@@ -14,3 +14,15 @@ os.environ.setdefault(
     "TORCHINDUCTOR_CACHE_DIR",
     str(Path(tempfile.gettempdir()) / f"torchinductor_{getpass.getuser()}"),
 )
+
+
+def pytest_configure(config) -> None:
+    """Under ``pytest -n N`` each worker, and every process it starts, computes on one thread:
+    N workers of as many threads as cores each share the cores by turns, and oneDNN's LSTM (a
+    parallel region per time step) then waits a time slice at each step's barrier: a kernel
+    calibration of 1 s took 36-104 s beside another worker's."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ["OMP_NUM_THREADS"] = "1"
+        import torch
+
+        torch.set_num_threads(1)

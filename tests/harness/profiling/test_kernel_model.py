@@ -44,24 +44,34 @@ def convolution_backward_call(
     return aten.convolution_backward.default, args, {}
 
 
-def lstm_layer_call(length: int, train: bool, batch: int = 4, features: int = 16) -> tuple:
-    """A meta call of oneDNN's LSTM layer kernel: [length, batch, features] -> 12 hidden units."""
+def lstm_layer_call(
+    length: int, train: bool, batch: int = 4, features: int = 16, hidden: int = 12
+) -> tuple:
+    """A meta call of oneDNN's LSTM layer kernel: [length, batch, features] -> ``hidden``
+    units."""
     x = torch.empty(length, batch, features, device=META)
-    w_ih, w_hh = torch.empty(48, features, device=META), torch.empty(48, 12, device=META)
-    b_ih, b_hh = torch.empty(48, device=META), torch.empty(48, device=META)
-    h = torch.empty(batch, 12, device=META)
-    flags = (False, [], LSTM_MODE, 12, 1, True, False, False, train)
+    w_ih = torch.empty(4 * hidden, features, device=META)
+    w_hh = torch.empty(4 * hidden, hidden, device=META)
+    b_ih, b_hh = torch.empty(4 * hidden, device=META), torch.empty(4 * hidden, device=META)
+    h = torch.empty(batch, hidden, device=META)
+    flags = (False, [], LSTM_MODE, hidden, 1, True, False, False, train)
     return aten.mkldnn_rnn_layer.default, (x, w_ih, w_hh, b_ih, b_hh, h, h, *flags), {}
 
 
-def lstm_backward_call(length: int, batch: int = 24, features: int = 90) -> tuple:
-    """The backward of ``lstm_layer_call`` (its workspace remade from a real forward)."""
-    _, forward, _ = lstm_layer_call(length, True, batch, features)
-    out = torch.empty(length, batch, 12, device=META)
-    state = torch.empty(batch, 12, device=META)
-    flags = (False, LSTM_MODE, 12, 1, True, True, False, [], False)
+def lstm_backward_call(
+    length: int, batch: int = 24, features: int = 90, hidden: int = 12, sliced: bool = False
+) -> tuple:
+    """The backward of ``lstm_layer_call`` (its workspace remade from a real forward); with
+    ``sliced``, the output's gradient is a slice of one twice as wide, as a ``cat`` of the
+    two directions passes it back."""
+    _, forward, _ = lstm_layer_call(length, True, batch, features, hidden)
+    out = torch.empty(length, batch, hidden, device=META)
+    wide = torch.empty(batch, length, 2 * hidden, device=META)
+    grad = wide[:, :, :hidden].transpose(0, 1) if sliced else out
+    state = torch.empty(batch, hidden, device=META)
+    flags = (False, LSTM_MODE, hidden, 1, True, True, False, [], False)
     workspace = torch.empty(0, dtype=torch.uint8, device=META)
-    args = (*forward[:7], out, state, state, out, state, state, *flags, workspace)
+    args = (*forward[:7], out, state, state, grad, state, state, *flags, workspace)
     return aten.mkldnn_rnn_layer_backward.default, args, {}
 
 
@@ -80,10 +90,17 @@ CALLS = {
     "convolution_backward": lambda n: convolution_backward_call(n, batch=33, width=4),
     "lstm_forward_training": lambda n: lstm_layer_call(n, True, batch=24, features=90),
     "lstm_backward": lambda n: lstm_backward_call(n),
+    # Bi-LSTM's forward direction at batch 1: a gradient the kernel copies into a contiguous
+    # buffer, which calibration calls must pass as a slice too (they passed a contiguous one)
+    "lstm_backward_of_a_slice": lambda n: lstm_backward_call(n, 1, 30, 40, sliced=True),
+    # oneDNN lays the workspace out otherwise from some length on, here between the short and
+    # the long lengths: each piece is fitted over its whole range (the long lengths alone span
+    # three tokens, and a page over three tokens tilted the line: 690 KB high at L = 1500)
+    "lstm_forward_training_past_a_switch": lambda n: lstm_layer_call(n, True, 5, 300, 300),
 }
 
 
-@pytest.mark.parametrize("length", [6, 97, 250, 601])
+@pytest.mark.parametrize("length", [6, 97, 250, 601, 1500])
 @pytest.mark.parametrize("name", list(CALLS))
 def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: int) -> None:
     """Outside the calibration lengths, shorter and up to 8x longer, the replayed call holds
