@@ -18,10 +18,11 @@ reads when it is computed with ``exp`` (a "heavy" operation on CPU), but compute
 expression once inside the one loop that does both sums. :func:`available` compiles both kernels
 on a tiny tile the first time a device type asks, checks them against the eager tile, and on a
 machine that cannot compile says so once (:class:`EagerTilesWarning`): the attention then runs
-the eager tiles, the same function, slower and less exact in float32 (docs/encoders.md). The
+the eager tiles (:mod:`encoders.layers.eager_tiles`), the same function, slower, and as exact
+as the naive attention in float32 (docs/encoders.md). The
 fake kernels give the outputs' shapes, so a prediction on ``meta`` tensors sees what the
 compiled kernels allocate (only their outputs), and :data:`FLOPS_PER_PAIR` counts the
-multiply-adds of the sums as the eager tiles' products do.
+multiply-adds of the sums, for the compiled and the eager tiles alike.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ LOG2_E = 1.0 / math.log(2.0)
 # instead of writing it out (its default, 4 reads, writes the backward's w·g)
 INLINE_READS = {"realize_reads_threshold": 64}
 # multiply-adds per (query, key, feature) of the sums, 2 FLOPs each: forward Σ w v and Σ w; backward
-# Σ_k U v, Σ_k U, Σ_q s U and Σ_q U, as the eager tiles' batched products count them
+# Σ_k U v, Σ_k U, Σ_q s U and Σ_q U, as batched products with [v, 1] and [s, 1] would count them
 FLOPS_PER_PAIR = {"forward": 4, "backward": 8}
 # compiled variants allowed per tile function: a process makes one per dtype, kind of tensor
 # (inference or not) and tile offsets (about four: the first tiles of each mask direction)
@@ -199,8 +200,8 @@ def _probe(device_type: str) -> bool:
         reason = "their sums differ from the uncompiled expressions'"
     warnings.warn(
         f"the chunked tanh attention's fused tiles cannot be used on {device.type} ({reason}); "
-        "it runs its eager tiles: the same function, slower and with up to 4x the float32 "
-        "rounding error of the naive attention (docs/encoders.md)",
+        "it runs its eager tiles: the same function, slower, as exact as the naive attention "
+        "in float32 (docs/encoders.md)",
         EagerTilesWarning,
         stacklevel=2,
     )

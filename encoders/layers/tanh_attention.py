@@ -2,8 +2,7 @@
 
 For every feature, query q attends to the allowed keys k with logits f_qk = c·tanh(a_q + b_k)
 and s_q = Σ_k softmax_k(f_qk) · v_k (DiSAN Eq. 15-16, Bi-BloSAN Eq. 9). Tensors are laid out
-[N, d, L]: the [N, d, L_q, L_k] logits reduce over their last, contiguous axis and the weighted
-sum and the normaliser come from one batched product with [v, 1].
+[N, d, L]: the [N, d, L_q, L_k] logits reduce over their last, contiguous axis.
 
 The logits lie in [-c, c], so exp(f - c) lies in [e^-2c, 1]: subtracting the constant c instead
 of each row's maximum cancels exactly in the softmax, never overflows, and an allowed key never
@@ -34,6 +33,7 @@ import torch
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from encoders.layers import fused_tiles
+from encoders.layers.eager_tiles import eager_tile_grads, eager_tile_sums
 from encoders.layers.masking import direction_key_span, direction_mask
 
 IMPLS = ("naive", "chunked")
@@ -142,11 +142,6 @@ def naive_tanh_attention(
     return numerator / weights.sum(-1).masked_fill_(empty, 1.0)
 
 
-def with_ones(t: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """t stacked with ones along a new ``dim``: one product then gives Σ t·w and Σ w."""
-    return torch.stack([t, torch.ones_like(t)], dim=dim)
-
-
 Tile = Callable[..., tuple[torch.Tensor, torch.Tensor | None]]
 
 
@@ -211,37 +206,29 @@ def eager_forward_sums(
     tile: Tile,
     x_rows: torch.Tensor,
     y: torch.Tensor,
-    v_ones: torch.Tensor,
+    v: torch.Tensor,
     shift: torch.Tensor,
     c: float,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Σ_k w_qk v_k and Σ_k w_qk [N, d, T] of one tile, through one [N, d, T, K] buffer;
-    ``v_ones`` [N, d, K, 2]: the tile's keys of :func:`with_ones` (v), made once per call."""
+    """Σ_k w_qk v_k and Σ_k w_qk [N, d, T] of one tile, through one [N, d, T, K] buffer."""
     weights, _ = tile(x_rows, y, shift, c, False)
-    numerator, total = torch.matmul(weights, v_ones).unbind(-1)
-    return numerator, total
+    return eager_tile_sums(weights, v)
 
 
 def eager_backward_sums(
     tile: Tile,
     x_rows: torch.Tensor,
     y: torch.Tensor,
-    v_ones: torch.Tensor,
+    v: torch.Tensor,
     shift: torch.Tensor,
     c: float,
     g_over_z_rows: torch.Tensor,
     s_rows: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """One tile's Σ_k U (v_k - s_q) [N, d, T], Σ_q U (v_k - s_q) and Σ_q P g [N, d, K]
-    (before the factor c), with U = P g (1 - t²); two [N, d, T, K] buffers. ``v_ones`` as in
-    :func:`eager_forward_sums`."""
+    (before the factor c), with U = P g (1 - t²); two [N, d, T, K] buffers."""
     weights, slope = tile(x_rows, y, shift, c, True)
-    pg = weights.mul_(g_over_z_rows.unsqueeze(-1))  # P g
-    grad_v = pg.sum(-2)
-    u = slope.mul_(pg)  # P g (1 - t²)
-    u_v, u_sum = torch.matmul(u, v_ones).unbind(-1)  # Σ_k U v_k, Σ_k U
-    s_u, u_col = torch.matmul(with_ones(s_rows, dim=-2), u).unbind(-2)  # Σ_q s_q U, Σ_q U
-    return u_v - s_rows * u_sum, v_ones[..., 0] * u_col - s_u, grad_v
+    return eager_tile_grads(weights, slope, v, g_over_z_rows, s_rows)
 
 
 class ChunkedTanhAttention(torch.autograd.Function):
@@ -273,8 +260,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
-        # what every tile reads, made once: the fused tiles' k2, the eager tiles' [v, 1]
-        scale, v_ones = (exp2_scale(c, x), None) if fused else (None, with_ones(v))
+        scale = exp2_scale(c, x) if fused else None  # the fused tiles' k2, made once
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
@@ -284,8 +270,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
                 numerator, total = fused_tiles.fused_tile_sums(a, b, v_keys, allowed_tile, scale)
             else:
                 shift = shift_for(allowed_tile, offset, q.dtype)
-                ones = keys_with_ones(v_ones, v_keys, keys)
-                numerator, total = eager_forward_sums(tile, a, b, ones, shift, c)
+                numerator, total = eager_forward_sums(tile, a, b, v_keys, shift, c)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
@@ -301,7 +286,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c, tile = ctx.c, ctx.tile
         grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
         g_over_z = grad_out / normaliser  # [N, d, L_q]
-        scale, v_ones = (exp2_scale(c, x), None) if ctx.fused else (None, with_ones(v))
+        scale = exp2_scale(c, x) if ctx.fused else None
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
@@ -311,8 +296,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
                 sums = fused_tiles.fused_tile_grads(a, b, v_keys, allowed_tile, scale, *rest)
             else:
                 shift = shift_for(allowed_tile, ctx.offset, x.dtype)
-                ones = keys_with_ones(v_ones, v_keys, keys)
-                sums = eager_backward_sums(tile, a, b, ones, shift, c, *rest)
+                sums = eager_backward_sums(tile, a, b, v_keys, shift, c, *rest)
             grad_q[..., rows] = sums[0]
             grad_k[..., keys] += sums[1]
             grad_v[..., keys] += sums[2]
@@ -332,12 +316,6 @@ def tile_views(
     """What one tile reads: its queries' x [N, d, T], its keys' y and v [N, d, K] and its mask
     [N, T, K] (views)."""
     return x[..., rows], y[..., keys], v[..., keys], allowed[:, rows, keys]
-
-
-def keys_with_ones(v_ones: torch.Tensor | None, v_keys: torch.Tensor, keys: slice) -> torch.Tensor:
-    """An eager tile's [v, 1] [N, d, K, 2]: a view of the call's ``v_ones`` when it made one
-    (eager tiles throughout), else stacked for this tile (a small tile among compiled ones)."""
-    return with_ones(v_keys) if v_ones is None else v_ones[..., keys, :]
 
 
 def chunked_sizes(model: torch.nn.Module) -> set[int | None]:

@@ -31,7 +31,6 @@ from encoders.layers.tanh_attention import (
     tanh_attention,
     tile_plan,
     tiles,
-    with_ones,
 )
 from harness.tensor_memory import allocated_peak
 
@@ -56,10 +55,9 @@ def eager_sums(
 ) -> list[torch.Tensor]:  # fmt: skip
     """The eager tile's five sums (product form), against which the compiled ones are held."""
     shift = shift_for(allowed, 0.0, a.dtype)
-    v_ones = with_ones(v)
     return [
-        *eager_forward_sums(separable_tile, a, b, v_ones, shift, C),
-        *eager_backward_sums(separable_tile, a, b, v_ones, shift, C, g, s),
+        *eager_forward_sums(separable_tile, a, b, v, shift, C),
+        *eager_backward_sums(separable_tile, a, b, v, shift, C, g, s),
     ]
 
 
@@ -116,9 +114,9 @@ def test_the_compiled_tiles_run_by_default_and_hold_no_pairwise_tensor() -> None
         del result
 
 
-def test_the_chunked_attention_counts_the_flops_of_the_eager_products() -> None:
-    """FlopCounterMode counts the compiled tiles as the eager tiles' batched products: 4 FLOPs
-    per (query, key, feature) forward, 8 backward."""
+def test_the_chunked_attention_counts_4_and_8_flops_per_pair() -> None:
+    """FlopCounterMode counts the compiled tiles as batched products with [v, 1] would count
+    them: 4 FLOPs per (query, key, feature) forward, 8 backward."""
     n, length, dim = 2, 10, 3
     q, k, v = (torch.randn(n, length, dim, requires_grad=True) for _ in range(3))
     allowed = direction_mask(length, "forward").expand(n, length, length)

@@ -96,6 +96,23 @@ def test_prediction_matches_the_measured_peak_at_held_out_shapes(
     assert checked >= 2
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("batch", [1, 3, 5, 7])
+def test_bilstm_is_predicted_at_odd_batches_and_long_lengths(batch: int) -> None:
+    """oneDNN's LSTM workspace is page-rounded parts whose layout changes with the length, and
+    at batch 1 the forward direction's gradient is a slice the kernel copies: Bi-LSTM at
+    batches below the held-out ones, widths 77 and 300, up to L = 1500."""
+    for dim in (77, 300):
+        for seq_len, mode in ((97, "train"), (1500, "train"), (1500, "infer")):
+            point = Point("bilstm", seq_len, mode, batch, dim, "")
+            prediction = predict_point(point)
+            assert not isinstance(prediction, str), prediction
+            assert not prediction.unmodelled
+            measured = measured_peak(point)
+            error = 100 * (prediction.peak_bytes / measured - 1)
+            assert within_the_bound(prediction.peak_bytes, measured), f"{point}: {error:+.2f}%"
+
+
 def test_eval_dropout_and_cpu_attention_are_predicted_as_the_cpu_runs_them() -> None:
     """Eval-mode dropout returns its input (no copy) and the fused CPU attention's output is
     laid out [B, L, h, d], so the heads' concatenation is a view: both exact to the byte."""
