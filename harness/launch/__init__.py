@@ -13,12 +13,14 @@ the work it already wrote. One Ctrl-C stops every job once, each saving what it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness.launch.options import LaunchOptions
 from harness.launch.outcomes import JobOutcome, report_outcomes
+from harness.launch.threads import on_threads, shared_threads, thread_environment
 
 __all__ = ["JobOutcome", "LaunchOptions", "launch", "report_outcomes"]
 
@@ -28,18 +30,24 @@ def launch(
     options: LaunchOptions,
     folder: Path,
     name: str,
-    environment: Mapping[str, str] | None = None,
+    threads: int | None = None,
 ) -> list[JobOutcome]:
     """Run every call as one job of ``options.launcher``'s kind and wait for all; their logs,
-    pickles and results go to ``folder``. ``environment``: variables set in each ``process``
-    job before its call is unpickled (submitit jobs inherit this process's)."""
+    pickles and results go to ``folder``. ``threads``: each job's intra-op threads; by default,
+    on this machine (``process``, ``local``), its cores shared among the jobs
+    (:mod:`harness.launch.threads`), and a SLURM job's own cores."""
     if not calls:
         return []
     from harness.redaction import resume_command
 
+    if threads is None and options.launcher != "slurm":
+        threads = shared_threads(len(calls))
+    if threads is not None:
+        calls = [functools.partial(on_threads, call, threads) for call in calls]
     if options.launcher == "process":
         from harness.launch.processes import launch_processes
 
+        environment = thread_environment(threads) if threads is not None else {}
         return launch_processes(calls, Path(folder), name, environment, resume_command)
     from harness.launch.submitit_jobs import launch_submitit
 

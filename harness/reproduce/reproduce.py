@@ -27,8 +27,6 @@ from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
 from reports.contracts.suite_results import RUNS_FOLDER
 
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
 
 def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> None:
     """Fail before any training when a run's config is wrong or a file the preset needs is
@@ -103,17 +101,13 @@ def run_part(
     data_dir: Path,
     embeddings: Path | None,
     overrides: dict[str, Any],
-    threads: int,
 ) -> str:
-    """One job: shard ``shard`` of ``runs`` on ``threads`` threads; what it did, in words.
-    :class:`RunFailedError` when a run failed (its row and ``error.txt`` say why)."""
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
-    import torch
-
+    """One job: shard ``shard`` of ``runs`` (on the threads :func:`launch` gives it); what it
+    did, in words. :class:`RunFailedError` when a run failed (its row and ``error.txt`` say
+    why)."""
     from harness.suite import run_shard_of_suite
     from harness.training.fit import run_fit
 
-    torch.set_num_threads(threads)
     return run_shard_of_suite(
         runs,
         shard=shard,
@@ -164,7 +158,7 @@ def reproduce(
     jobs = min(launcher.jobs or 1, len(runs))
     calls = [
         functools.partial(
-            run_part, runs, Shard(k, jobs), out, data_dir, embeddings, preset.overrides, threads
+            run_part, runs, Shard(k, jobs), out, data_dir, embeddings, preset.overrides
         )
         for k in range(1, jobs + 1)
     ]
@@ -175,7 +169,7 @@ def reproduce(
             launcher,
             out / "jobs",
             "reproduce",
-            environment=dict.fromkeys(THREAD_VARIABLES, str(threads)),
+            threads=threads,
         )
     finally:
         session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_average())

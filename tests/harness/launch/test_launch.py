@@ -29,6 +29,12 @@ def square_and_note(x: int, log: Path) -> int:
     return x * x
 
 
+def threads_seen() -> tuple[int, str | None]:
+    import torch
+
+    return torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS")
+
+
 @pytest.fixture(autouse=True)
 def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     """Jobs unpickle calls defined in this module: the job processes must import ``tests``."""
@@ -51,6 +57,19 @@ def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path, kind: str)
     with pytest.raises(RunFailedError) as died:
         report_outcomes(outcomes, describe=lambda value: f"gave {value}", log=print)
     assert str(died.value).startswith("1 of 3 jobs died")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["local", "process"])
+def test_jobs_side_by_side_share_the_cores(tmp_path: Path, kind: str) -> None:
+    """Two jobs at once on this machine compute on half its cores each (at least one): on two
+    cores, two jobs of two threads each made oneDNN's LSTM wait a time slice per step."""
+    options = LaunchOptions(kind, slurm_time=5)
+    outcomes = launch([threads_seen, threads_seen], options, folder=tmp_path / "jobs", name="t")
+    share = max(1, (os.cpu_count() or 1) // 2)
+    assert [o.result for o in outcomes] == [(share, str(share))] * 2
+    (alone,) = launch([threads_seen], options, folder=tmp_path / "one", name="t", threads=3)
+    assert alone.result == (3, "3")  # a command's own choice (reproduce --threads)
 
 
 def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixture) -> None:
