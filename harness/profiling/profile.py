@@ -316,7 +316,14 @@ def run_as_jobs(
         functools.partial(run_encoder, config, label, job_folder(out, label), command)
         for label in labels
     ]
-    outcomes = launch(calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile")
+    import torch
+
+    # each measuring worker times on the threads it is asked for (or torch's default), however
+    # many jobs run: a point timed while others run is flagged as contended, never re-threaded
+    threads = config.threads or torch.get_num_threads()
+    outcomes = launch(
+        calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile", threads=threads
+    )
     console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
     report_outcomes(
         outcomes,
