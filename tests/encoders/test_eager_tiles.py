@@ -9,7 +9,6 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from encoders.layers import fused_tiles
-from encoders.layers import tanh_attention as tanh_attention_module
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import tanh_attention, tiles
 
@@ -61,11 +60,14 @@ def test_the_tiles_are_no_less_exact_than_naive_float32(
     assert tiles_error <= ROUNDING_ORDER * naive_error, (tiles_error, naive_error)
 
 
-def test_the_eager_tiles_count_the_flops_of_the_compiled_ones(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("tiles_run", "prefix"), [("compiled", "tanh"), ("eager", "eager")])
+def test_the_tiles_count_4_and_8_flops_per_pair(
+    tiles_run: str, prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """4 FLOPs per (query, key, feature) forward, 8 backward, whichever tiles ran."""
-    monkeypatch.setattr(tanh_attention_module.fused_tiles, "available", lambda device_type: False)
+    """4 FLOPs per (query, key, feature) forward, 8 backward, as batched products with [v, 1]
+    would count them, whichever tiles ran."""
+    if tiles_run == "eager":
+        monkeypatch.setattr(fused_tiles, "available", lambda device_type: False)
     n, length, dim = 2, 10, 3
     q, k, v = (torch.randn(n, length, dim, requires_grad=True) for _ in range(3))
     allowed = direction_mask(length, "forward").expand(n, length, length)
@@ -76,5 +78,5 @@ def test_the_eager_tiles_count_the_flops_of_the_compiled_ones(
     with FlopCounterMode(display=False) as counter:
         tanh_attention(q, k, v, allowed, C, "chunked", 4, "forward").sum().backward()
     counts = {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
-    assert counts["sanbench.eager_tile_sums"] == fused_tiles.FLOPS_PER_PAIR["forward"] * pairs
-    assert counts["sanbench.eager_tile_grads"] == fused_tiles.FLOPS_PER_PAIR["backward"] * pairs
+    assert counts[f"sanbench.{prefix}_tile_sums"] == fused_tiles.FLOPS_PER_PAIR["forward"] * pairs
+    assert counts[f"sanbench.{prefix}_tile_grads"] == fused_tiles.FLOPS_PER_PAIR["backward"] * pairs
