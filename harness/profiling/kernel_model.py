@@ -43,7 +43,7 @@ length exceed ``MAX_CALIBRATION_BYTES``, is not modelled and the prediction says
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,6 +162,10 @@ class KernelModel:
             return float("inf")
         return max(abs(size - guess) for size, guess in pairs)
 
+    def fits(self, calls: Iterable[tuple[int, list[int]]]) -> bool:
+        """Whether every (length, events) of ``calls`` is within ``LINE_TOLERANCE`` of it."""
+        return all(self.distance(length, events) <= LINE_TOLERANCE for length, events in calls)
+
 
 @dataclass(frozen=True)
 class PiecewiseModel:
@@ -252,7 +256,7 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
         middle = (max(short) + min(longer)) // 2
         (sizes,), _ = _real_calls(func, [_at_length(func, args, middle)], kwargs)
         checks = [*zip(lengths, events, strict=True), (middle, sizes)]
-        if all(whole.distance(n, sizes) <= LINE_TOLERANCE for n, sizes in checks):
+        if whole.fits(checks):
             return PiecewiseModel((0,), (whole,))
     parts = [
         (
@@ -304,10 +308,8 @@ def _spanning(
         return piece
     more_events, more_outputs = _real_calls(func, [_at_length(func, args, n) for n in edge], kwargs)
     spanning = _lines(lengths + edge, events + more_events, outputs + more_outputs)
-    checks = zip(lengths + edge, events + more_events, strict=True)
-    if spanning is None or any(spanning.distance(n, sizes) > LINE_TOLERANCE for n, sizes in checks):
-        return piece
-    return spanning
+    calls = zip(lengths + edge, events + more_events, strict=True)
+    return spanning if spanning is not None and spanning.fits(calls) else piece
 
 
 def _lines(
