@@ -63,10 +63,13 @@ def pip_sources() -> dict[str, str]:
 
 
 os.environ.update(pip_sources())
-# bytecode written at install, as pip does: uv leaves it to the first import, which never writes
-# it where PYTHONDONTWRITEBYTECODE is set (CI's machines), and then every process of the tests
-# compiles torch's and Lightning's sources again (measured: 9.5 s against 4.7 s to import them)
-os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
+# bytecode written where a session's processes first import a module, even where
+# PYTHONDONTWRITEBYTECODE is set (CI's machines): a session's virtualenv is its own, and without
+# it every process of the tests compiled torch's and Lightning's sources again (9.5 s against
+# 4.7 s to import them). Written at import, not at install (uv's --compile-bytecode): the
+# README's first command imports a small part of what it installs (install 2 s and the first
+# sweep 10 s longer, against 18 s to install with every module compiled).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def install(session: nox.Session, extras: str = "") -> None:
