@@ -5,8 +5,8 @@ of default (an attention kernel, a preset's encoders or lengths, what is measure
 the report's answer fails here.
 
 The megabytes themselves are not compared across machines: oneDNN's kernels hold other
-buffers on other instruction sets (the committed run is the AVX2 VM's; on the AVX-512 one the
-CNNs' inference peaks are up to 0.76% higher, measured and predicted alike). The prediction's
+buffers on other instruction sets (the committed run is the AVX-512 VM's; on the AVX2 one the
+CNNs' inference peaks were up to 0.76% lower, measured and predicted alike). The prediction's
 own 0.5% is held on whatever CPU runs the tests by tests/harness/profiling/test_predict.py."""
 
 from __future__ import annotations
