@@ -36,6 +36,8 @@ from typing import Any
 import torch
 from torch.utils.flop_counter import register_flop_formula
 
+from encoders.layers import cpu_tiles
+
 LOG2_E = 1.0 / math.log(2.0)
 # the inductor option that keeps a pointwise node read by two reductions inside their loop
 # instead of writing it out (its default, 4 reads, writes the backward's w·g)
@@ -128,6 +130,8 @@ def fused_tile_sums(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`tile_sums`, compiled."""
+    if a.device.type == "cpu":
+        return tuple(cpu_tiles.load().tile_sums(a, b, v, allowed, k2))
     return _compiled_call(0, a, b, v, allowed, k2)
 
 
@@ -138,6 +142,8 @@ def fused_tile_grads(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
     """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled."""
     args = (a, b, v, allowed, k2, g_over_z, s)
+    if a.device.type == "cpu":
+        return tuple(cpu_tiles.load().tile_grads(*args))
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
 
 

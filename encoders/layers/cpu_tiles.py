@@ -1,0 +1,87 @@
+"""The fused tiles' CPU kernels (``cpu_tiles.cpp``), compiled once per machine and reused.
+
+``torch.utils.cpp_extension`` builds the C++ file with this machine's compiler (the one
+``torch.compile`` needs too) into ``TORCH_EXTENSIONS_DIR`` (sanbench's commands set it to
+``~/.cache/sanbench/extensions``, or under ``$SANBENCH_CACHE``; docs/training.md), in a folder
+named for what the build depends on: the source, torch's version and the CPU's instruction set
+(``-march=native``), so a torch upgrade or another CPU model sharing the home folder builds
+its own. Later processes load the built library in milliseconds: no tracing, no compiling, and
+one kernel for every tile shape, offset, grad mode and kind of tensor (a compiled function would
+be traced again for each of those in each process, about 5 s per fit).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import platform
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+SOURCE = Path(__file__).with_name("cpu_tiles.cpp")
+EXTENSIONS_DIR = "TORCH_EXTENSIONS_DIR"
+# ATen's vectors at the width torch's own kernels use on this CPU, as inductor compiles them
+CAPABILITY_FLAGS = {
+    "AVX512": ["-mavx512f", "-mavx512dq", "-mavx512vl", "-mavx512bw", "-mfma",
+               "-DCPU_CAPABILITY_AVX512"],
+    "AVX2": ["-mavx2", "-mfma", "-DCPU_CAPABILITY_AVX2"],
+}  # fmt: skip
+
+
+def compile_flags() -> list[str]:
+    """-O3, OpenMP (``at::parallel_for`` is inline: without it, one thread) and the vector flags
+    of ``torch.backends.cpu.get_cpu_capability()`` (none: scalar)."""
+    capability = torch.backends.cpu.get_cpu_capability()
+    return ["-O3", "-fopenmp", *CAPABILITY_FLAGS.get(capability, [])]
+
+
+def _cpu_flags() -> str:
+    """This CPU's model and instruction-set flags (``/proc/cpuinfo`` on Linux)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor() or platform.machine()
+    lines = text.splitlines()
+    wanted = ("model name", "flags")
+    return "\n".join(dict.fromkeys(line for line in lines if line.startswith(wanted)))
+
+
+def build_name() -> str:
+    """The extension's name: a hash of its source, flags, torch's version and this CPU."""
+    parts = [SOURCE.read_text(), " ".join(compile_flags()), torch.__version__, _cpu_flags()]
+    return "sanbench_cpu_tiles_" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def build_folder() -> Path:
+    """Where :func:`load` builds and finds the library: ``$TORCH_EXTENSIONS_DIR`` (torch's
+    variable for it), else ``~/.cache/torch_extensions``, then :func:`build_name`."""
+    root = os.environ.get(EXTENSIONS_DIR) or Path.home() / ".cache" / "torch_extensions"
+    return Path(root) / build_name()
+
+
+def built() -> bool:
+    """Whether this machine has built the library already (the next :func:`load` reuses it)."""
+    return (build_folder() / f"{build_name()}.so").is_file()
+
+
+@functools.cache
+def load() -> ModuleType | None:
+    """The library, built on first use (``torch.ops.sanbench_cpu``); raises what the compiler
+    said when it cannot be built."""
+    from torch.utils import cpp_extension  # noqa: PLC0415
+
+    folder = build_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    cpp_extension.load(
+        build_name(),
+        [str(SOURCE)],
+        extra_cflags=compile_flags(),
+        extra_ldflags=["-fopenmp"],
+        build_directory=str(folder),
+        is_python_module=False,
+        verbose=False,
+    )
+    return torch.ops.sanbench_cpu
