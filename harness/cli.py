@@ -48,7 +48,8 @@ INPUT_ERRORS = (ValueError, LookupError, OSError)
 INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
-INDUCTOR_CACHE = "TORCHINDUCTOR_CACHE_DIR"  # where torch.compile's inductor keeps its kernels
+# where compiled kernels are kept: torch.compile's inductor, and C++ extensions (the CPU tiles)
+KERNEL_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TORCH_EXTENSIONS_DIR": "extensions"}
 DEBUG = "--debug"
 IMPORT = "--import"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
@@ -158,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             with mock.patch.dict(os.environ):
                 # compiled kernels (the attention tiles) in a stated place, reused by every
                 # later process of this machine (docs/training.md, "Compiled kernels")
-                os.environ.setdefault(INDUCTOR_CACHE, str(cache_folder("inductor")))
+                for variable, kind in KERNEL_CACHES.items():
+                    os.environ.setdefault(variable, str(cache_folder(kind)))
                 name, module = command_module(words)
                 if imports:
                     from encoders.plugins import import_modules

@@ -8,12 +8,16 @@ import os
 import tempfile
 from pathlib import Path
 
-# inductor's own default folder, shared by test sessions as by any torch program of this user:
-# a test session compiles the attention tiles once per machine, not once per session
-os.environ.setdefault(
-    "TORCHINDUCTOR_CACHE_DIR",
-    str(Path(tempfile.gettempdir()) / f"torchinductor_{getpass.getuser()}"),
-)
+# folders shared by test sessions as by any torch program of this user (inductor's own default,
+# and its like for C++ extensions): a test session compiles the attention tiles (the CPU
+# library, the CUDA kernels) once per machine, not once per session
+for variable, name in (
+    ("TORCHINDUCTOR_CACHE_DIR", "torchinductor"),
+    ("TORCH_EXTENSIONS_DIR", "torch_extensions"),
+):
+    os.environ.setdefault(
+        variable, str(Path(tempfile.gettempdir()) / f"{name}_{getpass.getuser()}")
+    )
 
 
 def pytest_configure(config) -> None:

@@ -71,7 +71,7 @@ def built() -> bool:
 def load() -> ModuleType | None:
     """The library, built on first use (``torch.ops.sanbench_cpu``); raises what the compiler
     said when it cannot be built."""
-    from torch.utils import cpp_extension  # noqa: PLC0415
+    from torch.utils import cpp_extension  # the first use: it imports setuptools
 
     folder = build_folder()
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,3 +85,26 @@ def load() -> ModuleType | None:
         verbose=False,
     )
     return torch.ops.sanbench_cpu
+
+
+KERNEL_DTYPES = (torch.float32, torch.float64)
+
+
+def _in_kernel_dtype(tensors: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """Float tensors in a dtype the kernels take: float16 and bfloat16 (autocast) as float32,
+    the sums' own precision in either case (the mask stays bool)."""
+    return tuple(
+        t.float() if t.is_floating_point() and t.dtype not in KERNEL_DTYPES else t for t in tensors
+    )
+
+
+def tile_sums(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """(Σ_k w v_k, Σ_k w) of one tile (``fused_tiles.tile_sums``) in ``a``'s dtype."""
+    dtype = args[0].dtype
+    return tuple(t.to(dtype) for t in load().tile_sums(*_in_kernel_dtype(args)))
+
+
+def tile_grads(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """(Σ_k M, Σ_q M, Σ_q w g) of one tile (``fused_tiles``' backward) in ``a``'s dtype."""
+    dtype = args[0].dtype
+    return tuple(t.to(dtype) for t in load().tile_grads(*_in_kernel_dtype(args)))

@@ -131,7 +131,7 @@ def fused_tile_sums(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`tile_sums`, compiled."""
     if a.device.type == "cpu":
-        return tuple(cpu_tiles.load().tile_sums(a, b, v, allowed, k2))
+        return cpu_tiles.tile_sums(a, b, v, allowed, k2)
     return _compiled_call(0, a, b, v, allowed, k2)
 
 
@@ -143,7 +143,7 @@ def fused_tile_grads(
     """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled."""
     args = (a, b, v, allowed, k2, g_over_z, s)
     if a.device.type == "cpu":
-        return tuple(cpu_tiles.load().tile_grads(*args))
+        return cpu_tiles.tile_grads(*args)
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
 
 

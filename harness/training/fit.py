@@ -35,7 +35,12 @@ from harness.training.config.fit_run import FitRun
 from harness.training.curve import write_curve
 from harness.training.module import TaskModule
 from harness.training.run_folder import check_run_folder, prepare_run_folder
-from harness.training.warm_up import compiled_kernel_files, warm_up_line, warm_up_tiles
+from harness.training.warm_up import (
+    compiled_kernel_files,
+    kernel_folder,
+    warm_up_line,
+    warm_up_tiles,
+)
 from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import write_manifest
 
@@ -86,12 +91,13 @@ def fit_datamodule(
     if compile:
         compile_seconds = compile_encoder(module, next(iter(datamodule.train_dataloader())), device)
     module.to(device)
-    files = compiled_kernel_files()
+    files = compiled_kernel_files(device)
     tiles = warm_up_tiles(module.encoder, device, trainer.precision_plugin.forward_context)
     if tiles is not None:
         compile_seconds = (compile_seconds or 0.0) + tiles
         if trainer.is_global_zero:
-            print(warm_up_line(tiles, compiled_kernel_files() - files), file=sys.stderr)
+            new_files = compiled_kernel_files(device) - files
+            print(warm_up_line(tiles, new_files, kernel_folder(device)), file=sys.stderr)
     last = FitRunFolder(out_dir).last_checkpoint
     resume = last if last.exists() else None
     if resume:

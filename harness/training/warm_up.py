@@ -1,6 +1,8 @@
-"""Compile a chunked tanh attention's tiles before training's clock starts.
+"""Make a chunked tanh attention's tiles ready before training's clock starts.
 
-The compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
+On CPU the tiles are a C++ library (``encoders.layers.cpu_tiles``) built once per machine and
+loaded in milliseconds by every later process: :func:`warm_up_tiles` loads (or first builds) it.
+On CUDA the compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
 the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
 ``inference_mode`` for Lightning's validation), the dtype, and whether a tile's views start at
 offset 0 (the first tile of a call) or further on. Left to training, those compilations (about
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from encoders.layers import fused_tiles
+from encoders.layers import cpu_tiles, fused_tiles
 from encoders.layers.tanh_attention import chunked_sizes, tile_size
 
 WARM_UP_BATCH = 2  # the tiles compile for any batch of at least two sentences
@@ -37,18 +39,25 @@ def warm_up_lengths(encoder: torch.nn.Module) -> list[int]:
     return sorted({tokens, tokens * block_len} if isinstance(block_len, int) else {tokens})
 
 
-def compiled_kernel_files() -> int:
-    """The files in inductor's cache folder (``TORCHINDUCTOR_CACHE_DIR``; sanbench's commands
-    set it, docs/training.md): a warm-up that adds none reused every kernel it ran."""
-    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if not folder or not Path(folder).is_dir():
+def kernel_folder(device: torch.device) -> str:
+    """Where the tiles of ``device`` are kept once compiled: the CPU library's folder
+    (``cpu_tiles.build_folder``, under ``TORCH_EXTENSIONS_DIR``), else inductor's cache
+    (``TORCHINDUCTOR_CACHE_DIR``); sanbench's commands set both (docs/training.md)."""
+    if device.type == "cpu":
+        return str(cpu_tiles.build_folder())
+    return os.environ.get("TORCHINDUCTOR_CACHE_DIR", "inductor's default cache")
+
+
+def compiled_kernel_files(device: torch.device) -> int:
+    """The files in :func:`kernel_folder`: a warm-up that adds none reused every kernel."""
+    folder = kernel_folder(device)
+    if not Path(folder).is_dir():
         return 0
     return sum(len(files) for _, _, files in os.walk(folder))
 
 
-def warm_up_line(seconds: float, new_files: int) -> str:
-    """What a run says of its tiles: compiled (new kernel files) or reused from the cache."""
-    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "inductor's default cache")
+def warm_up_line(seconds: float, new_files: int, folder: str) -> str:
+    """What a run says of its tiles: compiled (new kernel files) or reused from ``folder``."""
     if new_files:
         return f"attention tiles: compiled in {seconds:.1f} s, kept in {folder} for later runs"
     return f"attention tiles: reused the compiled kernels in {folder} ({seconds:.1f} s)"
@@ -59,13 +68,16 @@ def warm_up_tiles(
     device: torch.device,
     forward_context: Callable[[], AbstractContextManager[object]],
 ) -> float | None:
-    """Seconds spent running ``encoder`` (on ``device``, under the precision's
-    ``forward_context``) at :func:`warm_up_lengths` in training, ``no_grad`` and
-    ``inference_mode``; None when it has no chunked attention or the tiles do not compile here
-    (nothing to warm). The random generators and the encoder's mode and gradients are as before."""
-    start = time.perf_counter()  # the compiler's first check included
+    """Seconds spent making the tiles ready: on CPU loading (or first building) their library;
+    elsewhere running ``encoder`` (on ``device``, under the precision's ``forward_context``) at
+    :func:`warm_up_lengths` in training, ``no_grad`` and ``inference_mode``. None when it has no
+    chunked attention or the tiles do not compile here (nothing to warm). The random generators
+    and the encoder's mode and gradients are as before."""
+    start = time.perf_counter()  # the first check of the tiles included
     if not chunked_sizes(encoder) or not fused_tiles.available(device.type):
         return None
+    if device.type == "cpu":  # one kernel for every shape, mode and offset: nothing to trace
+        return time.perf_counter() - start
     training = encoder.training
     generator = torch.Generator(device=device).manual_seed(0)
     dtype = next(encoder.parameters()).dtype

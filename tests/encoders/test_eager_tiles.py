@@ -68,6 +68,8 @@ def test_the_tiles_count_4_and_8_flops_per_pair(
     would count them, whichever tiles ran."""
     if tiles_run == "eager":
         monkeypatch.setattr(fused_tiles, "available", lambda device_type: False)
+    else:
+        assert fused_tiles.available("cpu")  # its first call checks a tile: not inside the count
     n, length, dim = 2, 10, 3
     q, k, v = (torch.randn(n, length, dim, requires_grad=True) for _ in range(3))
     allowed = direction_mask(length, "forward").expand(n, length, length)

@@ -140,6 +140,7 @@ def test_a_machine_without_a_compiler_says_so_once_and_keeps_the_same_numbers(
         **os.environ,
         "CXX": str(tmp_path / "no-compiler"),
         "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache"),
+        "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions"),
         "PYTHONPATH": str(ROOT),
     }
     done = subprocess.run(

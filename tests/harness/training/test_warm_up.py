@@ -1,4 +1,4 @@
-"""``harness.training.warm_up``: the chunked attention's tiles compile before training's clock."""
+"""``harness.training.warm_up``: the chunked attention's tiles are ready before training's clock."""
 
 from __future__ import annotations
 
@@ -58,15 +58,17 @@ def train_and_infer(encoder: torch.nn.Module, lengths: tuple[int, ...]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not fused_tiles.available("cpu"), reason="no compiler for the tiles here")
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device here: its tiles are compiled per variant"
+)
 def test_after_the_warm_up_no_length_compiles_the_tiles_again() -> None:
-    """Lengths the warm-up never ran, padded, in the three modes, under the compiler's
+    """On CUDA: lengths the warm-up never ran, padded, in the three modes, under the compiler's
     ``fail_on_recompile`` stance; without the warm-up the same calls do recompile."""
     lengths = (4, 11, 30, 50)
     torch.compiler.reset()
-    encoder = small_bi_blosan()
+    encoder = small_bi_blosan().cuda()
     generator_state = torch.get_rng_state()
-    seconds = warm_up_tiles(encoder, CPU, contextlib.nullcontext)
+    seconds = warm_up_tiles(encoder, torch.device("cuda"), contextlib.nullcontext)
     assert seconds is not None and seconds > 0
     assert torch.equal(torch.get_rng_state(), generator_state)  # training draws the same dropout
     assert encoder.training and all(p.grad is None for p in encoder.parameters())
@@ -74,33 +76,95 @@ def test_after_the_warm_up_no_length_compiles_the_tiles_again() -> None:
         train_and_infer(encoder, lengths)
     torch.compiler.reset()
     with pytest.raises(RuntimeError), torch.compiler.set_stance("fail_on_recompile"):
-        train_and_infer(small_bi_blosan(), lengths)
+        train_and_infer(small_bi_blosan().cuda(), lengths)
     torch.compiler.reset()
+
+
+WARM_UP_TWICE = """
+import contextlib, json
+import torch
+from encoders import build_encoder
+from harness.training.warm_up import compiled_kernel_files, warm_up_tiles
+cpu = torch.device("cpu")
+files = compiled_kernel_files(cpu)
+encoder = build_encoder("bi_blosan", input_dim=6, hidden_dim=4, block_len=3, chunk_size=2)
+seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
+for length in (4, 11, 30, 50):  # training, then no_grad and inference_mode, padded
+    x = torch.randn(3, length, 6)
+    mask = torch.arange(length) < torch.tensor([length, length - 1, 2]).unsqueeze(1)
+    encoder.train()
+    encoder(x, mask).pooled.sum().backward()
+    encoder.eval()
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            encoder(x, mask)
+new_files = compiled_kernel_files(cpu) - files
+print(json.dumps({"seconds": seconds, "new_files": new_files}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not fused_tiles.available("cpu"), reason="no compiler for the tiles here")
+def test_a_second_process_reuses_the_cpu_tiles_without_compiling(tmp_path) -> None:
+    """The first process builds the CPU tiles' library into TORCH_EXTENSIONS_DIR; a second one
+    loads it: no file added; and neither process compiles anything (inductor's cache stays
+    empty) to warm up, train and infer at lengths and modes of every kind."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    script = WARM_UP_TWICE
+    environment = {
+        **os.environ,
+        "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions"),
+        "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor"),
+        "PYTHONPATH": str(root),
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=environment, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    assert all(run.returncode == 0 for run in runs), [run.stderr[-2000:] for run in runs]
+    first, second = (json.loads(run.stdout.strip().splitlines()[-1]) for run in runs)
+    assert first["seconds"] is not None and second["seconds"] is not None
+    assert first["new_files"] > 0 and second["new_files"] == 0
+    inductor = tmp_path / "inductor"
+    assert not inductor.exists() or not any(path.is_file() for path in inductor.rglob("*"))
 
 
 def test_a_warm_up_says_whether_it_compiled_or_reused(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.training.warm_up import compiled_kernel_files, warm_up_line
+    from encoders.layers import cpu_tiles
+    from harness.training.warm_up import compiled_kernel_files, kernel_folder, warm_up_line
 
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
-    assert compiled_kernel_files() == 0
-    (tmp_path / "fxgraph" / "ab").mkdir(parents=True)
-    (tmp_path / "fxgraph" / "ab" / "entry").write_bytes(b"kernel")
-    assert compiled_kernel_files() == 1
-    assert warm_up_line(31.2, 1) == (
-        f"attention tiles: compiled in 31.2 s, kept in {tmp_path} for later runs"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "extensions"))
+    cuda = torch.device("cuda")
+    assert kernel_folder(cuda) == str(tmp_path / "inductor")
+    assert kernel_folder(CPU) == str(tmp_path / "extensions" / cpu_tiles.build_name())
+    assert compiled_kernel_files(CPU) == compiled_kernel_files(cuda) == 0
+    (tmp_path / "inductor" / "fxgraph" / "ab").mkdir(parents=True)
+    (tmp_path / "inductor" / "fxgraph" / "ab" / "entry").write_bytes(b"kernel")
+    assert compiled_kernel_files(cuda) == 1 and compiled_kernel_files(CPU) == 0
+    assert (
+        warm_up_line(31.2, 1, "F")
+        == "attention tiles: compiled in 31.2 s, kept in F for later runs"
     )
-    assert warm_up_line(7.3, 0) == (
-        f"attention tiles: reused the compiled kernels in {tmp_path} (7.3 s)"
-    )
+    assert warm_up_line(0.1, 0, "F") == "attention tiles: reused the compiled kernels in F (0.1 s)"
 
 
 def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A command's processes see TORCHINDUCTOR_CACHE_DIR = $SANBENCH_CACHE/inductor (unless
-    the user set it); the command's end restores the environment."""
+    """A command's processes see TORCHINDUCTOR_CACHE_DIR = $SANBENCH_CACHE/inductor and
+    TORCH_EXTENSIONS_DIR = $SANBENCH_CACHE/extensions (unless the user set them); the command's
+    end restores the environment."""
     import os
     import types
 
@@ -108,13 +172,18 @@ def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
 
     seen = {}
     module = types.SimpleNamespace(
-        run=lambda words: seen.update(folder=os.environ["TORCHINDUCTOR_CACHE_DIR"]),
+        run=lambda words: seen.update(
+            folder=os.environ["TORCHINDUCTOR_CACHE_DIR"],
+            extensions=os.environ["TORCH_EXTENSIONS_DIR"],
+        ),
         OWN_PARSER=True,
     )
     monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR")
+    monkeypatch.delenv("TORCH_EXTENSIONS_DIR", raising=False)
     monkeypatch.setenv("SANBENCH_CACHE", str(tmp_path))
     monkeypatch.setattr(harness.cli, "command_module", lambda words: ("fit", module))
     monkeypatch.setattr(harness.cli, "parse_command", lambda module, name, words: [])
     assert harness.cli.main(["fit"]) == 0
     assert seen["folder"] == str(tmp_path / "inductor")
-    assert "TORCHINDUCTOR_CACHE_DIR" not in os.environ
+    assert seen["extensions"] == str(tmp_path / "extensions")
+    assert "TORCHINDUCTOR_CACHE_DIR" not in os.environ and "TORCH_EXTENSIONS_DIR" not in os.environ
