@@ -1,14 +1,13 @@
 """The fused tiles' CPU kernels (``cpu_tiles.cpp``), compiled once per machine and reused.
 
 ``torch.utils.cpp_extension`` builds the C++ file with this machine's compiler (the one
-``torch.compile`` needs too) into ``TORCH_EXTENSIONS_DIR`` (sanbench's commands set it to
-``~/.cache/sanbench/extensions``, or under ``$SANBENCH_CACHE``; docs/training.md), in a folder
-named for what the build depends on: the source, torch's version and the CPU's instruction set
-(``-march=native``), so a torch upgrade or another CPU model sharing the home folder builds
-its own. Later processes load the built library in milliseconds: no tracing, no compiling, and
-one kernel for every tile shape, offset, grad mode and kind of tensor (a compiled function would
-be traced again for each of those in each process, about 5 s per fit).
-"""
+``torch.compile`` needs too) and ``ninja`` into ``TORCH_EXTENSIONS_DIR`` (sanbench's commands
+set it to ``~/.cache/sanbench/extensions``, or under ``$SANBENCH_CACHE``; docs/training.md), in
+a folder named for what the build depends on: the source, the flags, torch's version and the CPU
+(model and instruction-set flags), so a torch upgrade or another CPU model sharing the home
+folder builds its own. Later processes load the built library in milliseconds: no tracing, no
+compiling, and one kernel for every tile shape, offset, grad mode and kind of tensor (a compiled
+function was traced again for each of those in each process, 5 s per fit)."""
 
 from __future__ import annotations
 
@@ -17,9 +16,11 @@ import hashlib
 import os
 import platform
 from pathlib import Path
-from types import ModuleType
+from typing import Any
+from unittest import mock
 
 import torch
+from filelock import FileLock
 
 SOURCE = Path(__file__).with_name("cpu_tiles.cpp")
 EXTENSIONS_DIR = "TORCH_EXTENSIONS_DIR"
@@ -68,13 +69,31 @@ def built() -> bool:
 
 
 @functools.cache
-def load() -> ModuleType | None:
-    """The library, built on first use (``torch.ops.sanbench_cpu``); raises what the compiler
-    said when it cannot be built."""
+def load() -> Any:
+    """The library's operators (``torch.ops.sanbench_cpu``), built on first use; raises what the
+    compiler said when it cannot be built."""
     from torch.utils import cpp_extension  # the first use: it imports setuptools
 
     folder = build_folder()
     folder.mkdir(parents=True, exist_ok=True)
+    path = os.environ.get("PATH", "")
+    try:  # the ninja package's program, also where its virtualenv is not on PATH
+        import ninja
+
+        path = os.pathsep.join([ninja.BIN_DIR, path])
+    except ImportError:  # a ninja of the system's, if any
+        pass
+    # one process builds at a time (an flock, released when its process dies, however): torch's
+    # own marker of a build under way is a plain file, which a process killed while building
+    # leaves behind for every later one to wait on forever; under this lock it is stale
+    with FileLock(f"{folder}.lock"), mock.patch.dict(os.environ, {"PATH": path}):
+        (folder / "lock").unlink(missing_ok=True)
+        _build(cpp_extension, folder)
+    return torch.ops.sanbench_cpu
+
+
+def _build(cpp_extension: Any, folder: Path) -> None:
+    """Build (or find built) and load the library in ``folder``."""
     cpp_extension.load(
         build_name(),
         [str(SOURCE)],
@@ -84,7 +103,6 @@ def load() -> ModuleType | None:
         is_python_module=False,
         verbose=False,
     )
-    return torch.ops.sanbench_cpu
 
 
 KERNEL_DTYPES = (torch.float32, torch.float64)

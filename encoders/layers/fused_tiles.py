@@ -3,9 +3,10 @@
 ``sanbench::tanh_tile_sums`` and ``sanbench::tanh_tile_grads`` compute what
 :func:`~encoders.layers.tanh_attention.eager_forward_sums` and
 :func:`~encoders.layers.tanh_attention.eager_backward_sums` compute for the product form of the
-tile (A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), with ``torch.compile`` (C++ on CPU,
-Triton on CUDA) fusing the weights into the sums over the keys and over the queries, so that no
-[N, d, T, K] tensor is written:
+tile (A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), with the weights fused into the sums
+over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU by a C++
+library built once per machine (:mod:`encoders.layers.cpu_tiles`), elsewhere by
+``torch.compile`` (Triton on CUDA) from the functions below:
 
     w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids;
                                                           k2 a 0-d tensor, made once per call)
@@ -15,8 +16,9 @@ Triton on CUDA) fusing the weights into the sums over the keys and over the quer
 
 The weights are written with ``exp2``: inductor writes out a tensor that more than one reduction
 reads when it is computed with ``exp`` (a "heavy" operation on CPU), but computes an ``exp2``
-expression once inside the one loop that does both sums. :func:`available` compiles both kernels
-on a tiny tile the first time a device type asks, checks them against the eager tile, and on a
+expression once inside the one loop that does both sums. :func:`available` runs both kernels
+(building or compiling them) on a tiny tile the first time a device type asks, checks them
+against the eager tile, and on a
 machine that cannot compile says so once (:class:`EagerTilesWarning`): the attention then runs
 the eager tiles (:mod:`encoders.layers.eager_tiles`), the same function, slower, and as exact
 as the naive attention in float32 (docs/encoders.md). The
@@ -98,8 +100,9 @@ def tile_key_grads(
 
 @functools.cache
 def _compiled() -> tuple[Callable[..., Any], ...]:
-    """The three tile functions compiled once per process, shapes dynamic (the last tile and
-    the key spans differ); imported on first use (the compiler costs 70 MB and 2 s)."""
+    """The three tile functions compiled once per process for devices other than the CPU,
+    shapes dynamic (the last tile and the key spans differ); imported on first use (the compiler
+    costs 70 MB and 2 s)."""
     return tuple(
         torch.compile(fn, dynamic=True, options=INLINE_READS)
         for fn in (tile_sums, tile_query_grads, tile_key_grads)
