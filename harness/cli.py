@@ -8,6 +8,7 @@ Start with `sanbench profile --preset quick` (no data needed), or `sanbench fit 
 
 from __future__ import annotations
 
+import gc
 import os
 
 # Only sanbench's own lines on the console: no C++ log lines of torch (c10 warnings such as the
@@ -20,6 +21,7 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 import importlib
 import re
 import sys
+from typing import NoReturn
 from unittest import mock
 
 from datamodules.cache import cache_folder
@@ -181,5 +183,14 @@ def main(argv: list[str] | None = None) -> int:
             return _status(error, name)
 
 
+def entry() -> NoReturn:
+    """The ``sanbench`` program: :func:`main`, then its exit without the interpreter's last
+    garbage collection over every object torch, pandas and matplotlib made (``gc.freeze``: 0.8 s
+    of every command's end, measured; the files and processes are closed by then)."""
+    status = main()
+    gc.freeze()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
