@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import cpuinfo
+import pytest
 import torch
 
 from harness.environment import environment
 
 
+@pytest.mark.slow  # py-cpuinfo's full probe (about 2 s)
 def test_a_cpu_is_named_by_its_model_not_its_architecture() -> None:
     env = environment(torch.device("cpu"))
     assert env["device_name"] == cpuinfo.get_cpu_info()["brand_raw"]  # e.g. not "x86_64"

@@ -62,6 +62,7 @@ def test_a_step_without_compiled_tiles_has_no_time_per_pair() -> None:
     assert tile_ns_per_pair(prof) is None
 
 
+@pytest.mark.slow  # compiles the floor's reduction (about 4 s)
 def test_the_floor_is_timed_at_each_call() -> None:
     floors = [floor_ns_per_pair("cpu") for _ in range(2)]
     assert all(math.isfinite(floor) and floor > 0 for floor in floors)

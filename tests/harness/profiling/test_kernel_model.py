@@ -100,8 +100,18 @@ CALLS = {
 }
 
 
+# calls whose calibration takes ~2 s per case run with the slow tests, not the fast loop
+SLOW_TO_CALIBRATE = {"lstm_forward_training_past_a_switch"}
+
+
 @pytest.mark.parametrize("length", [6, 97, 250, 601, 1500])
-@pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_TO_CALIBRATE else [])
+        for name in CALLS
+    ],
+)
 def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: int) -> None:
     """Outside the calibration lengths, shorter and up to 8x longer, the replayed call holds
     what a real call at that length holds, and returns as many bytes, within TOLERANCE (or the
