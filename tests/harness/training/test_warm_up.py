@@ -11,14 +11,9 @@ from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers.tanh_attention import TILE_SIZES
 from harness.training.warm_up import warm_up_lengths, warm_up_tiles
+from tests.harness.training.attention_runs import small_bi_blosan, train_and_infer
 
 CPU = torch.device("cpu")
-
-
-def small_bi_blosan() -> torch.nn.Module:
-    """Blocks of 3 tokens, tiles of 2 queries: several tiles in the intra- and inter-block
-    attentions from a dozen tokens on."""
-    return build_encoder("bi_blosan", input_dim=6, hidden_dim=4, block_len=3, chunk_size=2)
 
 
 def test_every_attention_gets_a_first_a_middle_and_a_last_tile() -> None:
@@ -40,21 +35,6 @@ def test_every_attention_gets_a_first_a_middle_and_a_last_tile() -> None:
 )
 def test_nothing_is_warmed_without_a_chunked_attention(encoder: torch.nn.Module) -> None:
     assert warm_up_tiles(encoder, CPU, contextlib.nullcontext) is None
-
-
-def train_and_infer(encoder: torch.nn.Module, lengths: tuple[int, ...]) -> None:
-    """What training, Lightning's validation and the dev inference time run: backward in train
-    mode, then ``no_grad`` and ``inference_mode`` in eval mode, on padded batches."""
-    generator = torch.Generator().manual_seed(1)
-    for length in lengths:
-        x = torch.randn(3, length, encoder.input_dim, generator=generator)
-        mask = torch.arange(length) < torch.tensor([length, length - 1, 2]).unsqueeze(1)
-        encoder.train()
-        encoder(x, mask).pooled.sum().backward()
-        encoder.eval()
-        for mode in (torch.no_grad, torch.inference_mode):
-            with mode():
-                encoder(x, mask)
 
 
 @pytest.mark.slow
@@ -83,21 +63,13 @@ def test_after_the_warm_up_no_length_compiles_the_tiles_again() -> None:
 WARM_UP_TWICE = """
 import contextlib, json
 import torch
-from encoders import build_encoder
 from harness.training.warm_up import compiled_kernel_files, warm_up_tiles
+from tests.harness.training.attention_runs import small_bi_blosan, train_and_infer
 cpu = torch.device("cpu")
 files = compiled_kernel_files(cpu)
-encoder = build_encoder("bi_blosan", input_dim=6, hidden_dim=4, block_len=3, chunk_size=2)
+encoder = small_bi_blosan()
 seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
-for length in (4, 11, 30, 50):  # training, then no_grad and inference_mode, padded
-    x = torch.randn(3, length, 6)
-    mask = torch.arange(length) < torch.tensor([length, length - 1, 2]).unsqueeze(1)
-    encoder.train()
-    encoder(x, mask).pooled.sum().backward()
-    encoder.eval()
-    for mode in (torch.no_grad, torch.inference_mode):
-        with mode():
-            encoder(x, mask)
+train_and_infer(encoder, (4, 11, 30, 50))
 new_files = compiled_kernel_files(cpu) - files
 print(json.dumps({"seconds": seconds, "new_files": new_files}))
 """
