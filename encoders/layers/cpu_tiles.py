@@ -50,6 +50,7 @@ def _cpu_flags() -> str:
     return "\n".join(dict.fromkeys(line for line in lines if line.startswith(wanted)))
 
 
+@functools.cache
 def build_name() -> str:
     """The extension's name: a hash of its source, flags, torch's version and this CPU."""
     parts = [SOURCE.read_text(), " ".join(compile_flags()), torch.__version__, _cpu_flags()]
@@ -61,11 +62,6 @@ def build_folder() -> Path:
     variable for it), else ``~/.cache/torch_extensions``, then :func:`build_name`."""
     root = os.environ.get(EXTENSIONS_DIR) or Path.home() / ".cache" / "torch_extensions"
     return Path(root) / build_name()
-
-
-def built() -> bool:
-    """Whether this machine has built the library already (the next :func:`load` reuses it)."""
-    return (build_folder() / f"{build_name()}.so").is_file()
 
 
 @functools.cache
@@ -88,21 +84,16 @@ def load() -> Any:
     # leaves behind for every later one to wait on forever; under this lock it is stale
     with FileLock(f"{folder}.lock"), mock.patch.dict(os.environ, {"PATH": path}):
         (folder / "lock").unlink(missing_ok=True)
-        _build(cpp_extension, folder)
+        cpp_extension.load(
+            build_name(),
+            [str(SOURCE)],
+            extra_cflags=compile_flags(),
+            extra_ldflags=["-fopenmp"],
+            build_directory=str(folder),
+            is_python_module=False,
+            verbose=False,
+        )
     return torch.ops.sanbench_cpu
-
-
-def _build(cpp_extension: Any, folder: Path) -> None:
-    """Build (or find built) and load the library in ``folder``."""
-    cpp_extension.load(
-        build_name(),
-        [str(SOURCE)],
-        extra_cflags=compile_flags(),
-        extra_ldflags=["-fopenmp"],
-        build_directory=str(folder),
-        is_python_module=False,
-        verbose=False,
-    )
 
 
 KERNEL_DTYPES = (torch.float32, torch.float64)
