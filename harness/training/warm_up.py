@@ -5,8 +5,8 @@ loaded in milliseconds by every later process: :func:`warm_up_tiles` loads (or f
 On CUDA the compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
 the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
 ``inference_mode`` for Lightning's validation), the dtype, and whether a tile's views start at
-offset 0 (the first tile of a call) or further on. Left to training, those compilations (about
-10 s on a 2-core CPU) would fall into the first epoch's time and into the dev inference time.
+offset 0 (the first tile of a call) or further on. Left to training, those compilations (seconds
+each process) would fall into the first epoch's time and into the dev inference time.
 :func:`warm_up_tiles` runs the encoder on synthetic inputs long enough for every attention to
 have a first, a middle and a last tile of at least two queries, in each of the three modes, so
 that training reads compiled kernels only; ``compile_s`` in metrics.json records its seconds.

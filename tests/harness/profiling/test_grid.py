@@ -60,7 +60,7 @@ def test_encoder_variants_parse_options_as_yaml_scalars() -> None:
 
 def test_quick_preset_measures_short_and_predicts_the_papers_range() -> None:
     quick = grid.PRESETS["quick"]
-    assert grid.parse_lengths(quick.lengths) == [16, 24, 32]
+    assert grid.parse_lengths(quick.lengths) == [8, 16, 32]
     predicted = grid.parse_lengths(quick.predict_lengths)
     assert predicted[0] == 16 and predicted[-1] == 384  # Bi-BloSAN Fig. 6, MTSA Fig. 1 axes
     assert 64 in predicted  # MTSA Table 1's training memory
