@@ -44,7 +44,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "quick": Preset(
         lengths="8,16,32",
-        predict_lengths="16,32,64,128,256,384",
+        predict_lengths="8,16,32,64,128,256,384",
         batch_size=64,
         dim=300,
         repeats=3,
