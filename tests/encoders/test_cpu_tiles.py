@@ -67,3 +67,45 @@ def test_a_build_killed_midway_does_not_stop_the_next_one(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "sanbench_cpu.tile_sums" in done.stdout
+
+
+CAPABILITY_CHECK = """
+import torch
+from encoders.layers import cpu_tiles, fused_tiles
+from tests.encoders.test_cpu_tiles import strided_tile
+a, b, v, allowed, g, s = strided_tile(torch.float64)
+k2 = torch.tensor(10.0 * fused_tiles.LOG2_E, dtype=torch.float64)
+found = [
+    *cpu_tiles.tile_sums(a, b, v, allowed, k2),
+    *cpu_tiles.tile_grads(a, b, v, allowed, k2, g, s),
+]
+expected = [
+    *fused_tiles.tile_sums(a, b, v, allowed, k2),
+    fused_tiles.tile_query_grads(a, b, v, allowed, k2, g, s),
+    *fused_tiles.tile_key_grads(a, b, v, allowed, k2, g, s),
+]
+assert all(torch.allclose(x, y, rtol=0, atol=1e-12) for x, y in zip(found, expected, strict=True))
+print(torch.backends.cpu.get_cpu_capability(), " ".join(cpu_tiles.compile_flags()))
+"""
+
+
+@pytest.mark.slow  # builds the library for each instruction set (about 10 s each)
+@pytest.mark.parametrize("capability", ["avx2", "default"])
+def test_the_library_is_exact_on_cpus_with_narrower_vectors(
+    capability: str, tmp_path: Path
+) -> None:
+    """Built as for a CPU with AVX2 only, or with no vector unit torch uses (torch's
+    ATEN_CPU_CAPABILITY), the tiles equal their expressions within 1e-12 in float64."""
+    environment = {
+        **os.environ,
+        "ATEN_CPU_CAPABILITY": capability,
+        "TORCH_EXTENSIONS_DIR": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", CAPABILITY_CHECK], env=environment, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[0] == capability.upper()
+    assert ("-mavx2" in done.stdout) == (capability == "avx2")
+    assert "-mavx512f" not in done.stdout
