@@ -83,16 +83,22 @@ inline Vec<scalar_t> allowed_lanes(const bool* p, int64_t count) {
   return mask.template cast<scalar_t, 1>();
 }
 
-// w = 2^(-k2 r) where allowed, 0 elsewhere, and e = a_q b_k, for keys [k, k + count) of a row.
+// For keys [k, k + count) of a row: e = a_q b_k, r = 1 / (1 + e) and w = 2^(-k2 r) where allowed,
+// 0 elsewhere (the backward reads e and r too).
 template <typename scalar_t>
-inline Vec<scalar_t> weights(const Row<scalar_t>& row, const bool* allowed,
-                             const Vec<scalar_t>& aq, const Vec<scalar_t>& minus_k2, int64_t k,
-                             int64_t count, Vec<scalar_t>* e_out = nullptr) {
+struct Weights {
+  Vec<scalar_t> w, e, r;
+};
+
+template <typename scalar_t>
+inline Weights<scalar_t> weights(const Row<scalar_t>& row, const bool* allowed,
+                                 const Vec<scalar_t>& aq, const Vec<scalar_t>& minus_k2, int64_t k,
+                                 int64_t count) {
   using V = Vec<scalar_t>;
   const V e = aq * load(row.b + k, count);
-  const V w = (minus_k2 * (e + V(1)).reciprocal()).exp2();
-  if (e_out) *e_out = e;
-  return V::blendv(V(0), w, allowed_lanes<scalar_t>(allowed + k, count));
+  const V r = (e + V(1)).reciprocal();
+  const V w = V::blendv(V(0), (minus_k2 * r).exp2(), allowed_lanes<scalar_t>(allowed + k, count));
+  return {w, e, r};
 }
 
 template <typename scalar_t>
@@ -118,7 +124,7 @@ void sums_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
         V sum_wv(0), sum_w(0);
         for (int64_t k = 0; k < K; k += LANES) {
           const int64_t count = std::min(LANES, K - k);  // past it: v, b 0 and not allowed
-          const V w = weights(row, allowed, aq, minus_k2, k, count);
+          const V w = weights(row, allowed, aq, minus_k2, k, count).w;
           sum_wv = sum_wv + w * load(row.v + k, count);
           sum_w = sum_w + w;
         }
@@ -135,7 +141,7 @@ void grads_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
                   at::Tensor& grad_a, at::Tensor& grad_b, at::Tensor& grad_v) {
   using V = Vec<scalar_t>;
   const int64_t T = a.size(2), K = b.size(2), LANES = V::size();
-  const V minus_k2(-k2), four(4), one(1);
+  const V minus_k2(-k2), four(4);
   const scalar_t *g_p = g.const_data_ptr<scalar_t>(), *s_p = s.const_data_ptr<scalar_t>();
   scalar_t* grad_a_p = grad_a.mutable_data_ptr<scalar_t>();
   scalar_t* grad_b_p = grad_b.mutable_data_ptr<scalar_t>();
@@ -152,10 +158,9 @@ void grads_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
         V sum_ma(0);
         for (int64_t k = 0; k < K; k += LANES) {
           const int64_t count = std::min(LANES, K - k);
-          V e;
-          const V pg = weights(row, allowed, aq, minus_k2, k, count, &e) * gq;
-          const V r = (e + one).reciprocal();
-          const V mm = pg * (four * e * r * r) * (load(row.v + k, count) - sq);
+          const Weights<scalar_t> tile = weights(row, allowed, aq, minus_k2, k, count);
+          const V pg = tile.w * gq;
+          const V mm = pg * (four * tile.e * tile.r * tile.r) * (load(row.v + k, count) - sq);
           sum_ma = sum_ma + mm;
           (load(sum_mb.data() + k, count) + mm).store(sum_mb.data() + k, count);
           (load(sum_wg.data() + k, count) + pg).store(sum_wg.data() + k, count);
