@@ -153,7 +153,8 @@ class VectorWriter(BasePredictionWriter):
         pooled = prediction.float().cpu().numpy()
         if self._vectors is None:
             self._vectors = np.zeros((self._count, pooled.shape[1]), dtype=np.float32)
-        self._vectors[batch["index"].numpy()] = pooled
+        # the batch is on the model's device (a GPU's under accelerator="auto")
+        self._vectors[batch["index"].cpu().numpy()] = pooled
 
     def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         tmp = self.path.with_name(f".{self.path.stem}.tmp.npy")

@@ -66,7 +66,28 @@ def restore_states(states: dict[str, Any]) -> None:
     version, internal, gauss_next = states["python"]
     random.setstate((version, tuple(internal), gauss_next))
     if "cuda" in states and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(states["cuda"])
+        _restore_cuda_states(states["cuda"])
+
+
+class DeviceCountChangedWarning(UserWarning):
+    """A run resumed with another number of visible GPUs than the checkpoint was written with."""
+
+
+def _restore_cuda_states(saved: list[torch.Tensor]) -> None:
+    """GPU i's generator from the state saved for GPU i, for every GPU both runs see (a resume
+    that sees fewer or more GPUs, e.g. another ``CUDA_VISIBLE_DEVICES``, warns: the GPUs it
+    no longer or newly sees draw other numbers than the uninterrupted run's)."""
+    visible = torch.cuda.device_count()
+    if len(saved) != visible:
+        warnings.warn(
+            DeviceCountChangedWarning(
+                f"the checkpoint saved the generators of {len(saved)} GPU(s), this run sees "
+                f"{visible}: the first {min(len(saved), visible)} are restored"
+            ),
+            stacklevel=2,
+        )
+    for index, state in enumerate(saved[:visible]):
+        torch.cuda.set_rng_state(state, index)
 
 
 def _every_rank(states: dict[str, Any]) -> list[dict[str, Any]]:

@@ -74,3 +74,36 @@ def test_another_world_size_is_said_to_be_inexact() -> None:
         _restored_draw(saved, rank=0, world=3)
     expected = torch.manual_seed(10) and torch.rand(3)
     assert torch.equal(_restored_draw(saved, rank=2, world=3), expected)  # rank 2 modulo 2
+
+
+@pytest.mark.parametrize("visible", [1, 2, 3])
+def test_a_resume_that_sees_another_number_of_gpus_restores_those_both_see(
+    monkeypatch: pytest.MonkeyPatch, visible: int
+) -> None:
+    """A checkpoint of two GPUs' generators resumed where 1, 2 or 3 are visible (another
+    ``CUDA_VISIBLE_DEVICES``): GPU i gets GPU i's state for every i both runs see, never an
+    "invalid device ordinal" (CUDA's generators stood in for by a record of the calls)."""
+    from harness.training.callbacks import random_states
+
+    restored: dict[int, torch.Tensor] = {}
+
+    def set_rng_state(state: torch.Tensor, device: int) -> None:
+        if device >= visible:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        restored[device] = state
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: visible)
+    monkeypatch.setattr(torch.cuda, "set_rng_state", set_rng_state)
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", lambda states: [
+        set_rng_state(s, i) for i, s in enumerate(states)
+    ])  # fmt: skip
+    saved = {**_states_after_seed(5), "cuda": [torch.full((4,), 7), torch.full((4,), 8)]}
+    if visible == 2:
+        random_states.restore_states(saved)
+    else:
+        with pytest.warns(random_states.DeviceCountChangedWarning, match="2 GPU"):
+            random_states.restore_states(saved)
+    assert sorted(restored) == list(range(min(2, visible)))
+    for index, state in restored.items():
+        assert torch.equal(state, saved["cuda"][index])
