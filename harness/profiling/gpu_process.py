@@ -1,0 +1,55 @@
+"""GPU memory NVML attributes to this process: torch's device found in NVML by PCI bus id.
+
+torch numbers the GPUs it sees (after ``CUDA_VISIBLE_DEVICES`` and ``CUDA_DEVICE_ORDER``); NVML
+numbers every GPU of the machine in its own order, so under SLURM with
+``CUDA_VISIBLE_DEVICES=2`` torch's ``cuda:0`` is NVML's GPU 2. The PCI bus id names the same GPU
+in both. Every NVML failure (no driver, a driver older than the library, a missing symbol) leaves
+the column empty with the reason, and never costs the point its measured numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+
+MB = 2**20
+
+
+def nvml_bus_id(properties: Any) -> str:
+    """NVML's spelling of a device's PCI bus id, ``DDDDDDDD:BB:DD.0``, from
+    ``torch.cuda.get_device_properties``' ``pci_domain_id``, ``pci_bus_id``, ``pci_device_id``."""
+    domain, bus, device = properties.pci_domain_id, properties.pci_bus_id, properties.pci_device_id
+    return f"{domain:08X}:{bus:02X}:{device:02X}.0"
+
+
+def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
+    """(MB NVML attributes to this process on ``device``, context and caching allocator's reserve
+    included; why it is empty when it is). CPU devices: (None, "")."""
+    if device.type != "cuda":
+        return None, ""
+    try:
+        import pynvml
+    except ImportError:
+        return None, "NVML column empty: pynvml is not installed"
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    bus_id = nvml_bus_id(torch.cuda.get_device_properties(index))
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as error:
+        return None, f"NVML column empty: NVML did not start ({error})"
+    try:
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
+        processes = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+    except pynvml.NVMLError as error:
+        return None, f"NVML column empty: NVML could not read GPU {bus_id} ({error})"
+    finally:
+        pynvml.nvmlShutdown()
+    for process in processes:
+        if process.pid == os.getpid() and process.usedGpuMemory is not None:
+            return process.usedGpuMemory / MB, ""
+    return None, (
+        f"NVML column empty: NVML lists no memory of process {os.getpid()} on GPU {bus_id} "
+        "(in a container NVML reports the host's process ids)"
+    )

@@ -1,0 +1,97 @@
+"""The NVML column: torch's device found in NVML by PCI bus id, NVML's failures said, never raised.
+
+No GPU here: NVML and torch's device properties are stood in for by what they return on a machine
+whose ``CUDA_VISIBLE_DEVICES=2`` makes NVML's third GPU torch's ``cuda:0``.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pynvml
+import pytest
+import torch
+
+from harness.profiling.gpu_process import gpu_process_memory, nvml_bus_id
+
+# NVML's GPUs by bus id: the third (index 2) is the one torch sees as cuda:0
+NVML_GPUS = {"00000000:1A:00.0": 0, "00000000:3B:00.0": 1, "00000000:5E:00.0": 2}
+
+
+class FakeNvml:
+    def __init__(self, pid: int, used_mb_by_gpu: dict[int, int]) -> None:
+        self.pid, self.used = pid, used_mb_by_gpu
+        self.by_index_calls: list[int] = []
+
+    def nvmlDeviceGetHandleByPciBusId(self, bus_id: str) -> int:  # noqa: N802
+        if bus_id not in NVML_GPUS:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
+        return NVML_GPUS[bus_id]
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:  # noqa: N802
+        self.by_index_calls.append(index)
+        return index
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: int) -> list:  # noqa: N802
+        return [SimpleNamespace(pid=self.pid, usedGpuMemory=self.used.get(handle, 0) * 2**20)]
+
+
+@pytest.fixture
+def visible_gpu_2(monkeypatch: pytest.MonkeyPatch) -> FakeNvml:
+    """torch's cuda:0 is the GPU at bus 5E (NVML's index 2)."""
+    nvml = FakeNvml(os.getpid(), {0: 111, 1: 222, 2: 333})
+    for name in ("nvmlDeviceGetHandleByPciBusId", "nvmlDeviceGetHandleByIndex",
+                 "nvmlDeviceGetComputeRunningProcesses"):  # fmt: skip
+        monkeypatch.setattr(pynvml, name, getattr(nvml, name))
+    monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)
+    properties = SimpleNamespace(pci_domain_id=0, pci_bus_id=0x5E, pci_device_id=0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: properties)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    return nvml
+
+
+def test_the_bus_id_is_spelled_as_nvml_spells_it() -> None:
+    properties = SimpleNamespace(pci_domain_id=1, pci_bus_id=0x3B, pci_device_id=0x1F)
+    assert nvml_bus_id(properties) == "00000001:3B:1F.0"
+
+
+def test_torchs_cuda_0_is_read_on_the_gpu_with_its_bus_id(visible_gpu_2: FakeNvml) -> None:
+    """Under CUDA_VISIBLE_DEVICES=2 the column is NVML's GPU 2's, not NVML's GPU 0's."""
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert (used, why) == (333.0, "")
+    assert visible_gpu_2.by_index_calls == []
+
+
+def test_an_nvml_error_leaves_the_column_empty_with_the_reason(
+    visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(handle: int) -> list:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
+
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetComputeRunningProcesses", broken)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and "NVML could not read GPU 00000000:5E:00.0" in why
+
+
+def test_nvml_that_does_not_start_leaves_the_column_empty_with_the_reason(
+    visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_driver() -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_DRIVER_NOT_LOADED)
+
+    monkeypatch.setattr(pynvml, "nvmlInit", no_driver)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and "NVML did not start" in why
+
+
+def test_a_process_nvml_does_not_list_says_why(visible_gpu_2: FakeNvml) -> None:
+    """In a container NVML lists the host's process ids: the column says so."""
+    visible_gpu_2.pid = os.getpid() + 100_000
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and "host's process ids" in why
+
+
+def test_a_cpu_point_has_no_nvml_column() -> None:
+    assert gpu_process_memory(torch.device("cpu")) == (None, "")
