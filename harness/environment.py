@@ -65,6 +65,8 @@ def environment(device: torch.device) -> dict[str, str]:
         "python": platform.python_version(),
         "threads": str(torch.get_num_threads()),
         "cpu_count": str(os.cpu_count()),
+        # the vector instructions torch's CPU kernels use (ATEN_CPU_CAPABILITY can lower it)
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "allocator": allocator(),
         "commit": git_commit(),
     }
