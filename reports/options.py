@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+SITE_FOLDER = "report"  # where a command that prints its report command puts the site: OUT/report
 
 
 @dataclass(frozen=True)
@@ -20,3 +24,9 @@ class ReportOptions:
         missing = [f"{run}: no such folder" for run in self.runs if not Path(run).is_dir()]
         if missing:
             raise ValueError("\n".join(missing))
+
+
+def report_command(runs: Sequence[Path], out: Path) -> str:
+    """The ``sanbench report`` command line that renders ``runs`` into ``out``, quoted for a
+    POSIX shell: what ``sanbench report`` records and what other commands print."""
+    return shlex.join(["sanbench", "report", *map(str, runs), "--out", str(out)])

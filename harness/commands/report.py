@@ -6,13 +6,12 @@ reproductions), rendered from their files by ``reports``.
 
 from __future__ import annotations
 
-import shlex
 import sys
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from reports.options import ReportOptions
+from reports.options import ReportOptions, report_command
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -23,9 +22,9 @@ def run(config: Namespace) -> int:
     options = build(ReportOptions, config)  # checked before pandas or matplotlib is imported
     from reports.site import build_site
 
-    words = ["sanbench", "report", *map(str, options.runs), "--out", str(options.out)]
+    command = report_command(options.runs, options.out)
     skipped: list = []
-    index = build_site(options.runs, options.out, shlex.join(words), skipped)
+    index = build_site(options.runs, options.out, command, skipped)
     for note in skipped:
         print(f"sanbench report: left out {note.source}: {note.reason}", file=sys.stderr)
     print(index.resolve().as_uri())

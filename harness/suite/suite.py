@@ -25,6 +25,7 @@ from harness.training.config.fit_run import FitRun
 from harness.training.config.shared_options import fit_overrides
 from reports.contracts.manifest import write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
+from reports.options import SITE_FOLDER, report_command
 
 
 def input_problems(options: SuiteOptions) -> list[str]:
@@ -220,7 +221,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     tables = aggregate(out)
     write_suite_manifest(options, overrides, tables)
     markdown = out / "tables" / "tables.md"
-    print(f"tables: {markdown} (HTML: sanbench report {out})")
+    print(f"tables: {markdown} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:
         raise failed
     return markdown

@@ -1,0 +1,41 @@
+"""The ``sanbench report`` command other commands print runs as printed (issue 56: a suite ended
+with ``(HTML: sanbench report runs/suite)``, which exits 2 for want of ``--out``)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SANBENCH = Path(sys.executable).with_name("sanbench")
+
+
+def run(words: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(words, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow  # two sanbench processes
+def test_the_command_a_suite_prints_builds_its_report(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "suite-tiny", tmp_path / "runs" / "suite")
+    done = run([str(SANBENCH), "suite", "--aggregate-only", "--out", "runs/suite"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    (printed,) = re.findall(r"\(HTML: (sanbench report .*)\)$", done.stdout, re.MULTILINE)
+    words = shlex.split(printed)
+    built = run([str(SANBENCH), *words[1:]], tmp_path)
+    assert built.returncode == 0, f"{printed!r} exited {built.returncode}: {built.stderr}"
+    index = tmp_path / "runs" / "suite" / "report" / "index.html"
+    assert built.stdout.strip() == index.resolve().as_uri() and index.is_file()
+
+
+def test_the_command_quotes_what_a_shell_would_split(tmp_path: Path) -> None:
+    from reports.options import report_command  # new with issue 56
+
+    runs = [tmp_path / "my runs" / "suite", tmp_path / "b;c"]
+    words = shlex.split(report_command(runs, tmp_path / "my runs" / "site"))
+    assert words == ["sanbench", "report", *map(str, runs), "--out", f"{tmp_path}/my runs/site"]
