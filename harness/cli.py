@@ -18,11 +18,12 @@ import os
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
+import contextlib
 import importlib
 import re
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
-from unittest import mock
 
 from datamodules.cache import cache_folder
 from harness.command_parser import CommandParser, did_you_mean
@@ -146,6 +147,18 @@ def _status(error: BaseException, command: str) -> int:
     return status
 
 
+@contextlib.contextmanager
+def environment_restored() -> Iterator[None]:
+    """``os.environ`` as it was on entry once the block ends, however it ends."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        for name in os.environ.keys() - saved.keys():
+            del os.environ[name]
+        os.environ.update(saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; the one place that prints errors and maps them to exit statuses:
     ``harness.errors`` types, bad input (``ValueError``, ``LookupError``, ``OSError``) exit 2,
@@ -158,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
             # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also
             # the library entry of tests, jobs and nox
-            with mock.patch.dict(os.environ):
+            with environment_restored():
                 # compiled kernels (the attention tiles) in a stated place, reused by every
                 # later process of this machine (docs/training.md, "Compiled kernels")
                 for variable, kind in KERNEL_CACHES.items():
