@@ -34,3 +34,18 @@ def mean_std(values: Iterable[object], scale: float = 1.0) -> MeanStd:
         return MeanStd(n, mean, math.nan)
     variance = math.fsum((x - mean) ** 2 for x in numbers) / (n - 1)
     return MeanStd(n, mean, math.sqrt(variance))
+
+
+CONFIDENCE = 0.95
+
+
+def half_interval(stats: MeanStd, confidence: float = CONFIDENCE) -> float:
+    """Half the width of the Student-t confidence interval of the mean (``confidence``, n - 1
+    degrees of freedom): mean ± this covers the true mean that often over repeated runs; NaN
+    for a single run, which has no spread."""
+    if stats.n < 2 or math.isnan(stats.std):
+        return math.nan
+    from scipy import stats as scipy_stats
+
+    t = float(scipy_stats.t.ppf((1 + confidence) / 2, stats.n - 1))
+    return t * stats.std / math.sqrt(stats.n)

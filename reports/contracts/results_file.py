@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from reports.contracts.atomic import write_text_atomic
+
 
 def complete_bytes(path: Path) -> bytes:
     """``path``'s bytes up to its last line break (b"" when missing): no torn last line."""
@@ -64,8 +66,20 @@ class ResultsFile:
                 os.truncate(self.path, complete)
         self._tail_checked = True
 
+    def _widen(self, header: list[str], new: list[str]) -> list[str]:
+        """Rewrite the file with ``new`` columns after ``header`` (old rows leave them empty),
+        by rename: a reader sees the old file or the new one. Returns the new header."""
+        fieldnames = [*header, *new]
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=fieldnames)
+        writer.writeheader()
+        writer.writerows(self.rows())
+        write_text_atomic(self.path, text.getvalue())
+        return fieldnames
+
     def append(self, row: Mapping[str, Any]) -> None:
-        """Append one row (header on first write), flushed and fsynced before returning.
+        """Append one row (header on first write), flushed and fsynced before returning. A row
+        with columns the file's header lacks (a file begun by an older sanbench) widens it.
 
         Only the process that owns the file may call this: its first call repairs a torn tail.
         """
@@ -75,8 +89,8 @@ class ResultsFile:
         header = self._header()
         fieldnames = header or list(row.keys())
         missing = [name for name in row if name not in fieldnames]
-        if missing:
-            raise ValueError(f"{self.path}: row has columns not in the file's header: {missing}")
+        if missing:  # a file an older sanbench began: its rows gain the new columns, empty
+            fieldnames = self._widen(header, missing)
         with self.path.open("a", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=fieldnames)
             if not header:

@@ -27,9 +27,14 @@ METRIC_COLUMNS = (
     "train_time_per_epoch_s",
     "train_cpu_granted",  # the CPU share the timed epochs' threads got (harness.cpu_usage)
     "train_contended",  # 1: granted < 0.5, the epoch times are inflated by other processes
+    "train_load_avg_before",  # the 1-minute load average when the timed epochs started
+    "train_load_avg_after",  # ... and when they ended: the evidence behind a contended mark
     "peak_train_mem_mb",
     "dev_infer_time_s",
+    "dev_infer_cpu_granted",
     "dev_infer_contended",  # 1: the dev inference pass got less than half the CPU it asked for
+    "dev_infer_load_avg_before",
+    "dev_infer_load_avg_after",
     "epochs",
     "steps",
     "train_acc",
@@ -48,6 +53,10 @@ CONTENDED_COLUMNS = {
     "train_time_per_epoch_s": "train_contended",
     "dev_infer_time_s": "dev_infer_contended",
 }
+# Each time column's prefix in the rows and in metrics.json, and the evidence recorded beside it
+# (harness.cpu_usage): the CPU share its threads got and the load average before and after.
+TIMED_PREFIXES = {"train_time_per_epoch_s": "train_", "dev_infer_time_s": "dev_infer_"}
+EVIDENCE = ("cpu_granted", "load_avg_before", "load_avg_after")
 ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")
 COLUMNS = (
     *KEY_COLUMNS,

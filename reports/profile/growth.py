@@ -9,7 +9,9 @@ k ~ 2 is quadratic growth (DiSAN's [B, L, L, d] attention), k ~ 1 linear (Bi-Blo
 its memory). Memory is fitted on the predicted peak where the run predicted at least
 ``MIN_LENGTHS`` lengths (it spans the papers' whole axis), otherwise on the measured one; time
 on the measured medians. A fit with R² < 0.9 or a negative slope is marked unreliable rather
-than read as a growth law.
+than read as a growth law, and a time fit over contended points (timed while other work held the
+CPU: ``harness.cpu_usage``) says over how many of its lengths: contention inflates the short and
+the long points unequally, so a good R² does not make such an exponent the encoder's.
 """
 
 from __future__ import annotations
@@ -60,22 +62,31 @@ def fit_loglog(lengths: np.ndarray, values: np.ndarray) -> Fit | None:
     )
 
 
-def _record(name: str, group: pd.DataFrame, column: str) -> dict[str, object]:
+def _record(name: str, group: pd.DataFrame, column: str, timed: bool = False) -> dict[str, object]:
+    """The fit of ``column``; of a ``timed`` one also how many of the lengths it spans hold a
+    contended point (memory is not inflated by contention)."""
     points = group.dropna(subset=[column])
     fit = fit_loglog(points["seq_len"].to_numpy(float), points[column].to_numpy(float))
+    contended = 0
+    if fit and timed and "contended" in points:
+        spanned = points[points["seq_len"].between(*fit.lengths) & (points[column] > 0)]
+        contended = spanned[spanned["contended"].fillna(False).astype(bool)]["seq_len"].nunique()
     return {
         f"{name}_slope": fit.slope if fit else np.nan,
         f"{name}_stderr": fit.stderr if fit else np.nan,
         f"{name}_r2": fit.r2 if fit else np.nan,
         f"{name}_range": f"{fit.lengths[0]}-{fit.lengths[1]}" if fit else NOT_ENOUGH,
         f"{name}_reliable": bool(fit and fit.reliable),
+        f"{name}_points": fit.points if fit else 0,
+        f"{name}_contended": contended,
     }
 
 
 def growth_table(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (encoder variant, mode): memory and time exponents with their standard
-    errors, R², fitted range ("not enough lengths" when nothing was fitted), reliability, and
-    whether memory was fitted on predicted or measured values."""
+    errors, R², fitted range ("not enough lengths" when nothing was fitted), reliability, the
+    lengths fitted and how many of them hold a contended timing, and whether memory was fitted
+    on predicted or measured values."""
     records = []
     for (label, mode), group in rows.groupby(["label", "mode"], sort=False):
         ok = group[group["status"] == "ok"]
@@ -92,7 +103,7 @@ def growth_table(rows: pd.DataFrame) -> pd.DataFrame:
                 "mode": mode,
                 **memory,
                 "memory_source": "predicted" if predicted else "measured",
-                **_record("time", ok, "time_ms_median"),
+                **_record("time", ok, "time_ms_median", timed=True),
             }
         )
     return pd.DataFrame.from_records(records)

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import ScalarFormatter
 
 from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.palette import styles
@@ -25,20 +26,50 @@ from reports.site.discover import Run
 from reports.site.render import Page, render, save_figure
 
 LINESTYLES = ("-", "--", ":", "-.")
-LABEL_KEYS = ("device_name", "device", "dtype", "batch_size", "dim", "torch", "allocator")
+# What may differ between runs, and the name a label gives it (none: the value names itself)
+LABEL_KEYS = {
+    "device_name": "",
+    "device": "",
+    "dtype": "",
+    "batch_size": "batch size",
+    "dim": "width",
+    "compile": "compile",
+    "threads": "threads",
+    "cpu_capability": "ISA",
+    "torch": "torch",
+    "allocator": "",
+}
+# What makes two runs two machines: their times measure the machines as much as the encoders
+# (tensor bytes, the memory ratios, do not depend on them)
+MACHINE_KEYS = ("device", "device_name", "cpu_capability", "threads", "torch", "cuda")
+
+
+def differing(envs: list[dict[str, str]], keys: tuple[str, ...]) -> list[str]:
+    """The ``keys`` whose recorded values differ between the runs (one not recorded by a run
+    does not count: an older run lacks the newer keys)."""
+    return [key for key in keys if len({env[key] for env in envs if env.get(key, "") != ""}) > 1]
 
 
 def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
-    """Short run labels from what differs between the runs (folder names if nothing does)."""
-    differing = [k for k in LABEL_KEYS if len({env.get(k, "") for env in envs}) > 1]
-    if not differing:
+    """Run labels naming what differs between the runs, option and value (``batch size 16``;
+    a value that names itself alone: ``bf16``); folder names if nothing does."""
+    keys = differing(envs, tuple(LABEL_KEYS))
+    if not keys:
         return names
-    found = [" ".join(env.get(k, "") for k in differing) for env in envs]
+    found = [", ".join(f"{LABEL_KEYS[k]} {env.get(k, '–')}".strip() for k in keys) for env in envs]
     return (
         found
         if len(set(found)) == len(found)
         else [f"{n} ({f})" for n, f in zip(names, found, strict=True)]
     )
+
+
+def machine_differences(base: dict[str, str], other: dict[str, str]) -> list[str]:
+    """``threads 2 vs 4``, one per machine setting the two runs recorded differently."""
+    return [
+        f"{LABEL_KEYS.get(key) or key.replace('_', ' ')} {base[key]} vs {other[key]}"
+        for key in differing([base, other], MACHINE_KEYS)
+    ]
 
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
@@ -118,20 +149,41 @@ def ratio_summary(table: pd.DataFrame) -> list[dict[str, object]]:
     return records
 
 
-def ratio_figure(table: pd.DataFrame, mode: str, title: str) -> plt.Figure:
+# A ratio axis spans at least this much either side of 1, so equal runs read 1.00 on ticks of
+# a few hundredths, never as a tenfold spread of digits below an offset
+LEAST_RATIO_SPAN = 0.05
+
+
+def ratio_limits(values: pd.Series) -> tuple[float, float]:
+    """Axis limits that hold 1 and every ratio, at least ``LEAST_RATIO_SPAN`` from 1 each way,
+    with a margin."""
+    finite = values[np.isfinite(values)]
+    low = min([1.0 - LEAST_RATIO_SPAN, *finite])
+    high = max([1.0 + LEAST_RATIO_SPAN, *finite])
+    margin = 0.05 * (high - low)
+    return low - margin, high + margin
+
+
+def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool) -> plt.Figure:
+    """Time and memory ratio vs length, one line per encoder; tick labels are the ratios
+    themselves (no offset, no scientific notation)."""
     style = styles(list(table["encoder"].unique()))
     figure, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True)
     chosen = table[table["mode"] == mode]
+    time_label = "time ratio (cross-machine)" if cross_machine else "time ratio"
     for ax, (column, label) in zip(
-        axes, (("time_ratio", "time"), ("memory_ratio", "memory")), strict=True
+        axes, (("time_ratio", time_label), ("memory_ratio", "memory ratio")), strict=True
     ):
         for encoder, look in style.items():
             group = chosen[chosen["encoder"] == encoder].sort_values("seq_len")
             if not group.empty:
                 ax.plot(group["seq_len"], group[column], label=encoder, markersize=4, **look)
         ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_ylim(*ratio_limits(chosen[column].astype(float)))
+        ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
+        ax.ticklabel_format(axis="y", style="plain")
         ax.set_xlabel("sequence length")
-        ax.set_ylabel(f"{label} ratio, linear scale")
+        ax.set_ylabel(f"{label}, linear scale")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncol=2)
     figure.suptitle(f"{title}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
@@ -163,9 +215,10 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
     for index in range(1, len(loaded)):
         table = ratios(loaded[0].rows, loaded[index].rows)
         title = f"{names[index]} / {names[0]}"
+        machines = machine_differences(envs[0], envs[index])
         ratio_figures = []
         for mode in sorted(set(table["mode"])):
-            figure = ratio_figure(table, mode, title)
+            figure = ratio_figure(table, mode, title, bool(machines))
             stem = f"ratio_{index}_{mode}"
             ratio_figures.append(save_figure(figure, page_dir, stem, f"Ratio {title}, {mode}"))
         comparisons.append(
@@ -174,6 +227,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
                 "rows": ratio_summary(table),
                 "figures": ratio_figures,
                 "evidence": [runs[0].slug, runs[index].slug],
+                "cross_machine": machines,
             }
         )
     growth = {}
@@ -193,7 +247,12 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         f"# {name}\n{run.manifest.get('command') or 'not recorded'}"
         for name, run in zip(names, runs, strict=True)
     )
+    options = differing(envs, tuple(LABEL_KEYS))
     title = "Comparison: " + " vs ".join(names)
+    if len(options) == 1 and LABEL_KEYS[options[0]]:  # "batch size 8 vs 16"
+        title = f"Comparison: {LABEL_KEYS[options[0]]} " + " vs ".join(
+            env.get(options[0], "") for env in envs
+        )
     render(
         "compare.html.j2",
         page_dir / "index.html",
@@ -208,6 +267,10 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         figures=figures,
         comparisons=comparisons,
         names=names,
+        differences=[
+            {"option": LABEL_KEYS[k] or k.replace("_", " "), "values": [e.get(k, "") for e in envs]}
+            for k in options
+        ],
         growth=[{"encoder": k[0], "mode": k[1], "runs": v} for k, v in sorted(growth.items())],
         not_enough=NOT_ENOUGH,
         files=[],

@@ -20,6 +20,11 @@ def _value(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else number
 
 
+def _signed(text: str) -> str:
+    """``text`` without the minus sign of a value that rounded to zero (``-0.0`` -> ``0.0``)."""
+    return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) else text
+
+
 def quantity(value: Any) -> str:
     """``1,234``, ``123``, ``12.3``, ``1.23``, ``0.0123``: three significant digits."""
     number = _value(value)
@@ -27,39 +32,45 @@ def quantity(value: Any) -> str:
         return MISSING
     size = abs(number)
     if size >= 100:
-        return f"{number:,.0f}"
+        return _signed(f"{number:,.0f}")
     if size >= 10:
         return f"{number:.1f}"
     if size >= 1 or size == 0:
-        return f"{number:.2f}"
+        return _signed(f"{number:.2f}")
     return f"{number:.3g}"
 
 
 def count(value: Any) -> str:
     number = _value(value)
-    return MISSING if number is None else f"{round(number):,}"
+    return MISSING if number is None else _signed(f"{round(number):,}")
 
 
 def percent(value: Any) -> str:
     """A fraction in [0, 1] as a percentage with one decimal."""
     number = _value(value)
-    return MISSING if number is None else f"{100 * number:.1f}"
+    return MISSING if number is None else _signed(f"{100 * number:.1f}")
+
+
+def is_accuracy(name: str) -> bool:
+    """Whether a metric named ``name`` (``dev_acc``, ``value_test_acc``, ``acc``) is an
+    accuracy, stored as a fraction and shown in percent."""
+    return name == "acc" or name.endswith("_acc")
 
 
 def score(value: Any) -> str:
     """Correlations and MSE (SICK): four decimals, as the papers print them."""
     number = _value(value)
-    return MISSING if number is None else f"{number:.4f}"
+    return MISSING if number is None else _signed(f"{number:.4f}")
 
 
 def ratio(value: Any) -> str:
     number = _value(value)
-    return MISSING if number is None else f"{number:.2f}×"
+    return MISSING if number is None else _signed(f"{number:.2f}×")
 
 
 def fixed(value: Any, digits: int = 2) -> str:
     number = _value(value)
-    return MISSING if number is None else f"{number:.{digits}f}"
+    return MISSING if number is None else _signed(f"{number:.{digits}f}")
 
 
 def text(value: Any) -> str:

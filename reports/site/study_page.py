@@ -44,16 +44,29 @@ def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+def axis_label(column: str) -> str:
+    """An objective's axis label: its name, ``(%)`` for an accuracy."""
+    name = _name(column)
+    return f"{name} (%)" if numbers.is_accuracy(name) else name
+
+
+def shown_values(trials: pd.DataFrame, column: str) -> pd.Series:
+    """An objective as the page shows it: an accuracy in percent (every page does)."""
+    values = pd.to_numeric(trials[column], errors="coerce")
+    return values * 100 if numbers.is_accuracy(_name(column)) else values
+
+
 def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Figure:
     """Objective per finished trial and the best so far (optuna's optimization history)."""
     done = trials[trials["state"] == "COMPLETE"].sort_values("number")
+    values = shown_values(done, column)
     figure, axes = plt.subplots(figsize=(6.4, 4.2))
-    axes.plot(done["number"], done[column], "o", color="tab:blue", label="trial")
-    best = done[column].cummin() if direction == "minimize" else done[column].cummax()
+    axes.plot(done["number"], values, "o", color="tab:blue", label="trial")
+    best = values.cummin() if direction == "minimize" else values.cummax()
     axes.step(done["number"], best, where="post", color="tab:red", label=f"best ({direction})")
     axes.set_xlabel("trial")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are counted
-    axes.set_ylabel(_name(column))
+    axes.set_ylabel(axis_label(column))
     axes.set_title(f"Optimization history: {_name(column)}", fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
@@ -64,16 +77,26 @@ def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Fig
 def slice_figure(trials: pd.DataFrame, column: str, params: list[str]) -> plt.Figure:
     """Objective against each parameter, coloured by trial number (optuna's slice plot)."""
     done = trials[trials["state"] == "COMPLETE"]
-    figure, axes = plt.subplots(1, len(params), figsize=(3.4 * len(params) + 0.6, 3.8))
+    figure, axes = plt.subplots(
+        1, len(params), figsize=(3.4 * len(params) + 1.2, 3.8), sharey=True, layout="constrained"
+    )  # constrained: the labels, the colour bar and the title all inside the figure
     axes = [axes] if len(params) == 1 else list(axes)
+    values = shown_values(done, column)
     for ax, param in zip(axes, params, strict=True):
-        points = ax.scatter(done[param], done[column], c=done["number"], cmap="viridis", s=28)
+        points = ax.scatter(done[param], values, c=done["number"], cmap="viridis", s=28)
         ax.set_xlabel(param.removeprefix("params_"))
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(_name(column))
+    axes[0].set_ylabel(axis_label(column))
     figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
     figure.suptitle(f"Slices: {_name(column)} vs each parameter", fontsize=10)
     return figure
+
+
+def cell(name: str, value: Any) -> str:
+    """A value named ``name`` as every page shows it: an accuracy in percent with ``%``."""
+    if numbers.is_accuracy(name) and numbers.percent(value) != numbers.MISSING:
+        return f"{numbers.percent(value)}%"
+    return numbers.text(value)
 
 
 def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -82,11 +105,20 @@ def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[st
     for key, value in results.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             header = list(dict.fromkeys(k for record in value for k in record))
-            rows = [[numbers.text(record.get(k)) for k in header] for record in value]
+            rows = [[cell(k, record.get(k)) for k in header] for record in value]
             tables.append({"title": key, "header": header, "rows": rows})
         else:
-            facts[key] = numbers.text(value)
+            facts[key] = cell(key, value)
     return facts, tables
+
+
+def best_cells(objectives: dict[str, str], values: list[Any]) -> list[str]:
+    """A best trial's objective values, each in its objective's style."""
+    names = list(objectives) or ["value"] * len(values)
+    return [
+        cell(n, v) if numbers.is_accuracy(n) else numbers.quantity(v)
+        for n, v in zip(names, values, strict=False)
+    ]
 
 
 def best_values(objectives: dict[str, str], best: list[dict]) -> str:
@@ -97,7 +129,8 @@ def best_values(objectives: dict[str, str], best: list[dict]) -> str:
         return f"{len(best)} on the Pareto front"
     names = list(objectives) or ["value"]
     values = best[0].get("values") or []
-    return ", ".join(f"{n} {numbers.quantity(v)}" for n, v in zip(names, values, strict=False))
+    shown = best_cells(objectives, values)
+    return ", ".join(f"{n} {v}" for n, v in zip(names, shown, strict=False))
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -124,15 +157,18 @@ def build(run: Run, page_dir: Path) -> Page:
                     )
                 )
     own = dict((run.manifest.get("files") or {}).get("figures") or {})
-    study_figures = [{"title": name, "png": f"study/{path}"} for name, path in own.items()]
-    copy_data(run.folder, list(own.values()), page_dir / "study")
+    copied = set(copy_data(run.folder, list(own.values()), page_dir / "study"))
+    study_figures = [
+        {"title": name, "png": f"study/{path}"} for name, path in own.items() if path in copied
+    ]
     facts, tables = result_tables(summary.get("results") or {})
     trials = readable_trials(trials)
     shown = ["number", "state", *objective_columns(trials), *params, "duration"]
     contended = trials.get(CONTENDED_COLUMN, pd.Series(False, index=trials.index))
     contended = contended.map(lambda value: str(value).lower() in ("1", "1.0", "true"))
+    columns = [c for c in shown if c in trials]
     trial_rows = [
-        [numbers.text(v) for v in row] for row in trials[[c for c in shown if c in trials]].values
+        [cell(c, v) for c, v in zip(columns, row, strict=True)] for row in trials[columns].values
     ]
     if "duration" in trials:  # the trial's wall time, inflated when its epochs were contended
         for cells, marked in zip(trial_rows, contended, strict=True):
@@ -153,7 +189,10 @@ def build(run: Run, page_dir: Path) -> Page:
         meta=meta,
         objectives=objectives,
         counts=run.manifest.get("trial_counts") or {},
-        best=summary.get("best") or [],
+        best=[
+            {**trial, "cells": best_cells(objectives, trial.get("values") or [])}
+            for trial in summary.get("best") or []
+        ],
         fit_command=summary.get("fit_command") or "",
         notes=summary.get("notes") or [],
         figures=figures,

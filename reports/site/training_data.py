@@ -9,12 +9,42 @@ from pathlib import Path
 import pandas as pd
 
 from reports.contracts.fit_folder import FitRunFolder, replicate_label
-from reports.contracts.suite_results import finished_rows
+from reports.contracts.suite_results import (
+    CONTENDED_COLUMNS,
+    EVIDENCE,
+    TIMED_PREFIXES,
+    finished_rows,
+)
 
 
 def load_suite_results(folder: Path) -> pd.DataFrame:
-    """Finished runs of every shard (the last ``ok`` row per task, encoder, replicate)."""
-    return finished_rows(folder)
+    """Finished runs of every shard (the last ``ok`` row per task, encoder, replicate), with
+    the evidence behind each contended time (:func:`with_evidence`)."""
+    return with_evidence(Path(folder), finished_rows(folder))
+
+
+def with_evidence(folder: Path, results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with the CPU share and load averages of each contended timing that its row
+    lacks (a results file written before they were columns) taken from the run's
+    ``metrics.json``, where every run records them."""
+    results = results.copy()
+    for time_column, prefix in TIMED_PREFIXES.items():
+        flag = CONTENDED_COLUMNS[time_column]
+        columns = [prefix + name for name in EVIDENCE]
+        for column in columns:
+            if column not in results:
+                results[column] = float("nan")
+        if flag not in results:
+            continue
+        contended = pd.to_numeric(results[flag], errors="coerce").fillna(0) > 0
+        lacking = contended & results[columns].isna().any(axis=1)
+        for index in results.index[lacking]:
+            run = FitRunFolder(folder / str(results.at[index, "run_dir"]))
+            metrics = run.read_metrics() if run.finished() else {}
+            for column in columns:
+                if pd.isna(results.at[index, column]) and metrics.get(column) is not None:
+                    results.at[index, column] = float(metrics[column])
+    return results
 
 
 def load_fit_result(folder: Path) -> tuple[pd.DataFrame, dict]:

@@ -1,9 +1,13 @@
-"""Figures from training results, in the papers' style; one colour and marker per encoder.
+"""Figures from training results, laid out like the papers' own; one colour and marker per
+encoder. A title says what is drawn and on which task; the paper whose figure it follows is
+named as a paper ("the MTSA paper's Fig. 1(c)"), never as if its encoder were drawn.
 
-- MTSA Fig. 1(c): memory load vs dev inference time, test accuracy as marker size and label.
-- Bi-BloSAN Fig. 1: training time per epoch vs training memory, test accuracy likewise.
-- Bi-BloSAN Fig. 5: validation accuracy vs training time (s), from each run's ``curve.csv``.
-- DiSAN (AAAI 2018), accuracy vs sentence length on SST: test accuracy per length bin.
+- the MTSA paper's Fig. 1(c): dev inference time vs training memory, test accuracy as marker
+  size and label;
+- the Bi-BloSAN paper's Fig. 1: training memory vs training time per epoch, likewise;
+- the Bi-BloSAN paper's Fig. 5: validation accuracy vs training time (s), from each run's
+  ``curve.csv``;
+- the DiSAN paper's accuracy vs sentence length on SST: test accuracy per length bin.
 """
 
 from __future__ import annotations
@@ -25,17 +29,20 @@ LENGTH_LABELS = ("≤5", "6–12", "13–18", "19–25", "26–38", ">38")
 EFFICIENCY = (
     (
         "mtsa_fig1c",
-        "MTSA Fig. 1(c)",
+        "the MTSA paper's Fig. 1(c)",
         ("peak_train_mem_mb", "training memory (MB)"),
         ("dev_infer_time_s", "inference time on dev (s)"),
     ),
     (
         "bi_blosan_fig1",
-        "Bi-BloSAN Fig. 1",
+        "the Bi-BloSAN paper's Fig. 1",
         ("train_time_per_epoch_s", "training time per epoch (s)"),
         ("peak_train_mem_mb", "training memory (MB)"),
     ),
 )
+CURVES_PAPER = "the Bi-BloSAN paper's Fig. 5"
+LENGTHS_PAPER = "the DiSAN paper's accuracy vs sentence length (SST-1)"
+OUTSIDE_RIGHT = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
 
 
 def quality_column(rows: pd.DataFrame) -> tuple[str, str, float]:
@@ -81,7 +88,7 @@ def _scatter(
         )
     axes.set_xlabel(x[1])
     axes.set_ylabel(y[1])
-    axes.set_title(f"{title}; marker size and label: {label}", fontsize=10)
+    axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
     axes.margins(0.18)
     figure.tight_layout()
@@ -102,51 +109,60 @@ def efficiency_figures(
             means = rows.groupby("encoder")[needed].mean().dropna()
             if means.empty:
                 continue
-            title = f"{paper}, {task}"
+            title = f"{task}: {y[1]} vs {x[1]}"
             figure = _scatter(means, x, y, quality, style, title)
-            written.append(
-                save_figure(figure, folder, f"{stem}_{task}", f"{title}: {x[1]} vs {y[1]}")
-            )
+            caption = f"{title} (as in {paper})"
+            written.append(save_figure(figure, folder, f"{stem}_{task}", caption))
     return written
+
+
+def curve_figure(
+    task: str, curves: dict[tuple, pd.DataFrame], style: dict[str, dict[str, object]]
+) -> plt.Figure | None:
+    """The dev metric after each validation vs training seconds, every run of ``task`` drawn
+    (None when none validated); the legend beside the axes, never over a curve."""
+    figure, axes = plt.subplots(figsize=(7.4, 4.4))
+    labelled: set[str] = set()
+    ylabel = ""
+    for (run_task, encoder, _replicate), curve in sorted(curves.items()):
+        if run_task != task or "train_seconds" not in curve:
+            continue
+        column = "val_acc" if "val_acc" in curve else "val_pearson"
+        if column not in curve:
+            continue
+        scale = 100.0 if column == "val_acc" else 1.0
+        ylabel = "validation accuracy (%)" if column == "val_acc" else "validation Pearson's r"
+        axes.plot(
+            curve["train_seconds"],
+            curve[column] * scale,
+            label=None if encoder in labelled else encoder,
+            markersize=4,
+            linewidth=1.2,
+            **style[encoder],
+        )
+        labelled.add(encoder)
+    if not labelled:
+        plt.close(figure)
+        return None
+    axes.set_xlabel("training time (s), linear scale")
+    axes.set_ylabel(ylabel)
+    axes.set_title(f"{task}: {ylabel.split(' (')[0]} vs training time", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, **OUTSIDE_RIGHT)
+    figure.tight_layout()
+    return figure
 
 
 def curve_figures(
     curves: dict[tuple, pd.DataFrame], style: dict[str, dict[str, object]], folder: Path
 ) -> list[dict[str, str]]:
-    """Bi-BloSAN Fig. 5 per task: the dev metric after each validation vs training seconds."""
+    """The Bi-BloSAN paper's Fig. 5 per task (:func:`curve_figure`)."""
     written = []
     for task in sorted({key[0] for key in curves}):
-        figure, axes = plt.subplots(figsize=(6.4, 4.4))
-        labelled: set[str] = set()
-        ylabel = ""
-        for (run_task, encoder, _replicate), curve in sorted(curves.items()):
-            if run_task != task or "train_seconds" not in curve:
-                continue
-            column = "val_acc" if "val_acc" in curve else "val_pearson"
-            if column not in curve:
-                continue
-            scale = 100.0 if column == "val_acc" else 1.0
-            ylabel = "validation accuracy (%)" if column == "val_acc" else "validation Pearson's r"
-            axes.plot(
-                curve["train_seconds"],
-                curve[column] * scale,
-                label=None if encoder in labelled else encoder,
-                markersize=4,
-                linewidth=1.2,
-                **style[encoder],
-            )
-            labelled.add(encoder)
-        if not labelled:
-            plt.close(figure)
-            continue
-        axes.set_xlabel("training time (s)")
-        axes.set_ylabel(ylabel)
-        axes.set_title(f"Bi-BloSAN Fig. 5 style, {task}: dev metric vs training time", fontsize=10)
-        axes.grid(alpha=0.3)
-        axes.legend(fontsize=8)
-        figure.tight_layout()
-        title = f"Bi-BloSAN Fig. 5, {task}: validation metric vs training time"
-        written.append(save_figure(figure, folder, f"bi_blosan_fig5_{task}", title))
+        figure = curve_figure(task, curves, style)
+        if figure is not None:
+            title = f"{task}: validation metric vs training time (as in {CURVES_PAPER})"
+            written.append(save_figure(figure, folder, f"bi_blosan_fig5_{task}", title))
     return written
 
 
@@ -172,25 +188,31 @@ def accuracy_by_length(predictions: dict[tuple, pd.DataFrame]) -> pd.DataFrame:
     return table
 
 
+def length_figure(task: str, rows: pd.DataFrame, style: dict[str, dict[str, object]]) -> plt.Figure:
+    """Test accuracy per length bin of ``task``, one line per encoder, the legend beside."""
+    positions = {label: i for i, label in enumerate(LENGTH_LABELS)}
+    figure, axes = plt.subplots(figsize=(7.4, 4.4))
+    for encoder, group in rows.groupby("encoder", sort=True):
+        x = [positions[b] for b in group["bin"]]
+        axes.plot(x, group["accuracy"] * 100, label=encoder, markersize=5, **style[encoder])
+    used = sorted({positions[b] for b in rows["bin"]})
+    axes.set_xticks(used, [LENGTH_LABELS[i] for i in used])
+    axes.set_xlabel("sentence length (tokens)")
+    axes.set_ylabel("test accuracy (%)")
+    axes.set_title(f"{task}: test accuracy vs sentence length", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, **OUTSIDE_RIGHT)
+    figure.tight_layout()
+    return figure
+
+
 def length_figures(
     table: pd.DataFrame, style: dict[str, dict[str, object]], folder: Path
 ) -> list[dict[str, str]]:
-    """DiSAN's accuracy vs sentence length, one figure per task, bins on the x axis."""
+    """Accuracy vs sentence length, one figure per task (:func:`length_figure`)."""
     written = []
-    positions = {label: i for i, label in enumerate(LENGTH_LABELS)}
     for task, rows in table.groupby("task", sort=True):
-        figure, axes = plt.subplots(figsize=(6.4, 4.4))
-        for encoder, group in rows.groupby("encoder", sort=True):
-            x = [positions[b] for b in group["bin"]]
-            axes.plot(x, group["accuracy"] * 100, label=encoder, markersize=5, **style[encoder])
-        used = sorted({positions[b] for b in rows["bin"]})
-        axes.set_xticks(used, [LENGTH_LABELS[i] for i in used])
-        axes.set_xlabel("sentence length (tokens)")
-        axes.set_ylabel("test accuracy (%)")
-        axes.set_title(f"DiSAN accuracy vs sentence length, {task}", fontsize=10)
-        axes.grid(alpha=0.3)
-        axes.legend(fontsize=8)
-        figure.tight_layout()
-        title = f"Accuracy vs sentence length, {task} (DiSAN, AAAI 2018)"
+        figure = length_figure(str(task), rows, style)
+        title = f"{task}: test accuracy vs sentence length (as in {LENGTHS_PAPER})"
         written.append(save_figure(figure, folder, f"accuracy_by_length_{task}", title))
     return written

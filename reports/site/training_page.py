@@ -8,6 +8,7 @@ tables that ``sanbench suite`` wrote (ours beside the papers' numbers) and param
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from reports.contracts import suite_results
 from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
+from reports.profile.data import load_run
 from reports.site import numbers
+from reports.site.cost_figures import cost_figures
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
@@ -93,19 +96,23 @@ def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
     """The evidence behind each mark: every run and time that was contended, with the CPU
     share its threads got and the load average around it where recorded."""
     found = []
-    for column, (prefix, label) in (
-        ("train_time_per_epoch_s", ("train_", "training epochs")),
-        ("dev_infer_time_s", ("dev_infer_", "dev inference")),
+    for column, label in (
+        ("train_time_per_epoch_s", "training epochs"),
+        ("dev_infer_time_s", "dev inference"),
     ):
+        prefix = suite_results.TIMED_PREFIXES[column]
         for _, run in results[_contended(results, column)].iterrows():
+            before, after = (run.get(f"{prefix}load_avg_{when}") for when in ("before", "after"))
+            recorded = not (pd.isna(before) and pd.isna(after))
             found.append(
                 {
                     "run": f"{run['task']} / {run['encoder']} / {run.get('replicate', '')}",
                     "timed": label,
                     "granted": numbers.percent(run.get(f"{prefix}cpu_granted")),
-                    "load": " -> ".join(
-                        numbers.quantity(run.get(f"{prefix}load_avg_{when}"))
-                        for when in ("before", "after")
+                    "load": (
+                        f"{numbers.fixed(before)} -> {numbers.fixed(after)}"
+                        if recorded
+                        else numbers.MISSING
                     ),
                 }
             )
@@ -174,25 +181,39 @@ def paper_tables(folder: Path, names: list[str]) -> list[dict[str, Any]]:
     return tables
 
 
-def _sections(folder: Path, results: pd.DataFrame, page_dir: Path) -> dict[str, Any]:
+def _sections(
+    folder: Path, results: pd.DataFrame, page_dir: Path, profiles: Sequence[Run] | None = None
+) -> dict[str, Any]:
+    """What a suite page (``profiles``: the report's profile runs, maybe none) and a fit page
+    (``profiles`` None: one encoder, no accuracy against cost) show."""
     style = styles(sorted(results["encoder"].unique()))
-    lengths = accuracy_by_length(read_run_file(folder, results, FitRunFolder.read_predictions))
+    predictions = read_run_file(folder, results, FitRunFolder.read_predictions)
+    lengths = accuracy_by_length(predictions)
     curves = read_run_file(folder, results, FitRunFolder.read_curve)
+    curve_files = sum(FitRunFolder(folder / str(d)).curve.is_file() for d in results["run_dir"])
     header, rows = summary_rows(results)
     length_header, length_table = length_rows(lengths)
+    costs = None
+    if profiles is not None:
+        profiled = [(run.name, load_run(run.folder).rows) for run in profiles]
+        costs = cost_figures(results, predictions, profiled, style, page_dir)
     return {
         "summary_header": header,
         "summary_rows": rows,
         "contended": contended_rows(results),
+        "costs": costs,
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),
+        "header_only_curves": curve_files if not curves else 0,
         "lengths": length_figures(lengths, style, page_dir),
         "length_header": length_header,
         "length_rows": length_table,
     }
 
 
-def build_suite(run: Run, page_dir: Path) -> Page:
+def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
+    """The suite's page; ``profiles`` (profile runs of the same report) may lend the accuracy
+    vs cost figure their tensor memory (:mod:`reports.site.cost_figures`)."""
     results = load_suite_results(run.folder)
     metrics = first_metrics(run.folder, results)
     env = environment(results, metrics, run.manifest)
@@ -218,7 +239,7 @@ def build_suite(run: Run, page_dir: Path) -> Page:
         paper_tables=paper_tables(run.folder, shown),
         config={},
         files=copy_data(run.folder, data, page_dir),
-        **_sections(run.folder, results, page_dir),
+        **_sections(run.folder, results, page_dir, profiles),
     )
     return Page(
         run.slug,

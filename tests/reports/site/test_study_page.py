@@ -1,16 +1,24 @@
 """The study page's trials as a reader needs them: an interrupted trial is not a failure,
 durations are seconds, and trial axes count whole trials (on e81e6e0: FAIL, ``0 days
-00:00:30.426187`` and ticks at 0.5)."""
+00:00:30.426187`` and ticks at 0.5); accuracies in percent like every page, and figures whose
+labels are not cut off (issue 56)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt
+import matplotlib.text
 import pandas as pd
+import pytest
 
-from reports.site.study_page import history_figure, readable_trials
+from reports.site import build_site
+from reports.site.study_page import history_figure, readable_trials, slice_figure
 
 
 def test_an_interrupted_trial_and_durations_read_as_they_are() -> None:
@@ -33,3 +41,72 @@ def test_the_history_counts_whole_trials() -> None:
     figure = history_figure(trials, "v", "minimize")
     ticks = figure.axes[0].get_xticks()
     assert len(ticks) >= 2 and all(float(tick).is_integer() for tick in ticks)
+
+
+STUDY = Path(__file__).resolve().parents[1] / "fixtures" / "study-dropout-trec"
+
+
+def clipped_texts(figure: plt.Figure) -> list[str]:
+    """The texts of ``figure`` that reach outside it (cut off in the PNG)."""
+    figure.canvas.draw()
+    inside = figure.bbox.padded(1)
+    renderer = figure.canvas.get_renderer()
+    return [
+        text.get_text()
+        for text in figure.findobj(matplotlib.text.Text)
+        if text.get_visible() and text.get_text().strip()
+        for box in [text.get_window_extent(renderer)]
+        if box.x0 < inside.x0 or box.y0 < inside.y0 or box.x1 > inside.x1 or box.y1 > inside.y1
+    ]
+
+
+def test_the_check_sees_a_clipped_label() -> None:
+    figure, axes = plt.subplots()
+    axes.set_ylabel("a label")
+    figure.subplots_adjust(left=0.0)
+    assert "a label" in clipped_texts(figure)
+    plt.close(figure)
+
+
+@pytest.mark.parametrize("params", [1, 2, 3])
+def test_no_label_of_the_slice_figure_is_cut_off(params: int) -> None:
+    """Issue 56: ``slice_dev_acc.png`` cut its labels off."""
+    trials = pd.read_csv(STUDY / "trials.csv")
+    columns = [c for c in trials.columns if c.startswith("params_")]
+    for index in range(len(columns), params):
+        trials[f"params_extra_{index}"] = trials["number"] * 0.1
+        columns.append(f"params_extra_{index}")
+    figure = slice_figure(trials, "value_dev_acc", columns[:params])
+    assert clipped_texts(figure) == []
+    plt.close(figure)
+
+
+def test_an_accuracy_objective_is_drawn_in_percent() -> None:
+    trials = pd.read_csv(STUDY / "trials.csv")
+    for figure in (
+        history_figure(trials, "value_dev_acc", "maximize"),
+        slice_figure(trials, "value_dev_acc", ["params_keep_prob"]),
+    ):
+        axes = figure.axes[0]
+        assert axes.get_ylabel() == "dev_acc (%)"
+        low, high = axes.get_ylim()
+        assert 30 < low < 38.6 and 54.2 < high < 60  # the complete trials' 38.6% ... 54.2%
+        plt.close(figure)
+
+
+@pytest.mark.slow  # builds a page
+def test_the_study_page_shows_accuracies_as_every_page_does(tmp_path: Path) -> None:
+    """Issue 56: ``dev_acc`` 0.312 on the study page, 31.2% everywhere else."""
+    index = build_site([STUDY], tmp_path / "site")
+    html = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
+    best = html.split('id="best"', 1)[1].split("</table>", 1)[0]
+    assert "<td>54.2%</td>" in best and "0.542" not in best
+    trials = html.split('id="trials"', 1)[1].split("</table>", 1)[0]
+    assert "<td>45.4%</td>" in trials and "<td>28.2%</td>" in trials and "0.454" not in trials
+    assert "dev_acc 54.2%" in index.read_text()
+    missing = [
+        src
+        for src in re.findall(r'src="([^"]+)"', html)
+        if not (index.parent / "study-dropout-trec" / src).is_file()
+    ]
+    assert missing == []  # the study's own figures are linked only where the folder has them

@@ -1,0 +1,285 @@
+"""Accuracy against cost, as a picture of the papers' Table 1 (Bi-BloSAN, MTSA): per task, the
+test metric (mean and its 95% Student-t interval over seeds or folds) against training time per
+epoch (linear axis) and against training memory (log axis), one point per encoder in its
+palette colour and marker.
+
+The Pareto front is marked: an encoder is on it when no other is both at most as costly and
+more accurate. A time some of whose runs were contended (their threads got less than half the
+CPU they asked for) is drawn hollow: it is inflated, and so may be its place off the front.
+Where a profile run is in the same report and measured (or predicted) every encoder of the task
+in training, its tensor memory at the task's mean test-sentence length stands in for the suite's
+peak (a clean, comparable quantity: one training step on synthetic input, the profile's batch and
+width); the figure's caption says which.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from reports import aggregation
+from reports.contracts.suite_results import CONTENDED_COLUMNS
+from reports.site.render import save_figure
+from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
+
+TIME = ("train_time_per_epoch_s", "training time per epoch (s), linear scale")
+MEMORY = ("peak_train_mem_mb", "training memory (MB), log scale")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One encoder of one task: its test metric over runs and its costs."""
+
+    encoder: str
+    runs: int
+    quality: float
+    interval: float  # half-width of the 95% interval; NaN for a single run
+    time_s: float
+    memory_mb: float
+    contended: bool  # some run's training epochs were contended: the time is inflated
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """Training memory of every encoder of a task from a profile run in the same report."""
+
+    profile: str
+    seq_len: int
+    mean_length: float
+    batch_size: str
+    dim: str
+    memory_mb: dict[str, float]
+    basis: str  # "measured", "predicted" or "measured and predicted"
+
+
+def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
+    """Whether each point is on the front: no other point costs at most as much and is more
+    accurate, or costs less and is as accurate (NaN points are never on it)."""
+    on = np.zeros(len(cost), dtype=bool)
+    for i in range(len(cost)):
+        if np.isnan(cost[i]) or np.isnan(quality[i]):
+            continue
+        others = np.delete(np.arange(len(cost)), i)
+        dominated = any(
+            cost[j] <= cost[i]
+            and quality[j] >= quality[i]
+            and (cost[j] < cost[i] or quality[j] > quality[i])
+            for j in others
+            if not (np.isnan(cost[j]) or np.isnan(quality[j]))
+        )
+        on[i] = not dominated
+    return on
+
+
+def _contended(group: pd.DataFrame) -> bool:
+    flag = CONTENDED_COLUMNS[TIME[0]]
+    if flag not in group:
+        return False
+    return bool((pd.to_numeric(group[flag], errors="coerce").fillna(0) > 0).any())
+
+
+def task_points(rows: pd.DataFrame, quality: tuple[str, str, float]) -> list[Point]:
+    """One :class:`Point` per encoder of one task's finished runs."""
+    column, _, scale = quality
+    points = []
+    for encoder, group in rows.groupby("encoder", sort=True):
+        stats = aggregation.mean_std(group[column], scale)
+        if not stats.n:
+            continue
+
+        def mean(name: str, group: pd.DataFrame = group) -> float:
+            return aggregation.mean_std(group[name]).mean if name in group else math.nan
+
+        points.append(
+            Point(
+                str(encoder),
+                stats.n,
+                stats.mean,
+                aggregation.half_interval(stats),
+                mean(TIME[0]),
+                mean(MEMORY[0]),
+                _contended(group),
+            )
+        )
+    return points
+
+
+def mean_length(predictions: dict[tuple, pd.DataFrame], task: str) -> float | None:
+    """The mean test-sentence length (tokens) of ``task``, both sentences of a pair counted."""
+    lengths = [
+        frame[column]
+        for (run_task, _, _), frame in predictions.items()
+        if run_task == task
+        for column in ("length", "length_b")
+        if column in frame
+    ]
+    if not lengths:
+        return None
+    values = pd.to_numeric(pd.concat(lengths), errors="coerce").dropna()
+    return float(values.mean()) if len(values) else None
+
+
+def stand_in(
+    profiles: list[tuple[str, pd.DataFrame]], encoders: list[str], length: float | None
+) -> StandIn | None:
+    """The first profile whose training rows cover every encoder (as run, no options) at one
+    length: the profiled length nearest the mean sentence length (the longer on a tie)."""
+    if length is None:
+        return None
+    for name, rows in profiles:
+        train = rows[(rows["mode"] == "train") & rows["label"].isin(encoders)].copy()
+        measured = train["status"].isin(("ok", "contended")) & train["peak_mem_mb"].notna()
+        train["memory"] = train["peak_mem_mb"].where(measured, train["peak_mem_mb_predicted"])
+        train["basis"] = np.where(measured, "measured", "predicted")
+        train = train.dropna(subset=["memory"])
+        complete = train.groupby("seq_len")["label"].nunique() == len(set(encoders))
+        lengths = np.array(sorted(complete.index[complete]), dtype=float)
+        if not len(lengths):
+            continue
+        distance = np.abs(lengths - length)
+        seq_len = int(lengths[distance == distance.min()].max())
+        chosen = train[train["seq_len"] == seq_len].drop_duplicates("label")
+        bases = sorted(set(chosen["basis"]))
+        return StandIn(
+            name,
+            seq_len,
+            length,
+            ", ".join(sorted(set(chosen["batch_size"].astype(str)))),
+            ", ".join(sorted(set(chosen["dim"].astype(str)))),
+            dict(zip(chosen["label"], chosen["memory"].astype(float), strict=True)),
+            " and ".join(bases),
+        )
+    return None
+
+
+def _why_no_stand_in(profiles: list[tuple[str, pd.DataFrame]], encoders: list[str]) -> str:
+    """What kept the report's profile runs from lending their memory ("" without any)."""
+    reasons = []
+    for name, rows in profiles:
+        trained = set(rows.loc[rows["mode"] == "train", "label"])
+        missing = [encoder for encoder in encoders if encoder not in trained]
+        if missing:
+            reasons.append(f"{name} has no {', '.join(missing)} as run")
+        else:
+            reasons.append(f"{name} has them at no common length, or the test lengths are unknown")
+    return f" ({'; '.join(reasons)})" if reasons else ""
+
+
+def _panel(
+    axes: plt.Axes,
+    points: list[Point],
+    costs: list[float],
+    style: dict[str, dict[str, object]],
+    hollow: list[bool],
+) -> None:
+    cost = np.array(costs, dtype=float)
+    quality = np.array([p.quality for p in points])
+    front = pareto_front(cost, quality)
+    for point, x, empty, on_front in zip(points, cost, hollow, front, strict=True):
+        if np.isnan(x):
+            continue
+        look = style[point.encoder]
+        axes.errorbar(
+            x,
+            point.quality,
+            yerr=None if math.isnan(point.interval) else point.interval,
+            color=look["color"],
+            marker=look["marker"],
+            markersize=9,
+            markerfacecolor="none" if empty else look["color"],
+            markeredgewidth=1.5,
+            capsize=4,
+            linestyle="none",
+        )
+        if on_front:
+            axes.plot(x, point.quality, "o", color="black", markersize=17, fillstyle="none")
+    order = np.argsort(cost[front])
+    axes.plot(cost[front][order], quality[front][order], "k--", linewidth=0.9, alpha=0.6)
+    axes.grid(alpha=0.3)
+
+
+def cost_figure(
+    task: str,
+    points: list[Point],
+    quality_label: str,
+    style: dict[str, dict[str, object]],
+    memory: StandIn | None,
+) -> plt.Figure:
+    """Two panels sharing the test metric: against time per epoch and against memory."""
+    figure, (by_time, by_memory) = plt.subplots(1, 2, figsize=(11.5, 4.6), sharey=True)
+    hollow = [p.contended for p in points]
+    _panel(by_time, points, [p.time_s for p in points], style, hollow)
+    memories = [
+        memory.memory_mb.get(p.encoder, math.nan) if memory else p.memory_mb for p in points
+    ]
+    _panel(by_memory, points, memories, style, [False] * len(points))
+    by_time.set_xlabel(TIME[1])
+    by_memory.set_xscale("log")
+    memory_label = (
+        f"training memory at L = {memory.seq_len}, batch {memory.batch_size} "
+        f"({memory.profile}, {memory.basis}) (MB), log scale"
+        if memory
+        else MEMORY[1]
+    )
+    by_memory.set_xlabel(memory_label)
+    by_time.set_ylabel(f"{quality_label}, mean and 95% interval")
+    for encoder in [p.encoder for p in points]:
+        by_memory.plot([], [], linestyle="none", markersize=8, label=encoder, **style[encoder])
+    by_memory.plot(
+        [], [], "o", color="black", markersize=12, fillstyle="none", label="Pareto front"
+    )
+    if any(hollow):
+        by_memory.plot(
+            [], [], "o", color="black", markerfacecolor="none", label="hollow: contended time"
+        )
+    by_memory.legend(fontsize=8, **OUTSIDE_RIGHT)
+    figure.suptitle(f"{task}: {quality_label} vs training time and memory", fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def cost_figures(
+    results: pd.DataFrame,
+    predictions: dict[tuple, pd.DataFrame],
+    profiles: list[tuple[str, pd.DataFrame]],
+    style: dict[str, dict[str, object]],
+    folder: Path,
+) -> list[dict[str, str]]:
+    """One figure per task with two or more encoders that recorded a test metric and costs."""
+    written = []
+    for task, rows in results.groupby("task", sort=True):
+        quality = quality_column(rows)
+        if quality[0] not in rows or TIME[0] not in rows:
+            continue
+        points = task_points(rows, quality)
+        if len(points) < 2:
+            continue
+        memory = stand_in(profiles, [p.encoder for p in points], mean_length(predictions, task))
+        figure = cost_figure(str(task), points, quality[1], style, memory)
+        runs = sorted({p.runs for p in points})
+        spread = (
+            "one run each: no interval"
+            if runs == [1]
+            else f"bars: 95% interval over {'–'.join(map(str, sorted({runs[0], runs[-1]})))} "
+            "runs each"
+        )
+        caption = f"{task}: {quality[1]} (mean; {spread}) vs training time per epoch and memory"
+        if memory:
+            caption += (
+                f"; memory from the profile {memory.profile} at L = {memory.seq_len} (the "
+                f"profiled length nearest the test sentences' mean, {memory.mean_length:.1f} "
+                f"tokens), batch {memory.batch_size}, width {memory.dim}, {memory.basis}"
+            )
+        else:
+            caption += "; memory: each run's peak during training"
+            caption += _why_no_stand_in(profiles, [p.encoder for p in points])
+        written.append(save_figure(figure, folder, f"accuracy_cost_{task}", caption))
+    return written

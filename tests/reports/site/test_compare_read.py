@@ -1,0 +1,98 @@
+"""The comparison page says what differs between its runs and what a ratio can mean (issue 56):
+two runs that differ only in batch size read "Comparison: 8 vs 16" on 023e32f; runs timed on
+two machines gave time ratios like any other; and ratios of 1.00 were drawn on an axis reading
+``1e−6+9.9999e−1`` with ticks 2…10."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from reports.site import compare_page
+from reports.site.discover import discover
+from tests.reports.figure_text import svg_texts
+
+PROFILE = Path(__file__).resolve().parents[1] / "fixtures" / "profile-cpu-fp32"
+
+
+def variant(tmp_path: Path, name: str, rows: dict, environment: dict | None = None) -> Path:
+    """A copy of the fixture profile whose rows (and manifest) record other values."""
+    folder = tmp_path / name
+    shutil.copytree(PROFILE, folder)
+    table = pd.read_csv(folder / "profile.csv")
+    for column, value in rows.items():
+        table[column] = value(table) if callable(value) else value
+    table.to_csv(folder / "profile.csv", index=False)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["config"].update({k: v for k, v in rows.items() if k in manifest["config"]})
+    manifest["environment"].update(environment or {})
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def compare(tmp_path: Path, folders: list[Path]) -> tuple[str, Path]:
+    page_dir = tmp_path / "compare"
+    page = compare_page.build(discover(folders), page_dir, slug="compare")
+    return page.title + "\n" + (page_dir / "index.html").read_text(), page_dir
+
+
+def cells(html: str, section: str) -> list[list[str]]:
+    body = html.split(f'id="{section}"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)
+    found = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL) for row in rows]
+    return [row for row in found if row]  # not the header
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_runs_that_differ_in_batch_size_are_named_by_it(tmp_path: Path) -> None:
+    small = variant(tmp_path, "profile-b8", {"batch_size": 8})
+    large = variant(tmp_path, "profile-b16", {"batch_size": 16})
+    html, _ = compare(tmp_path, [small, large])
+    assert "Comparison: batch size 8 vs 16" in html
+    assert "Ratio batch size 16 / batch size 8" in html
+    assert "They differ in batch size (8 vs 16)" in html
+    assert "cross-machine" not in html.lower()  # one machine: the times compare encoders
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_time_ratios_across_machines_say_so_and_memory_ratios_do_not(tmp_path: Path) -> None:
+    here = variant(tmp_path, "profile-here", {}, {"cpu_capability": "AVX512"})
+    there = variant(
+        tmp_path,
+        "profile-there",
+        {"device_name": "Intel Xeon", "threads": 4},
+        {"cpu_capability": "AVX2", "device_name": "Intel Xeon"},
+    )
+    html, _ = compare(tmp_path, [here, there])
+    assert "Cross-machine" in html and "threads 1 vs 4" in html and "ISA AVX512 vs AVX2" in html
+    rows = cells(html, "ratio-1")
+    assert rows and all(len(row) == 8 for row in rows)
+    for row in rows:
+        time_mean, memory_mean, time_longest, memory_longest = row[3], row[4], row[6], row[7]
+        assert time_mean.endswith("(cross-machine)") and time_longest.endswith("(cross-machine)")
+        assert "cross" not in memory_mean + memory_longest
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_ratios_of_one_read_as_one(tmp_path: Path) -> None:
+    base = variant(tmp_path, "profile-a", {"allocator": "glibc"})
+    same = variant(
+        tmp_path,
+        "profile-b",
+        {
+            "allocator": "jemalloc",
+            "time_ms_median": lambda t: t["time_ms_median"] * (1 + 1e-6 * (t.index % 3)),
+        },
+    )
+    _, page_dir = compare(tmp_path, [base, same])
+    for svg in sorted(page_dir.glob("ratio_1_*.svg")):
+        texts = svg_texts(svg)
+        assert not [t for t in texts if re.search(r"e[−-]\d|^[+−-]?\d*\.?\d+e", t)], texts
+        ticks = [float(t.replace("−", "-")) for t in texts if re.fullmatch(r"[−-]?\d+\.\d+", t)]
+        assert ticks and all(0.8 <= tick <= 1.2 for tick in ticks), (svg.name, ticks)
+        assert any(tick == pytest.approx(1.0) for tick in ticks)

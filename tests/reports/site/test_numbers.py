@@ -1,0 +1,31 @@
+"""The number style never prints a negative zero (issue 56: the profile page's prediction errors
+read ``-0.0``): a value that rounds to zero shows as zero, whatever its sign."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reports.site import numbers
+
+FORMATTERS = (numbers.quantity, numbers.percent, numbers.score, numbers.ratio, numbers.fixed)
+DIGITS = re.compile(r"[1-9]")
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True), st.integers(0, 4))
+def test_a_shown_minus_sign_always_stands_before_a_nonzero_digit(value: float, digits: int) -> None:
+    shown = [f(value) for f in FORMATTERS] + [numbers.fixed(value, digits)]
+    for text in shown:
+        assert not text.startswith("-") or DIGITS.search(text), (value, text)
+        if value < 0 and DIGITS.search(text):
+            assert text.startswith("-"), (value, text)
+
+
+def test_the_errors_of_the_issue_read_as_zero() -> None:
+    assert numbers.fixed(-0.04, 1) == "0.0"
+    assert numbers.fixed(-0.0) == "0.00"
+    assert numbers.quantity(-0.0001) == "-0.0001"  # three significant digits: not zero
+    assert numbers.percent(-0.0004) == "0.0"
+    assert numbers.ratio(-0.001) == "0.00×"

@@ -1,0 +1,165 @@
+"""The suite and fit pages' figures as a reader sees them (issue 56): a title names the task and
+what is drawn, and a paper only as a paper (on 023e32f the length figure was "DiSAN accuracy vs
+sentence length, trec" over bilstm and multi_cnn); no legend sits over a curve (it did in the
+training-time figure)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from reports.contracts.fit_folder import FitRunFolder
+from reports.palette import styles
+from reports.site import training_figures
+from reports.site.training_data import load_suite_results, read_run_file
+from tests.reports.figure_text import svg_texts
+
+SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "suite-tiny"
+# the papers' encoders as a title would print them (FIGURE_NAMES: the display names)
+PAPER_ENCODERS = ("DiSAN", "Bi-BloSAN", "MTSA", "MPSAN")
+
+
+def all_figures(folder: Path) -> list[dict[str, str]]:
+    """Every figure the suite page draws from the fixture suite (efficiency, curves, lengths)."""
+    results = load_suite_results(SUITE)
+    style = styles(sorted(results["encoder"].unique()))
+    curves = read_run_file(SUITE, results, FitRunFolder.read_curve)
+    lengths = training_figures.accuracy_by_length(
+        read_run_file(SUITE, results, FitRunFolder.read_predictions)
+    )
+    return [
+        *training_figures.efficiency_figures(results, style, folder),
+        *training_figures.curve_figures(curves, style, folder),
+        *training_figures.length_figures(lengths, style, folder),
+    ]
+
+
+AS_PAPER = re.compile(r"(?:'s|’s)? paper")
+
+
+def encoders_named_as_drawn(text: str) -> list[str]:
+    """The papers' encoders ``text`` names other than as a paper ("the MTSA paper's")."""
+    return [
+        name
+        for name in PAPER_ENCODERS
+        for match in re.finditer(rf"\b{re.escape(name)}\b", text)
+        if not AS_PAPER.match(text, match.end())
+    ]
+
+
+def test_the_check_catches_the_old_titles() -> None:
+    assert encoders_named_as_drawn("DiSAN accuracy vs sentence length, trec") == ["DiSAN"]
+    assert encoders_named_as_drawn("MTSA Fig. 1(c), cr") == ["MTSA"]
+    assert encoders_named_as_drawn("cr (as in the Bi-BloSAN paper's Fig. 5)") == []
+
+
+@pytest.mark.slow  # draws eight figures
+def test_no_title_or_caption_names_an_encoder_as_drawn_and_each_names_its_task(
+    tmp_path: Path,
+) -> None:
+    figures = all_figures(tmp_path)
+    assert len(figures) == 8  # per task: two efficiency scatters, the curves, the lengths
+    for figure in figures:
+        texts = [figure["title"], *svg_texts(tmp_path / figure["svg"])]
+        wrong = [name for text in texts for name in encoders_named_as_drawn(text)]
+        assert wrong == [], (figure["svg"], texts)
+        task = re.search(r"_(cr|sst2)\.svg$", figure["svg"])[1]
+        assert figure["title"].startswith(f"{task}: ")
+
+
+def curve_pixels(axes: plt.Axes, samples: int = 200) -> np.ndarray:
+    """Points along every drawn line (densely between its vertices), in display pixels."""
+    found = []
+    for line in axes.get_lines():
+        x, y = (np.asarray(v, float) for v in line.get_data())
+        if len(x) < 2:
+            continue
+        t = np.linspace(0, len(x) - 1, samples * (len(x) - 1))
+        steps = np.arange(len(x))
+        dense = np.column_stack([np.interp(t, steps, x), np.interp(t, steps, y)])
+        found.append(axes.transData.transform(dense))
+    return np.concatenate(found)
+
+
+def legend_covers_a_curve(figure: plt.Figure) -> bool:
+    figure.canvas.draw()
+    for axes in figure.axes:
+        legend = axes.get_legend()
+        if legend is None:
+            continue
+        box = legend.get_window_extent()
+        pixels = curve_pixels(axes)
+        inside = (
+            (pixels[:, 0] >= box.x0)
+            & (pixels[:, 0] <= box.x1)
+            & (pixels[:, 1] >= box.y0)
+            & (pixels[:, 1] <= box.y1)
+        )
+        if inside.any():
+            return True
+    return False
+
+
+def test_the_check_sees_a_legend_over_a_curve() -> None:
+    figure, axes = plt.subplots()
+    axes.plot([0, 1], [0, 1], label="a")
+    axes.plot([0, 1], [1, 0], label="b")
+    axes.legend(loc="center")
+    assert legend_covers_a_curve(figure)
+    plt.close(figure)
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[plt.Figure]:
+    """The figures ``training_figures`` saves, kept open for the test."""
+    figures: list[plt.Figure] = []
+
+    def keep(figure: plt.Figure, folder: Path, stem: str, title: str) -> dict[str, str]:
+        figures.append(figure)
+        return {"title": title, "png": f"{stem}.png", "svg": f"{stem}.svg"}
+
+    monkeypatch.setattr(training_figures, "save_figure", keep)
+    yield figures
+    for figure in figures:
+        plt.close(figure)
+
+
+def zigzag(encoders: list[str], points: int = 12) -> dict[tuple, pd.DataFrame]:
+    """Validation curves that sweep the whole plot, corner to corner, as long runs' do."""
+    curves = {}
+    for shift, encoder in enumerate(encoders):
+        seconds = np.arange(points, dtype=float)
+        accuracy = np.where((np.arange(points) + shift) % 2 == 0, 0.95, 0.05)
+        curves[("trec", encoder, "seed0")] = pd.DataFrame(
+            {"train_seconds": seconds, "val_acc": accuracy}
+        )
+    return curves
+
+
+@pytest.mark.parametrize("encoders", [["bilstm"], ["bilstm", "multi_cnn", "mtsa", "bi_blosan"]])
+def test_the_training_time_figure_keeps_its_legend_off_the_curves(
+    drawn: list[plt.Figure], encoders: list[str]
+) -> None:
+    training_figures.curve_figures(zigzag(encoders), styles(encoders), Path("."))
+    (figure,) = drawn
+    assert not legend_covers_a_curve(figure)
+
+
+def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure]) -> None:
+    encoders = ["bilstm", "multi_cnn", "disan"]
+    rows = [
+        {"task": "trec", "encoder": e, "bin": b, "examples": 10, "accuracy": (i + k) % 2}
+        for k, e in enumerate(encoders)
+        for i, b in enumerate(training_figures.LENGTH_LABELS)
+    ]
+    training_figures.length_figures(pd.DataFrame(rows), styles(encoders), Path("."))
+    (figure,) = drawn
+    assert not legend_covers_a_curve(figure)
