@@ -181,6 +181,18 @@ def paper_tables(folder: Path, names: list[str]) -> list[dict[str, Any]]:
     return tables
 
 
+def readable_profiles(profiles: Sequence[Run]) -> list[tuple[str, pd.DataFrame]]:
+    """(name, rows) of each profile run that can be read; one half-written is its own page's
+    problem (left out of the report with the reason), not the suite's."""
+    found = []
+    for run in profiles:
+        try:
+            found.append((run.name, load_run(run.folder).rows))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def _sections(
     folder: Path, results: pd.DataFrame, page_dir: Path, profiles: Sequence[Run] | None = None
 ) -> dict[str, Any]:
@@ -195,8 +207,7 @@ def _sections(
     length_header, length_table = length_rows(lengths)
     costs = None
     if profiles is not None:
-        profiled = [(run.name, load_run(run.folder).rows) for run in profiles]
-        costs = cost_figures(results, predictions, profiled, style, page_dir)
+        costs = cost_figures(results, predictions, readable_profiles(profiles), style, page_dir)
     return {
         "summary_header": header,
         "summary_rows": rows,

@@ -1,0 +1,145 @@
+"""Accuracy against cost (issue 56.15): the Pareto front, the interval over runs, a profile's
+memory standing in for the suite's, contended times hollow."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reports.aggregation import half_interval, mean_std
+from reports.contracts.fit_folder import FitRunFolder
+from reports.palette import styles
+from reports.profile.data import load_run
+from reports.site.cost_figures import (
+    Point,
+    cost_figure,
+    cost_figures,
+    mean_length,
+    pareto_front,
+    stand_in,
+)
+from reports.site.training_data import load_suite_results, read_run_file
+from tests.reports.figure_text import svg_texts
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PROFILE = FIXTURES / "profile-cpu-fp32"  # disan, bi_blosan, multi_cnn at L = 8, 16, 32, 64
+
+
+def dominates(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """``a`` costs at most as much as ``b`` and is at least as accurate, and better in one."""
+    return a[0] <= b[0] and a[1] >= b[1] and (a[0] < b[0] or a[1] > b[1])
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 20).map(float), st.integers(0, 20).map(float)),
+        min_size=1,
+        max_size=9,
+    )
+)
+def test_the_front_is_every_point_no_other_point_dominates(points: list) -> None:
+    cost, quality = (np.array(values) for values in zip(*points, strict=True))
+    front = pareto_front(cost, quality)
+    for i, point in enumerate(points):
+        dominated = any(dominates(other, point) for j, other in enumerate(points) if j != i)
+        assert front[i] == (not dominated)
+    assert front.any()  # the cheapest of the most accurate is always on it
+
+
+def test_a_point_without_a_cost_is_never_on_the_front() -> None:
+    front = pareto_front(np.array([1.0, np.nan]), np.array([0.5, 0.9]))
+    assert front.tolist() == [True, False]
+
+
+def test_the_interval_is_students_t_and_absent_for_one_run() -> None:
+    assert math.isnan(half_interval(mean_std([0.9])))
+    # two runs, t(0.975, 1) = 12.706: mean 0.55, std 0.0707, half-width 0.635
+    assert half_interval(mean_std([0.5, 0.6])) == pytest.approx(0.6353, abs=1e-4)
+    assert half_interval(mean_std([0.5, 0.6, 0.7])) == pytest.approx(0.2484, abs=1e-4)
+
+
+@pytest.mark.parametrize(("length", "chosen"), [(20.0, 16), (24.0, 32), (3.0, 8), (500.0, 64)])
+def test_a_profile_stands_in_at_the_profiled_length_nearest_the_mean(
+    length: float, chosen: int
+) -> None:
+    rows = load_run(PROFILE).rows
+    found = stand_in([("fp32", rows)], ["multi_cnn", "bi_blosan"], length)
+    assert found is not None and found.seq_len == chosen and found.basis == "measured"
+    point = rows[(rows["label"] == "bi_blosan") & (rows["mode"] == "train")]
+    expected = point[point["seq_len"] == chosen]["peak_mem_mb"].item()
+    assert found.memory_mb["bi_blosan"] == expected
+    assert found.batch_size == "4" and found.dim == "16"
+
+
+def test_a_profile_that_lacks_an_encoder_as_run_does_not_stand_in() -> None:
+    rows = load_run(PROFILE).rows
+    assert stand_in([("fp32", rows)], ["multi_cnn", "bilstm"], 20.0) is None
+    naive = rows.assign(label=rows["label"].replace("disan", "disan:attention_impl=naive"))
+    assert stand_in([("fp32", naive)], ["multi_cnn", "disan"], 20.0) is None
+    assert stand_in([("fp32", rows)], ["multi_cnn", "disan"], None) is None
+
+
+def test_contended_times_are_hollow_and_the_front_is_ringed() -> None:
+    points = [
+        Point("multi_cnn", 2, 60.0, 5.0, 1.0, 5.0, contended=True),
+        Point("bilstm", 2, 70.0, 3.0, 4.0, 30.0, contended=False),
+        Point("mtsa", 2, 65.0, math.nan, 8.0, 20.0, contended=False),
+    ]
+    figure = cost_figure(
+        "sst2", points, "test accuracy (%)", styles(["multi_cnn", "bilstm", "mtsa"]), None
+    )
+    by_time, by_memory = figure.axes[:2]
+
+    def faces(axes: plt.Axes) -> dict[float, str]:
+        found = {}
+        for line in axes.get_lines():
+            x = line.get_xdata()
+            if len(x) == 1 and line.get_markersize() == 9:
+                face = line.get_markerfacecolor()
+                found[float(x[0])] = face if isinstance(face, str) else "filled"
+        return found
+
+    assert faces(by_time) == {1.0: "none", 4.0: "filled", 8.0: "filled"}
+    assert faces(by_memory) == {5.0: "filled", 30.0: "filled", 20.0: "filled"}
+    rings = [line for line in by_memory.get_lines() if line.get_markersize() == 17]
+    assert sorted(float(line.get_xdata()[0]) for line in rings) == [
+        5.0,
+        20.0,
+        30.0,
+    ]  # all on the front
+    rings = [line for line in by_time.get_lines() if line.get_markersize() == 17]
+    assert sorted(float(line.get_xdata()[0]) for line in rings) == [1.0, 4.0]  # mtsa: slower, worse
+    assert by_memory.get_xscale() == "log" and by_time.get_xscale() == "linear"
+    plt.close(figure)
+
+
+@pytest.mark.slow  # draws two figures
+def test_a_suite_beside_a_profile_is_drawn_with_the_profiles_memory(tmp_path: Path) -> None:
+    suite = FIXTURES / "suite-tiny"
+    results = load_suite_results(suite)
+    predictions = read_run_file(suite, results, FitRunFolder.read_predictions)
+    style = styles(sorted(results["encoder"].unique()))
+    rows = load_run(PROFILE).rows
+    figures = cost_figures(results, predictions, [("profile-cpu-fp32", rows)], style, tmp_path)
+    assert [f["svg"] for f in figures] == ["accuracy_cost_cr.svg", "accuracy_cost_sst2.svg"]
+    length = mean_length(predictions, "sst2")
+    assert f"mean, {length:.1f} tokens), batch 4, width 16, measured" in figures[1]["title"]
+    assert "one run each: no interval" in figures[1]["title"]
+    texts = svg_texts(tmp_path / figures[1]["svg"])
+    assert (
+        "Pareto front" in texts and "sst2: test accuracy (%) vs training time and memory" in texts
+    )
+    alone = cost_figures(results, predictions, [], style, tmp_path / "alone")
+    assert alone[0]["title"].endswith("memory: each run's peak during training")
+    frame = pd.DataFrame({"task": ["sst2"], "encoder": ["x"]})
+    assert cost_figures(frame, {}, [], style, tmp_path / "none") == []  # no test metric
