@@ -9,7 +9,7 @@ nothing was measured. Time: the median with error bars of ± half the interquart
 at zero; a point whose IQR exceeds a quarter of its median (``noisy``) is hollow, and a point
 the sweep flagged ``contended`` (its threads did not get the CPU they asked for while timed) is
 ringed in red. An ``x`` at the first length that ran out of memory, drawn at the height of the
-encoder's last measured value, ends its line.
+encoder's last measured value, ends its line. Legends sit under the axes, off the data.
 """
 
 from __future__ import annotations
@@ -32,6 +32,13 @@ MODE_TITLES = {"infer": "inference", "train": "training (forward + backward)"}
 # One axis scale per quantity on every figure of every report: memory spans orders of magnitude
 # over the papers' lengths (DiSAN's grows as L^2), time is drawn linear as in the papers' Fig. 6.
 SCALES = {"time_ms_median": "linear", "peak_mem_mb": "log"}
+
+
+def legend_below(axes: plt.Axes, columns: int = 3) -> None:
+    """The legend under the axes (beneath the x label), never over a line or a point."""
+    axes.legend(
+        fontsize=7, ncol=columns, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False
+    )
 
 
 def set_scale(axes: plt.Axes, metric: str, label: str | None = None) -> None:
@@ -73,7 +80,7 @@ def _mark_oom(axes: plt.Axes, group: pd.DataFrame, column: str, colour: object) 
 
 
 def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object]]) -> plt.Figure:
-    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    figure, axes = plt.subplots(figsize=(6.8, 5.6))
     chosen = rows[rows["mode"] == mode]
     oom_marked = False
     for label, look in style.items():
@@ -102,13 +109,13 @@ def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, obje
     axes.plot([], [], "k--", marker="o", markerfacecolor="none", label="predicted (meta tensors)")
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
-    axes.legend(fontsize=7, ncol=2)
+    legend_below(axes)
     figure.tight_layout()
     return figure
 
 
 def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object]]) -> plt.Figure:
-    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    figure, axes = plt.subplots(figsize=(6.8, 5.6))
     chosen = rows[rows["mode"] == mode]
     oom_marked = noisy_drawn = contended_drawn = False
     for label, look in style.items():
@@ -169,7 +176,7 @@ def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object
         )
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
-    axes.legend(fontsize=7, ncol=2)
+    legend_below(axes)
     figure.tight_layout()
     return figure
 

@@ -20,7 +20,7 @@ from matplotlib.ticker import ScalarFormatter
 from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
-from reports.profile.figures import METRICS, MODE_TITLES, set_scale
+from reports.profile.figures import METRICS, MODE_TITLES, legend_below, set_scale
 from reports.profile.growth import NOT_ENOUGH, growth_table
 from reports.site.discover import Run
 from reports.site.render import Page, render, save_figure
@@ -76,7 +76,7 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
     """Every run's measured points of ``metric``; the legend names every encoder of any run
     (colour and marker) and every run (line style)."""
     style = styles(list(set().union(*(set(r.rows["label"]) for r in runs))))
-    figure, axes = plt.subplots(figsize=(6.8, 4.6))
+    figure, axes = plt.subplots(figsize=(6.8, 5.8))
     drawn: set[str] = set()
     for index, run in enumerate(runs):
         ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == "ok")]
@@ -99,7 +99,7 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
     set_scale(axes, metric)
     axes.set_title(f"{METRICS[metric][0]}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, ncol=2)
+    legend_below(axes)
     figure.tight_layout()
     return figure
 
@@ -168,7 +168,7 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool
     """Time and memory ratio vs length, one line per encoder; tick labels are the ratios
     themselves (no offset, no scientific notation)."""
     style = styles(list(table["encoder"].unique()))
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True)
+    figure, axes = plt.subplots(1, 2, figsize=(10, 5.0), sharex=True)
     chosen = table[table["mode"] == mode]
     time_label = "time ratio (cross-machine)" if cross_machine else "time ratio"
     for ax, (column, label) in zip(
@@ -185,7 +185,7 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool
         ax.set_xlabel("sequence length")
         ax.set_ylabel(f"{label}, linear scale")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, ncol=2)
+    legend_below(axes[0], columns=5)
     figure.suptitle(f"{title}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
     figure.tight_layout()
     return figure

@@ -1,6 +1,9 @@
-"""The profile figures' look: one palette by encoder name, full legends, honest axes."""
+"""The profile figures' look: one palette by encoder name, full legends off the data, honest
+axes."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -8,9 +11,10 @@ import pytest
 
 from reports.palette import style, styles
 from reports.paper_numbers import FIGURE_ENCODERS
-from reports.profile.data import ProfileRun
-from reports.profile.figures import error_bars, memory_figure, time_figure
-from reports.site.compare_page import overlay_figure
+from reports.profile.data import ProfileRun, load_run
+from reports.profile.figures import error_bars, figures, memory_figure, time_figure
+from reports.site.compare_page import overlay_figure, ratio_figure, ratios
+from tests.reports.figure_text import legend_covers_data
 
 
 def rows(encoders: list[str], scale: float = 1.0) -> pd.DataFrame:
@@ -127,3 +131,37 @@ def test_a_time_panel_narrower_than_its_memory_panel_says_why() -> None:
     same = {stem: title for stem, title, _ in figures(data)}
     assert "L = " not in same["time_infer"] and "L = " not in same["memory_infer"]
     plt.close("all")
+
+
+CONTENDED = Path(__file__).parent / "fixtures" / "profile-quick-contended"
+
+
+@pytest.mark.slow  # draws the four figures of a nine-encoder sweep
+def test_no_legend_sits_over_the_data() -> None:
+    """Issue 56: the training-time figure's legend covered points of a nine-encoder sweep."""
+    drawn = list(figures(load_run(CONTENDED).rows))
+    assert [stem for stem, _, _ in drawn] == [
+        "memory_infer",
+        "time_infer",
+        "memory_train",
+        "time_train",
+    ]
+    for stem, _, figure in drawn:
+        assert not legend_covers_data(figure), stem
+        plt.close(figure)
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_no_legend_of_a_comparison_sits_over_the_data() -> None:
+    run = load_run(CONTENDED)
+    slower = ProfileRun(
+        run.folder, run.rows.assign(time_ms_median=run.rows["time_ms_median"] * 1.5), {}
+    )
+    for mode in ("infer", "train"):
+        for metric in ("time_ms_median", "peak_mem_mb"):
+            figure = overlay_figure([run, slower], ["a", "b"], mode, metric)
+            assert not legend_covers_data(figure), (mode, metric)
+            plt.close(figure)
+        figure = ratio_figure(ratios(run.rows, slower.rows), mode, "b / a", False)
+        assert not legend_covers_data(figure), mode
+        plt.close(figure)

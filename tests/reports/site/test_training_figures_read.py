@@ -20,7 +20,7 @@ from reports.contracts.fit_folder import FitRunFolder
 from reports.palette import styles
 from reports.site import training_figures
 from reports.site.training_data import load_suite_results, read_run_file
-from tests.reports.figure_text import svg_texts
+from tests.reports.figure_text import legend_covers_data, svg_texts
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "suite-tiny"
 # the papers' encoders as a title would print them (FIGURE_NAMES: the display names)
@@ -75,45 +75,12 @@ def test_no_title_or_caption_names_an_encoder_as_drawn_and_each_names_its_task(
         assert figure["title"].startswith(f"{task}: ")
 
 
-def curve_pixels(axes: plt.Axes, samples: int = 200) -> np.ndarray:
-    """Points along every drawn line (densely between its vertices), in display pixels."""
-    found = []
-    for line in axes.get_lines():
-        x, y = (np.asarray(v, float) for v in line.get_data())
-        if len(x) < 2:
-            continue
-        t = np.linspace(0, len(x) - 1, samples * (len(x) - 1))
-        steps = np.arange(len(x))
-        dense = np.column_stack([np.interp(t, steps, x), np.interp(t, steps, y)])
-        found.append(axes.transData.transform(dense))
-    return np.concatenate(found)
-
-
-def legend_covers_a_curve(figure: plt.Figure) -> bool:
-    figure.canvas.draw()
-    for axes in figure.axes:
-        legend = axes.get_legend()
-        if legend is None:
-            continue
-        box = legend.get_window_extent()
-        pixels = curve_pixels(axes)
-        inside = (
-            (pixels[:, 0] >= box.x0)
-            & (pixels[:, 0] <= box.x1)
-            & (pixels[:, 1] >= box.y0)
-            & (pixels[:, 1] <= box.y1)
-        )
-        if inside.any():
-            return True
-    return False
-
-
 def test_the_check_sees_a_legend_over_a_curve() -> None:
     figure, axes = plt.subplots()
     axes.plot([0, 1], [0, 1], label="a")
     axes.plot([0, 1], [1, 0], label="b")
     axes.legend(loc="center")
-    assert legend_covers_a_curve(figure)
+    assert legend_covers_data(figure)
     plt.close(figure)
 
 
@@ -150,7 +117,7 @@ def test_the_training_time_figure_keeps_its_legend_off_the_curves(
 ) -> None:
     training_figures.curve_figures(zigzag(encoders), styles(encoders), Path("."))
     (figure,) = drawn
-    assert not legend_covers_a_curve(figure)
+    assert not legend_covers_data(figure)
 
 
 def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure]) -> None:
@@ -162,4 +129,4 @@ def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure
     ]
     training_figures.length_figures(pd.DataFrame(rows), styles(encoders), Path("."))
     (figure,) = drawn
-    assert not legend_covers_a_curve(figure)
+    assert not legend_covers_data(figure)

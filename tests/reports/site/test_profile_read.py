@@ -1,0 +1,99 @@
+"""The profile page as a reader meets it (issue 56), on a quick-preset sweep run while the
+machine was busy (every measured point contended, as a user's first run can be): growth
+exponents fitted over contended points say so; each claim names the length it is read at; a
+count or a cell is red only when it holds something to worry about; the long table of contended
+points is folded under the figures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from reports.profile.claims import papers_claims
+from reports.profile.data import load_run
+from reports.profile.growth import growth_table
+from reports.site import profile_page
+from reports.site.discover import discover
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CONTENDED = FIXTURES / "profile-quick-contended"
+
+
+def points(contended: list[bool]) -> pd.DataFrame:
+    """One encoder's training times at L = 8, 16, 32, 64 growing as L^1."""
+    lengths = [8, 16, 32, 64][: len(contended)]
+    return pd.DataFrame(
+        {
+            "label": "bilstm",
+            "mode": "train",
+            "seq_len": lengths,
+            "status": "ok",
+            "time_ms_median": [float(n) for n in lengths],
+            "peak_mem_mb": [float(n) for n in lengths],
+            "peak_mem_mb_predicted": float("nan"),
+            "contended": contended,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("contended", "counted"),
+    [([False] * 3, 0), ([True, False, False], 1), ([True] * 3, 3), ([True, True, False, False], 2)],
+)
+def test_a_time_exponent_counts_the_contended_lengths_it_was_fitted_on(
+    contended: list[bool], counted: int
+) -> None:
+    (row,) = growth_table(points(contended)).to_dict("records")
+    assert row["time_contended"] == counted
+    assert row["memory_contended"] == 0  # bytes are not inflated by other processes
+    assert row["time_reliable"]  # a perfect line: R² alone would not flag it
+
+
+def test_every_time_exponent_of_a_contended_sweep_says_so() -> None:
+    table = growth_table(load_run(CONTENDED).rows)
+    fitted = table[table["time_points"] > 0]
+    assert len(fitted) == 18  # 9 encoders x 2 modes
+    assert (fitted["time_contended"] == fitted["time_points"]).all()
+
+
+def test_every_claim_read_off_a_memory_names_its_length() -> None:
+    claims = papers_claims(load_run(CONTENDED).rows)
+    with_memory = [c for c in claims if "MB" in c.basis]
+    assert len(with_memory) >= 8  # MTSA Table 1's rows and the orderings
+    assert [c.basis for c in with_memory if not re.match(r"L=\d+: ", c.basis)] == []
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    (run,) = discover([CONTENDED])
+    page_dir = tmp_path_factory.mktemp("profile")
+    profile_page.build(run, page_dir)
+    return (page_dir / "index.html").read_text()
+
+
+@pytest.mark.slow  # draws the profile's figures
+def test_the_growth_table_marks_exponents_fitted_over_contended_points(page: str) -> None:
+    growth = page.split('id="growth"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", growth, re.DOTALL)[1:]
+    time_cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)[6] for row in rows]
+    assert len(time_cells) == 18
+    assert all(re.search(r"\((\d) of \1 lengths contended\)$", cell) for cell in time_cells)
+    assert growth.count("<td class=bad>") >= 18
+
+
+@pytest.mark.slow  # draws the profile's figures
+def test_nothing_is_red_that_holds_nothing_to_worry_about(page: str) -> None:
+    assert re.search(r"<span>0 out of memory</span>", page)
+    longest = page.split('id="longest"', 1)[1].split("</table>", 1)[0]
+    assert "<td>–</td></tr>" in longest and 'class="bad">–' not in longest
+
+
+@pytest.mark.slow  # draws the profile's figures
+def test_the_contended_points_are_folded_under_the_figures(page: str) -> None:
+    figures_end = page.rindex("<figure>", 0, page.index('id="claims"'))
+    table = page.index("Contended points")
+    assert figures_end < table
+    assert re.search(r'<details id="contended">\s*<summary[^>]*>Contended points: 54 ', page)
