@@ -24,6 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from reports import aggregation
 from reports.contracts.suite_results import CONTENDED_COLUMNS
@@ -173,12 +174,42 @@ def _why_no_stand_in(profiles: list[tuple[str, pd.DataFrame]], encoders: list[st
     return f" ({'; '.join(reasons)})" if reasons else ""
 
 
+def plain_log_axis(axis: matplotlib.axis.Axis, low: float, high: float) -> None:
+    """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``), at
+    1-2-5 steps over less than two decades, else at the powers of ten."""
+    decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if decades < 2 else (1.0,)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def bar(point: Point, bounds: tuple[float, float]) -> list[list[float]] | None:
+    """The interval's lower and upper extent, cut at the metric's bounds (an accuracy is never
+    below 0% nor above 100%); None for a single run."""
+    if math.isnan(point.interval):
+        return None
+    low, high = bounds
+    return [
+        [min(point.interval, point.quality - low)],
+        [min(point.interval, high - point.quality)],
+    ]
+
+
+def cut(point: Point, bounds: tuple[float, float]) -> bool:
+    """Whether :func:`bar` cut ``point``'s interval."""
+    low, high = bounds
+    return not math.isnan(point.interval) and (
+        point.quality - point.interval < low or point.quality + point.interval > high
+    )
+
+
 def _panel(
     axes: plt.Axes,
     points: list[Point],
     costs: list[float],
     style: dict[str, dict[str, object]],
     hollow: list[bool],
+    bounds: tuple[float, float],
 ) -> None:
     cost = np.array(costs, dtype=float)
     quality = np.array([p.quality for p in points])
@@ -190,7 +221,7 @@ def _panel(
         axes.errorbar(
             x,
             point.quality,
-            yerr=None if math.isnan(point.interval) else point.interval,
+            yerr=bar(point, bounds),
             color=look["color"],
             marker=look["marker"],
             markersize=9,
@@ -212,17 +243,22 @@ def cost_figure(
     quality_label: str,
     style: dict[str, dict[str, object]],
     memory: StandIn | None,
+    bounds: tuple[float, float] = (0.0, 100.0),
 ) -> plt.Figure:
-    """Two panels sharing the test metric: against time per epoch and against memory."""
+    """Two panels sharing the test metric (within ``bounds``): against time per epoch and
+    against memory."""
     figure, (by_time, by_memory) = plt.subplots(1, 2, figsize=(11.5, 4.6), sharey=True)
     hollow = [p.contended for p in points]
-    _panel(by_time, points, [p.time_s for p in points], style, hollow)
+    _panel(by_time, points, [p.time_s for p in points], style, hollow, bounds)
     memories = [
         memory.memory_mb.get(p.encoder, math.nan) if memory else p.memory_mb for p in points
     ]
-    _panel(by_memory, points, memories, style, [False] * len(points))
+    _panel(by_memory, points, memories, style, [False] * len(points), bounds)
     by_time.set_xlabel(TIME[1])
     by_memory.set_xscale("log")
+    drawn = [m for m in memories if m > 0]
+    if drawn:
+        plain_log_axis(by_memory.xaxis, min(drawn), max(drawn))
     memory_label = (
         f"training memory at L = {memory.seq_len}, batch {memory.batch_size} "
         f"({memory.profile}, {memory.basis}) (MB), log scale"
@@ -263,7 +299,8 @@ def cost_figures(
         if len(points) < 2:
             continue
         memory = stand_in(profiles, [p.encoder for p in points], mean_length(predictions, task))
-        figure = cost_figure(str(task), points, quality[1], style, memory)
+        bounds = (0.0, 100.0) if quality[2] == 100.0 else (-1.0, 1.0)
+        figure = cost_figure(str(task), points, quality[1], style, memory, bounds)
         runs = sorted({p.runs for p in points})
         spread = (
             "one run each: no interval"
@@ -271,6 +308,8 @@ def cost_figures(
             else f"bars: 95% interval over {'–'.join(map(str, sorted({runs[0], runs[-1]})))} "
             "runs each"
         )
+        if any(cut(p, bounds) for p in points):
+            spread += f", cut at {bounds[0]:g} and {bounds[1]:g}"
         caption = f"{task}: {quality[1]} (mean; {spread}) vs training time per epoch and memory"
         if memory:
             caption += (

@@ -22,8 +22,10 @@ from reports.palette import styles
 from reports.profile.data import load_run
 from reports.site.cost_figures import (
     Point,
+    bar,
     cost_figure,
     cost_figures,
+    cut,
     mean_length,
     pareto_front,
     stand_in,
@@ -143,3 +145,13 @@ def test_a_suite_beside_a_profile_is_drawn_with_the_profiles_memory(tmp_path: Pa
     assert alone[0]["title"].endswith("memory: each run's peak during training")
     frame = pd.DataFrame({"task": ["sst2"], "encoder": ["x"]})
     assert cost_figures(frame, {}, [], style, tmp_path / "none") == []  # no test metric
+
+
+def test_an_interval_past_0_or_100_percent_is_cut_there_and_said() -> None:
+    """Two seeds give a t-interval of ±12.7 standard errors: past what an accuracy can be."""
+    wide = Point("mtsa", 2, 50.0, 127.0, 1.0, 1.0, contended=False)
+    assert bar(wide, (0.0, 100.0)) == [[50.0], [50.0]] and cut(wide, (0.0, 100.0))
+    narrow = Point("mtsa", 3, 80.0, 5.0, 1.0, 1.0, contended=False)
+    assert bar(narrow, (0.0, 100.0)) == [[5.0], [5.0]] and not cut(narrow, (0.0, 100.0))
+    single = Point("mtsa", 1, 80.0, math.nan, 1.0, 1.0, contended=False)
+    assert bar(single, (0.0, 100.0)) is None and not cut(single, (0.0, 100.0))
