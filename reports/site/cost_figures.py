@@ -175,10 +175,11 @@ def _why_no_stand_in(profiles: list[tuple[str, pd.DataFrame]], encoders: list[st
 
 
 def plain_log_axis(axis: matplotlib.axis.Axis, low: float, high: float) -> None:
-    """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``), at
-    1-2-5 steps over less than two decades, else at the powers of ten."""
+    """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``): at
+    1-2-3-5 steps within a decade, 1-2-5 within two, else at the powers of ten."""
     decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
-    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if decades < 2 else (1.0,)))
+    subs = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
+    axis.set_major_locator(LogLocator(subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axis.set_minor_formatter(NullFormatter())
 
@@ -186,7 +187,7 @@ def plain_log_axis(axis: matplotlib.axis.Axis, low: float, high: float) -> None:
 def bar(point: Point, bounds: tuple[float, float]) -> list[list[float]] | None:
     """The interval's lower and upper extent, cut at the metric's bounds (an accuracy is never
     below 0% nor above 100%); None for a single run."""
-    if math.isnan(point.interval):
+    if math.isnan(point.interval) or point.interval == 0:
         return None
     low, high = bounds
     return [
@@ -260,8 +261,8 @@ def cost_figure(
     if drawn:
         plain_log_axis(by_memory.xaxis, min(drawn), max(drawn))
     memory_label = (
-        f"training memory at L = {memory.seq_len}, batch {memory.batch_size} "
-        f"({memory.profile}, {memory.basis}) (MB), log scale"
+        f"{MEMORY[1]}\n{memory.basis} by {memory.profile} at L = {memory.seq_len}, "
+        f"batch {memory.batch_size}"
         if memory
         else MEMORY[1]
     )
