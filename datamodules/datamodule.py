@@ -24,7 +24,7 @@ from datamodules.errors import (
 from datamodules.readers.base import Example, Layout
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
-from datamodules.splits import carve, stratified_folds
+from datamodules.splits import carve, fold_problems, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
 from datamodules.vectors import load_vectors
 from datamodules.vocab import Vocab, build_vocab
@@ -209,6 +209,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         if self.test_source is None:  # cross-validation over "all"
             pool = self._read("all")
             folds = stratified_folds([e.label for e in pool], self.task.cv_folds, self.seed)
+            self._check_folds(pool, folds)
             self._examples["test"] = [e for e, f in zip(pool, folds, strict=True) if f == self.fold]
             pool = [e for e, f in zip(pool, folds, strict=True) if f != self.fold]
         else:
@@ -218,6 +219,31 @@ class BenchmarkDataModule(L.LightningDataModule):
             self._examples["val"] = [pool[i] for i in carved]
             pool = [pool[i] for i in kept]
         self._examples["train"] = pool
+
+    def _check_folds(self, pool: list[Example], folds: np.ndarray) -> None:
+        """Every fold, not only ``fold``: a suite runs them all, and each must be refused before
+        any of them trains. DataFormatError naming each fold whose training part holds one
+        class, or that holds no example."""
+        names = None if self.task.kind == "relatedness" else self.task.labels
+        labels = [e.label for e in pool]
+        problems = fold_problems(labels, folds, self.task.cv_folds, names)
+        if not problems:
+            return
+        path = pool[0].source[0] if pool and pool[0].source else self._root
+        count = self.task.cv_folds
+        raise DataFormatError.joined(
+            [
+                DataFormatError(
+                    path,
+                    None,
+                    f"examples of at least two classes in the training part of every fold, and "
+                    f"an example in each of the {count} folds",
+                    problem,
+                    "give every class at least two examples, or use fewer folds",
+                )
+                for problem in problems
+            ]
+        )
 
     def _prepare(self, splits: tuple[str, ...]) -> None:
         """Read train (and ``splits``, file splits not carved from train) and the vectors,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -39,3 +39,36 @@ def carve(labels: Sequence[int], fraction: float, seed: int) -> tuple[np.ndarray
     carved_idx = np.sort(np.concatenate(carved)) if carved else np.array([], dtype=np.int64)
     kept = np.setdiff1d(np.arange(len(labels)), carved_idx)
     return kept, carved_idx
+
+
+def fold_problems(
+    labels: Sequence[int | float],
+    assignment: np.ndarray,
+    folds: int,
+    names: Sequence[str] | None,
+) -> list[str]:
+    """What makes folds unusable, one line per fold: one without any example to test, or with
+    class ``names`` (None: scores, no classes) a training part (every other fold) of fewer than
+    two classes, which a one-class model would score on its test fold. With the stratified
+    deal of :func:`stratified_folds`, only a class of one example can miss a training part."""
+    labels = np.asarray(labels)
+    problems = []
+    for fold in range(folds):
+        held = assignment == fold
+        if not held.any():
+            problems.append(f"fold {fold} holds no example ({len(labels)} examples, {folds} folds)")
+            continue
+        if names is None:
+            continue
+        trained = set(labels[~held].tolist())
+        if len(trained) < 2:
+            missing = sorted(set(labels.tolist()) - trained)
+            problems.append(
+                f"fold {fold} trains on class {_quoted(names, trained)} only: every example of "
+                f"{_quoted(names, missing)} is in fold {fold}"
+            )
+    return problems
+
+
+def _quoted(names: Sequence[str], ids: Iterable[int]) -> str:
+    return ", ".join(repr(names[i]) for i in sorted(ids))

@@ -175,3 +175,113 @@ def test_a_cross_validation_task_splits_its_one_file(tmp_path: Path) -> None:
         dm.setup("test")
         tested += [e.source[1] for e in dm._examples["test"]]
     assert sorted(tested) == list(range(2, 42))  # every line tested exactly once
+
+
+# --- issue 54.9: a user's file is read as written --------------------------------------------
+
+CV = "name: mine\nformat: {format}\ntext: text\nlabel: label\ntrain: all.{format}\nfolds: 2\n"
+
+
+def _rows(count: int = 20) -> list[str]:
+    return [f"w{i} x,{('pos', 'neg')[i % 2]}" for i in range(count)]
+
+
+def test_a_newline_inside_a_quoted_csv_field_separates_two_words(tmp_path: Path) -> None:
+    """``read_lines`` stripped the line end before ``csv.reader`` saw it: ``multiline``."""
+    lines = ["text,label", '"multi', 'line sentence, here",neg', *_rows()]
+    path = _task(tmp_path, CV.format(format="csv"), {"all.csv": "\n".join(lines) + "\n"})
+    dm = build_datamodule(str(path), batch_size=4)
+    dm.check_inputs()
+    examples = {e.source[1]: e for split in ("train", "test") for e in dm._examples[split]}
+    assert examples[2].a == ("multi", "line", "sentence,", "here")
+    assert sorted(examples) == [2, *range(4, 24)]  # a row is named by its first line
+
+
+def test_a_bad_row_after_a_multi_line_one_is_named_by_its_own_line(tmp_path: Path) -> None:
+    lines = ["text,label", '"multi', 'line",neg', *_rows(), "one,two,three", '"never closed,pos']
+    path = _task(tmp_path, CV.format(format="csv"), {"all.csv": "\n".join(lines) + "\n"})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    assert [p.line for p in raised.value.problems] == [24, 25]
+    assert "unexpected end of data" in raised.value.problems[1].found
+
+
+@pytest.mark.parametrize(("format", "separator"), [("csv", ","), ("tsv", "\t")])
+def test_repeated_column_names_are_refused_in_one_line_naming_them(
+    tmp_path: Path, format: str, separator: str
+) -> None:
+    """``text,label,text`` trained on the last ``text`` column without a word."""
+    rows = [separator.join((f"w{i}", ("pos", "neg")[i % 2], "other")) for i in range(20)]
+    header = separator.join(("text", "label", "text"))
+    task = CV.format(format=format) + "labels: [neg, pos]\n"  # the file is read by check_inputs
+    path = _task(tmp_path, task, {f"all.{format}": "\n".join([header, *rows])})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    (problem,) = raised.value.problems
+    assert problem.line == 1 and "'text' in columns 1 and 3" in problem.found
+
+
+def test_a_repeated_label_column_is_named_not_taken_for_too_few_labels(tmp_path: Path) -> None:
+    """``text,label,label`` (no ``labels:``) said "fewer than two labels"."""
+    rows = [f"w{i},{('pos', 'neg')[i % 2]},x" for i in range(20)]
+    path = _task(
+        tmp_path, CV.format(format="csv"), {"all.csv": "\n".join(["text,label,label", *rows])}
+    )
+    (problem,) = task_problems(str(path))
+    assert problem.startswith(f"{tmp_path / 'all.csv'}:1: expected a header row of distinct")
+    assert "'label' in columns 2 and 3" in problem and "fewer than two" not in problem
+
+
+def test_a_repeated_jsonl_key_is_refused_on_every_line_that_has_one(tmp_path: Path) -> None:
+    rows = [json.dumps({"text": f"w {i}", "label": ("pos", "neg")[i % 2]}) for i in range(20)]
+    rows[2] = '{"text": "first", "label": "pos", "text": "second"}'
+    rows[6] = '{"label": "neg", "text": "a", "label": "pos"}'
+    path = _task(tmp_path, CV.format(format="jsonl"), {"all.jsonl": "\n".join(rows) + "\n"})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    assert [(p.line, p.found) for p in raised.value.problems] == [
+        (3, "the key 'text' more than once"),
+        (7, "the key 'label' more than once"),
+    ]
+
+
+@pytest.mark.parametrize("fold", [0, 1, 2, 3, 4])
+def test_every_folds_training_part_is_checked_for_two_classes(tmp_path: Path, fold: int) -> None:
+    """``folds: 5`` over 20 ``pos`` and 1 ``neg``: the fold holding ``neg`` trained on ``pos``
+    alone and exited 0; every fold's datamodule now refuses the file before any training."""
+    rows = [f"good {i}\tpos" for i in range(20)] + ["bad one\tneg"]
+    task = CV.format(format="tsv").replace("folds: 2", "folds: 5")
+    path = _task(tmp_path, task, {"all.tsv": "\n".join(["text\tlabel", *rows]) + "\n"})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path), fold=fold).check_inputs()
+    (problem,) = raised.value.problems
+    assert "at least two classes in the training part of every fold" in problem.expected
+    assert "trains on class 'pos' only" in problem.found and "'neg'" in problem.found
+
+
+def test_a_fold_without_a_test_example_is_refused_before_training(tmp_path: Path) -> None:
+    rows = ["a b\tpos", "c d\tneg", "e f\tpos"]
+    task = CV.format(format="tsv").replace("folds: 2", "folds: 4")
+    path = _task(tmp_path, task, {"all.tsv": "\n".join(["text\tlabel", *rows]) + "\n"})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    assert any("fold 3 holds no example" in p.found for p in raised.value.problems)
+
+
+def test_jsonl_labels_of_several_types_are_refused_naming_their_lines(tmp_path: Path) -> None:
+    """``1``, ``"1"``, ``1.0`` and ``true`` were distinct classes."""
+    rows = [{"text": f"w {i}", "label": i % 2} for i in range(20)]
+    rows[3]["label"], rows[5]["label"], rows[8]["label"] = "1", 1.0, True
+    rows[9]["label"], rows[11]["text"] = "0", None
+    path = _task(
+        tmp_path, CV.format(format="jsonl"), {"all.jsonl": "\n".join(map(json.dumps, rows))}
+    )
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    problems = [(p.line, p.found) for p in raised.value.problems]
+    assert problems == [
+        (None, "2 string labels (line 4, 10) among integer ones"),
+        (6, "1.0"),
+        (9, "true"),
+        (12, "null"),
+    ], problems
