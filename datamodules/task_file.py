@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from datamodules.errors import DataFormatError
 from datamodules.task_spec import TableSource, TaskSpec
 
 FORMATS = ("csv", "tsv", "jsonl")
@@ -55,6 +56,13 @@ class TaskFileError(ValueError):
 def is_task_file(value: str) -> bool:
     """Whether ``--task`` names a task file rather than a benchmark task."""
     return str(value).lower().endswith(SUFFIXES)
+
+
+def recorded_task(task: str) -> str:
+    """``task`` as configs record it: a task file by its absolute path, so that a run's
+    ``fit_config.yaml`` (and every job of a suite) finds it from any folder; a benchmark's name
+    as it is."""
+    return str(Path(task).expanduser().absolute()) if is_task_file(task) else task
 
 
 def _nearest(key: str) -> str:
@@ -189,7 +197,10 @@ def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
     elif raw.get("labels") is not None:
         labels = tuple(raw["labels"])
     else:
-        labels = training_labels(source)
+        try:
+            labels = training_labels(source, kind)
+        except DataFormatError as error:  # its rows cannot be read: say why
+            raise TaskFileError(str(error)) from None
         if len(labels) < 2:
             found = ", ".join(labels) or "none"
             raise TaskFileError(

@@ -57,10 +57,9 @@ class SuiteOptions:
     @property
     def task_names(self) -> list[str]:
         """The tasks, a task file by its absolute path (every job of the suite finds it)."""
-        from datamodules.task_file import is_task_file
+        from datamodules.task_file import recorded_task
 
-        given = names(self.tasks, "--tasks")
-        return [str(Path(t).expanduser().absolute()) if is_task_file(t) else t for t in given]
+        return [recorded_task(task) for task in names(self.tasks, "--tasks")]
 
     @property
     def encoder_names(self) -> list[str]:
