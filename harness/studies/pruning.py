@@ -47,11 +47,25 @@ class PruneUnpromising(pl.Callback):
 
 
 def last_validation(trainer: pl.Trainer) -> bool:
-    """Whether the fit ends after this validation whatever the pruner says: its last epoch, or
-    its step budget spent."""
+    """Whether no validation follows this one in the fit's budget, whatever the pruner says.
+
+    Lightning validates at the end of epoch e when (e + 1) % ``check_val_every_n_epoch`` == 0,
+    so the next one ends epoch ``current_epoch + every``: none when that epoch is past
+    ``max_epochs``, or when the ``every`` epochs' optimizer steps (ceil(batches /
+    ``accumulate_grad_batches``) each) pass ``max_steps``, which then ends the fit mid-epoch,
+    unvalidated. Validations inside an epoch or by steps (``val_check_interval``) are not
+    counted here: each is taken as the last (never pruned), as is an epoch of unknown length.
+    """
+    every, batches = trainer.check_val_every_n_epoch, trainer.num_training_batches
+    if every is None or math.isinf(batches) or trainer.val_check_batch < batches:
+        return True
     max_epochs = trainer.max_epochs if trainer.max_epochs not in (None, -1) else math.inf
-    steps_spent = trainer.max_steps not in (None, -1) and trainer.global_step >= trainer.max_steps
-    return trainer.current_epoch + 1 >= max_epochs or steps_spent
+    if trainer.current_epoch + every >= max_epochs:
+        return True
+    if trainer.max_steps in (None, -1):
+        return False
+    steps_per_epoch = math.ceil(batches / trainer.accumulate_grad_batches)
+    return trainer.global_step + every * steps_per_epoch > trainer.max_steps
 
 
 def validations_per_trial(trainer: dict[str, Any]) -> int | None:

@@ -7,13 +7,19 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
+import lightning.pytorch as pl
 import optuna
 import pytest
 from lightning.pytorch.trainer.states import TrainerFn
 
 from harness.studies.fitting import fit_trial
 from harness.studies.plans import TuneContext
-from harness.studies.pruning import PruneUnpromising, pruning, validations_per_trial
+from harness.studies.pruning import (
+    PruneUnpromising,
+    last_validation,
+    pruning,
+    validations_per_trial,
+)
 from harness.studies.study import run_study
 
 
@@ -82,6 +88,10 @@ def validation_end(callback: PruneUnpromising, epoch: int, max_epochs: int) -> b
         global_step=10 * (epoch + 1),
         current_epoch=epoch,
         should_stop=False,
+        check_val_every_n_epoch=1,
+        num_training_batches=10,
+        val_check_batch=10,
+        accumulate_grad_batches=1,
     )
     callback.on_validation_end(trainer, types.SimpleNamespace(current_epoch=epoch))
     return trainer.should_stop
@@ -94,6 +104,74 @@ def test_the_last_validation_is_reported_but_never_prunes() -> None:
     earlier = PruneUnpromising(trial, "val_acc")
     assert validation_end(earlier, 1, max_epochs=3) and earlier.pruned_at == 1
     assert trial.reported == [(0, 0.5), (1, 0.5)]
+
+
+def at_epoch_end(epoch: int, **trainer: object) -> types.SimpleNamespace:
+    """A trainer validating at the end of ``epoch`` (10 batches an epoch, one step each)."""
+    schedule = {"check_val_every_n_epoch": 1, "max_steps": -1, "accumulate_grad_batches": 1}
+    schedule |= {"num_training_batches": 10, "val_check_batch": 10} | trainer
+    steps = (epoch + 1) * -(
+        -schedule["num_training_batches"] // schedule["accumulate_grad_batches"]
+    )
+    return types.SimpleNamespace(current_epoch=epoch, global_step=steps, **schedule)
+
+
+def test_the_last_validation_counts_validations_every_n_epochs() -> None:
+    """Issue 54.9: with ``check_val_every_n_epoch 3`` over 4 epochs the validation of epoch 2
+    is the last one, and was pruned (``current_epoch + 1 >= max_epochs`` read it as not)."""
+    every_3 = {"max_epochs": 4, "check_val_every_n_epoch": 3}
+    assert last_validation(at_epoch_end(2, **every_3))
+    assert not last_validation(at_epoch_end(2, max_epochs=6, check_val_every_n_epoch=3))
+    # a step budget that ends inside epoch 5, before the next validation (end of epoch 5)
+    assert last_validation(at_epoch_end(2, max_epochs=30, check_val_every_n_epoch=3, max_steps=55))
+    assert not last_validation(
+        at_epoch_end(2, max_epochs=30, check_val_every_n_epoch=3, max_steps=60)
+    )
+
+
+class Recorder(pl.Callback):
+    """What ``last_validation`` says at each validation of a fit, and which was the last."""
+
+    def __init__(self) -> None:
+        self.said: list[bool] = []
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
+            self.said.append(last_validation(trainer))
+
+
+@pytest.mark.slow  # a few tiny Lightning fits
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        {"max_epochs": 4, "check_val_every_n_epoch": 3},
+        {"max_epochs": 7, "check_val_every_n_epoch": 2},
+        {"max_epochs": 9, "check_val_every_n_epoch": 2, "max_steps": 13},
+        {"max_epochs": 9, "check_val_every_n_epoch": 2, "max_steps": 16},
+        {"max_epochs": -1, "max_steps": 11, "accumulate_grad_batches": 2},
+        {"max_epochs": 5, "check_val_every_n_epoch": 1, "limit_train_batches": 3},
+    ],
+)
+def test_last_validation_is_lightnings_last_validation(tmp_path: Path, schedule: dict) -> None:
+    """Lightning's own schedule: ``last_validation`` is true at the fit's last validation and
+    at no other (4 batches an epoch unless limited)."""
+    from lightning.pytorch.demos.boring_classes import BoringModel, RandomDataset
+    from torch.utils.data import DataLoader
+
+    recorder = Recorder()
+    trainer = pl.Trainer(
+        default_root_dir=tmp_path,
+        callbacks=[recorder],
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        **schedule,
+    )
+    loader = DataLoader(RandomDataset(32, 16), batch_size=4)
+    trainer.fit(BoringModel(), train_dataloaders=loader, val_dataloaders=loader)
+    assert recorder.said and recorder.said == [False] * (len(recorder.said) - 1) + [True]
 
 
 @pytest.mark.slow  # two tiny fits
