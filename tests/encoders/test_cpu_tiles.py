@@ -13,9 +13,12 @@ import torch
 from encoders.layers import cpu_tiles, fused_tiles
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(
-    not fused_tiles.available("cpu"), reason="no C++ compiler for the CPU tiles here"
-)
+pytestmark = [
+    pytest.mark.held_out,
+    pytest.mark.skipif(
+        not fused_tiles.available("cpu"), reason="no C++ compiler for the CPU tiles here"
+    ),
+]
 
 
 def strided_tile(dtype: torch.dtype) -> tuple[torch.Tensor, ...]:

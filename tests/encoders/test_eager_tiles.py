@@ -12,6 +12,7 @@ from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import tanh_attention, tiles
 
+pytestmark = pytest.mark.held_out
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9
 # How much a float32 attention's error, measured as a whole tensor's, may vary with the order
 # of its roundings alone: the compiled tiles and the naive attention compute the same tanh

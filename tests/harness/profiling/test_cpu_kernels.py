@@ -12,6 +12,8 @@ from harness.profiling.cpu_kernels import CpuRnn, contiguous_temporaries, promot
 from harness.profiling.kernel_model import kernel_record
 from tests.harness.profiling.test_kernel_model import lstm_layer_call
 
+pytestmark = pytest.mark.held_out
+
 
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("layers", [1, 2])

@@ -17,6 +17,7 @@ from harness.profiling.kernel_model import (
     kernel_record,
 )
 
+pytestmark = pytest.mark.held_out
 aten = torch.ops.aten
 META = torch.device("meta")
 # What the replay of a modelled call may miss: oneDNN lays out an RNN's workspace and scratchpad

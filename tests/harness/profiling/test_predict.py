@@ -26,6 +26,8 @@ from harness.profiling.measure import (
 from harness.profiling.predict import LiveStorageTracker, predict, predict_point, predict_points
 from harness.tensor_memory import live_bytes
 
+pytestmark = pytest.mark.held_out
+
 
 class UncachedTracker(LiveStorageTracker):
     """Runs every operator's meta kernel: the reference for the remade outputs."""
