@@ -1,37 +1,130 @@
-"""An ``--out`` folder: one writer at a time, and not left behind empty by a failed command."""
+"""A command's ``--out``: sanbench writes only into a folder it made and over a file it made,
+one writer at a time, and a failed command leaves no empty folder behind.
+
+A folder is sanbench's when it holds the marker :data:`MARKER` (written into every ``--out``
+folder a command makes or is given empty) or another record of sanbench's (a ``.sanbench*``
+file, a run's manifest, a sweep's or a suite's rows: folders made before the marker existed).
+A file ``--out`` (``predict``, ``encode``) is sanbench's when its record beside it
+(``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer.
+Anything else is refused (:class:`NotOursError`, exit status 2) before any work, untouched.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
 from harness.errors import InputError
+from reports.contracts.atomic import write_json_atomic
+from reports.contracts.manifest import read_manifest
+from reports.contracts.profile_run import PROFILE_CSV
+from reports.contracts.suite_results import RESULTS_GLOB
 
 LOCK = ".sanbench.lock"  # the folder's writer lock; ``LOCK + ".pid"`` names its holder
 LOCKED_COMMANDS = ("profile", "reproduce")  # whose --out one process writes (fit, suite: theirs)
+MARKER = ".sanbench"  # "sanbench made this folder"; sanbench's other records start so too
+FILE_COMMANDS = ("predict", "encode")  # whose --out is a file (checked with their options)
+FILE_RECORD = ".sanbench.json"  # ``.NAME.sanbench.json``: the SHA-256 of the file NAME written
+# --out folders a command makes at once, marked before anything is written (suite makes its own
+# after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends)
+MARKED_AT_START = (*LOCKED_COMMANDS, "tune", "report")
+SHOWN = 3  # files named in a refusal
 
 
 class FolderBusyError(InputError):
     """Another process holds the folder's writer lock."""
 
 
+class NotOursError(InputError):
+    """``--out`` names a file or folder sanbench did not make (or the wrong kind of path)."""
+
+
 def is_lock_file(path: Path) -> bool:
     """True for the lock files of :func:`one_writer` (they are not results)."""
-    return path.name.startswith(".sanbench") and path.name.endswith((".lock", ".lock.pid"))
+    return path.name.startswith(MARKER) and path.name.endswith((".lock", ".lock.pid"))
+
+
+def _is_bookkeeping(path: Path) -> bool:
+    return is_lock_file(path) or path.name == MARKER
 
 
 def holds_no_file(folder: Path) -> bool:
-    """True when ``folder`` and its subfolders contain no file (only empty folders and lock
-    files, if any)."""
+    """True when ``folder`` and its subfolders contain no file (only empty folders, lock files
+    and the marker, if any)."""
     return not any(
-        (path.is_file() or path.is_symlink()) and not is_lock_file(path)
+        (path.is_file() or path.is_symlink()) and not _is_bookkeeping(path)
         for path in folder.rglob("*")
     )
+
+
+def _has_run_manifest(folder: Path) -> bool:
+    try:
+        read_manifest(folder)
+    except (OSError, ValueError):  # none, or a manifest.json of something else
+        return False
+    return True
+
+
+def made_by_sanbench(folder: Path) -> bool:
+    """True when ``folder`` holds the marker or another record only sanbench writes."""
+    records = [
+        p
+        for p in folder.glob(f"{MARKER}*")
+        if p.is_file() and not is_lock_file(p) and not p.name.endswith(FILE_RECORD)
+    ]
+    return (
+        bool(records)
+        or _has_run_manifest(folder)
+        or (folder / PROFILE_CSV).is_file()
+        or any(folder.glob(RESULTS_GLOB))
+    )
+
+
+def _listing(paths: list[Path]) -> str:
+    names = [p.name + ("/" if p.is_dir() else "") for p in paths[:SHOWN]]
+    more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
+    return ", ".join(names) + more
+
+
+def _not_ours(path: Path) -> bool:
+    """True when ``path`` is, or holds, a file that is not in a folder sanbench made (a lock
+    file is sanbench's; a folder of sanbench's run folders is, e.g. a suite killed before its
+    first row)."""
+    if is_lock_file(path):
+        return False
+    if path.is_symlink() or not path.is_dir():
+        return True
+    return not made_by_sanbench(path) and any(_not_ours(p) for p in path.iterdir())
+
+
+def check_out_folder(out: Path) -> None:
+    """Raise :class:`NotOursError` unless ``out`` is absent, empty (of files) or sanbench's."""
+    if out.exists() and not out.is_dir():
+        raise NotOursError(f"--out {out} is a file, not a folder; give a folder for the results")
+    if not out.is_dir() or made_by_sanbench(out):
+        return
+    held = sorted(p for p in out.iterdir() if _not_ours(p))
+    if held:
+        raise NotOursError(
+            f"--out {out} holds {_listing(held)}, which sanbench did not make; nothing was "
+            "written. Give a new or empty folder (sanbench writes only into folders it made)"
+        )
+
+
+def mark(folder: Path, command: str) -> None:
+    """Make ``folder`` (checked by :func:`check_out_folder`) with its marker, if it lacks one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / MARKER
+    if not marker.exists():
+        marker.write_text(f"made by sanbench {command}: sanbench writes into this folder\n")
 
 
 @contextlib.contextmanager
@@ -77,8 +170,80 @@ def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
-    """A command's ``--out``: removed if left empty; one writer for :data:`LOCKED_COMMANDS`."""
-    with removed_if_left_empty(out):
-        locked = out is not None and command in LOCKED_COMMANDS
-        with one_writer(out) if locked else contextlib.nullcontext():
-            yield
+    """A command's ``--out`` folder: refused unless sanbench may write into it, marked, removed
+    if left empty (or its marker, when the folder was given empty); one writer for
+    :data:`LOCKED_COMMANDS`. A file ``--out`` (:data:`FILE_COMMANDS`) is left to the command."""
+    if out is None or command in FILE_COMMANDS:
+        yield
+        return
+    folder = Path(out)
+    check_out_folder(folder)
+    existed, marked = folder.is_dir(), (folder / MARKER).is_file()
+    with removed_if_left_empty(folder):
+        try:
+            if existed or command in MARKED_AT_START:
+                mark(folder, command)
+            with one_writer(folder) if command in LOCKED_COMMANDS else contextlib.nullcontext():
+                yield
+        finally:
+            if folder.is_dir() and not holds_no_file(folder):
+                mark(folder, command)  # a folder the command made after its checks
+            elif existed and not marked:
+                (folder / MARKER).unlink(missing_ok=True)  # given empty, left as it was
+
+
+def _record(path: Path) -> Path:
+    return path.with_name(f".{path.name}{FILE_RECORD}")
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def made_file(path: Path) -> bool:
+    """True when sanbench wrote ``path`` (:func:`record_file`) and nobody changed it since."""
+    try:
+        recorded = json.loads(_record(path).read_text(encoding="utf-8"))
+        return isinstance(recorded, dict) and recorded.get("sha256") == _sha256(path)
+    except (OSError, ValueError):
+        return False
+
+
+def record_file(path: Path, command: str) -> None:
+    """Record that sanbench ``command`` wrote ``path`` (its SHA-256, beside it)."""
+    write_json_atomic(_record(path), {"written_by": f"sanbench {command}", "sha256": _sha256(path)})
+
+
+def writable(folder: Path) -> bool:
+    """True when a file can be made in ``folder`` (tried: an unnamed temporary file)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
+    """What stops a command from writing the file ``out`` (one line each; none: it may):
+    a folder, a missing or unwritable folder, a file sanbench did not make, or one it made
+    without ``overwrite``."""
+    example = f"e.g. {out / ('output' + suffix)}"
+    if out.is_dir():
+        return [f"--out {out} is a folder; give a {suffix} file name ({example})"]
+    problems = [] if out.suffix == suffix else [f"--out {out}: expected a {suffix} file name"]
+    if not out.parent.is_dir():
+        return [*problems, f"--out {out}: folder {out.parent} does not exist"]
+    if not writable(out.parent):
+        return [*problems, f"--out {out}: folder {out.parent} is not writable"]
+    if out.exists() and not made_file(out):
+        problems.append(
+            f"--out {out} exists and sanbench did not make it (or it was changed since); "
+            "nothing was written. Choose another file name"
+        )
+    elif out.exists() and not overwrite:
+        problems.append(
+            f"--out {out} exists (an earlier sanbench command wrote it); add --overwrite to "
+            "replace it, or choose another file name"
+        )
+    return problems

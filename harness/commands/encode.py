@@ -23,4 +23,4 @@ def run(config: Namespace) -> int:
 
         return encode_file(*arguments)
 
-    return run_checked(build(InferenceOptions, config), ".npy", apply)
+    return run_checked(build(InferenceOptions, config), "encode", ".npy", apply)

@@ -1,5 +1,6 @@
 """Options shared by ``sanbench predict`` and ``sanbench encode``, checked before torch; errors
-go to ``harness.cli`` (one line per problem, exit status 2)."""
+go to ``harness.cli`` (one line per problem, exit status 2). ``--out`` is written only when it
+is new, or a file sanbench made and ``--overwrite`` is given (``harness.outdir``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from pathlib import Path
 
 from harness.command_parser import integer_problems
 from harness.errors import InputError, RunInterruptedError
+from harness.outdir import out_file_problems, record_file
+
+CHECKPOINT_SUFFIX = ".ckpt"
+SHOWN = 3  # checkpoints named when --ckpt is a folder
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,10 @@ class InferenceOptions:
     input: Path
     """UTF-8, one whitespace-tokenized sentence per line (pair tasks: two, tab-separated)"""
     out: Path
-    """the file to write (predict: .csv, encode: .npy)"""
+    """the file to write (predict: .csv, encode: .npy); not an existing one sanbench did not
+    make"""
+    overwrite: bool = False
+    """replace --out when an earlier sanbench predict/encode wrote it (never another file)"""
     batch_size: int = 128
     """sentences per batch"""
     encoding: str | None = None
@@ -32,14 +40,13 @@ class InferenceOptions:
     def problems(self, suffix: str) -> list[str]:
         """Every problem with the paths and values, at once."""
         problems = [
-            f"--{name} {path}: no such file"
-            for name, path in (("ckpt", self.ckpt), ("input", self.input))
-            if not path.is_file()
+            *_file_problems("ckpt", self.ckpt, CHECKPOINT_SUFFIX),
+            *_file_problems("input", self.input, None),
         ]
-        if self.out.suffix != suffix:
-            problems.append(f"--out {self.out}: expected a {suffix} file name")
-        if not self.out.parent.is_dir():
-            problems.append(f"--out {self.out}: folder {self.out.parent} does not exist")
+        if self.input.is_file() and self.out.exists() and self.out.samefile(self.input):
+            problems.append(f"--out {self.out} is the --input file; choose another file name")
+        else:
+            problems += out_file_problems(self.out, suffix, self.overwrite)
         problems += integer_problems(self, {"batch_size": 1})
         if self.encoding is not None:
             try:
@@ -51,9 +58,27 @@ class InferenceOptions:
         return problems
 
 
-def run_checked(options: InferenceOptions, suffix: str, apply: Callable[..., Path]) -> int:
+def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:
+    """``--NAME path`` is no file: missing, or a folder (its ``suffix`` files named)."""
+    if path.is_file():
+        return []
+    if not path.is_dir():
+        return [f"--{name} {path}: no such file"]
+    inside = sorted(path.rglob(f"*{suffix}")) if suffix else []
+    if not inside:
+        kind = f"holding no {suffix} file" if suffix else "not a file"
+        return [f"--{name} {path} is a folder, {kind}; give a file"]
+    more = f" (and {len(inside) - SHOWN} more)" if len(inside) > SHOWN else ""
+    shown = ", ".join(str(p) for p in inside[:SHOWN])
+    return [f"--{name} {path} is a folder; give one of its files: {shown}{more}"]
+
+
+def run_checked(
+    options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
+) -> int:
     """Check the options (every problem at once, :class:`InputError`), then ``apply(ckpt,
-    input, out, batch_size, progress, encoding)`` and print the file written."""
+    input, out, batch_size, progress, encoding)``, record the file written as ``command``'s
+    and print it."""
     problems = options.problems(suffix)
     if problems:
         raise InputError("\n".join(problems))
@@ -62,6 +87,7 @@ def run_checked(options: InferenceOptions, suffix: str, apply: Callable[..., Pat
     progress = sys.stderr.isatty()
     o = options
     written = apply(o.ckpt, o.input, o.out, o.batch_size, progress, encoding)
+    record_file(written, command)
     print(written)
     return 0
 

@@ -23,4 +23,4 @@ def run(config: Namespace) -> int:
 
         return predict_file(*arguments)
 
-    return run_checked(build(InferenceOptions, config), ".csv", apply)
+    return run_checked(build(InferenceOptions, config), "predict", ".csv", apply)

@@ -15,7 +15,7 @@ import pandas as pd
 from reports.contracts.manifest import KINDS
 from reports.site import compare_page, profile_page, reproduce_page, study_page, training_page
 from reports.site.discover import Run, Skipped, discover
-from reports.site.ledger import SiteLedger
+from reports.site.ledger import INDEX, SiteLedger
 from reports.site.render import Page, render
 
 BUILDERS: dict[str, Callable[[Run, Path], Page]] = {
@@ -36,12 +36,22 @@ def build_site(
     Two or more profile runs also get a comparison page (baseline: the first one given). A run
     that cannot be read yet (a half-written folder) is left out and listed on the index page
     with the reason, as is a path without a manifest; ``skipped`` receives them too. Pages an
-    earlier build made in ``out`` are replaced or, when no longer built, removed.
+    earlier build made in ``out`` are replaced or, when no longer built, removed; a page folder
+    or index that it did not make is never written over (``ValueError``, nothing written).
     """
     out = Path(out)
     skipped = [] if skipped is None else skipped
     runs = discover([Path(p) for p in paths], skipped)
     ledger = SiteLedger(out)
+    slugs = [run.slug for run in runs]
+    if sum(run.kind == "profile" for run in runs) > 1:
+        slugs.append(COMPARISON_SLUG)
+    taken = ledger.not_made(slugs)
+    if taken:
+        raise ValueError(
+            f"{out} holds {', '.join(taken)}, which no sanbench report made; nothing was "
+            "written. Give another --out (a new or empty folder, or a site sanbench built)"
+        )
     pages = []
     built: list[Run] = []
     for run in runs:
@@ -61,7 +71,7 @@ def build_site(
     ledger.finish()
     return render(
         "index.html.j2",
-        out / "index.html",
+        out / INDEX,
         title="sanbench report",
         root="",
         environment={
@@ -88,12 +98,11 @@ def _build_page(
     run: Run | None,
 ) -> Page | None:
     """``build(page_dir)``; a run whose files cannot be read is noted in ``skipped``."""
-    existed = (ledger.out / slug).exists()
     page_dir = ledger.fresh_page_dir(slug)
     try:
         page = build(page_dir)
     except (OSError, ValueError) as error:  # half-written: empty CSV, missing table, ...
-        ledger.drop_page(slug, existed)
+        ledger.drop_page(slug)
         skipped.append(Skipped(str(run.folder if run else slug), str(error)))
         return None
     ledger.built_page(slug)
@@ -106,4 +115,4 @@ def build_profile_report(run_dir: Path) -> Path:
     run_dir = Path(run_dir)
     build_site([run_dir], run_dir / "report", f"sanbench report {run_dir} --out {run_dir}/report")
     (run,) = discover([run_dir])
-    return run_dir / "report" / run.slug / "index.html"
+    return run_dir / "report" / run.slug / INDEX

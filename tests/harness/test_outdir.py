@@ -1,5 +1,7 @@
 """removed_if_left_empty: a failed command leaves no empty --out folder, and nothing else goes;
-one_writer: one process writes an --out folder, a second one is refused naming the holder."""
+one_writer: one process writes an --out folder, a second one is refused naming the holder;
+out_folder: sanbench writes only into a folder it made (its marker says so), out_file_problems:
+over a file it made, and only with --overwrite."""
 
 from __future__ import annotations
 
@@ -14,7 +16,21 @@ import pytest
 
 from harness.cli import main
 from harness.errors import InputError
-from harness.outdir import LOCK, FolderBusyError, holds_no_file, one_writer, removed_if_left_empty
+from harness.outdir import (
+    LOCK,
+    MARKER,
+    FolderBusyError,
+    NotOursError,
+    check_out_folder,
+    holds_no_file,
+    made_by_sanbench,
+    made_file,
+    one_writer,
+    out_file_problems,
+    out_folder,
+    record_file,
+    removed_if_left_empty,
+)
 
 
 def test_a_folder_created_and_left_empty_by_a_failure_is_removed(tmp_path: Path) -> None:
@@ -106,3 +122,171 @@ def test_fit_profile_and_suite_exit_2_naming_the_holder(
     assert f"is being written by another sanbench process (PID {pid})" in error
     assert "Traceback" not in error
     assert sorted(p.name for p in folder.iterdir()) == [lock]  # nothing written
+
+
+# --- sanbench writes only into a folder it made (issue 54.6) ---------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE_RUN = ROOT / "tests" / "reports" / "fixtures" / "profile-cpu-fp32"
+NOT_OURS = "which sanbench did not make"
+
+
+def sanbench(*argv: str) -> subprocess.CompletedProcess:
+    """The real command, in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *argv],
+        capture_output=True, text=True, cwd=ROOT, timeout=900,
+    )  # fmt: skip
+
+
+def refusal(done: subprocess.CompletedProcess) -> str:
+    """The one line of a command refused as bad input (exit status 2; cli's --debug hint
+    aside)."""
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("(sanbench --debug")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    return lines[0]
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` with its bytes (None for a folder)."""
+    return {
+        str(path.relative_to(folder)): None if path.is_dir() else path.read_bytes()
+        for path in folder.rglob("*")
+    }
+
+
+def folder_commands(trec_dir: Path) -> dict[str, list[str]]:
+    """A valid command line (without --out) of each command whose --out is a folder."""
+    data = ["--data-dir", str(trec_dir), "--embeddings", str(trec_dir / "glove.txt")]
+    one_step = ["--max-steps", "1", "--seeds", "1"]
+    return {
+        "profile": ["profile", "--encoders", "multi_cnn", "--lengths", "8", "--repeats", "3",
+                    "--batch-size", "2", "--dim", "8", "--no-report", "--no-progress"],
+        "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", *data, *one_step],
+        "reproduce": ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn", *data],
+        "tune": ["tune", "--study", "block-length-memory", "--lengths", "8", "--batch-size",
+                 "2", "--dim", "8", "--trials", "1"],
+        "report": ["report", str(PROFILE_RUN)],
+    }  # fmt: skip
+
+
+@pytest.mark.slow  # a real command per case
+@pytest.mark.parametrize("command", ["profile", "suite", "reproduce", "tune", "report"])
+def test_a_folder_of_the_users_is_refused_in_one_line_and_left_as_it_was(
+    trec_dir: Path, tmp_path: Path, command: str
+) -> None:
+    """``--out`` holding a file sanbench did not make: exit 2, one line, nothing added or
+    changed (on 023e32f profile, suite, tune and report wrote beside it and exited 0)."""
+    folder = tmp_path / "mine"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "notes.txt").write_text("my notes\n")
+    (folder / "sub" / "index.html").write_text("<p>mine</p>\n")
+    before = snapshot(folder)
+    line = refusal(sanbench(*folder_commands(trec_dir)[command], "--out", str(folder)))
+    assert line == (
+        f"sanbench {command}: --out {folder} holds notes.txt, sub/, {NOT_OURS}; nothing "
+        "was written. Give a new or empty folder (sanbench writes only into folders it made)"
+    )
+    assert snapshot(folder) == before
+
+
+@pytest.mark.slow  # a real command per case
+@pytest.mark.parametrize("command", ["profile", "suite", "reproduce", "tune", "report"])
+def test_an_out_folder_that_is_a_file_is_called_a_file(
+    trec_dir: Path, tmp_path: Path, command: str
+) -> None:
+    out = tmp_path / "results"
+    out.write_text("mine\n")
+    line = refusal(sanbench(*folder_commands(trec_dir)[command], "--out", str(out)))
+    assert line == f"sanbench {command}: --out {out} is a file, not a folder; give a folder " \
+        "for the results"  # fmt: skip
+    assert out.read_text() == "mine\n" and sorted(tmp_path.iterdir()) == [out]
+
+
+def test_a_new_empty_or_marked_folder_is_sanbenchs_a_folder_of_the_users_is_not(
+    tmp_path: Path,
+) -> None:
+    check_out_folder(tmp_path / "new")
+    check_out_folder(tmp_path)  # empty
+    (tmp_path / LOCK).write_text("")  # a lock file is no result
+    check_out_folder(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(NotOursError, match=f"holds notes.txt, {NOT_OURS}"):
+        check_out_folder(tmp_path)
+    (tmp_path / MARKER).write_text("")
+    check_out_folder(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "ours"),
+    [
+        ("manifest.json", '{"kind": "profile"}', True),  # made before the marker existed
+        ("manifest.json", '{"name": "my web app"}', False),
+        ("profile.csv", "encoder,options,seq_len,mode\n", True),
+        ("results-1-of-2.csv", "task,encoder,replicate\n", True),
+        (".sanbench-site.json", '{"pages": []}', True),  # a report's ledger
+        (".sanbench-run", "", True),  # a fit's marker
+        (".pred.csv.sanbench.json", "{}", False),  # a file's record, not the folder's
+    ],
+)
+def test_folders_made_before_the_marker_are_known_by_sanbenchs_records(
+    tmp_path: Path, name: str, text: str, ours: bool
+) -> None:
+    (tmp_path / name).write_text(text)
+    assert made_by_sanbench(tmp_path) == ours
+
+
+def test_a_suite_killed_before_its_first_row_is_resumed_a_folder_among_them_is_named(
+    tmp_path: Path,
+) -> None:
+    """Killed before it marked its folder: what it holds is in fit's run folders (their own
+    marker), so the rerun is admitted; a file of the user's beside them is not."""
+    run = tmp_path / "runs" / "trec" / "multi_cnn" / "seed-0"
+    run.mkdir(parents=True)
+    (run / ".sanbench-run").write_text("")
+    (run / "fit_config.yaml").write_text("model: {}\n")
+    (tmp_path / ".sanbench-1-of-1.lock").write_text("")
+    (tmp_path / "empty").mkdir()
+    check_out_folder(tmp_path)
+    (tmp_path / "runs" / "trec" / "notes.txt").write_text("mine")
+    with pytest.raises(NotOursError, match=f"holds runs/, {NOT_OURS}"):
+        check_out_folder(tmp_path)
+
+
+def test_a_failed_command_leaves_a_given_empty_folder_empty_and_removes_a_new_one(
+    tmp_path: Path,
+) -> None:
+    given, new = tmp_path / "given", tmp_path / "new"
+    given.mkdir()
+    for out in (given, new):
+        with pytest.raises(ValueError), out_folder("report", out):
+            assert (out / MARKER).is_file()  # marked before anything is written
+            raise ValueError("no run could be read")
+    assert list(given.iterdir()) == [] and not new.exists()
+
+
+def test_a_folder_a_command_made_after_its_checks_is_marked_when_it_ends(tmp_path: Path) -> None:
+    out = tmp_path / "suite"
+    with out_folder("suite", out):
+        assert not out.exists()  # suite makes it itself (--aggregate-only needs one)
+        (out / "runs").mkdir(parents=True)
+        (out / "runs" / "row.csv").write_text("a\n")
+    assert (out / MARKER).is_file()
+    with out_folder("suite", out):  # the resume
+        pass
+
+
+def test_a_file_sanbench_wrote_is_known_until_it_is_changed(tmp_path: Path) -> None:
+    out = tmp_path / "pred.csv"
+    out.write_text("line,label\n1,a\n")
+    assert not made_file(out)
+    record_file(out, "predict")
+    assert made_file(out)
+    assert out_file_problems(out, ".csv", overwrite=True) == []
+    (problem,) = out_file_problems(out, ".csv", overwrite=False)
+    assert "add --overwrite to replace it" in problem
+    out.write_text("line,label\n1,b\n")  # edited by hand: the user's now
+    assert not made_file(out)
+    (problem,) = out_file_problems(out, ".csv", overwrite=True)
+    assert "sanbench did not make it (or it was changed since)" in problem

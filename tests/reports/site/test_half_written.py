@@ -1,6 +1,6 @@
 """``sanbench report`` over half-written run folders and into an ``--out`` built before: a run
 that cannot be read is left out with a note, pages are never duplicated, orphans are removed and
-nothing the report did not make is touched (issue 27 item 11)."""
+nothing the report did not make is touched or written over (issue 27 item 11, issue 54.6)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from harness.cli import main
 from reports.site import build_site
 from reports.site.discover import Skipped
 from reports.site.ledger import LEDGER
+from tests.harness.test_outdir import NOT_OURS, refusal, sanbench, snapshot
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 pytestmark = pytest.mark.slow  # each test builds a site with its figures
@@ -142,3 +143,43 @@ def test_a_ledger_never_points_outside_the_site(runs: Path, tmp_path: Path) -> N
     (out / LEDGER).write_text(json.dumps({"pages": ["../precious", "..", "/etc"]}))
     build_site([runs / "profile-cpu-fp32"], out)
     assert outside.is_dir()
+
+
+def test_report_into_a_folder_of_the_users_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """The real command: on 023e32f it exited 0, the user's index.html and
+    profile-p1/index.html replaced by generated pages without a word (issue 54.6)."""
+    run = tmp_path / "profile-p1"
+    shutil.copytree(FIXTURES / "profile-cpu-fp32", run)
+    site = tmp_path / "site"
+    (site / "profile-p1").mkdir(parents=True)
+    (site / "index.html").write_text("<p>my index</p>\n")
+    (site / "profile-p1" / "index.html").write_text("<p>my page</p>\n")
+    before = snapshot(site)
+    line = refusal(sanbench("report", str(run), "--out", str(site)))
+    assert f"--out {site} holds index.html, profile-p1/, {NOT_OURS}" in line
+    assert snapshot(site) == before
+
+
+def test_a_page_folder_of_the_users_in_a_site_is_never_written_over(
+    runs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build_site([runs / "profile-cpu-fp32"], out)
+    (out / "study-block-length-memory").mkdir()  # the user's, named as the study's page
+    (out / "study-block-length-memory" / "notes.txt").write_text("mine")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match="holds study-block-length-memory, which no sanbench"):
+        build_site([runs], out)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_an_index_no_build_made_is_never_written_over(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("<p>mine</p>")
+    with pytest.raises(ValueError, match=r"holds index\.html, which no sanbench report made"):
+        build_site([runs / "profile-cpu-fp32"], out)
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+    assert (out / "index.html").read_text() == "<p>mine</p>"

@@ -1,0 +1,143 @@
+"""``sanbench predict`` / ``encode`` write ``--out`` only when it is new, or a file sanbench made
+and ``--overwrite`` is given, and say what is wrong with a path before any work (issue 54.6,
+56.11, 56.12): each refusal is one line, exit status 2, the user's files byte for byte as they
+were and no file added."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.outdir import FILE_RECORD
+from harness.training.fit import run_fit
+from tests.harness.test_outdir import refusal, sanbench, snapshot
+from tests.harness.training.test_fit import tiny_run
+
+pytestmark = pytest.mark.slow  # the real command, in a fresh interpreter, per case
+QUESTIONS = "how many ?\nwho is it ?\n"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A user's folder: a stand-in checkpoint (the paths are refused before it is read), the
+    questions, and predictions of the user's own."""
+    (tmp_path / "model.ckpt").write_bytes(b"not read")
+    (tmp_path / "q3.csv").write_text(QUESTIONS)
+    (tmp_path / "mine.csv").write_text("line,label\n1,NUM\n")
+    return tmp_path
+
+
+def predict(folder: Path, *argv: str, command: str = "predict") -> subprocess.CompletedProcess:
+    return sanbench(command, "--ckpt", str(folder / "model.ckpt"), *argv)
+
+
+def test_the_input_as_out_is_refused(folder: Path) -> None:
+    """On 023e32f it exited 0, the questions replaced by their predictions."""
+    before = snapshot(folder)
+    q3 = folder / "q3.csv"
+    line = refusal(predict(folder, "--input", str(q3), "--out", str(q3)))
+    assert line == f"sanbench predict: --out {q3} is the --input file; choose another file name"
+    assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+@pytest.mark.parametrize(("command", "name"), [("predict", "mine.csv"), ("encode", "mine.npy")])
+def test_a_file_of_the_users_is_never_written_over(
+    folder: Path, overwrite: list[str], command: str, name: str
+) -> None:
+    out = folder / name
+    out.write_bytes(b"the user's own")
+    before = snapshot(folder)
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(out), *overwrite]
+    line = refusal(predict(folder, *argv, command=command))
+    assert line == (
+        f"sanbench {command}: --out {out} exists and sanbench did not make it (or it was changed "
+        "since); nothing was written. Choose another file name"
+    )
+    assert snapshot(folder) == before
+
+
+def test_an_unwritable_folder_is_refused_before_any_work(folder: Path) -> None:
+    """On 023e32f the prediction ran, then failed on its temporary file. /proc takes no new
+    file, even from root."""
+    before = snapshot(folder)
+    out = Path("/proc/predictions.csv")
+    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out)))
+    assert line == f"sanbench predict: --out {out}: folder /proc is not writable"
+    assert snapshot(folder) == before
+
+
+def test_an_out_folder_is_called_a_folder(folder: Path) -> None:
+    before = snapshot(folder)
+    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(folder)))
+    assert line == (
+        f"sanbench predict: --out {folder} is a folder; give a .csv file name "
+        f"(e.g. {folder / 'output.csv'})"
+    )
+    assert snapshot(folder) == before
+
+
+def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folder: Path) -> None:
+    """On 023e32f: "--ckpt runs/trec/checkpoints: no such file"."""
+    checkpoints = folder / "run" / "checkpoints"
+    checkpoints.mkdir(parents=True)
+    for name in ("last.ckpt", "best-epoch=1-step=8.ckpt"):
+        (checkpoints / name).write_bytes(b"")
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv")]
+    before = snapshot(folder)
+    line = refusal(sanbench("predict", "--ckpt", str(folder / "run"), *argv))
+    assert line == (
+        f"sanbench predict: --ckpt {folder / 'run'} is a folder; give one of its files: "
+        f"{checkpoints / 'best-epoch=1-step=8.ckpt'}, {checkpoints / 'last.ckpt'}"
+    )
+    assert snapshot(folder) == before
+    for path in checkpoints.iterdir():
+        path.unlink()
+    before = snapshot(folder)
+    line = refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
+    assert line == (
+        f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file; give a file"
+    )
+    assert snapshot(folder) == before
+
+
+@pytest.fixture(scope="module")
+def checkpoint(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The last checkpoint of a tiny TREC fit."""
+    out = tmp_path_factory.mktemp("trained") / "run"
+    run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1))
+    return out / "checkpoints" / "last.ckpt"
+
+
+@pytest.mark.parametrize(("command", "suffix"), [("predict", ".csv"), ("encode", ".npy")])
+def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
+    checkpoint: Path, tmp_path: Path, command: str, suffix: str
+) -> None:
+    """The writes in this process (``main``), the refusals by the real command."""
+    questions = tmp_path / "questions.txt"
+    questions.write_text(QUESTIONS)
+    out = tmp_path / f"out{suffix}"
+    argv = [command, "--ckpt", str(checkpoint), "--input", str(questions), "--out", str(out)]
+    assert main(argv) == 0
+    first = snapshot(tmp_path)
+    assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", out.name, questions.name])
+    line = refusal(sanbench(*argv))
+    assert line == (
+        f"sanbench {command}: --out {out} exists (an earlier sanbench command wrote it); add "
+        "--overwrite to replace it, or choose another file name"
+    )
+    assert snapshot(tmp_path) == first
+    questions.write_text("how many ?\n")
+    assert main([*argv, "--overwrite"]) == 0
+    if command == "predict":
+        with out.open() as handle:
+            assert [row["sentence"] for row in csv.DictReader(handle)] == ["how many ?"]
+    assert sorted(snapshot(tmp_path)) == sorted(first)
+    out.write_bytes(out.read_bytes() + b"\n")  # edited: no longer what sanbench made
+    edited = snapshot(tmp_path)
+    assert "sanbench did not make it" in refusal(sanbench(*argv, "--overwrite"))
+    assert snapshot(tmp_path) == edited
