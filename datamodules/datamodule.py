@@ -346,6 +346,16 @@ class BenchmarkDataModule(L.LightningDataModule):
             self._train_loader.load_state_dict(self._train_position)
         return self._train_loader
 
+    def epoch_batches(self, limit: int | float | None = None, replicas: int = 1) -> int:
+        """Training batches an epoch holds (per replica), with Lightning's
+        ``limit_train_batches`` ``limit`` applied as the training loader applies it; 0 means an
+        epoch trains on nothing. Needs ``setup("fit")``."""
+        lengths = self._dataset("train").lengths()
+        sampler = BucketBatchSampler(
+            lengths, self.batch_size, self.seed, num_replicas=replicas, limit=limit
+        )
+        return sampler.epoch_length
+
     def state_dict(self) -> dict[str, Any]:
         """The training loader's place (epoch, batches done), saved in every checkpoint."""
         return {} if self._train_loader is None else {"train": self._train_loader.state_dict()}

@@ -23,6 +23,7 @@ from torch.utils.data import DataLoader
 
 from harness.cpu_usage import usage_record
 from harness.environment import environment
+from harness.errors import RunFailedError
 from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
@@ -105,6 +106,8 @@ def fit_datamodule(
     stopper = next(c for c in callbacks if isinstance(c, StopOnSignal))
     with refused_if_unsafe(resume), stop_on_signals(stopper):
         trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
+    if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
+        raise RunFailedError(UNTRAINED)
     train = _renamed(trainer.callback_metrics, "train_", "train_")
     if trainer.is_global_zero:
         write_curve(out_dir)
@@ -151,6 +154,10 @@ def fit_datamodule(
     }
 
 
+UNTRAINED = (
+    "training ended before its first step (no training batch, or a budget or callback that "
+    "stopped it at once): no result is recorded for a model that was not trained"
+)
 NO_VALIDATION = (
     "training ended after {steps} step(s), before its first validation (a budget inside the "
     "first epoch): the dev and test scores are those of the last weights, not the best on dev"

@@ -65,7 +65,8 @@ def test_fit_and_suite_train_a_task_file_under_its_own_name(
     assert main([*fit, *TINY, "--trainer.max_epochs", "1"]) == 0
     metrics = json.loads(Path("runs/fit/metrics.json").read_text())
     assert metrics["task"] == "reviews" and 0 <= metrics["test_acc"] <= 1
-    assert metrics["config"]["data"]["task"] == str(reviews)  # resumable from the same place
+    # by its absolute path: fit --config runs/fit/fit_config.yaml works from any folder
+    assert metrics["config"]["data"]["task"] == str(reviews.absolute())
     assert metrics["labels"] == ["negative", "positive"]  # the ids test_predictions.csv holds
 
     suite = ["suite", "--tasks", f"{reviews},sst2", "--encoders", "multi_cnn", "--seeds", "2"]

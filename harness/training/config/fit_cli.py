@@ -33,6 +33,7 @@ from harness.command_parser import (
 )
 from harness.errors import InputError
 from harness.training.config.run_options import RunOptions
+from harness.training.config.shared_options import untrained_budget_problems
 from harness.training.config.task_configs import (
     ConfigError,
     plain,
@@ -161,6 +162,18 @@ def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Ca
     return [value] if isinstance(value, pl.Callback) else list(value or [])
 
 
+def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | dict[str, Any]:
+    """``args`` choosing ``task`` as configs record it (a task file by its absolute path: the
+    run's ``fit_config.yaml`` then runs from any folder), given last so that it wins."""
+    from datamodules.task_file import recorded_task
+
+    if recorded_task(task) == task:
+        return args
+    if isinstance(args, dict):
+        return {**args, "data": {**(args.get("data") or {}), "task": recorded_task(task)}}
+    return [*args, f"--data.task={recorded_task(task)}"]
+
+
 class SetAttribute(argparse.Action):
     """A flag of the command that is not a config value: it sets ``target.name`` to True."""
 
@@ -236,6 +249,7 @@ class FitCLI(LightningCLI):
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
+            args = _task_recorded(args, task)
         super().parse_arguments(parser, args)
 
     def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
@@ -295,6 +309,16 @@ class FitCLI(LightningCLI):
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses
             raise ConfigError(f"{error} (see sanbench fit --help)") from None
+        limit = self.trainer.limit_train_batches
+        if isinstance(self.datamodule, BenchmarkDataModule) and isinstance(limit, float):
+            batches = self.datamodule.epoch_batches(None, self.trainer.world_size)
+            if self.datamodule.epoch_batches(limit, self.trainer.world_size) == 0:
+                raise ConfigError(
+                    f"--trainer.limit_train_batches {limit}: trains nothing: {limit} of the "
+                    f"{batches} training batch(es) of an epoch is less than one (Lightning keeps "
+                    f"int(share x batches)); expected a share of at least {1 / batches:.3g}, or "
+                    "a number of batches"
+                )
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]
@@ -313,26 +337,27 @@ class FitCLI(LightningCLI):
         return Path(self.config["out"])
 
     def check(self) -> None:
-        """What must hold before any data is read (jsonargparse checked the types): a positive
-        batch size, folders and files that exist, a run folder, the packages of its loggers."""
+        """What must hold before any data is read (jsonargparse checked the types), every
+        problem at once: a budget that trains something, a positive batch size, folders and
+        files that exist, a run folder, the packages of its loggers."""
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
+        trainer = self.config["trainer"]
+        problems = untrained_budget_problems(trainer, lambda key: f"--trainer.{key}")
         if data.get("batch_size", 1) < 1:
-            raise ConfigError(
-                f"data.batch_size must be a positive integer, got {data['batch_size']}"
-            )
+            problems.append(f"data.batch_size must be a positive integer, got {data['batch_size']}")
         from datamodules.task_file import is_task_file
 
         if data and data["data_dir"] is None and not is_task_file(data["task"]):
-            raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
+            problems.append(f"missing --data-dir (the folder of task {data['task']}'s files)")
         if data.get("data_dir") is not None and not Path(data["data_dir"]).is_dir():
-            raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
+            problems.append(f"--data-dir {data['data_dir']}: no such folder")
         if data.get("embeddings") is not None and not Path(data["embeddings"]).is_file():
-            raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
+            problems.append(f"--embeddings {data['embeddings']}: no such file")
         if self.config["out"] is None:
-            raise ConfigError("missing --out (the run folder)")
-        problems = missing_logger_packages(self.config["trainer"]["logger"])
+            problems.append("missing --out (the run folder)")
+        problems += missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))
 

@@ -8,7 +8,9 @@ every run (:func:`fit_overrides`). The checks that need no file run when an obje
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,58 @@ class DataOptions:
         if self.embeddings is not None and not self.embeddings.is_file():
             problems.append(f"--embeddings {self.embeddings}: no such file")
         return problems
+
+
+# Lightning's trainer values that train nothing (``Trainer.fit`` returns before its first
+# step): the fit would then validate and test the untrained model and record its scores as a
+# result. What each key expects instead.
+UNTRAINED_EXPECTED = {
+    "max_steps": "a positive number of steps",
+    "max_epochs": "a positive number of epochs",
+    "limit_train_batches": "a positive number of batches or a fraction in (0, 1]",
+    "max_time": "a positive duration (DD:HH:MM:SS, or e.g. {minutes: 30})",
+}
+
+
+def _duration(value: Any) -> timedelta | None:
+    """``max_time`` as Lightning's ``Timer`` reads it (``DD:HH:MM:SS``, a mapping of
+    ``timedelta`` keywords, a ``timedelta``); None when it is none of these (Lightning says why)."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return timedelta(**value)
+        except TypeError:
+            return None
+    parts = str(value).split(":")
+    if len(parts) == 4 and all(part.isdigit() for part in parts):
+        days, hours, minutes, seconds = map(int, parts)
+        return timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    return None
+
+
+def _nothing(key: str, value: Any) -> bool:
+    """Whether the trainer value ``key: value`` leaves no training step (bools are not counts)."""
+    if value is None or isinstance(value, bool) or key not in UNTRAINED_EXPECTED:
+        return False
+    if key == "max_time":
+        duration = _duration(value)
+        return duration is not None and duration <= timedelta(0)
+    return isinstance(value, int | float) and value == 0
+
+
+def untrained_budget_problems(
+    trainer: Mapping[str, Any], spelled: Callable[[str], str]
+) -> list[str]:
+    """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing:
+    ``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
+    no time. ``spelled(key)`` is the option as the user gave it (``--trainer.max_steps``)."""
+    return [
+        f"{spelled(key)} {value}: trains nothing (the untrained model would be tested and "
+        f"its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
+        for key, value in trainer.items()
+        if _nothing(key, value)
+    ]
 
 
 @dataclass(frozen=True)
@@ -115,6 +169,9 @@ class FitSections:
             entries = getattr(self, section)
             typed = {key: _yaml_leaves(value) for key, value in entries.items()}
             object.__setattr__(self, section, typed)
+        problems = untrained_budget_problems(self.trainer, lambda key: f"--trainer.{key}")
+        if problems:
+            raise InputError("\n".join(problems))
 
     def dotted(self) -> dict[str, Any]:
         """``{"model.dropout": 0.3, ...}``."""

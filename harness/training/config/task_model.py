@@ -10,8 +10,12 @@ import lightning as L
 import torch
 from jsonargparse.typing import ClosedUnitInterval, NonNegativeFloat, PositiveFloat, PositiveInt
 
+from datamodules.datamodule import BenchmarkDataModule
+from datamodules.errors import DataFormatError, MissingSplitError
 from encoders import builder_accepts, encoder_entry
 from encoders.layers.block_length import block_length, expected_max_length
+from harness.command_parser import one_line
+from harness.errors import SanbenchError
 from harness.training.config.task_configs import ConfigError, plain
 from harness.training.module import TaskModule, Vocabulary
 
@@ -48,6 +52,27 @@ def builder_options(
 
 # what task_model and run_fit read of a datamodule besides Lightning's hooks (docs/data.md)
 DATAMODULE_PROTOCOL = ("task", "vocab", "embedding_matrix", "length_stats", "batch_size")
+
+
+def users_hook(datamodule: Any, hook: str, *args: str) -> None:
+    """Call ``datamodule.hook(*args)``; what a user's datamodule (``--data CLASS``) raises there
+    is the user's error, named by their class in one line (exit status 2, nothing created: this
+    runs before the run folder is made). The benchmarks' datamodule, and sanbench's own typed
+    errors (``DataFormatError`` of the readers a user's class may call), are not rewritten."""
+    call = getattr(datamodule, hook)
+    if isinstance(datamodule, BenchmarkDataModule):
+        call(*args)
+        return
+    try:
+        call(*args)
+    except (SanbenchError, DataFormatError, MissingSplitError):
+        raise
+    except Exception as error:
+        name = f"{type(datamodule).__module__}.{type(datamodule).__qualname__}"
+        called = f"{hook}({', '.join(map(repr, args))})"
+        raise ConfigError(
+            f"--data {name}: {called} raised {type(error).__name__}: {one_line(error)}"
+        ) from error
 
 
 def protocol_problems(datamodule: Any) -> list[str]:
@@ -116,8 +141,8 @@ def task_model(
     if data is None:
         raise ValueError("task_model needs the datamodule (``data``) its vocabulary comes from")
     if hasattr(data, "check_inputs"):  # every file of the run, all bad lines at once
-        data.check_inputs()
-    data.setup("fit")
+        users_hook(data, "check_inputs")
+    users_hook(data, "setup", "fit")
     problems = protocol_problems(data)
     if problems:
         raise ConfigError("\n".join(problems))

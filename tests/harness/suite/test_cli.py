@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from harness.cli import main
         (["--data-dir", "{here}", "--embeddings", "{absent}"], "--embeddings"),
         (["--data-dir", "{here}", "--encoders", "nope"], "unknown encoder"),
         (["--data-dir", "{here}", "--max-steps", "0"], "must be a positive integer"),
+        (["--data-dir", "{here}", "--trainer.max_epochs", "0"], "--trainer.max_epochs 0: trains"),
         (["--data-dir", "{here}", "--seeds", "-1"], "must be a positive integer"),
         (["--data-dir", "{here}", "--encoding", "utf-9"], "unknown encoding 'utf-9'"),
     ],
@@ -32,3 +35,30 @@ def test_bad_suite_arguments_fail_before_any_run(
         status = stopped.code
     assert status == 2
     assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.slow  # a sanbench process each
+@pytest.mark.parametrize(
+    "budget",
+    [["--trainer.max_epochs", "0"], ["--max-steps", "0"]],
+)
+def test_a_budget_that_trains_nothing_is_refused_alone_before_any_data_is_read(
+    tmp_path: Path, budget: list[str]
+) -> None:
+    """Issue 54.4: ``--trainer.max_epochs 0`` recorded an ``ok`` row of an untrained model, while
+    ``--max-steps 0`` was refused. ``--data-dir`` is an empty folder: had the suite read data
+    first, it would name the task's missing files."""
+    empty, out = tmp_path / "empty", tmp_path / "suite"
+    empty.mkdir()
+    words = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--data-dir", str(empty)]
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("sanbench")), *words, "--out", str(out), *budget],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=900,  # the first command of a session may build the CPU tiles
+    )
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("(sanbench --debug")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"sanbench suite: {budget[0]} ")
+    assert not out.exists()

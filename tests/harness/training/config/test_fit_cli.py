@@ -118,3 +118,88 @@ def test_a_logger_without_its_package_is_one_line_naming_the_extra(
         "pip install 'sanbench[tensorboard]'"
     ]
     assert not out.exists()
+
+
+USERS_DATAMODULES = """
+import lightning as L
+from torch.utils.data import DataLoader
+
+from questions_datamodule import QuestionsDataModule
+
+
+class FailsInSetup(QuestionsDataModule):
+    def setup(self, stage=None):
+        raise RuntimeError("the corpus server is down\\nretry later")
+
+
+class FailsInChecks(QuestionsDataModule):
+    def check_inputs(self):
+        raise KeyError("corpus")
+
+
+class NoTrainingBatch(QuestionsDataModule):
+    def train_dataloader(self):
+        return DataLoader([], batch_size=self.batch_size)
+"""
+
+
+@pytest.fixture
+def users_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A user's module of datamodules (on the committed example) in the current folder."""
+    example = Path(__file__).resolve().parents[4] / "examples" / "own-data"
+    (tmp_path / "questions_datamodule.py").write_text(
+        (example / "questions_datamodule.py").read_text()
+    )
+    (tmp_path / "users_datamodules.py").write_text(USERS_DATAMODULES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "users_datamodules"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("FailsInSetup", "setup('fit') raised RuntimeError: the corpus server is down retry later"),
+        ("FailsInChecks", "check_inputs() raised KeyError: 'corpus'"),
+    ],
+)
+def test_a_users_datamodule_that_raises_is_the_users_error_named_by_its_class(
+    users_module: str, capsys: pytest.CaptureFixture, name: str, said: str
+) -> None:
+    """Issue 54.9: a user's ``setup`` raising was an "internal error" (exit 1)."""
+    argv = ["fit", "--data", f"{users_module}.{name}", "--encoder", "multi_cnn", "--out", "runs/u"]
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [f"sanbench fit: --data {users_module}.{name}: {said}"], lines
+    assert not Path("runs/u").exists()
+
+
+@pytest.mark.slow  # builds a model and starts a trainer
+def test_a_fit_that_trains_no_step_records_no_result(
+    users_module: str, capsys: pytest.CaptureFixture
+) -> None:
+    """A training loader of no batch: Lightning's fit returns at once; the untrained model's
+    scores used to be written to metrics.json (issue 54.4)."""
+    argv = ["fit", "--data", f"{users_module}.NoTrainingBatch", "--encoder", "multi_cnn"]
+    argv += ["--out", "runs/n", "--data.size", "16", "--model.hidden_dim", "4"]
+    assert main(argv) == 1
+    assert "training ended before its first step" in capsys.readouterr().err
+    assert not Path("runs/n/metrics.json").exists()
+
+
+def test_the_task_file_is_recorded_by_its_absolute_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54.9: ``fit`` recorded ``--task`` as typed, so ``fit --config
+    OUT/fit_config.yaml`` from another folder did not find the task file."""
+    example = Path(__file__).resolve().parents[4] / "examples" / "own-data"
+    monkeypatch.chdir(example.parent)
+    words = ["--task", "own-data/reviews.yaml", "--encoder", "multi_cnn", "--out", "runs/r"]
+    config = printed_config(words, capsys)
+    assert config["data"]["task"] == str(example / "reviews.yaml")
+    saved = tmp_path / "fit_config.yaml"
+    saved.write_text(yaml.safe_dump(config))
+    monkeypatch.chdir(tmp_path)  # another folder: the recorded config still names the file
+    assert (
+        printed_config(["--config", str(saved)], capsys)["data"]["task"] == config["data"]["task"]
+    )
