@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from harness.console import console as rich_console
 from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.launch import LaunchOptions
+from harness.outdir import check_out_folder
 from harness.profiling import allocator, grid
 from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
 from harness.redaction import recorded_command
@@ -183,6 +184,7 @@ def out_folder(options: ProfileOptions) -> Path:
     if options.out is None:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         return Path("runs") / f"profile-{stamp}"
+    check_out_folder(options.out)  # only a folder sanbench made (harness.outdir)
     if not options.resume and (profile_csv(options.out).exists() or has_manifest(options.out)):
         raise InputError(
             f"{options.out} holds a profile sweep: pass --resume to add its missing points, "

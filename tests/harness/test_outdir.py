@@ -290,3 +290,13 @@ def test_a_file_sanbench_wrote_is_known_until_it_is_changed(tmp_path: Path) -> N
     assert not made_file(out)
     (problem,) = out_file_problems(out, ".csv", overwrite=True)
     assert "sanbench did not make it (or it was changed since)" in problem
+
+
+def test_run_profile_from_python_refuses_a_folder_of_the_users(tmp_path: Path) -> None:
+    """Without the command line's check: the sweep's own folder setup refuses it."""
+    from harness.profiling import ProfileOptions, run_profile
+
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(NotOursError, match=f"holds notes.txt, {NOT_OURS}"):
+        run_profile(ProfileOptions(encoders="multi_cnn", lengths="8", out=tmp_path))
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
