@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from datamodules.sampler import BucketBatchSampler, sorted_batches
-from datamodules.splits import carve, stratified_folds
+from datamodules.splits import carve, fold_problems, stratified_folds
 
 LENGTHS = np.random.default_rng(0).integers(1, 60, size=1003)
 
@@ -112,3 +114,27 @@ def test_a_loader_draws_nothing_from_the_global_generator() -> None:
     list(loader)
     list(loader)
     assert torch.equal(torch.rand(1), expected)
+
+
+@given(
+    counts=st.lists(st.integers(1, 12), min_size=2, max_size=5),
+    folds=st.integers(2, 10),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_fold_problems_name_every_fold_that_would_test_nothing_or_train_one_class(
+    counts: list[int], folds: int, seed: int
+) -> None:
+    """Issue 54.9: the one-class check ran on the whole file, not on each fold's training
+    part. Every fold is named that holds no example or trains on fewer than two classes, and
+    with every class of two examples or more (and an example per fold) none is."""
+    labels = np.repeat(np.arange(len(counts)), counts)
+    assignment = stratified_folds(labels, folds, seed)
+    problems = fold_problems(labels, assignment, folds, [f"c{c}" for c in range(len(counts))])
+    unusable = [
+        fold
+        for fold in range(folds)
+        if not (assignment == fold).any() or len(set(labels[assignment != fold])) < 2
+    ]
+    assert [int(problem.split()[1]) for problem in problems] == unusable
+    if min(counts) >= 2 and len(labels) >= folds:
+        assert problems == []

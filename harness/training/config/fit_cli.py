@@ -337,27 +337,31 @@ class FitCLI(LightningCLI):
         return Path(self.config["out"])
 
     def check(self) -> None:
-        """What must hold before any data is read (jsonargparse checked the types), every
-        problem at once: a budget that trains something, a positive batch size, folders and
+        """What must hold before any data is read (jsonargparse checked the types): a budget
+        that trains something (every such value named), a positive batch size, folders and
         files that exist, a run folder, the packages of its loggers."""
+        trainer = self.config["trainer"]
+        problems = untrained_budget_problems(trainer, lambda key: f"--trainer.{key}")
+        if problems:
+            raise ConfigError("\n".join(problems))
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
-        trainer = self.config["trainer"]
-        problems = untrained_budget_problems(trainer, lambda key: f"--trainer.{key}")
         if data.get("batch_size", 1) < 1:
-            problems.append(f"data.batch_size must be a positive integer, got {data['batch_size']}")
+            raise ConfigError(
+                f"data.batch_size must be a positive integer, got {data['batch_size']}"
+            )
         from datamodules.task_file import is_task_file
 
         if data and data["data_dir"] is None and not is_task_file(data["task"]):
-            problems.append(f"missing --data-dir (the folder of task {data['task']}'s files)")
+            raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
         if data.get("data_dir") is not None and not Path(data["data_dir"]).is_dir():
-            problems.append(f"--data-dir {data['data_dir']}: no such folder")
+            raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
         if data.get("embeddings") is not None and not Path(data["embeddings"]).is_file():
-            problems.append(f"--embeddings {data['embeddings']}: no such file")
+            raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
         if self.config["out"] is None:
-            problems.append("missing --out (the run folder)")
-        problems += missing_logger_packages(trainer["logger"])
+            raise ConfigError("missing --out (the run folder)")
+        problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))
 
