@@ -110,7 +110,7 @@ def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
                     "timed": label,
                     "granted": numbers.percent(run.get(f"{prefix}cpu_granted")),
                     "load": (
-                        f"{numbers.fixed(before)} -> {numbers.fixed(after)}"
+                        f"{numbers.fixed(before)} → {numbers.fixed(after)}"
                         if recorded
                         else numbers.MISSING
                     ),

@@ -96,3 +96,15 @@ def test_ratios_of_one_read_as_one(tmp_path: Path) -> None:
         ticks = [float(t.replace("−", "-")) for t in texts if re.fullmatch(r"[−-]?\d+\.\d+", t)]
         assert ticks and all(0.8 <= tick <= 1.2 for tick in ticks), (svg.name, ticks)
         assert any(tick == pytest.approx(1.0) for tick in ticks)
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_growth_exponents_over_contended_points_say_so_per_run(tmp_path: Path) -> None:
+    quiet = variant(tmp_path, "profile-quiet", {"contended": False})
+    busy = variant(tmp_path, "profile-busy", {"contended": True, "allocator": "glibc"})
+    html, _ = compare(tmp_path, [quiet, busy])
+    rows = cells(html, "growth")
+    assert len(rows) == 6  # three encoders, two modes
+    for row in rows:  # encoder, mode, memory k per run, time k per run
+        assert "contended" not in " ".join(row[2:5])  # memory, and the quiet run's time
+        assert row[5].endswith("(4 of 4 lengths contended)")

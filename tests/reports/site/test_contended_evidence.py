@@ -49,9 +49,9 @@ def test_every_contended_row_shows_the_cpu_and_load_its_run_recorded(tmp_path: P
     assert len(rows) == 8  # four runs, each contended in training and in dev inference
     by_timing = {row["timed"]: row for row in rows}
     assert by_timing["training epochs"]["granted"] == "31.0"
-    assert by_timing["training epochs"]["load"] == "13.21 -> 12.50"
+    assert by_timing["training epochs"]["load"] == "13.21 → 12.50"
     assert by_timing["dev inference"]["granted"] == "20.3"
-    assert by_timing["dev inference"]["load"] == "11.00 -> 10.25"
+    assert by_timing["dev inference"]["load"] == "11.00 → 10.25"
     assert all("–" not in value for row in rows for value in row.values())
 
 

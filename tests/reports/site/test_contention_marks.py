@@ -55,7 +55,7 @@ def test_a_fit_page_marks_its_contended_times_and_shows_why(tmp_path: Path) -> N
     assert re.fullmatch(r"[\d.,]+ c", marked[0])  # the mark beside the time, not instead
     assert 'href="#contended"' in html and 'id="contended"' in html
     evidence = html.split('id="contended"', 1)[1].split("</table>", 1)[0]
-    assert "training epochs" in evidence and "31.0" in evidence and "3.50 -> 4.25" in evidence
+    assert "training epochs" in evidence and "31.0" in evidence and "3.50 → 4.25" in evidence
 
 
 @pytest.mark.slow  # builds a site
