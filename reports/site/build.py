@@ -54,8 +54,10 @@ def build_site(
         )
     pages = []
     built: list[Run] = []
+    profile_runs = [run for run in runs if run.kind == "profile"]  # lend a suite their memory
     for run in runs:
-        build = functools.partial(BUILDERS[run.kind], run)
+        lent = {"profiles": profile_runs} if run.kind == "suite" else {}
+        build = functools.partial(BUILDERS[run.kind], run, **lent)
         page = _build_page(ledger, run.slug, build, skipped, run)
         if page is not None:
             pages.append(page)
