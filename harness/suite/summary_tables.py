@@ -252,8 +252,9 @@ def _none(value: object) -> float | None:
 CONTENDED_MARK = " c"
 CONTENDED_NOTE = (
     "c: some of the cell's runs were contended while this was timed (their threads got less "
-    "than half the CPU they were ready to use): the time is inflated by other processes; each "
-    "run's metrics have the evidence (*_cpu_granted, *_load_avg_before/after)."
+    "than half the CPU they were ready to use): the time is inflated by other processes; the "
+    "rows of results-*.csv have the evidence (*_cpu_granted, *_load_avg_before/after), and "
+    "`sanbench report` lists it."
 )
 
 
