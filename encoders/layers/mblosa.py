@@ -52,8 +52,8 @@ class MaskedSelfAttention(nn.Module):
     def forward(
         self, x: torch.Tensor, allowed: torch.Tensor, direction: str = "all"
     ) -> torch.Tensor:
-        """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d]; ``allowed`` allows
-        nothing ``direction`` (a :func:`direction_mask` name) forbids."""
+        """x [..., L, d], allowed bool [..., L_query, L_key] -> [..., L, d], attending the keys
+        that ``allowed`` and ``direction`` (a :func:`direction_mask` name) both allow."""
         *lead, length, dim = x.shape
         flat = x.reshape(-1, length, dim)
         keys, queries = self.key(flat) / self.scale, self.query(flat) / self.scale

@@ -6,8 +6,10 @@ and s_q = Σ_k softmax_k(f_qk) · v_k (DiSAN Eq. 15-16, Bi-BloSAN Eq. 9). Tensor
 
 The logits lie in [-c, c], so exp(f - c) lies in [e^-2c, 1]: subtracting the constant c instead
 of each row's maximum cancels exactly in the softmax, never overflows, and an allowed key never
-underflows to a zero weight while e^-2c is a normal float (c < 43 in fp32 and bf16). A query
-with no allowed key gets s = 0.
+underflows to a zero weight while e^-2c is a normal float (c < 43 in fp32). A query with no
+allowed key gets s = 0. Half-precision inputs (fp16, bf16: autocast) are computed in float32
+and the output returned in their dtype: in fp16, Z_q² and g / Z_q leave the range (NaN
+gradients), and e^-2c is subnormal from c = 4.9 on.
 
 ``naive`` builds the whole [N, d, L_q, L_k] tensor; autograd keeps two of them (tanh and exp).
 ``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which keeps
@@ -24,8 +26,10 @@ mask's values, so the work and memory are the same on ``meta`` tensors.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -76,32 +80,31 @@ def tanh_attention(
     direction: str = "all",
 ) -> torch.Tensor:
     """s [N, L_q, d] from query a [N, L_q, d], key b and values v [N, L_k, d] (a and b already
-    divided by c) and allowed bool [N, L_q, L_k] (query, key), which must allow nothing
-    :func:`~encoders.layers.masking.direction_mask` ``direction`` forbids: the chunked
-    attention never visits those keys, so such a mask would give another result than the
-    naive one (``ValueError``, checked outside ``torch.compile`` and on real tensors: a meta
-    mask has no values)."""
-    if direction != "all" and allowed.device.type != "meta" and not torch.compiler.is_compiling():
-        check_direction(allowed, direction)
+    divided by c) over the keys that both ``allowed`` bool [N, L_q, L_k] (query, key) and
+    :func:`~encoders.layers.masking.direction_mask` ``direction`` allow (the chunked attention
+    visits only the keys of the direction's span). s is in the inputs' promoted dtype,
+    computed in at least float32 with autocast off."""
+    if direction != "all":  # the same keys for both impls, whatever the mask lets through
+        allowed = allowed & direction_mask(allowed.shape[-1], direction, allowed.device)
     dtype = torch.promote_types(torch.promote_types(query.dtype, key.dtype), values.dtype)
-    q, k, v = (t.to(dtype).transpose(1, 2).contiguous() for t in (query, key, values))
-    if impl == "naive":
-        return naive_tanh_attention(q, k, v, allowed, c).transpose(1, 2)
-    if torch.compiler.is_compiling():
-        outside = outside_the_graph()
-        return outside(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
-    return ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction).transpose(1, 2)
+    compute = torch.promote_types(dtype, torch.float32)
+    q, k, v = (t.to(compute).transpose(1, 2).contiguous() for t in (query, key, values))
+    with autocast_off(q.device.type):
+        if impl == "naive":
+            s = naive_tanh_attention(q, k, v, allowed, c)
+        elif torch.compiler.is_compiling():
+            s = outside_the_graph()(q, k, v, allowed, c, chunk_size, direction)
+        else:
+            s = ChunkedTanhAttention.apply(q, k, v, allowed, c, chunk_size, direction)
+    return s.to(dtype).transpose(1, 2)
 
 
-def check_direction(allowed: torch.Tensor, direction: str) -> None:
-    """``ValueError`` when ``allowed`` lets a query attend a key ``direction`` forbids (one pass
-    over the mask; its temporaries are gone before the attention starts)."""
-    forbidden = ~direction_mask(allowed.shape[-1], direction, allowed.device)
-    if (allowed & forbidden).any():
-        raise ValueError(
-            f"tanh_attention: the mask allows keys that direction {direction!r} forbids; pass "
-            "allowed & direction_mask(L, direction)"
-        )
+def autocast_off(device_type: str) -> contextlib.AbstractContextManager[Any]:
+    """Autocast disabled on ``device_type`` where it has one: the naive attention's product
+    would run in the autocast dtype again."""
+    if torch.amp.is_autocast_available(device_type):
+        return torch.autocast(device_type, enabled=False)
+    return contextlib.nullcontext()
 
 
 @functools.cache
@@ -180,18 +183,22 @@ def separable_bound(dtype: torch.dtype) -> float:
     return math.log(torch.finfo(dtype).max) / 4
 
 
-def _largest_magnitude(t: torch.Tensor) -> float:
-    return float(t.abs().max()) if t.numel() else 0.0
+def within_bound(q: torch.Tensor, k: torch.Tensor) -> bool:
+    """Whether every |q|, |k| is within :func:`separable_bound`: one value read from the device
+    (always true on ``meta`` tensors, which hold no values, and without queries or keys)."""
+    if q.is_meta or not q.numel() or not k.numel():
+        return True
+    largest = torch.maximum(q.abs().amax(), k.abs().amax())
+    return bool(largest <= separable_bound(q.dtype))
 
 
 def tile_inputs(
     q: torch.Tensor, k: torch.Tensor, c: float
 ) -> tuple[torch.Tensor, torch.Tensor, Tile, float]:
-    """What the tiles read: exp(2q), exp(2k), :func:`separable_tile` and shift 0 when every
-    |q|, |k| is within :func:`separable_bound` (always assumed on ``meta`` tensors, which hold no
-    values); q, k, :func:`tanh_tile` and shift -c otherwise (huge pre-activations)."""
-    bound = separable_bound(q.dtype)
-    if q.is_meta or max(_largest_magnitude(q), _largest_magnitude(k)) <= bound:
+    """What the tiles read: exp(2q), exp(2k), :func:`separable_tile` and shift 0
+    :func:`within_bound`; q, k, :func:`tanh_tile` and shift -c otherwise (huge
+    pre-activations)."""
+    if within_bound(q, k):
         return torch.exp(2 * q), torch.exp(2 * k), separable_tile, 0.0
     return q, k, tanh_tile, -c
 
@@ -261,6 +268,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
         scale = exp2_scale(c, x) if fused else None  # the fused tiles' k2, made once
+        pairs: Counter[tuple[str, int]] = Counter()
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
@@ -268,12 +276,16 @@ class ChunkedTanhAttention(torch.autograd.Function):
             a, b, v_keys, allowed_tile = tile_views(x, y, v, allowed, rows, keys)
             if scale is not None and fused_tiles.fits(a, b):
                 numerator, total = fused_tiles.fused_tile_sums(a, b, v_keys, allowed_tile, scale)
+                pairs["compiled", chunk_size] += fused_tiles.tile_pairs(a.shape, b.shape)
             else:
                 shift = shift_for(allowed_tile, offset, q.dtype)
                 numerator, total = eager_forward_sums(tile, a, b, v_keys, shift, c)
+                pairs["eager", chunk_size] += fused_tiles.tile_pairs(a.shape, b.shape)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
+        for record in _records:
+            record.update(pairs)
         ctx.save_for_backward(x, y, v, allowed, out, normaliser)
         ctx.c, ctx.chunk_size, ctx.direction = c, chunk_size, direction
         ctx.tile, ctx.offset, ctx.fused = tile, offset, fused
@@ -328,13 +340,42 @@ def chunked_sizes(model: torch.nn.Module) -> set[int | None]:
     }
 
 
-def tile_plan(model: torch.nn.Module, device_type: str, mode: str) -> str:
-    """What ``model``'s chunked attentions run in ``mode`` (infer or train) on ``device_type``:
-    "compiled tiles of 16", "eager tiles of 4" (one entry per size), or "" when it has none.
-    Pre-activations past the product form's bound take eager tiles whatever this says."""
+# Open records of :func:`recording_tiles`: (query, key, feature) triples per (tiles, size).
+_records: list[Counter[tuple[str, int]]] = []
+
+
+@contextlib.contextmanager
+def recording_tiles() -> Iterator[Counter[tuple[str, int]]]:
+    """The (query, key, feature) triples that chunked attentions' forward tiles attend while
+    the block runs, per kind of tiles ("compiled" or "eager") and queries per tile; backward
+    recomputes the same tiles with the same kind."""
+    record: Counter[tuple[str, int]] = Counter()
+    _records.append(record)
+    try:
+        yield record
+    finally:
+        _records.remove(record)
+
+
+def tile_plan(
+    model: torch.nn.Module, device_type: str, mode: str, ran: Counter[tuple[str, int]] | None = None
+) -> str:
+    """Which tiles ``model``'s chunked attentions ran (a :func:`recording_tiles` record ``ran``)
+    or else would run in ``mode`` (infer or train) on ``device_type``: "compiled tiles of 16",
+    "eager tiles of 4", each kind and size with its share of the triples when more than one
+    ran ("compiled tiles of 2 (98.4% of pairs), eager tiles of 2 (1.56%)": tiles with a size
+    below 2, pre-activations past the product form's bound), or "" when it has none."""
     sizes = chunked_sizes(model)
     if not sizes:
         return ""
+    if ran:
+        total = sum(ran.values())
+        parts = [(f"{kind} tiles of {size}", n / total) for (kind, size), n in ran.most_common()]
+        if len(parts) == 1:
+            return parts[0][0]
+        first, *rest = parts
+        shares = [f"{first[0]} ({100 * first[1]:.3g}% of pairs)"]
+        return ", ".join(shares + [f"{name} ({100 * share:.3g}%)" for name, share in rest])
     fused = fused_tiles.available(device_type)
     name = "compiled" if fused else "eager"
     resolved = sorted({tile_size(size, fused, mode) for size in sizes})

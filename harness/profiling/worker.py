@@ -35,7 +35,7 @@ import torch
 
 from encoders import build_encoder
 from encoders.layers import fused_tiles
-from encoders.layers.tanh_attention import chunked_sizes, tile_plan
+from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
 from harness.profiling.attention_cost import floor_ns_per_pair
 from harness.profiling.measure import (
     MB,
@@ -136,16 +136,17 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
         if models.compile_model:
             extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
         compiled_tiles = bool(chunked_sizes(models.eager)) and fused_tiles.available(device.type)
-        metrics = measure(
-            model, point, device, request["dtype"], request["repeats"], compiled_tiles
-        )
+        with recording_tiles() as ran:  # which tiles the measured steps ran
+            metrics = measure(
+                model, point, device, request["dtype"], request["repeats"], compiled_tiles
+            )
         if models.compile_model:  # what compiling bought: the same point, uncompiled
             assert models.eager is not None
             eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
             extra["eager_time_ms_median"] = eager["time_ms_median"]
             extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
         params = sum(p.numel() for p in model.parameters())
-        extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode)
+        extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode, ran)
         if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
             extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
         return {"status": "ok", "params": params, **metrics, **extra}

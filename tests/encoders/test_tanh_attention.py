@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
 
+from encoders import build_encoder
+from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_key_span, direction_mask
 from encoders.layers.tanh_attention import (
     check_impl,
+    recording_tiles,
     separable_bound,
     separable_tile,
     tanh_attention,
     tanh_tile,
     tile_inputs,
+    tile_plan,
 )
 
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5
@@ -121,15 +129,87 @@ def test_chunked_equals_naive_within_1e_10_in_float64(
 
 @pytest.mark.parametrize("direction", ["forward", "backward", "nodiag"])
 @pytest.mark.parametrize("impl", ["naive", "chunked"])
-def test_a_mask_that_lets_through_what_the_direction_forbids_is_refused(
+def test_a_mask_that_lets_through_what_the_direction_forbids_attends_the_directions_keys(
     direction: str, impl: str
 ) -> None:
     """A padding-only mask with a direction (on e81e6e0 the chunked attention then silently
-    gave a result 2.4 away from the naive one): refused, by both, naming the fix."""
-    q, k, v, _ = inputs([9, 5, 0], 9, 4, direction, torch.float64)
+    gave a result 2.4 away from the naive one; then it was refused, with a read of the mask's
+    values in every forward): both attend the keys that the mask and the direction allow."""
+    q, k, v, allowed = inputs([9, 5, 0], 9, 4, direction, torch.float64)
     padding_only = inputs([9, 5, 0], 9, 4, "all", torch.float64)[3]
-    with pytest.raises(ValueError, match="direction_mask"):
-        tanh_attention(q, k, v, padding_only, C, impl, 3, direction)
+    expected = definition(q.detach(), k.detach(), v.detach(), allowed)
+    found = tanh_attention(q, k, v, padding_only, C, impl, 3, direction)
+    torch.testing.assert_close(found, expected)
+
+
+class ScalarReads(TorchDispatchMode):
+    """Counts the operators that copy a tensor's value to the host (``.item()``, ``bool()``,
+    ``float()`` of a tensor): on a GPU each waits for every kernel queued before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten._local_scalar_dense.default:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize(("impl", "reads"), [("naive", 0), ("chunked", 1)])
+def test_a_forward_reads_one_value_from_the_device_at_most(
+    impl: str, reads: int, direction: str
+) -> None:
+    """naive: none; chunked: one, whether |a| and |b| are within the product form's bound
+    (which tiles run). On 7c1b2f0 a mask's check read one more in each, and the bound one per
+    tensor."""
+    q, k, v, allowed = inputs([9, 5, 0], 9, 4, direction, torch.float32)
+    with ScalarReads() as counted:
+        tanh_attention(q, k, v, allowed, C, impl, 3, direction)
+    assert counted.count == reads
+
+
+def test_half_precision_takes_the_compiled_tiles_where_float32_does() -> None:
+    """fp16 autocast with |a| ~ 3 (past fp16's own product-form bound, 2.77, within float32's,
+    22.2): the compiled tiles, as in float32, since the tiles compute in float32 (on 7c1b2f0
+    the eager tanh tiles ran while the profile's row said "compiled")."""
+    if not fused_tiles.available("cpu"):
+        pytest.skip("this machine cannot compile the fused tiles")
+    q, k, v, allowed = inputs([12, 9], 12, 4, "forward", torch.float16)
+    assert max(q.abs().max(), k.abs().max()) > separable_bound(torch.float16)
+    with FlopCounterMode(display=False) as counter, torch.autocast("cpu", dtype=torch.float16):
+        tanh_attention(q, k, v, allowed, C, "chunked", 4, "forward").sum().backward()
+    counts = {str(op) for op in counter.get_flop_counts()["Global"]}
+    assert {"sanbench.tanh_tile_sums", "sanbench.tanh_tile_grads"} <= counts
+    assert not {"sanbench.eager_tile_sums", "sanbench.eager_tile_grads"} & counts
+
+
+@pytest.mark.parametrize(
+    ("batch", "magnitude", "chunk_size", "ran"),
+    [
+        (2, 1.0, 4, "compiled tiles of 4"),
+        (1, 1.0, 4, "eager tiles of 4"),  # one sentence: tiles with a size below 2
+        (2, 1e3, 4, "eager tiles of 4"),  # pre-activations past the bound
+        # the first tile of the forward mask and the last of the backward one: one key each
+        (2, 1.0, 2, "compiled tiles of 2 (97.2% of pairs), eager tiles of 2 (2.78%)"),
+    ],
+)
+def test_the_tile_plan_says_which_tiles_ran(
+    batch: int, magnitude: float, chunk_size: int, ran: str
+) -> None:
+    """The plan of a recorded step names the tiles that ran, each kind with its share of the
+    (query, key, feature) triples when both ran; without a record, the tiles' kind on this
+    machine and the size (on 7c1b2f0 always that, whatever ran)."""
+    model = build_encoder("disan", input_dim=8, hidden_dim=8, chunk_size=chunk_size)
+    x = magnitude * torch.randn(batch, 12, 8, generator=torch.Generator().manual_seed(0))
+    with recording_tiles() as record:
+        model(x, torch.ones(batch, 12, dtype=torch.bool))
+    if not fused_tiles.available("cpu"):
+        ran = f"eager tiles of {chunk_size}"
+    assert tile_plan(model, "cpu", "infer", record) == ran
+    kind = "compiled" if fused_tiles.available("cpu") else "eager"
+    assert tile_plan(model, "cpu", "infer", Counter()) == f"{kind} tiles of {chunk_size}"
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)
@@ -244,3 +324,57 @@ def test_compiled_chunked_disan_keeps_the_memory_bound_of_eager() -> None:
     eager, compiled = peaks
     full_square = 2 * 300 * 128 * 128 * 4  # one [N, d, L, L] fp32 tensor (d = 300): 37.5 MiB
     assert compiled <= 1.05 * eager < full_square
+
+
+HALF_EPS = {torch.float16: 2.0**-10, torch.bfloat16: 2.0**-7}  # the dtypes' unit of rounding
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 24), min_size=1, max_size=3),
+    magnitude=st.floats(0.1, 60.0),
+    mask_kind=st.sampled_from(DIRECTIONS),
+    impl=st.sampled_from(["naive", "chunked"]),
+    chunk_size=st.sampled_from([None, 1, 3, 8]),
+    dtype=st.sampled_from([torch.float16, torch.bfloat16]),
+    seed=st.integers(0, 2**16),
+)
+def test_half_precision_autocast_is_finite_and_within_its_rounding(
+    lengths: list[int],
+    magnitude: float,
+    mask_kind: str,
+    impl: str,
+    chunk_size: int | None,
+    dtype: torch.dtype,
+    seed: int,
+) -> None:
+    """Under fp16 and bf16 autocast (a, b, v in the autocast dtype, as the projections give
+    them), |a|, |b| up to ~60 and padded rows: a finite output and finite gradients, in the
+    inputs' dtype, within that dtype's rounding of the float64 attention of the same rounded
+    inputs (fp16 gave NaN gradients on 7c1b2f0: in 2 of 18 trials at |a| ~ 30 chunked, at
+    |a| ~ 1 naive, where Z_q² or g / Z_q left fp16's range)."""
+    max_len = max(max(lengths), 1)
+    generator = torch.Generator().manual_seed(seed)
+    shape = (len(lengths), max_len, 4)
+    q, k = (magnitude * torch.randn(shape, generator=generator) for _ in "qk")
+    v, g = (torch.randn(shape, generator=generator) for _ in "vg")
+    q, k, v = (t.to(dtype).requires_grad_() for t in (q, k, v))
+    real = torch.arange(max_len).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    allowed = direction_mask(max_len, mask_kind) & real.unsqueeze(1) & real.unsqueeze(2)
+    with torch.autocast("cpu", dtype=dtype):
+        s = tanh_attention(q, k, v, allowed, C, impl, chunk_size, mask_kind)
+    found = [s, *torch.autograd.grad((s.float() * g).sum(), [q, k, v])]
+    assert all(t.dtype == dtype for t in found)
+    for name, t in zip(["s", "dq", "dk", "dv"], found, strict=True):
+        assert torch.isfinite(t).all(), name
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    s64 = tanh_attention(*wide, allowed, C, "naive")
+    # the gradient reaching s in the dtype, as backward passes it
+    exact = [s64, *torch.autograd.grad((s64 * g.to(dtype).double()).sum(), wide)]
+    # each value's own rounding to the dtype, and float32's within the largest term of its sum
+    # (|v| for s; c·|g|·|v| for ∂a, ∂b, whose terms c·P·g·(1 - t²)·(v - s) cancel; |g| for ∂v)
+    largest_v, largest_g = float(v.detach().abs().max()), float(g.abs().max())
+    terms = [largest_v, C * largest_g * largest_v, C * largest_g * largest_v, largest_g]
+    for name, got, want, term in zip(["s", "dq", "dk", "dv"], found, exact, terms, strict=True):
+        tolerance = HALF_EPS[dtype] * want.abs() + 1e-4 * term
+        assert ((got.double() - want).abs() <= tolerance).all(), name
