@@ -301,35 +301,55 @@ def test_the_cpu_peak_reads_the_profiler_through_its_public_api() -> None:
     assert "kineto_results" not in source and "prof.profiler." not in source
 
 
+# Steps of 7.4 to 65 GB each (the Bi-LSTM's the smallest), predicted in one process.
 ROOMY_STEPS = (
     ("bilstm", 1024, "train", 128, 300),
-    ("hrchy_cnn", 1024, "train", 128, 300),
-    ("multi_cnn", 1024, "train", 128, 300),
+    ("hrchy_cnn", 4096, "train", 128, 300),
+    ("multi_cnn", 4096, "train", 128, 300),
     ("disan", 384, "train", 64, 300, "attention_impl=naive"),  # its [B, d, L, L] tensors
 )
+# What predicting them may add to the process's own baseline, as a share of the smallest step.
+# Nothing runs at a predicted shape: the kernels run at their calibration lengths only, at most
+# 31 tokens or 8 MiB of arguments (harness.profiling.kernel_model), a 32nd of these steps'
+# 1024-4096 tokens, and one kernel call holds less than a step that keeps every layer's
+# activations; the share leaves room for the code and the allocator's arenas those calls touch
+# first (what one CPU, thread count or build differs in). A step run for real would take it all.
+PREDICTION_SHARE = 1 / 20
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
-def test_predicting_steps_of_gigabytes_keeps_the_process_under_half_a_gigabyte() -> None:
-    """A fresh process that predicts these steps (1.9 to 65 GB of tensors each) peaks under
-    500 MB of resident memory, torch included: the kernels run only at their calibration
-    lengths (the profiler that records their allocations costs about 70 MB)."""
-    # VmHWM, the peak of this process's own memory map: getrusage's ru_maxrss would include the
-    # pytest worker's peak, which Linux carries over into a child across fork and exec
+@pytest.mark.skipif(
+    not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc peak reset"
+)
+def test_predicting_steps_of_gigabytes_grows_its_process_by_a_twentieth_of_the_smallest() -> None:
+    """Predicting steps of gigabytes grows its process by less than PREDICTION_SHARE of the
+    smallest step, above the process's own baseline: torch and the harness imported, the same
+    encoders built and predicted at a tiny shape ([2, 8, 16]: the profiler, the meta kernels
+    and the kernels' code loaded). The absolute peak depends on the CPU, the threads and the
+    virtualenv (docs/benchmarks.md gives the measured ones); the share does not."""
+    # the peak of this process's own memory map since the baseline (writing 5 to clear_refs
+    # resets VmHWM to the resident size; getrusage's ru_maxrss would include the pytest
+    # worker's peak, which Linux carries over into a child across fork and exec)
     script = (
-        "import re\n"
+        "import dataclasses, re\n"
         "from harness.profiling.measure import Point\n"
         "from harness.profiling.predict import predict_point\n"
-        f"predictions = [predict_point(Point(*step)) for step in {ROOMY_STEPS!r}]\n"
-        "status = open('/proc/self/status').read()\n"
-        "peak = int(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)) * 1024\n"
-        "print(peak, min(p.peak_bytes for p in predictions))\n"
+        "def kib(field):\n"
+        "    status = open('/proc/self/status').read()\n"
+        "    return int(re.search(field + r':\\s+(\\d+) kB', status).group(1)) * 1024\n"
+        f"steps = [Point(*step) for step in {ROOMY_STEPS!r}]\n"
+        "for step in steps:\n"
+        "    predict_point(dataclasses.replace(step, seq_len=8, batch_size=2, dim=16))\n"
+        "open('/proc/self/clear_refs', 'w').write('5')\n"
+        "baseline = kib('VmRSS')\n"
+        "predictions = [predict_point(step) for step in steps]\n"
+        "print(baseline, kib('VmHWM'), *(p.peak_bytes for p in predictions))\n"
     )
     env = {**os.environ, "TORCH_CPP_LOG_LEVEL": "ERROR", "KINETO_LOG_LEVEL": "6"}
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
-    peak, smallest = (int(word) for word in done.stdout.split()[-2:])
-    assert smallest > 1800 * MB
-    assert peak < 500 * MB, f"{peak / MB:.0f} MB"
+    baseline, peak, *steps = (int(word) for word in done.stdout.split()[-2 - len(ROOMY_STEPS) :])
+    assert min(steps) > 7000 * MB
+    growth = peak - baseline
+    assert growth < PREDICTION_SHARE * min(steps), f"{growth / MB:.0f} MB above {baseline / MB:.0f}"
