@@ -39,6 +39,7 @@ LABEL_KEYS = {
     "torch": "torch",
     "allocator": "",
 }
+LABEL_LIMIT = 2  # options a label names; runs differing in more are named by their folder
 # What makes two runs two machines: their times measure the machines as much as the encoders
 # (tensor bytes, the memory ratios, do not depend on them)
 MACHINE_KEYS = ("device", "device_name", "cpu_capability", "threads", "torch", "cuda")
@@ -52,9 +53,10 @@ def differing(envs: list[dict[str, str]], keys: tuple[str, ...]) -> list[str]:
 
 def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
     """Run labels naming what differs between the runs, option and value (``batch size 16``;
-    a value that names itself alone: ``bf16``); folder names if nothing does."""
+    a value that names itself alone: ``bf16``); folder names if nothing does, or if more than
+    ``LABEL_LIMIT`` options do (the page lists them)."""
     keys = differing(envs, tuple(LABEL_KEYS))
-    if not keys:
+    if not keys or len(keys) > LABEL_LIMIT:
         return names
     found = [", ".join(f"{LABEL_KEYS[k]} {env.get(k, '–')}".strip() for k in keys) for env in envs]
     return (

@@ -7,9 +7,9 @@ The Pareto front is marked: an encoder is on it when no other is both at most as
 more accurate. A time some of whose runs were contended (their threads got less than half the
 CPU they asked for) is drawn hollow: it is inflated, and so may be its place off the front.
 Where a profile run is in the same report and measured (or predicted) every encoder of the task
-in training, its tensor memory at the task's mean test-sentence length stands in for the suite's
-peak (a clean, comparable quantity: one training step on synthetic input, the profile's batch and
-width); the figure's caption says which.
+in training, in the dtype the suite trained in, its tensor memory at the task's mean
+test-sentence length stands in for the suite's peak (a clean, comparable quantity: one training
+step on synthetic input, the profile's batch and width); the figure's caption says which.
 """
 
 from __future__ import annotations
@@ -128,15 +128,31 @@ def mean_length(predictions: dict[tuple, pd.DataFrame], task: str) -> float | No
     return float(values.mean()) if len(values) else None
 
 
+def profile_dtype(precision: str) -> str:
+    """The profile ``--dtype`` a Lightning precision trains in (``bf16-mixed``: bf16,
+    ``16-mixed``: fp16, ``64-true``: fp64, which no profile runs; ``32-true`` or unrecorded: fp32;
+    a page's ``precision 16-mixed`` too)."""
+    words = precision.split()
+    value = words[-1] if words else ""
+    if "bf16" in value:
+        return "bf16"
+    return {"16": "fp16", "64": "fp64"}.get(value.split("-")[0], "fp32")
+
+
 def stand_in(
-    profiles: list[tuple[str, pd.DataFrame]], encoders: list[str], length: float | None
+    profiles: list[tuple[str, pd.DataFrame]],
+    encoders: list[str],
+    length: float | None,
+    dtype: str = "fp32",
 ) -> StandIn | None:
-    """The first profile whose training rows cover every encoder (as run, no options) at one
-    length: the profiled length nearest the mean sentence length (the longer on a tie)."""
+    """The first profile whose training rows in ``dtype`` cover every encoder (as run, no
+    options) at one length: the profiled length nearest the mean sentence length (the longer
+    on a tie)."""
     if length is None:
         return None
     for name, rows in profiles:
-        train = rows[(rows["mode"] == "train") & rows["label"].isin(encoders)].copy()
+        chosen = (rows["mode"] == "train") & rows["label"].isin(encoders)
+        train = rows[chosen & (rows["dtype"] == dtype)].copy()
         measured = train["status"].isin(("ok", "contended")) & train["peak_mem_mb"].notna()
         train["memory"] = train["peak_mem_mb"].where(measured, train["peak_mem_mb_predicted"])
         train["basis"] = np.where(measured, "measured", "predicted")
@@ -161,13 +177,17 @@ def stand_in(
     return None
 
 
-def _why_no_stand_in(profiles: list[tuple[str, pd.DataFrame]], encoders: list[str]) -> str:
+def _why_no_stand_in(
+    profiles: list[tuple[str, pd.DataFrame]], encoders: list[str], dtype: str
+) -> str:
     """What kept the report's profile runs from lending their memory ("" without any)."""
     reasons = []
     for name, rows in profiles:
         trained = set(rows.loc[rows["mode"] == "train", "label"])
         missing = [encoder for encoder in encoders if encoder not in trained]
-        if missing:
+        if dtype not in set(rows["dtype"]):
+            reasons.append(f"{name} is not in {dtype}, the suite's precision")
+        elif missing:
             reasons.append(f"{name} has no {', '.join(missing)} as run")
         else:
             reasons.append(f"{name} has them at no common length, or the test lengths are unknown")
@@ -289,8 +309,11 @@ def cost_figures(
     profiles: list[tuple[str, pd.DataFrame]],
     style: dict[str, dict[str, object]],
     folder: Path,
+    precision: str = "",
 ) -> list[dict[str, str]]:
-    """One figure per task with two or more encoders that recorded a test metric and costs."""
+    """One figure per task with two or more encoders that recorded a test metric and costs;
+    ``precision`` (Lightning's) picks the profiles' dtype that may stand in for memory."""
+    dtype = profile_dtype(precision)
     written = []
     for task, rows in results.groupby("task", sort=True):
         quality = quality_column(rows)
@@ -299,7 +322,8 @@ def cost_figures(
         points = task_points(rows, quality)
         if len(points) < 2:
             continue
-        memory = stand_in(profiles, [p.encoder for p in points], mean_length(predictions, task))
+        encoders = [p.encoder for p in points]
+        memory = stand_in(profiles, encoders, mean_length(predictions, task), dtype)
         bounds = (0.0, 100.0) if quality[2] == 100.0 else (-1.0, 1.0)
         figure = cost_figure(str(task), points, quality[1], style, memory, bounds)
         runs = sorted({p.runs for p in points})
@@ -320,6 +344,6 @@ def cost_figures(
             )
         else:
             caption += "; memory: each run's peak during training"
-            caption += _why_no_stand_in(profiles, [p.encoder for p in points])
+            caption += _why_no_stand_in(profiles, encoders, dtype)
         written.append(save_figure(figure, folder, f"accuracy_cost_{task}", caption))
     return written

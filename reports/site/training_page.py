@@ -194,7 +194,11 @@ def readable_profiles(profiles: Sequence[Run]) -> list[tuple[str, pd.DataFrame]]
 
 
 def _sections(
-    folder: Path, results: pd.DataFrame, page_dir: Path, profiles: Sequence[Run] | None = None
+    folder: Path,
+    results: pd.DataFrame,
+    page_dir: Path,
+    profiles: Sequence[Run] | None = None,
+    precision: str = "",
 ) -> dict[str, Any]:
     """What a suite page (``profiles``: the report's profile runs, maybe none) and a fit page
     (``profiles`` None: one encoder, no accuracy against cost) show."""
@@ -207,7 +211,8 @@ def _sections(
     length_header, length_table = length_rows(lengths)
     costs = None
     if profiles is not None:
-        costs = cost_figures(results, predictions, readable_profiles(profiles), style, page_dir)
+        lent = readable_profiles(profiles)
+        costs = cost_figures(results, predictions, lent, style, page_dir, precision)
     return {
         "summary_header": header,
         "summary_rows": rows,
@@ -250,7 +255,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         paper_tables=paper_tables(run.folder, shown),
         config={},
         files=copy_data(run.folder, data, page_dir),
-        **_sections(run.folder, results, page_dir, profiles),
+        **_sections(run.folder, results, page_dir, profiles, env.get("dtype", "")),
     )
     return Page(
         run.slug,

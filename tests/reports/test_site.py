@@ -158,6 +158,13 @@ def test_run_labels_name_what_differs() -> None:
     envs = [{"device": "cuda", "dtype": "fp32"}, {"device": "cuda", "dtype": "bf16"}]
     assert labels(envs, ["a", "b"]) == ["fp32", "bf16"]
     assert labels([{"dtype": "fp32"}, {"dtype": "fp32"}], ["a", "b"]) == ["a", "b"]
+    sizes = [{"batch_size": "8", "dim": "300"}, {"batch_size": "16", "dim": "300"}]
+    assert labels(sizes, ["a", "b"]) == ["batch size 8", "batch size 16"]  # issue 56: not "8"
+    machines = [
+        {"device_name": "AMD EPYC", "threads": "2", "cpu_capability": "AVX2"},
+        {"device_name": "Intel Xeon", "threads": "4", "cpu_capability": "AVX512"},
+    ]
+    assert labels(machines, ["a", "b"]) == ["a", "b"]  # three options: the page lists them
 
 
 def test_accuracy_by_length_bins() -> None:

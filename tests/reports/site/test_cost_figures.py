@@ -28,6 +28,7 @@ from reports.site.cost_figures import (
     cut,
     mean_length,
     pareto_front,
+    profile_dtype,
     stand_in,
 )
 from reports.site.training_data import load_suite_results, read_run_file
@@ -155,3 +156,17 @@ def test_an_interval_past_0_or_100_percent_is_cut_there_and_said() -> None:
     assert bar(narrow, (0.0, 100.0)) == [[5.0], [5.0]] and not cut(narrow, (0.0, 100.0))
     single = Point("mtsa", 1, 80.0, math.nan, 1.0, 1.0, contended=False)
     assert bar(single, (0.0, 100.0)) is None and not cut(single, (0.0, 100.0))
+
+
+def test_only_a_profile_in_the_suites_precision_stands_in() -> None:
+    fp32 = load_run(PROFILE).rows
+    bf16 = load_run(FIXTURES / "profile-cpu-bf16").rows
+    encoders = ["multi_cnn", "bi_blosan"]
+    assert stand_in([("bf16", bf16)], encoders, 20.0, "fp32") is None
+    assert stand_in([("bf16", bf16), ("fp32", fp32)], encoders, 20.0, "fp32").profile == "fp32"
+    assert stand_in([("bf16", bf16), ("fp32", fp32)], encoders, 20.0, "bf16").profile == "bf16"
+    shown = {p: profile_dtype(p) for p in ("32-true", "bf16-mixed", "16-mixed", "", "64-true")}
+    assert shown == {"32-true": "fp32", "bf16-mixed": "bf16", "16-mixed": "fp16", "": "fp32"} | {
+        "64-true": "fp64"  # no profile runs in fp64: none stands in
+    }
+    assert profile_dtype("precision 16-mixed") == "fp16"  # as the page's environment says it
