@@ -162,7 +162,7 @@ def test_a_forward_reads_one_value_from_the_device_at_most(
     impl: str, reads: int, direction: str
 ) -> None:
     """naive: none; chunked: one, whether |a| and |b| are within the product form's bound
-    (which tiles run). On 7c1b2f0 a mask's check read one more in each, and the bound one per
+    (which tiles run). Before 3b96520 a mask's check read one more in each, and the bound one per
     tensor."""
     q, k, v, allowed = inputs([9, 5, 0], 9, 4, direction, torch.float32)
     with ScalarReads() as counted:
@@ -172,7 +172,7 @@ def test_a_forward_reads_one_value_from_the_device_at_most(
 
 def test_half_precision_takes_the_compiled_tiles_where_float32_does() -> None:
     """fp16 autocast with |a| ~ 3 (past fp16's own product-form bound, 2.77, within float32's,
-    22.2): the compiled tiles, as in float32, since the tiles compute in float32 (on 7c1b2f0
+    22.2): the compiled tiles, as in float32, since the tiles compute in float32 (before 3b96520
     the eager tanh tiles ran while the profile's row said "compiled")."""
     if not fused_tiles.available("cpu"):
         pytest.skip("this machine cannot compile the fused tiles")
@@ -200,7 +200,7 @@ def test_the_tile_plan_says_which_tiles_ran(
 ) -> None:
     """The plan of a recorded step names the tiles that ran, each kind with its share of the
     (query, key, feature) triples when both ran; without a record, the tiles' kind on this
-    machine and the size (on 7c1b2f0 always that, whatever ran)."""
+    machine and the size (before 3b96520 always that, whatever ran)."""
     model = build_encoder("disan", input_dim=8, hidden_dim=8, chunk_size=chunk_size)
     x = magnitude * torch.randn(batch, 12, 8, generator=torch.Generator().manual_seed(0))
     with recording_tiles() as record:
@@ -351,8 +351,8 @@ def test_half_precision_autocast_is_finite_and_within_its_rounding(
     """Under fp16 and bf16 autocast (a, b, v in the autocast dtype, as the projections give
     them), |a|, |b| up to ~60 and padded rows: a finite output and finite gradients, in the
     inputs' dtype, within that dtype's rounding of the float64 attention of the same rounded
-    inputs (fp16 gave NaN gradients on 7c1b2f0: in 2 of 18 trials at |a| ~ 30 chunked, at
-    |a| ~ 1 naive, where Z_q² or g / Z_q left fp16's range)."""
+    inputs (fp16 gave NaN gradients before 3b96520: chunked in 3 of 18 trials at |a| ~ 30,
+    naive in 1 of 18 at |a| ~ 1 and 6 at ~ 30, where Z_q² or g / Z_q left fp16's range)."""
     max_len = max(max(lengths), 1)
     generator = torch.Generator().manual_seed(seed)
     shape = (len(lengths), max_len, 4)
