@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import torch
-from torch.profiler import profile
+from torch.profiler import ProfilerActivity, profile
 
 # ``Device Type`` of CPU memory events in the profiler's Chrome trace (c10::DeviceType::CPU).
 CPU_DEVICE_TYPE = 0
@@ -61,14 +61,86 @@ def allocations_within(prof: profile, labels: list[str]) -> list[list[int]]:
     ]
 
 
-def allocated_peak(prof: profile) -> int:
-    """Most bytes the CPU allocator held beyond what it held when ``prof`` started.
+def allocated_peak(prof: profile, markers: dict[int, int] | None = None) -> int:
+    """Most bytes of the blocks the CPU allocator handed out while ``prof`` ran that were held
+    at once; ``markers`` (address of a 1-byte marker block -> bytes) adds, from the marker's
+    allocation on, the bytes it stands for (see :meth:`StepPeak.own_now`).
 
-    Frees of blocks allocated before profiling are not reported, so the step must not free such
-    blocks (the step's caller clears gradients before it).
+    Blocks are paired by address: the free of a block allocated before ``prof`` started is left
+    out, whether the profiler reports it or not (it reports one only when the address was
+    allocated under an earlier profile, and then with that earlier block's size).
     """
     records = [event["args"] for event in _memory_records(_trace(prof))]
-    if not records:
-        return 0
-    before = records[0]["Total Allocated"] - records[0]["Bytes"]
-    return max(0, max(record["Total Allocated"] for record in records) - before)
+    markers = markers or {}
+    last_allocation = {r["Addr"]: i for i, r in enumerate(records) if r["Bytes"] > 0}
+    born: dict[int, int] = {}
+    held = shift = peak = 0
+    for index, record in enumerate(records):
+        address, size = record["Addr"], record["Bytes"]
+        if address in markers and last_allocation.get(address) == index:
+            shift += markers[address]  # the marker lives to the end: its last allocation
+        elif size > 0:
+            born[address] = size
+            held += size
+        elif address in born:
+            held -= born.pop(address)
+        peak = max(peak, shift + held)
+    return peak
+
+
+class StepPeak:
+    """The step-peak rule, one definition for ``sanbench profile`` and ``sanbench fit``: the
+    run's own tensors at a step's start (``own``, bytes the caller counts) plus the most bytes
+    the allocator held beyond that during the step (activations, workspaces, new gradients and
+    optimizer state).
+
+    CUDA: ``own + max_memory_allocated - memory_allocated`` at the start (after a reset of the
+    peak; the caching allocator keeps its counts on the host, no synchronisation is needed).
+    CPU, which has no such counters: the step runs under ``torch.profiler`` with
+    ``profile_memory``, whose trace holds every allocation and free (:func:`allocated_peak`).
+    The profiler does not see the free of a block allocated before it started: when the own
+    tensors shrink during the step (Lightning frees the previous gradients after the forward),
+    the caller says so with :meth:`own_now`, and from then on the step counts the new ``own``.
+    """
+
+    def __init__(self, device: torch.device, own: int) -> None:
+        self.device = device
+        self._own = own
+        self._markers: dict[int, int] = {}
+        self._kept: list[torch.UntypedStorage] = []
+        if device.type == "cuda":
+            self._start_total = torch.cuda.memory_allocated(device)
+            torch.cuda.reset_peak_memory_stats(device)
+            self._profile = None
+        else:
+            self._profile = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+            self._profile.__enter__()
+
+    def own_now(self, own: int) -> None:
+        """The run's own tensors take ``own`` bytes from here on (their frees are not seen)."""
+        if self._profile is not None and own != self._own:
+            # its allocation marks the moment in the trace (a bare storage: no operator runs)
+            marker = torch.UntypedStorage(1)
+            self._markers[marker.data_ptr()] = own - self._own
+            self._kept.append(marker)
+        self._own = own
+
+    def stop(self) -> int:
+        """The step's peak bytes."""
+        if self._profile is None:
+            return self._own + max(
+                0, torch.cuda.max_memory_allocated(self.device) - self._start_total
+            )
+        prof, self._profile = self._profile, None
+        prof.__exit__(None, None, None)
+        start_own = self._own - sum(self._markers.values())
+        peak = start_own + allocated_peak(prof, self._markers)
+        self._kept.clear()
+        return peak
+
+    def abort(self) -> None:
+        """The step failed (an error, a signal): stop the profiler."""
+        if self._profile is not None:
+            self._profile.__exit__(None, None, None)
+            self._profile = None
+        self._kept.clear()

@@ -25,12 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 from harness.profiling.attention_cost import step_tile_ns_per_pair
-from harness.tensor_memory import allocated_peak, live_bytes
+from harness.tensor_memory import StepPeak, live_bytes
 
 MB = 2**20
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -129,22 +128,17 @@ def synchronize(device: torch.device) -> None:
 def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -> tuple[int, float]:
     """Run the warm-up step recording its peak memory; returns (peak bytes, seconds).
 
-    Peak bytes are live tensors at the allocator level, caches excluded: on CUDA
-    ``max_memory_allocated`` after a reset; on CPU ``baseline`` (bytes live before the step)
-    plus ``allocated_peak`` of the step run under the profiler, the CPU counterpart of CUDA's
-    measure. The seconds (profiler overhead and first-call costs included) only size the timed
-    blocks.
+    Peak bytes by the step-peak rule that ``sanbench fit`` uses too (``StepPeak``): ``baseline``
+    (the model's and the inputs' bytes, live before the step) plus the most the allocator held
+    beyond its count at the start, caches and the process's other tensors excluded. The seconds
+    (profiler overhead and first-call costs included) only size the timed blocks.
     """
     start = time.perf_counter()
-    if device.type == "cuda":
-        synchronize(device)
-        torch.cuda.reset_peak_memory_stats(device)
-        step()
-        synchronize(device)
-        return torch.cuda.max_memory_allocated(device), time.perf_counter() - start
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        step()
-    return baseline + allocated_peak(prof), time.perf_counter() - start
+    synchronize(device)
+    peak = StepPeak(device, baseline)
+    step()
+    synchronize(device)
+    return peak.stop(), time.perf_counter() - start
 
 
 class PeakRss:

@@ -1,13 +1,17 @@
 """Efficiency columns of Bi-BloSAN Table 2 / MTSA Table 1, measured during a real run.
 
 - training time per epoch: wall time of the training loop (data loading included), with the
-  stopwatch paused while validation runs;
+  stopwatch paused while validation runs and while a step's memory measurement starts and
+  ends; on CUDA the clock is read after a ``synchronize``, only at those moments, so the
+  other steps run unsynchronised as in any run;
 - peak training memory: the profiler's quantity, tensor bytes as the allocator counts them
-  (:class:`StepMemory`): the run's own tensors at a training step's start (parameters,
-  gradients, optimizer state, the batch) plus the most the allocator held beyond its total at
-  that start during the step (activations, kernel workspaces, new gradients and optimizer
-  state), the largest over the steps measured; whatever else lives in the process (an earlier
-  run of a suite, caches) is not counted, so a run reads the same alone or after others;
+  (:class:`harness.tensor_memory.StepPeak`, the rule ``sanbench profile`` uses too): the run's
+  own tensors at a training step's start (parameters, buffers, the gradients it holds,
+  optimizer state, the batch) plus the most the allocator held beyond them during the step
+  (activations, kernel workspaces, new gradients and optimizer state), the largest over the
+  steps (:class:`StepMemory` measures those that can be the largest; a measured step runs as
+  any other); whatever else lives in the process (an earlier run of a suite, caches) is not
+  counted, so a run reads the same alone or after others;
 - inference time over the dev set at batch 128 (``time_inference``);
 - |theta| without the word embedding (``TaskModule.parameter_count``);
 - what CPU the timed epochs got (``harness.cpu_usage``): ``train_cpu_share`` (this process's
@@ -22,18 +26,16 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import Any
 
 import lightning.pytorch as pl
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
-from torch.profiler import ProfilerActivity, profile
 from torch.utils.data import DataLoader
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
-from harness.tensor_memory import allocated_peak, live_bytes
+from harness.tensor_memory import StepPeak, live_bytes
 
 
 def _sync(device: torch.device) -> None:
@@ -52,32 +54,37 @@ def _batch_shape(batch: Any) -> tuple[int, ...]:
     return tuple(size for t in tokens if t.dtype == torch.long for size in t.shape)
 
 
-def _state_tensors(
-    module: torch.nn.Module, optimizers: list, batch: Any, grads: bool = True
-) -> list[torch.Tensor]:
-    """The run's own tensors: parameters, buffers, gradients (unless ``grads`` is False),
-    optimizer state, the batch."""
+def _gradients(module: torch.nn.Module) -> list[torch.Tensor]:
+    return [p.grad for p in module.parameters() if p.grad is not None]
+
+
+def _state(module: torch.nn.Module, optimizers: list) -> list[torch.Tensor]:
+    """Parameters, buffers and optimizer state: what a step starts with beside its gradients
+    and its batch."""
     tensors = [*module.parameters(), *module.buffers()]
-    if grads:
-        tensors += [p.grad for p in module.parameters() if p.grad is not None]
     for optimizer in optimizers:
         for state in optimizer.state.values():
             tensors += [value for value in state.values() if isinstance(value, torch.Tensor)]
-    tensors += list(batch.values()) if isinstance(batch, dict) else []
     return tensors
 
 
-class StepMemory:
-    """Peak tensor bytes of training steps (the module docstring's definition).
+def _batch_tensors(batch: Any) -> list[torch.Tensor]:
+    values = batch.values() if isinstance(batch, dict) else []
+    return [t for t in values if isinstance(t, torch.Tensor)]
 
-    CUDA: every step, from the allocator's counters (``memory_allocated`` at the step's start,
-    ``max_memory_allocated`` after resetting the peak). CPU, which has no such counters: the
-    step runs under ``torch.profiler`` with ``profile_memory``, whose trace holds the CPU
-    allocator's running total. A step is left out only when a measured step had a batch at
-    least as large in every dimension *and* at least as many bytes of state at its start
-    (parameters, buffers, optimizer state): a step's peak grows with its batch and with what
-    it starts with, so the step left out cannot be the largest. The first step runs before
-    Adam's moments exist, so the second is measured too; a handful per run.
+
+class StepMemory:
+    """Peak tensor bytes of training steps (the module docstring's definition; the rule is
+    :class:`harness.tensor_memory.StepPeak`), taken over the steps that can be the largest.
+
+    A step runs as any other: it starts holding the previous step's gradients, which Lightning
+    frees after the forward (before the backward, :meth:`gradients_freed`). Its peak grows with
+    its batch, with the gradients it starts holding and with the rest of what it starts with
+    (parameters, buffers, optimizer state). So a step is left out when a measured step had a
+    batch at least as large in every dimension, held at least as many bytes of gradients and
+    started with at least as many bytes of the rest: it cannot be the largest. The first step
+    starts with no gradients and no optimizer state, the second with both, so it is measured
+    too; a handful per run, the same steps on every device.
     """
 
     def __init__(self, device: torch.device) -> None:
@@ -85,69 +92,59 @@ class StepMemory:
         self.kind = f"{device.type}_tensor_peak"
         self.peak_bytes = 0
         self.steps = 0  # steps measured
-        self._measured: list[tuple[tuple[int, ...], int]] = []  # (batch shape, state bytes)
-        self._owned = 0
-        self._start_total = 0
-        self._profile: profile | None = None
+        # (batch shape, gradient bytes, other state bytes) of the steps measured
+        self._measured: list[tuple[tuple[int, ...], int, int]] = []
+        self._peak: StepPeak | None = None
+        self._batch: list[torch.Tensor] = []
 
-    def _dominated(self, shape: tuple[int, ...], state: int) -> bool:
+    def _dominated(self, shape: tuple[int, ...], gradients: int, state: int) -> bool:
         return any(
             len(seen) == len(shape)
             and all(a <= b for a, b in zip(shape, seen, strict=True))
+            and gradients <= seen_gradients
             and state <= seen_state
-            for seen, seen_state in self._measured
+            for seen, seen_gradients, seen_state in self._measured
         )
 
-    def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
-        """Start measuring this step. On CPU, False when a step with a batch as large and as
-        much state was measured already, or when gradients are being accumulated (they must
-        not be cleared early, see below)."""
-        optimizers = trainer.optimizers
-        if self.device.type == "cuda":
-            self._owned = live_bytes(_state_tensors(module, optimizers, batch))
-            torch.cuda.synchronize(self.device)
-            self._start_total = torch.cuda.memory_allocated(self.device)
-            torch.cuda.reset_peak_memory_stats(self.device)
-            return True
+    def wanted(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
+        """Whether this step is to be measured (remembered if so): no measured step had a batch
+        as large, as many gradient bytes and as much other state."""
         shape = _batch_shape(batch)
-        state = live_bytes(_state_tensors(module, optimizers, None, grads=False))
-        if self._dominated(shape, state) or trainer.accumulate_grad_batches != 1:
+        gradients = live_bytes(_gradients(module))
+        state = live_bytes(_state(module, trainer.optimizers))
+        if self._dominated(shape, gradients, state):
             return False
-        self._measured.append((shape, state))
-        # The profiler does not always report the free of a block allocated before it started,
-        # and then its running total keeps counting the block: the step must free none. So the
-        # previous step's gradients go now rather than at the step's own zero_grad (after its
-        # forward, before its backward), garbage is collected first and not during the step.
-        for optimizer in optimizers:
-            optimizer.zero_grad(set_to_none=True)
-        gc.collect()
-        gc.disable()
-        self._owned = live_bytes(_state_tensors(module, optimizers, batch))
-        self._profile = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
-        self._profile.__enter__()
-        # a first event, allocated and freed at once: the trace's total before it is the start
-        torch.empty(1)
+        self._measured.append((shape, gradients, state))
         return True
+
+    def _own(self, trainer: pl.Trainer, module: torch.nn.Module) -> int:
+        """Bytes of the run's own tensors: state, gradients, the batch."""
+        tensors = _state(module, trainer.optimizers) + _gradients(module) + self._batch
+        return live_bytes(tensors)
+
+    def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> None:
+        """Start measuring this step."""
+        self._batch = _batch_tensors(batch)
+        self._peak = StepPeak(self.device, self._own(trainer, module))
+
+    def gradients_freed(self, trainer: pl.Trainer, module: torch.nn.Module) -> None:
+        """The backward is about to start: the previous gradients are gone (Lightning's
+        ``zero_grad``), or kept when gradients are being accumulated."""
+        if self._peak is not None:
+            self._peak.own_now(self._own(trainer, module))
 
     def end(self) -> None:
         """Take the measured step's peak."""
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-            growth = torch.cuda.max_memory_allocated(self.device) - self._start_total
-        else:
-            assert self._profile is not None
-            self._profile.__exit__(None, None, None)
-            growth, self._profile = allocated_peak(self._profile), None
-            gc.enable()
-        self.peak_bytes = max(self.peak_bytes, self._owned + growth)
+        assert self._peak is not None
+        self.peak_bytes = max(self.peak_bytes, self._peak.stop())
         self.steps += 1
+        self._peak, self._batch = None, []
 
     def abort(self) -> None:
-        """The measured step failed (an error, a signal): stop the profiler, collect again."""
-        if self._profile is not None:
-            self._profile.__exit__(None, None, None)
-            self._profile = None
-        gc.enable()
+        """The measured step failed (an error, a signal): stop measuring."""
+        if self._peak is not None:
+            self._peak.abort()
+        self._peak, self._batch = None, []
 
     def peak_mb(self) -> float:
         return self.peak_bytes / 2**20 if self.steps else float("nan")
@@ -196,10 +193,17 @@ class EfficiencyCallback(pl.Callback):
     def on_train_batch_start(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: Any, batch_idx: int
     ) -> None:
-        if self.memory is not None:
+        if self.memory is not None and self.memory.wanted(trainer, pl_module, batch):
             self._pause(pl_module.device)  # starting the profiler is not training time
-            self._measuring = self.memory.begin(trainer, pl_module, batch)
+            self.memory.begin(trainer, pl_module, batch)
+            self._measuring = True
             self._resume(pl_module.device)
+
+    def on_before_backward(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, loss: torch.Tensor
+    ) -> None:
+        if self._measuring and self.memory is not None:
+            self.memory.gradients_freed(trainer, pl_module)
 
     def on_exception(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
