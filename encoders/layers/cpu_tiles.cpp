@@ -6,10 +6,12 @@
 //   backward: M = w g_q 4 a_q b_k r^2 (v_k - s_q)
 //             sum_k M  [N, d, T],  sum_q M  [N, d, K],  sum_q w g_q  [N, d, K]
 //
-// Written as inductor writes the compiled tiles (ATen's Vectorized, exp2 from SLEEF, the
-// keys in vectors, threads over sentences x features x queries), with the backward's three sums
-// in one pass over the pairs. Any strides: the tiles are views of the whole sentence's tensors;
-// the keys' tensors and the mask are copied only if their last dimension is not contiguous.
+// Written as inductor writes the compiled tiles (ATen's Vectorized, exp2 from SLEEF, the keys in
+// vectors), threads over the N·d rows (one sentence and feature: all its queries and keys), with
+// the backward's three sums in one pass over the pairs. Any strides: the tiles are views of the
+// whole sentence's tensors; the keys' tensors and the mask are copied only if their last
+// dimension is not contiguous. k2 is a number (a scalar of the schema); the operators are the
+// CPU kernels of fused_tiles.py's sanbench::tanh_tile_sums and tanh_tile_grads.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -44,29 +46,36 @@ void check(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
               "a, b and v must share a dtype");
 }
 
-// Where one (sentence, feature) reads: its queries (a_q at a[q * a_stride]), its keys' b and v
-// and its sentence's mask (row q at allowed[q * allowed_stride]), all from key 0.
-template <typename scalar_t>
-struct Row {
-  const scalar_t *a, *b, *v;
-  const bool* allowed;
-  int64_t n, d, a_stride, allowed_stride;
-
-  Row(const at::Tensor& a_, const at::Tensor& b_, const at::Tensor& v_, const at::Tensor& m,
-      int64_t nd)
-      : n(nd / a_.size(1)), d(nd % a_.size(1)), a_stride(a_.stride(2)), allowed_stride(m.stride(1)) {
-    a = a_.const_data_ptr<scalar_t>() + n * a_.stride(0) + d * a_.stride(1);
-    b = b_.const_data_ptr<scalar_t>() + n * b_.stride(0) + d * b_.stride(1);
-    v = v_.const_data_ptr<scalar_t>() + n * v_.stride(0) + d * v_.stride(1);
-    allowed = m.const_data_ptr<bool>() + n * m.stride(0);
-  }
-
-  // element q of this row of a [N, d, T] or [N, d, K] tensor
-  template <typename P>
-  P* at(P* base, const at::Tensor& t, int64_t q) const {
-    return base + n * t.stride(0) + d * t.stride(1) + q * t.stride(2);
-  }
+// One row of a tensor: element x at p[x * step].
+template <typename P>
+struct Strided {
+  P* p;
+  int64_t step;
+  P& operator[](int64_t x) const { return p[x * step]; }
 };
+
+// The rows of a 3-d tensor ([N, d, T] or [N, d, K] by (sentence, feature), the [N, T, K] mask by
+// (sentence, query)), its strides read once per call, outside the loops.
+template <typename P>
+struct Rows {
+  P* data;
+  int64_t s0, s1, s2;
+
+  Rows(P* data_, const at::Tensor& t)
+      : data(data_), s0(t.stride(0)), s1(t.stride(1)), s2(t.stride(2)) {}
+
+  Strided<P> row(int64_t i, int64_t j) const { return {data + i * s0 + j * s1, s2}; }
+};
+
+template <typename scalar_t>
+Rows<const scalar_t> rows_of(const at::Tensor& t) {
+  return {t.const_data_ptr<scalar_t>(), t};
+}
+
+template <typename scalar_t>
+Rows<scalar_t> rows_of(at::Tensor& t) {
+  return {t.mutable_data_ptr<scalar_t>(), t};
+}
 
 // Keys [k, k + count) of a row, zero past the count (then also not allowed): whole vectors take
 // the plain loads, the last part of a row the counted ones.
@@ -91,11 +100,10 @@ struct Weights {
 };
 
 template <typename scalar_t>
-inline Weights<scalar_t> weights(const Row<scalar_t>& row, const bool* allowed,
-                                 const Vec<scalar_t>& aq, const Vec<scalar_t>& minus_k2, int64_t k,
-                                 int64_t count) {
+inline Weights<scalar_t> weights(const scalar_t* b, const bool* allowed, const Vec<scalar_t>& aq,
+                                 const Vec<scalar_t>& minus_k2, int64_t k, int64_t count) {
   using V = Vec<scalar_t>;
-  const V e = aq * load(row.b + k, count);
+  const V e = aq * load(b + k, count);
   const V r = (e + V(1)).reciprocal();
   const V w = V::blendv(V(0), (minus_k2 * r).exp2(), allowed_lanes<scalar_t>(allowed + k, count));
   return {w, e, r};
@@ -111,25 +119,28 @@ template <typename scalar_t>
 void sums_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
                  const at::Tensor& m, scalar_t k2, at::Tensor& numerator, at::Tensor& total) {
   using V = Vec<scalar_t>;
-  const int64_t T = a.size(2), K = b.size(2), LANES = V::size();
+  const int64_t D = a.size(1), T = a.size(2), K = b.size(2), LANES = V::size();
   const V minus_k2(-k2);
-  scalar_t* numerator_p = numerator.mutable_data_ptr<scalar_t>();
-  scalar_t* total_p = total.mutable_data_ptr<scalar_t>();
-  at::parallel_for(0, a.size(0) * a.size(1), 1, [&](int64_t begin, int64_t end) {
+  const auto A = rows_of<scalar_t>(a), B = rows_of<scalar_t>(b), Vk = rows_of<scalar_t>(v);
+  const auto allowed_rows = rows_of<bool>(m);
+  const auto sums_wv = rows_of<scalar_t>(numerator), sums_w = rows_of<scalar_t>(total);
+  at::parallel_for(0, a.size(0) * D, 1, [&](int64_t begin, int64_t end) {
     for (int64_t nd = begin; nd < end; ++nd) {
-      const Row<scalar_t> row(a, b, v, m, nd);
+      const int64_t n = nd / D, d = nd % D;
+      const auto a_row = A.row(n, d), out_wv = sums_wv.row(n, d), out_w = sums_w.row(n, d);
+      const scalar_t *b_row = B.row(n, d).p, *v_row = Vk.row(n, d).p;  // keys contiguous
       for (int64_t q = 0; q < T; ++q) {
-        const V aq(row.a[q * row.a_stride]);
-        const bool* allowed = row.allowed + q * row.allowed_stride;
+        const V aq(a_row[q]);
+        const bool* allowed = allowed_rows.row(n, q).p;
         V sum_wv(0), sum_w(0);
         for (int64_t k = 0; k < K; k += LANES) {
           const int64_t count = std::min(LANES, K - k);  // past it: v, b 0 and not allowed
-          const V w = weights(row, allowed, aq, minus_k2, k, count).w;
-          sum_wv = sum_wv + w * load(row.v + k, count);
+          const V w = weights(b_row, allowed, aq, minus_k2, k, count).w;
+          sum_wv = sum_wv + w * load(v_row + k, count);
           sum_w = sum_w + w;
         }
-        *row.at(numerator_p, numerator, q) = lane_sum(sum_wv);
-        *row.at(total_p, total, q) = lane_sum(sum_w);
+        out_wv[q] = lane_sum(sum_wv);
+        out_w[q] = lane_sum(sum_w);
       }
     }
   });
@@ -140,36 +151,40 @@ void grads_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
                   const at::Tensor& m, scalar_t k2, const at::Tensor& g, const at::Tensor& s,
                   at::Tensor& grad_a, at::Tensor& grad_b, at::Tensor& grad_v) {
   using V = Vec<scalar_t>;
-  const int64_t T = a.size(2), K = b.size(2), LANES = V::size();
+  const int64_t D = a.size(1), T = a.size(2), K = b.size(2), LANES = V::size();
   const V minus_k2(-k2), four(4);
-  const scalar_t *g_p = g.const_data_ptr<scalar_t>(), *s_p = s.const_data_ptr<scalar_t>();
-  scalar_t* grad_a_p = grad_a.mutable_data_ptr<scalar_t>();
-  scalar_t* grad_b_p = grad_b.mutable_data_ptr<scalar_t>();
-  scalar_t* grad_v_p = grad_v.mutable_data_ptr<scalar_t>();
-  at::parallel_for(0, a.size(0) * a.size(1), 1, [&](int64_t begin, int64_t end) {
+  const auto A = rows_of<scalar_t>(a), B = rows_of<scalar_t>(b), Vk = rows_of<scalar_t>(v);
+  const auto G = rows_of<scalar_t>(g), S = rows_of<scalar_t>(s);
+  const auto allowed_rows = rows_of<bool>(m);
+  const auto grads_a = rows_of<scalar_t>(grad_a), grads_b = rows_of<scalar_t>(grad_b);
+  const auto grads_v = rows_of<scalar_t>(grad_v);
+  at::parallel_for(0, a.size(0) * D, 1, [&](int64_t begin, int64_t end) {
     std::vector<scalar_t> sum_mb(K), sum_wg(K);  // Σ_q of one row's keys, contiguous
     for (int64_t nd = begin; nd < end; ++nd) {
-      const Row<scalar_t> row(a, b, v, m, nd);
+      const int64_t n = nd / D, d = nd % D;
+      const auto a_row = A.row(n, d), g_row = G.row(n, d), s_row = S.row(n, d);
+      const auto out_a = grads_a.row(n, d), out_b = grads_b.row(n, d), out_v = grads_v.row(n, d);
+      const scalar_t *b_row = B.row(n, d).p, *v_row = Vk.row(n, d).p;  // keys contiguous
       std::fill(sum_mb.begin(), sum_mb.end(), scalar_t(0));
       std::fill(sum_wg.begin(), sum_wg.end(), scalar_t(0));
       for (int64_t q = 0; q < T; ++q) {
-        const V aq(row.a[q * row.a_stride]), gq(*row.at(g_p, g, q)), sq(*row.at(s_p, s, q));
-        const bool* allowed = row.allowed + q * row.allowed_stride;
+        const V aq(a_row[q]), gq(g_row[q]), sq(s_row[q]);
+        const bool* allowed = allowed_rows.row(n, q).p;
         V sum_ma(0);
         for (int64_t k = 0; k < K; k += LANES) {
           const int64_t count = std::min(LANES, K - k);
-          const Weights<scalar_t> tile = weights(row, allowed, aq, minus_k2, k, count);
+          const Weights<scalar_t> tile = weights(b_row, allowed, aq, minus_k2, k, count);
           const V pg = tile.w * gq;
-          const V mm = pg * (four * tile.e * tile.r * tile.r) * (load(row.v + k, count) - sq);
+          const V mm = pg * (four * tile.e * tile.r * tile.r) * (load(v_row + k, count) - sq);
           sum_ma = sum_ma + mm;
           (load(sum_mb.data() + k, count) + mm).store(sum_mb.data() + k, count);
           (load(sum_wg.data() + k, count) + pg).store(sum_wg.data() + k, count);
         }
-        *row.at(grad_a_p, grad_a, q) = lane_sum(sum_ma);
+        out_a[q] = lane_sum(sum_ma);
       }
       for (int64_t k = 0; k < K; ++k) {
-        *row.at(grad_b_p, grad_b, k) = sum_mb[k];
-        *row.at(grad_v_p, grad_v, k) = sum_wg[k];
+        out_b[k] = sum_mb[k];
+        out_v[k] = sum_wg[k];
       }
     }
   });
@@ -177,19 +192,19 @@ void grads_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
 
 std::tuple<at::Tensor, at::Tensor> tile_sums(const at::Tensor& a, const at::Tensor& b_in,
                                              const at::Tensor& v_in, const at::Tensor& m_in,
-                                             const at::Tensor& k2) {
+                                             double k2) {
   check(a, b_in, v_in, m_in);
   const auto b = keys_contiguous(b_in), v = keys_contiguous(v_in), m = keys_contiguous(m_in);
   auto numerator = at::empty_like(a), total = at::empty_like(a);
   AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "tile_sums", [&] {
-    sums_kernel<scalar_t>(a, b, v, m, k2.item<scalar_t>(), numerator, total);
+    sums_kernel<scalar_t>(a, b, v, m, static_cast<scalar_t>(k2), numerator, total);
   });
   return {numerator, total};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> tile_grads(
     const at::Tensor& a, const at::Tensor& b_in, const at::Tensor& v_in, const at::Tensor& m_in,
-    const at::Tensor& k2, const at::Tensor& g, const at::Tensor& s) {
+    double k2, const at::Tensor& g, const at::Tensor& s) {
   check(a, b_in, v_in, m_in);
   TORCH_CHECK(g.sizes() == a.sizes() && s.sizes() == a.sizes(), "g and s must be [N, d, T]");
   TORCH_CHECK(g.scalar_type() == a.scalar_type() && s.scalar_type() == a.scalar_type(),
@@ -197,7 +212,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> tile_grads(
   const auto b = keys_contiguous(b_in), v = keys_contiguous(v_in), m = keys_contiguous(m_in);
   auto grad_a = at::empty_like(a), grad_b = at::empty_like(b_in), grad_v = at::empty_like(b_in);
   AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "tile_grads", [&] {
-    grads_kernel<scalar_t>(a, b, v, m, k2.item<scalar_t>(), g, s, grad_a, grad_b, grad_v);
+    grads_kernel<scalar_t>(a, b, v, m, static_cast<scalar_t>(k2), g, s, grad_a, grad_b, grad_v);
   });
   return {grad_a, grad_b, grad_v};
 }
@@ -205,9 +220,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> tile_grads(
 }  // namespace
 
 TORCH_LIBRARY(sanbench_cpu, m) {
-  m.def("tile_sums(Tensor a, Tensor b, Tensor v, Tensor allowed, Tensor k2) -> (Tensor, Tensor)");
+  m.def("tile_sums(Tensor a, Tensor b, Tensor v, Tensor allowed, float k2) -> (Tensor, Tensor)");
   m.def(
-      "tile_grads(Tensor a, Tensor b, Tensor v, Tensor allowed, Tensor k2, Tensor g, Tensor s)"
+      "tile_grads(Tensor a, Tensor b, Tensor v, Tensor allowed, float k2, Tensor g, Tensor s)"
       " -> (Tensor, Tensor, Tensor)");
 }
 

@@ -1,35 +1,58 @@
-"""The fused tiles' CPU kernels (``cpu_tiles.cpp``), compiled once per machine and reused.
+"""The fused tiles' CPU kernels (``cpu_tiles.cpp``): one library file per build, loaded by path.
 
-``torch.utils.cpp_extension`` builds the C++ file with this machine's compiler (the one
-``torch.compile`` needs too) and ``ninja`` into ``TORCH_EXTENSIONS_DIR`` (sanbench's commands
-set it to ``~/.cache/sanbench/extensions``, or under ``$SANBENCH_CACHE``; docs/training.md), in
-a folder named for what the build depends on: the source, the flags, torch's version and the CPU
-(model and instruction-set flags), so a torch upgrade or another CPU model sharing the home
-folder builds its own. Later processes load the built library in milliseconds: no tracing, no
-compiling, and one kernel for every tile shape, offset, grad mode and kind of tensor (a compiled
-function was traced again for each of those in each process, 5 s per fit)."""
+A build is a function of the source's text, the flags, torch's build and this CPU (model and
+instruction-set flags): :func:`build_name` hashes them, and the library is
+``$TORCH_EXTENSIONS_DIR/NAME/NAME.so`` (sanbench's commands set the variable to
+``~/.cache/sanbench/extensions``, or under ``$SANBENCH_CACHE``; docs/training.md). A process
+that finds the file loads it (``torch.ops.load_library``: no compiler, no ninja), whichever
+checkout or virtualenv of the same source it runs from; a torch upgrade or another CPU model
+sharing the folder gets its own. One that finds none builds it, one process at a time (a lock
+next to the folder): ``torch.utils.cpp_extension`` compiles a copy of the hashed source in a new
+folder of this build's (``building-*``), and the finished library is moved into place in one
+step, so that a reader sees a whole library or none and a build killed midway leaves only its
+own folder (which the next build deletes). One kernel serves every tile shape, offset, grad mode
+and kind of tensor: nothing is traced or compiled per process.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import logging
 import os
 import platform
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
 import torch
 from filelock import FileLock
 
 SOURCE = Path(__file__).with_name("cpu_tiles.cpp")
 EXTENSIONS_DIR = "TORCH_EXTENSIONS_DIR"
+BUILDING = "building-"  # the prefix of a build's own folder, inside the library's
 # ATen's vectors at the width torch's own kernels use on this CPU, as inductor compiles them
 CAPABILITY_FLAGS = {
     "AVX512": ["-mavx512f", "-mavx512dq", "-mavx512vl", "-mavx512bw", "-mfma",
                "-DCPU_CAPABILITY_AVX512"],
     "AVX2": ["-mavx2", "-mfma", "-DCPU_CAPABILITY_AVX2"],
 }  # fmt: skip
+# a line of a failed build's output that says what failed: the compiler's, the linker's or the
+# shell's (a compiler that is not there)
+FAILURE = re.compile(r"error|not found|cannot|undefined reference", re.IGNORECASE)
+# lines that are not the compiler's: ninja's progress and its own (after torch's heading)
+NOT_THE_COMPILERS = re.compile(
+    r"^(Error building extension '[^']*': )?(\[\d+/\d+\] |FAILED: |ninja: )"
+)
+TORCH_BUILDER = "torch.utils.cpp_extension"  # its logger's and its warnings' module name
+
+
+class BuildError(RuntimeError):
+    """The library cannot be built here; the message is the compiler's line saying why."""
 
 
 def compile_flags() -> list[str]:
@@ -51,49 +74,124 @@ def _cpu_flags() -> str:
 
 
 @functools.cache
+def _source() -> str:
+    """The source's text, read once: the text hashed is the text compiled."""
+    return SOURCE.read_text()
+
+
+@functools.cache
 def build_name() -> str:
-    """The extension's name: a hash of its source, flags, torch's version and this CPU."""
-    parts = [SOURCE.read_text(), " ".join(compile_flags()), torch.__version__, _cpu_flags()]
+    """The library's name: a hash of its source, flags, torch's build and this CPU."""
+    torch_build = f"{torch.__version__} {torch.version.git_version}"
+    parts = [_source(), " ".join(compile_flags()), torch_build, _cpu_flags()]
     return "sanbench_cpu_tiles_" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
 def build_folder() -> Path:
-    """Where :func:`load` builds and finds the library: ``$TORCH_EXTENSIONS_DIR`` (torch's
-    variable for it), else ``~/.cache/torch_extensions``, then :func:`build_name`."""
+    """Where the library is kept: ``$TORCH_EXTENSIONS_DIR`` (torch's variable for it), else
+    ``~/.cache/torch_extensions``, then :func:`build_name`."""
     root = os.environ.get(EXTENSIONS_DIR) or Path.home() / ".cache" / "torch_extensions"
     return Path(root) / build_name()
 
 
+def library_file() -> Path:
+    """The built library: ``build_folder() / NAME.so``."""
+    return build_folder() / f"{build_name()}.so"
+
+
 @functools.cache
-def load() -> Any:
-    """The library's operators (``torch.ops.sanbench_cpu``), built on first use; raises what the
-    compiler said when it cannot be built."""
-    from torch.utils import cpp_extension  # the first use: it imports setuptools
+def load() -> bool:
+    """Load the library's operators (``torch.ops.sanbench_cpu``), building the library first if
+    no process has; True when this call built it. Raises :class:`BuildError` when it cannot be
+    built, ``OSError`` when the file cannot be loaded."""
+    library = library_file()
+    if library.is_file():
+        torch.ops.load_library(library)
+        return False
+    library.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{library.parent}.lock"):
+        if library.is_file():  # another process built it while this one waited
+            torch.ops.load_library(library)
+            return False
+        _build(library)  # which loads it
+    return True
 
-    folder = build_folder()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = os.environ.get("PATH", "")
-    try:  # the ninja package's program, also where its virtualenv is not on PATH
+
+def built_here() -> bool:
+    """Whether this process built the library (False before :func:`load`, and when it loaded
+    the file another process built)."""
+    return load.cache_info().currsize > 0 and load()
+
+
+def _build(library: Path) -> None:
+    """Compile the hashed source in a new folder, load the library and move it to ``library``
+    (the caller holds the build's lock: older ``building-*`` folders are of killed builds)."""
+    from torch.utils import cpp_extension  # imports setuptools: only when building
+
+    for leftover in library.parent.glob(f"{BUILDING}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    with (
+        tempfile.TemporaryDirectory(prefix=BUILDING, dir=library.parent) as folder,
+        _ninja_on_path(),
+        _torch_build_messages_silenced(),
+    ):
+        source = Path(folder) / SOURCE.name
+        source.write_text(_source())
+        try:
+            built = cpp_extension.load(
+                build_name(),
+                [str(source)],
+                extra_cflags=compile_flags(),
+                extra_ldflags=["-fopenmp"],
+                build_directory=folder,
+                is_python_module=False,
+                verbose=False,
+            )
+        except RuntimeError as error:  # what the compiler, the linker or ninja said
+            raise BuildError(compiler_error(str(error))) from error
+        os.replace(built, library)
+
+
+def compiler_error(output: str) -> str:
+    """The line of a failed build's ``output`` that says what failed: the first that names a
+    failure, not counting torch's heading, ninja's lines and the commands it ran (the lines with
+    ``-o``), else the first such line."""
+    lines = [line.strip() for line in output.splitlines()]
+    said = [line for line in lines if line and not NOT_THE_COMPILERS.match(line)]
+    said = [line for line in said if " -o " not in line]
+    return next((line for line in said if FAILURE.search(line)), said[0] if said else output)
+
+
+@contextlib.contextmanager
+def _ninja_on_path() -> Iterator[None]:
+    """The ninja package's program first on ``PATH`` while building (its virtualenv may not be
+    on ``PATH``); without the package, a ninja of the system's, if any."""
+    try:
         import ninja
+    except ImportError:
+        yield
+        return
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([ninja.BIN_DIR, path])
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = path
 
-        path = os.pathsep.join([ninja.BIN_DIR, path])
-    except ImportError:  # a ninja of the system's, if any
-        pass
-    # one process builds at a time (an flock, released when its process dies, however): torch's
-    # own marker of a build under way is a plain file, which a process killed while building
-    # leaves behind for every later one to wait on forever; under this lock it is stale
-    with FileLock(f"{folder}.lock"), mock.patch.dict(os.environ, {"PATH": path}):
-        (folder / "lock").unlink(missing_ok=True)
-        cpp_extension.load(
-            build_name(),
-            [str(SOURCE)],
-            extra_cflags=compile_flags(),
-            extra_ldflags=["-fopenmp"],
-            build_directory=str(folder),
-            is_python_module=False,
-            verbose=False,
-        )
-    return torch.ops.sanbench_cpu
+
+@contextlib.contextmanager
+def _torch_build_messages_silenced() -> Iterator[None]:
+    """No line of torch's while building (its banner on a compiler it does not know, which
+    precedes the compiler's own error): only sanbench's lines reach the console."""
+    logger = logging.getLogger(TORCH_BUILDER)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module=re.escape(TORCH_BUILDER))
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 KERNEL_DTYPES = (torch.float32, torch.float64)
@@ -107,13 +205,22 @@ def _in_kernel_dtype(tensors: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, .
     )
 
 
-def tile_sums(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """(Σ_k w v_k, Σ_k w) of one tile (``fused_tiles.tile_sums``) in ``a``'s dtype."""
-    dtype = args[0].dtype
-    return tuple(t.to(dtype) for t in load().tile_sums(*_in_kernel_dtype(args)))
+def tile_sums(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+) -> tuple[torch.Tensor, ...]:
+    """(Σ_k w v_k, Σ_k w) of one tile (``fused_tiles.tile_sums``) in ``a``'s dtype; ``k2`` is a
+    0-d CPU tensor (the operator's), its value passed as a number."""
+    load()
+    found = torch.ops.sanbench_cpu.tile_sums(*_in_kernel_dtype((a, b, v, allowed)), k2.item())
+    return tuple(t.to(a.dtype) for t in found)
 
 
-def tile_grads(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+def tile_grads(
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor,
+) -> tuple[torch.Tensor, ...]:  # fmt: skip
     """(Σ_k M, Σ_q M, Σ_q w g) of one tile (``fused_tiles``' backward) in ``a``'s dtype."""
-    dtype = args[0].dtype
-    return tuple(t.to(dtype) for t in load().tile_grads(*_in_kernel_dtype(args)))
+    load()
+    a_, b_, v_, allowed_, g_, s_ = _in_kernel_dtype((a, b, v, allowed, g_over_z, s))
+    found = torch.ops.sanbench_cpu.tile_grads(a_, b_, v_, allowed_, k2.item(), g_, s_)
+    return tuple(t.to(a.dtype) for t in found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -53,25 +54,6 @@ def test_half_precision_tiles_are_summed_in_float32_and_returned_in_their_dtype(
             torch.testing.assert_close(got.float(), want, rtol=0.05, atol=0.05 * want.abs().max())
 
 
-@pytest.mark.slow  # builds the library in a new folder (about 10 s)
-def test_a_build_killed_midway_does_not_stop_the_next_one(tmp_path: Path) -> None:
-    """torch's marker of a build under way, left by a process killed while building, is stale
-    under the build's own lock: the next process builds and loads the library."""
-    environment = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    script = (
-        "from encoders.layers import cpu_tiles\n"
-        "folder = cpu_tiles.build_folder()\n"
-        "folder.mkdir(parents=True)\n"
-        "(folder / 'lock').write_text('')  # as a killed build leaves it\n"
-        "print(cpu_tiles.load().tile_sums)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "sanbench_cpu.tile_sums" in done.stdout
-
-
 CAPABILITY_CHECK = """
 import torch
 from encoders.layers import cpu_tiles, fused_tiles
@@ -112,3 +94,125 @@ def test_the_library_is_exact_on_cpus_with_narrower_vectors(
     assert done.stdout.split()[0] == capability.upper()
     assert ("-mavx2" in done.stdout) == (capability == "avx2")
     assert "-mavx512f" not in done.stdout
+
+
+@pytest.mark.slow  # a process that imports torch and tries to build (about 10 s each)
+@pytest.mark.parametrize("missing", ["CXX names none", "none on PATH"])
+def test_without_a_compiler_one_warning_quotes_the_compilers_error(
+    missing: str, tmp_path: Path
+) -> None:
+    """The only line on the console is sanbench's warning, and it quotes what failed (the
+    shell's "not found" of the compiler), not the first 200 characters of the command."""
+    environment = {
+        **os.environ,
+        "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions"),
+        "PYTHONPATH": str(ROOT),
+    }
+    if missing == "CXX names none":
+        compiler = str(tmp_path / "no-compiler")
+        environment["CXX"] = compiler
+    else:
+        compiler = "c++"
+        environment.pop("CXX", None)
+        environment["PATH"] = str(tmp_path)  # python is started by its full path
+    script = "from encoders.layers import fused_tiles\nprint(fused_tiles.available('cpu'))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["False"], done.stderr
+    # every line but a warning's source line (indented)
+    said = [line for line in done.stderr.splitlines() if line.strip() and line[:1] != " "]
+    assert len(said) == 1 and "EagerTilesWarning" in said[0], done.stderr
+    warning = said[0]
+    assert f"{compiler}: not found" in warning
+    assert "-isystem" not in warning and "-MMD" not in warning
+
+
+@pytest.mark.slow  # builds the library in a new folder (about 30 s)
+def test_a_build_killed_midway_does_not_stop_the_next_one(tmp_path: Path) -> None:
+    """What killed builds leave (torch's marker of a build under way in the build folder, as an
+    earlier sanbench's left it, and a half-built folder of this one's) does not stop the next
+    process, which builds and loads the library; torch's file is not deleted."""
+    environment = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    script = (
+        "import torch\n"
+        "from encoders.layers import cpu_tiles\n"
+        "folder = cpu_tiles.build_folder()\n"
+        "(folder / 'building-killed').mkdir(parents=True)\n"
+        "(folder / 'building-killed' / 'lock').write_text('')\n"
+        "(folder / 'lock').write_text('')\n"
+        "cpu_tiles.load()\n"
+        "print(torch.ops.sanbench_cpu.tile_sums)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "sanbench_cpu.tile_sums" in done.stdout
+    folder = next(path for path in tmp_path.iterdir() if path.is_dir())
+    assert (folder / "lock").exists()  # not sanbench's: left as it was
+    assert not any(folder.glob("building-*"))  # its own: the killed build's deleted
+
+
+def test_the_library_takes_k2_as_a_number() -> None:
+    """k2 is a scalar argument of the library's operators (not a 0-d tensor read in C++)."""
+    cpu_tiles.load()
+    a, b, v, allowed, g, s = strided_tile(torch.float64)
+    k2 = 10.0 * fused_tiles.LOG2_E
+    found = [
+        *torch.ops.sanbench_cpu.tile_sums(a, b, v, allowed, k2),
+        *torch.ops.sanbench_cpu.tile_grads(a, b, v, allowed, k2, g, s),
+    ]
+    k2_tensor = torch.tensor(k2, dtype=torch.float64)
+    expected = [
+        *fused_tiles.tile_sums(a, b, v, allowed, k2_tensor),
+        fused_tiles.tile_query_grads(a, b, v, allowed, k2_tensor, g, s),
+        *fused_tiles.tile_key_grads(a, b, v, allowed, k2_tensor, g, s),
+    ]
+    for got, want in zip(found, expected, strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+
+
+def test_the_module_imports_no_test_double() -> None:
+    tree = ast.parse(Path(cpu_tiles.__file__).read_text())
+    imported = [
+        alias.name if isinstance(node, ast.Import) else node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
+    assert not any(name.startswith("unittest") for name in imported)
+
+
+COMPILE = "c++ -MMD -MF cpu_tiles.o.d -isystem /t/include -O3 -c /b/cpu_tiles.cpp -o cpu_tiles.o"
+LINK = "c++ cpu_tiles.o -shared -fopenmp -L/t/lib -lc10 -ltorch_cpu -o sanbench_cpu_tiles_0.so"
+
+
+@pytest.mark.parametrize(
+    ("output", "line"),
+    [
+        (
+            f"Error building extension 'sanbench_cpu_tiles_0': [1/2] {COMPILE}\n"
+            f"FAILED: [code=1] cpu_tiles.o \n{COMPILE}\n"
+            "/b/cpu_tiles.cpp: In function 'void f()':\n"
+            "/b/cpu_tiles.cpp:12:3: error: 'foo' was not declared in this scope\n"
+            "   12 |   foo();\n      |   ^~~\nninja: build stopped: subcommand failed.\n",
+            "/b/cpu_tiles.cpp:12:3: error: 'foo' was not declared in this scope",
+        ),
+        (
+            f"Error building extension 'sanbench_cpu_tiles_0': [1/2] {COMPILE}\n"
+            f"[2/2] {LINK}\nFAILED: [code=1] sanbench_cpu_tiles_0.so \n{LINK}\n"
+            "/usr/bin/ld: cannot find -lgomp: No such file or directory\n"
+            "collect2: error: ld returned 1 exit status\n"
+            "ninja: build stopped: subcommand failed.\n",
+            "/usr/bin/ld: cannot find -lgomp: No such file or directory",
+        ),
+        (
+            "Ninja is required to load C++ extensions (pip install ninja to get it)",
+            "Ninja is required to load C++ extensions (pip install ninja to get it)",
+        ),
+    ],
+    ids=["compiler", "linker", "no ninja"],
+)
+def test_a_failed_build_is_told_by_the_line_that_says_what_failed(output: str, line: str) -> None:
+    assert cpu_tiles.compiler_error(output) == line
