@@ -4,9 +4,10 @@
 :func:`~encoders.layers.tanh_attention.eager_forward_sums` and
 :func:`~encoders.layers.tanh_attention.eager_backward_sums` compute for the product form of the
 tile (A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), with the weights fused into the sums
-over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU by a C++
-library built once per machine (:mod:`encoders.layers.cpu_tiles`), elsewhere by
-``torch.compile`` (Triton on CUDA) from the functions below:
+over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU by the
+kernels of a C++ library built once per machine (:mod:`encoders.layers.cpu_tiles`, registered
+as the operators' CPU kernels), elsewhere by ``torch.compile`` (Triton on CUDA) from the
+functions below:
 
     w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids;
                                                           k2 a 0-d tensor, made once per call)
@@ -14,12 +15,16 @@ library built once per machine (:mod:`encoders.layers.cpu_tiles`), elsewhere by
     backward: M = w g_q (1 - t²) (v_k - s_q) with 1 - t² = 4·A_q B_k·r², g = ∂loss/∂s / Z;
               Σ_k M (∂a_q / c),  Σ_q M (∂b_k / c),  Σ_q w g (∂v_k)
 
+k2 is the operators' tensor argument, on the tile's device and in its dtype (at least float32),
+so that a compiled kernel reads it there at the tile's precision, whatever c; the CPU kernels
+(:mod:`encoders.layers.cpu_tiles`) take its value as a number.
+
 The weights are written with ``exp2``: inductor writes out a tensor that more than one reduction
 reads when it is computed with ``exp`` (a "heavy" operation on CPU), but computes an ``exp2``
 expression once inside the one loop that does both sums. :func:`available` runs both kernels
-(building or compiling them) on a tiny tile the first time a device type asks, checks them
-against the eager tile, and on a
-machine that cannot compile says so once (:class:`EagerTilesWarning`): the attention then runs
+(building or compiling them) on a tiny tile the first time each device asks (on that device),
+checks them against the eager tile, and on a machine that cannot build or compile them says so
+once, quoting the compiler (:class:`EagerTilesWarning`): the attention then runs
 the eager tiles (:mod:`encoders.layers.eager_tiles`), the same function, slower, and as exact
 as the naive attention in float32 (docs/encoders.md). The
 fake kernels give the outputs' shapes, so a prediction on ``meta`` tensors sees what the
@@ -29,6 +34,7 @@ multiply-adds of the sums, for the compiled and the eager tiles alike.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import warnings
@@ -132,9 +138,7 @@ def _compiled_call(index: int, *args: torch.Tensor) -> Any:
 def fused_tile_sums(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`tile_sums`, compiled."""
-    if a.device.type == "cpu":
-        return cpu_tiles.tile_sums(a, b, v, allowed, k2)
+    """:func:`tile_sums`, compiled (on devices other than the CPU, whose kernel is below)."""
     return _compiled_call(0, a, b, v, allowed, k2)
 
 
@@ -143,11 +147,13 @@ def fused_tile_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
-    """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled."""
+    """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled (on devices other than the CPU)."""
     args = (a, b, v, allowed, k2, g_over_z, s)
-    if a.device.type == "cpu":
-        return cpu_tiles.tile_grads(*args)
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
+
+
+fused_tile_sums.register_kernel("cpu", cpu_tiles.tile_sums)
+fused_tile_grads.register_kernel("cpu", cpu_tiles.tile_grads)
 
 
 @fused_tile_sums.register_fake
@@ -179,39 +185,61 @@ def _(a_shape, b_shape, *args, **kwargs) -> int:
     return FLOPS_PER_PAIR["backward"] * tile_pairs(a_shape, b_shape)
 
 
-def available(device_type: str) -> bool:
-    """Whether the fused tiles compile and agree with their uncompiled expressions on a tiny
-    tile of ``device_type`` (``meta``: this machine's CPU, whose step a prediction models);
-    says once why not. The first call per device type runs real tiles: make it before any
-    dispatch mode or ``meta`` device context is active (``harness.profiling.predict`` does)."""
-    return _probe("cpu" if device_type == "meta" else device_type)
+def available(device: torch.device | str) -> bool:
+    """Whether the fused tiles build or compile, and agree with their uncompiled expressions, on
+    a tiny tile of ``device`` (``meta``: this machine's CPU, whose step a prediction models;
+    ``cuda`` without an index: the current GPU); says once per device why not. The first call
+    per device runs real tiles on it: make it before any dispatch mode or ``meta`` device
+    context is active (``harness.profiling.predict`` does)."""
+    return _probe(probed_device(torch.device(device)))
+
+
+def probed_device(device: torch.device) -> torch.device:
+    """The device whose tiles :func:`available` checks for ``device``: the CPU for ``meta``,
+    the current GPU for ``cuda`` without an index (each rank's, once Lightning has set it)."""
+    if device.type in ("cpu", "meta"):
+        return torch.device("cpu")
+    if device.type == "cuda" and device.index is None:
+        return torch.device("cuda", torch.cuda.current_device())
+    return device
 
 
 @functools.cache
-def _probe(device_type: str) -> bool:
-    device = torch.device(device_type)
-    generator = torch.Generator(device=device).manual_seed(0)
-    a, b, v, g, s = (
-        torch.rand(2, 3, n, generator=generator, device=device) + 0.5 for n in (5, 7, 7, 5, 5)
-    )
-    allowed = torch.rand(2, 5, 7, generator=generator, device=device) < 0.7
-    args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, device=device))
+def _probe(device: torch.device) -> bool:
+    """:func:`available` for one device, once. What a build or compilation that fails raises
+    (the CPU library's ``BuildError`` or a library file that does not load; elsewhere
+    ``torch.compile``'s errors, RuntimeErrors) means the eager tiles; any other error is a bug,
+    raised."""
+    failures = (cpu_tiles.BuildError, OSError) if device.type == "cpu" else (RuntimeError,)
     try:
-        found = [*fused_tile_sums(*args), *fused_tile_grads(*args, g, s)]
-    except Exception as error:  # any compiler failure: the eager tiles remain
-        lines = str(error).strip().splitlines() or [""]
-        reason = f"{type(error).__name__} while compiling: {lines[0][:200]}"
-    else:
-        expected = [*tile_sums(*args), tile_query_grads(*args, g, s), *tile_key_grads(*args, g, s)]
-        pairs = zip(found, expected, strict=True)
-        if all(torch.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in pairs):
+        if tiles_agree(device):
             return True
         reason = "their sums differ from the uncompiled expressions'"
+    except failures as error:
+        lines = str(error).strip().splitlines() or [""]
+        reason = f"{type(error).__name__} while building or compiling them: {lines[0]}"
     warnings.warn(
-        f"the chunked tanh attention's fused tiles cannot be used on {device.type} ({reason}); "
+        f"the chunked tanh attention's fused tiles cannot be used on {device} ({reason}); "
         "it runs its eager tiles: the same function, slower, as exact as the naive attention "
         "in float32 (docs/encoders.md)",
         EagerTilesWarning,
-        stacklevel=2,
+        stacklevel=3,
     )
     return False
+
+
+def tiles_agree(device: torch.device) -> bool:
+    """Both kernels on a tiny random tile of ``device`` (with it current), against the tile's
+    expressions."""
+    current = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
+    with current:
+        generator = torch.Generator(device=device).manual_seed(0)
+        a, b, v, g, s = (
+            torch.rand(2, 3, n, generator=generator, device=device) + 0.5 for n in (5, 7, 7, 5, 5)
+        )
+        allowed = torch.rand(2, 5, 7, generator=generator, device=device) < 0.7
+        args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, device=device))
+        found = [*fused_tile_sums(*args), *fused_tile_grads(*args, g, s)]
+        expected = [*tile_sums(*args), tile_query_grads(*args, g, s), *tile_key_grads(*args, g, s)]
+    pairs = zip(found, expected, strict=True)
+    return all(torch.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in pairs)

@@ -1,7 +1,7 @@
 """Make a chunked tanh attention's tiles ready before training's clock starts.
 
 On CPU the tiles are a C++ library (``encoders.layers.cpu_tiles``) built once per machine and
-loaded in milliseconds by every later process: :func:`warm_up_tiles` loads (or first builds) it.
+loaded from its file by every later process: :func:`warm_up_tiles` loads (or first builds) it.
 On CUDA the compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
 the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
 ``inference_mode`` for Lightning's validation), the dtype, and whether a tile's views start at
@@ -10,10 +10,13 @@ each process) would fall into the first epoch's time and into the dev inference 
 :func:`warm_up_tiles` runs the encoder on synthetic inputs long enough for every attention to
 have a first, a middle and a last tile of at least two queries, in each of the three modes, so
 that training reads compiled kernels only; ``compile_s`` in metrics.json records its seconds.
+Both run on the device the run (or this DDP rank) trains on, made current: no other GPU gets a
+context.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -49,7 +52,11 @@ def kernel_folder(device: torch.device) -> str:
 
 
 def compiled_kernel_files(device: torch.device) -> int:
-    """The files in :func:`kernel_folder`: a warm-up that adds none reused every kernel."""
+    """Kernel files compiled so far: on CPU, 1 once this process has built the tiles' library,
+    else 0 (other processes may build into the folder meanwhile); elsewhere the files in
+    :func:`kernel_folder`. A warm-up that adds none reused every kernel."""
+    if device.type == "cpu":
+        return int(cpu_tiles.built_here())
     folder = kernel_folder(device)
     if not Path(folder).is_dir():
         return 0
@@ -74,10 +81,28 @@ def warm_up_tiles(
     chunked attention or the tiles do not compile here (nothing to warm). The random generators
     and the encoder's mode and gradients are as before."""
     start = time.perf_counter()  # the first check of the tiles included
-    if not chunked_sizes(encoder) or not fused_tiles.available(device.type):
+    if not chunked_sizes(encoder):
         return None
-    if device.type == "cpu":  # one kernel for every shape, mode and offset: nothing to trace
-        return time.perf_counter() - start
+    with current(device):
+        if not fused_tiles.available(device):
+            return None
+        if device.type != "cpu":  # on CPU one kernel for every shape, mode and offset
+            run_in_each_mode(encoder, device, forward_context)
+    return time.perf_counter() - start
+
+
+def current(device: torch.device) -> contextlib.AbstractContextManager[object]:
+    """``device`` made the current GPU (``torch.cuda.device``; nothing for other devices)."""
+    return torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
+
+
+def run_in_each_mode(
+    encoder: torch.nn.Module,
+    device: torch.device,
+    forward_context: Callable[[], AbstractContextManager[object]],
+) -> None:
+    """``encoder`` at :func:`warm_up_lengths` in training, ``no_grad`` and ``inference_mode``;
+    its mode, its gradients and the random generators as they were."""
     training = encoder.training
     generator = torch.Generator(device=device).manual_seed(0)
     dtype = next(encoder.parameters()).dtype
@@ -97,7 +122,5 @@ def warm_up_tiles(
                     encoder(x, mask)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-    seconds = time.perf_counter() - start
     encoder.zero_grad(set_to_none=True)
     encoder.train(training)
-    return seconds

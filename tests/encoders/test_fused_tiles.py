@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from torch.profiler import ProfilerActivity, profile
 
 from encoders import build_encoder
-from encoders.layers import fused_tiles
+from encoders.layers import cpu_tiles, fused_tiles
 from encoders.layers import tanh_attention as tanh_attention_module
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import (
@@ -189,3 +189,71 @@ def test_the_tile_plan_names_the_tiles_each_mode_runs() -> None:
     assert tile_plan(build_encoder("disan", input_dim=8, hidden_dim=8), "cpu", "infer") == (
         f"compiled tiles of {infer}"
     )  # the encoders' default
+
+
+@pytest.fixture
+def fresh_probe() -> Iterator[None]:
+    """The tiles' check runs again in the test, and again after it (its result is cached)."""
+    fused_tiles._probe.cache_clear()
+    yield
+    fused_tiles._probe.cache_clear()
+
+
+def test_a_bug_under_the_tiles_is_raised_not_hidden_behind_the_eager_tiles(
+    monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    def broken() -> None:
+        raise TypeError("a bug, not a missing compiler")
+
+    monkeypatch.setattr(cpu_tiles, "load", broken)
+    with pytest.raises(TypeError, match="a bug"):
+        fused_tiles.available("cpu")
+
+
+def test_a_failed_build_falls_back_to_the_eager_tiles_with_the_compilers_words(
+    monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    def failed() -> None:
+        raise cpu_tiles.BuildError("cpu_tiles.cpp:7:1: error: boom")
+
+    monkeypatch.setattr(cpu_tiles, "load", failed)
+    with pytest.warns(fused_tiles.EagerTilesWarning, match="cpu_tiles.cpp:7:1: error: boom"):
+        assert not fused_tiles.available("cpu")
+
+
+def test_the_cpu_kernel_is_registered_on_the_operators(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dispatcher gives CPU tensors the library's kernel (registered for the CPU), not the
+    compiled functions of other devices: those run on CPU only when that kernel is disabled."""
+    compiled: list[int] = []
+
+    def compiled_call(index: int, a: torch.Tensor, b: torch.Tensor, *rest: torch.Tensor) -> object:
+        compiled.append(index)
+        zeros = torch.zeros_like(a), torch.zeros_like(b)
+        return (zeros[0], zeros[0].clone()) if index == 0 else zeros[0] if index == 1 else zeros
+
+    monkeypatch.setattr(fused_tiles, "_compiled_call", compiled_call)
+    a, b, v, allowed, g, s = tile(2, 3, 4, 5, torch.float32)
+    args = (a, b, v, allowed, exp2_scale(C, a))
+    fused_tiles.fused_tile_sums(*args)
+    fused_tiles.fused_tile_grads(*args, g, s)
+    assert compiled == []
+    with (
+        fused_tiles.fused_tile_sums.set_kernel_enabled("cpu", False),
+        fused_tiles.fused_tile_grads.set_kernel_enabled("cpu", False),
+    ):
+        fused_tiles.fused_tile_sums(*args)
+        fused_tiles.fused_tile_grads(*args, g, s)
+    assert compiled == [0, 1, 2]
+
+
+def test_each_device_is_probed_on_itself(
+    monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    """A probe per device (cuda:1 is not cuda:0); ``cuda`` with no index is the current device
+    (what Lightning sets per rank), ``meta`` is this machine's CPU."""
+    asked: list[torch.device] = []
+    monkeypatch.setattr(fused_tiles, "tiles_agree", lambda device: asked.append(device) or True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    for device in ("cuda:1", "cuda", torch.device("cuda", 0), "meta", "cpu", "cuda:1"):
+        assert fused_tiles.available(device)
+    assert asked == [torch.device("cuda", 1), torch.device("cuda", 0), torch.device("cpu")]

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import torch
@@ -14,6 +21,7 @@ from harness.training.warm_up import warm_up_lengths, warm_up_tiles
 from tests.harness.training.attention_runs import small_bi_blosan, train_and_infer
 
 CPU = torch.device("cpu")
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_attention_gets_a_first_a_middle_and_a_last_tile() -> None:
@@ -120,10 +128,10 @@ def test_a_warm_up_says_whether_it_compiled_or_reused(
     cuda = torch.device("cuda")
     assert kernel_folder(cuda) == str(tmp_path / "inductor")
     assert kernel_folder(CPU) == str(tmp_path / "extensions" / cpu_tiles.build_name())
-    assert compiled_kernel_files(CPU) == compiled_kernel_files(cuda) == 0
+    assert compiled_kernel_files(cuda) == 0
     (tmp_path / "inductor" / "fxgraph" / "ab").mkdir(parents=True)
     (tmp_path / "inductor" / "fxgraph" / "ab" / "entry").write_bytes(b"kernel")
-    assert compiled_kernel_files(cuda) == 1 and compiled_kernel_files(CPU) == 0
+    assert compiled_kernel_files(cuda) == 1
     assert (
         warm_up_line(31.2, 1, "F")
         == "attention tiles: compiled in 31.2 s, kept in F for later runs"
@@ -159,3 +167,87 @@ def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
     assert seen["folder"] == str(tmp_path / "inductor")
     assert seen["extensions"] == str(tmp_path / "extensions")
     assert "TORCHINDUCTOR_CACHE_DIR" not in os.environ and "TORCH_EXTENSIONS_DIR" not in os.environ
+
+
+CHECKOUTS = ("encoders", "harness")
+WARM_UP_LINE = """
+import contextlib, json
+import torch
+from encoders import build_encoder
+from harness.training.warm_up import (
+    compiled_kernel_files, kernel_folder, warm_up_line, warm_up_tiles,
+)
+cpu = torch.device("cpu")
+files = compiled_kernel_files(cpu)
+encoder = build_encoder("disan", input_dim=6, hidden_dim=4)
+seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
+print(json.dumps(warm_up_line(seconds, compiled_kernel_files(cpu) - files, kernel_folder(cpu))))
+"""
+
+
+def built_files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every library and ninja log under ``folder``: (inode, mtime in ns) of a library, the size
+    of a log (a log grows at each compilation)."""
+    found = {}
+    for path in folder.rglob("*"):
+        if path.suffix == ".so":
+            found[str(path)] = (path.stat().st_ino, path.stat().st_mtime_ns)
+        elif path.name == ".ninja_log":
+            found[str(path)] = (0, path.stat().st_size)
+    return found
+
+
+@pytest.mark.slow  # builds the library once (about 30 s), then three processes load it
+def test_every_checkout_reuses_the_one_build_of_the_same_source(tmp_path: Path) -> None:
+    """Two checkouts of the same source (two folders, as two clones or two virtualenvs' installs
+    are) sharing one TORCH_EXTENSIONS_DIR, run by turns A, B, A: the first compiles, the others
+    load its library as it is (no rebuild, no new ninja log line), and the warm-up's line says
+    "compiled" for the first only."""
+    for checkout in "AB":
+        for package in CHECKOUTS:
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(ROOT / package, tmp_path / checkout / package, ignore=ignore)
+    extensions = tmp_path / "extensions"
+    lines, files = [], []
+    for checkout in "ABA":
+        environment = {
+            **os.environ,
+            "TORCH_EXTENSIONS_DIR": str(extensions),
+            "PYTHONPATH": str(tmp_path / checkout),
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_UP_LINE],
+            env=environment,
+            cwd=tmp_path / checkout,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        lines.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        files.append(built_files(extensions))
+    assert [line.split()[2] for line in lines] == ["compiled", "reused", "reused"], lines
+    assert len([path for path in files[0] if path.endswith(".so")]) == 1
+    assert files[0] == files[1] == files[2]
+
+
+def test_a_warm_up_probes_and_runs_on_its_ranks_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On cuda:1 (``--device cuda:1``, or the second DDP rank before Lightning sets its device)
+    the tiles are checked on cuda:1, with cuda:1 current: GPU 0 gets no context."""
+    seen: list[tuple[str, object]] = []
+
+    @contextlib.contextmanager
+    def current(device: torch.device) -> Iterator[None]:
+        seen.append(("current", device))
+        yield
+
+    def available(device: torch.device) -> bool:
+        seen.append(("probed", device))
+        return False  # nothing more runs on a machine with no GPU
+
+    monkeypatch.setattr(torch.cuda, "device", current)
+    monkeypatch.setattr(fused_tiles, "available", available)
+    second = torch.device("cuda", 1)
+    encoder = build_encoder("disan", input_dim=6, hidden_dim=4)
+    assert warm_up_tiles(encoder, second, contextlib.nullcontext) is None
+    assert seen == [("current", second), ("probed", second)]
