@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.profiling.allocator import preload_env
-
-MEMORY_WORDS = ("Cannot allocate memory", "can't allocate memory", "bad_alloc", "out of memory")
+from harness.profiling.measure import OOM_MARKERS
 
 
 class WorkerDiedError(RuntimeError):
@@ -48,6 +47,7 @@ class WorkerProcess:
                 env=env,
                 text=True,
                 bufsize=1,
+                process_group=0,  # out of the terminal's group: Ctrl-C is the sweep's to handle
             )
         self.ready: dict[str, Any] | None = None
 
@@ -72,7 +72,7 @@ class WorkerProcess:
         tail = self._log_tail()
         if code == -signal.SIGKILL:
             raise WorkerDiedError("oom", "worker killed by SIGKILL (the kernel's OOM killer?)")
-        status = "oom" if any(word in tail for word in MEMORY_WORDS) else "error"
+        status = "oom" if any(marker in tail for marker in OOM_MARKERS) else "error"
         raise WorkerDiedError(status, f"worker exited with code {code}; log tail: {tail}")
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -67,13 +67,33 @@ def encoder_options(point: Point) -> dict[str, Any]:
     return options
 
 
+# What the message of a failed allocation holds: a CPU allocator's (an rlimit, exhausted RAM),
+# CUDA's, and cuBLAS's or cuDNN's when they cannot allocate their workspaces.
+OOM_MARKERS = (
+    "can't allocate memory",
+    "Cannot allocate memory",
+    "bad_alloc",
+    "out of memory",
+    "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUDNN_STATUS_ALLOC_FAILED",
+)
+# What the message of a CUDA, cuBLAS or cuDNN error holds.
+DEVICE_ERROR_MARKERS = ("CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUDNN_STATUS")
+
+
 def is_oom(error: BaseException) -> bool:
-    """True for CUDA OOM, a failed CPU allocation (rlimit or exhausted RAM) and MemoryError."""
+    """True for a failed allocation: MemoryError, CUDA's OOM, a failed CPU allocation (rlimit or
+    exhausted RAM) and cuBLAS's or cuDNN's failed workspace allocation."""
     if isinstance(error, MemoryError | torch.OutOfMemoryError):
         return True
-    text = str(error)
-    markers = ("can't allocate memory", "out of memory", "Cannot allocate memory", "bad_alloc")
-    return isinstance(error, RuntimeError) and any(m in text for m in markers)
+    return isinstance(error, RuntimeError) and any(m in str(error) for m in OOM_MARKERS)
+
+
+def spoils_device(error: BaseException) -> bool:
+    """True for a CUDA, cuBLAS or cuDNN error. After some (an illegal memory access, a
+    device-side assert: CUDA's documentation says the process must be restarted) every later
+    CUDA call of the process fails, and the message does not always say which kind it was."""
+    return any(marker in str(error) for marker in DEVICE_ERROR_MARKERS)
 
 
 def synthetic_batch(point: Point, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:

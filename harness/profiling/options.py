@@ -3,6 +3,7 @@ encoders, limits, output); :func:`harness.profiling.profile.sweep_config` resolv
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ SWEEP_KEYS = (
 # from the manifest (``options``) and refuses one given otherwise. The rest (where the report
 # goes, the memory budget, the console, the launcher) may change from run to run.
 SWEEP_OPTIONS = ("preset", *SWEEP_KEYS)
+# How --device may be spelled; what it names is checked where the sweep runs.
+DEVICES = r"auto|cpu|cuda(:\d+)?"
 
 PRESETS_HELP = "; ".join(
     f"{name}: L={p.lengths} batch={p.batch_size} dim={p.dim} repeats={p.repeats}"
@@ -69,7 +72,7 @@ class ProfileOptions:
     modes: str = "infer,train"
     """infer, train or both"""
     device: str = "auto"
-    """auto, cpu, cuda or cuda:N"""
+    """auto, cpu, cuda or cuda:N, resolved where the sweep runs (a job: on its node)"""
     dtype: str = "fp32"
     """the encoders' floating-point type: fp32, bf16 or fp16"""
     repeats: int | None = None
@@ -106,6 +109,8 @@ class ProfileOptions:
         if problems:  # the checks below read the preset
             raise InputError("\n".join(problems))
         problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
+        if not re.fullmatch(DEVICES, self.device):
+            problems.append(f"--device {self.device!r}: expected auto, cpu, cuda or cuda:N")
         repeats = self.repeats or grid.PRESETS[self.preset].repeats
         if repeats < 3:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import multiprocessing.pool
 import os
+import signal
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from typing import Any
 
 import torch
@@ -52,6 +54,7 @@ from harness.profiling.cpu_kernels import (
 )
 from harness.profiling.kernel_model import call_key, kernel_record, tensors_of
 from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
+from harness.profiling.worker import die_with_parent
 
 
 class LiveStorageTracker(TorchDispatchMode):
@@ -294,8 +297,11 @@ def predict_point(point: Point) -> Prediction | str:
 
 
 def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
-    """A prediction process: the user's encoder modules imported, and the measuring worker's
-    thread count, with which the kernels are calibrated (oneDNN sizes scratchpads per thread)."""
+    """A prediction process: it dies with the sweep process (``die_with_parent``: a sweep killed
+    with SIGKILL left it predicting), the user's encoder modules imported, and the measuring
+    worker's thread count, with which the kernels are calibrated (oneDNN sizes scratchpads per
+    thread)."""
+    die_with_parent()
     for module in modules:
         importlib.import_module(module)
     if threads is not None:
@@ -316,19 +322,55 @@ def predict_points(
     Python) whose kernels run on ``threads`` threads (default: torch's), one encoder (and
     variant) per task, the encoder with the longest length first so that the slow ones start
     early; yields each encoder's points as it finishes. (Points dealt one by one made both
-    processes calibrate every RNN kernel: the quick preset's predictions took 10 s, now 7 s.)"""
-    context = multiprocessing.get_context("spawn")
+    processes calibrate every RNN kernel: the quick preset's predictions took 10 s, now 7 s.)
+    The processes end when the caller stops iterating (close the generator), whether it
+    finished, failed or was interrupted."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for point in sorted(points, key=lambda p: (p.seq_len, p.mode == "train"), reverse=True):
         groups.setdefault((point.encoder, point.options), []).append(point)
     tasks = list(groups.values())
     workers = max(1, min(processes, len(tasks)))
-    arguments = (imports, threads)
-    with ProcessPoolExecutor(workers, context, _start_predicting, arguments) as pool:
-        with _sleeping_openmp_threads():  # map submits every task: the processes start here
-            results = pool.map(predict_encoder, tasks)
+    with _prediction_pool(workers, imports, threads) as pool:
+        results = pool.imap(predict_encoder, tasks)
         for group, predictions in zip(tasks, results, strict=True):
             yield from zip(group, predictions, strict=True)
+
+
+@contextmanager
+def _prediction_pool(
+    processes: int, imports: tuple[str, ...], threads: int | None
+) -> Iterator[multiprocessing.pool.Pool]:
+    """``processes`` spawned prediction processes, terminated on leaving (``Pool.terminate``).
+    They start with SIGINT blocked, and so never see it: a terminal's Ctrl-C reaches the whole
+    process group, and a Python process interrupted while it imports torch or waits for a task
+    prints a ``KeyboardInterrupt`` traceback. This process handles Ctrl-C and ends them."""
+    context = multiprocessing.get_context("spawn")
+    with ExitStack() as stack:
+        with _sleeping_openmp_threads(), _sigint_held():
+            pool = stack.enter_context(
+                context.Pool(processes, _start_predicting, (imports, threads))
+            )
+        yield pool
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread, so that the processes started inside inherit it blocked;
+    a Ctrl-C meanwhile is raised as ``KeyboardInterrupt`` on leaving. Multiprocessing's resource
+    tracker is started first: starting it unblocks SIGINT."""
+    resource_tracker.ensure_running()
+    received: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 @contextmanager

@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import importlib
 import inspect
+import platform
 import re
 from collections.abc import Collection
 from pathlib import Path
@@ -39,15 +40,34 @@ JOBS_FOLDER = "jobs"  # OUT/jobs/<variant>/: one job's sweep, merged into OUT/pr
 
 
 def resolve_device(name: str) -> str:
+    """``--device`` (spelled as ``options.DEVICES``) on this machine: ``auto`` is cuda where
+    CUDA is available, else cpu; :class:`InputError` for a CUDA device this machine lacks."""
     import torch
 
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"--device {name}: CUDA is not available in this torch build/machine")
-    if name != "cpu" and not name.startswith("cuda"):
-        raise ValueError(f"--device {name!r}: expected auto, cpu, cuda or cuda:N")
+    if name.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(name.partition(":")[2] or 0)
+        if index >= count:
+            raise InputError(
+                f"--device {name}: {platform.node()} has {count} CUDA devices (torch "
+                f"{torch.__version__}); profile where they are (--launcher slurm --slurm-gpus 1)"
+            )
     return name
+
+
+def on_this_machine(config: SweepConfig) -> SweepConfig:
+    """``config`` with what depends on the machine that runs the sweep resolved here: the
+    device (``resolve_device``) and, without ``--max-memory-mb``, a CPU worker's budget. A job
+    calls it on its own node, not the submitting process on its."""
+    import psutil
+
+    device = resolve_device(config.device)
+    budget = config.max_memory_mb
+    if budget is None and device == "cpu":
+        budget = round(DEFAULT_CPU_SHARE * psutil.virtual_memory().available / 2**20)
+    return dataclasses.replace(config, device=device, max_memory_mb=budget)
 
 
 def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
@@ -77,7 +97,8 @@ def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
 
 def sweep_config(options: ProfileOptions) -> SweepConfig:
     """The sweep's settings: the preset's where an option is unset, the encoders' variants
-    checked on the meta device, the device and the memory budget resolved."""
+    checked on the meta device; the device and the default memory budget are left to
+    :func:`on_this_machine`, where the sweep runs."""
     preset = grid.PRESETS[options.preset]
     repeats = options.repeats or preset.repeats
     lengths = tuple(grid.parse_lengths(options.lengths or preset.lengths))
@@ -88,8 +109,6 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     else:
         predict_lengths = tuple(grid.parse_lengths(preset.predict_lengths))
     modes = tuple(grid.parse_names(options.modes, grid.MODES, "--modes"))
-    import psutil
-
     from encoders import list_encoders
     from encoders.plugins import imported_modules
     from harness.profiling.sweep import SweepConfig
@@ -103,10 +122,6 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     problems = option_problems(encoders, dim) + options.launch.problems()
     if problems:
         raise InputError("\n".join(problems))
-    device = resolve_device(options.device)
-    budget = options.max_memory_mb
-    if budget is None and device == "cpu":
-        budget = round(DEFAULT_CPU_SHARE * psutil.virtual_memory().available / 2**20)
     name, preload = allocator.resolve(options.allocator)
     return SweepConfig(
         encoders=tuple(encoders),
@@ -114,10 +129,10 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
         modes=modes,
         batch_size=options.batch_size or preset.batch_size,
         dim=dim,
-        device=device,
+        device=options.device,
         dtype=options.dtype,
         repeats=repeats,
-        max_memory_mb=budget,
+        max_memory_mb=options.max_memory_mb,
         allocator=name,
         preload=preload,
         imports=tuple(imported_modules()),
@@ -201,11 +216,11 @@ def run_sweep(
     progress: bool = False,
     options: dict[str, Any] | None = None,
 ) -> Path:
-    """Sweep ``config`` into ``out`` (resuming its rows) and write its manifest, with the
-    ``options`` that made it; returns ``out``.
+    """Sweep ``config`` (:func:`on_this_machine`) into ``out`` (resuming its rows) and write its
+    manifest, with the ``options`` that made it; returns ``out``.
 
-    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep (nothing
-    written),
+    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep or this
+    machine lacks the device (nothing written),
     :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
     when the measuring worker cannot start.
     """
@@ -215,6 +230,7 @@ def run_sweep(
     from harness.profiling.sweep_manifest import sweep_environment, write_manifest
 
     console = console or Console(quiet=True)
+    config = on_this_machine(config)
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
     write_manifest(out, config, env, command, options)
@@ -269,6 +285,7 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
     if not options.launch.in_process:
         run_as_jobs(config, out, options.launch, command, console, sweep_options(options))
     else:
+        config = on_this_machine(config)
         measured = (
             "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
         )
@@ -305,28 +322,37 @@ def run_as_jobs(
     recorded: dict[str, Any],
 ) -> None:
     """One job per encoder variant (:func:`run_encoder`, the same :func:`run_sweep` of one
-    encoder into :func:`job_folder`; a requeued job resumes from its own CSV), rows merged into
-    ``out/profile.csv``."""
+    encoder into :func:`job_folder`, resolving the device and budget on its node; a requeued
+    job resumes from its own CSV), rows merged into ``out/profile.csv``. The manifest records
+    the sweep as asked (``--device auto`` stays auto) and the jobs' environment (their
+    devices), not this machine's."""
     import functools
 
     from harness.launch import launch, report_outcomes
-    from harness.profiling.sweep_manifest import sweep_environment, write_manifest
+    from harness.profiling.sweep_manifest import (
+        jobs_environment,
+        record_environment,
+        write_manifest,
+    )
 
     labels = [spec.label for spec in config.encoders]
-    write_manifest(out, config, sweep_environment(config), command, recorded)
+    folders = [job_folder(out, label) for label in labels]
+    write_manifest(out, config, jobs_environment(folders), command, recorded)
     calls = [
-        functools.partial(run_encoder, config, label, job_folder(out, label), command)
-        for label in labels
+        functools.partial(run_encoder, config, label, folder, command)
+        for label, folder in zip(labels, folders, strict=True)
     ]
     import torch
 
-    # each measuring worker times on the threads it is asked for (or torch's default), however
-    # many jobs run: a point timed while others run is flagged as contended, never re-threaded
-    threads = config.threads or torch.get_num_threads()
+    # each measuring worker times on the threads it is asked for (or torch's default here, or
+    # a SLURM job's own cores), however many jobs run: a point timed while others run is
+    # flagged as contended, never re-threaded
+    threads = config.threads or (None if options.launcher == "slurm" else torch.get_num_threads())
     outcomes = launch(
         calls, options, folder=out / "jobs" / "submitit", name="sanbench-profile", threads=threads
     )
     console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
+    record_environment(out, jobs_environment(folders))
     report_outcomes(
         outcomes,
         labels=labels,

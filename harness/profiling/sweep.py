@@ -4,10 +4,11 @@ Order: first every point's memory and FLOPs are predicted on meta tensors in two
 (``harness.profiling.predict``; seconds, nothing run at the predicted shapes), and the
 predicted-only points are written at once (status ``predicted``). Then one worker process
 measures the measured points, encoder after encoder (modes, then lengths ascending); it starts
-while the predictions run and is restarted only after an OOM or a crash. After an ``oom`` at
-length L, longer lengths of that encoder and mode are written as ``skipped_oom`` rows unless
-``skip_after_oom`` is off. Each measured row records what CPU its timed steps got and whether
-they were ``contended`` (``harness.cpu_usage``); ``strict`` re-measures a contended point up to
+while the predictions run and is restarted only after an OOM, a CUDA error (after some, every
+later CUDA call fails) or a crash. After an ``oom`` at length L, longer lengths of that encoder
+and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Each measured
+row records what CPU its timed steps got and whether they were ``contended``
+(``harness.cpu_usage``); ``strict`` re-measures a contended point up to
 ``STRICT_RETRIES`` times and then writes it with status ``contended`` instead of ``ok``; the
 sweep ends with a note on how many points were contended. Every row is flushed as it is
 written; on resume every recorded row counts as done, so a resumed sweep adds only missing
@@ -21,6 +22,7 @@ import itertools
 import os
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -242,11 +244,9 @@ class Sweep:
 
     def _start_worker(self, first: Point) -> WorkerProcess:
         config = {
-            "encoder": first.encoder,
-            "options": first.options,
+            "point": asdict(first),
             "device": self.config.device,
             "dtype": self.config.dtype,
-            "dim": self.config.dim,
             "max_memory_mb": self.config.max_memory_mb,
             "imports": list(self.config.imports),
             "compile": self.config.compile,
@@ -301,6 +301,7 @@ class Sweep:
             measurements += 1
         if reply["status"] == "oom":
             self._note_oom(key, point.seq_len)
+        if reply.get("restart"):  # the worker's next point could fail for this one's reason
             self._retire_worker()
         return reply
 
@@ -345,17 +346,19 @@ class Sweep:
                     found = predict_points(
                         todo, self.config.imports, PREDICTION_PROCESSES, self.config.threads
                     )
-                    for point, prediction in found:
-                        failed = isinstance(prediction, str)
-                        predictions[point] = None if failed else prediction
-                        if point not in measured:
-                            reply = {"status": "predicted"}
-                            if failed:
-                                reply = {"status": "error", "message": prediction}
-                            self._write(point, reply, predictions[point])
-                        elif failed:
-                            self.console.print(f"[yellow]{point}: {prediction}", highlight=False)
-                        bar.advance(task)
+                    with closing(found):  # its processes end here, even on Ctrl-C
+                        for point, prediction in found:
+                            failed = isinstance(prediction, str)
+                            predictions[point] = None if failed else prediction
+                            if point not in measured:
+                                reply = {"status": "predicted"}
+                                if failed:
+                                    reply = {"status": "error", "message": prediction}
+                                self._write(point, reply, predictions[point])
+                            elif failed:
+                                line = f"[yellow]{point}: {prediction}"
+                                self.console.print(line, highlight=False)
+                            bar.advance(task)
                 for point in to_measure:
                     bar.update(
                         task, description=f"measure {point.encoder} L={point.seq_len} {point.mode}"

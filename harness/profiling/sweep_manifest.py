@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
 from harness.profiling.options import SWEEP_KEYS
-from reports.contracts.manifest import read_manifest_if_any
+from reports.contracts.manifest import read_manifest, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.profile_run import profile_csv
 
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 def sweep_environment(config: SweepConfig) -> dict[str, str]:
-    """The machine and library versions recorded with every row and in the manifest."""
+    """The machine and library versions recorded with every row and in the manifest, with
+    ``config``'s device resolved on this machine (``profile.on_this_machine``)."""
     import torch
 
     from harness.environment import environment
@@ -28,6 +29,23 @@ def sweep_environment(config: SweepConfig) -> dict[str, str]:
     if config.threads is not None:
         env["threads"] = str(config.threads)
     return env
+
+
+def jobs_environment(folders: list[Path]) -> dict[str, str]:
+    """The environment the manifests of the jobs' ``folders`` record (a job that has not
+    written one adds nothing): each key's value, or the values of jobs that differ (another
+    node's GPU) joined with ", "."""
+    values: dict[str, set[str]] = {}
+    for folder in folders:
+        for key, value in read_manifest_if_any(folder, "profile").get("environment", {}).items():
+            values.setdefault(key, set()).add(str(value))
+    return {key: ", ".join(sorted(found)) for key, found in values.items()}
+
+
+def record_environment(out: Path, env: dict[str, str]) -> None:
+    """Replace the environment that ``out``'s manifest records (a sweep run as jobs: theirs,
+    once they have run)."""
+    write_run_manifest(out, {**read_manifest(out, "profile"), "environment": env})
 
 
 def recorded_config(out: Path, config: SweepConfig) -> dict[str, Any]:

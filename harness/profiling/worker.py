@@ -28,6 +28,9 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,14 +47,52 @@ from harness.profiling.measure import (
     is_oom,
     make_step,
     measure,
+    spoils_device,
     synthetic_batch,
 )
 
-WARMUP = {"seq_len": 4, "batch_size": 2}
+# The warm-up's batch size and its first length; see ``warmup_points``.
+WARMUP_BATCH = 2
+WARMUP_SHORTEST = 4
+
+
+class StepError(Exception):
+    """``error``, raised by the named step of a point (its build, warm-up, or timed step)."""
+
+    def __init__(self, step: str, error: Exception):
+        super().__init__(f"{step}: {type(error).__name__}: {error}")
+        self.error = error
+
+
+@contextmanager
+def step_named(step: str) -> Iterator[None]:
+    """Raise what fails inside as a :class:`StepError` of ``step``."""
+    try:
+        yield
+    except StepError:
+        raise
+    except Exception as error:
+        raise StepError(step, error) from error
+
+
+def warmup_points(point: Point) -> list[Point]:
+    """The shapes that may warm ``point``'s encoder and mode up, tried in turn: batch
+    ``WARMUP_BATCH`` (at most the point's) at L = 4, 8, 16, ... below the point's length, then at
+    its length. The first the encoder takes warms it up: a tiny step for most encoders, and
+    for one with a minimum length (an unpadded convolution) the shortest it takes, to a factor
+    of 2, but never longer than the point."""
+    lengths = []
+    seq_len = WARMUP_SHORTEST
+    while seq_len < point.seq_len:
+        lengths.append(seq_len)
+        seq_len *= 2
+    batch = min(WARMUP_BATCH, point.batch_size)
+    return [replace(point, batch_size=batch, seq_len=n) for n in [*lengths, point.seq_len]]
 
 
 def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when the sweep process dies (e.g. killed -9)."""
+    """Ask Linux to SIGKILL this process (a worker, a prediction process) when the sweep
+    process that started it dies (e.g. killed -9)."""
     if sys.platform == "linux":
         pr_set_pdeathsig = 1
         ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
@@ -81,7 +122,8 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
 class Models:
     """Builds the model of a point (input width = dim, the papers' default model width), keeps
     the last one for the next point of the same encoder, and warms each (encoder, mode) up once
-    with a tiny step so that first-call costs stay out of the measured steps."""
+    with a small step (``warmup_points``) so that first-call costs stay out of the measured
+    steps."""
 
     def __init__(self, device: torch.device, compile_model: bool):
         self.device = device
@@ -92,22 +134,37 @@ class Models:
         self.warm: set[tuple[str, str, int, str]] = set()
 
     def get(self, point: Point) -> torch.nn.Module:
-        options = encoder_options(point)
-        key = (point.encoder, repr(sorted(options.items())), point.dim)
-        if key != self.key:
-            self.key, self.model, self.eager = None, None, None
-            gc.collect()
-            torch.manual_seed(0)
-            model = build_encoder(point.encoder, input_dim=point.dim, **options)
-            self.eager = model.to(self.device)
-            self.model = torch.compile(self.eager) if self.compile_model else self.eager
-            self.key = key
+        """The point's model, built (step ``build``) and warmed up (step ``warm-up``)."""
+        with step_named("build"):
+            options = encoder_options(point)
+            key = (point.encoder, repr(sorted(options.items())), point.dim)
+            if key != self.key:
+                self.key, self.model, self.eager = None, None, None
+                gc.collect()
+                torch.manual_seed(0)
+                model = build_encoder(point.encoder, input_dim=point.dim, **options)
+                self.eager = model.to(self.device)
+                self.model = torch.compile(self.eager) if self.compile_model else self.eager
+                self.key = key
+            assert self.model is not None
         if (*key, point.mode) not in self.warm and not self.compile_model:
-            tiny = Point(**{**point.__dict__, **WARMUP})
-            make_step(self.model, *synthetic_batch(tiny, self.device), point.mode, "fp32")()
+            self._warm_up(self.model, point)
             self.warm.add((*key, point.mode))
-        assert self.model is not None
         return self.model
+
+    def _warm_up(self, model: torch.nn.Module, point: Point) -> None:
+        """One fp32 step at the first of ``warmup_points`` the encoder takes; an allocation or
+        device failure ends the trials, and the last shape's failure is the point's."""
+        shapes = warmup_points(point)
+        for shape in shapes:
+            step = f"warm-up ({point.mode}) at [{shape.batch_size}, {shape.seq_len}, {shape.dim}]"
+            try:
+                with step_named(step):
+                    make_step(model, *synthetic_batch(shape, self.device), point.mode, "fp32")()
+                return
+            except StepError as failed:
+                if shape is shapes[-1] or is_oom(failed.error) or spoils_device(failed.error):
+                    raise
 
     def forget(self) -> None:
         self.key, self.model, self.eager = None, None, None
@@ -127,39 +184,50 @@ def compile_seconds(
 
 
 def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
-    """Measure one point; never raises."""
+    """Measure one point; never raises. A failure's message begins with the step that failed
+    (``StepError``); ``restart`` asks for a new worker after it (see ``needs_restart``)."""
     point = Point(**request["point"])
     device = models.device
     try:
         model = models.get(point)
-        extra = {}
-        if models.compile_model:
-            extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
-        compiled_tiles = bool(chunked_sizes(models.eager)) and fused_tiles.available(device.type)
-        with recording_tiles() as ran:  # which tiles the measured steps ran
-            metrics = measure(
-                model, point, device, request["dtype"], request["repeats"], compiled_tiles
+        with step_named(f"{point.mode} step"):
+            extra = {}
+            if models.compile_model:
+                extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
+            compiled_tiles = bool(chunked_sizes(models.eager)) and fused_tiles.available(
+                device.type
             )
-        if models.compile_model:  # what compiling bought: the same point, uncompiled
-            assert models.eager is not None
-            eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
-            extra["eager_time_ms_median"] = eager["time_ms_median"]
-            extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
-        params = sum(p.numel() for p in model.parameters())
-        extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode, ran)
-        if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
-            extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
+            with recording_tiles() as ran:  # which tiles the measured steps ran
+                metrics = measure(
+                    model, point, device, request["dtype"], request["repeats"], compiled_tiles
+                )
+            if models.compile_model:  # what compiling bought: the same point, uncompiled
+                assert models.eager is not None
+                eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
+                extra["eager_time_ms_median"] = eager["time_ms_median"]
+                extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
+            params = sum(p.numel() for p in model.parameters())
+            extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode, ran)
+            if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
+                extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
         return {"status": "ok", "params": params, **metrics, **extra}
-    except Exception as error:
-        status = "oom" if is_oom(error) else "error"
+    except StepError as failed:
+        status = "oom" if is_oom(failed.error) else "error"
         if status == "error":
             traceback.print_exc()
         models.forget()
-        return {"status": status, "message": f"{type(error).__name__}: {error}"[:500]}
+        return {"status": status, "message": str(failed)[:500], "restart": needs_restart(failed)}
     finally:
         gc.collect()
         if device.type == "cuda":
             torch.cuda.empty_cache()
+
+
+def needs_restart(failed: StepError) -> bool:
+    """Whether the worker must be replaced after ``failed``: after a failed allocation, which
+    can leave the allocator's retained memory (jemalloc) or CUDA's cache fragmented, and after
+    a CUDA error, which can leave every later CUDA call failing (``spoils_device``)."""
+    return is_oom(failed.error) or spoils_device(failed.error)
 
 
 def send(channel: TextIO, message: dict[str, Any]) -> None:
@@ -172,7 +240,6 @@ def main(argv: list[str]) -> int:
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep process handles Ctrl-C
     die_with_parent()
     for module in config["imports"]:
         importlib.import_module(module)
@@ -180,11 +247,14 @@ def main(argv: list[str]) -> int:
     if config["threads"] is not None:
         torch.set_num_threads(config["threads"])
     models = Models(device, config["compile"])
-    # Warm up every lazily initialised piece (profiler, autograd) before the limit.
+    # Warm up every lazily initialised piece (profiler, autograd) before the limit: the first
+    # point's encoder measured once in each mode at the first warm-up shape it takes.
+    first = Point(**config["point"])
     for mode in ("infer", "train"):
-        warmup = {**WARMUP, "encoder": config["encoder"], "options": config["options"]}
-        warmup = {**warmup, "mode": mode, "dim": config["dim"]}
-        run_point({"point": warmup, "dtype": config["dtype"], "repeats": 1}, models)
+        for shape in warmup_points(replace(first, mode=mode)):
+            request = {"point": asdict(shape), "dtype": config["dtype"], "repeats": 1}
+            if run_point(request, models)["status"] == "ok":
+                break
     # Every point collects garbage (the last point's tensors) before it is measured; with torch
     # imported that scans ~300k objects (0.1 s, 13 s of a quick sweep) unless they are frozen.
     gc.freeze()
