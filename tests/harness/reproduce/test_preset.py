@@ -52,7 +52,7 @@ def test_bad_inputs_fail_fast_with_the_file_and_the_fix(
     vectors.write_text("not a vector file\n")
     for argv, message in (
         (
-            ["--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path)],
+            ["--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "out")],
             r"--data-dir .*missing: no such folder",
         ),
         (
