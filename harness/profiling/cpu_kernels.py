@@ -20,6 +20,11 @@ says what the CPU does, modelled on this CPU where it cannot be derived:
   direction, as ATen's ``mkldnn_rnn``), not as the per-step cell the meta device decomposes it
   into, and ``torch.gru`` through ATen's CPU branch (every step's input projection in one
   product); it is a function mode because ATen makes these choices above autograd.
+- ``CpuLinear``: ``linear`` composed as ATen composes it outside a dispatch mode. Under one,
+  ATen takes every tensor for a subclass and adds the bias out of place, and in inference the
+  weight's transpose that the mode returns loses ``requires_grad``, so ``matmul`` takes
+  ``bmm`` where the CPU folds the product into one ``mm`` of a copy of the input: a GRU's
+  input projection was predicted with one [L, B, 3H] tensor too many and without that copy.
 """
 
 from __future__ import annotations
@@ -251,19 +256,36 @@ def _gru_as_on_cpu(
     if num_layers != 1 or bidirectional or not has_biases:
         return NotImplemented
     steps = input.transpose(0, 1) if batch_first else input
-    hidden = hx.unbind(0)[0]
+    output, hidden = _gru_layer(steps, hx.unbind(0)[0], params)
+    return (output.transpose(0, 1) if batch_first else output), torch.stack([hidden], 0)
+
+
+def _gru_layer(
+    steps: torch.Tensor, hidden: torch.Tensor, params: list[torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``FullLayer``: the steps' input projection, the steps, their outputs stacked. The
+    projection and the step outputs are freed when it returns, as the C++ function's locals
+    (before the final state is stacked)."""
     w_ih, w_hh, b_ih, b_hh = params
     outputs = []
     for step_gates in torch.nn.functional.linear(steps, w_ih, b_ih).unbind(0):
-        i_reset, i_input, i_new = step_gates.unsafe_chunk(3, 1)
-        h_reset, h_input, h_new = torch.nn.functional.linear(hidden, w_hh, b_hh).unsafe_chunk(3, 1)
-        reset = h_reset.add_(i_reset).sigmoid_()
-        update = h_input.add_(i_input).sigmoid_()
-        new = i_new.add(h_new.mul_(reset)).tanh_()
-        hidden = (hidden - new).mul_(update).add_(new)
+        hidden = _gru_cell(step_gates, hidden, w_hh, b_hh)
         outputs.append(hidden)
-    output = torch.stack(outputs, 0)
-    return (output.transpose(0, 1) if batch_first else output), torch.stack([hidden], 0)
+    return torch.stack(outputs, 0), hidden
+
+
+def _gru_cell(
+    step_gates: torch.Tensor, hidden: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor
+) -> torch.Tensor:
+    """``GRUCell`` on a step's projected input; its gates are freed when it returns, as the C++
+    cell's are (a loop's Python variables held them into the next step: a GRU's inference was
+    predicted a [B, 4H] high)."""
+    i_reset, i_input, i_new = step_gates.unsafe_chunk(3, 1)
+    h_reset, h_input, h_new = torch.nn.functional.linear(hidden, w_hh, b_hh).unsafe_chunk(3, 1)
+    reset = h_reset.add_(i_reset).sigmoid_()
+    update = h_input.add_(i_input).sigmoid_()
+    new = i_new.add(h_new.mul_(reset)).tanh_()
+    return (hidden - new).mul_(update).add_(new)
 
 
 class CpuRnn(TorchFunctionMode):
@@ -280,3 +302,33 @@ class CpuRnn(TorchFunctionMode):
             if out is not NotImplemented:
                 return out
         return func(*args, **kwargs)
+
+
+def _linear_as_on_cpu(
+    input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> Any:
+    """``at::native::linear`` on CPU tensors: a 2-D input, or a contiguous one with a bias, in
+    one ``addmm`` (as under the mode); else ``matmul`` by the weight's transpose, folded into
+    one ``mm`` of ``input`` reshaped into a matrix (a copy where its leading dimensions are not
+    viewable as one) when the weight requires grad (``should_fold``), then the bias added in
+    place."""
+    if (bias is not None and (input.dim() == 2 or input.is_contiguous())) or input.dim() < 3:
+        return NotImplemented
+    if weight.requires_grad:
+        product = torch.mm(input.reshape(-1, input.shape[-1]), weight.t())
+        product = aten._unsafe_view(product, (*input.shape[:-1], weight.shape[0]))
+    else:
+        product = torch.matmul(input, weight.t())
+    return product if bias is None else product.add_(bias)
+
+
+class CpuLinear(TorchFunctionMode):
+    """Runs ``torch.nn.functional.linear`` as ATen composes it on CPU tensors; every other
+    function as it is."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = NotImplemented
+        if func is torch.nn.functional.linear:
+            out = _linear_as_on_cpu(*args, **kwargs)
+        return func(*args, **kwargs) if out is NotImplemented else out

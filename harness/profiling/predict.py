@@ -47,6 +47,7 @@ from harness.profiling.cpu_kernels import (
     CPU_KERNELS,
     CPU_WORKSPACES,
     PROMOTING_CPU_OPS,
+    CpuLinear,
     CpuRnn,
     contiguous_temporaries,
     hold_inside_memory,
@@ -275,7 +276,7 @@ def predict(
     tracker = LiveStorageTracker() if tracker is None else tracker
     tracker.track([*model.parameters(), *model.buffers(), x, mask])
     tracker.accumulates(model.parameters())
-    with CpuRnn(), tracker:
+    with CpuLinear(), CpuRnn(), tracker:
         step()
     return Prediction(
         peak_bytes=tracker.peak,

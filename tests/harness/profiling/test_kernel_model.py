@@ -134,7 +134,10 @@ def test_kernels_are_predicted_at_lengths_they_never_ran_at(name: str, length: i
         with torch.enable_grad():
             record = kernel_record(func, args, kwargs)
     longer = kernel_model.long_lengths(func, args, kwargs)
-    assert set(SHORT_LENGTHS + longer) <= set(ran) and length not in ran
+    if length < SHORT_LENGTHS[0]:  # a call smaller than any calibration call runs as it is
+        assert ran == [length]
+    else:
+        assert set(SHORT_LENGTHS + longer) <= set(ran) and length not in ran
     assert not record.unmodelled
     with torch.enable_grad():
         peak, outputs = real_record(func, args, kwargs)
@@ -229,3 +232,19 @@ def test_a_kernel_that_refuses_its_calibration_is_named_not_raised() -> None:
         record = kernel_record(*convolution_call(40))
     assert record.peak == 0 and "could not create a primitive" in record.unmodelled
     assert "more lines" not in record.unmodelled
+
+
+@pytest.mark.slow  # calibrates an LSTM family, with long lengths
+def test_a_workspace_of_page_steps_is_one_line_over_every_calibration_length() -> None:
+    """An LSTM [6, L, 9] -> 9 in training: its workspace, parts each on a 4 KiB page, strays up
+    to 2.2 pages from the line through every calibration length. Held to two pages, the model
+    took a bogus switch at L = 1896 and the short lengths' slope, 4% low over their 24 tokens:
+    the workspace was 58,222 B low at L = 393 (hypothesis drew it) and 164,571 B at 1,000."""
+    kernel_model._models.clear()
+    for length in (393, 1000):
+        func, args, kwargs = lstm_layer_call(length, True, batch=6, features=9, hidden=9)
+        with torch.enable_grad():
+            record = kernel_record(func, args, kwargs)
+            peak, outputs = real_record(func, args, kwargs)
+        assert abs(record.output_bytes[3] - outputs[3]) <= PAGE_BOUND, (length, record, outputs)
+        assert abs(record.peak - peak) <= PAGE_BOUND, (length, record.peak, peak)
