@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from torch.utils import benchmark
 
 from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 from harness.profiling.attention_cost import step_tile_ns_per_pair
+from harness.profiling.gpu_process import gpu_process_memory
 from harness.tensor_memory import StepPeak, live_bytes
 
 MB = 2**20
@@ -185,22 +185,12 @@ class PeakRss:
         return None
 
 
-def gpu_process_mem_mb(device: torch.device) -> float | None:
-    """GPU memory NVML attributes to this process (context and cache included), if reported."""
-    if device.type != "cuda":
-        return None
-    import pynvml
-
-    pynvml.nvmlInit()
-    try:
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
-            if proc.pid == os.getpid() and proc.usedGpuMemory is not None:
-                return proc.usedGpuMemory / MB
-    finally:
-        pynvml.nvmlShutdown()
-    return None
+def nvml_columns(device: torch.device) -> dict[str, float | str | None]:
+    """The NVML column of a point (``gpu_process.gpu_process_memory``: the GPU found by PCI bus
+    id) and, when it is empty on a CUDA device, the reason as the row's ``message``. NVML's
+    failures never cost the point its measured numbers."""
+    used, why = gpu_process_memory(device)
+    return {"gpu_process_mem_mb": used, **({"message": why} if why else {})}
 
 
 def time_steps(
@@ -231,8 +221,9 @@ def measure(
     dtype: str,
     repeats: int,
     tile_cost: bool = False,
-) -> dict[str, float | int | bool | None]:
-    """Every measured metric of one point; allocation failures propagate (see ``is_oom``).
+) -> dict[str, float | int | bool | str | None]:
+    """Every measured metric of one point, and on CUDA why the NVML column is empty when it is
+    (``message``); allocation failures propagate (see ``is_oom``).
     ``tile_cost``: on CPU, one profiled step more gives the compiled tanh-attention tiles' time
     per pair (``attention_cost``)."""
     x, mask = synthetic_batch(point, device)
@@ -253,6 +244,6 @@ def measure(
         **usage_record(usage),
         "peak_mem_mb": peak / MB,
         "peak_rss_mb": rss.peak_mb() if has_rss else None,
-        "gpu_process_mem_mb": gpu_process_mem_mb(device),
+        **nvml_columns(device),
         "attention_ns_per_pair": ns_per_pair,
     }

@@ -7,12 +7,14 @@ whose ``CUDA_VISIBLE_DEVICES=2`` makes NVML's third GPU torch's ``cuda:0``.
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
+import sys
+from types import ModuleType, SimpleNamespace
 
 import pynvml
 import pytest
 import torch
 
+from harness.profiling import measure
 from harness.profiling.gpu_process import gpu_process_memory, nvml_bus_id
 
 # NVML's GPUs by bus id: the third (index 2) is the one torch sees as cuda:0
@@ -95,3 +97,38 @@ def test_a_process_nvml_does_not_list_says_why(visible_gpu_2: FakeNvml) -> None:
 
 def test_a_cpu_point_has_no_nvml_column() -> None:
     assert gpu_process_memory(torch.device("cpu")) == (None, "")
+
+
+def broken_nvml_module() -> ModuleType:
+    """A pynvml whose every call fails as a driver older than the library makes it fail."""
+    module = ModuleType("pynvml")
+
+    class NVMLError(Exception):
+        pass
+
+    def fails(*args: object) -> None:
+        raise NVMLError("Function Not Found")
+
+    module.NVMLError = NVMLError  # type: ignore[attr-defined]
+    calls = ("Init", "Shutdown", "DeviceGetHandleByPciBusId", "DeviceGetComputeRunningProcesses")
+    for name in calls:
+        setattr(module, f"nvml{name}", fails)
+    return module
+
+
+def test_an_nvml_error_does_not_turn_a_measured_point_into_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 57.2: ``measure`` read NVML unguarded, so an NVMLError raised inside the point's
+    step and the row became ``error``, its numbers lost. Now the NVML columns of a CUDA point
+    are empty, with the reason in the row's message."""
+    monkeypatch.setitem(sys.modules, "pynvml", broken_nvml_module())
+    properties = SimpleNamespace(pci_domain_id=0, pci_bus_id=0x5E, pci_device_id=0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: properties)
+    columns = measure.nvml_columns(torch.device("cuda", 0))
+    assert columns["gpu_process_mem_mb"] is None
+    assert "NVML column empty: NVML did not start (Function Not Found)" in columns["message"]
+
+
+def test_a_cpu_point_has_no_nvml_columns() -> None:
+    assert measure.nvml_columns(torch.device("cpu")) == {"gpu_process_mem_mb": None}
