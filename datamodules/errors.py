@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_LISTED = 20  # bad lines of one file listed in an error; the rest are counted
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the closest candidate to ``word`` (difflib's ratio at least
+    0.6), else ``""``: the one near-name rule of every message that lists names (commands,
+    options, keys, tasks, encoders); here, the lowest package that lists names, for all above."""
+    close = difflib.get_close_matches(word, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def listed_lines(numbers: list[int]) -> str:

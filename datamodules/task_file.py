@@ -15,14 +15,13 @@ label column when ``labels`` (the class order) is not given.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from datamodules.errors import DataFormatError
+from datamodules.errors import DataFormatError, did_you_mean
 from datamodules.task_spec import TableSource, TaskSpec
 
 FORMATS = ("csv", "tsv", "jsonl")
@@ -66,8 +65,7 @@ def recorded_task(task: str) -> str:
 
 
 def _nearest(key: str) -> str:
-    close = difflib.get_close_matches(key, KEYS, n=1)
-    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(KEYS)}"
+    return did_you_mean(key, KEYS) or f"; known keys: {', '.join(KEYS)}"
 
 
 def _text_problems(raw: dict[str, Any], kind: str) -> list[str]:

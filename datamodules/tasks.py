@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from datamodules.errors import did_you_mean
 from datamodules.task_spec import Kind, TaskSpec
 
 __all__ = ["Kind", "TaskSpec", "get_task", "list_tasks", "task_name", "task_problems"]
@@ -99,7 +100,8 @@ def get_task(name: str) -> TaskSpec:
     key = _ALIASES.get(name.lower(), name.lower())
     if key not in _TASKS:
         known = ", ".join([*_TASKS, *_ALIASES])
-        raise KeyError(f"unknown task {name!r}; known tasks: {known}")
+        nearest = did_you_mean(name.lower(), [*_TASKS, *_ALIASES])
+        raise KeyError(f"unknown task {name!r}; known tasks: {known}{nearest}")
     return _TASKS[key]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import functools
 import typing
 from collections.abc import Iterable, Iterator
@@ -21,16 +20,13 @@ from typing import Any, TypeVar
 import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
 
+from datamodules.errors import did_you_mean
 from harness.errors import InputError
+
+__all__ = ["CommandParser", "build", "choice_problems", "did_you_mean", "names"]
 
 PARSER_SPELLINGS = ("--config", "-c", "--print_config", "--help", "-h")  # besides the keys
 T = TypeVar("T")
-
-
-def did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for the closest candidate to ``word``, else ``""``."""
-    close = difflib.get_close_matches(word, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def one_line(error: BaseException) -> str:

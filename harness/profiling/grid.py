@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from harness.command_parser import choice_problems
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
 
@@ -153,9 +154,9 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
     if text.strip() == "all":
         return [EncoderSpec(n) for n in registered], []
     specs = list(dict.fromkeys(parse_spec(n) for n in text.split(",") if n.strip()))
-    unknown = [s.name for s in specs if s.name not in registered]
-    if unknown or not specs:
-        raise ValueError(
-            f"--encoders {text!r}: unknown {unknown}; registered: {', '.join(registered)}"
-        )
+    if not specs:
+        raise ValueError(f"--encoders {text!r}: expected a comma list of encoder names")
+    problems = [p for s in specs for p in choice_problems("--encoders", s.name, registered)]
+    if problems:
+        raise ValueError("\n".join(dict.fromkeys(problems)))
     return specs, []

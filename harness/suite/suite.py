@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.command_parser import choice_problems
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
@@ -41,9 +42,8 @@ def input_problems(options: SuiteOptions) -> list[str]:
     problems += options.launch.problems()
     problems += task_problems("--tasks", options.task_names)
     known = list_encoders()
-    unknown = [name for name in options.encoder_names if name not in known]
-    if unknown:
-        problems.append(f"unknown encoder(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    for name in options.encoder_names:
+        problems += choice_problems("--encoders", name, known)
     return problems
 
 

@@ -77,7 +77,7 @@ def test_every_problem_of_a_task_file_at_once(tmp_path: Path) -> None:
     assert all(line.startswith(f"{path}: ") for line in lines)
     text = "\n".join(lines)
     for expected in (
-        "unknown key 'labes'; did you mean 'labels'?",
+        "unknown key 'labes' (did you mean labels?)",
         "name: expected a lowercase name",
         "kind: expected one of single, pair, relatedness, got 'triple'",
         "format: expected one of csv, tsv, jsonl, got 'xlsx'",

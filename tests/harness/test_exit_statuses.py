@@ -69,6 +69,23 @@ CASES = {
          "--embeddings", "{data}/glove.txt", "--out", "{tmp}/fit", "--trainer.max_steps", "-5"],
         "`max_steps` must be a non-negative integer or -1",
     ),
+    # issue 56.9: every list of names answers a typo with the nearest name
+    "suite encoder typo": (
+        ["suite", "--tasks", "trec", "--encoders", "multi_cn,bilstm", "--data-dir", "{data}",
+         "--out", "{tmp}/suite"],
+        "--encoders multi_cn: expected one of bi_blosan",
+    ),
+    "suite encoder typo, its nearest name": (
+        ["suite", "--tasks", "trec", "--encoders", "bilstmm", "--data-dir", "{data}",
+         "--out", "{tmp}/suite"],
+        "(did you mean bilstm?)",
+    ),
+    "profile encoder typo": (
+        ["profile", "--encoders", "disan2", "--lengths", "8"], "(did you mean disan?)"
+    ),
+    "data stats task typo": (
+        ["data", "stats", "--task", "treec", "--data-dir", "{data}"], "(did you mean trec?)"
+    ),
 }  # fmt: skip
 
 
