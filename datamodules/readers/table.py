@@ -9,12 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from datamodules.errors import Problems, listed_lines, shorten
-from datamodules.readers.base import Example, Layout, SplitData
+from datamodules.readers.base import FIX, Example, Layout, SplitData
 from datamodules.readers.sick import parse_score
 from datamodules.task_spec import TableSource, TaskSpec
 from datamodules.text import read_lines
 
-FIX = "correct or delete the line"
 Record = dict[str, object]
 
 
@@ -35,8 +34,8 @@ def _delimited(
 ) -> Iterator[tuple[int, Record]]:
     """(first line, record) of each row of a file with a header row of distinct names. TSV has
     no quoting (a quote is text); CSV quotes as Excel does, a line break inside quotes included
-    (the reader sees each line with its end). Rows with another column count than the header
-    are bad."""
+    (the reader sees each line with its end). A blank line (spaces only) is no row and is
+    skipped, as pandas skips it; rows with another column count than the header are bad."""
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
     ended = (line + "\n" for line in lines)
     reader = csv.reader(ended, delimiter=delimiter, quoting=quoting, strict=True)
@@ -67,6 +66,8 @@ def _delimited(
             through = f" (lines {first}-{reader.line_num})" if reader.line_num > first else ""
             problems.add(first, "a CSV row", f"{error}{through}", FIX)
             continue
+        if reader.line_num == first and not lines[first - 1].strip():
+            continue  # a blank line (spaces and tabs only); ``,`` is a row of empty fields
         if len(row) != len(header):
             problems.add(
                 first,
@@ -93,6 +94,8 @@ def _distinct_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 def _jsonl(lines: list[str], problems: Problems) -> Iterator[tuple[int, Record]]:
     for number, line in enumerate(lines, start=1):
+        if not line.strip():  # a blank line is no record (as in CSV and TSV)
+            continue
         try:
             record = json.loads(line, object_pairs_hook=_distinct_keys)
         except json.JSONDecodeError:
@@ -209,7 +212,8 @@ def read_table_file(task: TaskSpec, path: Path, encoding: str | None) -> list[Ex
                 label_lines.setdefault(kind, []).append(number)
         if label is None:
             found = "an empty label" if label_text == "" else _json(raw)
-            problems.add(number, expected, found, FIX + ", or list the label under labels:")
+            fix = FIX if task.kind == "relatedness" else FIX + ", or list the label under labels:"
+            problems.add(number, expected, found, fix)
             continue
         if not_text:
             continue

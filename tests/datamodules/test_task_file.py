@@ -285,3 +285,44 @@ def test_jsonl_labels_of_several_types_are_refused_naming_their_lines(tmp_path: 
         (9, "true"),
         (12, "null"),
     ], problems
+
+
+# --- issue 56.11: advice that fits the problem --------------------------------------------------
+
+
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+def test_blank_lines_of_a_task_file_are_skipped_and_named_by_nothing(
+    tmp_path: Path, format: str
+) -> None:
+    """A trailing blank line (and a blank line between rows) is no row: skipped, as pandas
+    does; the rows keep their own line numbers."""
+    rows = [(f"w{i} x", ("pos", "neg")[i % 2]) for i in range(20)]
+    if format == "jsonl":
+        lines = [json.dumps({"text": text, "label": label}) for text, label in rows]
+    else:
+        sep = "," if format == "csv" else "\t"
+        lines = [f"text{sep}label", *(f"{text}{sep}{label}" for text, label in rows)]
+    lines.insert(5, "")  # a blank line among the rows
+    lines.insert(8, "  \t ")  # a line of spaces only
+    path = _task(tmp_path, CV.format(format=format), {f"all.{format}": "\n".join(lines) + "\n\n"})
+    dm = build_datamodule(str(path), batch_size=4)
+    dm.check_inputs()
+    read = sorted(e.source[1] for split in ("train", "test") for e in dm._examples[split])
+    header = 0 if format == "jsonl" else 1
+    assert len(read) == 20 and 6 not in read and 9 not in read
+    assert read[0] == header + 1
+
+
+def test_a_score_out_of_range_is_not_told_to_list_a_label(tmp_path: Path) -> None:
+    scores = [{"s1": f"w {i}", "s2": f"v {i}", "score": 1 + (i % 9) / 2} for i in range(30)]
+    scores[4]["score"] = 7
+    path = _task(
+        tmp_path,
+        "name: close\nkind: relatedness\ntext: s1\ntext_pair: s2\nlabel: score\ntrain: r.jsonl\n"
+        "test: r.jsonl\n",
+        {"r.jsonl": "\n".join(map(json.dumps, scores)) + "\n"},
+    )
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    (problem,) = {str(p) for p in raised.value.problems}
+    assert "a score in [1, 5]" in problem and "labels:" not in problem
