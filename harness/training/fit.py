@@ -183,9 +183,10 @@ def run_fit(
     """
     cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
     cli.check()
+    # --out before any data is read (docs/training.md), and before the lock: touch nothing
+    check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)
     cli.build(callbacks)  # reads and checks every input file: bad ones leave --out untouched
     writer = rank_zero_only.rank == 0
-    check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)  # before the lock: touch nothing
     with one_writer(cli.out_dir) if writer else contextlib.nullcontext():
         return _run_fit(cli, overwrite, writer)
 

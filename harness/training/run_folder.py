@@ -100,7 +100,13 @@ def differences_from_saved(out_dir: Path, text: str) -> list[str]:
 
 def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
     """Raise :class:`RunFolderError` unless ``out_dir`` can take the run whose fit config is
-    ``text``; nothing is touched."""
+    ``text``; nothing is touched. It reads only ``out_dir``: ``fit`` calls it before any data
+    is read."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise RunFolderError(
+            f"--out {out_dir} is a file, not a folder: a fit writes a run folder there. Choose "
+            "another --out (a new or empty folder, or a run folder to resume); nothing was touched."
+        )
     holds = out_dir.exists() and (not out_dir.is_dir() or bool(_contents(out_dir)))
     if overwrite:
         if holds and not is_run_folder(out_dir):

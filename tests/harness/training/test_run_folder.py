@@ -73,3 +73,66 @@ def test_fit_overwrite_on_the_current_directory_exits_2_and_deletes_nothing(
     error = capsys.readouterr().err
     assert "not made by sanbench as a run folder" in error and "Traceback" not in error
     assert os.listdir(work) == ["thesis.tex"]
+
+
+# --- issue 56.11, 56.12: --out is checked before any data is read, and says what it is ---------
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fits whose datamodule, model and trainer were built (their data read)."""
+    from harness.training.config.fit_cli import FitCLI
+
+    built: list[str] = []
+    build = FitCLI.build
+
+    def recorded(self: FitCLI, callbacks: object = None) -> None:
+        built.append(str(self.out_dir))
+        build(self, callbacks)
+
+    monkeypatch.setattr(FitCLI, "build", recorded)
+    return built
+
+
+def _fit(trec_dir: Path, out: Path, *more: str) -> list[str]:
+    return ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
+            "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out), *more]  # fmt: skip
+
+
+def test_a_smaller_budget_is_refused_before_the_data_is_read(
+    trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    from harness.training.config.fit_cli import FitCLI
+
+    out = tmp_path / "run"
+    saved = FitCLI(_fit(trec_dir, out, "--trainer.max_epochs", "3")[1:]).config_yaml()
+    prepare_run_folder(out, saved, overwrite=False, writer=True)
+    before = _files(out)
+    assert main(_fit(trec_dir, out, "--trainer.max_epochs", "2")) == 2
+    error = capsys.readouterr().err
+    assert "holds another run" in error and "trainer.max_epochs: 3 there, 2 now" in error
+    assert builds == [] and _files(out) == before
+
+
+def test_out_naming_a_file_is_called_a_file_before_the_data_is_read(
+    trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    target = tmp_path / "results.csv"
+    target.write_text("a,b\n")
+    for overwrite in ([], ["--overwrite"]):
+        assert main(_fit(trec_dir, target, *overwrite)) == 2
+        (line, *_) = capsys.readouterr().err.splitlines()
+        assert f"--out {target} is a file, not a folder" in line, line
+        assert "not a sanbench fit folder" not in line
+    assert builds == [] and target.read_text() == "a,b\n"
+
+
+def test_a_folder_of_yours_is_refused_before_the_data_is_read(
+    trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert main(_fit(trec_dir, mine)) == 2
+    assert "not a sanbench fit folder" in capsys.readouterr().err
+    assert builds == [] and _files(mine) == {"notes.txt": "mine"}
