@@ -1,6 +1,7 @@
 """Measure one (encoder, length, mode) point: latency and peak memory.
 
-Per point: one warm-up step, during which the peak memory is recorded, then ``repeats`` timed
+Per point (on CUDA after ``first_call_at_shape``): one
+warm-up step, during which the peak memory is recorded, then ``repeats`` timed
 steps (blocks of steps when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
 taken over them, and what CPU the timed steps got is recorded beside them (CPU share, the share
 of the CPU they asked for that they got, load average before and after; ``contended`` by the
@@ -140,6 +141,16 @@ def make_step(
     return train
 
 
+def first_call_at_shape(step: Callable[[], None], device: torch.device) -> None:
+    """On CUDA, one unmeasured step at the point's shape: it makes what later steps reuse (the
+    tiles' Triton variants for new tile offsets, cuBLAS's and cuDNN's algorithm choices and
+    workspaces), whose buffers ``max_memory_allocated`` would count in the measured step; the
+    worker's warm-up ran a smaller shape. On CPU the tiles are one prebuilt library and nothing
+    is made per shape, so no step is spent."""
+    if device.type == "cuda":
+        step()
+
+
 def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -233,6 +244,7 @@ def measure(
     baseline = live_bytes([*model.parameters(), *model.buffers(), x, mask])
     rss = PeakRss()
     has_rss = rss.reset()
+    first_call_at_shape(step, device)
     peak, estimate = memory_step(step, device, baseline)
     timing, usage = time_steps(step, repeats, estimate, device)
     ns_per_pair = step_tile_ns_per_pair(step) if tile_cost and device.type == "cpu" else None

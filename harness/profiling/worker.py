@@ -12,8 +12,13 @@ would also count address space torch and the allocators reserve but never touch 
 thread stacks; about 600 MB of VmSize vs 200 MB of VmData after ``import torch``), so a budget
 on it would not mean what it says. A failed allocation raises in torch and is reported as
 ``oom``; the parent then restarts the worker, since a failed allocation can leave the
-allocator's retained memory (jemalloc) or CUDA's cache fragmented. On CUDA the budget is
-``torch.cuda.set_per_process_memory_fraction``.
+allocator's retained memory (jemalloc) or CUDA's cache fragmented.
+
+Memory limit on CUDA: the same budget beyond the start-up footprint, in the caching allocator,
+which is all ``torch.cuda.set_per_process_memory_fraction`` can cap: its reserve may grow to what
+it holds after start-up (cache emptied) + the budget. The CUDA context and what libraries take
+outside the allocator (cuBLAS's and cuDNN's handles) are not counted, while on CPU
+``RLIMIT_DATA`` counts all of the process's private memory.
 """
 
 from __future__ import annotations
@@ -106,13 +111,18 @@ def vm_data_bytes() -> int:
 
 
 def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float | None:
-    """Apply the per-point budget (see the module docstring); returns the CPU baseline in MB."""
+    """Apply the per-point budget beyond the worker's start-up footprint (see the module
+    docstring); returns that footprint in MB (CPU: its data segment; CUDA: what the caching
+    allocator holds once its cache is emptied)."""
     if budget_mb is None:
         return None
     if device.type == "cuda":
+        torch.cuda.empty_cache()
+        baseline = torch.cuda.memory_reserved(device)
         total = torch.cuda.get_device_properties(device).total_memory
-        torch.cuda.set_per_process_memory_fraction(min(1.0, budget_mb * MB / total), device)
-        return None
+        fraction = min(1.0, (baseline + budget_mb * MB) / total)
+        torch.cuda.set_per_process_memory_fraction(fraction, device)
+        return baseline / MB
     baseline = vm_data_bytes()
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     resource.setrlimit(resource.RLIMIT_DATA, (baseline + int(budget_mb * MB), hard))
@@ -121,9 +131,9 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
 
 class Models:
     """Builds the model of a point (input width = dim, the papers' default model width), keeps
-    the last one for the next point of the same encoder, and warms each (encoder, mode) up once
-    with a small step (``warmup_points``) so that first-call costs stay out of the measured
-    steps."""
+    the last one for the next point of the same encoder, and warms each (encoder, mode, dtype)
+    up once with a small step in that dtype (``warmup_points``) so that first-call costs stay
+    out of the measured steps."""
 
     def __init__(self, device: torch.device, compile_model: bool):
         self.device = device
@@ -131,10 +141,11 @@ class Models:
         self.key: tuple[str, str, int] | None = None
         self.model: torch.nn.Module | None = None
         self.eager: torch.nn.Module | None = None  # the model uncompiled (same parameters)
-        self.warm: set[tuple[str, str, int, str]] = set()
+        self.warm: set[tuple[str, str, int, str, str]] = set()
 
-    def get(self, point: Point) -> torch.nn.Module:
-        """The point's model, built (step ``build``) and warmed up (step ``warm-up``)."""
+    def get(self, point: Point, dtype: str) -> torch.nn.Module:
+        """The point's model, built (step ``build``) and warmed up in ``dtype`` (step
+        ``warm-up``)."""
         with step_named("build"):
             options = encoder_options(point)
             key = (point.encoder, repr(sorted(options.items())), point.dim)
@@ -147,20 +158,21 @@ class Models:
                 self.model = torch.compile(self.eager) if self.compile_model else self.eager
                 self.key = key
             assert self.model is not None
-        if (*key, point.mode) not in self.warm and not self.compile_model:
-            self._warm_up(self.model, point)
-            self.warm.add((*key, point.mode))
+        if (*key, point.mode, dtype) not in self.warm and not self.compile_model:
+            self._warm_up(self.model, point, dtype)
+            self.warm.add((*key, point.mode, dtype))
         return self.model
 
-    def _warm_up(self, model: torch.nn.Module, point: Point) -> None:
-        """One fp32 step at the first of ``warmup_points`` the encoder takes; an allocation or
-        device failure ends the trials, and the last shape's failure is the point's."""
+    def _warm_up(self, model: torch.nn.Module, point: Point, dtype: str) -> None:
+        """One step in ``dtype`` at the first of ``warmup_points`` the encoder takes; an
+        allocation or device failure ends the trials, and the last shape's failure is the
+        point's."""
         shapes = warmup_points(point)
         for shape in shapes:
             step = f"warm-up ({point.mode}) at [{shape.batch_size}, {shape.seq_len}, {shape.dim}]"
             try:
                 with step_named(step):
-                    make_step(model, *synthetic_batch(shape, self.device), point.mode, "fp32")()
+                    make_step(model, *synthetic_batch(shape, self.device), point.mode, dtype)()
                 return
             except StepError as failed:
                 if shape is shapes[-1] or is_oom(failed.error) or spoils_device(failed.error):
@@ -189,7 +201,7 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
     point = Point(**request["point"])
     device = models.device
     try:
-        model = models.get(point)
+        model = models.get(point, request["dtype"])
         with step_named(f"{point.mode} step"):
             extra = {}
             if models.compile_model:

@@ -1,12 +1,14 @@
 """``profile.csv``: one row per (encoder variant, sequence length, mode) of ``sanbench profile``.
 
-``predicted_leaves_out`` is empty when ``peak_mem_mb_predicted`` counts everything the step
-holds; otherwise it names the kernels whose inside memory the prediction leaves out and why
-(the prediction is then a lower bound). ``attention_tiles`` says which tiles a chunked tanh
-attention ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders);
-``attention_ns_per_pair`` is the time its compiled tiles took per attended (query, key, feature)
-in the profiled step, ``attention_floor_ns_per_pair`` one pass of the cheapest such work on the
-same CPU, measured in the same process (``harness.profiling.attention_cost``; a step makes
+``predicted_error_pct`` is the prediction's error against a measured row's peak, 100 x (predicted /
+measured - 1), the eager step's peak when compiled (empty without both; older files read as empty).
+``predicted_leaves_out`` is empty when ``peak_mem_mb_predicted`` counts everything the step holds;
+otherwise it names the kernels whose inside memory the prediction leaves out and why (the
+prediction is then a lower bound). ``attention_tiles`` says which tiles a chunked tanh attention
+ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders);
+``attention_ns_per_pair`` is the time its compiled tiles took per attended (query, key, feature) in
+the profiled step, ``attention_floor_ns_per_pair`` one pass of the cheapest such work on the same
+CPU, measured in the same process (``harness.profiling.attention_cost``; a step makes
 :data:`TILE_PASSES` passes over the pairs); both empty where no compiled tile ran.
 
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);
@@ -41,6 +43,7 @@ METRIC_COLUMNS = (
     "load_avg_after",
     "peak_mem_mb",
     "peak_mem_mb_predicted",
+    "predicted_error_pct",
     "predicted_leaves_out",
     "attention_tiles",
     "attention_ns_per_pair",
@@ -103,6 +106,7 @@ MEASURED_STATUSES = ("ok", "contended")
 OPTIONAL = {
     "options": "",
     "peak_mem_mb_predicted": None,
+    "predicted_error_pct": None,
     "predicted_leaves_out": "",
     "attention_tiles": "",
     "attention_ns_per_pair": None,
@@ -122,6 +126,7 @@ NUMERIC = (
     "time_ms_iqr",
     "peak_mem_mb",
     "peak_mem_mb_predicted",
+    "predicted_error_pct",
     "params",
     "flops",
     "cpu_share",

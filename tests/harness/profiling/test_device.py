@@ -8,14 +8,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import torch
+from rich.console import Console
 
 from harness.cli import main
 from harness.errors import InputError
 from harness.launch import JobOutcome, submitit_jobs
+from harness.profiling.grid import EncoderSpec
+from harness.profiling.measure import MB, Point
 from harness.profiling.options import ProfileOptions
+from harness.profiling.predict import Prediction
 from harness.profiling.profile import run_encoder
+from harness.profiling.sweep import Sweep, SweepConfig, make_row
+from reports.contracts.profile_run import ENVIRONMENT_COLUMNS
 from reports.profile.data import load_run
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -125,3 +133,89 @@ def test_a_job_resolves_auto_on_its_own_node(
     job = json.loads((out / "jobs" / "test_linear" / "manifest.json").read_text())
     assert job["config"]["device"] == "cpu" and job["environment"]["device"] == "cpu"
     assert manifest["environment"] == job["environment"]
+
+
+def sweep_config(device: str, budget: float | None, compile_model: bool = False) -> SweepConfig:
+    encoders = (EncoderSpec("test_linear"),)
+    return SweepConfig(
+        encoders, (8,), ("train",), 2, 8, device, "fp32", 3, budget, "glibc", None,
+        imports=("tests.harness.fixtures.profiling_workloads",), compile=compile_model,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("compile_model", [False, True])
+def test_a_measured_row_states_the_predictions_error(compile_model: bool) -> None:
+    """Issue 57.5: each row says how far the prediction is from what was measured (the eager
+    step's peak when compiled, which is what is predicted); a predicted-only row has none."""
+    config = sweep_config("cuda", None, compile_model)
+    env = dict.fromkeys(ENVIRONMENT_COLUMNS, "x")
+    point = Point("test_linear", 8, "train", 2, 8)
+    prediction = Prediction(100 * MB, 10, 5, 1.0)
+    reply = {"status": "ok", "peak_mem_mb": 125.0, "time_ms_median": 1.0}
+    if compile_model:
+        reply = {**reply, "peak_mem_mb": 90.0, "eager_peak_mem_mb": 125.0}
+    row = make_row(point, config, env, reply, prediction)
+    assert row["predicted_error_pct"] == -20.0
+    predicted = make_row(point, config, env, {"status": "predicted"}, prediction)
+    assert predicted["predicted_error_pct"] == ""
+
+
+def test_a_cuda_point_is_not_skipped_for_its_cpu_prediction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 57.5: the prediction models the CPU's kernels; on CUDA a point predicted over the
+    budget is measured (the budget caps the caching allocator there), on CPU it is skipped."""
+    measured = []
+    prediction = Prediction(2048 * MB, 10, 5, 1.0)
+    point = Point("test_linear", 8, "train", 2, 8)
+    for device in ("cuda", "cpu"):
+        sweep = Sweep(sweep_config(device, 1024.0), tmp_path / device, {}, Console())
+        monkeypatch.setattr(sweep, "_request", lambda point: measured.append(point) or {
+            "status": "ok"})  # fmt: skip
+        reply = sweep.measure(point, prediction)
+        assert reply["status"] == ("ok" if device == "cuda" else "skipped_oom")
+    assert measured == [point]
+
+
+def test_the_warm_up_runs_in_the_measured_dtype(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 57.5: the warm-up ran fp32 whatever the sweep's dtype, so the first bf16/fp16
+    kernels (their compiled variants, cuBLAS's half-precision algorithms) were made inside the
+    measured step."""
+    from harness.profiling import worker
+
+    seen: list[torch.dtype | None] = []
+
+    class Recording(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, x: torch.Tensor, mask: torch.Tensor) -> SimpleNamespace:
+            y = self.proj(x)
+            seen.append(y.dtype)
+            return SimpleNamespace(pooled=y.mean(1))
+
+    monkeypatch.setattr(worker, "build_encoder", lambda name, **options: Recording())
+    models = worker.Models(torch.device("cpu"), compile_model=False)
+    models.get(Point("test_linear", 16, "infer", 2, 8), "bf16")
+    assert seen == [torch.bfloat16]
+
+
+def test_the_cuda_budget_is_beyond_the_workers_start_up_as_on_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 57.9: ``--max-memory-mb`` on CUDA capped the whole caching allocator at the budget
+    (start-up included), on CPU the memory beyond start-up. Now both: the allocator may hold
+    what it held after start-up plus the budget."""
+    from harness.profiling import worker
+
+    calls = []
+    total = 16 * 1024 * MB
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: calls.append("empty"))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 512 * MB)
+    monkeypatch.setattr(torch.cuda, "get_device_properties",
+                        lambda device: SimpleNamespace(total_memory=total))  # fmt: skip
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction",
+                        lambda fraction, device: calls.append(fraction))  # fmt: skip
+    baseline = worker.apply_memory_limit(torch.device("cuda", 0), 1024.0)
+    assert baseline == 512.0 and calls == ["empty", (512 + 1024) * MB / total]
