@@ -90,8 +90,9 @@ class ProfileOptions:
     resume: bool = False
     """measure only the missing points of --out"""
     max_memory_mb: float | None = None
-    """per-point budget: CPU, a hard limit on the worker's memory beyond its start-up footprint
-    (default 80% of the available RAM); CUDA, a memory fraction"""
+    """per-point budget beyond the worker's start-up footprint: CPU, a hard limit on its private
+    memory (default 80% of the available RAM); CUDA, on the caching allocator's reserve (the
+    CUDA context not counted; default none)"""
     allocator: str = "auto"
     """the worker's memory allocator: auto, glibc or jemalloc"""
     skip_after_oom: bool = True
