@@ -55,8 +55,20 @@ def device_name(device: torch.device) -> str:
     return cpu_model()
 
 
+def tf32(device: torch.device) -> dict[str, str]:
+    """On CUDA, whether float32 matrix products (cuBLAS) and convolutions and RNNs (cuDNN) may
+    run in TF32 (10-bit mantissa): cuDNN's is on by default, so an "fp32" run is partly TF32.
+    Nothing elsewhere (no TF32 on a CPU)."""
+    if device.type != "cuda":
+        return {}
+    return {
+        "tf32_matmul": str(torch.backends.cuda.matmul.allow_tf32),
+        "tf32_cudnn": str(torch.backends.cudnn.allow_tf32),
+    }
+
+
 def environment(device: torch.device) -> dict[str, str]:
-    """Columns recorded beside every measurement."""
+    """Columns recorded beside every measurement (the TF32 switches on CUDA: :func:`tf32`)."""
     return {
         "device": device.type,
         "device_name": device_name(device),
@@ -69,4 +81,5 @@ def environment(device: torch.device) -> dict[str, str]:
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "allocator": allocator(),
         "commit": git_commit(),
+        **tf32(device),
     }

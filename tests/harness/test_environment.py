@@ -22,3 +22,20 @@ def test_the_cpu_capability_torch_runs_is_recorded() -> None:
     kernels; the comparison page can say so only if each run recorded it."""
     env = environment(torch.device("cpu"))
     assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability() != ""
+
+
+@pytest.mark.parametrize("matmul, cudnn", [(False, True), (True, False)])
+def test_a_cuda_runs_tf32_settings_are_recorded(
+    matmul: bool, cudnn: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 57.9: cuDNN's TF32 is on by default, so an "fp32" CUDA run's convolutions and RNNs
+    ran at TF32's 10-bit mantissa: a CUDA run records both switches (a CPU run has no TF32)."""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "a GPU")
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+    try:  # torch's switches are not attributes monkeypatch can restore
+        env = environment(torch.device("cuda", 0))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
+    assert (env["tf32_matmul"], env["tf32_cudnn"]) == (str(matmul), str(cudnn))
+    assert "tf32_cudnn" not in environment(torch.device("cpu"))
