@@ -1,8 +1,10 @@
 """``sanbench predict`` and ``encode``: a saved checkpoint applied to new sentences through
-``Trainer.predict`` at the precision the model was trained with."""
+``Trainer.predict`` at the precision the model was trained with (``16-mixed`` without CUDA: in
+float32, see :func:`inference_precision`)."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -17,6 +19,28 @@ from harness.training.callbacks.prediction_writers import LabelWriter, VectorWri
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.module import TaskModule
+
+
+class PrecisionWarning(UserWarning):
+    """The model runs at another precision than it was trained at (this machine lacks its)."""
+
+
+def inference_precision(trained: str | None) -> str:
+    """The precision to run a model trained at ``trained`` with here: the same, except fp16
+    autocast (``16-mixed``) without CUDA, which runs in float32 with a
+    :class:`PrecisionWarning`. The CPU has no fp16 autocast, and Lightning would swap in
+    ``bf16-mixed``, whose 8-bit significand is coarser than fp16's 11 bits: float32 computes
+    every value fp16 can hold, and more exactly."""
+    precision = trained or "32-true"
+    if precision in ("16-mixed", "16") and not torch.cuda.is_available():
+        warnings.warn(
+            f"the model was trained at {precision} (fp16 autocast, which needs CUDA); this "
+            "machine has no CUDA, so it runs it in float32 (32-true)",
+            PrecisionWarning,
+            stacklevel=2,
+        )
+        return "32-true"
+    return precision
 
 
 class SentenceVectors(pl.LightningModule):
@@ -56,7 +80,7 @@ def _predict(
     trainer = pl.Trainer(
         accelerator="auto",
         devices=1,
-        precision=precision or "32-true",
+        precision=inference_precision(precision),
         logger=False,
         callbacks=[writer],
         enable_progress_bar=progress,
