@@ -12,9 +12,12 @@ the best configuration; --max-steps, --max-epochs and --limit-* are the trials' 
 
 from __future__ import annotations
 
+import contextlib
+
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.outdir import out_folder
 from harness.studies import StudyOptions, run_tune
 
 
@@ -23,5 +26,10 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def run(config: Namespace) -> int:
-    run_tune(build(StudyOptions, config))
+    """Run the study; its default folder (runs/studies/NAME) is checked and held as a given
+    ``--out`` is (``harness.cli`` does that one), before any trial."""
+    options = build(StudyOptions, config)
+    given = options.out is not None
+    with contextlib.nullcontext() if given else out_folder("tune", options.context().out):
+        run_tune(options)
     return 0

@@ -152,3 +152,30 @@ def test_space_keys_are_checked_before_any_trial(
     assert main(argv) == 2
     assert "unknown key model.dropuot (did you mean model.dropout?)" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("held", ["a folder of yours", "a file"])
+def test_the_default_out_folder_is_checked_as_a_given_one(
+    held: str,
+    tmp_path: Path,
+    trec_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56.12: without --out, runs/studies/NAME is refused as --out NAME would be, before
+    any trial (on 023e32f the study ran into it)."""
+    monkeypatch.chdir(tmp_path)
+    default = Path("runs") / "studies" / "dropout-trec-multi_cnn"
+    if held == "a file":
+        default.parent.mkdir(parents=True)
+        default.write_text("mine")
+    else:
+        default.mkdir(parents=True)
+        (default / "notes.txt").write_text("mine")
+    before = sorted(str(p) for p in Path().rglob("*"))
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
+            "--data-dir", str(trec_dir), "--trials", "1", "--max-steps", "1"]  # fmt: skip
+    assert main(argv) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sanbench tune: --out {default} ")
+    assert sorted(str(p) for p in Path().rglob("*")) == before
