@@ -223,8 +223,9 @@ def profile(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present, with
-    DiSAN's chunked attention beside naive, and the Lightning overhead; first, predicting every
+    """Paper-preset profiling sweep (L = 16..384, batch 64, dim 300) on the device present (said
+    before it starts), with DiSAN's chunked attention beside naive, then the GPU checks
+    (``harness.profiling.gpu_checks``) and the Lightning overhead; first, predicting every
     figure encoder at L=384 must take under 20 s."""
     install(session)
     # memory and FLOPs of every figure encoder at the papers' longest shape, [64, 384, 300], on
@@ -246,10 +247,21 @@ def bench(session: nox.Session) -> None:
     # its exact chunked attention (the encoders' default)
     encoders = "bilstm,bigru,bisru,multi_cnn,hrchy_cnn,multi_head,disan:attention_impl=naive"
     encoders += ",bi_blosan:attention_impl=naive,mtsa,disan:attention_impl=chunked"
+    # the device it runs on (a CPU wheel: CPU, said here); then what only a GPU can confirm of
+    # the CUDA path (issue 57; without CUDA each check says it was not run and why)
+    session.run("python", "-m", "harness.profiling.gpu_checks", "device")
+    words = list(session.posargs)
+    out = next((word.partition("=")[2] for word in words if word.startswith("--out=")), None)
+    if "--out" in words[:-1]:
+        out = words[words.index("--out") + 1]
+    if out is None:
+        out = time.strftime("runs/bench-paper-%Y%m%d-%H%M%S")
+        words += ["--out", out]
     session.run(
         "sanbench", "profile", "--preset", "paper", "--device", "auto", "--encoders", encoders,
-        *session.posargs,
+        *words,
     )  # fmt: skip
+    session.run("python", "-m", "harness.profiling.gpu_checks", "checks", out)
     # training steps/s through the Lightning harness vs a bare PyTorch loop, same data, one process
     session.run("python", "-m", "harness.profiling.overhead")
 

@@ -1,0 +1,220 @@
+"""What only a GPU can confirm of the CUDA path (issue 57), checked by ``nox -s bench``.
+
+    python -m harness.profiling.gpu_checks device      # where the bench runs, and why not CUDA
+    python -m harness.profiling.gpu_checks checks RUN  # after the sweep into RUN: the checks
+
+The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
+- NVML's GPU is torch's: every visible device, found in NVML by its PCI bus id
+  (``gpu_process.nvml_bus_id``), has torch's UUID (``CUDA_VISIBLE_DEVICES`` renumbers torch's).
+- The CUDA peak against the prediction: ``predicted_error_pct`` of RUN's measured CUDA rows
+  (the prediction models the CPU's kernels; reported, not bounded).
+- No context on a device the run did not ask for: a process measures one point of DiSAN's
+  chunked attention (the tiles' probe and warm-up included) on the last visible GPU, then asks
+  NVML which GPUs list its process id.
+Without CUDA each says it was not run and why; the exit status is 1 only when a check failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from harness.profiling.gpu_process import nvml_bus_id
+
+# the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
+CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
+CONTEXT_OPTIONS = "attention_impl=chunked"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's outcome: ``ok`` True (passed), False (failed) or None (not run)."""
+
+    name: str
+    ok: bool | None
+    detail: str
+
+    def line(self) -> str:
+        status = {True: "ok", False: "FAILED", None: "not run"}[self.ok]
+        return f"GPU check, {self.name}: {status}: {self.detail}"
+
+
+def why_no_cuda() -> str:
+    """Why this process has no CUDA device ("" when it has one)."""
+    if torch.cuda.is_available():
+        return ""
+    if torch.version.cuda is None:
+        return f"torch {torch.__version__} is a CPU build (no CUDA in the wheel)"
+    return (
+        f"torch {torch.__version__} (CUDA {torch.version.cuda}) finds no GPU (no driver, or "
+        "CUDA_VISIBLE_DEVICES hides them)"
+    )
+
+
+def device_line() -> str:
+    """The line ``nox -s bench`` prints before its sweep: the device it runs on."""
+    why = why_no_cuda()
+    if why:
+        return f"bench runs on CPU: {why}; the GPU checks will not run"
+    names = ", ".join(
+        f"cuda:{i} {torch.cuda.get_device_name(i)}" for i in range(torch.cuda.device_count())
+    )
+    return f"bench runs on CUDA (torch {torch.__version__}, CUDA {torch.version.cuda}): {names}"
+
+
+def _uuid(value: Any) -> str:
+    text = value.decode() if isinstance(value, bytes) else str(value)
+    return text.lower().removeprefix("gpu-")
+
+
+def nvml_matches_torch(nvml: Any, properties: Sequence[Any]) -> Check:
+    """Each of torch's devices (``properties`` by index) found in NVML by bus id has torch's
+    UUID."""
+    found, wrong = [], []
+    for index, device in enumerate(properties):
+        bus_id = nvml_bus_id(device)
+        uuid = _uuid(nvml.nvmlDeviceGetUUID(nvml.nvmlDeviceGetHandleByPciBusId(bus_id)))
+        line = f"cuda:{index} = NVML GPU at {bus_id}"
+        (found if uuid == _uuid(device.uuid) else wrong).append(line)
+    if wrong:
+        return Check("NVML's GPU is torch's", False, "UUIDs differ: " + "; ".join(wrong))
+    return Check("NVML's GPU is torch's", True, "; ".join(found) + " (same UUIDs)")
+
+
+def peak_against_prediction(rows: Sequence[Mapping[str, str]]) -> Check:
+    """The measured CUDA rows' ``predicted_error_pct``: how many, range and median."""
+    name = "CUDA peak against the prediction"
+    errors = sorted(
+        (float(row["predicted_error_pct"]), f"{row['encoder']} {row['mode']} L={row['seq_len']}")
+        for row in rows
+        if row["device"] == "cuda" and row.get("predicted_error_pct", "") != ""
+    )
+    if not errors:
+        return Check(name, False, "no measured CUDA row has a prediction to compare")
+    median = errors[len(errors) // 2][0]
+    return Check(
+        name,
+        True,
+        f"{len(errors)} rows, prediction error {errors[0][0]:+.1f}% ({errors[0][1]}) to "
+        f"{errors[-1][0]:+.1f}% ({errors[-1][1]}), median {median:+.1f}% (the prediction "
+        "models the CPU's kernels; docs/benchmarks.md, Peak memory)",
+    )
+
+
+def gpus_listing(pid: int, nvml: Any, properties: Sequence[Any]) -> list[int]:
+    """torch's indices of the GPUs on which NVML lists process ``pid``."""
+    listed = []
+    for index, device in enumerate(properties):
+        handle = nvml.nvmlDeviceGetHandleByPciBusId(nvml_bus_id(device))
+        if any(p.pid == pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle)):
+            listed.append(index)
+    return listed
+
+
+def context_check(asked: int, listed: list[int], count: int) -> Check:
+    """The verdict on the GPUs that list the process which asked for ``cuda:asked`` only."""
+    name = "no context on a GPU the run did not ask for"
+    if asked not in listed:
+        return Check(name, None, f"NVML lists the process on no GPU it used ({listed}): in a "
+                     "container NVML reports the host's process ids")  # fmt: skip
+    others = [index for index in listed if index != asked]
+    if others:
+        return Check(name, False, f"asked for cuda:{asked}, also has a context on " +
+                     ", ".join(f"cuda:{i}" for i in others))  # fmt: skip
+    return Check(name, True, f"asked for cuda:{asked} of {count}: a context there only")
+
+
+def _context_child(asked: int) -> dict[str, Any]:
+    """In a fresh process: measure the context point on ``cuda:asked``, then list the GPUs on
+    which NVML lists this process."""
+    import pynvml
+
+    from harness.profiling.measure import Point
+    from harness.profiling.worker import Models, run_point
+
+    point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
+    models = Models(torch.device("cuda", asked), compile_model=False)
+    reply = run_point({"point": asdict(point), "dtype": "fp32", "repeats": 3}, models)
+    count = torch.cuda.device_count()
+    properties = [torch.cuda.get_device_properties(i) for i in range(count)]
+    pynvml.nvmlInit()
+    try:
+        listed = gpus_listing(os.getpid(), pynvml, properties)
+    finally:
+        pynvml.nvmlShutdown()
+    return {"status": reply["status"], "message": reply.get("message", ""), "listed": listed}
+
+
+def run_checks(run: Path) -> list[Check]:
+    """Every check (see the module docstring) of the sweep written into ``run``."""
+    why = why_no_cuda()
+    names = ("NVML's GPU is torch's", "CUDA peak against the prediction",
+             "no context on a GPU the run did not ask for")  # fmt: skip
+    if why:
+        return [Check(name, None, f"no CUDA here: {why}") for name in names]
+    try:
+        import pynvml
+    except ImportError:
+        pynvml = None
+    count = torch.cuda.device_count()
+    checks = []
+    if pynvml is None:
+        checks.append(Check(names[0], None, "pynvml is not installed"))
+    else:
+        pynvml.nvmlInit()
+        try:
+            properties = [torch.cuda.get_device_properties(i) for i in range(count)]
+            checks.append(nvml_matches_torch(pynvml, properties))
+        finally:
+            pynvml.nvmlShutdown()
+    from reports.contracts.profile_run import results_file
+
+    checks.append(peak_against_prediction(results_file(run).rows()))
+    if count < 2:
+        checks.append(Check(names[2], None, "one GPU visible: no other GPU to find a context on"))
+    elif pynvml is None:
+        checks.append(Check(names[2], None, "pynvml is not installed"))
+    else:
+        asked = count - 1
+        child = subprocess.run(
+            [sys.executable, "-m", __name__, "context", str(asked)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if child.returncode != 0:
+            tail = (child.stderr.strip().splitlines() or ["no output"])[-1]
+            checks.append(Check(names[2], False, f"the measuring process failed: {tail}"))
+        else:
+            reply = json.loads(child.stdout.strip().splitlines()[-1])
+            if reply["status"] != "ok":
+                checks.append(Check(names[2], False, f"the point failed: {reply['message']}"))
+            else:
+                checks.append(context_check(asked, reply["listed"], count))
+    return checks
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["device"]:
+        print(device_line())
+        return 0
+    if argv[:1] == ["context"] and len(argv) == 2:
+        print(json.dumps(_context_child(int(argv[1]))))
+        return 0
+    if argv[:1] == ["checks"] and len(argv) == 2:
+        checks = run_checks(Path(argv[1]))
+        for check in checks:
+            print(check.line())
+        return 1 if any(check.ok is False for check in checks) else 0
+    print("usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""``nox -s bench``'s GPU checks: on this CPU machine they say they were not run and why; their
+verdicts are checked on what NVML and torch return on a machine with GPUs (stood in for)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from harness.profiling import gpu_checks
+from harness.profiling.gpu_checks import (
+    context_check,
+    gpus_listing,
+    nvml_matches_torch,
+    peak_against_prediction,
+)
+
+# torch's cuda:0 and cuda:1 are NVML's GPUs at buses 5E and 1A (CUDA_VISIBLE_DEVICES=2,0)
+TORCH_GPUS = [
+    SimpleNamespace(pci_domain_id=0, pci_bus_id=0x5E, pci_device_id=0, uuid="aaaa-5e"),
+    SimpleNamespace(pci_domain_id=0, pci_bus_id=0x1A, pci_device_id=0, uuid="bbbb-1a"),
+]
+
+
+class FakeNvml:
+    def __init__(self, uuids: dict[str, str], pids: dict[str, list[int]]) -> None:
+        self.uuids, self.pids = uuids, pids
+
+    def nvmlDeviceGetHandleByPciBusId(self, bus_id: str) -> str:  # noqa: N802
+        return bus_id
+
+    def nvmlDeviceGetUUID(self, handle: str) -> bytes:  # noqa: N802
+        return self.uuids[handle].encode()
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: str) -> list:  # noqa: N802
+        return [SimpleNamespace(pid=pid) for pid in self.pids.get(handle, [])]
+
+
+UUIDS = {"00000000:5E:00.0": "GPU-AAAA-5E", "00000000:1A:00.0": "GPU-BBBB-1A"}
+
+
+def test_on_a_cpu_build_the_bench_says_it_runs_on_cpu(capsys: pytest.CaptureFixture) -> None:
+    """Issue 57.9: `nox -s bench` with torch's CPU wheel ran on CPU without a word."""
+    assert gpu_checks.main(["device"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("bench runs on CPU: ") and torch.__version__ in line
+
+
+def test_without_cuda_every_check_says_it_was_not_run_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert gpu_checks.main(["checks", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert all(": not run: no CUDA here: " in line for line in lines)
+
+
+def test_nvml_finds_torchs_gpus_by_bus_id() -> None:
+    check = nvml_matches_torch(FakeNvml(UUIDS, {}), TORCH_GPUS)
+    assert check.ok is True and "cuda:1 = NVML GPU at 00000000:1A:00.0" in check.detail
+
+
+def test_a_gpu_whose_uuid_differs_fails() -> None:
+    swapped = {"00000000:5E:00.0": "GPU-BBBB-1A", "00000000:1A:00.0": "GPU-AAAA-5E"}
+    check = nvml_matches_torch(FakeNvml(swapped, {}), TORCH_GPUS)
+    assert check.ok is False and "cuda:0" in check.detail and "cuda:1" in check.detail
+
+
+def test_a_context_on_a_gpu_not_asked_for_fails() -> None:
+    """The process asked for cuda:1; NVML also lists it on torch's cuda:0 (bus 5E)."""
+    nvml = FakeNvml(UUIDS, {"00000000:5E:00.0": [42], "00000000:1A:00.0": [42, 7]})
+    listed = gpus_listing(42, nvml, TORCH_GPUS)
+    assert listed == [0, 1]
+    check = context_check(1, listed, 2)
+    assert check.ok is False and "also has a context on cuda:0" in check.detail
+    assert context_check(1, [1], 2).ok is True
+    assert context_check(1, [], 2).ok is None  # a container's process ids: cannot tell
+
+
+def test_the_cuda_peak_is_reported_against_the_prediction() -> None:
+    row = {"device": "cuda", "mode": "train", "encoder": "disan"}
+    rows = [
+        {**row, "seq_len": "16", "predicted_error_pct": "-3.5"},
+        {**row, "seq_len": "32", "predicted_error_pct": "1.25"},
+        {**row, "seq_len": "64", "predicted_error_pct": ""},
+    ]
+    check = peak_against_prediction(rows)
+    assert check.ok is True and "2 rows" in check.detail
+    assert "-3.5% (disan train L=16) to +1.2% (disan train L=32)" in check.detail
+    assert peak_against_prediction([]).ok is False
