@@ -2,7 +2,9 @@
 
     sanbench predict --ckpt runs/trec/checkpoints/last.ckpt --input questions.txt --out pred.csv
 
-One row per input line: ``line``, ``label``, ``p_<class>`` per class (``score`` for SICK).
+One row per input line: ``line``, ``sentence``, ``label``, ``p_<class>`` per class (the line's
+number from 1, the line as given, the most probable class and each class's probability); for
+SICK ``line``, ``sentence``, ``score``.
 """
 
 from __future__ import annotations

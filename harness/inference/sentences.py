@@ -16,7 +16,7 @@ from datamodules.vocab import Vocab
 
 
 class EmptySentenceWarning(UserWarning):
-    """Lines without a word: predicted as training reads them, from no word at all."""
+    """Lines without a word: read as training reads them, as a sentence of no word."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ def read_sentences(
     if empty:
         warnings.warn(
             f"{path}: {len(empty)} line(s) with an empty sentence ({listed_lines(empty)}); "
-            "predicted from no word, as training reads such a line",
+            "each is read as a sentence of no word, as training reads such a line (its output "
+            "is the model's for an empty input)",
             EmptySentenceWarning,
             stacklevel=2,
         )

@@ -71,3 +71,30 @@ def test_the_input_is_decoded_with_the_given_encoding(tmp_path: Path) -> None:
         read_sentences(path, VOCAB, lowercase=False, pair=False)
     (sentence,) = read_sentences(path, VOCAB, lowercase=False, pair=False, encoding="latin-1")
     assert sentence.a == [2, 1, 3]
+
+
+def test_the_empty_sentence_warning_reads_right_for_predict_and_encode(tmp_path: Path) -> None:
+    """Issue 56.13: ``encode`` warned "predicted from no word"; the warning serves both."""
+    path = tmp_path / "gaps.txt"
+    path.write_text("a cat\n\n")
+    with pytest.warns(EmptySentenceWarning) as warned:
+        read_sentences(path, VOCAB, lowercase=False, pair=False)
+    (message,) = [str(w.message) for w in warned]
+    assert "predicted" not in message and "read as a sentence of no word" in message
+
+
+@pytest.mark.parametrize("command", ["predict", "encode"])
+def test_the_help_names_every_column_written(command: str) -> None:
+    """Issue 56.13: ``predict --help`` listed ``line, label, p_<class>``, not ``sentence``."""
+    import importlib
+
+    from harness.command_parser import CommandParser
+
+    module = importlib.import_module(f"harness.commands.{command}")
+    parser = CommandParser(f"sanbench {command}", module.__doc__)
+    module.add_arguments(parser)
+    shown = " ".join(parser.format_help().split())
+    if command == "predict":
+        assert "``line``, ``sentence``, ``label``, ``p_<class>``" in shown, shown
+    else:
+        assert "float32 [lines, output_dim]" in shown, shown
