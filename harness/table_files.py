@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.contracts.atomic import write_text_atomic
-
-MISSING = "–"
+from reports.site.numbers import MISSING
 
 
 @dataclass

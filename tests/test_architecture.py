@@ -303,6 +303,61 @@ def test_each_fact_is_defined_in_one_module() -> None:
     assert not wrong, f"defined elsewhere than (or besides) its one module: {wrong}"
 
 
+CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+# Literal constants written in two modules on purpose, each with the test that keeps them equal
+TWICE = {
+    # the study's argument check must not import torch (encoders do)
+    "('chunked', 'naive')": "tests/harness/studies/test_block_length_memory_answer.py",
+    # harness.quiet silences the builder's logger before any encoder (or torch) is imported
+    "'torch.utils.cpp_extension'": "tests/harness/test_quiet.py",
+}
+
+
+def literal_constants(path: Path) -> Iterator[tuple[str, str]]:
+    """(value, name) of each module-level UPPER_CASE constant of ``path`` whose value is a
+    literal string or a literal table (tuple, list, set, dict of two or more constants);
+    sets and dicts in a canonical order, so one fact in two spellings compares equal."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name) and CONSTANT.match(t.id)]
+        try:
+            value = ast.literal_eval(node.value)
+        except ValueError:  # not a literal
+            continue
+        if isinstance(value, dict):
+            value = tuple(sorted(value.items(), key=repr))
+        elif isinstance(value, set | frozenset | tuple | list):
+            value = tuple(sorted(value, key=repr))
+            if len(value) < 2:
+                continue
+        elif not isinstance(value, str):
+            continue
+        for name in names:
+            yield repr(value), name
+
+
+def test_no_constant_is_written_in_two_modules() -> None:
+    """A literal fact (a string, a table of names) defined at the top of two product modules
+    is one fact written twice, found without naming it (the issue-55 list: ACTIVATIONS, the
+    task kinds, R_RANGE, CONTENDED_MARK, MISSING, a logger's name)."""
+    where: dict[str, list[str]] = {}
+    for module, path in product_modules().items():
+        for value, name in literal_constants(path):
+            where.setdefault(value, []).append(f"{module}.{name}")
+    twice = {
+        value: found
+        for value, found in where.items()
+        if len(set(m.rsplit(".", 1)[0] for m in found)) > 1
+    }
+    unexpected = {value: found for value, found in twice.items() if value not in TWICE}
+    assert not unexpected, f"one fact defined in two modules: {unexpected}"
+    for value, guard in TWICE.items():
+        assert value in twice, f"{value} is written once now: drop it from TWICE"
+        assert (ROOT / guard).exists()
+
+
 def _cube_root(node: ast.AST) -> bool:
     """``x ** (1 / 3)`` (Eq. 19's cube root) in any spelling of a third."""
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)):

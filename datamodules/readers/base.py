@@ -8,6 +8,8 @@ from pathlib import Path
 
 from datamodules.task_spec import TaskSpec
 
+FIX = "correct or delete the line"  # the advice after a line that cannot be read
+
 Tokens = tuple[str, ...]
 
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from datamodules.errors import DataFormatError, Problems, shorten
-from datamodules.readers.base import Example, Layout, SplitData, Tokens
+from datamodules.readers.base import FIX, Example, Layout, SplitData, Tokens
 from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
@@ -32,9 +32,6 @@ def parse_label(task: TaskSpec, label: str) -> int | None:
 def parse_tree(parse: str) -> Tokens:
     """Tokens of a bracketed binary parse such as ``( ( A dog ) runs )``."""
     return tuple(token for token in parse.split() if token not in ("(", ")"))
-
-
-FIX = "correct or delete the line"
 
 
 def _collect(task: TaskSpec, path: Path, rows: list[tuple[int, str, str, str]]) -> list[Example]:

@@ -18,9 +18,8 @@ import optuna
 
 from encoders.layers.block_length import appendix_a_r, expected_max_length
 from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
-from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.plans import R_RANGE, StudyPlan, TuneContext
 
-R_RANGE = (2, 32)
 MEMORY = "peak_train_mem_mb"
 
 

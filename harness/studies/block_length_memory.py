@@ -22,9 +22,8 @@ import torch
 from torch import nn
 
 from encoders.layers.block_length import memory_optimal_r
-from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.plans import R_RANGE, StudyPlan, TuneContext
 
-R_RANGE = (2, 32)
 MEMORY = "peak_mem_mb"
 
 

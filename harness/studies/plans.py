@@ -11,6 +11,9 @@ import optuna
 
 from harness.studies.workers import Objective
 
+# the block lengths r both block-length studies search
+R_RANGE = (2, 32)
+
 
 @dataclass(frozen=True)
 class TuneContext:

@@ -22,7 +22,13 @@ from harness.table_files import MISSING, Table, fmt, write_tables
 from reports.aggregation import mean_std
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.results_file import complete_text
-from reports.contracts.suite_results import COMPARISON, CONTENDED_COLUMNS, SUMMARY
+from reports.contracts.suite_results import (
+    COMPARISON,
+    CONTENDED_COLUMNS,
+    CONTENDED_MARK,
+    SUMMARY,
+    is_contended,
+)
 from reports.paper_numbers import BI_BLOSAN, MTSA, lookup
 
 SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
@@ -80,7 +86,10 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
             if metric not in group:
                 continue
             scale = 100.0 if metric in PERCENT_METRICS else 1.0
-            stats = mean_std(group[metric], scale)
+            values = group[metric]
+            if metric in CONTENDED_COLUMNS.values():  # the share of runs contended
+                values = values.map(is_contended).astype(float)
+            stats = mean_std(values, scale)
             if stats.n:
                 records.append((task, encoder, metric, stats.n, stats.mean, stats.std))
     return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
@@ -249,7 +258,6 @@ def _none(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
 
 
-CONTENDED_MARK = " c"
 CONTENDED_NOTE = (
     "c: some of the cell's runs were contended while this was timed (their threads got less "
     "than half the CPU they were ready to use): the time is inflated by other processes; the "
@@ -260,7 +268,7 @@ CONTENDED_NOTE = (
 
 def _contended(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> bool:
     """True when ``metric`` is a time and any finished run of the cell was contended while it
-    was timed."""
+    was timed (its flag's share, from :func:`summarize`, is above 0)."""
     column = CONTENDED_COLUMNS.get(metric)
     key = (task, encoder, column)
     return column is not None and key in indexed.index and float(indexed.loc[key, "mean"]) > 0

@@ -11,16 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "elu": nn.ELU}
-
-
-def _activation(name: str) -> nn.Module:
-    try:
-        return ACTIVATIONS[name]()
-    except KeyError:
-        raise ValueError(
-            f"unknown activation {name!r}; choose one of {list(ACTIVATIONS)}"
-        ) from None
+from encoders.layers.activation import activation_class
 
 
 class Classifier(nn.Module):
@@ -31,7 +22,7 @@ class Classifier(nn.Module):
         self.net = nn.Sequential(
             nn.Dropout(dropout),
             nn.Linear(in_dim, hidden),
-            _activation(activation),
+            activation_class(activation)(),
             nn.Dropout(dropout),
             nn.Linear(hidden, num_classes),
         )

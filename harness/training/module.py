@@ -19,6 +19,7 @@ from torch.nn import functional as F
 from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
 from torchmetrics.classification import MulticlassAccuracy
 
+from datamodules.task_file import KINDS
 from encoders import Encoder, build_encoder, encoder_entry
 from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder
@@ -30,8 +31,6 @@ from harness.training.heads import (
     relatedness_loss,
     relatedness_score,
 )
-
-KINDS = ("single", "pair", "relatedness")
 
 
 class Vocabulary(TypedDict):

@@ -53,6 +53,26 @@ CONTENDED_COLUMNS = {
     "train_time_per_epoch_s": "train_contended",
     "dev_infer_time_s": "dev_infer_contended",
 }
+CONTENDED_MARK = " c"  # after a time (or a ratio of it) some of whose runs were contended
+
+
+def is_contended(flag: object) -> bool:
+    """Whether a recorded contended flag (``1``, ``1.0``, ``True``, ``"true"``; blank or ``0``
+    where not) says the time was contended: the one rule every table, page and figure marks by."""
+    return str(flag).strip().lower() in ("1", "1.0", "true")
+
+
+def contended(runs: pd.DataFrame, time_column: str) -> pd.Series:
+    """Which of ``runs`` were contended while ``time_column`` was timed (False where that was
+    not recorded, or ``time_column`` is not a time)."""
+    import pandas as pd
+
+    flag = CONTENDED_COLUMNS.get(time_column)
+    if flag is None or flag not in runs:
+        return pd.Series(False, index=runs.index)
+    return runs[flag].map(is_contended).astype(bool)
+
+
 # Each time column's prefix in the rows and in metrics.json, and the evidence recorded beside it
 # (harness.cpu_usage): the CPU share its threads got and the load average before and after.
 TIMED_PREFIXES = {"train_time_per_epoch_s": "train_", "dev_infer_time_s": "dev_infer_"}

@@ -27,7 +27,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from reports import aggregation
-from reports.contracts.suite_results import CONTENDED_COLUMNS
+from reports.contracts.suite_results import contended
 from reports.site.render import save_figure
 from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
 
@@ -80,13 +80,6 @@ def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
     return on
 
 
-def _contended(group: pd.DataFrame) -> bool:
-    flag = CONTENDED_COLUMNS[TIME[0]]
-    if flag not in group:
-        return False
-    return bool((pd.to_numeric(group[flag], errors="coerce").fillna(0) > 0).any())
-
-
 def task_points(rows: pd.DataFrame, quality: tuple[str, str, float]) -> list[Point]:
     """One :class:`Point` per encoder of one task's finished runs."""
     column, _, scale = quality
@@ -107,7 +100,7 @@ def task_points(rows: pd.DataFrame, quality: tuple[str, str, float]) -> list[Poi
                 aggregation.half_interval(stats),
                 mean(TIME[0]),
                 mean(MEMORY[0]),
-                _contended(group),
+                bool(contended(group, TIME[0]).any()),
             )
         )
     return points

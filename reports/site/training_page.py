@@ -65,28 +65,17 @@ def mean_std(values: pd.Series, formatter: Any) -> str:
     return f"{text} ({formatter(stats.std)})" if stats.n > 1 else text
 
 
-CONTENDED_MARK = " c"
-
-
-def _contended(runs: pd.DataFrame, time_column: str) -> pd.Series:
-    """Which of ``runs`` were contended while ``time_column`` was timed (False where that was
-    not recorded)."""
-    flag = suite_results.CONTENDED_COLUMNS.get(time_column)
-    if flag is None or flag not in runs:
-        return pd.Series(False, index=runs.index)
-    return runs[flag].map(lambda value: str(value).lower() in ("1", "1.0", "true"))
-
-
 def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """task, encoder, runs and every summary column any run has; a time some of whose runs
-    were contended carries :data:`CONTENDED_MARK`."""
+    were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`."""
     shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
     for (task, encoder), group in results.groupby(["task", "encoder"], sort=True):
         cells = [str(task), str(encoder), str(len(group))]
         for column, _, fmt in shown:
-            mark = CONTENDED_MARK if _contended(group, column).any() else ""
+            contended = suite_results.contended(group, column).any()
+            mark = suite_results.CONTENDED_MARK if contended else ""
             cells.append(mean_std(group[column], fmt) + mark)
         rows.append(cells)
     return header, rows
@@ -101,7 +90,7 @@ def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
         ("dev_infer_time_s", "dev inference"),
     ):
         prefix = suite_results.TIMED_PREFIXES[column]
-        for _, run in results[_contended(results, column)].iterrows():
+        for _, run in results[suite_results.contended(results, column)].iterrows():
             before, after = (run.get(f"{prefix}load_avg_{when}") for when in ("before", "after"))
             recorded = not (pd.isna(before) and pd.isna(after))
             found.append(

@@ -16,8 +16,9 @@ from typing import Any
 
 import yaml
 
+from harness.quiet import LIGHTNING_SEED
+
 CONFIG_PACKAGE = "harness.training.configs"
-SEED_LOGGER = "lightning.fabric.utilities.seed"  # logs "Seed set to N" at every seeding
 
 
 class ConfigError(ValueError):
@@ -106,7 +107,7 @@ def task_and_encoder(config: dict[str, Any]) -> tuple[str | None, str | None]:
 def seed_message_hidden() -> Iterator[None]:
     """Without the "Seed set to N" line LightningCLI logs as it parses a config (the seed is in
     the config and in ``fit_config.yaml``)."""
-    seed_log = logging.getLogger(SEED_LOGGER)
+    seed_log = logging.getLogger(LIGHTNING_SEED)
     was_disabled, seed_log.disabled = seed_log.disabled, True
     try:
         yield
