@@ -8,8 +8,9 @@ registry is read. Each entry records where it came from (:class:`EncoderSource`)
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from encoders.base import Encoder
@@ -30,13 +31,21 @@ class EncoderEntry:
     builder: Builder
     paper: str
     source: EncoderSource
+    renamed: Mapping[str, str] = field(default_factory=dict)  # an old option name -> its name
+
+
+class RenamedOptionWarning(FutureWarning):
+    """An encoder option given by its old name: it still works, under its new name."""
 
 
 _REGISTRY: dict[str, EncoderEntry] = {}
 
 
-def register_encoder(name: str, *, paper: str) -> Callable[[Builder], Builder]:
-    """Register ``builder`` under ``name``; ``paper`` says where the architecture comes from."""
+def register_encoder(
+    name: str, *, paper: str, renamed: Mapping[str, str] | None = None
+) -> Callable[[Builder], Builder]:
+    """Register ``builder`` under ``name``; ``paper`` says where the architecture comes from;
+    ``renamed`` maps an option's old name to its name (the old one warns and keeps working)."""
 
     def decorate(builder: Builder) -> Builder:
         if name in _REGISTRY:
@@ -47,7 +56,7 @@ def register_encoder(name: str, *, paper: str) -> Callable[[Builder], Builder]:
             source = EncoderSource("built-in", builder.__module__)
         else:
             source = EncoderSource("module", builder.__module__)
-        _REGISTRY[name] = EncoderEntry(name=name, builder=builder, paper=paper, source=source)
+        _REGISTRY[name] = EncoderEntry(name, builder, paper, source, dict(renamed or {}))
         return builder
 
     return decorate
@@ -73,13 +82,28 @@ def encoder_entry(name: str) -> EncoderEntry:
 
 
 def build_encoder(name: str, input_dim: int = 300, **overrides: Any) -> Encoder:
-    """Build encoder ``name`` for ``input_dim``-d inputs; keyword overrides go to its builder."""
-    return encoder_entry(name).builder(input_dim=input_dim, **overrides)
+    """Build encoder ``name`` for ``input_dim``-d inputs; keyword overrides go to its builder
+    (an option by its old name under its new one, with a :class:`RenamedOptionWarning`)."""
+    entry = encoder_entry(name)
+    for old, new in entry.renamed.items():
+        if old not in overrides:
+            continue
+        if new in overrides:
+            raise TypeError(f"{name}: give {new} only ({old} is its old name)")
+        warnings.warn(
+            f"{name}: option {old} is now called {new}; {old} still works",
+            RenamedOptionWarning,
+            stacklevel=2,
+        )
+        overrides[new] = overrides.pop(old)
+    return entry.builder(input_dim=input_dim, **overrides)
 
 
 def builder_accepts(name: str, option: str) -> bool:
-    """Whether encoder ``name``'s builder takes the keyword ``option`` (e.g. ``block_len``)."""
-    return option in inspect.signature(encoder_entry(name).builder).parameters
+    """Whether encoder ``name``'s builder takes the keyword ``option`` (e.g. ``block_len``),
+    by its name or its old name."""
+    entry = encoder_entry(name)
+    return option in inspect.signature(entry.builder).parameters or option in entry.renamed
 
 
 def require_encoder(name: str, source: dict[str, str | None] | None) -> None:

@@ -14,8 +14,8 @@ sigma, like the sentence-level source2token's, is ReLU: "the unspecified activat
 all fully-connected layers ... are set to relu" (Appendix B); ``activation="elu"`` is the
 authors' SNLI setting ("the activation function for fully-connected layer is set to elu").
 
-``impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
-``impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
+``attention_impl="tensor"`` evaluates Eq. 10-12 literally (a [B, h, L, L, d] score tensor).
+``attention_impl="fast"`` is Algorithm 1: with E_R = exp(sigma_t(R) + M) and E_S = exp(S),
     H = (E_R (v * E_S)) / (E_R E_S)                                  (Appendix A.2)
 two [L, L] x [L, d] matrix products per head. It is exact (to float rounding) for every input:
 * E_R = exp(sigma_t(R_ji) - c_j) with c_j the maximum over the keys query j may attend to. The
@@ -60,6 +60,7 @@ T2T_SCALES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "identity": lambda scores: scores,  # used for SRL (Appendix B)
 }
 IMPLS = ("fast", "tensor")
+RENAMED = {"impl": "attention_impl"}  # the name DiSAN and Bi-BloSAN give their attention option
 S2T_SPREAD_LIMIT = 60.0  # widest source2token spread the fast form takes (module docstring)
 
 
@@ -105,7 +106,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         token2token: bool = True,
         source2token: bool = True,
         t2t_scale: str = "log_sigmoid",
-        impl: str = "fast",
+        attention_impl: str = "fast",
         dropout: float = 0.0,
         attn_dropout: float = 0.0,
         activation: str = "relu",
@@ -118,13 +119,13 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             )
         if t2t_scale not in T2T_SCALES:
             raise ValueError(f"t2t_scale must be one of {sorted(T2T_SCALES)}, not {t2t_scale!r}")
-        if impl not in IMPLS:
-            raise ValueError(f"impl must be one of {IMPLS}, not {impl!r}")
+        if attention_impl not in IMPLS:
+            raise ValueError(f"attention_impl must be one of {IMPLS}, not {attention_impl!r}")
         for direction in directions:
             direction_mask(1, direction)  # fail early on an unknown mask name
         self.directions, self.heads, self.head_dim = tuple(directions), heads, width // heads
         self.token2token, self.source2token = token2token, source2token
-        self.t2t_scale, self.impl, self.attn_dropout = t2t_scale, impl, attn_dropout
+        self.t2t_scale, self.impl, self.attn_dropout = t2t_scale, attention_impl, attn_dropout
         self.dropout = nn.Dropout(dropout)
         self.sigma = activation_class(activation)()  # of Eq. 9's source2token MLP
         # rows: v, then q and k of every head (one fused projection, split per head)
@@ -282,7 +283,7 @@ class MTSA(Encoder):
         token2token: bool = True,
         source2token: bool = True,
         t2t_scale: str = "log_sigmoid",
-        impl: str = "fast",
+        attention_impl: str = "fast",
         attn_dropout: float = 0.0,
         activation: str = "relu",
     ):
@@ -300,7 +301,7 @@ class MTSA(Encoder):
             token2token=token2token,
             source2token=source2token,
             t2t_scale=t2t_scale,
-            impl=impl,
+            attention_impl=attention_impl,
             dropout=dropout,
             attn_dropout=attn_dropout,
             activation=activation,
@@ -320,7 +321,7 @@ def _build(
     dropout: float,
     heads: int,
     t2t_scale: str,
-    impl: str,
+    attention_impl: str,
     attn_dropout: float,
     activation: str,
     **parts: bool,
@@ -331,38 +332,40 @@ def _build(
         dropout,
         heads,
         t2t_scale=t2t_scale,
-        impl=impl,
+        attention_impl=attention_impl,
         attn_dropout=attn_dropout,
         activation=activation,
         **parts,
     )
 
 
-@register_encoder("mtsa", paper=PAPER)
+@register_encoder("mtsa", paper=PAPER, renamed=RENAMED)
 def build_mtsa(
     input_dim: int = 300,
     hidden_dim: int = 300,
     dropout: float = 0.35,
     heads: int = 2,
     t2t_scale: str = "log_sigmoid",
-    impl: str = "fast",
+    attention_impl: str = "fast",
     attn_dropout: float = 0.0,
     activation: str = "relu",
 ) -> MTSA:
     """MTSA at the authors' configuration (Appendix B): 2 heads x 300 (forward + backward), keep
     probability 0.65 and no attention dropout (SNLI), sigma_t = log(sigmoid), sigma = ReLU
     (``activation="elu"`` for their SNLI runs)."""
-    return _build(input_dim, hidden_dim, dropout, heads, t2t_scale, impl, attn_dropout, activation)
+    return _build(
+        input_dim, hidden_dim, dropout, heads, t2t_scale, attention_impl, attn_dropout, activation
+    )
 
 
-@register_encoder("mtsa_no_masks", paper=PAPER + ", Table 3 'w/o fw&bw masks'")
+@register_encoder("mtsa_no_masks", paper=PAPER + ", Table 3 'w/o fw&bw masks'", renamed=RENAMED)
 def build_mtsa_no_masks(
     input_dim: int = 300,
     hidden_dim: int = 300,
     dropout: float = 0.35,
     heads: int = 2,
     t2t_scale: str = "log_sigmoid",
-    impl: str = "fast",
+    attention_impl: str = "fast",
     attn_dropout: float = 0.0,
     activation: str = "relu",
 ) -> MTSA:
@@ -373,21 +376,21 @@ def build_mtsa_no_masks(
         dropout,
         heads,
         t2t_scale,
-        impl,
+        attention_impl,
         attn_dropout,
         activation,
         masks=False,
     )
 
 
-@register_encoder("mtsa_no_t2t", paper=PAPER + ", Table 3 'w/o token2token'")
+@register_encoder("mtsa_no_t2t", paper=PAPER + ", Table 3 'w/o token2token'", renamed=RENAMED)
 def build_mtsa_no_t2t(
     input_dim: int = 300,
     hidden_dim: int = 300,
     dropout: float = 0.35,
     heads: int = 2,
     t2t_scale: str = "log_sigmoid",
-    impl: str = "fast",
+    attention_impl: str = "fast",
     attn_dropout: float = 0.0,
     activation: str = "relu",
 ) -> MTSA:
@@ -398,21 +401,21 @@ def build_mtsa_no_t2t(
         dropout,
         heads,
         t2t_scale,
-        impl,
+        attention_impl,
         attn_dropout,
         activation,
         token2token=False,
     )
 
 
-@register_encoder("mtsa_no_s2t", paper=PAPER + ", Table 3 'w/o source2token'")
+@register_encoder("mtsa_no_s2t", paper=PAPER + ", Table 3 'w/o source2token'", renamed=RENAMED)
 def build_mtsa_no_s2t(
     input_dim: int = 300,
     hidden_dim: int = 300,
     dropout: float = 0.35,
     heads: int = 2,
     t2t_scale: str = "log_sigmoid",
-    impl: str = "fast",
+    attention_impl: str = "fast",
     attn_dropout: float = 0.0,
     activation: str = "relu",
 ) -> MTSA:
@@ -423,7 +426,7 @@ def build_mtsa_no_s2t(
         dropout,
         heads,
         t2t_scale,
-        impl,
+        attention_impl,
         attn_dropout,
         activation,
         source2token=False,

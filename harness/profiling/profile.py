@@ -75,12 +75,12 @@ def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
     value the builder rejects (built on the meta device: nothing is allocated)."""
     import torch
 
-    from encoders import build_encoder, encoder_entry
+    from encoders import build_encoder, builder_accepts, encoder_entry
 
     problems = []
     for spec in specs:
         accepted = inspect.signature(encoder_entry(spec.name).builder).parameters
-        unknown = [key for key, _ in spec.options if key not in accepted]
+        unknown = [key for key, _ in spec.options if not builder_accepts(spec.name, key)]
         if unknown:
             problems.append(
                 f"--encoders {spec.label}: {spec.name} takes no option {', '.join(unknown)}; "

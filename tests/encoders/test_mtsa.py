@@ -39,8 +39,8 @@ def projections(encoder: MTSA, x: torch.Tensor) -> list[torch.Tensor]:
 @pytest.mark.parametrize("name", VARIANTS)
 @pytest.mark.parametrize("t2t_scale", ["log_sigmoid", "identity"])
 def test_fast_equals_tensor(name: str, t2t_scale: str) -> None:
-    fast = small(name, t2t_scale=t2t_scale, impl="fast").eval()
-    tensor = small(name, t2t_scale=t2t_scale, impl="tensor").eval()
+    fast = small(name, t2t_scale=t2t_scale, attention_impl="fast").eval()
+    tensor = small(name, t2t_scale=t2t_scale, attention_impl="tensor").eval()
     tensor.load_state_dict(fast.state_dict())
     x, mask = batch([6, 3, 1, 0], 6)
     expected, got = tensor(x, mask), fast(x, mask)
@@ -54,7 +54,7 @@ def test_fast_equals_tensor(name: str, t2t_scale: str) -> None:
 @pytest.mark.parametrize("name", VARIANTS)
 def test_fast_and_tensor_gradients_agree(name: str) -> None:
     fast = small(name).eval()
-    tensor = small(name, impl="tensor").eval()
+    tensor = small(name, attention_impl="tensor").eval()
     tensor.load_state_dict(fast.state_dict())
     x, mask = batch([5, 2, 0], 5)
     for encoder in (fast, tensor):
@@ -65,8 +65,8 @@ def test_fast_and_tensor_gradients_agree(name: str) -> None:
 
 
 def test_fast_equals_tensor_with_attention_dropout() -> None:
-    fast = small("mtsa", impl="fast", attn_dropout=0.3).train()
-    tensor = small("mtsa", impl="tensor", attn_dropout=0.3).train()
+    fast = small("mtsa", attention_impl="fast", attn_dropout=0.3).train()
+    tensor = small("mtsa", attention_impl="tensor", attn_dropout=0.3).train()
     tensor.load_state_dict(fast.state_dict())
     fast.attention.dropout.p = tensor.attention.dropout.p = 0.0  # only attention dropout
     x, mask = batch([5, 2], 5)
@@ -81,7 +81,7 @@ def test_fast_equals_tensor_with_attention_dropout() -> None:
 
 def test_tensor_form_matches_eq_10_to_12_loop() -> None:
     """Eq. 10-12 written out per query j and feature l, from the module's own weights."""
-    encoder = small("mtsa", impl="tensor").eval()
+    encoder = small("mtsa", attention_impl="tensor").eval()
     attention = encoder.attention
     x, mask = batch([5], 5)
     v, q, k = projections(encoder, x)
@@ -107,7 +107,7 @@ def test_tensor_form_matches_eq_10_to_12_loop() -> None:
 
 @pytest.mark.parametrize("impl", ["fast", "tensor"])
 def test_forward_heads_ignore_later_tokens_backward_heads_earlier(impl: str) -> None:
-    encoder = small("mtsa", impl=impl).eval()
+    encoder = small("mtsa", attention_impl=impl).eval()
     attention = encoder.attention
     assert attention.directions == ("forward", "backward")
     x, mask = batch([7], 7)
@@ -173,7 +173,7 @@ def test_identity_scale_with_huge_dot_products_stays_finite_and_exact(autocast: 
     fast = small("mtsa", t2t_scale="identity").eval()
     with torch.no_grad():
         fast.attention.qkv.weight[WIDTH : 2 * WIDTH].mul_(60.0)  # W_q only: R grows, S does not
-    tensor = small("mtsa", t2t_scale="identity", impl="tensor").eval()
+    tensor = small("mtsa", t2t_scale="identity", attention_impl="tensor").eval()
     tensor.load_state_dict(fast.state_dict())
     x, mask = batch([6, 2], 6)
     _, q, k = projections(fast, x)
@@ -208,7 +208,7 @@ def test_fast_equals_tensor_for_any_source2token_spread(scale: float) -> None:
     fast = small("mtsa").eval()
     with torch.no_grad():
         fast.attention.s2t_w2.mul_(scale)
-    tensor = small("mtsa", impl="tensor").eval()
+    tensor = small("mtsa", attention_impl="tensor").eval()
     tensor.load_state_dict(fast.state_dict())
     x, mask = batch([6, 5, 3, 1, 0], 6)
     x[1] *= 1e-3 / scale  # this sentence's scores stay close together: the matrix-product path
@@ -310,8 +310,8 @@ def test_invalid_options_are_rejected() -> None:
         build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, heads=3)
     with pytest.raises(ValueError, match="divisible"):
         build_encoder("mtsa", input_dim=INPUT, hidden_dim=5, heads=4)
-    with pytest.raises(ValueError, match="impl"):
-        build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, impl="slow")
+    with pytest.raises(ValueError, match="attention_impl"):
+        build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, attention_impl="slow")
     with pytest.raises(ValueError, match="t2t_scale"):
         build_encoder("mtsa", input_dim=INPUT, hidden_dim=WIDTH // 2, t2t_scale="tanh")
 
@@ -352,3 +352,21 @@ def test_fast_form_passes_gradcheck_in_float64(name: str) -> None:
     x = torch.randn(2, 4, 4, dtype=torch.float64, requires_grad=True)
     mask = torch.tensor([[True] * 4, [True] * 2 + [False] * 2])
     assert torch.autograd.gradcheck(lambda inputs: encoder(inputs, mask).pooled, (x,))
+
+
+def test_the_old_option_name_warns_and_builds_the_same_model() -> None:
+    """``impl`` was MTSA's name for what DiSAN and Bi-BloSAN call ``attention_impl`` (issue
+    55.6): a user's old spelling, or a checkpoint's hyper-parameters, still build it."""
+    from encoders import builder_accepts
+    from encoders.registry import RenamedOptionWarning
+
+    x, mask = batch([5, 3], 5)
+    for name in ("mtsa", "mtsa_no_masks", "mtsa_no_t2t", "mtsa_no_s2t"):
+        assert builder_accepts(name, "impl") and builder_accepts(name, "attention_impl")
+        with pytest.warns(RenamedOptionWarning, match="impl is now called attention_impl"):
+            old = small(name, impl="tensor").eval()
+        assert old.attention.impl == "tensor"
+        new = small(name, attention_impl="tensor").eval()
+        assert torch.equal(old(x, mask).pooled, new(x, mask).pooled)
+    with pytest.raises(TypeError, match="give attention_impl only"):
+        small("mtsa", impl="fast", attention_impl="tensor")
