@@ -315,119 +315,59 @@ class MTSA(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-def _build(
-    input_dim: int,
-    hidden_dim: int,
-    dropout: float,
-    heads: int,
-    t2t_scale: str,
-    attention_impl: str,
-    attn_dropout: float,
-    activation: str,
-    **parts: bool,
-) -> MTSA:
-    return MTSA(
-        input_dim,
-        hidden_dim,
-        dropout,
-        heads,
-        t2t_scale=t2t_scale,
-        attention_impl=attention_impl,
-        attn_dropout=attn_dropout,
-        activation=activation,
-        **parts,
-    )
+def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., MTSA]:
+    """Register MTSA, or one of its Table 3 ablations (``parts`` off), under ``name``: the
+    authors' configuration by default (Appendix B)."""
+
+    def build(
+        input_dim: int = 300,
+        hidden_dim: int = 300,
+        dropout: float = 0.35,
+        heads: int = 2,
+        t2t_scale: str = "log_sigmoid",
+        attention_impl: str = "fast",
+        attn_dropout: float = 0.0,
+        activation: str = "relu",
+    ) -> MTSA:
+        return MTSA(
+            input_dim,
+            hidden_dim,
+            dropout,
+            heads,
+            t2t_scale=t2t_scale,
+            attention_impl=attention_impl,
+            attn_dropout=attn_dropout,
+            activation=activation,
+            **parts,
+        )
+
+    build.__name__ = build.__qualname__ = f"build_{name}"
+    build.__doc__ = doc
+    return register_encoder(name, paper=paper, renamed=RENAMED)(build)
 
 
-@register_encoder("mtsa", paper=PAPER, renamed=RENAMED)
-def build_mtsa(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.35,
-    heads: int = 2,
-    t2t_scale: str = "log_sigmoid",
-    attention_impl: str = "fast",
-    attn_dropout: float = 0.0,
-    activation: str = "relu",
-) -> MTSA:
+build_mtsa = _register(
+    "mtsa",
+    PAPER,
     """MTSA at the authors' configuration (Appendix B): 2 heads x 300 (forward + backward), keep
     probability 0.65 and no attention dropout (SNLI), sigma_t = log(sigmoid), sigma = ReLU
-    (``activation="elu"`` for their SNLI runs)."""
-    return _build(
-        input_dim, hidden_dim, dropout, heads, t2t_scale, attention_impl, attn_dropout, activation
-    )
-
-
-@register_encoder("mtsa_no_masks", paper=PAPER + ", Table 3 'w/o fw&bw masks'", renamed=RENAMED)
-def build_mtsa_no_masks(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.35,
-    heads: int = 2,
-    t2t_scale: str = "log_sigmoid",
-    attention_impl: str = "fast",
-    attn_dropout: float = 0.0,
-    activation: str = "relu",
-) -> MTSA:
-    """MTSA with the forward/backward masks replaced by diag-disabled masks on every head."""
-    return _build(
-        input_dim,
-        hidden_dim,
-        dropout,
-        heads,
-        t2t_scale,
-        attention_impl,
-        attn_dropout,
-        activation,
-        masks=False,
-    )
-
-
-@register_encoder("mtsa_no_t2t", paper=PAPER + ", Table 3 'w/o token2token'", renamed=RENAMED)
-def build_mtsa_no_t2t(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.35,
-    heads: int = 2,
-    t2t_scale: str = "log_sigmoid",
-    attention_impl: str = "fast",
-    attn_dropout: float = 0.0,
-    activation: str = "relu",
-) -> MTSA:
-    """MTSA without the token2token term sigma_t(R) (no W_q, W_k; masks kept)."""
-    return _build(
-        input_dim,
-        hidden_dim,
-        dropout,
-        heads,
-        t2t_scale,
-        attention_impl,
-        attn_dropout,
-        activation,
-        token2token=False,
-    )
-
-
-@register_encoder("mtsa_no_s2t", paper=PAPER + ", Table 3 'w/o source2token'", renamed=RENAMED)
-def build_mtsa_no_s2t(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.35,
-    heads: int = 2,
-    t2t_scale: str = "log_sigmoid",
-    attention_impl: str = "fast",
-    attn_dropout: float = 0.0,
-    activation: str = "relu",
-) -> MTSA:
-    """MTSA without the source2token term S (no W1, W2): masked sigma_t-scaled dot-product heads."""
-    return _build(
-        input_dim,
-        hidden_dim,
-        dropout,
-        heads,
-        t2t_scale,
-        attention_impl,
-        attn_dropout,
-        activation,
-        source2token=False,
-    )
+    (``activation="elu"`` for their SNLI runs).""",
+)
+build_mtsa_no_masks = _register(
+    "mtsa_no_masks",
+    PAPER + ", Table 3 'w/o fw&bw masks'",
+    "MTSA with the forward/backward masks replaced by diag-disabled masks on every head.",
+    masks=False,
+)
+build_mtsa_no_t2t = _register(
+    "mtsa_no_t2t",
+    PAPER + ", Table 3 'w/o token2token'",
+    "MTSA without the token2token term sigma_t(R) (no W_q, W_k; masks kept).",
+    token2token=False,
+)
+build_mtsa_no_s2t = _register(
+    "mtsa_no_s2t",
+    PAPER + ", Table 3 'w/o source2token'",
+    "MTSA without the source2token term S (no W1, W2): masked sigma_t-scaled dot-product heads.",
+    source2token=False,
+)
