@@ -150,7 +150,9 @@ def fit_datamodule(
         **{k: v for k, v in train.items() if k not in ("train_loss", "train_seconds")},
         **_renamed(dev, "val_", "dev_"),
         **_renamed(test, "test_", "test_"),
-        "best_checkpoint": Path(best).name if best else "",
+        # the checkpoint whose weights were scored: the best on dev, else (no validation ran)
+        # last.ckpt, the last weights, so that checkpoints/<best_checkpoint> always loads
+        "best_checkpoint": Path(best).name if best else (last.name if last.is_file() else ""),
     }
 
 

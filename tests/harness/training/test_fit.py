@@ -388,3 +388,23 @@ def test_an_encoder_registered_after_import_is_a_valid_model_encoder() -> None:
     )
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == "late_one"
+
+
+@pytest.mark.slow
+def test_a_run_ended_before_validating_names_the_checkpoint_it_scored(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 56.13: after a budget inside the first epoch ``best_checkpoint`` was "", and the
+    docs' recipe (predict --ckpt checkpoints/<best_checkpoint>) failed. The scores are those of
+    the last weights: ``best_checkpoint`` names last.ckpt, which holds them."""
+    out = tmp_path / "short"
+    with pytest.warns(UserWarning, match="before its first validation"):
+        metrics = run_fit(tiny_run(trec_dir, out, trainer__max_steps=2))
+    assert metrics["steps"] == 2 and metrics["best_checkpoint"] == "last.ckpt"
+    saved = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
+    assert saved["global_step"] == 2
+    questions = tmp_path / "q.txt"
+    questions.write_text("how many ?\n")
+    ckpt = out / "checkpoints" / metrics["best_checkpoint"]
+    argv = ["predict", "--ckpt", str(ckpt), "--input", str(questions), "--out"]
+    assert main([*argv, str(tmp_path / "p.csv")]) == 0
