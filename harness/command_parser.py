@@ -10,8 +10,11 @@ file's keys with the parser's own keys (:func:`unknown_keys`), never a library's
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import functools
+import importlib
+import re
 import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -32,6 +35,139 @@ T = TypeVar("T")
 def one_line(error: BaseException) -> str:
     """``error``'s message on one line (jsonargparse indents a value's reasons on several)."""
     return " ".join(str(error).split())
+
+
+# what a value of each of jsonargparse's checked types (and the built-ins) must be, in words
+EXPECTED = {
+    "PositiveInt": "a positive integer",
+    "NonNegativeInt": "a non-negative integer",
+    "PositiveFloat": "a positive number",
+    "NonNegativeFloat": "a non-negative number",
+    "ClosedUnitInterval": "a number in [0, 1]",
+    "OpenUnitInterval": "a number in (0, 1)",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "str": "a string",
+    "Path": "a path",
+    "dict": "a mapping",
+    "list": "a list",
+}
+PARSER_KEY = re.compile(r'^Parser key "([^"]+)": ')
+TYPE_NAME = re.compile(
+    r"typing\.Literal\[(.*?)\](?= |,|\.|$)|Not of type (\w+)|<class '(?:[\w.]+\.)?(\w+)'>"
+)
+GIVEN_VALUE = re.compile(
+    r"Given value: (.*)$|Got value: (.*)$|: (\S+) does not conform to restriction"
+)
+
+
+CLASS_PATH_PROBLEM = re.compile(r"Problem with given class_path '([^']+)': (.*?)(?: - |$)")
+NOT_ACCEPTED = re.compile(r"Option '(\w+)' is not accepted")
+NO_ATTRIBUTE = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+
+
+def _expected(text: str) -> tuple[list[str], list[str]]:
+    """What the type names of a jsonargparse message stand for (``None`` left out), in words,
+    and the choices of its ``Literal`` types; ([], []) when a type has no words here."""
+    subtypes = text.partition("Subtypes: [")[2].partition("] Errors:")[0] or text
+    phrases: list[str] = []
+    choices: list[str] = []
+    for literal, checked, named in TYPE_NAME.findall(subtypes):
+        name = checked or named
+        if literal:
+            choices += [str(choice) for choice in ast.literal_eval(f"[{literal}]")]
+        elif name in EXPECTED and EXPECTED[name] not in phrases:
+            phrases.append(EXPECTED[name])
+        elif name != "NoneType" and name not in EXPECTED:
+            return [], []
+    choices = list(dict.fromkeys(choices))
+    return ([f"one of {', '.join(choices)}"] if choices else []) + phrases, choices
+
+
+def _class_path_problem(option: str, text: str) -> str | None:
+    """``--optimizer torch.optim.SDG: no class SDG in torch.optim (did you mean SGD?)`` or
+    ``--optimizer.lrr: torch.optim.SGD takes no argument lrr``, from jsonargparse's message
+    about a class-path value; None for any other message."""
+    found = CLASS_PATH_PROBLEM.search(text)
+    if not found:
+        return None
+    class_path, reason = found.groups()
+    if unknown := NOT_ACCEPTED.search(reason):
+        return f"{option}.{unknown.group(1)}: {class_path} takes no argument {unknown.group(1)}"
+    if missing := NO_ATTRIBUTE.search(reason):
+        module, name = missing.groups()
+        hint = did_you_mean(name, dir(importlib.import_module(module)))
+        return f"{option} {class_path}: no class {name} in {module}{hint}"
+    return f"{option} {class_path}: {reason}"
+
+
+def parser_problem(error: BaseException, spelled: typing.Callable[[str], str]) -> str:
+    """The one line sanbench prints for a value a parser refuses: ``--model.hidden_dim 0:
+    expected a positive integer``, not jsonargparse's dump of the type's union. ``spelled(key)``
+    is the option of a key; a message that names no key's value (argparse's own) stays as it is,
+    on one line."""
+    text = one_line(error)
+    key = PARSER_KEY.match(text)
+    if not key:
+        return text
+    option = spelled(key.group(1))
+    class_problem = _class_path_problem(option, text)
+    if class_problem:
+        return class_problem
+    phrases, choices = _expected(text[key.end() :])
+    if not phrases:
+        return text
+    found = GIVEN_VALUE.search(text)
+    value = next((part for part in found.groups() if part is not None), "") if found else ""
+    hint = did_you_mean(value, choices) if choices and value else ""
+    return f"{option}{' ' + value if value else ''}: expected {' or '.join(phrases)}{hint}"
+
+
+def option_spelling(key: str) -> str:
+    """The option of a parser key as the help shows it: ``--batch-size``, ``--model.dropout``."""
+    return f"--{key}" if "." in key else f"--{key.replace('_', '-')}"
+
+
+NEGATIVE_VALUE = re.compile(r"-\d[\d.,:]*")
+# a dataclass field's metadata: a mapping option spelled as LightningCLI spells a class
+CLASS_PATH_OPTION = {"class_path": True}
+CLASS_KEYS = ("class_path", "init_args", "dict_kwargs")
+
+
+def class_path_words(words: list[str], options: set[str]) -> list[str]:
+    """LightningCLI's spelling of a class option (``--optimizer torch.optim.SGD --optimizer.lr
+    0.05``) as the keys of its config (``--optimizer.class_path torch.optim.SGD
+    --optimizer.init_args.lr 0.05``), for the mapping ``options`` (``{"--optimizer"}``); the
+    class and its arguments are checked by the parser that builds it (fit's)."""
+    out = []
+    for index, word in enumerate(words):
+        option, equals, attached = word.partition("=")
+        name, _, key = option.partition(".")
+        value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
+        if name not in options:
+            out.append(word)
+        elif not key and not value.lstrip().startswith("{"):  # a mapping is the config's form
+            out.append(f"{name}.class_path{equals}{attached}")
+        elif key and key.partition(".")[0] not in CLASS_KEYS:
+            out.append(f"{name}.init_args.{key}{equals}{attached}")
+        else:
+            out.append(word)
+    return out
+
+
+def negative_values_attached(words: list[str]) -> list[str]:
+    """``--lengths -8,16`` as ``--lengths=-8,16``: argparse reads a word that starts with a dash
+    as an option unless it is one negative number, so the value would go missing and the
+    parser say "expected one argument" instead of what is wrong with it."""
+    out: list[str] = []
+    for word in words:
+        previous = out[-1] if out else ""
+        if NEGATIVE_VALUE.fullmatch(word) and previous.startswith("--") and "=" not in previous:
+            out[-1] = f"{previous}={word}"
+        else:
+            out.append(word)
+    return out
 
 
 def integer_problems(options: object, least: dict[str, int]) -> list[str]:
@@ -154,6 +290,7 @@ class CommandParser(ArgumentParser):
             **kwargs,
         )
         self.aliases: set[str] = set()
+        self.class_options: set[str] = set()  # options spelled as a class (class_path_words)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
         self.add_argument(
             "--config",
@@ -183,6 +320,8 @@ class CommandParser(ArgumentParser):
             names = [f"--{field.name.replace('_', '-')}"]
             if "_" in field.name:
                 names.append(f"--{field.name}")
+            if field.metadata.get("class_path"):
+                self.class_options |= set(names)
             default = _default(field)
             help_text = docs.get(field.name, "").replace("%", "%%")  # argparse formats help
             if hint is bool:
@@ -214,6 +353,7 @@ class CommandParser(ArgumentParser):
         """The parsed options, and under :data:`GIVEN` the keys the words (or a ``--config``
         file) set, as opposed to the defaults; unknown options, bad values and bad config files
         raise :class:`InputError`, one line per problem."""
+        words = class_path_words(negative_values_attached(words), self.class_options)
         problems = unknown_options(words, self)
         if problems:
             raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
@@ -223,7 +363,8 @@ class CommandParser(ArgumentParser):
             namespace = self.parse_args(words)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
         except argparse.ArgumentError as error:
-            raise InputError(f"{one_line(error)} (see {self.prog} --help)") from None
+            problem = parser_problem(error, option_spelling)
+            raise InputError(f"{problem} (see {self.prog} --help)") from None
         return namespace
 
     def _check_before_printing(self, words: list[str]) -> None:

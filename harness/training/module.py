@@ -14,6 +14,7 @@ from typing import Any, TypedDict
 
 import lightning.pytorch as pl
 import torch
+from lightning.pytorch.cli import LightningCLI, instantiate_class
 from torch import nn
 from torch.nn import functional as F
 from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
@@ -84,6 +85,8 @@ class TaskModule(pl.LightningModule):
         adadelta_rho: float = 0.95,
         eps: float = 1e-8,
         encoder_source: dict[str, str | None] | None = None,
+        optimizer_init: dict[str, Any] | None = None,
+        lr_scheduler_init: dict[str, Any] | None = None,
     ):
         super().__init__()
         require_encoder(encoder, encoder_source)
@@ -195,11 +198,14 @@ class TaskModule(pl.LightningModule):
         """|theta| as the papers count it: every parameter except the word embedding."""
         return sum(p.numel() for n, p in self.named_parameters() if not n.startswith("embedding."))
 
-    def configure_optimizers(self) -> torch.optim.Optimizer:
+    def configure_optimizers(self) -> Any:
         """L2 penalty gamma on weight matrices only (not biases, vectors, or the embedding).
 
         Coupled ``weight_decay`` adds gamma * W to the gradient, i.e. the gradient of
         gamma/2 * ||W||^2 (TensorFlow's ``gamma * tf.nn.l2_loss(W)`` in the authors' code).
+        The optimizer is the papers' (``optimizer``: Adadelta or Adam) unless ``optimizer_init``
+        names a class (``--optimizer``), built on the same groups; an ``lr_scheduler_init``
+        (``--lr_scheduler``) steps it as LightningCLI's own ``configure_optimizers`` returns it.
         """
         decay, no_decay = [], []
         for name, param in self.named_parameters():
@@ -211,8 +217,18 @@ class TaskModule(pl.LightningModule):
             {"params": decay, "weight_decay": self.hparams.weight_decay},
             {"params": no_decay, "weight_decay": 0.0},
         ]
-        if self.hparams.optimizer == "adam":
-            return torch.optim.Adam(groups, lr=self.hparams.lr, eps=self.hparams.eps)
-        return torch.optim.Adadelta(
-            groups, lr=self.hparams.lr, rho=self.hparams.adadelta_rho, eps=self.hparams.eps
+        chosen = self.hparams.get("optimizer_init")  # absent from older checkpoints
+        scheduler = self.hparams.get("lr_scheduler_init")
+        if chosen:
+            optimizer = instantiate_class(groups, chosen)
+        elif self.hparams.optimizer == "adam":
+            optimizer = torch.optim.Adam(groups, lr=self.hparams.lr, eps=self.hparams.eps)
+        else:
+            optimizer = torch.optim.Adadelta(
+                groups, lr=self.hparams.lr, rho=self.hparams.adadelta_rho, eps=self.hparams.eps
+            )
+        if not scheduler:
+            return optimizer
+        return LightningCLI.configure_optimizers(
+            self, optimizer, instantiate_class(optimizer, scheduler)
         )

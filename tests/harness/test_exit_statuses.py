@@ -46,7 +46,7 @@ CASES = {
     "dropout above one": (
         ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", "{data}",
          "--out", "{tmp}/o", "--model.dropout", "1.5"],
-        "1.5 does not conform to restriction v>=0 and v<=1",
+        "--model.dropout 1.5: expected a number in [0, 1]",
     ),
     "zero train batches": (
         ["tune", "--study", "dropout", "--limit-train-batches", "0"],
@@ -67,7 +67,17 @@ CASES = {
     "negative max_steps": (
         ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "{data}",
          "--embeddings", "{data}/glove.txt", "--out", "{tmp}/fit", "--trainer.max_steps", "-5"],
-        "`max_steps` must be a non-negative integer or -1",
+        "--trainer.max_steps -5: expected a positive number of steps (or -1: no limit)",
+    ),
+    # issue 56.10: sanbench's words for a value the parser refuses, never the parser's dump
+    "zero hidden_dim": (
+        ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "{data}",
+         "--out", "{tmp}/fit", "--model.hidden_dim", "0"],
+        "sanbench fit: --model.hidden_dim 0: expected a positive integer",
+    ),
+    "negative length": (
+        ["profile", "--encoders", "bilstm", "--lengths", "-8,16"],
+        "every length must be a positive integer",
     ),
     # issue 56.9: every list of names answers a typo with the nearest name
     "suite encoder typo": (

@@ -27,13 +27,14 @@ from harness.command_parser import (
     choice_problems,
     flat_keys,
     known_keys,
-    one_line,
+    parser_problem,
     unknown_keys,
     unknown_options,
 )
 from harness.errors import InputError
+from harness.training.config.optimizers import add_optimizer_groups, optimizer_problems
 from harness.training.config.run_options import RunOptions
-from harness.training.config.shared_options import untrained_budget_problems
+from harness.training.config.shared_options import budget_problems
 from harness.training.config.task_configs import (
     ConfigError,
     plain,
@@ -212,11 +213,12 @@ class FitCLI(LightningCLI):
                     },
                     args=args,
                     run=False,
-                    auto_configure_optimizers=False,  # TaskModule has the papers' optimizers
+                    auto_configure_optimizers=False,  # TaskModule builds --optimizer's own
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
         except argparse.ArgumentError as error:
-            raise ConfigError(f"{one_line(error)} (see sanbench fit --help)") from None
+            problem = parser_problem(error, lambda key: f"--{key}")
+            raise ConfigError(f"{problem} (see sanbench fit --help)") from None
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigError(f"{error} (see sanbench fit --help)") from None
 
@@ -250,7 +252,18 @@ class FitCLI(LightningCLI):
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
+        if isinstance(args, list) and any(word.startswith("--print_config") for word in args):
+            # --print_config prints only a config that would run (and exits while parsing)
+            printed = [word for word in args if not word.startswith("--print_config")]
+            self._check_optimizers(parser, parser.parse_args(printed))
         super().parse_arguments(parser, args)
+        self._check_optimizers(parser, self.config)
+
+    @staticmethod
+    def _check_optimizers(parser: LightningArgumentParser, config: Any) -> None:
+        problems = optimizer_problems(config, parser.get_defaults())
+        if problems:
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
 
     def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
         """The task and encoder that ``words`` choose, ``--config`` files included, as a parser
@@ -274,6 +287,7 @@ class FitCLI(LightningCLI):
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")
+        add_optimizer_groups(parser)
         parser.add_argument("--out", type=Path | None, default=None, help="the run folder")
         parser.add_argument(
             f"--{DATA_CLASS}",
@@ -341,7 +355,7 @@ class FitCLI(LightningCLI):
         that trains something (every such value named), a positive batch size, folders and
         files that exist, a run folder, the packages of its loggers."""
         trainer = self.config["trainer"]
-        problems = untrained_budget_problems(trainer, lambda key: f"--trainer.{key}")
+        problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
         if problems:
             raise ConfigError("\n".join(problems))
         data = self.config["data"]

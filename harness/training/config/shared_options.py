@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from harness.command_parser import integer_problems
+from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, integer_problems
 from harness.errors import InputError
 
 
@@ -102,18 +102,34 @@ def _nothing(key: str, value: Any) -> bool:
     return isinstance(value, int | float) and value == 0
 
 
-def untrained_budget_problems(
-    trainer: Mapping[str, Any], spelled: Callable[[str], str]
-) -> list[str]:
-    """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing:
-    ``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
-    no time. ``spelled(key)`` is the option as the user gave it (``--trainer.max_steps``)."""
-    return [
-        f"{spelled(key)} {value}: trains nothing (the untrained model would be tested and "
-        f"its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
-        for key, value in trainer.items()
-        if _nothing(key, value)
-    ]
+# budget values that mean "no limit" to Lightning (the loop runs until another limit)
+NO_LIMIT = {"max_steps": -1, "max_epochs": -1}
+
+
+def _refused(key: str, value: Any) -> bool:
+    """Whether Lightning refuses the budget value ``key: value`` when it builds the trainer
+    (after the data is read): a negative count other than -1 (no limit)."""
+    if key not in UNTRAINED_EXPECTED or key == "max_time" or isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) and value < 0 and value != NO_LIMIT.get(key)
+
+
+def budget_problems(trainer: Mapping[str, Any], spelled: Callable[[str], str]) -> list[str]:
+    """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing
+    (``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
+    no time) or that Lightning would refuse only after the data is read (``max_steps -5``).
+    ``spelled(key)`` is the option as the user gave it (``--trainer.max_steps``)."""
+    problems = []
+    for key, value in trainer.items():
+        if _nothing(key, value):
+            problems.append(
+                f"{spelled(key)} {value}: trains nothing (the untrained model would be tested "
+                f"and its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
+            )
+        elif _refused(key, value):
+            no_limit = " (or -1: no limit)" if key in NO_LIMIT else ""
+            problems.append(f"{spelled(key)} {value}: expected {UNTRAINED_EXPECTED[key]}{no_limit}")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -163,23 +179,43 @@ class FitSections:
     """fit's trainer options for every run (--trainer.KEY VALUE)"""
     data: dict[str, Any] = field(default_factory=dict)
     """fit's data options for every run (--data.KEY VALUE)"""
+    optimizer: dict[str, Any] = field(default_factory=dict, metadata=CLASS_PATH_OPTION)
+    """an optimizer by class path for every run, as fit takes it (--optimizer torch.optim.SGD
+    --optimizer.lr 0.05); default: each task config's, the papers'"""
+    lr_scheduler: dict[str, Any] = field(default_factory=dict, metadata=CLASS_PATH_OPTION)
+    """a learning-rate scheduler by class path for every run, as fit takes it (--lr_scheduler
+    torch.optim.lr_scheduler.StepLR --lr_scheduler.step_size 1)"""
 
     def __post_init__(self) -> None:
-        for section in ("model", "trainer", "data"):
+        for section in SECTIONS:
             entries = getattr(self, section)
             typed = {key: _yaml_leaves(value) for key, value in entries.items()}
+            if section in CLASS_SECTIONS and typed:
+                typed = _class_config(typed)
             object.__setattr__(self, section, typed)
-        problems = untrained_budget_problems(self.trainer, lambda key: f"--trainer.{key}")
+        problems = budget_problems(self.trainer, lambda key: f"--trainer.{key}")
         if problems:
             raise InputError("\n".join(problems))
 
     def dotted(self) -> dict[str, Any]:
-        """``{"model.dropout": 0.3, ...}``."""
+        """``{"model.dropout": 0.3, "optimizer.class_path": "torch.optim.SGD", ...}``."""
         return {
             f"{section}.{key}": value
-            for section in ("model", "trainer", "data")
+            for section in SECTIONS
             for key, value in getattr(self, section).items()
         }
+
+
+CLASS_SECTIONS = ("optimizer", "lr_scheduler")  # fit's sections that name a class
+SECTIONS = ("model", "trainer", "data", *CLASS_SECTIONS)  # FitSections' fields
+
+
+def _class_config(given: dict[str, Any]) -> dict[str, Any]:
+    """A class option as fit's config holds it: ``{"class_path": ..., "init_args": {...}}``,
+    whether its arguments came under ``init_args`` or beside ``class_path``."""
+    init_args = {key: value for key, value in given.items() if key not in CLASS_KEYS}
+    init_args |= given.get("init_args") or {}
+    return {"class_path": given.get("class_path"), "init_args": init_args}
 
 
 def _yaml_leaves(value: Any) -> Any:

@@ -108,6 +108,8 @@ def task_model(
     finetune_embeddings: bool = True,
     adadelta_rho: ClosedUnitInterval = 0.95,
     eps: PositiveFloat = 1e-8,
+    optimizer_init: dict[str, Any] | None = None,
+    lr_scheduler_init: dict[str, Any] | None = None,
     data: L.LightningDataModule | None = None,
 ) -> TaskModule:
     """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
@@ -136,6 +138,9 @@ def task_model(
             (Bi-BloSAN §4.1, MTSA App. B).
         adadelta_rho: Adadelta's rho (TensorFlow's default 0.95, used by the authors' code).
         eps: Adadelta's and Adam's epsilon (TensorFlow's 1e-8).
+        optimizer_init: ``--optimizer CLASS`` (class path and arguments), which replaces the
+            papers' optimizer (linked from ``optimizer:``; not a model value).
+        lr_scheduler_init: ``--lr_scheduler CLASS`` (linked from ``lr_scheduler:``).
         data: the set-up datamodule (linked from ``data:``; not a config value).
     """
     if data is None:
@@ -171,6 +176,8 @@ def task_model(
         finetune_embeddings=finetune_embeddings,
         adadelta_rho=plain(adadelta_rho),
         eps=plain(eps),
+        optimizer_init=optimizer_init,
+        lr_scheduler_init=lr_scheduler_init,
     )
     module.set_embeddings(torch.as_tensor(data.embedding_matrix).float())
     module.vocabulary = Vocabulary(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import InputError
-from harness.training.config.shared_options import Budget, FitSections, untrained_budget_problems
+from harness.training.config.shared_options import Budget, FitSections, budget_problems
 
 SANBENCH = Path(sys.executable).with_name("sanbench")
 NOTHING = "trains nothing"
@@ -28,7 +28,7 @@ UNTRAINED = [
 
 @pytest.mark.parametrize(("key", "value"), UNTRAINED)
 def test_each_budget_that_trains_nothing_is_one_line(key: str, value: object) -> None:
-    (problem,) = untrained_budget_problems({key: value}, lambda name: f"--trainer.{name}")
+    (problem,) = budget_problems({key: value}, lambda name: f"--trainer.{name}")
     assert problem.startswith(f"--trainer.{key} ") and NOTHING in problem
 
 
@@ -42,7 +42,7 @@ def test_each_budget_that_trains_nothing_is_one_line(key: str, value: object) ->
     ],
 )
 def test_a_budget_that_trains_is_not_refused(trainer: dict) -> None:
-    assert untrained_budget_problems(trainer, str) == []
+    assert budget_problems(trainer, str) == []
 
 
 def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:

@@ -203,3 +203,26 @@ def test_the_task_file_is_recorded_by_its_absolute_path(
     assert (
         printed_config(["--config", str(saved)], capsys)["data"]["task"] == config["data"]["task"]
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("max_steps", "-5", "a positive number of steps (or -1: no limit)"),
+        ("max_epochs", "-3", "a positive number of epochs (or -1: no limit)"),
+        ("limit_train_batches", "-2", "a positive number of batches or a fraction in (0, 1]"),
+    ],
+)
+def test_a_negative_budget_is_refused_before_any_data_is_read(
+    tmp_path: Path, key: str, value: str, expected: str
+) -> None:
+    """Issue 56.10: ``--trainer.max_steps -5`` read the data, then printed Lightning's text.
+    ``check`` is what runs before the data folder is read."""
+    from harness.training.config.fit_cli import FitCLI
+    from harness.training.config.task_configs import ConfigError
+
+    words = ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(tmp_path)]
+    cli = FitCLI([*words, "--out", str(tmp_path / "o"), f"--trainer.{key}", value])
+    with pytest.raises(ConfigError) as refused:
+        cli.check()
+    assert str(refused.value) == f"--trainer.{key} {value}: expected {expected}"
