@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
@@ -96,69 +98,48 @@ class BiBloSAN(Encoder):
         return EncoderOutput(tokens=tokens, pooled=pooled)
 
 
-@register_encoder("bi_blosan", paper=PAPER + ", Sec. 3")
-def build_bi_blosan(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.25,
-    block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = DEFAULT_IMPL,
-    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-    activation: str = "relu",
-) -> Encoder:
-    """Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1."""
-    return BiBloSAN(
-        input_dim,
-        hidden_dim,
-        dropout,
-        block_len,
-        attention_impl=attention_impl,
-        chunk_size=chunk_size,
-        activation=activation,
-    )
+def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., Encoder]:
+    """Register Bi-BloSAN, or one of its Table 3 ablations (``parts`` off), under ``name``."""
+
+    def build(
+        input_dim: int = 300,
+        hidden_dim: int = 300,
+        dropout: float = 0.25,
+        block_len: int = DEFAULT_BLOCK_LEN,
+        attention_impl: str = DEFAULT_IMPL,
+        chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+        activation: str = "relu",
+    ) -> Encoder:
+        return BiBloSAN(
+            input_dim,
+            hidden_dim,
+            dropout,
+            block_len,
+            attention_impl=attention_impl,
+            chunk_size=chunk_size,
+            activation=activation,
+            **parts,
+        )
+
+    build.__name__ = build.__qualname__ = f"build_{name}"
+    build.__doc__ = doc
+    return register_encoder(name, paper=paper)(build)
 
 
-@register_encoder("bi_blosan_no_local", paper=PAPER + ", Table 3 (w/o Local)")
-def build_bi_blosan_no_local(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.25,
-    block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = DEFAULT_IMPL,
-    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-    activation: str = "relu",
-) -> Encoder:
-    """Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E])."""
-    return BiBloSAN(
-        input_dim,
-        hidden_dim,
-        dropout,
-        block_len,
-        use_local=False,
-        attention_impl=attention_impl,
-        chunk_size=chunk_size,
-        activation=activation,
-    )
-
-
-@register_encoder("bi_blosan_no_global", paper=PAPER + ", Table 3 (w/o Global)")
-def build_bi_blosan_no_global(
-    input_dim: int = 300,
-    hidden_dim: int = 300,
-    dropout: float = 0.25,
-    block_len: int = DEFAULT_BLOCK_LEN,
-    attention_impl: str = DEFAULT_IMPL,
-    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-    activation: str = "relu",
-) -> Encoder:
-    """Bi-BloSAN without the global context E (no block source2token, no inter-block attention)."""
-    return BiBloSAN(
-        input_dim,
-        hidden_dim,
-        dropout,
-        block_len,
-        use_global=False,
-        attention_impl=attention_impl,
-        chunk_size=chunk_size,
-        activation=activation,
-    )
+build_bi_blosan = _register(
+    "bi_blosan",
+    PAPER + ", Sec. 3",
+    "Bi-BloSAN; hidden 300 is the 600D model, hidden 240 the 480D model of Table 1.",
+)
+build_bi_blosan_no_local = _register(
+    "bi_blosan_no_local",
+    PAPER + ", Table 3 (w/o Local)",
+    "Bi-BloSAN without the local context h in the fusion gate (Eq. 16-17 over [x; E]).",
+    use_local=False,
+)
+build_bi_blosan_no_global = _register(
+    "bi_blosan_no_global",
+    PAPER + ", Table 3 (w/o Global)",
+    "Bi-BloSAN without the global context E (no block source2token, no inter-block attention).",
+    use_global=False,
+)

@@ -19,12 +19,14 @@ MULTI_DIMENSIONAL = {
 INPUT_DIM, HIDDEN = 7, 10
 
 
-def takes_attention_impl(name: str) -> bool:
-    return "attention_impl" in inspect.signature(encoder_entry(name).builder).parameters
+def takes_chunked_attention(name: str) -> bool:
+    """Whether ``name`` offers the chunked tanh attention (its ``chunk_size``; MTSA's
+    ``attention_impl`` is fast or tensor, tests/encoders/test_mtsa.py)."""
+    return "chunk_size" in inspect.signature(encoder_entry(name).builder).parameters
 
 
-def test_exactly_the_multi_dimensional_token2token_encoders_take_attention_impl() -> None:
-    assert {name for name in list_encoders() if takes_attention_impl(name)} == MULTI_DIMENSIONAL
+def test_exactly_the_multi_dimensional_token2token_encoders_offer_the_chunked_attention() -> None:
+    assert {name for name in list_encoders() if takes_chunked_attention(name)} == MULTI_DIMENSIONAL
 
 
 def build(name: str, **kwargs: object) -> torch.nn.Module:

@@ -15,6 +15,7 @@ import torch
 
 from encoders import EncoderOutput, build_encoder, encoder_entry, list_encoders
 from encoders.layers.tanh_attention import IMPLS
+from encoders.models.mtsa import IMPLS as MTSA_IMPLS
 
 INPUT_DIM = 16
 SMALL = {"hidden_dim": 24}
@@ -38,8 +39,11 @@ ALL = list_encoders()
 def build_variants(name: str) -> list[Any]:
     """(name, kwargs) per attention implementation the encoder offers; chunked with tiles of 2
     queries, so that the lengths used here span several tiles."""
-    if "attention_impl" not in inspect.signature(encoder_entry(name).builder).parameters:
+    parameters = inspect.signature(encoder_entry(name).builder).parameters
+    if "attention_impl" not in parameters:
         return [pytest.param(name, {}, id=name)]
+    if "chunk_size" not in parameters:  # MTSA's fast and tensor forms
+        return [pytest.param(name, {"attention_impl": v}, id=f"{name}-{v}") for v in MTSA_IMPLS]
     options = {impl: {"attention_impl": impl} for impl in IMPLS}
     options["chunked"]["chunk_size"] = 2
     return [pytest.param(name, kwargs, id=f"{name}-{impl}") for impl, kwargs in options.items()]
