@@ -42,7 +42,7 @@ from harness.training.config.task_configs import (
     task_defaults,
     task_problems,
 )
-from harness.training.config.task_model import task_model
+from harness.training.config.task_model import task_model, users_init_error
 from harness.training.trainer_setup import trainer_arguments
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
@@ -323,6 +323,12 @@ class FitCLI(LightningCLI):
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses
             raise ConfigError(f"{error} (see sanbench fit --help)") from None
+        except Exception as error:  # a user's datamodule raising in __init__: their error
+            arguments = plain(self.config["data"]) or {}
+            users = users_init_error(self.data_class, arguments, error)
+            if users is None:
+                raise
+            raise users from error
         limit = self.trainer.limit_train_batches
         if isinstance(self.datamodule, BenchmarkDataModule) and isinstance(limit, float):
             batches = self.datamodule.epoch_batches(None, self.trainer.world_size)

@@ -68,11 +68,32 @@ def users_hook(datamodule: Any, hook: str, *args: str) -> None:
     except (SanbenchError, DataFormatError, MissingSplitError):
         raise
     except Exception as error:
-        name = f"{type(datamodule).__module__}.{type(datamodule).__qualname__}"
         called = f"{hook}({', '.join(map(repr, args))})"
-        raise ConfigError(
-            f"--data {name}: {called} raised {type(error).__name__}: {one_line(error)}"
-        ) from error
+        raise _users_error(type(datamodule), called, error) from error
+
+
+def _users_error(datamodule: type, called: str, error: BaseException) -> ConfigError:
+    name = f"{datamodule.__module__}.{datamodule.__qualname__}"
+    return ConfigError(f"--data {name}: {called} raised {type(error).__name__}: {one_line(error)}")
+
+
+def users_init_error(
+    datamodule: type, arguments: dict[str, Any], error: BaseException
+) -> ConfigError | None:
+    """``error`` as the user's error when their datamodule class's ``__init__`` raised it
+    (its frame is in the traceback), as :func:`users_hook` names a hook's; else None."""
+    init = getattr(datamodule.__init__, "__code__", None)
+    if issubclass(datamodule, BenchmarkDataModule) or isinstance(
+        error, SanbenchError | DataFormatError | MissingSplitError
+    ):
+        return None
+    frame = error.__traceback__
+    while frame is not None and frame.tb_frame.f_code is not init:
+        frame = frame.tb_next
+    if frame is None:
+        return None
+    called = f"__init__({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+    return _users_error(datamodule, called, error)
 
 
 def protocol_problems(datamodule: Any) -> list[str]:
