@@ -35,6 +35,9 @@ RANDOM_VECTORS = (
 )
 
 
+RANDOM_VECTORS_DIM = 300  # random vectors' width without embedding_dim: GloVe 840B/6B 300d's
+
+
 class RandomVectorsWarning(UserWarning):
     """A datamodule without a vectors file: its embedding matrix starts random."""
 
@@ -69,7 +72,10 @@ class BenchmarkDataModule(L.LightningDataModule):
         seed: the seed of the dev carve-out, the CV folds and the batch order.
         fold: the test fold of a cross-validation task (0..9).
         lowercase: lower-case every token before the vocabulary lookup.
-        embedding_dim: the size of random vectors (the file's size wins when given).
+        embedding_dim: the size of random vectors without an embeddings file (None: 300, the
+            papers' GloVe width); with a file, its width is used and this value is not (None
+            there, so that a config never shows 300 beside 50-d vectors). After setup it is
+            the width of ``embedding_matrix``.
         num_workers: DataLoader worker processes.
         layout: restrict the file search to one named layout (None: the first that matches).
         dev_fraction: the share of train carved off as dev where the task has no dev file.
@@ -91,7 +97,7 @@ class BenchmarkDataModule(L.LightningDataModule):
         seed: int = 0,
         fold: int = 0,
         lowercase: bool = False,
-        embedding_dim: int = 300,
+        embedding_dim: int | None = None,
         num_workers: int = 0,
         layout: str | None = None,
         dev_fraction: float = DEV_FRACTION,
@@ -285,8 +291,9 @@ class BenchmarkDataModule(L.LightningDataModule):
         lengths = np.array([len(s) for s in sentences], dtype=np.float64)
         self._length_stats = {"mean": float(lengths.mean()), "std": float(lengths.std())}
         self._matrix, coverage = embedding_matrix(
-            self._vocab, vectors, self.embedding_dim, self.seed
+            self._vocab, vectors, self.embedding_dim or RANDOM_VECTORS_DIM, self.seed
         )
+        self.embedding_dim = int(self._matrix.shape[1])  # the width used (a file's own)
         self.vector_coverage = coverage if vectors is not None else None
 
     def setup(self, stage: str | None = None) -> None:

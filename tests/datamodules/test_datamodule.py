@@ -203,3 +203,24 @@ def test_every_task_has_the_title_the_papers_print() -> None:
         "snli": "SNLI",
         "multinli": "MultiNLI",
     }
+
+
+def test_embedding_dim_is_unset_beside_a_vectors_file_and_300_without(fixtures):
+    """Issue 56.13: the printed config said ``data.embedding_dim 300`` beside a 50-d GloVe file
+    (whose width is used). Unset (None), the file's width is used, else 300; after setup the
+    datamodule holds the width used."""
+    import inspect
+
+    from datamodules.datamodule import BenchmarkDataModule
+
+    default = inspect.signature(BenchmarkDataModule).parameters["embedding_dim"].default
+    assert default is None
+    vectors = fixtures / "vectors" / "tiny.glove.txt"
+    width = len(vectors.read_text().splitlines()[0].split()) - 1
+    dm = build_datamodule("sst2", data_dir=fixtures, embeddings=vectors, batch_size=4)
+    dm.setup("fit")
+    assert dm.embedding_dim == dm.embedding_matrix.shape[1] == width != 300
+    dm = build_datamodule("sst2", data_dir=fixtures, batch_size=4)
+    with pytest.warns(UserWarning, match="no --embeddings"):
+        dm.setup("fit")
+    assert dm.embedding_dim == dm.embedding_matrix.shape[1] == 300
