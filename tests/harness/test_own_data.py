@@ -149,16 +149,17 @@ def test_a_datamodule_raising_in_its_init_is_the_users_error(
     capsys: pytest.CaptureFixture,
 ) -> None:
     """Issue 54.9: a user's class raising in ``__init__`` was "internal error" (exit 1)."""
-    (tmp_path / "raising_datamodule.py").write_text(
+    module = f"raising_{raised.lower()}"  # one module per case: imported modules are cached
+    (tmp_path / f"{module}.py").write_text(
         "import lightning as L\n\n\nclass Raising(L.LightningDataModule):\n"
         "    def __init__(self, path: str = 'corpus.txt'):\n"
         f"        raise {raised}(f'cannot open {{path}}')\n"
     )
-    argv = ["fit", "--data", "raising_datamodule.Raising", "--encoder", "multi_cnn"]
+    argv = ["fit", "--data", f"{module}.Raising", "--encoder", "multi_cnn"]
     assert main([*argv, "--out", "runs/r"]) == 2
     (line, *_) = capsys.readouterr().err.splitlines()
     assert line == (
-        "sanbench fit: --data raising_datamodule.Raising: __init__(path='corpus.txt') raised "
+        f"sanbench fit: --data {module}.Raising: __init__(path='corpus.txt') raised "
         f"{raised}: cannot open corpus.txt"
     ), line
     assert not Path("runs/r").exists()
