@@ -14,7 +14,7 @@ LIGHTNING_INFO = "lightning.pytorch.utilities.rank_zero"  # the logger rank_zero
 # Lightning's info lines a run repeats with nothing to act on: its device inventory at every
 # Trainer ("GPU available: False, used: False", TPU, HPU; the device used is in metrics.json)
 # and one "Restoring states ..." / "Loaded model weights ..." per validate/test/predict of the
-# best checkpoint
+# best checkpoint, and a resume's "Restored all states from the checkpoint at ..."
 LIGHTNING_SEED = "lightning.fabric.utilities.seed"  # seed_everything's logger
 # DDP: each process's "Initializing distributed: GLOBAL_RANK ..." and rank zero's banner
 LIGHTNING_DISTRIBUTED = "lightning.fabric.utilities.distributed"
@@ -36,6 +36,7 @@ NOISE = (
     " available: ",
     "Restoring states from the checkpoint path",
     "Loaded model weights from the checkpoint",
+    "Restored all states from the checkpoint",  # a resume from last.ckpt (docs/training.md)
     "`Trainer.fit` stopped: ",  # the budget that ended training: in the config and metrics
     "Initializing distributed: ",
     "All distributed processes registered",

@@ -28,6 +28,7 @@ def test_checkpoint_restore_lines_are_dropped(caplog: pytest.LogCaptureFixture) 
     logger = logging.getLogger("lightning.pytorch.utilities.rank_zero")
     logger.info("Restoring states from the checkpoint path at /x/best.ckpt")
     logger.info("Loaded model weights from the checkpoint at /x/best.ckpt")
+    logger.info("Restored all states from the checkpoint at /x/last.ckpt")  # a resume (56.13)
     logger.info("a line that stays")
     assert [record.getMessage() for record in caplog.records] == ["a line that stays"]
 
@@ -60,7 +61,7 @@ def test_our_warnings_are_one_line_without_the_source_line(tmp_path: Path) -> No
     assert caught[0].category is ReleaseEncodingWarning
 
 
-@pytest.mark.slow  # two real commands
+@pytest.mark.slow  # three real commands
 def test_no_command_prints_cpp_log_lines_or_lightning_notices(tmp_path: Path) -> None:
     """Issue 32/35: the profiler's kineto lines (``USDT: ... profiler_start``), c10 warnings
     (``[W... CPUAllocator.cpp:245] ...``) and Lightning notices nobody can act on."""
@@ -75,11 +76,13 @@ def test_no_command_prints_cpp_log_lines_or_lightning_notices(tmp_path: Path) ->
          "--embeddings", str(fixtures / "vectors" / "tiny.glove.txt"),
          "--model.hidden_dim", "4", "--trainer.max_epochs", "1", "--out", str(tmp_path / "fit")],
     ]  # fmt: skip
+    commands.append([*commands[1][:-3], "2", "--out", str(tmp_path / "fit")])  # resumed
     for words in commands:
         done = subprocess.run(
             [sys.executable, "-m", "harness.cli", *words], capture_output=True, text=True,
             cwd=Path(__file__).parents[2], timeout=600,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
-        for noise in ("USDT:", ".cpp:", "Seed set to", "logging interval", "is not empty"):
+        noises = ("USDT:", ".cpp:", "Seed set to", "logging interval", "is not empty", "Restored")
+        for noise in noises:
             assert noise not in done.stdout + done.stderr, (words[0], noise, done.stderr)
