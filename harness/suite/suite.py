@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -168,13 +170,29 @@ def run_as_jobs(
     report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
 
 
+@contextlib.contextmanager
+def random_vectors_silenced(warn_first: bool = False) -> Iterator[None]:
+    """No datamodule of the block says its vectors start random; ``warn_first``: the suite
+    says it once, first (the no-embeddings warning once per suite, not once per run)."""
+    from datamodules.datamodule import RANDOM_VECTORS, RandomVectorsWarning
+
+    if warn_first:
+        warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RandomVectorsWarning)
+        yield
+
+
 def run_shard_of_suite(runs: Sequence[RunSpec], **arguments: Any) -> str:
     """One job: ``run_shard``, what it did in words; :class:`RunFailedError` if a run failed
-    (its row and ``error.txt`` say why). Lightning's tips stay off the job's console."""
+    (its row and ``error.txt`` say why). Lightning's tips stay off the job's console, and the
+    no-embeddings warning too (the suite gave it once)."""
+    from datamodules.datamodule import RandomVectorsWarning
     from harness.quiet import hide_lightning_tips, hide_srun_hint
 
     hide_lightning_tips()
     hide_srun_hint()
+    warnings.simplefilter("ignore", RandomVectorsWarning)
     summary = run_shard(runs, **arguments, log=lambda line: print(line, flush=True))
     said = f"{len(summary.ran)} ran, {len(summary.skipped)} already done"
     if summary.failed:
@@ -197,25 +215,28 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
         if problems:
             raise InputError("\n".join(problems))
         runs = expand_grid(options.task_names, options.encoder_names, options.seeds, options.folds)
-        check_runs(runs, options, overrides)
-        out.mkdir(parents=True, exist_ok=True)
-        if fit is None:
-            from harness.training.fit import run_fit as fit
-        try:
-            if options.launch.in_process:
-                _run_here(options, runs, overrides, fit)
-            else:
-                run_as_jobs(
-                    runs,
-                    options.launch,
-                    out_dir=out,
-                    fit=fit,
-                    data_dir=options.inputs.data_dir,
-                    embeddings=options.inputs.embeddings,
-                    overrides=overrides,
-                )
-        except RunFailedError as error:  # the tables first
-            failed = error
+        with random_vectors_silenced():  # bad input: its problems alone
+            check_runs(runs, options, overrides)
+        vectors = options.inputs.embeddings or overrides.get("data.embeddings")
+        with random_vectors_silenced(warn_first=vectors is None):
+            out.mkdir(parents=True, exist_ok=True)
+            if fit is None:
+                from harness.training.fit import run_fit as fit
+            try:
+                if options.launch.in_process:
+                    _run_here(options, runs, overrides, fit)
+                else:
+                    run_as_jobs(
+                        runs,
+                        options.launch,
+                        out_dir=out,
+                        fit=fit,
+                        data_dir=options.inputs.data_dir,
+                        embeddings=options.inputs.embeddings,
+                        overrides=overrides,
+                    )
+            except RunFailedError as error:  # the tables first
+                failed = error
     from harness.suite.summary_tables import aggregate
 
     tables = aggregate(out)

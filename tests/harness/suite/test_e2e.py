@@ -65,3 +65,20 @@ def test_tiny_suite_runs_writes_tables_and_resumes(tmp_path: Path) -> None:
     assert main(argv) == 0  # resume: every run is done, nothing is repeated
     assert (out / "results-1-of-1.csv").read_text() == before
     assert main(["suite", "--out", str(out), "--aggregate-only"]) == 0
+
+
+@pytest.mark.slow
+def test_the_no_embeddings_warning_is_given_once_per_suite(tmp_path: Path) -> None:
+    """Issue 56.13: a 3-run suite without --embeddings warned 5 times (the check, every run)."""
+    import warnings
+
+    from datamodules.datamodule import RandomVectorsWarning
+
+    argv = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn,bilstm", "--seeds", "2",
+            "--data-dir", str(FIXTURES), "--out", str(tmp_path / "suite"), "--max-steps", "1",
+            "--limit-train-batches", "1", "--model.hidden_dim", "4"]  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(argv) == 0
+    random = [w for w in caught if issubclass(w.category, RandomVectorsWarning)]
+    assert len(random) == 1, [str(w.message) for w in random]
