@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -216,3 +219,85 @@ LINK = "c++ cpu_tiles.o -shared -fopenmp -L/t/lib -lc10 -ltorch_cpu -o sanbench_
 )
 def test_a_failed_build_is_told_by_the_line_that_says_what_failed(output: str, line: str) -> None:
     assert cpu_tiles.compiler_error(output) == line
+
+
+# One process of a checkout's virtualenv: where its interpreter and its ``encoders`` are, then
+# the tiles' library loaded (built if none is there) and called.
+LOAD_IN_A_VIRTUALENV = """
+import json, sys
+import torch
+import encoders
+from encoders.layers import cpu_tiles, fused_tiles
+cpu_tiles.load()
+generator = torch.Generator().manual_seed(0)
+a, b, v = (torch.rand(2, 3, 5, dtype=torch.float64, generator=generator) for _ in "abv")
+tile = (a, b, v, torch.rand(2, 5, 5, generator=generator) < 0.7, torch.tensor(2.0))
+same = all(
+    torch.allclose(ours, eager)
+    for ours, eager in zip(cpu_tiles.tile_sums(*tile), fused_tiles.tile_sums(*tile))
+)
+print(json.dumps({"prefix": sys.prefix, "encoders": encoders.__file__, "same": same}))
+"""
+
+
+def library_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``folder`` but locks, by (inode, mtime in ns): a rebuild replaces the
+    library's file, and a compilation writes objects and grows ninja's log."""
+    return {
+        str(path): (path.stat().st_ino, path.stat().st_mtime_ns)
+        for path in folder.rglob("*")
+        if path.is_file() and not path.name.endswith(".lock")
+    }
+
+
+def checkout_in_its_virtualenv(source: Path, folder: Path) -> Path:
+    """A copy of ``source``'s ``encoders`` in ``folder``, installed as ``pip install -e`` installs
+    it (a ``.pth`` naming the checkout) in a virtualenv of its own whose other packages (torch)
+    are this interpreter's, named by a second ``.pth`` read after it (not processed: this
+    virtualenv's editable install of the main checkout stays out). Returns its python."""
+    checkout = folder / "checkout"
+    shutil.copytree(source / "encoders", checkout / "encoders", ignore=IGNORED)
+    virtualenv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", virtualenv], check=True)
+    python = virtualenv / "bin" / "python"
+    packages = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(packages) / "a_checkout.pth").write_text(f"{checkout}\n")
+    (Path(packages) / "b_packages.pth").write_text(f"{sysconfig.get_path('purelib')}\n")
+    return python
+
+
+IGNORED = shutil.ignore_patterns("__pycache__")
+SOURCE_ROOT = ROOT  # the checkout copied twice
+
+
+@pytest.mark.slow  # builds the library once (about 30 s), then three processes load it
+def test_two_checkouts_in_two_virtualenvs_share_one_build(tmp_path: Path) -> None:
+    """Issue 54.1: two checkouts of the same source, each in its own virtualenv, sharing one
+    TORCH_EXTENSIONS_DIR, run by turns A, B, A, B: the first builds the library, the others
+    load that file as it is (no file under the folder written again, none added)."""
+    pythons = {name: checkout_in_its_virtualenv(SOURCE_ROOT, tmp_path / name) for name in "AB"}
+    extensions = tmp_path / "extensions"
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    environment["TORCH_EXTENSIONS_DIR"] = str(extensions)
+    said, states = [], []
+    for name in "ABAB":
+        done = subprocess.run(
+            [pythons[name], "-c", LOAD_IN_A_VIRTUALENV],
+            env=environment,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        said.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        states.append(library_state(extensions))
+    for name, run in zip("ABAB", said, strict=True):  # each ran its own checkout in its own venv
+        assert run["prefix"] == str(tmp_path / name / "venv"), run
+        assert run["encoders"].startswith(str(tmp_path / name / "checkout")), run
+        assert run["same"], run  # the library's sums are the eager tiles'
+    assert len([path for path in states[0] if path.endswith(".so")]) == 1, states[0]
+    assert states[0] == states[1] == states[2] == states[3]
