@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,8 +100,8 @@ def provide_system_packages(session: nox.Session, names: tuple[str, ...]) -> lis
     return missing
 
 
-def with_marker(posargs: list[str], expression: str) -> list[str]:
-    """``posargs`` whose ``-m EXPR`` (if any) is joined with ``expression`` by ``and``."""
+def marker_expressions(posargs: list[str]) -> tuple[list[str], list[str]]:
+    """The ``-m EXPR`` expressions of ``posargs``, and its other words."""
     words, chosen, rest = iter(posargs), [], []
     for word in words:
         if word == "-m":
@@ -109,7 +110,54 @@ def with_marker(posargs: list[str], expression: str) -> list[str]:
             chosen.append(word[2:].lstrip("="))
         else:
             rest.append(word)
+    return chosen, rest
+
+
+def with_marker(posargs: list[str], expression: str) -> list[str]:
+    """``posargs`` whose ``-m EXPR`` (if any) is joined with ``expression`` by ``and``."""
+    chosen, rest = marker_expressions(posargs)
     return ["-m", " and ".join(f"({part})" for part in [expression, *chosen]), *rest]
+
+
+def cpu_flags() -> set[str]:
+    """This CPU's instruction-set flags (``/proc/cpuinfo``; none elsewhere)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    line = next((line for line in text.splitlines() if line.startswith("flags")), "")
+    return set(line.partition(":")[2].split())
+
+
+# torch caps OMP_NUM_THREADS at the cores (3 gave 2 threads on 2 cores): the held-out leg's
+# pytest sets its threads itself
+HELD_OUT_PYTEST = (
+    "import sys, pytest, torch; torch.set_num_threads({threads}); "
+    "sys.exit(pytest.main(sys.argv[1:]))"
+)
+
+
+def held_out_environment(flags: set[str]) -> dict[str, str]:
+    """Another CPU than the one the claims were tuned on, on a CPU with ``flags``: oneDNN one
+    instruction set narrower (AVX2 where AVX-512 exists, SSE4.1 on AVX2), ATen's and the CPU
+    tiles' scalar kernels (``default``), and 3 threads, an odd count above this machine's 2
+    cores (oneDNN splits work and sizes scratchpads by thread; ``HELD_OUT_PYTEST`` sets them)."""
+    environment = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3"}
+    if "avx512f" in flags:
+        environment["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+    elif "avx2" in flags:
+        environment["ONEDNN_MAX_CPU_ISA"] = "SSE41"
+    return environment
+
+
+def held_out_marker(posargs: list[str]) -> list[str]:
+    """``posargs`` for the held-out leg: its tests (``held_out``, neither slow nor quiet) that
+    the user's ``-m`` selects when it reads each of them as ``slow``. The leg is slow work (a
+    second run), so the fast loop ``-m "not slow"`` leaves it out, and a bare run keeps it."""
+    chosen, rest = marker_expressions(posargs)
+    as_slow = [re.sub(r"\bslow\b", "held_out", part) for part in chosen]
+    parts = ["held_out and not slow and not quiet", *as_slow]
+    return ["-m", " and ".join(f"({part})" for part in parts), *rest]
 
 
 @nox.session
@@ -117,14 +165,28 @@ def tests(session: nox.Session) -> None:
     """The whole suite against the real components: PostgreSQL and Chromium from Debian
     (installed when missing and root), the postgres, tensorboard and browser extras. A skip
     names what this machine cannot provide (data tests: ../shared/datasets). The fast loop:
-    ``nox -s tests -- -m "not slow"``. Tests marked ``quiet`` (timing checks that need the
-    machine to themselves) run afterwards, alone, never beside the two workers."""
+    ``nox -s tests -- -m "not slow"``. The held-out leg then runs the claims marked ``held_out``
+    (the memory model, the CPU kernels, the tiles) again on another CPU than they were tuned
+    on (``held_out_environment``). Tests marked ``quiet`` (timing checks that need the machine
+    to themselves) run last, alone, never beside the two workers."""
     provide_system_packages(session, ("postgresql", "chromium"))
     install(session, "test,postgres,tensorboard,browser")
     # the documents' commands are `nox -s docs` (their ten minutes would take CI past 30)
     # --durations: the slowest tests in the CI log, where the time goes
     marked = with_marker(session.posargs, "not quiet and not docs")
     session.run("pytest", "-n", "2", "--durations", "25", *marked)
+    # one process: its threads are the environment's 3, not a worker's 1 (tests/conftest.py);
+    # exit status 5: no test of the leg was selected (e.g. -m "not slow")
+    environment = held_out_environment(cpu_flags())
+    start = time.perf_counter()
+    held_out = held_out_marker(session.posargs)
+    script = HELD_OUT_PYTEST.format(threads=environment["OMP_NUM_THREADS"])
+    session.run(
+        "python", "-c", script, "-p", "no:xdist", *held_out, env=environment, success_codes=[0, 5]
+    )
+    setup = " ".join(f"{name}={value}" for name, value in environment.items())
+    seconds, load = time.perf_counter() - start, os.getloadavg()[0]
+    session.log(f"held-out leg ({setup}): {seconds:.0f} s, load average {load:.2f}")
     # exit status 5: no quiet test was selected (e.g. -m "not slow")
     quiet = with_marker(session.posargs, "quiet")
     session.run("pytest", "-p", "no:xdist", *quiet, success_codes=[0, 5])

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,17 +38,53 @@ def test_readme_names_the_fast_loop_below_the_quick_start() -> None:
     assert 'nox -s tests -- -m "not slow"' in section
 
 
-def test_quiet_tests_run_alone_and_a_users_marker_still_applies() -> None:
-    import importlib.util
-
+def noxfile() -> ModuleType:
     spec = importlib.util.spec_from_file_location("noxfile", ROOT / "noxfile.py")
     assert spec is not None and spec.loader is not None
-    noxfile = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(noxfile)
-    assert noxfile.with_marker([], "not quiet") == ["-m", "(not quiet)"]
-    assert noxfile.with_marker(["-m", "not slow", "-x"], "quiet") == [
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_quiet_tests_run_alone_and_a_users_marker_still_applies() -> None:
+    assert noxfile().with_marker([], "not quiet") == ["-m", "(not quiet)"]
+    assert noxfile().with_marker(["-m", "not slow", "-x"], "quiet") == [
         "-m",
         "(quiet) and (not slow)",
         "-x",
     ]
-    assert noxfile.with_marker(["-mslow"], "not quiet") == ["-m", "(not quiet) and (slow)"]
+    assert noxfile().with_marker(["-mslow"], "not quiet") == ["-m", "(not quiet) and (slow)"]
+
+
+def test_the_held_out_leg_narrows_the_instruction_set_by_one() -> None:
+    """AVX2 where AVX-512 exists, SSE4.1 on AVX2; ATen's scalar kernels and 3 threads on any
+    CPU (oneDNN's cap only where it has x86 names)."""
+    environment = noxfile().held_out_environment
+    common = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3"}
+    assert environment({"sse4_1", "avx2", "avx512f"}) == {**common, "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    assert environment({"sse4_1", "avx2"}) == {**common, "ONEDNN_MAX_CPU_ISA": "SSE41"}
+    assert environment({"asimd"}) == common
+
+
+def test_the_held_out_leg_is_slow_work_that_a_users_marker_selects() -> None:
+    """The fast loop leaves the leg out, a bare run and ``-m slow`` keep it, and any other
+    expression applies to its tests as they are."""
+    leg = noxfile().held_out_marker
+    own = "(held_out and not slow and not quiet)"
+    assert leg([]) == ["-m", own]
+    assert leg(["-m", "not slow", "-x"]) == ["-m", f"{own} and (not held_out)", "-x"]
+    assert leg(["-mslow"]) == ["-m", f"{own} and (held_out)"]
+    assert leg(["-m", "postgres or not slowest"]) == ["-m", f"{own} and (postgres or not slowest)"]
+
+
+@pytest.mark.held_out
+def test_the_held_out_setup_is_the_one_torch_runs_on() -> None:
+    """In the leg, ATen runs its scalar kernels on the leg's threads: the environment reached
+    torch and no test changed the threads."""
+    import torch
+
+    capability = os.environ.get("ATEN_CPU_CAPABILITY")
+    if capability is None:
+        pytest.skip("not in the held-out leg (nox -s tests sets ATEN_CPU_CAPABILITY)")
+    assert torch.backends.cpu.get_cpu_capability() == capability.upper()
+    assert torch.get_num_threads() == int(os.environ["OMP_NUM_THREADS"])
