@@ -4,8 +4,8 @@ A meta run knows a kernel's outputs but not what its CPU kernel allocates and fr
 call: oneDNN's reordered copies of a convolution's input, weights and output in its blocked
 layouts, its scratchpads, the LSTM layer's workspace. These depend on the CPU (oneDNN picks the
 layouts by instruction set), the thread count and the library versions, so they are measured,
-but never at the predicted shapes (except below the shortest calibration length, where a call
-costs less than any calibration call and runs as it is):
+but never at the predicted shapes (except where a call costs no more than a calibration call:
+below the shortest calibration length, and for a family that could not be modelled):
 
 - a kernel's *family* is the kernel with its arguments' shapes, strides and other values, the
   sequence length (``LENGTH_DIMS``) left out, the grad mode and the thread count;
@@ -37,9 +37,10 @@ problem), and none beyond the longest calibration length.
 Allocations that are exact lines in the length (every convolution buffer) are predicted to the
 byte. oneDNN starts each part of the LSTM workspace and scratchpad on a 4 KiB page, so those
 are lines only to within a page per part (docs/benchmarks.md gives the measured error). A
-family whose calls allocate differently within one piece, or whose arguments at a calibration
-length exceed ``MAX_CALIBRATION_BYTES``, is not modelled and the prediction says so
-(``KernelRecord.unmodelled``).
+family whose calls allocate differently within one piece (not one line through each side's
+lengths), or whose arguments at a calibration length exceed ``MAX_CALIBRATION_BYTES``, is not
+modelled: a call of it with arguments within ``LONG_CALIBRATION_BYTES`` then runs as it is, and
+a larger one's prediction says it leaves the kernel out (``KernelRecord.unmodelled``).
 """
 
 from __future__ import annotations
@@ -213,16 +214,19 @@ def line_tolerance(func: Any) -> int:
 
 def kernel_record(func: Any, args: tuple, kwargs: dict) -> KernelRecord:
     """What ``func``'s CPU kernel holds during one call on these (meta) arguments, from its
-    family's model; nothing runs at these shapes, but below the shortest calibration length,
-    where the call itself is smaller than any calibration call: it runs as it is (at L = 1 a
+    family's model; nothing runs at these shapes. The call runs as it is where that costs no
+    more than a calibration call: below the shortest calibration length (at L = 1 a
     convolution whose input has a length-major layout reads as channels-last and copies its
-    weight, which no longer length shows)."""
+    weight, which no longer length shows), and, for a family that could not be modelled, with
+    arguments within ``LONG_CALIBRATION_BYTES``."""
     dims = LENGTH_DIMS[func]
     length = args[dims[0][0]].shape[dims[0][1]]
-    small = argument_bytes(func, args, kwargs, length) <= MAX_CALIBRATION_BYTES
-    if length < short_lengths(func, args)[0] and small:
+    arguments = argument_bytes(func, args, kwargs, length)
+    if length < short_lengths(func, args)[0] and arguments <= MAX_CALIBRATION_BYTES:
         return _record_of_the_call(func, args, kwargs)
     model = kernel_model(func, args, kwargs)
+    if isinstance(model, str) and arguments <= LONG_CALIBRATION_BYTES:
+        return _record_of_the_call(func, args, kwargs)  # no dearer than a calibration call
     if isinstance(model, str):
         return KernelRecord(0, (), model)
     return model.record(length)
@@ -289,7 +293,9 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
     except RuntimeError as error:  # a kernel that refuses these shapes: a lower bound, said so
         return _refused(func, error)
     whole = _lines(lengths, events, outputs)
-    if whole is not None and not longer:
+    tolerance = line_tolerance(func)
+    calibrated = list(zip(lengths, events, strict=True))
+    if whole is not None and not longer and whole.fits(calibrated, tolerance):
         return PiecewiseModel((0,), (whole,))
     if whole is not None:
         # A line through two clusters of lengths far apart can pass within the tolerance of a
@@ -297,8 +303,8 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
         # is called too: a step puts it half the step off the line.
         middle = (max(short) + min(longer)) // 2
         (sizes,), _ = _real_calls(func, [_at_length(func, args, middle)], kwargs)
-        checks = [*zip(lengths, events, strict=True), (middle, sizes)]
-        if whole.fits(checks, line_tolerance(func)):
+        checks = [*calibrated, (middle, sizes)]
+        if whole.fits(checks, tolerance):
             return PiecewiseModel((0,), (whole,))
     parts = [
         (
@@ -312,7 +318,13 @@ def _calibrate(func: Any, args: tuple, kwargs: dict) -> PiecewiseModel | str:
         )
     ]
     pieces = [_lines(*part) for part in parts]
-    if pieces[0] is None or pieces[1] is None:
+    # each side a line through its own lengths (on an SSE4.1 CPU an unpadded convolution of
+    # width 13 changes its buffer's layout between L = 25 and 29, again past 120 and by 601: a
+    # line through 13..37 was 26 KB low at L = 23)
+    if not all(
+        piece is not None and piece.fits(zip(part[0], part[1], strict=True), tolerance)
+        for piece, part in zip(pieces, parts, strict=True)
+    ):
         return (
             f"{name}: the inside memory is left out (the kernel allocates differently at "
             f"different lengths)"
