@@ -29,6 +29,7 @@ from datamodules.cache import cache_folder
 from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, SanbenchError
 from harness.outdir import out_folder
+from harness.program import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
 from harness.quiet import hide_lightning_tips
 from harness.redaction import redacted_console
 
@@ -50,7 +51,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 INPUT_ERRORS = (ValueError, LookupError, OSError)
 INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
-INTERRUPTED_STATUS = 130  # 128 + SIGINT
 # where compiled kernels are kept: torch.compile's inductor, and C++ extensions (the CPU tiles)
 KERNEL_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TORCH_EXTENSIONS_DIR": "extensions"}
 DEBUG = "--debug"
@@ -176,18 +176,29 @@ def main(argv: list[str] | None = None) -> int:
                 # later process of this machine (docs/training.md, "Compiled kernels")
                 for variable, kind in KERNEL_CACHES.items():
                     os.environ.setdefault(variable, str(cache_folder(kind)))
-                name, module = command_module(words)
-                if imports:
-                    from encoders.plugins import import_modules
+                # a Ctrl-C while the command's libraries load and its words are checked waits
+                # for them (harness.program): an import it stops leaves a library half made
+                with interrupt_held() as interrupted:
+                    name, module = command_module(words)
+                    if imports:
+                        from encoders.plugins import import_modules
 
-                    try:
-                        import_modules(imports)
-                    except Exception as error:
-                        raise InputError(f"{IMPORT}: {type(error).__name__}: {error}") from error
-                config = parse_command(module, name, words[1:])
+                        try:
+                            import_modules(imports)
+                        except Exception as error:
+                            message = f"{IMPORT}: {type(error).__name__}: {error}"
+                            raise InputError(message) from error
+                    config = parse_command(module, name, words[1:])
+                if interrupted():
+                    raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
-                with out_folder(name, out):
-                    return int(module.run(config) or 0)
+                with interrupt_noted() as noted, out_folder(name, out):
+                    try:
+                        return int(module.run(config) or 0)
+                    except Exception as error:
+                        if noted() and not isinstance(error, SanbenchError):
+                            raise KeyboardInterrupt from error  # what the Ctrl-C broke
+                        raise
         except SystemExit as done:  # --help and --print_config
             return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:

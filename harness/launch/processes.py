@@ -30,9 +30,9 @@ from typing import Any
 
 from harness.errors import RunInterruptedError
 from harness.launch.outcomes import Interrupted, JobOutcome
+from harness.program import INTERRUPTED_STATUS
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
-INTERRUPTED_STATUS = 130
 
 
 def _one_line(error: BaseException) -> str:

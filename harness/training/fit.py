@@ -28,7 +28,11 @@ from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
 from harness.training.callbacks.prediction_writers import TestPredictionWriter
-from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
+from harness.training.callbacks.stop_on_signal import (
+    StopOnSignal,
+    stop_on_signals,
+    stop_scoring_on_signals,
+)
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.config.fit_cli import FitCLI
@@ -121,7 +125,7 @@ def fit_datamodule(
     # the best weights' dev metrics go to metrics.json only: logged, they would add a point
     # after the last one of the training-time validations (curves, TensorBoard)
     evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
-    with refused_if_unsafe(best):
+    with refused_if_unsafe(best), stop_scoring_on_signals(last):
         loggers, trainer.loggers = trainer.loggers, []
         try:
             dev = trainer.validate(module, **evaluated, verbose=False)[0]
@@ -136,8 +140,9 @@ def fit_datamodule(
             ckpt_path=best,
             weights_only=WEIGHTS_ONLY,
         )
-    infer_loader = _plain(datamodule.val_dataloader())
-    infer_seconds, infer_cpu = time_inference(module, infer_loader, trainer.strategy.root_device)
+        infer_loader = _plain(datamodule.val_dataloader())
+        device = trainer.strategy.root_device
+        infer_seconds, infer_cpu = time_inference(module, infer_loader, device)
     return {
         "params": module.parameter_count(),
         **efficiency,

@@ -107,3 +107,34 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def stop_scoring_on_signals(checkpoint: Path) -> Iterator[None]:
+    """After training, while the trained model is scored (``validate``, ``test``, ``predict``,
+    the timed inference): the first SIGINT or SIGTERM stops at once with a
+    :class:`RunInterruptedError` (nothing is lost: the trained weights are in ``checkpoint``,
+    and the same command scores them again). Lightning would read a Ctrl-C there as its own
+    "graceful shutdown" and exit 1."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+
+    def stop(signum: int, frame: object) -> None:
+        for other, handler in previous.items():  # a second signal acts at once
+            signal.signal(other, handler)
+        name = signal.Signals(signum).name
+        raise RunInterruptedError(
+            f"{name}: stopped while scoring the trained model; its weights are kept in "
+            f"{checkpoint}\nresume with: {resume_command()}",
+            signum,
+        )
+
+    for signum in SIGNALS:
+        signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -82,3 +82,26 @@ def test_a_larger_budget_continues_a_finished_run_and_a_smaller_one_is_refused(
     with pytest.raises(RunFolderError, match=r"trainer\.max_epochs: 2 there, 1 now"):
         run_fit(tiny_run(trec_dir, out, trainer__max_epochs=1))
     assert run_fit(tiny_run(trec_dir, out, trainer__max_epochs=2)) == two
+
+
+@pytest.mark.slow  # real processes
+@pytest.mark.parametrize("stage", ["validate", "test"])
+def test_a_ctrl_c_while_the_trained_model_is_scored_exits_130_with_the_resume_command(
+    trec_dir: Path, tmp_path: Path, stage: str
+) -> None:
+    """Issue 54.5, found from outside: Lightning's ``validate``/``test`` turned a Ctrl-C into
+    "Detected KeyboardInterrupt, attempting graceful shutdown" and exit 1, with no line of
+    sanbench's, no resume command and no metrics.json."""
+    out = tmp_path / "run"
+    words = _fit_words(trec_dir, out, epochs=1)
+    callback = "tests.harness.fixtures.interrupting_callback.CtrlCWhileScoring"
+    pressed = [*words, f"--trainer.callbacks+={callback}", f"--trainer.callbacks.stage={stage}"]
+    root = Path(__file__).parents[4]
+    done = subprocess.run([*SANBENCH, *pressed], capture_output=True, text=True, cwd=root)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
+    assert "SIGINT: stopped while scoring the trained model" in done.stderr
+    assert (out / "checkpoints" / "last.ckpt").is_file()
+    assert not (out / "metrics.json").exists()
+    resume = done.stderr.split("resume with: ", 1)[1].splitlines()[0]
+    assert shlex.split(resume) == ["sanbench", *pressed]

@@ -1,0 +1,60 @@
+"""A Ctrl-C at any moment of sanbench's start-up (issue 54.5, found from outside: at 2 s a
+traceback from jsonargparse's import, at 6-7 s "internal error" from a half-imported numpy):
+exit 130 with sanbench's one line, or the command's own end when the signal came after it.
+The moments are counted from when the program's first line runs: before it, the interpreter
+itself starts (its site module, the virtualenv's path files), which no program can guard (a
+Ctrl-C 0.05 s after the launch stopped Python's own start-up with "Fatal Python error")."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# the console script's code, saying when it starts (the interpreter is up by then)
+PROGRAM = [
+    sys.executable,
+    "-c",
+    "from harness.program import entry; print('up', flush=True); entry()",
+]
+INTERRUPTED = re.compile(r"^sanbench( \w+)?: interrupted$")
+
+
+@pytest.mark.slow  # eight processes that import torch
+@pytest.mark.parametrize("after", [0.01, 0.1, 0.3, 0.6, 1.0, 2.0, 3.0, 5.0])
+def test_a_ctrl_c_while_sanbench_starts_ends_it_in_one_line(after: float) -> None:
+    process = subprocess.Popen(
+        [*PROGRAM, "encoders"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert process.stdout is not None and process.stdout.readline() == "up\n"
+    time.sleep(after)
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=600)
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    if process.returncode == 0:  # the list came before the signal
+        assert "disan" in stdout
+    else:
+        assert process.returncode == 130, stderr
+        assert INTERRUPTED.match(stderr.strip()), stderr  # one line
+
+
+def test_the_program_holds_a_first_ctrl_c_and_reports_it() -> None:
+    from harness.program import interrupt_held
+
+    before = signal.getsignal(signal.SIGINT)
+    with interrupt_held() as interrupted:
+        assert not interrupted()
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt inside the block
+        assert interrupted()
+    assert signal.getsignal(signal.SIGINT) is before
