@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -37,6 +38,8 @@ FILE_RECORD = ".sanbench.json"  # ``.NAME.sanbench.json``: the SHA-256 of the fi
 # after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends)
 MARKED_AT_START = (*LOCKED_COMMANDS, "tune", "report")
 SHOWN = 3  # files named in a refusal
+PID_LINE = re.compile(rb"(\d+\n)?")  # what one_writer writes into ``LOCK + ".pid"`` (or not yet)
+PID_BYTES = 24
 
 
 class FolderBusyError(InputError):
@@ -47,9 +50,19 @@ class NotOursError(InputError):
     """``--out`` names a file or folder sanbench did not make (or the wrong kind of path)."""
 
 
-def is_lock_file(path: Path) -> bool:
-    """True for the lock files of :func:`one_writer` (they are not results)."""
+def _lock_named(path: Path) -> bool:
     return path.name.startswith(MARKER) and path.name.endswith((".lock", ".lock.pid"))
+
+
+def is_lock_file(path: Path) -> bool:
+    """True for the lock files of :func:`one_writer` (they are not results): named so, a
+    regular file (not a symlink) holding what sanbench writes there: nothing (filelock's lock
+    file) or a PID line. Any other entry of that name is the user's (issue 54.6)."""
+    if not _lock_named(path) or path.is_symlink() or not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        head = handle.read(PID_BYTES + 1)
+    return head == b"" if path.name.endswith(".lock") else bool(PID_LINE.fullmatch(head))
 
 
 def _is_bookkeeping(path: Path) -> bool:
@@ -78,7 +91,10 @@ def made_by_sanbench(folder: Path) -> bool:
     records = [
         p
         for p in folder.glob(f"{MARKER}*")
-        if p.is_file() and not is_lock_file(p) and not p.name.endswith(FILE_RECORD)
+        if p.is_file()
+        and not p.is_symlink()
+        and not _lock_named(p)  # a lock (or a file named like one) proves nothing
+        and not p.name.endswith(FILE_RECORD)
     ]
     return (
         bool(records)
@@ -123,7 +139,7 @@ def mark(folder: Path, command: str) -> None:
     """Make ``folder`` (checked by :func:`check_out_folder`) with its marker, if it lacks one."""
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / MARKER
-    if not marker.exists():
+    if not os.path.lexists(marker):  # never through a symlink
         marker.write_text(f"made by sanbench {command}: sanbench writes into this folder\n")
 
 
@@ -131,21 +147,31 @@ def mark(folder: Path, command: str) -> None:
 def one_writer(folder: Path | str, lock_name: str = LOCK) -> Iterator[None]:
     """Hold ``folder``'s writer lock (``filelock``) while the body runs, with this process's
     PID written beside it; raise :class:`FolderBusyError` naming the holder's PID when another
-    process holds it. The lock is released when the body ends or the process dies."""
+    process holds it, :class:`NotOursError` when an entry of either name is not sanbench's
+    (:func:`is_lock_file`: neither is opened, nor followed if a symlink). The lock is released
+    when the body ends or the process dies."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / lock_name)
     pid_file = folder / f"{lock_name}.pid"
+    for entry in (folder / lock_name, pid_file):
+        if os.path.lexists(entry) and not is_lock_file(entry):
+            raise NotOursError(
+                f"{folder} holds {entry.name}, which sanbench did not make (its lock files are "
+                "named so); nothing was written. Move it away or choose another --out"
+            )
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        holder = pid_file.read_text().strip() if pid_file.is_file() else "not written yet"
+        holder = pid_file.read_text().strip() if is_lock_file(pid_file) else "not written yet"
         raise FolderBusyError(
             f"{folder} is being written by another sanbench process (PID {holder}); wait for "
             "it to end or choose another --out"
         ) from None
     try:
-        pid_file.write_text(f"{os.getpid()}\n")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with os.fdopen(os.open(pid_file, flags, 0o666), "w") as handle:
+            handle.write(f"{os.getpid()}\n")
         yield
     finally:
         pid_file.unlink(missing_ok=True)

@@ -20,6 +20,7 @@ import yaml
 from harness.errors import InputError
 from harness.outdir import is_lock_file
 from harness.training.config.task_configs import dotted
+from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
 from reports.contracts.fit_folder import METRICS
 from reports.contracts.manifest import MANIFEST
@@ -156,14 +157,8 @@ def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) 
         if saved != _comparable(yaml.safe_load(text)):  # a larger budget: the run goes on
             for name in FINISHED:
                 (out_dir / name).unlink(missing_ok=True)
-            _write_config(out_dir / FILE_NAME, text)
+            write_text_atomic(out_dir / FILE_NAME, text)
         return
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / MARKER).write_text("a sanbench run folder: sanbench fit --overwrite may delete it\n")
-    _write_config(out_dir / FILE_NAME, text)
-
-
-def _write_config(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{FILE_NAME}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    write_text_atomic(out_dir / FILE_NAME, text)

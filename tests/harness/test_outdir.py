@@ -300,3 +300,79 @@ def test_run_profile_from_python_refuses_a_folder_of_the_users(tmp_path: Path) -
     with pytest.raises(NotOursError, match=f"holds notes.txt, {NOT_OURS}"):
         run_profile(ProfileOptions(encoders="multi_cnn", lengths="8", out=tmp_path))
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+# --- a lock-named entry is sanbench's only when it holds what sanbench writes there (54.6) ----
+
+PROFILE_ARGV = folder_commands(Path("unused"))["profile"]
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    """A file of the user's outside the --out folder."""
+    path = tmp_path / "elsewhere" / "victim.txt"
+    path.parent.mkdir()
+    path.write_text("PRECIOUS victim\n")
+    return path
+
+
+def plant(entry: Path, impostor: str, victim: Path) -> None:
+    """A user's file named like sanbench's lock, or a symlink of that name to ``victim``."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    if impostor == "notes":
+        entry.write_text("PRECIOUS user notes\n")
+    else:
+        entry.symlink_to(victim)
+
+
+@pytest.mark.parametrize("name", [LOCK, f"{LOCK}.pid"])
+@pytest.mark.parametrize("impostor", ["notes", "symlink"])
+def test_profile_refuses_a_folder_holding_a_lock_named_entry_of_the_users(
+    tmp_path: Path, victim: Path, capsys: pytest.CaptureFixture, name: str, impostor: str
+) -> None:
+    """On bae682d ``profile --out u1`` marked the folder, wrote its PID over the user's notes
+    (or through the symlink into victim.txt, outside the folder) and exited 0."""
+    folder = tmp_path / "u1"
+    plant(folder / name, impostor, victim)
+    assert main([*PROFILE_ARGV, "--out", str(folder)]) == 2
+    lines = [
+        line
+        for line in capsys.readouterr().err.splitlines()
+        if not line.startswith("(sanbench --debug")
+    ]
+    assert lines == [
+        f"sanbench profile: --out {folder} holds {name}, {NOT_OURS}; nothing was written. "
+        "Give a new or empty folder (sanbench writes only into folders it made)"
+    ]
+    assert [p.name for p in folder.iterdir()] == [name]
+    assert (folder / name).is_symlink() == (impostor == "symlink")
+    assert victim.read_text() == "PRECIOUS victim\n"
+    if impostor == "notes":
+        assert (folder / name).read_text() == "PRECIOUS user notes\n"
+
+
+@pytest.mark.parametrize("name", [LOCK, f"{LOCK}.pid"])
+@pytest.mark.parametrize("impostor", ["notes", "symlink"])
+def test_the_writer_lock_never_writes_over_or_through_an_entry_it_did_not_make(
+    tmp_path: Path, victim: Path, name: str, impostor: str
+) -> None:
+    """Even in a folder of sanbench's (marked), the lock refuses an impostor as bad input."""
+    folder = tmp_path / "out"
+    plant(folder / name, impostor, victim)
+    (folder / MARKER).write_text("")
+    with pytest.raises(NotOursError, match="sanbench did not make"), one_writer(folder):
+        pytest.fail("the lock was taken")
+    assert (folder / name).is_symlink() == (impostor == "symlink")
+    assert victim.read_text() == "PRECIOUS victim\n"
+    if impostor == "notes":
+        assert (folder / name).read_text() == "PRECIOUS user notes\n"
+
+
+def test_a_pid_file_left_by_a_killed_writer_is_still_sanbenchs(tmp_path: Path) -> None:
+    (tmp_path / LOCK).write_text("")  # filelock leaves its (empty) file
+    (tmp_path / f"{LOCK}.pid").write_text("4242\n")  # its holder was killed (SIGKILL)
+    check_out_folder(tmp_path)
+    assert holds_no_file(tmp_path)
+    with one_writer(tmp_path):
+        assert (tmp_path / f"{LOCK}.pid").read_text() == f"{os.getpid()}\n"
+    assert not (tmp_path / f"{LOCK}.pid").exists()

@@ -23,9 +23,12 @@ import numpy as np
 import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 
+from reports.contracts.atomic import open_new_beside, write_atomic
+
 
 class _CsvWriter(BasePredictionWriter, ABC):
-    """Rows appended per batch to a hidden file, renamed into place when the loop ends.
+    """Rows appended per batch to a hidden file of the writer's own (a new random name: a
+    user's file beside ``path`` is never opened), renamed into place when the loop ends.
 
     Only global rank 0 writes (in a distributed fit every rank predicts the unsharded loader).
     """
@@ -33,7 +36,7 @@ class _CsvWriter(BasePredictionWriter, ABC):
     def __init__(self, path: Path):
         super().__init__(write_interval="batch")
         self.path = Path(path)
-        self._tmp = self.path.with_name(f".{self.path.name}.tmp")
+        self._tmp: Path | None = None
         self._handle: Any = None
 
     @abstractmethod
@@ -47,7 +50,7 @@ class _CsvWriter(BasePredictionWriter, ABC):
     def on_predict_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not trainer.is_global_zero:
             return
-        self._handle = self._tmp.open("w", newline="")
+        self._handle, self._tmp = open_new_beside(self.path, "w", newline="")
         self._writer = csv.writer(self._handle)
         self._writer.writerow(self.columns(pl_module))
 
@@ -76,7 +79,8 @@ class _CsvWriter(BasePredictionWriter, ABC):
         """A failed or interrupted loop leaves no hidden half-written file behind."""
         if self._handle is not None:
             self._handle.close()
-        self._tmp.unlink(missing_ok=True)
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
 
 
 def _predicted(prediction: torch.Tensor) -> list:
@@ -157,9 +161,8 @@ class VectorWriter(BasePredictionWriter):
         self._vectors[batch["index"].cpu().numpy()] = pooled
 
     def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        tmp = self.path.with_name(f".{self.path.stem}.tmp.npy")
-        try:
-            np.save(tmp, self._vectors)
-            tmp.replace(self.path)
-        finally:
-            tmp.unlink(missing_ok=True)  # left only when saving failed
+        write_atomic(self.path, self._save)
+
+    def _save(self, tmp: Path) -> None:
+        with tmp.open("wb") as handle:  # a path would have np.save append ".npy" to its name
+            np.save(handle, self._vectors)
