@@ -44,7 +44,7 @@ import torch
 from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
-from harness.profiling.attention_cost import floor_ns_per_pair
+from harness.measurement.attention_cost import floor_ns_per_pair
 from harness.profiling.measure import (
     MB,
     Point,
@@ -83,16 +83,18 @@ def step_named(step: str) -> Iterator[None]:
 def warmup_points(point: Point) -> list[Point]:
     """The shapes that may warm ``point``'s encoder and mode up, tried in turn: batch
     ``WARMUP_BATCH`` (at most the point's) at L = 4, 8, 16, ... below the point's length, then at
-    its length. The first the encoder takes warms it up: a tiny step for most encoders, and
-    for one with a minimum length (an unpadded convolution) the shortest it takes, to a factor
-    of 2, but never longer than the point."""
+    its length, then the point's own shape (its batch). The first the encoder takes warms it
+    up: a tiny step for most encoders, for one with a minimum length (an unpadded convolution)
+    the shortest it takes, to a factor of 2, and for one with a minimum batch the point itself;
+    never larger than the point, so only a point that cannot run itself fails (issue 54.3)."""
     lengths = []
     seq_len = WARMUP_SHORTEST
     while seq_len < point.seq_len:
         lengths.append(seq_len)
         seq_len *= 2
     batch = min(WARMUP_BATCH, point.batch_size)
-    return [replace(point, batch_size=batch, seq_len=n) for n in [*lengths, point.seq_len]]
+    small = [replace(point, batch_size=batch, seq_len=n) for n in [*lengths, point.seq_len]]
+    return small if small[-1] == point else [*small, point]
 
 
 def die_with_parent() -> None:

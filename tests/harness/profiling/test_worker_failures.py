@@ -65,6 +65,26 @@ def build_conv(input_dim: int = 16, hidden_dim: int = 8, dropout: float = 0.0):
     return Unpadded(input_dim, hidden_dim)
 
 
+class BatchOfThree(Encoder):
+    """A token-wise layer that takes only batches of at least 3 sentences."""
+
+    def __init__(self, input_dim: int, hidden_dim: int):
+        super().__init__()
+        self.input_dim, self.token_dim, self.output_dim = input_dim, hidden_dim, hidden_dim
+        self.proj = nn.Linear(input_dim, hidden_dim)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        if x.shape[0] < 3:
+            raise ValueError(f"batch of {{x.shape[0]}} sentences")
+        tokens = self.proj(x) * mask.unsqueeze(-1)
+        return EncoderOutput(tokens=tokens, pooled=tokens.sum(1) / mask.sum(1, keepdim=True))
+
+
+@register_encoder("plug_batch3", paper="a test plugin")
+def build_batch3(input_dim: int = 16, hidden_dim: int = 8, dropout: float = 0.0):
+    return BatchOfThree(input_dim, hidden_dim)
+
+
 @register_encoder("plug_sticky", paper="a test plugin")
 def build_sticky(input_dim: int = 16, hidden_dim: int = 8, dropout: float = 0.0):
     return Unpadded(input_dim, hidden_dim, breaks_at=16)
@@ -92,7 +112,8 @@ def test_an_encoder_with_a_minimum_length_is_measured_at_every_length_it_takes(
     plugin: Path, tmp_path: Path
 ) -> None:
     """Issue 54.3: the warm-up ran at [2, 4, dim], so an unpadded Conv1d of kernel 9 failed at
-    every length (its prediction ran). Now only L < 9 fails, and its row names the step."""
+    every length (its prediction ran). Now only L < 9 fails, and its row names the step (the
+    last warm-up tried: the point's own shape)."""
     out = tmp_path / "run"
     assert profile(out, f"plug_conv{KERNEL}", "8,9,13") == 1  # L = 8 failed: exit 1
     rows = load_run(out).rows.set_index(["seq_len", "mode"])
@@ -101,7 +122,7 @@ def test_an_encoder_with_a_minimum_length_is_measured_at_every_length_it_takes(
     for mode in ("infer", "train"):
         failed = rows.loc[(8, mode)]
         assert failed["status"] == "error"
-        assert failed["message"].startswith(f"warm-up ({mode}) at [2, 8, 16]: RuntimeError")
+        assert failed["message"].startswith(f"warm-up ({mode}) at [3, 8, 16]: RuntimeError")
         assert f"Kernel size: ({KERNEL})" in failed["message"]
 
 
@@ -144,9 +165,13 @@ def test_the_warm_up_tries_small_shapes_up_to_the_points_own_length(
     seq_len: int, batch_size: int
 ) -> None:
     """Doubling lengths from 4 below the point's, then the point's: the first the encoder takes
-    is at most twice the shortest it takes (or the point's), and never longer than the point."""
+    is at most twice the shortest it takes (or the point's), and never longer than the point;
+    the last is the point's own shape, batch included (issue 54.3)."""
     point = Point("any", seq_len, "train", batch_size, 7, "k=1")
     shapes = warmup_points(point)
+    assert shapes[-1] == point
+    if batch_size > 2:
+        shapes = shapes[:-1]
     lengths = [shape.seq_len for shape in shapes]
     assert lengths[-1] == seq_len and lengths == sorted(set(lengths))
     assert lengths[0] == min(4, seq_len)
@@ -155,3 +180,17 @@ def test_the_warm_up_tries_small_shapes_up_to_the_points_own_length(
     for shape in shapes:
         assert shape.batch_size == min(2, batch_size)
         assert (shape.encoder, shape.mode, shape.dim, shape.options) == ("any", "train", 7, "k=1")
+
+
+@pytest.mark.slow
+def test_an_encoder_that_needs_a_larger_batch_than_the_warm_ups_is_measured(
+    plugin: Path, tmp_path: Path
+) -> None:
+    """Issue 54.3: an encoder taking only batches of >= 3 sentences failed every point
+    ("warm-up (infer) at [2, 24, 32]: ValueError: batch of 2 sentences") though the point's own
+    batch of 3 runs: the warm-up now falls back to the point's own shape."""
+    out = tmp_path / "run"
+    assert profile(out, "plug_batch3", "24") == 0
+    rows = load_run(out).rows
+    assert set(rows["status"]) == {"ok"}, rows["message"].to_dict()
+    assert list(rows["mode"]) == ["infer", "train"]
