@@ -28,8 +28,8 @@ from typing import NoReturn
 from datamodules.cache import cache_folder
 from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, SanbenchError
+from harness.interrupts import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
 from harness.outdir import out_folder
-from harness.program import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
 from harness.quiet import hide_lightning_tips
 from harness.redaction import redacted_console
 

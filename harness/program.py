@@ -9,61 +9,11 @@ the libraries' before the signal is held."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
 from typing import NoReturn
 
-INTERRUPTED_STATUS = 130  # 128 + SIGINT
-INTERRUPTED = "sanbench: interrupted"
-
-
-@contextlib.contextmanager
-def interrupt_held() -> Iterator[Callable[[], bool]]:
-    """While the block runs, a first SIGINT is noted (the callable says whether one came) and a
-    second ends the process at once with :data:`INTERRUPTED` (nothing has started to save)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    came: list[int] = []
-
-    def note(signum: int, frame: object) -> None:
-        if came:
-            print(INTERRUPTED, file=sys.stderr, flush=True)
-            os._exit(INTERRUPTED_STATUS)
-        came.append(signum)
-
-    previous = signal.signal(signal.SIGINT, note)
-    try:
-        yield lambda: bool(came)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def interrupt_noted() -> Iterator[Callable[[], bool]]:
-    """While the block runs, SIGINT raises ``KeyboardInterrupt`` as Python's own handler does,
-    and the callable says whether one came: an error the interrupt caused further on (a library
-    it stopped half imported, imported again: "cannot load module more than once per process")
-    is still the user's Ctrl-C. A command's own handler (training's, the sweep's) replaces this
-    one while it runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    came: list[int] = []
-
-    def interrupt(signum: int, frame: object) -> None:
-        came.append(signum)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield lambda: bool(came)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+from harness.interrupts import INTERRUPTED, INTERRUPTED_STATUS, interrupt_held
 
 
 def entry() -> NoReturn:

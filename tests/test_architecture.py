@@ -270,6 +270,39 @@ def module_definitions(path: Path) -> set[str]:
     return names
 
 
+# harness/'s own modules: the command plumbing every command shares (issue 55.1). Measuring is
+# harness.measurement's, predicting memory harness.memory_prediction's, a command's work its
+# package's.
+PLUMBING = {
+    "harness",
+    "harness.cli",
+    "harness.program",
+    "harness.interrupts",
+    "harness.command_parser",
+    "harness.console",
+    "harness.quiet",
+    "harness.redaction",
+    "harness.outdir",
+    "harness.errors",
+    "harness.table_files",
+}
+HOMES = {
+    "harness.measurement": ("tensor_memory", "cpu_usage", "environment", "gpu_process"),
+    "harness.memory_prediction": ("step", "cpu_kernels", "kernel_model"),
+}
+
+
+def test_harness_holds_only_command_plumbing_and_each_concern_its_package() -> None:
+    modules = product_modules()
+    loose = {m for m in modules if m.startswith("harness.") and m.count(".") == 1}
+    loose -= {m for m in loose if (ROOT / m.replace(".", "/")).is_dir()}
+    assert loose <= PLUMBING, f"loose modules in harness/: {sorted(loose - PLUMBING)}"
+    for package, names in HOMES.items():
+        assert {f"{package}.{name}" for name in names} <= set(modules)
+    step_peak = {m for m, path in modules.items() if "StepPeak" in module_definitions(path)}
+    assert step_peak == {"harness.measurement.tensor_memory"}
+
+
 def test_no_run_module_and_no_basename_shared_by_three() -> None:
     counts: dict[str, list[str]] = {}
     for module, path in product_modules().items():

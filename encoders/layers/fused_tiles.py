@@ -56,7 +56,7 @@ FLOPS_PER_PAIR = {"forward": 4, "backward": 8}
 # compiled variants allowed per tile function: a process makes one per dtype, kind of tensor
 # (inference or not) and tile offsets (about four: the first tiles of each mask direction)
 RECOMPILE_LIMIT = 64
-# the two operators, as a profiler names them (``harness.profiling.attention_cost``)
+# the two operators, as a profiler names them (``harness.measurement.attention_cost``)
 TILE_OPERATORS = ("sanbench::tanh_tile_sums", "sanbench::tanh_tile_grads")
 
 
@@ -190,7 +190,7 @@ def available(device: torch.device | str) -> bool:
     a tiny tile of ``device`` (``meta``: this machine's CPU, whose step a prediction models;
     ``cuda`` without an index: the current GPU); says once per device why not. The first call
     per device runs real tiles on it: make it before any dispatch mode or ``meta`` device
-    context is active (``harness.profiling.predict`` does)."""
+    context is active (``harness.memory_prediction.step`` does)."""
     return _probe(probed_device(torch.device(device)))
 
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunInterruptedError
+from harness.interrupts import INTERRUPTED_STATUS
 from harness.launch.outcomes import Interrupted, JobOutcome
-from harness.program import INTERRUPTED_STATUS
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from harness.profiling.gpu_process import nvml_bus_id
+from harness.measurement.gpu_process import nvml_bus_id
 
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}

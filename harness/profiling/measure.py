@@ -5,8 +5,8 @@ warm-up step, during which the peak memory is recorded, then ``repeats`` timed
 steps (blocks of steps when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
 taken over them, and what CPU the timed steps got is recorded beside them (CPU share, the share
 of the CPU they asked for that they got, load average before and after; ``contended`` by the
-rule of ``harness.cpu_usage``). FLOPs and the predicted memory come from a meta-tensor run
-(``harness.profiling.predict``), not from a real step.
+rule of ``harness.measurement.cpu_usage``). FLOPs and the predicted memory come from a
+meta-tensor run (``harness.memory_prediction.step``), not from a real step.
 
 Inputs are synthetic, as in Bi-BloSAN Sec. 4.5: x ~ N(0, 1) of shape [batch, L, dim] with every
 token real. ``infer`` is one eval-mode forward under ``torch.inference_mode``; ``train`` is
@@ -27,10 +27,10 @@ from typing import Any
 import torch
 from torch.utils import benchmark
 
-from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
-from harness.profiling.attention_cost import step_tile_ns_per_pair
-from harness.profiling.gpu_process import gpu_process_memory
-from harness.tensor_memory import StepPeak, live_bytes
+from harness.measurement.attention_cost import step_tile_ns_per_pair
+from harness.measurement.cpu_usage import CpuSnapshot, CpuUsage, usage_record
+from harness.measurement.gpu_process import gpu_process_memory
+from harness.measurement.tensor_memory import StepPeak, live_bytes
 
 MB = 2**20
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -209,7 +209,7 @@ def time_steps(
 ) -> tuple[benchmark.Measurement, CpuUsage]:
     """``repeats`` timed blocks of ``max(1, TARGET_BLOCK_S / estimate)`` steps, no warm-up of
     their own (the memory step was it); accelerators are synchronised around each block.
-    Also returns what CPU the blocks got (``harness.cpu_usage``)."""
+    Also returns what CPU the blocks got (``harness.measurement.cpu_usage``)."""
     number = max(1, round(TARGET_BLOCK_S / max(estimate, 1e-9)))
     times = []
     start_usage = CpuSnapshot.take()

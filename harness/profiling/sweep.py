@@ -1,14 +1,14 @@
 """The sweep loop: predictions on meta tensors, then measurements in one worker process.
 
 Order: first every point's memory and FLOPs are predicted on meta tensors in two processes
-(``harness.profiling.predict``; seconds, nothing run at the predicted shapes), and the
+(``harness.memory_prediction.step``; seconds, nothing run at the predicted shapes), and the
 predicted-only points are written at once (status ``predicted``). Then one worker process
 measures the measured points, encoder after encoder (modes, then lengths ascending); it starts
 while the predictions run and is restarted only after an OOM, a CUDA error (after some, every
 later CUDA call fails) or a crash. After an ``oom`` at length L, longer lengths of that encoder
 and mode are written as ``skipped_oom`` rows unless ``skip_after_oom`` is off. Each measured
 row records what CPU its timed steps got and whether they were ``contended``
-(``harness.cpu_usage``); ``strict`` re-measures a contended point up to
+(``harness.measurement.cpu_usage``); ``strict`` re-measures a contended point up to
 ``STRICT_RETRIES`` times and then writes it with status ``contended`` instead of ``ok``; the
 sweep ends with a note on how many points were contended. Every row is flushed as it is
 written; on resume every recorded row counts as done, so a resumed sweep adds only missing
@@ -37,11 +37,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from harness.cpu_usage import CONTENDED_BELOW
+from harness.measurement.cpu_usage import CONTENDED_BELOW
+from harness.memory_prediction.step import Prediction, predict_points
 from harness.profiling.child import WorkerDiedError, WorkerProcess
 from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
 from harness.profiling.measure import MB, Point
-from harness.profiling.predict import Prediction, predict_points
 from reports.contracts.profile_run import (
     COLUMNS,
     ENVIRONMENT_COLUMNS,

@@ -23,7 +23,7 @@ def sweep_environment(config: SweepConfig) -> dict[str, str]:
     ``config``'s device resolved on this machine (``profile.on_this_machine``)."""
     import torch
 
-    from harness.environment import environment
+    from harness.measurement.environment import environment
 
     env = {**environment(torch.device(config.device)), "allocator": config.allocator}
     if config.threads is not None:

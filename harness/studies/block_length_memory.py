@@ -46,6 +46,7 @@ def peak_forward_mb(
     seq_len: int, block_len: int, batch: int, dim: int, device: str, impl: str
 ) -> float:
     """Peak MB of one inference forward of mBloSA on synthetic [batch, seq_len, dim] inputs."""
+    from harness.measurement.tensor_memory import live_bytes
     from harness.profiling.measure import (
         MB,
         Point,
@@ -53,7 +54,6 @@ def peak_forward_mb(
         memory_step,
         synthetic_batch,
     )
-    from harness.tensor_memory import live_bytes
 
     target = torch.device(device)
     torch.manual_seed(0)

@@ -75,7 +75,7 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 def write_suite_manifest(
     options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
 ) -> None:
-    from harness.environment import git_commit
+    from harness.measurement.environment import git_commit
 
     out = options.out
     manifest = {

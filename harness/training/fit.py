@@ -21,9 +21,9 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader
 
-from harness.cpu_usage import usage_record
-from harness.environment import environment
 from harness.errors import RunFailedError
+from harness.measurement.cpu_usage import usage_record
+from harness.measurement.environment import environment
 from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference

@@ -8,7 +8,7 @@ prediction is then a lower bound). ``attention_tiles`` says which tiles a chunke
 ran ("compiled tiles of 32", "eager tiles of 4"; empty for other encoders);
 ``attention_ns_per_pair`` is the time its compiled tiles took per attended (query, key, feature) in
 the profiled step, ``attention_floor_ns_per_pair`` one pass of the cheapest such work on the same
-CPU, measured in the same process (``harness.profiling.attention_cost``; a step makes
+CPU, measured in the same process (``harness.measurement.attention_cost``; a step makes
 :data:`TILE_PASSES` passes over the pairs); both empty where no compiled tile ran.
 
 The sweep appends rows through :func:`results_file` (keyed by :data:`KEY_COLUMNS`, resumable);

@@ -25,7 +25,8 @@ KEY_COLUMNS = ("task", "encoder", "replicate")
 METRIC_COLUMNS = (
     "params",
     "train_time_per_epoch_s",
-    "train_cpu_granted",  # the CPU share the timed epochs' threads got (harness.cpu_usage)
+    # the CPU share the timed epochs' threads got (harness.measurement.cpu_usage)
+    "train_cpu_granted",
     "train_contended",  # 1: granted < 0.5, the epoch times are inflated by other processes
     "train_load_avg_before",  # the 1-minute load average when the timed epochs started
     "train_load_avg_after",  # ... and when they ended: the evidence behind a contended mark
@@ -47,8 +48,8 @@ METRIC_COLUMNS = (
     "test_spearman",
     "test_mse",
 )
-# Each time column and the column that says its time was contended (harness.cpu_usage): a page
-# or table that shows the time, or a ratio of it, marks it by this.
+# Each time column and the column that says its time was contended (harness.measurement.cpu_usage):
+# a page or table that shows the time, or a ratio of it, marks it by this.
 CONTENDED_COLUMNS = {
     "train_time_per_epoch_s": "train_contended",
     "dev_infer_time_s": "dev_infer_contended",
@@ -74,7 +75,8 @@ def contended(runs: pd.DataFrame, time_column: str) -> pd.Series:
 
 
 # Each time column's prefix in the rows and in metrics.json, and the evidence recorded beside it
-# (harness.cpu_usage): the CPU share its threads got and the load average before and after.
+# (harness.measurement.cpu_usage): the CPU share its threads got and the load average before and
+# after.
 TIMED_PREFIXES = {"train_time_per_epoch_s": "train_", "dev_infer_time_s": "dev_infer_"}
 EVIDENCE = ("cpu_granted", "load_avg_before", "load_avg_after")
 ENVIRONMENT_COLUMNS = ("device", "device_name", "torch", "commit")

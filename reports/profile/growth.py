@@ -10,7 +10,8 @@ its memory). Memory is fitted on the predicted peak where the run predicted at l
 ``MIN_LENGTHS`` lengths (it spans the papers' whole axis), otherwise on the measured one; time
 on the measured medians. A fit with R² < 0.9 or a negative slope is marked unreliable rather
 than read as a growth law, and a time fit over contended points (timed while other work held the
-CPU: ``harness.cpu_usage``) says over how many of its lengths: contention inflates the short and
+CPU: ``harness.measurement.cpu_usage``) says over how many of its lengths: contention inflates the
+short and
 the long points unequally, so a good R² does not make such an exponent the encoder's.
 """
 

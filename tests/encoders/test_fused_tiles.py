@@ -31,7 +31,7 @@ from encoders.layers.tanh_attention import (
     tile_plan,
     tiles,
 )
-from harness.tensor_memory import allocated_peak
+from harness.measurement.tensor_memory import allocated_peak
 
 pytestmark = pytest.mark.held_out
 C = 5.0  # DiSAN Sec. 3.3 and Bi-BloSAN Eq. 9: c = 5

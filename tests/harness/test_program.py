@@ -50,7 +50,7 @@ def test_a_ctrl_c_while_sanbench_starts_ends_it_in_one_line(after: float) -> Non
 
 
 def test_the_program_holds_a_first_ctrl_c_and_reports_it() -> None:
-    from harness.program import interrupt_held
+    from harness.interrupts import interrupt_held
 
     before = signal.getsignal(signal.SIGINT)
     with interrupt_held() as interrupted:

@@ -50,7 +50,7 @@ def test_the_held_out_runs_are_predicted_within_half_a_percent() -> None:
     prediction leaves a kernel out."""
     from reports.profile.data import load_run
     from reports.profile.tables import prediction_errors
-    from tests.harness.profiling.test_predict import within_the_bound
+    from tests.harness.memory_prediction.test_step import within_the_bound
 
     for folder in benchmarks_doc.HELD_OUT_RUNS:
         rows = load_run(folder).rows

@@ -5,7 +5,8 @@
   ends; on CUDA the clock is read after a ``synchronize``, only at those moments, so the
   other steps run unsynchronised as in any run;
 - peak training memory: the profiler's quantity, tensor bytes as the allocator counts them
-  (:class:`harness.tensor_memory.StepPeak`, the rule ``sanbench profile`` uses too): the run's
+  (:class:`harness.measurement.tensor_memory.StepPeak`, the rule ``sanbench profile`` uses too):
+  the run's
   own tensors at a training step's start (parameters, buffers, the gradients it holds,
   optimizer state, the batch) plus the most the allocator held beyond them during the step
   (activations, kernel workspaces, new gradients and optimizer state), the largest over the
@@ -14,7 +15,8 @@
   counted, so a run reads the same alone or after others;
 - inference time over the dev set at batch 128 (``time_inference``);
 - |theta| without the word embedding (``TaskModule.parameter_count``);
-- what CPU the timed epochs got (``harness.cpu_usage``): ``train_cpu_share`` (this process's
+- what CPU the timed epochs got (``harness.measurement.cpu_usage``): ``train_cpu_share`` (this
+process's
   CPU seconds over wall seconds; data-loader worker processes not included),
   ``train_cpu_granted`` (the share of the CPU its threads were ready to use that they got),
   ``train_contended`` (granted < 0.5: the epoch times are inflated by other processes),
@@ -34,8 +36,8 @@ import torch
 from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader
 
-from harness.cpu_usage import CpuSnapshot, CpuUsage, usage_record
-from harness.tensor_memory import StepPeak, live_bytes
+from harness.measurement.cpu_usage import CpuSnapshot, CpuUsage, usage_record
+from harness.measurement.tensor_memory import StepPeak, live_bytes
 
 
 def _sync(device: torch.device) -> None:
@@ -75,7 +77,8 @@ def _batch_tensors(batch: Any) -> list[torch.Tensor]:
 
 class StepMemory:
     """Peak tensor bytes of training steps (the module docstring's definition; the rule is
-    :class:`harness.tensor_memory.StepPeak`), taken over the steps that can be the largest.
+    :class:`harness.measurement.tensor_memory.StepPeak`), taken over the steps that can be the
+    largest.
 
     A step runs as any other: it starts holding the previous step's gradients, which Lightning
     frees after the forward (before the backward, :meth:`gradients_freed`). Its peak grows with

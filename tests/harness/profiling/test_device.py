@@ -17,10 +17,10 @@ from rich.console import Console
 from harness.cli import main
 from harness.errors import InputError
 from harness.launch import JobOutcome, submitit_jobs
+from harness.memory_prediction.step import Prediction
 from harness.profiling.grid import EncoderSpec
 from harness.profiling.measure import MB, Point
 from harness.profiling.options import ProfileOptions
-from harness.profiling.predict import Prediction
 from harness.profiling.profile import run_encoder
 from harness.profiling.sweep import Sweep, SweepConfig, make_row
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS

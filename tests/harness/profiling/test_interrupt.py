@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.profiling.predict import _prediction_pool
+from harness.memory_prediction.step import _prediction_pool
 from reports.contracts.profile_run import results_file
 from tests.harness.fixtures.terminal import foreground
 

@@ -7,7 +7,7 @@ the report's answer fails here.
 The megabytes themselves are not compared across machines: oneDNN's kernels hold other
 buffers on other instruction sets (the committed run is the AVX-512 VM's; on the AVX2 one the
 CNNs' inference peaks were up to 0.76% lower, measured and predicted alike). The prediction's
-own 0.5% is held on whatever CPU runs the tests by tests/harness/profiling/test_predict.py."""
+own 0.5% is held on whatever CPU runs the tests by tests/harness/memory_prediction/test_step.py."""
 
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) ->
 
 
 def test_a_prediction_that_leaves_a_kernel_out_says_so_in_its_row_and_line() -> None:
-    from harness.profiling.predict import Prediction
+    from harness.memory_prediction.step import Prediction
     from harness.profiling.sweep import describe
 
     config = SweepConfig(

@@ -25,7 +25,8 @@ EVIDENCE = {
 
 
 def fit(run: FitRun) -> dict[str, Any]:
-    """What ``run_fit`` returns for a run whose timings were contended (harness.cpu_usage)."""
+    """What ``run_fit`` returns for a run whose timings were contended
+    (harness.measurement.cpu_usage)."""
     return {"params": 10, "test_acc": 0.5, "train_time_per_epoch_s": 2.0, **EVIDENCE}
 
 

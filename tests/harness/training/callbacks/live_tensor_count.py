@@ -6,7 +6,7 @@ the batch), then, until the step's end, a ``TorchDispatchMode`` adds the storage
 tensor an operator returns and a weak reference on each storage takes it away when it is
 freed. A step's peak is the most these live bytes reached, read after every operator (when its
 outputs exist and its inputs are not yet released) and at the step's start. Nothing here reads
-an allocator or a profiler, and nothing of ``harness.tensor_memory`` is used.
+an allocator or a profiler, and nothing of ``harness.measurement.tensor_memory`` is used.
 
 What it cannot see: buffers a kernel allocates and frees inside one operator (workspaces,
 per-thread partial results, copies of its operands) never leave the operator; an allocator

@@ -1,4 +1,4 @@
-"""One step-peak rule (``harness.tensor_memory.StepPeak``) for ``sanbench profile``
+"""One step-peak rule (``harness.measurement.tensor_memory.StepPeak``) for ``sanbench profile``
 (``measure.memory_step``) and ``sanbench fit`` (``StepMemory``), issue 55.1: the run's own
 tensors at the step's start plus the most the allocator held beyond its count then."""
 
@@ -10,8 +10,8 @@ import pytest
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+from harness.measurement.tensor_memory import StepPeak, live_bytes
 from harness.profiling.measure import memory_step
-from harness.tensor_memory import StepPeak, live_bytes
 from harness.training.callbacks.efficiency_callback import StepMemory
 
 

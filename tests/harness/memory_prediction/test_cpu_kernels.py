@@ -8,9 +8,13 @@ import pytest
 import torch
 from torch import nn
 
-from harness.profiling.cpu_kernels import CpuRnn, contiguous_temporaries, promotion_temporaries
-from harness.profiling.kernel_model import kernel_record
-from tests.harness.profiling.test_kernel_model import lstm_layer_call
+from harness.memory_prediction.cpu_kernels import (
+    CpuRnn,
+    contiguous_temporaries,
+    promotion_temporaries,
+)
+from harness.memory_prediction.kernel_model import kernel_record
+from tests.harness.memory_prediction.test_kernel_model import lstm_layer_call
 
 pytestmark = pytest.mark.held_out
 

@@ -15,6 +15,13 @@ import torch
 
 from encoders import build_encoder, list_encoders
 from encoders.base import Encoder, EncoderOutput
+from harness.measurement.tensor_memory import live_bytes
+from harness.memory_prediction.step import (
+    LiveStorageTracker,
+    predict,
+    predict_point,
+    predict_points,
+)
 from harness.profiling.measure import (
     MB,
     Point,
@@ -23,8 +30,6 @@ from harness.profiling.measure import (
     memory_step,
     synthetic_batch,
 )
-from harness.profiling.predict import LiveStorageTracker, predict, predict_point, predict_points
-from harness.tensor_memory import live_bytes
 
 pytestmark = pytest.mark.held_out
 
@@ -310,7 +315,7 @@ ROOMY_STEPS = (
 )
 # What predicting them may add to the process's own baseline, as a share of the smallest step.
 # Nothing runs at a predicted shape: the kernels run at their calibration lengths only, at most
-# 31 tokens or 8 MiB of arguments (harness.profiling.kernel_model), a 32nd of these steps'
+# 31 tokens or 8 MiB of arguments (harness.memory_prediction.kernel_model), a 32nd of these steps'
 # 1024-4096 tokens, and one kernel call holds less than a step that keeps every layer's
 # activations; the share leaves room for the code and the allocator's arenas those calls touch
 # first (what one CPU, thread count or build differs in). A step run for real would take it all.
@@ -333,7 +338,7 @@ def test_predicting_steps_of_gigabytes_grows_its_process_by_a_twentieth_of_the_s
     script = (
         "import dataclasses, re\n"
         "from harness.profiling.measure import Point\n"
-        "from harness.profiling.predict import predict_point\n"
+        "from harness.memory_prediction.step import predict_point\n"
         "def kib(field):\n"
         "    status = open('/proc/self/status').read()\n"
         "    return int(re.search(field + r':\\s+(\\d+) kB', status).group(1)) * 1024\n"

@@ -1,4 +1,4 @@
-"""The contention record of a timed region (``harness.cpu_usage``)."""
+"""The contention record of a timed region (``harness.measurement.cpu_usage``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.cpu_usage import CONTENDED_BELOW, CpuSnapshot, CpuUsage, usage_record
+from harness.measurement.cpu_usage import CONTENDED_BELOW, CpuSnapshot, CpuUsage, usage_record
 
 
 def test_granted_share_and_the_contended_rule() -> None:

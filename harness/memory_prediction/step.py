@@ -12,9 +12,9 @@ instead of rerunning its Python meta kernel (a Bi-LSTM training step at L=384: 3
 
 What this counts is tensor memory: every storage an operator returns (activations saved for
 backward, gradients, parameters, inputs), and what the CPU's kernels hold inside a call:
-``harness.profiling.cpu_kernels`` runs what the CPU runs where it differs from the meta kernels
-(eval-mode dropout, fused attention, oneDNN's LSTM layer) and adds the memory a kernel holds
-during the call (oneDNN's reorders and workspaces, from ``harness.profiling.kernel_model``'s
+``harness.memory_prediction.cpu_kernels`` runs what the CPU runs where it differs from the meta
+kernels (eval-mode dropout, fused attention, oneDNN's LSTM layer) and adds the memory a kernel holds
+during the call (oneDNN's reorders and workspaces, from ``harness.memory_prediction.kernel_model``'s
 fit over small lengths; nothing runs at the predicted shapes), TensorIterator's dtype-promotion
 copies and the softmax's contiguous copies. Allocator caches and a CUDA context are not
 counted. The step is the CPU's: docs/benchmarks.md lists the measured accuracy.
@@ -42,7 +42,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers.tanh_attention import chunked_sizes
-from harness.profiling.cpu_kernels import (
+from harness.memory_prediction.cpu_kernels import (
     CONTIGUOUS_CPU_OPS,
     CPU_KERNELS,
     CPU_WORKSPACES,
@@ -53,7 +53,7 @@ from harness.profiling.cpu_kernels import (
     hold_inside_memory,
     promotion_temporaries,
 )
-from harness.profiling.kernel_model import call_key, kernel_record, tensors_of
+from harness.memory_prediction.kernel_model import call_key, kernel_record, tensors_of
 from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
 from harness.profiling.worker import die_with_parent
 
@@ -311,7 +311,7 @@ def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
 
 def predict_encoder(points: list[Point]) -> list[Prediction | str]:
     """:func:`predict_point` of each of one encoder's ``points``, in one process: the CPU
-    kernels its RNN layers call are calibrated once (``harness.profiling.cpu_kernels``), not
+    kernels its RNN layers call are calibrated once (``harness.memory_prediction.cpu_kernels``), not
     again in each process that predicts one of its points."""
     return [predict_point(point) for point in points]
 

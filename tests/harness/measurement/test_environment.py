@@ -6,7 +6,7 @@ import cpuinfo
 import pytest
 import torch
 
-from harness.environment import environment
+from harness.measurement.environment import environment
 
 
 @pytest.mark.slow  # py-cpuinfo's full probe (about 2 s)

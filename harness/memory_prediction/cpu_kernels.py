@@ -1,6 +1,6 @@
 """What the CPU does that a meta run does not: the CPU kernels the prediction stands in for.
 
-``harness.profiling.predict`` runs a step on meta tensors. Where the CPU takes another path
+``harness.memory_prediction.step`` runs a step on meta tensors. Where the CPU takes another path
 than the meta kernels, or allocates inside a kernel what a meta kernel cannot know, this module
 says what the CPU does, modelled on this CPU where it cannot be derived:
 
@@ -9,7 +9,7 @@ says what the CPU does, modelled on this CPU where it cannot be derived:
   meta kernel gives as empty).
 - ``CPU_WORKSPACES``: operators whose CPU kernel holds memory inside the call (oneDNN's
   reordered copies of inputs, weights and outputs in its blocked layouts), given by
-  ``harness.profiling.kernel_model`` (fitted on calls at small lengths, never run at the
+  ``harness.memory_prediction.kernel_model`` (fitted on calls at small lengths, never run at the
   predicted shapes).
 - ``PROMOTING_CPU_OPS``: elementwise operators whose CPU TensorIterator copies an input of
   another dtype into a temporary of the result's dtype (done on the CPU only).
@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import torch
 from torch.overrides import TorchFunctionMode
 
-from harness.profiling.kernel_model import KernelRecord, kernel_record, tensors_of
+from harness.memory_prediction.kernel_model import KernelRecord, kernel_record, tensors_of
 
 
 class StorageLedger(AbstractContextManager, Protocol):

@@ -52,7 +52,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from harness.tensor_memory import allocations_within
+from harness.measurement.tensor_memory import allocations_within
 
 aten = torch.ops.aten
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.profiling import kernel_model
-from harness.profiling.cpu_kernels import LSTM_MODE
-from harness.profiling.kernel_model import (
+from harness.memory_prediction import kernel_model
+from harness.memory_prediction.cpu_kernels import LSTM_MODE
+from harness.memory_prediction.kernel_model import (
     LENGTH_DIMS,
     SHORT_LENGTHS,
     KernelModel,

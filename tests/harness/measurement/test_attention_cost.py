@@ -1,4 +1,4 @@
-"""``harness.profiling.attention_cost``: the compiled tiles' time per attended (query, key,
+"""``harness.measurement.attention_cost``: the compiled tiles' time per attended (query, key,
 feature) from a profiled step, and the floor it is set beside."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from torch.profiler import ProfilerActivity, profile
 from encoders.layers import fused_tiles
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import tanh_attention
-from harness.profiling.attention_cost import floor_ns_per_pair, tile_ns_per_pair
+from harness.measurement.attention_cost import floor_ns_per_pair, tile_ns_per_pair
 
 pytestmark = pytest.mark.skipif(
     not fused_tiles.available("cpu"), reason="this machine cannot compile the fused tiles"

@@ -16,16 +16,16 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from encoders import Encoder, EncoderOutput, register_encoder, registry
-from harness.profiling.kernel_model import PAGE_ROUNDED_TOLERANCE
+from harness.memory_prediction.kernel_model import PAGE_ROUNDED_TOLERANCE
+from harness.memory_prediction.step import predict, predict_point
 from harness.profiling.measure import Point
-from harness.profiling.predict import predict, predict_point
 from tests.harness.fixtures.synthetic_encoders import (
     INNER_DTYPES,
     MAX_LENGTH,
     build_synthetic,
     minimum_length,
 )
-from tests.harness.profiling.test_predict import TOLERANCE_PCT, measured_peak, within_the_bound
+from tests.harness.memory_prediction.test_step import TOLERANCE_PCT, measured_peak, within_the_bound
 
 pytestmark = pytest.mark.held_out
 NAME = "held_out_synthetic"

@@ -14,8 +14,8 @@ import pynvml
 import pytest
 import torch
 
+from harness.measurement.gpu_process import gpu_process_memory, nvml_bus_id
 from harness.profiling import measure
-from harness.profiling.gpu_process import gpu_process_memory, nvml_bus_id
 
 # NVML's GPUs by bus id: the third (index 2) is the one torch sees as cuda:0
 NVML_GPUS = {"00000000:1A:00.0": 0, "00000000:3B:00.0": 1, "00000000:5E:00.0": 2}
