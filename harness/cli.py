@@ -25,10 +25,10 @@ import sys
 from collections.abc import Iterator
 from typing import NoReturn
 
-from datamodules.cache import cache_folder
 from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, SanbenchError
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
+from harness.kernel_caches import kernel_caches
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
 from harness.redaction import redacted_console
@@ -51,8 +51,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 INPUT_ERRORS = (ValueError, LookupError, OSError)
 INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
-# where compiled kernels are kept: torch.compile's inductor, and C++ extensions (the CPU tiles)
-KERNEL_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TORCH_EXTENSIONS_DIR": "extensions"}
 DEBUG = "--debug"
 IMPORT = "--import"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
@@ -171,11 +169,9 @@ def main(argv: list[str] | None = None) -> int:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
             # PYTHONPATH, a study's storage URL) lasts as long as the command: main() is also
             # the library entry of tests, jobs and nox
-            with environment_restored():
-                # compiled kernels (the attention tiles) in a stated place, reused by every
-                # later process of this machine (docs/training.md, "Compiled kernels")
-                for variable, kind in KERNEL_CACHES.items():
-                    os.environ.setdefault(variable, str(cache_folder(kind)))
+            # compiled kernels (the attention tiles) in a stated place, reused by every later
+            # process of this machine (docs/training.md, "Compiled kernels")
+            with environment_restored(), kernel_caches():
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
                 with interrupt_held() as interrupted:
