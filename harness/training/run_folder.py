@@ -27,6 +27,9 @@ from reports.contracts.manifest import MANIFEST
 
 # a larger budget continues a run (finished or not) instead of being another run
 BUDGET = ("trainer.max_epochs", "trainer.max_steps")
+# the random vectors' width without data.embedding_dim (datamodules.datamodule, which imports
+# torch: checked equal in tests/harness/training/test_run_folder.py)
+RANDOM_VECTORS_DIM = 300
 FINISHED = (METRICS, MANIFEST)  # written when a run ends; an extension drops them
 MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overwrite needs it
 # keys that do not change what a run computes: a resume may change them
@@ -45,6 +48,8 @@ def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
     kept = {k: v for k, v in flat.items() if k not in NOT_COMPARED}
     if kept.get("data.embeddings"):  # the same vectors may live at another path elsewhere
         kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
+    if kept.get("data.embedding_dim") is None:  # unset (since 2026-11-29; 300 was written before)
+        kept["data.embedding_dim"] = RANDOM_VECTORS_DIM  # the random vectors' width either way
     return kept
 
 
