@@ -283,6 +283,7 @@ PLUMBING = {
     "harness.quiet",
     "harness.redaction",
     "harness.outdir",
+    "harness.kernel_caches",  # where every command keeps compiled kernels
     "harness.errors",
     "harness.table_files",
 }
