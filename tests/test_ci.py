@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -38,6 +39,7 @@ def test_readme_names_the_fast_loop_below_the_quick_start() -> None:
     assert 'nox -s tests -- -m "not slow"' in section
 
 
+@functools.cache  # nox registers each session once per process
 def noxfile() -> ModuleType:
     spec = importlib.util.spec_from_file_location("noxfile", ROOT / "noxfile.py")
     assert spec is not None and spec.loader is not None

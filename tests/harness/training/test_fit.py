@@ -227,7 +227,10 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
             ["--encoder", "multi_cnn", "--data.batch_size", "0"],
             "data.batch_size must be a positive",
         ),
-        (["--encoder", "multi_cnn", "--model.hidden_dim", "-3"], "Not of type PositiveInt"),
+        (
+            ["--encoder", "multi_cnn", "--model.hidden_dim", "-3"],
+            "--model.hidden_dim -3: expected a positive integer",
+        ),
         (
             ["--encoder", "multi_cnn", "--model.dropuot", "0.1"],
             "unknown option --model.dropuot (did you mean --model.dropout?)",
@@ -235,7 +238,8 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
         (["--encoder", "multi_cnn", "--task", "tre"], "--data.task tre: expected one of cr, "),
         (
             ["--encoder", "multi_cnn", "--trainer.logger", "TensorBoardLogger"],
-            "TensorBoardLogger': the following arguments are required: save_dir",
+            "--trainer.logger lightning.pytorch.loggers.TensorBoardLogger: the following "
+            "arguments are required: save_dir",
         ),
     ],
 )
