@@ -16,6 +16,7 @@ or error comes back through ``FOLDER/<job>.result.pkl``; an internal error's tra
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import pickle
@@ -33,6 +34,14 @@ from harness.interrupts import INTERRUPTED_STATUS
 from harness.launch.outcomes import Interrupted, JobOutcome
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process (a profile's measuring worker, a prediction process)
+    when the process that started it dies (e.g. killed -9)."""
+    if sys.platform == "linux":
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def _one_line(error: BaseException) -> str:

@@ -1,14 +1,14 @@
 """Peak tensor memory and FLOPs of a profiling step, predicted on ``meta`` tensors.
 
-The step of ``harness.profiling.measure.make_step`` (forward, or forward + backward) runs on a
-model and inputs built on the ``meta`` device, which carry shapes and dtypes but no data, under
-``LiveStorageTracker``, a dispatch mode that adds a storage's bytes when an operator returns it
-and subtracts them when the storage is freed (a weak-reference callback), keeping the maximum,
+The step of ``harness.measurement.profiled_step.make_step`` (forward, or forward + backward) runs
+on a model and inputs built on the ``meta`` device, which carry shapes and dtypes but no data,
+under ``LiveStorageTracker``, a dispatch mode that adds a storage's bytes when an operator returns
+it and subtracts them when the storage is freed (a weak-reference callback), keeping the maximum,
 and that counts each operator's FLOPs with ``FlopCounterMode``. Nothing is allocated at the
 predicted shapes, so a step that needs 65 GB at [64, 384, 300] is predicted on a laptop, and an
 operator repeated on the same shapes (an RNN's 384 steps) is remade from its first call's result
-instead of rerunning its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead of
-11.5 s).
+instead of rerunning its Python meta kernel (a Bi-LSTM training step at L=384: 3 s instead
+of 11.5 s).
 
 What this counts is tensor memory: every storage an operator returns (activations saved for
 backward, gradients, parameters, inputs), and what the CPU's kernels hold inside a call:
@@ -42,6 +42,8 @@ from torch.utils.flop_counter import FlopCounterMode
 from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers.tanh_attention import chunked_sizes
+from harness.launch.processes import die_with_parent
+from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.memory_prediction.cpu_kernels import (
     CONTIGUOUS_CPU_OPS,
     CPU_KERNELS,
@@ -54,8 +56,6 @@ from harness.memory_prediction.cpu_kernels import (
     promotion_temporaries,
 )
 from harness.memory_prediction.kernel_model import call_key, kernel_record, tensors_of
-from harness.profiling.measure import Point, encoder_options, make_step, synthetic_batch
-from harness.profiling.worker import die_with_parent
 
 
 class LiveStorageTracker(TorchDispatchMode):

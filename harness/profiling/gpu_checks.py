@@ -137,7 +137,7 @@ def _context_child(asked: int) -> dict[str, Any]:
     which NVML lists this process."""
     import pynvml
 
-    from harness.profiling.measure import Point
+    from harness.measurement.profiled_step import Point
     from harness.profiling.worker import Models, run_point
 
     point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)

@@ -8,21 +8,15 @@ of the CPU they asked for that they got, load average before and after; ``conten
 rule of ``harness.measurement.cpu_usage``). FLOPs and the predicted memory come from a
 meta-tensor run (``harness.memory_prediction.step``), not from a real step.
 
-Inputs are synthetic, as in Bi-BloSAN Sec. 4.5: x ~ N(0, 1) of shape [batch, L, dim] with every
-token real. ``infer`` is one eval-mode forward under ``torch.inference_mode``; ``train`` is
-forward + backward of ``pooled.mean()`` (parameters, gradients and activations; no optimizer
-state). Steps run under autocast when the dtype is bf16/fp16 (fp32 weights, mixed precision).
+The point, its synthetic inputs and the step are ``harness.measurement.profiled_step``'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch.utils import benchmark
@@ -30,42 +24,15 @@ from torch.utils import benchmark
 from harness.measurement.attention_cost import step_tile_ns_per_pair
 from harness.measurement.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 from harness.measurement.gpu_process import gpu_process_memory
+from harness.measurement.profiled_step import Point, make_step, synthetic_batch
 from harness.measurement.tensor_memory import StepPeak, live_bytes
 
 MB = 2**20
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # A timed block repeats a short step until it lasts about this long, so that timer overhead and
 # CUDA synchronisation stay negligible; longer steps are timed one by one.
 TARGET_BLOCK_S = 0.05
 # A point whose IQR exceeds this share of its median is flagged ``noisy``.
 NOISY_IQR_SHARE = 0.25
-
-
-@dataclass(frozen=True)
-class Point:
-    """One measurement: ``encoder`` (built with ``options``, ``"key=value:..."``) on
-    [batch_size, seq_len, dim] inputs in ``mode``."""
-
-    encoder: str
-    seq_len: int
-    mode: str
-    batch_size: int
-    dim: int
-    options: str = ""
-
-
-def encoder_options(point: Point) -> dict[str, Any]:
-    """Builder keywords of a point: its variant options, and for encoders with a block length
-    (Bi-BloSAN) r = ceil(cbrt(2L)) for the profiled length L (Eq. 19, Appendix A) unless the
-    variant sets one."""
-    from encoders import builder_accepts
-    from encoders.layers.block_length import block_length
-    from harness.profiling.grid import parse_options
-
-    options = dict(parse_options(point.options))
-    if "block_len" not in options and builder_accepts(point.encoder, "block_len"):
-        options["block_len"] = block_length(point.seq_len)
-    return options
 
 
 # What the message of a failed allocation holds: a CPU allocator's (an rlimit, exhausted RAM),
@@ -95,50 +62,6 @@ def spoils_device(error: BaseException) -> bool:
     device-side assert: CUDA's documentation says the process must be restarted) every later
     CUDA call of the process fails, and the message does not always say which kind it was."""
     return any(marker in str(error) for marker in DEVICE_ERROR_MARKERS)
-
-
-def synthetic_batch(point: Point, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    shape = (point.batch_size, point.seq_len, point.dim)
-    if device.type == "meta":
-        x = torch.empty(shape, device=device)
-    else:
-        generator = torch.Generator(device=device).manual_seed(0)
-        x = torch.randn(shape, generator=generator, device=device)
-    mask = torch.ones(shape[:2], dtype=torch.bool, device=device)
-    return x, mask
-
-
-def make_step(
-    model: torch.nn.Module,
-    x: torch.Tensor,
-    mask: torch.Tensor,
-    mode: str,
-    dtype: str,
-) -> Callable[[], None]:
-    """The unit of work that is timed and measured (see the module docstring)."""
-    autocast = (
-        torch.autocast(x.device.type, dtype=DTYPES[dtype])
-        if dtype != "fp32"
-        else contextlib.nullcontext()
-    )
-    if mode == "infer":
-        model.eval()
-
-        def infer() -> None:
-            with torch.inference_mode(), autocast:
-                model(x, mask)
-
-        return infer
-
-    model.train()
-
-    def train() -> None:
-        model.zero_grad(set_to_none=True)
-        with autocast:
-            loss = model(x, mask).pooled.float().mean()
-        loss.backward()
-
-    return train
 
 
 def first_call_at_shape(step: Callable[[], None], device: torch.device) -> None:

@@ -1,4 +1,6 @@
-"""The sweep loop: predictions on meta tensors, then measurements in one worker process.
+"""A sweep run on this machine (:func:`run_sweep`): its device and memory budget resolved here,
+its manifest written, then the sweep loop: predictions on meta tensors, then measurements in one
+worker process (``harness.profiling.measure`` through ``worker``).
 
 Order: first every point's memory and FLOPs are predicted on meta tensors in two processes
 (``harness.memory_prediction.step``; seconds, nothing run at the predicted shapes), and the
@@ -18,12 +20,12 @@ points and never a duplicate.
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import os
+import platform
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextlib import closing
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +39,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.measurement.cpu_usage import CONTENDED_BELOW
+from harness.measurement.profiled_step import Point
 from harness.memory_prediction.step import Prediction, predict_points
 from harness.profiling.child import WorkerDiedError, WorkerProcess
-from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, EncoderSpec
-from harness.profiling.measure import MB, Point
+from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
+from harness.profiling.measure import MB
+from harness.profiling.sweep_manifest import write_manifest
 from reports.contracts.profile_run import (
     COLUMNS,
     ENVIRONMENT_COLUMNS,
@@ -49,59 +54,102 @@ from reports.contracts.profile_run import (
     METRIC_COLUMNS,
     PROFILE_CSV,
     TILE_PASSES,
+    profile_csv,
     results_file,
     variant_label,
 )
 
 LOG_NAME = "worker.log"
-# Settings that define one comparison: a CSV never mixes two values of any of them.
-COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
 # Meta-tensor predictions run in parallel before anything is timed.
 PREDICTION_PROCESSES = min(2, os.cpu_count() or 1)
+# Without --max-memory-mb a CPU worker may use this share of the RAM available at start, so a
+# too-long point fails an allocation (an ``oom`` row) before the kernel's OOM killer acts.
+DEFAULT_CPU_SHARE = 0.8
 
 
-@dataclass(frozen=True)
-class SweepConfig:
-    encoders: tuple[EncoderSpec, ...]
-    lengths: tuple[int, ...]
-    modes: tuple[str, ...]
-    batch_size: int
-    dim: int
-    device: str
-    dtype: str
-    repeats: int
-    max_memory_mb: float | None
-    allocator: str
-    preload: str | None
-    imports: tuple[str, ...] = ()
-    skip_after_oom: bool = True
-    predict_lengths: tuple[int, ...] = ()
-    predict_only: bool = False
-    compile: bool = False
-    threads: int | None = None
-    strict: bool = False
+def run_sweep(
+    config: SweepConfig,
+    out: Path,
+    command: str,
+    console: Console | None = None,
+    progress: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Path:
+    """Sweep ``config`` (:func:`on_this_machine`) into ``out`` (resuming its rows) and write its
+    manifest, with the ``options`` that made it; returns ``out``. ``console`` (none: quiet, as
+    in a job) gets the sweep's first line and a line per row.
 
-    def _points(self, lengths: tuple[int, ...]) -> Iterator[Point]:
-        for spec, mode, seq_len in itertools.product(self.encoders, self.modes, lengths):
-            yield Point(spec.name, seq_len, mode, self.batch_size, self.dim, spec.options_text)
+    Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep or this
+    machine lacks the device (nothing written),
+    :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
+    when the measuring worker cannot start.
+    """
+    console = console or Console(quiet=True)
+    config = on_this_machine(config)
+    measured = (
+        "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
+    )
+    console.print(
+        f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
+        f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
+        f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
+    )
+    env = sweep_environment(config)
+    sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
+    write_manifest(out, config, env, command, options)
+    try:
+        sweep.run(progress=progress)
+    except KeyboardInterrupt:
+        raise RunInterruptedError(
+            f"interrupted; finished rows are kept. Resume: sanbench profile --resume --out {out}"
+        ) from None
+    except RuntimeError as error:  # a worker that cannot start (see worker.log)
+        raise RunFailedError(str(error)) from None
+    return out
 
-    def measured_points(self) -> list[Point]:
-        return [] if self.predict_only else list(self._points(self.lengths))
 
-    def points(self) -> list[Point]:
-        """Every point of the sweep: measured ones, then the predicted-only lengths."""
-        measured = () if self.predict_only else self.lengths
-        extra = tuple(n for n in self.predict_lengths if n not in measured and self.predicts())
-        return [*self.measured_points(), *self._points(extra)]
+def resolve_device(name: str) -> str:
+    """``--device`` (spelled as ``options.DEVICES``) on this machine: ``auto`` is cuda where
+    CUDA is available, else cpu; :class:`InputError` for a CUDA device this machine lacks."""
+    import torch
 
-    def predicts(self) -> bool:
-        """Predictions are made for fp32 steps (autocast has no meta kernels)."""
-        return self.dtype == "fp32"
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(name.partition(":")[2] or 0)
+        if index >= count:
+            raise InputError(
+                f"--device {name}: {platform.node()} has {count} CUDA devices (torch "
+                f"{torch.__version__}); profile where they are (--launcher slurm --slurm-gpus 1)"
+            )
+    return name
 
-    def comparison(self) -> dict[str, str]:
-        """The values this run writes in the ``COMPARISON_COLUMNS``."""
-        values = {name: str(getattr(self, name)) for name in COMPARISON_COLUMNS}
-        return {**values, "device": self.device.split(":")[0]}
+
+def on_this_machine(config: SweepConfig) -> SweepConfig:
+    """``config`` with what depends on the machine that runs the sweep resolved here: the
+    device (``resolve_device``) and, without ``--max-memory-mb``, a CPU worker's budget. A job
+    calls it on its own node, not the submitting process on its."""
+    import psutil
+
+    device = resolve_device(config.device)
+    budget = config.max_memory_mb
+    if budget is None and device == "cpu":
+        budget = round(DEFAULT_CPU_SHARE * psutil.virtual_memory().available / 2**20)
+    return replace(config, device=device, max_memory_mb=budget)
+
+
+def sweep_environment(config: SweepConfig) -> dict[str, str]:
+    """The machine and library versions recorded with every row and in the manifest, with
+    ``config``'s device resolved on this machine (:func:`on_this_machine`)."""
+    import torch
+
+    from harness.measurement.environment import environment
+
+    env = {**environment(torch.device(config.device)), "allocator": config.allocator}
+    if config.threads is not None:
+        env["threads"] = str(config.threads)
+    return env
 
 
 def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path) -> None:

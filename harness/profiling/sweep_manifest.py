@@ -6,29 +6,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.errors import InputError
+from harness.profiling.grid import SweepConfig
 from harness.profiling.options import SWEEP_KEYS
 from reports.contracts.manifest import read_manifest, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.profile_run import profile_csv
-
-if TYPE_CHECKING:
-    from harness.profiling.sweep import SweepConfig
-
-
-def sweep_environment(config: SweepConfig) -> dict[str, str]:
-    """The machine and library versions recorded with every row and in the manifest, with
-    ``config``'s device resolved on this machine (``profile.on_this_machine``)."""
-    import torch
-
-    from harness.measurement.environment import environment
-
-    env = {**environment(torch.device(config.device)), "allocator": config.allocator}
-    if config.threads is not None:
-        env["threads"] = str(config.threads)
-    return env
 
 
 def jobs_environment(folders: list[Path]) -> dict[str, str]:
@@ -42,9 +27,10 @@ def jobs_environment(folders: list[Path]) -> dict[str, str]:
     return {key: ", ".join(sorted(found)) for key, found in values.items()}
 
 
-def record_environment(out: Path, env: dict[str, str]) -> None:
-    """Replace the environment that ``out``'s manifest records (a sweep run as jobs: theirs,
-    once they have run)."""
+def record_environment(out: Path, folders: list[Path]) -> None:
+    """Replace the environment that ``out``'s manifest records with the one its jobs' manifests
+    record (:func:`jobs_environment` of their ``folders``, once they have run)."""
+    env = jobs_environment(folders)
     write_run_manifest(out, {**read_manifest(out, "profile"), "environment": env})
 
 

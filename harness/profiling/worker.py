@@ -23,13 +23,11 @@ outside the allocator (cuBLAS's and cuDNN's handles) are not counted, while on C
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import importlib
 import json
 import os
 import resource
-import signal
 import sys
 import time
 import traceback
@@ -44,17 +42,10 @@ import torch
 from encoders import build_encoder
 from encoders.layers import fused_tiles
 from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
+from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
-from harness.profiling.measure import (
-    MB,
-    Point,
-    encoder_options,
-    is_oom,
-    make_step,
-    measure,
-    spoils_device,
-    synthetic_batch,
-)
+from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
+from harness.profiling.measure import MB, is_oom, measure, spoils_device
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
 WARMUP_BATCH = 2
@@ -95,14 +86,6 @@ def warmup_points(point: Point) -> list[Point]:
     batch = min(WARMUP_BATCH, point.batch_size)
     small = [replace(point, batch_size=batch, seq_len=n) for n in [*lengths, point.seq_len]]
     return small if small[-1] == point else [*small, point]
-
-
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process (a worker, a prediction process) when the sweep
-    process that started it dies (e.g. killed -9)."""
-    if sys.platform == "linux":
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def vm_data_bytes() -> int:

@@ -46,14 +46,9 @@ def peak_forward_mb(
     seq_len: int, block_len: int, batch: int, dim: int, device: str, impl: str
 ) -> float:
     """Peak MB of one inference forward of mBloSA on synthetic [batch, seq_len, dim] inputs."""
+    from harness.measurement.profiled_step import Point, make_step, synthetic_batch
     from harness.measurement.tensor_memory import live_bytes
-    from harness.profiling.measure import (
-        MB,
-        Point,
-        make_step,
-        memory_step,
-        synthetic_batch,
-    )
+    from harness.profiling.measure import MB, memory_step
 
     target = torch.device(device)
     torch.manual_seed(0)

@@ -309,7 +309,8 @@ def test_compiled_chunked_disan_keeps_the_memory_bound_of_eager() -> None:
     backward kept every tile (DiSAN [8, 256, 300] training: 1580 MB against 137 MB eager). The
     compiled model now runs the loop eagerly and compiles only the tile body."""
     from encoders import build_encoder
-    from harness.profiling.measure import Point, make_step, memory_step, synthetic_batch
+    from harness.measurement.profiled_step import Point, make_step, synthetic_batch
+    from harness.profiling.measure import memory_step
 
     point = Point("disan", 128, "train", 2, 32)
     peaks = []

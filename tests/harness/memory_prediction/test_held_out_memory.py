@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from encoders import Encoder, EncoderOutput, register_encoder, registry
+from harness.measurement.profiled_step import Point
 from harness.memory_prediction.kernel_model import PAGE_ROUNDED_TOLERANCE
 from harness.memory_prediction.step import predict, predict_point
-from harness.profiling.measure import Point
 from tests.harness.fixtures.synthetic_encoders import (
     INNER_DTYPES,
     MAX_LENGTH,

@@ -15,6 +15,7 @@ import torch
 
 from encoders import build_encoder, list_encoders
 from encoders.base import Encoder, EncoderOutput
+from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.measurement.tensor_memory import live_bytes
 from harness.memory_prediction.step import (
     LiveStorageTracker,
@@ -22,14 +23,7 @@ from harness.memory_prediction.step import (
     predict_point,
     predict_points,
 )
-from harness.profiling.measure import (
-    MB,
-    Point,
-    encoder_options,
-    make_step,
-    memory_step,
-    synthetic_batch,
-)
+from harness.profiling.measure import MB, memory_step
 
 pytestmark = pytest.mark.held_out
 
@@ -337,7 +331,7 @@ def test_predicting_steps_of_gigabytes_grows_its_process_by_a_twentieth_of_the_s
     # worker's peak, which Linux carries over into a child across fork and exec)
     script = (
         "import dataclasses, re\n"
-        "from harness.profiling.measure import Point\n"
+        "from harness.measurement.profiled_step import Point\n"
         "from harness.memory_prediction.step import predict_point\n"
         "def kib(field):\n"
         "    status = open('/proc/self/status').read()\n"

@@ -17,12 +17,13 @@ from rich.console import Console
 from harness.cli import main
 from harness.errors import InputError
 from harness.launch import JobOutcome, submitit_jobs
+from harness.measurement.profiled_step import Point
 from harness.memory_prediction.step import Prediction
-from harness.profiling.grid import EncoderSpec
-from harness.profiling.measure import MB, Point
+from harness.profiling.grid import EncoderSpec, SweepConfig
+from harness.profiling.jobs import run_encoder
+from harness.profiling.measure import MB
 from harness.profiling.options import ProfileOptions
-from harness.profiling.profile import run_encoder
-from harness.profiling.sweep import Sweep, SweepConfig, make_row
+from harness.profiling.sweep import Sweep, make_row
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS
 from reports.profile.data import load_run
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 import torch
 
+from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import live_bytes
 from harness.profiling import allocator, grid
-from harness.profiling.measure import Point, is_oom
-from harness.profiling.sweep import SweepConfig, check_compatible, make_row
+from harness.profiling.grid import SweepConfig
+from harness.profiling.measure import is_oom
+from harness.profiling.sweep import check_compatible, make_row
 from reports.contracts.profile_run import COLUMNS
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
 

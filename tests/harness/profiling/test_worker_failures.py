@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.cli import main
-from harness.profiling.measure import Point, is_oom
+from harness.measurement.profiled_step import Point
+from harness.profiling.measure import is_oom
 from harness.profiling.worker import warmup_points
 from reports.profile.data import load_run
 from tests.encoders.plugin_fixtures import fresh_registry  # noqa: F401 (a fixture)

@@ -1,0 +1,94 @@
+"""A profile sweep as one job per encoder variant (``--launcher``): each job runs
+``harness.profiling.sweep.run_sweep`` of its variant into ``OUT/jobs/<variant>/`` on its own
+node, and their rows are merged into ``OUT/profile.csv``."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+
+from harness.launch import LaunchOptions, launch, report_outcomes
+from harness.profiling.grid import SweepConfig
+from harness.profiling.sweep import run_sweep
+from harness.profiling.sweep_manifest import jobs_environment, record_environment, write_manifest
+from reports.contracts.profile_run import profile_csv, results_file
+
+JOBS_FOLDER = "jobs"  # OUT/jobs/<variant>/: one job's sweep, merged into OUT/profile.csv
+
+
+def run_as_jobs(
+    config: SweepConfig,
+    out: Path,
+    options: LaunchOptions,
+    command: str,
+    console: Console,
+    recorded: dict[str, Any],
+) -> None:
+    """One job per encoder variant (:func:`run_encoder`, the same :func:`run_sweep` of one
+    encoder into :func:`job_folder`, resolving the device and budget on its node; a requeued
+    job resumes from its own CSV), rows merged into ``out/profile.csv``. The manifest records
+    the sweep as asked (``--device auto`` stays auto) and the jobs' environment (their
+    devices), not this machine's."""
+    labels = [spec.label for spec in config.encoders]
+    folders = [job_folder(out, label) for label in labels]
+    write_manifest(out, config, jobs_environment(folders), command, recorded)
+    calls = [
+        functools.partial(run_encoder, config, label, folder, command)
+        for label, folder in zip(labels, folders, strict=True)
+    ]
+    # each measuring worker times on the threads it is asked for (or torch's default here, or
+    # a SLURM job's own cores), however many jobs run: a point timed while others run is
+    # flagged as contended, never re-threaded
+    threads = config.threads or (None if options.launcher == "slurm" else torch.get_num_threads())
+    outcomes = launch(
+        calls,
+        options,
+        folder=out / JOBS_FOLDER / "submitit",
+        name="sanbench-profile",
+        threads=threads,
+    )
+    console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
+    record_environment(out, folders)
+    report_outcomes(
+        outcomes,
+        labels=labels,
+        resume=f"rerun with --resume --out {out} to finish",
+        log=console.print,
+    )
+
+
+def job_folder(out: Path, label: str) -> Path:
+    """``OUT/jobs/<label>`` with the variant's options made file-name safe."""
+    return out / JOBS_FOLDER / re.sub(r"[^A-Za-z0-9._=-]+", "_", label)
+
+
+def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Path:
+    """The job: the sweep of one encoder variant into ``out`` (resumed if it holds rows)."""
+    return run_sweep(one_encoder(config, label), out, command)
+
+
+def one_encoder(config: SweepConfig, label: str) -> SweepConfig:
+    """``config`` restricted to the encoder variant ``label``."""
+    return dataclasses.replace(
+        config, encoders=tuple(s for s in config.encoders if s.label == label)
+    )
+
+
+def merge(out: Path, labels: list[str]) -> int:
+    """Append the job folders' rows that ``out/profile.csv`` lacks; returns how many."""
+    merged = results_file(out)
+    done = merged.done_keys()
+    added = 0
+    for label in labels:
+        for row in results_file(job_folder(out, label)).rows():
+            if merged.key(row) not in done:
+                merged.append(row)
+                done.add(merged.key(row))
+                added += 1
+    return added
