@@ -12,10 +12,13 @@ import hashlib
 import itertools
 import json
 import os
+import tempfile
+import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -191,6 +194,29 @@ def _matrix(
     return matrix
 
 
+class VectorsCacheWarning(UserWarning):
+    """The parse cache cannot be written (a read-only ``$SANBENCH_CACHE``): the vectors are
+    used all the same, parsed again by every run."""
+
+
+UNCACHED = (
+    "the word-vector cache {folder} cannot be written ({why}): {name} is parsed again by every"
+    " run (SANBENCH_CACHE names another cache folder)"
+)
+
+
+def _store(target: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """``write`` a new file of a random name beside ``target`` (``O_EXCL``: never an entry that
+    exists, never through a symlink), then rename it over ``target``: readers see all or none."""
+    descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            write(handle)
+        os.replace(name, target)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
 def load_vectors(path: Path | str, cache: Path | str | None = None) -> Vectors:
     """Vectors of ``path``, parsed once and then read from ``cache_dir(cache)``."""
     path = Path(path).expanduser()
@@ -204,13 +230,12 @@ def load_vectors(path: Path | str, cache: Path | str | None = None) -> Vectors:
         matrix = np.load(matrix_file, mmap_mode="r")
     else:
         words, matrix = parse_vectors(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        for target, write in (
-            (matrix_file, lambda f: np.save(f, matrix)),
-            (words_file, lambda f: f.write(json.dumps(words).encode("utf-8"))),
-        ):
-            temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-            with temporary.open("wb") as handle:
-                write(handle)
-            os.replace(temporary, target)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            _store(matrix_file, lambda handle: np.save(handle, matrix))
+            _store(words_file, lambda handle: handle.write(json.dumps(words).encode("utf-8")))
+        except OSError as error:
+            why = error.strerror or type(error).__name__
+            message = UNCACHED.format(folder=folder, why=why, name=path.name)
+            warnings.warn(VectorsCacheWarning(message), stacklevel=2)
     return Vectors({word: row for row, word in enumerate(words)}, matrix)

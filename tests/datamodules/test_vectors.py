@@ -1,5 +1,7 @@
 """Vector formats, dimension inference, the parse cache and malformed vector files."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,28 @@ def test_vectors_cached_by_a_laxer_parser_are_parsed_again(tmp_path):
     stale.with_suffix(".words.json").write_text('["the"]')
     with pytest.raises(DataFormatError, match="'nan'"):
         load_vectors(path, cache)
+
+
+def test_a_cache_that_cannot_be_written_warns_once_and_the_vectors_still_load(fixtures, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.warns(vectors_module.VectorsCacheWarning, match="cannot be written") as caught:
+        loaded = load_vectors(fixtures / "vectors" / "tiny.glove.txt", blocker / "vectors")
+    assert len(caught) == 1 and loaded.dim == 4 and loaded.row("movie") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_the_cache_never_writes_through_a_link_an_earlier_temporary_name_left(fixtures, tmp_path):
+    """The temporary file has a random name created with O_EXCL: a symlink named like the old
+    fixed ``NAME.PID.tmp`` leads nowhere, and no file outside the cache is written."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("user's")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    digest = vectors_module.file_sha256(fixtures / "vectors" / "tiny.glove.txt")
+    key = f"{digest}-{vectors_module.PARSER}"
+    for name in (f"{key}.npy.{os.getpid()}.tmp", f"{key}.words.json.{os.getpid()}.tmp"):
+        (cache / name).symlink_to(outside)
+    load_vectors(fixtures / "vectors" / "tiny.glove.txt", cache)
+    assert outside.read_text() == "user's"
+    assert len(list(cache.glob("*.npy"))) == 1 and not list(cache.glob(".*.tmp"))
