@@ -1,4 +1,4 @@
-"""The fused tiles' CPU kernels (``cpu_tiles.cpp``): one library file per build, loaded by path.
+"""The compiled tiles' CPU kernels (``cpu_tiles.cpp``): one library file per build, loaded by path.
 
 A build is a function of the source's text, the flags, torch's build and this CPU (model and
 instruction-set flags): :func:`build_name` hashes them, and the library is
@@ -205,21 +205,21 @@ def _in_kernel_dtype(tensors: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, .
     )
 
 
-def tile_sums(
+def cpu_tile_sums(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
 ) -> tuple[torch.Tensor, ...]:
-    """(Σ_k w v_k, Σ_k w) of one tile (``fused_tiles.tile_sums``) in ``a``'s dtype; ``k2`` is a
+    """(Σ_k w v_k, Σ_k w) of one tile (``compiled_tiles.tile_sums``) in ``a``'s dtype; ``k2`` is a
     0-d CPU tensor (the operator's), its value passed as a number."""
     load()
     found = torch.ops.sanbench_cpu.tile_sums(*_in_kernel_dtype((a, b, v, allowed)), k2.item())
     return tuple(t.to(a.dtype) for t in found)
 
 
-def tile_grads(
+def cpu_tile_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ) -> tuple[torch.Tensor, ...]:  # fmt: skip
-    """(Σ_k M, Σ_q M, Σ_q w g) of one tile (``fused_tiles``' backward) in ``a``'s dtype."""
+    """(Σ_k M, Σ_q M, Σ_q w g) of one tile (``compiled_tiles``' backward) in ``a``'s dtype."""
     load()
     a_, b_, v_, allowed_, g_, s_ = _in_kernel_dtype((a, b, v, allowed, g_over_z, s))
     found = torch.ops.sanbench_cpu.tile_grads(a_, b_, v_, allowed_, k2.item(), g_, s_)

@@ -1,5 +1,5 @@
 """The chunked tanh attention's tile sums as eager tensor operations, behind two custom
-operators: where the fused tiles cannot be compiled, for tiles too small for them, and for
+operators: where the compiled tiles cannot be compiled, for tiles too small for them, and for
 pre-activations past the product form's bound (:func:`~encoders.layers.tanh_attention.tanh_tile`).
 
 Each sum is an elementwise product summed by ``torch.sum`` over the [N, d, T, K] buffers the
@@ -11,7 +11,7 @@ tile made, overwritten in place (nothing more of that size is allocated):
 never a batched product with [v, 1]: the CPU's small matrix products sum each row in one pass,
 and Σ_k U v_k - s_q Σ_k U cancels where v_k is near s_q: those tiles had 1.2-2.6x naive
 float32's rounding error, these have naive's (docs/encoders.md). The operators count the FLOPs
-the compiled tiles count (:data:`~encoders.layers.fused_tiles.FLOPS_PER_PAIR`), so a FLOP
+the compiled tiles count (:data:`~encoders.layers.compiled_tiles.FLOPS_PER_PAIR`), so a FLOP
 count is the same whichever tiles ran; their fake kernels give the outputs, and the tile's
 buffers are made (and seen by a prediction on ``meta`` tensors) before the call.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import torch
 from torch.utils.flop_counter import register_flop_formula
 
-from encoders.layers.fused_tiles import FLOPS_PER_PAIR, tile_pairs
+from encoders.layers.compiled_tiles import FLOPS_PER_PAIR, tile_pairs
 
 
 @torch.library.custom_op("sanbench::eager_tile_sums", mutates_args=("weights",))

@@ -15,7 +15,7 @@ gradients), and e^-2c is subnormal from c = 4.9 on.
 ``chunked`` computes ``chunk_size`` queries at a time in :class:`ChunkedTanhAttention`, which keeps
 only [N, d, L] statistics for backward and recomputes each tile there: the same function within
 float32 rounding (docs/encoders.md gives the errors) in O(N·L·d) memory plus one tile. A tile's
-sums run as compiled kernels (:mod:`encoders.layers.fused_tiles`, which write no [N, d, T, K]
+sums run as compiled kernels (:mod:`encoders.layers.compiled_tiles`, which write no [N, d, T, K]
 tensor) where the machine compiles them, as eager tensor operations otherwise; ``chunk_size=None``
 takes :data:`TILE_SIZES`. Given the mask's ``direction``, a tile spans only the keys its queries
 may attend (:func:`~encoders.layers.masking.direction_key_span`): a key outside has weight exactly
@@ -36,7 +36,7 @@ from typing import Any
 import torch
 from torch.autograd.function import FunctionCtx, once_differentiable
 
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.eager_tiles import eager_tile_grads, eager_tile_sums
 from encoders.layers.masking import direction_key_span, direction_mask
 
@@ -51,8 +51,8 @@ DEFAULT_IMPL = "chunked"
 # against cache (fastest: 16 in inference, 32 in training); each eager tile keeps two, so 4
 # keeps DiSAN's [64, 128, 300] training step under 550 MB (docs/benchmarks.md)
 TILE_SIZES = {
-    ("fused", "infer"): 16,
-    ("fused", "train"): 32,
+    ("compiled", "infer"): 16,
+    ("compiled", "train"): 32,
     ("eager", "infer"): 4,
     ("eager", "train"): 4,
 }
@@ -261,26 +261,28 @@ class ChunkedTanhAttention(torch.autograd.Function):
         direction: str = "all",
     ) -> torch.Tensor:
         x, y, tile, offset = tile_inputs(q, k, c)
-        fused = tile is separable_tile and fused_tiles.available(q.device.type)
+        compiled = tile is separable_tile and compiled_tiles.available(q.device.type)
         mode = "train" if any(ctx.needs_input_grad[:3]) else "infer"
-        chunk_size = tile_size(chunk_size, fused, mode)
+        chunk_size = tile_size(chunk_size, compiled, mode)
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
-        scale = exp2_scale(c, x) if fused else None  # the fused tiles' k2, made once
+        scale = exp2_scale(c, x) if compiled else None  # the compiled tiles' k2, made once
         pairs: Counter[tuple[str, int]] = Counter()
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
                 out[..., rows], normaliser[..., rows] = 0.0, 1.0
                 continue
             a, b, v_keys, allowed_tile = tile_views(x, y, v, allowed, rows, keys)
-            if scale is not None and fused_tiles.fits(a, b):
-                numerator, total = fused_tiles.fused_tile_sums(a, b, v_keys, allowed_tile, scale)
-                pairs["compiled", chunk_size] += fused_tiles.tile_pairs(a.shape, b.shape)
+            if scale is not None and compiled_tiles.fits(a, b):
+                numerator, total = compiled_tiles.compiled_tile_sums(
+                    a, b, v_keys, allowed_tile, scale
+                )
+                pairs["compiled", chunk_size] += compiled_tiles.tile_pairs(a.shape, b.shape)
             else:
                 shift = shift_for(allowed_tile, offset, q.dtype)
                 numerator, total = eager_forward_sums(tile, a, b, v_keys, shift, c)
-                pairs["eager", chunk_size] += fused_tiles.tile_pairs(a.shape, b.shape)
+                pairs["eager", chunk_size] += compiled_tiles.tile_pairs(a.shape, b.shape)
             total = total.masked_fill_(empty[..., rows], 1.0)
             normaliser[..., rows] = total
             out[..., rows] = numerator / total
@@ -288,7 +290,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
             record.update(pairs)
         ctx.save_for_backward(x, y, v, allowed, out, normaliser)
         ctx.c, ctx.chunk_size, ctx.direction = c, chunk_size, direction
-        ctx.tile, ctx.offset, ctx.fused = tile, offset, fused
+        ctx.tile, ctx.offset, ctx.compiled = tile, offset, compiled
         return out
 
     @staticmethod
@@ -298,14 +300,14 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c, tile = ctx.c, ctx.tile
         grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
         g_over_z = grad_out / normaliser  # [N, d, L_q]
-        scale = exp2_scale(c, x) if ctx.fused else None
+        scale = exp2_scale(c, x) if ctx.compiled else None
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
             a, b, v_keys, allowed_tile = tile_views(x, y, v, allowed, rows, keys)
             rest = (g_over_z[..., rows], out[..., rows])
-            if scale is not None and fused_tiles.fits(a, b):
-                sums = fused_tiles.fused_tile_grads(a, b, v_keys, allowed_tile, scale, *rest)
+            if scale is not None and compiled_tiles.fits(a, b):
+                sums = compiled_tiles.compiled_tile_grads(a, b, v_keys, allowed_tile, scale, *rest)
             else:
                 shift = shift_for(allowed_tile, ctx.offset, x.dtype)
                 sums = eager_backward_sums(tile, a, b, v_keys, shift, c, *rest)
@@ -315,10 +317,10 @@ class ChunkedTanhAttention(torch.autograd.Function):
         return grad_q.mul_(c), grad_k.mul_(c), grad_v, None, None, None, None
 
 
-def tile_size(chunk_size: int | None, fused: bool, mode: str) -> int:
+def tile_size(chunk_size: int | None, compiled: bool, mode: str) -> int:
     """Queries per tile: ``chunk_size``, or when None :data:`TILE_SIZES` for the tiles (compiled
     or eager) and ``mode`` (infer or train)."""
-    return chunk_size or TILE_SIZES[("fused" if fused else "eager", mode)]
+    return chunk_size or TILE_SIZES[("compiled" if compiled else "eager", mode)]
 
 
 def tile_views(
@@ -376,17 +378,17 @@ def tile_plan(
         first, *rest = parts
         shares = [f"{first[0]} ({100 * first[1]:.3g}% of pairs)"]
         return ", ".join(shares + [f"{name} ({100 * share:.3g}%)" for name, share in rest])
-    fused = fused_tiles.available(device_type)
-    name = "compiled" if fused else "eager"
-    resolved = sorted({tile_size(size, fused, mode) for size in sizes})
+    compiled = compiled_tiles.available(device_type)
+    name = "compiled" if compiled else "eager"
+    resolved = sorted({tile_size(size, compiled, mode) for size in sizes})
     return ", ".join(f"{name} tiles of {size}" for size in resolved)
 
 
 def exp2_scale(c: float, like: torch.Tensor) -> torch.Tensor:
-    """k2 = 2c·log2(e), the fused tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
+    """k2 = 2c·log2(e), the compiled tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
     ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight)."""
     dtype = torch.promote_types(like.dtype, torch.float32)
-    return torch.tensor(2.0 * c * fused_tiles.LOG2_E, dtype=dtype, device=like.device)
+    return torch.tensor(2.0 * c * compiled_tiles.LOG2_E, dtype=dtype, device=like.device)
 
 
 def tiles(

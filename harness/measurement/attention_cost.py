@@ -1,7 +1,7 @@
 """How close the compiled tanh-attention tiles run to this CPU's floor, per (query, key, feature).
 
 :func:`step_tile_ns_per_pair` runs one more step of a point under the profiler, after its timed
-steps (so that no compilation falls in it), and divides the time spent in the fused tile
+steps (so that no compilation falls in it), and divides the time spent in the compiled tile
 operators (``sanbench::tanh_tile_sums`` and, in training, ``sanbench::tanh_tile_grads``) by the
 (query, key, feature) triples the forward's tiles attended: one pass over the pairs in
 inference, three in training (the forward's sums, then the backward's sums over keys and over
@@ -22,23 +22,23 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
 
-from encoders.layers.fused_tiles import TILE_OPERATORS, tile_pairs
+from encoders.layers.compiled_tiles import TILE_OPERATORS, tile_pairs
 
 FLOOR_GRID = (4096, 1024)  # queries x keys of the floor's one reduction (16 MB if written out)
 FLOOR_MIN_RUN_S = 0.3
 
 
 def step_tile_ns_per_pair(step: Callable[[], None]) -> float | None:
-    """Nanoseconds per attended (query, key, feature) of the fused tiles in one run of
-    ``step`` (an already warm step: see the module); None when no fused tile ran."""
+    """Nanoseconds per attended (query, key, feature) of the compiled tiles in one run of
+    ``step`` (an already warm step: see the module); None when no compiled tile ran."""
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         step()
     return tile_ns_per_pair(prof)
 
 
 def tile_ns_per_pair(prof: profile) -> float | None:
-    """Nanoseconds per attended (query, key, feature) that ``prof``'s step spent in the fused
-    tile operators (its events need ``record_shapes``); None when no fused tile ran."""
+    """Nanoseconds per attended (query, key, feature) that ``prof``'s step spent in the compiled
+    tile operators (its events need ``record_shapes``); None when no compiled tile ran."""
     seconds, pairs = 0.0, 0
     for event in prof.events():
         if event.name not in TILE_OPERATORS:

@@ -40,7 +40,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes
 from harness.launch.processes import die_with_parent
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
@@ -269,7 +269,7 @@ def predict(
         torch.manual_seed(0)
         model = build()
     if chunked_sizes(model):  # the first check compiles real tiles: before any mode is on
-        fused_tiles.available("meta")
+        compiled_tiles.available("meta")
     x, mask = synthetic_batch(point, meta)
     step = make_step(model, x, mask, point.mode, "fp32")
     model.zero_grad(set_to_none=True)

@@ -40,7 +40,7 @@ from typing import Any, TextIO
 import torch
 
 from encoders import build_encoder
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
 from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
@@ -191,12 +191,10 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
             extra = {}
             if models.compile_model:
                 extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
-            compiled_tiles = bool(chunked_sizes(models.eager)) and fused_tiles.available(
-                device.type
-            )
+            tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device.type)
             with recording_tiles() as ran:  # which tiles the measured steps ran
                 metrics = measure(
-                    model, point, device, request["dtype"], request["repeats"], compiled_tiles
+                    model, point, device, request["dtype"], request["repeats"], tiles_ran
                 )
             if models.compile_model:  # what compiling bought: the same point, uncompiled
                 assert models.eager is not None

@@ -2,8 +2,8 @@
 
 On CPU the tiles are a C++ library (``encoders.layers.cpu_tiles``) built once per machine and
 loaded from its file by every later process: :func:`warm_up_tiles` loads (or first builds) it.
-On CUDA the compiled tiles (``encoders.layers.fused_tiles``) compile on first use, once per variant:
-the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
+On CUDA the compiled tiles (``encoders.layers.compiled_tiles``) compile on first use, once per
+variant: the grad mode and kind of tensor (training, ``no_grad`` for the dev inference time,
 ``inference_mode`` for Lightning's validation), the dtype, and whether a tile's views start at
 offset 0 (the first tile of a call) or further on. Left to training, those compilations (seconds
 each process) would fall into the first epoch's time and into the dev inference time.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from encoders.layers import cpu_tiles, fused_tiles
+from encoders.layers import compiled_tiles, cpu_tiles
 from encoders.layers.tanh_attention import chunked_sizes, tile_size
 
 WARM_UP_BATCH = 2  # the tiles compile for any batch of at least two sentences
@@ -84,7 +84,7 @@ def warm_up_tiles(
     if not chunked_sizes(encoder):
         return None
     with current(device):
-        if not fused_tiles.available(device):
+        if not compiled_tiles.available(device):
             return None
         if device.type != "cpu":  # on CPU one kernel for every shape, mode and offset
             run_in_each_mode(encoder, device, forward_context)

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from encoders.layers import cpu_tiles, fused_tiles
+from encoders.layers import compiled_tiles, cpu_tiles
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.held_out,
     pytest.mark.skipif(
-        not fused_tiles.available("cpu"), reason="no C++ compiler for the CPU tiles here"
+        not compiled_tiles.available("cpu"), reason="no C++ compiler for the CPU tiles here"
     ),
 ]
 
@@ -39,17 +39,17 @@ def strided_tile(dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
 
 
 def test_half_precision_tiles_are_summed_in_float32_and_returned_in_their_dtype() -> None:
-    k2 = torch.tensor(10.0 * fused_tiles.LOG2_E)
+    k2 = torch.tensor(10.0 * compiled_tiles.LOG2_E)
     a, b, v, allowed, g, s = strided_tile(torch.float32)
     expected = [
-        *cpu_tiles.tile_sums(a, b, v, allowed, k2),
-        *cpu_tiles.tile_grads(a, b, v, allowed, k2, g, s),
+        *cpu_tiles.cpu_tile_sums(a, b, v, allowed, k2),
+        *cpu_tiles.cpu_tile_grads(a, b, v, allowed, k2, g, s),
     ]
     for dtype in (torch.bfloat16, torch.float16):
         half = strided_tile(dtype)
         found = [
-            *cpu_tiles.tile_sums(*half[:4], k2),
-            *cpu_tiles.tile_grads(*half[:4], k2, *half[4:]),
+            *cpu_tiles.cpu_tile_sums(*half[:4], k2),
+            *cpu_tiles.cpu_tile_grads(*half[:4], k2, *half[4:]),
         ]
         assert all(t.dtype == dtype for t in found)
         # what rounding the inputs and outputs to 8 (bf16) or 11 (fp16) bits can move
@@ -59,18 +59,18 @@ def test_half_precision_tiles_are_summed_in_float32_and_returned_in_their_dtype(
 
 CAPABILITY_CHECK = """
 import torch
-from encoders.layers import cpu_tiles, fused_tiles
+from encoders.layers import cpu_tiles, compiled_tiles
 from tests.encoders.test_cpu_tiles import strided_tile
 a, b, v, allowed, g, s = strided_tile(torch.float64)
-k2 = torch.tensor(10.0 * fused_tiles.LOG2_E, dtype=torch.float64)
+k2 = torch.tensor(10.0 * compiled_tiles.LOG2_E, dtype=torch.float64)
 found = [
-    *cpu_tiles.tile_sums(a, b, v, allowed, k2),
-    *cpu_tiles.tile_grads(a, b, v, allowed, k2, g, s),
+    *cpu_tiles.cpu_tile_sums(a, b, v, allowed, k2),
+    *cpu_tiles.cpu_tile_grads(a, b, v, allowed, k2, g, s),
 ]
 expected = [
-    *fused_tiles.tile_sums(a, b, v, allowed, k2),
-    fused_tiles.tile_query_grads(a, b, v, allowed, k2, g, s),
-    *fused_tiles.tile_key_grads(a, b, v, allowed, k2, g, s),
+    *compiled_tiles.tile_sums(a, b, v, allowed, k2),
+    compiled_tiles.tile_query_grads(a, b, v, allowed, k2, g, s),
+    *compiled_tiles.tile_key_grads(a, b, v, allowed, k2, g, s),
 ]
 assert all(torch.allclose(x, y, rtol=0, atol=1e-12) for x, y in zip(found, expected, strict=True))
 print(torch.backends.cpu.get_cpu_capability(), " ".join(cpu_tiles.compile_flags()))
@@ -118,7 +118,7 @@ def test_without_a_compiler_one_warning_quotes_the_compilers_error(
         compiler = "c++"
         environment.pop("CXX", None)
         environment["PATH"] = str(tmp_path)  # python is started by its full path
-    script = "from encoders.layers import fused_tiles\nprint(fused_tiles.available('cpu'))\n"
+    script = "from encoders.layers import compiled_tiles\nprint(compiled_tiles.available('cpu'))\n"
     done = subprocess.run(
         [sys.executable, "-c", script], env=environment, capture_output=True, text=True
     )
@@ -161,16 +161,16 @@ def test_the_library_takes_k2_as_a_number() -> None:
     """k2 is a scalar argument of the library's operators (not a 0-d tensor read in C++)."""
     cpu_tiles.load()
     a, b, v, allowed, g, s = strided_tile(torch.float64)
-    k2 = 10.0 * fused_tiles.LOG2_E
+    k2 = 10.0 * compiled_tiles.LOG2_E
     found = [
         *torch.ops.sanbench_cpu.tile_sums(a, b, v, allowed, k2),
         *torch.ops.sanbench_cpu.tile_grads(a, b, v, allowed, k2, g, s),
     ]
     k2_tensor = torch.tensor(k2, dtype=torch.float64)
     expected = [
-        *fused_tiles.tile_sums(a, b, v, allowed, k2_tensor),
-        fused_tiles.tile_query_grads(a, b, v, allowed, k2_tensor, g, s),
-        *fused_tiles.tile_key_grads(a, b, v, allowed, k2_tensor, g, s),
+        *compiled_tiles.tile_sums(a, b, v, allowed, k2_tensor),
+        compiled_tiles.tile_query_grads(a, b, v, allowed, k2_tensor, g, s),
+        *compiled_tiles.tile_key_grads(a, b, v, allowed, k2_tensor, g, s),
     ]
     for got, want in zip(found, expected, strict=True):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
@@ -227,14 +227,14 @@ LOAD_IN_A_VIRTUALENV = """
 import json, sys
 import torch
 import encoders
-from encoders.layers import cpu_tiles, fused_tiles
+from encoders.layers import cpu_tiles, compiled_tiles
 cpu_tiles.load()
 generator = torch.Generator().manual_seed(0)
 a, b, v = (torch.rand(2, 3, 5, dtype=torch.float64, generator=generator) for _ in "abv")
 tile = (a, b, v, torch.rand(2, 5, 5, generator=generator) < 0.7, torch.tensor(2.0))
 same = all(
     torch.allclose(ours, eager)
-    for ours, eager in zip(cpu_tiles.tile_sums(*tile), fused_tiles.tile_sums(*tile))
+    for ours, eager in zip(cpu_tiles.cpu_tile_sums(*tile), compiled_tiles.tile_sums(*tile))
 )
 print(json.dumps({"prefix": sys.prefix, "encoders": encoders.__file__, "same": same}))
 """

@@ -1,4 +1,4 @@
-"""The eager tiles (where the fused tiles cannot compile, for small tiles and past the product
+"""The eager tiles (where the compiled tiles cannot compile, for small tiles and past the product
 form's bound) are no less exact than the naive attention in float32, and count the FLOPs the
 compiled tiles count."""
 
@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import tanh_attention, tiles
 
@@ -43,7 +43,7 @@ def test_the_tiles_are_no_less_exact_than_naive_float32(
     batched product with [v, 1] and Σ U v - s Σ U made the eager tiles' error 1.2-2.6x naive's
     (|a| ~ 5: 2.1-2.6x), and past the bound (|a| > 22.18) the compiled tiles take them too."""
     if tiles_run == "eager":
-        monkeypatch.setattr(fused_tiles, "available", lambda device_type: False)
+        monkeypatch.setattr(compiled_tiles, "available", lambda device_type: False)
     generator = torch.Generator().manual_seed(int(magnitude * 10) + len(direction))
     n, length, dim = 3, 80, 48
     q, k = (torch.randn(n, length, dim, generator=generator, dtype=torch.float64) for _ in "qk")
@@ -68,9 +68,9 @@ def test_the_tiles_count_4_and_8_flops_per_pair(
     """4 FLOPs per (query, key, feature) forward, 8 backward, as batched products with [v, 1]
     would count them, whichever tiles ran."""
     if tiles_run == "eager":
-        monkeypatch.setattr(fused_tiles, "available", lambda device_type: False)
+        monkeypatch.setattr(compiled_tiles, "available", lambda device_type: False)
     else:
-        assert fused_tiles.available("cpu")  # its first call checks a tile: not inside the count
+        assert compiled_tiles.available("cpu")  # its first call checks a tile: not inside the count
     n, length, dim = 2, 10, 3
     q, k, v = (torch.randn(n, length, dim, requires_grad=True) for _ in range(3))
     allowed = direction_mask(length, "forward").expand(n, length, length)
@@ -81,5 +81,9 @@ def test_the_tiles_count_4_and_8_flops_per_pair(
     with FlopCounterMode(display=False) as counter:
         tanh_attention(q, k, v, allowed, C, "chunked", 4, "forward").sum().backward()
     counts = {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
-    assert counts[f"sanbench.{prefix}_tile_sums"] == fused_tiles.FLOPS_PER_PAIR["forward"] * pairs
-    assert counts[f"sanbench.{prefix}_tile_grads"] == fused_tiles.FLOPS_PER_PAIR["backward"] * pairs
+    assert (
+        counts[f"sanbench.{prefix}_tile_sums"] == compiled_tiles.FLOPS_PER_PAIR["forward"] * pairs
+    )
+    assert (
+        counts[f"sanbench.{prefix}_tile_grads"] == compiled_tiles.FLOPS_PER_PAIR["backward"] * pairs
+    )

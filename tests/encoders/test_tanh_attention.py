@@ -12,7 +12,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from encoders import build_encoder
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.masking import direction_key_span, direction_mask
 from encoders.layers.tanh_attention import (
     check_impl,
@@ -174,8 +174,8 @@ def test_half_precision_takes_the_compiled_tiles_where_float32_does() -> None:
     """fp16 autocast with |a| ~ 3 (past fp16's own product-form bound, 2.77, within float32's,
     22.2): the compiled tiles, as in float32, since the tiles compute in float32 (before 3b96520
     the eager tanh tiles ran while the profile's row said "compiled")."""
-    if not fused_tiles.available("cpu"):
-        pytest.skip("this machine cannot compile the fused tiles")
+    if not compiled_tiles.available("cpu"):
+        pytest.skip("this machine cannot compile the compiled tiles")
     q, k, v, allowed = inputs([12, 9], 12, 4, "forward", torch.float16)
     assert max(q.abs().max(), k.abs().max()) > separable_bound(torch.float16)
     with FlopCounterMode(display=False) as counter, torch.autocast("cpu", dtype=torch.float16):
@@ -205,10 +205,10 @@ def test_the_tile_plan_says_which_tiles_ran(
     x = magnitude * torch.randn(batch, 12, 8, generator=torch.Generator().manual_seed(0))
     with recording_tiles() as record:
         model(x, torch.ones(batch, 12, dtype=torch.bool))
-    if not fused_tiles.available("cpu"):
+    if not compiled_tiles.available("cpu"):
         ran = f"eager tiles of {chunk_size}"
     assert tile_plan(model, "cpu", "infer", record) == ran
-    kind = "compiled" if fused_tiles.available("cpu") else "eager"
+    kind = "compiled" if compiled_tiles.available("cpu") else "eager"
     assert tile_plan(model, "cpu", "infer", Counter()) == f"{kind} tiles of {chunk_size}"
 
 

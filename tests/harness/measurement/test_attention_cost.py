@@ -9,13 +9,13 @@ import pytest
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import tanh_attention
 from harness.measurement.attention_cost import floor_ns_per_pair, tile_ns_per_pair
 
 pytestmark = pytest.mark.skipif(
-    not fused_tiles.available("cpu"), reason="this machine cannot compile the fused tiles"
+    not compiled_tiles.available("cpu"), reason="this machine cannot compile the compiled tiles"
 )
 
 
@@ -35,7 +35,7 @@ def _profiled_attention(
 
 
 def _tile_seconds(prof: profile) -> float:
-    events = [e for e in prof.events() if e.name in fused_tiles.TILE_OPERATORS]
+    events = [e for e in prof.events() if e.name in compiled_tiles.TILE_OPERATORS]
     return sum(e.cpu_time_total for e in events) / 1e6
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from harness.cli import main
 from harness.measurement.profiled_step import Point
 from harness.profiling.grid import EncoderSpec, SweepConfig
@@ -349,9 +349,9 @@ def test_disan_chunked_attention_beside_naive_as_a_profile_variant(tmp_path: Pat
     # the exact tensor accounting: the meta-tensor prediction is the measured peak
     assert ((rows["peak_mem_mb_predicted"] / peak - 1).abs() < 0.05).all()
     # each row says which tiles ran: compiled where this machine compiles them
-    # (test_fused_tiles.py), eager elsewhere and for the first tile of DiSAN's forward mask and
+    # (test_compiled_tiles.py), eager elsewhere and for the first tile of DiSAN's forward mask and
     # the last of its backward one (one key each: 4 of 256 pairs at L = 16, 4 of 1024 at 32)
-    compiled = fused_tiles.available("cpu")
+    compiled = compiled_tiles.available("cpu")
     ran = {
         16: "compiled tiles of 2 (98.4% of pairs), eager tiles of 2 (1.56%)",
         32: "compiled tiles of 2 (99.6% of pairs), eager tiles of 2 (0.391%)",

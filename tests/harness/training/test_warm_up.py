@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from encoders import build_encoder
-from encoders.layers import fused_tiles
+from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import TILE_SIZES
 from harness.training.warm_up import warm_up_lengths, warm_up_tiles
 from tests.harness.training.attention_runs import small_bi_blosan, train_and_infer
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_every_attention_gets_a_first_a_middle_and_a_last_tile() -> None:
     disan = build_encoder("disan", input_dim=6, hidden_dim=4)
-    largest = max(TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")])
+    largest = max(TILE_SIZES[("compiled", "infer")], TILE_SIZES[("compiled", "train")])
     assert warm_up_lengths(disan) == [2 * largest + 3]
     assert warm_up_lengths(build_encoder("disan", input_dim=6, hidden_dim=4, chunk_size=5)) == [13]
     # the inter-block attention sees one query per block of 3 tokens: 7 blocks are 21 tokens
@@ -84,7 +84,7 @@ print(json.dumps({"seconds": seconds, "new_files": new_files}))
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not fused_tiles.available("cpu"), reason="no compiler for the tiles here")
+@pytest.mark.skipif(not compiled_tiles.available("cpu"), reason="no compiler for the tiles here")
 def test_a_second_process_reuses_the_cpu_tiles_without_compiling(tmp_path) -> None:
     """The first process builds the CPU tiles' library into TORCH_EXTENSIONS_DIR; a second one
     loads it: no file added; and neither process compiles anything (inductor's cache stays
@@ -146,23 +146,22 @@ def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
     TORCH_EXTENSIONS_DIR = $SANBENCH_CACHE/extensions (unless the user set them); the command's
     end restores the environment."""
     import os
-    import types
 
     import harness.cli
 
     seen = {}
-    module = types.SimpleNamespace(
-        run=lambda words: seen.update(
+
+    def run(words: list[str]) -> None:
+        seen.update(
             folder=os.environ["TORCHINDUCTOR_CACHE_DIR"],
             extensions=os.environ["TORCH_EXTENSIONS_DIR"],
-        ),
-        OWN_PARSER=True,
-    )
+        )
+
     monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR")
     monkeypatch.delenv("TORCH_EXTENSIONS_DIR", raising=False)
     monkeypatch.setenv("SANBENCH_CACHE", str(tmp_path))
-    monkeypatch.setattr(harness.cli, "command_module", lambda words: ("fit", module))
-    monkeypatch.setattr(harness.cli, "parse_command", lambda module, name, words: [])
+    monkeypatch.setattr(harness.cli, "command_function", lambda words: ("fit", run))
+    monkeypatch.setattr(harness.cli, "parse_command", lambda name, words: [])
     assert harness.cli.main(["fit"]) == 0
     assert seen["folder"] == str(tmp_path / "inductor")
     assert seen["extensions"] == str(tmp_path / "extensions")
@@ -246,7 +245,7 @@ def test_a_warm_up_probes_and_runs_on_its_ranks_device(monkeypatch: pytest.Monke
         return False  # nothing more runs on a machine with no GPU
 
     monkeypatch.setattr(torch.cuda, "device", current)
-    monkeypatch.setattr(fused_tiles, "available", available)
+    monkeypatch.setattr(compiled_tiles, "available", available)
     second = torch.device("cuda", 1)
     encoder = build_encoder("disan", input_dim=6, hidden_dim=4)
     assert warm_up_tiles(encoder, second, contextlib.nullcontext) is None

@@ -61,7 +61,7 @@ TILE_OPERATORS = ("sanbench::tanh_tile_sums", "sanbench::tanh_tile_grads")
 
 
 class EagerTilesWarning(UserWarning):
-    """This machine cannot compile the fused tiles; the chunked attention runs the eager ones."""
+    """This machine cannot compile the compiled tiles; the chunked attention runs the eager ones."""
 
 
 def _weights_and_slope(
@@ -135,7 +135,7 @@ def _compiled_call(index: int, *args: torch.Tensor) -> Any:
 
 
 @torch.library.custom_op(TILE_OPERATORS[0], mutates_args=())
-def fused_tile_sums(
+def compiled_tile_sums(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`tile_sums`, compiled (on devices other than the CPU, whose kernel is below)."""
@@ -143,7 +143,7 @@ def fused_tile_sums(
 
 
 @torch.library.custom_op(TILE_OPERATORS[1], mutates_args=())
-def fused_tile_grads(
+def compiled_tile_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
@@ -152,16 +152,16 @@ def fused_tile_grads(
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
 
 
-fused_tile_sums.register_kernel("cpu", cpu_tiles.tile_sums)
-fused_tile_grads.register_kernel("cpu", cpu_tiles.tile_grads)
+compiled_tile_sums.register_kernel("cpu", cpu_tiles.cpu_tile_sums)
+compiled_tile_grads.register_kernel("cpu", cpu_tiles.cpu_tile_grads)
 
 
-@fused_tile_sums.register_fake
+@compiled_tile_sums.register_fake
 def _(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor):
     return torch.empty_like(a), torch.empty_like(a)
 
 
-@fused_tile_grads.register_fake
+@compiled_tile_grads.register_fake
 def _(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
     g_over_z: torch.Tensor, s: torch.Tensor,
@@ -186,7 +186,7 @@ def _(a_shape, b_shape, *args, **kwargs) -> int:
 
 
 def available(device: torch.device | str) -> bool:
-    """Whether the fused tiles build or compile, and agree with their uncompiled expressions, on
+    """Whether the compiled tiles build or compile, and agree with their uncompiled expressions, on
     a tiny tile of ``device`` (``meta``: this machine's CPU, whose step a prediction models;
     ``cuda`` without an index: the current GPU); says once per device why not. The first call
     per device runs real tiles on it: make it before any dispatch mode or ``meta`` device
@@ -219,7 +219,7 @@ def _probe(device: torch.device) -> bool:
         lines = str(error).strip().splitlines() or [""]
         reason = f"{type(error).__name__} while building or compiling them: {lines[0]}"
     warnings.warn(
-        f"the chunked tanh attention's fused tiles cannot be used on {device} ({reason}); "
+        f"the chunked tanh attention's compiled tiles cannot be used on {device} ({reason}); "
         "it runs its eager tiles: the same function, slower, as exact as the naive attention "
         "in float32 (docs/encoders.md)",
         EagerTilesWarning,
@@ -239,7 +239,7 @@ def tiles_agree(device: torch.device) -> bool:
         )
         allowed = torch.rand(2, 5, 7, generator=generator, device=device) < 0.7
         args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, device=device))
-        found = [*fused_tile_sums(*args), *fused_tile_grads(*args, g, s)]
+        found = [*compiled_tile_sums(*args), *compiled_tile_grads(*args, g, s)]
         expected = [*tile_sums(*args), tile_query_grads(*args, g, s), *tile_key_grads(*args, g, s)]
     pairs = zip(found, expected, strict=True)
     return all(torch.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in pairs)

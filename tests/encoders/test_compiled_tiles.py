@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from torch.profiler import ProfilerActivity, profile
 
 from encoders import build_encoder
-from encoders.layers import cpu_tiles, fused_tiles
+from encoders.layers import compiled_tiles, cpu_tiles
 from encoders.layers import tanh_attention as tanh_attention_module
 from encoders.layers.masking import direction_mask
 from encoders.layers.tanh_attention import (
@@ -72,28 +72,34 @@ def eager_sums(
 def test_the_compiled_tiles_equal_the_eager_tiles_within_1e_12_in_float64(
     n: int, d: int, t: int, k: int, seed: int
 ) -> None:
-    """At the sizes that take them (:func:`fused_tiles.fits`; smaller tiles run eagerly)."""
+    """At the sizes that take them (:func:`compiled_tiles.fits`; smaller tiles run eagerly)."""
     a, b, v, allowed, g, s = tile(n, d, t, k, torch.float64, seed)
-    assert fused_tiles.fits(a, b)
+    assert compiled_tiles.fits(a, b)
     args = (a, b, v, allowed, exp2_scale(C, a))
-    fused = [*fused_tiles.fused_tile_sums(*args), *fused_tiles.fused_tile_grads(*args, g, s)]
+    compiled = [
+        *compiled_tiles.compiled_tile_sums(*args),
+        *compiled_tiles.compiled_tile_grads(*args, g, s),
+    ]
     expected = eager_sums(a, b, v, allowed, g, s)
     names = ["Σ w v", "Σ w", "Σ_k M", "Σ_q M", "Σ_q w g"]
-    for name, found, wanted in zip(names, fused, expected, strict=True):
+    for name, found, wanted in zip(names, compiled, expected, strict=True):
         torch.testing.assert_close(found, wanted, atol=1e-12, rtol=1e-12, msg=name)
 
 
 @pytest.mark.skipif(
     not torch.cuda.is_available(),
-    reason="no CUDA device here: the fused tiles' Triton kernels are not checked on this machine",
+    reason="no CUDA device here: the compiled tiles' Triton kernels are not checked here",
 )
 def test_on_cuda_the_triton_tiles_equal_the_eager_tiles() -> None:
     """The same operators on CUDA, where ``torch.compile`` generates Triton kernels."""
     a, b, v, allowed, g, s = (t.cuda() for t in tile(3, 40, 16, 300, torch.float64))
-    assert fused_tiles.available("cuda")
+    assert compiled_tiles.available("cuda")
     args = (a, b, v, allowed, exp2_scale(C, a))
-    fused = [*fused_tiles.fused_tile_sums(*args), *fused_tiles.fused_tile_grads(*args, g, s)]
-    for found, wanted in zip(fused, eager_sums(a, b, v, allowed, g, s), strict=True):
+    compiled = [
+        *compiled_tiles.compiled_tile_sums(*args),
+        *compiled_tiles.compiled_tile_grads(*args, g, s),
+    ]
+    for found, wanted in zip(compiled, eager_sums(a, b, v, allowed, g, s), strict=True):
         assert found.device.type == "cuda"
         torch.testing.assert_close(found, wanted, atol=1e-12, rtol=1e-12)
 
@@ -102,11 +108,11 @@ def test_the_compiled_tiles_run_by_default_and_hold_no_pairwise_tensor() -> None
     """A tile's inside memory is its outputs: no [N, d, T, K] tensor (3.1 MB here) is written."""
     a, b, v, allowed, g, s = tile(4, 48, 16, 257, torch.float32)
     args = (a, b, v, allowed, exp2_scale(C, a))
-    assert fused_tiles.available("cpu")
-    fused_tiles.fused_tile_grads(*args, g, s)  # compiled before measuring
+    assert compiled_tiles.available("cpu")
+    compiled_tiles.compiled_tile_grads(*args, g, s)  # compiled before measuring
     for call, outputs in (
-        (lambda: fused_tiles.fused_tile_sums(*args), 2 * a.nbytes),
-        (lambda: fused_tiles.fused_tile_grads(*args, g, s), a.nbytes + 2 * b.nbytes),
+        (lambda: compiled_tiles.compiled_tile_sums(*args), 2 * a.nbytes),
+        (lambda: compiled_tiles.compiled_tile_grads(*args, g, s), a.nbytes + 2 * b.nbytes),
     ):
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             result = call()
@@ -171,7 +177,7 @@ def test_tiles_of_the_measured_size_by_mode_unless_chunk_size_is_given(
         with torch.no_grad():
             tanh_attention(q, q, q, allowed, C, "chunked", chunk_size, "forward")
         tanh_attention(q, q, q, allowed, C, "chunked", chunk_size, "forward").sum().backward()
-    infer, train = TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")]
+    infer, train = TILE_SIZES[("compiled", "infer")], TILE_SIZES[("compiled", "train")]
     assert sizes == [infer, train, train, 5, 5, 5]
 
 
@@ -180,7 +186,7 @@ def test_the_tile_plan_names_the_tiles_each_mode_runs() -> None:
     chunk_size as it is, nothing for an encoder without a chunked attention."""
     chunked = build_encoder("disan", input_dim=8, hidden_dim=8, attention_impl="chunked")
     sized = build_encoder("bi_blosan", input_dim=8, attention_impl="chunked", chunk_size=3)
-    infer, train = TILE_SIZES[("fused", "infer")], TILE_SIZES[("fused", "train")]
+    infer, train = TILE_SIZES[("compiled", "infer")], TILE_SIZES[("compiled", "train")]
     assert tile_plan(chunked, "cpu", "infer") == f"compiled tiles of {infer}"
     assert tile_plan(chunked, "cpu", "train") == f"compiled tiles of {train}"
     assert tile_plan(sized, "cpu", "train") == "compiled tiles of 3"
@@ -194,9 +200,9 @@ def test_the_tile_plan_names_the_tiles_each_mode_runs() -> None:
 @pytest.fixture
 def fresh_probe() -> Iterator[None]:
     """The tiles' check runs again in the test, and again after it (its result is cached)."""
-    fused_tiles._probe.cache_clear()
+    compiled_tiles._probe.cache_clear()
     yield
-    fused_tiles._probe.cache_clear()
+    compiled_tiles._probe.cache_clear()
 
 
 def test_a_bug_under_the_tiles_is_raised_not_hidden_behind_the_eager_tiles(
@@ -207,7 +213,7 @@ def test_a_bug_under_the_tiles_is_raised_not_hidden_behind_the_eager_tiles(
 
     monkeypatch.setattr(cpu_tiles, "load", broken)
     with pytest.raises(TypeError, match="a bug"):
-        fused_tiles.available("cpu")
+        compiled_tiles.available("cpu")
 
 
 def test_a_failed_build_falls_back_to_the_eager_tiles_with_the_compilers_words(
@@ -217,8 +223,8 @@ def test_a_failed_build_falls_back_to_the_eager_tiles_with_the_compilers_words(
         raise cpu_tiles.BuildError("cpu_tiles.cpp:7:1: error: boom")
 
     monkeypatch.setattr(cpu_tiles, "load", failed)
-    with pytest.warns(fused_tiles.EagerTilesWarning, match="cpu_tiles.cpp:7:1: error: boom"):
-        assert not fused_tiles.available("cpu")
+    with pytest.warns(compiled_tiles.EagerTilesWarning, match="cpu_tiles.cpp:7:1: error: boom"):
+        assert not compiled_tiles.available("cpu")
 
 
 def test_the_cpu_kernel_is_registered_on_the_operators(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,18 +237,18 @@ def test_the_cpu_kernel_is_registered_on_the_operators(monkeypatch: pytest.Monke
         zeros = torch.zeros_like(a), torch.zeros_like(b)
         return (zeros[0], zeros[0].clone()) if index == 0 else zeros[0] if index == 1 else zeros
 
-    monkeypatch.setattr(fused_tiles, "_compiled_call", compiled_call)
+    monkeypatch.setattr(compiled_tiles, "_compiled_call", compiled_call)
     a, b, v, allowed, g, s = tile(2, 3, 4, 5, torch.float32)
     args = (a, b, v, allowed, exp2_scale(C, a))
-    fused_tiles.fused_tile_sums(*args)
-    fused_tiles.fused_tile_grads(*args, g, s)
+    compiled_tiles.compiled_tile_sums(*args)
+    compiled_tiles.compiled_tile_grads(*args, g, s)
     assert compiled == []
     with (
-        fused_tiles.fused_tile_sums.set_kernel_enabled("cpu", False),
-        fused_tiles.fused_tile_grads.set_kernel_enabled("cpu", False),
+        compiled_tiles.compiled_tile_sums.set_kernel_enabled("cpu", False),
+        compiled_tiles.compiled_tile_grads.set_kernel_enabled("cpu", False),
     ):
-        fused_tiles.fused_tile_sums(*args)
-        fused_tiles.fused_tile_grads(*args, g, s)
+        compiled_tiles.compiled_tile_sums(*args)
+        compiled_tiles.compiled_tile_grads(*args, g, s)
     assert compiled == [0, 1, 2]
 
 
@@ -252,8 +258,8 @@ def test_each_device_is_probed_on_itself(
     """A probe per device (cuda:1 is not cuda:0); ``cuda`` with no index is the current device
     (what Lightning sets per rank), ``meta`` is this machine's CPU."""
     asked: list[torch.device] = []
-    monkeypatch.setattr(fused_tiles, "tiles_agree", lambda device: asked.append(device) or True)
+    monkeypatch.setattr(compiled_tiles, "tiles_agree", lambda device: asked.append(device) or True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
     for device in ("cuda:1", "cuda", torch.device("cuda", 0), "meta", "cpu", "cuda:1"):
-        assert fused_tiles.available(device)
+        assert compiled_tiles.available(device)
     assert asked == [torch.device("cuda", 1), torch.device("cuda", 0), torch.device("cpu")]
