@@ -20,9 +20,11 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 import contextlib
 import importlib
+import inspect
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import NoReturn
 
 from harness.command_parser import CommandParser, did_you_mean
@@ -33,18 +35,34 @@ from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
 from harness.redaction import redacted_console
 
-# subcommand -> (module providing ``add_arguments(parser)`` and ``run(config) -> int``, help)
+# command -> (its run function, "harness.<package>.command:<function>", and a line of help).
+# Every command lives in the package that does its work, in a module named ``command``: its
+# ``add_arguments(parser)`` adds the options (dataclasses of that package), and the function,
+# whose docstring is the command's --help description, turns the parsed config into one library
+# call and returns the exit status (``OWN_PARSER = True``: the function parses its own words).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "encoders": ("harness.commands.encoders", "list every registered encoder"),
-    "profile": ("harness.commands.profile", "memory/latency sweep over sequence lengths"),
-    "data": ("harness.commands.data", "inspect benchmark files (stats, coverage, errors)"),
-    "fit": ("harness.commands.fit", "train, validate and test one model"),
-    "predict": ("harness.commands.predict", "labels of new sentences from a fit checkpoint"),
-    "encode": ("harness.commands.encode", "sentence vectors of new sentences from a checkpoint"),
-    "suite": ("harness.commands.suite", "run a grid of tasks x encoders x seeds"),
-    "reproduce": ("harness.commands.reproduce", "the papers' accuracy tables on this machine"),
-    "tune": ("harness.commands.tune", "optuna studies (block length, dropout)"),
-    "report": ("harness.commands.report", "build the HTML/PNG report from run folders"),
+    "encoders": ("harness.encoder_list.command:encoders", "list every registered encoder"),
+    "profile": (
+        "harness.profiling.command:profile",
+        "memory/latency sweep over sequence lengths",
+    ),
+    "data": ("harness.data.command:data", "inspect benchmark files (stats, coverage, errors)"),
+    "fit": ("harness.training.command:fit", "train, validate and test one model"),
+    "predict": (
+        "harness.inference.command:predict",
+        "labels of new sentences from a fit checkpoint",
+    ),
+    "encode": (
+        "harness.inference.command:encode",
+        "sentence vectors of new sentences from a checkpoint",
+    ),
+    "suite": ("harness.suite.command:suite", "run a grid of tasks x encoders x seeds"),
+    "reproduce": (
+        "harness.reproduce.command:reproduce",
+        "the papers' accuracy tables on this machine",
+    ),
+    "tune": ("harness.studies.command:tune", "optuna studies (block length, dropout)"),
+    "report": ("harness.report.command:report", "build the HTML/PNG report from run folders"),
 }
 # Bad input (files, values, names) that library code raises as built-in errors: a message and
 # InputError's exit status, no traceback. Any other exception is an internal error (status 1).
@@ -82,8 +100,8 @@ def entry_words(argv: list[str]) -> tuple[list[str], bool, list[str]]:
     return imports, debug, rest
 
 
-def command_module(words: list[str]) -> tuple[str, object]:
-    """The command the first word names and its module (imported only now)."""
+def command_function(words: list[str]) -> tuple[str, Callable[..., int]]:
+    """The command the first word names and its run function (its module imported only now)."""
     if not words or words[0] in ("-h", "--help"):
         print(USAGE)
         raise SystemExit(0 if words else INPUT_ERROR_STATUS)
@@ -94,15 +112,23 @@ def command_module(words: list[str]) -> tuple[str, object]:
             f"unknown {kind} {name}{did_you_mean(name, SUBCOMMANDS)}; "
             f"commands: {', '.join(SUBCOMMANDS)} (see sanbench --help)"
         )
-    return name, importlib.import_module(SUBCOMMANDS[name][0])
+    return name, getattr(*command_module(name))
 
 
-def parse_command(module: object, name: str, words: list[str]) -> object:
-    """The command's config: its own parser's (``fit``: LightningCLI's, given the words), or
-    a :class:`CommandParser` with the options the module adds."""
+def command_module(name: str) -> tuple[ModuleType, str]:
+    """The module of the command ``name`` (imported now) and its run function's name."""
+    module, _, function = SUBCOMMANDS[name][0].partition(":")
+    return importlib.import_module(module), function
+
+
+def parse_command(name: str, words: list[str]) -> object:
+    """The command's config: the words themselves when its module parses them (``fit``:
+    LightningCLI), else a :class:`CommandParser` with the options its module adds, described
+    by its run function's docstring."""
+    module, function = command_module(name)
     if getattr(module, "OWN_PARSER", False):
         return words
-    parser = CommandParser(f"sanbench {name}", module.__doc__)
+    parser = CommandParser(f"sanbench {name}", inspect.getdoc(getattr(module, function)))
     module.add_arguments(parser)
     return parser.parse(words)
 
@@ -175,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
                 with interrupt_held() as interrupted:
-                    name, module = command_module(words)
+                    name, run = command_function(words)
                     if imports:
                         from encoders.plugins import import_modules
 
@@ -184,13 +210,13 @@ def main(argv: list[str] | None = None) -> int:
                         except Exception as error:
                             message = f"{IMPORT}: {type(error).__name__}: {error}"
                             raise InputError(message) from error
-                    config = parse_command(module, name, words[1:])
+                    config = parse_command(name, words[1:])
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
                 with interrupt_noted() as noted, out_folder(name, out):
                     try:
-                        return int(module.run(config) or 0)
+                        return int(run(config) or 0)
                     except Exception as error:
                         if noted() and not isinstance(error, SanbenchError):
                             raise KeyboardInterrupt from error  # what the Ctrl-C broke

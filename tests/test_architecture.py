@@ -6,9 +6,11 @@
 - each result file's name is spelled in one product module, its contract;
 - the import graph drawn in docs/architecture.md is the one the code has
   (``python -m tests.test_architecture`` prints it);
-- names say what a module holds: no ``run.py``, and no basename but ``__init__``, ``options``
-  and ``cli`` shared by three modules; each command package has ``options.py`` and a module named
-  after its command, and exports both;
+- names say what a module holds: no ``run.py``, and no basename but ``__init__``, ``options``,
+  ``command`` and ``cli`` shared by three modules; each command package has ``options.py`` and a
+  module named after its command, and exports both;
+- a command is a run function in ``harness/<package>/command.py`` (the table in ``harness.cli``
+  names it), and the options it adds are defined in that package;
 - each fact has one definition: Eq. 19's cube root, the Glorot rule, the profile row statuses,
   the argument checks of the commands.
 """
@@ -234,7 +236,7 @@ def test_the_documented_import_graph_is_the_real_one() -> None:
     )
 
 
-SHARED_BASENAMES = {"__init__", "options", "cli"}
+SHARED_BASENAMES = {"__init__", "options", "command", "cli"}
 # command -> (package, options class, its run function, the package's module named after it)
 COMMAND_PACKAGES = {
     "profile": ("harness.profiling", "ProfileOptions", "run_profile", "profile"),
@@ -322,10 +324,61 @@ def test_each_command_package_has_its_options_and_a_module_named_after_it(comman
     assert run in module_definitions(modules[f"{package}.{module}"])
     exported = importlib.import_module(package)
     assert {options, run} <= set(exported.__all__)
-    adapter = modules[f"harness.commands.{command}"]
+    adapter = modules[f"{package}.command"]
     assert {f"{package}.{options}", f"{package}.{run}"} <= set(
-        imported(f"harness.commands.{command}", adapter)
-    ), f"harness/commands/{command}.py should import {options} and {run} from {package}"
+        imported(f"{package}.command", adapter)
+    ), f"{package}.command should import {options} and {run} from {package}"
+
+
+COMMAND_MODULE = re.compile(r"^(harness\.[a-z_]+)\.command$")
+
+
+def command_misplacements(table: dict[str, tuple[str, str]]) -> list[str]:
+    """What the commands' table and the command modules put outside a command's package: a run
+    function not in ``harness/<package>/command.py``, an options class passed to
+    ``add_options`` defined outside that package, an option added by hand (``add_argument``)."""
+    modules = product_modules()
+    wrong = []
+    for name, (target, _) in sorted(table.items()):
+        module, _, function = target.partition(":")
+        home = COMMAND_MODULE.match(module)
+        if not home or module not in modules:
+            wrong.append(f"{name}: {module} is not a module harness/<package>/command.py")
+            continue
+        if function not in module_definitions(modules[module]):
+            wrong.append(f"{name}: {module} defines no {function}")
+        loaded = importlib.import_module(module)
+        for node in ast.walk(ast.parse(modules[module].read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr == "add_argument":
+                wrong.append(f"{name}: {module}:{node.lineno} adds an option outside a dataclass")
+            elif node.func.attr == "add_options" and isinstance(node.args[0], ast.Name):
+                options = getattr(loaded, node.args[0].id)
+                if not options.__module__.startswith(home.group(1) + "."):
+                    wrong.append(
+                        f"{name}: its options {options.__name__} are defined in "
+                        f"{options.__module__}, outside {home.group(1)}"
+                    )
+    return wrong
+
+
+def test_a_command_is_a_run_function_and_options_in_its_own_package() -> None:
+    """Issue 55.3: every command is found the same way, its options beside its work."""
+    from harness.cli import SUBCOMMANDS
+
+    assert command_misplacements(SUBCOMMANDS) == []
+    misplaced = {
+        "old": ("harness.commands.encoders:run", ""),  # the adapters' folder before issue 55.3
+        "loose": ("harness.cli:main", ""),
+        "unnamed": ("harness.suite.command:run", ""),
+        "shared": ("harness.studies.command:tune", ""),  # StudyOptions: its own, fine
+    }
+    assert [line.split(":")[0] for line in command_misplacements(misplaced)] == [
+        "loose",
+        "old",
+        "unnamed",
+    ]
 
 
 def test_each_fact_is_defined_in_one_module() -> None:

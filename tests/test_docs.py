@@ -133,11 +133,13 @@ class Block:
 
 
 def help_examples(command: str) -> str:
-    """The example command lines of ``sanbench COMMAND --help`` (its module's docstring)."""
+    """The example command lines of ``sanbench COMMAND --help`` (its run function's docstring)."""
     from harness.cli import SUBCOMMANDS
 
-    module = ROOT.joinpath(*SUBCOMMANDS[command][0].split(".")).with_suffix(".py")
-    doc = ast.get_docstring(ast.parse(module.read_text())) or ""
+    module, function = SUBCOMMANDS[command][0].split(":")
+    source = ROOT.joinpath(*module.split(".")).with_suffix(".py").read_text()
+    (run,) = [node for node in ast.parse(source).body if getattr(node, "name", "") == function]
+    doc = ast.get_docstring(run) or ""
     lines = re.sub(r"\\\n\s*", "", doc).splitlines()
     return "\n".join(line.strip() for line in lines if line.strip().startswith("sanbench "))
 

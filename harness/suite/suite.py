@@ -14,6 +14,7 @@ from harness.command_parser import choice_problems
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
+from harness.report.options import SITE_FOLDER, report_command
 from harness.suite.grid import CV_TASKS, RunSpec, Shard, expand_grid
 from harness.suite.options import SuiteOptions
 from harness.suite.runner import (
@@ -28,7 +29,6 @@ from harness.training.config.fit_run import FitRun
 from harness.training.config.shared_options import fit_overrides
 from reports.contracts.manifest import write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
-from reports.options import SITE_FOLDER, report_command
 
 
 def input_problems(options: SuiteOptions) -> list[str]:

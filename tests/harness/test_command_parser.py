@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cli import SUBCOMMANDS, command_module, main, parse_command
+from harness.cli import SUBCOMMANDS, command_function, main, parse_command
 from harness.command_parser import accepted, build, unknown_keys
 from harness.profiling.options import ProfileOptions
 from harness.reproduce.options import ReproduceOptions
@@ -45,8 +45,8 @@ COMMANDS = {
 
 def options_of(words: list[str]) -> object:
     """The options object a command line builds, as ``sanbench`` parses it."""
-    name, module = command_module(words)
-    return build(COMMANDS[name][1], parse_command(module, name, words[1:]))
+    name, _ = command_function(words)
+    return build(COMMANDS[name][1], parse_command(name, words[1:]))
 
 
 @pytest.mark.parametrize("command", COMMANDS)

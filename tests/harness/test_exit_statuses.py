@@ -147,7 +147,7 @@ def test_internal_errors_and_interrupts_are_one_line(
     def run(args: object) -> int:
         raise raised
 
-    monkeypatch.setattr(importlib.import_module("harness.commands.encoders"), "run", run)
+    monkeypatch.setattr(importlib.import_module("harness.encoder_list.command"), "encoders", run)
     assert main(["encoders"]) == status
     err = capsys.readouterr().err
     assert err.splitlines()[0] == shown and "Traceback" not in err

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -33,12 +32,11 @@ def run_command(monkeypatch: pytest.MonkeyPatch, cache: Path, body) -> tuple[int
         seen["extensions"] = Path(os.environ["TORCH_EXTENSIONS_DIR"])
         body(seen)
 
-    module = types.SimpleNamespace(run=run, OWN_PARSER=True)
     monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
     monkeypatch.delenv("TORCH_EXTENSIONS_DIR", raising=False)
     monkeypatch.setenv("SANBENCH_CACHE", str(cache))
-    monkeypatch.setattr(harness.cli, "command_module", lambda words: ("fit", module))
-    monkeypatch.setattr(harness.cli, "parse_command", lambda module, name, words: [])
+    monkeypatch.setattr(harness.cli, "command_function", lambda words: ("fit", run))
+    monkeypatch.setattr(harness.cli, "parse_command", lambda name, words: [])
     return harness.cli.main(["fit"]), seen
 
 

@@ -14,7 +14,7 @@ import torch
 import yaml
 from jsonargparse import Namespace
 
-from harness.cli import command_module, main, parse_command
+from harness.cli import command_function, main, parse_command
 from harness.command_parser import build
 from harness.quiet import LIGHTNING_INFO
 from harness.training.config.fit_run import FitRun
@@ -321,8 +321,8 @@ def test_a_suite_run_and_a_tune_trial_are_the_fit_configs_of_the_same_options(
 
 def parsed(words: list[str]) -> Namespace:
     """The config a command's words parse to, as ``sanbench`` parses them."""
-    name, module = command_module(words)
-    return parse_command(module, name, words[1:])
+    name, _ = command_function(words)
+    return parse_command(name, words[1:])
 
 
 def test_encoding_is_data_encoding_in_fit_suite_and_tune(

@@ -1,19 +1,15 @@
-"""Options shared by ``sanbench predict`` and ``sanbench encode``, checked before torch; errors
-go to ``harness.cli`` (one line per problem, exit status 2). ``--out`` is written only when it
-is new, or a file sanbench made and ``--overwrite`` is given (``harness.outdir``)."""
+"""``InferenceOptions``: what ``sanbench predict`` and ``sanbench encode`` read, checked before
+torch; errors go to ``harness.cli`` (one line per problem, exit status 2). ``--out`` is written
+only when it is new, or a file sanbench made and ``--overwrite`` is given (``harness.outdir``)."""
 
 from __future__ import annotations
 
 import codecs
-import signal
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.command_parser import integer_problems
-from harness.errors import InputError, RunInterruptedError
-from harness.outdir import out_file_problems, record_file
+from harness.outdir import out_file_problems
 
 CHECKPOINT_SUFFIX = ".ckpt"
 SHOWN = 3  # checkpoints named when --ckpt is a folder
@@ -71,26 +67,3 @@ def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:
     more = f" (and {len(inside) - SHOWN} more)" if len(inside) > SHOWN else ""
     shown = ", ".join(str(p) for p in inside[:SHOWN])
     return [f"--{name} {path} is a folder; give one of its files: {shown}{more}"]
-
-
-def run_checked(
-    options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
-) -> int:
-    """Check the options (every problem at once, :class:`InputError`), then ``apply(ckpt,
-    input, out, batch_size, progress, encoding)``, record the file written as ``command``'s
-    and print it."""
-    problems = options.problems(suffix)
-    if problems:
-        raise InputError("\n".join(problems))
-    encoding = None if options.encoding is None else codecs.lookup(options.encoding).name
-    signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
-    progress = sys.stderr.isatty()
-    o = options
-    written = apply(o.ckpt, o.input, o.out, o.batch_size, progress, encoding)
-    record_file(written, command)
-    print(written)
-    return 0
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise RunInterruptedError("terminated; nothing was written", signum)

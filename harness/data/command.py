@@ -1,13 +1,4 @@
-"""``sanbench data stats``: per-split counts, labels, drops, lengths and vector coverage.
-
-    sanbench data stats --task trec --data-dir ../shared/datasets
-    sanbench data stats --task sst2 --data-dir D --embeddings glove.txt --json
-    sanbench data stats --task examples/own-data/reviews.yaml
-
-Arguments are checked (task, folders, files, encoding) before numpy, torch or any data file
-is loaded; bad data files: one line per problem and exit status 2 (``sanbench --debug``
-shows the traceback).
-"""
+"""The ``sanbench data`` command: its options' parser and its run function."""
 
 from __future__ import annotations
 
@@ -17,17 +8,27 @@ from dataclasses import asdict
 
 from jsonargparse import Namespace
 
-from datamodules.options import StatsOptions
 from harness.command_parser import CommandParser, build
+from harness.data.options import StatsOptions
 
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(StatsOptions)
 
 
-def run(config: Namespace) -> int:
-    """Print the statistics (bad or missing files raise; ``sanbench`` reports them). The
-    options are checked before numpy or torch is imported."""
+def data(config: Namespace) -> int:
+    """``sanbench data stats``: per-split counts, labels, drops, lengths and vector coverage.
+
+        sanbench data stats --task trec --data-dir ../shared/datasets
+        sanbench data stats --task sst2 --data-dir D --embeddings glove.txt --json
+        sanbench data stats --task examples/own-data/reviews.yaml
+
+    Arguments are checked (task, folders, files, encoding) before numpy, torch or any data file
+    is loaded; bad data files: one line per problem and exit status 2 (``sanbench --debug``
+    shows the traceback).
+    """
+    # bad or missing files raise (sanbench reports them); the options are checked before numpy
+    # or torch is imported
     options = build(StatsOptions, config)
     from rich.console import Console
 

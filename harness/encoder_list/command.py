@@ -1,35 +1,22 @@
-"""``sanbench encoders``: every registered encoder (built-ins and plugins) with its parameter
-count, paper and source."""
+"""The ``sanbench encoders`` command: its options' parser and its run function."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build, integer_problems
-from harness.errors import InputError
-
-
-@dataclass(frozen=True)
-class ListOptions:
-    """The width the encoders are built at to count their parameters."""
-
-    input_dim: int = 300
-    """word vector size"""
-
-    def __post_init__(self) -> None:
-        problems = integer_problems(self, {"input_dim": 1})
-        if problems:
-            raise InputError("\n".join(problems))
+from harness.command_parser import CommandParser, build
+from harness.encoder_list.options import ListOptions
 
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(ListOptions)
 
 
-def run(config: Namespace) -> int:
+def encoders(config: Namespace) -> int:
+    """``sanbench encoders``: every registered encoder (built-ins and plugins) with its parameter
+    count, paper and source."""
     args = build(ListOptions, config)
     from rich.table import Table
 

@@ -1,8 +1,4 @@
-"""``sanbench report``: the HTML/PNG site over run folders (fits, suites, studies, profiles,
-reproductions), rendered from their files by ``reports``.
-
-    sanbench report runs/quick runs/suite --out runs/site
-"""
+"""The ``sanbench report`` command: its options' parser and its run function."""
 
 from __future__ import annotations
 
@@ -11,14 +7,19 @@ import sys
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from reports.options import ReportOptions, report_command
+from harness.report.options import ReportOptions, report_command
 
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(ReportOptions)
 
 
-def run(config: Namespace) -> int:
+def report(config: Namespace) -> int:
+    """``sanbench report``: the HTML/PNG site over run folders (fits, suites, studies, profiles,
+    reproductions), rendered from their files by ``reports``.
+
+        sanbench report runs/quick runs/suite --out runs/site
+    """
     options = build(ReportOptions, config)  # checked before pandas or matplotlib is imported
     from reports.site import build_site
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "reports" / "fixtures"
 SANBENCH = Path(sys.executable).with_name("sanbench")
 
 
@@ -34,7 +34,7 @@ def test_the_command_a_suite_prints_builds_its_report(tmp_path: Path) -> None:
 
 
 def test_the_command_quotes_what_a_shell_would_split(tmp_path: Path) -> None:
-    from reports.options import report_command  # new with issue 56
+    from harness.report.options import report_command  # new with issue 56
 
     runs = [tmp_path / "my runs" / "suite", tmp_path / "b;c"]
     words = shlex.split(report_command(runs, tmp_path / "my runs" / "site"))

@@ -1,0 +1,1 @@
+"""``sanbench data``: what a task's benchmark files hold, read through ``datamodules``."""

@@ -1,0 +1,1 @@
+"""``sanbench encoders``: the table of every registered encoder."""

@@ -1,0 +1,78 @@
+"""The ``sanbench predict`` and ``sanbench encode`` commands: their options' parser and their
+run functions, which check the options, apply a checkpoint to a file and record what they wrote."""
+
+from __future__ import annotations
+
+import codecs
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from jsonargparse import Namespace
+
+from harness.command_parser import CommandParser, build
+from harness.errors import InputError, RunInterruptedError
+from harness.inference.options import InferenceOptions
+from harness.outdir import record_file
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_options(InferenceOptions)
+
+
+def predict(config: Namespace) -> int:
+    """``sanbench predict``: labels and class probabilities of new sentences from a checkpoint.
+
+        sanbench predict --ckpt runs/trec/checkpoints/last.ckpt --input questions.txt --out pred.csv
+
+    One row per input line: ``line``, ``sentence``, ``label``, ``p_<class>`` per class (the line's
+    number from 1, the line as given, the most probable class and each class's probability); for
+    SICK ``line``, ``sentence``, ``score``.
+    """
+
+    def apply(*arguments):
+        from harness.inference.predict_and_encode import predict_file
+
+        return predict_file(*arguments)
+
+    return run_checked(build(InferenceOptions, config), "predict", ".csv", apply)
+
+
+def encode(config: Namespace) -> int:
+    """``sanbench encode``: a trained encoder's pooled sentence vectors for new sentences.
+
+        sanbench encode --ckpt runs/trec/checkpoints/last.ckpt --input sentences.txt --out emb.npy
+
+    Writes float32 [lines, output_dim] in input order (``numpy.load``), e.g. for SentEval.
+    """
+
+    def apply(*arguments):
+        from harness.inference.predict_and_encode import encode_file
+
+        return encode_file(*arguments)
+
+    return run_checked(build(InferenceOptions, config), "encode", ".npy", apply)
+
+
+def run_checked(
+    options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
+) -> int:
+    """Check the options (every problem at once, :class:`InputError`), then ``apply(ckpt,
+    input, out, batch_size, progress, encoding)``, record the file written as ``command``'s
+    and print it."""
+    problems = options.problems(suffix)
+    if problems:
+        raise InputError("\n".join(problems))
+    encoding = None if options.encoding is None else codecs.lookup(options.encoding).name
+    signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
+    progress = sys.stderr.isatty()
+    o = options
+    written = apply(o.ckpt, o.input, o.out, o.batch_size, progress, encoding)
+    record_file(written, command)
+    print(written)
+    return 0
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise RunInterruptedError("terminated; nothing was written", signum)

@@ -1,0 +1,26 @@
+"""The ``sanbench profile`` command: its options' parser and its run function."""
+
+from __future__ import annotations
+
+from jsonargparse import Namespace
+
+from harness.command_parser import GIVEN, CommandParser, build
+from harness.profiling import ProfileOptions, run_profile
+from harness.profiling.options import PRESETS_HELP
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.description = f"{parser.description}\n\npresets: {PRESETS_HELP}"
+    parser.add_options(ProfileOptions)
+
+
+def profile(config: Namespace) -> int:
+    """``sanbench profile``: memory/latency sweep over sequence lengths, then the HTML report.
+
+    sanbench profile --preset quick --out runs/quick
+    sanbench profile --resume --out runs/quick   # continues the sweep its manifest records
+    sanbench profile --encoders disan,multi_head --lengths 64:512:64 --print_config > p.yaml
+    sanbench profile --config p.yaml --out runs/p
+    """
+    run_profile(build(ProfileOptions, config), given=config[GIVEN])
+    return 0

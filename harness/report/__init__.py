@@ -1,0 +1,1 @@
+"""``sanbench report``: the site over run folders, rendered by ``reports.site``."""

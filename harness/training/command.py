@@ -1,0 +1,46 @@
+"""The ``sanbench fit`` command: its run function, which parses its own words."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+OWN_PARSER = True  # harness.cli hands every word after ``fit`` to :func:`fit`
+
+
+def fit(words: list[str]) -> int:
+    """``sanbench fit``: train, validate and test one model, configured through LightningCLI.
+
+        sanbench fit --task trec --encoder bi_blosan --data-dir D --embeddings FILE --out DIR \\
+            --trainer.max_steps 50 --model.optimizer adam --model.dropout 0.3
+        sanbench fit --task trec --encoder bi_blosan --data-dir D --print_config > trec.yaml
+        sanbench fit --config trec.yaml --out runs/trec-dropout --model.dropout 0.2
+        sanbench fit --task examples/own-data/reviews.yaml --encoder multi_cnn --out runs/reviews
+
+    ``--task`` takes a benchmark's name or a task file of your own (a YAML file naming CSV, TSV or
+    JSON-lines files and their columns); ``--data module.Class`` a LightningDataModule class of
+    yours (docs/data.md, "Your own data").
+
+    The words after ``fit`` go to :class:`harness.training.config.fit_cli.FitCLI` (``--help``
+    lists every option with its type and default, and its short forms such as ``--task``).
+    """
+    from harness.training.config.fit_cli import FitCLI
+    from harness.training.config.task_configs import seed_message_hidden
+
+    with seed_message_hidden():
+        cli = FitCLI(words)
+    from harness.training.fit import run_fit
+    from reports.contracts.fit_folder import FitRunFolder
+
+    finished = FitRunFolder(cli.out_dir).finished() and not cli.overwrite
+    metrics = run_fit(cli, overwrite=cli.overwrite)
+    summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
+    if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
+        if finished:
+            print(
+                f"{cli.out_dir}: already finished with this configuration, nothing trained; "
+                "its metrics below (--overwrite trains it again)",
+                file=sys.stderr,
+            )
+        print(json.dumps(summary, indent=2))
+    return 0
