@@ -67,7 +67,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # Bad input (files, values, names) that library code raises as built-in errors: a message and
 # InputError's exit status, no traceback. Any other exception is an internal error (status 1).
 INPUT_ERRORS = (ValueError, LookupError, OSError)
-INPUT_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 1
 DEBUG = "--debug"
 IMPORT = "--import"
@@ -104,7 +103,7 @@ def command_function(words: list[str]) -> tuple[str, Callable[..., int]]:
     """The command the first word names and its run function (its module imported only now)."""
     if not words or words[0] in ("-h", "--help"):
         print(USAGE)
-        raise SystemExit(0 if words else INPUT_ERROR_STATUS)
+        raise SystemExit(0 if words else InputError.exit_status)
     name = words[0]
     if name not in SUBCOMMANDS:
         kind = "option" if name.startswith("-") else "command"
@@ -160,13 +159,13 @@ def _status(error: BaseException, command: str) -> int:
     if isinstance(error, SanbenchError):
         status = error.exit_status
     elif isinstance(error, INPUT_ERRORS) and not _bare_key(error):
-        status = INPUT_ERROR_STATUS
+        status = InputError.exit_status
     else:
         _report(command, f"internal error: {type(error).__name__}: {error}")
         print(f"(sanbench {DEBUG} {command or 'COMMAND'} ... shows the traceback)", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
     _report(command, _message(error) or type(error).__name__)
-    if status == INPUT_ERROR_STATUS and command:
+    if status == InputError.exit_status and command:
         print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
     return status
 

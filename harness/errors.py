@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import signal
 
+from harness.interrupts import signal_status
+
 
 class SanbenchError(Exception):
     """A failure sanbench explains in its message; ``exit_status`` is the process's status."""
@@ -31,8 +33,14 @@ class RunInterruptedError(SanbenchError):
     def __init__(self, message: str, signum: int = signal.SIGINT) -> None:
         super().__init__(message)
         self.signum = int(signum)
-        self.exit_status = 128 + self.signum
+        self.exit_status = signal_status(self.signum)
 
 
 class RunFailedError(SanbenchError):
     """The work ran but its result is not valid (for example a non-finite loss): exit status 1."""
+
+
+def one_line(error: BaseException) -> str:
+    """``Type: message`` on one line, the message's lines joined by `` | ``: how a failure
+    that is not the command's own (a suite's failed run, a job that died) is shown."""
+    return f"{type(error).__name__}: {error}".replace("\r", " ").replace("\n", " | ")

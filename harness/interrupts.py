@@ -11,7 +11,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-INTERRUPTED_STATUS = 130  # 128 + SIGINT
+
+def signal_status(signum: int) -> int:
+    """The exit status of a process a signal stopped, as a shell reports it: 128 + the signal."""
+    return 128 + signum
+
+
+INTERRUPTED_STATUS = signal_status(signal.SIGINT)  # 130
 INTERRUPTED = "sanbench: interrupted"
 
 

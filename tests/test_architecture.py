@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -379,6 +380,44 @@ def test_a_command_is_a_run_function_and_options_in_its_own_package() -> None:
         "old",
         "unnamed",
     ]
+
+
+# the exit statuses written as numbers, and the one module that writes each: bad input's 2, and
+# 128 + the signal (Ctrl-C's 130 is derived from it)
+EXIT_STATUS_LITERALS = {2: "harness.errors", 128: "harness.interrupts"}
+
+
+def status_literals(path: Path) -> Iterator[tuple[int, int]]:
+    """(number, line) of each integer written in a value assigned to a name or an attribute
+    that says ``status`` (``INPUT_ERROR_STATUS = 2``, ``self.exit_status = 128 + signum``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        named = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name | ast.Attribute)]
+        if not any(
+            "status" in (n.id if isinstance(n, ast.Name) else n.attr).lower() for n in named
+        ):
+            continue
+        for constant in ast.walk(node.value):
+            if isinstance(constant, ast.Constant) and type(constant.value) is int:
+                yield constant.value, node.lineno
+
+
+def test_each_exit_status_is_written_once() -> None:
+    """Issue 55.3: 130 and 2 were written in two modules each (cli, launch, errors)."""
+    found = sorted(
+        f"{module}:{line}: {number}"
+        for module, path in product_modules().items()
+        for number, line in status_literals(path)
+        if number in (*EXIT_STATUS_LITERALS, 130) and EXIT_STATUS_LITERALS.get(number) != module
+    )
+    assert not found, f"exit statuses written outside {EXIT_STATUS_LITERALS}: {found}"
+    from harness.errors import InputError, RunInterruptedError
+    from harness.interrupts import INTERRUPTED_STATUS
+
+    assert (InputError.exit_status, INTERRUPTED_STATUS) == (2, 130)
+    assert RunInterruptedError("x", signal.SIGTERM).exit_status == 143
 
 
 def test_each_fact_is_defined_in_one_module() -> None:

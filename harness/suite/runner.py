@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError, RunInterruptedError
+from harness.errors import InputError, RunInterruptedError, one_line
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.config.fit_run import FitRun
@@ -33,6 +33,7 @@ from reports.contracts.suite_results import (
 )
 
 FitFn = Callable[[FitRun], Mapping[str, Any]]
+ERROR_CHARS = 500  # of a failed run's error cell
 LogFn = Callable[[str], None]
 
 
@@ -74,11 +75,6 @@ def _row(run: RunSpec, out_dir: Path, wall_s: float, **cells: Any) -> dict[str, 
     )
     row.update(cells)
     return row
-
-
-def _one_line(error: BaseException, limit: int = 500) -> str:
-    text = f"{type(error).__name__}: {error}".replace("\r", " ").replace("\n", " | ")
-    return text[:limit]
 
 
 def fit_run(
@@ -196,7 +192,7 @@ def _run_shard(
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
             row = _row(run, out_dir, time.perf_counter() - start, status="failed")
-            row["error"] = _one_line(error)
+            row["error"] = one_line(error)[:ERROR_CHARS]
             results.append(row)
             summary.failed.append(run)
             log(f"  failed: {row['error']}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.command_parser import CommandParser, build
-from harness.errors import RunFailedError
+from harness.errors import RunFailedError, one_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from tests.harness.fixtures.terminal import foreground
 
@@ -57,6 +57,19 @@ def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path, kind: str)
     with pytest.raises(RunFailedError) as died:
         report_outcomes(outcomes, describe=lambda value: f"gave {value}", log=print)
     assert str(died.value).startswith("1 of 3 jobs died")
+
+
+def fail_in_two_lines() -> None:
+    raise ValueError("first line\nsecond line")
+
+
+@pytest.mark.slow  # a spawned process
+def test_a_jobs_failure_is_one_line_as_a_suite_runs_is(tmp_path: Path) -> None:
+    """Issue 55.3: one renderer; a job showed only the first line of its error's message."""
+    options = LaunchOptions("process")
+    (outcome,) = launch([fail_in_two_lines], options, folder=tmp_path / "jobs", name="t")
+    assert outcome.error == "ValueError: first line | second line"
+    assert outcome.error == one_line(ValueError("first line\nsecond line"))
 
 
 @pytest.mark.slow
