@@ -26,7 +26,8 @@ def nvml_bus_id(properties: Any) -> str:
 
 def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     """(MB NVML attributes to this process on ``device``, context and caching allocator's reserve
-    included; why it is empty when it is). CPU devices: (None, "")."""
+    included; why it is empty when it is). CPU devices: (None, ""). An NVMLError at any call
+    (start, lookup, listing, shut down) empties the column with its reason; it never raises."""
     if device.type != "cuda":
         return None, ""
     try:
@@ -43,13 +44,29 @@ def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
         handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
         processes = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
     except pynvml.NVMLError as error:
-        return None, f"NVML column empty: NVML could not read GPU {bus_id} ({error})"
-    finally:
+        read_error = f"NVML column empty: NVML could not read GPU {bus_id} ({error})"
+    else:
+        read_error = ""
+    try:
         pynvml.nvmlShutdown()
-    for process in processes:
-        if process.pid == os.getpid() and process.usedGpuMemory is not None:
-            return process.usedGpuMemory / MB, ""
-    return None, (
-        f"NVML column empty: NVML lists no memory of process {os.getpid()} on GPU {bus_id} "
-        "(in a container NVML reports the host's process ids)"
-    )
+    except pynvml.NVMLError as error:
+        return None, read_error or f"NVML column empty: NVML did not shut down ({error})"
+    if read_error:
+        return None, read_error
+    return process_memory(processes, os.getpid(), bus_id)
+
+
+def process_memory(processes: Any, pid: int, bus_id: str) -> tuple[float | None, str]:
+    """(MB of process ``pid`` in NVML's listing of GPU ``bus_id``; why it is empty when it is)."""
+    mine = next((process for process in processes if process.pid == pid), None)
+    if mine is None:
+        return None, (
+            f"NVML column empty: NVML lists no process {pid} on GPU {bus_id} "
+            "(in a container NVML reports the host's process ids)"
+        )
+    if mine.usedGpuMemory is None:
+        return None, (
+            f"NVML column empty: NVML lists process {pid} on GPU {bus_id} but gives no memory "
+            "value for it (a MIG instance, or no permission to read other processes' use)"
+        )
+    return mine.usedGpuMemory / MB, ""

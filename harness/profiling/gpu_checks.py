@@ -89,6 +89,20 @@ def nvml_matches_torch(nvml: Any, properties: Sequence[Any]) -> Check:
     return Check("NVML's GPU is torch's", True, "; ".join(found) + " (same UUIDs)")
 
 
+def nvml_check(nvml: Any, properties: Sequence[Any]) -> Check:
+    """``nvml_matches_torch`` between NVML's start and shut down; an NVMLError at any call leaves
+    the check not run, with the error, and the later checks run."""
+    try:
+        nvml.nvmlInit()
+        try:
+            check = nvml_matches_torch(nvml, properties)
+        finally:
+            nvml.nvmlShutdown()
+    except nvml.NVMLError as error:
+        return Check("NVML's GPU is torch's", None, f"NVML failed: {error}")
+    return check
+
+
 def peak_against_prediction(rows: Sequence[Mapping[str, str]]) -> Check:
     """The measured CUDA rows' ``predicted_error_pct``: how many, range and median."""
     name = "CUDA peak against the prediction"
@@ -145,11 +159,14 @@ def _context_child(asked: int) -> dict[str, Any]:
     reply = run_point({"point": asdict(point), "dtype": "fp32", "repeats": 3}, models)
     count = torch.cuda.device_count()
     properties = [torch.cuda.get_device_properties(i) for i in range(count)]
-    pynvml.nvmlInit()
     try:
-        listed = gpus_listing(os.getpid(), pynvml, properties)
-    finally:
-        pynvml.nvmlShutdown()
+        pynvml.nvmlInit()
+        try:
+            listed = gpus_listing(os.getpid(), pynvml, properties)
+        finally:
+            pynvml.nvmlShutdown()
+    except pynvml.NVMLError as error:
+        return {"status": "nvml failed", "message": str(error), "listed": []}
     return {"status": reply["status"], "message": reply.get("message", ""), "listed": listed}
 
 
@@ -169,12 +186,8 @@ def run_checks(run: Path) -> list[Check]:
     if pynvml is None:
         checks.append(Check(names[0], None, "pynvml is not installed"))
     else:
-        pynvml.nvmlInit()
-        try:
-            properties = [torch.cuda.get_device_properties(i) for i in range(count)]
-            checks.append(nvml_matches_torch(pynvml, properties))
-        finally:
-            pynvml.nvmlShutdown()
+        properties = [torch.cuda.get_device_properties(i) for i in range(count)]
+        checks.append(nvml_check(pynvml, properties))
     from reports.contracts.profile_run import results_file
 
     checks.append(peak_against_prediction(results_file(run).rows()))
@@ -193,7 +206,9 @@ def run_checks(run: Path) -> list[Check]:
             checks.append(Check(names[2], False, f"the measuring process failed: {tail}"))
         else:
             reply = json.loads(child.stdout.strip().splitlines()[-1])
-            if reply["status"] != "ok":
+            if reply["status"] == "nvml failed":
+                checks.append(Check(names[2], None, f"NVML failed: {reply['message']}"))
+            elif reply["status"] != "ok":
                 checks.append(Check(names[2], False, f"the point failed: {reply['message']}"))
             else:
                 checks.append(context_check(asked, reply["listed"], count))

@@ -95,6 +95,51 @@ def test_a_process_nvml_does_not_list_says_why(visible_gpu_2: FakeNvml) -> None:
     assert used is None and "host's process ids" in why
 
 
+def test_an_nvml_shutdown_that_fails_leaves_the_column_empty_with_the_reason(
+    visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 57 (outside tester): ``nvmlShutdown`` ran in a ``finally`` outside the ``try``, so its
+    NVMLError reached ``measure`` and the measured point became an error row."""
+
+    def fails() -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_UNKNOWN)
+
+    monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and "NVML did not shut down" in why
+
+
+NVML_CALLS = (
+    "nvmlInit",
+    "nvmlDeviceGetHandleByPciBusId",
+    "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlShutdown",
+)
+
+
+@pytest.mark.parametrize("call", NVML_CALLS)
+def test_an_nvml_error_at_any_call_leaves_the_column_empty(
+    call: str, visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: object) -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_UNKNOWN)
+
+    monkeypatch.setattr(pynvml, call, fails)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and why.startswith("NVML column empty: ")
+
+
+def test_a_process_listed_without_a_memory_value_says_so(
+    visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NVML lists the process but gives no memory (``usedGpuMemory`` None: a MIG instance, no
+    permission): the reason says that, not that the process ids are the host's."""
+    no_value = [SimpleNamespace(pid=os.getpid(), usedGpuMemory=None)]
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetComputeRunningProcesses", lambda handle: no_value)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and "gives no memory value" in why and "container" not in why
+
+
 def test_a_cpu_point_has_no_nvml_column() -> None:
     assert gpu_process_memory(torch.device("cpu")) == (None, "")
 

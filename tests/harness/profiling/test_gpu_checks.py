@@ -90,3 +90,26 @@ def test_the_cuda_peak_is_reported_against_the_prediction() -> None:
     assert check.ok is True and "2 rows" in check.detail
     assert "-3.5% (disan train L=16) to +1.2% (disan train L=32)" in check.detail
     assert peak_against_prediction([]).ok is False
+
+
+def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside tester (issue 57): ``nvml_matches_torch`` had no ``try``, so one NVMLError (a
+    driver older than the library) ended every later bench check with a traceback."""
+    import pynvml
+
+    def fails(*args: object) -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
+
+    monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
+    monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByPciBusId", lambda bus_id: bus_id)
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetUUID", fails)
+    checks = gpu_checks.run_checks(tmp_path)
+    assert checks[0].ok is None and "NVML failed" in checks[0].detail and len(checks) == 3
+    monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
+    assert gpu_checks.run_checks(tmp_path)[0].ok is None
