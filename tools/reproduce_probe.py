@@ -43,8 +43,8 @@ def probe(
 ) -> dict[str, Any]:  # fmt: skip
     """Time ``steps`` training steps of one run of ``preset`` and estimate the full run."""
     from datamodules import build_datamodule
-    from harness.training.config.fit_run import FitRun
     from harness.training.fit import run_fit
+    from harness.training.settings.fit_run import FitRun
 
     fold = 0 if task in CV_TASKS else None
     run = FitRun(task, encoder, data_dir, out / task / encoder, embeddings, 0, fold)

@@ -37,7 +37,7 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
     console = rich_console()
     if options.resume:
         options = resumed_options(options, given_options(options) if given is None else given)
-    out = out_folder(options)
+    out = sweep_folder(options)
     config = sweep_config(options)
     command = recorded_command()
     if options.launch.in_process:
@@ -110,7 +110,7 @@ def given_options(options: ProfileOptions) -> set[str]:
     }
 
 
-def out_folder(options: ProfileOptions) -> Path:
+def sweep_folder(options: ProfileOptions) -> Path:
     """``--out``, or a new ``runs/profile-<time>``; an existing sweep only with ``--resume``."""
     if options.out is None:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")

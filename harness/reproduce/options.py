@@ -11,7 +11,7 @@ from harness.command_parser import choice_problems, integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
-from harness.training.config.shared_options import DataOptions, FitSections
+from harness.training.settings.fit_overrides import DataOptions, FitSections
 
 
 @dataclass(frozen=True)

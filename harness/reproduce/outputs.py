@@ -15,7 +15,7 @@ from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
 from harness.suite.grid import CV_FOLDS, CV_TASKS
 from harness.table_files import MISSING, Table, fmt
-from harness.training.config.task_configs import task_defaults
+from harness.training.settings.task_configs import task_defaults
 from reports.contracts import reproduction as files
 
 
@@ -28,7 +28,7 @@ def protocol(task: str, preset: Preset) -> str:
 
 def _width(preset: Preset) -> str:
     """How the preset sets the encoders' widths, against the papers' (empty: theirs)."""
-    from harness.training.config.task_model import paper_width  # builds on the encoder registry
+    from harness.training.settings.task_model import paper_width  # builds on the encoder registry
 
     o = preset.overrides
     if "model.hidden_dim" in o:

@@ -21,7 +21,7 @@ from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite.grid import RunSpec, Shard
-from harness.training.config.shared_options import fit_overrides
+from harness.training.settings.fit_overrides import fit_overrides
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
@@ -55,7 +55,8 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
 
 
-def load_average() -> str:
+def load_averages_line() -> str:
+    """The 1, 5 and 15 minute load averages as ``uptime`` prints them."""
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
@@ -151,7 +152,9 @@ def reproduce(
         files={"reproduction": f"{FOLDER}/", "tables": "tables/", "runs": f"{RUNS_FOLDER}/"},
     )
     session = {"started": datetime.now(UTC).isoformat(timespec="seconds")}
-    session.update(load_start=load_average(), tasks=list(part.tasks), encoders=list(part.encoders))
+    session.update(
+        load_start=load_averages_line(), tasks=list(part.tasks), encoders=list(part.encoders)
+    )
     manifest.setdefault("sessions", []).append(session)
     write_manifest(out, manifest)
     runs = part.grid()
@@ -172,7 +175,7 @@ def reproduce(
             threads=threads,
         )
     finally:
-        session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_average())
+        session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_averages_line())
         write_manifest(out, manifest)
     try:
         report_outcomes(

@@ -11,7 +11,7 @@ import optuna
 from harness.studies.plans import TuneContext
 from harness.studies.pruning import PruneUnpromising
 from harness.studies.workers import RUN_DIR_ATTR
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 REPORTED = (
     "dev_acc",

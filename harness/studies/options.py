@@ -11,7 +11,7 @@ from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
 from harness.studies.plans import TuneContext
-from harness.training.config.shared_options import Budget, DataOptions, FitSections, fit_overrides
+from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections, fit_overrides
 
 STUDIES = ("block-length", "block-length-memory", "dropout", "search")
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)

@@ -25,7 +25,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import INTERRUPTED_ATTR, SURPLUS_ATTR
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 from reports.contracts.atomic import write_atomic
 from reports.contracts.manifest import write_manifest
 from reports.contracts.study import StudyFolder

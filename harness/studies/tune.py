@@ -60,8 +60,8 @@ def training_problems(ctx: TuneContext) -> list[str]:
     """What is wrong with a training study's task, encoder, files (every bad line of them) or
     budget, every problem at once, before any training."""
     from harness.studies.fitting import require_training
-    from harness.training.config.fit_run import FitRun
     from harness.training.inputs import check_fit_inputs
+    from harness.training.settings.fit_run import FitRun
 
     try:
         require_training(ctx)
@@ -75,9 +75,9 @@ def training_problems(ctx: TuneContext) -> list[str]:
     if ctx.embeddings is not None and not ctx.embeddings.is_file():
         problems.append(f"--embeddings {ctx.embeddings}: no such file")
     from encoders import list_encoders
-    from harness.training.config.task_configs import task_problems
+    from harness.training.settings.task_configs import task_option_problems
 
-    problems += task_problems("--task", [ctx.task])
+    problems += task_option_problems("--task", [ctx.task])
     problems += choice_problems("--encoder", ctx.encoder, list_encoders())
     if problems:
         return problems

@@ -9,7 +9,7 @@ from harness.command_parser import integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.suite.grid import CV_FOLDS, Shard
-from harness.training.config.shared_options import Budget, DataOptions, FitSections
+from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"

@@ -18,8 +18,8 @@ from torch import nn
 
 from encoders import build_encoder, list_encoders
 from harness.table_files import MISSING, Table
-from harness.training.config.fit_run import FitRun
 from harness.training.heads import FEATURE_FACTOR, Classifier
+from harness.training.settings.fit_run import FitRun
 from reports.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
 
 SNLI_INPUT_DIM = 300
@@ -96,7 +96,7 @@ def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
 
 def measure(spec: ParamSpec) -> ParamRow:
     """Build ``spec``'s encoder as the SNLI run would (config, then the row's overrides)."""
-    from harness.training.config.task_model import (
+    from harness.training.settings.task_model import (
         builder_options,
     )  # Lightning: not for `suite --help`
 

@@ -17,8 +17,8 @@ from typing import Any
 from harness.errors import InputError, RunInterruptedError, one_line
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
-from harness.training.config.fit_run import FitRun
 from harness.training.run_folder import differences_from_saved
+from harness.training.settings.fit_run import FitRun
 from reports.contracts.fit_folder import CONFIG as CONFIG_FILE
 from reports.contracts.results_file import ResultsFile
 from reports.contracts.suite_results import (

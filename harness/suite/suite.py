@@ -25,8 +25,8 @@ from harness.suite.runner import (
     results_path,
     run_shard,
 )
-from harness.training.config.fit_run import FitRun
-from harness.training.config.shared_options import fit_overrides
+from harness.training.settings.fit_overrides import fit_overrides
+from harness.training.settings.fit_run import FitRun
 from reports.contracts.manifest import write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
@@ -35,14 +35,14 @@ def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
     from datamodules.task_file import is_task_file
     from encoders import list_encoders
-    from harness.training.config.task_configs import task_problems
+    from harness.training.settings.task_configs import task_option_problems
 
     benchmarks = [task for task in options.task_names if not is_task_file(task)]
     problems = options.inputs.file_problems(
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )
     problems += options.launch.problems()
-    problems += task_problems("--tasks", options.task_names)
+    problems += task_option_problems("--tasks", options.task_names)
     known = list_encoders()
     for name in options.encoder_names:
         problems += choice_problems("--encoders", name, known)

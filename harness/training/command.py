@@ -21,11 +21,11 @@ def fit(words: list[str]) -> int:
     JSON-lines files and their columns); ``--data module.Class`` a LightningDataModule class of
     yours (docs/data.md, "Your own data").
 
-    The words after ``fit`` go to :class:`harness.training.config.fit_cli.FitCLI` (``--help``
+    The words after ``fit`` go to :class:`harness.training.settings.fit_cli.FitCLI` (``--help``
     lists every option with its type and default, and its short forms such as ``--task``).
     """
-    from harness.training.config.fit_cli import FitCLI
-    from harness.training.config.task_configs import seed_message_hidden
+    from harness.training.settings.fit_cli import FitCLI
+    from harness.training.settings.task_configs import seed_message_hidden
 
     with seed_message_hidden():
         cli = FitCLI(words)

@@ -35,11 +35,11 @@ from harness.training.callbacks.stop_on_signal import (
 )
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
-from harness.training.config.fit_cli import FitCLI
-from harness.training.config.fit_run import FitRun
 from harness.training.curve import write_curve
 from harness.training.module import TaskModule
 from harness.training.run_folder import check_run_folder, prepare_run_folder
+from harness.training.settings.fit_cli import FitCLI
+from harness.training.settings.fit_run import FitRun
 from harness.training.warm_up import (
     compiled_kernel_files,
     kernel_folder,

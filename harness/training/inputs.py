@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from datamodules.errors import DataFormatError
 from harness.errors import InputError
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 # data options that do not change which files are read or how
 NOT_READ = ("seed", "fold", "batch_size", "eval_batch_size", "num_workers")

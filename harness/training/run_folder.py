@@ -19,7 +19,7 @@ import yaml
 
 from harness.errors import InputError
 from harness.outdir import is_lock_file
-from harness.training.config.task_configs import dotted
+from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
 from reports.contracts.fit_folder import METRICS

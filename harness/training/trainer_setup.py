@@ -17,7 +17,7 @@ from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
 from harness.training.callbacks.stop_on_signal import StopOnSignal
-from harness.training.config.run_options import RunOptions
+from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
 

@@ -19,7 +19,7 @@ TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank pap
 TASK_HEADER += ["ours not separable from", "paper within spread of"]
 
 
-def mean_std(mean: float, std: float) -> str:
+def mean_std_text(mean: float, std: float) -> str:
     if pd.isna(mean):
         return numbers.MISSING
     return numbers.fixed(mean, 1) + ("" if pd.isna(std) else f" ({numbers.fixed(std, 1)})")
@@ -56,8 +56,8 @@ def task_sections(folder: Path) -> list[dict]:
                 [
                     cell.encoder,
                     str(cell.n),
-                    mean_std(cell.ours_mean, cell.ours_std),
-                    mean_std(cell.paper_mean, cell.paper_std),
+                    mean_std_text(cell.ours_mean, cell.ours_std),
+                    mean_std_text(cell.paper_mean, cell.paper_std),
                     _gap(cell.gap),
                     _rank(cell.ours_rank),
                     _rank(cell.paper_rank),

@@ -56,7 +56,7 @@ ENV_KEYS += ("threads", "allocator", "world_size", "commit")
 FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
 
 
-def mean_std(values: pd.Series, formatter: Any) -> str:
+def mean_std_text(values: pd.Series, formatter: Any) -> str:
     """``mean (std)`` in the column's format; the std only over two or more runs."""
     stats = aggregation.mean_std(values)
     if not stats.n:
@@ -76,7 +76,7 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for column, _, fmt in shown:
             contended = suite_results.contended(group, column).any()
             mark = suite_results.CONTENDED_MARK if contended else ""
-            cells.append(mean_std(group[column], fmt) + mark)
+            cells.append(mean_std_text(group[column], fmt) + mark)
         rows.append(cells)
     return header, rows
 

@@ -103,7 +103,7 @@ def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     run = best_fit_run(ctx, {"model.encoder_options": {"block_len": 7}, "model.dropout": 0.3})
     config_file = tmp_path / "best_config.yaml"
     config_file.write_text(run.to_yaml())
-    from harness.training.config.fit_cli import FitCLI
+    from harness.training.settings.fit_cli import FitCLI
 
     again = FitCLI(["--config", str(config_file)]).config  # what `sanbench fit --config` trains
     assert (again.data.task, again.model.encoder, again.data.data_dir) == (

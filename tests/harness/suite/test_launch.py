@@ -18,7 +18,7 @@ from harness.launch import LaunchOptions
 from harness.suite import pending_shards, run_as_jobs
 from harness.suite.grid import expand_grid
 from harness.suite.runner import all_results_files
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import COLUMNS, results_path, run_shard
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 EVIDENCE = {
     "train_cpu_granted": 0.31,

@@ -11,7 +11,7 @@ import pytest
 from harness.errors import InputError
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 
 class FakeFit:

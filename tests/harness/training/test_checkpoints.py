@@ -59,7 +59,7 @@ def test_a_crafted_last_checkpoint_is_refused_when_fit_resumes(
     trec_dir: Path, tmp_path: Path, weights_only_off: None
 ) -> None:
     run = tiny_run(trec_dir, tmp_path / "run")
-    from harness.training.config.fit_cli import FitCLI
+    from harness.training.settings.fit_cli import FitCLI
 
     cli = FitCLI(run.args())
     prepare_run_folder(run.out_dir, cli.config_yaml(), overwrite=False, writer=True)

@@ -13,9 +13,9 @@ from harness.errors import InputError
 from harness.outdir import is_lock_file
 from harness.training.callbacks.prediction_writers import TestPredictionWriter as PredictionWriter
 from harness.training.checkpoint_file import check_readable
-from harness.training.config.fit_run import FitRun
-from harness.training.config.task_configs import ConfigError
 from harness.training.fit import run_fit
+from harness.training.settings.fit_run import FitRun
+from harness.training.settings.task_configs import ConfigError
 
 
 def test_a_fit_refused_at_start_leaves_no_fit_config(tmp_path: Path, trec_dir: Path) -> None:

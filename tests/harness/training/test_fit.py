@@ -17,9 +17,9 @@ from jsonargparse import Namespace
 from harness.cli import command_function, main, parse_command
 from harness.command_parser import build
 from harness.quiet import LIGHTNING_INFO
-from harness.training.config.fit_run import FitRun
 from harness.training.fit import run_fit
 from harness.training.run_folder import RunFolderError
+from harness.training.settings.fit_run import FitRun
 
 TINY = {
     "model.hidden_dim": 4,
@@ -363,9 +363,9 @@ def test_encoding_is_data_encoding_in_fit_suite_and_tune(
 
 LATE_ENCODER = """
 from pathlib import Path
-import harness.training.config.fit_cli  # task_model is imported before the registration below
+import harness.training.settings.fit_cli  # task_model is imported before the registration below
 from encoders import build_encoder, register_encoder
-from harness.training.config.fit_run import FitRun
+from harness.training.settings.fit_run import FitRun
 
 @register_encoder("late_one", paper="test")
 def build_late(input_dim: int = 300, hidden_dim: int = 8):

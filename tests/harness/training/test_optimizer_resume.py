@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from datamodules.datamodule import BenchmarkDataModule
-from harness.training.config.fit_cli import TRAINER_DEFAULTS
-from harness.training.config.run_options import RunOptions
 from harness.training.module import TaskModule
+from harness.training.settings.fit_cli import TRAINER_DEFAULTS
+from harness.training.settings.run_options import RunOptions
 from harness.training.trainer_setup import trainer_arguments
 from tests.harness.training.test_resume import BATCH, DROPOUT, Interrupt, KilledError
 

@@ -17,9 +17,9 @@ from datamodules.datamodule import BenchmarkDataModule
 from harness.errors import RunInterruptedError
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback
 from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
-from harness.training.config.fit_cli import TRAINER_DEFAULTS
-from harness.training.config.run_options import RunOptions
 from harness.training.module import TaskModule
+from harness.training.settings.fit_cli import TRAINER_DEFAULTS
+from harness.training.settings.run_options import RunOptions
 from harness.training.trainer_setup import trainer_arguments
 
 BATCH = 8  # 108 training examples of the tiny TREC files: 14 batches an epoch

@@ -10,8 +10,8 @@ from pathlib import Path
 import lightning.pytorch as pl
 import pytest
 
-from harness.training.config.fit_run import FitRun
 from harness.training.fit import run_fit
+from harness.training.settings.fit_run import FitRun
 
 SMALL = {"model.hidden_dim": 4, "model.head_hidden": 8}
 

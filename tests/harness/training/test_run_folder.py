@@ -81,7 +81,7 @@ def test_fit_overwrite_on_the_current_directory_exits_2_and_deletes_nothing(
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The fits whose datamodule, model and trainer were built (their data read)."""
-    from harness.training.config.fit_cli import FitCLI
+    from harness.training.settings.fit_cli import FitCLI
 
     built: list[str] = []
     build = FitCLI.build
@@ -102,7 +102,7 @@ def _fit(trec_dir: Path, out: Path, *more: str) -> list[str]:
 def test_a_smaller_budget_is_refused_before_the_data_is_read(
     trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
 ) -> None:
-    from harness.training.config.fit_cli import FitCLI
+    from harness.training.settings.fit_cli import FitCLI
 
     out = tmp_path / "run"
     saved = FitCLI(_fit(trec_dir, out, "--trainer.max_epochs", "3")[1:]).config_yaml()

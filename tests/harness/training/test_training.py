@@ -10,11 +10,7 @@ import lightning.pytorch as pl
 import pytest
 import torch
 
-from harness.training.config.fit_cli import TRAINER_DEFAULTS, FitCLI
-from harness.training.config.fit_run import FitRun
-from harness.training.config.run_options import RunOptions
-from harness.training.config.task_configs import ConfigError, list_task_configs, task_defaults
-from harness.training.config.task_model import builder_options
+from datamodules.tasks import list_tasks
 from harness.training.fit import fit_datamodule
 from harness.training.heads import (
     pair_features,
@@ -23,6 +19,11 @@ from harness.training.heads import (
     relatedness_score,
 )
 from harness.training.module import TaskModule
+from harness.training.settings.fit_cli import TRAINER_DEFAULTS, FitCLI
+from harness.training.settings.fit_run import FitRun
+from harness.training.settings.run_options import RunOptions
+from harness.training.settings.task_configs import ConfigError, task_defaults
+from harness.training.settings.task_model import builder_options
 from harness.training.trainer_setup import trainer_arguments
 from tests.harness.fixtures.training_toy import DIM, ToyDataModule, sparse_target
 
@@ -109,7 +110,7 @@ def test_bad_kind_and_optimizer_are_rejected() -> None:
 
 @pytest.mark.slow
 def test_task_configs_parse_and_hold_only_what_differs() -> None:
-    tasks = list_task_configs()
+    tasks = list_tasks()
     assert set(tasks) >= {"sst1", "sst2", "trec", "cr", "mpqa", "subj", "mr", "sick", "snli"}
     for task in tasks:  # every key of every task config is a FitCLI option
         config = FitCLI(FitRun(task, "bi_blosan", Path("d"), Path("o")).args()).config

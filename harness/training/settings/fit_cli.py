@@ -1,0 +1,390 @@
+"""``FitCLI``: LightningCLI for one fit (``trainer:``, ``model:``, ``data:``, ``run:``, ``out``).
+
+The task's config (``configs/<task>.yaml``, its per-encoder values included) sets the defaults,
+so any ``--config`` file and then any ``--section.key`` option wins over it. Classes are built
+by :meth:`FitCLI.build`, which reads and checks every input file before ``run_fit`` touches the
+run folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.utilities.exceptions import MisconfigurationException
+
+from datamodules.datamodule import BenchmarkDataModule
+from harness.command_parser import (
+    CheckedConfigFile,
+    add_alias,
+    choice_problems,
+    flat_keys,
+    known_keys,
+    parser_problem,
+    unknown_keys,
+    unknown_options,
+)
+from harness.errors import InputError
+from harness.training.settings.fit_overrides import budget_problems
+from harness.training.settings.optimizers import add_optimizer_groups, optimizer_problems
+from harness.training.settings.run_options import RunOptions
+from harness.training.settings.task_configs import (
+    ConfigError,
+    builtin_value,
+    task_and_encoder,
+    task_defaults,
+    task_option_problems,
+)
+from harness.training.settings.task_model import task_model, users_init_error
+from harness.training.trainer_setup import trainer_arguments
+
+# our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
+# (quiet), and the datamodule's own distributed sharding (docs/training.md, DDP)
+TRAINER_DEFAULTS = {
+    "devices": 1,
+    "deterministic": "warn",
+    "num_sanity_val_steps": 0,
+    "enable_model_summary": False,
+    "use_distributed_sampler": False,
+    "log_every_n_steps": 50,
+}
+CONFIG_HELP = "a YAML file of fit options (as --print_config writes it); later options win"
+SHORT_FORMS = {  # option -> the config key it sets
+    "--task": "data.task",
+    "--encoder": "model.encoder",
+    "--data-dir": "data.data_dir",
+    "--embeddings": "data.embeddings",
+    "--seed": "seed_everything",
+    "--fold": "data.fold",
+    "--encoding": "data.encoding",
+}
+DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
+(harness/training/configs/<task>.yaml), then --config files, then options."""
+
+
+# Lightning's loggers that need a package sanbench does not install, and how to get it
+LOGGER_PACKAGES = {
+    "TensorBoardLogger": (("tensorboard", "tensorboardX"), "pip install 'sanbench[tensorboard]'"),
+    "WandbLogger": (("wandb",), "pip install wandb"),
+    "MLFlowLogger": (("mlflow",), "pip install mlflow"),
+    "CometLogger": (("comet_ml",), "pip install comet-ml"),
+    "NeptuneLogger": (("neptune",), "pip install neptune"),
+}
+
+
+def missing_logger_packages(value: Any) -> list[str]:
+    """One line per logger of ``--trainer.logger`` (one, a list, or none) whose package is not
+    installed, naming the command that installs it."""
+    import importlib.util
+
+    loggers = value if isinstance(value, list) else [value]
+    problems = []
+    for logger in loggers:
+        class_path = str(getattr(logger, "class_path", "") or "")
+        name = class_path.rpartition(".")[2]
+        if name in LOGGER_PACKAGES:
+            packages, install = LOGGER_PACKAGES[name]
+            if not any(importlib.util.find_spec(package) for package in packages):
+                problems.append(f"--trainer.logger {name} needs {packages[0]}: {install}")
+    return problems
+
+
+DATA_CLASS = "data_class"  # the config key of --data CLASS (a user's LightningDataModule)
+CLASS_PATH = re.compile(r"[A-Za-z_][\w.]*\.[A-Za-z_]\w*")
+
+
+def is_class_path(value: str) -> bool:
+    """``--data my_module.MyDataModule`` names a class; ``--data FILE`` (jsonargparse's config
+    file of the ``data:`` section) a file."""
+    return bool(CLASS_PATH.fullmatch(value)) and not value.endswith((".yaml", ".yml", ".json"))
+
+
+def with_data_class(words: list[str]) -> tuple[list[str], str | None]:
+    """``words`` with ``--data CLASS`` spelled ``--data_class CLASS``, and the class path they
+    choose (a ``--config`` file's ``data_class`` too; the last one given wins)."""
+    out, chosen, index = [], None, 0
+    while index < len(words):
+        word = words[index]
+        option, equals, value = word.partition("=")
+        if not equals and index + 1 < len(words):
+            value = words[index + 1]
+        if option in ("--data", f"--{DATA_CLASS}") and is_class_path(value):
+            out += [f"--{DATA_CLASS}", value]
+            chosen = value
+            index += 1 if equals else 2
+            continue
+        if option in ("-c", "--config") and value:
+            chosen = _config_data_class(value) or chosen
+        out.append(word)
+        index += 1
+    return out, chosen
+
+
+def _config_data_class(path: str) -> str | None:
+    import yaml
+
+    try:
+        config = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return None  # the real parser says what is wrong with the file
+    return config.get(DATA_CLASS) if isinstance(config, dict) else None
+
+
+def data_class(path: str | None) -> type[pl.LightningDataModule]:
+    """The datamodule class of a fit: the benchmarks' (None), or a user's class path, imported
+    from the current folder too."""
+    if path is None:
+        return BenchmarkDataModule
+    import importlib
+
+    from encoders.plugins import current_folder_importable
+
+    current_folder_importable()
+    module, _, name = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        message = f"--data {path}: cannot import it: {type(error).__name__}: {error}"
+        raise ConfigError(message) from None
+    if not (isinstance(found, type) and issubclass(found, pl.LightningDataModule)):
+        raise ConfigError(f"--data {path}: expected a LightningDataModule class, got {found!r}")
+    return found
+
+
+def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
+    """``--trainer.callbacks`` as a list: it takes one callback, a list, or none."""
+    return [value] if isinstance(value, pl.Callback) else list(value or [])
+
+
+def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | dict[str, Any]:
+    """``args`` choosing ``task`` as configs record it (a task file by its absolute path: the
+    run's ``fit_config.yaml`` then runs from any folder), given last so that it wins."""
+    from datamodules.task_file import recorded_task
+
+    if recorded_task(task) == task:
+        return args
+    if isinstance(args, dict):
+        return {**args, "data": {**(args.get("data") or {}), "task": recorded_task(task)}}
+    return [*args, f"--data.task={recorded_task(task)}"]
+
+
+class SetAttribute(argparse.Action):
+    """A flag of the command that is not a config value: it sets ``target.name`` to True."""
+
+    def __init__(self, option_strings: list[str], dest: str, target: Any, name: str, **kw: Any):
+        super().__init__(option_strings, dest=argparse.SUPPRESS, **kw)
+        self.target, self.name = target, name
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        setattr(self.target, self.name, True)
+
+
+class FitCLI(LightningCLI):
+    """One fit's configuration, parsed from command-line words or a nested mapping."""
+
+    def __init__(self, args: list[str] | dict[str, Any]) -> None:
+        self.overwrite = False  # --overwrite (a flag of the command, not a config value)
+        self.extra_callbacks: list[pl.Callback] = []
+        if isinstance(args, dict):
+            chosen = args.get(DATA_CLASS)
+        else:
+            args, chosen = with_data_class(list(args))
+        self.data_class = data_class(chosen)
+        try:
+            with warnings.catch_warnings():  # args stand for sys.argv here, on purpose
+                warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+                super().__init__(
+                    task_model,
+                    self.data_class,
+                    save_config_callback=None,  # run_fit writes fit_config.yaml itself
+                    trainer_defaults=TRAINER_DEFAULTS,
+                    seed_everything_default=0,
+                    parser_kwargs={
+                        "prog": "sanbench fit",
+                        "exit_on_error": False,
+                        "description": DESCRIPTION,
+                    },
+                    args=args,
+                    run=False,
+                    auto_configure_optimizers=False,  # TaskModule builds --optimizer's own
+                    load_from_checkpoint_support=False,  # TaskModule saves its own arguments
+                )
+        except argparse.ArgumentError as error:
+            problem = parser_problem(error, lambda key: f"--{key}")
+            raise ConfigError(f"{problem} (see sanbench fit --help)") from None
+        except InputError as error:  # a config file's unknown keys, one line each
+            raise ConfigError(f"{error} (see sanbench fit --help)") from None
+
+    def init_parser(self, **kwargs: Any) -> LightningArgumentParser:
+        """LightningCLI's parser, whose ``--config`` files have their keys checked first."""
+        parser = self.parser_class(**kwargs)
+        parser.add_argument("-c", "--config", action=CheckedConfigFile, help=CONFIG_HELP)
+        return parser
+
+    def parse_arguments(self, parser: LightningArgumentParser, args: Any) -> None:
+        """Refuse unknown keys (a mapping's) or options (words) with the nearest valid one, all
+        at once; read the task and encoder, whose config is the parser's defaults; then
+        LightningCLI parses, checking types and values."""
+        if isinstance(args, dict):
+            unknown = [
+                f"unknown key {key}" for key in unknown_keys(flat_keys(args), known_keys(parser))
+            ]
+        else:
+            unknown = unknown_options(args, parser)
+        if unknown:
+            raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
+        task, encoder = task_and_encoder(args) if isinstance(args, dict) else self._chosen(args)
+        if not issubclass(self.data_class, BenchmarkDataModule):
+            task = None  # a user's datamodule: its own arguments, the shared defaults
+        from encoders import list_encoders
+
+        problems = task_option_problems("--data.task", [task] if task is not None else [])
+        problems += choice_problems("--model.encoder", encoder, list_encoders())
+        if problems:
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+        if task is not None:
+            parser.set_defaults(task_defaults(task, encoder))
+            args = _task_recorded(args, task)
+        if isinstance(args, list) and any(word.startswith("--print_config") for word in args):
+            # --print_config prints only a config that would run (and exits while parsing)
+            printed = [word for word in args if not word.startswith("--print_config")]
+            self._check_optimizers(parser, parser.parse_args(printed))
+        super().parse_arguments(parser, args)
+        self._check_optimizers(parser, self.config)
+
+    @staticmethod
+    def _check_optimizers(parser: LightningArgumentParser, config: Any) -> None:
+        problems = optimizer_problems(config, parser.get_defaults())
+        if problems:
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+
+    def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
+        """The task and encoder that ``words`` choose, ``--config`` files included, as a parser
+        built like the real one reads them; its ``--help`` and ``--print_config`` do nothing.
+        (None, None) when they cannot be read (e.g. no encoder):
+        the real parser then says what is missing, or prints the help without a task's values.
+        """
+        reader = self.init_parser(
+            prog="sanbench fit", exit_on_error=False, print_config=None, add_help=False
+        )
+        reader.add_argument("-h", "--help", action="store_true")
+        reader.add_argument("--print_config", nargs="?", const=True)
+        self.add_default_arguments_to_parser(reader)
+        self.add_core_arguments_to_parser(reader)
+        self.add_arguments_to_parser(reader)
+        try:
+            config = reader.parse_args(words)
+        except (argparse.ArgumentError, InputError):
+            return None, None
+        return config.get("data.task"), config["model.encoder"]
+
+    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        parser.add_class_arguments(RunOptions, "run")
+        add_optimizer_groups(parser)
+        parser.add_argument("--out", type=Path | None, default=None, help="the run folder")
+        parser.add_argument(
+            f"--{DATA_CLASS}",
+            type=str | None,
+            default=None,
+            help="a LightningDataModule class of yours (module.Class) instead of the benchmarks' "
+            "(--data CLASS; docs/data.md)",
+        )
+        parameters = inspect.signature(self.data_class).parameters
+        if "seed" in parameters:
+            parser.link_arguments("seed_everything", "data.seed")
+        parser.link_arguments("out", "trainer.default_root_dir")
+        parser.link_arguments("data", "model.data", apply_on="instantiate")
+        for option, key in SHORT_FORMS.items():
+            if not key.startswith("data.") or key.removeprefix("data.") in parameters:
+                add_alias(parser, option, key, f"--{key}")
+        parser.aliases = parser.aliases | {"--overwrite"}  # an option, not a key
+        parser.add_argument(
+            "--overwrite",
+            action=functools.partial(SetAttribute, target=self, name="overwrite"),
+            nargs=0,
+            help="delete an --out folder holding another run (only a run folder sanbench "
+            "made, never a folder of yours)",
+        )
+
+    def instantiate_classes(self) -> None:
+        """Deferred to :meth:`build` (``run_fit`` calls it after :meth:`check`)."""
+
+    def build(self, callbacks: list[pl.Callback] | None = None) -> None:
+        """Datamodule (its data read), model and trainer; ``callbacks`` join the trainer's."""
+        self.extra_callbacks = list(callbacks or [])
+        try:
+            super().instantiate_classes()
+        except MisconfigurationException as error:  # a trainer value Lightning refuses
+            raise ConfigError(f"{error} (see sanbench fit --help)") from None
+        except Exception as error:  # a user's datamodule raising in __init__: their error
+            arguments = builtin_value(self.config["data"]) or {}
+            users = users_init_error(self.data_class, arguments, error)
+            if users is None:
+                raise
+            raise users from error
+        limit = self.trainer.limit_train_batches
+        if isinstance(self.datamodule, BenchmarkDataModule) and isinstance(limit, float):
+            batches = self.datamodule.epoch_batches(None, self.trainer.world_size)
+            if self.datamodule.epoch_batches(limit, self.trainer.world_size) == 0:
+                raise ConfigError(
+                    f"--trainer.limit_train_batches {limit}: trains nothing: {limit} of the "
+                    f"{batches} training batch(es) of an epoch is less than one (Lightning keeps "
+                    f"int(share x batches)); expected a share of at least {1 / batches:.3g}, or "
+                    "a number of batches"
+                )
+
+    def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
+        trainer = self.config_init["trainer"]
+        extra = trainer_arguments(
+            RunOptions(**{k: builtin_value(v) for k, v in self.config["run"].items()}),
+            self.out_dir,
+            self.datamodule.task.kind,
+            trainer["enable_progress_bar"],
+            trainer["logger"],
+            [*given_callbacks(trainer["callbacks"]), *self.extra_callbacks],
+        )
+        return super().instantiate_trainer(**extra, **kwargs)
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.config["out"])
+
+    def check(self) -> None:
+        """What must hold before any data is read (jsonargparse checked the types): a budget
+        that trains something (every such value named), a positive batch size, folders and
+        files that exist, a run folder, the packages of its loggers."""
+        trainer = self.config["trainer"]
+        problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
+        if problems:
+            raise ConfigError("\n".join(problems))
+        data = self.config["data"]
+        if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
+            data = {}
+        if data.get("batch_size", 1) < 1:
+            raise ConfigError(
+                f"data.batch_size must be a positive integer, got {data['batch_size']}"
+            )
+        from datamodules.task_file import is_task_file
+
+        if data and data["data_dir"] is None and not is_task_file(data["task"]):
+            raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
+        if data.get("data_dir") is not None and not Path(data["data_dir"]).is_dir():
+            raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
+        if data.get("embeddings") is not None and not Path(data["embeddings"]).is_file():
+            raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
+        if self.config["out"] is None:
+            raise ConfigError("missing --out (the run folder)")
+        problems = missing_logger_packages(trainer["logger"])
+        if problems:
+            raise ConfigError("\n".join(problems))
+
+    def config_yaml(self) -> str:
+        """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it)."""
+        return self.parser.dump(self.config, skip_unset=False)  # nulls too, as --print_config

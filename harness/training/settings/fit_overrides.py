@@ -1,0 +1,249 @@
+"""Options every command that trains runs takes (suite, tune, reproduce), spelled alike.
+
+The data files and their reading, the training budget, and ``--model.*``/``--trainer.*``/
+``--data.*`` fit options as ``sanbench fit`` takes them; together they are the fit overrides of
+every run (:func:`fit_overrides`). The checks that need no file run when an object is made.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, integer_problems
+from harness.errors import InputError
+
+
+@dataclass(frozen=True)
+class DataOptions:
+    """Where the benchmark files are and how they are read."""
+
+    data_dir: Path | None = None
+    """folder holding the benchmark files (e.g. ../shared/datasets)"""
+    embeddings: Path | None = None
+    """GloVe text file (random vectors if unset; the papers start from GloVe)"""
+    encoding: str | None = None
+    """decode every data file with this encoding (default: UTF-8; MR, SUBJ and TREC train as
+    released by their authors are read as Windows-1252, with a warning)"""
+    max_length: int | None = None
+    """refuse sentences longer than this many tokens, naming their lines (default 512; the
+    longest real benchmark sentence has 120)"""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.encoding is not None:
+            try:
+                object.__setattr__(self, "encoding", codecs.lookup(self.encoding).name)
+            except LookupError:
+                problems.append(
+                    f"--encoding: unknown encoding {self.encoding!r}; e.g. utf-8, cp1252, latin-1"
+                )
+        if self.max_length is not None and self.max_length < 1:
+            problems.append(
+                f"--max-length: expected a positive number of tokens, got {self.max_length}"
+            )
+        if problems:
+            raise InputError("\n".join(problems))
+
+    def file_problems(self, needed_by: str, folder_needed: bool = True) -> list[str]:
+        """What is wrong with the folder and the vectors file; ``needed_by`` says when
+        ``--data-dir`` may be left out (also when not ``folder_needed``: task files only)."""
+        problems = []
+        if self.data_dir is None and folder_needed:
+            problems.append(f"--data-dir is required {needed_by} (e.g. ../shared/datasets)")
+        elif self.data_dir is not None and not self.data_dir.is_dir():
+            problems.append(f"--data-dir {self.data_dir}: no such folder")
+        if self.embeddings is not None and not self.embeddings.is_file():
+            problems.append(f"--embeddings {self.embeddings}: no such file")
+        return problems
+
+
+# Lightning's trainer values that train nothing (``Trainer.fit`` returns before its first
+# step): the fit would then validate and test the untrained model and record its scores as a
+# result. What each key expects instead.
+UNTRAINED_EXPECTED = {
+    "max_steps": "a positive number of steps",
+    "max_epochs": "a positive number of epochs",
+    "limit_train_batches": "a positive number of batches or a fraction in (0, 1]",
+    "max_time": "a positive duration (DD:HH:MM:SS, or e.g. {minutes: 30})",
+}
+
+
+def _duration(value: Any) -> timedelta | None:
+    """``max_time`` as Lightning's ``Timer`` reads it (``DD:HH:MM:SS``, a mapping of
+    ``timedelta`` keywords, a ``timedelta``); None when it is none of these (Lightning says why)."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return timedelta(**value)
+        except TypeError:
+            return None
+    parts = str(value).split(":")
+    if len(parts) == 4 and all(part.isdigit() for part in parts):
+        days, hours, minutes, seconds = map(int, parts)
+        return timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    return None
+
+
+def _nothing(key: str, value: Any) -> bool:
+    """Whether the trainer value ``key: value`` leaves no training step (bools are not counts)."""
+    if value is None or isinstance(value, bool) or key not in UNTRAINED_EXPECTED:
+        return False
+    if key == "max_time":
+        duration = _duration(value)
+        return duration is not None and duration <= timedelta(0)
+    return isinstance(value, int | float) and value == 0
+
+
+# budget values that mean "no limit" to Lightning (the loop runs until another limit)
+NO_LIMIT = {"max_steps": -1, "max_epochs": -1}
+
+
+def _refused(key: str, value: Any) -> bool:
+    """Whether Lightning refuses the budget value ``key: value`` when it builds the trainer
+    (after the data is read): a negative count other than -1 (no limit)."""
+    if key not in UNTRAINED_EXPECTED or key == "max_time" or isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) and value < 0 and value != NO_LIMIT.get(key)
+
+
+def budget_problems(trainer: Mapping[str, Any], spelled: Callable[[str], str]) -> list[str]:
+    """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing
+    (``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
+    no time) or that Lightning would refuse only after the data is read (``max_steps -5``).
+    ``spelled(key)`` is the option as the user gave it (``--trainer.max_steps``)."""
+    problems = []
+    for key, value in trainer.items():
+        if _nothing(key, value):
+            problems.append(
+                f"{spelled(key)} {value}: trains nothing (the untrained model would be tested "
+                f"and its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
+            )
+        elif _refused(key, value):
+            no_limit = " (or -1: no limit)" if key in NO_LIMIT else ""
+            problems.append(f"{spelled(key)} {value}: expected {UNTRAINED_EXPECTED[key]}{no_limit}")
+    return problems
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Each run's training budget, for every run (the task's own when unset)."""
+
+    max_steps: int | None = None
+    """training steps per run (trainer.max_steps)"""
+    max_epochs: int | None = None
+    """epochs per run (trainer.max_epochs)"""
+    limit_train_batches: int | float | None = None
+    """training batches per epoch: an integer counts batches, a number with a point in (0, 1]
+    is a fraction of the epoch"""
+    limit_val_batches: int | float | None = None
+    """validation batches per epoch, as --limit-train-batches"""
+
+    def __post_init__(self) -> None:
+        problems = integer_problems(self, {"max_steps": 1, "max_epochs": 1})
+        for name in ("limit_train_batches", "limit_val_batches"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            counts = isinstance(value, int) and value >= 1
+            fraction = isinstance(value, float) and 0 < value <= 1
+            if not (counts or fraction):
+                problems.append(
+                    f"--{name.replace('_', '-')} {value}: expected a positive number of batches "
+                    "or a fraction in (0, 1]"
+                )
+        if problems:
+            raise InputError("\n".join(problems))
+
+    def trainer_keys(self) -> dict[str, Any]:
+        """The budget set, as fit's ``trainer.*`` keys."""
+        return {f"trainer.{name}": value for name, value in vars(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class FitSections:
+    """Fit options every run takes, as ``sanbench fit`` takes them (``--model.dropout 0.3``,
+    ``--trainer.gradient_clip_val 5``, ``--data.batch_size 16``); each run's
+    ``fit_config.yaml`` holds them. Their keys are checked against fit's before any run."""
+
+    model: dict[str, Any] = field(default_factory=dict)
+    """fit's model options for every run (--model.KEY VALUE)"""
+    trainer: dict[str, Any] = field(default_factory=dict)
+    """fit's trainer options for every run (--trainer.KEY VALUE)"""
+    data: dict[str, Any] = field(default_factory=dict)
+    """fit's data options for every run (--data.KEY VALUE)"""
+    optimizer: dict[str, Any] = field(default_factory=dict, metadata=CLASS_PATH_OPTION)
+    """an optimizer by class path for every run, as fit takes it (--optimizer torch.optim.SGD
+    --optimizer.lr 0.05); default: each task config's, the papers'"""
+    lr_scheduler: dict[str, Any] = field(default_factory=dict, metadata=CLASS_PATH_OPTION)
+    """a learning-rate scheduler by class path for every run, as fit takes it (--lr_scheduler
+    torch.optim.lr_scheduler.StepLR --lr_scheduler.step_size 1)"""
+
+    def __post_init__(self) -> None:
+        for section in SECTIONS:
+            entries = getattr(self, section)
+            typed = {key: _yaml_leaves(value) for key, value in entries.items()}
+            if section in CLASS_SECTIONS and typed:
+                typed = _class_config(typed)
+            object.__setattr__(self, section, typed)
+        problems = budget_problems(self.trainer, lambda key: f"--trainer.{key}")
+        if problems:
+            raise InputError("\n".join(problems))
+
+    def dotted(self) -> dict[str, Any]:
+        """``{"model.dropout": 0.3, "optimizer.class_path": "torch.optim.SGD", ...}``."""
+        return {
+            f"{section}.{key}": value
+            for section in SECTIONS
+            for key, value in getattr(self, section).items()
+        }
+
+
+CLASS_SECTIONS = ("optimizer", "lr_scheduler")  # fit's sections that name a class
+SECTIONS = ("model", "trainer", "data", *CLASS_SECTIONS)  # FitSections' fields
+
+
+def _class_config(given: dict[str, Any]) -> dict[str, Any]:
+    """A class option as fit's config holds it: ``{"class_path": ..., "init_args": {...}}``,
+    whether its arguments came under ``init_args`` or beside ``class_path``."""
+    init_args = {key: value for key, value in given.items() if key not in CLASS_KEYS}
+    init_args |= given.get("init_args") or {}
+    return {"class_path": given.get("class_path"), "init_args": init_args}
+
+
+def _yaml_leaves(value: Any) -> Any:
+    """A mapping's string leaves read as YAML, as fit reads ``--model.encoder_options.block_len
+    4``: jsonargparse types a section's first level (``--model.dropout 0.3``), not deeper."""
+    if isinstance(value, dict):
+        return {
+            key: yaml.safe_load(leaf) if isinstance(leaf, str) else _yaml_leaves(leaf)
+            for key, leaf in value.items()
+        }
+    return value
+
+
+def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:
+    """Every run's fit overrides: the sections, then the budget and the data-reading options
+    (which are fit keys under other names); one key given two values is refused."""
+    named = {} if budget is None else budget.trainer_keys()
+    if data.encoding is not None:
+        named["data.encoding"] = data.encoding
+    if data.max_length is not None:
+        named["data.max_length"] = data.max_length
+    sections = fit.dotted()
+    clashes = [
+        f"--{key.partition('.')[2].replace('_', '-')} {named[key]} and --{key} {sections[key]}: "
+        "give one"
+        for key in named.keys() & sections.keys()
+        if named[key] != sections[key]
+    ]
+    if clashes:
+        raise InputError("\n".join(clashes))
+    return {**sections, **named}

@@ -1,0 +1,124 @@
+"""Fit configurations: the per-task YAMLs (only what differs per task) and their keys
+(``harness.training.settings.fit_run.FitRun`` is one fit built on them).
+
+A fit config has LightningCLI's layout: ``seed_everything``, ``trainer:``, ``model:``,
+``data:``, ``run:`` (harness options) and ``out``. Light on purpose (yaml and the standard
+library only): the suite and tune check their grids without torch or Lightning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from harness.quiet import LIGHTNING_SEED
+
+# One YAML per task of ``datamodules.tasks`` (the one list of tasks), named after it.
+CONFIG_PACKAGE = "harness.training.configs"
+
+
+class ConfigError(ValueError):
+    """A fit configuration that cannot run; the message says what to change."""
+
+
+def task_option_problems(option: str, tasks: list[str]) -> list[str]:
+    """What is wrong with the tasks an option names, one line each: an unknown name (with the
+    known ones and the nearest) or a task file's problem."""
+    from datamodules.task_file import is_task_file
+    from datamodules.tasks import list_tasks
+    from datamodules.tasks import task_problems as file_problems
+    from harness.command_parser import did_you_mean
+
+    known = list_tasks()
+    problems = []
+    for task in tasks:
+        if is_task_file(task):
+            problems += file_problems(task)
+        elif task not in known:
+            problems.append(
+                f"{option} {task}: expected one of {', '.join(known)}, or a task file "
+                f'(NAME.yaml, docs/data.md "Your own data"){did_you_mean(task, known)}'
+            )
+    return problems
+
+
+def config_name(task: str) -> str:
+    """The config a task trains with: its own, or for a task file the benchmark it is ``like``."""
+    from datamodules.task_file import is_task_file
+
+    if not is_task_file(task):
+        return task
+    from datamodules.tasks import get_task
+
+    table = get_task(task).table
+    assert table is not None
+    return table.like
+
+
+def load_task_config(task: str) -> dict[str, Any]:
+    """``harness/training/configs/<task>.yaml`` (a task file's: its ``like``'s): sections, and
+    per-encoder values (``encoders``)."""
+    path = resources.files(CONFIG_PACKAGE) / f"{config_name(task)}.yaml"
+    if not path.is_file():
+        from datamodules.tasks import list_tasks
+
+        raise ConfigError(f"unknown task {task!r}; known: {', '.join(list_tasks())}")
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def dotted(nested: dict[str, Any]) -> dict[str, Any]:
+    """``{"data": {"batch_size": 32}}`` -> ``{"data.batch_size": 32}`` (one level of sections)."""
+    return {f"{section}.{k}": v for section, values in nested.items() for k, v in values.items()}
+
+
+def task_defaults(task: str, encoder: str | None) -> dict[str, Any]:
+    """The task's values, then its per-encoder ones (e.g. DiSAN's batch 16), as dotted keys."""
+    config = load_task_config(task)
+    per_encoder = (config.pop("encoders", None) or {}).get(encoder) or {}
+    return dotted(config) | dotted(per_encoder)
+
+
+def nested(values: dict[str, Any]) -> dict[str, Any]:
+    """Dotted keys (``trainer.max_steps``) -> the nested mapping LightningCLI parses."""
+    tree: dict[str, Any] = {}
+    for key, value in values.items():
+        *parents, leaf = key.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return tree
+
+
+def task_and_encoder(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The task and encoder a nested fit config names (None where it names none)."""
+    data, model = config.get("data") or {}, config.get("model") or {}
+    return data.get("task"), model.get("encoder")
+
+
+@contextlib.contextmanager
+def seed_message_hidden() -> Iterator[None]:
+    """Without the "Seed set to N" line LightningCLI logs as it parses a config (the seed is in
+    the config and in ``fit_config.yaml``)."""
+    seed_log = logging.getLogger(LIGHTNING_SEED)
+    was_disabled, seed_log.disabled = seed_log.disabled, True
+    try:
+        yield
+    finally:
+        seed_log.disabled = was_disabled
+
+
+def builtin_value(value: Any) -> Any:
+    """``value`` as a built-in int or float: jsonargparse's checked types (``PositiveInt``, ...)
+    subclass them, and checkpoints load with ``weights_only``, which accepts built-ins only."""
+    if isinstance(value, bool) or value is None:
+        return value
+    for kind in (int, float):
+        if isinstance(value, kind):
+            return kind(value)
+    return value

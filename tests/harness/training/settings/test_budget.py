@@ -1,0 +1,113 @@
+"""A budget that trains nothing is refused before any data is read (issue 54.4: ``fit
+--trainer.max_steps 0`` exited 0 and saved the untrained model's test accuracy as a result, and a
+suite recorded it as an ``ok`` row), in every spelling: ``fit --trainer.*``, a suite's or a
+study's ``--trainer.*`` and their own ``--max-steps``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.errors import InputError
+from harness.training.settings.fit_overrides import Budget, FitSections, budget_problems
+
+SANBENCH = Path(sys.executable).with_name("sanbench")
+NOTHING = "trains nothing"
+UNTRAINED = [
+    ("max_steps", 0),
+    ("max_epochs", 0),
+    ("limit_train_batches", 0),
+    ("limit_train_batches", 0.0),
+    ("max_time", "00:00:00:00"),
+    ("max_time", {"minutes": 0}),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), UNTRAINED)
+def test_each_budget_that_trains_nothing_is_one_line(key: str, value: object) -> None:
+    (problem,) = budget_problems({key: value}, lambda name: f"--trainer.{name}")
+    assert problem.startswith(f"--trainer.{key} ") and NOTHING in problem
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        {},
+        {"max_steps": -1, "max_epochs": -1, "limit_train_batches": 1.0, "max_time": None},
+        {"max_steps": 1, "max_epochs": None, "limit_train_batches": 1, "max_time": "00:00:00:01"},
+        {"max_epochs": 30, "limit_train_batches": 0.01, "max_time": {"hours": 2}},
+    ],
+)
+def test_a_budget_that_trains_is_not_refused(trainer: dict) -> None:
+    assert budget_problems(trainer, str) == []
+
+
+def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:
+    """A suite's (or study's) ``--trainer.max_steps 0`` was run, its own ``--max-steps 0``
+    refused."""
+    with pytest.raises(InputError, match="--max-steps must be a positive integer, got 0"):
+        Budget(max_steps=0)
+    with pytest.raises(InputError, match=f"--trainer.max_steps 0: {NOTHING}"):
+        FitSections(trainer={"max_steps": 0})
+
+
+def refusal(done: subprocess.CompletedProcess[str]) -> str:
+    """The one line of a command refused as bad input (cli's --debug hint aside)."""
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("(sanbench --debug")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.slow  # a sanbench process each
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["fit", "--trainer.max_steps", "0"],
+        ["fit", "--trainer.max_epochs", "0"],
+        ["fit", "--trainer.limit_train_batches", "0.0"],
+        ["tune", "--study", "dropout", "--trainer.max_steps", "0"],
+    ],
+)
+def test_the_command_refuses_it_before_reading_any_data(tmp_path: Path, words: list[str]) -> None:
+    """``--data-dir`` is an empty folder: a command that read data first would name the task's
+    missing files (and warn of random vectors) instead of, or beside, the budget."""
+    empty, out = tmp_path / "empty", tmp_path / "out"
+    empty.mkdir()
+    command, *budget = words
+    where = ["--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(empty)]
+    done = subprocess.run(
+        [str(SANBENCH), command, *where, "--out", str(out), *budget],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=900,  # the first command of a session may build the CPU tiles
+    )
+    line = refusal(done)
+    assert line.startswith(f"sanbench {command}: --") and NOTHING in line, line
+    assert not out.exists()
+
+
+@pytest.mark.slow  # reads the data and builds the model
+def test_a_share_of_the_epoch_under_one_batch_is_refused_before_the_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``--trainer.limit_train_batches 0.5`` of a one-batch epoch: Lightning raised
+    MisconfigurationException inside ``fit`` (an "internal error", exit 1) and left a run folder
+    holding ``fit_config.yaml``. Known only once the data is read, but before the folder."""
+    from harness.cli import main
+
+    fixtures = Path(__file__).parents[3] / "datamodules" / "fixtures" / "kim2014"
+    out = tmp_path / "out"
+    words = ["fit", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(fixtures)]
+    words += ["--out", str(out), "--model.hidden_dim", "4", "--trainer.limit_train_batches", "0.5"]
+    assert main(words) == 2
+    said = [line for line in capsys.readouterr().err.splitlines() if "limit_train_batches" in line]
+    assert said == [
+        "sanbench fit: --trainer.limit_train_batches 0.5: trains nothing: 0.5 of the 1 training "
+        "batch(es) of an epoch is less than one (Lightning keeps int(share x batches)); expected "
+        "a share of at least 1, or a number of batches"
+    ]
+    assert not out.exists()

@@ -1,0 +1,228 @@
+"""``FitCLI`` (``harness/training/settings/fit_cli.py``): the task's and encoder's config are the
+defaults, whether ``--task``/``--encoder`` are flags or keys of a ``--config`` file, and no
+word of the command line is read by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli import main
+
+
+def printed_config(words: list[str], capsys: pytest.CaptureFixture) -> dict:
+    assert main(["fit", *words, "--print_config"]) == 0
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+def test_the_task_and_encoder_of_a_config_file_choose_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    chosen = tmp_path / "chosen.yaml"
+    chosen.write_text("data:\n  task: trec\nmodel:\n  encoder: disan\n")
+    config = printed_config(["--config", str(chosen), "--data-dir", str(tmp_path)], capsys)
+    assert config["data"]["batch_size"] == 16  # TREC's value for DiSAN (Bi-BloSAN §4.4)
+    assert config["model"]["optimizer"] == "adam"  # and the task's own
+    later = ["--config", str(chosen), "--encoder", "multi_cnn", "--data.batch_size", "8"]
+    config = printed_config([*later, "--data-dir", str(tmp_path)], capsys)
+    assert (config["model"]["encoder"], config["data"]["batch_size"]) == ("multi_cnn", 8)
+
+
+def test_a_file_after_the_flags_wins_over_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    chosen = tmp_path / "chosen.yaml"
+    chosen.write_text("model:\n  encoder: disan\n")
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    config = printed_config([*words, "--config", str(chosen)], capsys)
+    assert (config["model"]["encoder"], config["data"]["batch_size"]) == ("disan", 16)
+
+
+def test_short_forms_and_overwrite_are_options_not_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    words = ["--task=trec", "--encoder", "mtsa", "--data-dir", str(tmp_path), "--fold", "2"]
+    config = printed_config([*words, "--seed=7", "--overwrite"], capsys)
+    assert (config["data"]["fold"], config["seed_everything"]) == (2, 7)
+    assert "overwrite" not in config and "task" not in config
+    assert main(["fit", *words, "--print-config"]) == 2
+    assert "unknown option --print-config (did you mean --print_config?)" in capsys.readouterr().err
+
+
+def test_help_shows_the_chosen_task_and_encoder_before_the_data_folder_is_named(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    assert main(["fit", "--task", "trec", "--encoder", "disan", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--data.batch_size BATCH_SIZE" in help_text and "(type: int, default: 16)" in help_text
+
+
+def test_a_missing_config_file_and_a_file_that_is_not_a_mapping_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    absent = tmp_path / "absent.yaml"
+    assert main(["fit", "--config", str(absent)]) == 2
+    assert f"--config {absent}: No such file or directory" in capsys.readouterr().err
+    listed = tmp_path / "listed.yaml"
+    listed.write_text("- a\n- b\n")
+    assert main(["fit", "--config", str(listed)]) == 2
+    assert f"{listed}: expected a mapping of options" in capsys.readouterr().err
+
+
+NOTE = "tests.harness.fixtures.noting_callback.NoteFitEnd"  # a user's own callback
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        [f"--trainer.callbacks+={NOTE}"],
+        ["--trainer.callbacks+", NOTE],
+        [f"--trainer.callbacks={NOTE}"],
+        [f'--trainer.callbacks=[{{"class_path": "{NOTE}"}}]'],
+    ],
+    ids=["append", "append-spaced", "one", "json-list"],
+)
+def test_every_spelling_of_a_callback_that_help_shows_works(
+    spelling: list[str], trec_dir: Path, tmp_path: Path
+) -> None:
+    """Before: ``+=`` was refused as an unknown option and a single callback ended in an
+    internal error (``Value after * must be an iterable``)."""
+    out = tmp_path / "run"
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    argv += ["--out", str(out), "--trainer.max_steps", "1", "--model.hidden_dim", "4"]
+    assert main([*argv, *spelling]) == 0
+    assert (out / "noted.txt").read_text() == "noted\n"
+
+
+def test_a_logger_without_its_package_is_one_line_naming_the_extra(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: jsonargparse's 12-line dump of the logger's union type."""
+    import importlib.util
+
+    found = importlib.util.find_spec
+    hidden = ("tensorboard", "tensorboardX")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in hidden else found(name, *a)
+    )
+    out = tmp_path / "run"
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    argv += ["--out", str(out), "--trainer.logger", "TensorBoardLogger"]
+    assert main([*argv, "--trainer.logger.save_dir", str(out)]) == 2
+    problems = [line for line in capsys.readouterr().err.splitlines() if "debug" not in line]
+    assert problems == [
+        "sanbench fit: --trainer.logger TensorBoardLogger needs tensorboard: "
+        "pip install 'sanbench[tensorboard]'"
+    ]
+    assert not out.exists()
+
+
+USERS_DATAMODULES = """
+import lightning as L
+from torch.utils.data import DataLoader
+
+from questions_datamodule import QuestionsDataModule
+
+
+class FailsInSetup(QuestionsDataModule):
+    def setup(self, stage=None):
+        raise RuntimeError("the corpus server is down\\nretry later")
+
+
+class FailsInChecks(QuestionsDataModule):
+    def check_inputs(self):
+        raise KeyError("corpus")
+
+
+class NoTrainingBatch(QuestionsDataModule):
+    def train_dataloader(self):
+        return DataLoader([], batch_size=self.batch_size)
+"""
+
+
+@pytest.fixture
+def users_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A user's module of datamodules (on the committed example) in the current folder."""
+    example = Path(__file__).resolve().parents[4] / "examples" / "own-data"
+    (tmp_path / "questions_datamodule.py").write_text(
+        (example / "questions_datamodule.py").read_text()
+    )
+    (tmp_path / "users_datamodules.py").write_text(USERS_DATAMODULES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "users_datamodules"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("FailsInSetup", "setup('fit') raised RuntimeError: the corpus server is down retry later"),
+        ("FailsInChecks", "check_inputs() raised KeyError: 'corpus'"),
+    ],
+)
+def test_a_users_datamodule_that_raises_is_the_users_error_named_by_its_class(
+    users_module: str, capsys: pytest.CaptureFixture, name: str, said: str
+) -> None:
+    """Issue 54.9: a user's ``setup`` raising was an "internal error" (exit 1)."""
+    argv = ["fit", "--data", f"{users_module}.{name}", "--encoder", "multi_cnn", "--out", "runs/u"]
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [f"sanbench fit: --data {users_module}.{name}: {said}"], lines
+    assert not Path("runs/u").exists()
+
+
+@pytest.mark.slow  # builds a model and starts a trainer
+def test_a_fit_that_trains_no_step_records_no_result(
+    users_module: str, capsys: pytest.CaptureFixture
+) -> None:
+    """A training loader of no batch: Lightning's fit returns at once; the untrained model's
+    scores used to be written to metrics.json (issue 54.4)."""
+    argv = ["fit", "--data", f"{users_module}.NoTrainingBatch", "--encoder", "multi_cnn"]
+    argv += ["--out", "runs/n", "--data.size", "16", "--model.hidden_dim", "4"]
+    assert main(argv) == 1
+    assert "training ended before its first step" in capsys.readouterr().err
+    assert not Path("runs/n/metrics.json").exists()
+
+
+def test_the_task_file_is_recorded_by_its_absolute_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54.9: ``fit`` recorded ``--task`` as typed, so ``fit --config
+    OUT/fit_config.yaml`` from another folder did not find the task file."""
+    example = Path(__file__).resolve().parents[4] / "examples" / "own-data"
+    monkeypatch.chdir(example.parent)
+    words = ["--task", "own-data/reviews.yaml", "--encoder", "multi_cnn", "--out", "runs/r"]
+    config = printed_config(words, capsys)
+    assert config["data"]["task"] == str(example / "reviews.yaml")
+    saved = tmp_path / "fit_config.yaml"
+    saved.write_text(yaml.safe_dump(config))
+    monkeypatch.chdir(tmp_path)  # another folder: the recorded config still names the file
+    assert (
+        printed_config(["--config", str(saved)], capsys)["data"]["task"] == config["data"]["task"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("max_steps", "-5", "a positive number of steps (or -1: no limit)"),
+        ("max_epochs", "-3", "a positive number of epochs (or -1: no limit)"),
+        ("limit_train_batches", "-2", "a positive number of batches or a fraction in (0, 1]"),
+    ],
+)
+def test_a_negative_budget_is_refused_before_any_data_is_read(
+    tmp_path: Path, key: str, value: str, expected: str
+) -> None:
+    """Issue 56.10: ``--trainer.max_steps -5`` read the data, then printed Lightning's text.
+    ``check`` is what runs before the data folder is read."""
+    from harness.training.settings.fit_cli import FitCLI
+    from harness.training.settings.task_configs import ConfigError
+
+    words = ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(tmp_path)]
+    cli = FitCLI([*words, "--out", str(tmp_path / "o"), f"--trainer.{key}", value])
+    with pytest.raises(ConfigError) as refused:
+        cli.check()
+    assert str(refused.value) == f"--trainer.{key} {value}: expected {expected}"

@@ -1,0 +1,128 @@
+"""Optimizers and schedulers as LightningCLI takes them (issue 56.14): any ``torch.optim`` class
+(or a user's) by class path, on the command line and in a config file; the papers' optimizer of
+each task config stays the default; ``fit_config.yaml`` records what ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from harness.cli import main
+from harness.command_parser import CommandParser, build
+from harness.training.module import TaskModule
+from harness.training.settings.fit_cli import FitCLI
+from harness.training.settings.fit_overrides import FitSections
+from harness.training.settings.task_configs import ConfigError
+
+SGD_STEP = [
+    "--optimizer", "torch.optim.SGD", "--optimizer.lr", "0.05", "--optimizer.momentum", "0.9",
+    "--lr_scheduler", "torch.optim.lr_scheduler.StepLR", "--lr_scheduler.step_size", "1",
+]  # fmt: skip
+
+
+def fit_words(tmp_path: Path, *extra: str) -> list[str]:
+    return ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(tmp_path),
+            "--out", str(tmp_path / "run"), *extra]  # fmt: skip
+
+
+def printed(words: list[str], capsys: pytest.CaptureFixture) -> dict:
+    assert main(["fit", *words, "--print_config"]) == 0, capsys.readouterr().err
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+def test_an_optimizer_and_scheduler_by_class_path_are_recorded_and_rerun_from_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    config = printed(fit_words(tmp_path, *SGD_STEP), capsys)
+    assert config["optimizer"]["class_path"] == "torch.optim.SGD"
+    assert config["optimizer"]["init_args"]["lr"] == 0.05
+    assert config["optimizer"]["init_args"]["momentum"] == 0.9
+    assert config["lr_scheduler"]["class_path"] == "torch.optim.lr_scheduler.StepLR"
+    assert config["lr_scheduler"]["init_args"]["step_size"] == 1
+    recorded = tmp_path / "fit_config.yaml"
+    recorded.write_text(FitCLI(fit_words(tmp_path, *SGD_STEP)).config_yaml())
+    assert printed(["--config", str(recorded)], capsys) == config
+
+
+def test_the_papers_optimizer_stays_each_task_configs_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    config = printed(fit_words(tmp_path), capsys)
+    assert config["optimizer"] is None and config["lr_scheduler"] is None
+    # TREC's: Adam at its default rate (Bi-BloSAN §4.4)
+    assert (config["model"]["optimizer"], config["model"]["lr"]) == ("adam", 0.001)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--model.optimizer", "adadelta"], "--model.optimizer adadelta and --optimizer"),
+        (["--model.lr", "0.1"], "--model.lr 0.1 and --optimizer"),
+        (["--optimizer.weight_decay", "0.1"], "--optimizer.weight_decay 0.1: weight decay is"),
+    ],
+)
+def test_the_papers_shorthand_and_an_optimizer_class_at_once_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
+) -> None:
+    for printing in ([], ["--print_config"]):  # a printed config is one that would run
+        assert main(["fit", *fit_words(tmp_path, *SGD_STEP, *extra), *printing]) == 2
+        captured = capsys.readouterr()
+        assert len([line for line in captured.err.splitlines() if message in line]) == 1
+        assert "class_path" not in captured.out
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_module_builds_the_given_optimizer_over_the_papers_l2_groups() -> None:
+    sgd = {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.05, "momentum": 0.9}}
+    step = {"class_path": "torch.optim.lr_scheduler.StepLR", "init_args": {"step_size": 1}}
+    module = TaskModule(
+        "bilstm", "single", 3, 10, 4, encoder_options={"hidden_dim": 4}, head_hidden=4,
+        weight_decay=1e-4, optimizer_init=sgd, lr_scheduler_init=step,
+    )  # fmt: skip
+    [optimizer], [scheduler] = module.configure_optimizers()
+    assert isinstance(optimizer, torch.optim.SGD) and optimizer.defaults["momentum"] == 0.9
+    assert isinstance(scheduler, torch.optim.lr_scheduler.StepLR)
+    decays = sorted(group["weight_decay"] for group in optimizer.param_groups)
+    assert decays == [0.0, 1e-4]  # gamma on weight matrices only, whatever the optimizer
+    assert all(group["lr"] == 0.05 for group in optimizer.param_groups)
+
+
+def test_suite_and_tune_take_the_same_spelling_as_fit(tmp_path: Path) -> None:
+    from harness.training.settings.fit_run import FitRun
+
+    parser = CommandParser("sanbench suite")
+    parser.add_options(FitSections)
+    sections = build(FitSections, parser.parse(["--model.dropout", "0.3", *SGD_STEP]))
+    dotted = sections.dotted()
+    assert dotted["optimizer.class_path"] == "torch.optim.SGD"
+    assert dotted["optimizer.init_args"]["momentum"] == 0.9
+    assert dotted["lr_scheduler.class_path"] == "torch.optim.lr_scheduler.StepLR"
+    run = FitRun("trec", "bilstm", tmp_path, tmp_path / "run", overrides=dotted).resolved()
+    assert run["optimizer"]["init_args"]["lr"] == 0.05  # each run's fit_config.yaml
+    assert run["lr_scheduler"]["init_args"]["step_size"] == 1
+
+
+def test_a_misspelled_optimizer_class_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"--optimizer torch\.optim\.SDG") as raised:
+        FitCLI(fit_words(tmp_path, "--optimizer", "torch.optim.SDG"))
+    assert "\n" not in str(raised.value) and "Subtypes" not in str(raised.value)
+
+
+@pytest.mark.slow  # one short fit through the command
+def test_fit_trains_with_the_given_optimizer_and_records_it(trec_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sgd"
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
+             "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out),
+             "--model.hidden_dim", "4", "--trainer.max_epochs", "2", *SGD_STEP]  # fmt: skip
+    assert main(["fit", *words]) == 0
+    recorded = yaml.safe_load((out / "fit_config.yaml").read_text())
+    assert recorded["optimizer"]["init_args"]["momentum"] == 0.9
+    checkpoint = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
+    assert checkpoint["hyper_parameters"]["optimizer_init"]["class_path"] == "torch.optim.SGD"
+    [state] = checkpoint["optimizer_states"]
+    assert [group["lr"] for group in state["param_groups"]] == pytest.approx([0.05 * 0.1**2] * 2)
+    assert any("momentum_buffer" in entry for entry in state["state"].values())
+    assert checkpoint["lr_schedulers"][0]["last_epoch"] == 2
