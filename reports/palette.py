@@ -1,15 +1,18 @@
-"""One colour per encoder and one marker per label, the same on every figure, page and report.
+"""One colour per encoder family and one marker per label, alike on every figure, page, report.
 
 A label is an encoder with options (``disan:attention_impl=naive``): its colour is its
 encoder's, so DiSAN looks alike on the profile page (the papers' naive attention) and on a fit
 page (the default chunked one), and its marker is its own, so the two are told apart where they
-are drawn together. The colours are readable on white (no grey, nothing pale) and any two of
-them are at least ``MIN_DELTA_E`` apart in CIELAB (CIE76 ΔE): they are taken in order from
-tab10, Dark2, Set1, tab20b, tab20, Paired, Set2 and Accent, skipping any too close to one taken
-before. The registered encoders have fixed colours (the papers' figure encoders first: tab10's,
-with olive where tab10 has grey); any other encoder (a plugin's) gets one of the remaining
-colours by a stable hash of its name, moved to the next one in a figure where that colour is
-too close to another encoder's, and likewise a label's marker.
+are drawn together. An encoder named after a figure encoder (``disan_nodir``, ``mtsa_no_s2t``,
+``bilstm_s2t``: the figure encoder's name and ``_``) is a variant of it in the same way: its
+family's colour, a marker of its own. The colours are readable on white (no grey, nothing
+pale) and any two of them are at least ``MIN_DELTA_E`` apart in CIELAB (CIE76 ΔE): they are
+taken in order from tab10, Dark2, Set1, tab20b, tab20, Paired, Set2 and Accent, skipping any
+too close to one taken before. The papers' figure encoders (``reports.paper_numbers``) have
+fixed colours (tab10's, with olive where tab10 has grey); any other family (``mpsan``, a
+plugin's) gets one of the remaining colours by a stable hash of its name, moved to the next one
+in a figure where that colour is another family's, and likewise a label's marker. No list of
+encoders is kept here: a new encoder, built-in or plugin, needs no edit of this module.
 """
 
 from __future__ import annotations
@@ -22,21 +25,8 @@ import numpy as np
 
 from reports.paper_numbers import FIGURE_ENCODERS, FIGURE_NAMES
 
-ENCODERS = (
-    *FIGURE_NAMES,
-    "mpsan",
-    "bilstm_s2t",
-    "word_s2t",
-    "word_additive",
-    "disan_nodir",
-    "bi_blosan_no_local",
-    "bi_blosan_no_global",
-    "mtsa_no_masks",
-    "mtsa_no_t2t",
-    "mtsa_no_s2t",
-)
-# Labels with a marker of their own: the encoders, then the papers' figure variants.
-FIXED = (*ENCODERS, *(label for label in FIGURE_ENCODERS if label not in ENCODERS))
+# Labels with a marker of their own: the figure encoders, then the papers' figure variants.
+FIXED = (*FIGURE_NAMES, *(label for label in FIGURE_ENCODERS if label not in FIGURE_NAMES))
 MARKERS = ("o", "s", "^", "v", "D", "P", "*", "X", "h", "<", ">", "p", "d", "8")
 MIN_DELTA_E = 20.0
 CANDIDATE_MAPS = ("tab10", "Dark2", "Set1", "tab20b", "tab20", "Paired", "Set2", "Accent")
@@ -86,11 +76,18 @@ def _hash(text: str) -> int:
     return zlib.crc32(text.encode())
 
 
-def _colour_slot(encoder: str) -> int:
-    if encoder in ENCODERS:
-        return ENCODERS.index(encoder)
-    spare = len(colours()) - len(ENCODERS)
-    return len(ENCODERS) + _hash(encoder) % spare
+def family(encoder: str) -> str:
+    """The figure encoder ``encoder`` is a variant of by its name (``disan_nodir`` -> ``disan``:
+    the longest figure encoder name followed by ``_``), or ``encoder`` itself."""
+    prefixes = [name for name in FIGURE_NAMES if encoder.startswith(f"{name}_")]
+    return max(prefixes, key=len) if prefixes else encoder
+
+
+def _colour_slot(family: str) -> int:
+    if family in FIGURE_NAMES:
+        return FIGURE_NAMES.index(family)
+    spare = len(colours()) - len(FIGURE_NAMES)
+    return len(FIGURE_NAMES) + _hash(family) % spare
 
 
 def _marker_slot(label: str) -> int:
@@ -100,40 +97,40 @@ def _marker_slot(label: str) -> int:
 def style(label: str) -> dict[str, object]:
     """``{"color": ..., "marker": ...}`` of one label drawn alone (matplotlib keywords)."""
     return {
-        "color": colours()[_colour_slot(encoder_of(label))],
+        "color": colours()[_colour_slot(family(encoder_of(label)))],
         "marker": MARKERS[_marker_slot(label) % len(MARKERS)],
     }
 
 
 def styles(labels: list[str]) -> dict[str, dict[str, object]]:
     """Styles of ``labels`` in drawing (and legend) order, the fixed ones first: each as
-    :func:`style` gives it, except that an encoder outside ``ENCODERS`` whose colour is within
-    ``MIN_DELTA_E`` of another encoder's in this figure takes the next spare colour, and a
-    label whose marker another label of its encoder has takes the next marker."""
+    :func:`style` gives it, except that a family outside ``FIGURE_NAMES`` whose colour is within
+    ``MIN_DELTA_E`` of another family's in this figure takes the next spare colour, and a
+    label whose marker another label of its family has takes the next marker."""
 
     def order(label: str) -> tuple[int, str]:
         return (FIXED.index(label) if label in FIXED else len(FIXED), label)
 
     ordered = sorted(set(labels), key=order)
-    palette, spare = colours(), len(colours()) - len(ENCODERS)
-    encoder_colour: dict[str, tuple[float, float, float]] = {}
-    for encoder in dict.fromkeys(encoder_of(label) for label in ordered):
-        slot = _colour_slot(encoder)
-        if encoder not in ENCODERS:
+    palette, spare = colours(), len(colours()) - len(FIGURE_NAMES)
+    family_colour: dict[str, tuple[float, float, float]] = {}
+    for name in dict.fromkeys(family(encoder_of(label)) for label in ordered):
+        slot = _colour_slot(name)
+        if name not in FIGURE_NAMES:
             for step in range(spare):
-                candidate = palette[len(ENCODERS) + (slot - len(ENCODERS) + step) % spare]
-                if all(delta_e(candidate, c) >= MIN_DELTA_E for c in encoder_colour.values()):
+                candidate = palette[len(FIGURE_NAMES) + (slot - len(FIGURE_NAMES) + step) % spare]
+                if all(delta_e(candidate, c) >= MIN_DELTA_E for c in family_colour.values()):
                     slot = palette.index(candidate)
                     break
-        encoder_colour[encoder] = palette[slot]
+        family_colour[name] = palette[slot]
     result: dict[str, dict[str, object]] = {}
     taken: dict[str, set[str]] = {}
     for label in ordered:
-        encoder = encoder_of(label)
+        name = family(encoder_of(label))
         slot = _marker_slot(label)
-        used = taken.setdefault(encoder, set())
+        used = taken.setdefault(name, set())
         while MARKERS[slot % len(MARKERS)] in used and len(used) < len(MARKERS):
             slot += 1
         used.add(MARKERS[slot % len(MARKERS)])
-        result[label] = {"color": encoder_colour[encoder], "marker": MARKERS[slot % len(MARKERS)]}
+        result[label] = {"color": family_colour[name], "marker": MARKERS[slot % len(MARKERS)]}
     return result

@@ -54,34 +54,52 @@ def test_an_encoder_keeps_its_look_whatever_else_is_drawn() -> None:
 def test_any_two_encoders_of_a_figure_are_told_apart_and_an_encoder_looks_alike_everywhere() -> (
     None
 ):
-    """Any two encoders in one figure are at least MIN_DELTA_E apart in CIELAB, every encoder
+    """Any two families in one figure are at least MIN_DELTA_E apart in CIELAB, every encoder
     registered and plugins alike (on e81e6e0 the papers' naive DiSAN and multi_cnn were 11
     apart, naive Bi-BloSAN and Bi-LSTM both blue); a label has its encoder's colour, so DiSAN
     is the same colour on the profile page (naive) and a fit page (chunked), and a marker of its
-    own; no colour is grey or pale."""
+    own, and so has an encoder named after a figure encoder (``disan_nodir``); no colour is grey
+    or pale."""
     from encoders import encoder_entry, list_encoders
-    from reports.palette import ENCODERS, MIN_DELTA_E, colours, delta_e, lab
+    from reports.palette import MIN_DELTA_E, colours, delta_e, family, lab
 
-    built_in = {n for n in list_encoders() if encoder_entry(n).source.kind == "built-in"}
-    assert built_in <= set(ENCODERS)
-    labels = [*ENCODERS, *FIGURE_ENCODERS, "disan:attention_impl=chunked:chunk_size=8"]
+    built_in = [n for n in list_encoders() if encoder_entry(n).source.kind == "built-in"]
+    labels = [*built_in, *FIGURE_ENCODERS, "disan:attention_impl=chunked:chunk_size=8"]
     labels += ["my_plugin", "another_plugin", "zzz_encoder", "plugin:x=1"]
     drawn = styles(labels)
-    by_encoder = {label.split(":")[0]: look["color"] for label, look in drawn.items()}
-    names = list(by_encoder)
+    by_family = {family(label.split(":")[0]): look["color"] for label, look in drawn.items()}
+    names = list(by_family)
     for i, first in enumerate(names):
         for second in names[i + 1 :]:
-            distance = delta_e(by_encoder[first], by_encoder[second])
+            distance = delta_e(by_family[first], by_family[second])
             assert distance >= MIN_DELTA_E, (first, second, distance)
+    for label in drawn:  # within a family every label has its own marker
+        same = [
+            other for other in drawn if family(other.split(":")[0]) == family(label.split(":")[0])
+        ]
+        assert len({drawn[other]["marker"] for other in same}) == len(same)
     for label in FIGURE_ENCODERS:
         encoder = label.split(":")[0]
         assert style(label)["color"] == style(encoder)["color"]
         if label != encoder:
             assert style(label)["marker"] != style(encoder)["marker"]
+    for variant in ("disan_nodir", "mtsa_no_s2t", "bilstm_s2t", "bi_blosan_no_local"):
+        assert style(variant)["color"] == style(family(variant))["color"] != style("mpsan")["color"]
     for colour in colours():
         lightness, a, b = lab(colour)
         assert (a**2 + b**2) ** 0.5 >= 15 and lightness <= 85
     assert styles(["bi_blosan"])["bi_blosan"] == style("bi_blosan")
+
+
+def test_a_new_built_in_encoder_needs_no_palette_edit() -> None:
+    """Issue 55.5: the palette keeps no list of encoders; a variant named after a figure
+    encoder takes its colour, any other name a spare colour of its own."""
+    import reports.palette
+
+    assert not hasattr(reports.palette, "ENCODERS")
+    assert style("disan_new_variant")["color"] == style("disan")["color"]
+    figure_colours = {style(name)["color"] for name in ("bilstm", "disan", "mtsa")}
+    assert style("a_new_model")["color"] not in figure_colours
 
 
 def test_error_bars_stop_at_zero_and_axes_say_their_scale() -> None:
