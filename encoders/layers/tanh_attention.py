@@ -261,7 +261,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         direction: str = "all",
     ) -> torch.Tensor:
         x, y, tile, offset = tile_inputs(q, k, c)
-        compiled = tile is separable_tile and compiled_tiles.available(q.device.type)
+        compiled = tile is separable_tile and compiled_tiles.available(q.device)
         mode = "train" if any(ctx.needs_input_grad[:3]) else "infer"
         chunk_size = tile_size(chunk_size, compiled, mode)
         out = torch.empty_like(q)
@@ -360,13 +360,17 @@ def recording_tiles() -> Iterator[Counter[tuple[str, int]]]:
 
 
 def tile_plan(
-    model: torch.nn.Module, device_type: str, mode: str, ran: Counter[tuple[str, int]] | None = None
+    model: torch.nn.Module,
+    device: torch.device | str,
+    mode: str,
+    ran: Counter[tuple[str, int]] | None = None,
 ) -> str:
     """Which tiles ``model``'s chunked attentions ran (a :func:`recording_tiles` record ``ran``)
-    or else would run in ``mode`` (infer or train) on ``device_type``: "compiled tiles of 16",
-    "eager tiles of 4", each kind and size with its share of the triples when more than one
-    ran ("compiled tiles of 2 (98.4% of pairs), eager tiles of 2 (1.56%)": tiles with a size
-    below 2, pre-activations past the product form's bound), or "" when it has none."""
+    or else would run in ``mode`` (infer or train) on ``device`` (with its index: "cuda" alone
+    is the current GPU): "compiled tiles of 16", "eager tiles of 4", each kind and size with its
+    share of the triples when more than one ran ("compiled tiles of 2 (98.4% of pairs), eager
+    tiles of 2 (1.56%)": tiles with a size below 2, pre-activations past the product form's
+    bound), or "" when it has none."""
     sizes = chunked_sizes(model)
     if not sizes:
         return ""
@@ -378,7 +382,7 @@ def tile_plan(
         first, *rest = parts
         shares = [f"{first[0]} ({100 * first[1]:.3g}% of pairs)"]
         return ", ".join(shares + [f"{name} ({100 * share:.3g}%)" for name, share in rest])
-    compiled = compiled_tiles.available(device_type)
+    compiled = compiled_tiles.available(device)
     name = "compiled" if compiled else "eager"
     resolved = sorted({tile_size(size, compiled, mode) for size in sizes})
     return ", ".join(f"{name} tiles of {size}" for size in resolved)

@@ -191,7 +191,7 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
             extra = {}
             if models.compile_model:
                 extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
-            tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device.type)
+            tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device)
             with recording_tiles() as ran:  # which tiles the measured steps ran
                 metrics = measure(
                     model, point, device, request["dtype"], request["repeats"], tiles_ran
@@ -202,7 +202,7 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
                 extra["eager_time_ms_median"] = eager["time_ms_median"]
                 extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
             params = sum(p.numel() for p in model.parameters())
-            extra["attention_tiles"] = tile_plan(models.eager, device.type, point.mode, ran)
+            extra["attention_tiles"] = tile_plan(models.eager, device, point.mode, ran)
             if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
                 extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
         return {"status": "ok", "params": params, **metrics, **extra}
@@ -225,6 +225,15 @@ def needs_restart(failed: StepError) -> bool:
     return is_oom(failed.error) or spoils_device(failed.error)
 
 
+def worker_device(name: str) -> torch.device:
+    """The worker's device; ``cuda:N`` is made the current GPU, so that nothing run without a
+    device (a library's handle, a probe of ``cuda``) makes a context on GPU 0."""
+    device = torch.device(name)
+    if device.type == "cuda" and device.index is not None:
+        torch.cuda.set_device(device)
+    return device
+
+
 def send(channel: TextIO, message: dict[str, Any]) -> None:
     channel.write(json.dumps(message) + "\n")
     channel.flush()
@@ -238,7 +247,7 @@ def main(argv: list[str]) -> int:
     die_with_parent()
     for module in config["imports"]:
         importlib.import_module(module)
-    device = torch.device(config["device"])
+    device = worker_device(config["device"])
     if config["threads"] is not None:
         torch.set_num_threads(config["threads"])
     models = Models(device, config["compile"])
