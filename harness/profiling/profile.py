@@ -49,7 +49,7 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
 
         run_as_jobs(config, out, options.launch, command, console, sweep_options(options))
     if options.report:
-        # The command layer composes sweep and report, as harness.commands.report does.
+        # The command layer composes sweep and report, as harness.report.command does.
         page = importlib.import_module("reports.site").build_profile_report(out)
         console.print(f"report: {page.resolve()}")
     refused = contended_points(out)
