@@ -56,15 +56,37 @@ def device_name(device: torch.device) -> str:
 
 
 def tf32(device: torch.device) -> dict[str, str]:
-    """On CUDA, whether float32 matrix products (cuBLAS) and convolutions and RNNs (cuDNN) may
-    run in TF32 (10-bit mantissa): cuDNN's is on by default, so an "fp32" run is partly TF32.
-    Nothing elsewhere (no TF32 on a CPU)."""
+    """On CUDA, whether float32 matrix products (cuBLAS), convolutions and RNNs (cuDNN) may run in
+    TF32 (10-bit mantissa): cuDNN's is on by default, so an "fp32" run is partly TF32. Each read
+    from torch's ``fp32_precision`` switches where it has them (a switch set to "none" inherits
+    its parent's: cuDNN's, then torch's), else from ``allow_tf32`` (torch < 2.9): reading
+    ``allow_tf32`` raises once a user set conv and rnn apart through the new switches. Nothing
+    elsewhere (no TF32 on a CPU)."""
     if device.type != "cuda":
         return {}
+    backends = torch.backends
+    if not hasattr(backends.cuda.matmul, "fp32_precision"):
+        cudnn = str(backends.cudnn.allow_tf32)
+        return {
+            "tf32_matmul": str(backends.cuda.matmul.allow_tf32),
+            "tf32_cudnn_conv": cudnn,
+            "tf32_cudnn_rnn": cudnn,
+        }
     return {
-        "tf32_matmul": str(torch.backends.cuda.matmul.allow_tf32),
-        "tf32_cudnn": str(torch.backends.cudnn.allow_tf32),
+        "tf32_matmul": str(is_tf32(backends.cuda.matmul, backends)),
+        "tf32_cudnn_conv": str(is_tf32(backends.cudnn.conv, backends.cudnn, backends)),
+        "tf32_cudnn_rnn": str(is_tf32(backends.cudnn.rnn, backends.cudnn, backends)),
     }
+
+
+def is_tf32(*switches: object) -> bool:
+    """Whether the first of ``switches`` (an operator's, then its parents') whose
+    ``fp32_precision`` is not "none" says "tf32"; all "none" is IEEE float32."""
+    for switch in switches:
+        precision = getattr(switch, "fp32_precision", "none")
+        if precision != "none":
+            return precision == "tf32"
+    return False
 
 
 def environment(device: torch.device) -> dict[str, str]:

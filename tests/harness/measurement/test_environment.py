@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cpuinfo
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness.measurement.environment import environment
 
@@ -24,18 +28,50 @@ def test_the_cpu_capability_torch_runs_is_recorded() -> None:
     assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability() != ""
 
 
-@pytest.mark.parametrize("matmul, cudnn", [(False, True), (True, False)])
-def test_a_cuda_runs_tf32_settings_are_recorded(
-    matmul: bool, cudnn: bool, monkeypatch: pytest.MonkeyPatch
+PRECISIONS = st.sampled_from(["tf32", "ieee", "none"])
+
+
+@pytest.fixture
+def precision_switches() -> Iterator[None]:
+    """torch's TF32 switches as they were, after the test (not attributes monkeypatch can
+    restore)."""
+    switches = (
+        torch.backends,
+        torch.backends.cuda.matmul,
+        torch.backends.cudnn,
+        torch.backends.cudnn.conv,
+        torch.backends.cudnn.rnn,
+    )
+    before = [switch.fp32_precision for switch in switches]
+    yield
+    for switch, precision in zip(switches, before, strict=True):
+        switch.fp32_precision = precision
+
+
+@given(matmul=PRECISIONS, conv=PRECISIONS, rnn=PRECISIONS, cudnn=PRECISIONS)
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_cuda_runs_tf32_settings_are_recorded_as_set_through_the_new_switches(
+    matmul: str, conv: str, rnn: str, cudnn: str, precision_switches: None
 ) -> None:
     """Issue 57.9: cuDNN's TF32 is on by default, so an "fp32" CUDA run's convolutions and RNNs
-    ran at TF32's 10-bit mantissa: a CUDA run records both switches (a CPU run has no TF32)."""
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "a GPU")
-    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
-    try:  # torch's switches are not attributes monkeypatch can restore
+    ran at TF32's 10-bit mantissa: a CUDA run records each switch (a CPU run has no TF32).
+    Outside tester: after ``torch.backends.cudnn.conv.fp32_precision = "ieee"`` (torch's new
+    API; conv and rnn differ) reading ``allow_tf32`` raised, so ``profile --device cuda``
+    exited 1 and a fit died before writing metrics.json."""
+    torch.backends.cudnn.fp32_precision = cudnn
+    torch.backends.cuda.matmul.fp32_precision = matmul
+    torch.backends.cudnn.conv.fp32_precision = conv
+    torch.backends.cudnn.rnn.fp32_precision = rnn
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.cuda, "get_device_name", lambda device: "a GPU")
         env = environment(torch.device("cuda", 0))
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
-    assert (env["tf32_matmul"], env["tf32_cudnn"]) == (str(matmul), str(cudnn))
-    assert "tf32_cudnn" not in environment(torch.device("cpu"))
+    expected = {
+        "tf32_matmul": torch.backends.cuda.matmul.fp32_precision == "tf32",
+        "tf32_cudnn_conv": torch.backends.cudnn.conv.fp32_precision == "tf32",
+        "tf32_cudnn_rnn": torch.backends.cudnn.rnn.fp32_precision == "tf32",
+    }
+    for key, value in expected.items():
+        assert env[key] == str(value), key
+    assert "tf32_cudnn_conv" not in environment(torch.device("cpu"))
