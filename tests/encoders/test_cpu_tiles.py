@@ -224,11 +224,19 @@ def test_a_failed_build_is_told_by_the_line_that_says_what_failed(output: str, l
 # One process of a checkout's virtualenv: where its interpreter and its ``encoders`` are, then
 # the tiles' library loaded (built if none is there) and called.
 LOAD_IN_A_VIRTUALENV = """
-import json, sys
+import contextlib, json, sys
 import torch
 import encoders
+from encoders import build_encoder
 from encoders.layers import cpu_tiles, compiled_tiles
-cpu_tiles.load()
+from harness.training.warm_up import (
+    compiled_kernel_files, kernel_folder, warm_up_line, warm_up_tiles,
+)
+cpu = torch.device("cpu")
+files = compiled_kernel_files(cpu)
+encoder = build_encoder("disan", input_dim=6, hidden_dim=4)
+seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
+line = warm_up_line(seconds, compiled_kernel_files(cpu) - files, kernel_folder(cpu))
 generator = torch.Generator().manual_seed(0)
 a, b, v = (torch.rand(2, 3, 5, dtype=torch.float64, generator=generator) for _ in "abv")
 tile = (a, b, v, torch.rand(2, 5, 5, generator=generator) < 0.7, torch.tensor(2.0))
@@ -236,7 +244,7 @@ same = all(
     torch.allclose(ours, eager)
     for ours, eager in zip(cpu_tiles.cpu_tile_sums(*tile), compiled_tiles.tile_sums(*tile))
 )
-print(json.dumps({"prefix": sys.prefix, "encoders": encoders.__file__, "same": same}))
+print(json.dumps({"prefix": sys.prefix, "encoders": encoders.__file__, "same": same, "line": line}))
 """
 
 
@@ -251,12 +259,14 @@ def library_state(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def checkout_in_its_virtualenv(source: Path, folder: Path) -> Path:
-    """A copy of ``source``'s ``encoders`` in ``folder``, installed as ``pip install -e`` installs
-    it (a ``.pth`` naming the checkout) in a virtualenv of its own whose other packages (torch)
-    are this interpreter's, named by a second ``.pth`` read after it (not processed: this
-    virtualenv's editable install of the main checkout stays out). Returns its python."""
+    """A copy of ``source``'s ``encoders`` and ``harness`` in ``folder``, installed as
+    ``pip install -e`` installs it (a ``.pth`` naming the checkout) in a virtualenv of its own
+    whose other packages (torch) are this interpreter's, named by a second ``.pth`` read after
+    it (not processed: this virtualenv's editable install of the main checkout stays out).
+    Returns its python."""
     checkout = folder / "checkout"
-    shutil.copytree(source / "encoders", checkout / "encoders", ignore=IGNORED)
+    for package in ("encoders", "harness"):  # the tiles, and the warm-up that builds them
+        shutil.copytree(source / package, checkout / package, ignore=IGNORED)
     virtualenv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", virtualenv], check=True)
     python = virtualenv / "bin" / "python"
@@ -277,7 +287,8 @@ SOURCE_ROOT = ROOT  # the checkout copied twice
 def test_two_checkouts_in_two_virtualenvs_share_one_build(tmp_path: Path) -> None:
     """Issue 54.1: two checkouts of the same source, each in its own virtualenv, sharing one
     TORCH_EXTENSIONS_DIR, run by turns A, B, A, B: the first builds the library, the others
-    load that file as it is (no file under the folder written again, none added)."""
+    load that file as it is (no file under the folder written again, none added: no rebuild,
+    no new line in ninja's log), and the warm-up's line says "compiled" for the first only."""
     pythons = {name: checkout_in_its_virtualenv(SOURCE_ROOT, tmp_path / name) for name in "AB"}
     extensions = tmp_path / "extensions"
     environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
@@ -299,5 +310,6 @@ def test_two_checkouts_in_two_virtualenvs_share_one_build(tmp_path: Path) -> Non
         assert run["prefix"] == str(tmp_path / name / "venv"), run
         assert run["encoders"].startswith(str(tmp_path / name / "checkout")), run
         assert run["same"], run  # the library's sums are the eager tiles'
+    assert [run["line"].split()[2] for run in said] == ["compiled", "reused", "reused", "reused"]
     assert len([path for path in states[0] if path.endswith(".so")]) == 1, states[0]
     assert states[0] == states[1] == states[2] == states[3]

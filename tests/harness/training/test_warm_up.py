@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -89,10 +88,7 @@ def test_a_second_process_reuses_the_cpu_tiles_without_compiling(tmp_path) -> No
     """The first process builds the CPU tiles' library into TORCH_EXTENSIONS_DIR; a second one
     loads it: no file added; and neither process compiles anything (inductor's cache stays
     empty) to warm up, train and infer at lengths and modes of every kind."""
-    import json
     import os
-    import subprocess
-    import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
@@ -145,7 +141,6 @@ def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
     """A command's processes see TORCHINDUCTOR_CACHE_DIR = $SANBENCH_CACHE/inductor and
     TORCH_EXTENSIONS_DIR = $SANBENCH_CACHE/extensions (unless the user set them); the command's
     end restores the environment."""
-    import os
 
     import harness.cli
 
@@ -166,68 +161,6 @@ def test_every_command_keeps_compiled_kernels_in_sanbenchs_cache(
     assert seen["folder"] == str(tmp_path / "inductor")
     assert seen["extensions"] == str(tmp_path / "extensions")
     assert "TORCHINDUCTOR_CACHE_DIR" not in os.environ and "TORCH_EXTENSIONS_DIR" not in os.environ
-
-
-CHECKOUTS = ("encoders", "harness")
-WARM_UP_LINE = """
-import contextlib, json
-import torch
-from encoders import build_encoder
-from harness.training.warm_up import (
-    compiled_kernel_files, kernel_folder, warm_up_line, warm_up_tiles,
-)
-cpu = torch.device("cpu")
-files = compiled_kernel_files(cpu)
-encoder = build_encoder("disan", input_dim=6, hidden_dim=4)
-seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
-print(json.dumps(warm_up_line(seconds, compiled_kernel_files(cpu) - files, kernel_folder(cpu))))
-"""
-
-
-def built_files(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every library and ninja log under ``folder``: (inode, mtime in ns) of a library, the size
-    of a log (a log grows at each compilation)."""
-    found = {}
-    for path in folder.rglob("*"):
-        if path.suffix == ".so":
-            found[str(path)] = (path.stat().st_ino, path.stat().st_mtime_ns)
-        elif path.name == ".ninja_log":
-            found[str(path)] = (0, path.stat().st_size)
-    return found
-
-
-@pytest.mark.slow  # builds the library once (about 30 s), then three processes load it
-def test_every_checkout_reuses_the_one_build_of_the_same_source(tmp_path: Path) -> None:
-    """Two checkouts of the same source (two folders, as two clones or two virtualenvs' installs
-    are) sharing one TORCH_EXTENSIONS_DIR, run by turns A, B, A: the first compiles, the others
-    load its library as it is (no rebuild, no new ninja log line), and the warm-up's line says
-    "compiled" for the first only."""
-    for checkout in "AB":
-        for package in CHECKOUTS:
-            ignore = shutil.ignore_patterns("__pycache__")
-            shutil.copytree(ROOT / package, tmp_path / checkout / package, ignore=ignore)
-    extensions = tmp_path / "extensions"
-    lines, files = [], []
-    for checkout in "ABA":
-        environment = {
-            **os.environ,
-            "TORCH_EXTENSIONS_DIR": str(extensions),
-            "PYTHONPATH": str(tmp_path / checkout),
-        }
-        done = subprocess.run(
-            [sys.executable, "-c", WARM_UP_LINE],
-            env=environment,
-            cwd=tmp_path / checkout,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        lines.append(json.loads(done.stdout.strip().splitlines()[-1]))
-        files.append(built_files(extensions))
-    assert [line.split()[2] for line in lines] == ["compiled", "reused", "reused"], lines
-    assert len([path for path in files[0] if path.endswith(".so")]) == 1
-    assert files[0] == files[1] == files[2]
 
 
 def test_a_warm_up_probes_and_runs_on_its_ranks_device(monkeypatch: pytest.MonkeyPatch) -> None:
