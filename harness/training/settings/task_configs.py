@@ -34,7 +34,7 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
     from datamodules.tasks import task_problems as file_problems
     from harness.command_parser import did_you_mean
 
-    known = list_tasks()
+    known = sorted(list_tasks())
     problems = []
     for task in tasks:
         if is_task_file(task):
@@ -67,7 +67,7 @@ def load_task_config(task: str) -> dict[str, Any]:
     if not path.is_file():
         from datamodules.tasks import list_tasks
 
-        raise ConfigError(f"unknown task {task!r}; known: {', '.join(list_tasks())}")
+        raise ConfigError(f"unknown task {task!r}; known: {', '.join(sorted(list_tasks()))}")
     return yaml.safe_load(path.read_text()) or {}
 
 
