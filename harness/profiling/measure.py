@@ -36,13 +36,16 @@ NOISY_IQR_SHARE = 0.25
 
 
 # What the message of a failed allocation holds: a CPU allocator's (an rlimit, exhausted RAM),
-# CUDA's, and cuBLAS's or cuDNN's when they cannot allocate their workspaces.
+# CUDA's, and cuBLAS's or cuDNN's when they cannot allocate their workspaces. cuBLAS's
+# CUBLAS_STATUS_NOT_INITIALIZED "when calling cublasCreate(handle)" is its usual symptom of a
+# device without memory left for its handle (the point is tried again at a longer length).
 OOM_MARKERS = (
     "can't allocate memory",
     "Cannot allocate memory",
     "bad_alloc",
     "out of memory",
     "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUBLAS_STATUS_NOT_INITIALIZED",
     "CUDNN_STATUS_ALLOC_FAILED",
 )
 # What the message of a CUDA, cuBLAS or cuDNN error holds.
@@ -51,7 +54,8 @@ DEVICE_ERROR_MARKERS = ("CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUD
 
 def is_oom(error: BaseException) -> bool:
     """True for a failed allocation: MemoryError, CUDA's OOM, a failed CPU allocation (rlimit or
-    exhausted RAM) and cuBLAS's or cuDNN's failed workspace allocation."""
+    exhausted RAM), cuBLAS's or cuDNN's failed workspace allocation and cuBLAS's handle that
+    could not be created (``CUBLAS_STATUS_NOT_INITIALIZED``)."""
     if isinstance(error, MemoryError | torch.OutOfMemoryError):
         return True
     return isinstance(error, RuntimeError) and any(m in str(error) for m in OOM_MARKERS)

@@ -42,6 +42,7 @@ import torch
 from encoders import build_encoder
 from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
+from harness.errors import one_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
@@ -53,10 +54,11 @@ WARMUP_SHORTEST = 4
 
 
 class StepError(Exception):
-    """``error``, raised by the named step of a point (its build, warm-up, or timed step)."""
+    """``error``, raised by the named step of a point (its build, warm-up, or timed step); its
+    message is one line (``errors.one_line``: a CUDA message's lines joined by " | ")."""
 
     def __init__(self, step: str, error: Exception):
-        super().__init__(f"{step}: {type(error).__name__}: {error}")
+        super().__init__(f"{step}: {one_line(error)}")
         self.error = error
 
 
@@ -181,41 +183,62 @@ def compile_seconds(
 
 
 def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
-    """Measure one point; never raises. A failure's message begins with the step that failed
-    (``StepError``); ``restart`` asks for a new worker after it (see ``needs_restart``)."""
+    """Measure one point; never raises. A failure's message is one line beginning with the step
+    that failed (``StepError``); ``restart`` asks for a new worker after it (see
+    ``needs_restart``), and after a cleanup that failed (a sticky CUDA error raises again in
+    ``empty_cache``), whose error the message adds."""
     point = Point(**request["point"])
-    device = models.device
     try:
-        model = models.get(point, request["dtype"])
-        with step_named(f"{point.mode} step"):
-            extra = {}
-            if models.compile_model:
-                extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
-            tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device)
-            with recording_tiles() as ran:  # which tiles the measured steps ran
-                metrics = measure(
-                    model, point, device, request["dtype"], request["repeats"], tiles_ran
-                )
-            if models.compile_model:  # what compiling bought: the same point, uncompiled
-                assert models.eager is not None
-                eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
-                extra["eager_time_ms_median"] = eager["time_ms_median"]
-                extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
-            params = sum(p.numel() for p in model.parameters())
-            extra["attention_tiles"] = tile_plan(models.eager, device, point.mode, ran)
-            if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
-                extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
-        return {"status": "ok", "params": params, **metrics, **extra}
-    except StepError as failed:
-        status = "oom" if is_oom(failed.error) else "error"
+        reply = measure_point(point, request, models)
+        failed = False
+    except StepError as error:
+        status = "oom" if is_oom(error.error) else "error"
         if status == "error":
             traceback.print_exc()
-        models.forget()
-        return {"status": status, "message": str(failed)[:500], "restart": needs_restart(failed)}
-    finally:
+        reply = {"status": status, "message": str(error)[:500], "restart": needs_restart(error)}
+        failed = True
+    cleanup = release(models, forget=failed)
+    if cleanup:
+        message = " | ".join(filter(None, [reply.get("message", ""), cleanup[:200]]))
+        reply = {**reply, "message": message, "restart": True}
+    return reply
+
+
+def measure_point(point: Point, request: dict[str, Any], models: Models) -> dict[str, Any]:
+    """The ``ok`` reply of ``point``; raises a :class:`StepError` naming the step that failed."""
+    device = models.device
+    model = models.get(point, request["dtype"])
+    with step_named(f"{point.mode} step"):
+        extra = {}
+        if models.compile_model:
+            extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
+        tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device)
+        with recording_tiles() as ran:  # which tiles the measured steps ran
+            metrics = measure(model, point, device, request["dtype"], request["repeats"], tiles_ran)
+        if models.compile_model:  # what compiling bought: the same point, uncompiled
+            assert models.eager is not None
+            eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
+            extra["eager_time_ms_median"] = eager["time_ms_median"]
+            extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
+        params = sum(p.numel() for p in model.parameters())
+        extra["attention_tiles"] = tile_plan(models.eager, device, point.mode, ran)
+        if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
+            extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
+    return {"status": "ok", "params": params, **metrics, **extra}
+
+
+def release(models: Models, forget: bool) -> str:
+    """Free the point's memory (and after a failure its model); "" or, when that failed, what
+    failed (after a sticky CUDA error every CUDA call raises again)."""
+    try:
+        if forget:
+            models.forget()
         gc.collect()
-        if device.type == "cuda":
+        if models.device.type == "cuda":
             torch.cuda.empty_cache()
+    except Exception as error:
+        return f"cleanup: {one_line(error)}"
+    return ""
 
 
 def needs_restart(failed: StepError) -> bool:

@@ -61,3 +61,51 @@ def test_the_worker_makes_cuda_n_its_current_device(monkeypatch: pytest.MonkeyPa
     assert worker.worker_device("cuda:1") == torch.device("cuda", 1)
     assert current == [torch.device("cuda", 1)]
     assert worker.worker_device("cpu") == torch.device("cpu") and len(current) == 1
+
+
+STICKY = (
+    "CUDA error: an illegal memory access was encountered\n"
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect."
+)
+
+
+class Sticky(torch.nn.Module):
+    """No parameters (so ``.to("cuda")`` needs no GPU); every call fails as after an illegal
+    memory access."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> None:
+        raise RuntimeError(STICKY)
+
+
+def test_a_sticky_cuda_error_in_the_cleanup_still_gives_the_point_its_error_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside tester (issue 57): after a sticky CUDA error ``run_point``'s cleanup
+    (``models.forget()``, ``torch.cuda.empty_cache()`` in a ``finally``) raised again, so the
+    point lost its row and the worker its reply; "run_point never raises" was false."""
+
+    def spoiled() -> None:
+        raise RuntimeError(STICKY)
+
+    monkeypatch.setattr(torch.cuda, "empty_cache", spoiled)
+    monkeypatch.setattr(worker, "build_encoder", lambda name, **options: Sticky())
+    models = worker.Models(torch.device("cuda", 0), compile_model=False)
+    point = Point("disan", 8, "infer", 2, 8)
+    reply = worker.run_point({"point": asdict(point), "dtype": "fp32", "repeats": 1}, models)
+    assert reply["status"] == "error" and reply["restart"] is True
+    assert "cleanup" in reply["message"]
+
+
+def test_a_failure_of_several_lines_is_one_line_beginning_with_its_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CUDA message spans lines: the row (and so the console line and the failure list) got
+    stray lines such as "CUDA kernel errors might be asynchronously reported"."""
+    monkeypatch.setattr(worker, "build_encoder", lambda name, **options: Sticky())
+    models = worker.Models(torch.device("cpu"), compile_model=False)
+    point = Point("disan", 8, "infer", 2, 8)
+    reply = worker.run_point({"point": asdict(point), "dtype": "fp32", "repeats": 1}, models)
+    assert "\n" not in reply["message"]
+    first = "warm-up (infer) at [2, 4, 8]: RuntimeError: CUDA error: an illegal memory access"
+    assert reply["message"].startswith(first) and reply["restart"] is True
