@@ -91,7 +91,7 @@ def run_sweep(
     )
     console.print(
         f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
-        f"{config.device} ({config.allocator}, budget {config.max_memory_mb} MB/point): "
+        f"{config.device} ({config.allocator}, {budget_words(config.max_memory_mb)}): "
         f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
     )
     env = sweep_environment(config)
@@ -106,6 +106,11 @@ def run_sweep(
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None
     return out
+
+
+def budget_words(budget_mb: float | None) -> str:
+    """The budget as the sweep's first line says it: "budget 512 MB/point" or "no budget"."""
+    return "no budget" if budget_mb is None else f"budget {budget_mb:,.0f} MB/point"
 
 
 def resolve_device(name: str) -> str:

@@ -109,3 +109,11 @@ def test_a_failure_of_several_lines_is_one_line_beginning_with_its_first(
     assert "\n" not in reply["message"]
     first = "warm-up (infer) at [2, 4, 8]: RuntimeError: CUDA error: an illegal memory access"
     assert reply["message"].startswith(first) and reply["restart"] is True
+
+
+def test_a_sweep_without_a_budget_says_no_budget() -> None:
+    """Outside tester (issue 57): a CUDA sweep's first line said "budget None MB/point"."""
+    from harness.profiling.sweep import budget_words
+
+    assert budget_words(None) == "no budget"
+    assert budget_words(18318.4) == "budget 18,318 MB/point"
