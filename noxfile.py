@@ -172,9 +172,10 @@ def tests(session: nox.Session) -> None:
     provide_system_packages(session, ("postgresql", "chromium"))
     install(session, "test,postgres,tensorboard,browser")
     # the documents' commands are `nox -s docs` (their ten minutes would take CI past 30)
-    # --durations: the slowest tests in the CI log, where the time goes
+    # --durations: the slowest tests in the CI log, where the time goes; worksteal: a worker
+    # that runs out of tests takes queued ones from the other (no idle worker at the end)
     marked = with_marker(session.posargs, "not quiet and not docs")
-    session.run("pytest", "-n", "2", "--durations", "25", *marked)
+    session.run("pytest", "-n", "2", "--dist", "worksteal", "--durations", "60", *marked)
     # one process: its threads are the environment's 3, not a worker's 1 (tests/conftest.py);
     # exit status 5: no test of the leg was selected (e.g. -m "not slow")
     environment = held_out_environment(cpu_flags())
