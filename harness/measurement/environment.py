@@ -89,8 +89,26 @@ def is_tf32(*switches: object) -> bool:
     return False
 
 
+def gpu_identity(device: torch.device) -> dict[str, str]:
+    """On CUDA, which GPU ran: torch's index (``cuda`` alone: the current one), its PCI bus id
+    in NVML's spelling and its UUID, which name it beyond its model's name (several GPUs of a
+    node share that). Nothing elsewhere."""
+    if device.type != "cuda":
+        return {}
+    from harness.measurement.gpu_process import nvml_bus_id
+
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    properties = torch.cuda.get_device_properties(index)
+    return {
+        "device_index": str(index),
+        "device_pci_bus_id": nvml_bus_id(properties),
+        "device_uuid": str(properties.uuid),
+    }
+
+
 def environment(device: torch.device) -> dict[str, str]:
-    """Columns recorded beside every measurement (the TF32 switches on CUDA: :func:`tf32`)."""
+    """Columns recorded beside every measurement (on CUDA the GPU's identity,
+    :func:`gpu_identity`, and the TF32 switches, :func:`tf32`)."""
     return {
         "device": device.type,
         "device_name": device_name(device),
@@ -103,5 +121,6 @@ def environment(device: torch.device) -> dict[str, str]:
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "allocator": allocator(),
         "commit": git_commit(),
+        **gpu_identity(device),
         **tf32(device),
     }

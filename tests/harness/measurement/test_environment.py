@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import cpuinfo
 import pytest
@@ -28,6 +29,7 @@ def test_the_cpu_capability_torch_runs_is_recorded() -> None:
     assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability() != ""
 
 
+GPU_PROPERTIES = SimpleNamespace(pci_domain_id=0, pci_bus_id=0x5E, pci_device_id=0, uuid="a-b-c")
 PRECISIONS = st.sampled_from(["tf32", "ieee", "none"])
 
 
@@ -66,6 +68,7 @@ def test_a_cuda_runs_tf32_settings_are_recorded_as_set_through_the_new_switches(
     torch.backends.cudnn.rnn.fp32_precision = rnn
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(torch.cuda, "get_device_name", lambda device: "a GPU")
+        patch.setattr(torch.cuda, "get_device_properties", lambda index: GPU_PROPERTIES)
         env = environment(torch.device("cuda", 0))
     expected = {
         "tf32_matmul": torch.backends.cuda.matmul.fp32_precision == "tf32",
@@ -75,3 +78,20 @@ def test_a_cuda_runs_tf32_settings_are_recorded_as_set_through_the_new_switches(
     for key, value in expected.items():
         assert env[key] == str(value), key
     assert "tf32_cudnn_conv" not in environment(torch.device("cpu"))
+
+
+def test_a_cuda_run_records_which_gpu_ran_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside tester (issue 57): the manifest named the GPU's model only, which the GPUs of a
+    node share; now its index, PCI bus id and UUID."""
+    properties = GPU_PROPERTIES
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "a GPU")
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: properties)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    env = environment(torch.device("cuda"))
+    assert (env["device_index"], env["device_pci_bus_id"], env["device_uuid"]) == (
+        "1",
+        "00000000:5E:00.0",
+        "a-b-c",
+    )
+    assert environment(torch.device("cuda", 3))["device_index"] == "3"
+    assert "device_uuid" not in environment(torch.device("cpu"))
