@@ -32,15 +32,16 @@ def _repeated(header: list[str]) -> str:
 def _delimited(
     lines: list[str], delimiter: str, path: Path, problems: Problems
 ) -> Iterator[tuple[int, Record]]:
-    """(first line, record) of each row of a file with a header row of distinct names. TSV has
-    no quoting (a quote is text); CSV quotes as Excel does, a line break inside quotes included
-    (the reader sees each line with its end). A blank line (spaces only) is no row and is
+    """(first line, record) of each row of a file with a header row of distinct names (spaces
+    around a name are not part of it). TSV has no quoting (a quote is text); CSV quotes as
+    Excel does, a line break inside quotes included (the reader sees each line with its end).
+    A blank line (spaces only) is no row and is
     skipped, as pandas skips it; rows with another column count than the header are bad."""
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
     ended = (line + "\n" for line in lines)
     reader = csv.reader(ended, delimiter=delimiter, quoting=quoting, strict=True)
     try:
-        header = next(reader)
+        header = [name.strip() for name in next(reader)]  # "text, label" names "label"
     except StopIteration:
         problems.add(1, "a header row naming the columns", "an empty file", "add the header")
         return

@@ -221,6 +221,20 @@ def test_repeated_column_names_are_refused_in_one_line_naming_them(
     assert problem.line == 1 and "'text' in columns 1 and 3" in problem.found
 
 
+def test_spaces_around_a_column_name_are_not_part_of_it(tmp_path: Path) -> None:
+    """``text, label`` (a space after the comma, as people type) names ``label``, and
+    ``text,label,text `` repeats ``text`` (a trailing space made a third column of its own)."""
+    rows = [f"w{i}, {('pos', 'neg')[i % 2]}" for i in range(20)]
+    path = _task(tmp_path, CV.format(format="csv"), {"all.csv": "\n".join(["text, label", *rows])})
+    assert task_problems(str(path)) == []
+    rows = [f"w{i},{('pos', 'neg')[i % 2]},x" for i in range(20)]
+    (tmp_path / "b").mkdir()
+    files = {"all.csv": "\n".join(["text,label,text ", *rows])}
+    path = _task(tmp_path / "b", CV.format(format="csv"), files)
+    (problem,) = task_problems(str(path))
+    assert "'text' in columns 1 and 3" in problem
+
+
 def test_a_repeated_label_column_is_named_not_taken_for_too_few_labels(tmp_path: Path) -> None:
     """``text,label,label`` (no ``labels:``) said "fewer than two labels"."""
     rows = [f"w{i},{('pos', 'neg')[i % 2]},x" for i in range(20)]
