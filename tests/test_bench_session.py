@@ -1,0 +1,69 @@
+"""``nox -s bench``: a sweep with failed points (``profile`` exits 1) no longer skips the GPU
+checks after it; the session fails at its end with the sweep's status (outside tester, issue
+57). The device line comes before the predict-only step."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import nox.command
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def noxfile() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("noxfile_bench", ROOT / "noxfile.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Session:
+    """Records what the session runs; ``profile --preset`` exits ``sweep_status``."""
+
+    def __init__(self, sweep_status: int) -> None:
+        self.sweep_status = sweep_status
+        self.ran: list[list[str]] = []
+        self.posargs: list[str] = ["--out", "runs/x"]
+
+    def install(self, *args: str) -> None:
+        pass
+
+    def log(self, *args: object) -> None:
+        pass
+
+    def run(self, *command: str, **kwargs: object) -> bool:
+        self.ran.append(list(command))
+        if "--preset" in command and self.sweep_status:
+            raise nox.command.CommandFailed(return_code=self.sweep_status)
+        return True
+
+    def error(self, message: str) -> None:
+        raise SystemExit(message)
+
+
+def test_failed_points_still_get_every_later_step_and_fail_the_session_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    session = Session(sweep_status=1)
+    with pytest.raises(SystemExit, match="the sweep has failed points"):
+        noxfile().bench(session)
+    steps = [" ".join(command[:4]) for command in session.ran]
+    assert steps[0] == "python -m harness.profiling.gpu_checks device"
+    assert "python -m harness.profiling.gpu_checks checks" in steps
+    assert steps[-1] == "python -m harness.profiling.overhead"
+
+
+def test_a_sweep_stopped_by_ctrl_c_stops_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    session = Session(sweep_status=130)
+    with pytest.raises(nox.command.CommandFailed):
+        noxfile().bench(session)
+    assert not any("checks" in command for command in session.ran)
