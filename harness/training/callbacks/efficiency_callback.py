@@ -267,6 +267,9 @@ class EfficiencyCallback(pl.Callback):
             "train_time_s": self.train_seconds,
             "peak_train_mem_mb": self.memory.peak_mb() if self.memory else float("nan"),
             "peak_train_mem_kind": self.memory.kind if self.memory else "",
+            # how many steps the peak was taken over (StepMemory measures only those that can
+            # be the largest): a reader can tell a one-step peak from one over every shape
+            "peak_train_mem_steps": self.memory.steps if self.memory else 0,
             **usage_record(self.cpu, "train_"),
             "train_threads": torch.get_num_threads(),
         }

@@ -188,3 +188,13 @@ def test_a_fit_of_equal_batches_reports_the_peak_with_adams_state(tmp_path: Path
     # from them (50 features each)
     moments = 2 * 4 * 400 * 50
     assert peaks[3] >= peaks[1] + moments
+
+
+def test_the_summary_says_over_how_many_steps_the_memory_peak_was_taken() -> None:
+    """Outside tester (issue 57): metrics.json gave the peak without the number of steps
+    measured for it (on CUDA each measured step is synchronised)."""
+    callback = EfficiencyCallback()
+    assert callback.summary()["peak_train_mem_steps"] == 0
+    callback.memory = StepMemory(torch.device("cpu"))
+    callback.memory.steps = 3
+    assert callback.summary()["peak_train_mem_steps"] == 3
