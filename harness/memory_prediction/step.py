@@ -42,6 +42,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from encoders import build_encoder
 from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes
+from harness.errors import one_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.memory_prediction.cpu_kernels import (
@@ -289,12 +290,12 @@ def predict(
 
 def predict_point(point: Point) -> Prediction | str:
     """The prediction of a registered encoder's point, or why it failed (e.g. an operator with
-    no meta kernel)."""
+    no meta kernel), on one line (``errors.one_line``)."""
     try:
         options = encoder_options(point)
         return predict(lambda: build_encoder(point.encoder, input_dim=point.dim, **options), point)
     except Exception as error:
-        return f"no prediction: {type(error).__name__}: {error}"[:500]
+        return f"no prediction: {one_line(error)}"[:500]
 
 
 def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
