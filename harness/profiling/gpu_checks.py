@@ -11,6 +11,10 @@ The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
 - No context on a device the run did not ask for: a process measures one point of DiSAN's
   chunked attention (the tiles' probe and warm-up included) on the last visible GPU, then asks
   NVML which GPUs list its process id.
+- fp16 tiles as planned: the same point under fp16 autocast on cuda:0; the tiles it ran must be
+  the ones ``tile_plan`` reports (issue 57.9).
+- Fit and encode on the GPU: ``sanbench fit`` of a tiny TREC written into RUN, then ``sanbench
+  encode`` of its checkpoint (issue 57.1), both exit 0 and two sentences are encoded.
 Without CUDA each says it was not run and why; the exit status is 1 only when a check failed.
 """
 
@@ -170,11 +174,67 @@ def _context_child(asked: int) -> dict[str, Any]:
     return {"status": reply["status"], "message": reply.get("message", ""), "listed": listed}
 
 
+def fp16_tiles_check() -> Check:
+    """Under fp16 autocast on cuda:0, the tiles the context point ran against the tiles
+    ``tile_plan`` reports (issue 57.9: fp16's product-form bound, 2.77, sent ordinary inputs to
+    the eager tiles while the plan said "compiled")."""
+    from harness.measurement.profiled_step import Point
+    from harness.profiling.worker import Models, run_point
+
+    name = "fp16 tiles as planned"
+    point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
+    models = Models(torch.device("cuda", 0), compile_model=False)
+    reply = run_point({"point": asdict(point), "dtype": "fp16", "repeats": 3}, models)
+    if reply["status"] != "ok":
+        return Check(name, False, f"the fp16 point failed: {reply['message']}")
+    from encoders.layers.tanh_attention import tile_plan
+
+    planned = tile_plan(models.eager, models.device, point.mode)
+    ran = reply["attention_tiles"]
+    return Check(name, ran == planned, f"ran {ran!r}, planned {planned!r}")
+
+
+# a tiny TREC (the task's file layout): a word per label, so that a fit of one epoch runs
+TREC_WORDS = ("what", "how", "which", "who", "where", "many")
+
+
+def encode_check(work: Path) -> Check:
+    """``sanbench fit`` of a tiny TREC on the GPU (Lightning's ``accelerator="auto"``), then
+    ``sanbench encode`` of its checkpoint (issue 57.1: the batch index was read on the host
+    from a GPU tensor)."""
+    name = "fit and encode on the GPU"
+    work.mkdir(parents=True, exist_ok=True)
+    for split, count in (("train", 60), ("test", 12)):
+        lines = [f"{i % 6} {TREC_WORDS[i % 6]} is the one ?" for i in range(count)]
+        (work / f"TREC.{split}.all").write_text("\n".join(lines) + "\n")
+    words = [*TREC_WORDS, "is", "the", "one", "?"]
+    (work / "glove.txt").write_text("".join(f"{w} {' '.join(['0.1'] * 6)}\n" for w in words))
+    (work / "sentences.txt").write_text("what is the one ?\nwho is ?\n")
+    sanbench = str(Path(sys.executable).with_name("sanbench"))
+    commands = [
+        [sanbench, "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(work),
+         "--embeddings", str(work / "glove.txt"), "--out", str(work / "run"),
+         "--model.hidden_dim", "4", "--trainer.max_epochs", "1"],
+        [sanbench, "encode", "--ckpt", str(work / "run" / "checkpoints" / "last.ckpt"),
+         "--input", str(work / "sentences.txt"), "--out", str(work / "encoded.npy")],
+    ]  # fmt: skip
+    for command in commands:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            return Check(name, False, f"sanbench {command[1]} exited {done.returncode}: {tail}")
+    import numpy as np
+
+    encoded = np.load(work / "encoded.npy")
+    return Check(name, encoded.shape[0] == 2, f"2 sentences encoded, shape {encoded.shape}")
+
+
 def run_checks(run: Path) -> list[Check]:
     """Every check (see the module docstring) of the sweep written into ``run``."""
     why = why_no_cuda()
     names = ("NVML's GPU is torch's", "CUDA peak against the prediction",
-             "no context on a GPU the run did not ask for")  # fmt: skip
+             "no context on a GPU the run did not ask for", "fp16 tiles as planned",
+             "fit and encode on the GPU")  # fmt: skip
     if why:
         return [Check(name, None, f"no CUDA here: {why}") for name in names]
     try:
@@ -212,6 +272,8 @@ def run_checks(run: Path) -> list[Check]:
                 checks.append(Check(names[2], False, f"the point failed: {reply['message']}"))
             else:
                 checks.append(context_check(asked, reply["listed"], count))
+    checks.append(fp16_tiles_check())
+    checks.append(encode_check(run / "gpu-checks-encode"))
     return checks
 
 

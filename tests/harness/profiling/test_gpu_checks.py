@@ -53,7 +53,7 @@ def test_without_cuda_every_check_says_it_was_not_run_and_why(
 ) -> None:
     assert gpu_checks.main(["checks", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 5
     assert all(": not run: no CUDA here: " in line for line in lines)
 
 
@@ -103,6 +103,8 @@ def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
         raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
 
     monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(gpu_checks, "fp16_tiles_check", lambda: gpu_checks.Check("fp16", True, ""))
+    monkeypatch.setattr(gpu_checks, "encode_check", lambda work: gpu_checks.Check("fit", True, ""))
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
     monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
@@ -110,6 +112,6 @@ def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
     monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByPciBusId", lambda bus_id: bus_id)
     monkeypatch.setattr(pynvml, "nvmlDeviceGetUUID", fails)
     checks = gpu_checks.run_checks(tmp_path)
-    assert checks[0].ok is None and "NVML failed" in checks[0].detail and len(checks) == 3
+    assert checks[0].ok is None and "NVML failed" in checks[0].detail and len(checks) == 5
     monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
     assert gpu_checks.run_checks(tmp_path)[0].ok is None
