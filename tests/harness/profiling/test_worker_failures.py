@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[3]
 SMALL = ["--batch-size", "3", "--dim", "16", "--repeats", "3", "--no-progress", "--no-report"]
 KERNEL = 9
 ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered"
+ASYNC_LINE = "CUDA kernel errors might be asynchronously reported at some other API call"
 PLUGIN = f'''
 import torch
 from torch import nn
@@ -52,7 +53,7 @@ class Unpadded(Encoder):
         if self.breaks_at:
             if BROKEN["now"] or x.shape[1] == self.breaks_at:
                 BROKEN["now"] = True  # every later call fails, as after a sticky CUDA error
-                raise RuntimeError("{ILLEGAL_ACCESS}")
+                raise RuntimeError("{ILLEGAL_ACCESS}\\n{ASYNC_LINE}")
             tokens = self.proj(x)
         else:
             tokens = self.conv(x.transpose(1, 2)).transpose(1, 2)  # [B, L - {KERNEL - 1}, H]
@@ -129,16 +130,30 @@ def test_an_encoder_with_a_minimum_length_is_measured_at_every_length_it_takes(
 
 @pytest.mark.slow
 def test_a_sticky_device_error_gets_the_next_point_a_fresh_worker(
-    plugin: Path, tmp_path: Path
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 57.7: after an error that leaves the device unusable (here faked on the CPU: the
     plugin fails every call after its call at L = 16) the worker was kept, so every later point
-    failed. The failed point names its step, and the next runs in a new worker."""
+    failed. The failed point names its step, and the next runs in a new worker. CUDA's message
+    spans two lines: the point's console line and the failure list show its first line with
+    the point's name, never the second alone (outside tester of issue 57)."""
     out = tmp_path / "run"
+    monkeypatch.setenv("COLUMNS", "400")  # the console wraps no line
     assert profile(out, "plug_sticky", "8,16,32", "--modes", "infer") == 1
     rows = load_run(out).rows.set_index("seq_len")
     assert list(rows["status"]) == ["ok", "error", "ok"], rows["message"].to_dict()
-    assert rows.loc[16, "message"] == f"infer step: RuntimeError: {ILLEGAL_ACCESS}"
+    message = f"infer step: RuntimeError: {ILLEGAL_ACCESS} | {ASYNC_LINE}"
+    assert rows.loc[16, "message"] == message
+    console = capsys.readouterr()
+    lines = (console.out + console.err).splitlines()
+    assert not [
+        line
+        for line in lines
+        if line.lstrip().startswith(("CUDA kernel", "sanbench profile: CUDA"))
+    ]
+    assert any(
+        "L=16" in line and f"infer step: RuntimeError: {ILLEGAL_ACCESS}" in line for line in lines
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,6 +162,7 @@ def test_a_sticky_device_error_gets_the_next_point_a_fresh_worker(
         "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
         "cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
         "CUDA out of memory. Tried to allocate 2.00 GiB",
+        "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
         "DefaultCPUAllocator: can't allocate memory: you tried to allocate 8589934592 bytes",
     ],
 )
