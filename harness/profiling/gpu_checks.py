@@ -156,10 +156,10 @@ def _context_child(asked: int) -> dict[str, Any]:
     import pynvml
 
     from harness.measurement.profiled_step import Point
-    from harness.profiling.worker import Models, run_point
+    from harness.profiling.worker import Models, run_point, worker_device
 
     point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
-    models = Models(torch.device("cuda", asked), compile_model=False)
+    models = Models(worker_device(f"cuda:{asked}"), compile_model=False)  # as the worker does
     reply = run_point({"point": asdict(point), "dtype": "fp32", "repeats": 3}, models)
     count = torch.cuda.device_count()
     properties = [torch.cuda.get_device_properties(i) for i in range(count)]
