@@ -13,6 +13,7 @@ from encoders.registry import (
     encoder_entry,
     list_encoders,
     register_encoder,
+    unknown_options_problem,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "encoder_entry",
     "list_encoders",
     "register_encoder",
+    "unknown_options_problem",
 ]

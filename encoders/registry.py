@@ -106,6 +106,19 @@ def builder_accepts(name: str, option: str) -> bool:
     return option in inspect.signature(entry.builder).parameters or option in entry.renamed
 
 
+def unknown_options_problem(name: str, options: list[str]) -> str | None:
+    """"NAME takes no option X; its options: ..." for the ``options`` encoder ``name``'s builder
+    does not take (None when it takes them all): one wording for every command."""
+    unknown = [option for option in options if not builder_accepts(name, option)]
+    if not unknown:
+        return None
+    accepted = inspect.signature(encoder_entry(name).builder).parameters
+    return (
+        f"{name} takes no option {', '.join(unknown)}; "
+        f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
+    )
+
+
 def require_encoder(name: str, source: dict[str, str | None] | None) -> None:
     """Make sure encoder ``name`` is registered, importing the module ``source`` (as a
     checkpoint records it) names; an error that says what to install or import when it fails."""

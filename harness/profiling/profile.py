@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import importlib
-import inspect
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -178,17 +177,13 @@ def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
     value the builder rejects (built on the meta device: nothing is allocated)."""
     import torch
 
-    from encoders import build_encoder, builder_accepts, encoder_entry
+    from encoders import build_encoder, unknown_options_problem
 
     problems = []
     for spec in specs:
-        accepted = inspect.signature(encoder_entry(spec.name).builder).parameters
-        unknown = [key for key, _ in spec.options if not builder_accepts(spec.name, key)]
+        unknown = unknown_options_problem(spec.name, [key for key, _ in spec.options])
         if unknown:
-            problems.append(
-                f"--encoders {spec.label}: {spec.name} takes no option {', '.join(unknown)}; "
-                f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
-            )
+            problems.append(f"--encoders {spec.label}: {unknown}")
             continue
         try:
             with torch.device("meta"):

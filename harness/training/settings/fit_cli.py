@@ -20,7 +20,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
-from datamodules.datamodule import BenchmarkDataModule
+from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
 from harness.command_parser import (
     CheckedConfigFile,
     add_alias,
@@ -32,6 +32,11 @@ from harness.command_parser import (
     unknown_options,
 )
 from harness.errors import InputError
+from harness.training.settings.config_checks import (
+    class_init_problems,
+    encoder_problems,
+    trainer_value_problems,
+)
 from harness.training.settings.fit_overrides import budget_problems
 from harness.training.settings.optimizers import add_optimizer_groups, optimizer_problems
 from harness.training.settings.run_options import RunOptions
@@ -362,6 +367,10 @@ class FitCLI(LightningCLI):
         files that exist, a run folder, the packages of its loggers."""
         trainer = self.config["trainer"]
         problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
+        problems += trainer_value_problems(trainer)
+        problems += class_init_problems(self.config.get("optimizer"), self.config["lr_scheduler"])
+        width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM
+        problems += encoder_problems(self.config["model"], width)
         if problems:
             raise ConfigError("\n".join(problems))
         data = self.config["data"]

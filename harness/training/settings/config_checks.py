@@ -1,0 +1,130 @@
+"""Checks of a resolved fit config that need no data file: values Lightning, torch or an encoder
+builder would refuse only later (after the data is read, some as a ``ZeroDivisionError``), each
+as one line naming the option (docs/reliability.md, "Bad input")."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from harness.training.settings.task_configs import builtin_value
+
+# Lightning's trainer counts that divide a step or epoch number: 0 ends in "integer modulo by
+# zero" once training starts
+POSITIVE_COUNTS = ("accumulate_grad_batches", "check_val_every_n_epoch")
+WIDTH_KEYS = ("hidden_dim", "width_scale")  # model options that set the encoder's width
+
+
+def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
+    """One line per ``--trainer.*`` count that must be positive, and a ``val_check_interval``
+    that is neither a positive number of batches nor a share of the epoch in (0, 1]."""
+    problems = []
+    for key in POSITIVE_COUNTS:
+        value = trainer.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            problems.append(f"--trainer.{key} {value}: expected a positive integer")
+    interval = trainer.get("val_check_interval")
+    number = isinstance(interval, int | float) and not isinstance(interval, bool)
+    if number and (interval <= 0 or (isinstance(interval, float) and interval > 1)):
+        problems.append(
+            f"--trainer.val_check_interval {interval}: expected a positive number of "
+            "batches or a share of the epoch in (0, 1]"
+        )
+    return problems
+
+
+def _class(class_path: str) -> Any:
+    module, _, name = class_path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def class_init_problems(optimizer: Any, lr_scheduler: Any) -> list[str]:
+    """The ``--optimizer`` and ``--lr_scheduler`` classes built on one dummy parameter and
+    stepped once, as training will: the error their arguments raise (torch's
+    ``ValueError("Invalid learning rate: -1")``, StepLR's modulo by a ``step_size`` 0), as one
+    line naming the option."""
+    import torch
+
+    if optimizer is None and lr_scheduler is None:
+        return []
+    parameter = torch.nn.Parameter(torch.zeros(1))
+    built = torch.optim.SGD([parameter], lr=0.1)
+    if optimizer is not None:
+        spec = builtin_value(optimizer)
+        try:
+            built = _class(spec["class_path"])([parameter], **(spec.get("init_args") or {}))
+        except (ValueError, TypeError) as error:
+            return [f"--optimizer {spec['class_path']}: {error}"]
+    if lr_scheduler is None:
+        return []
+    spec = builtin_value(lr_scheduler)
+    try:
+        with warnings.catch_warnings():  # "lr_scheduler.step() before optimizer.step()"
+            warnings.simplefilter("ignore")
+            scheduler = _class(spec["class_path"])(built, **(spec.get("init_args") or {}))
+            built.step()
+            if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                scheduler.step(0.0)  # the metric it watches
+            else:
+                scheduler.step()
+    except (ValueError, TypeError, ZeroDivisionError) as error:
+        why = "division by zero" if isinstance(error, ZeroDivisionError) else str(error)
+        return [f"--lr_scheduler {spec['class_path']}{_given(spec)}: {why}"]
+    return []
+
+
+def _given(spec: Mapping[str, Any]) -> str:
+    """The class's arguments that differ from its defaults, as options (`` --lr_scheduler.
+    step_size 0``): the values the user gave."""
+    defaults = inspect.signature(_class(spec["class_path"])).parameters
+    return "".join(
+        f" --lr_scheduler.{key} {value}"
+        for key, value in (spec.get("init_args") or {}).items()
+        if key not in defaults or defaults[key].default != value
+    )
+
+
+def machine_memory() -> int:
+    """This machine's physical memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
+    """The encoder of ``model:`` built on the meta device (nothing allocated): an option its
+    builder does not take (one wording with ``profile``), a value it refuses, and parameters
+    alone larger than this machine's memory (4 bytes each, float32), naming the width option."""
+    import torch
+
+    from encoders import build_encoder, unknown_options_problem
+    from harness.training.settings.task_model import builder_options
+
+    encoder = model["encoder"]
+    options = builtin_value(model.get("encoder_options")) or {}
+    unknown = unknown_options_problem(encoder, list(options))
+    if unknown:
+        return [f"--model.encoder_options: {unknown}"]
+    try:
+        keywords = builder_options(
+            encoder,
+            builtin_value(model.get("hidden_dim")),
+            options,
+            width_scale=builtin_value(model.get("width_scale")),
+        )
+        with torch.device("meta"):
+            built = build_encoder(encoder, input_dim=input_dim, **keywords)
+    except (ValueError, TypeError) as error:
+        return [f"--model.encoder_options / --model.hidden_dim: {error}"]
+    needed = 4 * sum(parameter.numel() for parameter in built.parameters())
+    if needed > machine_memory():
+        given = [f"--model.{key} {model[key]}" for key in WIDTH_KEYS if model.get(key)]
+        width = given[0] if given else "--model.encoder_options"
+        return [
+            f"{width}: the {encoder} encoder's parameters alone take {needed} bytes "
+            f"({needed / 2**30:.3g} GiB), more than this machine's memory "
+            f"({machine_memory() / 2**30:.3g} GiB)"
+        ]
+    return []

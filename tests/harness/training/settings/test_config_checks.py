@@ -1,0 +1,63 @@
+"""Bad fit values refused in one sanbench line (exit 2) before any data is read, with nothing
+created (issue 56 as an outside tester found it: each of these ended as "internal error",
+exit 1, some after the run folder's ``fit_config.yaml`` was written, which then refused the
+corrected re-run as "holds another run")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
+BASE = [
+    "fit",
+    "--task",
+    "sst2",
+    "--encoder",
+    "multi_cnn",
+    "--data-dir",
+    str(FIXTURES / "kim2014"),
+    "--embeddings",
+    str(FIXTURES / "vectors" / "tiny.glove.txt"),
+    "--trainer.max_steps",
+    "2",
+]
+DEBUG_HINT = "--debug fit ... shows the traceback"  # every exit 2's second line
+STEP_LR = ["--lr_scheduler", "torch.optim.lr_scheduler.StepLR"]
+# (extra words, what the one line must name)
+REFUSED = [
+    (["--trainer.accumulate_grad_batches", "0"], "--trainer.accumulate_grad_batches 0"),
+    (["--trainer.val_check_interval", "0"], "--trainer.val_check_interval 0"),
+    (["--trainer.check_val_every_n_epoch", "0"], "--trainer.check_val_every_n_epoch 0"),
+    ([*STEP_LR, "--lr_scheduler.step_size", "0"], "--lr_scheduler"),
+    (
+        ["--model.encoder_options", "{attention_imp: naive}"],
+        "multi_cnn takes no option attention_imp; its options: ",
+    ),
+    (["--model.hidden_dim", "100000000000"], "--model.hidden_dim 100000000000"),
+]
+
+
+@pytest.mark.parametrize(("extra", "named"), REFUSED, ids=[words[-2] for words, _ in REFUSED])
+def test_bad_value_is_one_line_before_any_file_is_made(
+    extra: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    status = main([*BASE, "--out", "x1", *extra])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "internal error" not in err and named in err, err
+    assert len([line for line in err.splitlines() if DEBUG_HINT not in line]) == 1, err
+    assert list(tmp_path.iterdir()) == []  # a refused start writes nothing
+
+
+def test_hidden_dim_beyond_memory_says_the_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    assert main([*BASE, "--out", "x1", "--model.hidden_dim", "100000000000"]) == 2
+    assert " bytes" in capsys.readouterr().err
