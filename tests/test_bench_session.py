@@ -4,22 +4,12 @@ checks after it; the session fails at its end with the sweep's status (outside t
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import nox.command
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def noxfile() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("noxfile_bench", ROOT / "noxfile.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.test_ci import noxfile  # loaded once: nox registers each session once per process
 
 
 class Session:
