@@ -99,6 +99,12 @@ def _class_path_problem(option: str, text: str) -> str | None:
         module, name = missing.groups()
         hint = did_you_mean(name, dir(importlib.import_module(module)))
         return f"{option} {class_path}: no class {name} in {module}{hint}"
+    if argument := PARSER_KEY.match(f"{reason} "):  # "--optimizer.lr abc: expected a number"
+        inner = text[found.start(2) :]
+        given = inner.partition("Given value: ")[2].partition(" - ")[0]
+        phrases, _ = _expected(inner.replace(", <class 'torch.Tensor'>", ""))  # lr: float|Tensor
+        expected = " or ".join(phrases) or "another value"
+        return f"{option}.{argument.group(1)} {given}: {class_path} expects {expected}"
     return f"{option} {class_path}: {reason}"
 
 

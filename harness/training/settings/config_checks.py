@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from harness.training.settings.fit_overrides import duration
 from harness.training.settings.task_configs import builtin_value
 
 # Lightning's trainer counts that divide a step or epoch number: 0 ends in "integer modulo by
@@ -34,7 +35,37 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
             f"--trainer.val_check_interval {interval}: expected a positive number of "
             "batches or a share of the epoch in (0, 1]"
         )
+    for key in ("limit_train_batches", "limit_val_batches"):
+        value = trainer.get(key)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and (value < 0 or (isinstance(value, float) and value > 1)):
+            problems.append(
+                f"--trainer.{key} {value}: expected a number of batches (0 or more) or a share "
+                "of the epoch in [0, 1]"
+            )
+    max_time = trainer.get("max_time")
+    if max_time is not None and duration(max_time) is None:
+        problems.append(
+            f"--trainer.max_time {max_time}: expected a duration DD:HH:MM:SS (e.g. 00:01:30:00) "
+            "or e.g. {minutes: 30}"
+        )
+    devices = trainer.get("devices")
+    if str(devices).strip() in ("0", "[]"):
+        problems.append(
+            f"--trainer.devices {devices}: expected a positive number of devices, a list of "
+            "device indices, or auto"
+        )
     return problems
+
+
+SEED_RANGE = (0, 2**32 - 1)  # what numpy's seed takes (Lightning seeds numpy too)
+
+
+def seed_problems(seed: Any) -> list[str]:
+    """``--seed`` outside the range every library seeded with it accepts."""
+    if isinstance(seed, int) and not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        return [f"--seed {seed}: expected an integer from {SEED_RANGE[0]} to {SEED_RANGE[1]}"]
+    return []
 
 
 def _class(class_path: str) -> Any:

@@ -35,6 +35,7 @@ from harness.errors import InputError
 from harness.training.settings.config_checks import (
     class_init_problems,
     encoder_problems,
+    seed_problems,
     trainer_value_problems,
 )
 from harness.training.settings.fit_overrides import budget_problems
@@ -263,6 +264,9 @@ class FitCLI(LightningCLI):
             self._check_optimizers(parser, parser.parse_args(printed))
         super().parse_arguments(parser, args)
         self._check_optimizers(parser, self.config)
+        problems = seed_problems(self.config["seed_everything"])  # seeded right after parsing
+        if problems:
+            raise ConfigError("\n".join(problems))
 
     @staticmethod
     def _check_optimizers(parser: LightningArgumentParser, config: Any) -> None:
@@ -371,6 +375,9 @@ class FitCLI(LightningCLI):
         problems += class_init_problems(self.config.get("optimizer"), self.config["lr_scheduler"])
         width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM
         problems += encoder_problems(self.config["model"], width)
+        workers = self.config["data"].get("num_workers")
+        if isinstance(workers, int) and workers < 0:
+            problems.append(f"--data.num_workers {workers}: expected 0 (none) or more")
         if problems:
             raise ConfigError("\n".join(problems))
         data = self.config["data"]

@@ -75,7 +75,7 @@ UNTRAINED_EXPECTED = {
 }
 
 
-def _duration(value: Any) -> timedelta | None:
+def duration(value: Any) -> timedelta | None:
     """``max_time`` as Lightning's ``Timer`` reads it (``DD:HH:MM:SS``, a mapping of
     ``timedelta`` keywords, a ``timedelta``); None when it is none of these (Lightning says why)."""
     if isinstance(value, timedelta):
@@ -97,8 +97,8 @@ def _nothing(key: str, value: Any) -> bool:
     if value is None or isinstance(value, bool) or key not in UNTRAINED_EXPECTED:
         return False
     if key == "max_time":
-        duration = _duration(value)
-        return duration is not None and duration <= timedelta(0)
+        length = duration(value)
+        return length is not None and length <= timedelta(0)
     return isinstance(value, int | float) and value == 0
 
 

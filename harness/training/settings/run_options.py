@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jsonargparse.typing import NonNegativeInt, PositiveFloat, PositiveInt
+from jsonargparse.typing import ClosedUnitInterval, NonNegativeInt, PositiveFloat, PositiveInt
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class RunOptions:
     """
 
     early_stopping_patience: NonNegativeInt = 0
-    ema_decay: float | None = None
+    ema_decay: ClosedUnitInterval | None = None
     checkpoint_every_minutes: PositiveFloat = 10.0
     checkpoint_every_n_steps: PositiveInt | None = None
     compile: bool = False

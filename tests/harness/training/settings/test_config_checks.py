@@ -27,6 +27,7 @@ BASE = [
     "2",
 ]
 DEBUG_HINT = "--debug fit ... shows the traceback"  # every exit 2's second line
+SGD = ["--optimizer", "torch.optim.SGD"]
 STEP_LR = ["--lr_scheduler", "torch.optim.lr_scheduler.StepLR"]
 # (extra words, what the one line must name)
 REFUSED = [
@@ -39,10 +40,22 @@ REFUSED = [
         "multi_cnn takes no option attention_imp; its options: ",
     ),
     (["--model.hidden_dim", "100000000000"], "--model.hidden_dim 100000000000"),
+    # Lightning's, torch's and numpy's own words reached the user (issue 56, item 3)
+    (["--trainer.limit_val_batches", "-1"], "--trainer.limit_val_batches -1: expected"),
+    (["--trainer.limit_train_batches", "1.5"], "--trainer.limit_train_batches 1.5: expected"),
+    (["--trainer.max_time", "abc"], "--trainer.max_time abc: expected a duration"),
+    (["--trainer.max_time", "-1"], "--trainer.max_time -1: expected a duration"),
+    (["--trainer.devices", "0"], "--trainer.devices 0: expected"),
+    (["--seed", "-1"], "--seed -1: expected an integer from 0"),
+    (["--run.ema_decay", "2"], "--run.ema_decay 2: expected"),
+    ([*SGD, "--optimizer.lr", "-1"], "--optimizer torch.optim.SGD: Invalid learning rate"),
+    ([*SGD, "--optimizer.lr", "abc"], "--optimizer.lr abc: torch.optim.SGD expects a number"),
+    ([*SGD, "--optimizer.momentum", "-3"], "--optimizer torch.optim.SGD: Invalid momentum"),
+    (["--data.num_workers", "-1"], "--data.num_workers -1: expected"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "named"), REFUSED, ids=[words[-2] for words, _ in REFUSED])
+@pytest.mark.parametrize(("extra", "named"), REFUSED, ids=[" ".join(w[-2:]) for w, _ in REFUSED])
 def test_bad_value_is_one_line_before_any_file_is_made(
     extra: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
