@@ -365,10 +365,11 @@ class FitCLI(LightningCLI):
     def out_dir(self) -> Path:
         return Path(self.config["out"])
 
-    def check(self) -> None:
-        """What must hold before any data is read (jsonargparse checked the types): a budget
-        that trains something (every such value named), a positive batch size, folders and
-        files that exist, a run folder, the packages of its loggers."""
+    def check_values(self) -> None:
+        """The values that need no file, all named at once (``suite``, ``tune`` and
+        ``reproduce`` check every run's resolved config so before their first run): a budget
+        that trains something, trainer counts, the optimizer and scheduler built on a dummy
+        parameter, the encoder built on the meta device, the data loader's workers."""
         trainer = self.config["trainer"]
         problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
         problems += trainer_value_problems(trainer)
@@ -380,6 +381,13 @@ class FitCLI(LightningCLI):
             problems.append(f"--data.num_workers {workers}: expected 0 (none) or more")
         if problems:
             raise ConfigError("\n".join(problems))
+
+    def check(self) -> None:
+        """What must hold before any data is read (jsonargparse checked the types): a budget
+        that trains something (every such value named), a positive batch size, folders and
+        files that exist, a run folder, the packages of its loggers."""
+        self.check_values()
+        trainer = self.config["trainer"]
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}

@@ -42,11 +42,14 @@ class FitRun:
         return nested(values | self.overrides)
 
     def to_yaml(self) -> str:
-        """A file that ``sanbench fit --config FILE`` runs as is (parsed and checked)."""
+        """A file that ``sanbench fit --config FILE`` runs as is (parsed, and its values checked
+        as ``FitCLI.check_values`` does: a suite refuses a bad one before its first run)."""
         from harness.training.settings.fit_cli import FitCLI
 
         with seed_message_hidden():
-            return FitCLI(self.args()).config_yaml()
+            cli = FitCLI(self.args())
+        cli.check_values()
+        return cli.config_yaml()
 
     def resolved(self) -> dict[str, Any]:
         """The complete nested config (task config, per-encoder values, overrides, defaults)."""

@@ -74,3 +74,17 @@ def test_hidden_dim_beyond_memory_says_the_bytes(
     os.chdir(tmp_path)
     assert main([*BASE, "--out", "x1", "--model.hidden_dim", "100000000000"]) == 2
     assert " bytes" in capsys.readouterr().err
+
+
+def test_suite_checks_each_run_before_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A class argument torch refuses was accepted by ``suite``, and every run failed (exit 1)."""
+    os.chdir(tmp_path)
+    words = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--seeds", "1"]
+    words += ["--data-dir", str(FIXTURES / "kim2014"), "--max-steps", "2", "--out", "s"]
+    status = main([*words, *SGD, "--optimizer.momentum", "-3"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "--optimizer torch.optim.SGD: Invalid momentum value: -3.0" in err, err
+    assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("metrics.json"))
