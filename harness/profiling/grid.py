@@ -94,10 +94,11 @@ def parse_spec(text: str) -> EncoderSpec:
     return EncoderSpec(name.strip(), parse_options(options))
 
 
-def parse_lengths(text: str) -> list[int]:
+def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
     """Parse ``"16:384:16"`` (start:stop:step, stop included), ``"16,32,64"`` or a mix of both.
 
-    Returns the sorted distinct lengths; raises ``ValueError`` naming the bad part.
+    Returns the sorted distinct lengths; raises ``ValueError`` naming the bad part and the
+    ``option`` that gave it.
     """
     lengths: set[int] = set()
     for part in (p.strip() for p in text.split(",")):
@@ -111,11 +112,11 @@ def parse_lengths(text: str) -> list[int]:
                 lengths.add(int(part))
         except ValueError:
             raise ValueError(
-                f"bad --lengths part {part!r} in {text!r}: expected positive integers like "
+                f"bad {option} part {part!r} in {text!r}: expected positive integers like "
                 "'16:384:16' (start:stop:step, stop included) or '16,32,64'"
             ) from None
     if not lengths or min(lengths) < 1:
-        raise ValueError(f"--lengths {text!r}: every length must be a positive integer")
+        raise ValueError(f"{option} {text!r}: every length must be a positive integer")
     return sorted(lengths)
 
 

@@ -3,6 +3,7 @@ encoders, limits, output); :func:`harness.profiling.profile.sweep_config` resolv
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,15 +113,24 @@ class ProfileOptions:
         problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
         if not re.fullmatch(DEVICES, self.device):
             problems.append(f"--device {self.device!r}: expected auto, cpu, cuda or cuda:N")
-        repeats = self.repeats or grid.PRESETS[self.preset].repeats
+        repeats = grid.PRESETS[self.preset].repeats if self.repeats is None else self.repeats
         if repeats < 3:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
         if self.max_memory_mb is not None and not self.max_memory_mb > 0:
             problems.append(f"--max-memory-mb must be a positive number, got {self.max_memory_mb}")
-        for text in (self.lengths, self.predict_lengths):
+        cores = len(os.sched_getaffinity(0))
+        if self.threads is not None and self.threads > cores:
+            problems.append(
+                f"--threads {self.threads}: more than this machine's {cores} cores (threads "
+                "beyond them wait for each other, and the times would measure that)"
+            )
+        for option, text in (
+            ("--lengths", self.lengths),
+            ("--predict-lengths", self.predict_lengths),
+        ):
             if text is not None:
                 try:
-                    grid.parse_lengths(text)
+                    grid.parse_lengths(text, option)
                 except ValueError as error:
                     problems.append(str(error))
         try:
