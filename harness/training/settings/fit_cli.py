@@ -38,7 +38,7 @@ from harness.training.settings.config_checks import (
     seed_problems,
     trainer_value_problems,
 )
-from harness.training.settings.fit_overrides import budget_problems
+from harness.training.settings.fit_overrides import budget_problems, path_problems
 from harness.training.settings.optimizers import add_optimizer_groups, optimizer_problems
 from harness.training.settings.run_options import RunOptions
 from harness.training.settings.task_configs import (
@@ -399,10 +399,13 @@ class FitCLI(LightningCLI):
 
         if data and data["data_dir"] is None and not is_task_file(data["task"]):
             raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
-        if data.get("data_dir") is not None and not Path(data["data_dir"]).is_dir():
-            raise ConfigError(f"--data-dir {data['data_dir']}: no such folder")
-        if data.get("embeddings") is not None and not Path(data["embeddings"]).is_file():
-            raise ConfigError(f"--embeddings {data['embeddings']}: no such file")
+        problems = []
+        if data.get("data_dir") is not None:
+            problems += path_problems("--data-dir", Path(data["data_dir"]), folder=True)
+        if data.get("embeddings") is not None:
+            problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
+        if problems:
+            raise ConfigError("\n".join(problems))
         if self.config["out"] is None:
             raise ConfigError("missing --out (the run folder)")
         problems = missing_logger_packages(trainer["logger"])

@@ -57,11 +57,22 @@ class DataOptions:
         problems = []
         if self.data_dir is None and folder_needed:
             problems.append(f"--data-dir is required {needed_by} (e.g. ../shared/datasets)")
-        elif self.data_dir is not None and not self.data_dir.is_dir():
-            problems.append(f"--data-dir {self.data_dir}: no such folder")
-        if self.embeddings is not None and not self.embeddings.is_file():
-            problems.append(f"--embeddings {self.embeddings}: no such file")
+        elif self.data_dir is not None:
+            problems += path_problems("--data-dir", self.data_dir, folder=True)
+        if self.embeddings is not None:
+            problems += path_problems("--embeddings", self.embeddings, folder=False)
         return problems
+
+
+def path_problems(option: str, path: Path, folder: bool) -> list[str]:
+    """``option``'s ``path`` when it is not the ``folder`` (or file) expected: missing, or the
+    other kind."""
+    if path.is_dir() if folder else path.is_file():
+        return []
+    wanted, other = ("folder", "file") if folder else ("file", "folder")
+    if path.exists():
+        return [f"{option} {path}: is a {other}, expected a {wanted}"]
+    return [f"{option} {path}: no such {wanted}"]
 
 
 # Lightning's trainer values that train nothing (``Trainer.fit`` returns before its first
