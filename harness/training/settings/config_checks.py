@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from harness.training.settings.fit_overrides import duration
+from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration
 from harness.training.settings.task_configs import builtin_value
 
 # Lightning's trainer counts that divide a step or epoch number: 0 ends in "integer modulo by
@@ -38,6 +38,8 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
     for key in ("limit_train_batches", "limit_val_batches"):
         value = trainer.get(key)
         number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and value < 0 and key in UNTRAINED_EXPECTED:
+            continue  # a budget value: budget_problems says it
         if number and (value < 0 or (isinstance(value, float) and value > 1)):
             problems.append(
                 f"--trainer.{key} {value}: expected a number of batches (0 or more) or a share "
