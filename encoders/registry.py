@@ -107,8 +107,9 @@ def builder_accepts(name: str, option: str) -> bool:
 
 
 def unknown_options_problem(name: str, options: list[str]) -> str | None:
-    """"NAME takes no option X; its options: ..." for the ``options`` encoder ``name``'s builder
-    does not take (None when it takes them all): one wording for every command."""
+    """The line "NAME takes no option X; its options: ..." for the ``options`` encoder
+    ``name``'s builder does not take (None when it takes them all): one wording for every
+    command."""
     unknown = [option for option in options if not builder_accepts(name, option)]
     if not unknown:
         return None
