@@ -181,6 +181,9 @@ def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | d
     return [*args, f"--data.task={recorded_task(task)}"]
 
 
+MISSING_OUT = "missing --out (the run folder)"
+
+
 class SetAttribute(argparse.Action):
     """A flag of the command that is not a config value: it sets ``target.name`` to True."""
 
@@ -363,6 +366,8 @@ class FitCLI(LightningCLI):
 
     @property
     def out_dir(self) -> Path:
+        if self.config["out"] is None:  # read before the other values are checked (fit's start)
+            raise ConfigError(MISSING_OUT)
         return Path(self.config["out"])
 
     def check_values(self) -> None:
@@ -407,7 +412,7 @@ class FitCLI(LightningCLI):
         if problems:
             raise ConfigError("\n".join(problems))
         if self.config["out"] is None:
-            raise ConfigError("missing --out (the run folder)")
+            raise ConfigError(MISSING_OUT)
         problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))

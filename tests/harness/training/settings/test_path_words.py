@@ -44,3 +44,16 @@ def test_every_command_that_trains_says_so_too() -> None:
         f"--data-dir {VECTORS}: is a file, expected a folder",
         f"--embeddings {FIXTURES}: is a folder, expected a file",
     ]
+
+
+def test_fit_without_out_is_one_line_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fit`` with its data but no ``--out`` ended as "internal error: TypeError: expected str,
+    bytes or os.PathLike object, not NoneType" (the run folder was read before it was checked)."""
+    monkeypatch.chdir(tmp_path)
+    words = ["fit", "--task", "sst2", "--encoder", "multi_cnn"]
+    assert main([*words, "--data-dir", str(FIXTURES / "kim2014")]) == 2
+    err = capsys.readouterr().err
+    assert "missing --out" in err and "internal error" not in err, err
+    assert list(tmp_path.iterdir()) == []
