@@ -28,6 +28,7 @@ import multiprocessing.pool
 import os
 import signal
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -57,6 +58,7 @@ from harness.memory_prediction.cpu_kernels import (
     promotion_temporaries,
 )
 from harness.memory_prediction.kernel_model import call_key, kernel_record, tensors_of
+from harness.quiet import OUR_PACKAGES
 
 
 class LiveStorageTracker(TorchDispatchMode):
@@ -304,10 +306,18 @@ def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
     worker's thread count, with which the kernels are calibrated (oneDNN sizes scratchpads per
     thread)."""
     die_with_parent()
+    said_by_the_sweep()
     for module in modules:
         importlib.import_module(module)
     if threads is not None:
         torch.set_num_threads(threads)
+
+
+def said_by_the_sweep() -> None:
+    """Ignore, in a prediction process, the warnings sanbench's own code gives while it builds
+    the encoders (``mtsa:impl=...``'s ``RenamedOptionWarning``): the sweep process has said each
+    once, and here Python printed it again in its own format, with a source line."""
+    warnings.filterwarnings("ignore", module=rf"({'|'.join(OUR_PACKAGES)})(\.|$)")
 
 
 def predict_encoder(points: list[Point]) -> list[Prediction | str]:

@@ -352,3 +352,22 @@ def test_predicting_steps_of_gigabytes_grows_its_process_by_a_twentieth_of_the_s
     assert min(steps) > 7000 * MB
     growth = peak - baseline
     assert growth < PREDICTION_SHARE * min(steps), f"{growth / MB:.0f} MB above {baseline / MB:.0f}"
+
+
+def test_a_prediction_process_does_not_repeat_what_the_builders_warned() -> None:
+    """``profile --encoders mtsa:impl=tensor``: the sweep says the renamed option once; its
+    prediction processes printed it again, in Python's format with a source line."""
+    import warnings
+
+    from harness.memory_prediction.step import predict_point, said_by_the_sweep
+
+    point = Point("mtsa", 8, "infer", 2, 16, "impl=tensor")
+    with warnings.catch_warnings(record=True) as before:
+        warnings.simplefilter("always")
+        predict_point(point)
+    assert any("attention_impl" in str(w.message) for w in before)  # what the sweep says once
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        said_by_the_sweep()
+        assert not isinstance(predict_point(point), str)
+    assert [str(w.message) for w in caught] == []
