@@ -90,7 +90,7 @@ def test_pages_state_environment_and_command(site: Path) -> None:
     assert "lightning" in suite and "2.13.0+cpu" in suite
     assert "<title>suite-tiny" in suite and "Suite suite" not in suite
     # only the grid's own CV task is named: 1 seed for SST-2, 1 fold of CR
-    assert "1 seeds (non-CV tasks), 1 folds (CV tasks: cr)" in " ".join(suite.split())
+    assert "1 seed (non-CV tasks), 1 fold (CV tasks: cr)" in " ".join(suite.split())
     study = (site / "study-block-length-memory" / "index.html").read_text()
     assert "sanbench tune --study block-length-memory" in study and "per_length" in study
 
