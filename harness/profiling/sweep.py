@@ -260,12 +260,14 @@ def contention_summary(rows: list[Mapping[str, str]]) -> str | None:
     contended = [row for row in timed if row["contended"] == "True"]
     unknown = [row for row in timed if row["contended"] == ""]
     if contended:
+        one_thread = {row["threads"] for row in contended} <= {"1"}  # the fewest there are
+        fewer = "" if one_thread else "use fewer --threads than free cores, "
         return (
             f"{len(contended)} of {len(timed)} timed points were contended: their threads got "
             f"less than {CONTENDED_BELOW:.0%} of the CPU they asked for, so their times are "
-            f"inflated. Stop what else runs (see the load average in {PROFILE_CSV}), use fewer "
-            "--threads than free cores, and profile again into a new --out (add --strict to "
-            "re-measure contended points and fail those that stay contended)."
+            f"inflated. Stop what else runs (see the load average in {PROFILE_CSV}), {fewer}"
+            "and profile again into a new --out (add --strict to re-measure contended points "
+            "and fail those that stay contended)."
         )
     if unknown:
         return f"{len(unknown)} timed points: contention unknown (no Linux schedstat)."

@@ -87,3 +87,15 @@ def test_contended_points_are_flagged_and_quiet_ones_are_not(
     strict = load_run(tmp_path / "strict").rows.iloc[0]
     assert strict["status"] == "contended" and "contended in 4 measurements" in strict["message"]
     assert "--strict refused 1 contended points" in capsys.readouterr().err
+
+
+def test_the_contention_note_asks_for_fewer_threads_only_where_there_can_be_fewer() -> None:
+    """``--threads 1`` runs were told to "use fewer --threads than free cores" (issue 56)."""
+    from harness.profiling.sweep import contention_summary
+
+    def rows(threads: str) -> list[dict[str, str]]:
+        return [{"status": "ok", "contended": "True", "threads": threads}] * 2
+
+    assert "fewer --threads" not in contention_summary(rows("1"))
+    assert "Stop what else runs" in contention_summary(rows("1"))
+    assert "use fewer --threads than free cores" in contention_summary(rows("2"))
