@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-MB = 2**20
+from harness.measurement.tensor_memory import MB
 
 
 def nvml_bus_id(properties: Any) -> str:

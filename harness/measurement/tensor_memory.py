@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+MB = 2**20  # bytes in the MB every table and page of sanbench shows (MiB)
 # ``Device Type`` of CPU memory events in the profiler's Chrome trace (c10::DeviceType::CPU).
 CPU_DEVICE_TYPE = 0
 

@@ -25,9 +25,8 @@ from harness.measurement.attention_cost import step_tile_ns_per_pair
 from harness.measurement.cpu_usage import CpuSnapshot, CpuUsage, usage_record
 from harness.measurement.gpu_process import gpu_process_memory
 from harness.measurement.profiled_step import Point, make_step, synthetic_batch
-from harness.measurement.tensor_memory import StepPeak, live_bytes
+from harness.measurement.tensor_memory import MB, StepPeak, live_bytes
 
-MB = 2**20
 # A timed block repeats a short step until it lasts about this long, so that timer overhead and
 # CUDA synchronisation stay negligible; longer steps are timed one by one.
 TARGET_BLOCK_S = 0.05
