@@ -121,10 +121,26 @@ def _not_ours(path: Path) -> bool:
     return not made_by_sanbench(path) and any(_not_ours(p) for p in path.iterdir())
 
 
+def unmakeable_folder(out: Path) -> str | None:
+    """Why the folder ``out`` cannot be made or written (None: it can), found without making
+    anything: its nearest existing ancestor is not a folder, or no entry can be made there."""
+    if out.is_dir():
+        return None if writable(out) else f"--out {out}: folder {out} is not writable"
+    nearest = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    if not nearest.is_dir():
+        return f"--out {out}: cannot be made, {nearest} is a file"
+    if not writable(nearest):
+        return f"--out {out}: cannot be made, folder {nearest} is not writable"
+    return None
+
+
 def check_out_folder(out: Path) -> None:
-    """Raise :class:`NotOursError` unless ``out`` is absent, empty (of files) or sanbench's."""
+    """Raise :class:`NotOursError` unless ``out`` is absent, empty (of files) or sanbench's,
+    and can be made (:func:`unmakeable_folder`)."""
     if out.exists() and not out.is_dir():
         raise NotOursError(f"--out {out} is a file, not a folder; give a folder for the results")
+    if problem := unmakeable_folder(out):
+        raise NotOursError(f"{problem}; nothing was created. Choose another --out")
     if not out.is_dir() or made_by_sanbench(out):
         return
     held = sorted(p for p in out.iterdir() if _not_ours(p))

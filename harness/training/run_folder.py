@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from harness.errors import InputError
-from harness.outdir import is_lock_file
+from harness.outdir import is_lock_file, unmakeable_folder
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
@@ -113,6 +113,8 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
             f"--out {out_dir} is a file, not a folder: a fit writes a run folder there. Choose "
             "another --out (a new or empty folder, or a run folder to resume); nothing was touched."
         )
+    if problem := unmakeable_folder(out_dir):
+        raise RunFolderError(f"{problem}; nothing was created. Choose another --out")
     holds = out_dir.exists() and (not out_dir.is_dir() or bool(_contents(out_dir)))
     if overwrite:
         if holds and not is_run_folder(out_dir):

@@ -376,3 +376,27 @@ def test_a_pid_file_left_by_a_killed_writer_is_still_sanbenchs(tmp_path: Path) -
     with one_writer(tmp_path):
         assert (tmp_path / f"{LOCK}.pid").read_text() == f"{os.getpid()}\n"
     assert not (tmp_path / f"{LOCK}.pid").exists()
+
+
+UNMAKEABLE_OUT_COMMANDS = {  # every command with a folder --out but fit (test_run_folder.py)
+    "suite": ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--data-dir", "."],
+    "tune": ["tune", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", "."],
+    "reproduce": ["reproduce", "--data-dir", "."],
+    "profile": ["profile", "--preset", "quick"],
+    "report": ["report", "."],
+}
+
+
+@pytest.mark.parametrize("command", UNMAKEABLE_OUT_COMMANDS)
+def test_an_out_folder_that_cannot_be_made_is_one_line_before_any_work(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H11.1): a raw ``[Errno ...]``, some after the work was done."""
+    os.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    for out in ("/proc/nope/x", "notes.txt/x"):
+        assert main([*UNMAKEABLE_OUT_COMMANDS[command], "--out", out]) == 2
+        (line, *rest) = capsys.readouterr().err.splitlines()
+        assert line.startswith(f"sanbench {command}: --out {out}: cannot be made"), line
+        assert [r for r in rest if "--debug" not in r] == []
+    assert os.listdir(tmp_path) == ["notes.txt"]

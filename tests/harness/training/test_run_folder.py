@@ -138,6 +138,19 @@ def test_a_folder_of_yours_is_refused_before_the_data_is_read(
     assert builds == [] and _files(mine) == {"notes.txt": "mine"}
 
 
+def test_an_out_that_cannot_be_made_is_one_line_before_the_data_is_read(
+    trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 (H11.1): a raw ``[Errno 2]`` after the data was read."""
+    (tmp_path / "notes.txt").write_text("mine")
+    for out in (Path("/proc/nope/x"), tmp_path / "notes.txt" / "run"):
+        assert main(_fit(trec_dir, out)) == 2
+        (line, *rest) = capsys.readouterr().err.splitlines()
+        assert line.startswith(f"sanbench fit: --out {out}: cannot be made") and "Errno" not in line
+        assert [r for r in rest if "--debug" not in r] == []
+    assert builds == [] and _files(tmp_path) == {"notes.txt": "mine"}
+
+
 @pytest.mark.parametrize("vectors", [None, "glove.6B.50d.txt"])
 def test_a_run_saved_with_the_old_embedding_dim_default_is_the_same_run(
     tmp_path: Path, vectors: str | None
