@@ -22,10 +22,9 @@ from typing import Any
 import yaml
 
 from datamodules.errors import DataFormatError, did_you_mean
-from datamodules.task_spec import TableSource, TaskSpec
+from datamodules.task_spec import KINDS, SPLITS, TableSource, TaskSpec
 
 FORMATS = ("csv", "tsv", "jsonl")
-KINDS = ("single", "pair", "relatedness")
 # the benchmark whose training settings (harness/training/configs/<like>.yaml) a kind borrows
 LIKE = {"single": "sst2", "pair": "snli", "relatedness": "sick"}
 KEYS = (
@@ -82,7 +81,7 @@ def _text_problems(raw: dict[str, Any], kind: str) -> list[str]:
 
 def _file_problems(raw: dict[str, Any], folder: Path) -> list[str]:
     problems = []
-    for key in ("train", "dev", "test"):
+    for key in SPLITS:
         value = raw.get(key)
         if value is None:
             if key == "train":
@@ -168,6 +167,20 @@ def _source(raw: dict[str, Any], task_file: Path) -> TableSource:
     )
 
 
+def _not_yaml(path: str | Path, error: yaml.YAMLError | UnicodeDecodeError) -> str:
+    """What stops ``path`` being read as YAML, at its line (``file:line: ...``) when known."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"{path}: not UTF-8 text (byte {error.start}: {error.reason})"
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None)
+    if mark is not None and problem:
+        return f"{path}:{mark.line + 1}: not YAML: {problem} (column {mark.column + 1})"
+    if isinstance(error, yaml.reader.ReaderError):
+        code = error.character if isinstance(error.character, int) else ord(error.character)
+        return f"{path}: not a text file: character #x{code:04x} at position {error.position}"
+    return f"{path}: not YAML: {' '.join(str(error).split())}"
+
+
 def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
     """The :class:`TaskSpec` a task file describes; :class:`TaskFileError` lists every problem
     of the file at once. ``benchmarks``: the names it may neither take nor be ``like``."""
@@ -179,7 +192,7 @@ def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
     try:  # every value a string: labels no/yes stay "no"/"yes" (YAML 1.1 would make booleans)
         raw = yaml.load(task_file.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
     except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise TaskFileError(f"{path}: not a YAML file: {' '.join(str(error).split())}") from None
+        raise TaskFileError(_not_yaml(path, error)) from None
     if not isinstance(raw, dict):
         raise TaskFileError(f"{path}: expected a mapping of keys (name, kind, format, ...)")
     raw = {key: value for key, value in raw.items() if value not in NULLS}

@@ -340,3 +340,24 @@ def test_a_score_out_of_range_is_not_told_to_list_a_label(tmp_path: Path) -> Non
         build_datamodule(str(path)).check_inputs()
     (problem,) = {str(p) for p in raised.value.problems}
     assert "a score in [1, 5]" in problem and "labels:" not in problem
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"name: [\n", ":2: not YAML: expected the node content, but found '<stream end>'"),
+        (b"name: x\n\tkind: single\n", ":2: not YAML: found character '\\t' that cannot start"),
+        (b"\x00name: x\n", ": not a text file: character #x0000 at position 0"),
+        (b"name: caf\xe9\n", ": not UTF-8 text (byte 9: invalid continuation byte)"),
+    ],
+)
+def test_a_task_file_that_is_not_yaml_is_named_at_its_line(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """Issue 56 (H11.2): PyYAML's own text, its marks and ``"<unicode string>"`` included."""
+    path = tmp_path / "mine.yaml"
+    path.write_bytes(content)
+    with pytest.raises(TaskFileError) as refused:
+        load_task_file(path, list_tasks())
+    assert str(refused.value).startswith(f"{path}{said}")
+    assert "<unicode string>" not in str(refused.value) and "\n" not in str(refused.value)

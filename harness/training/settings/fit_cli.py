@@ -181,6 +181,19 @@ def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | d
     return [*args, f"--data.task={recorded_task(task)}"]
 
 
+def given_task(words: list[str]) -> str | None:
+    """The last ``--task``/``--data.task`` word as typed: jsonargparse would read a file it
+    names as the task's own fields (``str | TaskSpec``), and its error dumps a Namespace."""
+    options, task = ("--task", "--data.task"), None
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option in options and equals:
+            task = value
+        elif word in options and index + 1 < len(words):
+            task = words[index + 1]
+    return task
+
+
 MISSING_OUT = "missing --out (the run folder)"
 
 
@@ -291,11 +304,12 @@ class FitCLI(LightningCLI):
         self.add_default_arguments_to_parser(reader)
         self.add_core_arguments_to_parser(reader)
         self.add_arguments_to_parser(reader)
+        given = given_task(words)
         try:
             config = reader.parse_args(words)
         except (argparse.ArgumentError, InputError):
-            return None, None
-        return config.get("data.task"), config["model.encoder"]
+            return given, None
+        return given or config.get("data.task"), config["model.encoder"]
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_class_arguments(RunOptions, "run")

@@ -88,3 +88,33 @@ def test_suite_checks_each_run_before_the_first(
     assert status == 2, err
     assert "--optimizer torch.optim.SGD: Invalid momentum value: -3.0" in err, err
     assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("metrics.json"))
+
+
+# a task file with a problem: each as given, what the one line per problem must say
+BAD_TASK_FILES = {
+    # keys that are all TaskSpec fields: jsonargparse read the file as one and dumped a Namespace
+    "fields.yaml": ("name: mine\nname: again\n", ["fields.yaml: text: expected", "train:"]),
+    "scalar.yaml": ("hello\n", ["scalar.yaml: expected a mapping of keys"]),
+    "notes.txt": ("name: mine\n", ["--data.task notes.txt: expected one of"]),
+    "tabs.yaml": ("name: x\n\tkind: single\n", ["tabs.yaml:2: not YAML: found character"]),
+    "torn.yaml": ("name: [\n", ["torn.yaml:2: not YAML: expected the node content"]),
+}
+
+
+@pytest.mark.parametrize("name", BAD_TASK_FILES)
+def test_a_bad_task_file_is_one_line_per_problem_in_sanbenchs_words(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H11.2): ``fit --task bad.yaml`` printed jsonargparse's Namespace dump."""
+    os.chdir(tmp_path)
+    text, said = BAD_TASK_FILES[name]
+    (tmp_path / name).write_text(text)
+    words = [*BASE, "--out", "x1"]
+    words[words.index("sst2")] = name
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if DEBUG_HINT not in line]
+    assert all(part in err for part in said), err
+    assert not any(w in err for w in ("Namespace", "jsonargparse", "<unicode string>")), err
+    assert all(line.startswith(("sanbench fit: ", str(tmp_path))) for line in lines), err
+    assert sorted(os.listdir(tmp_path)) == [name]
