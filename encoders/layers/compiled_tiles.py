@@ -2,18 +2,22 @@
 
 ``sanbench::tanh_tile_sums`` and ``sanbench::tanh_tile_grads`` compute what
 :func:`~encoders.layers.tanh_attention.eager_forward_sums` and
-:func:`~encoders.layers.tanh_attention.eager_backward_sums` compute for the product form of the
-tile (A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), with the weights fused into the sums
-over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU by the
-kernels of a C++ library built once per machine (:mod:`encoders.layers.cpu_tiles`, registered
-as the operators' CPU kernels), elsewhere by ``torch.compile`` (Triton on CUDA) from the
-functions below:
+:func:`~encoders.layers.tanh_attention.eager_backward_sums` compute, with the weights fused into
+the sums over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU
+by the kernels of a C++ library built once per machine (:mod:`encoders.layers.cpu_tiles`,
+registered as the operators' CPU kernels) for the product form of the tile (its a, b are
+A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), elsewhere by ``torch.compile`` (Triton on
+CUDA) from the functions below with ``products=False``, for the tanh form (its a, b are the
+pre-activations, t = tanh(a_q + b_k) = 1 - 2r), exact at every magnitude, so that choosing a
+form needs no value read from the device (:func:`products_on`):
 
     w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids;
                                                           k2 a 0-d tensor, made once per call)
     forward:  Σ_k w v_k,  Σ_k w
     backward: M = w g_q (1 - t²) (v_k - s_q) with 1 - t² = 4·A_q B_k·r², g = ∂loss/∂s / Z;
               Σ_k M (∂a_q / c),  Σ_q M (∂b_k / c),  Σ_q w g (∂v_k)
+
+In the tanh form w = 2^(k2·(t - 1) / 2) and 1 - t² directly.
 
 k2 is the operators' tensor argument, on the tile's device and in its dtype (at least float32),
 so that a compiled kernel reads it there at the tile's precision, whatever c; the CPU kernels
@@ -64,41 +68,57 @@ class EagerTilesWarning(UserWarning):
     """This machine cannot compile the compiled tiles; the chunked attention runs the eager ones."""
 
 
+def products_on(device: torch.device) -> bool:
+    """Whether ``device``'s compiled tiles read the product form's A = exp(2a), B = exp(2b): the
+    CPU's library does (and ``meta``, whose prediction models the CPU), so the attention reads
+    on the CPU whether the pre-activations are within the form's bound (a load from memory
+    there); elsewhere a read is a host synchronisation, and the compiled tiles take the
+    pre-activations in the tanh form, which has no bound (issue 57.6)."""
+    return device.type in ("cpu", "meta")
+
+
 def _weights_and_slope(
-    a: torch.Tensor, b: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+    a: torch.Tensor, b: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor, products: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """[N, d, T, K] expressions (never built when compiled): w = 2^(-k2·r), 0 where forbidden,
-    and 1 - t² = 4·E·r², from a [N, d, T], b [N, d, K] and allowed [N, T, K]."""
-    e = a.unsqueeze(-1) * b.unsqueeze(-2)
-    r = 1.0 / (e + 1.0)
-    weights = torch.where(allowed.unsqueeze(1), torch.exp2(-k2 * r), 0.0)
-    return weights, 4.0 * e * r * r
+    """[N, d, T, K] expressions (never built when compiled), from a [N, d, T], b [N, d, K] and
+    allowed [N, T, K]: w = 2^(-k2·r), 0 where forbidden, and 1 - t² = 4·E·r² with E = A_q B_k
+    (``products``: a and b are A and B), else w = 2^(k2·(t - 1) / 2) and 1 - t² from
+    t = tanh(a_q + b_k)."""
+    if products:
+        e = a.unsqueeze(-1) * b.unsqueeze(-2)
+        r = 1.0 / (e + 1.0)
+        weights = torch.where(allowed.unsqueeze(1), torch.exp2(-k2 * r), 0.0)
+        return weights, 4.0 * e * r * r
+    t = torch.tanh(a.unsqueeze(-1) + b.unsqueeze(-2))
+    weights = torch.where(allowed.unsqueeze(1), torch.exp2(0.5 * k2 * (t - 1.0)), 0.0)
+    return weights, 1.0 - t * t
 
 
 def tile_sums(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    products: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Σ_k w v_k and Σ_k w [N, d, T] of one tile."""
-    weights, _ = _weights_and_slope(a, b, allowed, k2)
+    weights, _ = _weights_and_slope(a, b, allowed, k2, products)
     return (weights * v.unsqueeze(-2)).sum(-1), weights.sum(-1)
 
 
 def tile_query_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    g_over_z: torch.Tensor, s: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
 ) -> torch.Tensor:  # fmt: skip
     """Σ_k M [N, d, T] (∂a / c) of one tile; M as in the module's docstring."""
-    weights, slope = _weights_and_slope(a, b, allowed, k2)
+    weights, slope = _weights_and_slope(a, b, allowed, k2, products)
     m = weights * g_over_z.unsqueeze(-1) * slope * (v.unsqueeze(-2) - s.unsqueeze(-1))
     return m.sum(-1)
 
 
 def tile_key_grads(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    g_over_z: torch.Tensor, s: torch.Tensor,
+    g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Σ_q M (∂b / c) and Σ_q w g (∂v) [N, d, K] of one tile."""
-    weights, slope = _weights_and_slope(a, b, allowed, k2)
+    weights, slope = _weights_and_slope(a, b, allowed, k2, products)
     pg = weights * g_over_z.unsqueeze(-1)
     m = pg * slope * (v.unsqueeze(-2) - s.unsqueeze(-1))
     return m.sum(-2), pg.sum(-2)
@@ -106,11 +126,11 @@ def tile_key_grads(
 
 @functools.cache
 def _compiled() -> tuple[Callable[..., Any], ...]:
-    """The three tile functions compiled once per process for devices other than the CPU,
-    shapes dynamic (the last tile and the key spans differ); imported on first use (the compiler
-    costs 70 MB and 2 s)."""
+    """The three tile functions in the tanh form (``products=False``) compiled once per process
+    for devices other than the CPU, shapes dynamic (the last tile and the key spans differ);
+    imported on first use (the compiler costs 70 MB and 2 s)."""
     return tuple(
-        torch.compile(fn, dynamic=True, options=INLINE_READS)
+        torch.compile(functools.partial(fn, products=False), dynamic=True, options=INLINE_READS)
         for fn in (tile_sums, tile_query_grads, tile_key_grads)
     )
 
@@ -230,7 +250,7 @@ def _probe(device: torch.device) -> bool:
 
 def tiles_agree(device: torch.device) -> bool:
     """Both kernels on a tiny random tile of ``device`` (with it current), against the tile's
-    expressions."""
+    expressions in the form ``device``'s kernels read (:func:`products_on`)."""
     current = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
     with current:
         generator = torch.Generator(device=device).manual_seed(0)
@@ -240,6 +260,11 @@ def tiles_agree(device: torch.device) -> bool:
         allowed = torch.rand(2, 5, 7, generator=generator, device=device) < 0.7
         args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, device=device))
         found = [*compiled_tile_sums(*args), *compiled_tile_grads(*args, g, s)]
-        expected = [*tile_sums(*args), tile_query_grads(*args, g, s), *tile_key_grads(*args, g, s)]
+        products = products_on(device)
+        expected = [
+            *tile_sums(*args, products=products),
+            tile_query_grads(*args, g, s, products=products),
+            *tile_key_grads(*args, g, s, products=products),
+        ]
     pairs = zip(found, expected, strict=True)
     return all(torch.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in pairs)

@@ -195,12 +195,20 @@ def within_bound(q: torch.Tensor, k: torch.Tensor) -> bool:
 def tile_inputs(
     q: torch.Tensor, k: torch.Tensor, c: float
 ) -> tuple[torch.Tensor, torch.Tensor, Tile, float]:
-    """What the tiles read: exp(2q), exp(2k), :func:`separable_tile` and shift 0
-    :func:`within_bound`; q, k, :func:`tanh_tile` and shift -c otherwise (huge
-    pre-activations)."""
-    if within_bound(q, k):
+    """What the tiles read: on the CPU (:func:`~encoders.layers.compiled_tiles.products_on`)
+    exp(2q), exp(2k), :func:`separable_tile` and shift 0 :func:`within_bound`; q, k,
+    :func:`tanh_tile` and shift -c otherwise (huge pre-activations) and on every other device,
+    where reading the bound would be a host synchronisation and the compiled tiles take the
+    tanh form, exact at every magnitude."""
+    if compiled_tiles.products_on(q.device) and within_bound(q, k):
         return torch.exp(2 * q), torch.exp(2 * k), separable_tile, 0.0
     return q, k, tanh_tile, -c
+
+
+def compiled_form(tile: Tile, device: torch.device) -> bool:
+    """Whether ``device``'s compiled tiles compute ``tile``'s form: the product form on the CPU,
+    the tanh form elsewhere (:func:`~encoders.layers.compiled_tiles.products_on`)."""
+    return (tile is separable_tile) == compiled_tiles.products_on(device)
 
 
 def shift_for(allowed_rows: torch.Tensor, offset: float, dtype: torch.dtype) -> torch.Tensor:
@@ -261,7 +269,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         direction: str = "all",
     ) -> torch.Tensor:
         x, y, tile, offset = tile_inputs(q, k, c)
-        compiled = tile is separable_tile and compiled_tiles.available(q.device)
+        compiled = compiled_form(tile, q.device) and compiled_tiles.available(q.device)
         mode = "train" if any(ctx.needs_input_grad[:3]) else "infer"
         chunk_size = tile_size(chunk_size, compiled, mode)
         out = torch.empty_like(q)

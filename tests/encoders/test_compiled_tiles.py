@@ -28,6 +28,7 @@ from encoders.layers.tanh_attention import (
     separable_tile,
     shift_for,
     tanh_attention,
+    tanh_tile,
     tile_plan,
     tiles,
 )
@@ -263,3 +264,38 @@ def test_each_device_is_probed_on_itself(
     for device in ("cuda:1", "cuda", torch.device("cuda", 0), "meta", "cpu", "cuda:1"):
         assert compiled_tiles.available(device)
     assert asked == [torch.device("cuda", 1), torch.device("cuda", 0), torch.device("cpu")]
+
+
+def test_the_tanh_form_tiles_hold_at_every_magnitude_where_the_product_form_breaks() -> None:
+    """Issue 57.6: elsewhere than on the CPU the compiled tiles read the pre-activations a, b
+    (``products=False``: t = tanh(a + b)), so no value read chooses a form by magnitude. At
+    |a|, |b| ~ 100 (a + b near 0 both ways) A·B is inf·0 in float32, NaN; the tanh form gives the
+    eager tanh tile's sums in float64 within 1e-12."""
+    a, b, v, allowed, g, s = tile(2, 3, 6, 9, torch.float64)
+    a, b = (torch.log(x) / 2 * 50 for x in (a, b))  # pre-activations of spread ~100
+    a[0, 0, 0], b[0, 0, 0], allowed[0, 0, 0] = 100.0, -100.0, True  # a + b = 0 for one pair
+    args = (a, b, v, allowed, exp2_scale(C, a))
+    found = [
+        *compiled_tiles.tile_sums(*args, products=False),
+        compiled_tiles.tile_query_grads(*args, g, s, products=False),
+        *compiled_tiles.tile_key_grads(*args, g, s, products=False),
+    ]
+    shift = shift_for(allowed, -C, a.dtype)
+    expected = [
+        *eager_forward_sums(tanh_tile, a, b, v, shift, C),
+        *eager_backward_sums(tanh_tile, a, b, v, shift, C, g, s),
+    ]
+    for x, y in zip(found, expected, strict=True):
+        torch.testing.assert_close(x, y, atol=1e-12, rtol=1e-12)
+    products = [torch.exp(2 * x).float() for x in (a, b)]
+    assert (
+        compiled_tiles.tile_sums(*products, v.float(), allowed, exp2_scale(C, a.float()))[0]
+        .isnan()
+        .any()
+    )
+
+
+def test_the_cpu_library_reads_the_product_form_every_other_device_the_tanh_form() -> None:
+    assert compiled_tiles.products_on(torch.device("cpu"))
+    assert compiled_tiles.products_on(torch.device("meta"))  # the prediction models the CPU
+    assert not compiled_tiles.products_on(torch.device("cuda", 1))
