@@ -3,8 +3,9 @@
 torch numbers the GPUs it sees (after ``CUDA_VISIBLE_DEVICES`` and ``CUDA_DEVICE_ORDER``); NVML
 numbers every GPU of the machine in its own order, so under SLURM with
 ``CUDA_VISIBLE_DEVICES=2`` torch's ``cuda:0`` is NVML's GPU 2. The PCI bus id names the same GPU
-in both. Every NVML failure (no driver, a driver older than the library, a missing symbol) leaves
-the column empty with the reason, and never costs the point its measured numbers.
+in both. Every NVML failure (no driver, a driver older than the library, a missing symbol, structs
+of another size than the driver's) leaves the column empty with the reason, and never costs the
+point its measured numbers.
 """
 
 from __future__ import annotations
@@ -24,10 +25,18 @@ def nvml_bus_id(properties: Any) -> str:
     return f"{domain:08X}:{bus:02X}:{device:02X}.0"
 
 
+def nvml_failures(nvml: Any) -> tuple[type[Exception], ...]:
+    """What a call of the pynvml module ``nvml`` raises when NVML fails: its ``NVMLError``, and
+    ``TypeError`` where pynvml's ctypes structs are not the size of the driver's (a pynvml newer
+    than the driver's NVML)."""
+    return (nvml.NVMLError, TypeError)
+
+
 def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     """(MB NVML attributes to this process on ``device``, context and caching allocator's reserve
-    included; why it is empty when it is). CPU devices: (None, ""). An NVMLError at any call
-    (start, lookup, listing, shut down) empties the column with its reason; it never raises."""
+    included; why it is empty when it is). CPU devices: (None, ""). A failure at any call
+    (:func:`nvml_failures`: start, lookup, listing, shut down) empties the column with its
+    reason; it never raises."""
     if device.type != "cuda":
         return None, ""
     try:
@@ -38,18 +47,18 @@ def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     bus_id = nvml_bus_id(torch.cuda.get_device_properties(index))
     try:
         pynvml.nvmlInit()
-    except pynvml.NVMLError as error:
+    except nvml_failures(pynvml) as error:
         return None, f"NVML column empty: NVML did not start ({error})"
     try:
         handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
         processes = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
-    except pynvml.NVMLError as error:
+    except nvml_failures(pynvml) as error:
         read_error = f"NVML column empty: NVML could not read GPU {bus_id} ({error})"
     else:
         read_error = ""
     try:
         pynvml.nvmlShutdown()
-    except pynvml.NVMLError as error:
+    except nvml_failures(pynvml) as error:
         return None, read_error or f"NVML column empty: NVML did not shut down ({error})"
     if read_error:
         return None, read_error

@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from harness.measurement.gpu_process import nvml_bus_id
+from harness.measurement.gpu_process import nvml_bus_id, nvml_failures
 
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
@@ -94,15 +94,16 @@ def nvml_matches_torch(nvml: Any, properties: Sequence[Any]) -> Check:
 
 
 def nvml_check(nvml: Any, properties: Sequence[Any]) -> Check:
-    """``nvml_matches_torch`` between NVML's start and shut down; an NVMLError at any call leaves
-    the check not run, with the error, and the later checks run."""
+    """``nvml_matches_torch`` between NVML's start and shut down; a failure at any call
+    (:func:`~harness.measurement.gpu_process.nvml_failures`) leaves the check not run, with the
+    error, and the later checks run."""
     try:
         nvml.nvmlInit()
         try:
             check = nvml_matches_torch(nvml, properties)
         finally:
             nvml.nvmlShutdown()
-    except nvml.NVMLError as error:
+    except nvml_failures(nvml) as error:
         return Check("NVML's GPU is torch's", None, f"NVML failed: {error}")
     return check
 
@@ -169,7 +170,7 @@ def _context_child(asked: int) -> dict[str, Any]:
             listed = gpus_listing(os.getpid(), pynvml, properties)
         finally:
             pynvml.nvmlShutdown()
-    except pynvml.NVMLError as error:
+    except nvml_failures(pynvml) as error:
         return {"status": "nvml failed", "message": str(error), "listed": []}
     return {"status": reply["status"], "message": reply.get("message", ""), "listed": listed}
 

@@ -177,3 +177,19 @@ def test_an_nvml_error_does_not_turn_a_measured_point_into_an_error(
 
 def test_a_cpu_point_has_no_nvml_columns() -> None:
     assert measure.nvml_columns(torch.device("cpu")) == {"gpu_process_mem_mb": None}
+
+
+def struct_size_error(*args: object) -> None:
+    """What a pynvml newer than the driver's NVML raises where their structs' sizes differ."""
+    raise TypeError("nvmlDeviceGetComputeRunningProcesses: struct c_nvmlProcessInfo_v3_t size")
+
+
+@pytest.mark.parametrize("call", NVML_CALLS)
+def test_a_struct_size_type_error_leaves_the_column_empty_as_an_nvml_error_does(
+    call: str, visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TypeError from pynvml's ctypes structs (an old NVML under a new pynvml) was not caught
+    where NVMLError is, and the measured point became an error row."""
+    monkeypatch.setattr(pynvml, call, struct_size_error)
+    used, why = gpu_process_memory(torch.device("cuda", 0))
+    assert used is None and why.startswith("NVML column empty: ") and "struct" in why

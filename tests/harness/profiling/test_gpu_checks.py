@@ -115,3 +115,19 @@ def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
     assert checks[0].ok is None and "NVML failed" in checks[0].detail and len(checks) == 5
     monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
     assert gpu_checks.run_checks(tmp_path)[0].ok is None
+
+
+def test_a_struct_size_type_error_leaves_the_nvml_check_not_run_as_an_nvml_error_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pynvml newer than the driver's NVML raises TypeError where their structs differ."""
+    import pynvml
+
+    def struct_size(*args: object) -> None:
+        raise TypeError("struct c_nvmlProcessInfo_v3_t size")
+
+    monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByPciBusId", struct_size)
+    check = gpu_checks.nvml_check(pynvml, [TORCH_GPUS[0]])
+    assert check.ok is None and "NVML failed" in check.detail and "struct" in check.detail
