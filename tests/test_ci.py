@@ -6,6 +6,8 @@ import functools
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -62,10 +64,26 @@ def test_the_held_out_leg_narrows_the_instruction_set_by_one() -> None:
     """AVX2 where AVX-512 exists, SSE4.1 on AVX2; ATen's scalar kernels and 3 threads on any
     CPU (oneDNN's cap only where it has x86 names)."""
     environment = noxfile().held_out_environment
-    common = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3"}
+    common = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3", "MKL_DYNAMIC": "FALSE"}
     assert environment({"sse4_1", "avx2", "avx512f"}) == {**common, "ONEDNN_MAX_CPU_ISA": "AVX2"}
     assert environment({"sse4_1", "avx2"}) == {**common, "ONEDNN_MAX_CPU_ISA": "SSE41"}
     assert environment({"asimd"}) == common
+
+
+@pytest.mark.slow  # a Python process importing torch: 2-4 s
+def test_a_process_started_in_the_held_out_leg_computes_on_the_legs_threads() -> None:
+    """Issue 54: in the leg (OMP_NUM_THREADS=3 on 2 cores) a process a test started computed on
+    2 threads: torch takes MKL's count, which MKL caps at the cores while it may choose its
+    threads itself (MKL_DYNAMIC)."""
+    environment = noxfile().held_out_environment(set())
+    done = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+        env={**os.environ, **environment},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(done.stdout) == int(environment["OMP_NUM_THREADS"])
 
 
 def test_the_held_out_leg_is_slow_work_that_a_users_marker_selects() -> None:
