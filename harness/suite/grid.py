@@ -45,6 +45,33 @@ class RunSpec:
         return run_folder(out_dir, task_name(self.task), self.encoder, self.replicate)
 
 
+MAX_RUNS = 10_000  # a suite's runs at most: the papers' whole grid is ~400 (8 tasks x 7 x 5-10)
+
+
+def grid_size(tasks: Iterable[str], encoders: Iterable[str], seeds: int, folds: int) -> int:
+    """How many runs :func:`expand_grid` would make, counted without making them."""
+    encoder_count = len(dict.fromkeys(encoders))
+    return sum(
+        encoder_count * (min(folds, get_task(task).cv_folds) or seeds)
+        for task in dict.fromkeys(tasks)
+    )
+
+
+def grid_problems(
+    tasks: Sequence[str], encoders: Sequence[str], seeds: int, folds: int
+) -> list[str]:
+    """One line when the grid asks for more than :data:`MAX_RUNS` runs, saying how many."""
+    runs = grid_size(tasks, encoders, seeds, folds)
+    if runs <= MAX_RUNS:
+        return []
+    return [
+        f"the grid asks for {runs:,} runs ({len(set(tasks))} task(s) x {len(set(encoders))} "
+        f"encoder(s) x {seeds:,} seed(s), or up to {folds} fold(s) for a CV task); a suite "
+        f"runs at most {MAX_RUNS:,} (the papers' whole grid is ~400): ask for fewer seeds, "
+        "tasks or encoders"
+    ]
+
+
 def expand_grid(
     tasks: Iterable[str], encoders: Iterable[str], seeds: int, folds: int = CV_FOLDS
 ) -> list[RunSpec]:

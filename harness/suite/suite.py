@@ -15,7 +15,7 @@ from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
 from harness.report.options import SITE_FOLDER, report_command
-from harness.suite.grid import CV_TASKS, RunSpec, Shard, expand_grid
+from harness.suite.grid import CV_TASKS, RunSpec, Shard, expand_grid, grid_problems
 from harness.suite.options import SuiteOptions
 from harness.suite.runner import (
     FitFn,
@@ -42,7 +42,11 @@ def input_problems(options: SuiteOptions) -> list[str]:
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )
     problems += options.launch.problems()
-    problems += task_option_problems("--tasks", options.task_names)
+    task_problems = task_option_problems("--tasks", options.task_names)
+    problems += task_problems
+    if not task_problems:  # a task file's fold count is read from it
+        grid = (options.task_names, options.encoder_names, options.seeds, options.folds)
+        problems += grid_problems(*grid)
     known = list_encoders()
     for name in options.encoder_names:
         problems += choice_problems("--encoders", name, known)

@@ -20,7 +20,7 @@ from harness.cli import main
         (["--data-dir", "{here}", "--max-steps", "0"], "must be a positive integer"),
         (["--data-dir", "{here}", "--trainer.max_epochs", "0"], "--trainer.max_epochs 0: trains"),
         (["--data-dir", "{here}", "--seeds", "-1"], "must be a positive integer"),
-        (["--data-dir", "{here}", "--encoding", "utf-9"], "unknown encoding 'utf-9'"),
+        (["--data-dir", "{here}", "--encoding", "utf-9"], "--encoding utf-9: unknown encoding"),
     ],
 )
 def test_bad_suite_arguments_fail_before_any_run(
@@ -62,3 +62,34 @@ def test_a_budget_that_trains_nothing_is_refused_alone_before_any_data_is_read(
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith(f"sanbench suite: {budget[0]} ")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("seeds", "tasks", "encoders", "runs"),
+    [
+        (10**9, "sst2", "multi_cnn", "1,000,000,000"),
+        (5001, "sst2,cr", "multi_cnn,bilstm", "10,022"),  # 2 x 5,001 seeds + 2 x 10 folds
+    ],
+)
+def test_an_absurd_grid_is_one_line_saying_its_runs_before_any_work(
+    seeds: int,
+    tasks: str,
+    encoders: str,
+    runs: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 56 (H11.3): ``--seeds 1000000000`` expanded the grid in memory (killed after 2 min)."""
+    import harness.suite.suite
+
+    def expanded(*args: object) -> None:
+        raise AssertionError("the grid was expanded")
+
+    monkeypatch.setattr(harness.suite.suite, "expand_grid", expanded)
+    out = tmp_path / "suite"
+    argv = ["suite", "--tasks", tasks, "--encoders", encoders, "--out", str(out)]
+    assert main([*argv, "--data-dir", str(tmp_path), "--seeds", str(seeds)]) == 2
+    (line, *rest) = capsys.readouterr().err.splitlines()
+    assert f"the grid asks for {runs} runs" in line and "at most 10,000" in line, line
+    assert [r for r in rest if "--debug" not in r] == [] and not out.exists()

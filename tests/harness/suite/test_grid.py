@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.suite.grid import CV_FOLDS, RunSpec, Shard, expand_grid
+from harness.suite.grid import CV_FOLDS, RunSpec, Shard, expand_grid, grid_size
 
 
 def test_cv_tasks_run_ten_folds_with_one_seed_and_others_run_seeds() -> None:
@@ -89,3 +89,19 @@ def test_runs_come_in_the_order_given() -> None:
     ]
     shard = Shard(1, 2).select(runs)
     assert shard == [run for run in runs if run in set(shard)]  # a shard keeps that order
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    tasks=st.lists(st.sampled_from(["trec", "sst2", "cr", "subj", "sick"]), min_size=1),
+    encoders=st.lists(st.sampled_from(["disan", "bilstm", "multi_cnn"]), min_size=1),
+    seeds=st.integers(1, 12),
+    folds=st.integers(1, CV_FOLDS),
+)
+def test_the_grid_size_is_the_expanded_grids_length(
+    tasks: list[str], encoders: list[str], seeds: int, folds: int
+) -> None:
+    """What ``suite`` checks against MAX_RUNS before expanding the grid (issue 56, H11.3)."""
+    assert grid_size(tasks, encoders, seeds, folds) == len(
+        expand_grid(tasks, encoders, seeds, folds)
+    )
