@@ -23,7 +23,9 @@ import logging
 import os
 import platform
 import re
+import shlex
 import shutil
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -49,6 +51,14 @@ NOT_THE_COMPILERS = re.compile(
     r"^(Error building extension '[^']*': )?(\[\d+/\d+\] |FAILED: |ninja: )"
 )
 TORCH_BUILDER = "torch.utils.cpp_extension"  # its logger's and its warnings' module name
+# ninja's first lines while building (:func:`_ninja_dies_with_the_builder`): SIGTERM to ninja
+# when its parent dies (PR_SET_PDEATHSIG = 1), unless the parent died before the request
+NINJA_WRAPPER = """import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))
+if os.getppid() != {builder}:
+    sys.exit("the process that started this build has ended")
+os.execv({ninja!r}, [{ninja!r}, *sys.argv[1:]])
+"""
 
 
 class BuildError(RuntimeError):
@@ -133,6 +143,7 @@ def _build(library: Path) -> None:
     with (
         tempfile.TemporaryDirectory(prefix=BUILDING, dir=library.parent) as folder,
         _ninja_on_path(),
+        _ninja_dies_with_the_builder(Path(folder)),
         _torch_build_messages_silenced(),
     ):
         source = Path(folder) / SOURCE.name
@@ -177,6 +188,33 @@ def _ninja_on_path() -> Iterator[None]:
         yield
     finally:
         os.environ["PATH"] = path
+
+
+@contextlib.contextmanager
+def _ninja_dies_with_the_builder(folder: Path) -> Iterator[None]:
+    """On Linux, ``ninja`` on ``PATH`` while building is a wrapper (in the build's ``folder``)
+    that asks the kernel for SIGTERM when the thread that started it dies (``prctl``'s
+    ``PR_SET_PDEATHSIG``, kept across ``exec``), then runs the real ninja: a process killed
+    while building, even by SIGKILL, takes ninja with it, and ninja stops the compilers it runs
+    (it sends their process groups the signal it got). Elsewhere, or without a ninja, as is."""
+    ninja = shutil.which("ninja")
+    if ninja is None or not sys.platform.startswith("linux"):
+        yield
+        return
+    programs = folder / "bin"
+    programs.mkdir()
+    script = programs / "ninja.py"
+    script.write_text(NINJA_WRAPPER.format(builder=os.getpid(), ninja=ninja))
+    wrapper = programs / "ninja"
+    python, path = shlex.quote(sys.executable), shlex.quote(str(script))
+    wrapper.write_text(f'#!/bin/sh\nexec {python} -S {path} "$@"\n')
+    wrapper.chmod(0o755)
+    search_path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([str(programs), search_path])
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = search_path
 
 
 @contextlib.contextmanager

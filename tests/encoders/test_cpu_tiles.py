@@ -6,9 +6,11 @@ import ast
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -313,3 +315,58 @@ def test_two_checkouts_in_two_virtualenvs_share_one_build(tmp_path: Path) -> Non
     assert [run["line"].split()[2] for run in said] == ["compiled", "reused", "reused", "reused"]
     assert len([path for path in states[0] if path.endswith(".so")]) == 1, states[0]
     assert states[0] == states[1] == states[2] == states[3]
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not reaped by its parent, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow  # a process that imports torch and starts a build (about 5-10 s)
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_a_build_whose_process_is_killed_stops_its_compiler(tmp_path: Path) -> None:
+    """Issue 54: SIGKILL of a sanbench building the library left the compiler running (ninja and
+    the compiler outlived it). A fake compiler (``CXX``) that records its pid and sleeps stands
+    in for a slow one; it is gone within seconds of its builder's death."""
+    pid_file = tmp_path / "compiler.pid"
+    compiler = tmp_path / "slow-c++"
+    compiler.write_text(
+        "#!/bin/sh\n"
+        f'case " $* " in *" -c "*) echo $$ > {pid_file}; exec sleep 300;; esac\n'
+        'exec c++ "$@"\n'
+    )
+    compiler.chmod(0o755)
+    environment = {
+        **os.environ,
+        "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions"),
+        "PYTHONPATH": str(ROOT),
+        "CXX": str(compiler),
+    }
+    script = "from encoders.layers import cpu_tiles\ncpu_tiles.load()\n"
+    builder = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert builder.poll() is None and time.monotonic() < deadline, "no compile started"
+            time.sleep(0.1)
+        compiler_pid = int(pid_file.read_text())
+        assert alive(compiler_pid)
+    finally:
+        builder.kill()
+        builder.wait()
+    deadline = time.monotonic() + 10
+    while alive(compiler_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stopped = not alive(compiler_pid)
+    if not stopped:
+        os.kill(compiler_pid, signal.SIGKILL)
+    assert stopped, "the compiler outlived the process that built"
