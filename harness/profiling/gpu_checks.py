@@ -2,6 +2,10 @@
 
     python -m harness.profiling.gpu_checks device      # where the bench runs, and why not CUDA
     python -m harness.profiling.gpu_checks checks RUN  # after the sweep into RUN: the checks
+    python -m harness.profiling.gpu_checks confirm [RUN]  # a GPU user's one command: a quick
+                                                          # CUDA sweep into RUN, then the checks
+
+``confirm`` on a machine without CUDA says why in one line and exits 2, creating nothing.
 
 The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
 - NVML's GPU is torch's: every visible device, found in NVML by its PCI bus id
@@ -24,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +41,13 @@ from harness.measurement.gpu_process import nvml_bus_id, nvml_failures
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
 CONTEXT_OPTIONS = "attention_impl=chunked"
+# what ``confirm`` sweeps on the GPU: the papers' figure encoders as the figures ran them and
+# DiSAN's chunked attention (the encoders' default; off the CPU its tiles read no value, issue
+# 57.6), as ``nox -s bench`` does at the paper preset
+CONFIRM_ENCODERS = (
+    "bilstm,bigru,bisru,multi_cnn,hrchy_cnn,multi_head,disan:attention_impl=naive,"
+    "bi_blosan:attention_impl=naive,mtsa,disan:attention_impl=chunked"
+)
 
 
 @dataclass(frozen=True)
@@ -278,6 +290,35 @@ def run_checks(run: Path) -> list[Check]:
     return checks
 
 
+def report(checks: Sequence[Check]) -> int:
+    """Print each check's line; 1 when one failed, else 0."""
+    for check in checks:
+        print(check.line())
+    return 1 if any(check.ok is False for check in checks) else 0
+
+
+def confirm(run: Path) -> int:
+    """``confirm RUN``: the quick preset's CUDA sweep of :data:`CONFIRM_ENCODERS` into ``run``
+    (``sanbench profile --device cuda``), then every check of it. 2 without CUDA (one line,
+    nothing created); the sweep's status when it did not finish (bad input 2, Ctrl-C 130);
+    else 1 when the sweep has failed points or a check failed (the checks run either way)."""
+    why = why_no_cuda()
+    if why:
+        print(f"gpu_checks confirm: no CUDA here: {why}; run it on a GPU", file=sys.stderr)
+        return 2
+    sanbench = str(Path(sys.executable).with_name("sanbench"))
+    sweep = [sanbench, "profile", "--device", "cuda", "--preset", "quick",
+             "--encoders", CONFIRM_ENCODERS, "--no-report", "--out", str(run)]  # fmt: skip
+    with subprocess.Popen(sweep) as sweeping:
+        try:
+            status = sweeping.wait()
+        except KeyboardInterrupt:  # the sweep got it too: it saves what it can, exits 130
+            status = sweeping.wait()
+    if status not in (0, 1):
+        return status
+    return max(status, report(run_checks(run)))
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["device"]:
         print(device_line())
@@ -286,11 +327,15 @@ def main(argv: list[str]) -> int:
         print(json.dumps(_context_child(int(argv[1]))))
         return 0
     if argv[:1] == ["checks"] and len(argv) == 2:
-        checks = run_checks(Path(argv[1]))
-        for check in checks:
-            print(check.line())
-        return 1 if any(check.ok is False for check in checks) else 0
-    print("usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR", file=sys.stderr)
+        return report(run_checks(Path(argv[1])))
+    if argv[:1] == ["confirm"] and len(argv) <= 2:
+        return confirm(
+            Path(argv[1] if argv[1:] else time.strftime("runs/gpu-confirm-%Y%m%d-%H%M%S"))
+        )
+    print(
+        "usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR | confirm [RUN_DIR]",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -131,3 +131,59 @@ def test_a_struct_size_type_error_leaves_the_nvml_check_not_run_as_an_nvml_error
     monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByPciBusId", struct_size)
     check = gpu_checks.nvml_check(pynvml, [TORCH_GPUS[0]])
     assert check.ok is None and "NVML failed" in check.detail and "struct" in check.detail
+
+
+def test_confirm_refuses_on_a_machine_without_cuda_in_one_line_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 57.8: the one command that confirms the GPU claims (a CUDA sweep, then the checks)
+    says on a CPU machine, in one line, why it cannot run: exit 2, no run folder."""
+    run = tmp_path / "gpu-confirm"
+    assert gpu_checks.main(["confirm", str(run)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith("gpu_checks confirm: no CUDA here: ") and "CPU build" in err
+    assert not run.exists()
+
+
+@pytest.mark.parametrize(
+    ("sweep_status", "check_ok", "status"),
+    [(0, True, 0), (1, True, 1), (0, False, 1), (130, True, 130)],
+)
+def test_confirm_sweeps_on_cuda_then_runs_every_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+    sweep_status: int, check_ok: bool, status: int,
+) -> None:  # fmt: skip
+    """With CUDA (stood in for): ``sanbench profile --device cuda`` of the claims' encoders into
+    RUN, then every check of RUN; a sweep with failed points (1) still gets the checks and makes
+    the status 1, Ctrl-C (130) stops at once."""
+    swept: list[list[str]] = []
+
+    class Sweep:
+        def __init__(self, command: list[str]) -> None:
+            swept.append(command)
+
+        def __enter__(self) -> Sweep:
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            pass
+
+        def wait(self) -> int:
+            return sweep_status
+
+    monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(gpu_checks.subprocess, "Popen", Sweep)
+    checked: list[Path] = []
+    monkeypatch.setattr(
+        gpu_checks,
+        "run_checks",
+        lambda run: checked.append(run) or [gpu_checks.Check("peak", check_ok, "x")],
+    )
+    run = tmp_path / "gpu-confirm"
+    assert gpu_checks.main(["confirm", str(run)]) == status
+    (command,) = swept
+    assert command[1:3] == ["profile", "--device"] and command[3] == "cuda"
+    assert command[command.index("--out") + 1] == str(run)
+    assert "disan:attention_impl=chunked" in command[command.index("--encoders") + 1]
+    assert checked == ([] if status == 130 else [run])
