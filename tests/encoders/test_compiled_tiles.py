@@ -92,10 +92,12 @@ def test_the_compiled_tiles_equal_the_eager_tiles_within_1e_12_in_float64(
     reason="no CUDA device here: the compiled tiles' Triton kernels are not checked here",
 )
 def test_on_cuda_the_triton_tiles_equal_the_eager_tiles() -> None:
-    """The same operators on CUDA, where ``torch.compile`` generates Triton kernels."""
+    """The same operators on CUDA, where ``torch.compile`` generates Triton kernels of the tanh
+    form: they read the pre-activations a, b (not A = exp(2a), B = exp(2b))."""
     a, b, v, allowed, g, s = (t.cuda() for t in tile(3, 40, 16, 300, torch.float64))
     assert compiled_tiles.available("cuda")
-    args = (a, b, v, allowed, exp2_scale(C, a))
+    pre_a, pre_b = torch.log(a) / 2, torch.log(b) / 2
+    args = (pre_a, pre_b, v, allowed, exp2_scale(C, a))
     compiled = [
         *compiled_tiles.compiled_tile_sums(*args),
         *compiled_tiles.compiled_tile_grads(*args, g, s),
