@@ -183,6 +183,9 @@ def _run_shard(
             continue
         run_dir = run.run_dir(out_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
+        # an earlier failure's note: a run that failed before its first checkpoint left
+        # nothing else (harness.training.fit), and this attempt writes its own outcome
+        (run_dir / "error.txt").unlink(missing_ok=True)
         log(f"[{shard.label} {number}/{len(mine)}] {' '.join(run.key)}")
         start = time.perf_counter()
         try:

@@ -37,7 +37,12 @@ from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.curve import write_curve
 from harness.training.module import TaskModule
-from harness.training.run_folder import check_run_folder, prepare_run_folder
+from harness.training.run_folder import (
+    check_run_folder,
+    discard_started_run,
+    is_run_folder,
+    prepare_run_folder,
+)
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.warm_up import (
@@ -194,20 +199,29 @@ def run_fit(
     check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)
     cli.build(callbacks)  # reads and checks every input file: bad ones leave --out untouched
     writer = rank_zero_only.rank == 0
-    with one_writer(cli.out_dir) if writer else contextlib.nullcontext():
+    # a failed start leaves nothing that blocks a re-run: no folder it made, no file it wrote
+    with (
+        removed_if_left_empty(cli.out_dir if writer else None),
+        one_writer(cli.out_dir) if writer else contextlib.nullcontext(),
+    ):
         return _run_fit(cli, overwrite, writer)
 
 
 def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
-    with removed_if_left_empty(out_dir):  # a failed start leaves nothing that blocks a re-run
-        prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
-        folder = FitRunFolder(out_dir)
-        if folder.finished():
-            return folder.read_metrics()
+    new_run = overwrite or not is_run_folder(out_dir)
+    prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
+    folder = FitRunFolder(out_dir)
+    if folder.finished():
+        return folder.read_metrics()
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
-    measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
+    try:
+        measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
+    except BaseException:
+        if writer and new_run and not folder.last_checkpoint.exists():
+            discard_started_run(out_dir)  # nothing to resume: no result, no config
+        raise
     task, encoder, seed = (
         datamodule.task.name,  # a task file's name, not its path (in the config)
         config["model"]["encoder"],

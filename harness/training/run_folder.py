@@ -142,6 +142,17 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
         )
 
 
+def discard_started_run(out_dir: Path) -> None:
+    """Delete what a new run wrote in ``out_dir`` before it failed with nothing to resume from
+    (no checkpoint): its marker and ``fit_config.yaml`` would refuse a corrected re-run as
+    another run (docs/reliability.md, "a failed start"). Writer locks stay."""
+    for path in _contents(out_dir):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) -> None:
     """Make ``out_dir`` ready for the run whose fit config is ``text``, or raise
     :class:`RunFolderError` (:func:`check_run_folder`) having touched nothing.

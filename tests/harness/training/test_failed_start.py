@@ -8,12 +8,15 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from lightning.pytorch import Callback
 
 from harness.errors import InputError
 from harness.outdir import is_lock_file
 from harness.training.callbacks.prediction_writers import TestPredictionWriter as PredictionWriter
 from harness.training.checkpoint_file import check_readable
 from harness.training.fit import run_fit
+from harness.training.run_folder import check_run_folder
+from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_configs import ConfigError
 
@@ -46,3 +49,56 @@ def test_an_interrupted_prediction_leaves_no_hidden_file(tmp_path: Path) -> None
     assert hidden.name.startswith(".predictions.csv.") and hidden.name.endswith(".tmp")
     writer.on_exception(trainer, SimpleNamespace(kind="single"), KeyboardInterrupt())
     assert list(tmp_path.iterdir()) == []
+
+
+class FailsAtFirstStep(Callback):
+    """A failure inside ``trainer.fit`` before any checkpoint (an encoder's first forward)."""
+
+    def on_train_batch_start(self, *args: object) -> None:
+        raise RuntimeError("first step failed")
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_fit_failing_at_its_first_step_leaves_nothing(
+    tmp_path: Path, trec_dir: Path, existing: bool
+) -> None:
+    """Issue 56 (H11.4): ``fit_config.yaml`` stayed in a folder with no result, and refused a
+    corrected re-run as "holds another run"."""
+    out = tmp_path / "run"
+    if existing:
+        out.mkdir()  # given empty: it stays, empty
+    run = FitRun("trec", "bilstm", trec_dir, out, overrides={"trainer.max_steps": 2})
+    with pytest.raises(RuntimeError, match="first step failed"):
+        run_fit(run, callbacks=[FailsAtFirstStep()])
+    left = [p for p in out.rglob("*") if not is_lock_file(p)] if out.exists() else []
+    assert left == [] and out.exists() == existing
+    fixed = FitRun("trec", "bilstm", trec_dir, out, overrides={"trainer.max_steps": 3})
+    check_run_folder(out, FitCLI(fixed.args()).config_yaml(), overwrite=False)  # not refused
+
+
+def test_a_suite_run_that_failed_at_its_first_step_is_tried_again_on_resume(
+    tmp_path: Path, trec_dir: Path
+) -> None:
+    """The suite's ``error.txt`` is the only file such a run leaves: the retry must not take
+    the folder for one of the user's."""
+    from harness.suite.grid import RunSpec, Shard
+    from harness.suite.runner import run_shard
+
+    def failing(run: FitRun) -> dict[str, object]:
+        return run_fit(run, callbacks=[FailsAtFirstStep()])
+
+    errors = []
+    for _ in range(2):
+        summary = run_shard(
+            [RunSpec("trec", "multi_cnn", 0, None)],
+            shard=Shard(),
+            out_dir=tmp_path / "suite",
+            fit=failing,
+            data_dir=trec_dir,
+            embeddings=trec_dir / "glove.txt",
+            overrides={"trainer.max_steps": 2},
+            log=errors.append,
+        )
+        assert len(summary.failed) == 1
+    failures = [line for line in errors if "failed:" in line]
+    assert len(failures) == 2 and all("first step failed" in line for line in failures), errors
