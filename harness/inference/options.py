@@ -10,9 +10,11 @@ from pathlib import Path
 
 from harness.command_parser import integer_problems
 from harness.outdir import out_file_problems
+from harness.training.checkpoint_file import checkpoint_problem
 
 CHECKPOINT_SUFFIX = ".ckpt"
 SHOWN = 3  # checkpoints named when --ckpt is a folder
+FIT_CHECKPOINTS = "give a checkpoint that sanbench fit wrote (OUT/checkpoints/*.ckpt)"
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class InferenceOptions:
             *_file_problems("ckpt", self.ckpt, CHECKPOINT_SUFFIX),
             *_file_problems("input", self.input, None),
         ]
+        if self.ckpt.is_file() and (problem := checkpoint_problem(self.ckpt)):
+            problems.append(f"--ckpt {self.ckpt}: {problem}; {FIT_CHECKPOINTS}")
         if self.input.is_file() and self.out.exists() and self.out.samefile(self.input):
             problems.append(f"--out {self.out} is the --input file; choose another file name")
         else:

@@ -102,3 +102,34 @@ def test_a_suite_run_that_failed_at_its_first_step_is_tried_again_on_resume(
         assert len(summary.failed) == 1
     failures = [line for line in errors if "failed:" in line]
     assert len(failures) == 2 and all("first step failed" in line for line in failures), errors
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"the cat sat\nanother\n", "a text file (its first line: 'the cat sat')"),
+        (b"", "an empty file"),
+        (b"\x93NUMPY\x01\x00v\x00", "a NumPy array (.npy, as sanbench encode writes)"),
+        (bytes(range(256)), "a binary file of 256 bytes"),
+    ],
+)
+@pytest.mark.parametrize("command", ["predict", "encode"])
+def test_a_file_that_is_no_checkpoint_is_named_for_what_it_is(
+    command: str, content: bytes, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H11.6): ``encode --ckpt SENTENCES.txt`` took 18 s (torch and Lightning
+    imported, the model loader started) to say "not a complete checkpoint (truncated ...)";
+    now the options' check says it (0.6 s)."""
+    from harness.cli import main
+
+    sentences = tmp_path / "sentences.txt"
+    sentences.write_bytes(content)
+    suffix = ".csv" if command == "predict" else ".npy"
+    words = ["--ckpt", str(sentences), "--input", str(sentences), "--out", f"{tmp_path}/o{suffix}"]
+    assert main([command, *words]) == 2
+    (line, *rest) = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"sanbench {command}: --ckpt {sentences}: {said}, not a checkpoint; "
+        "give a checkpoint that sanbench fit wrote (OUT/checkpoints/*.ckpt)"
+    ), line
+    assert [r for r in rest if "--debug" not in r] == []
