@@ -19,6 +19,7 @@ import yaml
 
 from harness.errors import InputError
 from harness.outdir import is_lock_file, unmakeable_folder
+from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
@@ -48,6 +49,8 @@ def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
     kept = {k: v for k, v in flat.items() if k not in NOT_COMPARED}
     if kept.get("data.embeddings"):  # the same vectors may live at another path elsewhere
         kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
+    if kept.get("optimizer.class_path"):  # --optimizer CLASS: the papers' keys did not run
+        kept = {k: v for k, v in kept.items() if k not in {f"model.{p}" for p in PAPERS_KEYS}}
     if kept.get("data.embedding_dim") is None:  # unset (since 2026-11-29; 300 was written before)
         kept["data.embedding_dim"] = RANDOM_VECTORS_DIM  # the random vectors' width either way
     return kept

@@ -42,6 +42,7 @@ from harness.training.settings.fit_overrides import budget_problems, path_proble
 from harness.training.settings.optimizers import add_optimizer_groups, optimizer_problems
 from harness.training.settings.run_options import RunOptions
 from harness.training.settings.task_configs import (
+    PAPERS_OPTIMIZER_KEYS,
     ConfigError,
     builtin_value,
     task_and_encoder,
@@ -194,6 +195,17 @@ def given_task(words: list[str]) -> str | None:
     return task
 
 
+def stated_config(parser: LightningArgumentParser, config: Any) -> str:
+    """``config`` as YAML, nulls too, naming only the optimizer that runs: beside ``--optimizer
+    CLASS`` the papers' keys it replaces are left out (they hold their task defaults, which
+    they take again when the file is read: :func:`optimizer_problems` refuses others)."""
+    if config.get("optimizer") is not None:
+        config = config.clone()
+        for key in PAPERS_OPTIMIZER_KEYS:
+            del config[f"model.{key}"]
+    return parser.dump(config, skip_unset=False)
+
+
 MISSING_OUT = "missing --out (the run folder)"
 
 
@@ -277,7 +289,11 @@ class FitCLI(LightningCLI):
         if isinstance(args, list) and any(word.startswith("--print_config") for word in args):
             # --print_config prints only a config that would run (and exits while parsing)
             printed = [word for word in args if not word.startswith("--print_config")]
-            self._check_optimizers(parser, parser.parse_args(printed))
+            config = parser.parse_args(printed)
+            self._check_optimizers(parser, config)
+            if "--print_config" in args:  # its options (skip_null, ...) are jsonargparse's
+                print(stated_config(parser, config), end="")
+                raise SystemExit(0)
         super().parse_arguments(parser, args)
         self._check_optimizers(parser, self.config)
         problems = seed_problems(self.config["seed_everything"])  # seeded right after parsing
@@ -433,4 +449,4 @@ class FitCLI(LightningCLI):
 
     def config_yaml(self) -> str:
         """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it)."""
-        return self.parser.dump(self.config, skip_unset=False)  # nulls too, as --print_config
+        return stated_config(self.parser, self.config)

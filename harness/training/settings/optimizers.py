@@ -19,12 +19,10 @@ from lightning.pytorch.cli import LightningArgumentParser, LRSchedulerTypeTuple
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
-from harness.training.settings.task_configs import builtin_value
+from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS, builtin_value
 
 OPTIMIZER_LINK = "model.optimizer_init"  # task_model's keywords the groups are linked to
 LR_SCHEDULER_LINK = "model.lr_scheduler_init"
-# the model keys of the papers' optimizers, which --optimizer CLASS replaces
-PAPERS_OPTIMIZER_KEYS = ("optimizer", "lr", "adadelta_rho", "eps")
 
 
 def class_spec(value: Any) -> dict[str, Any] | None:

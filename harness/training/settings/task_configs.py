@@ -22,6 +22,10 @@ from harness.quiet import LIGHTNING_SEED
 CONFIG_PACKAGE = "harness.training.configs"
 
 
+# the model keys of the papers' optimizers, which --optimizer CLASS replaces
+PAPERS_OPTIMIZER_KEYS = ("optimizer", "lr", "adadelta_rho", "eps")
+
+
 class ConfigError(ValueError):
     """A fit configuration that cannot run; the message says what to change."""
 

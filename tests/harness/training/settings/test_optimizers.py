@@ -126,3 +126,23 @@ def test_fit_trains_with_the_given_optimizer_and_records_it(trec_dir: Path, tmp_
     assert [group["lr"] for group in state["param_groups"]] == pytest.approx([0.05 * 0.1**2] * 2)
     assert any("momentum_buffer" in entry for entry in state["state"].values())
     assert checkpoint["lr_schedulers"][0]["last_epoch"] == 2
+
+
+def test_the_saved_config_names_only_the_optimizer_that_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 (H11.7): ``fit_config.yaml`` said ``model.optimizer: adam`` (and its ``lr``,
+    ``eps``) beside an SGD run; ``--print_config`` too."""
+    from harness.training.run_folder import differences_from_saved
+
+    text = FitCLI(fit_words(tmp_path, *SGD_STEP)).config_yaml()
+    for config in (yaml.safe_load(text), printed(fit_words(tmp_path, *SGD_STEP), capsys)):
+        assert config["optimizer"]["class_path"] == "torch.optim.SGD"
+        assert not {"optimizer", "lr", "adadelta_rho", "eps"} & set(config["model"])
+        assert config["model"]["weight_decay"] == 0.0001  # the papers' L2 gamma: it runs
+    # a folder saved before, with the papers' keys beside SGD, holds the same run
+    (tmp_path / "run").mkdir()
+    saved = yaml.safe_load(text)
+    saved["model"] |= {"optimizer": "adam", "lr": 0.001, "adadelta_rho": 0.95, "eps": 1e-8}
+    (tmp_path / "run" / "fit_config.yaml").write_text(yaml.safe_dump(saved))
+    assert differences_from_saved(tmp_path / "run", text) == []
