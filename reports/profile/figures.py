@@ -20,7 +20,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+from matplotlib.axis import Axis
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from reports.palette import styles
 
@@ -41,10 +44,44 @@ def legend_below(axes: plt.Axes, columns: int = 3) -> None:
     )
 
 
+def plain_number(value: float, _position: object = None) -> str:
+    """A tick's label: ``1,500``, ``20``, ``0.5`` (never ``1.5e+03``)."""
+    return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+
+
+def plain_log_axis(axis: Axis, low: float, high: float) -> None:
+    """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``; never
+    matplotlib's ``6×10⁰``): at 1-2-3-5 steps within a decade, 1-2-5 within two, else at the
+    powers of ten."""
+    decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
+    subs = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
+    axis.set_major_locator(LogLocator(subs=subs))
+    axis.set_major_formatter(FuncFormatter(plain_number))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def set_scale(axes: plt.Axes, metric: str, label: str | None = None) -> None:
-    """The quantity's axis scale, named in the axis label ("..., log scale")."""
+    """The quantity's axis scale, named in the axis label ("..., log scale"); a log axis's
+    ticks are plain numbers of the label's unit (:func:`plain_log_axis`)."""
     axes.set_yscale(SCALES[metric])
+    if SCALES[metric] == "log":
+        plain_log_axis(axes.yaxis, *axes.get_ylim())
     axes.set_ylabel(f"{label or METRICS[metric][0]}, {SCALES[metric]} scale")
+
+
+def ring_contended(axes: plt.Axes, x: pd.Series, y: pd.Series) -> bool:
+    """A red ring around each point timed while contended (starved of CPU); True if any."""
+    if x.empty:
+        return False
+    axes.plot(x, y, linestyle="none", marker="o", markersize=12, markerfacecolor="none",
+              markeredgecolor="red", markeredgewidth=1.5)  # fmt: skip
+    return True
+
+
+def contended_legend(axes: plt.Axes) -> None:
+    """The legend entry of :func:`ring_contended`'s rings."""
+    axes.plot([], [], "o", markersize=9, markerfacecolor="none", markeredgecolor="red",
+              label="contended: starved of CPU while timed")  # fmt: skip
 
 
 def error_bars(median: pd.Series, iqr: pd.Series) -> list[pd.Series]:
@@ -147,33 +184,14 @@ def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object
             )
             noisy_drawn = True
         contended = ok[ok["contended"]]
-        if not contended.empty:
-            axes.plot(
-                contended["seq_len"],
-                contended["time_ms_median"],
-                linestyle="none",
-                marker="o",
-                markersize=12,
-                markerfacecolor="none",
-                markeredgecolor="red",
-                markeredgewidth=1.5,
-            )
-            contended_drawn = True
+        contended_drawn |= ring_contended(axes, contended["seq_len"], contended["time_ms_median"])
         oom_marked |= _mark_oom(axes, group, "time_ms_median", colour)
     _title(axes, chosen, mode)
     set_scale(axes, "time_ms_median", METRICS["time_ms_median"][0] + ", median ± IQR/2")
     if noisy_drawn:
         axes.plot([], [], "ko", markerfacecolor="white", label="noisy: IQR > 25% of median")
     if contended_drawn:
-        axes.plot(
-            [],
-            [],
-            "o",
-            markersize=9,
-            markerfacecolor="none",
-            markeredgecolor="red",
-            label="contended: starved of CPU while timed",
-        )
+        contended_legend(axes)
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
     legend_below(axes)

@@ -20,7 +20,14 @@ from matplotlib.ticker import ScalarFormatter
 from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
-from reports.profile.figures import METRICS, MODE_TITLES, legend_below, set_scale
+from reports.profile.figures import (
+    METRICS,
+    MODE_TITLES,
+    contended_legend,
+    legend_below,
+    ring_contended,
+    set_scale,
+)
 from reports.profile.growth import NOT_ENOUGH, growth_table
 from reports.site.discover import Run
 from reports.site.render import Page, render, save_figure
@@ -167,8 +174,9 @@ def ratio_limits(values: pd.Series) -> tuple[float, float]:
 
 
 def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool) -> plt.Figure:
-    """Time and memory ratio vs length, one line per encoder; tick labels are the ratios
-    themselves (no offset, no scientific notation)."""
+    """Time and memory ratio vs length, one line per encoder, a time ratio of a contended
+    point ringed in red; tick labels are the ratios themselves (no offset, no scientific
+    notation)."""
     style = styles(list(table["encoder"].unique()))
     figure, axes = plt.subplots(1, 2, figsize=(10, 5.0), sharex=True)
     chosen = table[table["mode"] == mode]
@@ -180,6 +188,10 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool
             group = chosen[chosen["encoder"] == encoder].sort_values("seq_len")
             if not group.empty:
                 ax.plot(group["seq_len"], group[column], label=encoder, markersize=4, **look)
+        if column == "time_ratio":  # as the tables: a time either run took while starved
+            contended = chosen[chosen["contended"].astype(bool)]
+            if ring_contended(ax, contended["seq_len"], contended[column]):
+                contended_legend(axes[0])
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_ylim(*ratio_limits(chosen[column].astype(float)))
         ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))

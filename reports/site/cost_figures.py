@@ -24,10 +24,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from reports import aggregation
 from reports.contracts.suite_results import contended
+from reports.profile.figures import plain_log_axis
 from reports.site.render import save_figure
 from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
 
@@ -185,16 +185,6 @@ def _why_no_stand_in(
         else:
             reasons.append(f"{name} has them at no common length, or the test lengths are unknown")
     return f" ({'; '.join(reasons)})" if reasons else ""
-
-
-def plain_log_axis(axis: matplotlib.axis.Axis, low: float, high: float) -> None:
-    """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``): at
-    1-2-3-5 steps within a decade, 1-2-5 within two, else at the powers of ten."""
-    decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
-    subs = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
-    axis.set_major_locator(LogLocator(subs=subs))
-    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    axis.set_minor_formatter(NullFormatter())
 
 
 def bar(point: Point, bounds: tuple[float, float]) -> list[list[float]] | None:

@@ -3,6 +3,7 @@ axes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -183,3 +184,42 @@ def test_no_legend_of_a_comparison_sits_over_the_data() -> None:
         figure = ratio_figure(ratios(run.rows, slower.rows), mode, "b / a", False)
         assert not legend_covers_data(figure), mode
         plt.close(figure)
+
+
+def _tick_texts(axis: plt.Axes) -> list[str]:
+    axis.figure.canvas.draw()
+    ticks = [*axis.get_yticklabels(), *axis.get_yticklabels(minor=True)]
+    return [tick.get_text() for tick in ticks if tick.get_text()]
+
+
+@pytest.mark.parametrize("low", [1.0, 6.0, 150.0, 1_500.0])
+def test_a_memory_axis_reads_plain_numbers_of_megabytes(low: float) -> None:
+    """Issue 56 (H11.5): a memory axis within one decade read ``6×10⁰``, ``7×10⁰``."""
+    data = rows(["disan", "mtsa"])
+    data["peak_mem_mb"] = low * (1 + data["seq_len"] / 100)
+    for axes in (
+        memory_figure(data, "infer", styles(["disan", "mtsa"])).axes[0],
+        overlay_figure([ProfileRun(Path("run"), data, {})], ["run"], "infer", "peak_mem_mb").axes[
+            0
+        ],
+    ):
+        texts = _tick_texts(axes)
+        assert texts and all(re.fullmatch(r"[\d,]+(\.\d+)?", t) for t in texts), texts
+        assert "(MB)" in axes.get_ylabel()
+    plt.close("all")
+
+
+def test_the_ratio_figure_rings_contended_times_as_the_tables_mark_them() -> None:
+    """Issue 56 (H11.5): the comparison's ratio figure drew contended points as any other."""
+    data = rows(["disan", "mtsa"])  # contended at L = 32
+    figure = ratio_figure(ratios(data, data), "infer", "ratio", cross_machine=False)
+    time_axes, memory_axes = figure.axes
+    ringed = [
+        line for line in time_axes.get_lines() if line.get_markeredgecolor() == "red" and
+        len(line.get_xdata())
+    ]  # fmt: skip
+    assert [list(line.get_xdata()) for line in ringed] == [[32, 32]]
+    legend = [text.get_text() for text in time_axes.get_legend().get_texts()]
+    assert any(text.startswith("contended") for text in legend)
+    assert not [line for line in memory_axes.get_lines() if line.get_markeredgecolor() == "red"]
+    plt.close("all")
