@@ -128,6 +128,22 @@ def _read_shard(path: Path) -> pd.DataFrame:
     return frame
 
 
+def failed_rows(out_dir: Path) -> pd.DataFrame:
+    """Runs that failed and have not finished since (a ``failed`` row, no ``ok`` row of their
+    task, encoder and replicate), the last row of each, with its ``error`` cell."""
+    import pandas as pd
+
+    frames = [_read_shard(path) for path in shard_paths(out_dir)]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if rows.empty:
+        return pd.DataFrame(columns=[*KEY_COLUMNS, "status", "error"])
+    keys = list(KEY_COLUMNS)
+    finished = rows.loc[rows["status"] == "ok", keys].drop_duplicates()
+    failed = rows[rows["status"] == "failed"].drop_duplicates(keys, keep="last")
+    failed = failed.merge(finished, on=keys, how="left", indicator=True)
+    return failed[failed["_merge"] == "left_only"].drop(columns="_merge").reset_index(drop=True)
+
+
 def finished_rows(out_dir: Path) -> pd.DataFrame:
     """Finished runs of every shard (the last ``ok`` row per task, encoder, replicate);
     ``FileNotFoundError`` without a shard file, ``ValueError`` when one has no header."""

@@ -13,14 +13,32 @@ from reports.contracts.suite_results import (
     CONTENDED_COLUMNS,
     EVIDENCE,
     TIMED_PREFIXES,
+    failed_rows,
     finished_rows,
 )
+
+ERROR_FILE = "error.txt"  # the traceback a suite writes into a failed run's folder
 
 
 def load_suite_results(folder: Path) -> pd.DataFrame:
     """Finished runs of every shard (the last ``ok`` row per task, encoder, replicate), with
     the evidence behind each contended time (:func:`with_evidence`)."""
     return with_evidence(Path(folder), finished_rows(folder))
+
+
+def failed_runs(folder: Path) -> list[list[str]]:
+    """Task, encoder, replicate and why, one row per run of the suite at ``folder`` that failed
+    and has not finished since: the error its results row records, else the last line of the
+    traceback in its folder's ``error.txt``."""
+    found = []
+    for row in failed_rows(folder).to_dict("records"):
+        error = "" if pd.isna(row.get("error")) else str(row.get("error")).strip()
+        traceback = folder / str(row.get("run_dir") or "") / ERROR_FILE
+        if not error and traceback.is_file():
+            lines = [line for line in traceback.read_text(errors="replace").splitlines() if line]
+            error = lines[-1].strip() if lines else ""
+        found.append([row["task"], row["encoder"], row["replicate"], error or "not recorded"])
+    return found
 
 
 def with_evidence(folder: Path, results: pd.DataFrame) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from reports.site.cost_figures import cost_figures
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
+    failed_runs,
     first_metrics,
     load_fit_result,
     load_suite_results,
@@ -241,6 +242,8 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         grid=grid,
         overrides=run.manifest.get("overrides", {}),
         runs=len(results),
+        failed=failed_runs(run.folder),
+        finished_tasks=sorted(set(results["task"])) if "task" in results else [],
         paper_tables=paper_tables(run.folder, shown),
         config={},
         files=copy_data(run.folder, data, page_dir),

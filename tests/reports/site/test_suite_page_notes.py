@@ -34,3 +34,36 @@ def test_header_only_curves_read_as_no_validation(tmp_path: Path) -> None:
         curve.unlink()
     html = " ".join(page(tmp_path / "again", suite).split())
     assert "No run has a <code>curve.csv</code>" in html
+
+
+def _failed_row(task: str, encoder: str, replicate: str, error: str) -> str:
+    run_dir = f"runs/{task}/{encoder}/{replicate}"
+    return f"{task},{encoder},{replicate},0,,failed,{error}," + "," * 20 + f"{run_dir}\n"
+
+
+@pytest.mark.slow  # draws the suite's figures
+def test_runs_that_failed_are_said_with_why_and_a_task_with_none_finished_is_named(
+    tmp_path: Path,
+) -> None:
+    """Issue 56 (H11.5): a suite whose every run of a task failed read only "4 finished runs"."""
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    (results,) = suite.glob("results-*.csv")
+    lines = results.read_text().splitlines(keepends=True)
+    finished = next(i for i, line in enumerate(lines) if line.startswith("cr,multi_cnn,fold0,"))
+    # cr multi_cnn fold0 failed, then finished: not a failed run
+    lines.insert(finished, _failed_row("cr", "multi_cnn", "fold0", "ValueError: retried since"))
+    lines += [_failed_row("trec", "bilstm", seed, "RuntimeError: out of memory") for seed in
+              ("seed0", "seed1")]  # fmt: skip
+    lines.append(_failed_row("sst2", "bilstm", "seed0", ""))  # why: only in its error.txt; sst2
+    # has finished runs of other encoders: not a task without results
+    results.write_text("".join(lines))
+    traceback = suite / "runs/sst2/bilstm/seed0/error.txt"
+    traceback.parent.mkdir(parents=True)
+    traceback.write_text("Traceback (most recent call last):\n  ...\nOSError: disk full\n")
+    html = " ".join(page(tmp_path, suite).split())
+    lead = html.split('class="lead"', 1)[1].split("</p>", 1)[0]
+    assert "3 runs failed and did not finish since: every run of trec" in lead, lead
+    assert "<td>RuntimeError: out of memory</td>" in html
+    assert "<td>OSError: disk full</td>" in html
+    assert "retried since" not in html
