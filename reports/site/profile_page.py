@@ -5,8 +5,11 @@ profile`` builds its report through ``reports.site.build_site`` too."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import asdict
 from pathlib import Path
+
+import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.profile_run import PROFILE_CSV, STATUSES
@@ -27,6 +30,22 @@ from reports.site.render import Page, copy_data, joined, render_run_page, save_f
 
 CONTENDED_COLUMNS = ["label", "mode", "seq_len", "time_ms_median", "threads", "cpu_granted"]
 CONTENDED_COLUMNS += ["cpu_share", "load_avg_before", "load_avg_after"]
+
+
+FURTHER = ["--predict-lengths", "16:4096:16"]  # the lengths the fits table's hint predicts
+
+
+def predict_further(rows: pd.DataFrame) -> list[str]:
+    """The commands that predict the page's encoders at its shapes (batch size and width, one
+    command per pair the run holds) to longer lengths."""
+    encoders = ",".join(dict.fromkeys(rows["label"]))
+    modes = ",".join(dict.fromkeys(rows["mode"]))
+    shapes = rows[["batch_size", "dim"]].drop_duplicates().itertuples(index=False)
+    words = ["sanbench", "profile", "--predict-only", "--encoders", encoders, "--modes", modes]
+    return [
+        shlex.join([*words, "--batch-size", str(batch), "--dim", str(dim), *FURTHER])
+        for batch, dim in shapes
+    ]
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -65,6 +84,7 @@ def build(run: Run, page_dir: Path) -> Page:
         .to_dict("records"),
         worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
         fitting=longest_fitting(rows),
+        predict_further=predict_further(rows),
         budgets=[f"{b} GB" for b in BUDGETS_GB],
         claims=[asdict(c) for c in papers_claims(rows)],
         summary=longest_points(rows),

@@ -99,3 +99,22 @@ def test_the_contended_points_are_folded_under_the_figures(page: str) -> None:
     assert re.search(r"<details>\s*<summary[^>]*>Contended points: 54 ", page)
     # the links' target lies inside the fold: following one opens it (test_pages_read_browser)
     assert page.index('id="contended"') > table
+
+
+@pytest.mark.parametrize("fixture", ["profile-cpu-fp32", "profile-quick-contended"])
+def test_the_predict_further_command_has_the_pages_shape(fixture: str) -> None:
+    """Issue 56 (H11.5): the fits table's hint printed ``sanbench profile --predict-only
+    --predict-lengths 16:4096:16``, which predicts the preset's batch and width and encoders,
+    not the page's."""
+    import shlex
+
+    from harness.cli import parse_command
+
+    rows = load_run(FIXTURES / fixture).rows
+    (command,) = profile_page.predict_further(rows)
+    words = shlex.split(command)
+    assert words[:2] == ["sanbench", "profile"]
+    config = parse_command("profile", words[2:])
+    assert (config.batch_size, config.dim) == (rows["batch_size"].iloc[0], rows["dim"].iloc[0])
+    assert config.encoders.split(",") == list(dict.fromkeys(rows["label"]))
+    assert set(config.modes.split(",")) == set(rows["mode"]) and config.predict_only
