@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 from datamodules.errors import did_you_mean
-from datamodules.task_spec import Kind, TaskSpec
+from datamodules.readers import kim2014, nli, senteval, sick
+from datamodules.task_spec import SPLITS, Kind, Release, TaskSpec
 
 __all__ = ["Kind", "TaskSpec", "get_task", "list_tasks", "task_name", "task_problems"]
 
@@ -16,7 +18,19 @@ NLI_LABELS = ("entailment", "neutral", "contradiction")
 TREC_LABELS = ("DESC", "ENTY", "ABBR", "HUM", "LOC", "NUM")
 
 
-def _binary_cv(name: str, labels: tuple[str, str]) -> TaskSpec:
+Files = tuple[tuple[str, tuple[str, ...]], ...]  # (source split, its file names)
+
+
+def _each(splits: tuple[str, ...], *patterns: str) -> Files:
+    """Each split's files by ``patterns`` (``"stsa.fine.{}"`` -> ``stsa.fine.train``, ...)."""
+    return tuple((split, tuple(pattern.format(split) for pattern in patterns)) for split in splits)
+
+
+def _binary_cv(
+    name: str, labels: tuple[str, str], kim_file: str, folder: str, class_files: tuple[str, str]
+) -> TaskSpec:
+    """A two-class task cross-validated over one split: one file in Kim (2014)'s release, one
+    file per class in SentEval's."""
     return TaskSpec(
         name,
         "single",
@@ -27,28 +41,124 @@ def _binary_cv(name: str, labels: tuple[str, str]) -> TaskSpec:
         test_source=None,
         cv_folds=10,
         title=name.upper(),
+        releases=(
+            Release(kim2014.NAME, (("all", (kim_file,)),)),
+            Release(senteval.NAME, (("all", class_files),), folder, senteval.CLASS_FILES),
+        ),
     )
 
 
+def _sst(
+    name: str,
+    title: str,
+    labels: tuple[str, ...],
+    kim: str,
+    folder: str,
+    lines: str,
+    aliases: tuple[str, ...] = (),
+) -> TaskSpec:
+    """SST-1 or SST-2: ``<kim>.<split>`` in Kim (2014)'s release, ``sentiment-<split>`` in
+    SentEval's ``folder``, whose lines read as ``lines`` says."""
+    return TaskSpec(
+        name,
+        "single",
+        len(labels),
+        labels,
+        aliases=aliases,
+        title=title,
+        releases=(
+            Release(kim2014.NAME, _each(SPLITS, kim + ".{}")),
+            Release(senteval.NAME, _each(SPLITS, "sentiment-{}"), folder, lines),
+        ),
+    )
+
+
+def _nli(name: str, splits: tuple[str, str, str], folder: str, **spec: Any) -> TaskSpec:
+    """SNLI or MultiNLI: the jsonl and txt files as distributed, InferSent's s1/s2/labels."""
+    prefix = f"{name}_1.0_{{}}"
+    return TaskSpec(
+        name,
+        "pair",
+        3,
+        NLI_LABELS,
+        splits,
+        releases=(
+            Release(nli.JSONL_NAME, _each(splits, prefix + ".jsonl")),
+            Release(nli.TXT_NAME, _each(splits, prefix + ".txt")),
+            Release(
+                senteval.NAME,
+                _each(splits, "s1.{}", "s2.{}", "labels.{}"),
+                folder,
+                senteval.S1_S2_LABELS,
+            ),
+        ),
+        **spec,
+    )
+
+
+SICK_FILES = (
+    ("train", ("SICK_train.txt",)),
+    ("trial", ("SICK_trial.txt",)),
+    ("test", ("SICK_test_annotated.txt",)),
+)
 _TASKS: dict[str, TaskSpec] = {
     spec.name: spec
     for spec in (
-        TaskSpec(
+        _sst(
             "sst1",
-            "single",
-            5,
+            "SST-1",
             ("very negative", "negative", "neutral", "positive", "very positive"),
+            "stsa.fine",
+            "SST/fine",
+            senteval.LABEL_SENTENCE,
             aliases=("sst5",),
-            title="SST-1",
         ),
-        TaskSpec("sst2", "single", 2, ("negative", "positive"), title="SST-2"),
+        _sst(
+            "sst2",
+            "SST-2",
+            ("negative", "positive"),
+            "stsa.binary",
+            "SST/binary",
+            senteval.SENTENCE_TAB_LABEL,
+        ),
         TaskSpec(
-            "trec", "single", 6, TREC_LABELS, ("train", "test"), dev_source=None, title="TREC"
+            "trec",
+            "single",
+            6,
+            TREC_LABELS,
+            ("train", "test"),
+            dev_source=None,
+            title="TREC",
+            releases=(
+                Release(
+                    kim2014.NAME, (("train", ("TREC.train.all",)), ("test", ("TREC.test.all",)))
+                ),
+                Release(
+                    senteval.NAME,
+                    (("train", ("train_5500.label",)), ("test", ("TREC_10.label",))),
+                    "TREC",
+                    senteval.QUESTIONS,
+                ),
+            ),
         ),
-        _binary_cv("cr", ("negative", "positive")),
-        _binary_cv("mpqa", ("negative", "positive")),
-        _binary_cv("subj", ("subjective", "objective")),
-        _binary_cv("mr", ("negative", "positive")),
+        _binary_cv(
+            "cr", ("negative", "positive"), "custrev.all", "CR", ("custrev.neg", "custrev.pos")
+        ),
+        _binary_cv("mpqa", ("negative", "positive"), "mpqa.all", "MPQA", ("mpqa.neg", "mpqa.pos")),
+        _binary_cv(
+            "subj",
+            ("subjective", "objective"),
+            "subj.all",
+            "SUBJ",
+            ("subj.subjective", "subj.objective"),
+        ),
+        _binary_cv(
+            "mr",
+            ("negative", "positive"),
+            "rt-polarity.all",
+            "MR",
+            ("rt-polarity.neg", "rt-polarity.pos"),
+        ),
         TaskSpec(
             "sick",
             "relatedness",
@@ -57,14 +167,16 @@ _TASKS: dict[str, TaskSpec] = {
             ("train", "trial", "test"),
             "trial",
             title="SICK",
+            releases=(
+                Release(sick.NAME, SICK_FILES),
+                Release(senteval.NAME, SICK_FILES, "SICK", senteval.SICK_PAIRS),
+            ),
         ),
-        TaskSpec("snli", "pair", 3, NLI_LABELS, title="SNLI"),
-        TaskSpec(
+        _nli("snli", SPLITS, "SNLI", title="SNLI"),
+        _nli(
             "multinli",
-            "pair",
-            3,
-            NLI_LABELS,
             ("train", "dev_matched", "dev_mismatched"),
+            "MultiNLI",
             dev_source="dev_matched",
             test_source="dev_mismatched",
             aliases=("mnli",),

@@ -79,6 +79,19 @@ def _announce_release_encoding(path: Path, raw: bytes) -> None:
     )
 
 
+def known_encoding(encoding: str | None, problems: list[str]) -> str | None:
+    """``--encoding``'s check for every command that reads text: the codec's own name of
+    ``encoding`` (``Windows-1252`` -> ``cp1252``; None stays None), or, for a name Python has
+    no codec for, ``encoding`` as given and the problem added to ``problems``."""
+    if encoding is None:
+        return None
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        problems.append(f"--encoding {encoding}: unknown encoding; e.g. utf-8, cp1252, latin-1")
+        return encoding
+
+
 def read_lines(
     path: Path, encoding: str | None = None, problems: Problems | None = None
 ) -> list[str]:

@@ -32,7 +32,7 @@ PARSER_SPELLINGS = ("--config", "-c", "--print_config", "--help", "-h")  # besid
 T = TypeVar("T")
 
 
-def one_line(error: BaseException) -> str:
+def message_line(error: BaseException) -> str:
     """``error``'s message on one line (jsonargparse indents a value's reasons on several)."""
     return " ".join(str(error).split())
 
@@ -113,7 +113,7 @@ def parser_problem(error: BaseException, spelled: typing.Callable[[str], str]) -
     expected a positive integer``, not jsonargparse's dump of the type's union. ``spelled(key)``
     is the option of a key; a message that names no key's value (argparse's own) stays as it is,
     on one line."""
-    text = one_line(error)
+    text = message_line(error)
     key = PARSER_KEY.match(text)
     if not key:
         return text
@@ -270,7 +270,7 @@ class CheckedConfigFile(ActionConfigFile):
             raise InputError(f"{option_string} {path}: {error.strerror}") from None
         except yaml.YAMLError as error:
             raise InputError(
-                f"{path}: not YAML ({one_line(error)}); fix the file or re-create it with "
+                f"{path}: not YAML ({message_line(error)}); fix the file or re-create it with "
                 f"`{parser.prog} ... --print_config > FILE`"
             ) from None
         if not isinstance(content, dict):

@@ -40,7 +40,7 @@ class RunFailedError(SanbenchError):
     """The work ran but its result is not valid (for example a non-finite loss): exit status 1."""
 
 
-def one_line(error: BaseException) -> str:
+def failure_line(error: BaseException) -> str:
     """``Type: message`` on one line, the message's lines joined by `` | ``: how a failure
     that is not the command's own (a suite's failed run, a job that died) is shown."""
     return f"{type(error).__name__}: {error}".replace("\r", " ").replace("\n", " | ")

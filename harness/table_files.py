@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.contracts.atomic import write_text_atomic
-from reports.site.numbers import MISSING
 
 
 @dataclass
@@ -41,16 +39,6 @@ class Table:
         parts.extend(line(row) for row in self.rows)
         parts.extend(["", *(f"- {note}" for note in self.notes)] if self.notes else [])
         return "\n".join(parts) + "\n"
-
-
-def fmt(mean: float | None, std: float | None = None, digits: int = 1) -> str:
-    """``84.6 (1.6)``; the std is left out when absent or undefined (a single run)."""
-    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return MISSING
-    text = f"{mean:.{digits}f}"
-    if std is not None and not math.isnan(std):
-        text += f" ({std:.{digits}f})"
-    return text
 
 
 def write_tables(tables: list[Table], folder: Path, title: str) -> list[Path]:

@@ -291,7 +291,15 @@ PLUMBING = {
     "harness.table_files",
 }
 HOMES = {
-    "harness.measurement": ("tensor_memory", "cpu_usage", "environment", "gpu_process"),
+    "harness.measurement": (
+        "latency",
+        "tensor_memory",
+        "training_memory",
+        "process_memory",
+        "cpu_usage",
+        "environment",
+        "gpu_process",
+    ),
     "harness.memory_prediction": ("step", "cpu_kernels", "kernel_model"),
 }
 
@@ -305,6 +313,65 @@ def test_harness_holds_only_command_plumbing_and_each_concern_its_package() -> N
         assert {f"{package}.{name}" for name in names} <= set(modules)
     step_peak = {m for m, path in modules.items() if "StepPeak" in module_definitions(path)}
     assert step_peak == {"harness.measurement.tensor_memory"}
+
+
+MEASUREMENT = "harness.measurement"
+# What measuring is made of, which only harness.measurement touches (issue 55.1, breaker):
+# the timers and trackers its modules wrap, the allocator's peak counters, the profiler's memory
+# records, and what Linux counts of this process and this machine (/proc)
+MEASURING_IMPORTS = (
+    "torch.utils.benchmark",
+    "torch.profiler.profile",
+    "harness.measurement.cpu_usage.CpuSnapshot",
+    "harness.measurement.tensor_memory.StepPeak",
+)
+MEASURING_ATTRIBUTES = {"max_memory_allocated", "memory_allocated", "reset_peak_memory_stats"}
+
+
+def measuring(module: str, path: Path) -> list[str]:
+    """Where ``path`` measures by itself rather than through harness.measurement's trackers."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [
+        f"{module}: imports {name}"
+        for name in imported(module, path)
+        if any(name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS)
+    ]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in MEASURING_ATTRIBUTES:
+            found.append(f"{module}:{node.lineno}: reads torch's {node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg == "profile_memory":
+            found.append(f"{module}:{node.value.lineno}: records allocations (profile_memory)")
+    found += [f"{module}: reads {text}" for text in spelled_strings(path) if "/proc/" in text]
+    return found
+
+
+def test_measuring_is_done_in_harness_measurement_only() -> None:
+    """One home for measuring: ``profile``, ``fit`` and the studies call its trackers (latency,
+    tensor memory, training memory, process memory, CPU usage, GPU process, environment)."""
+    wrong = [
+        line
+        for module, path in product_modules().items()
+        if module.startswith("harness.") and not module.startswith(MEASUREMENT + ".")
+        for line in measuring(module, path)
+    ]
+    assert not wrong, "measuring outside harness.measurement:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from torch.utils import benchmark\n",
+        "import torch\ntorch.cuda.max_memory_allocated()\n",
+        "from torch.profiler import profile\n",
+        "def f(p):\n    return p(profile_memory=True)\n",
+        "STATUS = '/proc/self/status'\n",
+        "from harness.measurement.cpu_usage import CpuSnapshot\n",
+    ],
+)
+def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert measuring("harness.m", path)
 
 
 def test_no_run_module_and_no_basename_shared_by_three() -> None:
@@ -380,6 +447,139 @@ def test_a_command_is_a_run_function_and_options_in_its_own_package() -> None:
         "old",
         "unnamed",
     ]
+
+
+# Option dataclasses a command takes from another package, and why (litgpt's shared option
+# dataclasses): fit's data, budget and sections, for the commands that run fits (suite, tune,
+# reproduce), and the launcher's, for every command that launches jobs
+SHARED_OPTIONS = {
+    "harness.training.settings.fit_overrides.DataOptions",
+    "harness.training.settings.fit_overrides.Budget",
+    "harness.training.settings.fit_overrides.FitSections",
+    "harness.launch.options.LaunchOptions",
+}
+# how a parser is given an option, by hand or from a class
+DECLARING = {"add_argument", "add_alias", "add_options", "add_class_arguments"}
+PARSER_LIBRARY = "harness.command_parser"
+
+
+def option_classes(options: type) -> Iterator[type]:
+    """``options`` and every dataclass nested in its fields (their fields are options too)."""
+    import dataclasses
+    import typing
+
+    yield options
+    hints = typing.get_type_hints(options)
+    for field in dataclasses.fields(options):
+        if dataclasses.is_dataclass(hints[field.name]):
+            yield from option_classes(hints[field.name])
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def parser_options(add_arguments: object) -> tuple[list[type], set[str]]:
+    """The option classes (nested ones included) and the keys and aliases of the parser that
+    ``add_arguments`` makes."""
+    from harness.command_parser import CommandParser, known_keys
+
+    parser = CommandParser("sanbench test")
+    add_arguments(parser)  # type: ignore[operator]
+    classes = [cls for options in parser.checked for cls in option_classes(options)]
+    return classes, (known_keys(parser) - {"config"}) | parser.aliases
+
+
+def option_problems(home: str, add_arguments: object) -> list[str]:
+    """What a command's ``add_arguments`` declares outside its package ``home``: an options
+    class (or a class nested in one) defined elsewhere and not shared on purpose, or an option
+    that no dataclass field declares (added by hand, by a helper, or as an alias). The parser is
+    built and read, so it makes no difference how the code spells it (an attribute, a helper)."""
+    import dataclasses
+
+    classes, keys = parser_options(add_arguments)
+    problems = [
+        f"{_qualified(cls)} is defined outside {home}"
+        for cls in classes
+        if not cls.__module__.startswith(home + ".") and _qualified(cls) not in SHARED_OPTIONS
+    ]
+    fields = {field.name for cls in classes for field in dataclasses.fields(cls)}
+    fields |= {f"--{name}" for name in fields}  # aliases are spelled as options
+    return problems + [f"{key} is no dataclass field" for key in sorted(keys - fields)]
+
+
+def declared_outside_a_command(modules: dict[str, Path], homes: set[str]) -> list[str]:
+    """Modules that give a parser options (``DECLARING``) but are neither the parser library
+    nor in a command's package: the options of a command belong to its package."""
+    wrong = []
+    for module, path in sorted(modules.items()):
+        if module == PARSER_LIBRARY or any(module.startswith(h + ".") for h in homes):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = (
+                node.func.attr
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                else node.func.id
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                else None
+            )
+            if name in DECLARING:
+                wrong.append(f"{module}:{node.lineno}: {name}")
+    return wrong
+
+
+def test_each_commands_options_are_declared_in_its_package() -> None:
+    """Issue 55.3, checked from the parsers themselves: every option of every command comes from
+    a dataclass of the command's package (or one of SHARED_OPTIONS), and only the commands'
+    packages (fit's builds its own parser) and the parser library declare options."""
+    from harness.cli import SUBCOMMANDS, command_module
+
+    homes, problems, shared = set(), [], set()
+    for name in SUBCOMMANDS:
+        module, _ = command_module(name)
+        match = COMMAND_MODULE.match(module.__name__)
+        assert match, module.__name__
+        homes.add(match.group(1))
+        if not getattr(module, "OWN_PARSER", False):
+            problems += [
+                f"{name}: {p}" for p in option_problems(match.group(1), module.add_arguments)
+            ]
+            shared |= {_qualified(cls) for cls in parser_options(module.add_arguments)[0]}
+    assert not problems, "\n".join(problems)
+    assert declared_outside_a_command(product_modules(), homes) == []
+    assert shared >= SHARED_OPTIONS, f"shared by no command: {SHARED_OPTIONS - shared}"
+
+
+def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
+    """The finder reads the parser, not the spelling: a helper's ``add_argument``, an options
+    class reached through an attribute or nested in another, an alias."""
+    import harness.encoder_list.options as list_options
+    from harness.command_parser import add_alias
+    from harness.profiling.options import ProfileOptions
+    from harness.suite.options import SuiteOptions
+
+    def helper(parser: object) -> None:
+        parser.add_argument("--extra")  # type: ignore[attr-defined]
+
+    assert (
+        option_problems("harness.encoder_list", lambda p: p.add_options(list_options.ListOptions))
+        == []
+    )
+    assert option_problems("harness.suite", lambda p: p.add_options(SuiteOptions)) == []
+    assert option_problems(
+        "harness.encoder_list", lambda p: (p.add_options(list_options.ListOptions), helper(p))
+    ) == ["extra is no dataclass field"]
+    assert option_problems("harness.suite", lambda p: p.add_options(ProfileOptions)) == [
+        "harness.profiling.options.ProfileOptions is defined outside harness.suite"
+    ]
+    assert option_problems(
+        "harness.encoder_list", lambda p: add_alias(p, "--task", "data.task", "")
+    ) == ["--task is no dataclass field"]
+    helper_module = tmp_path / "helper.py"
+    helper_module.write_text("def more(parser):\n    parser.add_argument('--x')\n")
+    assert declared_outside_a_command(
+        {"harness.launch.helper": helper_module}, {"harness.suite"}
+    ) == ["harness.launch.helper:2: add_argument"]
 
 
 # the exit statuses written as numbers, and the one module that writes each: bad input's 2, and
@@ -494,6 +694,47 @@ def test_no_constant_is_written_in_two_modules() -> None:
             for name in names
         )
         assert first == second
+
+
+def string_tables(path: Path) -> Iterator[tuple[tuple[str, ...], int]]:
+    """(its strings in a canonical order, line) of each table of three or more string literals
+    written anywhere in ``path`` (a tuple, list or set; the choices of a ``Literal[...]``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        # a Literal's choices are a tuple too
+        if (
+            isinstance(node, ast.Tuple | ast.List | ast.Set)
+            and len(node.elts) >= 3
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        ):
+            yield tuple(sorted(e.value for e in node.elts)), node.lineno
+
+
+def test_no_table_of_names_is_written_in_two_modules() -> None:
+    """A table of names (task kinds, Table 6's tasks, a results file's key columns) written as
+    literals in two modules, at the top or inside code, ``Literal[...]`` choices included, is
+    one fact written twice (issue 55 breaker): import it from the module that defines it."""
+    where: dict[tuple[str, ...], set[str]] = {}
+    lines: dict[tuple[str, ...], list[str]] = {}
+    for module, path in product_modules().items():
+        for table, line in string_tables(path):
+            where.setdefault(table, set()).add(module)
+            lines.setdefault(table, []).append(f"{module}:{line}")
+    twice = {table: lines[table] for table, modules in where.items() if len(modules) > 1}
+    assert not twice, f"one table written in two modules: {twice}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'KINDS = ("single", "pair", "relatedness")\n',
+        'Kind = Literal["pair", "single", "relatedness"]\n',
+        'def f(t):\n    return t.sort_values(["relatedness", "pair", "single"])\n',
+    ],
+)
+def test_a_table_of_names_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert [table for table, _ in string_tables(path)] == [("pair", "relatedness", "single")]
 
 
 def _cube_root(node: ast.AST) -> bool:

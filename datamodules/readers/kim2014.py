@@ -9,15 +9,7 @@ from datamodules.readers.base import Example, Layout, SplitData, Tokens, class_i
 from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
-FILES: dict[str, dict[str, str]] = {
-    "sst1": {s: f"stsa.fine.{s}" for s in ("train", "dev", "test")},
-    "sst2": {s: f"stsa.binary.{s}" for s in ("train", "dev", "test")},
-    "trec": {"train": "TREC.train.all", "test": "TREC.test.all"},
-    "cr": {"all": "custrev.all"},
-    "mpqa": {"all": "mpqa.all"},
-    "subj": {"all": "subj.all"},
-    "mr": {"all": "rt-polarity.all"},
-}
+NAME = "kim2014"
 
 
 def parse_line(line: str) -> tuple[str, Tokens]:
@@ -49,12 +41,11 @@ def read_label_file(task: TaskSpec, path: Path, encoding: str | None = None) -> 
 
 
 def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
-    names = FILES.get(task.name)
-    return None if names is None else {s: (root / n,) for s, n in names.items()}
+    return task.release_files(NAME, root)
 
 
 def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
     return SplitData(split, read_label_file(task, files[0], encoding), files)
 
 
-LAYOUT = Layout("kim2014", _files, _read)
+LAYOUT = Layout(NAME, _files, _read)

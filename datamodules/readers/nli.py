@@ -16,7 +16,7 @@ from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
 NO_GOLD = "no gold label ('-')"
-PREFIX = {"snli": "snli_1.0", "multinli": "multinli_1.0"}
+JSONL_NAME, TXT_NAME = "snli-jsonl", "snli-txt"
 
 
 def parse_label(task: TaskSpec, label: str) -> int | None:
@@ -120,15 +120,12 @@ def read_s1_s2_labels(
     return SplitData(split, examples, files, dropped)
 
 
-def _files(ext: str):
+def _files(name: str):
     def files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
-        prefix = PREFIX.get(task.name)
-        if prefix is None:
-            return None
-        return {s: (root / f"{prefix}_{s}.{ext}",) for s in task.source_splits}
+        return task.release_files(name, root)
 
     return files
 
 
-JSONL = Layout("snli-jsonl", _files("jsonl"), lambda t, s, f, e: read_jsonl(t, s, f[0], e))
-TXT = Layout("snli-txt", _files("txt"), lambda t, s, f, e: read_txt(t, s, f[0], e))
+JSONL = Layout(JSONL_NAME, _files(JSONL_NAME), lambda t, s, f, e: read_jsonl(t, s, f[0], e))
+TXT = Layout(TXT_NAME, _files(TXT_NAME), lambda t, s, f, e: read_txt(t, s, f[0], e))

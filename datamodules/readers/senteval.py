@@ -10,55 +10,33 @@ from pathlib import Path
 from datamodules.errors import DataFormatError, Problems, shorten
 from datamodules.readers.base import Example, Layout, SplitData, class_index
 from datamodules.readers.nli import read_s1_s2_labels
-from datamodules.readers.sick import FILES as SICK_FILES
 from datamodules.readers.sick import read_sick_file
 from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
-FOLDER = {
-    "sst1": "SST/fine",
-    "sst2": "SST/binary",
-    "trec": "TREC",
-    "cr": "CR",
-    "mpqa": "MPQA",
-    "subj": "SUBJ",
-    "mr": "MR",
-    "sick": "SICK",
-    "snli": "SNLI",
-    "multinli": "MultiNLI",
-}
-# one file per class, in class-index order
-CLASS_FILES = {
-    "cr": ("custrev.neg", "custrev.pos"),
-    "mpqa": ("mpqa.neg", "mpqa.pos"),
-    "subj": ("subj.subjective", "subj.objective"),
-    "mr": ("rt-polarity.neg", "rt-polarity.pos"),
-}
-TREC_FILES = {"train": "train_5500.label", "test": "TREC_10.label"}
-
-
-def _names(task: TaskSpec) -> dict[str, tuple[str, ...]]:
-    if task.name in CLASS_FILES:
-        return {"all": CLASS_FILES[task.name]}
-    if task.name == "trec":
-        return {s: (n,) for s, n in TREC_FILES.items()}
-    if task.name == "sick":
-        return {s: (n,) for s, n in SICK_FILES.items()}
-    if task.kind == "pair":
-        return {s: (f"s1.{s}", f"s2.{s}", f"labels.{s}") for s in task.source_splits}
-    return {s: (f"sentiment-{s}",) for s in task.source_splits}
+NAME = "senteval"
+# How a task's lines read in SentEval's release (``Release.lines`` of its ``senteval`` release)
+LABEL_SENTENCE = "label sentence"  # SST fine-grained
+SENTENCE_TAB_LABEL = "sentence<TAB>label"  # SST binary
+QUESTIONS = "COARSE:fine question"  # TREC
+CLASS_FILES = "one file per class, in class-index order"  # CR, MPQA, SUBJ, MR
+SICK_PAIRS = "SICK's tab-separated pairs"
+S1_S2_LABELS = "s1, s2 and labels files"  # SNLI, MultiNLI (InferSent's)
 
 
 def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
-    names = _names(task)
-    folder = root / FOLDER[task.name]
-    base = folder if folder.is_dir() else root
-    return {split: tuple(base / n for n in files) for split, files in names.items()}
+    return task.release_files(NAME, root)
+
+
+def _lines(task: TaskSpec) -> str:
+    release = task.release(NAME)
+    assert release is not None  # read only where _files found the task
+    return release.lines
 
 
 def parse_sst_line(task: TaskSpec, line: str) -> tuple[int | None, tuple[str, ...]]:
     """SST binary ``sentence<TAB>label`` or fine ``label sentence`` -> (class or None, tokens)."""
-    if task.name == "sst2":
+    if _lines(task) == SENTENCE_TAB_LABEL:
         sentence, _, label = line.rpartition("\t")
     else:
         label, _, sentence = line.partition(" ")
@@ -90,19 +68,20 @@ def _read_lines_of(
 
 
 def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
-    if task.name == "sick":
+    lines = _lines(task)
+    if lines == SICK_PAIRS:
         return SplitData(split, read_sick_file(files[0], encoding), files)
-    if task.kind == "pair":
+    if lines == S1_S2_LABELS:
         return read_s1_s2_labels(task, split, files, encoding)
-    if task.name == "trec":
+    if lines == QUESTIONS:
         expected = f"'COARSE:fine question' with COARSE in {', '.join(task.labels)}"
         examples = _read_lines_of(task, files[0], parse_trec_line, expected, encoding)
         return SplitData(split, examples, files)
-    if task.name in CLASS_FILES:
+    if lines == CLASS_FILES:
         examples = []
         for label, path in enumerate(files):
-            lines = read_lines(path, encoding)
-            if not lines:
+            lines_read = read_lines(path, encoding)
+            if not lines_read:
                 raise DataFormatError(
                     path,
                     None,
@@ -112,14 +91,14 @@ def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | N
                 )
             examples += [
                 Example(tuple(line.split()), label, source=(path, number))
-                for number, line in enumerate(lines, start=1)
+                for number, line in enumerate(lines_read, start=1)
             ]
         return SplitData(split, examples, files)
     classes = f"0..{task.num_classes - 1}"
-    shape = "'sentence<TAB>label'" if task.name == "sst2" else "'label sentence'"
+    shape = f"'{lines}'"
     expected = f"{shape} with label in {classes}"
     examples = _read_lines_of(task, files[0], parse_sst_line, expected, encoding)
     return SplitData(split, examples, files)
 
 
-LAYOUT = Layout("senteval", _files, _read)
+LAYOUT = Layout(NAME, _files, _read)

@@ -10,7 +10,7 @@ from datamodules.readers.base import Example, Layout, SplitData
 from datamodules.task_spec import TaskSpec
 from datamodules.text import read_lines
 
-FILES = {"train": "SICK_train.txt", "trial": "SICK_trial.txt", "test": "SICK_test_annotated.txt"}
+NAME = "sick"
 REQUIRED = ("sentence_A", "sentence_B", "relatedness_score")
 
 
@@ -64,11 +64,11 @@ def read_sick_file(path: Path, encoding: str | None = None) -> list[Example]:
 
 
 def _files(task: TaskSpec, root: Path) -> dict[str, tuple[Path, ...]] | None:
-    return {s: (root / n,) for s, n in FILES.items()} if task.name == "sick" else None
+    return task.release_files(NAME, root)
 
 
 def _read(task: TaskSpec, split: str, files: tuple[Path, ...], encoding: str | None) -> SplitData:
     return SplitData(split, read_sick_file(files[0], encoding), files)
 
 
-LAYOUT = Layout("sick", _files, _read)
+LAYOUT = Layout(NAME, _files, _read)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import get_task, task_problems
+from datamodules.text import known_encoding
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,6 @@ class StatsOptions:
             problems.append(
                 f"--layout {self.layout}: invalid choice; expected one of {', '.join(LAYOUTS)}"
             )
-        if self.encoding is not None:
-            try:
-                object.__setattr__(self, "encoding", codecs.lookup(self.encoding).name)
-            except LookupError:
-                problems.append(
-                    f"--encoding {self.encoding}: unknown encoding; e.g. utf-8, cp1252, latin-1"
-                )
+        object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if problems:
             raise ValueError("\n".join(problems))

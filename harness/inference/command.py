@@ -32,7 +32,7 @@ def predict(config: Namespace) -> int:
     """
 
     def apply(*arguments):
-        from harness.inference.predict_and_encode import predict_file
+        from harness.inference.trained_model import predict_file
 
         return predict_file(*arguments)
 
@@ -48,7 +48,7 @@ def encode(config: Namespace) -> int:
     """
 
     def apply(*arguments):
-        from harness.inference.predict_and_encode import encode_file
+        from harness.inference.trained_model import encode_file
 
         return encode_file(*arguments)
 

@@ -4,10 +4,10 @@ only when it is new, or a file sanbench made and ``--overwrite`` is given (``har
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
+from datamodules.text import known_encoding
 from harness.command_parser import integer_problems
 from harness.outdir import out_file_problems
 from harness.training.checkpoint_file import checkpoint_problem
@@ -48,13 +48,7 @@ class InferenceOptions:
         else:
             problems += out_file_problems(self.out, suffix, self.overwrite)
         problems += integer_problems(self, {"batch_size": 1})
-        if self.encoding is not None:
-            try:
-                codecs.lookup(self.encoding)
-            except LookupError:
-                problems.append(
-                    f"--encoding: unknown encoding {self.encoding!r}; e.g. utf-8, cp1252"
-                )
+        known_encoding(self.encoding, problems)
         return problems
 
 

@@ -29,7 +29,7 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
-from harness.errors import RunInterruptedError, one_line
+from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS
 from harness.launch.outcomes import Interrupted, JobOutcome
 
@@ -66,7 +66,7 @@ def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, 
         outcome, status = ("interrupted", message), INTERRUPTED_STATUS
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
         error_path.write_text(traceback.format_exc())
-        outcome, status = ("error", one_line(error)), 1
+        outcome, status = ("error", failure_line(error)), 1
     try:
         result_path.write_bytes(pickle.dumps(outcome))
     except Exception as error:  # an unpicklable result

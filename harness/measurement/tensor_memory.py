@@ -3,13 +3,17 @@ profiler, ``fit`` and ``suite`` report (caches and the process's other memory ex
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
+
+from harness.measurement.latency import synchronize
 
 MB = 2**20  # bytes in the MB every table and page of sanbench shows (MiB)
 # ``Device Type`` of CPU memory events in the profiler's Chrome trace (c10::DeviceType::CPU).
@@ -44,6 +48,14 @@ def _memory_records(events: list[dict]) -> list[dict]:
     ]
     records.sort(key=lambda event: (event["ts"], event["args"].get("Ev Idx", 0)))
     return records
+
+
+@contextlib.contextmanager
+def allocation_trace() -> Iterator[profile]:
+    """``torch.profiler`` recording every allocation and free of the CPU allocator while the
+    block runs (``profile_memory``), to be read by :func:`allocations_within`."""
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        yield prof
 
 
 def allocations_within(prof: profile, labels: list[str]) -> list[list[int]]:
@@ -145,3 +157,19 @@ class StepPeak:
             self._profile.__exit__(None, None, None)
             self._profile = None
         self._kept.clear()
+
+
+def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -> tuple[int, float]:
+    """Run ``step`` once recording its peak memory; returns (peak bytes, seconds).
+
+    Peak bytes by the step-peak rule (:class:`StepPeak`): ``baseline`` (the model's and the
+    inputs' bytes, live before the step) plus the most the allocator held beyond its count at
+    the start, caches and the process's other tensors excluded. The seconds (profiler overhead
+    and first-call costs included) only size ``profile``'s timed blocks.
+    """
+    start = time.perf_counter()
+    synchronize(device)
+    peak = StepPeak(device, baseline)
+    step()
+    synchronize(device)
+    return peak.stop(), time.perf_counter() - start

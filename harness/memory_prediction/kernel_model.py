@@ -50,9 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch.profiler import ProfilerActivity, profile, record_function
+from torch.profiler import record_function
 
-from harness.measurement.tensor_memory import allocations_within
+from harness.measurement.tensor_memory import allocation_trace, allocations_within
 
 aten = torch.ops.aten
 
@@ -496,7 +496,7 @@ def _real_calls(
     the tensors it returned."""
     labels = [f"sanbench calibration {index}" for index in range(len(calls))]
     outputs = []
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with allocation_trace() as prof:
         for label, args in zip(labels, calls, strict=True):
             real_args = REAL_ARGUMENTS.get(func, _real)(args)
             real_kwargs = {k: _real(v) for k, v in kwargs.items()}

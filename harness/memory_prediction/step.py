@@ -43,7 +43,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from encoders import build_encoder
 from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes
-from harness.errors import one_line
+from harness.errors import failure_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.memory_prediction.cpu_kernels import (
@@ -258,7 +258,7 @@ class Prediction:
     unmodelled: tuple[str, ...] = ()
 
 
-def predict(
+def predict_memory(
     build: Callable[[], torch.nn.Module],
     point: Point,
     tracker: LiveStorageTracker | None = None,
@@ -292,12 +292,14 @@ def predict(
 
 def predict_point(point: Point) -> Prediction | str:
     """The prediction of a registered encoder's point, or why it failed (e.g. an operator with
-    no meta kernel), on one line (``errors.one_line``)."""
+    no meta kernel), on one line (``errors.failure_line``)."""
     try:
         options = encoder_options(point)
-        return predict(lambda: build_encoder(point.encoder, input_dim=point.dim, **options), point)
+        return predict_memory(
+            lambda: build_encoder(point.encoder, input_dim=point.dim, **options), point
+        )
     except Exception as error:
-        return f"no prediction: {one_line(error)}"[:500]
+        return f"no prediction: {failure_line(error)}"[:500]
 
 
 def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
@@ -306,14 +308,14 @@ def _start_predicting(modules: tuple[str, ...], threads: int | None) -> None:
     worker's thread count, with which the kernels are calibrated (oneDNN sizes scratchpads per
     thread)."""
     die_with_parent()
-    said_by_the_sweep()
+    leave_warnings_to_the_sweep()
     for module in modules:
         importlib.import_module(module)
     if threads is not None:
         torch.set_num_threads(threads)
 
 
-def said_by_the_sweep() -> None:
+def leave_warnings_to_the_sweep() -> None:
     """Ignore, in a prediction process, the warnings sanbench's own code gives while it builds
     the encoders (``mtsa:impl=...``'s ``RenamedOptionWarning``): the sweep process has said each
     once, and here Python printed it again in its own format, with a source line."""

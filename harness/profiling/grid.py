@@ -1,26 +1,18 @@
-"""Sweep grids: length lists, presets, the encoders of the papers' efficiency figures, and the
-sweep they resolve to (``SweepConfig``: its settings and its points)."""
+"""Sweep grids: length lists, presets, the encoders of the papers' efficiency figures and their
+variants (``harness.profiling.sweep_config`` resolves them into one sweep)."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from harness.command_parser import choice_problems
-from harness.measurement.profiled_step import Point, parse_options
+from harness.measurement.profiled_step import parse_options
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
 
 MODES = ("infer", "train")
 DTYPES = ("fp32", "bf16", "fp16")
-# --strict: a contended point is measured again up to this many times, this far apart, before
-# it is written with status ``contended`` (failed) instead of ``ok``.
-STRICT_RETRIES = 3
-STRICT_PAUSE_S = 2.0
-# Settings that define one comparison: a CSV never mixes two values of any of them.
-COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
 
 
 @dataclass(frozen=True)
@@ -151,47 +143,3 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
     if problems:
         raise ValueError("\n".join(dict.fromkeys(problems)))
     return specs, []
-
-
-@dataclass(frozen=True)
-class SweepConfig:
-    encoders: tuple[EncoderSpec, ...]
-    lengths: tuple[int, ...]
-    modes: tuple[str, ...]
-    batch_size: int
-    dim: int
-    device: str
-    dtype: str
-    repeats: int
-    max_memory_mb: float | None
-    allocator: str
-    preload: str | None
-    imports: tuple[str, ...] = ()
-    skip_after_oom: bool = True
-    predict_lengths: tuple[int, ...] = ()
-    predict_only: bool = False
-    compile: bool = False
-    threads: int | None = None
-    strict: bool = False
-
-    def _points(self, lengths: tuple[int, ...]) -> Iterator[Point]:
-        for spec, mode, seq_len in itertools.product(self.encoders, self.modes, lengths):
-            yield Point(spec.name, seq_len, mode, self.batch_size, self.dim, spec.options_text)
-
-    def measured_points(self) -> list[Point]:
-        return [] if self.predict_only else list(self._points(self.lengths))
-
-    def points(self) -> list[Point]:
-        """Every point of the sweep: measured ones, then the predicted-only lengths."""
-        measured = () if self.predict_only else self.lengths
-        extra = tuple(n for n in self.predict_lengths if n not in measured and self.predicts())
-        return [*self.measured_points(), *self._points(extra)]
-
-    def predicts(self) -> bool:
-        """Predictions are made for fp32 steps (autocast has no meta kernels)."""
-        return self.dtype == "fp32"
-
-    def comparison(self) -> dict[str, str]:
-        """The values this run writes in the ``COMPARISON_COLUMNS``."""
-        values = {name: str(getattr(self, name)) for name in COMPARISON_COLUMNS}
-        return {**values, "device": self.device.split(":")[0]}

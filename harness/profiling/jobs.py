@@ -14,8 +14,8 @@ import torch
 from rich.console import Console
 
 from harness.launch import LaunchOptions, launch, report_outcomes
-from harness.profiling.grid import SweepConfig
 from harness.profiling.sweep import run_sweep
+from harness.profiling.sweep_config import SweepConfig
 from harness.profiling.sweep_manifest import jobs_environment, record_environment, write_manifest
 from reports.contracts.profile_run import profile_csv, results_file
 

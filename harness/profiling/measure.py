@@ -1,8 +1,10 @@
-"""Measure one (encoder, length, mode) point: latency and peak memory.
+"""One (encoder, length, mode) point's measured row, from ``harness.measurement``'s trackers,
+and which failures of a point are out-of-memory or spoil the device.
 
-Per point (on CUDA after ``first_call_at_shape``): one
-warm-up step, during which the peak memory is recorded, then ``repeats`` timed
-steps (blocks of steps when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
+Per point (on CUDA after ``first_call_at_shape``): one warm-up step, during which the peak
+memory is recorded (``tensor_memory.memory_step``; the resident set's peak beside it,
+``process_memory``), then ``repeats`` timed steps (``latency.time_steps``: blocks of steps
+when a step is shorter than ``TARGET_BLOCK_S``); the median and IQR are
 taken over them, and what CPU the timed steps got is recorded beside them (CPU share, the share
 of the CPU they asked for that they got, load average before and after; ``contended`` by the
 rule of ``harness.measurement.cpu_usage``). FLOPs and the predicted memory come from a
@@ -14,22 +16,18 @@ The point, its synthetic inputs and the step are ``harness.measurement.profiled_
 from __future__ import annotations
 
 import gc
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
-from torch.utils import benchmark
 
 from harness.measurement.attention_cost import step_tile_ns_per_pair
-from harness.measurement.cpu_usage import CpuSnapshot, CpuUsage, usage_record
+from harness.measurement.cpu_usage import usage_record
 from harness.measurement.gpu_process import gpu_process_memory
+from harness.measurement.latency import time_steps
+from harness.measurement.process_memory import PeakRss
 from harness.measurement.profiled_step import Point, make_step, synthetic_batch
-from harness.measurement.tensor_memory import MB, StepPeak, live_bytes
+from harness.measurement.tensor_memory import MB, live_bytes, memory_step
 
-# A timed block repeats a short step until it lasts about this long, so that timer overhead and
-# CUDA synchronisation stay negligible; longer steps are timed one by one.
-TARGET_BLOCK_S = 0.05
 # A point whose IQR exceeds this share of its median is flagged ``noisy``.
 NOISY_IQR_SHARE = 0.25
 
@@ -77,78 +75,12 @@ def first_call_at_shape(step: Callable[[], None], device: torch.device) -> None:
         step()
 
 
-def synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def memory_step(step: Callable[[], None], device: torch.device, baseline: int) -> tuple[int, float]:
-    """Run the warm-up step recording its peak memory; returns (peak bytes, seconds).
-
-    Peak bytes by the step-peak rule that ``sanbench fit`` uses too (``StepPeak``): ``baseline``
-    (the model's and the inputs' bytes, live before the step) plus the most the allocator held
-    beyond its count at the start, caches and the process's other tensors excluded. The seconds
-    (profiler overhead and first-call costs included) only size the timed blocks.
-    """
-    start = time.perf_counter()
-    synchronize(device)
-    peak = StepPeak(device, baseline)
-    step()
-    synchronize(device)
-    return peak.stop(), time.perf_counter() - start
-
-
-class PeakRss:
-    """Peak resident set size of this process since ``reset`` (Linux ``VmHWM``).
-
-    Writing 5 to ``/proc/self/clear_refs`` resets the high-water mark (Linux >= 4.0), so the
-    peak covers only the steps measured after the reset. Unavailable elsewhere (``None``).
-    """
-
-    status = Path("/proc/self/status")
-    clear_refs = Path("/proc/self/clear_refs")
-
-    def reset(self) -> bool:
-        try:
-            self.clear_refs.write_text("5")
-        except OSError:
-            return False
-        return True
-
-    def peak_mb(self) -> float | None:
-        for line in self.status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return None
-
-
 def nvml_columns(device: torch.device) -> dict[str, float | str | None]:
     """The NVML column of a point (``gpu_process.gpu_process_memory``: the GPU found by PCI bus
     id) and, when it is empty on a CUDA device, the reason as the row's ``message``. NVML's
     failures never cost the point its measured numbers."""
     used, why = gpu_process_memory(device)
     return {"gpu_process_mem_mb": used, **({"message": why} if why else {})}
-
-
-def time_steps(
-    step: Callable[[], None], repeats: int, estimate: float, device: torch.device
-) -> tuple[benchmark.Measurement, CpuUsage]:
-    """``repeats`` timed blocks of ``max(1, TARGET_BLOCK_S / estimate)`` steps, no warm-up of
-    their own (the memory step was it); accelerators are synchronised around each block.
-    Also returns what CPU the blocks got (``harness.measurement.cpu_usage``)."""
-    number = max(1, round(TARGET_BLOCK_S / max(estimate, 1e-9)))
-    times = []
-    start_usage = CpuSnapshot.take()
-    for _ in range(repeats):
-        synchronize(device)
-        start = time.perf_counter()
-        for _ in range(number):
-            step()
-        synchronize(device)
-        times.append(time.perf_counter() - start)
-    usage = CpuUsage.between(start_usage, CpuSnapshot.take())
-    task = benchmark.TaskSpec(stmt="step()", setup="", num_threads=torch.get_num_threads())
-    return benchmark.Measurement(number_per_run=number, raw_times=times, task_spec=task), usage
 
 
 def measure(

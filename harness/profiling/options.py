@@ -1,8 +1,9 @@
 """``ProfileOptions``: one ``sanbench profile`` sweep as the user gives it (a preset, lengths,
-encoders, limits, output); :func:`harness.profiling.profile.sweep_config` resolves it."""
+encoders, limits, output); :func:`harness.profiling.sweep_config.sweep_config` resolves it."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -124,19 +125,10 @@ class ProfileOptions:
                 f"--threads {self.threads}: more than this machine's {cores} cores (threads "
                 "beyond them wait for each other, and the times would measure that)"
             )
-        for option, text in (
-            ("--lengths", self.lengths),
-            ("--predict-lengths", self.predict_lengths),
-        ):
-            if text is not None:
-                try:
-                    grid.parse_lengths(text, option)
-                except ValueError as error:
-                    problems.append(str(error))
         try:
-            grid.parse_names(self.modes, grid.MODES, "--modes")
+            self.sweep_grid  # noqa: B018 (parsed here, once: the sweep reads these values)
         except ValueError as error:
-            problems.append(str(error))
+            problems += str(error).splitlines()
         if self.predict_only and self.dtype != "fp32":
             problems.append("--predict-only predicts fp32 steps; drop --dtype or the flag")
         if self.launch.jobs is not None:
@@ -145,3 +137,33 @@ class ProfileOptions:
             problems.append("--resume needs --out RUN_DIR (the folder of the sweep to resume)")
         if problems:
             raise InputError("\n".join(problems))
+
+    @functools.cached_property
+    def sweep_grid(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
+        """(measured lengths, predicted lengths, modes), parsed once, from the options or, where
+        one is unset, the preset's (``--lengths`` alone predicts at those lengths too);
+        ``ValueError`` names every bad one, a line each."""
+        preset = grid.PRESETS[self.preset]
+        problems: list[str] = []
+
+        def parsed(option: str, text: str) -> tuple[int, ...]:
+            try:
+                return tuple(grid.parse_lengths(text, option))
+            except ValueError as error:
+                problems.append(str(error))
+                return ()
+
+        given = self.lengths is not None  # an empty one is refused, not the preset's
+        lengths = parsed("--lengths", self.lengths if given else preset.lengths)
+        if self.predict_lengths is not None:
+            predict_lengths = parsed("--predict-lengths", self.predict_lengths)
+        else:
+            predict_lengths = lengths if given else parsed("--lengths", preset.predict_lengths)
+        try:
+            modes = tuple(grid.parse_names(self.modes, grid.MODES, "--modes"))
+        except ValueError as error:
+            problems.append(str(error))
+            modes = ()
+        if problems:
+            raise ValueError("\n".join(problems))
+        return lengths, predict_lengths, modes

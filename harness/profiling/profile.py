@@ -1,8 +1,9 @@
 """``run_profile``: a ``sanbench profile`` sweep from its options to its report and verdict, top
 to bottom: the options (resumed from the manifest with ``--resume``), the sweep they resolve to
-(the plan: :func:`sweep_config`), run here (``harness.profiling.sweep.run_sweep``) or as one job
-per encoder variant whose rows are merged (``harness.profiling.jobs``), then the report and the
-failed or contended points. Each module the flow enters lies below the one it came from.
+(the plan: ``harness.profiling.sweep_config``), run here (``harness.profiling.sweep.run_sweep``)
+or as one job per encoder variant whose rows are merged (``harness.profiling.jobs``), then the
+report and the failed or contended points. Each module the flow enters lies below the one it
+came from.
 
 The options are checked before torch is imported, so argument errors are immediate.
 """
@@ -19,8 +20,8 @@ from typing import Any
 from harness.console import console as rich_console
 from harness.errors import InputError, RunFailedError
 from harness.outdir import check_out_folder
-from harness.profiling import allocator, grid
 from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
+from harness.profiling.sweep_config import sweep_config
 from harness.redaction import recorded_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
 from reports.contracts.profile_run import PROFILE_CSV, profile_csv, results_file, variant_label
@@ -121,76 +122,6 @@ def sweep_folder(options: ProfileOptions) -> Path:
             "or choose another --out"
         )
     return options.out
-
-
-def sweep_config(options: ProfileOptions) -> grid.SweepConfig:
-    """The sweep's settings: the preset's where an option is unset, the encoders' variants
-    checked on the meta device; the device and the default memory budget are left to
-    :func:`on_this_machine`, where the sweep runs."""
-    preset = grid.PRESETS[options.preset]
-    repeats = options.repeats or preset.repeats
-    lengths = tuple(grid.parse_lengths(options.lengths or preset.lengths))
-    if options.predict_lengths:
-        predict_lengths = tuple(grid.parse_lengths(options.predict_lengths))
-    elif options.lengths:
-        predict_lengths = lengths
-    else:
-        predict_lengths = tuple(grid.parse_lengths(preset.predict_lengths))
-    modes = tuple(grid.parse_names(options.modes, grid.MODES, "--modes"))
-    from encoders import list_encoders
-    from encoders.plugins import imported_modules
-
-    encoders, missing = grid.select_encoders(options.encoders or preset.encoders, list_encoders())
-    if missing:
-        rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
-    if not encoders:
-        raise ValueError("no encoder to profile: none of the requested encoders is registered")
-    dim = options.dim or preset.dim
-    problems = option_problems(encoders, dim) + options.launch.problems()
-    if problems:
-        raise InputError("\n".join(problems))
-    name, preload = allocator.resolve(options.allocator)
-    return grid.SweepConfig(
-        encoders=tuple(encoders),
-        lengths=lengths,
-        modes=modes,
-        batch_size=options.batch_size or preset.batch_size,
-        dim=dim,
-        device=options.device,
-        dtype=options.dtype,
-        repeats=repeats,
-        max_memory_mb=options.max_memory_mb,
-        allocator=name,
-        preload=preload,
-        imports=tuple(imported_modules()),
-        skip_after_oom=options.skip_after_oom,
-        predict_lengths=predict_lengths,
-        predict_only=options.predict_only,
-        compile=options.compile,
-        threads=options.threads,
-        strict=options.strict,
-    )
-
-
-def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
-    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
-    value the builder rejects (built on the meta device: nothing is allocated)."""
-    import torch
-
-    from encoders import build_encoder, unknown_options_problem
-
-    problems = []
-    for spec in specs:
-        unknown = unknown_options_problem(spec.name, [key for key, _ in spec.options])
-        if unknown:
-            problems.append(f"--encoders {spec.label}: {unknown}")
-            continue
-        try:
-            with torch.device("meta"):
-                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
-        except (ValueError, TypeError) as error:
-            problems.append(f"--encoders {spec.label}: {error}")
-    return problems
 
 
 def sweep_options(options: ProfileOptions) -> dict[str, Any]:

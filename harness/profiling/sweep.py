@@ -42,9 +42,9 @@ from rich.progress import (
 from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.measurement.cpu_usage import CONTENDED_BELOW
 from harness.measurement.profiled_step import Point
+from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
-from harness.profiling.grid import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
-from harness.profiling.measure import MB
+from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess
 from reports.contracts.profile_run import (

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.profiling.grid import SweepConfig
 from harness.profiling.options import SWEEP_KEYS
+from harness.profiling.sweep_config import SweepConfig
 from reports.contracts.manifest import read_manifest, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.profile_run import profile_csv

@@ -34,7 +34,6 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
-from pathlib import Path
 from typing import Any, TextIO
 
 import torch
@@ -42,11 +41,13 @@ import torch
 from encoders import build_encoder
 from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_plan
-from harness.errors import one_line
+from harness.errors import failure_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
+from harness.measurement.process_memory import vm_data_bytes
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
-from harness.profiling.measure import MB, is_oom, measure, spoils_device
+from harness.measurement.tensor_memory import MB
+from harness.profiling.measure import is_oom, measure, spoils_device
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
 WARMUP_BATCH = 2
@@ -55,10 +56,10 @@ WARMUP_SHORTEST = 4
 
 class StepError(Exception):
     """``error``, raised by the named step of a point (its build, warm-up, or timed step); its
-    message is one line (``errors.one_line``: a CUDA message's lines joined by " | ")."""
+    message is one line (``errors.failure_line``: a CUDA message's lines joined by " | ")."""
 
     def __init__(self, step: str, error: Exception):
-        super().__init__(f"{step}: {one_line(error)}")
+        super().__init__(f"{step}: {failure_line(error)}")
         self.error = error
 
 
@@ -88,13 +89,6 @@ def warmup_points(point: Point) -> list[Point]:
     batch = min(WARMUP_BATCH, point.batch_size)
     small = [replace(point, batch_size=batch, seq_len=n) for n in [*lengths, point.seq_len]]
     return small if small[-1] == point else [*small, point]
-
-
-def vm_data_bytes() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmData:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("VmData missing from /proc/self/status")
 
 
 def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float | None:
@@ -237,7 +231,7 @@ def release(models: Models, forget: bool) -> str:
         if models.device.type == "cuda":
             torch.cuda.empty_cache()
     except Exception as error:
-        return f"cleanup: {one_line(error)}"
+        return f"cleanup: {failure_line(error)}"
     return ""
 
 

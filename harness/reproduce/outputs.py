@@ -14,9 +14,11 @@ from harness.reproduce.comparison import Reproduction, reproduction
 from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
 from harness.suite.grid import CV_FOLDS, CV_TASKS
-from harness.table_files import MISSING, Table, fmt
+from harness.table_files import Table
 from harness.training.settings.task_configs import task_defaults
 from reports.contracts import reproduction as files
+from reports.contracts.suite_results import KEY_COLUMNS
+from reports.site.numbers import MISSING, mean_std_cell
 
 
 def protocol(task: str, preset: Preset) -> str:
@@ -122,8 +124,8 @@ def task_table(result: Reproduction, task: str, preset: Preset) -> Table:
             [
                 cell.encoder,
                 str(cell.n),
-                fmt(_float(cell.ours_mean), _float(cell.ours_std)),
-                fmt(_float(cell.paper_mean), _float(cell.paper_std)),
+                mean_std_cell(_float(cell.ours_mean), _float(cell.ours_std)),
+                mean_std_cell(_float(cell.paper_mean), _float(cell.paper_std)),
                 _number(cell.gap, sign=True),
                 _rank(cell.ours_rank),
                 _rank(cell.paper_rank),
@@ -171,8 +173,8 @@ def table6(result: Reproduction, encoders: list[str], tasks: list[str]) -> Table
         row = [encoder]
         for task in tasks:
             cell = cells.loc[(task, encoder)]
-            ours = fmt(_float(cell.ours_mean), _float(cell.ours_std))
-            paper = fmt(_float(cell.paper_mean), _float(cell.paper_std))
+            ours = mean_std_cell(_float(cell.ours_mean), _float(cell.ours_std))
+            paper = mean_std_cell(_float(cell.paper_mean), _float(cell.paper_std))
             row.append(
                 f"{ours} #{_rank(cell.ours_rank)} · {paper}"
                 + ("" if paper == MISSING else f" #{_rank(cell.paper_rank)}")
@@ -345,7 +347,7 @@ def write_outputs(
 ) -> list[Path]:
     """Every file of ``reports.contracts.reproduction`` under ``out_dir``; returns the paths."""
     runs = finished.reindex(columns=files.RUN_COLUMNS)
-    runs = runs.sort_values(["task", "encoder", "replicate"])
+    runs = runs.sort_values(list(KEY_COLUMNS))
     taus = result.taus.assign(
         title=[get_task(task).title for task in result.taus["task"]],
         protocol=[protocol(task, preset) for task in result.taus["task"]],

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.suite.grid import CV_FOLDS, RunSpec, expand_grid
+from reports.paper_numbers import TABLE_6_TASKS
 
-# Bi-BloSAN Table 6's column order
-TASKS = ("cr", "mpqa", "subj", "trec", "sst1", "sst2")
+TASKS = TABLE_6_TASKS  # Bi-BloSAN Table 6's tasks, in its column order
 # the rows of Bi-BloSAN Table 6 / MTSA Table 5 we register, plus Kim's Multi-CNN
 ENCODERS = ("bilstm", "multi_cnn", "multi_head", "disan", "bi_blosan", "mtsa")
 WORKERS = 2  # parallel runs

@@ -44,15 +44,10 @@ def machine() -> str:
     """CPU model, core count, OS and torch version."""
     import torch
 
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+    from harness.measurement.environment import cpu_model
+
     system = f"{platform.system()} {platform.release()}"
-    return f"{model}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
 
 
 def load_averages_line() -> str:

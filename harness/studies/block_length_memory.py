@@ -2,10 +2,10 @@
 
 Each trial measures one grid point (n, r): one forward of a single mBloSA layer (Bi-BloSAN
 Eq. 11-18) on synthetic [B, n, d] inputs, every token real, with the profiler's peak-memory
-measure (``harness.profiling.measure.memory_step``: live tensors at the allocator level). The
-blocks' tanh attention is the one Appendix A counts, the naive one holding [B, d, r, r] scores
-(``--attention-impl naive``, the default), or sanbench's chunked one (``chunked``, the
-encoders' default), whose memory hardly depends on r. The
+measure (``harness.measurement.tensor_memory.memory_step``: live tensors at the allocator
+level). The blocks' tanh attention is the one Appendix A counts, the naive one holding
+[B, d, r, r] scores (``--attention-impl naive``, the default), or sanbench's chunked one
+(``chunked``, the encoders' default), whose memory hardly depends on r. The
 summary compares, per n, the measured argmin over r with Eq. 19's r = cbrt(2n), with the
 r = ceil(cbrt(2n)) the encoder is given when profiled at length n (``block_length``) and with
 the argmin of Eq. 19's cost r^2 m + m^2 taken over the integers with m = ceil(n / r) (blocks
@@ -47,8 +47,7 @@ def peak_forward_mb(
 ) -> float:
     """Peak MB of one inference forward of mBloSA on synthetic [batch, seq_len, dim] inputs."""
     from harness.measurement.profiled_step import Point, make_step, synthetic_batch
-    from harness.measurement.tensor_memory import live_bytes
-    from harness.profiling.measure import MB, memory_step
+    from harness.measurement.tensor_memory import MB, live_bytes, memory_step
 
     target = torch.device(device)
     torch.manual_seed(0)

@@ -17,10 +17,11 @@ from typing import Any
 from torch import nn
 
 from encoders import build_encoder, list_encoders
-from harness.table_files import MISSING, Table
+from harness.table_files import Table
 from harness.training.heads import FEATURE_FACTOR, Classifier
 from harness.training.settings.fit_run import FitRun
 from reports.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
+from reports.site.numbers import MISSING
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError, RunInterruptedError, one_line
+from harness.errors import InputError, RunInterruptedError, failure_line
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.run_folder import differences_from_saved
@@ -195,7 +195,7 @@ def _run_shard(
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
             row = _row(run, out_dir, time.perf_counter() - start, status="failed")
-            row["error"] = one_line(error)[:ERROR_CHARS]
+            row["error"] = failure_line(error)[:ERROR_CHARS]
             results.append(row)
             summary.failed.append(run)
             log(f"  failed: {row['error']}")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from harness.suite.parameter_counts import param_rows, params_table
 from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
-from harness.table_files import MISSING, Table, fmt, write_tables
+from harness.table_files import Table, write_tables
 from reports.aggregation import mean_std
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.results_file import complete_text
@@ -29,7 +29,8 @@ from reports.contracts.suite_results import (
     SUMMARY,
     is_contended,
 )
-from reports.paper_numbers import BI_BLOSAN, MTSA, lookup
+from reports.paper_numbers import BI_BLOSAN, MTSA, TABLE_6_COLUMNS, lookup
+from reports.site.numbers import MISSING, mean_std_cell
 
 SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
 COMPARISON_COLUMNS = [
@@ -163,17 +164,7 @@ PAPER_TABLES = (
         "Bi-BloSAN Table 6: sentence classification",
         BI_BLOSAN,
         "Table 6",
-        tuple(
-            Column(label, task, "test_acc")
-            for label, task in (
-                ("CR", "cr"),
-                ("MPQA", "mpqa"),
-                ("SUBJ", "subj"),
-                ("TREC", "trec"),
-                ("SST-1", "sst1"),
-                ("SST-2", "sst2"),
-            )
-        ),
+        tuple(Column(label, task, "test_acc") for label, task in TABLE_6_COLUMNS),
         (
             ACC,
             "CR/MPQA/SUBJ: held-out fold of 10-fold CV; TREC: its 500-question held-out set "
@@ -293,8 +284,8 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
             mark = CONTENDED_MARK if cell.contended else ""
-            line.append(fmt(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
-            line.append(fmt(_none(cell.paper_mean), _none(cell.paper_std), d))
+            line.append(mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
+            line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
     return _with_contended_note(table)
 
@@ -328,7 +319,7 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
             contended = _contended(indexed, task, encoder, metric)
-            line.append(fmt(mean, std, digits) + (CONTENDED_MARK if contended else ""))
+            line.append(mean_std_cell(mean, std, digits) + (CONTENDED_MARK if contended else ""))
         table.rows.append(line)
     return _with_contended_note(table)
 

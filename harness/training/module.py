@@ -20,7 +20,7 @@ from torch.nn import functional as F
 from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
 from torchmetrics.classification import MulticlassAccuracy
 
-from datamodules.task_file import KINDS
+from datamodules.task_spec import KINDS
 from encoders import Encoder, build_encoder, encoder_entry
 from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder

@@ -31,6 +31,8 @@ PROFILE_CSV = "profile.csv"
 # backward's sums over keys and over queries, each recomputing the weights
 TILE_PASSES = {"infer": 1, "train": 3}
 KEY_COLUMNS = ("encoder", "options", "seq_len", "mode")
+# the order of a run's points in every table and page: variant label, mode, length
+POINT_ORDER = ["label", "mode", "seq_len"]
 METRIC_COLUMNS = (
     "time_ms_median",
     "time_ms_iqr",

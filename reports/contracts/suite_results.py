@@ -57,10 +57,16 @@ CONTENDED_COLUMNS = {
 CONTENDED_MARK = " c"  # after a time (or a ratio of it) some of whose runs were contended
 
 
-def is_contended(flag: object) -> bool:
-    """Whether a recorded contended flag (``1``, ``1.0``, ``True``, ``"true"``; blank or ``0``
-    where not) says the time was contended: the one rule every table, page and figure marks by."""
+def recorded_true(flag: object) -> bool:
+    """Whether a flag recorded in a results file is set: ``1``, ``1.0``, ``True``, ``"true"``
+    (blank or ``0`` where not), however pandas or a CSV reader typed it."""
     return str(flag).strip().lower() in ("1", "1.0", "true")
+
+
+def is_contended(flag: object) -> bool:
+    """Whether a recorded contended flag says the time was contended: the one rule every table,
+    page and figure marks by."""
+    return recorded_true(flag)
 
 
 def contended(runs: pd.DataFrame, time_column: str) -> pd.Series:

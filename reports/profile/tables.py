@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.contracts.profile_run import MEASURED_STATUSES, TILE_PASSES
+from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER, TILE_PASSES
 
 # Memory budgets of common accelerators (GB): 16 (V100/T4), 24 (RTX 3090/4090, L4),
 # 40 (A100 40GB), 80 (A100/H100 80GB).
@@ -24,22 +24,22 @@ def prediction_errors(rows: pd.DataFrame) -> pd.DataFrame:
     the compiled graph holds is measured only.
     """
     both = rows[(rows["status"] == "ok") & rows["peak_mem_mb_predicted"].notna()]
-    table = both[["label", "mode", "seq_len", "peak_mem_mb", "peak_mem_mb_predicted"]].copy()
+    table = both[[*POINT_ORDER, "peak_mem_mb", "peak_mem_mb_predicted"]].copy()
     table["eager"] = both["eager_peak_mem_mb"].notna()
     table["peak_mem_mb"] = both["eager_peak_mem_mb"].where(table["eager"], both["peak_mem_mb"])
     table["error_pct"] = 100 * (table["peak_mem_mb_predicted"] / table["peak_mem_mb"] - 1)
-    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+    return table.sort_values(POINT_ORDER).reset_index(drop=True)
 
 
 def compile_gains(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of a ``--compile`` run measured both ways: speed-up (eager time / compiled time)
     and memory ratio (compiled peak / eager peak) at the same point."""
     both = rows[(rows["status"] == "ok") & rows["eager_time_ms_median"].notna()]
-    columns = ["label", "mode", "seq_len", "time_ms_median", "eager_time_ms_median"]
+    columns = [*POINT_ORDER, "time_ms_median", "eager_time_ms_median"]
     table = both[[*columns, "peak_mem_mb", "eager_peak_mem_mb"]].copy()
     table["speedup"] = table["eager_time_ms_median"] / table["time_ms_median"]
     table["memory_ratio"] = table["peak_mem_mb"] / table["eager_peak_mem_mb"]
-    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+    return table.sort_values(POINT_ORDER).reset_index(drop=True)
 
 
 def tile_costs(rows: pd.DataFrame) -> pd.DataFrame:
@@ -47,12 +47,12 @@ def tile_costs(rows: pd.DataFrame) -> pd.DataFrame:
     (query, key, feature), the floor of one pass timed beside them, the step's passes and how
     many times the floor of those passes the tiles took."""
     timed = rows[rows["status"].isin(MEASURED_STATUSES) & rows["attention_ns_per_pair"].notna()]
-    columns = ["label", "mode", "seq_len", "attention_tiles", "attention_ns_per_pair"]
+    columns = [*POINT_ORDER, "attention_tiles", "attention_ns_per_pair"]
     table = timed[[*columns, "attention_floor_ns_per_pair"]].copy()
     table["passes"] = table["mode"].map(TILE_PASSES)
     floor = table["passes"] * table["attention_floor_ns_per_pair"]
     table["times_floor"] = table["attention_ns_per_pair"] / floor
-    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+    return table.sort_values(POINT_ORDER).reset_index(drop=True)
 
 
 def ratios_to_reference(rows: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
@@ -62,7 +62,7 @@ def ratios_to_reference(rows: pd.DataFrame, reference: str = REFERENCE) -> pd.Da
     (``memory_basis`` says which, for both sides); time only where both were timed (``ok``),
     with ``contended`` set when either timing did not get its CPU. Empty without ``reference``.
     """
-    points = rows[["label", "mode", "seq_len", "status", "time_ms_median"]].copy()
+    points = rows[[*POINT_ORDER, "status", "time_ms_median"]].copy()
     measured = rows["status"].isin(MEASURED_STATUSES)
     points["memory_mb"] = rows["peak_mem_mb"].where(measured, rows["peak_mem_mb_predicted"])
     points["memory_basis"] = measured.map({True: "measured", False: "predicted"})
@@ -77,7 +77,7 @@ def ratios_to_reference(rows: pd.DataFrame, reference: str = REFERENCE) -> pd.Da
     table["time_ratio"] = table["time_ms"] / table["time_ms_reference"]
     table["contended"] = table["contended"] | table["contended_reference"]
     table = table.drop(columns=["status", "time_ms_median", "contended_reference"])
-    return table.sort_values(["label", "mode", "seq_len"]).reset_index(drop=True)
+    return table.sort_values(POINT_ORDER).reset_index(drop=True)
 
 
 def longest_fitting(rows: pd.DataFrame) -> list[dict[str, object]]:

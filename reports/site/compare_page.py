@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
-from reports.contracts.profile_run import MEASURED_STATUSES
+from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
 from reports.profile.figures import (
@@ -116,7 +116,7 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
 def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
     """other / base per (encoder, mode, seq_len) both measured: time_ratio, memory_ratio, and
     ``contended`` where either point's timing was."""
-    key = ["label", "mode", "seq_len"]
+    key = POINT_ORDER
     cols = ["time_ms_median", "peak_mem_mb", "contended"]
     left = base[base["status"] == "ok"][key + cols]
     right = other[other["status"] == "ok"][key + cols]

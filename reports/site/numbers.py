@@ -6,7 +6,9 @@ accuracies stored as fractions are shown in percent with one decimal; ratios as 
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 MISSING = "–"
@@ -95,3 +97,15 @@ FILTERS = {
     "fixed": fixed,
     "text": text,
 }
+
+
+def mean_std_cell(
+    mean: Any, std: Any = None, digits: int = 1, shown: Callable[[Any], str] | None = None
+) -> str:
+    """``84.6 (1.6)``, every table's and page's cell of a mean over runs: ``mean`` and, in
+    brackets, ``std`` when there is one (None or NaN: a single run has no spread), each written
+    by ``shown`` (default :func:`fixed` to ``digits``); :data:`MISSING` without a mean."""
+    if _value(mean) is None:
+        return MISSING
+    write = shown or functools.partial(fixed, digits=digits)
+    return write(mean) if _value(std) is None else f"{write(mean)} ({write(std)})"

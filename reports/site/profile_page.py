@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
-from reports.contracts.profile_run import PROFILE_CSV, STATUSES
+from reports.contracts.profile_run import POINT_ORDER, PROFILE_CSV, STATUSES
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
@@ -28,7 +28,7 @@ from reports.profile.tables import (
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page, save_figure
 
-CONTENDED_COLUMNS = ["label", "mode", "seq_len", "time_ms_median", "threads", "cpu_granted"]
+CONTENDED_COLUMNS = [*POINT_ORDER, "time_ms_median", "threads", "cpu_granted"]
 CONTENDED_COLUMNS += ["cpu_share", "load_avg_before", "load_avg_after"]
 
 
@@ -67,7 +67,7 @@ def build(run: Run, page_dir: Path) -> Page:
         contended=int(rows["contended"].sum()),
         contended_points=rows[rows["contended"]]
         .reindex(columns=CONTENDED_COLUMNS)
-        .sort_values(["label", "mode", "seq_len"])
+        .sort_values(POINT_ORDER)
         .to_dict("records"),
         batch_sizes=joined(rows["batch_size"]),
         dims=joined(rows["dim"]),
@@ -80,7 +80,7 @@ def build(run: Run, page_dir: Path) -> Page:
         tile_costs=tile_costs(rows).to_dict("records"),
         ratios=ratios_to_reference(rows).to_dict("records"),
         lower_bounds=rows[rows["predicted_leaves_out"] != ""]
-        .sort_values(["label", "mode", "seq_len"])
+        .sort_values(POINT_ORDER)
         .to_dict("records"),
         worst_error=float(errors["error_pct"].abs().max()) if not errors.empty else None,
         fitting=longest_fitting(rows),

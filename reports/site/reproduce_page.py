@@ -19,12 +19,6 @@ TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank pap
 TASK_HEADER += ["ours not separable from", "paper within spread of"]
 
 
-def mean_std_text(mean: float, std: float) -> str:
-    if pd.isna(mean):
-        return numbers.MISSING
-    return numbers.fixed(mean, 1) + ("" if pd.isna(std) else f" ({numbers.fixed(std, 1)})")
-
-
 def _gap(value: float) -> str:
     return numbers.MISSING if pd.isna(value) else f"{value:+.1f}"
 
@@ -56,8 +50,8 @@ def task_sections(folder: Path) -> list[dict]:
                 [
                     cell.encoder,
                     str(cell.n),
-                    mean_std_text(cell.ours_mean, cell.ours_std),
-                    mean_std_text(cell.paper_mean, cell.paper_std),
+                    numbers.mean_std_cell(cell.ours_mean, cell.ours_std),
+                    numbers.mean_std_cell(cell.paper_mean, cell.paper_std),
                     _gap(cell.gap),
                     _rank(cell.ours_rank),
                     _rank(cell.paper_rank),

@@ -15,6 +15,7 @@ from matplotlib.ticker import MaxNLocator
 
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
+from reports.contracts.suite_results import is_contended, recorded_true
 from reports.site import numbers
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
@@ -36,7 +37,7 @@ def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
     is ``INTERRUPTED``, not ``FAIL``; a duration in seconds, not ``0 days 00:00:30.426187``."""
     shown = trials.copy()
     if INTERRUPTED_ATTR in shown:
-        stopped = shown[INTERRUPTED_ATTR].map(lambda v: str(v).lower() in ("1", "1.0", "true"))
+        stopped = shown[INTERRUPTED_ATTR].map(recorded_true)
         shown.loc[stopped, "state"] = "INTERRUPTED"
     if "duration" in shown:
         seconds = pd.to_timedelta(shown["duration"], errors="coerce").dt.total_seconds()
@@ -165,7 +166,7 @@ def build(run: Run, page_dir: Path) -> Page:
     trials = readable_trials(trials)
     shown = ["number", "state", *objective_columns(trials), *params, "duration"]
     contended = trials.get(CONTENDED_COLUMN, pd.Series(False, index=trials.index))
-    contended = contended.map(lambda value: str(value).lower() in ("1", "1.0", "true"))
+    contended = contended.map(is_contended)
     columns = [c for c in shown if c in trials]
     trial_rows = [
         [cell(c, v) for c, v in zip(columns, row, strict=True)] for row in trials[columns].values

@@ -57,15 +57,6 @@ ENV_KEYS += ("threads", "allocator", "world_size", "commit")
 FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
 
 
-def mean_std_text(values: pd.Series, formatter: Any) -> str:
-    """``mean (std)`` in the column's format; the std only over two or more runs."""
-    stats = aggregation.mean_std(values)
-    if not stats.n:
-        return numbers.MISSING
-    text = formatter(stats.mean)
-    return f"{text} ({formatter(stats.std)})" if stats.n > 1 else text
-
-
 def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """task, encoder, runs and every summary column any run has; a time some of whose runs
     were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`."""
@@ -77,7 +68,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for column, _, fmt in shown:
             contended = suite_results.contended(group, column).any()
             mark = suite_results.CONTENDED_MARK if contended else ""
-            cells.append(mean_std_text(group[column], fmt) + mark)
+            stats = aggregation.mean_std(group[column])
+            cells.append(numbers.mean_std_cell(stats.mean, stats.std, shown=fmt) + mark)
         rows.append(cells)
     return header, rows
 
@@ -138,7 +130,7 @@ def environment(results: pd.DataFrame, metrics: dict, manifest: dict) -> dict[st
     """Device, dtype (Lightning precision), versions and commit of the runs."""
     versions = {k: str(v) for k, v in (metrics.get("versions") or {}).items()}
     env = {key: versions[key] for key in ENV_KEYS if key in versions}
-    for key in ("device", "device_name", "torch", "commit"):
+    for key in suite_results.ENVIRONMENT_COLUMNS:
         if key in results and joined(results[key]):
             env[key] = joined(results[key])
     config = flat_config(metrics.get("config") or {})

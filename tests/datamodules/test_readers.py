@@ -1,5 +1,6 @@
 """Every reader on the committed fixtures, layout detection and every failure mode."""
 
+import dataclasses
 import shutil
 
 import pytest
@@ -148,3 +149,18 @@ def test_no_files_and_unknown_names(fixtures, tmp_path):
     with pytest.raises(KeyError, match="unknown task"):
         get_task("imdb")
     assert get_task("sst5") is get_task("sst1")
+
+
+def test_a_reader_finds_a_task_by_its_declared_release_not_its_name(fixtures):
+    """Issue 55 breaker: SentEval's reader chose TREC's files and lines by the name "trec". A
+    task declared with TREC's releases under another name reads the same examples."""
+    trec = get_task("trec")
+    renamed = dataclasses.replace(trec, name="questions", aliases=())
+    for folder in ("kim2014", "senteval"):
+        read = [
+            load_split(t, *resolve_layout(t, fixtures / folder), "test") for t in (trec, renamed)
+        ]
+        assert read[0].examples == read[1].examples and read[0].examples
+    undeclared = dataclasses.replace(trec, name="trec", releases=())
+    with pytest.raises(FileNotFoundError, match="no files for task 'trec'"):
+        resolve_layout(undeclared, fixtures / "senteval")

@@ -310,7 +310,7 @@ def test_compiled_chunked_disan_keeps_the_memory_bound_of_eager() -> None:
     compiled model now runs the loop eagerly and compiles only the tile body."""
     from encoders import build_encoder
     from harness.measurement.profiled_step import Point, make_step, synthetic_batch
-    from harness.profiling.measure import memory_step
+    from harness.measurement.tensor_memory import memory_step
 
     point = Point("disan", 128, "train", 2, 32)
     peaks = []

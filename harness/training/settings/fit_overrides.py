@@ -7,7 +7,6 @@ every run (:func:`fit_overrides`). The checks that need no file run when an obje
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -16,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from datamodules.text import known_encoding
 from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, integer_problems
 from harness.errors import InputError
 
@@ -37,13 +37,7 @@ class DataOptions:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.encoding is not None:
-            try:
-                object.__setattr__(self, "encoding", codecs.lookup(self.encoding).name)
-            except LookupError:
-                problems.append(
-                    f"--encoding: unknown encoding {self.encoding!r}; e.g. utf-8, cp1252, latin-1"
-                )
+        object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if self.max_length is not None and self.max_length < 1:
             problems.append(
                 f"--max-length: expected a positive number of tokens, got {self.max_length}"

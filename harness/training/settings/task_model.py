@@ -14,7 +14,7 @@ from datamodules.datamodule import BenchmarkDataModule
 from datamodules.errors import DataFormatError, MissingSplitError
 from encoders import builder_accepts, encoder_entry
 from encoders.layers.block_length import block_length, expected_max_length
-from harness.command_parser import one_line
+from harness.command_parser import message_line
 from harness.errors import SanbenchError
 from harness.training.module import TaskModule, Vocabulary
 from harness.training.settings.task_configs import ConfigError, builtin_value
@@ -74,7 +74,8 @@ def users_hook(datamodule: Any, hook: str, *args: str) -> None:
 
 def _users_error(datamodule: type, called: str, error: BaseException) -> ConfigError:
     name = f"{datamodule.__module__}.{datamodule.__qualname__}"
-    return ConfigError(f"--data {name}: {called} raised {type(error).__name__}: {one_line(error)}")
+    raised = f"{type(error).__name__}: {message_line(error)}"
+    return ConfigError(f"--data {name}: {called} raised {raised}")
 
 
 def users_init_error(

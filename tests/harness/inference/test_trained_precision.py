@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from harness.cli import main
-from harness.inference.predict_and_encode import PrecisionWarning
+from harness.inference.trained_model import PrecisionWarning
 from harness.training.fit import run_fit
 from tests.harness.training.test_fit import tiny_run
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.command_parser import CommandParser, build
-from harness.errors import RunFailedError, one_line
+from harness.errors import RunFailedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from tests.harness.fixtures.terminal import foreground
 
@@ -69,7 +69,7 @@ def test_a_jobs_failure_is_one_line_as_a_suite_runs_is(tmp_path: Path) -> None:
     options = LaunchOptions("process")
     (outcome,) = launch([fail_in_two_lines], options, folder=tmp_path / "jobs", name="t")
     assert outcome.error == "ValueError: first line | second line"
-    assert outcome.error == one_line(ValueError("first line\nsecond line"))
+    assert outcome.error == failure_line(ValueError("first line\nsecond line"))
 
 
 @pytest.mark.slow

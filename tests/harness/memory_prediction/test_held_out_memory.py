@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from encoders import Encoder, EncoderOutput, register_encoder, registry
 from harness.measurement.profiled_step import Point
 from harness.memory_prediction.kernel_model import PAGE_ROUNDED_TOLERANCE
-from harness.memory_prediction.step import predict, predict_point
+from harness.memory_prediction.step import predict_memory, predict_point
 from tests.harness.fixtures.synthetic_encoders import (
     INNER_DTYPES,
     MAX_LENGTH,
@@ -127,7 +127,7 @@ def test_a_linear_of_a_transposed_input_is_predicted_to_the_byte(mode: str) -> N
     def build() -> torch.nn.Module:
         return TransposedProjection(24, 96)
 
-    assert predict(build, point).peak_bytes == measured_peak(point, build)
+    assert predict_memory(build, point).peak_bytes == measured_peak(point, build)
 
 
 @pytest.mark.parametrize(

@@ -18,12 +18,13 @@ from harness.cli import main
 from harness.errors import InputError
 from harness.launch import JobOutcome, submitit_jobs
 from harness.measurement.profiled_step import Point
+from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction
-from harness.profiling.grid import EncoderSpec, SweepConfig
+from harness.profiling.grid import EncoderSpec
 from harness.profiling.jobs import run_encoder
-from harness.profiling.measure import MB
 from harness.profiling.options import ProfileOptions
 from harness.profiling.sweep import Sweep, make_row
+from harness.profiling.sweep_config import SweepConfig
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS
 from reports.profile.data import load_run
 

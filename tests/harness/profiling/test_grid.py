@@ -8,9 +8,9 @@ import torch
 from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import live_bytes
 from harness.profiling import allocator, grid
-from harness.profiling.grid import SweepConfig
 from harness.profiling.measure import is_oom
 from harness.profiling.sweep import check_compatible, make_row
+from harness.profiling.sweep_config import SweepConfig
 from reports.contracts.profile_run import COLUMNS
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
 
@@ -160,7 +160,7 @@ def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
 
 def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
     from encoders import list_encoders
-    from harness.profiling.profile import option_problems
+    from harness.profiling.sweep_config import option_problems
 
     long = grid.PRESETS["long"]
     assert grid.parse_lengths(long.lengths) == [256, 512, 1024, 2048]

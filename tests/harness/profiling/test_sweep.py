@@ -21,8 +21,9 @@ import pytest
 from encoders.layers import compiled_tiles
 from harness.cli import main
 from harness.measurement.profiled_step import Point
-from harness.profiling.grid import EncoderSpec, SweepConfig
+from harness.profiling.grid import EncoderSpec
 from harness.profiling.sweep import make_row
+from harness.profiling.sweep_config import SweepConfig
 from reports.contracts.profile_run import COLUMNS, KEY_COLUMNS
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS as ENV_COLUMNS
 from reports.contracts.results_file import ResultsFile

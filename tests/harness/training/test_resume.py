@@ -223,10 +223,10 @@ class FakeClock:
 def test_the_epoch_resumed_mid_way_is_timed_as_that_epoch_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import harness.training.callbacks.efficiency_callback as efficiency
+    import harness.measurement.latency as latency
 
     clock = FakeClock()
-    monkeypatch.setattr(efficiency, "time", clock)
+    monkeypatch.setattr(latency, "time", clock)
     trainer, module = object(), pl.LightningModule()
     before = EfficiencyCallback()
     before.on_train_start(trainer, module)

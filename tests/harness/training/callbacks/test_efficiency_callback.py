@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.training.callbacks.efficiency_callback import EfficiencyCallback, StepMemory
+from harness.measurement.training_memory import StepMemory
+from harness.training.callbacks.efficiency_callback import EfficiencyCallback
 from harness.training.fit import run_fit
 from tests.harness.training.test_fit import tiny_run
 

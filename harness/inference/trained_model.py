@@ -1,6 +1,6 @@
-"""``sanbench predict`` and ``encode``: a saved checkpoint applied to new sentences through
-``Trainer.predict`` at the precision the model was trained with (``16-mixed`` without CUDA: in
-float32, see :func:`inference_precision`)."""
+"""A trained model (a ``fit`` checkpoint) applied to a file of new sentences: ``sanbench
+predict``'s labels or ``encode``'s vectors, through ``Trainer.predict`` at the precision the model
+was trained with (``16-mixed`` without CUDA: in float32, see :func:`inference_precision`)."""
 
 from __future__ import annotations
 

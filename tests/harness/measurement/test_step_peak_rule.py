@@ -1,5 +1,5 @@
 """One step-peak rule (``harness.measurement.tensor_memory.StepPeak``) for ``sanbench profile``
-(``measure.memory_step``) and ``sanbench fit`` (``StepMemory``), issue 55.1: the run's own
+(``tensor_memory.memory_step``) and ``sanbench fit`` (``StepMemory``), issue 55.1: the run's own
 tensors at the step's start plus the most the allocator held beyond its count then."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import pytest
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from harness.measurement.tensor_memory import StepPeak, live_bytes
-from harness.profiling.measure import memory_step
-from harness.training.callbacks.efficiency_callback import StepMemory
+from harness.measurement.tensor_memory import StepPeak, live_bytes, memory_step
+from harness.measurement.training_memory import StepMemory
 
 
 class _FakeCuda:

@@ -1,0 +1,133 @@
+"""The sweep a ``sanbench profile`` runs (``SweepConfig``: its settings and its points) and how
+its options resolve into it (:func:`sweep_config`): the preset's values where an option is
+unset, the lengths and modes as the options' check parsed them, the encoder variants checked
+on the meta device."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from harness.console import console as rich_console
+from harness.errors import InputError
+from harness.measurement.profiled_step import Point
+from harness.profiling import allocator, grid
+from harness.profiling.options import ProfileOptions
+
+# --strict: a contended point is measured again up to this many times, this far apart, before
+# it is written with status ``contended`` (failed) instead of ``ok``.
+STRICT_RETRIES = 3
+STRICT_PAUSE_S = 2.0
+# Settings that define one comparison: a CSV never mixes two values of any of them.
+COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """One sweep as it runs: its encoder variants, lengths and modes, how each point is measured
+    (or only predicted), and where; recorded in the manifest, compared on ``--resume``."""
+
+    encoders: tuple[grid.EncoderSpec, ...]
+    lengths: tuple[int, ...]
+    modes: tuple[str, ...]
+    batch_size: int
+    dim: int
+    device: str
+    dtype: str
+    repeats: int
+    max_memory_mb: float | None
+    allocator: str
+    preload: str | None
+    imports: tuple[str, ...] = ()
+    skip_after_oom: bool = True
+    predict_lengths: tuple[int, ...] = ()
+    predict_only: bool = False
+    compile: bool = False
+    threads: int | None = None
+    strict: bool = False
+
+    def _points(self, lengths: tuple[int, ...]) -> Iterator[Point]:
+        for spec, mode, seq_len in itertools.product(self.encoders, self.modes, lengths):
+            yield Point(spec.name, seq_len, mode, self.batch_size, self.dim, spec.options_text)
+
+    def measured_points(self) -> list[Point]:
+        return [] if self.predict_only else list(self._points(self.lengths))
+
+    def points(self) -> list[Point]:
+        """Every point of the sweep: measured ones, then the predicted-only lengths."""
+        measured = () if self.predict_only else self.lengths
+        extra = tuple(n for n in self.predict_lengths if n not in measured and self.predicts())
+        return [*self.measured_points(), *self._points(extra)]
+
+    def predicts(self) -> bool:
+        """Predictions are made for fp32 steps (autocast has no meta kernels)."""
+        return self.dtype == "fp32"
+
+    def comparison(self) -> dict[str, str]:
+        """The values this run writes in the ``COMPARISON_COLUMNS``."""
+        values = {name: str(getattr(self, name)) for name in COMPARISON_COLUMNS}
+        return {**values, "device": self.device.split(":")[0]}
+
+
+def sweep_config(options: ProfileOptions) -> SweepConfig:
+    """The sweep's settings: the preset's where an option is unset, the encoders' variants
+    checked on the meta device; the device and the default memory budget are left to
+    :func:`on_this_machine`, where the sweep runs."""
+    preset = grid.PRESETS[options.preset]
+    repeats = options.repeats or preset.repeats
+    lengths, predict_lengths, modes = options.sweep_grid  # parsed when the options were checked
+    from encoders import list_encoders
+    from encoders.plugins import imported_modules
+
+    encoders, missing = grid.select_encoders(options.encoders or preset.encoders, list_encoders())
+    if missing:
+        rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
+    if not encoders:
+        raise ValueError("no encoder to profile: none of the requested encoders is registered")
+    dim = options.dim or preset.dim
+    problems = option_problems(encoders, dim) + options.launch.problems()
+    if problems:
+        raise InputError("\n".join(problems))
+    name, preload = allocator.resolve(options.allocator)
+    return SweepConfig(
+        encoders=tuple(encoders),
+        lengths=lengths,
+        modes=modes,
+        batch_size=options.batch_size or preset.batch_size,
+        dim=dim,
+        device=options.device,
+        dtype=options.dtype,
+        repeats=repeats,
+        max_memory_mb=options.max_memory_mb,
+        allocator=name,
+        preload=preload,
+        imports=tuple(imported_modules()),
+        skip_after_oom=options.skip_after_oom,
+        predict_lengths=predict_lengths,
+        predict_only=options.predict_only,
+        compile=options.compile,
+        threads=options.threads,
+        strict=options.strict,
+    )
+
+
+def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
+    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
+    value the builder rejects (built on the meta device: nothing is allocated)."""
+    import torch
+
+    from encoders import build_encoder, unknown_options_problem
+
+    problems = []
+    for spec in specs:
+        unknown = unknown_options_problem(spec.name, [key for key, _ in spec.options])
+        if unknown:
+            problems.append(f"--encoders {spec.label}: {unknown}")
+            continue
+        try:
+            with torch.device("meta"):
+                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
+        except (ValueError, TypeError) as error:
+            problems.append(f"--encoders {spec.label}: {error}")
+    return problems

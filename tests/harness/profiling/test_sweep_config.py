@@ -1,0 +1,44 @@
+"""A profile's options resolve into one sweep (``harness.profiling.sweep_config``), its lengths
+and modes parsed once: by the options' check, which the sweep then reads (issue 55.8 breaker: a
+traced ``profile`` parsed ``--lengths`` twice)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import InputError
+from harness.profiling import grid
+from harness.profiling.options import ProfileOptions
+from harness.profiling.sweep_config import sweep_config
+
+
+def test_each_length_list_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    parse = grid.parse_lengths
+
+    def counted(text: str, option: str = "--lengths") -> list[int]:
+        parsed.append(text)
+        return parse(text, option)
+
+    monkeypatch.setattr(grid, "parse_lengths", counted)
+    options = ProfileOptions(
+        preset="quick", encoders="multi_head", lengths="8,16", predict_lengths="32:64:32"
+    )
+    config = sweep_config(options)
+    assert (config.lengths, config.predict_lengths, config.modes) == (
+        (8, 16),
+        (32, 64),
+        ("infer", "train"),
+    )
+    assert sorted(parsed) == ["32:64:32", "8,16"]
+
+
+def test_bad_lengths_and_modes_are_each_named_before_the_sweep() -> None:
+    with pytest.raises(InputError) as raised:
+        ProfileOptions(lengths="8,x", predict_lengths="", modes="infer,fly")
+    lines = str(raised.value).splitlines()
+    assert [line.split()[:2] for line in lines] == [
+        ["bad", "--lengths"],
+        ["bad", "--predict-lengths"],
+        ["--modes", "'infer,fly':"],
+    ]
