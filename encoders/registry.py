@@ -32,6 +32,15 @@ class EncoderEntry:
     paper: str
     source: EncoderSource
     renamed: Mapping[str, str] = field(default_factory=dict)  # an old option name -> its name
+    dropout_from: str = ""  # where the builder's default dropout comes from, in the paper's words
+
+    @property
+    def dropout(self) -> float | None:
+        """The builder's default dropout (None without a ``dropout`` keyword or default)."""
+        parameter = inspect.signature(self.builder).parameters.get("dropout")
+        if parameter is None or parameter.default is inspect.Parameter.empty:
+            return None
+        return float(parameter.default)
 
 
 class RenamedOptionWarning(FutureWarning):
@@ -42,10 +51,16 @@ _REGISTRY: dict[str, EncoderEntry] = {}
 
 
 def register_encoder(
-    name: str, *, paper: str, renamed: Mapping[str, str] | None = None
+    name: str,
+    *,
+    paper: str,
+    dropout_from: str = "",
+    renamed: Mapping[str, str] | None = None,
 ) -> Callable[[Builder], Builder]:
-    """Register ``builder`` under ``name``; ``paper`` says where the architecture comes from;
-    ``renamed`` maps an option's old name to its name (the old one warns and keeps working)."""
+    """Register ``builder`` under ``name``; ``paper`` says where the architecture comes from,
+    ``dropout_from`` where the builder's default dropout does (a built-in's: one of
+    ``encoders.dropout_settings``); ``renamed`` maps an option's old name to its name (the old
+    one warns and keeps working)."""
 
     def decorate(builder: Builder) -> Builder:
         if name in _REGISTRY:
@@ -56,7 +71,9 @@ def register_encoder(
             source = EncoderSource("built-in", builder.__module__)
         else:
             source = EncoderSource("module", builder.__module__)
-        _REGISTRY[name] = EncoderEntry(name, builder, paper, source, dict(renamed or {}))
+        _REGISTRY[name] = EncoderEntry(
+            name, builder, paper, source, dict(renamed or {}), dropout_from
+        )
         return builder
 
     return decorate

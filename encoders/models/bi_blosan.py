@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import BI_BLOSAN_SNLI
 from encoders.layers.activation import activation_class
 from encoders.layers.block_length import block_length
 from encoders.layers.init import glorot_
@@ -123,7 +124,7 @@ def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., E
 
     build.__name__ = build.__qualname__ = f"build_{name}"
     build.__doc__ = doc
-    return register_encoder(name, paper=paper)(build)
+    return register_encoder(name, paper=paper, dropout_from=BI_BLOSAN_SNLI)(build)
 
 
 build_bi_blosan = _register(

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import BI_BLOSAN_SNLI
 from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.source2token_encoder import Source2TokenEncoder
@@ -85,14 +86,20 @@ class HierarchicalCNN(nn.Module):
         return hidden
 
 
-@register_encoder("multi_cnn", paper="Kim 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4")
+@register_encoder(
+    "multi_cnn",
+    paper="Kim 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
+    dropout_from=BI_BLOSAN_SNLI,
+)
 def build_multi_cnn(input_dim: int = 300, hidden_dim: int = 200, dropout: float = 0.25) -> Encoder:
     """600D multi-window CNN: ``hidden_dim`` filters for each of the widths 3, 4, 5; max-pooled."""
     return MultiCNN(input_dim, hidden_dim, dropout=dropout)
 
 
 @register_encoder(
-    "hrchy_cnn", paper="Gehring et al. 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4"
+    "hrchy_cnn",
+    paper="Gehring et al. 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
+    dropout_from=BI_BLOSAN_SNLI,
 )
 def build_hrchy_cnn(
     input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, layers: int = 3

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import DISAN_SNLI
 from encoders.layers.init import glorot_
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
@@ -143,7 +144,7 @@ class DiSAN(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("disan", paper=PAPER)
+@register_encoder("disan", paper=PAPER, dropout_from=DISAN_SNLI)
 def build_disan(
     input_dim: int = 300,
     hidden_dim: int = 300,
@@ -157,7 +158,9 @@ def build_disan(
     return DiSAN(input_dim, hidden_dim, dropout, directions, c, attention_impl, chunk_size)
 
 
-@register_encoder("disan_nodir", paper=PAPER + ", Table 1 'DiSAN without directions'")
+@register_encoder(
+    "disan_nodir", paper=PAPER + ", Table 1 'DiSAN without directions'", dropout_from=DISAN_SNLI
+)
 def build_disan_nodir(
     input_dim: int = 300,
     hidden_dim: int = 300,

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import MPSAN_CLASSIFICATION
 from encoders.layers.activation import activation_class
 from encoders.layers.masking import masked_softmax, zero_padding
 from encoders.layers.source2token import Source2Token
@@ -216,7 +217,7 @@ class MPSAN(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("mpsan", paper=PAPER)
+@register_encoder("mpsan", paper=PAPER, dropout_from=MPSAN_CLASSIFICATION)
 def build_mpsan(
     input_dim: int = 300,
     hidden_dim: int = 300,

@@ -45,6 +45,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import MTSA_SNLI
 from encoders.layers.activation import activation_class
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
@@ -343,7 +344,7 @@ def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., M
 
     build.__name__ = build.__qualname__ = f"build_{name}"
     build.__doc__ = doc
-    return register_encoder(name, paper=paper, renamed=RENAMED)(build)
+    return register_encoder(name, paper=paper, dropout_from=MTSA_SNLI, renamed=RENAMED)(build)
 
 
 build_mtsa = _register(

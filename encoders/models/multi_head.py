@@ -13,6 +13,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import BI_BLOSAN_SNLI
 from encoders.layers.masking import zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.registry import register_encoder
@@ -93,7 +94,7 @@ class MultiHead(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("multi_head", paper=PAPER)
+@register_encoder("multi_head", paper=PAPER, dropout_from=BI_BLOSAN_SNLI)
 def build_multi_head(
     input_dim: int = 300,
     hidden_dim: int = 300,

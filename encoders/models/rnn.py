@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder
+from encoders.dropout_settings import BI_BLOSAN_SNLI, DISAN_SNLI
 from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.reverse import gather_steps, reversed_index
@@ -63,25 +64,41 @@ def _recurrent(
     return Source2TokenEncoder(fusion, input_dim, 2 * hidden_dim, dropout, activation)
 
 
-@register_encoder("bilstm", paper="Graves et al. 2013; baseline of Bi-BloSAN (ICLR 2018) Sec. 4")
+@register_encoder(
+    "bilstm",
+    paper="Graves et al. 2013; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
+    dropout_from=BI_BLOSAN_SNLI,
+)
 def build_bilstm(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-LSTM (300 forward + 300 backward) + multi-dim source2token (ReLU, Bi-BloSAN 4.1)."""
     return _recurrent(BiRNN("lstm", input_dim, hidden_dim), input_dim, hidden_dim, dropout, nn.ReLU)
 
 
-@register_encoder("bigru", paper="Chung et al. 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4")
+@register_encoder(
+    "bigru",
+    paper="Chung et al. 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
+    dropout_from=BI_BLOSAN_SNLI,
+)
 def build_bigru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-GRU (300 + 300) + multi-dim source2token (ReLU, Bi-BloSAN Sec. 4.1)."""
     return _recurrent(BiRNN("gru", input_dim, hidden_dim), input_dim, hidden_dim, dropout, nn.ReLU)
 
 
-@register_encoder("bisru", paper="Lei & Zhang 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4")
+@register_encoder(
+    "bisru",
+    paper="Lei & Zhang 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
+    dropout_from=BI_BLOSAN_SNLI,
+)
 def build_bisru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-SRU (300 + 300, plain PyTorch) + multi-dim source2token (ReLU)."""
     return _recurrent(BiSRU(input_dim, hidden_dim), input_dim, hidden_dim, dropout, nn.ReLU)
 
 
-@register_encoder("bilstm_s2t", paper="DiSAN (AAAI 2018) Sec. 5.1: Bi-LSTM with s2t self-attention")
+@register_encoder(
+    "bilstm_s2t",
+    paper="DiSAN (AAAI 2018) Sec. 5.1: Bi-LSTM with s2t self-attention",
+    dropout_from=DISAN_SNLI,
+)
 def build_bilstm_s2t(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """Bi-LSTM (300 + 300) + multi-dim source2token with DiSAN's ELU activation.
 

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from encoders.base import Encoder, EncoderOutput
+from encoders.dropout_settings import DISAN_SNLI
 from encoders.layers.masking import zero_padding
 from encoders.layers.source2token import Source2Token
 from encoders.registry import register_encoder
@@ -37,7 +38,9 @@ class WordAttention(Encoder):
 
 
 @register_encoder(
-    "word_additive", paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + additive attn"
+    "word_additive",
+    paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + additive attn",
+    dropout_from=DISAN_SNLI,
 )
 def build_word_additive(
     input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25
@@ -46,7 +49,11 @@ def build_word_additive(
     return WordAttention(input_dim, hidden_dim, multi_dim=False, dropout=dropout)
 
 
-@register_encoder("word_s2t", paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + s2t self-attn")
+@register_encoder(
+    "word_s2t",
+    paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + s2t self-attn",
+    dropout_from=DISAN_SNLI,
+)
 def build_word_s2t(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """Word embeddings + multi-dimensional source2token self-attention."""
     return WordAttention(input_dim, hidden_dim, multi_dim=True, dropout=dropout)
