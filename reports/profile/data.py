@@ -30,10 +30,12 @@ def load_run(folder: Path) -> ProfileRun:
 
 
 def environment(run: ProfileRun) -> dict[str, str]:
-    """The manifest's environment, overridden by the values the rows actually record."""
+    """The machine and software the run's manifest records (one source for every page: the
+    index, the run's page, a comparison across machines); the rows only for a key it lacks
+    (the dtype, or every key of a run without a manifest)."""
     env = {str(k): str(v) for k, v in run.manifest.get("environment", {}).items()}
     for column in ENV_COLUMNS:
-        if column in run.rows.columns:
+        if column in run.rows.columns and column not in env:
             values = run.rows[column].dropna().astype(str).unique()
             env[column] = ", ".join(sorted(values))
     loads = pd.concat([run.rows["load_avg_before"], run.rows["load_avg_after"]]).dropna()

@@ -286,3 +286,19 @@ def test_bad_run_folder_gives_clear_errors(tmp_path: Path, capsys) -> None:
     pd.DataFrame({"encoder": ["x"], "seq_len": [8]}).to_csv(tmp_path / "profile.csv", index=False)
     with pytest.raises(ValueError, match=r"line 1: header lacks columns \['batch_size'"):
         load_run(tmp_path)
+
+
+def test_the_machine_is_read_from_the_manifest_alone() -> None:
+    """Issue 56 (H11.5): ``report`` across machines took the device name from profile.csv's
+    rows over the run's manifest; the rows fill only what the manifest lacks."""
+    from reports.profile.data import ProfileRun, environment
+
+    rows = pd.DataFrame(
+        {"device_name": ["x86_64"], "dtype": ["bf16"], "threads": [4], "load_avg_before": [0.5],
+         "load_avg_after": [0.7]}
+    )  # fmt: skip
+    manifest = {"environment": {"device_name": "AMD EPYC 7B13", "threads": "2", "torch": "2.13"}}
+    env = environment(ProfileRun(Path("run"), rows, manifest))
+    assert (env["device_name"], env["threads"], env["torch"]) == ("AMD EPYC 7B13", "2", "2.13")
+    assert env["dtype"] == "bf16"  # no manifest key: the rows'
+    assert environment(ProfileRun(Path("run"), rows, {}))["device_name"] == "x86_64"

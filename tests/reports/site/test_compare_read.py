@@ -66,7 +66,7 @@ def test_time_ratios_across_machines_say_so_and_memory_ratios_do_not(tmp_path: P
         tmp_path,
         "profile-there",
         {"device_name": "Intel Xeon", "threads": 4},
-        {"cpu_capability": "AVX2", "device_name": "Intel Xeon"},
+        {"cpu_capability": "AVX2", "device_name": "Intel Xeon", "threads": "4"},  # as recorded
     )
     html, _ = compare(tmp_path, [here, there])
     assert "Cross-machine" in html and "threads 1 vs 4" in html and "ISA AVX512 vs AVX2" in html
