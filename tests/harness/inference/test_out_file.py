@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,15 +18,16 @@ from harness.training.fit import run_fit
 from tests.harness.test_outdir import refusal, sanbench, snapshot
 from tests.harness.training.test_fit import tiny_run
 
-pytestmark = pytest.mark.slow  # the real command, in a fresh interpreter, per case
 QUESTIONS = "how many ?\nwho is it ?\n"
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    """A user's folder: a stand-in checkpoint (the paths are refused before it is read), the
-    questions, and predictions of the user's own."""
-    (tmp_path / "model.ckpt").write_bytes(b"not read")
+    """A user's folder: a stand-in checkpoint (a complete zip archive, as ``torch.save`` writes;
+    the paths are refused before torch reads it), the questions, and predictions of the user's
+    own."""
+    with zipfile.ZipFile(tmp_path / "model.ckpt", "w") as archive:
+        archive.writestr("archive/data.pkl", b"not read")
     (tmp_path / "q3.csv").write_text(QUESTIONS)
     (tmp_path / "mine.csv").write_text("line,label\n1,NUM\n")
     return tmp_path
@@ -113,11 +115,12 @@ def checkpoint(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return out / "checkpoints" / "last.ckpt"
 
 
+@pytest.mark.slow  # a tiny fit, once per process
 @pytest.mark.parametrize(("command", "suffix"), [("predict", ".csv"), ("encode", ".npy")])
 def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     checkpoint: Path, tmp_path: Path, command: str, suffix: str
 ) -> None:
-    """The writes in this process (``main``), the refusals by the real command."""
+    """The writes, then the refusals, by the command (``main``) in this process."""
     questions = tmp_path / "questions.txt"
     questions.write_text(QUESTIONS)
     out = tmp_path / f"out{suffix}"

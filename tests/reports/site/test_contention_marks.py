@@ -46,7 +46,8 @@ def summary_cells(html: str) -> list[str]:
     return re.findall(r"<td[^>]*>([^<]*)</td>", summary)
 
 
-@pytest.mark.slow  # builds a site
+@pytest.mark.slow  # builds a site (its pages: figures left undrawn)
+@pytest.mark.usefixtures("figures_not_drawn")
 def test_a_fit_page_marks_its_contended_times_and_shows_why(tmp_path: Path) -> None:
     fit = contended_fit(tmp_path)
     html = page(build_site([fit], tmp_path / "site").parent, "fit-contended")
@@ -58,7 +59,8 @@ def test_a_fit_page_marks_its_contended_times_and_shows_why(tmp_path: Path) -> N
     assert "training epochs" in evidence and "31.0" in evidence and "3.50 → 4.25" in evidence
 
 
-@pytest.mark.slow  # builds a site
+@pytest.mark.slow  # builds a site (its pages: figures left undrawn)
+@pytest.mark.usefixtures("figures_not_drawn")
 def test_a_suite_page_marks_a_cell_with_a_contended_run(tmp_path: Path) -> None:
     suite = tmp_path / "suite-contended"
     shutil.copytree(SUITE, suite)
@@ -74,7 +76,8 @@ def test_a_suite_page_marks_a_cell_with_a_contended_run(tmp_path: Path) -> None:
     assert f"{first['task']} / {first['encoder']}" in evidence and "20.0" in evidence
 
 
-@pytest.mark.slow  # builds a site
+@pytest.mark.slow  # builds a site (its pages: figures left undrawn)
+@pytest.mark.usefixtures("figures_not_drawn")
 def test_a_ratio_of_contended_timings_is_marked_with_links_to_the_points(tmp_path: Path) -> None:
     copies = []
     for profile in PROFILES:
@@ -110,7 +113,8 @@ def test_in_the_browser_the_mark_is_shown_and_its_evidence_one_click_away(
         view.close()
 
 
-@pytest.mark.slow  # builds a site
+@pytest.mark.slow  # builds a site (its pages: figures left undrawn)
+@pytest.mark.usefixtures("figures_not_drawn")
 def test_a_study_page_marks_the_duration_of_a_contended_trial(tmp_path: Path) -> None:
     study = tmp_path / "study-contended"
     shutil.copytree(FIXTURES / "study-block-length-memory", study)

@@ -17,7 +17,8 @@ from reports.site.ledger import LEDGER
 from tests.harness.test_outdir import NOT_OURS, refusal, sanbench, snapshot
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-pytestmark = pytest.mark.slow  # each test builds a site with its figures
+# each test builds a site: the pages and files it writes, not its figures' drawing
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("figures_not_drawn")]
 
 
 @pytest.fixture
