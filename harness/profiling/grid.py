@@ -86,6 +86,9 @@ def parse_spec(text: str) -> EncoderSpec:
     return EncoderSpec(name.strip(), parse_options(options))
 
 
+MAX_LENGTHS = 10_000  # lengths one option may name: each is a point per encoder and mode
+
+
 def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
     """Parse ``"16:384:16"`` (start:stop:step, stop included), ``"16,32,64"`` or a mix of both.
 
@@ -93,20 +96,29 @@ def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
     ``option`` that gave it.
     """
     lengths: set[int] = set()
+    asked = 0  # lengths the parts name, counted before any is made (a range may be absurd)
     for part in (p.strip() for p in text.split(",")):
         try:
             if ":" in part:
                 start, stop, step = (int(v) for v in part.split(":"))
                 if step <= 0 or stop < start:
                     raise ValueError
-                lengths.update(range(start, stop + 1, step))
+                asked += len(range(start, stop + 1, step))
+                if asked <= MAX_LENGTHS:
+                    lengths.update(range(start, stop + 1, step))
             else:
+                asked += 1
                 lengths.add(int(part))
         except ValueError:
             raise ValueError(
                 f"bad {option} part {part!r} in {text!r}: expected positive integers like "
                 "'16:384:16' (start:stop:step, stop included) or '16,32,64'"
             ) from None
+    if asked > MAX_LENGTHS:
+        raise ValueError(
+            f"{option} {text!r} asks for {asked:,} lengths; a sweep takes at most "
+            f"{MAX_LENGTHS:,} per option (16:4096:16 is 256): a longer step or a shorter range"
+        )
     if not lengths or min(lengths) < 1:
         raise ValueError(f"{option} {text!r}: every length must be a positive integer")
     return sorted(lengths)

@@ -59,11 +59,11 @@ class ProfileOptions:
     """comma list, or 'all' (default: the papers' figure encoders); NAME:key=value,... for a
     variant"""
     lengths: str | None = None
-    """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64"""
+    """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64; at most 10,000"""
     predict_lengths: str | None = None
     """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only; CPU
     kernels' inside memory modelled from small calls, nothing run at these shapes), in addition
-    to the measured ones"""
+    to the measured ones; at most 10,000"""
     predict_only: bool = False
     """no measurement: the memory/FLOPs table and figures for --predict-lengths (default: the
     preset's and --lengths)"""

@@ -24,6 +24,32 @@ def test_parse_lengths_ranges_lists_and_errors() -> None:
             grid.parse_lengths(bad)
 
 
+@pytest.mark.parametrize(
+    ("text", "asked"), [("1:10001:1", "10,001"), ("1:5000:1,5001:10000:1,20000", "10,001")]
+)
+def test_an_absurd_length_grid_is_refused_saying_how_many_it_asks_for(
+    text: str, asked: str
+) -> None:
+    """Issue 56 (H11.3): ``--predict-lengths 8:1000000000:1`` built a billion lengths in memory
+    (killed after a minute); the count is taken before any length is made."""
+    assert len(grid.parse_lengths("1:10000:1")) == grid.MAX_LENGTHS  # the most an option takes
+    with pytest.raises(ValueError, match=f"--predict-lengths '{text}' asks for {asked} lengths"):
+        grid.parse_lengths(text, "--predict-lengths")
+
+
+def test_profile_refuses_a_billion_lengths_in_one_line_at_once(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main
+
+    out = tmp_path / "sweep"
+    words = ["profile", "--predict-only", "--predict-lengths", "8:1000000000:1", "--out", str(out)]
+    assert main(words) == 2
+    (line, *rest) = capsys.readouterr().err.splitlines()
+    assert "asks for 999,999,993 lengths; a sweep takes at most 10,000" in line, line
+    assert [r for r in rest if "--debug" not in r] == [] and not out.exists()
+
+
 def names(specs: list[grid.EncoderSpec]) -> list[str]:
     return [spec.label for spec in specs]
 
