@@ -146,12 +146,13 @@ def held_out_environment(flags: set[str]) -> dict[str, str]:
 
 
 def held_out_marker(posargs: list[str]) -> list[str]:
-    """``posargs`` for the held-out leg: its tests (``held_out``, neither slow nor quiet) that
-    the user's ``-m`` selects when it reads each of them as ``slow``. The leg is slow work (a
-    second run), so the fast loop ``-m "not slow"`` leaves it out, and a bare run keeps it."""
+    """``posargs`` for the held-out leg: its tests (``held_out``, not quiet, and not slow unless
+    marked ``leg``) that the user's ``-m`` selects when it reads each of them as ``slow``. The
+    leg is slow work (a second run), so the fast loop ``-m "not slow"`` leaves it out, and a
+    bare run keeps it."""
     chosen, rest = marker_expressions(posargs)
     as_slow = [re.sub(r"\bslow\b", "held_out", part) for part in chosen]
-    parts = ["held_out and not slow and not quiet", *as_slow]
+    parts = ["held_out and not quiet and (leg or not slow)", *as_slow]
     return ["-m", " and ".join(f"({part})" for part in parts), *rest]
 
 

@@ -81,8 +81,10 @@ def within_the_claim(point: Point, predicted: int, measured: int) -> bool:
 
 
 # Each example calibrates its kernels afresh (a few seconds for an LSTM's); a failure is
-# reported as drawn, not shrunk (each shrinking step would predict and measure again).
+# reported as drawn, not shrunk (each shrinking step would predict and measure again). The
+# held-out leg runs it too (``leg``): drawn encoders and shapes on another CPU.
 @pytest.mark.slow
+@pytest.mark.leg
 @settings(
     max_examples=6,
     deadline=None,
