@@ -26,8 +26,8 @@ PROGRAM = [
 INTERRUPTED = re.compile(r"^sanbench( \w+)?: interrupted$")
 
 
-@pytest.mark.slow  # eight processes that import torch
-@pytest.mark.parametrize("after", [0.01, 0.1, 0.3, 0.6, 1.0, 2.0, 3.0, 5.0])
+@pytest.mark.slow  # five processes that import torch, signalled at roughly log-spaced moments
+@pytest.mark.parametrize("after", [0.01, 0.1, 0.6, 2.0, 5.0])
 def test_a_ctrl_c_while_sanbench_starts_ends_it_in_one_line(after: float) -> None:
     process = subprocess.Popen(
         [*PROGRAM, "encoders"],
