@@ -167,6 +167,24 @@ def _source(raw: dict[str, Any], task_file: Path) -> TableSource:
     )
 
 
+class UniqueKeyLoader(yaml.BaseLoader):
+    """PyYAML's BaseLoader (every value a string) that refuses a key given twice in one mapping:
+    YAML's keys are unique, and PyYAML kept the last value without a word."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        first_line: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str) and key in first_line:
+                raise yaml.constructor.ConstructorError(
+                    problem=f"key {key!r} given twice (first on line {first_line[key]})",
+                    problem_mark=key_node.start_mark,
+                )
+            if isinstance(key, str):
+                first_line[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 def _not_yaml(path: str | Path, error: yaml.YAMLError | UnicodeDecodeError) -> str:
     """What stops ``path`` being read as YAML, at its line (``file:line: ...``) when known."""
     if isinstance(error, UnicodeDecodeError):
@@ -190,7 +208,7 @@ def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
     if not task_file.is_file():
         raise TaskFileError(f"{path}: no such task file")
     try:  # every value a string: labels no/yes stay "no"/"yes" (YAML 1.1 would make booleans)
-        raw = yaml.load(task_file.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+        raw = yaml.load(task_file.read_text(encoding="utf-8"), Loader=UniqueKeyLoader)
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise TaskFileError(_not_yaml(path, error)) from None
     if not isinstance(raw, dict):

@@ -349,6 +349,9 @@ def test_a_score_out_of_range_is_not_told_to_list_a_label(tmp_path: Path) -> Non
         (b"name: x\n\tkind: single\n", ":2: not YAML: found character '\\t' that cannot start"),
         (b"\x00name: x\n", ": not a text file: character #x0000 at position 0"),
         (b"name: caf\xe9\n", ": not UTF-8 text (byte 9: invalid continuation byte)"),
+        # PyYAML keeps a repeated key's last value without a word; YAML's keys are unique
+        (b"name: a\nkind: single\nname: b\n", ":3: not YAML: key 'name' given twice (first"),
+        (b"name: a\nfiles:\n  train: x.csv\n  train: y.csv\n", ":4: not YAML: key 'train' given"),
     ],
 )
 def test_a_task_file_that_is_not_yaml_is_named_at_its_line(
