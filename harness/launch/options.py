@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -85,4 +87,17 @@ class LaunchOptions:
             parameters["slurm_partition"] = self.slurm_partition
         if self.slurm_mem_gb is not None:
             parameters["mem_gb"] = self.slurm_mem_gb
+        if self.cluster == "local":  # its controllers never see the terminal's Ctrl-C
+            parameters["local_setup"] = ["trap '' INT", visible_devices_line()]
         return parameters
+
+
+def visible_devices_line() -> str:
+    """The shell line that gives a ``local`` job the GPUs this process sees: submitit's local
+    executor sets a job's CUDA_VISIBLE_DEVICES to the first ``gpus_per_node`` devices
+    (``--slurm-gpus``, 0 by default), so a ``--device cuda`` job saw none and ``auto`` ran on
+    the CPU; its ``setup`` lines run in the job's shell before the job."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return "unset CUDA_VISIBLE_DEVICES"
+    return f"export CUDA_VISIBLE_DEVICES={shlex.quote(visible)}"

@@ -103,8 +103,6 @@ def launch_submitit(
     with warnings.catch_warnings():  # local ignores SLURM-only resources and says so
         warnings.simplefilter("ignore")
         executor.update_parameters(**options.executor_parameters(name))
-        if options.cluster == "local":  # the controllers never see the terminal's Ctrl-C
-            executor.update_parameters(local_setup=["trap '' INT"])
     runner = _resumable()
     with executor.batch():
         jobs = [executor.submit(runner(), call) for call in calls]

@@ -59,6 +59,27 @@ def test_each_call_is_one_job_and_errors_are_reported(tmp_path: Path, kind: str)
     assert str(died.value).startswith("1 of 3 jobs died")
 
 
+def visible_devices() -> str | None:
+    return os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+@pytest.mark.slow  # a submitit job on this machine
+@pytest.mark.parametrize("visible", ["2", None])
+def test_a_local_job_sees_the_gpus_this_process_sees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, visible: str | None
+) -> None:
+    """submitit's local executor set the job's CUDA_VISIBLE_DEVICES to the first
+    ``--slurm-gpus`` (0 by default) devices: a ``--device cuda`` job saw none, and ``auto``
+    profiled the CPU (issue 57 breaker)."""
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    options = LaunchOptions("local", slurm_time=5)
+    (outcome,) = launch([visible_devices], options, folder=tmp_path / "jobs", name="t")
+    assert outcome.ok and outcome.result == visible
+
+
 def fail_in_two_lines() -> None:
     raise ValueError("first line\nsecond line")
 
