@@ -398,9 +398,11 @@ def tile_plan(
 
 def exp2_scale(c: float, like: torch.Tensor) -> torch.Tensor:
     """k2 = 2c·log2(e), the compiled tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
-    ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight)."""
+    ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight), filled
+    there (``torch.tensor`` of a number copies it from the host: on CUDA a blocking copy, a sync
+    at every call)."""
     dtype = torch.promote_types(like.dtype, torch.float32)
-    return torch.tensor(2.0 * c * compiled_tiles.LOG2_E, dtype=dtype, device=like.device)
+    return torch.full((), 2.0 * c * compiled_tiles.LOG2_E, dtype=dtype, device=like.device)
 
 
 def tiles(

@@ -161,6 +161,8 @@ def test_a_sticky_device_error_gets_the_next_point_a_fresh_worker(
     [
         "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
         "cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+        "cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",  # cuDNN 9
+        "cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED",
         "CUDA out of memory. Tried to allocate 2.00 GiB",
         "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
         "DefaultCPUAllocator: can't allocate memory: you tried to allocate 8589934592 bytes",
