@@ -196,18 +196,25 @@ def one_writer(folder: Path | str, lock_name: str = LOCK) -> Iterator[None]:
 
 @contextlib.contextmanager
 def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
-    """Run the body; if it created ``out`` and wrote no file there (it failed early), remove it.
+    """Run the body; if it created ``out`` and wrote no file there (it failed early), remove it,
+    and the folders above it that it made for it (``runs/`` of a refused ``--out runs/x``).
 
     Whether the body returns or raises: a folder that existed before, or that holds any file
     (results, or partial results a rerun resumes from), is kept.
     """
-    folder = None if out is None else Path(out)
+    folder = None if out is None else Path(out).absolute()
     created = folder is not None and not folder.exists()
+    above = []  # the missing folders above it, nearest first: emptied, each is removed
+    while created and not (above[-1] if above else folder).parent.exists():
+        above.append((above[-1] if above else folder).parent)
     try:
         yield
     finally:
         if created and folder.is_dir() and holds_no_file(folder):
             shutil.rmtree(folder)
+            for parent in above:  # never another's: only an empty folder is removed
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
 
 
 @contextlib.contextmanager

@@ -401,3 +401,20 @@ def test_an_out_folder_that_cannot_be_made_is_one_line_before_any_work(
         assert line.startswith(f"sanbench {command}: --out {out}: cannot be made"), line
         assert [r for r in rest if "--debug" not in r] == []
     assert os.listdir(tmp_path) == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["profile", "--repeats", "1"],
+        ["profile", "--launcher", "slurm", "--preset", "quick"],
+        ["tune", "--study", "block-length-memory", "--lengths", "8", "--trials", "0"],
+    ],
+    ids=["profile repeats", "profile slurm", "tune trials"],
+)
+def test_a_refused_command_leaves_no_folder_above_its_out(tmp_path: Path, argv: list[str]) -> None:
+    """Exit 2, nothing created: the folders above a new ``--out`` were left (issue 57 breaker:
+    ``profile --launcher slurm --out runs/profile-a100`` left an empty ``runs/``)."""
+    out = tmp_path / "deep" / "er" / "x"
+    assert main([*argv, "--out", str(out)]) == 2
+    assert list(tmp_path.iterdir()) == []
