@@ -32,8 +32,12 @@ def fit(words: list[str]) -> int:
     from harness.training.fit import run_fit
     from reports.contracts.fit_folder import FitRunFolder
 
-    finished = FitRunFolder(cli.out_dir).finished() and not cli.overwrite
+    # nothing trained: the folder's metrics.json is the one it held before (a longer budget
+    # trains on from a finished folder and writes it anew)
+    written = FitRunFolder(cli.out_dir).metrics
+    before = written.stat().st_mtime_ns if written.is_file() and not cli.overwrite else None
     metrics = run_fit(cli, overwrite=cli.overwrite)
+    finished = before is not None and written.is_file() and written.stat().st_mtime_ns == before
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
         if finished:

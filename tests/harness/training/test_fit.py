@@ -219,6 +219,30 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
         run_fit(tiny_run(trec_dir, stray))
 
 
+@pytest.mark.slow
+def test_a_longer_budget_trains_on_and_does_not_say_nothing_was_trained(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A finished folder given more epochs trains them; it printed "already finished with this
+    configuration, nothing trained" all the same (issue 57 breaker)."""
+    out = tmp_path / "run"
+
+    def fit(epochs: int) -> int:
+        budget = {**TINY, "trainer.max_epochs": epochs}
+        data = ["--task", "trec", "--data-dir", str(trec_dir), "--encoder", "multi_cnn"]
+        data += ["--embeddings", str(trec_dir / "glove.txt"), "--out", str(out)]
+        return main(["fit", *data, *(f"--{k}={v}" for k, v in budget.items())])
+
+    assert fit(1) == 0
+    first = (out / "metrics.json").stat().st_mtime_ns
+    capsys.readouterr()
+    assert fit(2) == 0
+    assert "nothing trained" not in capsys.readouterr().err
+    assert (out / "metrics.json").stat().st_mtime_ns != first
+    assert fit(2) == 0  # the same budget again: nothing to train, and it says so
+    assert "already finished with this configuration, nothing trained" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
