@@ -51,6 +51,12 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
             f"--trainer.max_time {max_time}: expected a duration DD:HH:MM:SS (e.g. 00:01:30:00) "
             "or e.g. {minutes: 30}"
         )
+    clip = trainer.get("gradient_clip_val")
+    if isinstance(clip, int | float) and not isinstance(clip, bool) and clip < 0:
+        problems.append(f"--trainer.gradient_clip_val {clip}: expected 0 (no clipping) or more")
+    every = trainer.get("log_every_n_steps")
+    if isinstance(every, int) and not isinstance(every, bool) and every < 1:
+        problems.append(f"--trainer.log_every_n_steps {every}: expected a positive integer")
     devices = trainer.get("devices")
     if str(devices).strip() in ("0", "[]"):
         problems.append(

@@ -414,6 +414,9 @@ class FitCLI(LightningCLI):
         workers = self.config["data"].get("num_workers")
         if isinstance(workers, int) and workers < 0:
             problems.append(f"--data.num_workers {workers}: expected 0 (none) or more")
+        share = self.config["data"].get("dev_fraction")
+        if isinstance(share, int | float) and not 0 < share < 1:
+            problems.append(f"--data.dev_fraction {share}: expected a share of train in (0, 1)")
         if problems:
             raise ConfigError("\n".join(problems))
 

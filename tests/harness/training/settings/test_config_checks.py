@@ -52,6 +52,10 @@ REFUSED = [
     ([*SGD, "--optimizer.lr", "abc"], "--optimizer.lr abc: torch.optim.SGD expects a number"),
     ([*SGD, "--optimizer.momentum", "-3"], "--optimizer torch.optim.SGD: Invalid momentum"),
     (["--data.num_workers", "-1"], "--data.num_workers -1: expected"),
+    # trained and recorded as given (issue 56 breaker)
+    (["--data.dev_fraction", "2"], "--data.dev_fraction 2.0: expected a share"),
+    (["--trainer.gradient_clip_val", "-1"], "--trainer.gradient_clip_val -1"),
+    (["--trainer.log_every_n_steps", "-4"], "--trainer.log_every_n_steps -4: expected"),
 ]
 
 
@@ -93,7 +97,8 @@ def test_suite_checks_each_run_before_the_first(
 # a task file with a problem: each as given, what the one line per problem must say
 BAD_TASK_FILES = {
     # keys that are all TaskSpec fields: jsonargparse read the file as one and dumped a Namespace
-    "fields.yaml": ("name: mine\nname: again\n", ["fields.yaml: text: expected", "train:"]),
+    "fields.yaml": ("name: mine\n", ["fields.yaml: text: expected", "train:"]),
+    "twice.yaml": ("name: mine\nname: again\n", ["twice.yaml:2: not YAML: key 'name' given"]),
     "scalar.yaml": ("hello\n", ["scalar.yaml: expected a mapping of keys"]),
     "notes.txt": ("name: mine\n", ["--data.task notes.txt: expected one of"]),
     "tabs.yaml": ("name: x\n\tkind: single\n", ["tabs.yaml:2: not YAML: found character"]),
