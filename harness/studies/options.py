@@ -17,6 +17,8 @@ STUDIES = ("block-length", "block-length-memory", "dropout", "search")
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
 ATTENTION_IMPLS = ("naive", "chunked")
 
+MAX_TRIALS = 10_000  # a study's trials at most, as a suite's runs (suite.grid.MAX_RUNS)
+
 
 def shown_task(task: str | None) -> str | None:
     """A task file's ``name`` (its file's stem while the file cannot be read), else ``task``."""
@@ -92,6 +94,11 @@ class StudyOptions:
             problems.append("--study is required: one of " + ", ".join(STUDIES))
         least = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
         problems += integer_problems(self, least)
+        if isinstance(self.trials, int) and self.trials > MAX_TRIALS:
+            problems.append(
+                f"--trials {self.trials:,}: a study runs at most {MAX_TRIALS:,} trials (each "
+                "trial is a fit): ask for fewer"
+            )
         try:
             parse_lengths(self.lengths)
         except ValueError as error:
