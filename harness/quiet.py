@@ -38,6 +38,7 @@ NOISE = (
     "Loaded model weights from the checkpoint",
     "Restored all states from the checkpoint",  # a resume from last.ckpt (docs/training.md)
     "`Trainer.fit` stopped: ",  # the budget that ended training: in the config and metrics
+    "` was configured so ",  # a --trainer.limit_*_batches given: it is in the config
     "Initializing distributed: ",
     "All distributed processes registered",
     "No CUDA runtime is found",
