@@ -82,14 +82,25 @@ def _announce_release_encoding(path: Path, raw: bytes) -> None:
 def known_encoding(encoding: str | None, problems: list[str]) -> str | None:
     """``--encoding``'s check for every command that reads text: the codec's own name of
     ``encoding`` (``Windows-1252`` -> ``cp1252``; None stays None), or, for a name Python has
-    no codec for, ``encoding`` as given and the problem added to ``problems``."""
+    no codec for, or whose codec is not of text (``rot13``, ``base64``: bytes.decode refuses
+    them), ``encoding`` as given and the problem added to ``problems``."""
     if encoding is None:
         return None
     try:
-        return codecs.lookup(encoding).name
+        name = codecs.lookup(encoding).name
     except LookupError:
         problems.append(f"--encoding {encoding}: unknown encoding; e.g. utf-8, cp1252, latin-1")
         return encoding
+    try:  # (an empty input is decoded without asking the codec)
+        b"a".decode(name)
+    except LookupError:
+        problems.append(
+            f"--encoding {encoding}: not a text encoding (a codec of bytes); e.g. utf-8, cp1252"
+        )
+        return encoding
+    except UnicodeError:  # a text codec that wants more bytes (utf-16, utf-32)
+        pass
+    return name
 
 
 def read_lines(

@@ -78,6 +78,8 @@ def test_stats_encoding_reads_a_latin1_file(tmp_path, capsys):
         (["--task", "trec", "--data-dir", "/no/such/dir"], ["--data-dir", "no such folder"]),
         (["--task", "trec", "--data-dir", ".", "--embeddings", "/no/such.txt"], ["no such file"]),
         (["--task", "trec", "--data-dir", ".", "--encoding", "klingon"], ["unknown encoding"]),
+        # a codec of bytes, not of text: Python's "use codecs.decode()" (issue 55 breaker)
+        (["--task", "trec", "--data-dir", ".", "--encoding", "rot13"], ["rot13: not a text"]),
         (["--task", "trec", "--data-dir", ".", "--layout", "zip"], ["--layout", "invalid choice"]),
     ],
 )
