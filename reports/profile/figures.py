@@ -44,6 +44,15 @@ def legend_below(axes: plt.Axes, columns: int = 3) -> None:
     )
 
 
+def legend_below_figure(figure: plt.Figure, axes: plt.Axes, columns: int = 5) -> None:
+    """The legend of ``axes``' entries under the whole figure, centred on it (under one panel of
+    two, a wide legend ran off the figure's left edge), with room kept for it."""
+    handles, labels = axes.get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize=7, ncol=columns, loc="lower center", frameon=False)
+    rows = -(-len(labels) // columns)
+    figure.tight_layout(rect=(0, 0.035 * rows + 0.01, 1, 1))
+
+
 def plain_number(value: float, _position: object = None) -> str:
     """A tick's label: ``1,500``, ``20``, ``0.5`` (never ``1.5e+03``)."""
     return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"

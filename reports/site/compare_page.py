@@ -25,6 +25,7 @@ from reports.profile.figures import (
     MODE_TITLES,
     contended_legend,
     legend_below,
+    legend_below_figure,
     ring_contended,
     set_scale,
 )
@@ -199,9 +200,8 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool
         ax.set_xlabel("sequence length")
         ax.set_ylabel(f"{label}, linear scale")
         ax.grid(alpha=0.3)
-    legend_below(axes[0], columns=5)
     figure.suptitle(f"{title}, {MODE_TITLES.get(mode, mode)}", fontsize=10)
-    figure.tight_layout()
+    legend_below_figure(figure, axes[0])
     return figure
 
 

@@ -270,7 +270,8 @@ def cost_figure(
         else MEMORY[1]
     )
     by_memory.set_xlabel(memory_label)
-    by_time.set_ylabel(f"{quality_label}, mean and 95% interval")
+    intervals = any(not math.isnan(p.interval) for p in points)
+    by_time.set_ylabel(f"{quality_label}, mean and 95% interval" if intervals else quality_label)
     for encoder in [p.encoder for p in points]:
         by_memory.plot([], [], linestyle="none", markersize=8, label=encoder, **style[encoder])
     by_memory.plot(

@@ -170,3 +170,14 @@ def test_only_a_profile_in_the_suites_precision_stands_in() -> None:
         "64-true": "fp64"  # no profile runs in fp64: none stands in
     }
     assert profile_dtype("precision 16-mixed") == "fp16"  # as the page's environment says it
+
+
+def test_the_axis_names_an_interval_only_where_one_is_drawn() -> None:
+    """With one run each the caption said "no interval" under an axis of "mean and 95%
+    interval" (issue 56 breaker)."""
+    one_run = [Point("bilstm", 1, 70.0, math.nan, 4.0, 30.0, contended=False)]
+    two_runs = [Point("bilstm", 2, 70.0, 3.0, 4.0, 30.0, contended=False)]
+    for points, label in ((one_run, "test accuracy (%)"), (two_runs, "95% interval")):
+        figure = cost_figure("sst2", points, "test accuracy (%)", styles(["bilstm"]), None)
+        assert figure.axes[0].get_ylabel().endswith(label)
+        plt.close(figure)
