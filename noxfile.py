@@ -283,7 +283,8 @@ def bench(session: nox.Session) -> None:
     take under 20 s; the paper-preset profiling sweep (L = 16..384, batch 64, dim 300) with
     DiSAN's chunked attention beside naive; the GPU checks (``harness.profiling.gpu_checks``)
     and the Lightning overhead. A sweep with failed points (``profile`` exits 1) does not skip
-    the later steps: the session fails at the end with the sweep's and the checks' statuses."""
+    the later steps, nor does a prediction over its target: the session fails at the end with
+    each of them."""
     install(session)
     # the device it runs on (a CPU wheel: CPU, said here); what only a GPU can confirm of the
     # CUDA path (issue 57) is checked after the sweep (without CUDA each check says why not)
@@ -300,9 +301,9 @@ def bench(session: nox.Session) -> None:
     )  # fmt: skip
     seconds, load = time.perf_counter() - start, os.getloadavg()[0]
     result = f"predict-only at L=384: {seconds:.1f} s (target < 20 s; load average {load:.2f})"
-    if seconds >= 20:
-        session.error(result)
     session.log(result)
+    # a slow prediction fails the session at its end: it never skips the sweep or the GPU checks
+    failed = [result] if seconds >= 20 else []
     # the papers' figure encoders as the figures ran them and, beside the papers' naive DiSAN,
     # its exact chunked attention (the encoders' default)
     encoders = "bilstm,bigru,bisru,multi_cnn,hrchy_cnn,multi_head,disan:attention_impl=naive"
@@ -314,7 +315,6 @@ def bench(session: nox.Session) -> None:
     if out is None:
         out = time.strftime("runs/bench-paper-%Y%m%d-%H%M%S")
         words += ["--out", out]
-    failed = []
     sweep = ["sanbench", "profile", "--preset", "paper", "--device", "auto", "--encoders", encoders]
     failed += run_to_the_end(session, [*sweep, *words], "the sweep has failed points")
     checks = ["python", "-m", "harness.profiling.gpu_checks", "checks", out]

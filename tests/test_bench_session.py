@@ -4,6 +4,7 @@ checks after it; the session fails at its end with the sweep's status (outside t
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import nox.command
@@ -57,3 +58,31 @@ def test_a_sweep_stopped_by_ctrl_c_stops_the_session(
     with pytest.raises(nox.command.CommandFailed):
         noxfile().bench(session)
     assert not any("checks" in command for command in session.ran)
+
+
+class SlowClock:
+    """``time`` for the noxfile: each reading 25 s after the last (a prediction over its 20 s)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 25.0
+        return self.now
+
+    strftime = staticmethod(time.strftime)
+
+
+def test_a_prediction_over_its_target_skips_nothing_and_fails_the_session_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CPU timing ended the session before the sweep and every GPU check (issue 57
+    breaker: 70.2 s at load 7 on a CPU wheel)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(noxfile(), "time", SlowClock())
+    session = Session(sweep_status=0)
+    with pytest.raises(SystemExit, match=r"predict-only at L=384: 25\.0 s \(target < 20 s"):
+        noxfile().bench(session)
+    steps = [" ".join(command[:4]) for command in session.ran]
+    assert "python -m harness.profiling.gpu_checks checks" in steps
+    assert steps[-1] == "python -m harness.profiling.overhead"
