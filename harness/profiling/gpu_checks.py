@@ -319,7 +319,18 @@ def confirm(run: Path) -> int:
     return max(status, report(run_checks(run)))
 
 
+USAGE = "usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR | confirm [RUN_DIR]"
+
+
 def main(argv: list[str]) -> int:
+    """The words after the module: ``--help`` anywhere prints the usage (exit 0); a word that
+    starts with ``-`` is no RUN_DIR (``confirm --help`` would have swept into a folder so named)."""
+    if "-h" in argv or "--help" in argv:
+        print(USAGE)
+        return 0
+    if any(word.startswith("-") for word in argv):
+        print(USAGE, file=sys.stderr)
+        return 2
     if argv[:1] == ["device"]:
         print(device_line())
         return 0
@@ -332,10 +343,7 @@ def main(argv: list[str]) -> int:
         return confirm(
             Path(argv[1] if argv[1:] else time.strftime("runs/gpu-confirm-%Y%m%d-%H%M%S"))
         )
-    print(
-        "usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR | confirm [RUN_DIR]",
-        file=sys.stderr,
-    )
+    print(USAGE, file=sys.stderr)
     return 2
 
 

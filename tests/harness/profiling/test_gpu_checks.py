@@ -146,6 +146,18 @@ def test_confirm_refuses_on_a_machine_without_cuda_in_one_line_and_creates_nothi
     assert not run.exists()
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["confirm", "--help"], ["confirm", "-h"]])
+def test_help_prints_the_usage_and_no_option_is_a_run_folder(
+    argv: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    """``confirm --help`` said "no CUDA here" (exit 2) and, on a GPU, would have swept into a
+    folder named ``--help`` (issue 57 breaker)."""
+    assert gpu_checks.main(argv) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m harness.profiling.gpu_checks")
+    assert gpu_checks.main(["confirm", "--out"]) == 2
+    assert capsys.readouterr().err.startswith("usage: ")
+
+
 @pytest.mark.parametrize(
     ("sweep_status", "check_ok", "status"),
     [(0, True, 0), (1, True, 1), (0, False, 1), (130, True, 130)],
