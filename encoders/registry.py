@@ -7,6 +7,7 @@ registry is read. Each entry records where it came from (:class:`EncoderSource`)
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
@@ -130,11 +131,13 @@ def unknown_options_problem(name: str, options: list[str]) -> str | None:
     unknown = [option for option in options if not builder_accepts(name, option)]
     if not unknown:
         return None
-    accepted = inspect.signature(encoder_entry(name).builder).parameters
-    return (
-        f"{name} takes no option {', '.join(unknown)}; "
-        f"its options: {', '.join(k for k in accepted if k != 'input_dim')}"
-    )
+    accepted = [k for k in inspect.signature(encoder_entry(name).builder).parameters]
+    accepted = [k for k in accepted if k != "input_dim"]
+    named = []
+    for option in unknown:  # the nearest option a typo meant: attention_imp -> attention_impl
+        near = difflib.get_close_matches(option, accepted, n=1)
+        named.append(f"{option} (did you mean {near[0]}?)" if near else option)
+    return f"{name} takes no option {', '.join(named)}; its options: {', '.join(accepted)}"
 
 
 def require_encoder(name: str, source: dict[str, str | None] | None) -> None:

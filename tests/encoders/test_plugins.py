@@ -79,3 +79,14 @@ def test_require_encoder_says_which_package_to_install(fresh_registry: Path) -> 
         registry.require_encoder("gone", source)
     with pytest.raises(LookupError, match="run from the folder holding plug_gone"):
         registry.require_encoder("gone", {"kind": "module", "module": "plug_gone"})
+
+
+def test_an_option_typo_gets_the_nearest_option() -> None:
+    """``disan:attention_imp=naive`` listed disan's options without a word of which was meant
+    (issue 56 breaker)."""
+    from encoders.registry import unknown_options_problem
+
+    assert unknown_options_problem("disan", ["attention_imp"]).startswith(
+        "disan takes no option attention_imp (did you mean attention_impl?); its options: "
+    )
+    assert unknown_options_problem("disan", ["attention_impl"]) is None
