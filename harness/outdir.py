@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -204,9 +205,8 @@ def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
     """
     folder = None if out is None else Path(out).absolute()
     created = folder is not None and not folder.exists()
-    above = []  # the missing folders above it, nearest first: emptied, each is removed
-    while created and not (above[-1] if above else folder).parent.exists():
-        above.append((above[-1] if above else folder).parent)
+    # the missing folders above it, nearest first: emptied, each is removed
+    above = list(itertools.takewhile(lambda p: not p.exists(), folder.parents)) if created else []
     try:
         yield
     finally:
