@@ -26,7 +26,14 @@ from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespac
 from datamodules.errors import did_you_mean
 from harness.errors import InputError
 
-__all__ = ["CommandParser", "build", "choice_problems", "did_you_mean", "names"]
+__all__ = [
+    "CommandParser",
+    "build",
+    "choice_problems",
+    "did_you_mean",
+    "encoder_choice_problems",
+    "names",
+]
 
 PARSER_SPELLINGS = ("--config", "-c", "--print_config", "--help", "-h")  # besides the keys
 T = TypeVar("T")
@@ -204,6 +211,29 @@ def choice_problems(option: str, value: str | None, allowed: Iterable[str]) -> l
     if value is None or value in allowed:
         return []
     return [f"{option} {value}: expected one of {', '.join(allowed)}{did_you_mean(value, allowed)}"]
+
+
+def encoder_choice_problems(option: str, text: str | None) -> list[str]:
+    """``[]`` for a registered encoder's name (or unset); else the problem in the wording every
+    command shares with ``profile``: the nearest name (``bi_blosn``), or for a variant
+    ``NAME:KEY=VALUE`` the options its builder does not take, each with the nearest one
+    (``attention_imp``: did you mean attention_impl?), or, where a command takes one name,
+    where the options go (``--model.encoder_options``)."""
+    from encoders import list_encoders, unknown_options_problem
+
+    known = list_encoders()
+    name, variant, rest = (text or "").partition(":")
+    if text is None or text in known or not variant or name not in known:
+        return choice_problems(option, name if variant else text, known)
+    keys = [part.partition("=")[0].strip() for part in rest.split(":") if part.strip()]
+    unknown = unknown_options_problem(name, keys)
+    if unknown:
+        return [f"{option} {text}: {unknown}"]
+    given = ", ".join(part.replace("=", ": ", 1) for part in rest.split(":") if part.strip())
+    return [
+        f"{option} {text}: takes an encoder's name only; give its options as "
+        f"--model.encoder_options '{{{given}}}'"
+    ]
 
 
 def flat_keys(mapping: dict[str, Any], prefix: str = "") -> Iterator[str]:

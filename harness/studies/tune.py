@@ -7,7 +7,7 @@ import functools
 import json
 import os
 
-from harness.command_parser import choice_problems
+from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import TuneContext
@@ -74,11 +74,10 @@ def training_problems(ctx: TuneContext) -> list[str]:
         problems.append(f"--data-dir {ctx.data_dir}: no such folder")
     if ctx.embeddings is not None and not ctx.embeddings.is_file():
         problems.append(f"--embeddings {ctx.embeddings}: no such file")
-    from encoders import list_encoders
     from harness.training.settings.task_configs import task_option_problems
 
     problems += task_option_problems("--task", [ctx.task])
-    problems += choice_problems("--encoder", ctx.encoder, list_encoders())
+    problems += encoder_choice_problems("--encoder", ctx.encoder)
     if problems:
         return problems
     run = FitRun(

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.command_parser import choice_problems
+from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.redaction import recorded_command
@@ -34,7 +34,6 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
     from datamodules.task_file import is_task_file
-    from encoders import list_encoders
     from harness.training.settings.task_configs import task_option_problems
 
     benchmarks = [task for task in options.task_names if not is_task_file(task)]
@@ -47,9 +46,8 @@ def input_problems(options: SuiteOptions) -> list[str]:
     if not task_problems:  # a task file's fold count is read from it
         grid = (options.task_names, options.encoder_names, options.seeds, options.folds)
         problems += grid_problems(*grid)
-    known = list_encoders()
     for name in options.encoder_names:
-        problems += choice_problems("--encoders", name, known)
+        problems += encoder_choice_problems("--encoders", name)
     return problems
 
 

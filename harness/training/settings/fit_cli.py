@@ -24,7 +24,7 @@ from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
 from harness.command_parser import (
     CheckedConfigFile,
     add_alias,
-    choice_problems,
+    encoder_choice_problems,
     flat_keys,
     known_keys,
     parser_problem,
@@ -277,10 +277,8 @@ class FitCLI(LightningCLI):
         task, encoder = task_and_encoder(args) if isinstance(args, dict) else self._chosen(args)
         if not issubclass(self.data_class, BenchmarkDataModule):
             task = None  # a user's datamodule: its own arguments, the shared defaults
-        from encoders import list_encoders
-
         problems = task_option_problems("--data.task", [task] if task is not None else [])
-        problems += choice_problems("--model.encoder", encoder, list_encoders())
+        problems += encoder_choice_problems("--model.encoder", encoder)
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
         if task is not None:

@@ -186,3 +186,17 @@ def test_the_default_out_folder_is_checked_as_a_given_one(
     (line, *_) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"sanbench tune: --out {default} ")
     assert sorted(str(p) for p in Path().rglob("*")) == before
+
+
+def test_an_encoder_variant_gets_profiles_words(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--encoder disan:attention_imp=naive`` listed every encoder where ``profile`` names the
+    option meant (issue 56 breaker): one rule, every command."""
+    variant = "disan:attention_imp=naive"
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", variant,
+            "--data-dir", str(trec_dir), "--out", str(tmp_path / "s")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--encoder {variant}: disan takes no option attention_imp (did you mean " in err
+    assert not (tmp_path / "s").exists()

@@ -17,6 +17,10 @@ from harness.cli import main
         (["--data-dir", "{absent}"], "no such folder"),
         (["--data-dir", "{here}", "--embeddings", "{absent}"], "--embeddings"),
         (["--data-dir", "{here}", "--encoders", "nope"], "--encoders nope: expected one of"),
+        (
+            ["--data-dir", "{here}", "--encoders", "disan:attention_imp=naive"],
+            "disan takes no option attention_imp (did you mean attention_impl?)",
+        ),
         (["--data-dir", "{here}", "--max-steps", "0"], "must be a positive integer"),
         (["--data-dir", "{here}", "--trainer.max_epochs", "0"], "--trainer.max_epochs 0: trains"),
         (["--data-dir", "{here}", "--seeds", "-1"], "must be a positive integer"),

@@ -40,6 +40,9 @@ REFUSED = [
         "multi_cnn takes no option attention_imp; its options: ",
     ),
     (["--model.hidden_dim", "100000000000"], "--model.hidden_dim 100000000000"),
+    # profile's variant spelling: profile's words, the nearest option (issue 56 breaker)
+    (["--encoder", "disan:attention_imp=naive"], "attention_imp (did you mean attention_impl?)"),
+    (["--encoder", "disan:attention_impl=naive"], "'{attention_impl: naive}'"),
     # Lightning's, torch's and numpy's own words reached the user (issue 56, item 3)
     (["--trainer.limit_val_batches", "-1"], "--trainer.limit_val_batches -1: expected"),
     (["--trainer.limit_train_batches", "1.5"], "--trainer.limit_train_batches 1.5: expected"),
