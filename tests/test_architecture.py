@@ -293,6 +293,7 @@ PLUMBING = {
 HOMES = {
     "harness.measurement": (
         "latency",
+        "elapsed",
         "tensor_memory",
         "training_memory",
         "process_memory",
@@ -316,45 +317,164 @@ def test_harness_holds_only_command_plumbing_and_each_concern_its_package() -> N
 
 
 MEASUREMENT = "harness.measurement"
-# What measuring is made of, which only harness.measurement touches (issue 55.1, breaker):
-# the timers and trackers its modules wrap, the allocator's peak counters, the profiler's memory
-# records, and what Linux counts of this process and this machine (/proc)
+# What measuring is made of, which only harness.measurement touches (issue 55.1, breakers): the
+# timers and trackers its modules wrap, the allocator's counters, the profiler's memory records,
+# what Linux counts of this process and this machine (/proc, rusage, load, psutil), and the clocks
 MEASURING_IMPORTS = (
     "torch.utils.benchmark",
     "torch.profiler.profile",
+    "psutil",
     "harness.measurement.cpu_usage.CpuSnapshot",
     "harness.measurement.tensor_memory.StepPeak",
 )
-MEASURING_ATTRIBUTES = {"max_memory_allocated", "memory_allocated", "reset_peak_memory_stats"}
+# functions whose every call (or reference, ``getattr(time, "perf_counter")`` included) measures
+MEASURING_CALLS = {
+    *(
+        f"time.{clock}"
+        for clock in (
+            "perf_counter",
+            "perf_counter_ns",
+            "monotonic",
+            "monotonic_ns",
+            "process_time",
+            "process_time_ns",
+            "thread_time",
+            "thread_time_ns",
+            "time",
+            "time_ns",
+        )
+    ),
+    "resource.getrusage",
+    "os.getloadavg",
+    "os.times",
+}
+# torch's allocator counters, under whatever module they are reached (torch.cuda, torch.mps,
+# torch.cuda.memory, torch.xpu)
+MEASURING_ATTRIBUTES = {
+    "max_memory_allocated",
+    "memory_allocated",
+    "reset_peak_memory_stats",
+    "reset_max_memory_allocated",
+    "max_memory_reserved",
+    "memory_reserved",
+    "reset_max_memory_cached",
+    "max_memory_cached",
+    "memory_cached",
+    "memory_stats",
+    "memory_stats_as_nested_dict",
+    "memory_snapshot",
+    "memory_summary",
+    "mem_get_info",
+    "driver_allocated_memory",
+    "current_allocated_memory",
+}
+# (module, what it reads) outside harness.measurement on purpose, and why
+NOT_MEASURING = {
+    ("harness.launch.processes", "time.monotonic"): (
+        "a deadline for the jobs to end after a Ctrl-C: a timeout, no figure is recorded"
+    ),
+    ("encoders.layers.cpu_tiles", "/proc/cpuinfo"): (
+        "the CPU's flags name the tiles' library build (a cache key); encoders import no harness"
+    ),
+}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name or an Attribute chain, None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Each name a module's imports bind -> the dotted name it stands for (``import time as t``:
+    ``t`` -> ``time``; ``from time import perf_counter as clock``: ``clock`` ->
+    ``time.perf_counter``)."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def measured_names(path: Path) -> Iterator[tuple[str, int]]:
+    """(what, line) of each measuring function ``path`` reaches: called, passed on, or fetched
+    by name (``getattr(time, "perf_counter")``), however its module was imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases = _aliases(tree)
+    for node in ast.walk(tree):
+        dotted = _dotted(node) if isinstance(node, ast.Attribute | ast.Name) else None
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            base = _dotted(node.args[0])
+            dotted = f"{base}.{node.args[1].value}" if base else None
+        if dotted is None:
+            continue
+        head, _, rest = dotted.partition(".")
+        full = ".".join(filter(None, [aliases.get(head, head), rest]))
+        if full in MEASURING_CALLS:
+            yield full, node.lineno
+        elif full.rpartition(".")[2] in MEASURING_ATTRIBUTES and full.startswith("torch."):
+            yield f"torch's {full.rpartition('.')[2]}", node.lineno
+
+
+def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
+    """(what, where) of each place ``path`` measures by itself rather than through
+    harness.measurement's trackers."""
+    for name in imported(module, path):
+        if name in MEASURING_CALLS or any(
+            name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS
+        ):
+            yield name, f"{module}: imports {name}"
+    for what, line in measured_names(path):
+        yield what, f"{module}:{line}: reads {what}"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.keyword) and node.arg == "profile_memory":
+            yield "profile_memory", f"{module}:{node.value.lineno}: records allocations"
+    for text in spelled_strings(path):
+        if "/proc/" in text:
+            yield text, f"{module}: reads {text}"
 
 
 def measuring(module: str, path: Path) -> list[str]:
-    """Where ``path`` measures by itself rather than through harness.measurement's trackers."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = [
-        f"{module}: imports {name}"
-        for name in imported(module, path)
-        if any(name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS)
-    ]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in MEASURING_ATTRIBUTES:
-            found.append(f"{module}:{node.lineno}: reads torch's {node.attr}")
-        elif isinstance(node, ast.keyword) and node.arg == "profile_memory":
-            found.append(f"{module}:{node.value.lineno}: records allocations (profile_memory)")
-    found += [f"{module}: reads {text}" for text in spelled_strings(path) if "/proc/" in text]
-    return found
+    """Where ``path`` measures outside harness.measurement, NOT_MEASURING's entries left out."""
+    return [where for what, where in measured(module, path) if (module, what) not in NOT_MEASURING]
 
 
 def test_measuring_is_done_in_harness_measurement_only() -> None:
     """One home for measuring: ``profile``, ``fit`` and the studies call its trackers (latency,
-    tensor memory, training memory, process memory, CPU usage, GPU process, environment)."""
+    tensor memory, training memory, process memory, CPU usage, GPU process, environment); every
+    product module outside it, in any package, new ones included, is read."""
+    modules = product_modules()
     wrong = [
         line
-        for module, path in product_modules().items()
-        if module.startswith("harness.") and not module.startswith(MEASUREMENT + ".")
+        for module, path in modules.items()
+        if not module.startswith(MEASUREMENT + ".")
         for line in measuring(module, path)
     ]
     assert not wrong, "measuring outside harness.measurement:\n" + "\n".join(wrong)
+    for module, what in NOT_MEASURING:  # each exception still stands
+        assert what in {w for w, _ in measured(module, modules[module])}, (
+            f"{module} no longer reads {what}: drop it from NOT_MEASURING"
+        )
 
 
 @pytest.mark.parametrize(
@@ -362,16 +482,42 @@ def test_measuring_is_done_in_harness_measurement_only() -> None:
     [
         "from torch.utils import benchmark\n",
         "import torch\ntorch.cuda.max_memory_allocated()\n",
+        "import torch\ntorch.cuda.max_memory_reserved(0)\n",
+        "import torch\nb = torch.cuda.memory_reserved(device)\n",
+        "import torch.cuda as c\nc.memory.memory_stats()\n",
         "from torch.profiler import profile\n",
         "def f(p):\n    return p(profile_memory=True)\n",
         "STATUS = '/proc/self/status'\n",
         "from harness.measurement.cpu_usage import CpuSnapshot\n",
+        "import time\nstart = time.perf_counter()\n",
+        "import time as t\nt.monotonic()\n",
+        "from time import perf_counter as clock\nclock()\n",
+        "from time import process_time\n",
+        "import time\nclock = getattr(time, 'perf_counter')\n",
+        "import resource\nresource.getrusage(resource.RUSAGE_SELF)\n",
+        "import os\nos.getloadavg()\n",
+        "def f():\n    import psutil\n    return psutil.virtual_memory()\n",
     ],
 )
 def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
+    """Any spelling, in a module of a package that did not exist yet (harness.newpackage)."""
     path = tmp_path / "m.py"
     path.write_text(source)
-    assert measuring("harness.m", path)
+    assert measuring("harness.newpackage.m", path)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import time\ntime.sleep(1)\n",
+        "import resource\nresource.setrlimit(resource.RLIMIT_DATA, (1, 2))\n",
+        "import torch\ntorch.cuda.set_per_process_memory_fraction(0.5)\n",
+    ],
+)
+def test_what_is_no_measuring_is_not_found(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert measuring("harness.newpackage.m", path) == []
 
 
 def test_no_run_module_and_no_basename_shared_by_three() -> None:

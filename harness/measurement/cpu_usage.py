@@ -47,6 +47,11 @@ def load_average() -> float | None:
         return None
 
 
+def load_averages_line() -> str:
+    """The 1, 5 and 15 minute load averages as ``uptime`` prints them."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 @dataclass(frozen=True)
 class CpuSnapshot:
     wall_s: float

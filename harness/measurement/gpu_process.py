@@ -79,3 +79,8 @@ def process_memory(processes: Any, pid: int, bus_id: str) -> tuple[float | None,
             "value for it (a MIG instance, or no permission to read other processes' use)"
         )
     return mine.usedGpuMemory / MB, ""
+
+
+def reserved_bytes(device: torch.device) -> int:
+    """Bytes torch's caching allocator holds on ``device`` (``torch.cuda.memory_reserved``)."""
+    return torch.cuda.memory_reserved(device)

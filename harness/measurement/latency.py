@@ -4,6 +4,8 @@
 - :func:`time_steps`: ``profile``'s timed blocks of one step (median and IQR over blocks);
 - :class:`Stopwatch`: a clock that is paused and resumed (``fit``'s training time, validation
   and memory measurement left out) and a single timed pass (:meth:`Stopwatch.timed`).
+
+Host work that needs no synchronisation is timed by ``harness.measurement.elapsed`` (no torch).
 """
 
 from __future__ import annotations

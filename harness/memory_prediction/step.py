@@ -27,7 +27,6 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import signal
-import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +44,7 @@ from encoders.layers import compiled_tiles
 from encoders.layers.tanh_attention import chunked_sizes
 from harness.errors import failure_line
 from harness.launch.processes import die_with_parent
+from harness.measurement.elapsed import Elapsed
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.memory_prediction.cpu_kernels import (
     CONTIGUOUS_CPU_OPS,
@@ -266,7 +266,7 @@ def predict_memory(
     """Run ``point``'s fp32 step on meta tensors under ``tracker`` (a new
     :class:`LiveStorageTracker` by default); ``build()`` makes the model (on any device: it is
     called under ``torch.device("meta")``)."""
-    start = time.perf_counter()
+    elapsed = Elapsed()
     meta = torch.device("meta")
     with meta:
         torch.manual_seed(0)
@@ -285,7 +285,7 @@ def predict_memory(
         peak_bytes=tracker.peak,
         flops=tracker.flops,
         params=sum(p.numel() for p in model.parameters()),
-        seconds=time.perf_counter() - start,
+        seconds=elapsed.seconds,
         unmodelled=tuple(sorted(tracker.unmodelled)),
     )
 

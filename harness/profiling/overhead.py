@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from lightning.pytorch.loggers import CSVLogger
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
+from harness.measurement.elapsed import Elapsed
 from harness.training.module import TaskModule
 
 
@@ -40,16 +40,20 @@ def synthetic_batches(
 
 
 class _StepTimer(pl.Callback):
+    """Seconds from the start of step ``warmup`` to the end of the last step."""
+
     def __init__(self, warmup: int):
         self.warmup = warmup
-        self.start = self.end = 0.0
+        self.elapsed: Elapsed | None = None
+        self.seconds = 0.0
 
     def on_train_batch_start(self, trainer: pl.Trainer, *args: Any) -> None:
         if trainer.global_step == self.warmup:
-            self.start = time.perf_counter()
+            self.elapsed = Elapsed()
 
     def on_train_batch_end(self, trainer: pl.Trainer, *args: Any) -> None:
-        self.end = time.perf_counter()
+        if self.elapsed is not None:
+            self.seconds = self.elapsed.seconds
 
 
 def _lightning_rate(module: TaskModule, loader: DataLoader, warmup: int, log_dir: Path) -> float:
@@ -67,21 +71,21 @@ def _lightning_rate(module: TaskModule, loader: DataLoader, warmup: int, log_dir
         limit_val_batches=0,
     )
     trainer.fit(module, train_dataloaders=loader)
-    return (len(loader) - warmup) / (timer.end - timer.start)
+    return (len(loader) - warmup) / timer.seconds
 
 
 def _bare_rate(module: TaskModule, loader: DataLoader, warmup: int) -> float:
     optimizer = module.configure_optimizers()
     module.train()
-    start = 0.0
+    elapsed = Elapsed()
     for step, batch in enumerate(loader):
         if step == warmup:
-            start = time.perf_counter()
+            elapsed.restart()
         optimizer.zero_grad()
         loss = F.cross_entropy(module(batch), batch["label"])
         loss.backward()
         optimizer.step()
-    return (len(loader) - warmup) / (time.perf_counter() - start)
+    return (len(loader) - warmup) / elapsed.seconds
 
 
 def measure_overhead(

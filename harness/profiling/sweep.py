@@ -41,6 +41,7 @@ from rich.progress import (
 
 from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.measurement.cpu_usage import CONTENDED_BELOW
+from harness.measurement.process_memory import available_bytes
 from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
@@ -135,12 +136,10 @@ def on_this_machine(config: SweepConfig) -> SweepConfig:
     """``config`` with what depends on the machine that runs the sweep resolved here: the
     device (``resolve_device``) and, without ``--max-memory-mb``, a CPU worker's budget. A job
     calls it on its own node, not the submitting process on its."""
-    import psutil
-
     device = resolve_device(config.device)
     budget = config.max_memory_mb
     if budget is None and device == "cpu":
-        budget = round(DEFAULT_CPU_SHARE * psutil.virtual_memory().available / 2**20)
+        budget = round(DEFAULT_CPU_SHARE * available_bytes() / MB)
     return replace(config, device=device, max_memory_mb=budget)
 
 

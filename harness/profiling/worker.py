@@ -29,7 +29,6 @@ import json
 import os
 import resource
 import sys
-import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +43,8 @@ from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_
 from harness.errors import failure_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
+from harness.measurement.gpu_process import reserved_bytes
+from harness.measurement.latency import Stopwatch
 from harness.measurement.process_memory import vm_data_bytes
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.measurement.tensor_memory import MB
@@ -99,7 +100,7 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
         return None
     if device.type == "cuda":
         torch.cuda.empty_cache()
-        baseline = torch.cuda.memory_reserved(device)
+        baseline = reserved_bytes(device)
         total = torch.cuda.get_device_properties(device).total_memory
         fraction = min(1.0, (baseline + budget_mb * MB) / total)
         torch.cuda.set_per_process_memory_fraction(fraction, device)
@@ -171,9 +172,8 @@ def compile_seconds(
 ) -> float:
     """Seconds of the first call at this shape: torch.compile's tracing and code generation plus
     one step (recorded apart from the timed steps, which follow it)."""
-    start = time.perf_counter()
-    make_step(model, *synthetic_batch(point, device), point.mode, dtype)()
-    return time.perf_counter() - start
+    step = make_step(model, *synthetic_batch(point, device), point.mode, dtype)
+    return Stopwatch.timed(step, device)[0]
 
 
 def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import functools
 import os
 import platform
 import signal
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import Any
 
 from harness.errors import InputError, RunInterruptedError
 from harness.launch import LaunchOptions, launch, report_outcomes
+from harness.measurement.cpu_usage import load_averages_line
+from harness.measurement.elapsed import Elapsed
 from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
@@ -48,11 +49,6 @@ def machine() -> str:
 
     system = f"{platform.system()} {platform.release()}"
     return f"{cpu_model()}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
-
-
-def load_averages_line() -> str:
-    """The 1, 5 and 15 minute load averages as ``uptime`` prints them."""
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def read_manifest(out: Path) -> dict[str, Any]:
@@ -160,7 +156,7 @@ def reproduce(
         )
         for k in range(1, jobs + 1)
     ]
-    start = time.perf_counter()
+    elapsed = Elapsed()
     try:
         outcomes = launch(
             calls,
@@ -170,7 +166,7 @@ def reproduce(
             threads=threads,
         )
     finally:
-        session.update(wall_s=round(time.perf_counter() - start, 1), load_end=load_averages_line())
+        session.update(wall_s=round(elapsed.seconds, 1), load_end=load_averages_line())
         write_manifest(out, manifest)
     try:
         report_outcomes(

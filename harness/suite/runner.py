@@ -7,7 +7,6 @@ run that died with the process (no row) or raised (``failed`` row) runs again on
 
 from __future__ import annotations
 
-import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError, RunInterruptedError, failure_line
+from harness.measurement.elapsed import Elapsed
 from harness.outdir import one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.run_folder import differences_from_saved
@@ -187,14 +187,14 @@ def _run_shard(
         # nothing else (harness.training.fit), and this attempt writes its own outcome
         (run_dir / "error.txt").unlink(missing_ok=True)
         log(f"[{shard.label} {number}/{len(mine)}] {' '.join(run.key)}")
-        start = time.perf_counter()
+        elapsed = Elapsed()
         try:
             metrics = fit(fit_run(run, run_dir, data_dir, embeddings, overrides))
         except RunInterruptedError:  # not a failed run: it resumes from its last.ckpt
             raise
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
-            row = _row(run, out_dir, time.perf_counter() - start, status="failed")
+            row = _row(run, out_dir, elapsed.seconds, status="failed")
             row["error"] = failure_line(error)[:ERROR_CHARS]
             results.append(row)
             summary.failed.append(run)
@@ -205,7 +205,7 @@ def _run_shard(
             if cells.get(column) is not None:
                 cells[column] = int(cells[column])
         cells.update(_environment_cells(metrics))
-        results.append(_row(run, out_dir, time.perf_counter() - start, status="ok", **cells))
+        results.append(_row(run, out_dir, elapsed.seconds, status="ok", **cells))
         done.add(run.key)
         summary.ran.append(run)
     return summary

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import math
 import sys
-import time
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from torch.utils.data import DataLoader
 from harness.errors import RunFailedError
 from harness.measurement.cpu_usage import usage_record
 from harness.measurement.environment import environment
+from harness.measurement.latency import Stopwatch
 from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
@@ -79,9 +79,7 @@ def compile_encoder(
     module.encoder.compile()
     module.to(device).train()
     batch = {k: v.to(device) for k, v in batch.items()}
-    start = time.perf_counter()
-    module(batch).sum().backward()
-    seconds = time.perf_counter() - start
+    seconds, _ = Stopwatch.timed(lambda: module(batch).sum().backward(), device)
     module.zero_grad(set_to_none=True)
     return seconds
 

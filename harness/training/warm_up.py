@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -27,6 +26,7 @@ import torch
 
 from encoders.layers import compiled_tiles, cpu_tiles
 from encoders.layers.tanh_attention import chunked_sizes, tile_size
+from harness.measurement.elapsed import Elapsed
 
 WARM_UP_BATCH = 2  # the tiles compile for any batch of at least two sentences
 
@@ -80,7 +80,7 @@ def warm_up_tiles(
     :func:`warm_up_lengths` in training, ``no_grad`` and ``inference_mode``. None when it has no
     chunked attention or the tiles do not compile here (nothing to warm). The random generators
     and the encoder's mode and gradients are as before."""
-    start = time.perf_counter()  # the first check of the tiles included
+    elapsed = Elapsed()  # the first check of the tiles included
     if not chunked_sizes(encoder):
         return None
     with current(device):
@@ -88,7 +88,7 @@ def warm_up_tiles(
             return None
         if device.type != "cpu":  # on CPU one kernel for every shape, mode and offset
             run_in_each_mode(encoder, device, forward_context)
-    return time.perf_counter() - start
+    return elapsed.seconds
 
 
 def current(device: torch.device) -> contextlib.AbstractContextManager[object]:

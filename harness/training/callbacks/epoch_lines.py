@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-import time
 
 import lightning.pytorch as pl
+
+from harness.measurement.elapsed import Elapsed
 
 
 class EpochLines(pl.Callback):
     """``epoch 3: step 120, train_loss 0.41, val_acc 0.87 (12.3 s)`` on stderr, rank 0 only."""
 
     def __init__(self) -> None:
-        self._start = time.perf_counter()
+        self._elapsed = Elapsed()
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self._start = time.perf_counter()  # a resume may begin mid-epoch
+        self._elapsed.restart()  # a resume may begin mid-epoch
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self._start = time.perf_counter()
+        self._elapsed.restart()
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not trainer.is_global_zero:
@@ -30,7 +31,7 @@ class EpochLines(pl.Callback):
             if k.endswith(("_loss", "_acc", "_pearson")) and v.numel() == 1
         }
         values = ", ".join(f"{k} {v:.4g}" for k, v in sorted(shown.items()))
-        seconds = time.perf_counter() - self._start
+        seconds = self._elapsed.seconds
         print(
             f"epoch {trainer.current_epoch}: step {trainer.global_step}, {values} "
             f"({seconds:.1f} s)",
