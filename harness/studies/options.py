@@ -3,6 +3,7 @@ and its workers; :meth:`StudyOptions.context` is what the study code reads."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,7 +101,7 @@ class StudyOptions:
                 "trial is a fit): ask for fewer"
             )
         try:
-            parse_lengths(self.lengths)
+            self.length_values  # noqa: B018 (parsed here, once: the study reads these values)
         except ValueError as error:
             problems.append(str(error))
         if problems:
@@ -119,8 +120,9 @@ class StudyOptions:
             )
         return f"{self.study}-{shown_task(self.task)}-{self.encoder}"
 
-    @property
+    @functools.cached_property
     def length_values(self) -> tuple[int, ...]:
+        """``--lengths`` parsed (sorted, distinct), once: by the check in ``__post_init__``."""
         return tuple(parse_lengths(self.lengths))
 
     def context(self) -> TuneContext:
