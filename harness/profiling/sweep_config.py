@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.console import console as rich_console
 from harness.errors import InputError
@@ -89,6 +89,7 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     problems = option_problems(encoders, dim) + options.launch.problems()
     if problems:
         raise InputError("\n".join(problems))
+    encoders = [current_spelling(spec) for spec in encoders]  # the check warned of old names
     name, preload = allocator.resolve(options.allocator)
     return SweepConfig(
         encoders=tuple(encoders),
@@ -110,6 +111,16 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
         threads=options.threads,
         strict=options.strict,
     )
+
+
+def current_spelling(spec: grid.EncoderSpec) -> grid.EncoderSpec:
+    """``spec`` with each option under its encoder's current name for it: ``mtsa:impl=tensor``
+    is built, recorded and labelled (and so suggested by the profile page) as
+    ``mtsa:attention_impl=tensor``."""
+    from encoders import encoder_entry
+
+    renamed = encoder_entry(spec.name).renamed
+    return replace(spec, options=tuple((renamed.get(k, k), v) for k, v in spec.options))
 
 
 def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:

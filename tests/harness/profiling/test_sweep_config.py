@@ -42,3 +42,15 @@ def test_bad_lengths_and_modes_are_each_named_before_the_sweep() -> None:
         ["bad", "--predict-lengths"],
         ["--modes", "'infer,fly':"],
     ]
+
+
+def test_an_option_under_its_old_name_is_recorded_under_its_current_one() -> None:
+    """``--encoders mtsa:impl=tensor`` warns once, at the check, and the sweep labels, records
+    and suggests (the profile page's predict-further hint) ``mtsa:attention_impl=tensor``."""
+    from encoders.registry import RenamedOptionWarning
+
+    options = ProfileOptions(preset="quick", encoders="mtsa:impl=tensor,disan", lengths="8")
+    with pytest.warns(RenamedOptionWarning) as warned:
+        config = sweep_config(options)
+    assert len(warned) == 1
+    assert [spec.label for spec in config.encoders] == ["mtsa:attention_impl=tensor", "disan"]
