@@ -520,6 +520,45 @@ def test_what_is_no_measuring_is_not_found(tmp_path: Path, source: str) -> None:
     assert measuring("harness.newpackage.m", path) == []
 
 
+# names that meant two things in two modules (issue 55 breaker, H14.6): the kinds of task and of
+# run folder, the profile's compared settings and the suite's comparison table, measuring a point
+# and counting an encoder's parameters
+ONE_MEANING = ("KINDS", "COMPARISON_COLUMNS", "measure")
+
+
+def definitions_anywhere(path: Path) -> set[str]:
+    """The names ``path`` defines at module level and in its classes (methods, attributes)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    names = definitions_in(body)
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            names |= definitions_in(node.body)
+    return names
+
+
+def definitions_in(body: list[ast.stmt]) -> set[str]:
+    """The names the statements ``body`` define (functions, classes, assigned names)."""
+    names = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_each_name_means_one_thing() -> None:
+    """KINDS, COMPARISON_COLUMNS and ``measure`` each named two things (H14.6): each is defined
+    in one module at most, as a function, a method or a constant."""
+    where: dict[str, list[str]] = {name: [] for name in ONE_MEANING}
+    for module, path in product_modules().items():
+        for name in definitions_anywhere(path) & set(ONE_MEANING):
+            where[name].append(module)
+    twice = {name: modules for name, modules in where.items() if len(modules) > 1}
+    assert not twice, f"one name, two meanings: {twice}"
+
+
 def test_no_run_module_and_no_basename_shared_by_three() -> None:
     counts: dict[str, list[str]] = {}
     for module, path in product_modules().items():

@@ -2,8 +2,9 @@
 
 Read down: ``profile`` plans the sweep from its options (``grid``: the sweep and its points) and
 runs it here (``sweep``: the loop, writing ``profile.csv``) or as jobs (``jobs``, each a
-``sweep``); ``worker`` measures points (``measure``) in a memory-limited child process, and
-``harness.memory_prediction`` predicts them, both on the step of ``harness.measurement``.
+``sweep``); ``worker`` measures points (``measure.point_metrics``) in a memory-limited child
+process, and ``harness.memory_prediction`` predicts them, both on the step of
+``harness.measurement``.
 """
 
 from harness.profiling.options import ProfileOptions

@@ -85,7 +85,7 @@ def nvml_columns(device: torch.device) -> dict[str, float | str | None]:
     return {"gpu_process_mem_mb": used, **({"message": why} if why else {})}
 
 
-def measure(
+def point_metrics(
     model: torch.nn.Module,
     point: Point,
     device: torch.device,

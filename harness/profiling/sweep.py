@@ -166,7 +166,7 @@ def check_compatible(rows: list[dict[str, str]], config: SweepConfig, path: Path
             f"{path}: written by an older sanbench (no {missing} columns); resume it with "
             "that version or profile into another --out"
         )
-    wanted = config.comparison()
+    wanted = config.compared_settings()
     for name, value in wanted.items():
         recorded = sorted({row[name] for row in rows} - {value})
         if recorded:
@@ -210,7 +210,7 @@ def make_row(
         metrics["tflops"] = metrics["flops"] / (median / 1e3) / 1e12
     row = {
         **asdict(point),
-        **config.comparison(),
+        **config.compared_settings(),
         "status": reply["status"],
         **metrics,
         "max_memory_mb": config.max_memory_mb,
@@ -326,7 +326,7 @@ class Sweep:
             self.worker.kill() if kill else self.worker.stop()
             self.worker = None
 
-    def measure(self, point: Point, prediction: Prediction | None = None) -> dict[str, Any]:
+    def measure_or_skip(self, point: Point, prediction: Prediction | None = None) -> dict[str, Any]:
         """The worker's measurement of ``point``; not attempted (``skipped_oom``) after an
         out-of-memory shorter length, or on CPU when its ``prediction`` alone is over the
         budget (its tensors cannot all be allocated within it; on CUDA, whose kernels the
@@ -423,7 +423,7 @@ class Sweep:
                         task, description=f"measure {point.encoder} L={point.seq_len} {point.mode}"
                     )
                     prediction = predictions[point]
-                    self._write(point, self.measure(point, prediction), prediction)
+                    self._write(point, self.measure_or_skip(point, prediction), prediction)
                     bar.advance(task)
         finally:
             self._retire_worker(kill=True)

@@ -20,7 +20,7 @@ from harness.profiling.options import ProfileOptions
 STRICT_RETRIES = 3
 STRICT_PAUSE_S = 2.0
 # Settings that define one comparison: a CSV never mixes two values of any of them.
-COMPARISON_COLUMNS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
+COMPARED_SETTINGS = ("device", "dtype", "batch_size", "dim", "allocator", "compile")
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,9 @@ class SweepConfig:
         """Predictions are made for fp32 steps (autocast has no meta kernels)."""
         return self.dtype == "fp32"
 
-    def comparison(self) -> dict[str, str]:
-        """The values this run writes in the ``COMPARISON_COLUMNS``."""
-        values = {name: str(getattr(self, name)) for name in COMPARISON_COLUMNS}
+    def compared_settings(self) -> dict[str, str]:
+        """The values this run writes in the ``COMPARED_SETTINGS``."""
+        values = {name: str(getattr(self, name)) for name in COMPARED_SETTINGS}
         return {**values, "device": self.device.split(":")[0]}
 
 

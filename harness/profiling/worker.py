@@ -48,7 +48,7 @@ from harness.measurement.latency import Stopwatch
 from harness.measurement.process_memory import vm_data_bytes
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.measurement.tensor_memory import MB
-from harness.profiling.measure import is_oom, measure, spoils_device
+from harness.profiling.measure import is_oom, point_metrics, spoils_device
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
 WARMUP_BATCH = 2
@@ -208,10 +208,12 @@ def measure_point(point: Point, request: dict[str, Any], models: Models) -> dict
             extra["compile_s"] = compile_seconds(model, point, device, request["dtype"])
         tiles_ran = bool(chunked_sizes(models.eager)) and compiled_tiles.available(device)
         with recording_tiles() as ran:  # which tiles the measured steps ran
-            metrics = measure(model, point, device, request["dtype"], request["repeats"], tiles_ran)
+            metrics = point_metrics(
+                model, point, device, request["dtype"], request["repeats"], tiles_ran
+            )
         if models.compile_model:  # what compiling bought: the same point, uncompiled
             assert models.eager is not None
-            eager = measure(models.eager, point, device, request["dtype"], request["repeats"])
+            eager = point_metrics(models.eager, point, device, request["dtype"], request["repeats"])
             extra["eager_time_ms_median"] = eager["time_ms_median"]
             extra["eager_peak_mem_mb"] = eager["peak_mem_mb"]
         params = sum(p.numel() for p in model.parameters())

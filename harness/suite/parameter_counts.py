@@ -95,7 +95,7 @@ def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
     return specs
 
 
-def measure(spec: ParamSpec) -> ParamRow:
+def param_row(spec: ParamSpec) -> ParamRow:
     """Build ``spec``'s encoder as the SNLI run would (config, then the row's overrides)."""
     from harness.training.settings.task_model import (
         builder_options,
@@ -121,7 +121,7 @@ def measure(spec: ParamSpec) -> ParamRow:
 
 
 def param_rows(encoders: Iterable[str] | None = None) -> list[ParamRow]:
-    return [measure(spec) for spec in param_specs(encoders)]
+    return [param_row(spec) for spec in param_specs(encoders)]
 
 
 def _millions(value: float) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from reports.contracts.atomic import write_json_atomic
 
 MANIFEST = "manifest.json"
-KINDS = ("profile", "suite", "reproduce", "study", "fit")
+RUN_KINDS = ("profile", "suite", "reproduce", "study", "fit")
 
 
 def manifest_path(folder: Path) -> Path:
@@ -36,8 +36,10 @@ def read_manifest(folder: Path, kind: str | None = None) -> dict[str, Any]:
             f"the {MANIFEST} that sanbench profile/suite/reproduce/tune/fit wrote"
         ) from None
     found = manifest.get("kind") if isinstance(manifest, dict) else None
-    if found not in KINDS:
-        raise ValueError(f"{path}, line 1: kind is {found!r}; expected one of {', '.join(KINDS)}")
+    if found not in RUN_KINDS:
+        raise ValueError(
+            f"{path}, line 1: kind is {found!r}; expected one of {', '.join(RUN_KINDS)}"
+        )
     if kind is not None and found != kind:
         raise ValueError(f"{path}: kind is {found!r}, expected {kind!r}")
     return manifest
@@ -50,6 +52,6 @@ def read_manifest_if_any(folder: Path, kind: str) -> dict[str, Any]:
 
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> Path:
     """Write ``folder/manifest.json`` atomically; ``manifest["kind"]`` must be a known kind."""
-    if manifest.get("kind") not in KINDS:
-        raise ValueError(f"manifest kind {manifest.get('kind')!r} is not one of {KINDS}")
+    if manifest.get("kind") not in RUN_KINDS:
+        raise ValueError(f"manifest kind {manifest.get('kind')!r} is not one of {RUN_KINDS}")
     return write_json_atomic(manifest_path(folder), manifest)

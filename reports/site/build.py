@@ -12,7 +12,7 @@ import jinja2
 import matplotlib
 import pandas as pd
 
-from reports.contracts.manifest import KINDS
+from reports.contracts.manifest import RUN_KINDS
 from reports.site import compare_page, profile_page, reproduce_page, study_page, training_page
 from reports.site.discover import Run, Skipped, discover
 from reports.site.ledger import INDEX, SiteLedger
@@ -86,7 +86,7 @@ def build_site(
         command=command or "not recorded",
         pages=pages,
         comparisons=comparisons,
-        kinds=KINDS,
+        kinds=RUN_KINDS,
         skipped=skipped,
         files=[],
     )

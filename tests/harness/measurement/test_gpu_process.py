@@ -99,7 +99,7 @@ def test_an_nvml_shutdown_that_fails_leaves_the_column_empty_with_the_reason(
     visible_gpu_2: FakeNvml, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 57 (outside tester): ``nvmlShutdown`` ran in a ``finally`` outside the ``try``, so its
-    NVMLError reached ``measure`` and the measured point became an error row."""
+    NVMLError reached ``point_metrics`` and the measured point became an error row."""
 
     def fails() -> None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_UNKNOWN)
@@ -164,9 +164,9 @@ def broken_nvml_module() -> ModuleType:
 def test_an_nvml_error_does_not_turn_a_measured_point_into_an_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 57.2: ``measure`` read NVML unguarded, so an NVMLError raised inside the point's
-    step and the row became ``error``, its numbers lost. Now the NVML columns of a CUDA point
-    are empty, with the reason in the row's message."""
+    """Issue 57.2: ``point_metrics`` read NVML unguarded, so an NVMLError raised inside the
+    point's step and the row became ``error``, its numbers lost. Now the NVML columns of a CUDA
+    point are empty, with the reason in the row's message."""
     monkeypatch.setitem(sys.modules, "pynvml", broken_nvml_module())
     properties = SimpleNamespace(pci_domain_id=0, pci_bus_id=0x5E, pci_device_id=0)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: properties)

@@ -174,7 +174,7 @@ def test_a_cuda_point_is_not_skipped_for_its_cpu_prediction(
         sweep = Sweep(sweep_config(device, 1024.0), tmp_path / device, {}, Console())
         monkeypatch.setattr(sweep, "_request", lambda point: measured.append(point) or {
             "status": "ok"})  # fmt: skip
-        reply = sweep.measure(point, prediction)
+        reply = sweep.measure_or_skip(point, prediction)
         assert reply["status"] == ("ok" if device == "cuda" else "skipped_oom")
     assert measured == [point]
 

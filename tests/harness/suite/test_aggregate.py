@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 from encoders import list_encoders
-from harness.suite.parameter_counts import PAPER_ROWS, ParamSpec, measure, param_rows, params_table
+from harness.suite.parameter_counts import (
+    PAPER_ROWS,
+    ParamSpec,
+    param_row,
+    param_rows,
+    params_table,
+)
 from harness.suite.runner import COLUMNS, KEY_COLUMNS
 from harness.suite.summary_tables import (
     PAPER_TABLES,
@@ -148,13 +154,13 @@ def test_the_two_papers_agree_on_their_shared_classification_rows() -> None:
 
 @pytest.mark.slow
 def test_params_are_encoder_plus_the_snli_head() -> None:
-    row = measure(next(spec for spec in PAPER_ROWS if spec.encoder == "multi_cnn"))
+    row = param_row(next(spec for spec in PAPER_ROWS if spec.encoder == "multi_cnn"))
     assert row.encoder_params == 300 * 200 * (3 + 4 + 5) + 3 * 200  # Kim 2014 filters
     assert row.head_params == (4 * 600 * 300 + 300) + (300 * 3 + 3)
     assert row.paper.value == pytest.approx(1.4e6)
     assert row.deviation == pytest.approx(row.total_params / 1.4e6 - 1)
     wide, narrow = (
-        measure(ParamSpec(n, "bi_blosan", (("hidden_dim", h),)))
+        param_row(ParamSpec(n, "bi_blosan", (("hidden_dim", h),)))
         for n, h in (("600D", 300), ("480D", 240))
     )
     assert (wide.output_dim, narrow.output_dim) == (600, 480)
@@ -174,7 +180,7 @@ def test_every_parameter_deviation_beyond_ten_percent_is_explained_in_the_docs()
     for spec in PAPER_ROWS:
         if spec.encoder not in list_encoders():
             continue
-        row = measure(spec)
+        row = param_row(spec)
         if abs(row.deviation) > 0.10:
             assert f"* {spec.label} (" in explained, (spec.label, row.deviation)
 
