@@ -643,9 +643,28 @@ SHARED_OPTIONS = {
     "harness.training.settings.fit_overrides.FitSections",
     "harness.launch.options.LaunchOptions",
 }
-# how a parser is given an option, by hand or from a class
-DECLARING = {"add_argument", "add_alias", "add_options", "add_class_arguments"}
+# how a parser is given an option, by hand, from a class or a function (jsonargparse's and
+# LightningCLI's methods included)
+DECLARING = {
+    "add_argument",
+    "add_alias",
+    "add_options",
+    "add_class_arguments",
+    "add_dataclass_arguments",
+    "add_subclass_arguments",
+    "add_function_arguments",
+    "add_method_arguments",
+    "add_optimizer_args",
+    "add_lr_scheduler_args",
+    "add_argument_group",
+    "add_subcommands",
+}
 PARSER_LIBRARY = "harness.command_parser"
+# where a command package declares its options: its options module and its command module (which
+# passes the options class to its parser); fit, which builds its own parser (LightningCLI), in its
+# settings package (FitCLI, the optimizers' groups)
+OPTIONS_MODULES = ("options", "command")
+OWN_PARSER_OPTIONS = "harness.training.settings"
 
 
 def option_classes(options: type) -> Iterator[type]:
@@ -693,23 +712,41 @@ def option_problems(home: str, add_arguments: object) -> list[str]:
     return problems + [f"{key} is no dataclass field" for key in sorted(keys - fields)]
 
 
+def declaring_names(path: Path) -> Iterator[tuple[str, int]]:
+    """(name, line) of each ``DECLARING`` method ``path`` reaches: called or referenced as an
+    attribute or a name, or spelled as a string (``getattr(parser, "add_argument")``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        name = (
+            node.attr
+            if isinstance(node, ast.Attribute)
+            else node.id
+            if isinstance(node, ast.Name)
+            else node.value
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in skip
+            else None
+        )
+        if name in DECLARING:
+            yield name, node.lineno
+
+
 def declared_outside_a_command(modules: dict[str, Path], homes: set[str]) -> list[str]:
     """Modules that give a parser options (``DECLARING``) but are neither the parser library
-    nor in a command's package: the options of a command belong to its package."""
+    nor a command package's options or command module (fit's: its settings package): the
+    options of a command belong to its options module."""
+    allowed = {f"{home}.{name}" for home in homes for name in OPTIONS_MODULES}
     wrong = []
     for module, path in sorted(modules.items()):
-        if module == PARSER_LIBRARY or any(module.startswith(h + ".") for h in homes):
+        if (
+            module in allowed | {PARSER_LIBRARY}
+            or module == OWN_PARSER_OPTIONS
+            or module.startswith(OWN_PARSER_OPTIONS + ".")
+        ):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            name = (
-                node.func.attr
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                else node.func.id
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                else None
-            )
-            if name in DECLARING:
-                wrong.append(f"{module}:{node.lineno}: {name}")
+        wrong += [f"{module}:{line}: {name}" for name, line in declaring_names(path)]
     return wrong
 
 
@@ -765,6 +802,32 @@ def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
     assert declared_outside_a_command(
         {"harness.launch.helper": helper_module}, {"harness.suite"}
     ) == ["harness.launch.helper:2: add_argument"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def more(parser):\n    getattr(parser, 'add_argument')('--x')\n",
+        "def more(parser):\n    add = parser.add_argument\n    add('--x')\n",
+        "def more(parser):\n    parser.add_optimizer_args((Optimizer,))\n",
+        "def more(parser):\n    parser.add_lr_scheduler_args(Schedulers)\n",
+        "def more(parser):\n    parser.add_function_arguments(train, 'train')\n",
+        "def more(parser):\n    parser.add_class_arguments(Options, 'x')\n",
+        "def more(parser):\n    parser.add_dataclass_arguments(Options, 'x')\n",
+    ],
+)
+@pytest.mark.parametrize(
+    "module", ["harness.launch.helper", "harness.suite.runner", "harness.newpackage.m"]
+)
+def test_options_declared_outside_the_options_modules_are_found(
+    tmp_path: Path, source: str, module: str
+) -> None:
+    """Any spelling, in a module of no command, of a command outside its options and command
+    modules, or of a new package (H14.2)."""
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert declared_outside_a_command({module: path}, {"harness.suite"})
+    assert declared_outside_a_command({"harness.suite.options": path}, {"harness.suite"}) == []
 
 
 # the exit statuses written as numbers, and the one module that writes each: bad input's 2, and
