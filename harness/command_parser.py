@@ -64,9 +64,11 @@ PARSER_KEY = re.compile(r'^Parser key "([^"]+)": ')
 TYPE_NAME = re.compile(
     r"typing\.Literal\[(.*?)\](?= |,|\.|$)|Not of type (\w+)|<class '(?:[\w.]+\.)?(\w+)'>"
 )
+# the value as given (jsonargparse's last line), else as converted (1e30 as "Got value: 1e+30")
 GIVEN_VALUE = re.compile(
-    r"Given value: (.*)$|Got value: (.*)$|: (\S+) does not conform to restriction"
+    r"^.*Given value: (.*)$|^.*?Got value: (.*?)(?: - |$)|: (\S+) does not conform to restriction"
 )
+GIVEN_ARGUMENT = re.compile(r"Given value: (.*?)(?: - |$)|Got value: (.*?)(?: - |$)")
 
 
 CLASS_PATH_PROBLEM = re.compile(r"Problem with given class_path '([^']+)': (.*?)(?: - |$)")
@@ -107,8 +109,9 @@ def _class_path_problem(option: str, text: str) -> str | None:
         hint = did_you_mean(name, dir(importlib.import_module(module)))
         return f"{option} {class_path}: no class {name} in {module}{hint}"
     if argument := PARSER_KEY.match(f"{reason} "):  # "--optimizer.lr abc: expected a number"
-        inner = text[found.start(2) :]
-        given = inner.partition("Given value: ")[2].partition(" - ")[0]
+        inner = text[found.start(2) :].rpartition(" Given value type: ")[0]  # not the class's
+        given = GIVEN_ARGUMENT.search(inner)
+        given = next((part for part in given.groups() if part), "") if given else ""
         phrases, _ = _expected(inner.replace(", <class 'torch.Tensor'>", ""))  # lr: float|Tensor
         expected = " or ".join(phrases) or "another value"
         return f"{option}.{argument.group(1)} {given}: {class_path} expects {expected}"
@@ -194,6 +197,22 @@ def integer_problems(options: object, least: dict[str, int]) -> list[str]:
             kind = "positive" if smallest else "non-negative"
             problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, got {value}")
     return problems
+
+
+MAX_BATCH_SIZE = 1_000_000
+"""The most sentences a batch may hold: more than any benchmark's split (SNLI's training split,
+the largest, has 550,152), so a larger one is a typo (``1e20``), refused before any work."""
+
+
+def batch_size_problems(option: str, value: int | None) -> list[str]:
+    """``[]`` unless the integer ``value`` is above :data:`MAX_BATCH_SIZE` (a value below 1 is
+    :func:`integer_problems`')."""
+    if type(value) is not int or value <= MAX_BATCH_SIZE:
+        return []
+    return [
+        f"{option} {value:,}: a batch holds at most {MAX_BATCH_SIZE:,} sentences "
+        "(more than any benchmark's split)"
+    ]
 
 
 def names(text: str, option: str) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datamodules.text import known_encoding
-from harness.command_parser import integer_problems
+from harness.command_parser import batch_size_problems, integer_problems
 from harness.outdir import out_file_problems
 from harness.training.checkpoint_file import checkpoint_problem
 
@@ -48,6 +48,7 @@ class InferenceOptions:
         else:
             problems += out_file_problems(self.out, suffix, self.overwrite)
         problems += integer_problems(self, {"batch_size": 1})
+        problems += batch_size_problems("--batch-size", self.batch_size)
         known_encoding(self.encoding, problems)
         return problems
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems, integer_problems
+from harness.command_parser import batch_size_problems, choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling import allocator, grid
@@ -112,6 +112,7 @@ class ProfileOptions:
         if problems:  # the checks below read the preset
             raise InputError("\n".join(problems))
         problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
+        problems += batch_size_problems("--batch-size", self.batch_size)
         if not re.fullmatch(DEVICES, self.device):
             problems.append(f"--device {self.device!r}: expected auto, cpu, cuda or cuda:N")
         repeats = grid.PRESETS[self.preset].repeats if self.repeats is None else self.repeats

@@ -24,6 +24,7 @@ from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
 from harness.command_parser import (
     CheckedConfigFile,
     add_alias,
+    batch_size_problems,
     encoder_choice_problems,
     flat_keys,
     known_keys,
@@ -415,6 +416,8 @@ class FitCLI(LightningCLI):
         share = self.config["data"].get("dev_fraction")
         if isinstance(share, int | float) and not 0 < share < 1:
             problems.append(f"--data.dev_fraction {share}: expected a share of train in (0, 1)")
+        for key in ("batch_size", "eval_batch_size"):
+            problems += batch_size_problems(f"--data.{key}", self.config["data"].get(key))
         if problems:
             raise ConfigError("\n".join(problems))
 

@@ -144,3 +144,22 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     edited = snapshot(tmp_path)
     assert "sanbench did not make it" in refusal(sanbench(*argv, "--overwrite"))
     assert snapshot(tmp_path) == edited
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("1e23", "--batch-size 1e+23: expected an integer"),
+        ("100000000000000000000000", "--batch-size 100,000,000,000,000,000,000,000: a batch "),
+    ],
+)
+def test_an_absurd_batch_size_is_one_line_in_sanbenchs_words(
+    folder: Path, given: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: jsonargparse's union dump, then itertools.islice's own error."""
+    before = snapshot(folder)
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv"), "--batch-size"]
+    assert main(["predict", "--ckpt", str(folder / "model.ckpt"), *argv, given]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and lines[0].startswith(f"sanbench predict: {said}"), lines
+    assert snapshot(folder) == before

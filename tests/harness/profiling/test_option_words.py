@@ -5,9 +5,11 @@ was called a bad ``--lengths`` part, ``--threads`` beyond the machine's cores wa
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.errors import InputError
 from harness.profiling.options import ProfileOptions
 
@@ -28,3 +30,20 @@ def test_threads_beyond_the_cores_are_refused() -> None:
     with pytest.raises(InputError, match=f"--threads {cores + 1}: .*{cores} core"):
         ProfileOptions(threads=cores + 1)
     ProfileOptions(threads=cores)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("1e30", "--batch-size 1e30: expected an integer (see "),
+        ("100000000000000000000", "--batch-size 100,000,000,000,000,000,000: a batch holds at "),
+    ],
+)
+def test_an_absurd_batch_size_is_one_line_in_sanbenchs_words(
+    given: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: jsonargparse's union dump, or torch's overflow on every point."""
+    assert main(["profile", "--batch-size", given, "--out", str(tmp_path / "p")]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and lines[0].startswith(f"sanbench profile: {said}"), lines
+    assert list(tmp_path.iterdir()) == []

@@ -55,6 +55,14 @@ REFUSED = [
     ([*SGD, "--optimizer.lr", "abc"], "--optimizer.lr abc: torch.optim.SGD expects a number"),
     ([*SGD, "--optimizer.momentum", "-3"], "--optimizer torch.optim.SGD: Invalid momentum"),
     (["--data.num_workers", "-1"], "--data.num_workers -1: expected"),
+    # library words, or a batch beyond any file that trained (issue 56 breaker)
+    (
+        [*STEP_LR, "--lr_scheduler.step_size", "abc"],
+        "--lr_scheduler.step_size abc: torch.optim.lr_scheduler.StepLR expects an integer",
+    ),
+    (["--data.batch_size", "1e20"], ": expected an integer"),
+    (["--data.batch_size", "10" + "0" * 19], "--data.batch_size 100,000,000,000,000,000,000: a"),
+    (["--data.eval_batch_size", "10" + "0" * 19], "--data.eval_batch_size 100,000,000,000,000,00"),
     # trained and recorded as given (issue 56 breaker)
     (["--data.dev_fraction", "2"], "--data.dev_fraction 2.0: expected a share"),
     (["--trainer.gradient_clip_val", "-1"], "--trainer.gradient_clip_val -1"),
