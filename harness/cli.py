@@ -64,6 +64,28 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("harness.studies.command:tune", "optuna studies (block length, dropout)"),
     "report": ("harness.report.command:report", "build the HTML/PNG report from run folders"),
 }
+# ``python -m MODULE`` tools that are not commands: module -> (a line of help, why no command).
+# ``sanbench --help`` lists them after the commands.
+DEVELOPER_TOOLS: dict[str, tuple[str, str]] = {
+    "harness.profiling.gpu_checks": (
+        "device | checks RUN_DIR | confirm [RUN_DIR]: the CUDA path's checks (docs/benchmarks.md)",
+        "a check of sanbench's CUDA path on this machine, not a user's work: nox -s bench runs it "
+        "around its sweep, a GPU user once after installing; its checks start sanbench fit, "
+        "encode and itself as child processes and read their output",
+    ),
+    "harness.profiling.overhead": (
+        "training steps/s of the harness against a bare PyTorch loop (nox -s bench)",
+        "a figure for docs/benchmarks.md about sanbench's own cost, with no options and no "
+        "output folder",
+    ),
+}
+# modules sanbench starts as child processes with ``python -m``: module -> why. Nobody types them.
+CHILD_PROCESSES: dict[str, str] = {
+    "harness.profiling.worker": (
+        "profile's measuring worker (profiling/worker_process.py), started with an allocator "
+        "preloaded; its death by the OOM killer is a result"
+    ),
+}
 # Bad input (files, values, names) that library code raises as built-in errors: a message and
 # InputError's exit status, no traceback. Any other exception is an internal error (status 1).
 INPUT_ERRORS = (ValueError, LookupError, OSError)
@@ -81,6 +103,9 @@ USAGE = f"""usage: sanbench [{DEBUG}] [{IMPORT} MODULE] COMMAND [options]
 
 commands (sanbench COMMAND --help for each one's options, --print_config for its config):
 """ + "\n".join(f"  {name:<10} {help_text}" for name, (_, help_text) in SUBCOMMANDS.items())
+USAGE += "\n\ndeveloper tools (no commands; why: harness/cli.py's DEVELOPER_TOOLS):\n" + "\n".join(
+    f"  python -m {module}\n      {help_text}" for module, (help_text, _) in DEVELOPER_TOOLS.items()
+)
 
 
 def entry_words(argv: list[str]) -> tuple[list[str], bool, list[str]]:

@@ -830,6 +830,40 @@ def test_options_declared_outside_the_options_modules_are_found(
     assert declared_outside_a_command({"harness.suite.options": path}, {"harness.suite"}) == []
 
 
+# the modules that are the program itself (``sanbench``, ``python -m harness.cli``)
+PROGRAM = {"harness.program", "harness.cli"}
+
+
+def runnable_modules(modules: dict[str, Path]) -> set[str]:
+    """The modules a ``python -m`` runs: those with an ``if __name__ == "__main__":`` block."""
+    found = set()
+    for module, path in modules.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.test, ast.Compare)
+                and isinstance(node.test.left, ast.Name)
+                and node.test.left.id == "__name__"
+            ):
+                found.add(module)
+    return found
+
+
+def test_every_runnable_module_is_a_command_or_listed_with_its_reason() -> None:
+    """H14.3: ``python -m harness.profiling.gpu_checks`` was a command outside the commands'
+    table. Every module a ``python -m`` runs is the program, or listed beside the commands'
+    table in ``harness.cli`` (a developer tool, shown by ``sanbench --help``, or a child
+    process sanbench starts) with the reason it is no command."""
+    import harness.cli as cli
+
+    listed = set(cli.DEVELOPER_TOOLS) | set(cli.CHILD_PROCESSES)
+    assert runnable_modules(product_modules()) - PROGRAM == listed
+    assert all(reason for _, reason in cli.DEVELOPER_TOOLS.values())
+    assert all(reason for reason in cli.CHILD_PROCESSES.values())
+    for module, (help_text, _) in cli.DEVELOPER_TOOLS.items():
+        assert f"python -m {module}" in cli.USAGE and help_text in cli.USAGE
+
+
 # the exit statuses written as numbers, and the one module that writes each: bad input's 2, and
 # 128 + the signal (Ctrl-C's 130 is derived from it)
 EXIT_STATUS_LITERALS = {2: "harness.errors", 128: "harness.interrupts"}
