@@ -127,6 +127,25 @@ def _given(spec: Mapping[str, Any]) -> str:
     )
 
 
+def data_value_problems(data: Mapping[str, Any]) -> list[str]:
+    """The benchmark data module's values that need no data file, as options (its
+    ``__init__``'s rules, and the encoding its reading would fail on), checked with the others
+    before ``--out`` is judged: a known text encoding, a positive ``max_length``, a fold of the
+    task's."""
+    from datamodules.tasks import get_task
+    from datamodules.text import known_encoding
+
+    problems: list[str] = []
+    known_encoding(data.get("encoding"), problems)
+    length = data.get("max_length")
+    if type(length) is int and length < 1:
+        problems.append(f"--data.max_length {length}: expected a positive number of tokens")
+    fold, folds = data.get("fold"), get_task(str(data["task"])).cv_folds
+    if folds and type(fold) is int and not 0 <= fold < folds:
+        problems.append(f"--data.fold {fold}: expected 0 to {folds - 1} (the task's {folds} folds)")
+    return problems
+
+
 def machine_memory() -> int:
     """This machine's physical memory in bytes."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

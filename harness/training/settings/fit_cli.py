@@ -35,6 +35,7 @@ from harness.command_parser import (
 from harness.errors import InputError
 from harness.training.settings.config_checks import (
     class_init_problems,
+    data_value_problems,
     encoder_problems,
     seed_problems,
     trainer_value_problems,
@@ -418,6 +419,8 @@ class FitCLI(LightningCLI):
             problems.append(f"--data.dev_fraction {share}: expected a share of train in (0, 1)")
         for key in ("batch_size", "eval_batch_size"):
             problems += batch_size_problems(f"--data.{key}", self.config["data"].get(key))
+        if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
+            problems += data_value_problems(builtin_value(self.config["data"]))
         if problems:
             raise ConfigError("\n".join(problems))
 

@@ -134,3 +134,32 @@ def test_a_bad_task_file_is_one_line_per_problem_in_sanbenchs_words(
     assert not any(w in err for w in ("Namespace", "jsonargparse", "<unicode string>")), err
     assert all(line.startswith(("sanbench fit: ", str(tmp_path))) for line in lines), err
     assert sorted(os.listdir(tmp_path)) == [name]
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--encoding", "utf-9"], "--encoding utf-9: unknown encoding"),
+        (["--data.max_length", "0"], "--data.max_length 0: expected a positive number"),
+        (["--data.fold", "99"], "--data.fold 99: expected 0 to 9"),
+    ],
+)
+def test_a_bad_value_is_named_before_the_out_folder_is_judged(
+    extra: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: on a folder of another run, these were answered "holds another run"
+    (the value was checked only when the data module was built, after the folder)."""
+    from harness.training.run_folder import MARKER
+
+    os.chdir(tmp_path)
+    held = tmp_path / "x1"
+    held.mkdir()
+    (held / MARKER).write_text("")
+    (held / "fit_config.yaml").write_text("model:\n  encoder: bilstm\n")
+    before = sorted(p.name for p in held.iterdir())
+    words = [*BASE, "--out", "x1", *extra]
+    words[words.index("sst2")] = "cr"  # a cross-validated task: ten folds
+    assert main(words) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if DEBUG_HINT not in line]
+    assert len(lines) == 1 and named in lines[0], lines
+    assert sorted(p.name for p in held.iterdir()) == before
