@@ -10,7 +10,17 @@ from datamodules.errors import did_you_mean
 from datamodules.readers import kim2014, nli, senteval, sick
 from datamodules.task_spec import SPLITS, Kind, Release, TaskSpec
 
-__all__ = ["Kind", "TaskSpec", "get_task", "list_tasks", "task_name", "task_problems"]
+__all__ = [
+    "Kind",
+    "TaskSpec",
+    "canonical_name",
+    "get_task",
+    "list_tasks",
+    "shown_names",
+    "task_name",
+    "task_problems",
+    "task_spelled",
+]
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 # Kim (2014) TREC.*.all label ids 0-5 map to these coarse classes (checked against the
@@ -190,6 +200,35 @@ _ALIASES = {alias: spec.name for spec in _TASKS.values() for alias in spec.alias
 def list_tasks() -> list[str]:
     """Canonical task names (aliases such as ``sst5`` are accepted by :func:`get_task`)."""
     return list(_TASKS)
+
+
+def canonical_name(name: str) -> str | None:
+    """The built-in task ``name`` or its alias names as written (``sst5``: ``sst1``), else None."""
+    return name if name in _TASKS else _ALIASES.get(name)
+
+
+def _spelling(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum())
+
+
+def task_spelled(word: str) -> str | None:
+    """The built-in task whose name, alias or printed title ``word`` spells in another case or
+    with other separators (``SST-5``, ``sst_5``: ``sst1``), else None."""
+    spellings = {
+        _spelling(spelled): spec.name
+        for spec in _TASKS.values()
+        for spelled in (spec.name, *spec.aliases, spec.title)
+        if spelled
+    }
+    return spellings.get(_spelling(word))
+
+
+def shown_names() -> list[str]:
+    """The task names as a message lists them, each with its aliases (``sst1 (alias sst5)``)."""
+    return [
+        f"{spec.name} (alias {', '.join(spec.aliases)})" if spec.aliases else spec.name
+        for spec in sorted(_TASKS.values(), key=lambda spec: spec.name)
+    ]
 
 
 @functools.cache

@@ -18,7 +18,9 @@ import yaml
 
 from harness.quiet import LIGHTNING_SEED
 
-# One YAML per task of ``datamodules.tasks`` (the one list of tasks), named after it.
+# One YAML per task of ``datamodules.tasks`` (the one list of tasks), named after it. They stay
+# apart from the task's declaration: datamodules knows data only (the layer below), and these
+# are training settings, a LightningCLI config file with each value's paper section.
 CONFIG_PACKAGE = "harness.training.configs"
 
 
@@ -34,19 +36,20 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
     """What is wrong with the tasks an option names, one line each: an unknown name (with the
     known ones and the nearest) or a task file's problem."""
     from datamodules.task_file import is_task_file
-    from datamodules.tasks import list_tasks
+    from datamodules.tasks import canonical_name, list_tasks, shown_names, task_spelled
     from datamodules.tasks import task_problems as file_problems
     from harness.command_parser import did_you_mean
 
-    known = sorted(list_tasks())
     problems = []
     for task in tasks:
         if is_task_file(task):
             problems += file_problems(task)
-        elif task not in known:
+        elif canonical_name(task) is None:
+            meant = task_spelled(task)
+            nearest = f" (did you mean {meant}?)" if meant else did_you_mean(task, list_tasks())
             problems.append(
-                f"{option} {task}: expected one of {', '.join(known)}, or a task file "
-                f'(NAME.yaml, docs/data.md "Your own data"){did_you_mean(task, known)}'
+                f"{option} {task}: expected one of {', '.join(shown_names())}, or a task file "
+                f'(NAME.yaml, docs/data.md "Your own data"){nearest}'
             )
     return problems
 
@@ -54,10 +57,10 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
 def config_name(task: str) -> str:
     """The config a task trains with: its own, or for a task file the benchmark it is ``like``."""
     from datamodules.task_file import is_task_file
+    from datamodules.tasks import canonical_name, get_task
 
     if not is_task_file(task):
-        return task
-    from datamodules.tasks import get_task
+        return canonical_name(task) or task
 
     table = get_task(task).table
     assert table is not None
