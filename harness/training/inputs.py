@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from datamodules.errors import DataFormatError
+from datamodules.errors import DataFormatError, EmptySplitError
 from harness.errors import InputError
 from harness.training.settings.fit_run import FitRun
 
@@ -14,10 +14,12 @@ NOT_READ = ("seed", "fold", "batch_size", "eval_batch_size", "num_workers")
 
 def check_fit_inputs(runs: Iterable[FitRun]) -> None:
     """Read every file of ``runs`` (train, dev, test, vectors), once per distinct data
-    configuration; raise :class:`InputError` naming every bad line of all of them."""
+    configuration; raise :class:`InputError` naming every bad line of all of them, and every
+    split that holds no example (bad input, as in ``fit``: not a failed run to retry)."""
     from datamodules.datamodule import BenchmarkDataModule
 
     errors: list[DataFormatError] = []
+    empty: list[str] = []
     checked: set[tuple] = set()
     for run in runs:
         data = run.resolved()["data"]
@@ -29,5 +31,8 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
             BenchmarkDataModule(**data).check_inputs()
         except DataFormatError as error:
             errors.append(error)
-    if errors:
-        raise InputError(str(DataFormatError.joined(errors))) from errors[0]
+        except EmptySplitError as error:
+            empty.append(str(error))
+    if errors or empty:
+        lines = [str(DataFormatError.joined(errors))] if errors else []
+        raise InputError("\n".join(lines + empty)) from (errors[0] if errors else None)

@@ -97,3 +97,20 @@ def test_an_absurd_grid_is_one_line_saying_its_runs_before_any_work(
     (line, *rest) = capsys.readouterr().err.splitlines()
     assert f"the grid asks for {runs} runs" in line and "at most 10,000" in line, line
     assert [r for r in rest if "--debug" not in r] == [] and not out.exists()
+
+
+def test_data_too_small_for_a_dev_share_is_bad_input_as_in_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 breaker: two training lines carve an empty dev set; ``fit`` said so (exit 2),
+    ``suite`` ran, failed the run and advised a rerun (exit 1). Now one line, exit 2, no run."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "TREC.train.all").write_text("0 how far ?\n1 who is it ?\n")
+    (data / "TREC.test.all").write_text("0 how far ?\n")
+    out = tmp_path / "suite"
+    argv = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "1"]
+    assert main([*argv, "--data-dir", str(data), "--max-steps", "1", "--out", str(out)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and "the val split read from" in lines[0], lines
+    assert "rerun" not in lines[0] and not out.exists()
