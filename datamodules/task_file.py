@@ -56,17 +56,6 @@ def is_task_file(value: str) -> bool:
     return str(value).lower().endswith(SUFFIXES)
 
 
-def recorded_task(task: str) -> str:
-    """``task`` as configs record it: a task file by its absolute path, so that a run's
-    ``fit_config.yaml`` (and every job of a suite) finds it from any folder; a benchmark by its
-    name (an alias, ``sst5``, by the name it stands for, ``sst1``; anything else as it is)."""
-    if is_task_file(task):
-        return str(Path(task).expanduser().absolute())
-    from datamodules.tasks import canonical_name
-
-    return canonical_name(task) or task
-
-
 def _nearest(key: str) -> str:
     return did_you_mean(key, KEYS) or f"; known keys: {', '.join(KEYS)}"
 

@@ -207,6 +207,17 @@ def canonical_name(name: str) -> str | None:
     return name if name in _TASKS else _ALIASES.get(name)
 
 
+def recorded_task(task: str) -> str:
+    """``task`` as configs record it: a task file by its absolute path, so that a run's
+    ``fit_config.yaml`` (and every job of a suite) finds it from any folder; a benchmark by its
+    name (an alias, ``sst5``, by the name it stands for, ``sst1``; anything else as it is)."""
+    from datamodules.task_file import is_task_file
+
+    if is_task_file(task):
+        return str(Path(task).expanduser().absolute())
+    return canonical_name(task) or task
+
+
 def _spelling(word: str) -> str:
     return "".join(c for c in word.lower() if c.isalnum())
 
@@ -258,12 +269,12 @@ def get_task(name: str) -> TaskSpec:
 
 def task_problems(name: str) -> list[str]:
     """What is wrong with ``--task name`` (unknown, or its task file's problems), one line each."""
-    from datamodules.task_file import TaskFileError
+    from datamodules.task_file import TaskFileError, misnamed_task_file
 
     try:
         get_task(name)
     except KeyError as error:
-        return [str(error.args[0])]
+        return [misnamed_task_file(name) or str(error.args[0])]
     except TaskFileError as error:
         return str(error).splitlines()
     return []

@@ -57,7 +57,7 @@ class SuiteOptions:
     @property
     def task_names(self) -> list[str]:
         """The tasks, a task file by its absolute path (every job of the suite finds it)."""
-        from datamodules.task_file import recorded_task
+        from datamodules.tasks import recorded_task
 
         return [recorded_task(task) for task in names(self.tasks, "--tasks")]
 

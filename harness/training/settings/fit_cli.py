@@ -175,7 +175,7 @@ def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Ca
 def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | dict[str, Any]:
     """``args`` choosing ``task`` as configs record it (a task file by its absolute path: the
     run's ``fit_config.yaml`` then runs from any folder), given last so that it wins."""
-    from datamodules.task_file import recorded_task
+    from datamodules.tasks import recorded_task
 
     if recorded_task(task) == task:
         return args

@@ -33,7 +33,7 @@ def test_a_papers_name_gets_the_task_it_names(typed: str, meant: str) -> None:
 def test_an_alias_is_recorded_by_its_tasks_name() -> None:
     """A run's config, a suite's grid and folders say ``sst1`` whether ``sst1`` or ``sst5`` was
     typed (one task, one name in results)."""
-    from datamodules.task_file import recorded_task
+    from datamodules.tasks import recorded_task
     from harness.suite.options import SuiteOptions
 
     assert recorded_task("sst5") == "sst1" and recorded_task("trec") == "trec"
