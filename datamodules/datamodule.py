@@ -204,14 +204,19 @@ class BenchmarkDataModule(L.LightningDataModule):
         DataFormatError naming every bad line of all of them, before any training.
 
         What is read is kept: :meth:`setup` does not read it again. Call it before
-        :meth:`setup` (afterwards it checks nothing). A split that holds no example (a dev set
-        carved from too few lines) raises :class:`EmptySplitError`, as :meth:`setup` would.
+        :meth:`setup` (afterwards it checks nothing).
         """
         if self._vocab is None:
             self._prepare(("val", "test"))
-            for split, examples in self._examples.items():
-                if not examples:
-                    raise EmptySplitError(self.task.name, split, self._root)
+
+    def empty_splits(self) -> list[EmptySplitError]:
+        """The splits :meth:`check_inputs` read that hold no example (a dev set carved from too
+        few lines), as the errors :meth:`setup` would raise on them."""
+        return [
+            EmptySplitError(self.task.name, split, self._root)
+            for split, examples in self._examples.items()
+            if not examples
+        ]
 
     def _load_train(self) -> None:
         """Read the training source; carve dev / pick folds when the task needs it."""

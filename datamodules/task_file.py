@@ -51,6 +51,15 @@ class TaskFileError(ValueError):
     """A task file that cannot be used; one line per problem, each naming the file and key."""
 
 
+def misnamed_task_file(value: str) -> str | None:
+    """The problem of a task that names a file whose name does not end as a task file's
+    (``reviews.txt``), else None: one line, where "unknown task" would be at odds with it."""
+    if is_task_file(value) or not Path(value).expanduser().is_file():
+        return None
+    endings = " or ".join(SUFFIXES)
+    return f'{value}: a task file\'s name ends in {endings} (docs/data.md "Your own data")'
+
+
 def is_task_file(value: str) -> bool:
     """Whether ``--task`` names a task file rather than a benchmark task."""
     return str(value).lower().endswith(SUFFIXES)
@@ -82,6 +91,8 @@ def _file_problems(raw: dict[str, Any], folder: Path) -> list[str]:
             continue
         if not isinstance(value, str):
             problems.append(f"{key}: expected a file name, got {value!r}")
+        elif (folder / value).is_dir():
+            problems.append(f"{key}: {folder / value} is a folder; expected the {key} file")
         elif not (folder / value).is_file():
             problems.append(f"{key}: no such file {folder / value}")
     folds = raw.get("folds")

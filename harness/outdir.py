@@ -281,6 +281,9 @@ def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     if out.is_dir():
         return [f"--out {out} is a folder; give a {suffix} file name ({example})"]
     problems = [] if out.suffix == suffix else [f"--out {out}: expected a {suffix} file name"]
+    above = next((folder for folder in reversed(out.parents) if not folder.is_dir()), None)
+    if above is not None and above.exists():  # a file where a folder of the path should be
+        return [*problems, f"--out {out}: {above} is a file, not a folder"]
     if not out.parent.is_dir():
         return [*problems, f"--out {out}: folder {out.parent} does not exist"]
     if not writable(out.parent):

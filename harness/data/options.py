@@ -9,6 +9,7 @@ from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import get_task, task_problems
 from datamodules.text import known_encoding
+from harness.training.settings.fit_overrides import path_problems
 
 
 @dataclass(frozen=True)
@@ -40,10 +41,10 @@ class StatsOptions:
         problems = [f"--task {problem}" for problem in task_problems(self.task)]
         if not problems and not is_task_file(self.task):
             object.__setattr__(self, "task", get_task(self.task).name)
-        if self.data_dir is None and not is_task_file(self.task):
+        if self.data_dir is None and not is_task_file(self.task) and not problems:
             problems.append(f"--data-dir is required for a benchmark task ({self.task})")
-        elif self.data_dir is not None and not Path(self.data_dir).expanduser().is_dir():
-            problems.append(f"--data-dir {self.data_dir}: no such folder")
+        elif self.data_dir is not None:
+            problems += path_problems("--data-dir", Path(self.data_dir).expanduser(), folder=True)
         if self.embeddings is not None and not Path(self.embeddings).expanduser().is_file():
             problems.append(f"--embeddings {self.embeddings}: no such file")
         if self.layout is not None and self.layout not in LAYOUTS:

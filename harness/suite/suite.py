@@ -33,10 +33,10 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
 def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
-    from datamodules.task_file import is_task_file
+    from datamodules.tasks import canonical_name
     from harness.training.settings.task_configs import task_option_problems
 
-    benchmarks = [task for task in options.task_names if not is_task_file(task)]
+    benchmarks = [task for task in options.task_names if canonical_name(task) is not None]
     problems = options.inputs.file_problems(
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )

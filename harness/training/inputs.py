@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from datamodules.errors import DataFormatError, EmptySplitError
+from datamodules.errors import DataFormatError
 from harness.errors import InputError
 from harness.training.settings.fit_run import FitRun
 
@@ -27,12 +27,12 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
         if key in checked:
             continue
         checked.add(key)
+        datamodule = BenchmarkDataModule(**data)
         try:
-            BenchmarkDataModule(**data).check_inputs()
+            datamodule.check_inputs()
         except DataFormatError as error:
             errors.append(error)
-        except EmptySplitError as error:
-            empty.append(str(error))
+        empty += [str(error) for error in datamodule.empty_splits()]
     if errors or empty:
         lines = [str(DataFormatError.joined(errors))] if errors else []
         raise InputError("\n".join(lines + empty)) from (errors[0] if errors else None)

@@ -364,3 +364,15 @@ def test_a_task_file_that_is_not_yaml_is_named_at_its_line(
         load_task_file(path, list_tasks())
     assert str(refused.value).startswith(f"{path}{said}")
     assert "<unicode string>" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_folder_named_as_a_split_is_called_a_folder(tmp_path: Path) -> None:
+    """Issue 56 breaker: ``test: .`` was "no such file" (it is the task file's folder)."""
+    path = _task(
+        tmp_path,
+        "name: mine\ntext: text\nlabel: label\ntrain: train.tsv\ntest: .\n",
+        {"train.tsv": _tsv(TRAIN)},
+    )
+    assert task_problems(str(path)) == [
+        f"{path}: test: {tmp_path / '.'} is a folder; expected the test file"
+    ]

@@ -35,7 +35,7 @@ class ConfigError(ValueError):
 def task_option_problems(option: str, tasks: list[str]) -> list[str]:
     """What is wrong with the tasks an option names, one line each: an unknown name (with the
     known ones and the nearest) or a task file's problem."""
-    from datamodules.task_file import is_task_file
+    from datamodules.task_file import is_task_file, misnamed_task_file
     from datamodules.tasks import canonical_name, list_tasks, shown_names, task_spelled
     from datamodules.tasks import task_problems as file_problems
     from harness.command_parser import did_you_mean
@@ -44,6 +44,8 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
     for task in tasks:
         if is_task_file(task):
             problems += file_problems(task)
+        elif canonical_name(task) is None and (misnamed := misnamed_task_file(task)):
+            problems.append(f"{option} {misnamed}")
         elif canonical_name(task) is None:
             meant = task_spelled(task)
             nearest = f" (did you mean {meant}?)" if meant else did_you_mean(task, list_tasks())

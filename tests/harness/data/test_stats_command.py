@@ -87,3 +87,21 @@ def test_stats_rejects_bad_arguments_while_parsing(arguments, words, capsys):
     assert main(["data", "stats", *arguments]) == 2
     err = capsys.readouterr().err
     assert all(word in err for word in words), err
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("data", "--data-dir {path}: is a file, expected a folder"),
+        ("mine.txt", "--task {path}: a task file's name ends in .yaml or .yml"),
+    ],
+)
+def test_stats_advice_fits_the_path_given(name, said, tmp_path, capsys):
+    """Issue 56 breaker: a file as --data-dir was "no such folder"; a task file named .txt got
+    "unknown task" and "--data-dir is required for a benchmark task" (two lines, at odds)."""
+    path = tmp_path / name
+    path.write_text("name: mine\n")
+    arguments = ["--data-dir", str(path)] if name == "data" else ["--task", str(path)]
+    assert main(["data", "stats", "--task", "trec", *arguments]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and said.format(path=path) in lines[0], lines

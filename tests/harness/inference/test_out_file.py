@@ -163,3 +163,17 @@ def test_an_absurd_batch_size_is_one_line_in_sanbenchs_words(
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and lines[0].startswith(f"sanbench predict: {said}"), lines
     assert snapshot(folder) == before
+
+
+def test_a_file_on_the_out_path_is_called_a_file(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: ``--out afile/p.csv`` said "folder afile does not exist"."""
+    before = snapshot(folder)
+    out = folder / "mine.csv" / "p.csv"
+    argv = ["predict", "--ckpt", str(folder / "model.ckpt"), "--input", str(folder / "q3.csv")]
+    assert main([*argv, "--out", str(out)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    said = f"--out {out}: {folder / 'mine.csv'} is a file, not a folder"
+    assert lines == [f"sanbench predict: {said}"]
+    assert snapshot(folder) == before

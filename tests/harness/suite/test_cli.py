@@ -114,3 +114,15 @@ def test_data_too_small_for_a_dev_share_is_bad_input_as_in_fit(
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and "the val split read from" in lines[0], lines
     assert "rerun" not in lines[0] and not out.exists()
+
+
+def test_a_task_file_not_named_yaml_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 breaker: "--data-dir is required unless ... every task is a task file" beside
+    "--tasks mine.txt: expected one of ..., or a task file": two lines, at odds."""
+    (tmp_path / "mine.txt").write_text("name: mine\n")
+    argv = ["suite", "--tasks", str(tmp_path / "mine.txt"), "--encoders", "multi_cnn"]
+    assert main([*argv, "--out", str(tmp_path / "s")]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and "a task file's name ends in .yaml or .yml" in lines[0], lines

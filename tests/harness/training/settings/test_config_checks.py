@@ -111,7 +111,7 @@ BAD_TASK_FILES = {
     "fields.yaml": ("name: mine\n", ["fields.yaml: text: expected", "train:"]),
     "twice.yaml": ("name: mine\nname: again\n", ["twice.yaml:2: not YAML: key 'name' given"]),
     "scalar.yaml": ("hello\n", ["scalar.yaml: expected a mapping of keys"]),
-    "notes.txt": ("name: mine\n", ["--data.task notes.txt: expected one of"]),
+    "notes.txt": ("name: mine\n", ["--data.task notes.txt: a task file's name ends in .yaml"]),
     "tabs.yaml": ("name: x\n\tkind: single\n", ["tabs.yaml:2: not YAML: found character"]),
     "torn.yaml": ("name: [\n", ["torn.yaml:2: not YAML: expected the node content"]),
 }
