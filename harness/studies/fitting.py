@@ -34,13 +34,13 @@ def dev_metric(task: str) -> tuple[str, str]:
 
 
 def require_training(ctx: TuneContext) -> tuple[str, str, Path | None]:
-    """(task, encoder, data_dir) or a clear error when a training study lacks one of them (a
-    task file's task needs no data folder)."""
-    from datamodules.task_file import is_task_file
+    """(task, encoder, data_dir) or a clear error when a training study lacks one of them (only
+    a benchmark needs a data folder: a task file names its files, and an unknown task is named
+    by the task's check)."""
+    from datamodules.tasks import canonical_name
 
-    needed = (
-        ("task", "encoder") if is_task_file(ctx.task or "") else ("task", "encoder", "data_dir")
-    )
+    benchmark = canonical_name(ctx.task or "") is not None
+    needed = ("task", "encoder", "data_dir") if benchmark else ("task", "encoder")
     missing = [f"--{n.replace('_', '-')}" for n in needed if not getattr(ctx, n)]
     if missing:
         raise ValueError(f"study {ctx.study!r} trains models: pass {', '.join(missing)}")

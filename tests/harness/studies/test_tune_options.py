@@ -200,3 +200,15 @@ def test_an_encoder_variant_gets_profiles_words(
     err = capsys.readouterr().err
     assert f"--encoder {variant}: disan takes no option attention_imp (did you mean " in err
     assert not (tmp_path / "s").exists()
+
+
+def test_a_task_file_not_named_yaml_is_named_without_asking_for_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: ``tune --task mine.txt`` (no --data-dir) said only "pass --data-dir"."""
+    (tmp_path / "mine.txt").write_text("name: mine\n")
+    argv = ["tune", "--study", "dropout", "--task", str(tmp_path / "mine.txt"), "--encoder",
+            "multi_cnn", "--out", str(tmp_path / "s")]  # fmt: skip
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and "a task file's name ends in .yaml or .yml" in lines[0], lines
