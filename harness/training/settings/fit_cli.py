@@ -208,6 +208,22 @@ def stated_config(parser: LightningArgumentParser, config: Any) -> str:
     return parser.dump(config, skip_unset=False)
 
 
+def without_printing(words: list[str]) -> list[str]:
+    """``words`` without ``-h``/``--help`` and ``--print_config`` (with its value, if it has
+    one), which would print and exit while parsing."""
+    kept: list[str] = []
+    skip_value = False
+    for word in words:
+        if skip_value and not word.startswith("-"):
+            skip_value = False
+            continue
+        skip_value = word == "--print_config"
+        if word in ("-h", "--help") or word.startswith("--print_config"):
+            continue
+        kept.append(word)
+    return kept
+
+
 MISSING_OUT = "missing --out (the run folder)"
 
 
@@ -276,7 +292,9 @@ class FitCLI(LightningCLI):
             unknown = unknown_options(args, parser)
         if unknown:
             raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
-        task, encoder = task_and_encoder(args) if isinstance(args, dict) else self._chosen(args)
+        task, encoder = (
+            task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
+        )
         if not issubclass(self.data_class, BenchmarkDataModule):
             task = None  # a user's datamodule: its own arguments, the shared defaults
         problems = task_option_problems("--data.task", [task] if task is not None else [])
@@ -306,23 +324,16 @@ class FitCLI(LightningCLI):
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
 
-    def _chosen(self, words: list[str]) -> tuple[str | None, str | None]:
-        """The task and encoder that ``words`` choose, ``--config`` files included, as a parser
-        built like the real one reads them; its ``--help`` and ``--print_config`` do nothing.
-        (None, None) when they cannot be read (e.g. no encoder):
-        the real parser then says what is missing, or prints the help without a task's values.
-        """
-        reader = self.init_parser(
-            prog="sanbench fit", exit_on_error=False, print_config=None, add_help=False
-        )
-        reader.add_argument("-h", "--help", action="store_true")
-        reader.add_argument("--print_config", nargs="?", const=True)
-        self.add_default_arguments_to_parser(reader)
-        self.add_core_arguments_to_parser(reader)
-        self.add_arguments_to_parser(reader)
+    @staticmethod
+    def _chosen(parser: LightningArgumentParser, words: list[str]) -> tuple[str | None, str | None]:
+        """The task and encoder that ``words`` choose, ``--config`` files included, as the real
+        parser reads them before any task's defaults are set (its ``--help`` and
+        ``--print_config`` left out; building a second parser for this took about 2 s a fit).
+        (None, None) when they cannot be read (e.g. no encoder): the real parser then says
+        what is missing, or prints the help without a task's values."""
         given = given_task(words)
         try:
-            config = reader.parse_args(words)
+            config = parser.parse_args(without_printing(words))
         except (argparse.ArgumentError, InputError):
             return given, None
         return given or config.get("data.task"), config["model.encoder"]
