@@ -26,16 +26,13 @@ from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
 from datamodules.splits import carve, fold_problems, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
-from datamodules.vectors import load_vectors
+from datamodules.vectors import RANDOM_VECTORS_DIM, load_vectors
 from datamodules.vocab import Vocab, build_vocab
 
 RANDOM_VECTORS = (
     "no --embeddings: the word vectors start random (seeded) and are learned; the papers start "
     "from GloVe (pass --embeddings FILE, e.g. ../shared/datasets/glove/glove.6B.50d.subset.txt)"
 )
-
-
-RANDOM_VECTORS_DIM = 300  # random vectors' width without embedding_dim: GloVe 840B/6B 300d's
 
 
 class RandomVectorsWarning(UserWarning):

@@ -22,11 +22,9 @@ from typing import Any
 import yaml
 
 from datamodules.errors import DataFormatError, did_you_mean
-from datamodules.task_spec import KINDS, SPLITS, TableSource, TaskSpec
+from datamodules.task_spec import KINDS, LIKE, SPLITS, TableSource, TaskSpec
 
 FORMATS = ("csv", "tsv", "jsonl")
-# the benchmark whose training settings (harness/training/configs/<like>.yaml) a kind borrows
-LIKE = {"single": "sst2", "pair": "snli", "relatedness": "sick"}
 KEYS = (
     "name",
     "kind",

@@ -11,6 +11,9 @@ from typing import Literal, get_args
 # a task's kind: one sentence, a sentence pair with a class, a pair with a relatedness score
 Kind = Literal["single", "pair", "relatedness"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
+# the benchmark whose training settings (harness/training/configs/<like>.yaml) a task file of
+# each kind borrows unless it names its own ``like``
+LIKE: dict[Kind, str] = {"single": "sst2", "pair": "snli", "relatedness": "sick"}
 # the splits a task is trained, validated and tested on
 SPLITS = ("train", "dev", "test")
 

@@ -25,6 +25,9 @@ import numpy as np
 from datamodules.cache import cache_folder
 from datamodules.errors import Problems, shorten
 
+# the random vectors' width without embedding_dim (no vectors file): GloVe 840B/6B 300d's
+RANDOM_VECTORS_DIM = 300
+
 
 @dataclass
 class Vectors:

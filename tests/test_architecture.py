@@ -928,28 +928,48 @@ TWICE = {
 }
 
 
+def _assigned(node: ast.Assign | ast.AnnAssign) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of each name an assignment binds, tuple targets included (``A, B = 1, 2``)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, ast.Name) and node.value is not None:
+            yield target.id, node.value
+        elif (
+            isinstance(target, ast.Tuple)
+            and isinstance(node.value, ast.Tuple)
+            and len(target.elts) == len(node.value.elts)
+        ):
+            for element, value in zip(target.elts, node.value.elts, strict=True):
+                if isinstance(element, ast.Name):
+                    yield element.id, value
+
+
 def literal_constants(path: Path) -> Iterator[tuple[str, str]]:
     """(value, name) of each module-level UPPER_CASE constant of ``path`` whose value is a
-    literal string or a literal table (tuple, list, set, dict of two or more constants);
-    sets and dicts in a canonical order, so one fact in two spellings compares equal."""
+    literal string, a literal table (tuple, list, set, dict of two or more constants) or a
+    number, tuple targets included; sets and dicts in a canonical order, so one fact in two
+    spellings compares equal. A number is one fact under one name (``RANDOM_VECTORS_DIM = 300``
+    twice), not every constant that happens to be 300."""
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        names = [t.id for t in targets if isinstance(t, ast.Name) and CONSTANT.match(t.id)]
-        try:
-            value = ast.literal_eval(node.value)
-        except ValueError:  # not a literal
-            continue
-        if isinstance(value, dict):
-            value = tuple(sorted(value.items(), key=repr))
-        elif isinstance(value, set | frozenset | tuple | list):
-            value = tuple(sorted(value, key=repr))
-            if len(value) < 2:
+        for name, expression in _assigned(node):
+            if not CONSTANT.match(name):
                 continue
-        elif not isinstance(value, str):
-            continue
-        for name in names:
+            try:
+                value = ast.literal_eval(expression)
+            except ValueError:  # not a literal
+                continue
+            if isinstance(value, dict):
+                value = tuple(sorted(value.items(), key=repr))
+            elif isinstance(value, set | frozenset | tuple | list):
+                value = tuple(sorted(value, key=repr))
+                if len(value) < 2:
+                    continue
+            elif type(value) in (int, float):
+                value = (name.lstrip("_"), value)
+            elif not isinstance(value, str):
+                continue
             yield repr(value), name
 
 
@@ -978,17 +998,75 @@ def test_no_constant_is_written_in_two_modules() -> None:
         assert first == second
 
 
+def whole_strings(path: Path) -> Iterator[tuple[str, int]]:
+    """(value, line) of each string literal written whole (no docstring, no f-string part)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree) | {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.value, node.lineno
+
+
+def test_a_mark_is_spelled_in_its_module_only() -> None:
+    """A mark (a constant string of no letter or digit: MISSING's "–") written as a literal
+    elsewhere is the fact twice (H14.4: reports/profile/claims.py wrote "–" three times)."""
+    modules = product_modules()
+    marks: dict[str, str] = {}
+    for module, path in modules.items():
+        for value, _ in literal_constants(path):
+            text = ast.literal_eval(value)
+            if isinstance(text, str) and text.strip() and not any(c.isalnum() for c in text):
+                marks[text] = module
+    assert "–" in marks
+    found = [
+        f"{module}:{line}: {text!r} ({marks[text]}'s)"
+        for module, path in modules.items()
+        for text, line in whole_strings(path)
+        if text in marks and marks[text] != module
+    ]
+    assert not found, found
+
+
+def _strings(nodes: list[ast.expr | None]) -> list[str] | None:
+    """The values of ``nodes`` when every one is a string literal, else None."""
+    if all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes):
+        return [n.value for n in nodes]  # type: ignore[union-attr]
+    return None
+
+
 def string_tables(path: Path) -> Iterator[tuple[tuple[str, ...], int]]:
     """(its strings in a canonical order, line) of each table of three or more string literals
-    written anywhere in ``path`` (a tuple, list or set; the choices of a ``Literal[...]``)."""
+    written anywhere in ``path``: a tuple, list or set (the choices of a ``Literal[...]``), a
+    column of a table of rows (``(("CR", "cr"), ("MPQA", "mpqa"), ...)``), a dict's keys
+    (``{"single": 1, "pair": 4, "relatedness": 2}``), ``"a b c".split()``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        # a Literal's choices are a tuple too
-        if (
-            isinstance(node, ast.Tuple | ast.List | ast.Set)
-            and len(node.elts) >= 3
-            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        strings = None
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):  # a Literal's choices are a tuple
+            strings = _strings(node.elts)
+            rows = [e.elts for e in node.elts if isinstance(e, ast.Tuple | ast.List)]
+            if len(rows) == len(node.elts) >= 3 and len({len(row) for row in rows}) == 1:
+                for column in zip(*rows, strict=True):  # a table of rows: each column's strings
+                    found = _strings(list(column))
+                    if found is not None and len(set(found)) >= 3:
+                        yield tuple(sorted(set(found))), node.lineno
+        elif isinstance(node, ast.Dict):
+            strings = _strings(node.keys)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "split"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and not node.args
         ):
-            yield tuple(sorted(e.value for e in node.elts)), node.lineno
+            strings = node.func.value.value.split()
+        if strings is not None and len(set(strings)) >= 3:
+            yield tuple(sorted(set(strings))), node.lineno
 
 
 def test_no_table_of_names_is_written_in_two_modules() -> None:
@@ -1011,12 +1089,31 @@ def test_no_table_of_names_is_written_in_two_modules() -> None:
         'KINDS = ("single", "pair", "relatedness")\n',
         'Kind = Literal["pair", "single", "relatedness"]\n',
         'def f(t):\n    return t.sort_values(["relatedness", "pair", "single"])\n',
+        'FEATURE_FACTOR = {"single": 1, "pair": 4, "relatedness": 2}\n',  # a dict's keys
+        'KINDS = "single pair relatedness".split()\n',
+        'LIKE = (("single", "sst2"), ("pair", "snli"), ("relatedness", "sick"))\n',  # a column
     ],
 )
 def test_a_table_of_names_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
     path = tmp_path / "m.py"
     path.write_text(source)
-    assert [table for table, _ in string_tables(path)] == [("pair", "relatedness", "single")]
+    assert ("pair", "relatedness", "single") in [table for table, _ in string_tables(path)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("A, B = 'x', 'y'\n", ["'x'", "'y'"]),  # tuple targets
+        ("RANDOM_VECTORS_DIM = 300\n", ["('RANDOM_VECTORS_DIM', 300)"]),  # a number, by name
+        ("_SHOWN: int = 3\n", ["('SHOWN', 3)"]),
+    ],
+)
+def test_a_constant_is_found_however_it_is_assigned(
+    tmp_path: Path, source: str, expected: list[str]
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert [value for value, _ in literal_constants(path)] == expected
 
 
 def _cube_root(node: ast.AST) -> bool:

@@ -9,11 +9,10 @@ from pathlib import Path
 
 from datamodules.text import known_encoding
 from harness.command_parser import batch_size_problems, integer_problems
-from harness.outdir import out_file_problems
+from harness.outdir import SHOWN, out_file_problems
 from harness.training.checkpoint_file import checkpoint_problem
 
 CHECKPOINT_SUFFIX = ".ckpt"
-SHOWN = 3  # checkpoints named when --ckpt is a folder
 FIT_CHECKPOINTS = "give a checkpoint that sanbench fit wrote (OUT/checkpoints/*.ckpt)"
 
 

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -170,10 +170,11 @@ def _context_child(asked: int) -> dict[str, Any]:
 
     from harness.measurement.profiled_step import Point
     from harness.profiling.worker import Models, run_point, worker_device
+    from harness.profiling.worker_process import point_request
 
     point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
     models = Models(worker_device(f"cuda:{asked}"), compile_model=False)  # as the worker does
-    reply = run_point({"point": asdict(point), "dtype": "fp32", "repeats": 3}, models)
+    reply = run_point(point_request(point, "fp32", repeats=3), models)
     count = torch.cuda.device_count()
     properties = [torch.cuda.get_device_properties(i) for i in range(count)]
     try:
@@ -193,11 +194,12 @@ def fp16_tiles_check() -> Check:
     the eager tiles while the plan said "compiled")."""
     from harness.measurement.profiled_step import Point
     from harness.profiling.worker import Models, run_point
+    from harness.profiling.worker_process import point_request
 
     name = "fp16 tiles as planned"
     point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
     models = Models(torch.device("cuda", 0), compile_model=False)
-    reply = run_point({"point": asdict(point), "dtype": "fp16", "repeats": 3}, models)
+    reply = run_point(point_request(point, "fp16", repeats=3), models)
     if reply["status"] != "ok":
         return Check(name, False, f"the fp16 point failed: {reply['message']}")
     from encoders.layers.tanh_attention import tile_plan

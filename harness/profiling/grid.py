@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.command_parser import choice_problems
-from harness.measurement.profiled_step import parse_options
+from harness.measurement.profiled_step import TORCH_DTYPES, parse_options
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
 
 MODES = ("infer", "train")
-DTYPES = ("fp32", "bf16", "fp16")
+DTYPES = tuple(TORCH_DTYPES)  # the step's precisions, fp32 first
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
-from harness.profiling.worker_process import WorkerDiedError, WorkerProcess
+from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
 from reports.contracts.profile_run import (
     COLUMNS,
     ENVIRONMENT_COLUMNS,
@@ -366,9 +366,8 @@ class Sweep:
 
     def _request(self, point: Point) -> dict[str, Any]:
         worker = self._worker(point)
-        request = {"point": asdict(point), "dtype": self.config.dtype}
         try:
-            return worker.request({**request, "repeats": self.config.repeats})
+            return worker.request(point_request(point, self.config.dtype, self.config.repeats))
         except WorkerDiedError as died:
             self.worker = None
             return {"status": died.status, "message": str(died)}

@@ -32,7 +32,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any, TextIO
 
 import torch
@@ -49,6 +49,7 @@ from harness.measurement.process_memory import vm_data_bytes
 from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
 from harness.measurement.tensor_memory import MB
 from harness.profiling.measure import is_oom, point_metrics, spoils_device
+from harness.profiling.worker_process import point_request
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
 WARMUP_BATCH = 2
@@ -275,7 +276,7 @@ def main(argv: list[str]) -> int:
     first = Point(**config["point"])
     for mode in ("infer", "train"):
         for shape in warmup_points(replace(first, mode=mode)):
-            request = {"point": asdict(shape), "dtype": config["dtype"], "repeats": 1}
+            request = point_request(shape, config["dtype"], repeats=1)
             if run_point(request, models)["status"] == "ok":
                 break
     # Every point collects garbage (the last point's tensors) before it is measured; with torch

@@ -15,11 +15,19 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from harness.measurement.profiled_step import Point
 from harness.profiling.allocator import preload_env
 from harness.profiling.measure import OOM_MARKERS
+
+
+def point_request(point: Point, dtype: str, repeats: int) -> dict[str, Any]:
+    """What the worker is asked for one point (``worker.run_point`` answers it): the point, its
+    precision and its timed repeats."""
+    return {"point": asdict(point), "dtype": dtype, "repeats": repeats}
 
 
 class WorkerDiedError(RuntimeError):

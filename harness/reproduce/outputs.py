@@ -18,7 +18,7 @@ from harness.table_files import Table
 from harness.training.settings.task_configs import task_defaults
 from reports.contracts import reproduction as files
 from reports.contracts.suite_results import KEY_COLUMNS
-from reports.site.numbers import MISSING, mean_std_cell
+from reports.numbers import MISSING, mean_std_cell
 
 
 def protocol(task: str, preset: Preset) -> str:

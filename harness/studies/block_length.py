@@ -18,7 +18,7 @@ import optuna
 
 from encoders.layers.block_length import appendix_a_r, expected_max_length
 from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
-from harness.studies.plans import R_RANGE, StudyPlan, TuneContext
+from harness.studies.plans import BLOCK_LENGTH, R_RANGE, StudyPlan, TuneContext
 
 MEMORY = "peak_train_mem_mb"
 
@@ -82,7 +82,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         }
 
     return StudyPlan(
-        name="block-length",
+        name=BLOCK_LENGTH,
         metric_names=[dev, MEMORY],
         directions=["maximize", "minimize"],
         objective=objective,

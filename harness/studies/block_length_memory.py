@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from encoders.layers.block_length import memory_optimal_r
-from harness.studies.plans import R_RANGE, StudyPlan, TuneContext
+from harness.studies.plans import BLOCK_LENGTH_MEMORY, R_RANGE, StudyPlan, TuneContext
 
 MEMORY = "peak_mem_mb"
 
@@ -115,7 +115,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         }
 
     return StudyPlan(
-        name="block-length-memory",
+        name=BLOCK_LENGTH_MEMORY,
         metric_names=[MEMORY],
         directions=["minimize"],
         objective=objective,

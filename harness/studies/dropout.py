@@ -22,7 +22,7 @@ from harness.studies.fitting import (
     require_training,
     trial_trainer,
 )
-from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.plans import DROPOUT, StudyPlan, TuneContext
 from harness.studies.pruning import pruning
 
 KEEP_RANGE = (0.5, 0.95)
@@ -63,7 +63,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         return overrides(trial.params)
 
     return StudyPlan(
-        name="dropout",
+        name=DROPOUT,
         metric_names=[dev],
         directions=["maximize"],
         objective=objective,

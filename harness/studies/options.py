@@ -11,10 +11,9 @@ from harness.command_parser import choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
-from harness.studies.plans import TuneContext
+from harness.studies.plans import BLOCK_LENGTH_MEMORY, STUDIES, TuneContext
 from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections, fit_overrides
 
-STUDIES = ("block-length", "block-length-memory", "dropout", "search")
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
 ATTENTION_IMPLS = ("naive", "chunked")
 
@@ -112,7 +111,7 @@ class StudyOptions:
         """The optuna study's name: ``--study-name``, or one made of the study's settings."""
         if self.study_name:
             return self.study_name
-        if self.study == "block-length-memory":
+        if self.study == BLOCK_LENGTH_MEMORY:
             lengths = "-".join(str(n) for n in self.length_values)
             impl = "" if self.attention_impl == "naive" else f"-{self.attention_impl}"
             return (

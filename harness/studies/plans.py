@@ -13,6 +13,12 @@ from harness.studies.workers import Objective
 
 # the block lengths r both block-length studies search
 R_RANGE = (2, 32)
+# the studies (``--study``), each planned by its module (``harness.studies.registry``)
+BLOCK_LENGTH = "block-length"
+BLOCK_LENGTH_MEMORY = "block-length-memory"
+DROPOUT = "dropout"
+SEARCH = "search"
+STUDIES = (BLOCK_LENGTH, BLOCK_LENGTH_MEMORY, DROPOUT, SEARCH)
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.studies import block_length, block_length_memory, dropout, space
-from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.plans import (
+    BLOCK_LENGTH,
+    BLOCK_LENGTH_MEMORY,
+    DROPOUT,
+    SEARCH,
+    StudyPlan,
+    TuneContext,
+)
 
-STUDIES: dict[str, Callable[[TuneContext], StudyPlan]] = {
-    "block-length": block_length.plan,
-    "block-length-memory": block_length_memory.plan,
-    "dropout": dropout.plan,
-    "search": space.plan,
+PLANS: dict[str, Callable[[TuneContext], StudyPlan]] = {
+    BLOCK_LENGTH: block_length.plan,
+    BLOCK_LENGTH_MEMORY: block_length_memory.plan,
+    DROPOUT: dropout.plan,
+    SEARCH: space.plan,
 }

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from harness.errors import InputError
-from harness.studies.plans import StudyPlan, TuneContext
+from harness.studies.plans import SEARCH, StudyPlan, TuneContext
 
 SECTIONS = ("trainer.", "model.", "data.")
 RANGE_KEYS = {"low", "high", "log", "step"}
@@ -102,7 +102,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         return float(fit_trial(ctx, trial, suggest(trial, ctx.space), prune.callbacks(trial))[dev])
 
     return StudyPlan(
-        name="search",
+        name=SEARCH,
         metric_names=[dev],
         directions=["maximize"],
         objective=objective,

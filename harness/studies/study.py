@@ -14,8 +14,8 @@ from harness.quiet import optuna_one_line_warnings
 from harness.redaction import recorded_command
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
-from harness.studies.plans import StudyPlan, TuneContext
-from harness.studies.registry import STUDIES
+from harness.studies.plans import BLOCK_LENGTH_MEMORY, StudyPlan, TuneContext
+from harness.studies.registry import PLANS
 from harness.studies.storage import dashboard_command, open_storage, storage_url
 from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
 
@@ -78,9 +78,7 @@ def study_settings(ctx: TuneContext) -> dict[str, Any]:
                 "lengths": list(ctx.lengths),
                 "batch_size": ctx.batch_size,
                 "dim": ctx.dim,
-                "attention_impl": ctx.attention_impl
-                if ctx.study == "block-length-memory"
-                else None,
+                "attention_impl": ctx.attention_impl if ctx.study == BLOCK_LENGTH_MEMORY else None,
             },
             default=str,
         )
@@ -150,7 +148,7 @@ def run_study(
     """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
     then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""
     optuna_one_line_warnings()
-    plan = STUDIES[ctx.study](ctx)
+    plan = PLANS[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
         done = check_settings(study, study_settings(ctx))

@@ -10,7 +10,7 @@ import os
 from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError
 from harness.studies.options import StudyOptions
-from harness.studies.plans import TuneContext
+from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
 from harness.studies.space import first_values
 
 
@@ -68,7 +68,7 @@ def training_problems(ctx: TuneContext) -> list[str]:
     except ValueError as error:
         return [str(error)]
     problems = []
-    if (ctx.study == "search") != bool(ctx.space):
+    if (ctx.study == SEARCH) != bool(ctx.space):
         problems.append("--space FILE goes with --study search, and --study search needs it")
     if ctx.data_dir is not None and not ctx.data_dir.is_dir():
         problems.append(f"--data-dir {ctx.data_dir}: no such folder")
@@ -108,7 +108,7 @@ def run_tune(options: StudyOptions) -> dict:
         storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
-    if options.study != "block-length-memory" and not options.outputs_only:
+    if options.study != BLOCK_LENGTH_MEMORY and not options.outputs_only:
         problems += training_problems(ctx)
     if problems:
         raise InputError("\n".join(problems))

@@ -18,10 +18,10 @@ from torch import nn
 
 from encoders import build_encoder, list_encoders
 from harness.table_files import Table
-from harness.training.heads import FEATURE_FACTOR, Classifier
+from harness.training.heads import Classifier, head_input_dim
 from harness.training.settings.fit_run import FitRun
+from reports.numbers import MISSING
 from reports.paper_numbers import BI_BLOSAN, DISAN, MTSA, PaperValue, lookup
-from reports.site.numbers import MISSING
 
 SNLI_INPUT_DIM = 300
 SNLI_CLASSES = 3
@@ -80,9 +80,8 @@ def count(module: nn.Module) -> int:
 
 def snli_head_params(output_dim: int, hidden: int) -> int:
     """Parameters of the SNLI classifier on top of ``output_dim``-d sentence encodings."""
-    head = Classifier(
-        FEATURE_FACTOR["pair"] * output_dim, SNLI_CLASSES, hidden, dropout=0.0, activation="relu"
-    )
+    width = head_input_dim("pair", output_dim)
+    head = Classifier(width, SNLI_CLASSES, hidden, dropout=0.0, activation="relu")
     return count(head)
 
 

@@ -41,7 +41,21 @@ def relatedness_features(s_1: torch.Tensor, s_2: torch.Tensor) -> torch.Tensor:
     return torch.cat([s_1 * s_2, (s_1 - s_2).abs()], dim=-1)
 
 
-FEATURE_FACTOR = {"single": 1, "pair": 4, "relatedness": 2}
+def head_input(kind: str, s_a: torch.Tensor, s_b: torch.Tensor | None = None) -> torch.Tensor:
+    """What the head of a task of ``kind`` reads: a sentence's encoding (single), or a pair's
+    :func:`pair_features` (pair) or :func:`relatedness_features` (relatedness)."""
+    if kind == "single":
+        return s_a
+    assert s_b is not None
+    features = pair_features if kind == "pair" else relatedness_features
+    return features(s_a, s_b)
+
+
+def head_input_dim(kind: str, encoding_dim: int) -> int:
+    """The width of :func:`head_input` on ``encoding_dim``-d encodings, read off the features
+    themselves on meta tensors (nothing allocated): 1, 4 or 2 encodings wide."""
+    encoding = torch.empty(1, encoding_dim, device="meta")
+    return head_input(kind, encoding, encoding).shape[-1]
 
 
 def relatedness_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

@@ -25,10 +25,9 @@ from encoders import Encoder, build_encoder, encoder_entry
 from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder
 from harness.training.heads import (
-    FEATURE_FACTOR,
     Classifier,
-    pair_features,
-    relatedness_features,
+    head_input,
+    head_input_dim,
     relatedness_loss,
     relatedness_score,
 )
@@ -106,7 +105,7 @@ class TaskModule(pl.LightningModule):
         options = {"dropout": dropout, **(encoder_options or {})}
         self.encoder: Encoder = build_encoder(encoder, input_dim=embedding_dim, **options)
         self.head = Classifier(
-            FEATURE_FACTOR[kind] * self.encoder.output_dim,
+            head_input_dim(kind, self.encoder.output_dim),
             num_classes,
             head_hidden,
             dropout,
@@ -151,8 +150,7 @@ class TaskModule(pl.LightningModule):
             return self.head(self.encode(batch["tokens"], batch["mask"]))
         s_a = self.encode(batch["tokens_a"], batch["mask_a"])
         s_b = self.encode(batch["tokens_b"], batch["mask_b"])
-        features = pair_features if self.kind == "pair" else relatedness_features
-        return self.head(features(s_a, s_b))
+        return self.head(head_input(self.kind, s_a, s_b))
 
     def _step(self, batch: dict[str, torch.Tensor], stage: str) -> torch.Tensor:
         logits = self(batch)

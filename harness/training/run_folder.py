@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from datamodules.vectors import RANDOM_VECTORS_DIM
 from harness.errors import InputError
 from harness.outdir import is_lock_file, unmakeable_folder
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
@@ -28,9 +29,6 @@ from reports.contracts.manifest import MANIFEST
 
 # a larger budget continues a run (finished or not) instead of being another run
 BUDGET = ("trainer.max_epochs", "trainer.max_steps")
-# the random vectors' width without data.embedding_dim (datamodules.datamodule, which imports
-# torch: checked equal in tests/harness/training/test_run_folder.py)
-RANDOM_VECTORS_DIM = 300
 FINISHED = (METRICS, MANIFEST)  # written when a run ends; an extension drops them
 MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overwrite needs it
 # keys that do not change what a run computes: a resume may change them

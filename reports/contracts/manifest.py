@@ -13,7 +13,13 @@ from typing import Any
 from reports.contracts.atomic import write_json_atomic
 
 MANIFEST = "manifest.json"
-RUN_KINDS = ("profile", "suite", "reproduce", "study", "fit")
+# the kinds of run folder a manifest names, one per command that writes one
+PROFILE_RUN = "profile"
+SUITE_RUN = "suite"
+REPRODUCE_RUN = "reproduce"
+STUDY_RUN = "study"
+FIT_RUN = "fit"
+RUN_KINDS = (PROFILE_RUN, SUITE_RUN, REPRODUCE_RUN, STUDY_RUN, FIT_RUN)
 
 
 def manifest_path(folder: Path) -> Path:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from reports.numbers import MISSING, RANGE_DASH
 from reports.paper_numbers import MTSA, PAPER_VALUES, figure_label
 from reports.profile.growth import growth_table
 
@@ -77,7 +78,7 @@ def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
         text = f"{encoder} uses {paper_mb} MB vs MTSA's {MTSA_TABLE1_MB['mtsa']} MB"
         if ours is None or reference is None:
             claims.append(
-                Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", "–", "", "not measured")
+                Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", MISSING, "", "not measured")
             )
             continue
         ratio = ours[0] / reference[0]
@@ -100,7 +101,7 @@ def exponent(rows: pd.DataFrame, encoder: str, mode: str) -> tuple[float, float,
     if table.empty or pd.isna(table.iloc[0]["memory_slope"]):
         return None
     fit = table.iloc[0]
-    lengths = fit["memory_range"].replace("-", "–")
+    lengths = fit["memory_range"].replace("-", RANGE_DASH)
     basis = f"{fit['memory_source']}, L={lengths}, R² {fit['memory_r2']:.3f}"
     return float(fit["memory_slope"]), float(fit["memory_stderr"]), basis
 
@@ -117,7 +118,7 @@ def growth_claims(rows: pd.DataFrame) -> list[Claim]:
         claim = f"{encoder} training memory {text}"
         if found is None:
             claims.append(
-                Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, "–", "", "not measured")
+                Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, MISSING, "", "not measured")
             )
             continue
         slope, stderr, basis = found
@@ -151,7 +152,7 @@ def ordering_claims(rows: pd.DataFrame) -> list[Claim]:
                 found = seq_len, a, b
                 break
         if found is None:
-            claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", "–", "", "not measured"))
+            claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", MISSING, "", "not measured"))
             continue
         seq_len, a, b = found
         ratio = a[0] / b[0]

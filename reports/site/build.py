@@ -12,18 +12,25 @@ import jinja2
 import matplotlib
 import pandas as pd
 
-from reports.contracts.manifest import RUN_KINDS
+from reports.contracts.manifest import (
+    FIT_RUN,
+    PROFILE_RUN,
+    REPRODUCE_RUN,
+    RUN_KINDS,
+    STUDY_RUN,
+    SUITE_RUN,
+)
 from reports.site import compare_page, profile_page, reproduce_page, study_page, training_page
 from reports.site.discover import Run, Skipped, discover
 from reports.site.ledger import INDEX, SiteLedger
 from reports.site.render import Page, render
 
 BUILDERS: dict[str, Callable[[Run, Path], Page]] = {
-    "profile": profile_page.build,
-    "suite": training_page.build_suite,
-    "reproduce": reproduce_page.build,
-    "fit": training_page.build_fit,
-    "study": study_page.build,
+    PROFILE_RUN: profile_page.build,
+    SUITE_RUN: training_page.build_suite,
+    REPRODUCE_RUN: reproduce_page.build,
+    FIT_RUN: training_page.build_fit,
+    STUDY_RUN: study_page.build,
 }
 COMPARISON_SLUG = "compare-profiles"
 
@@ -44,7 +51,7 @@ def build_site(
     runs = discover([Path(p) for p in paths], skipped)
     ledger = SiteLedger(out)
     slugs = [run.slug for run in runs]
-    if sum(run.kind == "profile" for run in runs) > 1:
+    if sum(run.kind == PROFILE_RUN for run in runs) > 1:
         slugs.append(COMPARISON_SLUG)
     taken = ledger.not_made(slugs)
     if taken:
@@ -54,9 +61,9 @@ def build_site(
         )
     pages = []
     built: list[Run] = []
-    profile_runs = [run for run in runs if run.kind == "profile"]  # lend a suite their memory
+    profile_runs = [run for run in runs if run.kind == PROFILE_RUN]  # lend a suite their memory
     for run in runs:
-        lent = {"profiles": profile_runs} if run.kind == "suite" else {}
+        lent = {"profiles": profile_runs} if run.kind == SUITE_RUN else {}
         build = functools.partial(BUILDERS[run.kind], run, **lent)
         page = _build_page(ledger, run.slug, build, skipped, run)
         if page is not None:
@@ -64,7 +71,7 @@ def build_site(
             built.append(run)
     if not pages:
         raise ValueError("no run could be read: " + "; ".join(s.reason for s in skipped))
-    profiles = [run for run in built if run.kind == "profile"]
+    profiles = [run for run in built if run.kind == PROFILE_RUN]
     comparisons = []
     if len(profiles) > 1:
         build = functools.partial(compare_page.build, profiles, slug=COMPARISON_SLUG)

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
 from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER
+from reports.numbers import MISSING
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
 from reports.profile.figures import (
@@ -66,7 +67,9 @@ def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
     keys = differing(envs, tuple(LABEL_KEYS))
     if not keys or len(keys) > LABEL_LIMIT:
         return names
-    found = [", ".join(f"{LABEL_KEYS[k]} {env.get(k, '–')}".strip() for k in keys) for env in envs]
+    found = [
+        ", ".join(f"{LABEL_KEYS[k]} {env.get(k, MISSING)}".strip() for k in keys) for env in envs
+    ]
     return (
         found
         if len(set(found)) == len(found)
@@ -255,7 +258,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         merged[key] = (
             values[0]
             if len(set(values)) == 1
-            else " | ".join(f"{n}: {v or '–'}" for n, v in zip(names, values, strict=True))
+            else " | ".join(f"{n}: {v or MISSING}" for n, v in zip(names, values, strict=True))
         )
     command = "\n".join(
         f"# {name}\n{run.manifest.get('command') or 'not recorded'}"

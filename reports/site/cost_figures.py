@@ -27,6 +27,7 @@ import pandas as pd
 
 from reports import aggregation
 from reports.contracts.suite_results import contended
+from reports.numbers import RANGE_DASH
 from reports.profile.figures import plain_log_axis
 from reports.site.render import save_figure
 from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
@@ -314,8 +315,8 @@ def cost_figures(
         spread = (
             "one run each: no interval"
             if runs == [1]
-            else f"bars: 95% interval over {'–'.join(map(str, sorted({runs[0], runs[-1]})))} "
-            "runs each"
+            else f"bars: 95% interval over "
+            f"{RANGE_DASH.join(map(str, sorted({runs[0], runs[-1]})))} runs each"
         )
         if any(cut(p, bounds) for p in points):
             spread += f", cut at {bounds[0]:g} and {bounds[1]:g}"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from reports import numbers
 from reports.contracts import reproduction
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.reproduction import read_table
-from reports.site import numbers
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 

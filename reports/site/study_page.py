@@ -13,10 +13,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from reports import numbers
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
 from reports.contracts.suite_results import is_contended, recorded_true
-from reports.site import numbers
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
 

@@ -14,13 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from reports import aggregation
+from reports import aggregation, numbers
 from reports.contracts import suite_results
 from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
 from reports.profile.data import load_run
-from reports.site import numbers
 from reports.site.cost_figures import cost_figures
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
+from reports.numbers import count, percent, quantity, ratio
 from reports.profile.data import load_run
 from reports.site import build_site
 from reports.site.compare_page import labels, ratio_summary, ratios
 from reports.site.discover import discover
-from reports.site.numbers import count, percent, quantity, ratio
 from reports.site.training_figures import accuracy_by_length
 
 FIXTURES = Path(__file__).parent / "fixtures"

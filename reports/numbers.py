@@ -1,4 +1,5 @@
-"""One number style for every page: Jinja filters and plain functions.
+"""One number style for every page and table (the site's, the profile report's, the harness's
+CSV and Markdown tables): Jinja filters and plain functions, and the marks they print.
 
 Quantities (ms, MB, s) keep three significant digits; counts get thousands separators;
 accuracies stored as fractions are shown in percent with one decimal; ratios as ``1.23×``.
@@ -11,7 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-MISSING = "–"
+MISSING = "–"  # a cell with no value
+RANGE_DASH = "–"  # between the ends of a range, ``64–512``
 
 
 def _value(value: Any) -> float | None:

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reports.site import numbers
+from reports import numbers
 
 FORMATTERS = (numbers.quantity, numbers.percent, numbers.score, numbers.ratio, numbers.fixed)
 DIGITS = re.compile(r"[1-9]")
