@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,12 @@ def fit_trial(
         seed=ctx.seed,
         overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
+    from datamodules.datamodule import RandomVectorsWarning
     from harness.training.fit import run_fit
 
-    metrics = run_fit(run, callbacks=callbacks)
+    with warnings.catch_warnings():  # the study's input check said it, once per study
+        warnings.simplefilter("ignore", RandomVectorsWarning)
+        metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])

@@ -212,3 +212,28 @@ def test_a_task_file_not_named_yaml_is_named_without_asking_for_data(
     assert main(argv) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and "a task file's name ends in .yaml or .yml" in lines[0], lines
+
+
+def test_a_trial_leaves_the_no_embeddings_warning_to_the_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 56 breaker: ``tune`` without --embeddings gave the warning once per trial (and once
+    for its input check): the study's check says it once; a trial says nothing."""
+    import warnings
+
+    import harness.training.fit
+    from datamodules.datamodule import RANDOM_VECTORS, RandomVectorsWarning
+    from harness.studies.fitting import fit_trial
+
+    def fit_without_vectors(*args: object, **kwargs: object) -> dict:
+        warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=1)
+        return {}
+
+    monkeypatch.setattr(harness.training.fit, "run_fit", fit_without_vectors)
+    ctx = TuneContext(study="dropout", task="trec", encoder="multi_cnn", data_dir=tmp_path,
+                      embeddings=None, out=tmp_path / "s")  # fmt: skip
+    trial = optuna.create_study().ask()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fit_trial(ctx, trial, {})
+    assert [w for w in seen if issubclass(w.category, RandomVectorsWarning)] == []
