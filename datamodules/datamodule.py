@@ -31,7 +31,8 @@ from datamodules.vocab import Vocab, build_vocab
 
 RANDOM_VECTORS = (
     "no --embeddings: the word vectors start random (seeded) and are learned; the papers start "
-    "from GloVe (pass --embeddings FILE, e.g. ../shared/datasets/glove/glove.6B.50d.subset.txt)"
+    "from GloVe (pass --embeddings FILE, a GloVe or word2vec text file: docs/data.md "
+    '"Vocabulary and embeddings")'
 )
 
 

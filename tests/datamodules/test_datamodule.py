@@ -224,3 +224,12 @@ def test_embedding_dim_is_unset_beside_a_vectors_file_and_300_without(fixtures):
     with pytest.warns(UserWarning, match="no --embeddings"):
         dm.setup("fit")
     assert dm.embedding_dim == dm.embedding_matrix.shape[1] == 300
+
+
+def test_the_no_embeddings_warning_names_no_path_of_the_repository() -> None:
+    """Issue 56 breaker: it named ``../shared/datasets/glove/...``, which exists only beside
+    the repository; it names the docs' section, which every copy has."""
+    from datamodules.datamodule import RANDOM_VECTORS
+
+    assert "../" not in RANDOM_VECTORS
+    assert 'docs/data.md "Vocabulary and embeddings"' in RANDOM_VECTORS

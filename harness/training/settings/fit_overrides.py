@@ -50,7 +50,8 @@ class DataOptions:
         ``--data-dir`` may be left out (also when not ``folder_needed``: task files only)."""
         problems = []
         if self.data_dir is None and folder_needed:
-            problems.append(f"--data-dir is required {needed_by} (e.g. ../shared/datasets)")
+            where = 'the benchmarks\' folder: docs/data.md "Layouts"'
+            problems.append(f"--data-dir is required {needed_by} ({where})")
         elif self.data_dir is not None:
             problems += path_problems("--data-dir", self.data_dir, folder=True)
         if self.embeddings is not None:

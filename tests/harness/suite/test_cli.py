@@ -126,3 +126,13 @@ def test_a_task_file_not_named_yaml_is_one_line(
     assert main([*argv, "--out", str(tmp_path / "s")]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and "a task file's name ends in .yaml or .yml" in lines[0], lines
+
+
+def test_a_missing_data_dir_names_the_docs_not_a_path_of_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 breaker: "(e.g. ../shared/datasets)" exists only beside the repository."""
+    argv = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", str(tmp_path / "s")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert 'docs/data.md "Layouts"' in err and "../" not in err, err
