@@ -31,6 +31,7 @@ from harness.training.heads import (
     relatedness_loss,
     relatedness_score,
 )
+from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS
 
 
 class Vocabulary(TypedDict):
@@ -94,6 +95,9 @@ class TaskModule(pl.LightningModule):
         if optimizer not in ("adadelta", "adam"):
             raise ValueError(f"unknown optimizer {optimizer!r}; expected 'adadelta' or 'adam'")
         self.save_hyperparameters()
+        if optimizer_init is not None:  # --optimizer CLASS: the papers' keys did not run
+            for key in PAPERS_OPTIMIZER_KEYS:
+                self.hparams.pop(key)
         # where the encoder came from now, so that predict/encode can import it again
         self.hparams["encoder_source"] = encoder_entry(encoder).source.as_dict()
         self.kind = kind

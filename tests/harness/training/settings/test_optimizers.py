@@ -90,6 +90,26 @@ def test_the_module_builds_the_given_optimizer_over_the_papers_l2_groups() -> No
     assert all(group["lr"] == 0.05 for group in optimizer.param_groups)
 
 
+def test_the_checkpoint_names_only_the_optimizer_that_ran(tmp_path: Path) -> None:
+    """Issue 56 breaker: the checkpoint's hyper-parameters said ``optimizer: adam`` (with its
+    ``lr`` and ``eps``) beside an SGD run (fit_config.yaml no longer did); it loads and builds
+    SGD again."""
+    sgd = {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.05, "momentum": 0.9}}
+    module = TaskModule(
+        "bilstm", "single", 3, 10, 4, encoder_options={"hidden_dim": 4}, head_hidden=4,
+        optimizer="adam", lr=1e-3, optimizer_init=sgd,
+    )  # fmt: skip
+    assert not {"optimizer", "lr", "adadelta_rho", "eps"} & set(module.hparams)
+    assert module.hparams["optimizer_init"] == sgd
+    path = tmp_path / "m.ckpt"
+    torch.save({"state_dict": module.state_dict(), "hyper_parameters": dict(module.hparams),
+                "pytorch-lightning_version": "2.6.0"}, path)  # fmt: skip
+    loaded = TaskModule.load_from_checkpoint(path, weights_only=True)
+    assert isinstance(loaded.configure_optimizers(), torch.optim.SGD)
+    papers = TaskModule("bilstm", "single", 3, 10, 4, encoder_options={"hidden_dim": 4})
+    assert papers.hparams["optimizer"] == "adadelta"  # the papers' keys, where they run
+
+
 def test_suite_and_tune_take_the_same_spelling_as_fit(tmp_path: Path) -> None:
     from harness.training.settings.fit_run import FitRun
 
