@@ -13,6 +13,7 @@ import functools
 import inspect
 import re
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -197,15 +198,44 @@ def given_task(words: list[str]) -> str | None:
     return task
 
 
-def stated_config(parser: LightningArgumentParser, config: Any) -> str:
+def stated_config(parser: LightningArgumentParser, config: Any, flags: Iterable[str] = ()) -> str:
     """``config`` as YAML, nulls too, naming only the optimizer that runs: beside ``--optimizer
     CLASS`` the papers' keys it replaces are left out (they hold their task defaults, which
-    they take again when the file is read: :func:`optimizer_problems` refuses others)."""
+    they take again when the file is read: :func:`optimizer_problems` refuses others).
+    ``flags`` are ``--print_config``'s (LightningCLI's): ``skip_null`` (or ``skip_unset``)
+    leaves the nulls out, ``skip_default`` the values that are the task's defaults."""
     if config.get("optimizer") is not None:
         config = config.clone()
         for key in PAPERS_OPTIMIZER_KEYS:
             del config[f"model.{key}"]
-    return parser.dump(config, skip_unset=False)
+    skip_unset = bool({"skip_null", "skip_unset"} & set(flags))
+    return parser.dump(config, skip_unset=skip_unset, skip_default="skip_default" in flags)
+
+
+PRINT_CONFIG_FLAGS = ("skip_null", "skip_unset", "skip_default")
+
+
+def print_config_flags(words: list[str]) -> list[str] | None:
+    """The flags of ``--print_config[=FLAG,...]`` among ``words`` ([] for none), or None when
+    it is not asked for."""
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option != "--print_config":
+            continue
+        following = words[index + 1 : index + 2]
+        if not equals and following and not following[0].startswith("-"):
+            value = following[0]  # --print_config skip_null (as without_printing reads it)
+        return [flag for flag in value.split(",") if flag]
+    return None
+
+
+def print_config_problems(flags: list[str]) -> list[str]:
+    """One line per flag ``--print_config`` does not take (``comments`` needs a library
+    sanbench does not install)."""
+    expected = "expected skip_null, skip_unset or skip_default (comma-separated)"
+    return [
+        f"--print_config={flag}: {expected}" for flag in flags if flag not in PRINT_CONFIG_FLAGS
+    ]
 
 
 def without_printing(words: list[str]) -> list[str]:
@@ -304,14 +334,15 @@ class FitCLI(LightningCLI):
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
-        if isinstance(args, list) and any(word.startswith("--print_config") for word in args):
-            # --print_config prints only a config that would run (and exits while parsing)
-            printed = [word for word in args if not word.startswith("--print_config")]
-            config = parser.parse_args(printed)
+        flags = print_config_flags(args) if isinstance(args, list) else None
+        if flags is not None:  # it prints only a config that would run, then exits
+            problems = print_config_problems(flags)
+            if problems:
+                raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+            config = parser.parse_args(without_printing(args))
             self._check_optimizers(parser, config)
-            if "--print_config" in args:  # its options (skip_null, ...) are jsonargparse's
-                print(stated_config(parser, config), end="")
-                raise SystemExit(0)
+            print(stated_config(parser, config, flags), end="")
+            raise SystemExit(0)
         super().parse_arguments(parser, args)
         self._check_optimizers(parser, self.config)
         problems = seed_problems(self.config["seed_everything"])  # seeded right after parsing

@@ -166,3 +166,34 @@ def test_the_saved_config_names_only_the_optimizer_that_ran(
     saved["model"] |= {"optimizer": "adam", "lr": 0.001, "adadelta_rho": 0.95, "eps": 1e-8}
     (tmp_path / "run" / "fit_config.yaml").write_text(yaml.safe_dump(saved))
     assert differences_from_saved(tmp_path / "run", text) == []
+
+
+@pytest.mark.parametrize(
+    "flags", ["skip_null", "skip_unset", "skip_default", "skip_null,skip_default"]
+)
+def test_print_config_flags_print_the_config_that_runs_as_lightningcli_documents(
+    flags: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 breaker: ``--print_config=skip_null`` went to jsonargparse's own printing,
+    which named ``model.optimizer: adam`` beside ``--optimizer torch.optim.SGD``."""
+    words = fit_words(tmp_path, *SGD_STEP, "--model.dropout", "0.3")
+    assert main(["fit", *words, f"--print_config={flags}"]) == 0, capsys.readouterr().err
+    text = capsys.readouterr().out
+    config = yaml.safe_load(text)
+    assert config["optimizer"]["class_path"] == "torch.optim.SGD"
+    assert not {"optimizer", "lr", "adadelta_rho", "eps"} & set(config["model"])
+    assert config["model"]["dropout"] == 0.3
+    if "skip_default" in flags:  # the task's defaults left out
+        assert "accelerator" not in text and "seed_everything" not in text
+    else:  # the nulls left out
+        assert "accelerator: auto" in text and "null" not in text
+
+
+@pytest.mark.parametrize("flags", ["comments", "skip_nul", "skip_null,bogus"])
+def test_an_unknown_print_config_flag_is_one_line(
+    flags: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["fit", *fit_words(tmp_path), f"--print_config={flags}"]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and "expected skip_null, skip_unset or skip_default" in lines[0], lines
+    assert "Invalid option" not in lines[0]
