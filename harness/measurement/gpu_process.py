@@ -34,9 +34,9 @@ def nvml_failures(nvml: Any) -> tuple[type[Exception], ...]:
 
 def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     """(MB NVML attributes to this process on ``device``, context and caching allocator's reserve
-    included; why it is empty when it is). CPU devices: (None, ""). A failure at any call
-    (:func:`nvml_failures`: start, lookup, listing, shut down) empties the column with its
-    reason; it never raises."""
+    included; why it is empty when it is). CPU devices: (None, ""). A failure at start, lookup
+    or listing (:func:`nvml_failures`) empties the column with its reason; a failed shut down
+    keeps the value read and notes the failure beside it; it never raises."""
     if device.type != "cuda":
         return None, ""
     try:
@@ -59,10 +59,14 @@ def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     try:
         pynvml.nvmlShutdown()
     except nvml_failures(pynvml) as error:
-        return None, read_error or f"NVML column empty: NVML did not shut down ({error})"
-    if read_error:
-        return None, read_error
-    return process_memory(processes, os.getpid(), bus_id)
+        unfinished = f"NVML did not shut down ({error})"
+    else:
+        unfinished = ""
+    used, why = (None, read_error) if read_error else process_memory(processes, os.getpid(), bus_id)
+    if unfinished:  # what was read stays: the failure is noted beside it
+        note = f"NVML column read, but {unfinished}" if used is not None else unfinished
+        why = "; ".join(part for part in (why, note) if part)
+    return used, why
 
 
 def process_memory(processes: Any, pid: int, bus_id: str) -> tuple[float | None, str]:

@@ -79,8 +79,8 @@ def first_call_at_shape(step: Callable[[], None], device: torch.device) -> None:
 
 def nvml_columns(device: torch.device) -> dict[str, float | str | None]:
     """The NVML column of a point (``gpu_process.gpu_process_memory``: the GPU found by PCI bus
-    id) and, when it is empty on a CUDA device, the reason as the row's ``message``. NVML's
-    failures never cost the point its measured numbers."""
+    id) and, when it is empty on a CUDA device, the reason as the row's ``message`` (or, beside
+    a value, NVML's failure to shut down). NVML's failures never cost the point its numbers."""
     used, why = gpu_process_memory(device)
     return {"gpu_process_mem_mb": used, **({"message": why} if why else {})}
 
