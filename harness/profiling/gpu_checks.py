@@ -24,6 +24,7 @@ Without CUDA each says it was not run and why; the exit status is 1 only when a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -34,9 +35,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+from harness.interrupts import INTERRUPTED_STATUS, interrupt_held
 
-from harness.measurement.gpu_process import nvml_bus_id, nvml_failures
+# run as a program, a Ctrl-C during the imports (torch's: seconds) waits for them to end, then
+# exits 130 in one line (a library stopped half imported gave a traceback)
+held = interrupt_held() if __name__ == "__main__" else contextlib.nullcontext(lambda: False)
+with held as interrupted:
+    import torch
+
+    from harness.measurement.gpu_process import nvml_bus_id, nvml_failures
+if interrupted():
+    print("gpu_checks: interrupted", file=sys.stderr, flush=True)
+    sys.exit(INTERRUPTED_STATUS)
 
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}

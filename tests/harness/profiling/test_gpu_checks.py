@@ -199,3 +199,38 @@ def test_confirm_sweeps_on_cuda_then_runs_every_check(
     assert command[command.index("--out") + 1] == str(run)
     assert "disan:attention_impl=chunked" in command[command.index("--encoders") + 1]
     assert checked == ([] if status == 130 else [run])
+
+
+# runs gpu_checks as ``python -m`` does, a SIGINT sent to itself as torch's import begins
+INTERRUPTED_IMPORT = """
+import os, runpy, signal, sys
+
+class CtrlCAtTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCAtTorch())
+sys.argv = ["gpu_checks", "confirm", sys.argv[1]]
+runpy.run_module("harness.profiling.gpu_checks", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.slow  # a Python process importing torch
+def test_a_ctrl_c_during_the_imports_exits_130_in_one_line(tmp_path: Path) -> None:
+    """Issue 57 breaker: a Ctrl-C during ``confirm``'s imports printed a traceback."""
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT, str(run)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == ["gpu_checks: interrupted"], done.stderr
+    assert not run.exists()
