@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import ScalarFormatter
 
 from reports.site.render import save_figure
 
@@ -43,6 +44,24 @@ EFFICIENCY = (
 CURVES_PAPER = "the Bi-BloSAN paper's Fig. 5"
 LENGTHS_PAPER = "the DiSAN paper's accuracy vs sentence length (SST-1)"
 OUTSIDE_RIGHT = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
+
+
+# An efficiency axis spans at least this share of its values' size, so that near-equal runs
+# (or one run) read their values on the ticks, never as digits below an offset (1e-7+1.36e-2)
+LEAST_RELATIVE_SPAN = 0.1
+MARGIN = 0.18  # of the span, each side: room for the markers and their labels
+
+
+def readable_limits(values: pd.Series) -> tuple[float, float]:
+    """Axis limits holding ``values``, at least :data:`LEAST_RELATIVE_SPAN` of their mean's size
+    wide (1 when that is 0), with :data:`MARGIN` each side."""
+    low, high = float(values.min()), float(values.max())
+    centre = (low + high) / 2
+    least = LEAST_RELATIVE_SPAN * abs(centre) or 1.0
+    if high - low < least:
+        low, high = centre - least / 2, centre + least / 2
+    margin = MARGIN * (high - low)
+    return low - margin, high + margin
 
 
 def quality_column(rows: pd.DataFrame) -> tuple[str, str, float]:
@@ -90,7 +109,11 @@ def _scatter(
     axes.set_ylabel(y[1])
     axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
-    axes.margins(0.18)
+    axes.set_xlim(*readable_limits(means[x[0]]))
+    axes.set_ylim(*readable_limits(means[y[0]]))
+    for axis in (axes.xaxis, axes.yaxis):  # tick labels are the values, in the axis' unit
+        axis.set_major_formatter(ScalarFormatter(useOffset=False))
+    axes.ticklabel_format(style="plain")
     figure.tight_layout()
     return figure
 

@@ -130,3 +130,38 @@ def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure
     training_figures.length_figures(pd.DataFrame(rows), styles(encoders), Path("."))
     (figure,) = drawn
     assert not legend_covers_data(figure)
+
+
+@pytest.mark.parametrize(
+    ("memory", "seconds"),
+    [
+        ((1234.5671, 1234.5672), (0.0136101, 0.0136102)),  # two near-equal runs
+        ((8.17,), (0.0136,)),  # a fit page: one run
+        ((0.0,), (0.0,)),
+    ],
+)
+def test_the_efficiency_axes_read_their_own_values(
+    memory: tuple[float, ...], seconds: tuple[float, ...]
+) -> None:
+    """Issue 56 breaker: near-equal runs put Fig. 1(c)'s scale in an offset (``1e-7+1.36101e-2``
+    over ticks 0.0 to 1.0), so no tick said a value: every tick label is a value in the axis'
+    unit, no offset, and the axis spans at least a tenth of its values' size."""
+    names = [f"e{i}" for i in range(len(memory))]
+    means = pd.DataFrame(
+        {"peak_train_mem_mb": memory, "dev_infer_time_s": seconds, "test_acc": [0.6] * len(names)},
+        index=names,
+    )
+    _, _, x, y = training_figures.EFFICIENCY[0]
+    figure = training_figures._scatter(
+        means, x, y, training_figures.quality_column(means), styles(names), "t"
+    )
+    figure.canvas.draw()
+    [axes] = figure.axes
+    for axis, values in ((axes.xaxis, memory), (axes.yaxis, seconds)):
+        assert axis.get_major_formatter().get_offset() == ""
+        low, high = axis.get_view_interval()
+        assert low <= min(values) and max(values) <= high
+        assert high - low >= 0.1 * abs(np.mean(values))
+        labels = [tick.get_text() for tick in axis.get_ticklabels() if tick.get_text()]
+        assert len(labels) >= 3 and not any("e" in label for label in labels), labels
+    plt.close(figure)
