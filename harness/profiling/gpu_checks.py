@@ -17,8 +17,10 @@ The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
   NVML which GPUs list its process id.
 - fp16 tiles as planned: the same point under fp16 autocast on cuda:0; the tiles it ran must be
   the ones ``tile_plan`` reports (issue 57.9).
-- Fit and encode on the GPU: ``sanbench fit`` of a tiny TREC written into RUN, then ``sanbench
-  encode`` of its checkpoint (issue 57.1), both exit 0 and two sentences are encoded.
+- Fit, encode and predict on the GPU: ``sanbench fit`` of a tiny TREC written into RUN with
+  multi_cnn and with DiSAN (its default chunked attention: the tiles compiled for CUDA), then
+  ``sanbench encode`` and ``sanbench predict`` of each checkpoint (issue 57.1); every command
+  exits 0 and two sentences are encoded and predicted.
 Without CUDA each says it was not run and why; the exit status is 1 only when a check failed.
 """
 
@@ -223,11 +225,17 @@ def fp16_tiles_check() -> Check:
 TREC_WORDS = ("what", "how", "which", "who", "where", "many")
 
 
+# what the fit-encode-predict check trains: a CNN, and an attention encoder on its default
+# (chunked) attention, whose tiles torch.compile builds on the GPU (cached by the sweep's)
+CHECK_FIT_ENCODERS = ("multi_cnn", "disan")
+
+
 def encode_check(work: Path) -> Check:
-    """``sanbench fit`` of a tiny TREC on the GPU (Lightning's ``accelerator="auto"``), then
-    ``sanbench encode`` of its checkpoint (issue 57.1: the batch index was read on the host
-    from a GPU tensor)."""
-    name = "fit and encode on the GPU"
+    """For each of :data:`CHECK_FIT_ENCODERS`: ``sanbench fit`` of a tiny TREC on the GPU
+    (Lightning's ``accelerator="auto"``), then ``sanbench encode`` and ``sanbench predict`` of
+    its checkpoint (issue 57.1: the batch index was read on the host from a GPU tensor); each
+    exits 0, and two sentences are encoded and predicted."""
+    name = "fit, encode and predict on the GPU"
     work.mkdir(parents=True, exist_ok=True)
     for split, count in (("train", 60), ("test", 12)):
         lines = [f"{i % 6} {TREC_WORDS[i % 6]} is the one ?" for i in range(count)]
@@ -236,22 +244,34 @@ def encode_check(work: Path) -> Check:
     (work / "glove.txt").write_text("".join(f"{w} {' '.join(['0.1'] * 6)}\n" for w in words))
     (work / "sentences.txt").write_text("what is the one ?\nwho is ?\n")
     sanbench = str(Path(sys.executable).with_name("sanbench"))
-    commands = [
-        [sanbench, "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(work),
-         "--embeddings", str(work / "glove.txt"), "--out", str(work / "run"),
-         "--model.hidden_dim", "4", "--trainer.max_epochs", "1"],
-        [sanbench, "encode", "--ckpt", str(work / "run" / "checkpoints" / "last.ckpt"),
-         "--input", str(work / "sentences.txt"), "--out", str(work / "encoded.npy")],
-    ]  # fmt: skip
-    for command in commands:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            return Check(name, False, f"sanbench {command[1]} exited {done.returncode}: {tail}")
-    import numpy as np
+    done_with = []
+    for encoder in CHECK_FIT_ENCODERS:
+        run = work / encoder
+        checkpoint = str(run / "checkpoints" / "last.ckpt")
+        commands = [
+            [sanbench, "fit", "--task", "trec", "--encoder", encoder, "--data-dir", str(work),
+             "--embeddings", str(work / "glove.txt"), "--out", str(run),
+             "--model.hidden_dim", "4", "--trainer.max_epochs", "1"],
+            [sanbench, "encode", "--ckpt", checkpoint, "--input", str(work / "sentences.txt"),
+             "--out", str(run / "encoded.npy")],
+            [sanbench, "predict", "--ckpt", checkpoint, "--input", str(work / "sentences.txt"),
+             "--out", str(run / "predicted.csv")],
+        ]  # fmt: skip
+        for command in commands:
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                said = f"sanbench {command[1]} ({encoder}) exited {done.returncode}: {tail}"
+                return Check(name, False, said)
+        import numpy as np
 
-    encoded = np.load(work / "encoded.npy")
-    return Check(name, encoded.shape[0] == 2, f"2 sentences encoded, shape {encoded.shape}")
+        encoded = np.load(run / "encoded.npy").shape[0]
+        predicted = len((run / "predicted.csv").read_text().splitlines()) - 1  # its header
+        if (encoded, predicted) != (2, 2):
+            said = f"{encoder}: {encoded} sentences encoded, {predicted} predicted, of 2"
+            return Check(name, False, said)
+        done_with.append(encoder)
+    return Check(name, True, f"2 sentences encoded and predicted by {', '.join(done_with)}")
 
 
 def run_checks(run: Path) -> list[Check]:
@@ -259,7 +279,7 @@ def run_checks(run: Path) -> list[Check]:
     why = why_no_cuda()
     names = ("NVML's GPU is torch's", "CUDA peak against the prediction",
              "no context on a GPU the run did not ask for", "fp16 tiles as planned",
-             "fit and encode on the GPU")  # fmt: skip
+             "fit, encode and predict on the GPU")  # fmt: skip
     if why:
         return [Check(name, None, f"no CUDA here: {why}") for name in names]
     try:

@@ -234,3 +234,34 @@ def test_a_ctrl_c_during_the_imports_exits_130_in_one_line(tmp_path: Path) -> No
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["gpu_checks: interrupted"], done.stderr
     assert not run.exists()
+
+
+def test_the_fit_check_trains_an_attention_encoder_and_predicts_as_well_as_encodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 57 breaker: the GPU confirmation ran ``encode`` only, after a fit of multi_cnn only;
+    it now fits DiSAN too (its chunked attention's tiles on CUDA) and runs ``predict`` and
+    ``encode`` on each checkpoint. The commands are recorded here, their outputs stood in for."""
+    import numpy as np
+
+    ran: list[tuple[str, str]] = []
+
+    def sanbench(command: list[str], **kwargs: object) -> SimpleNamespace:
+        out = Path(command[command.index("--out") + 1])
+        words = dict(zip(command[2::2], command[3::2], strict=False))
+        ran.append((command[1], words.get("--encoder") or Path(words["--ckpt"]).parts[-3]))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if command[1] == "encode":
+            np.save(out, np.zeros((2, 4)))
+        elif command[1] == "predict":
+            out.write_text("line,sentence,label\n1,a,0\n2,b,1\n")
+        return SimpleNamespace(returncode=0, stderr="")
+
+    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench)
+    check = gpu_checks.encode_check(tmp_path / "work")
+    assert check.ok, check.detail
+    assert ran == [
+        (command, encoder)
+        for encoder in ("multi_cnn", "disan")
+        for command in ("fit", "encode", "predict")
+    ]
