@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 import signal
@@ -39,6 +40,17 @@ ALLOWED = {
 FILE_NAME = re.compile(r"^[\w-]+\.(csv|json|yaml|md)$")
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 GRAPH_START, GRAPH_END = "```mermaid\n", "```\n"
+
+
+@functools.cache
+def _parsed(path: str, modified_ns: int, size: int) -> ast.Module:
+    return ast.parse(Path(path).read_text(encoding="utf-8"))
+
+
+def parsed(path: Path) -> ast.Module:
+    """``path``'s syntax tree, parsed once per version of the file (the finders only read it)."""
+    stat = path.stat()
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 def module_name(path: Path) -> str:
@@ -63,7 +75,7 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
 
 def imported(module: str, path: Path) -> Iterator[str]:
     """Every module ``path`` imports, at any depth (also ``importlib.import_module("x")``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(tree):
@@ -177,7 +189,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def spelled_strings(path: Path) -> set[str]:
     """Every string a module's code spells (docstrings left out), f-string parts included."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     skip = _docstrings(tree)
     return {
         node.value
@@ -264,7 +276,7 @@ FACTS = {
 def module_definitions(path: Path) -> set[str]:
     """The names ``path`` defines at module level (functions, classes, assigned names)."""
     names = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in parsed(path).body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign | ast.AnnAssign):
@@ -412,7 +424,7 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
 def measured_names(path: Path) -> Iterator[tuple[str, int]]:
     """(what, line) of each measuring function ``path`` reaches: called, passed on, or fetched
     by name (``getattr(time, "perf_counter")``), however its module was imported."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     aliases = _aliases(tree)
     for node in ast.walk(tree):
         dotted = _dotted(node) if isinstance(node, ast.Attribute | ast.Name) else None
@@ -446,7 +458,7 @@ def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
             yield name, f"{module}: imports {name}"
     for what, line in measured_names(path):
         yield what, f"{module}:{line}: reads {what}"
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.keyword) and node.arg == "profile_memory":
             yield "profile_memory", f"{module}:{node.value.lineno}: records allocations"
     for text in spelled_strings(path):
@@ -528,7 +540,7 @@ ONE_MEANING = ("KINDS", "COMPARISON_COLUMNS", "measure")
 
 def definitions_anywhere(path: Path) -> set[str]:
     """The names ``path`` defines at module level and in its classes (methods, attributes)."""
-    body = ast.parse(path.read_text(encoding="utf-8")).body
+    body = parsed(path).body
     names = definitions_in(body)
     for node in body:
         if isinstance(node, ast.ClassDef):
@@ -715,7 +727,7 @@ def option_problems(home: str, add_arguments: object) -> list[str]:
 def declaring_names(path: Path) -> Iterator[tuple[str, int]]:
     """(name, line) of each ``DECLARING`` method ``path`` reaches: called or referenced as an
     attribute or a name, or spelled as a string (``getattr(parser, "add_argument")``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     skip = _docstrings(tree)
     for node in ast.walk(tree):
         name = (
@@ -838,7 +850,7 @@ def runnable_modules(modules: dict[str, Path]) -> set[str]:
     """The modules a ``python -m`` runs: those with an ``if __name__ == "__main__":`` block."""
     found = set()
     for module, path in modules.items():
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in parsed(path).body:
             if (
                 isinstance(node, ast.If)
                 and isinstance(node.test, ast.Compare)
@@ -872,7 +884,7 @@ EXIT_STATUS_LITERALS = {2: "harness.errors", 128: "harness.interrupts"}
 def status_literals(path: Path) -> Iterator[tuple[int, int]]:
     """(number, line) of each integer written in a value assigned to a name or an attribute
     that says ``status`` (``INPUT_ERROR_STATUS = 2``, ``self.exit_status = 128 + signum``)."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -950,7 +962,7 @@ def literal_constants(path: Path) -> Iterator[tuple[str, str]]:
     number, tuple targets included; sets and dicts in a canonical order, so one fact in two
     spellings compares equal. A number is one fact under one name (``RANDOM_VECTORS_DIM = 300``
     twice), not every constant that happens to be 300."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in parsed(path).body:
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
         for name, expression in _assigned(node):
@@ -1000,7 +1012,7 @@ def test_no_constant_is_written_in_two_modules() -> None:
 
 def whole_strings(path: Path) -> Iterator[tuple[str, int]]:
     """(value, line) of each string literal written whole (no docstring, no f-string part)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     skip = _docstrings(tree) | {
         id(part)
         for node in ast.walk(tree)
@@ -1044,7 +1056,7 @@ def string_tables(path: Path) -> Iterator[tuple[tuple[str, ...], int]]:
     written anywhere in ``path``: a tuple, list or set (the choices of a ``Literal[...]``), a
     column of a table of rows (``(("CR", "cr"), ("MPQA", "mpqa"), ...)``), a dict's keys
     (``{"single": 1, "pair": 4, "relatedness": 2}``), ``"a b c".split()``."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         strings = None
         if isinstance(node, ast.Tuple | ast.List | ast.Set):  # a Literal's choices are a tuple
             strings = _strings(node.elts)
@@ -1133,7 +1145,7 @@ def test_no_second_spelling_of_a_fact() -> None:
 
     found = []
     for module, path in product_modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if _cube_root(node) and module != FACTS["memory_optimal_r"]:
                 found.append(f"{module}:{node.lineno}: Eq. 19's cube root")
