@@ -80,6 +80,7 @@ def _expected(text: str) -> tuple[list[str], list[str]]:
     """What the type names of a jsonargparse message stand for (``None`` left out), in words,
     and the choices of its ``Literal`` types; ([], []) when a type has no words here."""
     subtypes = text.partition("Subtypes: [")[2].partition("] Errors:")[0] or text
+    classes = "Expected a dot import path string" in text  # a subclass type (Logger, ...)
     phrases: list[str] = []
     choices: list[str] = []
     for literal, checked, named in TYPE_NAME.findall(subtypes):
@@ -88,6 +89,8 @@ def _expected(text: str) -> tuple[list[str], list[str]]:
             choices += [str(choice) for choice in ast.literal_eval(f"[{literal}]")]
         elif name in EXPECTED and EXPECTED[name] not in phrases:
             phrases.append(EXPECTED[name])
+        elif name != "NoneType" and name not in EXPECTED and classes:
+            phrases.append(f"a {name} class (its name or import path)")
         elif name != "NoneType" and name not in EXPECTED:
             return [], []
     choices = list(dict.fromkeys(choices))

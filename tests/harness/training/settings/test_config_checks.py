@@ -61,6 +61,7 @@ REFUSED = [
         "--lr_scheduler.step_size abc: torch.optim.lr_scheduler.StepLR expects an integer",
     ),
     (["--data.batch_size", "1e20"], ": expected an integer"),
+    (["--trainer.logger", "Foo"], "--trainer.logger Foo: expected a Logger class (its name or"),
     (["--data.batch_size", "10" + "0" * 19], "--data.batch_size 100,000,000,000,000,000,000: a"),
     (["--data.eval_batch_size", "10" + "0" * 19], "--data.eval_batch_size 100,000,000,000,000,00"),
     # trained and recorded as given (issue 56 breaker)
