@@ -70,11 +70,13 @@ def training_problems(ctx: TuneContext) -> list[str]:
     problems = []
     if (ctx.study == SEARCH) != bool(ctx.space):
         problems.append("--space FILE goes with --study search, and --study search needs it")
-    if ctx.data_dir is not None and not ctx.data_dir.is_dir():
-        problems.append(f"--data-dir {ctx.data_dir}: no such folder")
-    if ctx.embeddings is not None and not ctx.embeddings.is_file():
-        problems.append(f"--embeddings {ctx.embeddings}: no such file")
+    from harness.training.settings.fit_overrides import path_problems
     from harness.training.settings.task_configs import task_option_problems
+
+    if ctx.data_dir is not None:
+        problems += path_problems("--data-dir", ctx.data_dir, folder=True)
+    if ctx.embeddings is not None:
+        problems += path_problems("--embeddings", ctx.embeddings, folder=False)
 
     problems += task_option_problems("--task", [ctx.task])
     problems += encoder_choice_problems("--encoder", ctx.encoder)

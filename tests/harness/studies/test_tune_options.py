@@ -237,3 +237,16 @@ def test_a_trial_leaves_the_no_embeddings_warning_to_the_study(
         warnings.simplefilter("always")
         fit_trial(ctx, trial, {})
     assert [w for w in seen if issubclass(w.category, RandomVectorsWarning)] == []
+
+
+def test_a_file_as_data_dir_is_called_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 breaker: ``--data-dir SOMEFILE`` said "no such folder"."""
+    (tmp_path / "afile").write_text("x\n")
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
+            "--data-dir", str(tmp_path / "afile"), "--out", str(tmp_path / "s")]  # fmt: skip
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    said = f"--data-dir {tmp_path / 'afile'}: is a file, expected a folder"
+    assert lines == [f"sanbench tune: {said}"]
