@@ -10,6 +10,7 @@ from encoders.base import Encoder, EncoderOutput
 from encoders.registry import (
     build_encoder,
     builder_accepts,
+    current_options,
     encoder_entry,
     list_encoders,
     register_encoder,
@@ -21,6 +22,7 @@ __all__ = [
     "EncoderOutput",
     "build_encoder",
     "builder_accepts",
+    "current_options",
     "encoder_entry",
     "list_encoders",
     "register_encoder",

@@ -102,19 +102,25 @@ def encoder_entry(name: str) -> EncoderEntry:
 def build_encoder(name: str, input_dim: int = 300, **overrides: Any) -> Encoder:
     """Build encoder ``name`` for ``input_dim``-d inputs; keyword overrides go to its builder
     (an option by its old name under its new one, with a :class:`RenamedOptionWarning`)."""
-    entry = encoder_entry(name)
-    for old, new in entry.renamed.items():
-        if old not in overrides:
+    return encoder_entry(name).builder(input_dim=input_dim, **current_options(name, overrides))
+
+
+def current_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` of encoder ``name`` with each under its current name, a
+    :class:`RenamedOptionWarning` for each given by its old name (``TypeError`` when both are)."""
+    options = dict(options)
+    for old, new in encoder_entry(name).renamed.items():
+        if old not in options:
             continue
-        if new in overrides:
+        if new in options:
             raise TypeError(f"{name}: give {new} only ({old} is its old name)")
         warnings.warn(
             f"{name}: option {old} is now called {new}; {old} still works",
             RenamedOptionWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-        overrides[new] = overrides.pop(old)
-    return entry.builder(input_dim=input_dim, **overrides)
+        options[new] = options.pop(old)
+    return options
 
 
 def builder_accepts(name: str, option: str) -> bool:

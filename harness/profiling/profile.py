@@ -21,7 +21,7 @@ from harness.console import console as rich_console
 from harness.errors import InputError, RunFailedError
 from harness.outdir import check_out_folder
 from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
-from harness.profiling.sweep_config import sweep_config
+from harness.profiling.sweep_config import current_encoders, sweep_config
 from harness.redaction import recorded_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
 from reports.contracts.profile_run import PROFILE_CSV, profile_csv, results_file, variant_label
@@ -85,7 +85,7 @@ def resumed_options(options: ProfileOptions, given: Collection[str]) -> ProfileO
         f"--{key.replace('_', '-')} {getattr(options, key)}: the sweep in {options.out} was "
         f"recorded with {recorded.get(key)!r}"
         for key in SWEEP_OPTIONS
-        if key in given and getattr(options, key) != recorded.get(key)
+        if key in given and not same_option(key, getattr(options, key), recorded.get(key))
     ]
     if problems:
         raise InputError(
@@ -98,6 +98,15 @@ def resumed_options(options: ProfileOptions, given: Collection[str]) -> ProfileO
             )
         )
     return dataclasses.replace(options, **{k: recorded[k] for k in SWEEP_OPTIONS if k in recorded})
+
+
+def same_option(key: str, given: Any, recorded: Any) -> bool:
+    """Whether a resume's option ``key`` is the recorded one: encoders after each option is put
+    under its current name (a sweep recorded with ``mtsa:impl=tensor`` resumes with the
+    ``mtsa:attention_impl=tensor`` its warning recommends, and the other way round)."""
+    if key == "encoders" and given != recorded:
+        return current_encoders(given) == current_encoders(recorded)
+    return given == recorded
 
 
 def given_options(options: ProfileOptions) -> set[str]:
@@ -125,8 +134,10 @@ def sweep_folder(options: ProfileOptions) -> Path:
 
 
 def sweep_options(options: ProfileOptions) -> dict[str, Any]:
-    """The options of ``SWEEP_OPTIONS`` as the manifest records them."""
-    return {key: getattr(options, key) for key in SWEEP_OPTIONS}
+    """The options of ``SWEEP_OPTIONS`` as the manifest records them (the encoders' options
+    under their current names, as the rows label them)."""
+    recorded = {key: getattr(options, key) for key in SWEEP_OPTIONS}
+    return {**recorded, "encoders": current_encoders(options.encoders)}
 
 
 def contended_points(out: Path) -> int:

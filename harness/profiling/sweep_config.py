@@ -123,6 +123,26 @@ def current_spelling(spec: grid.EncoderSpec) -> grid.EncoderSpec:
     return replace(spec, options=tuple((renamed.get(k, k), v) for k, v in spec.options))
 
 
+def current_encoders(text: str | None) -> str | None:
+    """``--encoders`` text with each option under its encoder's current name and the rest as
+    given (``mtsa:impl=tensor,disan`` -> ``mtsa:attention_impl=tensor,disan``): what the
+    manifest records and what a resume's encoders are compared by. An unregistered encoder's
+    options are left as given (the sweep's check refuses it)."""
+    if text is None:
+        return None
+    from encoders import encoder_entry, list_encoders
+
+    registered = list_encoders()
+    variants = []
+    for variant in text.split(","):
+        name, sep, options = variant.partition(":")
+        renamed = encoder_entry(name.strip()).renamed if name.strip() in registered else {}
+        parts = (part.partition("=") for part in options.split(":"))
+        options = ":".join(renamed.get(key.strip(), key) + eq + value for key, eq, value in parts)
+        variants.append(name + sep + options)
+    return ",".join(variants)
+
+
 def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
     """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
     value the builder rejects (built on the meta device: nothing is allocated)."""

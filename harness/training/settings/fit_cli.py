@@ -215,6 +215,24 @@ def stated_config(parser: LightningArgumentParser, config: Any, flags: Iterable[
 PRINT_CONFIG_FLAGS = ("skip_null", "skip_unset", "skip_default")
 
 
+def current_option_names(config: Any) -> None:
+    """Put ``config``'s encoder options under their current names, as ``profile`` records them:
+    ``{impl: tensor}`` for MTSA warns and is recorded (printed, saved) as
+    ``{attention_impl: tensor}``."""
+    from encoders import current_options, list_encoders
+
+    encoder, options = (
+        config.get("model.encoder"),
+        builtin_value(config.get("model.encoder_options")),
+    )
+    if not options or encoder not in list_encoders():
+        return
+    try:
+        config["model.encoder_options"] = current_options(encoder, options)
+    except TypeError as error:
+        raise ConfigError(f"--model.encoder_options: {error}") from None
+
+
 def print_config_flags(words: list[str]) -> list[str] | None:
     """The flags of ``--print_config[=FLAG,...]`` among ``words`` ([] for none), or None when
     it is not asked for."""
@@ -340,10 +358,12 @@ class FitCLI(LightningCLI):
             if problems:
                 raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
             config = parser.parse_args(without_printing(args))
+            current_option_names(config)
             self._check_optimizers(parser, config)
             print(stated_config(parser, config, flags), end="")
             raise SystemExit(0)
         super().parse_arguments(parser, args)
+        current_option_names(self.config)
         self._check_optimizers(parser, self.config)
         problems = seed_problems(self.config["seed_everything"])  # seeded right after parsing
         if problems:

@@ -226,3 +226,15 @@ def test_a_negative_budget_is_refused_before_any_data_is_read(
     with pytest.raises(ConfigError) as refused:
         cli.check()
     assert str(refused.value) == f"--trainer.{key} {value}: expected {expected}"
+
+
+def test_an_encoder_option_by_its_old_name_is_recorded_by_its_current_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``{impl: tensor}`` for MTSA warns (as ``profile --encoders mtsa:impl=tensor`` does) and
+    the config records ``attention_impl: tensor`` (issue 55: it printed ``impl: tensor``)."""
+    words = ["--task", "trec", "--encoder", "mtsa", "--data-dir", str(tmp_path)]
+    options = ["--model.encoder_options", '{"impl": "tensor"}']
+    with pytest.warns(FutureWarning, match="impl is now called attention_impl"):
+        config = printed_config([*words, *options], capsys)
+    assert config["model"]["encoder_options"] == {"attention_impl": "tensor"}
