@@ -7,9 +7,10 @@ from pathlib import Path
 
 from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
-from datamodules.tasks import get_task, task_problems
+from datamodules.tasks import canonical_name
 from datamodules.text import known_encoding
 from harness.training.settings.fit_overrides import path_problems
+from harness.training.settings.task_configs import task_option_problems
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,9 @@ class StatsOptions:
 
     def __post_init__(self) -> None:
         """Every problem at once (``ValueError``, one line each): exit status 2."""
-        problems = [f"--task {problem}" for problem in task_problems(self.task)]
+        problems = task_option_problems("--task", [self.task])  # fit's rule and words
         if not problems and not is_task_file(self.task):
-            object.__setattr__(self, "task", get_task(self.task).name)
+            object.__setattr__(self, "task", canonical_name(self.task))
         if self.data_dir is None and not is_task_file(self.task) and not problems:
             problems.append(f"--data-dir is required for a benchmark task ({self.task})")
         elif self.data_dir is not None:

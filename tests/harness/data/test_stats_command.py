@@ -74,7 +74,7 @@ def test_stats_encoding_reads_a_latin1_file(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("arguments", "words"),
     [
-        (["--task", "nope", "--data-dir", "."], ["--task", "unknown task 'nope'"]),
+        (["--task", "nope", "--data-dir", "."], ["--task nope: expected one of"]),
         (["--task", "trec", "--data-dir", "/no/such/dir"], ["--data-dir", "no such folder"]),
         (["--task", "trec", "--data-dir", ".", "--embeddings", "/no/such.txt"], ["no such file"]),
         (["--task", "trec", "--data-dir", ".", "--encoding", "klingon"], ["unknown encoding"]),
@@ -105,3 +105,27 @@ def test_stats_advice_fits_the_path_given(name, said, tmp_path, capsys):
     assert main(["data", "stats", "--task", "trec", *arguments]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and said.format(path=path) in lines[0], lines
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("TREC", "(did you mean trec?)"),  # exited 0: get_task lower-cased it
+        ("sst", "expected one of "),  # listed the aliases as tasks and advised sst5
+    ],
+)
+def test_stats_reads_a_task_name_by_fits_rule_and_words(task, said, capsys):
+    """Issue 55 breaker: ``data stats`` read task names by its own rule; now it says what
+    ``fit --task`` says, one line ("expected one of ... sst1 (alias sst5)")."""
+    from harness.training.settings.task_configs import task_option_problems
+
+    assert main(["data", "stats", "--task", task, "--data-dir", "."]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and said in lines[0], lines
+    assert task_option_problems("--task", [task])[0] in lines[0]
+    assert "sst1 (alias sst5)" in lines[0]
+
+
+def test_stats_takes_a_tasks_alias(tmp_path, capsys):
+    assert main(["data", "stats", "--task", "sst5", "--data-dir", str(tmp_path)]) == 2
+    assert "--task" not in capsys.readouterr().err  # the alias is a task; the folder is empty
