@@ -301,3 +301,18 @@ def test_the_cpu_library_reads_the_product_form_every_other_device_the_tanh_form
     assert compiled_tiles.products_on(torch.device("cpu"))
     assert compiled_tiles.products_on(torch.device("meta"))  # the prediction models the CPU
     assert not compiled_tiles.products_on(torch.device("cuda", 1))
+
+
+@pytest.mark.parametrize("default", [torch.bfloat16, torch.float16, torch.float64])
+def test_the_probe_runs_in_float32_whatever_the_default_dtype(
+    default: torch.dtype, fresh_probe: None
+) -> None:
+    """Lightning's ``precision="bf16-true"``/``"16-true"`` sets torch's default dtype: the probe
+    of a checkpoint so trained compared bf16 tiles at float32's tolerance and ran the eager
+    tiles (outside breaker of issue 57)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(default)
+    try:
+        assert compiled_tiles.available("cpu")
+    finally:
+        torch.set_default_dtype(previous)
