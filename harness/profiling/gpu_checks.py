@@ -32,10 +32,10 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held
 
@@ -49,6 +49,8 @@ with held as interrupted:
 if interrupted():
     print("gpu_checks: interrupted", file=sys.stderr, flush=True)
     sys.exit(INTERRUPTED_STATUS)
+
+T = TypeVar("T")
 
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
@@ -117,19 +119,39 @@ def nvml_matches_torch(nvml: Any, properties: Sequence[Any]) -> Check:
     return Check("NVML's GPU is torch's", True, "; ".join(found) + " (same UUIDs)")
 
 
-def nvml_check(nvml: Any, properties: Sequence[Any]) -> Check:
-    """``nvml_matches_torch`` between NVML's start and shut down; a failure at any call
-    (:func:`~harness.measurement.gpu_process.nvml_failures`) leaves the check not run, with the
-    error, and the later checks run."""
+def read_with_nvml(nvml: Any, read: Callable[[], T]) -> tuple[T | None, str, str]:
+    """(what ``read`` returned between NVML's start and shut down, or None; the error of a failed
+    start or read, or ""; the error of a failed shut down, or ""). A failure at any call is
+    :func:`~harness.measurement.gpu_process.nvml_failures`; a failed shut down keeps what was
+    read (as ``gpu_process_memory`` does)."""
     try:
         nvml.nvmlInit()
-        try:
-            check = nvml_matches_torch(nvml, properties)
-        finally:
-            nvml.nvmlShutdown()
     except nvml_failures(nvml) as error:
-        return Check("NVML's GPU is torch's", None, f"NVML failed: {error}")
-    return check
+        return None, str(error) or type(error).__name__, ""
+    try:
+        value, failed = read(), ""
+    except nvml_failures(nvml) as error:
+        value, failed = None, str(error) or type(error).__name__
+    try:
+        nvml.nvmlShutdown()
+    except nvml_failures(nvml) as error:
+        return value, failed, f"NVML did not shut down ({error})"
+    return value, failed, ""
+
+
+def noted(check: Check, note: str) -> Check:
+    """``check`` with ``note`` after its figures (none when ``note`` is "")."""
+    return replace(check, detail=f"{check.detail}; {note}") if note else check
+
+
+def nvml_check(nvml: Any, properties: Sequence[Any]) -> Check:
+    """``nvml_matches_torch`` between NVML's start and shut down; a failed start or read leaves
+    the check not run, with the error, and the later checks run; a failed shut down keeps the
+    verdict and notes the failure."""
+    check, failed, unfinished = read_with_nvml(nvml, lambda: nvml_matches_torch(nvml, properties))
+    if check is None:
+        check = Check("NVML's GPU is torch's", None, f"NVML failed: {failed}")
+    return noted(check, unfinished)
 
 
 def peak_against_prediction(rows: Sequence[Mapping[str, str]]) -> Check:
@@ -189,15 +211,14 @@ def _context_child(asked: int) -> dict[str, Any]:
     reply = run_point(point_request(point, "fp32", repeats=3), models)
     count = torch.cuda.device_count()
     properties = [torch.cuda.get_device_properties(i) for i in range(count)]
-    try:
-        pynvml.nvmlInit()
-        try:
-            listed = gpus_listing(os.getpid(), pynvml, properties)
-        finally:
-            pynvml.nvmlShutdown()
-    except nvml_failures(pynvml) as error:
-        return {"status": "nvml failed", "message": str(error), "listed": []}
-    return {"status": reply["status"], "message": reply.get("message", ""), "listed": listed}
+    listed, failed, unfinished = read_with_nvml(
+        pynvml, lambda: gpus_listing(os.getpid(), pynvml, properties)
+    )
+    if listed is None:
+        message = "; ".join(part for part in (failed, unfinished) if part)
+        return {"status": "nvml failed", "message": message, "listed": []}
+    message = "; ".join(part for part in (reply.get("message", ""), unfinished) if part)
+    return {"status": reply["status"], "message": message, "listed": listed}
 
 
 def fp16_tiles_check() -> Check:
@@ -316,7 +337,7 @@ def run_checks(run: Path) -> list[Check]:
             elif reply["status"] != "ok":
                 checks.append(Check(names[2], False, f"the point failed: {reply['message']}"))
             else:
-                checks.append(context_check(asked, reply["listed"], count))
+                checks.append(noted(context_check(asked, reply["listed"], count), reply["message"]))
     checks.append(fp16_tiles_check())
     checks.append(encode_check(run / "gpu-checks-encode"))
     return checks

@@ -265,3 +265,53 @@ def test_the_fit_check_trains_an_attention_encoder_and_predicts_as_well_as_encod
         for encoder in ("multi_cnn", "disan")
         for command in ("fit", "encode", "predict")
     ]
+
+
+def nvml_that_fails_to_shut_down(monkeypatch: pytest.MonkeyPatch, nvml: FakeNvml) -> object:
+    """pynvml answering as ``nvml`` does, whose ``nvmlShutdown`` raises an NVMLError."""
+    import pynvml
+
+    def fails() -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_UNINITIALIZED)
+
+    monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
+    for name in ("nvmlDeviceGetHandleByPciBusId", "nvmlDeviceGetUUID",
+                 "nvmlDeviceGetComputeRunningProcesses"):  # fmt: skip
+        monkeypatch.setattr(pynvml, name, getattr(nvml, name))
+    return pynvml
+
+
+def test_a_failed_nvml_shutdown_keeps_the_uuid_verdict_and_notes_the_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside breaker of issue 57: a UUID mismatch became "not run" (exit 0) when
+    ``nvmlShutdown`` failed after the read."""
+    swapped = {"00000000:5E:00.0": "GPU-BBBB-1A", "00000000:1A:00.0": "GPU-AAAA-5E"}
+    pynvml = nvml_that_fails_to_shut_down(monkeypatch, FakeNvml(swapped, {}))
+    check = gpu_checks.nvml_check(pynvml, TORCH_GPUS)
+    assert check.ok is False and "UUIDs differ" in check.detail
+    assert "NVML did not shut down" in check.detail
+    pynvml = nvml_that_fails_to_shut_down(monkeypatch, FakeNvml(UUIDS, {}))
+    check = gpu_checks.nvml_check(pynvml, TORCH_GPUS)
+    assert check.ok is True and "NVML did not shut down" in check.detail
+
+
+def test_a_failed_nvml_shutdown_keeps_the_context_listing_and_notes_the_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The context check's child (its point stood in for) keeps the GPUs NVML listed when
+    ``nvmlShutdown`` fails after the listing, and says so."""
+    import os
+
+    from harness.profiling import worker
+
+    nvml_that_fails_to_shut_down(monkeypatch, FakeNvml(UUIDS, {"00000000:1A:00.0": [os.getpid()]}))
+    monkeypatch.setattr(worker, "worker_device", lambda name: torch.device("cpu"))
+    monkeypatch.setattr(worker, "Models", lambda device, compile_model: None)
+    monkeypatch.setattr(worker, "run_point", lambda request, models: {"status": "ok"})
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
+    reply = gpu_checks._context_child(1)
+    assert reply["status"] == "ok" and reply["listed"] == [1]
+    assert "NVML did not shut down" in reply["message"]
