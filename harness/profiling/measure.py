@@ -47,8 +47,11 @@ OOM_MARKERS = (
     "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",
     "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED",
 )
-# What the message of a CUDA, cuBLAS or cuDNN error holds.
-DEVICE_ERROR_MARKERS = ("CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUDNN_STATUS")
+# What the message of a CUDA, cuBLAS, cuDNN or Triton error holds (Triton's driver prefixes
+# CUDA's own words with "Triton Error [CUDA]: "; its out-of-memory is "... out of memory", above).
+DEVICE_ERROR_MARKERS = (
+    "CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUDNN_STATUS", "Triton Error [CUDA]",
+)  # fmt: skip
 
 
 def is_oom(error: BaseException) -> bool:
@@ -61,7 +64,7 @@ def is_oom(error: BaseException) -> bool:
 
 
 def spoils_device(error: BaseException) -> bool:
-    """True for a CUDA, cuBLAS or cuDNN error. After some (an illegal memory access, a
+    """True for a CUDA, cuBLAS, cuDNN or Triton error. After some (an illegal memory access, a
     device-side assert: CUDA's documentation says the process must be restarted) every later
     CUDA call of the process fails, and the message does not always say which kind it was."""
     return any(marker in str(error) for marker in DEVICE_ERROR_MARKERS)
