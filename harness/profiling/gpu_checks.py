@@ -29,8 +29,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -251,13 +253,26 @@ TREC_WORDS = ("what", "how", "which", "who", "where", "many")
 CHECK_FIT_ENCODERS = ("multi_cnn", "disan")
 
 
-def encode_check(work: Path) -> Check:
+# the line of sanbench's stderr that says why it failed (``harness.cli``'s, before its hint)
+SANBENCH_ERROR = re.compile(r"sanbench [\w-]+: ")
+
+
+def failure_line(stderr: str) -> str:
+    """The first ``sanbench COMMAND: ...`` line of ``stderr`` (the last is the ``--debug``
+    hint), else its first line."""
+    lines = stderr.strip().splitlines() or ["no output"]
+    return next((line for line in lines if SANBENCH_ERROR.match(line)), lines[0])
+
+
+def encode_check(run: Path) -> Check:
     """For each of :data:`CHECK_FIT_ENCODERS`: ``sanbench fit`` of a tiny TREC on the GPU
     (Lightning's ``accelerator="auto"``), then ``sanbench encode`` and ``sanbench predict`` of
     its checkpoint (issue 57.1: the batch index was read on the host from a GPU tensor); each
-    exits 0, and two sentences are encoded and predicted."""
+    exits 0, and two sentences are encoded and predicted. Each call writes into a new folder
+    ``run/gpu-checks-encode-*`` (a second ``checks RUN`` found the first's outputs)."""
     name = "fit, encode and predict on the GPU"
-    work.mkdir(parents=True, exist_ok=True)
+    run.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="gpu-checks-encode-", dir=run))
     for split, count in (("train", 60), ("test", 12)):
         lines = [f"{i % 6} {TREC_WORDS[i % 6]} is the one ?" for i in range(count)]
         (work / f"TREC.{split}.all").write_text("\n".join(lines) + "\n")
@@ -281,8 +296,8 @@ def encode_check(work: Path) -> Check:
         for command in commands:
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
-                tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                said = f"sanbench {command[1]} ({encoder}) exited {done.returncode}: {tail}"
+                why = failure_line(done.stderr)
+                said = f"sanbench {command[1]} ({encoder}) exited {done.returncode}: {why}"
                 return Check(name, False, said)
         import numpy as np
 
@@ -339,7 +354,7 @@ def run_checks(run: Path) -> list[Check]:
             else:
                 checks.append(noted(context_check(asked, reply["listed"], count), reply["message"]))
     checks.append(fp16_tiles_check())
-    checks.append(encode_check(run / "gpu-checks-encode"))
+    checks.append(encode_check(run))
     return checks
 
 
@@ -391,6 +406,12 @@ def main(argv: list[str]) -> int:
         print(json.dumps(_context_child(int(argv[1]))))
         return 0
     if argv[:1] == ["checks"] and len(argv) == 2:
+        from reports.contracts.profile_run import PROFILE_CSV, profile_csv
+
+        if not profile_csv(Path(argv[1])).is_file():
+            print(f"gpu_checks checks: {argv[1]} has no {PROFILE_CSV}: not a sweep's folder "
+                  "(sanbench profile --out RUN)", file=sys.stderr)  # fmt: skip
+            return 2
         return report(run_checks(Path(argv[1])))
     if argv[:1] == ["confirm"] and len(argv) <= 2:
         return confirm(

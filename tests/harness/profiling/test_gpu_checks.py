@@ -51,6 +51,7 @@ def test_on_a_cpu_build_the_bench_says_it_runs_on_cpu(capsys: pytest.CaptureFixt
 def test_without_cuda_every_check_says_it_was_not_run_and_why(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
+    (tmp_path / "profile.csv").write_text("encoder\n")
     assert gpu_checks.main(["checks", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 5
@@ -315,3 +316,66 @@ def test_a_failed_nvml_shutdown_keeps_the_context_listing_and_notes_the_failure(
     reply = gpu_checks._context_child(1)
     assert reply["status"] == "ok" and reply["listed"] == [1]
     assert "NVML did not shut down" in reply["message"]
+
+
+def sanbench_refusing_what_exists(ran: list[Path]) -> object:
+    """``subprocess.run`` of sanbench's fit, encode and predict, each refusing an ``--out`` that
+    exists as sanbench does (exit 2: its message, then the ``--debug`` hint), else writing it."""
+    import numpy as np
+
+    def sanbench(command: list[str], **kwargs: object) -> SimpleNamespace:
+        out = Path(command[command.index("--out") + 1])
+        if out.exists():
+            said = f"sanbench {command[1]}: {out} exists: add --overwrite"
+            hint = f"(sanbench --debug {command[1]} ... shows the traceback)"
+            return SimpleNamespace(returncode=2, stderr=f"a warning\n{said}\n{hint}\n")
+        ran.append(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if command[1] == "fit":
+            out.mkdir()
+        elif command[1] == "encode":
+            np.save(out, np.zeros((2, 4)))
+        else:
+            out.write_text("line,sentence,label\n1,a,0\n2,b,1\n")
+        return SimpleNamespace(returncode=0, stderr="")
+
+    return sanbench
+
+
+def test_the_fit_check_runs_again_on_the_same_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside breaker of issue 57: a second ``checks RUN`` failed ("already finished",
+    "encoded.npy exists ... add --overwrite"): each run of the check writes into a new folder."""
+    ran: list[Path] = []
+    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench_refusing_what_exists(ran))
+    assert gpu_checks.encode_check(tmp_path).ok
+    assert gpu_checks.encode_check(tmp_path).ok
+    assert len(ran) == 12 and len(set(ran)) == 12
+
+
+def test_a_failed_command_is_reported_by_its_sanbench_error_line_not_the_debug_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran: list[Path] = []
+    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench_refusing_what_exists(ran))
+    monkeypatch.setattr(gpu_checks.tempfile, "mkdtemp", lambda **kwargs: str(tmp_path))
+    (tmp_path / "multi_cnn").mkdir()  # what an earlier fit left
+    check = gpu_checks.encode_check(tmp_path)
+    assert check.ok is False and "--debug" not in check.detail
+    assert check.detail.endswith(
+        f"exited 2: sanbench fit: {tmp_path / 'multi_cnn'} exists: add --overwrite"
+    )
+
+
+def test_checks_of_a_folder_without_profile_csv_say_so_in_one_line_and_run_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside breaker of issue 57: ``checks RUN`` of a folder with no sweep in it ran the fit
+    commands (and a ``FileNotFoundError`` followed)."""
+    monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(gpu_checks.subprocess, "run", lambda *args, **kwargs: pytest.fail("ran"))
+    assert gpu_checks.main(["checks", str(tmp_path / "no-run")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "profile.csv" in err
+    assert list(tmp_path.iterdir()) == []
