@@ -379,3 +379,23 @@ def test_checks_of_a_folder_without_profile_csv_say_so_in_one_line_and_run_nothi
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and "profile.csv" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_what_runs_before_the_held_imports_imports_no_heavy_library() -> None:
+    """Outside breaker of issue 57: ``python -m harness.profiling.gpu_checks`` imports the
+    ``harness.profiling`` package first, which imported jsonargparse (0.2-0.7 s at load 4-6)
+    outside the interrupt hold: a Ctrl-C then gave Python's traceback. The package's names are
+    imported when first asked for."""
+    import subprocess
+    import sys
+
+    heavy = ("jsonargparse", "torch", "lightning", "pandas", "numpy")
+    code = (
+        "import sys, harness.profiling, harness.interrupts; "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+    from harness.profiling import ProfileOptions, options, run_profile
+
+    assert ProfileOptions is options.ProfileOptions and callable(run_profile)
