@@ -1186,3 +1186,77 @@ def test_imports_are_found_anywhere_in_a_module(
 
 if __name__ == "__main__":
     print(GRAPH_START + package_graph() + GRAPH_END, end="")
+
+
+# Tables of two names (too short for test_no_table_of_names_is_written_in_two_modules) and
+# parameter defaults that are facts, each by its one home: a literal equal to one of them in
+# another module is the fact written twice (issue 55 breaker)
+NAMED_TABLES = (
+    "harness.measurement.profiled_step.MODES",
+    "reports.contracts.profile_run.MEASURED_STATUSES",
+    "harness.training.settings.task_configs.PAPERS_OPTIMIZERS",
+)
+NAMED_DEFAULTS = {"head_hidden": "harness.training.heads.HEAD_HIDDEN"}
+
+
+def literal_defaults(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> Iterator[tuple[str, ast.expr]]:
+    """(parameter, default) of each parameter of ``node`` that has a default."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    yield from zip(
+        (a.arg for a in positional[len(positional) - len(arguments.defaults) :]),
+        arguments.defaults,
+        strict=True,
+    )
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
+        if default is not None:
+            yield argument.arg, default
+
+
+def test_a_named_table_or_default_is_not_written_again() -> None:
+    tables = {}
+    for name in NAMED_TABLES:
+        module, attribute = name.rsplit(".", 1)
+        tables[frozenset(getattr(importlib.import_module(module), attribute))] = name
+    found = []
+    for module, path in product_modules().items():
+        for node in ast.walk(parsed(path)):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                strings = _strings(node.elts)
+                home = tables.get(frozenset(strings or ()))
+                if strings and home and home.rsplit(".", 1)[0] != module:
+                    found.append(f"{module}:{node.lineno}: {home} written again")
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for parameter, default in literal_defaults(node):
+                    if parameter in NAMED_DEFAULTS and isinstance(default, ast.Constant):
+                        found.append(
+                            f"{module}:{default.lineno}: {parameter}={default.value!r} "
+                            f"({NAMED_DEFAULTS[parameter]})"
+                        )
+    assert not found, found
+
+
+def test_a_mark_inside_an_f_string_is_its_constant() -> None:
+    """A mark of no ASCII character (``reports.numbers``' "–") written inside an f-string
+    elsewhere is the fact twice, as a whole literal is (issue 55 breaker: the range dash)."""
+    modules = product_modules()
+    marks = {}
+    for module, path in modules.items():
+        for value, name in literal_constants(path):
+            text = ast.literal_eval(value)
+            if isinstance(text, str) and not text.isascii() and not any(c.isalnum() for c in text):
+                marks[text] = f"{module}.{name}"
+    assert "–" in marks
+    found = [
+        f"{module}:{part.lineno}: {mark!r} ({marks[mark]})"
+        for module, path in modules.items()
+        for node in ast.walk(parsed(path))
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+        if isinstance(part, ast.Constant) and isinstance(part.value, str)
+        for mark in marks
+        if mark in part.value and marks[mark].rsplit(".", 1)[0] != module
+    ]
+    assert not found, found

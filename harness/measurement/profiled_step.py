@@ -22,6 +22,7 @@ import yaml
 if TYPE_CHECKING:
     import torch
 
+MODES = ("infer", "train")  # the step's modes (this module's docstring)
 # ``--dtype``'s names of torch's dtypes
 TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 

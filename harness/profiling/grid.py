@@ -11,7 +11,6 @@ from harness.measurement.profiled_step import TORCH_DTYPES, parse_options
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
 
-MODES = ("infer", "train")
 DTYPES = tuple(TORCH_DTYPES)  # the step's precisions, fp32 first
 
 

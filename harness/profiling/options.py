@@ -12,6 +12,7 @@ from pathlib import Path
 from harness.command_parser import batch_size_problems, choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
+from harness.measurement.profiled_step import MODES
 from harness.profiling import allocator, grid
 
 # What makes a sweep the sweep it is: its points and how each is measured, as its manifest
@@ -161,7 +162,7 @@ class ProfileOptions:
         else:
             predict_lengths = lengths if given else parsed("--lengths", preset.predict_lengths)
         try:
-            modes = tuple(grid.parse_names(self.modes, grid.MODES, "--modes"))
+            modes = tuple(grid.parse_names(self.modes, MODES, "--modes"))
         except ValueError as error:
             problems.append(str(error))
             modes = ()

@@ -46,7 +46,13 @@ from harness.measurement.attention_cost import floor_ns_per_pair
 from harness.measurement.gpu_process import reserved_bytes
 from harness.measurement.latency import Stopwatch
 from harness.measurement.process_memory import vm_data_bytes
-from harness.measurement.profiled_step import Point, encoder_options, make_step, synthetic_batch
+from harness.measurement.profiled_step import (
+    MODES,
+    Point,
+    encoder_options,
+    make_step,
+    synthetic_batch,
+)
 from harness.measurement.tensor_memory import MB
 from harness.profiling.measure import is_oom, point_metrics, spoils_device
 from harness.profiling.worker_process import point_request
@@ -274,7 +280,7 @@ def main(argv: list[str]) -> int:
     # Warm up every lazily initialised piece (profiler, autograd) before the limit: the first
     # point's encoder measured once in each mode at the first warm-up shape it takes.
     first = Point(**config["point"])
-    for mode in ("infer", "train"):
+    for mode in MODES:
         for shape in warmup_points(replace(first, mode=mode)):
             request = point_request(shape, config["dtype"], repeats=1)
             if run_point(request, models)["status"] == "ok":

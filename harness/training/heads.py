@@ -13,6 +13,8 @@ from torch.nn import functional as F
 
 from encoders.layers.activation import activation_class
 
+HEAD_HIDDEN = 300  # the FC layer before the softmax: 300D (Bi-BloSAN §4.1/§4.3, DiSAN §5.2)
+
 
 class Classifier(nn.Module):
     """features -> dropout -> 300-d FC -> activation -> dropout -> ``num_classes`` logits."""

@@ -25,13 +25,14 @@ from encoders import Encoder, build_encoder, encoder_entry
 from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder
 from harness.training.heads import (
+    HEAD_HIDDEN,
     Classifier,
     head_input,
     head_input_dim,
     relatedness_loss,
     relatedness_score,
 )
-from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS
+from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS, PAPERS_OPTIMIZERS
 
 
 class Vocabulary(TypedDict):
@@ -79,7 +80,7 @@ class TaskModule(pl.LightningModule):
         lr: float = 0.5,
         weight_decay: float = 1e-4,
         dropout: float = 0.25,
-        head_hidden: int = 300,
+        head_hidden: int = HEAD_HIDDEN,
         activation: str = "relu",
         finetune_embeddings: bool = True,
         adadelta_rho: float = 0.95,
@@ -92,8 +93,10 @@ class TaskModule(pl.LightningModule):
         require_encoder(encoder, encoder_source)
         if kind not in KINDS:
             raise ValueError(f"unknown task kind {kind!r}; expected one of {KINDS}")
-        if optimizer not in ("adadelta", "adam"):
-            raise ValueError(f"unknown optimizer {optimizer!r}; expected 'adadelta' or 'adam'")
+        if optimizer not in PAPERS_OPTIMIZERS:
+            raise ValueError(
+                f"unknown optimizer {optimizer!r}; expected one of {', '.join(PAPERS_OPTIMIZERS)}"
+            )
         self.save_hyperparameters()
         if optimizer_init is not None:  # --optimizer CLASS: the papers' keys did not run
             for key in PAPERS_OPTIMIZER_KEYS:

@@ -27,6 +27,7 @@ import torch
 from encoders.layers import compiled_tiles, cpu_tiles
 from encoders.layers.tanh_attention import chunked_sizes, tile_size
 from harness.measurement.elapsed import Elapsed
+from harness.measurement.profiled_step import MODES
 
 WARM_UP_BATCH = 2  # the tiles compile for any batch of at least two sentences
 
@@ -36,7 +37,7 @@ def warm_up_lengths(encoder: torch.nn.Module) -> list[int]:
     tokens for the largest tile T, times the block length r for the attention over blocks of
     an encoder with a ``block_len`` (Bi-BloSAN's inter-block attention sees L / r blocks)."""
     sizes = chunked_sizes(encoder)
-    largest = max(tile_size(size, True, mode) for size in sizes for mode in ("infer", "train"))
+    largest = max(tile_size(size, True, mode) for size in sizes for mode in MODES)
     tokens = 2 * largest + 3
     block_len = getattr(encoder, "block_len", None)
     return sorted({tokens, tokens * block_len} if isinstance(block_len, int) else {tokens})

@@ -11,6 +11,7 @@ import pandas as pd
 
 from reports.contracts.manifest import read_manifest_if_any
 from reports.contracts.profile_run import read_profile
+from reports.numbers import RANGE_DASH
 
 ENV_COLUMNS = ("device", "device_name", "dtype", "torch", "cuda", "python", "threads")
 ENV_COLUMNS += ("cpu_count", "allocator", "compile", "commit", "batch_size", "dim")
@@ -40,7 +41,9 @@ def environment(run: ProfileRun) -> dict[str, str]:
             env[column] = ", ".join(sorted(values))
     loads = pd.concat([run.rows["load_avg_before"], run.rows["load_avg_after"]]).dropna()
     if not loads.empty:
-        env["load average (1 min)"] = f"{loads.min():.2f}–{loads.max():.2f} while measuring"
+        env["load average (1 min)"] = (
+            f"{loads.min():.2f}{RANGE_DASH}{loads.max():.2f} while measuring"
+        )
     return env
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from reports import aggregation
+from reports.contracts.profile_run import MEASURED_STATUSES
 from reports.contracts.suite_results import contended
 from reports.numbers import RANGE_DASH
 from reports.profile.figures import plain_log_axis
@@ -147,7 +148,7 @@ def stand_in(
     for name, rows in profiles:
         chosen = (rows["mode"] == "train") & rows["label"].isin(encoders)
         train = rows[chosen & (rows["dtype"] == dtype)].copy()
-        measured = train["status"].isin(("ok", "contended")) & train["peak_mem_mb"].notna()
+        measured = train["status"].isin(MEASURED_STATUSES) & train["peak_mem_mb"].notna()
         train["memory"] = train["peak_mem_mb"].where(measured, train["peak_mem_mb_predicted"])
         train["basis"] = np.where(measured, "measured", "predicted")
         train = train.dropna(subset=["memory"])

@@ -13,6 +13,7 @@ import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.profile_run import POINT_ORDER, PROFILE_CSV, STATUSES
+from reports.numbers import RANGE_DASH
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
@@ -98,7 +99,7 @@ def build(run: Run, page_dir: Path) -> Page:
         str(run.folder),
         {
             "encoders": str(rows["label"].nunique()),
-            "lengths": f"{lengths[0]}–{lengths[-1]}" if lengths else "",
+            "lengths": f"{lengths[0]}{RANGE_DASH}{lengths[-1]}" if lengths else "",
             "device": env.get("device_name") or env.get("device", ""),
             "dtype": env.get("dtype", ""),
             "commit": env.get("commit", ""),

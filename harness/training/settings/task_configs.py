@@ -12,7 +12,7 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, get_args
 
 import yaml
 
@@ -26,6 +26,9 @@ CONFIG_PACKAGE = "harness.training.configs"
 
 # the model keys of the papers' optimizers, which --optimizer CLASS replaces
 PAPERS_OPTIMIZER_KEYS = ("optimizer", "lr", "adadelta_rho", "eps")
+# the papers' optimizers: Adadelta (Bi-BloSAN §4.1, DiSAN §5) or Adam (Bi-BloSAN §4.4)
+PapersOptimizer = Literal["adadelta", "adam"]
+PAPERS_OPTIMIZERS: tuple[str, ...] = get_args(PapersOptimizer)
 
 
 class ConfigError(ValueError):

@@ -16,8 +16,9 @@ from encoders import builder_accepts, encoder_entry
 from encoders.layers.block_length import block_length, expected_max_length
 from harness.command_parser import message_line
 from harness.errors import SanbenchError
+from harness.training.heads import HEAD_HIDDEN
 from harness.training.module import TaskModule, Vocabulary
-from harness.training.settings.task_configs import ConfigError, builtin_value
+from harness.training.settings.task_configs import ConfigError, PapersOptimizer, builtin_value
 
 
 def paper_width(encoder: str) -> int:
@@ -121,11 +122,11 @@ def task_model(
     hidden_dim: PositiveInt | None = None,
     width_scale: PositiveFloat | None = None,
     encoder_options: dict[str, Any] | None = None,
-    optimizer: Literal["adadelta", "adam"] = "adadelta",
+    optimizer: PapersOptimizer = "adadelta",
     lr: PositiveFloat = 0.5,
     weight_decay: NonNegativeFloat = 1e-4,
     dropout: ClosedUnitInterval = 0.25,
-    head_hidden: PositiveInt = 300,
+    head_hidden: PositiveInt = HEAD_HIDDEN,
     activation: Literal["relu", "elu"] = "relu",
     finetune_embeddings: bool = True,
     adadelta_rho: ClosedUnitInterval = 0.95,

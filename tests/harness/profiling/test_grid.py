@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.measurement.profiled_step import Point
+from harness.measurement.profiled_step import MODES, Point
 from harness.measurement.tensor_memory import live_bytes
 from harness.profiling import allocator, grid
 from harness.profiling.measure import is_oom
@@ -64,9 +64,9 @@ def test_select_encoders_defaults_all_and_unknown() -> None:
     assert names(everything) == registered and missing == []
     with pytest.raises(ValueError, match="nope"):
         grid.select_encoders("disan,nope", registered)
-    assert grid.parse_names("train,infer", grid.MODES, "--modes") == ["train", "infer"]
+    assert grid.parse_names("train,infer", MODES, "--modes") == ["train", "infer"]
     with pytest.raises(ValueError, match="--modes"):
-        grid.parse_names("eval", grid.MODES, "--modes")
+        grid.parse_names("eval", MODES, "--modes")
 
 
 def test_encoder_variants_parse_options_as_yaml_scalars() -> None:
