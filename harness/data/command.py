@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.console import console
 from harness.data.options import StatsOptions
 
 
@@ -30,8 +30,6 @@ def data(config: Namespace) -> int:
     # bad or missing files raise (sanbench reports them); the options are checked before numpy
     # or torch is imported
     options = build(StatsOptions, config)
-    from rich.console import Console
-
     from datamodules.stats import dataset_stats
     from datamodules.stats_table import stats_table
     from datamodules.tasks import get_task
@@ -47,7 +45,5 @@ def data(config: Namespace) -> int:
         print(json.dumps(report | {"splits": [asdict(s) for s in splits]}, indent=2))
         return 0
     title = f"{task.name} ({task.kind}, {task.num_classes} classes) — {layout} layout in {root}"
-    # a terminal's width there; in a pipe or a file, rows as long as they are (never wrapped)
-    wide = {} if sys.stdout.isatty() else {"width": 1_000_000, "soft_wrap": True}
-    Console(**wide).print(stats_table(title, splits))
+    console().print(stats_table(title, splits))  # in a pipe or a file, rows never wrapped
     return 0

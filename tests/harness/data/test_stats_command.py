@@ -46,6 +46,19 @@ def test_stats_table_rows_are_whole_lines_in_a_pipe(fixtures, tmp_path, capsys):
     assert dev.endswith("│") and dev.count("│") == 9  # all eight columns of the row
 
 
+def test_stats_prints_on_sanbenchs_console(fixtures, tmp_path, capsys, monkeypatch):
+    """The table goes through ``harness.console.console`` and its one unwrapped-width rule
+    (issue 55 breaker: ``data stats`` re-implemented it): a narrower rule narrows the table."""
+    from harness import console
+
+    shutil.copytree(fixtures / "nli-jsonl", tmp_path / "nli-jsonl")
+    monkeypatch.setattr(console, "UNWRAPPED_WIDTH", 60)
+    command = ["data", "stats", "--task", "snli", "--data-dir", str(tmp_path / "nli-jsonl")]
+    assert main(command) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "│" in line]
+    assert rows and max(len(row) for row in rows) <= 60
+
+
 def test_stats_bad_file_prints_one_line_per_problem_and_no_traceback(fixtures, capsys):
     folder = fixtures / "bad" / "label-out-of-range"
     assert main(["data", "stats", "--task", "sst1", "--data-dir", str(folder)]) == 2
