@@ -275,14 +275,7 @@ FACTS = {
 
 def module_definitions(path: Path) -> set[str]:
     """The names ``path`` defines at module level (functions, classes, assigned names)."""
-    names = set()
-    for node in parsed(path).body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
+    return definitions_in(parsed(path).body)
 
 
 # harness/'s own modules: the command plumbing every command shares (issue 55.1). Measuring is
