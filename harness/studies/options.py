@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems, integer_problems
+from harness.command_parser import batch_size_problems, choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
@@ -94,6 +94,7 @@ class StudyOptions:
             problems.append("--study is required: one of " + ", ".join(STUDIES))
         least = {"trials": 1, "max_retry": 0, "heartbeat": 1, "batch_size": 1, "dim": 1}
         problems += integer_problems(self, least)
+        problems += batch_size_problems("--batch-size", self.batch_size)
         if isinstance(self.trials, int) and self.trials > MAX_TRIALS:
             problems.append(
                 f"--trials {self.trials:,}: a study runs at most {MAX_TRIALS:,} trials (each "

@@ -250,3 +250,19 @@ def test_a_file_as_data_dir_is_called_a_file(
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     said = f"--data-dir {tmp_path / 'afile'}: is a file, expected a folder"
     assert lines == [f"sanbench tune: {said}"]
+
+
+def test_a_batch_above_the_most_is_refused_before_any_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H17.1): ``--study block-length-memory --batch-size 2000000`` ran a trial, exit 1
+    with optuna's line, and left the study folder; fit, profile and predict refuse it."""
+    argv = ["tune", "--study", "block-length-memory", "--batch-size", "2000000",
+            "--out", str(tmp_path / "s")]  # fmt: skip
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [
+        "sanbench tune: --batch-size 2,000,000: a batch holds at most 1,000,000 sentences "
+        "(more than any benchmark's split)"
+    ]
+    assert not (tmp_path / "s").exists()
