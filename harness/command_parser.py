@@ -16,7 +16,7 @@ import functools
 import importlib
 import re
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -121,16 +121,45 @@ def _class_path_problem(option: str, text: str) -> str | None:
     return f"{option} {class_path}: {reason}"
 
 
-def parser_problem(error: BaseException, spelled: typing.Callable[[str], str]) -> str:
+def typed_options(
+    words: Iterable[str], aliases: Mapping[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
+    """Each parser key an option of ``words`` sets -> that option and its value as the user
+    typed them (``--batch_size``, ``1e6``; the last one given), for messages that quote them,
+    not the value as the parser converted it (``1000000.0``). ``aliases`` maps an option that
+    is not a key (``--seed``) to its key. A ``--config`` file read later may set any key, so
+    the options before it are left out."""
+    words = list(words)
+    typed: dict[str, tuple[str, str]] = {}
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option in ("--config", "-c"):
+            typed.clear()
+        if not option.startswith("--"):
+            continue
+        following = words[index + 1 : index + 2]
+        if not equals and (not following or following[0].startswith("--")):
+            continue  # a flag (--overwrite, --no-prune) or a value missing
+        key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
+        typed[key] = (option, value if equals else following[0])
+    return typed
+
+
+def parser_problem(
+    error: BaseException,
+    spelled: typing.Callable[[str], str],
+    typed: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
     """The one line sanbench prints for a value a parser refuses: ``--model.hidden_dim 0:
-    expected a positive integer``, not jsonargparse's dump of the type's union. ``spelled(key)``
-    is the option of a key; a message that names no key's value (argparse's own) stays as it is,
-    on one line."""
+    expected a positive integer``, not jsonargparse's dump of the type's union. The option and
+    its value are named as ``typed`` (:func:`typed_options`) holds them, else ``spelled(key)``
+    and the value jsonargparse names; a message that names no key's value (argparse's own)
+    stays as it is, on one line."""
     text = message_line(error)
     key = PARSER_KEY.match(text)
     if not key:
         return text
-    option = spelled(key.group(1))
+    option, typed_value = (typed or {}).get(key.group(1), (spelled(key.group(1)), None))
     class_problem = _class_path_problem(option, text)
     if class_problem:
         return class_problem
@@ -139,6 +168,7 @@ def parser_problem(error: BaseException, spelled: typing.Callable[[str], str]) -
         return text
     found = GIVEN_VALUE.search(text)
     value = next((part for part in found.groups() if part is not None), "") if found else ""
+    value = value if typed_value is None else typed_value
     hint = did_you_mean(value, choices) if choices and value else ""
     return f"{option}{' ' + value if value else ''}: expected {' or '.join(phrases)}{hint}"
 
@@ -421,7 +451,7 @@ class CommandParser(ArgumentParser):
             namespace = self.parse_args(words)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
         except argparse.ArgumentError as error:
-            problem = parser_problem(error, option_spelling)
+            problem = parser_problem(error, option_spelling, typed_options(words))
             raise InputError(f"{problem} (see {self.prog} --help)") from None
         return namespace
 

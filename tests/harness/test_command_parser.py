@@ -174,3 +174,25 @@ def test_every_command_prints_its_help(command: str, capsys: pytest.CaptureFixtu
     assert main([command, "--help"]) == 0
     printed = capsys.readouterr()
     assert printed.out.startswith(f"usage: sanbench {command}") and not printed.err
+
+
+# (command words, the option as typed): a value jsonargparse reads as a float, which it named
+# as it read it (``1e+30``, ``1000000.0``) where the user typed 1e30 or 1e6 (issue 56, H17.2)
+TYPED_AS = [
+    (["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", "D"], "--data.batch_size"),
+    (["predict", "--ckpt", "c.ckpt", "--input", "i.txt"], "--batch-size"),
+    (["predict", "--ckpt", "c.ckpt", "--input", "i.txt"], "--batch_size"),
+    (["suite", "--tasks", "trec", "--encoders", "mtsa"], "--seeds"),
+]
+
+
+@pytest.mark.parametrize("value", ["1e30", "1e6"])
+@pytest.mark.parametrize(("words", "option"), TYPED_AS, ids=[w[0] + o for w, o in TYPED_AS])
+def test_a_refused_value_is_quoted_as_typed(
+    words: list[str], option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    assert main([*words, option, value, "--out", str(out)]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sanbench {words[0]}: {option} {value}: expected an integer"), line
+    assert not out.exists()

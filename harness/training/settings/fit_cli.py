@@ -30,6 +30,7 @@ from harness.command_parser import (
     flat_keys,
     known_keys,
     parser_problem,
+    typed_options,
     unknown_keys,
     unknown_options,
 )
@@ -317,7 +318,8 @@ class FitCLI(LightningCLI):
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
         except argparse.ArgumentError as error:
-            problem = parser_problem(error, lambda key: f"--{key}")
+            typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+            problem = parser_problem(error, lambda key: f"--{key}", typed)
             raise ConfigError(f"{problem} (see sanbench fit --help)") from None
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigError(f"{error} (see sanbench fit --help)") from None
