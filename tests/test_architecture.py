@@ -325,10 +325,20 @@ MEASUREMENT = "harness.measurement"
 # What measuring is made of, which only harness.measurement touches (issue 55.1, breakers): the
 # timers and trackers its modules wrap, the allocator's counters, the profiler's memory records,
 # what Linux counts of this process and this machine (/proc, rusage, load, psutil), and the clocks
+# (a module or a name: everything under it measures, imported or reached by attribute)
 MEASURING_IMPORTS = (
     "torch.utils.benchmark",
     "torch.profiler.profile",
+    "torch.autograd.profiler.profile",
     "psutil",
+    "timeit",
+    "tracemalloc",
+    "cProfile",
+    "lightning.pytorch.callbacks.DeviceStatsMonitor",
+    "lightning.pytorch.callbacks.device_stats_monitor",
+    "lightning.pytorch.callbacks.Timer",
+    "lightning.pytorch.callbacks.timer",
+    "lightning.pytorch.profilers",
     "harness.measurement.cpu_usage.CpuSnapshot",
     "harness.measurement.tensor_memory.StepPeak",
 )
@@ -352,7 +362,13 @@ MEASURING_CALLS = {
     "resource.getrusage",
     "os.getloadavg",
     "os.times",
+    "os.wait3",  # a child's rusage
+    "os.wait4",
 }
+# keyword arguments that make a call measure (the profiler's allocations, a CUDA event's time)
+MEASURING_KEYWORDS = {"profile_memory": "records allocations", "enable_timing": "times on a device"}
+# what Linux counts of this process and machine, read as files however the path is built
+MEASURED_FILES = re.compile(r"(?<![\w.])(/proc|/sys/fs/cgroup)(?![\w-])")
 # torch's allocator counters, under whatever module they are reached (torch.cuda, torch.mps,
 # torch.cuda.memory, torch.xpu)
 MEASURING_ATTRIBUTES = {
@@ -410,8 +426,37 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
                     names[top] = top
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                if alias.name == "*":  # ``from time import *``: every measuring name it binds
+                    names |= _star_names(_canonical(node.module))
+                else:
+                    names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return names
+
+
+def _canonical(name: str) -> str:
+    """``name`` under Lightning's one name (``pytorch_lightning.x`` is ``lightning.pytorch.x``)."""
+    legacy = "pytorch_lightning"
+    return "lightning.pytorch" + name[len(legacy) :] if name.partition(".")[0] == legacy else name
+
+
+def _star_names(module: str) -> dict[str, str]:
+    """The measuring names ``from module import *`` binds -> their dotted names."""
+    bound = {
+        name[len(module) + 1 :].split(".")[0]
+        for name in (*MEASURING_CALLS, *MEASURING_IMPORTS)
+        if name.startswith(module + ".")
+    }
+    return {name: f"{module}.{name}" for name in bound}
+
+
+def is_measuring(name: str) -> bool:
+    """Whether the dotted ``name`` (a module, a function, an attribute chain) measures."""
+    name = _canonical(name)
+    return (
+        name in MEASURING_CALLS
+        or any(name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS)
+        or (name.startswith("torch.") and name.rpartition(".")[2] in MEASURING_ATTRIBUTES)
+    )
 
 
 def measured_names(path: Path) -> Iterator[tuple[str, int]]:
@@ -434,28 +479,28 @@ def measured_names(path: Path) -> Iterator[tuple[str, int]]:
         if dotted is None:
             continue
         head, _, rest = dotted.partition(".")
-        full = ".".join(filter(None, [aliases.get(head, head), rest]))
-        if full in MEASURING_CALLS:
+        full = _canonical(".".join(filter(None, [aliases.get(head, head), rest])))
+        if is_measuring(full):
             yield full, node.lineno
-        elif full.rpartition(".")[2] in MEASURING_ATTRIBUTES and full.startswith("torch."):
-            yield f"torch's {full.rpartition('.')[2]}", node.lineno
 
 
 def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
     """(what, where) of each place ``path`` measures by itself rather than through
     harness.measurement's trackers."""
     for name in imported(module, path):
-        if name in MEASURING_CALLS or any(
-            name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS
-        ):
+        if is_measuring(name):
             yield name, f"{module}: imports {name}"
     for what, line in measured_names(path):
         yield what, f"{module}:{line}: reads {what}"
     for node in ast.walk(parsed(path)):
-        if isinstance(node, ast.keyword) and node.arg == "profile_memory":
-            yield "profile_memory", f"{module}:{node.value.lineno}: records allocations"
+        if (
+            isinstance(node, ast.keyword)
+            and node.arg in MEASURING_KEYWORDS
+            and not (isinstance(node.value, ast.Constant) and not node.value.value)
+        ):
+            yield node.arg, f"{module}:{node.value.lineno}: {MEASURING_KEYWORDS[node.arg]}"
     for text in spelled_strings(path):
-        if "/proc/" in text:
+        if MEASURED_FILES.search(text):
             yield text, f"{module}: reads {text}"
 
 
@@ -502,6 +547,24 @@ def test_measuring_is_done_in_harness_measurement_only() -> None:
         "import resource\nresource.getrusage(resource.RUSAGE_SELF)\n",
         "import os\nos.getloadavg()\n",
         "def f():\n    import psutil\n    return psutil.virtual_memory()\n",
+        # H18 (an outside check's list): a star import, timeit, tracemalloc, torch's profiler
+        # and benchmark timer reached by attribute, CUDA events that time, /proc and cgroup
+        # files however the path is built, a child's rusage, Lightning's measuring callbacks
+        "from time import *\nstart = perf_counter()\n",
+        "import time as t\nstart = t.perf_counter_ns()\n",
+        "from time import perf_counter as pc\nstart = pc()\n",
+        "import timeit\nclock = timeit.default_timer\n",
+        "from timeit import Timer\n",
+        "def f():\n    import tracemalloc\n    tracemalloc.start()\n",
+        "import torch\nwith torch.profiler.profile() as p:\n    pass\n",
+        "import torch\nt = torch.utils.benchmark.Timer('f()')\n",
+        "import torch\nstart = torch.cuda.Event(enable_timing=True)\n",
+        "from pathlib import Path\nmeminfo = Path('/proc') / 'meminfo'\n",
+        "from pathlib import Path\nlimit = Path('/sys/fs/cgroup/memory.max').read_text()\n",
+        "import os\npid, status, usage = os.wait4(child, 0)\n",
+        "from lightning.pytorch.callbacks import DeviceStatsMonitor\n",
+        "import lightning.pytorch as pl\ntimer = pl.callbacks.Timer()\n",
+        "from pytorch_lightning.callbacks import Timer\n",
     ],
 )
 def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
@@ -517,6 +580,11 @@ def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -
         "import time\ntime.sleep(1)\n",
         "import resource\nresource.setrlimit(resource.RLIMIT_DATA, (1, 2))\n",
         "import torch\ntorch.cuda.set_per_process_memory_fraction(0.5)\n",
+        "from time import *\nsleep(1)\n",
+        "import torch\nstream_done = torch.cuda.Event()\n",
+        "from pathlib import Path\nPath('/processes')\n",
+        "from torch.profiler import record_function\n",  # a label, read by whoever measures
+        "from lightning.pytorch.callbacks import ModelCheckpoint\n",
     ],
 )
 def test_what_is_no_measuring_is_not_found(tmp_path: Path, source: str) -> None:
