@@ -302,6 +302,7 @@ HOMES = {
         "tensor_memory",
         "training_memory",
         "process_memory",
+        "machine_memory",
         "cpu_usage",
         "environment",
         "gpu_process",
@@ -331,6 +332,7 @@ MEASURING_IMPORTS = (
     "torch.profiler.profile",
     "torch.autograd.profiler.profile",
     "psutil",
+    "pynvml",
     "timeit",
     "tracemalloc",
     "cProfile",
@@ -364,6 +366,7 @@ MEASURING_CALLS = {
     "os.times",
     "os.wait3",  # a child's rusage
     "os.wait4",
+    "os.sysconf",  # the machine's pages (its memory), processors
 }
 # keyword arguments that make a call measure (the profiler's allocations, a CUDA event's time)
 MEASURING_KEYWORDS = {"profile_memory": "records allocations", "enable_timing": "times on a device"}
@@ -388,7 +391,16 @@ MEASURING_ATTRIBUTES = {
     "mem_get_info",
     "driver_allocated_memory",
     "current_allocated_memory",
+    "list_gpu_processes",  # NVML's, through torch
+    "device_memory_used",
+    "utilization",
+    "memory_usage",
+    "power_draw",
+    "temperature",
+    "clock_rate",
 }
+# NVML's calls (``nvmlDeviceGetComputeRunningProcesses``), on whatever object holds the module
+NVML_CALL = re.compile(r"^nvml[A-Z]\w*$")
 # (module, what it reads) outside harness.measurement on purpose, and why
 NOT_MEASURING = {
     ("harness.launch.processes", "time.monotonic"): (
@@ -456,6 +468,7 @@ def is_measuring(name: str) -> bool:
         name in MEASURING_CALLS
         or any(name == m or name.startswith(m + ".") for m in MEASURING_IMPORTS)
         or (name.startswith("torch.") and name.rpartition(".")[2] in MEASURING_ATTRIBUTES)
+        or bool(NVML_CALL.match(name.rpartition(".")[2]))
     )
 
 
@@ -565,6 +578,11 @@ def test_measuring_is_done_in_harness_measurement_only() -> None:
         "from lightning.pytorch.callbacks import DeviceStatsMonitor\n",
         "import lightning.pytorch as pl\ntimer = pl.callbacks.Timer()\n",
         "from pytorch_lightning.callbacks import Timer\n",
+        # H18.2: the machine's memory, and NVML's listing however its module was handed over
+        "import os\ntotal = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')\n",
+        "def f():\n    import pynvml\n",
+        "def f(nvml, handle):\n    return nvml.nvmlDeviceGetComputeRunningProcesses(handle)\n",
+        "import torch\ntorch.cuda.list_gpu_processes(0)\n",
     ],
 )
 def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:

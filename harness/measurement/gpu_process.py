@@ -1,4 +1,5 @@
-"""GPU memory NVML attributes to this process: torch's device found in NVML by PCI bus id.
+"""What NVML says of torch's GPUs: the memory it attributes to this process, the GPUs on which it
+lists a process, a GPU's UUID; torch's device found in NVML by PCI bus id.
 
 torch numbers the GPUs it sees (after ``CUDA_VISIBLE_DEVICES`` and ``CUDA_DEVICE_ORDER``); NVML
 numbers every GPU of the machine in its own order, so under SLURM with
@@ -11,11 +12,14 @@ point its measured numbers.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import torch
 
 from harness.measurement.tensor_memory import MB
+
+T = TypeVar("T")
 
 
 def nvml_bus_id(properties: Any) -> str:
@@ -32,6 +36,50 @@ def nvml_failures(nvml: Any) -> tuple[type[Exception], ...]:
     return (nvml.NVMLError, TypeError)
 
 
+def nvml_module() -> Any | None:
+    """The pynvml module, or None when it is not installed."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    return pynvml
+
+
+def read_with_nvml(nvml: Any, read: Callable[[], T]) -> tuple[T | None, str, str]:
+    """(what ``read`` returned between NVML's start and shut down, or None; the error of a failed
+    start or read, or ""; the error of a failed shut down, or ""). A failure at any call is
+    :func:`nvml_failures`; a failed shut down keeps what was read (as ``gpu_process_memory``
+    does)."""
+    try:
+        nvml.nvmlInit()
+    except nvml_failures(nvml) as error:
+        return None, str(error) or type(error).__name__, ""
+    try:
+        value, failed = read(), ""
+    except nvml_failures(nvml) as error:
+        value, failed = None, str(error) or type(error).__name__
+    try:
+        nvml.nvmlShutdown()
+    except nvml_failures(nvml) as error:
+        return value, failed, f"NVML did not shut down ({error})"
+    return value, failed, ""
+
+
+def nvml_uuid(nvml: Any, properties: Any) -> Any:
+    """NVML's UUID of torch's device ``properties``, found by its PCI bus id (NVML started)."""
+    return nvml.nvmlDeviceGetUUID(nvml.nvmlDeviceGetHandleByPciBusId(nvml_bus_id(properties)))
+
+
+def gpus_listing(pid: int, nvml: Any, properties: Sequence[Any]) -> list[int]:
+    """torch's indices of the GPUs on which NVML lists process ``pid`` (NVML started)."""
+    listed = []
+    for index, device in enumerate(properties):
+        handle = nvml.nvmlDeviceGetHandleByPciBusId(nvml_bus_id(device))
+        if any(p.pid == pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle)):
+            listed.append(index)
+    return listed
+
+
 def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     """(MB NVML attributes to this process on ``device``, context and caching allocator's reserve
     included; why it is empty when it is). CPU devices: (None, ""). A failure at start, lookup
@@ -39,9 +87,8 @@ def gpu_process_memory(device: torch.device) -> tuple[float | None, str]:
     keeps the value read and notes the failure beside it; it never raises."""
     if device.type != "cuda":
         return None, ""
-    try:
-        import pynvml
-    except ImportError:
+    pynvml = nvml_module()
+    if pynvml is None:
         return None, "NVML column empty: pynvml is not installed"
     index = device.index if device.index is not None else torch.cuda.current_device()
     bus_id = nvml_bus_id(torch.cuda.get_device_properties(index))

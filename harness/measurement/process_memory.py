@@ -1,7 +1,7 @@
 """The process's memory as Linux counts it (``/proc/self/status``): the resident set's peak
 (``VmHWM``), which ``profile`` records beside the tensor bytes, and the data segment
-(``VmData``), from which a worker's memory budget is set; and the memory the machine has
-available (``psutil``), of which a CPU sweep's default budget is a share."""
+(``VmData``), from which a worker's memory budget is set (the machine's memory:
+``machine_memory``)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,6 @@ def _status_kib(field: str) -> int | None:
         if line.startswith(f"{field}:"):
             return int(line.split()[1])
     return None
-
-
-def available_bytes() -> int:
-    """Bytes the machine can give a new process without swapping (``psutil``'s ``available``)."""
-    import psutil
-
-    return int(psutil.virtual_memory().available)
 
 
 def vm_data_bytes() -> int:

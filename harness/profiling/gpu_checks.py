@@ -9,7 +9,7 @@
 
 The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
 - NVML's GPU is torch's: every visible device, found in NVML by its PCI bus id
-  (``gpu_process.nvml_bus_id``), has torch's UUID (``CUDA_VISIBLE_DEVICES`` renumbers torch's).
+  (``gpu_process.nvml_uuid``), has torch's UUID (``CUDA_VISIBLE_DEVICES`` renumbers torch's).
 - The CUDA peak against the prediction: ``predicted_error_pct`` of RUN's measured CUDA rows
   (the prediction models the CPU's kernels; reported, not bounded).
 - No context on a device the run did not ask for: a process measures one point of DiSAN's
@@ -34,10 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held
 
@@ -47,12 +47,16 @@ held = interrupt_held() if __name__ == "__main__" else contextlib.nullcontext(la
 with held as interrupted:
     import torch
 
-    from harness.measurement.gpu_process import nvml_bus_id, nvml_failures
+    from harness.measurement.gpu_process import (
+        gpus_listing,
+        nvml_bus_id,
+        nvml_module,
+        nvml_uuid,
+        read_with_nvml,
+    )
 if interrupted():
     print("gpu_checks: interrupted", file=sys.stderr, flush=True)
     sys.exit(INTERRUPTED_STATUS)
-
-T = TypeVar("T")
 
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
@@ -112,33 +116,12 @@ def nvml_matches_torch(nvml: Any, properties: Sequence[Any]) -> Check:
     UUID."""
     found, wrong = [], []
     for index, device in enumerate(properties):
-        bus_id = nvml_bus_id(device)
-        uuid = _uuid(nvml.nvmlDeviceGetUUID(nvml.nvmlDeviceGetHandleByPciBusId(bus_id)))
-        line = f"cuda:{index} = NVML GPU at {bus_id}"
+        uuid = _uuid(nvml_uuid(nvml, device))
+        line = f"cuda:{index} = NVML GPU at {nvml_bus_id(device)}"
         (found if uuid == _uuid(device.uuid) else wrong).append(line)
     if wrong:
         return Check("NVML's GPU is torch's", False, "UUIDs differ: " + "; ".join(wrong))
     return Check("NVML's GPU is torch's", True, "; ".join(found) + " (same UUIDs)")
-
-
-def read_with_nvml(nvml: Any, read: Callable[[], T]) -> tuple[T | None, str, str]:
-    """(what ``read`` returned between NVML's start and shut down, or None; the error of a failed
-    start or read, or ""; the error of a failed shut down, or ""). A failure at any call is
-    :func:`~harness.measurement.gpu_process.nvml_failures`; a failed shut down keeps what was
-    read (as ``gpu_process_memory`` does)."""
-    try:
-        nvml.nvmlInit()
-    except nvml_failures(nvml) as error:
-        return None, str(error) or type(error).__name__, ""
-    try:
-        value, failed = read(), ""
-    except nvml_failures(nvml) as error:
-        value, failed = None, str(error) or type(error).__name__
-    try:
-        nvml.nvmlShutdown()
-    except nvml_failures(nvml) as error:
-        return value, failed, f"NVML did not shut down ({error})"
-    return value, failed, ""
 
 
 def noted(check: Check, note: str) -> Check:
@@ -176,16 +159,6 @@ def peak_against_prediction(rows: Sequence[Mapping[str, str]]) -> Check:
     )
 
 
-def gpus_listing(pid: int, nvml: Any, properties: Sequence[Any]) -> list[int]:
-    """torch's indices of the GPUs on which NVML lists process ``pid``."""
-    listed = []
-    for index, device in enumerate(properties):
-        handle = nvml.nvmlDeviceGetHandleByPciBusId(nvml_bus_id(device))
-        if any(p.pid == pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle)):
-            listed.append(index)
-    return listed
-
-
 def context_check(asked: int, listed: list[int], count: int) -> Check:
     """The verdict on the GPUs that list the process which asked for ``cuda:asked`` only."""
     name = "no context on a GPU the run did not ask for"
@@ -202,8 +175,6 @@ def context_check(asked: int, listed: list[int], count: int) -> Check:
 def _context_child(asked: int) -> dict[str, Any]:
     """In a fresh process: measure the context point on ``cuda:asked``, then list the GPUs on
     which NVML lists this process."""
-    import pynvml
-
     from harness.measurement.profiled_step import Point
     from harness.profiling.worker import Models, run_point, worker_device
     from harness.profiling.worker_process import point_request
@@ -213,8 +184,11 @@ def _context_child(asked: int) -> dict[str, Any]:
     reply = run_point(point_request(point, "fp32", repeats=3), models)
     count = torch.cuda.device_count()
     properties = [torch.cuda.get_device_properties(i) for i in range(count)]
+    nvml = nvml_module()
+    if nvml is None:
+        return {"status": "nvml failed", "message": "pynvml is not installed", "listed": []}
     listed, failed, unfinished = read_with_nvml(
-        pynvml, lambda: gpus_listing(os.getpid(), pynvml, properties)
+        nvml, lambda: gpus_listing(os.getpid(), nvml, properties)
     )
     if listed is None:
         message = "; ".join(part for part in (failed, unfinished) if part)
@@ -318,23 +292,20 @@ def run_checks(run: Path) -> list[Check]:
              "fit, encode and predict on the GPU")  # fmt: skip
     if why:
         return [Check(name, None, f"no CUDA here: {why}") for name in names]
-    try:
-        import pynvml
-    except ImportError:
-        pynvml = None
+    nvml = nvml_module()
     count = torch.cuda.device_count()
     checks = []
-    if pynvml is None:
+    if nvml is None:
         checks.append(Check(names[0], None, "pynvml is not installed"))
     else:
         properties = [torch.cuda.get_device_properties(i) for i in range(count)]
-        checks.append(nvml_check(pynvml, properties))
+        checks.append(nvml_check(nvml, properties))
     from reports.contracts.profile_run import results_file
 
     checks.append(peak_against_prediction(results_file(run).rows()))
     if count < 2:
         checks.append(Check(names[2], None, "one GPU visible: no other GPU to find a context on"))
-    elif pynvml is None:
+    elif nvml is None:
         checks.append(Check(names[2], None, "pynvml is not installed"))
     else:
         asked = count - 1

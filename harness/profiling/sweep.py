@@ -41,7 +41,7 @@ from rich.progress import (
 
 from harness.errors import InputError, RunFailedError, RunInterruptedError
 from harness.measurement.cpu_usage import CONTENDED_BELOW
-from harness.measurement.process_memory import available_bytes
+from harness.measurement.machine_memory import available_bytes
 from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points

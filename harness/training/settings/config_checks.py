@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration
 from harness.training.settings.task_configs import builtin_value
 
@@ -146,11 +146,6 @@ def data_value_problems(data: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def machine_memory() -> int:
-    """This machine's physical memory in bytes."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
     """The encoder of ``model:`` built on the meta device (nothing allocated): an option its
     builder does not take (one wording with ``profile``), a value it refuses, and parameters
@@ -177,12 +172,12 @@ def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
     except (ValueError, TypeError) as error:
         return [f"--model.encoder_options / --model.hidden_dim: {error}"]
     needed = 4 * sum(parameter.numel() for parameter in built.parameters())
-    if needed > machine_memory():
+    if needed > physical_bytes():
         given = [f"--model.{key} {model[key]}" for key in WIDTH_KEYS if model.get(key)]
         width = given[0] if given else "--model.encoder_options"
         return [
             f"{width}: the {encoder} encoder's parameters alone take {needed} bytes "
             f"({needed / 2**30:.3g} GiB), more than this machine's memory "
-            f"({machine_memory() / 2**30:.3g} GiB)"
+            f"({physical_bytes() / 2**30:.3g} GiB)"
         ]
     return []

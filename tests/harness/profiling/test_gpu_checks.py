@@ -9,13 +9,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from harness.measurement.gpu_process import gpus_listing
 from harness.profiling import gpu_checks
-from harness.profiling.gpu_checks import (
-    context_check,
-    gpus_listing,
-    nvml_matches_torch,
-    peak_against_prediction,
-)
+from harness.profiling.gpu_checks import context_check, nvml_matches_torch, peak_against_prediction
 
 # torch's cuda:0 and cuda:1 are NVML's GPUs at buses 5E and 1A (CUDA_VISIBLE_DEVICES=2,0)
 TORCH_GPUS = [
