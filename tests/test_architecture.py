@@ -925,19 +925,55 @@ def test_options_declared_outside_the_options_modules_are_found(
 PROGRAM = {"harness.program", "harness.cli"}
 
 
+def _is_main_check(node: ast.AST) -> bool:
+    """``__name__`` compared with ``"__main__"``, either way round, ``in (...)`` included."""
+    if not isinstance(node, ast.Compare):
+        return False
+    operands = [node.left, *node.comparators]
+    names = any(isinstance(o, ast.Name) and o.id == "__name__" for o in operands)
+    mains = any(
+        isinstance(c, ast.Constant) and c.value == "__main__" for o in operands for c in ast.walk(o)
+    )
+    return names and mains
+
+
 def runnable_modules(modules: dict[str, Path]) -> set[str]:
-    """The modules a ``python -m`` runs: those with an ``if __name__ == "__main__":`` block."""
+    """The modules a ``python -m`` runs: a package's ``__main__.py`` (as its package), and those
+    that compare ``__name__`` with ``"__main__"`` anywhere (nested, reversed)."""
     found = set()
     for module, path in modules.items():
-        for node in parsed(path).body:
-            if (
-                isinstance(node, ast.If)
-                and isinstance(node.test, ast.Compare)
-                and isinstance(node.test.left, ast.Name)
-                and node.test.left.id == "__name__"
-            ):
-                found.add(module)
+        package, _, name = module.rpartition(".")
+        if name == "__main__":
+            found.add(package)
+        elif any(_is_main_check(node) for node in ast.walk(parsed(path))):
+            found.add(module)
     return found
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("harness.newpackage.m", "if __name__ == '__main__':\n    main()\n"),
+        ("harness.newpackage.m", "if '__main__' == __name__:\n    main()\n"),  # reversed
+        (
+            "harness.newpackage.m",
+            "try:\n    pass\nfinally:\n    if __name__ == '__main__':\n        main()\n",
+        ),
+        ("harness.newpackage.m", "def f():\n    if __name__ == '__main__':\n        main()\n"),
+        ("harness.newpackage.m", "if DEBUG and __name__ in ('__main__',):\n    main()\n"),
+        ("harness.newpackage.__main__", "from harness.newpackage.tool import main\n\nmain()\n"),
+    ],
+)
+def test_a_runnable_module_is_found_however_it_is_written(
+    tmp_path: Path, module: str, source: str
+) -> None:
+    """H18.4: a package's ``__main__.py`` (run as ``python -m harness.newpackage``), a check
+    nested in another block or written the other way round."""
+    path = tmp_path / f"{module.rpartition('.')[2]}.py"
+    path.write_text(source)
+    assert runnable_modules({module: path}) == {
+        "harness.newpackage" if module.endswith("__main__") else module
+    }
 
 
 def test_every_runnable_module_is_a_command_or_listed_with_its_reason() -> None:
