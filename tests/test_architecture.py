@@ -749,7 +749,20 @@ DECLARING = {
     "add_lr_scheduler_args",
     "add_argument_group",
     "add_subcommands",
+    "add_subparsers",
 }
+# parser libraries' own ways to make a command line (a parser, a CLI from a function): only the
+# parser library and fit's settings use them (a module or a name: everything under it)
+PARSER_LIBRARIES = (
+    "argparse.ArgumentParser",
+    "jsonargparse.ArgumentParser",
+    "jsonargparse.CLI",
+    "jsonargparse.auto_cli",
+    "jsonargparse.auto_parser",
+    "click",
+    "typer",
+    "fire",
+)
 PARSER_LIBRARY = "harness.command_parser"
 # where a command package declares its options: its options module and its command module (which
 # passes the options class to its parser); fit, which builds its own parser (LightningCLI), in its
@@ -763,11 +776,17 @@ def option_classes(options: type) -> Iterator[type]:
     import dataclasses
     import typing
 
+    def nested(hint: object) -> Iterator[type]:  # ``X``, ``X | None``, ``list[X]``, ...
+        if dataclasses.is_dataclass(hint):
+            yield hint  # type: ignore[misc]
+        for argument in typing.get_args(hint):
+            yield from nested(argument)
+
     yield options
     hints = typing.get_type_hints(options)
     for field in dataclasses.fields(options):
-        if dataclasses.is_dataclass(hints[field.name]):
-            yield from option_classes(hints[field.name])
+        for inner in nested(hints[field.name]):
+            yield from option_classes(inner)
 
 
 def _qualified(cls: type) -> str:
@@ -822,6 +841,21 @@ def declaring_names(path: Path) -> Iterator[tuple[str, int]]:
         )
         if name in DECLARING:
             yield name, node.lineno
+    aliases = _aliases(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [
+                f"{node.module}.{a.name}" if isinstance(node, ast.ImportFrom) else a.name
+                for a in node.names
+            ]
+        elif isinstance(node, ast.Attribute | ast.Name) and (dotted := _dotted(node)):
+            head, _, rest = dotted.partition(".")
+            names = [_canonical(".".join(filter(None, [aliases.get(head, head), rest])))]
+        else:
+            continue
+        for name in names:
+            if any(name == m or name.startswith(m + ".") for m in PARSER_LIBRARIES):
+                yield name, node.lineno
 
 
 def declared_outside_a_command(modules: dict[str, Path], homes: set[str]) -> list[str]:
@@ -866,6 +900,8 @@ def test_each_commands_options_are_declared_in_its_package() -> None:
 def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
     """The finder reads the parser, not the spelling: a helper's ``add_argument``, an options
     class reached through an attribute or nested in another, an alias."""
+    import dataclasses
+
     import harness.encoder_list.options as list_options
     from harness.command_parser import add_alias
     from harness.profiling.options import ProfileOptions
@@ -888,6 +924,13 @@ def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
     assert option_problems(
         "harness.encoder_list", lambda p: add_alias(p, "--task", "data.task", "")
     ) == ["--task is no dataclass field"]
+    # H18.3: an options class nested in a field typed ``X | None`` (or a list of X) is read too
+    for hint in (ProfileOptions | None, list[ProfileOptions]):
+        wrapper = dataclasses.make_dataclass("Wrapper", [("inner", hint, None)], frozen=True)
+        wrapper.__module__ = list_options.__name__
+        assert option_problems("harness.encoder_list", lambda p, w=wrapper: p.add_options(w)) == [
+            "harness.profiling.options.ProfileOptions is defined outside harness.encoder_list"
+        ]
     helper_module = tmp_path / "helper.py"
     helper_module.write_text("def more(parser):\n    parser.add_argument('--x')\n")
     assert declared_outside_a_command(
@@ -905,6 +948,14 @@ def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
         "def more(parser):\n    parser.add_function_arguments(train, 'train')\n",
         "def more(parser):\n    parser.add_class_arguments(Options, 'x')\n",
         "def more(parser):\n    parser.add_dataclass_arguments(Options, 'x')\n",
+        # H18.3: a parser library's own entry points, another library, argparse's subcommands
+        "from jsonargparse import auto_cli\ndef main():\n    auto_cli(train)\n",
+        "import jsonargparse\ndef main():\n    jsonargparse.CLI(train)\n",
+        "import click\n@click.command()\n@click.option('--x')\ndef f(x):\n    pass\n",
+        "import typer\napp = typer.Typer()\n",
+        "def main():\n    import fire\n    fire.Fire(train)\n",
+        "def more(parser):\n    commands = parser.add_subparsers()\n",
+        "import argparse\nparser = argparse.ArgumentParser()\n",
     ],
 )
 @pytest.mark.parametrize(
