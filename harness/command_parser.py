@@ -170,7 +170,45 @@ def parser_problem(
     value = next((part for part in found.groups() if part is not None), "") if found else ""
     value = value if typed_value is None else typed_value
     hint = did_you_mean(value, choices) if choices and value else ""
-    return f"{option}{' ' + value if value else ''}: expected {' or '.join(phrases)}{hint}"
+    named = f"{option}{' ' + value if value else ''}"
+    return f"{named}: {_unknown_classes(text)}expected {' or '.join(phrases)}{hint}"
+
+
+UNKNOWN_CLASS = re.compile(r"Expected a dot import path string: ([\w.]+)")
+BASE_CLASS = re.compile(r"<class '((?:\w+\.)+\w+)'>")
+
+
+def _subclass_names(base: type) -> set[str]:
+    """The public names of ``base``'s subclasses imported so far, at any depth: the bare names
+    jsonargparse resolves (``EarlyStopping`` for a ``Callback``)."""
+    found, stack = set(), list(base.__subclasses__())
+    while stack:
+        subclass = stack.pop()
+        if not subclass.__name__.startswith("_") and subclass.__name__ not in found:
+            found.add(subclass.__name__)
+            stack += subclass.__subclasses__()
+    return found
+
+
+def _unknown_classes(text: str) -> str:
+    """``Foo is no Callback class (did you mean ...?); `` for each name of jsonargparse's
+    message about a class type that resolves to no class, with the nearest subclass name of
+    the type's base class; ``""`` for any other message."""
+    unknown = list(dict.fromkeys(UNKNOWN_CLASS.findall(text)))
+    bases = []
+    for path in dict.fromkeys(BASE_CLASS.findall(text.partition(" Errors: ")[0])):
+        module, _, name = path.rpartition(".")
+        try:
+            bases.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    if not unknown or not bases:
+        return ""
+    base_name = " or ".join(dict.fromkeys(base.__name__ for base in bases))
+    candidates = set().union(*(_subclass_names(base) for base in bases))
+    return "".join(
+        f"{name} is no {base_name} class{did_you_mean(name, candidates)}; " for name in unknown
+    )
 
 
 def option_spelling(key: str) -> str:

@@ -61,13 +61,23 @@ REFUSED = [
         "--lr_scheduler.step_size abc: torch.optim.lr_scheduler.StepLR expects an integer",
     ),
     (["--data.batch_size", "1e20"], ": expected an integer"),
-    (["--trainer.logger", "Foo"], "--trainer.logger Foo: expected a Logger class (its name or"),
+    (["--trainer.logger", "Foo"], "--trainer.logger Foo: Foo is no Logger class; expected a Lo"),
     (["--data.batch_size", "10" + "0" * 19], "--data.batch_size 100,000,000,000,000,000,000: a"),
     (["--data.eval_batch_size", "10" + "0" * 19], "--data.eval_batch_size 100,000,000,000,000,00"),
     # trained and recorded as given (issue 56 breaker)
     (["--data.dev_fraction", "2"], "--data.dev_fraction 2.0: expected a share"),
     (["--trainer.gradient_clip_val", "-1"], "--trainer.gradient_clip_val -1"),
     (["--trainer.log_every_n_steps", "-4"], "--trainer.log_every_n_steps -4: expected"),
+    # a parser's dump; a class's near name missing (issue 56, H17.3 and 5)
+    (
+        ["--trainer.callbacks", "[EarlyStopping, Foo]"],
+        "--trainer.callbacks [EarlyStopping, Foo]: Foo is no Callback class",
+    ),
+    (
+        ["--trainer.callbacks", "[EarlyStopping, ModelCheckpont]"],
+        "ModelCheckpont is no Callback class (did you mean ModelCheckpoint?)",
+    ),
+    (["--trainer.logger", "TensorBordLogger"], "(did you mean TensorBoardLogger?)"),
 ]
 
 
