@@ -1122,48 +1122,60 @@ def _assigned(node: ast.Assign | ast.AnnAssign) -> Iterator[tuple[str, ast.expr]
                     yield element.id, value
 
 
+def _constant_assignments(path: Path) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of each constant ``path`` assigns: at module level any name but a dunder
+    (``default_encoding`` too), in a top-level class an UPPER_CASE name or a ``ClassVar``
+    (``Class.NAME``); a dataclass field's default is no constant."""
+    body = parsed(path).body
+    scopes = [("", body)] + [(f"{n.name}.", n.body) for n in body if isinstance(n, ast.ClassDef)]
+    for prefix, statements in scopes:
+        for node in statements:
+            if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                continue
+            class_var = isinstance(node, ast.AnnAssign) and "ClassVar" in ast.unparse(
+                node.annotation
+            )
+            for name, expression in _assigned(node):
+                if name.startswith("__") or (prefix and not (class_var or CONSTANT.match(name))):
+                    continue
+                yield prefix + name, expression
+
+
 def literal_constants(path: Path) -> Iterator[tuple[str, str]]:
-    """(value, name) of each module-level UPPER_CASE constant of ``path`` whose value is a
-    literal string, a literal table (tuple, list, set, dict of two or more constants) or a
+    """(value, name) of each constant of ``path`` (:func:`_constant_assignments`) whose value
+    is a literal string, a literal table (tuple, list, set, dict of two or more constants) or a
     number, tuple targets included; sets and dicts in a canonical order, so one fact in two
     spellings compares equal. A number is one fact under one name (``RANDOM_VECTORS_DIM = 300``
     twice), not every constant that happens to be 300."""
-    for node in parsed(path).body:
-        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+    for name, expression in _constant_assignments(path):
+        try:
+            value = ast.literal_eval(expression)
+        except ValueError:  # not a literal
             continue
-        for name, expression in _assigned(node):
-            if not CONSTANT.match(name):
+        if isinstance(value, dict | set | frozenset | tuple | list):
+            items = value.items() if isinstance(value, dict) else value
+            value = tuple(sorted(items, key=repr))
+            if len(value) < 2:
                 continue
-            try:
-                value = ast.literal_eval(expression)
-            except ValueError:  # not a literal
-                continue
-            if isinstance(value, dict):
-                value = tuple(sorted(value.items(), key=repr))
-            elif isinstance(value, set | frozenset | tuple | list):
-                value = tuple(sorted(value, key=repr))
-                if len(value) < 2:
-                    continue
-            elif type(value) in (int, float):
-                value = (name.lstrip("_"), value)
-            elif not isinstance(value, str):
-                continue
-            yield repr(value), name
+        elif type(value) in (int, float):
+            value = (name.rpartition(".")[2].lstrip("_"), value)
+        elif not isinstance(value, str):
+            continue
+        yield repr(value), name
 
 
 def test_no_constant_is_written_in_two_modules() -> None:
-    """A literal fact (a string, a table of names) defined at the top of two product modules
-    is one fact written twice, found without naming it (the issue-55 list: ACTIVATIONS, the
-    task kinds, R_RANGE, CONTENDED_MARK, MISSING, a logger's name)."""
+    """A literal fact (a string, a table of names) defined at the top of two product modules, or
+    as a constant of a class in one of them, is one fact written twice, found without naming it
+    (the issue-55 list: ACTIVATIONS, the task kinds, R_RANGE, CONTENDED_MARK, MISSING, a
+    logger's name)."""
     where: dict[str, list[str]] = {}
+    modules: dict[str, set[str]] = {}
     for module, path in product_modules().items():
         for value, name in literal_constants(path):
             where.setdefault(value, []).append(f"{module}.{name}")
-    twice = {
-        value: found
-        for value, found in where.items()
-        if len(set(m.rsplit(".", 1)[0] for m in found)) > 1
-    }
+            modules.setdefault(value, set()).add(module)
+    twice = {value: found for value, found in where.items() if len(modules[value]) > 1}
     unexpected = {value: found for value, found in twice.items() if value not in TWICE}
     assert not unexpected, f"one fact defined in two modules: {unexpected}"
     for value, names in TWICE.items():
@@ -1284,6 +1296,12 @@ def test_a_table_of_names_is_found_however_it_is_written(tmp_path: Path, source:
         ("A, B = 'x', 'y'\n", ["'x'", "'y'"]),  # tuple targets
         ("RANDOM_VECTORS_DIM = 300\n", ["('RANDOM_VECTORS_DIM', 300)"]),  # a number, by name
         ("_SHOWN: int = 3\n", ["('SHOWN', 3)"]),
+        # H18.5: a lower-case module constant, a class's constant (upper case or a ClassVar)
+        ("default_encoding = 'utf-8'\n", ["'utf-8'"]),
+        ("class Reader:\n    ENCODING = 'utf-8'\n", ["'utf-8'"]),
+        ("class Reader:\n    kinds: ClassVar = ('a', 'b')\n", ["('a', 'b')"]),
+        ("class Options:\n    encoding: str = 'utf-8'\n", []),  # a field's default
+        ("_REGISTRY = {}\nEMPTY = ()\n__all__ = ['a', 'b']\n", []),  # no table, no fact
     ],
 )
 def test_a_constant_is_found_however_it_is_assigned(
