@@ -10,10 +10,13 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from datamodules.errors import did_you_mean
 from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration
 from harness.training.settings.task_configs import builtin_value
 
+# the profiler names Lightning's Trainer takes as a string (its ``_init_profiler``'s keys)
+PROFILER_NAMES = ("simple", "advanced", "pytorch", "xla")
 # Lightning's trainer counts that divide a step or epoch number: 0 ends in "integer modulo by
 # zero" once training starts
 POSITIVE_COUNTS = ("accumulate_grad_batches", "check_val_every_n_epoch")
@@ -57,6 +60,13 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
     every = trainer.get("log_every_n_steps")
     if isinstance(every, int) and not isinstance(every, bool) and every < 1:
         problems.append(f"--trainer.log_every_n_steps {every}: expected a positive integer")
+    profiler = trainer.get("profiler")
+    if isinstance(profiler, str) and profiler.lower() not in PROFILER_NAMES:
+        problems.append(
+            f"--trainer.profiler {profiler}: expected {', '.join(PROFILER_NAMES[:-1])} or "
+            f"{PROFILER_NAMES[-1]}, or a Profiler class (its name or import path)"
+            f"{did_you_mean(profiler.lower(), PROFILER_NAMES)}"
+        )
     devices = trainer.get("devices")
     if str(devices).strip() in ("0", "[]"):
         problems.append(

@@ -68,7 +68,8 @@ REFUSED = [
     (["--data.dev_fraction", "2"], "--data.dev_fraction 2.0: expected a share"),
     (["--trainer.gradient_clip_val", "-1"], "--trainer.gradient_clip_val -1"),
     (["--trainer.log_every_n_steps", "-4"], "--trainer.log_every_n_steps -4: expected"),
-    # a parser's dump; a class's near name missing (issue 56, H17.3 and 5)
+    # a parser's dump, a near name missing, an option renamed, a profiler judged after the data,
+    # an infinite lr trained into NaN advice about another option (issue 56, H17.3-7)
     (
         ["--trainer.callbacks", "[EarlyStopping, Foo]"],
         "--trainer.callbacks [EarlyStopping, Foo]: Foo is no Callback class",
@@ -78,6 +79,8 @@ REFUSED = [
         "ModelCheckpont is no Callback class (did you mean ModelCheckpoint?)",
     ),
     (["--trainer.logger", "TensorBordLogger"], "(did you mean TensorBoardLogger?)"),
+    (["--trainer.profiler", "Foo"], "--trainer.profiler Foo: expected simple, advanced, pyto"),
+    (["--trainer.profiler", "simpel"], "--trainer.profiler simpel: expected simple, advanced, "),
 ]
 
 
@@ -153,6 +156,7 @@ def test_a_bad_task_file_is_one_line_per_problem_in_sanbenchs_words(
         (["--encoding", "utf-9"], "--encoding utf-9: unknown encoding"),
         (["--data.max_length", "0"], "--data.max_length 0: expected a positive number"),
         (["--data.fold", "99"], "--data.fold 99: expected 0 to 9"),
+        (["--trainer.profiler", "Foo"], "--trainer.profiler Foo: expected simple, "),
     ],
 )
 def test_a_bad_value_is_named_before_the_out_folder_is_judged(
