@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -79,11 +80,33 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
 SEED_RANGE = (0, 2**32 - 1)  # what numpy's seed takes (Lightning seeds numpy too)
 
 
-def seed_problems(seed: Any) -> list[str]:
-    """``--seed`` outside the range every library seeded with it accepts."""
+def seed_problems(seed: Any, option: str = "--seed") -> list[str]:
+    """``--seed`` (or ``--seed_everything``, as ``option`` names it) outside the range every
+    library seeded with it accepts."""
     if isinstance(seed, int) and not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
-        return [f"--seed {seed}: expected an integer from {SEED_RANGE[0]} to {SEED_RANGE[1]}"]
+        return [f"{option} {seed}: expected an integer from {SEED_RANGE[0]} to {SEED_RANGE[1]}"]
     return []
+
+
+def non_finite_problems(
+    config: Mapping[str, Any], typed: Mapping[str, tuple[str, str]]
+) -> list[str]:
+    """One line per number of ``model:``, ``--optimizer``'s or ``--lr_scheduler``'s arguments
+    that is infinite or NaN (``--optimizer.lr 1e999``: trained into a NaN loss, whose advice
+    then named another option), as ``typed`` (``command_parser.typed_options``) holds the
+    option, else by its key."""
+    numbers: list[tuple[str, Any]] = [
+        (f"model.{key}", value) for key, value in (builtin_value(config["model"]) or {}).items()
+    ]
+    for group in ("optimizer", "lr_scheduler"):
+        arguments = (builtin_value(config.get(group)) or {}).get("init_args") or {}
+        numbers += [(f"{group}.{key}", value) for key, value in arguments.items()]
+    problems = []
+    for key, value in numbers:
+        if isinstance(value, float) and not math.isfinite(value):
+            option, text = typed.get(key, (f"--{key}", str(value)))
+            problems.append(f"{option} {text}: expected a finite number")
+    return problems
 
 
 def _class(class_path: str) -> Any:

@@ -39,6 +39,7 @@ from harness.training.settings.config_checks import (
     class_init_problems,
     data_value_problems,
     encoder_problems,
+    non_finite_problems,
     seed_problems,
     trainer_value_problems,
 )
@@ -292,6 +293,7 @@ class FitCLI(LightningCLI):
 
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
         self.overwrite = False  # --overwrite (a flag of the command, not a config value)
+        self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -367,7 +369,9 @@ class FitCLI(LightningCLI):
         super().parse_arguments(parser, args)
         current_option_names(self.config)
         self._check_optimizers(parser, self.config)
-        problems = seed_problems(self.config["seed_everything"])  # seeded right after parsing
+        self.typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+        seed_option = self.typed.get("seed_everything", ("--seed",))[0]
+        problems = seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:
             raise ConfigError("\n".join(problems))
 
@@ -472,6 +476,7 @@ class FitCLI(LightningCLI):
         trainer = self.config["trainer"]
         problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
         problems += trainer_value_problems(trainer)
+        problems += non_finite_problems(self.config, self.typed)
         problems += class_init_problems(self.config.get("optimizer"), self.config["lr_scheduler"])
         width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM
         problems += encoder_problems(self.config["model"], width)

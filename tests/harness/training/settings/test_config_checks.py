@@ -79,8 +79,11 @@ REFUSED = [
         "ModelCheckpont is no Callback class (did you mean ModelCheckpoint?)",
     ),
     (["--trainer.logger", "TensorBordLogger"], "(did you mean TensorBoardLogger?)"),
+    (["--seed_everything", "-1"], "--seed_everything -1: expected an integer from 0"),
     (["--trainer.profiler", "Foo"], "--trainer.profiler Foo: expected simple, advanced, pyto"),
     (["--trainer.profiler", "simpel"], "--trainer.profiler simpel: expected simple, advanced, "),
+    ([*SGD, "--optimizer.lr", "1e999"], "--optimizer.lr 1e999: expected a finite number"),
+    (["--model.lr", "inf"], "--model.lr inf: expected a finite number"),
 ]
 
 
