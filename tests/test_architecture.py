@@ -409,6 +409,8 @@ MEASURING_CALLS = {
 }
 # keyword arguments that make a call measure (the profiler's allocations, a CUDA event's time)
 MEASURING_KEYWORDS = {"profile_memory": "records allocations", "enable_timing": "times on a device"}
+# a device event, which times when its first argument (enable_timing) is true
+TIMING_EVENT = re.compile(r"^torch\.(\w+\.)?Event$")
 # what Linux counts of this process and machine, read as files however the path is built
 MEASURED_FILES = re.compile(r"(?<![\w.])(/proc|/sys/fs/cgroup)(?![\w-])")
 # torch's allocator counters, under whatever module they are reached (torch.cuda, torch.mps,
@@ -516,6 +518,7 @@ def measured_names(path: Path) -> Iterator[tuple[str, int]]:
     by name (``getattr(time, "perf_counter")``), however its module was imported."""
     tree = parsed(path)
     aliases = _aliases(tree)
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
         dotted = _dotted(node) if isinstance(node, ast.Attribute | ast.Name) else None
         if (
@@ -534,6 +537,15 @@ def measured_names(path: Path) -> Iterator[tuple[str, int]]:
         full = _canonical(".".join(filter(None, [aliases.get(head, head), rest])))
         if is_measuring(full):
             yield full, node.lineno
+        parent = parents.get(id(node))
+        if (
+            TIMING_EVENT.match(full)
+            and isinstance(parent, ast.Call)
+            and parent.func is node
+            and parent.args
+            and not (isinstance(parent.args[0], ast.Constant) and not parent.args[0].value)
+        ):
+            yield f"{full}(enable_timing)", node.lineno
 
 
 def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
@@ -611,6 +623,7 @@ def test_measuring_is_done_in_harness_measurement_only() -> None:
         "import torch\nwith torch.profiler.profile() as p:\n    pass\n",
         "import torch\nt = torch.utils.benchmark.Timer('f()')\n",
         "import torch\nstart = torch.cuda.Event(enable_timing=True)\n",
+        "from torch.cuda import Event\nstart = Event(True)\n",  # enable_timing by position
         "from pathlib import Path\nmeminfo = Path('/proc') / 'meminfo'\n",
         "from pathlib import Path\nlimit = Path('/sys/fs/cgroup/memory.max').read_text()\n",
         "import os\npid, status, usage = os.wait4(child, 0)\n",
@@ -639,6 +652,7 @@ def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -
         "import torch\ntorch.cuda.set_per_process_memory_fraction(0.5)\n",
         "from time import *\nsleep(1)\n",
         "import torch\nstream_done = torch.cuda.Event()\n",
+        "import torch\nstream_done = torch.cuda.Event(False)\n",
         "from pathlib import Path\nPath('/processes')\n",
         "from torch.profiler import record_function\n",  # a label, read by whoever measures
         "from lightning.pytorch.callbacks import ModelCheckpoint\n",
