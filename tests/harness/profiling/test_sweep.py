@@ -437,3 +437,16 @@ def test_launcher_local_runs_a_job_per_encoder_and_merges_without_duplicates(
     assert profile(tmp_path, *options, "--launcher", "local", "--resume") == 0  # nothing new
     assert len(read(tmp_path)) == 4
     assert (tmp_path / "jobs" / "test_linear" / "profile.csv").read_text() == job_rows
+
+
+def test_a_cpu_sweep_without_a_budget_takes_a_share_of_the_machines_available_memory() -> None:
+    """H18.2: the budget reads ``harness.measurement.machine_memory`` (was ``process_memory``)."""
+    from harness.measurement.machine_memory import physical_bytes
+    from harness.measurement.tensor_memory import MB
+    from harness.profiling.sweep import on_this_machine
+
+    config = SweepConfig(
+        (EncoderSpec("test_linear"),), (8,), ("infer",), 2, 8, "cpu", "fp32", 3, None, "glibc", None
+    )
+    budget = on_this_machine(config).max_memory_mb
+    assert budget is not None and 0 < budget <= physical_bytes() / MB
