@@ -44,6 +44,10 @@ NOISE = (
     "No CUDA runtime is found",
 )
 OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
+# a warning class of ours with ``ONCE_PER_COMMAND = True`` is said once by a command however
+# many runs give it (a suite's runs, a study's trials): the classes said so far
+ONCE_PER_COMMAND = "ONCE_PER_COMMAND"
+_said_once: set[type[Warning]] = set()
 _python_format = warnings.formatwarning
 
 
@@ -60,10 +64,16 @@ def _format_warning(
     line: str | None = None,
 ) -> str:
     """sanbench's own warnings as ``warning: MESSAGE`` (a ``ReleaseEncodingWarning`` printed
-    the line of our code that raised it), by one process of a distributed run; anyone else's
-    as Python formats them."""
+    the line of our code that raised it), by one process of a distributed run, and a class
+    marked :data:`ONCE_PER_COMMAND` only the first time in a command; anyone else's as Python
+    formats them."""
     if category.__module__.partition(".")[0] in OUR_PACKAGES:
-        return "" if _process_rank() else f"warning: {message}\n"
+        once = getattr(category, ONCE_PER_COMMAND, False)
+        if _process_rank() or (once and category in _said_once):
+            return ""
+        if once:
+            _said_once.add(category)
+        return f"warning: {message}\n"
     return _python_format(message, category, filename, lineno, line)
 
 
@@ -86,7 +96,8 @@ def hide_lightning_tips() -> None:
     (it must: SICK's 4,927 pairs are a few kB), Lightning's "could not find the monitored key"
     for a fit that ended before validating (sanbench's own warning says it); and torch's "No
     CUDA runtime is found" (a CUDA build of torch on a CPU machine: the device a run used is in
-    its metrics)."""
+    its metrics). A command starts here: its :data:`ONCE_PER_COMMAND` warnings are unsaid."""
+    _said_once.clear()
     for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, TORCH_EXTENSIONS):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:

@@ -175,7 +175,10 @@ NO_VALIDATION = (
 
 
 class NoValidationWarning(UserWarning):
-    """A fit whose budget ended before any validation: no best-on-dev checkpoint exists."""
+    """A fit whose budget ended before any validation: no best-on-dev checkpoint exists. Said
+    once per command (harness.quiet): every run of a suite or trial of a study has the budget."""
+
+    ONCE_PER_COMMAND = True
 
 
 def run_fit(

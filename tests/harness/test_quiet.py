@@ -87,3 +87,24 @@ def test_no_command_prints_cpp_log_lines_or_lightning_notices(tmp_path: Path) ->
         noises = ("USDT:", ".cpp:", "Seed set to", "logging interval", "is not empty", "Restored")
         for noise in noises:
             assert noise not in done.stdout + done.stderr, (words[0], noise, done.stderr)
+
+
+def test_a_warning_said_once_per_command_is_said_once_whatever_its_numbers() -> None:
+    """Issue 56 (H17.10): "training ended ... before its first validation" was printed once per
+    run of a suite and once per trial of a study; a command says it once (and the next command
+    again)."""
+    from harness.training.fit import NO_VALIDATION, NoValidationWarning
+
+    def said(steps: list[int]) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for count in steps:
+                warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=count)), stacklevel=1)
+        shown = [warnings.formatwarning(w.message, w.category, w.filename, 0) for w in caught]
+        return [text for text in shown if text]
+
+    hide_lightning_tips()  # a command starts
+    assert said([1, 1, 3]) == [f"warning: {NO_VALIDATION.format(steps=1)}\n"]
+    assert said([2]) == []
+    hide_lightning_tips()  # the next command
+    assert said([2]) == [f"warning: {NO_VALIDATION.format(steps=2)}\n"]
