@@ -18,6 +18,8 @@ LIGHTNING_INFO = "lightning.pytorch.utilities.rank_zero"  # the logger rank_zero
 LIGHTNING_SEED = "lightning.fabric.utilities.seed"  # seed_everything's logger
 # DDP: each process's "Initializing distributed: GLOBAL_RANK ..." and rank zero's banner
 LIGHTNING_DISTRIBUTED = "lightning.fabric.utilities.distributed"
+# "[rank: 0] Received SIGTERM: 15": sanbench's own line names the signal and what was saved
+LIGHTNING_SIGNALS = "lightning.pytorch.trainer.connectors.signal_connector"
 RANK_VARIABLES = ("RANK", "LOCAL_RANK", "SLURM_PROCID", "JSM_NAMESPACE_RANK")  # Lightning's order
 QUIET_WARNINGS = (
     r"`isinstance\(treespec, LeafSpec\)` is deprecated",
@@ -42,6 +44,7 @@ NOISE = (
     "Initializing distributed: ",
     "All distributed processes registered",
     "No CUDA runtime is found",
+    "Received SIGTERM: ",
 )
 OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 # a warning class of ours with ``ONCE_PER_COMMAND = True`` is said once by a command however
@@ -96,9 +99,11 @@ def hide_lightning_tips() -> None:
     (it must: SICK's 4,927 pairs are a few kB), Lightning's "could not find the monitored key"
     for a fit that ended before validating (sanbench's own warning says it); and torch's "No
     CUDA runtime is found" (a CUDA build of torch on a CPU machine: the device a run used is in
-    its metrics). A command starts here: its :data:`ONCE_PER_COMMAND` warnings are unsaid."""
+    its metrics), and Lightning's "Received SIGTERM" (sanbench's line says what stopped). A
+    command starts here: its :data:`ONCE_PER_COMMAND` warnings are unsaid."""
     _said_once.clear()
-    for name in (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, TORCH_EXTENSIONS):
+    loggers = (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, LIGHTNING_SIGNALS)
+    for name in (*loggers, TORCH_EXTENSIONS):
         logger = logging.getLogger(name)
         if _not_noise not in logger.filters:
             logger.addFilter(_not_noise)

@@ -108,3 +108,14 @@ def test_a_warning_said_once_per_command_is_said_once_whatever_its_numbers() -> 
     assert said([2]) == []
     hide_lightning_tips()  # the next command
     assert said([2]) == [f"warning: {NO_VALIDATION.format(steps=2)}\n"]
+
+
+def test_lightnings_sigterm_line_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 56 (H17.11): a SIGTERM to a fit printed Lightning's "[rank: 0] Received SIGTERM: 15"
+    above sanbench's own line (which says the signal, the step and the checkpoint)."""
+    hide_lightning_tips()
+    caplog.set_level(logging.INFO)
+    logger = logging.getLogger("lightning.pytorch.trainer.connectors.signal_connector")
+    logger.info("[rank: 0] Received SIGTERM: 15")
+    logger.info("Requeued SLURM job: 42")
+    assert [record.getMessage() for record in caplog.records] == ["Requeued SLURM job: 42"]
