@@ -21,6 +21,7 @@ from harness.measurement.elapsed import Elapsed
 from harness.redaction import recorded_command
 from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
+from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
 from harness.training.settings.fit_overrides import fit_overrides
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
@@ -150,11 +151,9 @@ def reproduce(
     write_manifest(out, manifest)
     runs = part.grid()
     jobs = min(launcher.jobs or 1, len(runs))
-    calls = [
-        functools.partial(
-            run_part, runs, Shard(k, jobs), out, data_dir, embeddings, preset.overrides
-        )
-        for k in range(1, jobs + 1)
+    calls = [  # a resume launches only the shards with a run left (no job that finds none)
+        functools.partial(run_part, runs, shard, out, data_dir, embeddings, preset.overrides)
+        for shard in pending_shards(runs, jobs, out)
     ]
     elapsed = Elapsed()
     try:
