@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axis import Axis
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from reports.palette import styles
 
@@ -61,12 +61,23 @@ def plain_number(value: float, _position: object = None) -> str:
 def plain_log_axis(axis: Axis, low: float, high: float) -> None:
     """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``; never
     matplotlib's ``6×10⁰``): at 1-2-3-5 steps within a decade, 1-2-5 within two, else at the
-    powers of ten."""
+    powers of ten; a span where fewer than :data:`LEAST_LABELS` of those fall between ``low``
+    and ``high`` (74-104 MB: only 100) gets evenly spaced round numbers instead."""
     decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
     subs = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
-    axis.set_major_locator(LogLocator(subs=subs))
+    if np.isfinite(decades):
+        first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
+        ticks = [step * 10.0**power for power in range(first, last + 1) for step in subs]
+        inside = [tick for tick in ticks if low <= tick <= high]
+        locator = FixedLocator(ticks) if len(inside) >= LEAST_LABELS else MaxNLocator(nbins=4)
+        axis.set_major_locator(locator)
+    else:
+        axis.set_major_locator(LogLocator(subs=subs))
     axis.set_major_formatter(FuncFormatter(plain_number))
     axis.set_minor_formatter(NullFormatter())
+
+
+LEAST_LABELS = 3  # labelled ticks a log axis shows between its lowest and highest value
 
 
 def set_scale(axes: plt.Axes, metric: str, label: str | None = None) -> None:

@@ -9,11 +9,19 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reports.palette import style, styles
 from reports.paper_numbers import FIGURE_ENCODERS
 from reports.profile.data import ProfileRun, load_run
-from reports.profile.figures import error_bars, figures, memory_figure, time_figure
+from reports.profile.figures import (
+    error_bars,
+    figures,
+    memory_figure,
+    plain_log_axis,
+    time_figure,
+)
 from reports.site.compare_page import overlay_figure, ratio_figure, ratios
 from tests.reports.figure_text import legend_covers_data
 
@@ -225,3 +233,19 @@ def test_the_ratio_figure_rings_contended_times_as_the_tables_mark_them() -> Non
     assert {"disan", "mtsa"} <= set(legend)
     assert not [line for line in memory_axes.get_lines() if line.get_markeredgecolor() == "red"]
     plt.close("all")
+
+
+@settings(max_examples=50, deadline=None)
+@given(low=st.floats(0.01, 100_000.0), ratio=st.floats(1.05, 10_000.0))
+def test_a_log_axis_labels_at_least_three_ticks_over_any_span(low: float, ratio: float) -> None:
+    """Issue 56 (H17.12): the accuracy-cost figure's memory axis over 74-104 MB labelled only
+    "100" (a 1-2-3-5 tick per decade lands once in so narrow a span)."""
+    figure, axes = plt.subplots()
+    axes.set_xscale("log")
+    axes.set_xlim(low, low * ratio)
+    plain_log_axis(axes.xaxis, low, low * ratio)
+    label = axes.xaxis.get_major_formatter()
+    shown = [label(tick) for tick in axes.get_xticks() if low <= tick <= low * ratio]
+    plt.close(figure)
+    assert len([text for text in shown if text]) >= 3, (low, ratio, shown)
+    assert all(re.fullmatch(r"[\d,]+(\.\d+)?", text) for text in shown), shown
