@@ -86,8 +86,10 @@ def snli_head_params(output_dim: int, hidden: int) -> int:
 
 
 def param_specs(encoders: Iterable[str] | None = None) -> list[ParamSpec]:
-    """The paper rows whose encoder is registered, then every other registered encoder."""
-    registered = list_encoders() if encoders is None else list(encoders)
+    """The paper rows whose encoder is registered, then every other registered encoder; of
+    ``encoders`` only, when given (one a plugin registered, not imported now, is left out)."""
+    known = list_encoders()
+    registered = known if encoders is None else [name for name in encoders if name in known]
     specs = [spec for spec in PAPER_ROWS if spec.encoder in registered]
     listed = {spec.encoder for spec in specs}
     specs.extend(ParamSpec(name, name) for name in registered if name not in listed)

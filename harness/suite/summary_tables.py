@@ -323,9 +323,14 @@ def failures_table(failed: pd.DataFrame) -> Table:
 
 
 def aggregate(out_dir: Path, param_encoders: Iterable[str] | None = None) -> list[Path]:
-    """Write the summary, the comparison and all tables into ``out_dir``; return the paths."""
+    """Write the summary, the comparison and all tables into ``out_dir``; return the paths.
+    The parameter table lists ``param_encoders``, by default the encoders of the results (an
+    encoder variant ``NAME:KEY=VALUE`` by its name)."""
     out_dir = Path(out_dir)
     results = load_results(out_dir)
+    if param_encoders is None:
+        ran = results["encoder"].astype(str).str.partition(":")[0] if len(results) else []
+        param_encoders = list(dict.fromkeys(ran))
     summary = summarize(results)
     cells = {spec.name: comparison(summary, spec) for spec in PAPER_TABLES}
     runs = finished(results).groupby(["task", "encoder"], sort=True).size()
