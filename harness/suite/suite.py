@@ -77,6 +77,7 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 def write_suite_manifest(
     options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
 ) -> None:
+    from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
 
     out = options.out
@@ -87,6 +88,7 @@ def write_suite_manifest(
         "commit": git_commit(),
         "grid": {
             "tasks": options.task_names,
+            "task_names": [task_name(task) for task in options.task_names],  # as tables name them
             "encoders": options.encoder_names,
             "seeds": options.seeds,
             "folds": options.folds,

@@ -208,6 +208,15 @@ def _sections(
     }
 
 
+def grid_tasks(grid: dict) -> list[tuple[str, str]]:
+    """The grid's tasks as (name, the path it was given by, or ""): a task file by the name its
+    tables use, its path shown on hover; a manifest without ``task_names`` (written before
+    they were recorded) by the tasks as given."""
+    tasks = grid.get("tasks", [])
+    names = grid.get("task_names", tasks)
+    return [(name, "" if name == task else task) for task, name in zip(tasks, names, strict=True)]
+
+
 def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
     """The suite's page; ``profiles`` (profile runs of the same report) may lend the accuracy
     vs cost figure their tensor memory (:mod:`reports.site.cost_figures`)."""
@@ -231,6 +240,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         title,
         env,
         grid=grid,
+        grid_tasks=grid_tasks(grid),
         overrides=run.manifest.get("overrides", {}),
         runs=len(results),
         failed=failed_runs(run.folder),

@@ -67,3 +67,11 @@ def test_runs_that_failed_are_said_with_why_and_a_task_with_none_finished_is_nam
     assert "<td>RuntimeError: out of memory</td>" in html
     assert "<td>OSError: disk full</td>" in html
     assert "retried since" not in html
+
+
+def test_the_grid_names_a_task_file_by_its_name_with_its_path_on_hover() -> None:
+    """Issue 56 (H17.12): the Grid line read ``/home/me/reviews.yaml`` where the tables say
+    ``reviews``; a manifest written before the names were recorded shows the tasks as given."""
+    grid = {"tasks": ["trec", "/home/me/reviews.yaml"], "task_names": ["trec", "reviews"]}
+    assert training_page.grid_tasks(grid) == [("trec", ""), ("reviews", "/home/me/reviews.yaml")]
+    assert training_page.grid_tasks({"tasks": ["trec"]}) == [("trec", "")]
