@@ -211,10 +211,14 @@ class BenchmarkDataModule(L.LightningDataModule):
         """The splits :meth:`check_inputs` read that hold no example (a dev set carved from too
         few lines), as the errors :meth:`setup` would raise on them."""
         return [
-            EmptySplitError(self.task.name, split, self._root)
+            EmptySplitError(self.task.name, split, self._root, self._carved(split))
             for split, examples in self._examples.items()
             if not examples
         ]
+
+    def _carved(self, split: str) -> float | None:
+        """The share of train carved off as ``split``, or None when it is read from a file."""
+        return self.dev_fraction if split == "val" and self.dev_source is None else None
 
     def _load_train(self) -> None:
         """Read the training source; carve dev / pick folds when the task needs it."""
@@ -314,7 +318,7 @@ class BenchmarkDataModule(L.LightningDataModule):
             if split not in self._examples:
                 self._examples[split] = self._read(sources[split])
             if not self._examples[split]:
-                raise EmptySplitError(self.task.name, split, self._root)
+                raise EmptySplitError(self.task.name, split, self._root, self._carved(split))
             self.datasets[split] = EncodedSplit(self._examples[split], self.vocab, self.lowercase)
 
     # -- loaders --------------------------------------------------------------------------

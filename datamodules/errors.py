@@ -151,13 +151,23 @@ def missing_file_error(error: MissingSplitError) -> DataFormatError:
 
 
 class EmptySplitError(ValueError):
-    """A split holds no example (an empty file, or a dev set carved from too few lines)."""
+    """A split holds no example: an empty file, or a dev set carved from too few lines, with
+    ``carved`` the share of each class of train carved off (``dev_fraction``)."""
 
-    def __init__(self, task: str, split: str, data_dir: Path | str) -> None:
+    def __init__(
+        self, task: str, split: str, data_dir: Path | str, carved: float | None = None
+    ) -> None:
+        if carved is None:
+            super().__init__(
+                f"task {task!r}: the {split} split read from {data_dir} has no examples; check "
+                "that its file is not empty"
+            )
+            return
         super().__init__(
-            f"task {task!r}: the {split} split read from {data_dir} has no examples; check that "
-            "its file is not empty and, for a dev set carved from train (TREC, the CV tasks), "
-            "that the training file has enough lines for a 10% dev share (or set dev_fraction)"
+            f"task {task!r}: the {split} split carved from the training file in {data_dir} "
+            f"has no examples: a {carved * 100:g}% dev share (--data.dev_fraction {carved}) of "
+            "each class, rounded, is no line; give more training lines or a larger "
+            "--data.dev_fraction"
         )
 
 

@@ -39,6 +39,8 @@ KEYS = (
     "folds",
     "like",
 )
+# the data module's arguments a task file may be given by mistake: a run's, set per run
+RUN_OPTIONS = ("dev_fraction", "max_length", "batch_size", "eval_batch_size", "encoding")
 SUFFIXES = (".yaml", ".yml")
 NULLS = ("", "~", "null", "Null", "NULL")  # an unset key (values are read as strings)
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -65,6 +67,17 @@ def is_task_file(value: str) -> bool:
 
 def _nearest(key: str) -> str:
     return did_you_mean(key, KEYS) or f"; known keys: {', '.join(KEYS)}"
+
+
+def _unknown_key(key: str) -> str:
+    """The problem of a key no task file has; a run's option (``dev_fraction``) says where it
+    goes."""
+    if key in RUN_OPTIONS:
+        return (
+            f"{key}: a run's option, not the task's: give it as --data.{key} (or under data: in "
+            "a --config file)"
+        )
+    return f"unknown key {key!r}{_nearest(key)}"
 
 
 def _text_problems(raw: dict[str, Any], kind: str) -> list[str]:
@@ -119,7 +132,7 @@ def _label_problems(raw: dict[str, Any], kind: str) -> list[str]:
 
 
 def _problems(raw: dict[str, Any], folder: Path, benchmarks: list[str]) -> list[str]:
-    problems = [f"unknown key {key!r}{_nearest(key)}" for key in raw if key not in KEYS]
+    problems = [_unknown_key(key) for key in raw if key not in KEYS]
     name = raw.get("name")
     if not isinstance(name, str) or not NAME.fullmatch(name):
         problems.append(

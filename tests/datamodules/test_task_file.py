@@ -376,3 +376,42 @@ def test_a_folder_named_as_a_split_is_called_a_folder(tmp_path: Path) -> None:
     assert task_problems(str(path)) == [
         f"{path}: test: {tmp_path / '.'} is a folder; expected the test file"
     ]
+
+
+def test_a_run_option_in_a_task_file_is_named_where_it_goes(tmp_path: Path) -> None:
+    """Issue 56 (H17.8): ``dev_fraction: 0.5`` in a task file was an unknown key with no word of
+    where it goes; the empty-dev advice says "set dev_fraction"."""
+    path = _task(
+        tmp_path,
+        "name: mine\ntext: text\nlabel: label\ntrain: train.tsv\nfolds: 3\ndev_fraction: 0.5\n",
+        {"train.tsv": _tsv(TRAIN)},
+    )
+    assert task_problems(str(path)) == [
+        f"{path}: dev_fraction: a run's option, not the task's: give it as --data.dev_fraction "
+        "(or under data: in a --config file)"
+    ]
+    import inspect
+
+    from datamodules.datamodule import BenchmarkDataModule
+    from datamodules.task_file import RUN_OPTIONS
+
+    assert set(RUN_OPTIONS) <= set(inspect.signature(BenchmarkDataModule).parameters)
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5])
+def test_an_empty_carved_dev_set_names_the_share_it_carved(tmp_path: Path, share: float) -> None:
+    """Issue 56 (H17.8): the advice said "a 10% dev share" beside dev_fraction 0.5."""
+    from datamodules.errors import EmptySplitError
+
+    one_each = [("good thing", "yes"), ("bad thing", "no")]  # round(1 x share) = 0 per class
+    path = _task(
+        tmp_path,
+        "name: mine\ntext: text\nlabel: label\ntrain: train.tsv\ntest: test.tsv\n",
+        {"train.tsv": _tsv(one_each), "test.tsv": _tsv(one_each)},
+    )
+    dm = build_datamodule(str(path), dev_fraction=share)
+    with pytest.raises(EmptySplitError) as raised:
+        dm.setup("fit")
+    message = str(raised.value)
+    assert f"a {share * 100:g}% dev share (--data.dev_fraction {share})" in message, message
+    assert "10%" not in message or share == 0.1
