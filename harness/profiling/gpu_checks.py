@@ -58,6 +58,9 @@ if interrupted():
     print("gpu_checks: interrupted", file=sys.stderr, flush=True)
     sys.exit(INTERRUPTED_STATUS)
 
+# this module's name: run as ``python -m`` its ``__name__`` is "__main__", which no child can
+# run (``python -m __main__``: "Error while finding module specification")
+MODULE = "harness.profiling.gpu_checks"
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
 CONTEXT_OPTIONS = "attention_impl=chunked"
@@ -310,7 +313,7 @@ def run_checks(run: Path) -> list[Check]:
     else:
         asked = count - 1
         child = subprocess.run(
-            [sys.executable, "-m", __name__, "context", str(asked)],
+            [sys.executable, "-m", MODULE, "context", str(asked)],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         if child.returncode != 0:
@@ -358,7 +361,7 @@ def confirm(run: Path) -> int:
     return max(status, report(run_checks(run)))
 
 
-USAGE = "usage: python -m harness.profiling.gpu_checks device | checks RUN_DIR | confirm [RUN_DIR]"
+USAGE = f"usage: python -m {MODULE} device | checks RUN_DIR | confirm [RUN_DIR]"
 
 
 def main(argv: list[str]) -> int:

@@ -395,3 +395,44 @@ def test_what_runs_before_the_held_imports_imports_no_heavy_library() -> None:
     from harness.profiling import ProfileOptions, options, run_profile
 
     assert ProfileOptions is options.ProfileOptions and callable(run_profile)
+
+
+def test_run_as_a_program_the_context_check_starts_its_child_by_the_modules_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside tester (issue 57): run as ``python -m harness.profiling.gpu_checks checks RUN``,
+    ``__name__`` is "__main__", and the context check started ``python -m __main__ context 1``
+    ("Error while finding module specification for '__main__'"): on every machine with 2 GPUs
+    ``nox -s bench`` ended "a GPU check failed". The child's command must name a module that
+    resolves to this file, whose ``context`` words then run the context point."""
+    import importlib.util
+    import json
+    import sys
+
+    started: list[list[str]] = []
+
+    def child(command: list[str], **kwargs: object) -> SimpleNamespace:
+        started.append(command)
+        reply = {"status": "ok", "message": "", "listed": [1]}
+        return SimpleNamespace(returncode=0, stdout=json.dumps(reply) + "\n", stderr="")
+
+    monkeypatch.setattr(gpu_checks, "__name__", "__main__")  # as ``python -m`` runs it
+    monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(gpu_checks, "nvml_module", lambda: object())
+    passed = gpu_checks.Check("a check", True, "")
+    monkeypatch.setattr(gpu_checks, "nvml_check", lambda nvml, gpus: passed)
+    monkeypatch.setattr(gpu_checks, "fp16_tiles_check", lambda: gpu_checks.Check("fp16", True, ""))
+    monkeypatch.setattr(gpu_checks, "encode_check", lambda work: gpu_checks.Check("fit", True, ""))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
+    monkeypatch.setattr(gpu_checks.subprocess, "run", child)
+    (tmp_path / "profile.csv").write_text("encoder,device\n")
+    checks = list(gpu_checks.run_checks(tmp_path))
+    assert checks[2].ok is True, checks[2].detail
+    (command,) = started
+    assert command[:2] == [sys.executable, "-m"] and command[3:] == ["context", "1"]
+    spec = importlib.util.find_spec(command[2])
+    assert spec is not None and spec.origin == gpu_checks.__file__
+    monkeypatch.setattr(gpu_checks, "_context_child", lambda asked: {"asked": asked})
+    assert gpu_checks.main(command[3:]) == 0
+    assert json.loads(capsys.readouterr().out) == {"asked": 1}
