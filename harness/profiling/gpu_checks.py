@@ -30,16 +30,19 @@ import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held
+
+INTERRUPTED = "gpu_checks: interrupted"
 
 # run as a program, a Ctrl-C during the imports (torch's: seconds) waits for them to end, then
 # exits 130 in one line (a library stopped half imported gave a traceback)
@@ -55,12 +58,14 @@ with held as interrupted:
         read_with_nvml,
     )
 if interrupted():
-    print("gpu_checks: interrupted", file=sys.stderr, flush=True)
+    print(INTERRUPTED, file=sys.stderr, flush=True)
     sys.exit(INTERRUPTED_STATUS)
 
 # this module's name: run as ``python -m`` its ``__name__`` is "__main__", which no child can
 # run (``python -m __main__``: "Error while finding module specification")
 MODULE = "harness.profiling.gpu_checks"
+# how long a check's child process gets to end after SIGTERM on Ctrl-C, before SIGKILL
+CHILD_STOP_SECONDS = 5.0
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
 CONTEXT_POINT = {"encoder": "disan", "seq_len": 16, "mode": "train", "batch_size": 2, "dim": 32}
 CONTEXT_OPTIONS = "attention_impl=chunked"
@@ -271,7 +276,7 @@ def encode_check(run: Path) -> Check:
              "--out", str(run / "predicted.csv")],
         ]  # fmt: skip
         for command in commands:
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            done = run_child(command)
             if done.returncode != 0:
                 why = failure_line(done.stderr)
                 said = f"sanbench {command[1]} ({encoder}) exited {done.returncode}: {why}"
@@ -287,56 +292,88 @@ def encode_check(run: Path) -> Check:
     return Check(name, True, f"2 sentences encoded and predicted by {', '.join(done_with)}")
 
 
-def run_checks(run: Path) -> list[Check]:
-    """Every check (see the module docstring) of the sweep written into ``run``."""
+def run_child(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end, its output captured, in a session of its own: a terminal's
+    Ctrl-C reaches this process only, which then stops the child and what it started
+    (:func:`stop_group`) and raises the ``KeyboardInterrupt`` again."""
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as child:
+        try:
+            out, err = child.communicate()
+        except KeyboardInterrupt:
+            stop_group(child)
+            raise
+    return subprocess.CompletedProcess(command, child.returncode, out, err)
+
+
+def stop_group(child: subprocess.Popen[str]) -> None:
+    """SIGTERM to ``child``'s process group, SIGKILL to what is left of it after
+    :data:`CHILD_STOP_SECONDS` (or at once on a second Ctrl-C)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGTERM)
+    try:
+        child.wait(CHILD_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # a group with no process left
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+
+
+def context_process_check(asked: int, count: int) -> Check:
+    """The context check of a process (:func:`_context_child`) that measured the context point
+    on ``cuda:asked``."""
+    name = "no context on a GPU the run did not ask for"
+    child = run_child([sys.executable, "-m", MODULE, "context", str(asked)])
+    if child.returncode != 0:
+        tail = (child.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(name, False, f"the measuring process failed: {tail}")
+    reply = json.loads(child.stdout.strip().splitlines()[-1])
+    if reply["status"] == "nvml failed":
+        return Check(name, None, f"NVML failed: {reply['message']}")
+    if reply["status"] != "ok":
+        return Check(name, False, f"the point failed: {reply['message']}")
+    return noted(context_check(asked, reply["listed"], count), reply["message"])
+
+
+def run_checks(run: Path) -> Iterator[Check]:
+    """Every check (see the module docstring) of the sweep written into ``run``, each as it
+    ends."""
     why = why_no_cuda()
     names = ("NVML's GPU is torch's", "CUDA peak against the prediction",
              "no context on a GPU the run did not ask for", "fp16 tiles as planned",
              "fit, encode and predict on the GPU")  # fmt: skip
     if why:
-        return [Check(name, None, f"no CUDA here: {why}") for name in names]
+        yield from (Check(name, None, f"no CUDA here: {why}") for name in names)
+        return
     nvml = nvml_module()
     count = torch.cuda.device_count()
-    checks = []
     if nvml is None:
-        checks.append(Check(names[0], None, "pynvml is not installed"))
+        yield Check(names[0], None, "pynvml is not installed")
     else:
-        properties = [torch.cuda.get_device_properties(i) for i in range(count)]
-        checks.append(nvml_check(nvml, properties))
+        yield nvml_check(nvml, [torch.cuda.get_device_properties(i) for i in range(count)])
     from reports.contracts.profile_run import results_file
 
-    checks.append(peak_against_prediction(results_file(run).rows()))
+    yield peak_against_prediction(results_file(run).rows())
     if count < 2:
-        checks.append(Check(names[2], None, "one GPU visible: no other GPU to find a context on"))
+        yield Check(names[2], None, "one GPU visible: no other GPU to find a context on")
     elif nvml is None:
-        checks.append(Check(names[2], None, "pynvml is not installed"))
+        yield Check(names[2], None, "pynvml is not installed")
     else:
-        asked = count - 1
-        child = subprocess.run(
-            [sys.executable, "-m", MODULE, "context", str(asked)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if child.returncode != 0:
-            tail = (child.stderr.strip().splitlines() or ["no output"])[-1]
-            checks.append(Check(names[2], False, f"the measuring process failed: {tail}"))
-        else:
-            reply = json.loads(child.stdout.strip().splitlines()[-1])
-            if reply["status"] == "nvml failed":
-                checks.append(Check(names[2], None, f"NVML failed: {reply['message']}"))
-            elif reply["status"] != "ok":
-                checks.append(Check(names[2], False, f"the point failed: {reply['message']}"))
-            else:
-                checks.append(noted(context_check(asked, reply["listed"], count), reply["message"]))
-    checks.append(fp16_tiles_check())
-    checks.append(encode_check(run))
-    return checks
+        yield context_process_check(count - 1, count)
+    yield fp16_tiles_check()
+    yield encode_check(run)
 
 
-def report(checks: Sequence[Check]) -> int:
-    """Print each check's line; 1 when one failed, else 0."""
+def report(checks: Iterable[Check]) -> int:
+    """Print each check's line as it ends; 1 when one failed, else 0."""
+    failed = False
     for check in checks:
-        print(check.line())
-    return 1 if any(check.ok is False for check in checks) else 0
+        print(check.line(), flush=True)
+        failed = failed or check.ok is False
+    return 1 if failed else 0
 
 
 def confirm(run: Path) -> int:
@@ -365,8 +402,19 @@ USAGE = f"usage: python -m {MODULE} device | checks RUN_DIR | confirm [RUN_DIR]"
 
 
 def main(argv: list[str]) -> int:
-    """The words after the module: ``--help`` anywhere prints the usage (exit 0); a word that
-    starts with ``-`` is no RUN_DIR (``confirm --help`` would have swept into a folder so named)."""
+    """The words after the module (:func:`run_words`); a Ctrl-C ends it with the line
+    :data:`INTERRUPTED` and exit 130, after the lines of the checks that ended and with the
+    running check's child process stopped (:func:`run_child`)."""
+    try:
+        return run_words(argv)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr, flush=True)
+        return INTERRUPTED_STATUS
+
+
+def run_words(argv: list[str]) -> int:
+    """``--help`` anywhere prints the usage (exit 0); a word that starts with ``-`` is no
+    RUN_DIR (``confirm --help`` would have swept into a folder so named)."""
     if "-h" in argv or "--help" in argv:
         print(USAGE)
         return 0

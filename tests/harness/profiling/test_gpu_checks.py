@@ -108,10 +108,10 @@ def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
     monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)
     monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByPciBusId", lambda bus_id: bus_id)
     monkeypatch.setattr(pynvml, "nvmlDeviceGetUUID", fails)
-    checks = gpu_checks.run_checks(tmp_path)
+    checks = list(gpu_checks.run_checks(tmp_path))
     assert checks[0].ok is None and "NVML failed" in checks[0].detail and len(checks) == 5
     monkeypatch.setattr(pynvml, "nvmlShutdown", fails)
-    assert gpu_checks.run_checks(tmp_path)[0].ok is None
+    assert next(gpu_checks.run_checks(tmp_path)).ok is None
 
 
 def test_a_struct_size_type_error_leaves_the_nvml_check_not_run_as_an_nvml_error_does(
@@ -254,7 +254,7 @@ def test_the_fit_check_trains_an_attention_encoder_and_predicts_as_well_as_encod
             out.write_text("line,sentence,label\n1,a,0\n2,b,1\n")
         return SimpleNamespace(returncode=0, stderr="")
 
-    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench)
+    monkeypatch.setattr(gpu_checks, "run_child", sanbench)
     check = gpu_checks.encode_check(tmp_path / "work")
     assert check.ok, check.detail
     assert ran == [
@@ -344,7 +344,7 @@ def test_the_fit_check_runs_again_on_the_same_run_folder(
     """Outside breaker of issue 57: a second ``checks RUN`` failed ("already finished",
     "encoded.npy exists ... add --overwrite"): each run of the check writes into a new folder."""
     ran: list[Path] = []
-    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench_refusing_what_exists(ran))
+    monkeypatch.setattr(gpu_checks, "run_child", sanbench_refusing_what_exists(ran))
     assert gpu_checks.encode_check(tmp_path).ok
     assert gpu_checks.encode_check(tmp_path).ok
     assert len(ran) == 12 and len(set(ran)) == 12
@@ -354,7 +354,7 @@ def test_a_failed_command_is_reported_by_its_sanbench_error_line_not_the_debug_h
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ran: list[Path] = []
-    monkeypatch.setattr(gpu_checks.subprocess, "run", sanbench_refusing_what_exists(ran))
+    monkeypatch.setattr(gpu_checks, "run_child", sanbench_refusing_what_exists(ran))
     monkeypatch.setattr(gpu_checks.tempfile, "mkdtemp", lambda **kwargs: str(tmp_path))
     (tmp_path / "multi_cnn").mkdir()  # what an earlier fit left
     check = gpu_checks.encode_check(tmp_path)
@@ -370,7 +370,7 @@ def test_checks_of_a_folder_without_profile_csv_say_so_in_one_line_and_run_nothi
     """Outside breaker of issue 57: ``checks RUN`` of a folder with no sweep in it ran the fit
     commands (and a ``FileNotFoundError`` followed)."""
     monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
-    monkeypatch.setattr(gpu_checks.subprocess, "run", lambda *args, **kwargs: pytest.fail("ran"))
+    monkeypatch.setattr(gpu_checks, "run_child", lambda *args, **kwargs: pytest.fail("ran"))
     assert gpu_checks.main(["checks", str(tmp_path / "no-run")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and "profile.csv" in err
@@ -425,7 +425,7 @@ def test_run_as_a_program_the_context_check_starts_its_child_by_the_modules_name
     monkeypatch.setattr(gpu_checks, "encode_check", lambda work: gpu_checks.Check("fit", True, ""))
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
-    monkeypatch.setattr(gpu_checks.subprocess, "run", child)
+    monkeypatch.setattr(gpu_checks, "run_child", child)
     (tmp_path / "profile.csv").write_text("encoder,device\n")
     checks = list(gpu_checks.run_checks(tmp_path))
     assert checks[2].ok is True, checks[2].detail
@@ -436,3 +436,62 @@ def test_run_as_a_program_the_context_check_starts_its_child_by_the_modules_name
     monkeypatch.setattr(gpu_checks, "_context_child", lambda asked: {"asked": asked})
     assert gpu_checks.main(command[3:]) == 0
     assert json.loads(capsys.readouterr().out) == {"asked": 1}
+
+
+# the context check's child, stood in for: it starts a process of its own, writes both process
+# ids, then sends a Ctrl-C to the process that started it (pytest's, running gpu_checks)
+CHILD_INTERRUPTING = """#!/bin/sh
+sleep 60 &
+echo $$ $! > "{pids}"
+sleep 0.2
+kill -INT $PPID
+wait
+"""
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is no zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_ctrl_c_during_the_checks_stops_their_child_after_the_finished_lines_and_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside tester (issue 57): a Ctrl-C while ``gpu_checks checks`` ran a check gave exit -2,
+    a KeyboardInterrupt traceback and no check line (every line was printed at the end). The
+    lines of the checks that ended come first, the child process (and what it started) is
+    stopped, then one line and exit 130. The checks before the context check run as stood in
+    for; its child is a shell script in place of Python."""
+    import time
+
+    pids = tmp_path / "pids"
+    fake_python = tmp_path / "python"
+    fake_python.write_text(CHILD_INTERRUPTING.format(pids=pids))
+    fake_python.chmod(0o755)
+    passed = gpu_checks.Check("NVML's GPU is torch's", True, "stood in for")
+    monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
+    monkeypatch.setattr(gpu_checks, "nvml_module", lambda: object())
+    monkeypatch.setattr(gpu_checks, "nvml_check", lambda nvml, gpus: passed)
+    monkeypatch.setattr(gpu_checks, "encode_check", lambda run: pytest.fail("ran on"))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
+    monkeypatch.setattr(gpu_checks.sys, "executable", str(fake_python))
+    (tmp_path / "profile.csv").write_text("encoder,device\n")
+    started = time.monotonic()
+    assert gpu_checks.main(["checks", str(tmp_path)]) == 130
+    assert time.monotonic() - started < gpu_checks.CHILD_STOP_SECONDS  # SIGTERM sufficed
+    out, err = capsys.readouterr()
+    assert [line.split(": ")[0] for line in out.splitlines()] == [
+        "GPU check, NVML's GPU is torch's",
+        "GPU check, CUDA peak against the prediction",
+    ]
+    assert err == "gpu_checks: interrupted\n"
+    shell, sleeper = (int(pid) for pid in pids.read_text().split())
+    deadline = time.monotonic() + 2  # the orphaned ``sleep`` is reaped by init
+    while running(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(shell) and not running(sleeper)
