@@ -23,7 +23,6 @@ from harness.studies.fitting import (
     trial_trainer,
 )
 from harness.studies.plans import DROPOUT, StudyPlan, TuneContext
-from harness.studies.pruning import pruning
 
 KEEP_RANGE = (0.5, 0.95)
 ATTN_KEEP_RANGE = (0.5, 1.0)
@@ -36,6 +35,8 @@ def supports_attention_dropout(encoder: str) -> bool:
 
 
 def plan(ctx: TuneContext) -> StudyPlan:
+    from harness.studies.pruning import pruning  # Lightning: not for a study that never trains
+
     task, encoder, _ = require_training(ctx)
     base_options = dict(best_fit_run(ctx, {}).resolved()["model"]["encoder_options"] or {})
     attention = supports_attention_dropout(encoder)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lightning.pytorch as pl
 import optuna
 
 from harness.studies.plans import TuneContext
-from harness.studies.pruning import PruneUnpromising
 from harness.studies.workers import RUN_DIR_ATTR
 from harness.training.settings.fit_run import FitRun
+
+if TYPE_CHECKING:  # Lightning is imported by the trials that train, not by a memory study's
+    import lightning.pytorch as pl
 
 REPORTED = (
     "dev_acc",
@@ -70,6 +71,7 @@ def fit_trial(
         overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
     from datamodules.datamodule import RandomVectorsWarning
+    from harness.studies.pruning import PruneUnpromising
     from harness.training.fit import run_fit
 
     with warnings.catch_warnings():  # the study's input check said it, once per study

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import optuna
@@ -148,6 +150,28 @@ def test_memory_study_as_local_worker_jobs(
     assert manifest["trial_counts"]["complete"] == 6 and manifest["trials_csv_rows"] == 6
     assert set(manifest["trial_counts"]) <= {"complete", "fail"}
     assert len(list((out / "jobs").glob("*_log.out"))) == 2  # one log per worker job
+
+
+MEMORY_STUDY_ALONE = """
+import sys
+from harness.cli import main
+argv = ["tune", "--study", "block-length-memory", "--lengths", "4,8", "--batch-size", "2"]
+argv += ["--dim", "8", "--trials", "2", "--storage", sys.argv[1], "--out", sys.argv[2]]
+status = main(argv)
+print(status, sorted(m for m in sys.modules if m.split(".")[0] == "lightning")[:3])
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter: this test process has imported Lightning
+def test_a_memory_study_never_imports_lightning(tmp_path: Path) -> None:
+    """A block-length-memory study trains nothing, so neither it nor its worker jobs pay
+    Lightning's import (9.4 s of CPU alone on the CI machine); they did, through the dropout
+    study's pruning callback, imported with the registry of studies."""
+    root = Path(__file__).resolve().parents[3]
+    storage, out = f"sqlite:///{tmp_path / 's.db'}", str(tmp_path / "study")
+    command = [sys.executable, "-c", MEMORY_STUDY_ALONE, storage, out]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root, timeout=300)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
 
 
 @pytest.mark.slow
