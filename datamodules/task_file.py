@@ -53,8 +53,17 @@ class TaskFileError(ValueError):
 
 def misnamed_task_file(value: str) -> str | None:
     """The problem of a task that names a file whose name does not end as a task file's
-    (``reviews.txt``), else None: one line, where "unknown task" would be at odds with it."""
-    if is_task_file(value) or not Path(value).expanduser().is_file():
+    (``reviews.txt``) or a folder (what a task is instead, and a task file it holds), else
+    None: one line, where "unknown task" would be at odds with it."""
+    path = Path(value).expanduser()
+    if path.is_dir():
+        held = sorted(found for suffix in SUFFIXES for found in path.glob(f"*{suffix}"))
+        return (
+            f"{value}: a folder, not a task: give a task file (NAME.yaml naming the folder's "
+            'files, their format and columns: docs/data.md "Your own data"), or a benchmark\'s '
+            "name with the folder as --data-dir" + (f"; it holds one: {held[0]}" if held else "")
+        )
+    if is_task_file(value) or not path.is_file():
         return None
     endings = " or ".join(SUFFIXES)
     return f'{value}: a task file\'s name ends in {endings} (docs/data.md "Your own data")'

@@ -415,3 +415,16 @@ def test_an_empty_carved_dev_set_names_the_share_it_carved(tmp_path: Path, share
     message = str(raised.value)
     assert f"a {share * 100:g}% dev share (--data.dev_fraction {share})" in message, message
     assert "10%" not in message or share == 0.1
+
+
+def test_a_folder_as_task_says_what_a_task_is(tmp_path: Path) -> None:
+    """Issue 56 (H17.9): ``fit --task 'my task'``, a folder, listed the benchmarks only."""
+    folder = tmp_path / "my task"
+    folder.mkdir()
+    (problem,) = task_problems(str(folder))
+    said = f"{folder}: a folder, not a task: give a task file (NAME.yaml"
+    assert problem.startswith(said), problem
+    assert "--data-dir" in problem and "holds" not in problem
+    (folder / "reviews.yaml").write_text("name: reviews\n")
+    (problem,) = task_problems(str(folder))
+    assert problem.endswith(f"; it holds one: {folder / 'reviews.yaml'}"), problem

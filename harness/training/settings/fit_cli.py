@@ -349,7 +349,9 @@ class FitCLI(LightningCLI):
         )
         if not issubclass(self.data_class, BenchmarkDataModule):
             task = None  # a user's datamodule: its own arguments, the shared defaults
-        problems = task_option_problems("--data.task", [task] if task is not None else [])
+        typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+        option = typed.get("data.task", ("--data.task",))[0]
+        problems = task_option_problems(option, [task] if task is not None else [])
         problems += encoder_choice_problems("--model.encoder", encoder)
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")

@@ -259,7 +259,7 @@ def test_a_longer_budget_trains_on_and_does_not_say_nothing_was_trained(
             ["--encoder", "multi_cnn", "--model.dropuot", "0.1"],
             "unknown option --model.dropuot (did you mean --model.dropout?)",
         ),
-        (["--encoder", "multi_cnn", "--task", "tre"], "--data.task tre: expected one of cr, "),
+        (["--encoder", "multi_cnn", "--task", "tre"], "--task tre: expected one of cr, "),
         (
             ["--encoder", "multi_cnn", "--trainer.logger", "TensorBoardLogger"],
             "--trainer.logger lightning.pytorch.loggers.TensorBoardLogger: the following "

@@ -128,7 +128,7 @@ BAD_TASK_FILES = {
     "fields.yaml": ("name: mine\n", ["fields.yaml: text: expected", "train:"]),
     "twice.yaml": ("name: mine\nname: again\n", ["twice.yaml:2: not YAML: key 'name' given"]),
     "scalar.yaml": ("hello\n", ["scalar.yaml: expected a mapping of keys"]),
-    "notes.txt": ("name: mine\n", ["--data.task notes.txt: a task file's name ends in .yaml"]),
+    "notes.txt": ("name: mine\n", ["--task notes.txt: a task file's name ends in .yaml"]),
     "tabs.yaml": ("name: x\n\tkind: single\n", ["tabs.yaml:2: not YAML: found character"]),
     "torn.yaml": ("name: [\n", ["torn.yaml:2: not YAML: expected the node content"]),
 }
@@ -181,3 +181,18 @@ def test_a_bad_value_is_named_before_the_out_folder_is_judged(
     lines = [line for line in capsys.readouterr().err.splitlines() if DEBUG_HINT not in line]
     assert len(lines) == 1 and named in lines[0], lines
     assert sorted(p.name for p in held.iterdir()) == before
+
+
+def test_a_folder_as_task_says_what_a_task_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H17.9): ``fit --task 'my task'``, a folder, listed the benchmarks only."""
+    os.chdir(tmp_path)
+    (tmp_path / "my task").mkdir()
+    words = [*BASE, "--out", "x1"]
+    words[words.index("sst2")] = "my task"
+    assert main(words) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if DEBUG_HINT not in line]
+    said = "sanbench fit: --task my task: a folder, not a task"
+    assert lines and lines[0].startswith(said), lines
+    assert len(lines) == 1 and sorted(os.listdir(tmp_path)) == ["my task"]
