@@ -224,11 +224,23 @@ def probed_device(device: torch.device) -> torch.device:
     return device
 
 
+# what torch raises for a failed allocation and for a CUDA error (after some, an illegal memory
+# access or a device-side assert, every later CUDA call of the process fails): the device's
+# state, never "cannot compile", so the probe raises them (torch.AcceleratorError: torch >= 2.8)
+DEVICE_FAILURES = tuple(
+    getattr(torch, name)
+    for name in ("OutOfMemoryError", "AcceleratorError")
+    if hasattr(torch, name)
+)
+
+
 @functools.cache
 def _probe(device: torch.device) -> bool:
     """:func:`available` for one device, once. What a build or compilation that fails raises
     (the CPU library's ``BuildError`` or a library file that does not load; elsewhere
-    ``torch.compile``'s errors, RuntimeErrors) means the eager tiles; any other error is a bug,
+    ``torch.compile``'s errors, RuntimeErrors) means the eager tiles; a failed allocation or a
+    CUDA error (:data:`DEVICE_FAILURES`, also inside the compiler's error) is raised, uncached,
+    for the caller to record (an ``oom`` point, a new worker); any other error is a bug,
     raised."""
     failures = (cpu_tiles.BuildError, OSError) if device.type == "cpu" else (RuntimeError,)
     try:
@@ -236,8 +248,11 @@ def _probe(device: torch.device) -> bool:
             return True
         reason = "their sums differ from the uncompiled expressions'"
     except failures as error:
-        lines = str(error).strip().splitlines() or [""]
-        reason = f"{type(error).__name__} while building or compiling them: {lines[0]}"
+        cause = innermost(error)
+        if isinstance(cause, DEVICE_FAILURES):
+            raise cause from None  # the device's own error, as uncompiled code raises it
+        lines = str(cause).strip().splitlines() or [""]
+        reason = f"{type(cause).__name__} while building or compiling them: {lines[0]}"
     warnings.warn(
         f"the chunked tanh attention's compiled tiles cannot be used on {device} ({reason}); "
         "it runs its eager tiles: the same function, slower, as exact as the naive attention "
@@ -246,6 +261,19 @@ def _probe(device: torch.device) -> bool:
         stacklevel=3,
     )
     return False
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The error under ``error``'s wrappers: torch.compile's ``BackendCompilerFailed`` holds what
+    its backend raised as ``inner_exception`` (raised ``from None``); others name it as their
+    ``__cause__``."""
+    seen = {id(error)}
+    while (inner := getattr(error, "inner_exception", None) or error.__cause__) is not None:
+        if id(inner) in seen:
+            break
+        seen.add(id(inner))
+        error = inner
+    return error
 
 
 def tiles_agree(device: torch.device) -> bool:

@@ -316,3 +316,60 @@ def test_the_probe_runs_in_float32_whatever_the_default_dtype(
         assert compiled_tiles.available("cpu")
     finally:
         torch.set_default_dtype(previous)
+
+
+def wrapped_by_the_compiler(error: Exception) -> Exception:
+    """``error`` as torch.compile raises it from inside its backend: ``BackendCompilerFailed``
+    holding it (``inner_exception``), raised ``from None``."""
+    from torch._dynamo.exc import BackendCompilerFailed
+
+    try:
+        try:
+            raise error
+        except Exception as inner:
+            raise BackendCompilerFailed(lambda: None, inner, None) from None
+    except BackendCompilerFailed as wrapped:
+        return wrapped
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 MiB"),
+        torch.AcceleratorError("CUDA error: an illegal memory access was encountered"),
+        wrapped_by_the_compiler(torch.OutOfMemoryError("CUDA out of memory.")),
+    ],
+    ids=["oom", "sticky-cuda-error", "oom-inside-the-compiler"],
+)
+def test_an_oom_or_a_cuda_error_in_the_probe_is_raised_and_not_cached_as_no_compiler(
+    error: Exception, monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    """Outside tester (issue 57): off the CPU the probe took every RuntimeError for "cannot
+    compile", torch.OutOfMemoryError and torch.AcceleratorError (a sticky CUDA error) included:
+    it returned False and cached it, so the point was no ``oom`` row, the worker was not
+    restarted, and the rest of the process ran the eager tiles. They reach the caller (the
+    device's own error, not the compiler's wrapper), and the next call probes again."""
+    calls: list[torch.device] = []
+
+    def fails(device: torch.device) -> bool:
+        calls.append(device)
+        raise error
+
+    monkeypatch.setattr(compiled_tiles, "tiles_agree", fails)
+    raised = getattr(error, "inner_exception", error)
+    for _ in range(2):
+        with pytest.raises(type(raised)) as caught:
+            compiled_tiles.available("cuda:1")
+        assert caught.value is raised
+    assert calls == [torch.device("cuda", 1)] * 2
+
+
+def test_a_compiler_that_fails_off_the_cpu_still_falls_back_to_the_eager_tiles(
+    monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    def no_compiler(device: torch.device) -> bool:
+        raise wrapped_by_the_compiler(RuntimeError("Cannot find a working triton installation"))
+
+    monkeypatch.setattr(compiled_tiles, "tiles_agree", no_compiler)
+    with pytest.warns(compiled_tiles.EagerTilesWarning, match="working triton"):
+        assert not compiled_tiles.available("cuda:1")
