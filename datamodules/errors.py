@@ -164,10 +164,10 @@ class EmptySplitError(ValueError):
             )
             return
         super().__init__(
-            f"task {task!r}: the {split} split carved from the training file in {data_dir} "
-            f"has no examples: a {carved * 100:g}% dev share (--data.dev_fraction {carved}) of "
-            "each class, rounded, is no line; give more training lines or a larger "
-            "--data.dev_fraction"
+            f"task {task!r}: the {split} split read from {data_dir} has no examples: it is "
+            f"carved from the training file, a {carved * 100:g}% dev share (--data.dev_fraction "
+            f"{carved}) of each class, rounded, and that is no line; give more training lines "
+            "or a larger --data.dev_fraction"
         )
 
 
