@@ -64,6 +64,8 @@ if interrupted():
 # this module's name: run as ``python -m`` its ``__name__`` is "__main__", which no child can
 # run (``python -m __main__``: "Error while finding module specification")
 MODULE = "harness.profiling.gpu_checks"
+# where the checks run in this process write what they print (a failed point's traceback)
+CHECKS_LOG = "gpu-checks.log"
 # how long a check's child process gets to end after SIGTERM on Ctrl-C, before SIGKILL
 CHILD_STOP_SECONDS = 5.0
 # the point the context check measures: chunked DiSAN, whose tiles are probed and compiled
@@ -205,20 +207,23 @@ def _context_child(asked: int) -> dict[str, Any]:
     return {"status": reply["status"], "message": message, "listed": listed}
 
 
-def fp16_tiles_check() -> Check:
+def fp16_tiles_check(log: Path) -> Check:
     """Under fp16 autocast on cuda:0, the tiles the context point ran against the tiles
     ``tile_plan`` reports (issue 57.9: fp16's product-form bound, 2.77, sent ordinary inputs to
-    the eager tiles while the plan said "compiled")."""
+    the eager tiles while the plan said "compiled"). The point runs in this process: what it
+    writes to stderr (a failure's traceback, warnings) is appended to ``log``, not the console."""
     from harness.measurement.profiled_step import Point
     from harness.profiling.worker import Models, run_point
     from harness.profiling.worker_process import point_request
 
     name = "fp16 tiles as planned"
     point = Point(**CONTEXT_POINT, options=CONTEXT_OPTIONS)
-    models = Models(torch.device("cuda", 0), compile_model=False)
-    reply = run_point(point_request(point, "fp16", repeats=3), models)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a") as stream, contextlib.redirect_stderr(stream):
+        models = Models(torch.device("cuda", 0), compile_model=False)
+        reply = run_point(point_request(point, "fp16", repeats=3), models)
     if reply["status"] != "ok":
-        return Check(name, False, f"the fp16 point failed: {reply['message']}")
+        return Check(name, False, f"the fp16 point failed: {reply['message']} (its log: {log})")
     from encoders.layers.tanh_attention import tile_plan
 
     planned = tile_plan(models.eager, models.device, point.mode)
@@ -363,7 +368,7 @@ def run_checks(run: Path) -> Iterator[Check]:
         yield Check(names[2], None, "pynvml is not installed")
     else:
         yield context_process_check(count - 1, count)
-    yield fp16_tiles_check()
+    yield fp16_tiles_check(run / CHECKS_LOG)
     yield encode_check(run)
 
 
@@ -421,10 +426,13 @@ def run_words(argv: list[str]) -> int:
     if any(word.startswith("-") for word in argv):
         print(USAGE, file=sys.stderr)
         return 2
-    if argv[:1] == ["device"]:
+    if argv == ["device"]:
         print(device_line())
         return 0
     if argv[:1] == ["context"] and len(argv) == 2:
+        if not argv[1].isdigit():
+            print(f"gpu_checks context: {argv[1]!r} is no GPU index (0, 1, ...)", file=sys.stderr)
+            return 2
         print(json.dumps(_context_child(int(argv[1]))))
         return 0
     if argv[:1] == ["checks"] and len(argv) == 2:

@@ -100,7 +100,9 @@ def test_an_nvml_error_leaves_the_check_not_run_and_the_later_checks_running(
         raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
 
     monkeypatch.setattr(gpu_checks, "why_no_cuda", lambda: "")
-    monkeypatch.setattr(gpu_checks, "fp16_tiles_check", lambda: gpu_checks.Check("fp16", True, ""))
+    monkeypatch.setattr(
+        gpu_checks, "fp16_tiles_check", lambda log: gpu_checks.Check("fp16", True, "")
+    )
     monkeypatch.setattr(gpu_checks, "encode_check", lambda work: gpu_checks.Check("fit", True, ""))
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
@@ -421,7 +423,9 @@ def test_run_as_a_program_the_context_check_starts_its_child_by_the_modules_name
     monkeypatch.setattr(gpu_checks, "nvml_module", lambda: object())
     passed = gpu_checks.Check("a check", True, "")
     monkeypatch.setattr(gpu_checks, "nvml_check", lambda nvml, gpus: passed)
-    monkeypatch.setattr(gpu_checks, "fp16_tiles_check", lambda: gpu_checks.Check("fp16", True, ""))
+    monkeypatch.setattr(
+        gpu_checks, "fp16_tiles_check", lambda log: gpu_checks.Check("fp16", True, "")
+    )
     monkeypatch.setattr(gpu_checks, "encode_check", lambda work: gpu_checks.Check("fit", True, ""))
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: TORCH_GPUS[index])
@@ -495,3 +499,45 @@ def test_a_ctrl_c_during_the_checks_stops_their_child_after_the_finished_lines_a
     while running(sleeper) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(shell) and not running(sleeper)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["context", "x"], "gpu_checks context: 'x' is no GPU index"),
+        (["context", "-1"], "usage: "),
+        (["device", "extra"], "usage: "),
+        (["checks"], "usage: "),
+    ],
+)
+def test_bad_words_exit_2_in_one_line(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside tester (issue 57): ``context x`` ended in a ValueError traceback (exit 1) and
+    ``device extra`` was accepted (exit 0)."""
+    assert gpu_checks.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and err.startswith(said), err
+
+
+def test_a_failed_fp16_point_prints_its_failed_line_only_its_traceback_goes_to_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside tester (issue 57): the fp16 point runs in this process, and its failure printed
+    the worker's whole traceback on the console beside the check's FAILED line."""
+    import sys
+
+    from harness.profiling import worker
+
+    def fails(request: dict, models: object) -> dict:
+        print("Traceback (most recent call last):\nStepError: build: boom", file=sys.stderr)
+        return {"status": "error", "message": "build: boom"}
+
+    monkeypatch.setattr(worker, "Models", lambda device, compile_model: None)
+    monkeypatch.setattr(worker, "run_point", fails)
+    log = tmp_path / "gpu-checks.log"
+    check = gpu_checks.fp16_tiles_check(log)
+    assert check.ok is False and check.detail.startswith("the fp16 point failed: build: boom")
+    assert str(log) in check.detail
+    assert capsys.readouterr() == ("", "")
+    assert "Traceback (most recent call last):" in log.read_text()
