@@ -14,7 +14,9 @@ The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
   (the prediction models the CPU's kernels; reported, not bounded).
 - No context on a device the run did not ask for: a process measures one point of DiSAN's
   chunked attention (the tiles' probe and warm-up included) on the last visible GPU, then asks
-  NVML which GPUs list its process id.
+  NVML which GPUs list its process id (its own only: a context of a process it started, such
+  as torch.compile's compile workers, goes unseen). A MIG slice is unverified: the GPU NVML
+  finds by the slice's bus id is the whole GPU.
 - fp16 tiles as planned: the same point under fp16 autocast on cuda:0; the tiles it ran must be
   the ones ``tile_plan`` reports (issue 57.9).
 - Fit, encode and predict on the GPU: ``sanbench fit`` of a tiny TREC written into RUN with
@@ -22,6 +24,8 @@ The checks, each a line ``ok``, ``FAILED`` or ``not run`` with its figures:
   ``sanbench encode`` and ``sanbench predict`` of each checkpoint (issue 57.1); every command
   exits 0 and two sentences are encoded and predicted.
 Without CUDA each says it was not run and why; the exit status is 1 only when a check failed.
+Each line is printed as its check ends; a Ctrl-C stops the running check's child process and
+exits 130 (:func:`main`).
 """
 
 from __future__ import annotations
