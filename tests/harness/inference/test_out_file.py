@@ -149,7 +149,7 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
 @pytest.mark.parametrize(
     ("given", "said"),
     [
-        ("1e23", "--batch-size 1e+23: expected an integer"),
+        ("1e23", "--batch-size 1e23: expected an integer"),  # as typed (issue 56 H17.2)
         ("100000000000000000000000", "--batch-size 100,000,000,000,000,000,000,000: a batch "),
     ],
 )
