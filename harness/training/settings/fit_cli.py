@@ -487,7 +487,8 @@ class FitCLI(LightningCLI):
             problems.append(f"--data.num_workers {workers}: expected 0 (none) or more")
         share = self.config["data"].get("dev_fraction")
         if isinstance(share, int | float) and not 0 < share < 1:
-            problems.append(f"--data.dev_fraction {share}: expected a share of train in (0, 1)")
+            option, text = self.typed.get("data.dev_fraction", ("--data.dev_fraction", share))
+            problems.append(f"{option} {text}: expected a share of train in (0, 1)")
         for key in ("batch_size", "eval_batch_size"):
             problems += batch_size_problems(f"--data.{key}", self.config["data"].get(key))
         if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own

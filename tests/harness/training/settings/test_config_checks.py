@@ -65,7 +65,7 @@ REFUSED = [
     (["--data.batch_size", "10" + "0" * 19], "--data.batch_size 100,000,000,000,000,000,000: a"),
     (["--data.eval_batch_size", "10" + "0" * 19], "--data.eval_batch_size 100,000,000,000,000,00"),
     # trained and recorded as given (issue 56 breaker)
-    (["--data.dev_fraction", "2"], "--data.dev_fraction 2.0: expected a share"),
+    (["--data.dev_fraction", "2"], "--data.dev_fraction 2: expected a share"),  # as typed
     (["--trainer.gradient_clip_val", "-1"], "--trainer.gradient_clip_val -1"),
     (["--trainer.log_every_n_steps", "-4"], "--trainer.log_every_n_steps -4: expected"),
     # a parser's dump, a near name missing, an option renamed, a profiler judged after the data,
