@@ -312,14 +312,16 @@ def encoder_choice_problems(option: str, text: str | None) -> list[str]:
     from encoders import list_encoders, unknown_options_problem
 
     known = list_encoders()
-    name, variant, rest = (text or "").partition(":")
+    from harness.measurement.profiled_step import variant_parts
+
+    name, variant, parts = variant_parts(text or "")
     if text is None or text in known or not variant or name not in known:
         return choice_problems(option, name if variant else text, known)
-    keys = [part.partition("=")[0].strip() for part in rest.split(":") if part.strip()]
-    unknown = unknown_options_problem(name, keys)
+    written = [(key, eq, value) for key, eq, value in parts if (key + eq + value).strip()]
+    unknown = unknown_options_problem(name, [key.strip() for key, _, _ in written])
     if unknown:
         return [f"{option} {text}: {unknown}"]
-    given = ", ".join(part.replace("=", ": ", 1) for part in rest.split(":") if part.strip())
+    given = ", ".join(key + (": " if eq else "") + value for key, eq, value in written)
     return [
         f"{option} {text}: takes an encoder's name only; give its options as "
         f"--model.encoder_options '{{{given}}}'"

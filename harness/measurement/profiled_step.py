@@ -53,11 +53,25 @@ def encoder_options(point: Point) -> dict[str, Any]:
     return options
 
 
+def option_parts(text: str) -> list[tuple[str, str, str]]:
+    """The one reading of a variant's options ``"a=1:b=chunked"``: each ``:``-part as written,
+    ``(key, "=", value)`` (``(part, "", "")`` without ``=``), nothing stripped, empty parts kept."""
+    return [part.partition("=") for part in text.split(":")]
+
+
+def variant_parts(text: str) -> tuple[str, str, list[tuple[str, str, str]]]:
+    """``NAME:KEY=VALUE:...`` as written: ``(name, ":" or "", option_parts(the rest))``."""
+    name, sep, options = text.partition(":")
+    return name, sep, option_parts(options)
+
+
 def parse_options(text: str) -> tuple[tuple[str, Any], ...]:
     """``"a=1:b=chunked"`` -> ``(("a", 1), ("b", "chunked"))``; values are YAML scalars."""
     options = []
-    for part in filter(None, text.split(":")):
-        key, sep, value = part.partition("=")
+    for key, sep, value in option_parts(text):
+        part = key + sep + value
+        if not part:
+            continue
         if not sep or not key.strip() or not value.strip():
             raise ValueError(
                 f"bad encoder option {part!r} in {text!r}: expected KEY=VALUE, e.g. "

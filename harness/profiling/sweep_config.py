@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from harness.console import console as rich_console
 from harness.errors import InputError
-from harness.measurement.profiled_step import Point
+from harness.measurement.profiled_step import Point, variant_parts
 from harness.profiling import allocator, grid
 from harness.profiling.options import ProfileOptions
 
@@ -135,9 +135,8 @@ def current_encoders(text: str | None) -> str | None:
     registered = list_encoders()
     variants = []
     for variant in text.split(","):
-        name, sep, options = variant.partition(":")
+        name, sep, parts = variant_parts(variant)
         renamed = encoder_entry(name.strip()).renamed if name.strip() in registered else {}
-        parts = (part.partition("=") for part in options.split(":"))
         options = ":".join(renamed.get(key.strip(), key) + eq + value for key, eq, value in parts)
         variants.append(name + sep + options)
     return ",".join(variants)
