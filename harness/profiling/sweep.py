@@ -50,10 +50,15 @@ from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
 from reports.contracts.profile_run import (
     COLUMNS,
+    CONTENDED,
     ENVIRONMENT_COLUMNS,
+    ERROR,
     MEASURED_STATUSES,
     METRIC_COLUMNS,
+    OOM,
+    PREDICTED,
     PROFILE_CSV,
+    SKIPPED_OOM,
     TILE_PASSES,
     profile_csv,
     results_file,
@@ -229,7 +234,7 @@ def describe(row: Mapping[str, Any], width: int = 14) -> str:
     predicted = f"{predicted:>10.1f} MB predicted" if predicted != "" else ""
     if row["predicted_leaves_out"]:
         predicted += f" (a lower bound: {row['predicted_leaves_out']})"
-    if row["status"] == "predicted":
+    if row["status"] == PREDICTED:
         return f"{head} {'':>13} {'':>13} {predicted}"
     if row["status"] != "ok":
         return f"{head} {row['message']}"
@@ -288,7 +293,7 @@ class Sweep:
         # (encoder, options, mode) -> shortest length that ran out of memory
         self.oom_at: dict[tuple[str, str, str], int] = {}
         for row in rows:
-            if row["status"] in ("oom", "skipped_oom"):
+            if row["status"] in (OOM, SKIPPED_OOM):
                 key = (row["encoder"], row["options"], row["mode"])
                 self._note_oom(key, int(row["seq_len"]))
         self.worker: WorkerProcess | None = None
@@ -334,12 +339,12 @@ class Sweep:
         key = (point.encoder, point.options, point.mode)
         oom_len = self.oom_at.get(key)
         if self.config.skip_after_oom and oom_len is not None and point.seq_len > oom_len:
-            return {"status": "skipped_oom", "message": f"out of memory at L={oom_len}"}
+            return {"status": SKIPPED_OOM, "message": f"out of memory at L={oom_len}"}
         budget = self.config.max_memory_mb
         over = prediction is not None and budget is not None and prediction.peak_bytes / MB > budget
         if over and self.config.device == "cpu":  # the prediction models the CPU's kernels
             return {
-                "status": "skipped_oom",
+                "status": SKIPPED_OOM,
                 "message": f"not attempted: its tensors alone are predicted at "
                 f"{prediction.peak_bytes / MB:,.0f} MB, over the {budget:,.0f} MB budget per "
                 "point (--max-memory-mb)",
@@ -350,7 +355,7 @@ class Sweep:
             if measurements > STRICT_RETRIES:
                 reply = {
                     **reply,
-                    "status": "contended",
+                    "status": CONTENDED,
                     "message": f"contended in {measurements} measurements (the last got "
                     f"{reply['cpu_granted']:.0%} of the CPU it asked for); refused by --strict",
                 }
@@ -358,7 +363,7 @@ class Sweep:
             time.sleep(STRICT_PAUSE_S)
             reply = self._request(point)
             measurements += 1
-        if reply["status"] == "oom":
+        if reply["status"] == OOM:
             self._note_oom(key, point.seq_len)
         if reply.get("restart"):  # the worker's next point could fail for this one's reason
             self._retire_worker()
@@ -409,9 +414,9 @@ class Sweep:
                             failed = isinstance(prediction, str)
                             predictions[point] = None if failed else prediction
                             if point not in measured:
-                                reply = {"status": "predicted"}
+                                reply = {"status": PREDICTED}
                                 if failed:
-                                    reply = {"status": "error", "message": prediction}
+                                    reply = {"status": ERROR, "message": prediction}
                                 self._write(point, reply, predictions[point])
                             elif failed:
                                 line = f"[yellow]{point}: {prediction}"

@@ -104,6 +104,7 @@ REQUIRED = (
 # every status a row of profile.csv has, in the order pages count them; a row of any of them is
 # done (a resume never measures its point again)
 STATUSES = ("ok", "predicted", "oom", "skipped_oom", "error", "contended")
+OK, PREDICTED, OOM, SKIPPED_OOM, ERROR, CONTENDED = STATUSES  # each by its name
 MEASURED_STATUSES = ("ok", "contended")
 OPTIONAL = {
     "options": "",
