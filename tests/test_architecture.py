@@ -1475,6 +1475,125 @@ def test_a_named_table_or_default_is_not_written_again() -> None:
     assert not found, found
 
 
+# Defaults that say nothing of their own (no value, off, on, zero, one, empty): the same name
+# with one of them in two modules is no shared fact (``encoding=None``, ``compile=False``)
+TRIVIAL_DEFAULTS = {"None", "True", "False", "0", "0.0", "1", "''", "()"}
+# A default repeated on purpose, and why (the test imports neither: keep the reason true)
+SAME_DEFAULT = {
+    # `sanbench encoders`' options are checked before torch loads; encoders.registry imports it
+    ("input_dim", "300"): "harness.encoder_list.options.ListOptions: build_encoder's width",
+    # reports import nothing of harness: the site's stand-in looks for profile's default dtype
+    ("dtype", "'fp32'"): "reports.site.cost_figures.stand_in: profile's --dtype default",
+}
+
+
+def named_defaults(path: Path) -> Iterator[tuple[str, str, int]]:
+    """(name, value, line) of each literal default in ``path``: a function's parameter's and a
+    class's field's (``batch_size: int = 64``), trivial values (TRIVIAL_DEFAULTS) left out."""
+    for node in ast.walk(parsed(path)):
+        pairs: list[tuple[str, ast.expr]] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            pairs = list(literal_defaults(node))
+        elif isinstance(node, ast.ClassDef):
+            pairs = [
+                (statement.target.id, statement.value)
+                for statement in node.body
+                if isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and statement.value is not None
+            ]
+        for name, default in pairs:
+            try:
+                value = repr(ast.literal_eval(default))
+            except ValueError:  # a name or a call: imported from its home
+                continue
+            if value not in TRIVIAL_DEFAULTS:
+                yield name, value, default.lineno
+
+
+def repeated_defaults(modules: dict[str, Path]) -> dict[tuple[str, str], list[str]]:
+    """Each (name, literal default) written in two modules, where not every one is an encoder's
+    (each encoder's builder states its own paper's hyper-parameters: DiSAN's dropout is not
+    MTSA's, issue 55.5)."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for module, path in modules.items():
+        for name, value, line in named_defaults(path):
+            where.setdefault((name, value), []).append(f"{module}:{line}")
+    return {
+        key: found
+        for key, found in where.items()
+        if len({place.partition(":")[0] for place in found}) > 1
+        and not all(place.startswith("encoders.") for place in found)
+    }
+
+
+def test_a_default_repeated_in_another_module_is_found(tmp_path: Path) -> None:
+    """H20.1: the papers' training defaults (module.py, task_model.py), the memory study's
+    (options.py, plans.py) and the storage's heartbeat and retries (storage.py, study.py) were
+    each written twice, unseen."""
+    (tmp_path / "a.py").write_text("def f(x, lr=0.5, seed=0, *, heartbeat_s=30):\n    pass\n")
+    (tmp_path / "b.py").write_text(
+        "class C:\n    lr: float = 0.5\n    seed: int = 0\n    heartbeat: int = 30\n"
+        "def g(heartbeat_s: int = 30, encoding=None):\n    pass\n"
+    )
+    (tmp_path / "c.py").write_text("def h(lr=0.25, batch_size=64):\n    pass\n")
+    modules = {name: tmp_path / f"{name}.py" for name in ("a", "b", "c")}
+    assert repeated_defaults(modules) == {
+        ("lr", "0.5"): ["a:1", "b:2"],
+        ("heartbeat_s", "30"): ["a:1", "b:5"],
+    }
+
+
+def test_no_default_is_written_in_two_modules() -> None:
+    found = repeated_defaults(product_modules())
+    unexpected = {key: where for key, where in found.items() if key not in SAME_DEFAULT}
+    assert not unexpected, f"one default written in two modules (import it): {unexpected}"
+    assert set(SAME_DEFAULT) <= set(found), "written once now: drop it from SAME_DEFAULT"
+
+
+VARIANT_PARSER = "harness.measurement.profiled_step"  # NAME:KEY=VALUE, read by option_parts
+
+
+def _string_method(node: ast.AST, method: str, argument: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == argument
+    )
+
+
+def variant_readers(modules: dict[str, Path]) -> list[str]:
+    """Each function that reads the encoder-variant syntax ``NAME:KEY=VALUE`` itself: it splits
+    at ":" and takes ``KEY=VALUE`` apart at "=" (partition, split or replace)."""
+    found = []
+    for module, path in modules.items():
+        for node in ast.walk(parsed(path)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            calls = list(ast.walk(node))
+            colon = any(_string_method(c, m, ":") for c in calls for m in ("split", "partition"))
+            equals = any(
+                _string_method(c, m, "=") for c in calls for m in ("partition", "split", "replace")
+            )
+            if colon and equals:
+                found.append(f"{module}.{node.name}")
+    return found
+
+
+def test_the_encoder_variant_syntax_is_read_in_one_place(tmp_path: Path) -> None:
+    """H20.1d: ``parse_options``, ``current_encoders`` and ``encoder_choice_problems`` each
+    read ``NAME:KEY=VALUE`` their own way."""
+    path = tmp_path / "m.py"
+    path.write_text("def f(t):\n    return [p.partition('=') for p in t.split(':')]\n")
+    assert variant_readers({"m": path}) == ["m.f"]
+    found = variant_readers(product_modules())
+    assert f"{VARIANT_PARSER}.option_parts" in found
+    assert all(function.startswith(VARIANT_PARSER + ".") for function in found), found
+
+
 def test_a_mark_inside_an_f_string_is_its_constant() -> None:
     """A mark of no ASCII character (``reports.numbers``' "–") written inside an f-string
     elsewhere is the fact twice, as a whole literal is (issue 55 breaker: the range dash)."""

@@ -12,6 +12,7 @@ from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, STUDIES, TuneContext
+from harness.studies.storage import HEARTBEAT_S, MAX_RETRY
 from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections, fit_overrides
 
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
@@ -64,21 +65,21 @@ class StudyOptions:
     """training seed of every trial"""
     prune: bool = True
     """single-objective studies: prune unpromising trials (--no-prune: never)"""
-    max_retry: int = 2
+    max_retry: int = MAX_RETRY
     """re-runs of a dead worker's trial"""
-    heartbeat: int = 30
+    heartbeat: int = HEARTBEAT_S
     """RDB heartbeat seconds"""
     outputs_only: bool = False
     """only rewrite the outputs from the storage"""
-    lengths: str = "32,64,128"
+    lengths: str = ",".join(map(str, TuneContext.lengths))
     """block-length-memory: sequence lengths n"""
-    batch_size: int = 64
+    batch_size: int = TuneContext.batch_size
     """block-length-memory: sentences per batch"""
-    dim: int = 300
+    dim: int = TuneContext.dim
     """block-length-memory: encoder width"""
-    device: str = "cpu"
+    device: str = TuneContext.device
     """block-length-memory: device"""
-    attention_impl: str = "naive"
+    attention_impl: str = TuneContext.attention_impl
     """block-length-memory: the tanh attention inside each block: naive (the [B, d, r, r]
     tensors Bi-BloSAN's Appendix A counts) or chunked (sanbench's exact tiled attention, the
     encoders' default)"""

@@ -31,6 +31,8 @@ from harness.redaction import STORAGE_ENV, redact_passwords
 
 STORAGE_FILE = "optuna.db"  # a study's own SQLite file in its folder, without --storage
 SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
+HEARTBEAT_S = 30  # seconds between a running trial's heartbeats (sanbench tune --heartbeat)
+MAX_RETRY = 2  # re-runs of a trial whose worker died (sanbench tune --max_retry)
 EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 
 
@@ -131,7 +133,10 @@ def _schema_lock(url: URL) -> contextlib.AbstractContextManager[None]:
 
 
 def open_storage(
-    spec: str | None, heartbeat_s: int = 30, grace_s: int | None = None, max_retry: int = 2
+    spec: str | None,
+    heartbeat_s: int = HEARTBEAT_S,
+    grace_s: int | None = None,
+    max_retry: int = MAX_RETRY,
 ) -> RDBStorage:
     """The storage at ``spec`` (``None``: ``$SANBENCH_STORAGE``), heartbeat and retry on."""
     url = storage_url(spec)

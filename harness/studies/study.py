@@ -16,7 +16,13 @@ from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, StudyPlan, TuneContext
 from harness.studies.registry import PLANS
-from harness.studies.storage import dashboard_command, open_storage, storage_url
+from harness.studies.storage import (
+    HEARTBEAT_S,
+    MAX_RETRY,
+    dashboard_command,
+    open_storage,
+    storage_url,
+)
 from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
 
 
@@ -142,8 +148,8 @@ def run_study(
     storage_spec: str | None,
     n_trials: int | None,
     run_trials: bool = True,
-    max_retry: int = 2,
-    heartbeat_s: int = 30,
+    max_retry: int = MAX_RETRY,
+    heartbeat_s: int = HEARTBEAT_S,
 ) -> dict[str, Any]:
     """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
     then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""

@@ -34,6 +34,15 @@ from harness.training.heads import (
 )
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS, PAPERS_OPTIMIZERS
 
+# The papers' training defaults (Bi-BloSAN §4.1, DiSAN §5.1): TaskModule's and fit's --model.*
+OPTIMIZER = "adadelta"
+LR = 0.5
+WEIGHT_DECAY = 1e-4  # gamma of the L2 penalty
+DROPOUT = 0.25
+ACTIVATION = "relu"
+ADADELTA_RHO = 0.95
+EPS = 1e-8
+
 
 class Vocabulary(TypedDict):
     """The token of every embedding row (``itos``) and whether input is lower-cased first."""
@@ -76,15 +85,15 @@ class TaskModule(pl.LightningModule):
         *,
         encoder_options: dict[str, Any] | None = None,
         labels: Sequence[str] = (),
-        optimizer: str = "adadelta",
-        lr: float = 0.5,
-        weight_decay: float = 1e-4,
-        dropout: float = 0.25,
+        optimizer: str = OPTIMIZER,
+        lr: float = LR,
+        weight_decay: float = WEIGHT_DECAY,
+        dropout: float = DROPOUT,
         head_hidden: int = HEAD_HIDDEN,
-        activation: str = "relu",
+        activation: str = ACTIVATION,
         finetune_embeddings: bool = True,
-        adadelta_rho: float = 0.95,
-        eps: float = 1e-8,
+        adadelta_rho: float = ADADELTA_RHO,
+        eps: float = EPS,
         encoder_source: dict[str, str | None] | None = None,
         optimizer_init: dict[str, Any] | None = None,
         lr_scheduler_init: dict[str, Any] | None = None,

@@ -17,7 +17,17 @@ from encoders.layers.block_length import block_length, expected_max_length
 from harness.command_parser import message_line
 from harness.errors import SanbenchError
 from harness.training.heads import HEAD_HIDDEN
-from harness.training.module import TaskModule, Vocabulary
+from harness.training.module import (
+    ACTIVATION,
+    ADADELTA_RHO,
+    DROPOUT,
+    EPS,
+    LR,
+    OPTIMIZER,
+    WEIGHT_DECAY,
+    TaskModule,
+    Vocabulary,
+)
 from harness.training.settings.task_configs import ConfigError, PapersOptimizer, builtin_value
 
 
@@ -122,15 +132,15 @@ def task_model(
     hidden_dim: PositiveInt | None = None,
     width_scale: PositiveFloat | None = None,
     encoder_options: dict[str, Any] | None = None,
-    optimizer: PapersOptimizer = "adadelta",
-    lr: PositiveFloat = 0.5,
-    weight_decay: NonNegativeFloat = 1e-4,
-    dropout: ClosedUnitInterval = 0.25,
+    optimizer: PapersOptimizer = OPTIMIZER,
+    lr: PositiveFloat = LR,
+    weight_decay: NonNegativeFloat = WEIGHT_DECAY,
+    dropout: ClosedUnitInterval = DROPOUT,
     head_hidden: PositiveInt = HEAD_HIDDEN,
-    activation: Literal["relu", "elu"] = "relu",
+    activation: Literal["relu", "elu"] = ACTIVATION,
     finetune_embeddings: bool = True,
-    adadelta_rho: ClosedUnitInterval = 0.95,
-    eps: PositiveFloat = 1e-8,
+    adadelta_rho: ClosedUnitInterval = ADADELTA_RHO,
+    eps: PositiveFloat = EPS,
     optimizer_init: dict[str, Any] | None = None,
     lr_scheduler_init: dict[str, Any] | None = None,
     data: L.LightningDataModule | None = None,
