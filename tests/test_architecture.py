@@ -1594,6 +1594,29 @@ def test_the_encoder_variant_syntax_is_read_in_one_place(tmp_path: Path) -> None
     assert all(function.startswith(VARIANT_PARSER + ".") for function in found), found
 
 
+NAMED_FILE = re.compile(r"(?<![\w/.])((?:[\w]+/)*\w+\.py)\b")
+
+
+def missing_named_files(source: Path) -> list[str]:
+    """The ``.py`` files ``source`` names (by path from the repository, or beside it) that
+    do not exist."""
+    names = NAMED_FILE.findall(source.read_text(encoding="utf-8"))
+    return sorted(
+        {n for n in names if not (ROOT / n).exists() and not source.with_name(n).exists()}
+    )
+
+
+def test_a_native_source_names_only_modules_that_exist(tmp_path: Path) -> None:
+    """H20.5: cpu_tiles.cpp named fused_tiles.py two renames after it became compiled_tiles.py."""
+    source = tmp_path / "k.cpp"
+    source.write_text("// see gone.py and encoders/layers/cpu_tiles.py\n")
+    assert missing_named_files(source) == ["gone.py"]
+    sources = [p for package in PACKAGES for p in (ROOT / package).rglob("*.cpp")]
+    assert sources
+    found = {str(p.relative_to(ROOT)): missing_named_files(p) for p in sources}
+    assert not any(found.values()), found
+
+
 def test_a_mark_inside_an_f_string_is_its_constant() -> None:
     """A mark of no ASCII character (``reports.numbers``' "–") written inside an f-string
     elsewhere is the fact twice, as a whole literal is (issue 55 breaker: the range dash)."""

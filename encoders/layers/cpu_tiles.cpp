@@ -1,5 +1,5 @@
-// The chunked tanh attention's fused tiles on CPU (float32 and float64), compiled once per machine
-// (encoders/layers/cpu_tiles.py). The same sums as fused_tiles.py's tile functions:
+// The chunked tanh attention's compiled tiles on CPU (float32 and float64), compiled once per machine
+// (encoders/layers/cpu_tiles.py). The same sums as compiled_tiles.py's tile functions:
 //
 //   w_qk = 2^(-k2 r), r = 1 / (1 + a_q b_k)             (0 where the mask forbids)
 //   forward:  sum_k w v_k,  sum_k w                                        [N, d, T]
@@ -11,7 +11,7 @@
 // the backward's three sums in one pass over the pairs. Any strides: the tiles are views of the
 // whole sentence's tensors; the keys' tensors and the mask are copied only if their last
 // dimension is not contiguous. k2 is a number (a scalar of the schema); the operators are the
-// CPU kernels of fused_tiles.py's sanbench::tanh_tile_sums and tanh_tile_grads.
+// CPU kernels of compiled_tiles.py's sanbench::tanh_tile_sums and tanh_tile_grads.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
