@@ -406,6 +406,11 @@ MEASURING_CALLS = {
     "os.wait3",  # a child's rusage
     "os.wait4",
     "os.sysconf",  # the machine's pages (its memory), processors
+    # the machine described (H20.2); os.cpu_count is not here: the prediction pool's and a
+    # job's thread counts size work by it and record nothing (the machine's count is
+    # harness.measurement.environment's)
+    *(f"platform.{name}" for name in ("system", "release", "version", "uname", "platform")),
+    *(f"platform.{name}" for name in ("processor", "machine")),
 }
 # keyword arguments that make a call measure (the profiler's allocations, a CUDA event's time)
 MEASURING_KEYWORDS = {"profile_memory": "records allocations", "enable_timing": "times on a device"}
@@ -440,6 +445,9 @@ MEASURING_ATTRIBUTES = {
     "temperature",
     "clock_rate",
 }
+# properties read off whatever object holds them (H20.2: the GPU's memory, the twin of
+# machine_memory's, from ``torch.cuda.get_device_properties(device)``)
+MEASURING_PROPERTIES = {"total_memory": "reads a GPU's memory"}
 # NVML's calls (``nvmlDeviceGetComputeRunningProcesses``), on whatever object holds the module
 NVML_CALL = re.compile(r"^nvml[A-Z]\w*$")
 # (module, what it reads) outside harness.measurement on purpose, and why
@@ -449,6 +457,12 @@ NOT_MEASURING = {
     ),
     ("encoders.layers.cpu_tiles", "/proc/cpuinfo"): (
         "the CPU's flags name the tiles' library build (a cache key); encoders import no harness"
+    ),
+    ("encoders.layers.cpu_tiles", "platform.processor"): (
+        "the CPU's name names the tiles' library build (a cache key); encoders import no harness"
+    ),
+    ("encoders.layers.cpu_tiles", "platform.machine"): (
+        "the CPU's name names the tiles' library build (a cache key); encoders import no harness"
     ),
 }
 
@@ -563,6 +577,8 @@ def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
             and not (isinstance(node.value, ast.Constant) and not node.value.value)
         ):
             yield node.arg, f"{module}:{node.value.lineno}: {MEASURING_KEYWORDS[node.arg]}"
+        if isinstance(node, ast.Attribute) and node.attr in MEASURING_PROPERTIES:
+            yield node.attr, f"{module}:{node.lineno}: {MEASURING_PROPERTIES[node.attr]}"
     for text in spelled_strings(path):
         if MEASURED_FILES.search(text):
             yield text, f"{module}: reads {text}"
@@ -635,6 +651,12 @@ def test_measuring_is_done_in_harness_measurement_only() -> None:
         "def f():\n    import pynvml\n",
         "def f(nvml, handle):\n    return nvml.nvmlDeviceGetComputeRunningProcesses(handle)\n",
         "import torch\ntorch.cuda.list_gpu_processes(0)\n",
+        # H20.2: a GPU's memory, however its properties are reached; the machine described
+        "import torch\ntotal = torch.cuda.get_device_properties(device).total_memory\n",
+        "import torch\np = torch.cuda.get_device_properties(0)\ntotal = p.total_memory\n",
+        "import torch\nfree, total = torch.cuda.mem_get_info(device)\n",
+        "import platform\nsystem = f'{platform.system()} {platform.release()}'\n",
+        "from platform import uname\nuname()\n",
     ],
 )
 def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -> None:
@@ -656,6 +678,8 @@ def test_measuring_is_found_however_it_is_written(tmp_path: Path, source: str) -
         "from pathlib import Path\nPath('/processes')\n",
         "from torch.profiler import record_function\n",  # a label, read by whoever measures
         "from lightning.pytorch.callbacks import ModelCheckpoint\n",
+        "import os\nprocesses = min(2, os.cpu_count() or 1)\n",  # sizing work, no figure
+        "import platform\nversion = platform.python_version()\n",  # software, not machine
     ],
 )
 def test_what_is_no_measuring_is_not_found(tmp_path: Path, source: str) -> None:

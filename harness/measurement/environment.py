@@ -49,6 +49,13 @@ def cpu_model() -> str:
     return cpuinfo.get_cpu_info().get("brand_raw") or platform.processor() or platform.machine()
 
 
+def machine() -> str:
+    """The machine in one line: CPU model, core count, OS and torch version (a reproduction's
+    manifest and tables)."""
+    system = f"{platform.system()} {platform.release()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
+
+
 def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)

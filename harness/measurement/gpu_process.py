@@ -135,3 +135,9 @@ def process_memory(processes: Any, pid: int, bus_id: str) -> tuple[float | None,
 def reserved_bytes(device: torch.device) -> int:
     """Bytes torch's caching allocator holds on ``device`` (``torch.cuda.memory_reserved``)."""
     return torch.cuda.memory_reserved(device)
+
+
+def total_bytes(device: torch.device) -> int:
+    """The GPU's memory in bytes (``torch.cuda.get_device_properties``' ``total_memory``): the
+    GPU's twin of ``machine_memory.physical_bytes``."""
+    return torch.cuda.get_device_properties(device).total_memory

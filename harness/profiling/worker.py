@@ -43,7 +43,7 @@ from encoders.layers.tanh_attention import chunked_sizes, recording_tiles, tile_
 from harness.errors import failure_line
 from harness.launch.processes import die_with_parent
 from harness.measurement.attention_cost import floor_ns_per_pair
-from harness.measurement.gpu_process import reserved_bytes
+from harness.measurement.gpu_process import reserved_bytes, total_bytes
 from harness.measurement.latency import Stopwatch
 from harness.measurement.process_memory import vm_data_bytes
 from harness.measurement.profiled_step import (
@@ -108,7 +108,7 @@ def apply_memory_limit(device: torch.device, budget_mb: float | None) -> float |
     if device.type == "cuda":
         torch.cuda.empty_cache()
         baseline = reserved_bytes(device)
-        total = torch.cuda.get_device_properties(device).total_memory
+        total = total_bytes(device)
         fraction = min(1.0, (baseline + budget_mb * MB) / total)
         torch.cuda.set_per_process_memory_fraction(fraction, device)
         return baseline / MB

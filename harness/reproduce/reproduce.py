@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
-import platform
 import signal
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -40,16 +38,6 @@ def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> Non
     check_fit_inputs(
         fit_run(run, Path("unused"), data_dir, embeddings, preset.overrides) for run in per_task
     )
-
-
-def machine() -> str:
-    """CPU model, core count, OS and torch version."""
-    import torch
-
-    from harness.measurement.environment import cpu_model
-
-    system = f"{platform.system()} {platform.release()}"
-    return f"{cpu_model()}, {os.cpu_count()} cores, {system}, torch {torch.__version__}"
 
 
 def read_manifest(out: Path) -> dict[str, Any]:
@@ -125,6 +113,7 @@ def reproduce(
     """Run (or resume) ``part`` of ``preset`` (default all of it) into ``out`` as
     ``launcher.jobs`` jobs, then write every table over the part this and earlier runs covered.
     :class:`RunFailedError` after the tables when a job or a run failed."""
+    from harness.measurement.environment import machine  # imports torch
     from harness.reproduce.outputs import caps, departures
 
     part = part or preset

@@ -95,3 +95,17 @@ def test_a_cuda_run_records_which_gpu_ran_it(monkeypatch: pytest.MonkeyPatch) ->
     )
     assert environment(torch.device("cuda", 3))["device_index"] == "3"
     assert "device_uuid" not in environment(torch.device("cpu"))
+
+
+def test_the_machine_is_described_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """H20.2: reproduce described the machine itself (reproduce.machine)."""
+    import os
+    import platform
+
+    from harness.measurement import environment as env
+
+    monkeypatch.setattr(env, "cpu_model", lambda: "CPU X")  # py-cpuinfo's probe takes 2 s
+    assert env.machine() == (
+        f"CPU X, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"torch {torch.__version__}"
+    )
