@@ -1119,6 +1119,55 @@ def test_every_runnable_module_is_a_command_or_listed_with_its_reason() -> None:
         assert f"python -m {module}" in cli.USAGE and help_text in cli.USAGE
 
 
+# tools/: developer tools run from a checkout (python -m tools.NAME), no commands and not
+# shipped: each module, with its job and why it is no command (H20.3: the test read no tools/)
+TOOLS = {
+    "tools.benchmarks_doc": "rewrites docs/benchmarks.md's generated sections (a doc's build)",
+    "tools.generated_section": "the BEGIN/END section the *_doc tools rewrite (their helper)",
+    "tools.results_doc": "rewrites docs/results.md's generated section (a doc's build)",
+    "tools.studies_doc": "rewrites docs/studies.md's tables (a doc's build)",
+    "tools.reproduce_probe": (
+        "sizes reproduce's preset budget for docs/results.md, with its own argparse options: a "
+        "developer's estimate, not a user's work"
+    ),
+}
+# tools that measure by themselves, and why they may (a figure for a developer, none a user sees)
+MEASURING_TOOLS = {
+    "tools.reproduce_probe": (
+        "times a few training steps of each run (wall and CPU clocks, the load) to scale them "
+        "to a full run: an estimate of the preset's hours in docs/results.md"
+    ),
+}
+
+
+def tool_problems(tools: dict[str, Path]) -> list[str]:
+    """Each tool not in TOOLS, and each that measures but is not in MEASURING_TOOLS (or is
+    listed there and no longer measures)."""
+    problems = [f"{module}: not in TOOLS" for module in sorted(set(tools) - set(TOOLS))]
+    for module, path in tools.items():
+        measures = any(True for _ in measured(module, path))
+        if measures != (module in MEASURING_TOOLS):
+            state = "measures" if measures else "measures nothing"
+            problems.append(f"{module} {state}: MEASURING_TOOLS says otherwise")
+    return problems
+
+
+def test_a_new_tool_or_a_tool_that_measures_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text("import time\nstart = time.perf_counter()\n")
+    assert tool_problems({"tools.probe": path}) == [
+        "tools.probe: not in TOOLS",
+        "tools.probe measures: MEASURING_TOOLS says otherwise",
+    ]
+
+
+def test_every_tool_is_listed_and_each_that_measures_says_why() -> None:
+    tools = {module_name(path): path for path in sorted((ROOT / "tools").glob("*.py"))}
+    assert tools
+    assert not tool_problems(tools), tool_problems(tools)
+    assert set(TOOLS) == set(tools), f"listed but gone: {sorted(set(TOOLS) - set(tools))}"
+
+
 # the exit statuses written as numbers, and the one module that writes each: bad input's 2, and
 # 128 + the signal (Ctrl-C's 130 is derived from it)
 EXIT_STATUS_LITERALS = {2: "harness.errors", 128: "harness.interrupts"}
