@@ -974,6 +974,62 @@ def test_each_commands_options_are_declared_in_its_package() -> None:
     assert shared >= SHARED_OPTIONS, f"shared by no command: {SHARED_OPTIONS - shared}"
 
 
+# fit builds its own parser (LightningCLI): its option classes from our harness and reports are
+# fit's own (harness.training: RunOptions, the task model), its datamodule is datamodules'
+FIT_HOME = "harness.training"
+
+
+class _Built(Exception):  # noqa: N818 (carries the parser out, no error)
+    """Raised by :func:`fit_parser`'s CLI once its parser is built, before any word is read."""
+
+
+def fit_parser(cli_class: type | None = None) -> object:
+    """``sanbench fit``'s parser as ``FitCLI`` (or ``cli_class``, a subclass) builds it."""
+    from harness.training.settings.fit_cli import FitCLI
+
+    class Built(cli_class or FitCLI):  # type: ignore[misc, valid-type]
+        def parse_arguments(self, parser: object, args: object) -> None:
+            raise _Built(parser)
+
+    try:
+        Built([])
+    except _Built as built:
+        return built.args[0]
+    raise AssertionError("FitCLI parsed no words")
+
+
+def fit_class_problems(parser: object) -> list[str]:
+    """Each option group of fit's ``parser`` made from a class of harness or reports defined
+    outside fit's package (FIT_HOME) and not shared on purpose (SHARED_OPTIONS)."""
+    problems = []
+    for key, group in parser.groups.items():  # type: ignore[attr-defined]
+        cls = getattr(group, "group_class", None)
+        if cls is None or cls.__module__.split(".")[0] not in ("harness", "reports"):
+            continue
+        if not cls.__module__.startswith(FIT_HOME + ".") and _qualified(cls) not in SHARED_OPTIONS:
+            problems.append(f"--{key}: {_qualified(cls)} is defined outside {FIT_HOME}")
+    return problems
+
+
+def test_fits_option_classes_are_its_own() -> None:
+    """H20.4: fit, which builds its own parser, was left out of the class-home check: another
+    command's options class planted in its parser passed."""
+    from harness.report.options import ReportOptions
+    from harness.training.settings.fit_cli import FitCLI
+
+    class Planted(FitCLI):
+        def add_arguments_to_parser(self, parser: object) -> None:
+            super().add_arguments_to_parser(parser)  # type: ignore[arg-type]
+            parser.add_class_arguments(ReportOptions, "site")  # type: ignore[attr-defined]
+
+    assert fit_class_problems(fit_parser(Planted)) == [
+        "--site: harness.report.options.ReportOptions is defined outside harness.training"
+    ]
+    parser = fit_parser()
+    assert "run" in parser.groups  # type: ignore[attr-defined]
+    assert fit_class_problems(parser) == []
+
+
 def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
     """The finder reads the parser, not the spelling: a helper's ``add_argument``, an options
     class reached through an attribute or nested in another, an alias."""
