@@ -55,6 +55,7 @@ from reports.contracts.profile_run import (
     ERROR,
     MEASURED_STATUSES,
     METRIC_COLUMNS,
+    OK,
     OOM,
     PREDICTED,
     PROFILE_CSV,
@@ -236,7 +237,7 @@ def describe(row: Mapping[str, Any], width: int = 14) -> str:
         predicted += f" (a lower bound: {row['predicted_leaves_out']})"
     if row["status"] == PREDICTED:
         return f"{head} {'':>13} {'':>13} {predicted}"
-    if row["status"] != "ok":
+    if row["status"] != OK:
         return f"{head} {row['message']}"
     time = f"{row['time_ms_median']:>10.2f} ms"
     line = f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
