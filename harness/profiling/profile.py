@@ -24,7 +24,14 @@ from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
 from harness.profiling.sweep_config import current_encoders, sweep_config
 from harness.redaction import recorded_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
-from reports.contracts.profile_run import PROFILE_CSV, profile_csv, results_file, variant_label
+from reports.contracts.profile_run import (
+    CONTENDED,
+    ERROR,
+    PROFILE_CSV,
+    profile_csv,
+    results_file,
+    variant_label,
+)
 
 
 def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -> Path:
@@ -143,7 +150,7 @@ def sweep_options(options: ProfileOptions) -> dict[str, Any]:
 def contended_points(out: Path) -> int:
     """How many points of ``out/profile.csv`` ``--strict`` refused as contended."""
     rows = results_file(out).rows()
-    return sum(row["status"] == "contended" for row in rows)
+    return sum(row["status"] == CONTENDED for row in rows)
 
 
 def failed_points(out: Path) -> list[str]:
@@ -153,5 +160,5 @@ def failed_points(out: Path) -> list[str]:
         f"{variant_label(row['encoder'], row['options'])} L={row['seq_len']} "
         f"{row['mode']}: {row['message']}"
         for row in rows
-        if row["status"] == "error"
+        if row["status"] == ERROR
     ]

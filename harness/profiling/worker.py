@@ -56,6 +56,7 @@ from harness.measurement.profiled_step import (
 from harness.measurement.tensor_memory import MB
 from harness.profiling.measure import is_oom, point_metrics, spoils_device
 from harness.profiling.worker_process import point_request
+from reports.contracts.profile_run import ERROR, OK, OOM
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
 WARMUP_BATCH = 2
@@ -193,8 +194,8 @@ def run_point(request: dict[str, Any], models: Models) -> dict[str, Any]:
         reply = measure_point(point, request, models)
         failed = False
     except StepError as error:
-        status = "oom" if is_oom(error.error) else "error"
-        if status == "error":
+        status = OOM if is_oom(error.error) else ERROR
+        if status == ERROR:
             traceback.print_exc()
         reply = {"status": status, "message": str(error)[:500], "restart": needs_restart(error)}
         failed = True
@@ -227,7 +228,7 @@ def measure_point(point: Point, request: dict[str, Any], models: Models) -> dict
         extra["attention_tiles"] = tile_plan(models.eager, device, point.mode, ran)
         if metrics["attention_ns_per_pair"] is not None:  # beside the floor, measured here
             extra["attention_floor_ns_per_pair"] = floor_ns_per_pair(device.type)
-    return {"status": "ok", "params": params, **metrics, **extra}
+    return {"status": OK, "params": params, **metrics, **extra}
 
 
 def release(models: Models, forget: bool) -> str:
@@ -283,7 +284,7 @@ def main(argv: list[str]) -> int:
     for mode in MODES:
         for shape in warmup_points(replace(first, mode=mode)):
             request = point_request(shape, config["dtype"], repeats=1)
-            if run_point(request, models)["status"] == "ok":
+            if run_point(request, models)["status"] == OK:
                 break
     # Every point collects garbage (the last point's tensors) before it is measured; with torch
     # imported that scans ~300k objects (0.1 s, 13 s of a quick sweep) unless they are frozen.

@@ -22,6 +22,7 @@ from typing import Any
 from harness.measurement.profiled_step import Point
 from harness.profiling.allocator import preload_env
 from harness.profiling.measure import OOM_MARKERS
+from reports.contracts.profile_run import ERROR, OOM
 
 
 def point_request(point: Point, dtype: str, repeats: int) -> dict[str, Any]:
@@ -79,8 +80,8 @@ class WorkerProcess:
         code = self.process.wait()
         tail = self._log_tail()
         if code == -signal.SIGKILL:
-            raise WorkerDiedError("oom", "worker killed by SIGKILL (the kernel's OOM killer?)")
-        status = "oom" if any(marker in tail for marker in OOM_MARKERS) else "error"
+            raise WorkerDiedError(OOM, "worker killed by SIGKILL (the kernel's OOM killer?)")
+        status = OOM if any(marker in tail for marker in OOM_MARKERS) else ERROR
         raise WorkerDiedError(status, f"worker exited with code {code}; log tail: {tail}")
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
