@@ -60,6 +60,17 @@ def test_runs_that_differ_in_batch_size_are_named_by_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # draws the comparison's figures
+def test_one_machine_at_two_thread_counts_is_not_called_two_machines(tmp_path: Path) -> None:
+    """Outside check (issue 56): runs on one CPU at --threads 2 and 1 were "timed on different
+    machines (threads 2 vs 1)"."""
+    one = variant(tmp_path, "profile-one", {}, {})
+    two = variant(tmp_path, "profile-two", {"threads": 4}, {"threads": "4"})
+    html, _ = compare(tmp_path, [one, two])
+    assert "threads 1 vs 4" in html and "(cross-machine)" in html
+    assert "different machines" not in html
+
+
+@pytest.mark.slow  # draws the comparison's figures
 def test_time_ratios_across_machines_say_so_and_memory_ratios_do_not(tmp_path: Path) -> None:
     here = variant(tmp_path, "profile-here", {}, {"cpu_capability": "AVX512"})
     there = variant(
