@@ -64,3 +64,25 @@ def interrupt_noted() -> Iterator[Callable[[], bool]]:
         yield lambda: bool(came)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """A SIGINT during the block is acted on as it leaves it, by the handler that was in place
+    (Python's raises ``KeyboardInterrupt``): two steps that belong together (a row written to
+    a file and printed) are never split by a Ctrl-C. SIGINT ignored stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):  # SIG_IGN (``nohup``), SIG_DFL
+        yield
+        return
+    came: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if came:
+        previous(signal.SIGINT, None)

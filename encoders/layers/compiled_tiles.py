@@ -251,8 +251,11 @@ def _probe(device: torch.device) -> bool:
         cause = innermost(error)
         if isinstance(cause, DEVICE_FAILURES):
             raise cause from None  # the device's own error, as uncompiled code raises it
-        lines = str(cause).strip().splitlines() or [""]
-        reason = f"{type(cause).__name__} while building or compiling them: {lines[0]}"
+        # what the compiler said: the backend's error under torch.compile's wrapper; the CPU
+        # library's BuildError quotes its compiler's line itself (its cause only the exit code)
+        told = getattr(error, "inner_exception", None) or error
+        lines = str(told).strip().splitlines() or [""]
+        reason = f"{type(told).__name__} while building or compiling them: {lines[0]}"
     warnings.warn(
         f"the chunked tanh attention's compiled tiles cannot be used on {device} ({reason}); "
         "it runs its eager tiles: the same function, slower, as exact as the naive attention "

@@ -40,6 +40,7 @@ from rich.progress import (
 )
 
 from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.interrupts import interrupt_deferred
 from harness.measurement.cpu_usage import CONTENDED_BELOW
 from harness.measurement.machine_memory import available_bytes
 from harness.measurement.profiled_step import Point
@@ -380,9 +381,10 @@ class Sweep:
 
     def _write(self, point: Point, reply: Mapping[str, Any], prediction: Prediction | None) -> None:
         row = make_row(point, self.config, self.env, reply, prediction)
-        self.results.append(row)
         width = max(len(spec.label) for spec in self.config.encoders)
-        self.console.print(describe(row, width), highlight=False)
+        with interrupt_deferred():  # a row in profile.csv is a row on the console
+            self.results.append(row)
+            self.console.print(describe(row, width), highlight=False)
 
     def run(self, progress: bool = True) -> int:
         """Predict every missing point, then measure the measured ones; returns rows written."""
