@@ -352,7 +352,9 @@ class FitCLI(LightningCLI):
         typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
         option = typed.get("data.task", ("--data.task",))[0]
         problems = task_option_problems(option, [task] if task is not None else [])
-        problems += encoder_choice_problems("--model.encoder", encoder)
+        problems += encoder_choice_problems(
+            typed.get("model.encoder", ("--model.encoder",))[0], encoder
+        )
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
         if task is not None:

@@ -84,6 +84,8 @@ REFUSED = [
     (["--trainer.profiler", "simpel"], "--trainer.profiler simpel: expected simple, advanced, "),
     ([*SGD, "--optimizer.lr", "1e999"], "--optimizer.lr 1e999: expected a finite number"),
     (["--model.lr", "inf"], "--model.lr inf: expected a finite number"),
+    # the option as typed, not its config key (issue 56, outside check 2)
+    (["--encoder", "bi_blossan"], "--encoder bi_blossan: expected one of"),
 ]
 
 
