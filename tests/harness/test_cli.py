@@ -161,7 +161,7 @@ def test_a_command_leaves_the_environment_as_it_found_it(
 @pytest.mark.parametrize(
     ("extra", "hint"),
     [
-        (["--encoder", "disan2"], "--model.encoder disan2: expected one of bi_blosan, "),
+        (["--encoder", "disan2"], "--encoder disan2: expected one of bi_blosan, "),
         (["--encoder", "disan2"], "(did you mean disan?)"),
         (
             ["--model.dropuot", "0.3"],
