@@ -1532,6 +1532,108 @@ def test_no_second_spelling_of_a_fact() -> None:
     assert not found, found
 
 
+# Each results file's row statuses -> the table of its contract that names them; a status is
+# spelled as a literal in that contract only (issue 55 H23.1: reports/profile and the compare
+# page compared ``rows["status"] == "ok"``, the suite ``row.get("status") == "ok"``)
+ROW_STATUSES = {
+    "reports.contracts.profile_run": "STATUSES",
+    "reports.contracts.suite_results": "RUN_STATUSES",
+}
+
+
+def _says_status(node: ast.AST) -> bool:
+    """``x["status"]``, ``x.get("status")``, ``x.status`` or ``status``: a row's status."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "status"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        first = node.args[0] if node.func.attr == "get" and node.args else None
+        return isinstance(first, ast.Constant) and first.value == "status"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "status"
+    return isinstance(node, ast.Name) and node.id == "status"
+
+
+def _written_strings(node: ast.AST) -> Iterator[ast.Constant]:
+    """The string literals a value is made of: itself, a tuple's, list's or set's items, either
+    branch of ``a if c else b``, each of ``a or b``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node
+    elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+        for item in node.elts:
+            yield from _written_strings(item)
+    elif isinstance(node, ast.IfExp):
+        yield from _written_strings(node.body)
+        yield from _written_strings(node.orelse)
+    elif isinstance(node, ast.BoolOp):
+        for item in node.values:
+            yield from _written_strings(item)
+
+
+def status_values(node: ast.AST) -> list[ast.AST]:
+    """The values ``node`` compares a status with (``==``, ``in``), tests it against
+    (``.isin(...)``), or gives it (``status=``, ``{"status": ...}``, ``row["status"] = ...``)."""
+    if isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+        if not any(map(_says_status, operands)):
+            return []
+        return [o for o in operands if not _says_status(o)]
+    if isinstance(node, ast.Call):
+        given = [k.value for k in node.keywords if k.arg == "status"]
+        method = node.func if isinstance(node.func, ast.Attribute) else None
+        tested = method is not None and method.attr == "isin" and _says_status(method.value)
+        return [*(node.args if tested else []), *given]
+    if isinstance(node, ast.Dict):
+        pairs = zip(node.keys, node.values, strict=True)
+        return [v for k, v in pairs if isinstance(k, ast.Constant) and k.value == "status"]
+    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [node.value] if any(map(_says_status, targets)) else []
+    return []
+
+
+def status_spellings(modules: dict[str, Path]) -> list[str]:
+    """``module:line: 'status'`` of each row status written as a literal outside its contract."""
+    homes: dict[str, set[str]] = {}
+    for contract, table in ROW_STATUSES.items():
+        for status in getattr(importlib.import_module(contract), table):
+            homes.setdefault(status, set()).add(contract)
+    return sorted(
+        f"{module}:{constant.lineno}: {constant.value!r}"
+        for module, path in modules.items()
+        for node in ast.walk(parsed(path))
+        for value in status_values(node)
+        for constant in _written_strings(value)
+        if module not in homes.get(constant.value, {module})
+    )
+
+
+def test_a_row_status_is_spelled_in_its_contract_only() -> None:
+    found = status_spellings(product_modules())
+    assert not found, f"row statuses written as literals; import them from {ROW_STATUSES}: {found}"
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('ok = rows[rows["status"] == "ok"]\n', 1),
+        ('late = rows.loc["oom" != rows["status"], "seq_len"]\n', 1),
+        ('if row.get("status") in ("oom", "skipped_oom"):\n    pass\n', 2),
+        ('timed = rows["status"].isin(["ok", "contended"])\n', 2),
+        ('reply = {"status": "error" if failed else "ok"}\n', 2),
+        ('append(row, status="failed")\nrow["status"] = "predicted"\n', 2),
+        ("if reply.status == 'ok' or status == 'oom':\n    pass\n", 2),
+        ('ok = rows[rows["status"] == OK]\nkind = "ok" if done else "error"\n', 0),
+        ('seen = "status" in row and row["status"] == "nvml failed"\n', 0),
+    ],
+)
+def test_a_row_status_literal_is_found_however_it_is_written(
+    tmp_path: Path, source: str, found: int
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert len(status_spellings({"reports.site.m": path})) == found
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [

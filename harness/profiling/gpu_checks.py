@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held
+from reports.contracts.profile_run import OK
 
 INTERRUPTED = "gpu_checks: interrupted"
 
@@ -226,7 +227,7 @@ def fp16_tiles_check(log: Path) -> Check:
     with log.open("a") as stream, contextlib.redirect_stderr(stream):
         models = Models(torch.device("cuda", 0), compile_model=False)
         reply = run_point(point_request(point, "fp16", repeats=3), models)
-    if reply["status"] != "ok":
+    if reply["status"] != OK:
         return Check(name, False, f"the fp16 point failed: {reply['message']} (its log: {log})")
     from encoders.layers.tanh_attention import tile_plan
 
@@ -342,7 +343,7 @@ def context_process_check(asked: int, count: int) -> Check:
     reply = json.loads(child.stdout.strip().splitlines()[-1])
     if reply["status"] == "nvml failed":
         return Check(name, None, f"NVML failed: {reply['message']}")
-    if reply["status"] != "ok":
+    if reply["status"] != OK:
         return Check(name, False, f"the point failed: {reply['message']}")
     return noted(context_check(asked, reply["listed"], count), reply["message"])
 

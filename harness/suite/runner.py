@@ -27,6 +27,8 @@ from reports.contracts.suite_results import (
     ENVIRONMENT_COLUMNS,
     KEY_COLUMNS,
     METRIC_COLUMNS,
+    RUN_FAILED,
+    RUN_OK,
     shard_file,
     shard_path,
     shard_paths,
@@ -51,7 +53,7 @@ def finished_keys(out_dir: Path) -> set[tuple[str, ...]]:
     done: set[tuple[str, ...]] = set()
     for path in all_results_files(out_dir):
         results = ResultsFile(path, KEY_COLUMNS)
-        done.update(results.key(row) for row in results.rows() if row.get("status") == "ok")
+        done.update(results.key(row) for row in results.rows() if row.get("status") == RUN_OK)
     return done
 
 
@@ -194,7 +196,7 @@ def _run_shard(
             raise
         except Exception as error:
             (run_dir / "error.txt").write_text(traceback.format_exc())
-            row = _row(run, out_dir, elapsed.seconds, status="failed")
+            row = _row(run, out_dir, elapsed.seconds, status=RUN_FAILED)
             row["error"] = failure_line(error)[:ERROR_CHARS]
             results.append(row)
             summary.failed.append(run)
@@ -205,7 +207,7 @@ def _run_shard(
             if cells.get(column) is not None:
                 cells[column] = int(cells[column])
         cells.update(_environment_cells(metrics))
-        results.append(_row(run, out_dir, elapsed.seconds, status="ok", **cells))
+        results.append(_row(run, out_dir, elapsed.seconds, status=RUN_OK, **cells))
         done.add(run.key)
         summary.ran.append(run)
     return summary

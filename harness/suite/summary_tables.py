@@ -26,6 +26,8 @@ from reports.contracts.suite_results import (
     COMPARISON,
     CONTENDED_COLUMNS,
     CONTENDED_MARK,
+    RUN_FAILED,
+    RUN_OK,
     SUMMARY,
     is_contended,
 )
@@ -66,14 +68,15 @@ def load_results(out_dir: Path) -> pd.DataFrame:
 
 def finished(results: pd.DataFrame) -> pd.DataFrame:
     """The ``ok`` rows, one per run (the last when a run was recorded twice)."""
-    ok = results[results["status"] == "ok"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    ok = results[results["status"] == RUN_OK].drop_duplicates(list(KEY_COLUMNS), keep="last")
     return ok.reset_index(drop=True)
 
 
 def failures(results: pd.DataFrame) -> pd.DataFrame:
     """The last ``failed`` row of each run that has no ``ok`` row."""
     done = set(map(tuple, finished(results)[list(KEY_COLUMNS)].itertuples(index=False)))
-    failed = results[results["status"] == "failed"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    failed = results[results["status"] == RUN_FAILED]
+    failed = failed.drop_duplicates(list(KEY_COLUMNS), keep="last")
     keep = [tuple(key) not in done for key in failed[list(KEY_COLUMNS)].itertuples(index=False)]
     return failed[keep].reset_index(drop=True)
 

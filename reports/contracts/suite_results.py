@@ -22,6 +22,9 @@ SUMMARY = "summary.csv"
 COMPARISON = "comparison.csv"
 RUNS_FOLDER = "runs"  # runs/<task>/<encoder>/<replicate>/, each a fit run folder
 KEY_COLUMNS = ("task", "encoder", "replicate")
+# a run row's status: ``ok`` (finished, its metrics in the row) or ``failed`` (its ``error`` cell)
+RUN_STATUSES = ("ok", "failed")
+RUN_OK, RUN_FAILED = RUN_STATUSES  # each by its name
 METRIC_COLUMNS = (
     "params",
     "train_time_per_epoch_s",
@@ -144,8 +147,8 @@ def failed_rows(out_dir: Path) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=[*KEY_COLUMNS, "status", "error"])
     keys = list(KEY_COLUMNS)
-    finished = rows.loc[rows["status"] == "ok", keys].drop_duplicates()
-    failed = rows[rows["status"] == "failed"].drop_duplicates(keys, keep="last")
+    finished = rows.loc[rows["status"] == RUN_OK, keys].drop_duplicates()
+    failed = rows[rows["status"] == RUN_FAILED].drop_duplicates(keys, keep="last")
     failed = failed.merge(finished, on=keys, how="left", indicator=True)
     return failed[failed["_merge"] == "left_only"].drop(columns="_merge").reset_index(drop=True)
 
@@ -161,7 +164,7 @@ def finished_rows(out_dir: Path) -> pd.DataFrame:
             f"{out_dir}: no {RESULTS_GLOB}; pass the --out folder of `sanbench suite`"
         )
     rows = pd.concat([_read_shard(path) for path in paths], ignore_index=True)
-    ok = rows[rows["status"] == "ok"].drop_duplicates(list(KEY_COLUMNS), keep="last")
+    ok = rows[rows["status"] == RUN_OK].drop_duplicates(list(KEY_COLUMNS), keep="last")
     ok = ok.reset_index(drop=True)
     for column in NUMERIC:
         if column in ok:

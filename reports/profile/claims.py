@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from reports.contracts.profile_run import OK
 from reports.numbers import MISSING, RANGE_DASH
 from reports.paper_numbers import MTSA, PAPER_VALUES, figure_label
 from reports.profile.growth import growth_table
@@ -54,7 +55,7 @@ def memory_at(
     if point.empty:
         return None
     row = point.iloc[0]
-    if row["status"] == "ok" and pd.notna(row["peak_mem_mb"]):
+    if row["status"] == OK and pd.notna(row["peak_mem_mb"]):
         return float(row["peak_mem_mb"]), "measured"
     if pd.notna(row["peak_mem_mb_predicted"]):
         return float(row["peak_mem_mb_predicted"]), "predicted"

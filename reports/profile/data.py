@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from reports.contracts.manifest import read_manifest_if_any
-from reports.contracts.profile_run import read_profile
+from reports.contracts.profile_run import OK, OOM, read_profile
 from reports.numbers import RANGE_DASH
 
 ENV_COLUMNS = ("device", "device_name", "dtype", "torch", "cuda", "python", "threads")
@@ -51,8 +51,8 @@ def longest_points(rows: pd.DataFrame) -> list[dict[str, object]]:
     """Per (encoder variant, mode): the longest measured length and the first OOM length."""
     summary = []
     for (label, mode), group in rows.groupby(["label", "mode"], sort=False):
-        ok = group[group["status"] == "ok"].sort_values("seq_len")
-        oom = group[group["status"] == "oom"]["seq_len"]
+        ok = group[group["status"] == OK].sort_values("seq_len")
+        oom = group[group["status"] == OOM]["seq_len"]
         if ok.empty:
             continue
         last = ok.iloc[-1]

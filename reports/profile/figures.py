@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib.axis import Axis
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
+from reports.contracts.profile_run import OK, OOM
 from reports.palette import styles
 
 METRICS = {
@@ -120,8 +121,8 @@ def _title(axes: plt.Axes, rows: pd.DataFrame, mode: str) -> None:
 
 
 def _mark_oom(axes: plt.Axes, group: pd.DataFrame, column: str, colour: object) -> bool:
-    ok = group[group["status"] == "ok"]
-    oom = group[group["status"] == "oom"]
+    ok = group[group["status"] == OK]
+    oom = group[group["status"] == OOM]
     if oom.empty or ok.empty:
         return False
     axes.plot(
@@ -144,7 +145,7 @@ def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, obje
         group = chosen[chosen["label"] == label].sort_values("seq_len")
         if group.empty:
             continue
-        ok = group[group["status"] == "ok"]
+        ok = group[group["status"] == OK]
         colour, marker = look["color"], look["marker"]
         axes.plot(ok["seq_len"], ok["peak_mem_mb"], color=colour, marker=marker, markersize=4)
         predicted = group.dropna(subset=["peak_mem_mb_predicted"])
@@ -177,7 +178,7 @@ def time_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, object
     oom_marked = noisy_drawn = contended_drawn = False
     for label, look in style.items():
         group = chosen[chosen["label"] == label].sort_values("seq_len")
-        ok = group[group["status"] == "ok"]
+        ok = group[group["status"] == OK]
         if ok.empty:
             continue
         colour, marker = look["color"], look["marker"]
@@ -225,7 +226,7 @@ def figures(rows: pd.DataFrame) -> Iterator[tuple[str, str, plt.Figure]]:
     for mode in [m for m in MODE_TITLES if m in set(rows["mode"])]:
         title = MODE_TITLES[mode]
         chosen = rows[rows["mode"] == mode]
-        timed = chosen[chosen["status"] == "ok"]["seq_len"]
+        timed = chosen[chosen["status"] == OK]["seq_len"]
         memory = f"Peak memory vs length, {title}"
         time = f"Time vs length, {title}"
         shown = chosen["seq_len"]

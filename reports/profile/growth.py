@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from reports.contracts.profile_run import OK
+
 MIN_R2 = 0.9
 MIN_LENGTHS = 3
 NOT_ENOUGH = "not enough lengths"
@@ -90,7 +92,7 @@ def growth_table(rows: pd.DataFrame) -> pd.DataFrame:
     on predicted or measured values."""
     records = []
     for (label, mode), group in rows.groupby(["label", "mode"], sort=False):
-        ok = group[group["status"] == "ok"]
+        ok = group[group["status"] == OK]
         predicted_lengths = group.dropna(subset=["peak_mem_mb_predicted"])["seq_len"].nunique()
         predicted = predicted_lengths >= MIN_LENGTHS
         memory = _record(

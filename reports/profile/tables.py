@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER, TILE_PASSES
+from reports.contracts.profile_run import MEASURED_STATUSES, OK, POINT_ORDER, TILE_PASSES
 
 # Memory budgets of common accelerators (GB): 16 (V100/T4), 24 (RTX 3090/4090, L4),
 # 40 (A100 40GB), 80 (A100/H100 80GB).
@@ -23,7 +23,7 @@ def prediction_errors(rows: pd.DataFrame) -> pd.DataFrame:
     the same point measured uncompiled (``eager_peak_mem_mb``; ``eager`` is then True): what
     the compiled graph holds is measured only.
     """
-    both = rows[(rows["status"] == "ok") & rows["peak_mem_mb_predicted"].notna()]
+    both = rows[(rows["status"] == OK) & rows["peak_mem_mb_predicted"].notna()]
     table = both[[*POINT_ORDER, "peak_mem_mb", "peak_mem_mb_predicted"]].copy()
     table["eager"] = both["eager_peak_mem_mb"].notna()
     table["peak_mem_mb"] = both["eager_peak_mem_mb"].where(table["eager"], both["peak_mem_mb"])
@@ -34,7 +34,7 @@ def prediction_errors(rows: pd.DataFrame) -> pd.DataFrame:
 def compile_gains(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of a ``--compile`` run measured both ways: speed-up (eager time / compiled time)
     and memory ratio (compiled peak / eager peak) at the same point."""
-    both = rows[(rows["status"] == "ok") & rows["eager_time_ms_median"].notna()]
+    both = rows[(rows["status"] == OK) & rows["eager_time_ms_median"].notna()]
     columns = [*POINT_ORDER, "time_ms_median", "eager_time_ms_median"]
     table = both[[*columns, "peak_mem_mb", "eager_peak_mem_mb"]].copy()
     table["speedup"] = table["eager_time_ms_median"] / table["time_ms_median"]
@@ -66,7 +66,7 @@ def ratios_to_reference(rows: pd.DataFrame, reference: str = REFERENCE) -> pd.Da
     measured = rows["status"].isin(MEASURED_STATUSES)
     points["memory_mb"] = rows["peak_mem_mb"].where(measured, rows["peak_mem_mb_predicted"])
     points["memory_basis"] = measured.map({True: "measured", False: "predicted"})
-    points["time_ms"] = rows["time_ms_median"].where(rows["status"] == "ok")
+    points["time_ms"] = rows["time_ms_median"].where(rows["status"] == OK)
     points["contended"] = rows["contended"].fillna(False).astype(bool)
     keep = ["memory_mb", "memory_basis", "time_ms", "contended"]
     base = points.loc[points["label"] == reference, ["mode", "seq_len", *keep]]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
-from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER
+from reports.contracts.profile_run import MEASURED_STATUSES, OK, POINT_ORDER
 from reports.numbers import MISSING
 from reports.palette import styles
 from reports.profile.data import ProfileRun, environment, load_run
@@ -92,7 +92,7 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
     figure, axes = plt.subplots(figsize=(6.8, 5.8))
     drawn: set[str] = set()
     for index, run in enumerate(runs):
-        ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == "ok")]
+        ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == OK)]
         for encoder, group in ok.groupby("label"):
             group = group.sort_values("seq_len")
             axes.plot(
@@ -122,8 +122,8 @@ def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
     ``contended`` where either point's timing was."""
     key = POINT_ORDER
     cols = ["time_ms_median", "peak_mem_mb", "contended"]
-    left = base[base["status"] == "ok"][key + cols]
-    right = other[other["status"] == "ok"][key + cols]
+    left = base[base["status"] == OK][key + cols]
+    right = other[other["status"] == OK][key + cols]
     both = left.merge(right, on=key, suffixes=("_base", "_other"))
     both = both.rename(columns={"label": "encoder"})
     key = ["encoder", "mode", "seq_len"]
