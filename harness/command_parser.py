@@ -145,6 +145,33 @@ def typed_options(
     return typed
 
 
+DECIMAL_INTEGER = re.compile(r"\s*[+-]?\d+(_\d+)*\s*")
+
+
+def not_decimal_problems(
+    typed: Mapping[str, tuple[str, str]], value_of: typing.Callable[[str], Any]
+) -> list[str]:
+    """One line per option of ``typed`` (:func:`typed_options`) read as an integer
+    (``value_of(key)``) from a form YAML 1.1 reads so but nobody types a count in: ``0x10``
+    (16), ``0b11`` (3), ``1:20`` (80, base 60)."""
+    return [
+        f"{option} {text}: expected a decimal integer"
+        for key, (option, text) in typed.items()
+        if type(value_of(key)) is int and not DECIMAL_INTEGER.fullmatch(text)
+    ]
+
+
+def parsed_value(namespace: Any, key: str) -> Any:
+    """The value of the dotted ``key`` in ``namespace``, through nested mappings (a section
+    given as ``--data.batch_size``); None when it holds none."""
+    value = namespace
+    for part in key.split("."):
+        if not isinstance(value, Mapping | Namespace) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
 def parser_problem(
     error: BaseException,
     spelled: typing.Callable[[str], str],
@@ -275,14 +302,14 @@ MAX_BATCH_SIZE = 1_000_000
 the largest, has 550,152), so a larger one is a typo (``1e20``), refused before any work."""
 
 
-def batch_size_problems(option: str, value: int | None) -> list[str]:
-    """``[]`` unless the integer ``value`` is above :data:`MAX_BATCH_SIZE` (a value below 1 is
-    :func:`integer_problems`')."""
+def batch_size_problems(option: str, value: int | None, text: str | None = None) -> list[str]:
+    """``[]`` unless the integer ``value`` (``text`` as typed) is above
+    :data:`MAX_BATCH_SIZE` (a value below 1 is :func:`integer_problems`')."""
     if type(value) is not int or value <= MAX_BATCH_SIZE:
         return []
     return [
-        f"{option} {value:,}: a batch holds at most {MAX_BATCH_SIZE:,} sentences "
-        "(more than any benchmark's split)"
+        f"{option} {value if text is None else text}: a batch holds at most "
+        f"{MAX_BATCH_SIZE:,} sentences (more than any benchmark's split)"
     ]
 
 
@@ -493,6 +520,11 @@ class CommandParser(ArgumentParser):
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
             raise InputError(f"{problem} (see {self.prog} --help)") from None
+        problems = not_decimal_problems(
+            typed_options(words), functools.partial(parsed_value, namespace)
+        )
+        if problems:
+            raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
         return namespace
 
     def _check_before_printing(self, words: list[str]) -> None:

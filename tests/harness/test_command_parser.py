@@ -196,3 +196,25 @@ def test_a_refused_value_is_quoted_as_typed(
     (line, *_) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"sanbench {words[0]}: {option} {value}: expected an integer"), line
     assert not out.exists()
+
+
+# an integer option given in a form YAML reads as an integer but no user means as a count
+# (``0x10`` was 16, ``1:20`` 80: YAML 1.1's base 60) (issue 56, outside check 1)
+NOT_DECIMAL = [
+    (["suite", "--tasks", "trec", "--encoders", "mtsa", "--data-dir", "D"], "--max-steps"),
+    (["suite", "--tasks", "trec", "--encoders", "mtsa", "--data-dir", "D"], "--data.batch_size"),
+    (["predict", "--ckpt", "c.ckpt", "--input", "i.txt"], "--batch-size"),
+]
+
+
+@pytest.mark.parametrize("value", ["0x10", "1:20", "0b11"])
+@pytest.mark.parametrize(("words", "option"), NOT_DECIMAL, ids=[w[0] + o for w, o in NOT_DECIMAL])
+def test_an_integer_not_written_in_decimal_is_refused_as_typed(
+    words: list[str], option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    assert main([*words, option, value, "--out", str(out)]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    said = f"sanbench {words[0]}: {option} {value}: expected a decimal integer"
+    assert line.startswith(said), line
+    assert not out.exists()

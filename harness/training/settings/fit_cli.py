@@ -29,6 +29,8 @@ from harness.command_parser import (
     encoder_choice_problems,
     flat_keys,
     known_keys,
+    not_decimal_problems,
+    parsed_value,
     parser_problem,
     typed_options,
     unknown_keys,
@@ -55,6 +57,7 @@ from harness.training.settings.task_configs import (
     task_option_problems,
 )
 from harness.training.settings.task_model import task_model, users_init_error
+from harness.training.settings.trainer_keys import FitTrainer
 from harness.training.trainer_setup import trainer_arguments
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
@@ -306,6 +309,7 @@ class FitCLI(LightningCLI):
                 super().__init__(
                     task_model,
                     self.data_class,
+                    trainer_class=FitTrainer,  # its int | float keys read "2" as 2 batches
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,
                     seed_everything_default=0,
@@ -492,7 +496,12 @@ class FitCLI(LightningCLI):
             option, text = self.typed.get("data.dev_fraction", ("--data.dev_fraction", share))
             problems.append(f"{option} {text}: expected a share of train in (0, 1)")
         for key in ("batch_size", "eval_batch_size"):
-            problems += batch_size_problems(f"--data.{key}", self.config["data"].get(key))
+            value = self.config["data"].get(key)
+            option, text = self.typed.get(f"data.{key}", (f"--data.{key}", str(value)))
+            if type(value) is int and value < 1:
+                problems.append(f"{option} {text}: expected a positive integer")
+            problems += batch_size_problems(option, value, text)
+        problems += not_decimal_problems(self.typed, lambda key: parsed_value(self.config, key))
         if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             problems += data_value_problems(builtin_value(self.config["data"]))
         if problems:
@@ -507,10 +516,6 @@ class FitCLI(LightningCLI):
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
-        if data.get("batch_size", 1) < 1:
-            raise ConfigError(
-                f"data.batch_size must be a positive integer, got {data['batch_size']}"
-            )
         from datamodules.task_file import is_task_file
 
         if data and data["data_dir"] is None and not is_task_file(data["task"]):

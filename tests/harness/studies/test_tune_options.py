@@ -262,7 +262,7 @@ def test_a_batch_above_the_most_is_refused_before_any_trial(
     assert main(argv) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert lines == [
-        "sanbench tune: --batch-size 2,000,000: a batch holds at most 1,000,000 sentences "
+        "sanbench tune: --batch-size 2000000: a batch holds at most 1,000,000 sentences "
         "(more than any benchmark's split)"
     ]
     assert not (tmp_path / "s").exists()

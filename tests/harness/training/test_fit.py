@@ -249,7 +249,7 @@ def test_a_longer_budget_trains_on_and_does_not_say_nothing_was_trained(
         (["--encoder", "nope"], "--encoder nope: expected one of bi_blosan, "),
         (
             ["--encoder", "multi_cnn", "--data.batch_size", "0"],
-            "data.batch_size must be a positive",
+            "--data.batch_size 0: expected a positive integer",
         ),
         (
             ["--encoder", "multi_cnn", "--model.hidden_dim", "-3"],
