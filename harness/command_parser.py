@@ -14,6 +14,7 @@ import ast
 import dataclasses
 import functools
 import importlib
+import math
 import re
 import typing
 from collections.abc import Iterable, Iterator, Mapping
@@ -117,8 +118,18 @@ def _class_path_problem(option: str, text: str) -> str | None:
         given = next((part for part in given.groups() if part), "") if given else ""
         phrases, _ = _expected(inner.replace(", <class 'torch.Tensor'>", ""))  # lr: float|Tensor
         expected = " or ".join(phrases) or "another value"
+        if _non_finite(given):  # -inf: a number, refused as non_finite_problems does
+            return f"{option}.{argument.group(1)} {given}: expected a finite number"
         return f"{option}.{argument.group(1)} {given}: {class_path} expects {expected}"
     return f"{option} {class_path}: {reason}"
+
+
+def _non_finite(text: str) -> bool:
+    """Whether ``text`` is a number that is infinite or NaN (``-inf``, ``1e999``)."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def typed_options(
@@ -243,7 +254,8 @@ def option_spelling(key: str) -> str:
     return f"--{key}" if "." in key else f"--{key.replace('_', '-')}"
 
 
-NEGATIVE_VALUE = re.compile(r"-\d[\d.,:]*")
+# a negative number (-8,16, -1e-3, -.5, -inf, -nan) that argparse would read as an option
+NEGATIVE_VALUE = re.compile(r"-(\.?\d[\w.,:+-]*|inf|infinity|nan)", re.IGNORECASE)
 # a dataclass field's metadata: a mapping option spelled as LightningCLI spells a class
 CLASS_PATH_OPTION = {"class_path": True}
 CLASS_KEYS = ("class_path", "init_args", "dict_kwargs")
@@ -271,9 +283,10 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
 
 
 def negative_values_attached(words: list[str]) -> list[str]:
-    """``--lengths -8,16`` as ``--lengths=-8,16``: argparse reads a word that starts with a dash
-    as an option unless it is one negative number, so the value would go missing and the
-    parser say "expected one argument" instead of what is wrong with it."""
+    """``--lengths -8,16`` as ``--lengths=-8,16`` (``-inf``, ``-1e-3`` alike): argparse reads a
+    word that starts with a dash as an option unless it is one plain negative number, so the
+    value would go missing and the parser say "expected one argument" instead of what is wrong
+    with it."""
     out: list[str] = []
     for word in words:
         previous = out[-1] if out else ""

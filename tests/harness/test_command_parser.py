@@ -218,3 +218,14 @@ def test_an_integer_not_written_in_decimal_is_refused_as_typed(
     said = f"sanbench {words[0]}: {option} {value}: expected a decimal integer"
     assert line.startswith(said), line
     assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["-inf", "-1e3", "-.5"])
+def test_a_negative_value_after_a_space_is_a_value(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``--seeds -inf`` said "expected one argument" (argparse took the value for an option)."""
+    words = ["suite", "--tasks", "trec", "--encoders", "mtsa", "--seeds", value]
+    assert main([*words, "--out", str(tmp_path / "out")]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sanbench suite: --seeds {value}: expected an integer"), line

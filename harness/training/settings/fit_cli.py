@@ -29,6 +29,7 @@ from harness.command_parser import (
     encoder_choice_problems,
     flat_keys,
     known_keys,
+    negative_values_attached,
     not_decimal_problems,
     parsed_value,
     parser_problem,
@@ -301,7 +302,7 @@ class FitCLI(LightningCLI):
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
         else:
-            args, chosen = with_data_class(list(args))
+            args, chosen = with_data_class(negative_values_attached(list(args)))
         self.data_class = data_class(chosen)
         try:
             with warnings.catch_warnings():  # args stand for sys.argv here, on purpose

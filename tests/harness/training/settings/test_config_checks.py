@@ -90,6 +90,9 @@ REFUSED = [
     (["--data.batch_size", "1000001"], "--data.batch_size 1000001: a batch holds at most"),
     (["--data.batch_size", "0x10"], "--data.batch_size 0x10: expected a decimal integer"),
     (["--data.batch_size=-0"], "--data.batch_size -0: expected a positive integer"),
+    # a negative value after a space was taken for an option: "expected one argument"
+    ([*SGD, "--optimizer.lr", "-inf"], "--optimizer.lr -inf: expected a finite number"),
+    (["--model.dropout", "-1e-3"], "--model.dropout -1e-3: expected"),
 ]
 
 
