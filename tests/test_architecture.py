@@ -293,7 +293,6 @@ PLUMBING = {
     "harness.outdir",
     "harness.kernel_caches",  # where every command keeps compiled kernels
     "harness.errors",
-    "harness.table_files",
 }
 # harness/'s packages, each a concern of its own: a new one is added here, with its job, and to
 # docs/architecture.md's table

@@ -14,7 +14,7 @@ from harness.reproduce.comparison import Reproduction, reproduction
 from harness.reproduce.preset import Preset
 from harness.reproduce.stats import ALPHA
 from harness.suite.grid import CV_FOLDS, CV_TASKS
-from harness.table_files import Table
+from harness.suite.table_files import Table
 from harness.training.settings.task_configs import task_defaults
 from reports.contracts import reproduction as files
 from reports.contracts.suite_results import KEY_COLUMNS

@@ -17,7 +17,7 @@ from typing import Any
 from torch import nn
 
 from encoders import build_encoder, list_encoders
-from harness.table_files import Table
+from harness.suite.table_files import Table
 from harness.training.heads import Classifier, head_input_dim
 from harness.training.settings.fit_run import FitRun
 from reports.numbers import MISSING

@@ -18,7 +18,7 @@ import pandas as pd
 
 from harness.suite.parameter_counts import param_rows, params_table
 from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
-from harness.table_files import Table, write_tables
+from harness.suite.table_files import Table, write_tables
 from reports.aggregation import mean_std
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.results_file import complete_text

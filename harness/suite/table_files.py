@@ -1,4 +1,5 @@
-"""A plain table (title, header, string cells, notes) written as CSV and Markdown.
+"""A plain table (title, header, string cells, notes) written as CSV and Markdown: the suite's
+tables, and the reproduction's (``harness.reproduce`` builds on the suite and imports it here).
 
 HTML is rendered by ``sanbench report`` (reports/), which reads these CSV files.
 """
