@@ -243,8 +243,6 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
         "torchmetrics": torchmetrics.__version__,
         "world_size": str(trainer.world_size),
     }
-    if trainer.fast_dev_run:  # a smoke test of the code path: no finished run to report
-        return {**metrics, "fast_dev_run": True}
     if trainer.is_global_zero:
         write_manifest(
             out_dir,

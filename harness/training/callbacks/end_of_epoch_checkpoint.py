@@ -22,5 +22,4 @@ class EndOfEpochCheckpoint(Checkpoint):
         self.path = path
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not trainer.fast_dev_run:
-            trainer.save_checkpoint(self.path, weights_only=False)  # the whole state
+        trainer.save_checkpoint(self.path, weights_only=False)  # the whole state

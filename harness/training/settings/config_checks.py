@@ -24,9 +24,47 @@ POSITIVE_COUNTS = ("accumulate_grad_batches", "check_val_every_n_epoch")
 WIDTH_KEYS = ("hidden_dim", "width_scale")  # model options that set the encoder's width
 
 
-def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
-    """One line per ``--trainer.*`` count that must be positive, and a ``val_check_interval``
-    that is neither a positive number of batches nor a share of the epoch in (0, 1]."""
+def _names_problem(option: str, value: Any, names: list[str]) -> list[str]:
+    """``option value: expected NAMES (did you mean ...?)`` for a name Lightning's registry does
+    not hold (a ``Strategy`` or ``Accelerator`` instance or class path is Lightning's to judge)."""
+    if not isinstance(value, str) or value.lower() in names or "." in value:
+        return []
+    listed = f"{', '.join(names[:-1])} or {names[-1]}"
+    return [f"{option} {value}: expected {listed}{did_you_mean(value.lower(), names)}"]
+
+
+def lightning_name_problems(trainer: Mapping[str, Any]) -> list[str]:
+    """A ``--trainer.strategy`` or ``--trainer.accelerator`` name Lightning does not know
+    (refused by the Trainer only after the data is read, in its words)."""
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+    from lightning.pytorch.strategies import StrategyRegistry
+
+    strategies = ["auto", *StrategyRegistry.available_strategies()]
+    accelerators = ["auto", *sorted({*AcceleratorRegistry.available_accelerators(), "gpu"})]
+    return _names_problem(
+        "--trainer.strategy", trainer.get("strategy"), strategies
+    ) + _names_problem("--trainer.accelerator", trainer.get("accelerator"), accelerators)
+
+
+def fast_dev_run_problems(value: Any, text: str) -> list[str]:
+    """``--trainer.fast_dev_run``: Lightning then runs a batch or a few as a check of the code,
+    with no checkpoint, logger or budget, so the scores it would record are no result."""
+    if value is None or value is False or value == 0:
+        return []
+    return [
+        f"--trainer.fast_dev_run {text}: a check of the code, not a run (Lightning then keeps "
+        "no checkpoint or log, and its scores would be recorded as a result); give "
+        "--trainer.max_steps N for a short run"
+    ]
+
+
+def trainer_value_problems(
+    trainer: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """One line per ``--trainer.*`` count that must be positive, a ``val_check_interval`` that
+    is neither a positive number of batches, a share of the epoch in (0, 1] nor a duration,
+    a strategy or accelerator name Lightning does not know, and ``fast_dev_run``; values as
+    ``typed`` (``command_parser.typed_options``) holds them."""
     problems = []
     for key in POSITIVE_COUNTS:
         value = trainer.get(key)
@@ -34,10 +72,13 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
             problems.append(f"--trainer.{key} {value}: expected a positive integer")
     interval = trainer.get("val_check_interval")
     number = isinstance(interval, int | float) and not isinstance(interval, bool)
-    if number and (interval <= 0 or (isinstance(interval, float) and interval > 1)):
+    timed = isinstance(interval, str) and duration(interval) is not None
+    if (isinstance(interval, str) and not timed) or (
+        number and (interval <= 0 or (isinstance(interval, float) and interval > 1))
+    ):
         problems.append(
             f"--trainer.val_check_interval {interval}: expected a positive number of "
-            "batches or a share of the epoch in (0, 1]"
+            "batches, a share of the epoch in (0, 1] or a duration DD:HH:MM:SS"
         )
     for key in ("limit_train_batches", "limit_val_batches"):
         value = trainer.get(key)
@@ -74,6 +115,11 @@ def trainer_value_problems(trainer: Mapping[str, Any]) -> list[str]:
             f"--trainer.devices {devices}: expected a positive number of devices, a list of "
             "device indices, or auto"
         )
+    problems += lightning_name_problems(trainer)
+    fast = trainer.get("fast_dev_run")
+    problems += fast_dev_run_problems(
+        fast, (typed or {}).get("trainer.fast_dev_run", ("", str(fast)))[1]
+    )
     return problems
 
 

@@ -484,7 +484,7 @@ class FitCLI(LightningCLI):
         parameter, the encoder built on the meta device, the data loader's workers."""
         trainer = self.config["trainer"]
         problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
-        problems += trainer_value_problems(trainer)
+        problems += trainer_value_problems(trainer, self.typed)
         problems += non_finite_problems(self.config, self.typed)
         problems += class_init_problems(self.config.get("optimizer"), self.config["lr_scheduler"])
         width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM

@@ -1,10 +1,9 @@
 """What a fit leaves for its reader: training-time validations only in the logs, the dev metric
-on the terminal's bar, and no finished-run files for a ``fast_dev_run`` smoke test."""
+on the terminal's bar (``--trainer.fast_dev_run`` is refused: test_config_checks)."""
 
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -39,15 +38,3 @@ def test_logs_hold_one_validation_per_epoch_and_the_bar_shows_val_acc(
     assert [int(row["epoch"]) for row in rows] == [0, 1]  # no extra point for the best weights
     assert metrics["dev_acc"] is not None
     assert all("val_acc" in seen for seen in bar.seen)
-
-
-@pytest.mark.slow
-def test_fast_dev_run_writes_no_finished_metrics(trec_dir: Path, tmp_path: Path) -> None:
-    out = tmp_path / "smoke"
-    overrides = {**SMALL, "trainer.fast_dev_run": True}
-    metrics = run_fit(FitRun("trec", "multi_cnn", trec_dir, out, overrides=overrides))
-    assert metrics["fast_dev_run"] is True
-    assert not (out / "metrics.json").exists() and not (out / "manifest.json").exists()
-    again = run_fit(FitRun("trec", "multi_cnn", trec_dir, out, overrides=overrides))
-    assert again["fast_dev_run"] is True  # never taken for a finished run
-    assert json.loads(json.dumps(again))  # plain values

@@ -93,6 +93,14 @@ REFUSED = [
     # a negative value after a space was taken for an option: "expected one argument"
     ([*SGD, "--optimizer.lr", "-inf"], "--optimizer.lr -inf: expected a finite number"),
     (["--model.dropout", "-1e-3"], "--model.dropout -1e-3: expected"),
+    # Lightning's words after the data was read (outside check 5); a run that is no result (8)
+    (["--trainer.strategy", "dpp"], "--trainer.strategy dpp: expected auto, ddp, "),
+    (["--trainer.strategy", "dpp"], "(did you mean ddp?)"),
+    (["--trainer.accelerator", "gpuu"], "--trainer.accelerator gpuu: expected auto, cpu, "),
+    (["--trainer.accelerator", "gpuu"], "(did you mean gpu?)"),
+    (["--trainer.val_check_interval=inf"], "--trainer.val_check_interval inf: expected a posi"),
+    (["--trainer.fast_dev_run", "true"], "--trainer.fast_dev_run true: a check of the code"),
+    (["--trainer.fast_dev_run", "3"], "give --trainer.max_steps N for a short run"),
 ]
 
 
