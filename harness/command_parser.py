@@ -14,6 +14,7 @@ import ast
 import dataclasses
 import functools
 import importlib
+import inspect
 import math
 import re
 import typing
@@ -107,7 +108,9 @@ def _class_path_problem(option: str, text: str) -> str | None:
         return None
     class_path, reason = found.groups()
     if unknown := NOT_ACCEPTED.search(reason):
-        return f"{option}.{unknown.group(1)}: {class_path} takes no argument {unknown.group(1)}"
+        name = unknown.group(1)
+        hint = did_you_mean(name, _arguments(class_path))
+        return f"{option}.{name}: {class_path} takes no argument {name}{hint}"
     if missing := NO_ATTRIBUTE.search(reason):
         module, name = missing.groups()
         hint = did_you_mean(name, dir(importlib.import_module(module)))
@@ -130,6 +133,16 @@ def _non_finite(text: str) -> bool:
         return not math.isfinite(float(text))
     except ValueError:
         return False
+
+
+def _arguments(class_path: str) -> list[str]:
+    """The keyword arguments of the class ``class_path`` names ([] when it cannot be read)."""
+    module, _, name = class_path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+        return list(inspect.signature(found).parameters)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return []
 
 
 def typed_options(

@@ -101,6 +101,12 @@ REFUSED = [
     (["--trainer.val_check_interval=inf"], "--trainer.val_check_interval inf: expected a posi"),
     (["--trainer.fast_dev_run", "true"], "--trainer.fast_dev_run true: a check of the code"),
     (["--trainer.fast_dev_run", "3"], "give --trainer.max_steps N for a short run"),
+    # a class's argument misspelled: its nearest name (outside check 9)
+    ([*SGD, "--optimizer.momentm", "0.9"], "takes no argument momentm (did you mean momentum?)"),
+    (
+        ["--trainer.callbacks+=EarlyStopping", "--trainer.callbacks.monitr", "val_acc"],
+        "EarlyStopping takes no argument monitr (did you mean monitor?)",
+    ),
 ]
 
 
@@ -213,3 +219,15 @@ def test_a_folder_as_task_says_what_a_task_is(
     said = "sanbench fit: --task my task: a folder, not a task"
     assert lines and lines[0].startswith(said), lines
     assert len(lines) == 1 and sorted(os.listdir(tmp_path)) == ["my task"]
+
+
+def test_a_config_files_misspelled_class_argument_gets_the_nearest_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 9: a config file's ``nesterv`` was named without ``nesterov``."""
+    os.chdir(tmp_path)
+    config = "optimizer:\n  class_path: torch.optim.SGD\n  init_args:\n    nesterv: true\n"
+    (tmp_path / "c.yaml").write_text(config)
+    assert main([*BASE, "--out", "x1", "--config", "c.yaml"]) == 2
+    assert "nesterv (did you mean nesterov?)" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
