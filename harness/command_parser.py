@@ -196,6 +196,34 @@ def parsed_value(namespace: Any, key: str) -> Any:
     return value
 
 
+PRINT_CONFIG_FLAGS = ("skip_null", "skip_unset", "skip_default")  # --print_config=FLAG,...
+INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '?(.*?)'? \(choose from (.*)\)$")
+INVALID_FLAG = re.compile(r'Invalid option "(.*)" for --print_config')
+
+
+def print_config_problem(flag: str) -> str:
+    """The line for a ``--print_config`` flag that is none of :data:`PRINT_CONFIG_FLAGS`."""
+    expected = f"{', '.join(PRINT_CONFIG_FLAGS[:-1])} or {PRINT_CONFIG_FLAGS[-1]}"
+    hint = did_you_mean(flag, PRINT_CONFIG_FLAGS)
+    return f"--print_config={flag}: expected {expected} (comma-separated){hint}"
+
+
+def _choice_problem(text: str) -> str | None:
+    """argparse's "argument action: invalid choice: 'stat' (choose from 'stats')" and
+    jsonargparse's 'Invalid option "skip_nul" for --print_config' in sanbench's words, with the
+    nearest choice; None for any other message."""
+    if flag := INVALID_FLAG.search(text):
+        return print_config_problem(flag.group(1))
+    found = INVALID_CHOICE.search(text)
+    if not found:
+        return None
+    name, value, listed = found.groups()
+    choices = [choice.strip().strip("'") for choice in listed.split(",")]
+    named = f"{name} {value}" if name.startswith("-") else value  # a positional: its value
+    expected = choices[0] if len(choices) == 1 else f"one of {', '.join(choices)}"
+    return f"{named}: expected {expected}{did_you_mean(value, choices)}"
+
+
 def parser_problem(
     error: BaseException,
     spelled: typing.Callable[[str], str],
@@ -209,7 +237,7 @@ def parser_problem(
     text = message_line(error)
     key = PARSER_KEY.match(text)
     if not key:
-        return text
+        return _choice_problem(text) or text
     option, typed_value = (typed or {}).get(key.group(1), (spelled(key.group(1)), None))
     class_problem = _class_path_problem(option, text)
     if class_problem:

@@ -229,3 +229,26 @@ def test_a_negative_value_after_a_space_is_a_value(
     assert main([*words, "--out", str(tmp_path / "out")]) == 2
     (line, *_) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"sanbench suite: --seeds {value}: expected an integer"), line
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["data", "stat"], "sanbench data: stat: expected stats (did you mean stats?)"),
+        (
+            ["suite", "--print_config=skip_nul", "--out", "s"],
+            "sanbench suite: --print_config=skip_nul: expected skip_null, skip_unset or "
+            "skip_default (comma-separated) (did you mean skip_null?)",
+        ),
+    ],
+)
+def test_a_choice_misspelled_gets_sanbenchs_line_and_the_nearest_name(
+    words: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch
+) -> None:
+    """Outside check 10: argparse's "invalid choice: 'stat' (choose from 'stats')" and
+    jsonargparse's 'Invalid option "skip_nul" for --print_config'."""
+    monkeypatch.chdir(tmp_path)
+    assert main(words) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert line.startswith(said), line
+    assert list(tmp_path.iterdir()) == []

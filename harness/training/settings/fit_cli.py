@@ -23,6 +23,7 @@ from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
 from harness.command_parser import (
+    PRINT_CONFIG_FLAGS,
     CheckedConfigFile,
     add_alias,
     batch_size_problems,
@@ -33,6 +34,7 @@ from harness.command_parser import (
     not_decimal_problems,
     parsed_value,
     parser_problem,
+    print_config_problem,
     typed_options,
     unknown_keys,
     unknown_options,
@@ -218,9 +220,6 @@ def stated_config(parser: LightningArgumentParser, config: Any, flags: Iterable[
     return parser.dump(config, skip_unset=skip_unset, skip_default="skip_default" in flags)
 
 
-PRINT_CONFIG_FLAGS = ("skip_null", "skip_unset", "skip_default")
-
-
 def current_option_names(config: Any) -> None:
     """Put ``config``'s encoder options under their current names, as ``profile`` records them:
     ``{impl: tensor}`` for MTSA warns and is recorded (printed, saved) as
@@ -256,10 +255,7 @@ def print_config_flags(words: list[str]) -> list[str] | None:
 def print_config_problems(flags: list[str]) -> list[str]:
     """One line per flag ``--print_config`` does not take (``comments`` needs a library
     sanbench does not install)."""
-    expected = "expected skip_null, skip_unset or skip_default (comma-separated)"
-    return [
-        f"--print_config={flag}: {expected}" for flag in flags if flag not in PRINT_CONFIG_FLAGS
-    ]
+    return [print_config_problem(flag) for flag in flags if flag not in PRINT_CONFIG_FLAGS]
 
 
 def without_printing(words: list[str]) -> list[str]:
