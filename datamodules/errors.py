@@ -10,12 +10,18 @@ from pathlib import Path
 MAX_LISTED = 20  # bad lines of one file listed in an error; the rest are counted
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for the closest candidate to ``word`` (difflib's ratio at least
-    0.6), else ``""``: the one near-name rule of every message that lists names (commands,
-    options, keys, tasks, encoders); here, the lowest package that lists names, for all above."""
+def nearest(word: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate to ``word`` (difflib's ratio at least 0.6), else None."""
     close = difflib.get_close_matches(word, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the :func:`nearest` candidate to ``word``, else ``""``: the one
+    near-name rule of every message that lists names (commands, options, keys, tasks,
+    encoders); here, the lowest package that lists names, for all above."""
+    close = nearest(word, candidates)
+    return f" (did you mean {close}?)" if close else ""
 
 
 def listed_lines(numbers: list[int]) -> str:

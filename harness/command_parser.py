@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
 
-from datamodules.errors import did_you_mean
+from datamodules.errors import did_you_mean, nearest
 from harness.errors import InputError
 
 __all__ = [
@@ -457,8 +457,21 @@ def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
             continue
         spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
         spelled |= {f"--{k}" for k in known if "." in k} | aliases | set(PARSER_SPELLINGS)
-        problems.append(f"unknown option {option}{did_you_mean(option, spelled)}")
+        problems.append(f"unknown option {option}{_nearest_option(option, spelled)}")
     return problems
+
+
+def _nearest_option(option: str, spelled: set[str]) -> str:
+    """``did_you_mean`` over ``spelled`` and the first words of each (``--tables`` of
+    ``--tables-only``: ``--tabel`` is nearer to it than to ``--trainer``), naming the option."""
+    full: dict[str, str] = {}
+    for name in sorted(spelled, key=len, reverse=True):
+        words = re.split(r"(?<=\w)[-_](?=\w)", name.removeprefix("--"))
+        for count in range(1, len(words)):
+            full[f"--{'-'.join(words[:count])}"] = name
+    full |= {name: name for name in spelled}
+    close = nearest(option, full)
+    return f" (did you mean {full[close]}?)" if close else ""
 
 
 class CheckedConfigFile(ActionConfigFile):

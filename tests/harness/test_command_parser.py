@@ -252,3 +252,13 @@ def test_a_choice_misspelled_gets_sanbenchs_line_and_the_nearest_name(
     (line, *_) = capsys.readouterr().err.splitlines()
     assert line.startswith(said), line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_misspelled_option_is_matched_to_the_first_word_of_an_option_too(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """Outside check 11: ``reproduce --tabel`` was offered ``--trainer`` (a fit section), not
+    reproduce's own ``--tables-only``."""
+    assert main(["reproduce", "--tabel"]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert "unknown option --tabel (did you mean --tables-only?)" in line, line
