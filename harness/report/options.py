@@ -20,10 +20,20 @@ class ReportOptions:
     """folder for the site"""
 
     def __post_init__(self) -> None:
-        """Every missing folder at once (``ValueError``, one line each): exit status 2."""
-        missing = [f"{run}: no such folder" for run in self.runs if not Path(run).is_dir()]
-        if missing:
-            raise ValueError("\n".join(missing))
+        """Every missing folder, and a file given for one, at once (``ValueError``, one line
+        each): exit status 2."""
+        problems = [_folder_problem(Path(run)) for run in self.runs if not Path(run).is_dir()]
+        if problems:
+            raise ValueError("\n".join(problems))
+
+
+def _folder_problem(run: Path) -> str:
+    if run.exists():
+        return (
+            f"{run}: a file, not a folder; report takes run folders (a fit's, suite's, study's, "
+            "profile's or reproduction's --out)"
+        )
+    return f"{run}: no such folder"
 
 
 def report_command(runs: Sequence[Path], out: Path) -> str:

@@ -39,3 +39,21 @@ def test_the_command_quotes_what_a_shell_would_split(tmp_path: Path) -> None:
     runs = [tmp_path / "my runs" / "suite", tmp_path / "b;c"]
     words = shlex.split(report_command(runs, tmp_path / "my runs" / "site"))
     assert words == ["sanbench", "report", *map(str, runs), "--out", f"{tmp_path}/my runs/site"]
+
+
+def test_a_file_given_as_a_run_folder_is_called_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 13: ``report metrics.json`` said "no such folder" of a file that exists."""
+    from harness.cli import main
+
+    given = tmp_path / "metrics.json"
+    given.write_text("{}")
+    assert main(["report", str(given), str(tmp_path / "gone"), "--out", str(tmp_path / "s")]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [
+        f"sanbench report: {given}: a file, not a folder; report takes run folders (a fit's, "
+        "suite's, study's, profile's or reproduction's --out)",
+        f"sanbench report: {tmp_path / 'gone'}: no such folder",
+    ]
+    assert not (tmp_path / "s").exists()
