@@ -16,6 +16,7 @@ label column when ``labels`` (the class order) is not given.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def misnamed_task_file(value: str) -> str | None:
         return (
             f"{value}: a folder, not a task: give a task file (NAME.yaml naming the folder's "
             'files, their format and columns: docs/data.md "Your own data"), or a benchmark\'s '
-            "name with the folder as --data-dir" + (f"; it holds one: {held[0]}" if held else "")
+            "name with the folder as --data-dir"
+            + (f"; it holds one: --task {shlex.quote(str(held[0]))}" if held else "")
         )
     if is_task_file(value) or not path.is_file():
         return None

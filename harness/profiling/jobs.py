@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ def run_as_jobs(
     report_outcomes(
         outcomes,
         labels=labels,
-        resume=f"rerun with --resume --out {out} to finish",
+        resume=f"rerun with --resume --out {shlex.quote(str(out))} to finish",
         log=console.print,
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import importlib
+import shlex
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,9 @@ def resumed_options(options: ProfileOptions, given: Collection[str]) -> ProfileO
             "\n".join(
                 [
                     *problems,
-                    f"--resume continues the recorded sweep: drop these options "
-                    f"(sanbench profile --resume --out {options.out}), or choose another --out",
+                    "--resume continues the recorded sweep: drop these options ("
+                    + shlex.join(["sanbench", "profile", "--resume", "--out", str(options.out)])
+                    + "), or choose another --out",
                 ]
             )
         )

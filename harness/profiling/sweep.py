@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import shlex
 import time
 from collections.abc import Mapping
 from contextlib import closing
@@ -109,7 +110,8 @@ def run_sweep(
         sweep.run(progress=progress)
     except KeyboardInterrupt:
         raise RunInterruptedError(
-            f"interrupted; finished rows are kept. Resume: sanbench profile --resume --out {out}"
+            "interrupted; finished rows are kept. Resume: "
+            + shlex.join(["sanbench", "profile", "--resume", "--out", str(out)])
         ) from None
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None

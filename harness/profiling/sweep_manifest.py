@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,9 @@ def write_manifest(
                 [
                     f"{out} holds another sweep; nothing was written:",
                     *differences,
-                    f"resume it as recorded (sanbench profile --resume --out {out}) or "
+                    "resume it as recorded ("
+                    + shlex.join(["sanbench", "profile", "--resume", "--out", str(out)])
+                    + ") or "
                     "choose another --out",
                 ]
             )

@@ -10,6 +10,7 @@ reproduction.md  everything above as markdown, with the footnote and facts
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,7 @@ def read_table(out_dir: Path, name: str) -> pd.DataFrame:
     path = table_path(out_dir, name)
     if not path.is_file() or not path.read_bytes().strip():
         raise FileNotFoundError(
-            f"{path} not found: rebuild it with `sanbench reproduce --out {out_dir} --tables-only`"
+            f"{path} not found: rebuild it with "
+            f"`{shlex.join(['sanbench', 'reproduce', '--out', str(out_dir), '--tables-only'])}`"
         )
     return pd.read_csv(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import platform
+import shlex
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,6 +123,7 @@ def build_profile_report(run_dir: Path) -> Path:
     """The report ``sanbench profile`` writes after a sweep: the site of that one run in
     ``run_dir/report``; returns the profile page's path."""
     run_dir = Path(run_dir)
-    build_site([run_dir], run_dir / "report", f"sanbench report {run_dir} --out {run_dir}/report")
+    command = shlex.join(["sanbench", "report", str(run_dir), "--out", str(run_dir / "report")])
+    build_site([run_dir], run_dir / "report", command)
     (run,) = discover([run_dir])
     return run_dir / "report" / run.slug / INDEX
