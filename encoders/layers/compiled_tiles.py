@@ -5,23 +5,23 @@
 :func:`~encoders.layers.tanh_attention.eager_backward_sums` compute, with the weights fused into
 the sums over the keys and over the queries, so that no [N, d, T, K] tensor is written: on CPU
 by the kernels of a C++ library built once per machine (:mod:`encoders.layers.cpu_tiles`,
-registered as the operators' CPU kernels) for the product form of the tile (its a, b are
-A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), elsewhere by ``torch.compile`` (Triton on
-CUDA) from the functions below with ``products=False``, for the tanh form (its a, b are the
-pre-activations, t = tanh(a_q + b_k) = 1 - 2r), exact at every magnitude, so that choosing a
-form needs no value read from the device (:func:`products_on`):
+which registers them as the operators' CPU kernels as it loads) for the product form of the
+tile (its a, b are A = exp(2a), B = exp(2b), r = 1 / (1 + A_q B_k)), elsewhere by
+``torch.compile`` (Triton on CUDA) from the functions below with ``products=False``, for the
+tanh form (its a, b are the pre-activations, t = tanh(a_q + b_k) = 1 - 2r), exact at every
+magnitude, so that choosing a form needs no value read from the device (:func:`products_on`):
 
-    w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids;
-                                                          k2 a 0-d tensor, made once per call)
+    w_qk = exp(-2c·r) = 2^(-k2·r), k2 = 2c·log2(e)      (0 where the mask forbids)
     forward:  Σ_k w v_k,  Σ_k w
     backward: M = w g_q (1 - t²) (v_k - s_q) with 1 - t² = 4·A_q B_k·r², g = ∂loss/∂s / Z;
               Σ_k M (∂a_q / c),  Σ_q M (∂b_k / c),  Σ_q w g (∂v_k)
 
 In the tanh form w = 2^(k2·(t - 1) / 2) and 1 - t² directly.
 
-k2 is the operators' tensor argument, on the tile's device and in its dtype (at least float32),
-so that a compiled kernel reads it there at the tile's precision, whatever c; the CPU kernels
-(:mod:`encoders.layers.cpu_tiles`) take its value as a number.
+k2 is a float of the operators' schema: the CPU kernels take it as a number; for the compiled
+functions of other devices it is filled into a 0-d tensor on the tile's device, in its dtype
+and at least float32 (:func:`_on_the_device`), so that a kernel reads it there at the tile's
+precision, whatever c.
 
 The weights are written with ``exp2``: inductor writes out a tensor that more than one reduction
 reads when it is computed with ``exp`` (a "heavy" operation on CPU), but computes an ``exp2``
@@ -78,8 +78,9 @@ def products_on(device: torch.device) -> bool:
 
 
 def _weights_and_slope(
-    a: torch.Tensor, b: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor, products: bool
-) -> tuple[torch.Tensor, torch.Tensor]:
+    a: torch.Tensor, b: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor | float,
+    products: bool,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """[N, d, T, K] expressions (never built when compiled), from a [N, d, T], b [N, d, K] and
     allowed [N, T, K]: w = 2^(-k2·r), 0 where forbidden, and 1 - t² = 4·E·r² with E = A_q B_k
     (``products``: a and b are A and B), else w = 2^(k2·(t - 1) / 2) and 1 - t² from
@@ -95,8 +96,8 @@ def _weights_and_slope(
 
 
 def tile_sums(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    products: bool = True,
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
+    k2: torch.Tensor | float, products: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Σ_k w v_k and Σ_k w [N, d, T] of one tile."""
     weights, _ = _weights_and_slope(a, b, allowed, k2, products)
@@ -104,8 +105,8 @@ def tile_sums(
 
 
 def tile_query_grads(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
+    k2: torch.Tensor | float, g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
 ) -> torch.Tensor:  # fmt: skip
     """Σ_k M [N, d, T] (∂a / c) of one tile; M as in the module's docstring."""
     weights, slope = _weights_and_slope(a, b, allowed, k2, products)
@@ -114,8 +115,8 @@ def tile_query_grads(
 
 
 def tile_key_grads(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
+    k2: torch.Tensor | float, g_over_z: torch.Tensor, s: torch.Tensor, products: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Σ_q M (∂b / c) and Σ_q w g (∂v) [N, d, K] of one tile."""
     weights, slope = _weights_and_slope(a, b, allowed, k2, products)
@@ -154,36 +155,59 @@ def _compiled_call(index: int, *args: torch.Tensor) -> Any:
         return _compiled()[index](*(arg.detach() for arg in args))
 
 
+def _on_the_device(k2: float, a: torch.Tensor) -> torch.Tensor:
+    """k2 as the compiled functions read it: a 0-d tensor on ``a``'s device, in its dtype and at
+    least float32 (a bf16 k2 would move every weight), filled there (``torch.tensor`` of a
+    number copies it from the host: on CUDA a blocking copy, a sync at every call)."""
+    dtype = torch.promote_types(a.dtype, torch.float32)
+    return torch.full((), k2, dtype=dtype, device=a.device)
+
+
+def _cpu_kernels_loaded_now(a: torch.Tensor) -> bool:
+    """Whether a call on ``a`` came here before the CPU kernels were loaded, and loaded them:
+    on the CPU the operators' kernels are ``cpu_tiles.cpp``'s, registered on their CPU key as
+    :func:`cpu_tiles.load` loads the library (:func:`available` does), so that only a call
+    before that reaches these Python functions; the caller dispatches it again."""
+    if a.device.type != "cpu":
+        return False
+    if cpu_tiles.loaded():  # loaded, and still no CPU kernel: never dispatch in a circle
+        raise RuntimeError(f"{cpu_tiles.library_file()} registered no CPU kernel of the tiles")
+    cpu_tiles.load()
+    return True
+
+
 @torch.library.custom_op(TILE_OPERATORS[0], mutates_args=())
 def compiled_tile_sums(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`tile_sums`, compiled (on devices other than the CPU, whose kernel is below)."""
-    return _compiled_call(0, a, b, v, allowed, k2)
+    """:func:`tile_sums`, compiled (on devices other than the CPU, whose kernel is
+    ``cpu_tiles.cpp``'s)."""
+    if _cpu_kernels_loaded_now(a):
+        return compiled_tile_sums(a, b, v, allowed, k2)
+    return _compiled_call(0, a, b, v, allowed, _on_the_device(k2, a))
 
 
 @torch.library.custom_op(TILE_OPERATORS[1], mutates_args=())
 def compiled_tile_grads(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
-    """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled (on devices other than the CPU)."""
-    args = (a, b, v, allowed, k2, g_over_z, s)
+    """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled (on devices other than the CPU, whose
+    kernel is ``cpu_tiles.cpp``'s)."""
+    if _cpu_kernels_loaded_now(a):
+        return compiled_tile_grads(a, b, v, allowed, k2, g_over_z, s)
+    args = (a, b, v, allowed, _on_the_device(k2, a), g_over_z, s)
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
 
 
-compiled_tile_sums.register_kernel("cpu", cpu_tiles.cpu_tile_sums)
-compiled_tile_grads.register_kernel("cpu", cpu_tiles.cpu_tile_grads)
-
-
 @compiled_tile_sums.register_fake
-def _(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor):
+def _(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float):
     return torch.empty_like(a), torch.empty_like(a)
 
 
 @compiled_tile_grads.register_fake
 def _(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
+    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ):  # fmt: skip
     return torch.empty_like(a), torch.empty_like(b), torch.empty_like(b)
@@ -244,6 +268,8 @@ def _probe(device: torch.device) -> bool:
     raised."""
     failures = (cpu_tiles.BuildError, OSError) if device.type == "cpu" else (RuntimeError,)
     try:
+        if device.type == "cpu":
+            cpu_tiles.load()  # which registers the operators' CPU kernels
         if tiles_agree(device):
             return True
         reason = "their sums differ from the uncompiled expressions'"
@@ -292,7 +318,7 @@ def tiles_agree(device: torch.device) -> bool:
             torch.rand(2, 3, n, generator=generator, **on) + 0.5 for n in (5, 7, 7, 5, 5)
         )
         allowed = torch.rand(2, 5, 7, generator=generator, **on) < 0.7
-        args = (a, b, v, allowed, torch.tensor(10.0 * LOG2_E, **on))
+        args = (a, b, v, allowed, 10.0 * LOG2_E)
         found = [*compiled_tile_sums(*args), *compiled_tile_grads(*args, g, s)]
         products = products_on(device)
         expected = [

@@ -10,8 +10,10 @@
 // vectors), threads over the N·d rows (one sentence and feature: all its queries and keys), with
 // the backward's three sums in one pass over the pairs. Any strides: the tiles are views of the
 // whole sentence's tensors; the keys' tensors and the mask are copied only if their last
-// dimension is not contiguous. k2 is a number (a scalar of the schema); the operators are the
-// CPU kernels of compiled_tiles.py's sanbench::tanh_tile_sums and tanh_tile_grads.
+// dimension is not contiguous. float16 and bfloat16 (autocast) are summed in float32 and returned
+// in their dtype. k2 is a number (a float of the operators' schema). The functions are the CPU
+// kernels of compiled_tiles.py's operators sanbench::tanh_tile_sums and tanh_tile_grads,
+// registered on their CPU key as the library loads (TORCH_LIBRARY_IMPL below).
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -190,43 +192,52 @@ void grads_kernel(const at::Tensor& a, const at::Tensor& b, const at::Tensor& v,
   });
 }
 
-std::tuple<at::Tensor, at::Tensor> tile_sums(const at::Tensor& a, const at::Tensor& b_in,
+// The dtype the kernels sum in: float64 as it is, every other floating type (float16 and bfloat16
+// under autocast) in float32.
+at::ScalarType summed_in(const at::Tensor& a) {
+  TORCH_CHECK(at::isFloatingType(a.scalar_type()), "tiles take floating-point a, b and v");
+  return a.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+}
+
+std::tuple<at::Tensor, at::Tensor> tile_sums(const at::Tensor& a_in, const at::Tensor& b_in,
                                              const at::Tensor& v_in, const at::Tensor& m_in,
                                              double k2) {
-  check(a, b_in, v_in, m_in);
-  const auto b = keys_contiguous(b_in), v = keys_contiguous(v_in), m = keys_contiguous(m_in);
+  check(a_in, b_in, v_in, m_in);
+  const auto dtype = summed_in(a_in);
+  const auto a = a_in.to(dtype), b = keys_contiguous(b_in.to(dtype));
+  const auto v = keys_contiguous(v_in.to(dtype)), m = keys_contiguous(m_in);
   auto numerator = at::empty_like(a), total = at::empty_like(a);
-  AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "tile_sums", [&] {
+  AT_DISPATCH_FLOATING_TYPES(dtype, "tanh_tile_sums", [&] {
     sums_kernel<scalar_t>(a, b, v, m, static_cast<scalar_t>(k2), numerator, total);
   });
-  return {numerator, total};
+  return {numerator.to(a_in.scalar_type()), total.to(a_in.scalar_type())};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> tile_grads(
-    const at::Tensor& a, const at::Tensor& b_in, const at::Tensor& v_in, const at::Tensor& m_in,
-    double k2, const at::Tensor& g, const at::Tensor& s) {
-  check(a, b_in, v_in, m_in);
-  TORCH_CHECK(g.sizes() == a.sizes() && s.sizes() == a.sizes(), "g and s must be [N, d, T]");
-  TORCH_CHECK(g.scalar_type() == a.scalar_type() && s.scalar_type() == a.scalar_type(),
+    const at::Tensor& a_in, const at::Tensor& b_in, const at::Tensor& v_in, const at::Tensor& m_in,
+    double k2, const at::Tensor& g_in, const at::Tensor& s_in) {
+  check(a_in, b_in, v_in, m_in);
+  TORCH_CHECK(g_in.sizes() == a_in.sizes() && s_in.sizes() == a_in.sizes(),
+              "g and s must be [N, d, T]");
+  TORCH_CHECK(g_in.scalar_type() == a_in.scalar_type() && s_in.scalar_type() == a_in.scalar_type(),
               "g and s must be of a's dtype");
-  const auto b = keys_contiguous(b_in), v = keys_contiguous(v_in), m = keys_contiguous(m_in);
-  auto grad_a = at::empty_like(a), grad_b = at::empty_like(b_in), grad_v = at::empty_like(b_in);
-  AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "tile_grads", [&] {
+  const auto dtype = summed_in(a_in);
+  const auto a = a_in.to(dtype), b = keys_contiguous(b_in.to(dtype));
+  const auto v = keys_contiguous(v_in.to(dtype)), m = keys_contiguous(m_in);
+  const auto g = g_in.to(dtype), s = s_in.to(dtype);
+  auto grad_a = at::empty_like(a), grad_b = at::empty_like(b), grad_v = at::empty_like(b);
+  AT_DISPATCH_FLOATING_TYPES(dtype, "tanh_tile_grads", [&] {
     grads_kernel<scalar_t>(a, b, v, m, static_cast<scalar_t>(k2), g, s, grad_a, grad_b, grad_v);
   });
-  return {grad_a, grad_b, grad_v};
+  const auto in = a_in.scalar_type();
+  return {grad_a.to(in), grad_b.to(in), grad_v.to(in)};
 }
 
 }  // namespace
 
-TORCH_LIBRARY(sanbench_cpu, m) {
-  m.def("tile_sums(Tensor a, Tensor b, Tensor v, Tensor allowed, float k2) -> (Tensor, Tensor)");
-  m.def(
-      "tile_grads(Tensor a, Tensor b, Tensor v, Tensor allowed, float k2, Tensor g, Tensor s)"
-      " -> (Tensor, Tensor, Tensor)");
-}
-
-TORCH_LIBRARY_IMPL(sanbench_cpu, CPU, m) {
-  m.impl("tile_sums", &tile_sums);
-  m.impl("tile_grads", &tile_grads);
+// The operators are defined in Python (compiled_tiles.py's custom_op, with their fake kernels and
+// the compiled kernels of other devices); this library gives them their CPU kernels.
+TORCH_LIBRARY_IMPL(sanbench, CPU, m) {
+  m.impl("tanh_tile_sums", &tile_sums);
+  m.impl("tanh_tile_grads", &tile_grads);
 }

@@ -1,5 +1,10 @@
 """The compiled tiles' CPU kernels (``cpu_tiles.cpp``): one library file per build, loaded by path.
 
+Loading the library registers its functions as the CPU kernels of ``compiled_tiles``' operators
+(``sanbench::tanh_tile_sums``, ``tanh_tile_grads``: ``TORCH_LIBRARY_IMPL(sanbench, CPU, ...)``),
+so that the dispatcher calls them with no Python in between; ``k2`` is a float of the
+operators' schema, and float16 and bfloat16 tiles are summed in float32 in C++.
+
 A build is a function of the source's text, the flags, torch's build and this CPU (model and
 instruction-set flags): :func:`build_name` hashes them, and the library is
 ``$TORCH_EXTENSIONS_DIR/NAME/NAME.so`` (sanbench's commands set the variable to
@@ -111,9 +116,9 @@ def library_file() -> Path:
 
 @functools.cache
 def load() -> bool:
-    """Load the library's operators (``torch.ops.sanbench_cpu``), building the library first if
-    no process has; True when this call built it. Raises :class:`BuildError` when it cannot be
-    built, ``OSError`` when the file cannot be loaded."""
+    """Load the library (the operators' CPU kernels), building it first if no process has; True
+    when this call built it. Raises :class:`BuildError` when it cannot be built, ``OSError``
+    when the file cannot be loaded."""
     library = library_file()
     if library.is_file():
         torch.ops.load_library(library)
@@ -127,10 +132,15 @@ def load() -> bool:
     return True
 
 
+def loaded() -> bool:
+    """Whether :func:`load` has loaded the library in this process."""
+    return load.cache_info().currsize > 0
+
+
 def built_here() -> bool:
     """Whether this process built the library (False before :func:`load`, and when it loaded
     the file another process built)."""
-    return load.cache_info().currsize > 0 and load()
+    return loaded() and load()
 
 
 def _build(library: Path) -> None:
@@ -230,35 +240,3 @@ def _torch_build_messages_silenced() -> Iterator[None]:
             yield
     finally:
         logger.setLevel(level)
-
-
-KERNEL_DTYPES = (torch.float32, torch.float64)
-
-
-def _in_kernel_dtype(tensors: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
-    """Float tensors in a dtype the kernels take: float16 and bfloat16 (autocast) as float32,
-    the sums' own precision in either case (the mask stays bool)."""
-    return tuple(
-        t.float() if t.is_floating_point() and t.dtype not in KERNEL_DTYPES else t for t in tensors
-    )
-
-
-def cpu_tile_sums(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor
-) -> tuple[torch.Tensor, ...]:
-    """(Σ_k w v_k, Σ_k w) of one tile (``compiled_tiles.tile_sums``) in ``a``'s dtype; ``k2`` is a
-    0-d CPU tensor (the operator's), its value passed as a number."""
-    load()
-    found = torch.ops.sanbench_cpu.tile_sums(*_in_kernel_dtype((a, b, v, allowed)), k2.item())
-    return tuple(t.to(a.dtype) for t in found)
-
-
-def cpu_tile_grads(
-    a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: torch.Tensor,
-    g_over_z: torch.Tensor, s: torch.Tensor,
-) -> tuple[torch.Tensor, ...]:  # fmt: skip
-    """(Σ_k M, Σ_q M, Σ_q w g) of one tile (``compiled_tiles``' backward) in ``a``'s dtype."""
-    load()
-    a_, b_, v_, allowed_, g_, s_ = _in_kernel_dtype((a, b, v, allowed, g_over_z, s))
-    found = torch.ops.sanbench_cpu.tile_grads(a_, b_, v_, allowed_, k2.item(), g_, s_)
-    return tuple(t.to(a.dtype) for t in found)

@@ -275,7 +275,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         out = torch.empty_like(q)
         normaliser = torch.empty_like(q)
         empty = ~allowed.any(-1).unsqueeze(1)  # [N, 1, L_q]
-        scale = exp2_scale(c, x) if compiled else None  # the compiled tiles' k2, made once
+        scale = exp2_scale(c) if compiled else None  # the compiled tiles' k2
         pairs: Counter[tuple[str, int]] = Counter()
         for rows, keys in tiles(direction, q.shape[-1], k.shape[-1], chunk_size):
             if keys.stop == keys.start:  # no query of the tile may attend anything: s = 0
@@ -308,7 +308,7 @@ class ChunkedTanhAttention(torch.autograd.Function):
         c, tile = ctx.c, ctx.tile
         grad_q, grad_k, grad_v = torch.zeros_like(x), torch.zeros_like(y), torch.zeros_like(v)
         g_over_z = grad_out / normaliser  # [N, d, L_q]
-        scale = exp2_scale(c, x) if ctx.compiled else None
+        scale = exp2_scale(c) if ctx.compiled else None
         for rows, keys in tiles(ctx.direction, x.shape[-1], y.shape[-1], ctx.chunk_size):
             if keys.stop == keys.start:  # s = 0 there, whatever q, k and v are
                 continue
@@ -396,13 +396,9 @@ def tile_plan(
     return ", ".join(f"{name} tiles of {size}" for size in resolved)
 
 
-def exp2_scale(c: float, like: torch.Tensor) -> torch.Tensor:
-    """k2 = 2c·log2(e), the compiled tiles' weights exp(-2c·r) being 2^(-k2·r): a 0-d tensor on
-    ``like``'s device, in its dtype and at least fp32 (a bf16 k2 would move every weight), filled
-    there (``torch.tensor`` of a number copies it from the host: on CUDA a blocking copy, a sync
-    at every call)."""
-    dtype = torch.promote_types(like.dtype, torch.float32)
-    return torch.full((), 2.0 * c * compiled_tiles.LOG2_E, dtype=dtype, device=like.device)
+def exp2_scale(c: float) -> float:
+    """k2 = 2c·log2(e), the compiled tiles' weights exp(-2c·r) being 2^(-k2·r)."""
+    return 2.0 * c * compiled_tiles.LOG2_E
 
 
 def tiles(

@@ -41,17 +41,17 @@ def strided_tile(dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
 
 
 def test_half_precision_tiles_are_summed_in_float32_and_returned_in_their_dtype() -> None:
-    k2 = torch.tensor(10.0 * compiled_tiles.LOG2_E)
+    k2 = 10.0 * compiled_tiles.LOG2_E
     a, b, v, allowed, g, s = strided_tile(torch.float32)
     expected = [
-        *cpu_tiles.cpu_tile_sums(a, b, v, allowed, k2),
-        *cpu_tiles.cpu_tile_grads(a, b, v, allowed, k2, g, s),
+        *compiled_tiles.compiled_tile_sums(a, b, v, allowed, k2),
+        *compiled_tiles.compiled_tile_grads(a, b, v, allowed, k2, g, s),
     ]
     for dtype in (torch.bfloat16, torch.float16):
         half = strided_tile(dtype)
         found = [
-            *cpu_tiles.cpu_tile_sums(*half[:4], k2),
-            *cpu_tiles.cpu_tile_grads(*half[:4], k2, *half[4:]),
+            *compiled_tiles.compiled_tile_sums(*half[:4], k2),
+            *compiled_tiles.compiled_tile_grads(*half[:4], k2, *half[4:]),
         ]
         assert all(t.dtype == dtype for t in found)
         # what rounding the inputs and outputs to 8 (bf16) or 11 (fp16) bits can move
@@ -64,10 +64,10 @@ import torch
 from encoders.layers import cpu_tiles, compiled_tiles
 from tests.encoders.test_cpu_tiles import strided_tile
 a, b, v, allowed, g, s = strided_tile(torch.float64)
-k2 = torch.tensor(10.0 * compiled_tiles.LOG2_E, dtype=torch.float64)
+k2 = 10.0 * compiled_tiles.LOG2_E
 found = [
-    *cpu_tiles.cpu_tile_sums(a, b, v, allowed, k2),
-    *cpu_tiles.cpu_tile_grads(a, b, v, allowed, k2, g, s),
+    *compiled_tiles.compiled_tile_sums(a, b, v, allowed, k2),
+    *compiled_tiles.compiled_tile_grads(a, b, v, allowed, k2, g, s),
 ]
 expected = [
     *compiled_tiles.tile_sums(a, b, v, allowed, k2),
@@ -137,41 +137,68 @@ def test_a_build_killed_midway_does_not_stop_the_next_one(tmp_path: Path) -> Non
     environment = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     script = (
         "import torch\n"
-        "from encoders.layers import cpu_tiles\n"
+        "from encoders.layers import compiled_tiles, cpu_tiles\n"
         "folder = cpu_tiles.build_folder()\n"
         "(folder / 'building-killed').mkdir(parents=True)\n"
         "(folder / 'building-killed' / 'lock').write_text('')\n"
         "(folder / 'lock').write_text('')\n"
         "cpu_tiles.load()\n"
-        "print(torch.ops.sanbench_cpu.tile_sums)\n"
+        "print(torch.ops.sanbench.tanh_tile_sums)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "sanbench_cpu.tile_sums" in done.stdout
+    assert "sanbench.tanh_tile_sums" in done.stdout
     folder = next(path for path in tmp_path.iterdir() if path.is_dir())
     assert (folder / "lock").exists()  # not sanbench's: left as it was
     assert not any(folder.glob("building-*"))  # its own: the killed build's deleted
 
 
-def test_the_library_takes_k2_as_a_number() -> None:
-    """k2 is a scalar argument of the library's operators (not a 0-d tensor read in C++)."""
-    cpu_tiles.load()
+def test_the_operators_take_k2_as_a_number_and_the_library_is_their_cpu_kernel() -> None:
+    """Issue 55.7: k2 is a float of the operators' own schema (no 0-d tensor read with
+    ``.item()``), and the library registers its functions as the CPU kernels of
+    ``sanbench::tanh_tile_sums`` and ``tanh_tile_grads`` (no second operator namespace)."""
+    assert compiled_tiles.available("cpu")  # the library loaded
+    for name in compiled_tiles.TILE_OPERATORS:
+        schema = str(getattr(torch.ops.sanbench, name.split("::")[1]).default._schema)
+        assert "float k2" in schema, schema
+    with pytest.raises(AttributeError):
+        torch.ops.sanbench_cpu.tile_sums  # noqa: B018
     a, b, v, allowed, g, s = strided_tile(torch.float64)
     k2 = 10.0 * compiled_tiles.LOG2_E
     found = [
-        *torch.ops.sanbench_cpu.tile_sums(a, b, v, allowed, k2),
-        *torch.ops.sanbench_cpu.tile_grads(a, b, v, allowed, k2, g, s),
+        *torch.ops.sanbench.tanh_tile_sums(a, b, v, allowed, k2),
+        *torch.ops.sanbench.tanh_tile_grads(a, b, v, allowed, k2, g, s),
     ]
-    k2_tensor = torch.tensor(k2, dtype=torch.float64)
     expected = [
-        *compiled_tiles.tile_sums(a, b, v, allowed, k2_tensor),
-        compiled_tiles.tile_query_grads(a, b, v, allowed, k2_tensor, g, s),
-        *compiled_tiles.tile_key_grads(a, b, v, allowed, k2_tensor, g, s),
+        *compiled_tiles.tile_sums(a, b, v, allowed, k2),
+        compiled_tiles.tile_query_grads(a, b, v, allowed, k2, g, s),
+        *compiled_tiles.tile_key_grads(a, b, v, allowed, k2, g, s),
     ]
     for got, want in zip(found, expected, strict=True):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+
+
+def test_a_cpu_call_that_reaches_the_python_functions_after_the_load_is_refused() -> None:
+    """Once the library is loaded, the CPU key has its kernels: a CPU call in the operators'
+    Python functions (the compiled kernels of other devices) would be a registration gone wrong,
+    and is refused rather than dispatched again in a circle."""
+    assert compiled_tiles.available("cpu")
+    with pytest.raises(RuntimeError, match="registered no CPU kernel"):
+        compiled_tiles._cpu_kernels_loaded_now(torch.zeros(1))
+
+
+def test_an_edited_source_is_another_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library's name hashes the source's text: a build of older source is not loaded."""
+    before = cpu_tiles.build_name()
+    edited = cpu_tiles.SOURCE.read_text() + "// edited\n"
+    cpu_tiles.build_name.cache_clear()
+    monkeypatch.setattr(cpu_tiles, "_source", lambda: edited)
+    try:
+        assert cpu_tiles.build_name() != before
+    finally:
+        cpu_tiles.build_name.cache_clear()
 
 
 def test_the_module_imports_no_test_double() -> None:
@@ -237,11 +264,9 @@ seconds = warm_up_tiles(encoder, cpu, contextlib.nullcontext)
 line = warm_up_line(seconds, compiled_kernel_files(cpu) - files, kernel_folder(cpu))
 generator = torch.Generator().manual_seed(0)
 a, b, v = (torch.rand(2, 3, 5, dtype=torch.float64, generator=generator) for _ in "abv")
-tile = (a, b, v, torch.rand(2, 5, 5, generator=generator) < 0.7, torch.tensor(2.0))
-same = all(
-    torch.allclose(ours, eager)
-    for ours, eager in zip(cpu_tiles.cpu_tile_sums(*tile), compiled_tiles.tile_sums(*tile))
-)
+tile = (a, b, v, torch.rand(2, 5, 5, generator=generator) < 0.7, 2.0)
+ours = compiled_tiles.compiled_tile_sums(*tile)
+same = all(map(torch.allclose, ours, compiled_tiles.tile_sums(*tile)))
 print(json.dumps({"prefix": sys.prefix, "encoders": encoders.__file__, "same": same, "line": line}))
 """
 
