@@ -180,6 +180,17 @@ def test_the_operators_take_k2_as_a_number_and_the_library_is_their_cpu_kernel()
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow  # opcheck traces each operator through fake tensors and AOT dispatch (6 s)
+def test_the_operators_pass_torchs_operator_checks_on_the_cpu_kernels() -> None:
+    """``torch.library.opcheck``: the schema (k2 a float, nothing aliased or mutated), the
+    fake kernels against the C++ kernels' outputs, and AOT dispatch (torch.compile's path)."""
+    assert compiled_tiles.available("cpu")
+    a, b, v, allowed, g, s = strided_tile(torch.float64)
+    k2 = 10.0 * compiled_tiles.LOG2_E
+    torch.library.opcheck(torch.ops.sanbench.tanh_tile_sums.default, (a, b, v, allowed, k2))
+    torch.library.opcheck(torch.ops.sanbench.tanh_tile_grads.default, (a, b, v, allowed, k2, g, s))
+
+
 def test_a_cpu_call_that_reaches_the_python_functions_after_the_load_is_refused() -> None:
     """Once the library is loaded, the CPU key has its kernels: a CPU call in the operators'
     Python functions (the compiled kernels of other devices) would be a registration gone wrong,
