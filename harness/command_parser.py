@@ -78,11 +78,33 @@ NOT_ACCEPTED = re.compile(r"Option '(\w+)' is not accepted")
 NO_ATTRIBUTE = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
 
 
+# jsonargparse's words for a value of a subclass type that is no such class
+CLASS_WORDS = ("Expected a dot import path string", "does not correspond to a subclass of")
+# a class of each base sanbench users pick by class path, to show the form
+CLASS_EXAMPLES = {
+    "Optimizer": "torch.optim.SGD",
+    "LRScheduler": "torch.optim.lr_scheduler.StepLR",
+    "ReduceLROnPlateau": "lightning.pytorch.cli.ReduceLROnPlateau",
+    "Logger": "CSVLogger",
+    "Callback": "EarlyStopping",
+    "Profiler": "SimpleProfiler",
+}
+
+
+def class_phrase(base: str) -> str:
+    """What a value of a subclass type of ``base`` is, in words, with an example:
+    ``an Optimizer class by name or import path (e.g. torch.optim.SGD)``."""
+    spelled = base[:2].isupper()  # an acronym's first letter: LRScheduler is "an L..."
+    article = "an" if base[0] in ("AEFHILMNORSX" if spelled else "AEIOU") else "a"
+    example = f" (e.g. {CLASS_EXAMPLES[base]})" if base in CLASS_EXAMPLES else ""
+    return f"{article} {base} class by name or import path{example}"
+
+
 def _expected(text: str) -> tuple[list[str], list[str]]:
     """What the type names of a jsonargparse message stand for (``None`` left out), in words,
     and the choices of its ``Literal`` types; ([], []) when a type has no words here."""
     subtypes = text.partition("Subtypes: [")[2].partition("] Errors:")[0] or text
-    classes = "Expected a dot import path string" in text  # a subclass type (Logger, ...)
+    classes = any(words in text for words in CLASS_WORDS)  # a subclass type (Logger, ...)
     phrases: list[str] = []
     choices: list[str] = []
     for literal, checked, named in TYPE_NAME.findall(subtypes):
@@ -92,7 +114,7 @@ def _expected(text: str) -> tuple[list[str], list[str]]:
         elif name in EXPECTED and EXPECTED[name] not in phrases:
             phrases.append(EXPECTED[name])
         elif name != "NoneType" and name not in EXPECTED and classes:
-            phrases.append(f"a {name} class (its name or import path)")
+            phrases.append(class_phrase(name))
         elif name != "NoneType" and name not in EXPECTED:
             return [], []
     choices = list(dict.fromkeys(choices))
@@ -253,7 +275,9 @@ def parser_problem(
     return f"{named}: {_unknown_classes(text)}expected {' or '.join(phrases)}{hint}"
 
 
-UNKNOWN_CLASS = re.compile(r"Expected a dot import path string: ([\w.]+)")
+UNKNOWN_CLASS = re.compile(
+    r"Expected a dot import path string: ([\w.]+)|Expected a path but ([\w.]+) either not"
+)
 BASE_CLASS = re.compile(r"<class '((?:\w+\.)+\w+)'>")
 
 
@@ -273,7 +297,7 @@ def _unknown_classes(text: str) -> str:
     """``Foo is no Callback class (did you mean ...?); `` for each name of jsonargparse's
     message about a class type that resolves to no class, with the nearest subclass name of
     the type's base class; ``""`` for any other message."""
-    unknown = list(dict.fromkeys(UNKNOWN_CLASS.findall(text)))
+    unknown = list(dict.fromkeys("".join(found) for found in UNKNOWN_CLASS.findall(text)))
     bases = []
     for path in dict.fromkeys(BASE_CLASS.findall(text.partition(" Errors: ")[0])):
         module, _, name = path.rpartition(".")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from datamodules.errors import did_you_mean
+from harness.command_parser import class_phrase
 from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration
 from harness.training.settings.task_configs import builtin_value
@@ -106,7 +107,7 @@ def trainer_value_problems(
     if isinstance(profiler, str) and profiler.lower() not in PROFILER_NAMES:
         problems.append(
             f"--trainer.profiler {profiler}: expected {', '.join(PROFILER_NAMES[:-1])} or "
-            f"{PROFILER_NAMES[-1]}, or a Profiler class (its name or import path)"
+            f"{PROFILER_NAMES[-1]}, or {class_phrase('Profiler')}"
             f"{did_you_mean(profiler.lower(), PROFILER_NAMES)}"
         )
     devices = trainer.get("devices")

@@ -107,6 +107,11 @@ REFUSED = [
         ["--trainer.callbacks+=EarlyStopping", "--trainer.callbacks.monitr", "val_acc"],
         "EarlyStopping takes no argument monitr (did you mean monitor?)",
     ),
+    # what a class option takes, not the library's words (outside check 4)
+    (["--optimizer", "Foo"], "Foo is no Optimizer class; expected an Optimizer class by name"),
+    (["--optimizer", "Foo"], "or import path (e.g. torch.optim.SGD)"),
+    (["--optimizer", "torch.nn.Linear"], "--optimizer torch.nn.Linear: torch.nn.Linear is no O"),
+    (["--lr_scheduler", "Foo"], "expected an LRScheduler class by name or import path (e.g. t"),
 ]
 
 
