@@ -360,6 +360,18 @@ def test_harness_holds_only_command_plumbing_and_each_concern_its_package() -> N
     assert step_peak == {"harness.measurement.tensor_memory"}
 
 
+def test_the_architecture_doc_names_every_plumbing_module() -> None:
+    plumbing_row = next(
+        line for line in ARCHITECTURE.read_text().splitlines() if "nothing else sits loose" in line
+    )
+    unnamed = [
+        name
+        for name in sorted(PLUMBING - {"harness"})
+        if f"{name.rpartition('.')[2]}.py`" not in plumbing_row
+    ]
+    assert not unnamed, f"docs/architecture.md's plumbing row does not name {unnamed}"
+
+
 MEASUREMENT = "harness.measurement"
 # What measuring is made of, which only harness.measurement touches (issue 55.1, breakers): the
 # timers and trackers its modules wrap, the allocator's counters, the profiler's memory records,
