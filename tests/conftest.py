@@ -30,8 +30,3 @@ def pytest_configure(config) -> None:
         import torch
 
         torch.set_num_threads(1)
-    # Lightning before any test module imports rich.progress (the profile sweep's bar):
-    # imported after it, LightningCLI read Trainer's int | float keys (--limit-train-batches 2)
-    # as floats in that process (2.0: refused as a share of the epoch). sanbench's commands
-    # import Lightning first or never import rich.progress; the cause is not found yet.
-    import lightning  # noqa: F401
