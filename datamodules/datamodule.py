@@ -233,9 +233,36 @@ class BenchmarkDataModule(L.LightningDataModule):
             pool = self._read("train")
         if self.dev_source is None:
             kept, carved = carve([e.label for e in pool], self.dev_fraction, self.seed)
+            self._check_kept(pool, kept)
             self._examples["val"] = [pool[i] for i in carved]
             pool = [pool[i] for i in kept]
         self._examples["train"] = pool
+
+    def _check_kept(self, pool: list[Example], kept: np.ndarray) -> None:
+        """DataFormatError when carving ``dev_fraction`` of each class off ``pool`` leaves a
+        class (every one, for scores) no training line: the model could not learn it, and an
+        empty train split ended in numpy's "Mean of empty slice" and advice about the file."""
+        labels = [e.label for e in pool]
+        left = {labels[i] for i in kept}
+        if self.task.kind == "relatedness":
+            lost = [] if len(kept) or not pool else ["every score"]
+        else:
+            names = self.task.labels
+            lost = [
+                f"{names[label] if isinstance(label, int) and label < len(names) else label} "
+                f"({labels.count(label)} line(s))"
+                for label in sorted(set(labels) - left)
+            ]
+        if not lost:
+            return
+        path = pool[0].source[0] if pool[0].source else self._root
+        raise DataFormatError(
+            path,
+            None,
+            "a training line of each class left after the dev share is carved off",
+            f"--data.dev_fraction {self.dev_fraction} carves off every line of " + ", ".join(lost),
+            f"give a smaller --data.dev_fraction (default {DEV_FRACTION}) or more training lines",
+        )
 
     def _check_folds(self, pool: list[Example], folds: np.ndarray) -> None:
         """Every fold, not only ``fold``: a suite runs them all, and each must be refused before

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from datamodules import MissingSplitError, build_datamodule, list_tasks
+from datamodules import DataFormatError, MissingSplitError, build_datamodule, list_tasks
 from datamodules.vectors import load_vectors
 
 KEYS = {
@@ -233,3 +233,18 @@ def test_the_no_embeddings_warning_names_no_path_of_the_repository() -> None:
 
     assert "../" not in RANDOM_VECTORS
     assert 'docs/data.md "Vocabulary and embeddings"' in RANDOM_VECTORS
+
+
+@pytest.mark.parametrize("share", [0.999, 0.9])
+def test_a_dev_share_that_leaves_a_class_no_training_line_is_refused(
+    fixtures, share: float, recwarn: pytest.WarningsRecorder
+) -> None:
+    """Outside check 7: ``--data.dev_fraction 0.999`` left train empty (numpy's RuntimeWarning
+    "Mean of empty slice", then advice to check that the file is not empty)."""
+    dm = _module(fixtures, "trec", "kim2014", dev_fraction=share)
+    with pytest.raises(DataFormatError) as raised:
+        dm.check_inputs()
+    said = str(raised.value)
+    assert f"--data.dev_fraction {share}" in said and "a smaller --data.dev_fraction" in said
+    assert "TREC.train.all" in said and "not empty" not in said
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
