@@ -17,6 +17,9 @@ def write_curve(out_dir: Path) -> Path:
 
     One row per validation (epoch, step, train_seconds, val_*): the dev-metric-vs-training-time
     curve of Bi-BloSAN Fig. 5, continuous across resumes (a later attempt wins per step).
+    ``step`` is the count of training steps done, as the console prints it: Lightning logs a
+    validation of a fit at the index of its last step, one fewer (its step counter is raised
+    after the validation that follows a step).
     """
     folder = FitRunFolder(out_dir)
     rows: dict[int, dict[str, str]] = {}
@@ -24,5 +27,6 @@ def write_curve(out_dir: Path) -> Path:
         with log.open(newline="") as handle:
             for row in csv.DictReader(handle):
                 if row.get("train_seconds"):
-                    rows[int(row["step"])] = row
+                    done = int(row["step"]) + 1
+                    rows[done] = {**row, "step": str(done)}
     return folder.write_curve(rows[step] for step in sorted(rows))
