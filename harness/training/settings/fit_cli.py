@@ -275,6 +275,8 @@ def without_printing(words: list[str]) -> list[str]:
 
 
 MISSING_OUT = "missing --out (the run folder)"
+# the paths a recorded config names by their absolute form (the task file: _task_recorded)
+RECORDED_PATHS = ("out", "data.data_dir", "data.embeddings")
 
 
 class SetAttribute(argparse.Action):
@@ -531,5 +533,12 @@ class FitCLI(LightningCLI):
             raise ConfigError("\n".join(problems))
 
     def config_yaml(self) -> str:
-        """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it)."""
-        return stated_config(self.parser, self.config)
+        """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it),
+        its folders and files by absolute paths: the recorded ``fit_config.yaml`` runs from any
+        folder (relative ones were read against the folder it ran from)."""
+        config = self.config.clone()
+        for key in RECORDED_PATHS:
+            value = config.get(key)
+            if isinstance(value, str | Path) and not Path(value).is_absolute():
+                config[key] = type(value)(Path(value).absolute())
+        return stated_config(self.parser, config)

@@ -238,3 +238,19 @@ def test_an_encoder_option_by_its_old_name_is_recorded_by_its_current_one(
     with pytest.warns(FutureWarning, match="impl is now called attention_impl"):
         config = printed_config([*words, *options], capsys)
     assert config["model"]["encoder_options"] == {"attention_impl": "tensor"}
+
+
+def test_the_recorded_config_names_its_folders_by_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 15: ``fit --config runs/x/fit_config.yaml`` from another folder read the
+    recorded relative ``out``, ``data_dir`` and ``embeddings`` against that folder (a new run
+    folder there, and no data)."""
+    from harness.training.settings.fit_cli import FitCLI
+
+    monkeypatch.chdir(tmp_path)
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--out", "runs/x", "--data-dir", "d"]
+    recorded = yaml.safe_load(FitCLI([*words, "--embeddings", "v.txt"]).config_yaml())
+    assert recorded["out"] == str(tmp_path / "runs" / "x")
+    assert recorded["data"]["data_dir"] == str(tmp_path / "d")
+    assert recorded["data"]["embeddings"] == str(tmp_path / "v.txt")
