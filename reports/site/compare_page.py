@@ -136,6 +136,17 @@ def ratios(base: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
     return table.replace([np.inf, -np.inf], np.nan)
 
 
+def only_in(base: pd.DataFrame, other: pd.DataFrame, names: list[str]) -> list[str]:
+    """``bilstm (only in NAME)`` for each encoder that one of the two runs (``names``: base,
+    other) measured and the other did not: :func:`ratios` has no row for it."""
+    measured = [set(rows[rows["status"] == OK]["label"]) for rows in (base, other)]
+    return [
+        f"{encoder} (only in {name})"
+        for mine, theirs, name in zip(measured, measured[::-1], names, strict=True)
+        for encoder in sorted(mine - theirs)
+    ]
+
+
 def _geomean(values: pd.Series) -> float:
     values = values[values > 0].dropna()
     return float(np.exp(np.log(values).mean())) if not values.empty else float("nan")
@@ -245,6 +256,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
                 "figures": ratio_figures,
                 "evidence": [runs[0].slug, runs[index].slug],
                 "cross_machine": machines,
+                "only_in": only_in(loaded[0].rows, loaded[index].rows, [names[0], names[index]]),
             }
         )
     growth = {}

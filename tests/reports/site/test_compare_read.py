@@ -119,3 +119,27 @@ def test_growth_exponents_over_contended_points_say_so_per_run(tmp_path: Path) -
     for row in rows:  # encoder, mode, memory k per run, time k per run
         assert "contended" not in " ".join(row[2:5])  # memory, and the quiet run's time
         assert row[5].endswith("(4 of 4 lengths contended)")
+
+
+def test_an_encoder_measured_by_one_run_only_is_named_with_its_run() -> None:
+    """Outside check 12: an encoder measured by one run only was left out of the ratio table
+    without a word."""
+    rows = pd.read_csv(PROFILE / "profile.csv").rename(columns={"encoder": "label"})
+    encoders = sorted(set(rows["label"]))
+    other = rows[rows["label"] != encoders[0]]
+    said = compare_page.only_in(rows, other, ["base", "other"])
+    assert said == [f"{encoders[0]} (only in base)"]
+    assert compare_page.only_in(other, rows, ["a", "b"]) == [f"{encoders[0]} (only in b)"]
+    assert compare_page.only_in(rows, rows, ["a", "b"]) == []
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_the_page_says_which_encoder_one_run_alone_measured(tmp_path: Path) -> None:
+    base = variant(tmp_path, "profile-a", {})
+    other = variant(tmp_path, "profile-b", {"batch_size": 8})
+    table = pd.read_csv(other / "profile.csv")
+    dropped = sorted(set(table["encoder"]))[0]
+    table[table["encoder"] != dropped].to_csv(other / "profile.csv", index=False)
+    html, _ = compare(tmp_path, [base, other])
+    assert "Not in this table (measured by one run only): " in html
+    assert f"{dropped} (only in batch size 4)" in html
