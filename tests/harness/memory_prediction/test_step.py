@@ -215,12 +215,24 @@ def test_the_cpu_peak_counts_memory_freed_inside_the_step() -> None:
 
 # the cases over ~2 s on the project's 2-core machine run with the slow tests, not the fast loop
 SLOW_TO_REMAKE = {("bilstm", "train"), ("bilstm_s2t", "train"), ("hrchy_cnn", "train")}
+# the cases whose kernels the memory model calibrates first (oneDNN's LSTM and convolutions:
+# 4-12 s each in the fast loop beside another worker) run with the slow tests and, as before,
+# in the held-out leg
+CALIBRATING = {("bilstm", "infer"), ("multi_cnn", "infer"), ("multi_cnn", "train")}
+CALIBRATING |= {("hrchy_cnn", "infer"), ("bigru", "train")}
+
+
+def remade_marks(name: str, mode: str) -> list:
+    """Slow for SLOW_TO_REMAKE; slow and leg for CALIBRATING; none for the others."""
+    if (name, mode) in SLOW_TO_REMAKE:
+        return [pytest.mark.slow]
+    return [pytest.mark.slow, pytest.mark.leg] if (name, mode) in CALIBRATING else []
 
 
 @pytest.mark.parametrize(
     ("name", "mode"),
     [
-        pytest.param(name, mode, marks=[pytest.mark.slow] if (name, mode) in SLOW_TO_REMAKE else [])
+        pytest.param(name, mode, marks=remade_marks(name, mode))
         for name in list_encoders()
         for mode in ("infer", "train")
     ],
