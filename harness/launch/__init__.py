@@ -1,4 +1,4 @@
-"""Run pieces of work elsewhere: ``process`` (spawned processes of this command, on this
+"""Run pieces of work elsewhere: ``process`` (processes of this command, on this
 console), ``local`` (submitit jobs on this machine) or ``slurm`` (a SLURM job array).
 
     from harness.launch import LaunchOptions, launch, report_outcomes

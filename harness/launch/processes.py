@@ -1,15 +1,22 @@
-"""The ``process`` kind: each call in a spawned process of this machine, printing on this
-console and stopping with this command.
+"""The ``process`` kind: each call in a process of this machine, printing on this console and
+stopping with this command.
+
+The processes are forked from one server process per command (multiprocessing's forkserver)
+that has imported torch and Lightning once, when this command has imported them: a spawned
+process imported them again for each job (Lightning alone: ~9 s of CPU). Each job is still a
+process of its own (a job killed or crashed takes no other down) with the environment and
+``sys.path`` of this command as it launches, as a spawned one had.
 
 Ctrl-C: each process leaves the terminal's process group as it starts (``os.setpgrp``), so a
 terminal's SIGINT reaches this process only, which passes exactly one on to each live process:
 the call saves what it can (a fit its ``last.ckpt``) and its process exits. The processes start
-with SIGINT blocked (a spawned process inherits the starting thread's mask), so one still in
-multiprocessing's bootstrap acts on it only once its handler is set, without a traceback; a
-command started with SIGINT ignored (``nohup ... &``) keeps ignoring it in every process.
+with SIGINT blocked (a forked process inherits the server's mask: ``harness.launch.job_server``
+blocks it there, and the server is started with it blocked), so one still in multiprocessing's
+bootstrap acts on it only once its handler is set, without a traceback; a command started with
+SIGINT ignored (``nohup ... &``) keeps ignoring it in every process.
 
-A call is pickled here and unpickled in its process after ``environment`` is set, so thread
-variables (``OMP_NUM_THREADS``) apply before the call's modules import torch. Its return value
+A call is pickled here and unpickled in its process after ``environment`` is set (the thread
+counts of a torch the server imported: :func:`harness.launch.threads.on_threads`). Its return value
 or error comes back through ``FOLDER/<job>.result.pkl``; an internal error's traceback goes to
 ``FOLDER/<job>.err``, never to the console.
 """
@@ -34,6 +41,9 @@ from harness.interrupts import INTERRUPTED_STATUS
 from harness.launch.outcomes import Interrupted, JobOutcome
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
+# imported once by the server that forks the jobs, each when this command has imported it (a
+# memory study's jobs, which train nothing, never pay Lightning's import)
+SERVER_IMPORTS = ("torch", "lightning.pytorch")
 
 
 def die_with_parent() -> None:
@@ -45,7 +55,7 @@ def die_with_parent() -> None:
 
 
 def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, job: str) -> None:
-    """The spawned process's target: leave the terminal's group, set ``environment``, run the
+    """The job process's target: leave the terminal's group, set ``environment``, run the
     call and write its outcome to ``FOLDER/<job>.result.pkl``."""
     os.setpgrp()
     from harness.quiet import hide_lightning_tips, hide_srun_hint
@@ -58,6 +68,7 @@ def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, 
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        os.environ.clear()  # the command's, not the server's as it started
         os.environ.update(environment)
         outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
     except (RunInterruptedError, KeyboardInterrupt) as stopped:
@@ -95,14 +106,17 @@ def launch_processes(
     environment: Mapping[str, str] | None = None,
     resume: Callable[[], str] | None = None,
 ) -> list[JobOutcome]:
-    """Run each call in a spawned process, wait for all, return their outcomes in order.
+    """Run each call in a process of its own, wait for all, return their outcomes in order.
 
     An interrupt here (Ctrl-C, or the :class:`RunInterruptedError` of SIGTERM) sends the same
     signal once to each live process, waits for them to save, then raises
     :class:`RunInterruptedError` naming ``resume()``, the command that resumes.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    preload = [name for name in SERVER_IMPORTS if name in sys.modules]
+    context.set_forkserver_preload(["harness.launch.job_server", *preload])
+    command_environment = {**os.environ, **(environment or {})}
     jobs = [f"{name}-{k}-of-{len(calls)}" for k in range(1, len(calls) + 1)]
     for job in jobs:  # an earlier launch's outcomes never pass for this one's
         (folder / f"{job}.result.pkl").unlink(missing_ok=True)
@@ -110,7 +124,7 @@ def launch_processes(
     processes = [
         context.Process(
             target=run_in_process,
-            args=(pickle.dumps(call), dict(environment or {}), str(folder), job),
+            args=(pickle.dumps(call), command_environment, str(folder), job),
             name=job,
         )
         for call, job in zip(calls, jobs, strict=True)

@@ -1,5 +1,5 @@
-"""``harness.launch`` through spawned processes and submitit's local executor: results back,
-errors reported, one Ctrl-C stopping every job once."""
+"""``harness.launch`` through processes of the command and submitit's local executor: results
+back, errors reported, one Ctrl-C stopping every job once."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+import torch  # before any job server of this process starts: the server preloads it
 
 from harness.command_parser import CommandParser, build
 from harness.errors import RunFailedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
+from harness.launch.processes import launch_processes
+from tests.harness.fixtures.modules_at_start import torch_already_imported
 from tests.harness.fixtures.terminal import foreground
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,8 +33,6 @@ def square_and_note(x: int, log: Path) -> int:
 
 
 def threads_seen() -> tuple[int, str | None]:
-    import torch
-
     return torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS")
 
 
@@ -84,7 +85,7 @@ def fail_in_two_lines() -> None:
     raise ValueError("first line\nsecond line")
 
 
-@pytest.mark.slow  # a spawned process
+@pytest.mark.slow  # a job process
 def test_a_jobs_failure_is_one_line_as_a_suite_runs_is(tmp_path: Path) -> None:
     """Issue 55.3: one renderer; a job showed only the first line of its error's message."""
     options = LaunchOptions("process")
@@ -104,6 +105,19 @@ def test_jobs_side_by_side_share_the_cores(tmp_path: Path, kind: str) -> None:
     assert [o.result for o in outcomes] == [(share, str(share))] * 2
     (alone,) = launch([threads_seen], options, folder=tmp_path / "one", name="t", threads=3)
     assert alone.result == (3, "3")  # a command's own choice (reproduce --threads)
+
+
+@pytest.mark.slow  # two job processes
+def test_process_jobs_start_with_the_commands_torch_imported(tmp_path: Path) -> None:
+    """torch, and Lightning (~9 s of CPU) when the command has imported it, is imported once for
+    the command, by the server the jobs are forked from, not again by each job (a spawned job
+    imported it itself); each job is still a process of its own."""
+    assert "torch" in sys.modules  # imported above, before any job server of this process
+    # the job's module imports no torch (a spawned job had none before its call)
+    calls = [torch_already_imported, torch_already_imported]
+    outcomes = launch_processes(calls, tmp_path / "jobs", "t")
+    assert [o.result[0] for o in outcomes] == [True, True]
+    assert len({o.result[1] for o in outcomes} | {os.getpid()}) == 3
 
 
 def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixture) -> None:
