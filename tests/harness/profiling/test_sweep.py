@@ -450,3 +450,16 @@ def test_a_cpu_sweep_without_a_budget_takes_a_share_of_the_machines_available_me
     )
     budget = on_this_machine(config).max_memory_mb
     assert budget is not None and 0 < budget <= physical_bytes() / MB
+
+
+@pytest.mark.slow  # two sweeps
+def test_the_resume_command_printed_for_other_options_runs_as_typed(tmp_path: Path, capsys) -> None:
+    """Outside check 14: a folder with a space was printed unquoted in the resume command."""
+    import shlex
+
+    out = tmp_path / "my sweep"
+    assert profile(out, "--encoders", "test_linear", "--lengths", "16") == 0
+    capsys.readouterr()
+    assert profile(out, "--encoders", "test_linear", "--lengths", "16,32", "--resume") == 2
+    said = capsys.readouterr().err.partition("drop these options (")[2].partition(")")[0]
+    assert shlex.split(said) == ["sanbench", "profile", "--resume", "--out", str(out)], said
