@@ -98,7 +98,7 @@ class StudyOptions:
         problems += batch_size_problems("--batch-size", self.batch_size)
         if isinstance(self.trials, int) and self.trials > MAX_TRIALS:
             problems.append(
-                f"--trials {self.trials:,}: a study runs at most {MAX_TRIALS:,} trials (each "
+                f"--trials {self.trials}: a study runs at most {MAX_TRIALS:,} trials (each "
                 "trial is a fit): ask for fewer"
             )
         try:
