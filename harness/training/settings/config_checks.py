@@ -161,11 +161,13 @@ def _class(class_path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def class_init_problems(optimizer: Any, lr_scheduler: Any) -> list[str]:
+def class_init_problems(
+    optimizer: Any, lr_scheduler: Any, typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
     """The ``--optimizer`` and ``--lr_scheduler`` classes built on one dummy parameter and
     stepped once, as training will: the error their arguments raise (torch's
     ``ValueError("Invalid learning rate: -1")``, StepLR's modulo by a ``step_size`` 0), as one
-    line naming the option."""
+    line naming the class and the arguments given (as ``typed`` holds them)."""
     import torch
 
     if optimizer is None and lr_scheduler is None:
@@ -177,7 +179,7 @@ def class_init_problems(optimizer: Any, lr_scheduler: Any) -> list[str]:
         try:
             built = _class(spec["class_path"])([parameter], **(spec.get("init_args") or {}))
         except (ValueError, TypeError) as error:
-            return [f"--optimizer {spec['class_path']}: {error}"]
+            return [_refused("optimizer", spec, str(error), typed or {})]
     if lr_scheduler is None:
         return []
     spec = builtin_value(lr_scheduler)
@@ -192,19 +194,24 @@ def class_init_problems(optimizer: Any, lr_scheduler: Any) -> list[str]:
                 scheduler.step()
     except (ValueError, TypeError, ZeroDivisionError) as error:
         why = "division by zero" if isinstance(error, ZeroDivisionError) else str(error)
-        return [f"--lr_scheduler {spec['class_path']}{_given(spec)}: {why}"]
+        return [_refused("lr_scheduler", spec, why, typed or {})]
     return []
 
 
-def _given(spec: Mapping[str, Any]) -> str:
-    """The class's arguments that differ from its defaults, as options (`` --lr_scheduler.
-    step_size 0``): the values the user gave."""
-    defaults = inspect.signature(_class(spec["class_path"])).parameters
-    return "".join(
-        f" --lr_scheduler.{key} {value}"
+def _refused(
+    group: str, spec: Mapping[str, Any], why: str, typed: Mapping[str, tuple[str, str]]
+) -> str:
+    """``--optimizer torch.optim.SGD --optimizer.lr -1: torch.optim.SGD refuses them: WHY``:
+    the class and its arguments that differ from its defaults (the values the user gave, as
+    typed where ``typed`` holds them), then the class's own reason."""
+    class_path = spec["class_path"]
+    defaults = inspect.signature(_class(class_path)).parameters
+    given = [
+        " ".join(typed.get(f"{group}.{key}", (f"--{group}.{key}", str(value))))
         for key, value in (spec.get("init_args") or {}).items()
         if key not in defaults or defaults[key].default != value
-    )
+    ]
+    return " ".join([f"--{group} {class_path}", *given]) + f": {class_path} refuses them: {why}"
 
 
 def data_value_problems(data: Mapping[str, Any]) -> list[str]:

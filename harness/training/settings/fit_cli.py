@@ -484,7 +484,9 @@ class FitCLI(LightningCLI):
         problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
         problems += trainer_value_problems(trainer, self.typed)
         problems += non_finite_problems(self.config, self.typed)
-        problems += class_init_problems(self.config.get("optimizer"), self.config["lr_scheduler"])
+        problems += class_init_problems(
+            self.config.get("optimizer"), self.config["lr_scheduler"], self.typed
+        )
         width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM
         problems += encoder_problems(self.config["model"], width)
         workers = self.config["data"].get("num_workers")

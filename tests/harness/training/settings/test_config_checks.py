@@ -34,7 +34,10 @@ REFUSED = [
     (["--trainer.accumulate_grad_batches", "0"], "--trainer.accumulate_grad_batches 0"),
     (["--trainer.val_check_interval", "0"], "--trainer.val_check_interval 0"),
     (["--trainer.check_val_every_n_epoch", "0"], "--trainer.check_val_every_n_epoch 0"),
-    ([*STEP_LR, "--lr_scheduler.step_size", "0"], "--lr_scheduler"),
+    (
+        [*STEP_LR, "--lr_scheduler.step_size", "0"],
+        "StepLR --lr_scheduler.step_size 0: torch.optim.lr_scheduler.StepLR refuses them: divisi",
+    ),
     (
         ["--model.encoder_options", "{attention_imp: naive}"],
         "multi_cnn takes no option attention_imp; its options: ",
@@ -51,9 +54,13 @@ REFUSED = [
     (["--trainer.devices", "0"], "--trainer.devices 0: expected"),
     (["--seed", "-1"], "--seed -1: expected an integer from 0"),
     (["--run.ema_decay", "2"], "--run.ema_decay 2: expected"),
-    ([*SGD, "--optimizer.lr", "-1"], "--optimizer torch.optim.SGD: Invalid learning rate"),
+    # the arguments as typed beside torch's reason (outside check 6)
+    (
+        [*SGD, "--optimizer.lr", "-1"],
+        "--optimizer torch.optim.SGD --optimizer.lr -1: torch.optim.SGD refuses them: Invalid l",
+    ),
     ([*SGD, "--optimizer.lr", "abc"], "--optimizer.lr abc: torch.optim.SGD expects a number"),
-    ([*SGD, "--optimizer.momentum", "-3"], "--optimizer torch.optim.SGD: Invalid momentum"),
+    ([*SGD, "--optimizer.momentum", "-3"], "--optimizer.momentum -3: torch.optim.SGD refuses"),
     (["--data.num_workers", "-1"], "--data.num_workers -1: expected"),
     # library words, or a batch beyond any file that trained (issue 56 breaker)
     (
@@ -146,7 +153,7 @@ def test_suite_checks_each_run_before_the_first(
     status = main([*words, *SGD, "--optimizer.momentum", "-3"])
     err = capsys.readouterr().err
     assert status == 2, err
-    assert "--optimizer torch.optim.SGD: Invalid momentum value: -3.0" in err, err
+    assert "--optimizer.momentum -3.0: torch.optim.SGD refuses them: Invalid momentum" in err
     assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("metrics.json"))
 
 
