@@ -32,7 +32,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from multiprocessing import resource_tracker
+from multiprocessing import reduction, resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +54,30 @@ def die_with_parent() -> None:
         ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
-def run_in_process(call_bytes: bytes, environment: dict[str, str], folder: str, job: str) -> None:
+class CommandConsole:
+    """This command's stdout and stderr as a job starts, passed to the job: a job forked from a
+    server has the server's, those of the server's start (pytest's capture of an earlier test,
+    or a redirect since). Pickled as the descriptors themselves (multiprocessing's ``DupFd``,
+    while the job starts)."""
+
+    def __reduce__(self) -> tuple[Callable[..., None], tuple[Any, Any]]:
+        return _use_console, (reduction.DupFd(1), reduction.DupFd(2))
+
+
+def _use_console(stdout: Any, stderr: Any) -> None:
+    """In the job, as it unpickles its arguments: its stdout and stderr are the command's."""
+    for target, passed in ((1, stdout), (2, stderr)):
+        descriptor = passed.detach()
+        os.dup2(descriptor, target)
+        os.close(descriptor)
+
+
+def run_in_process(
+    call_bytes: bytes, environment: dict[str, str], folder: str, job: str, console: object
+) -> None:
     """The job process's target: leave the terminal's group, set ``environment``, run the
-    call and write its outcome to ``FOLDER/<job>.result.pkl``."""
+    call and write its outcome to ``FOLDER/<job>.result.pkl``. ``console`` has already made
+    the command's stdout and stderr the job's (:class:`CommandConsole`)."""
     os.setpgrp()
     from harness.quiet import hide_lightning_tips, hide_srun_hint
 
@@ -124,7 +145,7 @@ def launch_processes(
     processes = [
         context.Process(
             target=run_in_process,
-            args=(pickle.dumps(call), command_environment, str(folder), job),
+            args=(pickle.dumps(call), command_environment, str(folder), job, CommandConsole()),
             name=job,
         )
         for call, job in zip(calls, jobs, strict=True)

@@ -120,6 +120,22 @@ def test_process_jobs_start_with_the_commands_torch_imported(tmp_path: Path) -> 
     assert len({o.result[1] for o in outcomes} | {os.getpid()}) == 3
 
 
+def say(word: str) -> None:
+    print(word, flush=True)
+
+
+@pytest.mark.slow  # two job processes
+def test_a_jobs_lines_reach_the_console_the_command_has_as_it_launches(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A job forked from the server writes on the command's stdout as the job starts, not on
+    the one the server started with (pytest's capture of an earlier test lost the lines)."""
+    with capfd.disabled():  # the job server, if not running yet, starts on another stdout
+        launch_processes([functools.partial(say, "before")], tmp_path / "before", "t")
+    launch_processes([functools.partial(say, "now")], tmp_path / "now", "t")
+    assert "now" in capfd.readouterr().out
+
+
 def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixture) -> None:
     outcomes = [JobOutcome("7", result=4), JobOutcome("8", error="ValueError: bad", stderr=None)]
     with pytest.raises(RunFailedError, match=r"1 of 2 jobs died .*; rerun it"):
