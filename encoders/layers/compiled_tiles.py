@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -163,17 +164,25 @@ def _on_the_device(k2: float, a: torch.Tensor) -> torch.Tensor:
     return torch.full((), k2, dtype=dtype, device=a.device)
 
 
-def _cpu_kernels_loaded_now(a: torch.Tensor) -> bool:
-    """Whether a call on ``a`` came here before the CPU kernels were loaded, and loaded them:
-    on the CPU the operators' kernels are ``cpu_tiles.cpp``'s, registered on their CPU key as
-    :func:`cpu_tiles.load` loads the library (:func:`available` does), so that only a call
-    before that reaches these Python functions; the caller dispatches it again."""
-    if a.device.type != "cpu":
-        return False
-    if cpu_tiles.loaded():  # loaded, and still no CPU kernel: never dispatch in a circle
+# set in a thread while :func:`_on_the_cpu_kernels` dispatches its call again
+_REDISPATCHING = threading.local()
+
+
+def _on_the_cpu_kernels(operator: Callable[..., Any], *args: Any) -> Any:
+    """``operator(*args)``, a CPU call that reached the operators' Python functions (the
+    compiled kernels of other devices), dispatched again once :func:`cpu_tiles.load` has
+    registered ``cpu_tiles.cpp``'s kernels on the CPU key: only a call before the load comes
+    here (or one of another thread while the load runs: it waits for the load). A call that
+    comes back here from that dispatch would be a registration gone wrong, and is refused
+    rather than dispatched in a circle."""
+    if getattr(_REDISPATCHING, "active", False):
         raise RuntimeError(f"{cpu_tiles.library_file()} registered no CPU kernel of the tiles")
     cpu_tiles.load()
-    return True
+    _REDISPATCHING.active = True
+    try:
+        return operator(*args)
+    finally:
+        _REDISPATCHING.active = False
 
 
 @torch.library.custom_op(TILE_OPERATORS[0], mutates_args=())
@@ -182,8 +191,8 @@ def compiled_tile_sums(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`tile_sums`, compiled (on devices other than the CPU, whose kernel is
     ``cpu_tiles.cpp``'s)."""
-    if _cpu_kernels_loaded_now(a):
-        return compiled_tile_sums(a, b, v, allowed, k2)
+    if a.device.type == "cpu":
+        return _on_the_cpu_kernels(compiled_tile_sums, a, b, v, allowed, k2)
     return _compiled_call(0, a, b, v, allowed, _on_the_device(k2, a))
 
 
@@ -194,12 +203,20 @@ def compiled_tile_grads(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
     """(Σ_k M, Σ_q M, Σ_q w g) of one tile, compiled (on devices other than the CPU, whose
     kernel is ``cpu_tiles.cpp``'s)."""
-    if _cpu_kernels_loaded_now(a):
-        return compiled_tile_grads(a, b, v, allowed, k2, g_over_z, s)
+    if a.device.type == "cpu":
+        return _on_the_cpu_kernels(compiled_tile_grads, a, b, v, allowed, k2, g_over_z, s)
     args = (a, b, v, allowed, _on_the_device(k2, a), g_over_z, s)
     return (_compiled_call(1, *args), *_compiled_call(2, *args))
 
 
+def _keys_contiguous(t: torch.Tensor) -> torch.Tensor:
+    """``t`` as ``cpu_tiles.cpp``'s ``keys_contiguous`` reads it: as it is when its keys are
+    adjacent (stride 1), else a contiguous copy."""
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+
+# The fake kernels allocate as the CPU kernels do (``at::empty_like`` of a, and of b with its keys
+# adjacent): outputs of the same strides, which opcheck and torch.compile check.
 @compiled_tile_sums.register_fake
 def _(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float):
     return torch.empty_like(a), torch.empty_like(a)
@@ -210,7 +227,8 @@ def _(
     a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, k2: float,
     g_over_z: torch.Tensor, s: torch.Tensor,
 ):  # fmt: skip
-    return torch.empty_like(a), torch.empty_like(b), torch.empty_like(b)
+    keys = _keys_contiguous(b)
+    return torch.empty_like(a), torch.empty_like(keys), torch.empty_like(keys)
 
 
 def tile_pairs(a_shape: Sequence[int], b_shape: Sequence[int]) -> int:

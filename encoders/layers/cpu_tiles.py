@@ -32,6 +32,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,12 +115,33 @@ def library_file() -> Path:
     return build_folder() / f"{build_name()}.so"
 
 
-@functools.cache
+# what :func:`load` did in this process: "built" (whether it built the library), or "failed"
+# (the error its one attempt raised); set under the lock, once
+_LOAD: dict[str, bool | Exception] = {}
+_LOAD_LOCK = threading.Lock()
+
+
 def load() -> bool:
     """Load the library (the operators' CPU kernels), building it first if no process has; True
-    when this call built it. Raises :class:`BuildError` when it cannot be built, ``OSError``
-    when the file cannot be loaded."""
-    library = library_file()
+    when this process built it. Once per process, under a lock: a thread that calls while
+    another loads waits until the kernels are registered. Raises :class:`BuildError` when it
+    cannot be built, ``OSError`` when the file cannot be loaded: the first attempt's error
+    again on every later call (one build attempt per process)."""
+    with _LOAD_LOCK:
+        if "failed" in _LOAD:
+            raise _LOAD["failed"]
+        if "built" not in _LOAD:
+            try:
+                _LOAD["built"] = _load_or_build(library_file())
+            except (BuildError, OSError) as error:
+                _LOAD["failed"] = error
+                raise
+        return bool(_LOAD["built"])
+
+
+def _load_or_build(library: Path) -> bool:
+    """:func:`load`'s work: load ``library``, building it first (one process at a time, a lock
+    next to its folder) if none is there; True when this call built it."""
     if library.is_file():
         torch.ops.load_library(library)
         return False
@@ -133,14 +155,15 @@ def load() -> bool:
 
 
 def loaded() -> bool:
-    """Whether :func:`load` has loaded the library in this process."""
-    return load.cache_info().currsize > 0
+    """Whether :func:`load` has loaded the library, and so registered its kernels, in this
+    process."""
+    return "built" in _LOAD
 
 
 def built_here() -> bool:
     """Whether this process built the library (False before :func:`load`, and when it loaded
     the file another process built)."""
-    return loaded() and load()
+    return bool(_LOAD.get("built", False))
 
 
 def _build(library: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -197,7 +198,8 @@ def test_a_cpu_call_that_reaches_the_python_functions_after_the_load_is_refused(
     and is refused rather than dispatched again in a circle."""
     assert compiled_tiles.available("cpu")
     with pytest.raises(RuntimeError, match="registered no CPU kernel"):
-        compiled_tiles._cpu_kernels_loaded_now(torch.zeros(1))
+        # the dispatch again reaching the Python functions again, in the same thread
+        compiled_tiles._on_the_cpu_kernels(compiled_tiles._on_the_cpu_kernels, print)
 
 
 def test_an_edited_source_is_another_build(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,3 +404,89 @@ def test_a_build_whose_process_is_killed_stops_its_compiler(tmp_path: Path) -> N
     if not stopped:
         os.kill(compiler_pid, signal.SIGKILL)
     assert stopped, "the compiler outlived the process that built"
+
+
+# a fresh process whose library is built (this module's pytestmark built it): threads that make
+# the first call of the operators at once, past a barrier (issue 55, fifth outside check)
+FIRST_CALLS_AT_ONCE = """
+import threading, torch
+from encoders.layers import compiled_tiles, cpu_tiles
+assert cpu_tiles.library_file().is_file() and not cpu_tiles.loaded()
+THREADS = 16
+a, b, v = (torch.rand(2, 3, 5, dtype=torch.float64) + 0.5 for _ in "abv")
+allowed = torch.ones(2, 5, 5, dtype=torch.bool)
+barrier = threading.Barrier(THREADS)
+errors = []
+def first_call():
+    barrier.wait()
+    try:
+        torch.ops.sanbench.tanh_tile_sums(a, b, v, allowed, 1.0)
+    except Exception as error:
+        errors.append(repr(error))
+threads = [threading.Thread(target=first_call) for _ in range(THREADS)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(errors), errors[:1])
+"""
+
+
+@pytest.mark.slow  # a process that imports torch (3-5 s)
+def test_threads_that_call_the_operators_first_at_once_all_get_the_cpu_kernels() -> None:
+    """Loading the library and its registering the CPU kernels are one step: a thread that
+    enters the operators' Python functions while another loads waits for the load, then
+    dispatches to the C++ kernels (it once raised "registered no CPU kernel": 16 threads, 6 of
+    6 processes)."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_CALLS_AT_ONCE],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[0] == "0", done.stdout
+
+
+def test_a_failed_build_is_attempted_once_per_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no compiler, every later load raises the first build's error at once instead of
+    building again (a direct operator call took 11 s, then 0.3 s each, every time). A fresh
+    copy of the module: this process has loaded the library."""
+    spec = importlib.util.spec_from_file_location("fresh_cpu_tiles", cpu_tiles.__file__)
+    fresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh)
+    attempts = []
+
+    def build_without_a_compiler(library: Path) -> None:
+        attempts.append(library)
+        raise fresh.BuildError("c++: not found")
+
+    monkeypatch.setattr(fresh, "_build", build_without_a_compiler)
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    for _ in range(3):
+        with pytest.raises(fresh.BuildError, match="c\\+\\+: not found"):
+            fresh.load()
+    assert len(attempts) == 1
+    assert not fresh.loaded()
+
+
+@pytest.mark.slow  # opcheck's fake-tensor check of both operators (4 s at load 10)
+def test_the_fake_kernels_give_the_cpu_kernels_strides_for_transposed_inputs() -> None:
+    """The fake kernels' outputs have the strides of the C++ kernels' (whose key outputs are
+    contiguous whatever the keys' layout): torch's fake-tensor check of opcheck, on a tile whose
+    a, b and v are transposed views."""
+    generator = torch.Generator().manual_seed(5)
+    a, b, v, g, s = (
+        torch.rand(2, n, 3, generator=generator, dtype=torch.float64).transpose(1, 2) + 0.5
+        for n in (4, 9, 9, 4, 4)
+    )
+    allowed = torch.rand(2, 4, 9, generator=generator) < 0.7
+    k2 = 10.0 * compiled_tiles.LOG2_E
+    checks = ("test_schema", "test_faketensor")
+    sums, grads = torch.ops.sanbench.tanh_tile_sums, torch.ops.sanbench.tanh_tile_grads
+    torch.library.opcheck(sums.default, (a, b, v, allowed, k2), test_utils=checks)
+    torch.library.opcheck(grads.default, (a, b, v, allowed, k2, g, s), test_utils=checks)
