@@ -70,8 +70,10 @@ def plain_log_axis(axis: Axis, low: float, high: float) -> None:
         first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
         ticks = [step * 10.0**power for power in range(first, last + 1) for step in subs]
         inside = [tick for tick in ticks if low <= tick <= high]
-        locator = FixedLocator(ticks) if len(inside) >= LEAST_LABELS else MaxNLocator(nbins=4)
-        axis.set_major_locator(locator)
+        if len(inside) >= LEAST_LABELS:
+            axis.set_major_locator(FixedLocator(ticks))
+        else:  # a round step that puts LEAST_LABELS ticks inside (nbins alone may leave 2)
+            axis.set_major_locator(MaxNLocator(nbins=4, min_n_ticks=LEAST_LABELS))
     else:
         axis.set_major_locator(LogLocator(subs=subs))
     axis.set_major_formatter(FuncFormatter(plain_number))
