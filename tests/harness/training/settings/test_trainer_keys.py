@@ -12,6 +12,7 @@ from typing import Optional, Union
 import pytest
 from jsonargparse import ArgumentParser
 
+from harness.cli import main
 from harness.training.settings.trainer_keys import int_first_signature
 
 # a fresh interpreter where the typing cache holds Optional[Union[float, int]] (rich.progress
@@ -64,3 +65,17 @@ def test_an_int_first_signature_reads_an_integer_as_int_and_a_decimal_as_float(
     parser.add_argument("--limit", type=signature.parameters["limit"].annotation)
     value = parser.parse_args(["--limit", text]).limit
     assert (value, type(value)) == (expected, type(expected))
+
+
+def test_fit_help_shows_the_trainer_as_lightning_does(capsys: pytest.CaptureFixture) -> None:
+    """The Trainer group's heading is Lightning's ("Customize every aspect of training via
+    flags"), not FitTrainer's internal docstring, and each int-or-float key's type is spelled as
+    for Lightning's own signature (``Union[int, float]``, not ``int | float``)."""
+    assert main(["fit", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "Customize every aspect of training via flags:" in help_text
+    assert "FitTrainer" not in help_text and "module docstring" not in help_text
+    assert "int | float" not in help_text
+    listed = help_text.index("\n  --trainer.overfit_batches")  # its entry, not the usage line
+    overfit = help_text[listed:].split("\n  --trainer.")[1]
+    assert "(type: Union[int, float], default: 0.0)" in " ".join(overfit.split())
