@@ -860,7 +860,8 @@ OWN_PARSER_OPTIONS = "harness.training.settings"
 
 
 def option_classes(options: type) -> Iterator[type]:
-    """``options`` and every dataclass nested in its fields (their fields are options too)."""
+    """``options``, its dataclass bases (which declare their fields in their own modules) and
+    every dataclass nested in its fields (their fields are options too)."""
     import dataclasses
     import typing
 
@@ -870,7 +871,7 @@ def option_classes(options: type) -> Iterator[type]:
         for argument in typing.get_args(hint):
             yield from nested(argument)
 
-    yield options
+    yield from (cls for cls in options.__mro__ if dataclasses.is_dataclass(cls))
     hints = typing.get_type_hints(options)
     for field in dataclasses.fields(options):
         for inner in nested(hints[field.name]):
@@ -1075,6 +1076,14 @@ def test_options_declared_another_way_are_still_found(tmp_path: Path) -> None:
         assert option_problems("harness.encoder_list", lambda p, w=wrapper: p.add_options(w)) == [
             "harness.profiling.options.ProfileOptions is defined outside harness.encoder_list"
         ]
+    # issue 55 (fifth outside check): an option declared by a dataclass base in another package
+    planted = dataclasses.make_dataclass("Planted", [("theme", str, "dark")], frozen=True)
+    planted.__module__ = "harness.launch.outcomes"
+    report = dataclasses.make_dataclass("ReportOptions", [], bases=(planted,), frozen=True)
+    report.__module__ = list_options.__name__
+    assert option_problems("harness.encoder_list", lambda p: p.add_options(report)) == [
+        "harness.launch.outcomes.Planted is defined outside harness.encoder_list"
+    ]
     helper_module = tmp_path / "helper.py"
     helper_module.write_text("def more(parser):\n    parser.add_argument('--x')\n")
     assert declared_outside_a_command(
@@ -1120,27 +1129,26 @@ def test_options_declared_outside_the_options_modules_are_found(
 PROGRAM = {"harness.program", "harness.cli"}
 
 
-def _is_main_check(node: ast.AST) -> bool:
-    """``__name__`` compared with ``"__main__"``, either way round, ``in (...)`` included."""
-    if not isinstance(node, ast.Compare):
-        return False
-    operands = [node.left, *node.comparators]
-    names = any(isinstance(o, ast.Name) and o.id == "__name__" for o in operands)
-    mains = any(
-        isinstance(c, ast.Constant) and c.value == "__main__" for o in operands for c in ast.walk(o)
+def _says_main(tree: ast.AST) -> bool:
+    """Whether a module spells ``"__main__"`` as a string anywhere but a docstring: however it
+    checks that it runs as the program (``__name__ == "__main__"``, a constant, ``match``,
+    ``endswith``, ``sys.modules["__main__"]``)."""
+    skip = _docstrings(tree)
+    return any(
+        isinstance(node, ast.Constant) and node.value == "__main__" and id(node) not in skip
+        for node in ast.walk(tree)
     )
-    return names and mains
 
 
 def runnable_modules(modules: dict[str, Path]) -> set[str]:
     """The modules a ``python -m`` runs: a package's ``__main__.py`` (as its package), and those
-    that compare ``__name__`` with ``"__main__"`` anywhere (nested, reversed)."""
+    that spell ``"__main__"`` (:func:`_says_main`)."""
     found = set()
     for module, path in modules.items():
         package, _, name = module.rpartition(".")
         if name == "__main__":
             found.add(package)
-        elif any(_is_main_check(node) for node in ast.walk(parsed(path))):
+        elif _says_main(parsed(path)):
             found.add(module)
     return found
 
@@ -1157,6 +1165,14 @@ def runnable_modules(modules: dict[str, Path]) -> set[str]:
         ("harness.newpackage.m", "def f():\n    if __name__ == '__main__':\n        main()\n"),
         ("harness.newpackage.m", "if DEBUG and __name__ in ('__main__',):\n    main()\n"),
         ("harness.newpackage.__main__", "from harness.newpackage.tool import main\n\nmain()\n"),
+        # issue 55 (fifth outside check): "__main__" spelled anywhere but a docstring
+        ("harness.newpackage.m", "MAIN = '__main__'\nif __name__ == MAIN:\n    main()\n"),
+        ("harness.newpackage.m", "match __name__:\n    case '__main__':\n        main()\n"),
+        ("harness.newpackage.m", "if __name__.endswith('__main__'):\n    main()\n"),
+        (
+            "harness.newpackage.m",
+            "import sys\nif sys.modules['__main__'] is sys.modules[__name__]:\n    main()\n",
+        ),
     ],
 )
 def test_a_runnable_module_is_found_however_it_is_written(
@@ -1169,6 +1185,14 @@ def test_a_runnable_module_is_found_however_it_is_written(
     assert runnable_modules({module: path}) == {
         "harness.newpackage" if module.endswith("__main__") else module
     }
+
+
+def test_a_module_that_only_says_main_in_a_docstring_or_comment_is_not_runnable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text('"""Run as ``python -m``, its __name__ is "__main__"."""\n# "__main__"\n')
+    assert runnable_modules({"harness.newpackage.m": path}) == set()
 
 
 def test_every_runnable_module_is_a_command_or_listed_with_its_reason() -> None:
