@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.contracts.profile_run import MEASURED_STATUSES, variant_label
+from reports.contracts.profile_run import MEASURED_STATUSES, OK, variant_label
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run
 from reports.profile.tables import (
@@ -94,7 +94,7 @@ def _conditions(rows: pd.DataFrame, manifest: dict, env: dict[str, str]) -> str:
 
 
 def _times_table(rows: pd.DataFrame) -> list[str]:
-    lengths = "/".join(str(n) for n in sorted(rows[rows["status"] == "ok"]["seq_len"].unique()))
+    lengths = "/".join(str(n) for n in sorted(rows[rows["status"] == OK]["seq_len"].unique()))
     longest = rows["seq_len"].max()
     lines = [
         f"| encoder | infer ms {lengths} (IQR at the last) | train ms {lengths} (IQR at the "
@@ -104,11 +104,11 @@ def _times_table(rows: pd.DataFrame) -> list[str]:
     for label, group in rows.groupby("label", sort=False):
         cells = [label]
         for mode in ("infer", "train"):
-            timed = group[(group["mode"] == mode) & (group["status"] == "ok")]
+            timed = group[(group["mode"] == mode) & (group["status"] == OK)]
             last_iqr = timed.sort_values("seq_len")["time_ms_iqr"].iloc[-1]
             cells.append(f"{_by_length(timed, 'time_ms_median')} ({last_iqr:.1f})")
         train = group[group["mode"] == "train"]
-        cells.append(_by_length(train[train["status"] == "ok"], "peak_mem_mb"))
+        cells.append(_by_length(train[train["status"] == OK], "peak_mem_mb"))
         predicted = train[train["seq_len"] == longest]["peak_mem_mb_predicted"].iloc[0]
         cells.append(f"{predicted:,.0f}")
         lines.append("| " + " | ".join(cells) + " |")
@@ -211,7 +211,7 @@ def _ratios_tables(rows: pd.DataFrame) -> list[str]:
             ]
             lines.append(f"| {label} | {mode} | " + " | ".join(cells) + " |")
         if name == "time":
-            timed = rows[rows["status"] == "ok"]
+            timed = rows[rows["status"] == OK]
             spread = timed["time_ms_iqr"] / timed["time_ms_median"]
             lines += [
                 "",
@@ -272,7 +272,7 @@ def _tile_cost_table(rows: pd.DataFrame) -> list[str]:
 def _between_runs(eager: pd.DataFrame, compiled: pd.DataFrame) -> str:
     """How far apart the two runs timed the same eager points."""
     key = ["label", "mode", "seq_len"]
-    both = eager[eager["status"] == "ok"].merge(compiled[compiled["status"] == "ok"], on=key)
+    both = eager[eager["status"] == OK].merge(compiled[compiled["status"] == OK], on=key)
     apart = (both["eager_time_ms_median_y"] / both["time_ms_median_x"] - 1).abs()
     return (
         f"The same {len(both)} eager points, timed in both runs, are {apart.min():.0%} to "
@@ -327,9 +327,9 @@ def _impl_table(rows: pd.DataFrame) -> list[str]:
     """Per encoder run both ways (``NAME:attention_impl=naive`` beside ``NAME``, the default
     chunked attention) and mode: each measured length's median ms and peak MB, naive → chunked,
     with chunked's ratio to naive."""
-    timed = rows[rows["status"] == "ok"].set_index(["label", "mode", "seq_len"])
+    timed = rows[rows["status"] == OK].set_index(["label", "mode", "seq_len"])
     naive = rows[rows["options"] == NAIVE]
-    lengths = sorted(naive[naive["status"] == "ok"]["seq_len"].unique())
+    lengths = sorted(naive[naive["status"] == OK]["seq_len"].unique())
     lines = [
         "Median ms (IQR) and peak MB, the papers' naive attention → the default chunked one "
         "(chunked / naive):",
@@ -372,7 +372,7 @@ def attention_generated() -> str:
 def tiles_generated() -> str:
     """The tile sizes' run: each size's median ms (IQR) and peak MB by mode."""
     run = load_run(TILES_RUN)
-    rows = run.rows[run.rows["status"] == "ok"].copy()
+    rows = run.rows[run.rows["status"] == OK].copy()
     rows["tile"] = rows["options"].str.extract(r"chunk_size=(\d+)", expand=False)
     lines = [
         _conditions(run.rows, run.manifest, environment(run)),
