@@ -1722,6 +1722,68 @@ def test_a_row_status_literal_is_found_however_it_is_written(
     assert len(status_spellings({"reports.site.m": path})) == found
 
 
+# the site's templates that show a count per status, from the page's ``counts`` keyed by the
+# contract's table (reports/site/profile_page.py passes one for each of STATUSES)
+TEMPLATES = ROOT / "reports" / "site" / "templates"
+STATUS_COUNTS = {"profile.html.j2": ("reports.contracts.profile_run", "STATUSES")}
+COUNTED = re.compile(r"\bcounts(?:\.(\w+)|\[\s*['\"](\w+)['\"]\s*\])")
+TEMPLATE_STATUS_TEST = re.compile(
+    r"\bstatus\s*(?:[=!]=|(?:not\s+)?in)\s*(\[[^\]]*\]|\([^)]*\)|'[^']*'|\"[^\"]*\")"
+)
+
+
+def template_status_problems(name: str, text: str) -> list[str]:
+    """What a template spells of the row statuses: a status it compares with (``status ==
+    'oom'``: the page code should pass what it needs), and, in a template of STATUS_COUNTS,
+    each ``counts.WORD`` that is no status of the contract and each status it does not count
+    (a renamed or added status fails here, not as a blank on the page)."""
+    statuses = {
+        status
+        for contract, table in ROW_STATUSES.items()
+        for status in getattr(importlib.import_module(contract), table)
+    }
+    problems = [
+        f"{name}: compares a status with {word!r}"
+        for tested in TEMPLATE_STATUS_TEST.findall(text)
+        for word in QUOTED.findall(tested)
+        if word in statuses
+    ]
+    if name in STATUS_COUNTS:
+        contract, table = STATUS_COUNTS[name]
+        counted = {a or b for a, b in COUNTED.findall(text)}
+        own = set(getattr(importlib.import_module(contract), table))
+        problems += [
+            f"{name}: counts.{word} is no status of {contract}" for word in sorted(counted - own)
+        ]
+        problems += [f"{name}: status {word!r} is not counted" for word in sorted(own - counted)]
+    return problems
+
+
+def test_the_templates_spell_the_statuses_of_their_contracts_only() -> None:
+    """Issue 55 (fifth outside check): reports/site/templates/profile.html.j2 shows a count per
+    status as ``counts.ok``, ...: each is a status of the contract, and each status is shown."""
+    found = [
+        problem
+        for path in sorted(TEMPLATES.glob("*.j2"))
+        for problem in template_status_problems(path.name, path.read_text())
+    ]
+    assert not found, found
+    assert set(STATUS_COUNTS) <= {path.name for path in TEMPLATES.glob("*.j2")}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        ("profile.html.j2", "{{ counts.done }} {{ counts['oom'] }}", 6),  # 1 unknown, 5 uncounted
+        ("other.html.j2", "{% if row.status == 'oom' %}x{% endif %}", 1),
+        ("other.html.j2", "{% if row.status in ('ok', 'contended') %}x{% endif %}", 2),
+        ("other.html.j2", "{% if row.mode == 'train' %}{{ counts.items() }}{% endif %}", 0),
+    ],
+)
+def test_a_templates_status_word_is_found(name: str, text: str, found: int) -> None:
+    assert len(template_status_problems(name, text)) == found
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
