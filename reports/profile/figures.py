@@ -35,7 +35,14 @@ METRICS = {
 MODE_TITLES = {"infer": "inference", "train": "training (forward + backward)"}
 # One axis scale per quantity on every figure of every report: memory spans orders of magnitude
 # over the papers' lengths (DiSAN's grows as L^2), time is drawn linear as in the papers' Fig. 6.
-SCALES = {"time_ms_median": "linear", "peak_mem_mb": "log"}
+SCALES = {
+    "time_ms_median": "linear",
+    "peak_mem_mb": "log",
+    # the training results' costs (the fit and suite pages' efficiency figures)
+    "peak_train_mem_mb": "log",
+    "train_time_per_epoch_s": "linear",
+    "dev_infer_time_s": "linear",
+}
 
 
 def legend_below(axes: plt.Axes, columns: int = 3) -> None:
@@ -83,13 +90,14 @@ def plain_log_axis(axis: Axis, low: float, high: float) -> None:
 LEAST_LABELS = 3  # labelled ticks a log axis shows between its lowest and highest value
 
 
-def set_scale(axes: plt.Axes, metric: str, label: str | None = None) -> None:
-    """The quantity's axis scale, named in the axis label ("..., log scale"); a log axis's
-    ticks are plain numbers of the label's unit (:func:`plain_log_axis`)."""
-    axes.set_yscale(SCALES[metric])
+def set_scale(axes: plt.Axes, metric: str, label: str | None = None, axis: str = "y") -> None:
+    """The quantity's scale on ``axes``' ``axis`` ("x" or "y"), named in the axis label
+    ("..., log scale"); a log axis's ticks are plain numbers of the label's unit
+    (:func:`plain_log_axis`), over the axis' limits as set."""
+    getattr(axes, f"set_{axis}scale")(SCALES[metric])
     if SCALES[metric] == "log":
-        plain_log_axis(axes.yaxis, *axes.get_ylim())
-    axes.set_ylabel(f"{label or METRICS[metric][0]}, {SCALES[metric]} scale")
+        plain_log_axis(getattr(axes, f"{axis}axis"), *getattr(axes, f"get_{axis}lim")())
+    getattr(axes, f"set_{axis}label")(f"{label or METRICS[metric][0]}, {SCALES[metric]} scale")
 
 
 def ring_contended(axes: plt.Axes, x: pd.Series, y: pd.Series) -> bool:

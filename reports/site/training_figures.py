@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
+from reports.profile.figures import SCALES, set_scale
 from reports.site.render import save_figure
 
 # DiSAN discusses the ranges (5, 12), (25, 38) and >= 38 tokens.
@@ -50,6 +51,7 @@ OUTSIDE_RIGHT = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxes
 # (or one run) read their values on the ticks, never as digits below an offset (1e-7+1.36e-2)
 LEAST_RELATIVE_SPAN = 0.1
 MARGIN = 0.18  # of the span, each side: room for the markers and their labels
+LEAST_FACTOR = 2.0  # a log axis spans at least this factor, so its ticks read apart
 
 
 def readable_limits(values: pd.Series) -> tuple[float, float]:
@@ -62,6 +64,19 @@ def readable_limits(values: pd.Series) -> tuple[float, float]:
         low, high = centre - least / 2, centre + least / 2
     margin = MARGIN * (high - low)
     return low - margin, high + margin
+
+
+def readable_log_limits(values: pd.Series) -> tuple[float, float]:
+    """Log axis limits holding the positive ``values``: at least :data:`LEAST_FACTOR` apart,
+    with :data:`MARGIN` of the span (in decades) each side."""
+    decades = np.log10(values[values > 0].astype(float))
+    low, high = float(decades.min()), float(decades.max())
+    least = np.log10(LEAST_FACTOR)
+    if high - low < least:
+        centre = (low + high) / 2
+        low, high = centre - least / 2, centre + least / 2
+    margin = MARGIN * (high - low)
+    return 10 ** (low - margin), 10 ** (high + margin)
 
 
 def quality_column(rows: pd.DataFrame) -> tuple[str, str, float]:
@@ -105,15 +120,16 @@ def _scatter(
         axes.annotate(
             text, (row[x[0]], row[y[0]]), xytext=(8, 6), textcoords="offset points", fontsize=8
         )
-    axes.set_xlabel(x[1])
-    axes.set_ylabel(y[1])
     axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
-    axes.set_xlim(*readable_limits(means[x[0]]))
-    axes.set_ylim(*readable_limits(means[y[0]]))
-    for axis in (axes.xaxis, axes.yaxis):  # tick labels are the values, in the axis' unit
-        axis.set_major_formatter(ScalarFormatter(useOffset=False))
-    axes.ticklabel_format(style="plain")
+    for (column, name), axis in ((x, "x"), (y, "y")):  # memory log, time linear, as everywhere
+        log = SCALES[column] == "log"
+        limits = readable_log_limits if log else readable_limits
+        getattr(axes, f"set_{axis}lim")(*limits(means[column]))
+        set_scale(axes, column, name, axis)
+        if not log:  # tick labels are the values, in the axis' unit
+            getattr(axes, f"{axis}axis").set_major_formatter(ScalarFormatter(useOffset=False))
+            axes.ticklabel_format(axis=axis, style="plain")
     figure.tight_layout()
     return figure
 
@@ -130,11 +146,16 @@ def efficiency_figures(
             if any(c not in rows for c in needed):
                 continue
             means = rows.groupby("encoder")[needed].mean().dropna()
-            if means.empty:
+            logged = [column for column, _ in (x, y) if SCALES[column] == "log"]
+            placed = (means[logged] > 0).all(axis=1)  # a log axis has no place for 0
+            if not placed.any():
                 continue
             title = f"{task}: {y[1]} vs {x[1]}"
-            figure = _scatter(means, x, y, quality, style, title)
+            figure = _scatter(means[placed], x, y, quality, style, title)
             caption = f"{title} (as in {paper})"
+            if not placed.all():
+                left_out = ", ".join(map(str, means.index[~placed]))
+                caption += f"; not drawn, its memory not above 0 on a log axis: {left_out}"
             written.append(save_figure(figure, folder, f"{stem}_{task}", caption))
     return written
 

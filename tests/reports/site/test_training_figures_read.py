@@ -137,7 +137,7 @@ def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure
     [
         ((1234.5671, 1234.5672), (0.0136101, 0.0136102)),  # two near-equal runs
         ((8.17,), (0.0136,)),  # a fit page: one run
-        ((0.0,), (0.0,)),
+        ((0.5,), (0.0,)),
     ],
 )
 def test_the_efficiency_axes_read_their_own_values(
