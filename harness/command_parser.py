@@ -174,21 +174,49 @@ def typed_options(
     typed them (``--batch_size``, ``1e6``; the last one given), for messages that quote them,
     not the value as the parser converted it (``1000000.0``). ``aliases`` maps an option that
     is not a key (``--seed``) to its key. A ``--config`` file read later may set any key, so
-    the options before it are left out."""
+    the options before it are left out, and its values are taken as the file spells them
+    (:func:`config_typed`): named ``--config FILE: KEY``, as its unknown keys are."""
     words = list(words)
     typed: dict[str, tuple[str, str]] = {}
     for index, word in enumerate(words):
         option, equals, value = word.partition("=")
+        following = words[index + 1 : index + 2]
         if option in ("--config", "-c"):
             typed.clear()
+            if equals or following:
+                typed |= config_typed(option, value if equals else following[0])
+            continue
         if not option.startswith("--"):
             continue
-        following = words[index + 1 : index + 2]
         if not equals and (not following or following[0].startswith("--")):
             continue  # a flag (--overwrite, --no-prune) or a value missing
         key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
         typed[key] = (option, value if equals else following[0])
     return typed
+
+
+def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
+    """Each dotted key of the config file ``path`` with a scalar value -> ``(--config PATH:
+    KEY, its text)``: yaml's BaseLoader keeps every scalar as written (``017``, ``1e3``), not
+    as YAML 1.1 reads it (15, 1000.0). {} for a file that cannot be read as a mapping
+    (:class:`CheckedConfigFile` names that problem)."""
+    try:
+        content = yaml.load(Path(path).expanduser().read_text(), Loader=yaml.BaseLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    if not isinstance(content, dict):
+        return {}
+    return {key: (f"{option} {path}: {key}", text) for key, text in scalar_items(content)}
+
+
+def scalar_items(mapping: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
+    """The dotted keys of a nested mapping's scalar (string) leaves, with their values."""
+    for key, value in mapping.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from scalar_items(value, dotted + ".")
+        elif isinstance(value, str):
+            yield dotted, value
 
 
 DECIMAL_INTEGER = re.compile(r"\s*[+-]?\d+(_\d+)*\s*")
@@ -199,12 +227,21 @@ def not_decimal_problems(
 ) -> list[str]:
     """One line per option of ``typed`` (:func:`typed_options`) read as an integer
     (``value_of(key)``) from a form YAML 1.1 reads so but nobody types a count in: ``0x10``
-    (16), ``0b11`` (3), ``1:20`` (80, base 60)."""
-    return [
-        f"{option} {text}: expected a decimal integer"
-        for key, (option, text) in typed.items()
-        if type(value_of(key)) is int and not DECIMAL_INTEGER.fullmatch(text)
-    ]
+    (16), ``0b11`` (3), ``1:20`` (80, base 60), or ``017`` read as 15 (octal; a config file's
+    YAML reads it so, a flag as 17)."""
+    problems = []
+    for key, (option, text) in typed.items():
+        value = value_of(key)
+        if type(value) is not int:
+            continue
+        if not DECIMAL_INTEGER.fullmatch(text):
+            problems.append(f"{option} {text}: expected a decimal integer")
+        elif value != int(text):
+            problems.append(
+                f"{option} {text}: read as {value} (YAML's octal); expected a decimal integer "
+                "without a leading 0"
+            )
+    return problems
 
 
 def parsed_value(namespace: Any, key: str) -> Any:

@@ -262,3 +262,34 @@ def test_a_misspelled_option_is_matched_to_the_first_word_of_an_option_too(
     assert main(["reproduce", "--tabel"]) == 2
     (line, *_) = capsys.readouterr().err.splitlines()
     assert "unknown option --tabel (did you mean --tables-only?)" in line, line
+
+
+@pytest.mark.parametrize("value", ["0x10", "017", "1:20"])
+def test_a_config_files_integer_not_written_in_decimal_is_refused(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``suite --config c.yaml`` read ``max_steps: 017`` as 15 (octal) (issue 56, check 5)."""
+    config = tmp_path / "c.yaml"
+    config.write_text(f"max_steps: {value}\n")
+    out = tmp_path / "out"
+    words = ["suite", "--tasks", "trec", "--encoders", "mtsa", "--data-dir", "D"]
+    assert main([*words, "--config", str(config), "--out", str(out)]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sanbench suite: --config {config}: max_steps {value}: "), line
+    assert "expected a decimal integer" in line, line
+    assert not out.exists()
+
+
+def test_a_tune_config_files_run_section_is_read_as_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``tune --config c.yaml`` with ``data: {batch_size: 0x10}`` ran with 16 (issue 56)."""
+    config = tmp_path / "c.yaml"
+    config.write_text("data: {batch_size: 0x10}\n")
+    out = tmp_path / "out"
+    words = ["tune", "--task", "trec", "--encoder", "mtsa", "--data-dir", "D"]
+    assert main([*words, "--config", str(config), "--out", str(out)]) == 2
+    (line, *_) = capsys.readouterr().err.splitlines()
+    said = f"sanbench tune: --config {config}: data.batch_size 0x10: expected a decimal integer"
+    assert line.startswith(said), line
+    assert not out.exists()

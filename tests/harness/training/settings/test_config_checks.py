@@ -243,3 +243,42 @@ def test_a_config_files_misspelled_class_argument_gets_the_nearest_name(
     assert main([*BASE, "--out", "x1", "--config", "c.yaml"]) == 2
     assert "nesterv (did you mean nesterov?)" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
+# a config file's value as the command line reads it: the integer rule and the quoting as typed
+# (``017`` was read as 15, octal; ``1e3`` quoted as 1000.0) (issue 56, outside check 5, item 1)
+CONFIG_VALUES = [
+    ("data: {batch_size: 0x10}", "--config c.yaml: data.batch_size 0x10: expected a decimal int"),
+    ("data: {batch_size: 017}", "--config c.yaml: data.batch_size 017: read as 15 (YAML's oc"),
+    ("data: {batch_size: '1:20'}", "c.yaml: data.batch_size 1:20: expected a decimal integer"),
+    ("data: {batch_size: 1:20}", "c.yaml: data.batch_size 1:20: expected a decimal integer"),
+    ("data: {batch_size: 1e3}", "--config c.yaml: data.batch_size 1e3: expected an integer"),
+    ("model: {dropout: -1e-3}", "--config c.yaml: model.dropout -1e-3: expected"),
+]
+
+
+@pytest.mark.parametrize(("text", "named"), CONFIG_VALUES)
+def test_a_config_files_value_is_refused_as_a_flags_and_quoted_as_typed(
+    text: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(text + "\n")
+    status = main([*BASE, "--config", "c.yaml", "--out", "x1"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert named in err, err
+    assert len([line for line in err.splitlines() if DEBUG_HINT not in line]) == 1, err
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
+def test_a_flag_after_the_config_file_is_named_as_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Options after ``--config`` override the file: the flag is the value refused."""
+    os.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text("data: {batch_size: 16}\n")
+    words = [*BASE, "--config", "c.yaml", "--data.batch_size", "0x10", "--out", "x1"]
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    assert "--data.batch_size 0x10: expected a decimal integer" in err, err
+    assert "c.yaml" not in err, err
