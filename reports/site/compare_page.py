@@ -20,7 +20,7 @@ from matplotlib.ticker import ScalarFormatter
 from reports.contracts.profile_run import MEASURED_STATUSES, OK, POINT_ORDER
 from reports.numbers import MISSING
 from reports.palette import styles
-from reports.profile.data import ProfileRun, environment, load_run
+from reports.profile.data import LOAD_KEY, ProfileRun, environment, load_run
 from reports.profile.figures import (
     METRICS,
     MODE_TITLES,
@@ -277,6 +277,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         for name, run in zip(names, runs, strict=True)
     )
     options = differing(envs, tuple(LABEL_KEYS))
+    settings = [key for key in differing(envs, tuple(keys)) if key not in {*options, LOAD_KEY}]
     title = "Comparison: " + " vs ".join(names)
     if len(options) == 1 and LABEL_KEYS[options[0]]:  # "batch size 8 vs 16"
         title = f"Comparison: {LABEL_KEYS[options[0]]} " + " vs ".join(
@@ -297,8 +298,11 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         comparisons=comparisons,
         names=names,
         differences=[
-            {"option": LABEL_KEYS[k] or k.replace("_", " "), "values": [e.get(k, "") for e in envs]}
-            for k in options
+            {
+                "option": LABEL_KEYS.get(k) or k.replace("_", " "),
+                "values": [e.get(k) or MISSING for e in envs],
+            }
+            for k in [*options, *settings]  # the labels' options, then commit, python, ...
         ],
         growth=[{"encoder": k[0], "mode": k[1], "runs": v} for k, v in sorted(growth.items())],
         not_enough=NOT_ENOUGH,

@@ -143,3 +143,31 @@ def test_the_page_says_which_encoder_one_run_alone_measured(tmp_path: Path) -> N
     html, _ = compare(tmp_path, [base, other])
     assert "Not in this table (measured by one run only): " in html
     assert f"{dropped} (only in batch size 4)" in html
+
+
+@pytest.mark.usefixtures("figures_not_drawn")
+def test_the_lead_names_every_recorded_setting_that_differs(tmp_path: Path) -> None:
+    """Outside check 5 (issue 56): runs at commits db2f07c and 472d3cb, threads 2 and 1, read
+    "They differ in threads (2 vs 1)" only; the page lists what differs."""
+    a = variant(
+        tmp_path,
+        "profile-a",
+        {"threads": 2},
+        {"threads": "2", "commit": "db2f07c", "cpu_capability": "AVX512"},
+    )
+    b = variant(
+        tmp_path,
+        "profile-b",
+        {},
+        {"commit": "472d3cb", "torch": "2.12.0+cpu", "cpu_capability": "AVX2"},
+    )
+    html, _ = compare(tmp_path, [a, b])
+    lead = html.split('class="lead"', 1)[1].split("</p>", 1)[0]
+    assert "They differ in threads (2 vs 1), " in lead
+    for said in (
+        "commit (db2f07c vs 472d3cb)",
+        "torch (2.13.0+cpu vs 2.12.0+cpu)",
+        "ISA (AVX512 vs AVX2)",
+    ):
+        assert said in lead, lead
+    assert "load average" not in lead  # measured while timing, not a setting of the run
