@@ -90,6 +90,9 @@ CLASS_EXAMPLES = {
     "Profiler": "SimpleProfiler",
 }
 
+# where an argument given without its class belongs instead (``--optimizer.lr`` alone)
+BASE_ARGUMENT_HINTS = {("Optimizer", "lr"): "; the task's own optimizer's rate is --model.lr"}
+
 
 def class_phrase(base: str) -> str:
     """What a value of a subclass type of ``base`` is, in words, with an example:
@@ -131,6 +134,10 @@ def _class_path_problem(option: str, text: str) -> str | None:
     class_path, reason = found.groups()
     if unknown := NOT_ACCEPTED.search(reason):
         name = unknown.group(1)
+        base = class_path.rpartition(".")[2]
+        if base in CLASS_EXAMPLES:  # an argument given, no class: jsonargparse's base class
+            elsewhere = BASE_ARGUMENT_HINTS.get((base, name), "")
+            return f"{option}.{name} needs {option} CLASS (e.g. {CLASS_EXAMPLES[base]}){elsewhere}"
         hint = did_you_mean(name, _arguments(class_path))
         return f"{option}.{name}: {class_path} takes no argument {name}{hint}"
     if missing := NO_ATTRIBUTE.search(reason):

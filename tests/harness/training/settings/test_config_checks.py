@@ -119,6 +119,13 @@ REFUSED = [
     (["--optimizer", "Foo"], "or import path (e.g. torch.optim.SGD)"),
     (["--optimizer", "torch.nn.Linear"], "--optimizer torch.nn.Linear: torch.nn.Linear is no O"),
     (["--lr_scheduler", "Foo"], "expected an LRScheduler class by name or import path (e.g. t"),
+    # a class's argument without the class: what to give (outside check 5, item 2)
+    (["--optimizer.lr", "0.1"], "--optimizer.lr needs --optimizer CLASS (e.g. torch.optim.SGD)"),
+    (["--optimizer.lr", "0.1"], "; the task's own optimizer's rate is --model.lr"),
+    (
+        ["--lr_scheduler.step_size", "0"],
+        "--lr_scheduler.step_size needs --lr_scheduler CLASS (e.g. torch.optim.lr_scheduler.Ste",
+    ),
 ]
 
 
