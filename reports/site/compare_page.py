@@ -86,11 +86,13 @@ def machine_differences(base: dict[str, str], other: dict[str, str]) -> list[str
 
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
-    """Every run's measured points of ``metric``; the legend names every encoder of any run
-    (colour and marker) and every run (line style)."""
+    """Every run's measured points of ``metric``, a time taken while contended ringed in red as
+    on the profile page; the legend names every encoder of any run (colour and marker), every
+    run (line style) and the rings."""
     style = styles(list(set().union(*(set(r.rows["label"]) for r in runs))))
     figure, axes = plt.subplots(figsize=(6.8, 5.8))
     drawn: set[str] = set()
+    ringed = False
     for index, run in enumerate(runs):
         ok = run.rows[(run.rows["mode"] == mode) & (run.rows["status"] == OK)]
         for encoder, group in ok.groupby("label"):
@@ -103,11 +105,16 @@ def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: 
                 **style[encoder],
             )
             drawn.add(encoder)
+            if METRICS[metric][1] == "time":  # a memory (tensor bytes) is not a timing
+                contended = group[group["contended"]]
+                ringed |= ring_contended(axes, contended["seq_len"], contended[metric])
     for encoder, look in style.items():
         if encoder in drawn:
             axes.plot([], [], label=encoder, **look)
     for index, name in enumerate(names):
         axes.plot([], [], "k", linestyle=LINESTYLES[index % len(LINESTYLES)], label=name)
+    if ringed:
+        contended_legend(axes)
     axes.set_xlabel("sequence length")
     set_scale(axes, metric)
     axes.set_title(f"{METRICS[metric][0]}, {MODE_TITLES.get(mode, mode)}", fontsize=10)

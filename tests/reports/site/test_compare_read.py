@@ -10,9 +10,15 @@ import re
 import shutil
 from pathlib import Path
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
+from reports.contracts.profile_run import OK
+from reports.profile.data import load_run
 from reports.site import compare_page
 from reports.site.discover import discover
 from tests.reports.figure_text import svg_texts
@@ -145,6 +151,7 @@ def test_the_page_says_which_encoder_one_run_alone_measured(tmp_path: Path) -> N
     assert f"{dropped} (only in batch size 4)" in html
 
 
+@pytest.mark.slow  # builds the comparison page (its figures made, not drawn): 2.7 s
 @pytest.mark.usefixtures("figures_not_drawn")
 def test_the_lead_names_every_recorded_setting_that_differs(tmp_path: Path) -> None:
     """Outside check 5 (issue 56): runs at commits db2f07c and 472d3cb, threads 2 and 1, read
@@ -171,3 +178,43 @@ def test_the_lead_names_every_recorded_setting_that_differs(tmp_path: Path) -> N
     ):
         assert said in lead, lead
     assert "load average" not in lead  # measured while timing, not a setting of the run
+
+
+def red_rings(axes: object) -> list[tuple[float, float]]:
+    """The points ``ring_contended`` drew on ``axes`` (red hollow markers, no line)."""
+    return [
+        (float(x), float(y))
+        for line in axes.get_lines()
+        if line.get_markeredgecolor() == "red" and line.get_markerfacecolor() == "none"
+        for x, y in zip(*line.get_data(), strict=True)
+    ]
+
+
+def test_the_overlaid_time_figure_rings_contended_points(tmp_path: Path) -> None:
+    """Outside check 5 (issue 56): the ratio figures ringed a contended time, the overlaid
+    time-vs-length figures drew the same times bare."""
+    quiet = load_run(variant(tmp_path, "profile-quiet", {"contended": False}))
+    busy_folder = variant(
+        tmp_path, "profile-busy", {"contended": lambda t: t.index % 2 == 0, "allocator": "glibc"}
+    )
+    busy = load_run(busy_folder)
+    for mode in ("infer", "train"):
+        points = busy.rows[(busy.rows["mode"] == mode) & (busy.rows["status"] == OK)]
+        wanted = sorted(
+            zip(
+                points[points["contended"]]["seq_len"].astype(float),
+                points[points["contended"]]["time_ms_median"].astype(float),
+                strict=True,
+            )
+        )
+        assert wanted  # the check has rings to find
+        figure = compare_page.overlay_figure(
+            [quiet, busy], ["quiet", "busy"], mode, "time_ms_median"
+        )
+        [axes] = [a for a in figure.axes if a.get_lines()]
+        assert sorted(red_rings(axes)) == wanted
+        legend = [text.get_text() for text in axes.get_legend().get_texts()]
+        assert any(text.startswith("contended") for text in legend), legend
+        memory = compare_page.overlay_figure([quiet, busy], ["quiet", "busy"], mode, "peak_mem_mb")
+        assert red_rings(memory.axes[0]) == []  # memory is not a timing
+        plt.close("all")
