@@ -17,6 +17,7 @@ import importlib
 import inspect
 import math
 import re
+import sys
 import typing
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -305,6 +306,8 @@ def parser_problem(
     if not key:
         return _choice_problem(text) or text
     option, typed_value = (typed or {}).get(key.group(1), (spelled(key.group(1)), None))
+    if digits := TOO_MANY_DIGITS.search(text):
+        return too_many_digits_problem(key.group(1), option, typed_value, int(digits.group(1)))
     class_problem = _class_path_problem(option, text)
     if class_problem:
         return class_problem
@@ -317,6 +320,33 @@ def parser_problem(
     hint = did_you_mean(value, choices) if choices and value else ""
     named = f"{option}{' ' + value if value else ''}"
     return f"{named}: {_unknown_classes(text)}expected {' or '.join(phrases)}{hint}"
+
+
+# Python's refusal to read an integer of more than sys.get_int_max_str_digits() digits
+TOO_MANY_DIGITS = re.compile(r"Exceeds the limit \(\d+ digits\).*?value has (\d+) digits")
+
+
+def too_many_digits_problem(key: str, option: str, text: str | None, digits: int) -> str:
+    """A number of thousands of digits (``--data.batch_size 1000...``), which Python refuses
+    to read ("Exceeds the limit (4300 digits) ..."), named by its first digits and length, with
+    the option's bound where it has one."""
+    shown = f" {text.strip()[:12]}..." if text else ""
+    if key.rpartition(".")[2] in ("batch_size", "eval_batch_size"):
+        bound = f"a batch holds at most {MAX_BATCH_SIZE:,} sentences"
+    else:
+        bound = "far beyond any value it takes"
+    return f"{option}{shown} ({digits} digits): {bound}"
+
+
+def long_numbers_problem(option: str, path: str) -> str:
+    """One :func:`too_many_digits_problem` line per value of the config file ``path`` with more
+    digits than Python reads as an integer (``sys.get_int_max_str_digits()``)."""
+    lines = []
+    for key, (named, text) in config_typed(option, path).items():
+        digits = sum(character.isdigit() for character in text)
+        if digits > sys.get_int_max_str_digits():
+            lines.append(too_many_digits_problem(key, named, text, digits))
+    return "\n".join(lines) or f"{option} {path}: a number of too many digits"
 
 
 UNKNOWN_CLASS = re.compile(
@@ -552,6 +582,10 @@ class CheckedConfigFile(ActionConfigFile):
             content = yaml.safe_load(path.read_text())
         except OSError as error:
             raise InputError(f"{option_string} {path}: {error.strerror}") from None
+        except ValueError as error:  # an integer of thousands of digits: Python's limit
+            if not TOO_MANY_DIGITS.search(str(error)):
+                raise
+            raise InputError(long_numbers_problem(option_string, str(values))) from None
         except yaml.YAMLError as error:
             raise InputError(
                 f"{path}: not YAML ({message_line(error)}); fix the file or re-create it with "

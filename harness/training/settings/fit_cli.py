@@ -150,7 +150,7 @@ def _config_data_class(path: str) -> str | None:
 
     try:
         config = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+    except (OSError, yaml.YAMLError, ValueError):  # ValueError: too many digits, bad bytes
         return None  # the real parser says what is wrong with the file
     return config.get(DATA_CLASS) if isinstance(config, dict) else None
 

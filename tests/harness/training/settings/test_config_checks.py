@@ -289,3 +289,40 @@ def test_a_flag_after_the_config_file_is_named_as_the_flag(
     err = capsys.readouterr().err
     assert "--data.batch_size 0x10: expected a decimal integer" in err, err
     assert "c.yaml" not in err, err
+
+
+HUGE = "1" + "0" * 4999  # beyond Python's 4300 digits of int(str) (issue 56, check 5, item 3)
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        ("--data.batch_size", f"--data.batch_size {HUGE[:12]}... (5000 digits): a batch holds at"),
+        ("--trainer.max_steps", f"--trainer.max_steps {HUGE[:12]}... (5000 digits): far beyond"),
+        ("--model.lr", f"--model.lr {HUGE[:12]}... (5000 digits): far beyond"),
+    ],
+)
+def test_a_number_of_thousands_of_digits_is_refused_in_sanbenchs_words(
+    option: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed Python's "Exceeds the limit (4300 digits) ... sys.set_int_max_str_digits()"."""
+    os.chdir(tmp_path)
+    assert main([*BASE, "--out", "x1", option, HUGE]) == 2
+    err = capsys.readouterr().err
+    assert named in err, err
+    assert "set_int_max_str_digits" not in err and "Parser key" not in err, err
+    assert len([line for line in err.splitlines() if DEBUG_HINT not in line]) == 1, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_config_files_number_of_thousands_of_digits_is_named_by_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(f"data: {{batch_size: {HUGE}}}\n")
+    assert main([*BASE, "--config", "c.yaml", "--out", "x1"]) == 2
+    err = capsys.readouterr().err
+    said = f"--config c.yaml: data.batch_size {HUGE[:12]}... (5000 digits): a batch holds at most"
+    assert said in err, err
+    assert "set_int_max_str_digits" not in err, err
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
