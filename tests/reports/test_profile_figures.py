@@ -138,7 +138,8 @@ def test_comparison_overlay_names_every_encoder_of_every_run() -> None:
     for metric, scale in (("time_ms_median", "linear"), ("peak_mem_mb", "log")):
         axes = overlay_figure([first, second], ["fp32", "bf16"], "infer", metric).axes[0]
         legend = {text.get_text() for text in axes.get_legend().get_texts()}
-        assert legend == {"disan", "mtsa", "bi_blosan", "fp32", "bf16"}
+        rings = {"contended: starved of CPU while timed"} if scale == "linear" else set()
+        assert legend == {"disan", "mtsa", "bi_blosan", "fp32", "bf16"} | rings  # L=32 contended
         assert axes.get_yscale() == scale and axes.get_ylabel().endswith(f"{scale} scale")
         line = next(h for h in axes.get_legend().legend_handles if h.get_label() == "bi_blosan")
         assert line.get_color() == pytest.approx(style("bi_blosan")["color"])

@@ -53,7 +53,7 @@ def wrong_scales(name: str, figure: Figure) -> list[str]:
     return wrong
 
 
-@pytest.mark.slow  # builds the fixtures' site (its figures made, not drawn): ~s
+@pytest.mark.slow  # builds the fixtures' site (its figures made, not drawn): 25 s at load 2
 def test_every_memory_axis_is_log_and_every_time_axis_linear_and_each_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
