@@ -111,7 +111,7 @@ def test_best_trial_is_a_config_fit_runs_and_dashboard(tmp_path: Path) -> None:
     assert (again.data.task, again.model.encoder, again.data.data_dir) == (
         "trec",
         "bi_blosan",
-        "data",
+        str(Path("data").resolve()),  # absolute: the file runs from any folder (17aeffc)
     )
     assert again.trainer.max_steps == 50 and again.model.dropout == 0.3
     assert again.model.encoder_options == {"block_len": 7}
