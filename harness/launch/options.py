@@ -19,8 +19,9 @@ class LaunchOptions:
     """Where jobs run and what each SLURM job asks for (``local`` uses only the time limit)."""
 
     launcher: str | None = None
-    """run the work as jobs: spawned processes on this console (process), submitit jobs on this
-    machine (local) or on SLURM (slurm); default: in this process (reproduce: process)"""
+    """run the work as jobs: processes on this console, forked from one server (process),
+    submitit jobs on this machine (local) or on SLURM (slurm); default: in this process
+    (reproduce: process)"""
     jobs: int | None = None
     """jobs: suite, parts of the grid (default one per cell); reproduce, parts of the grid
     (default 2); tune, workers sharing the study (default 1); profile, always one per encoder

@@ -21,7 +21,7 @@ def reproduce(config: Namespace) -> int:
         sanbench reproduce --tasks trec --encoders multi_cnn,bi_blosan ...   # a part of the grid
 
     Runs the preset (``harness/reproduce/preset.py``), or the part ``--tasks`` x ``--encoders`` of
-    it, as ``--jobs`` jobs (``--launcher process``, the default: spawned processes of ``--threads``
+    it, as ``--jobs`` jobs (``--launcher process``, the default: forked processes of ``--threads``
     threads on this console; ``local`` or ``slurm``: submitit), resumes after a kill without
     repeating finished runs, then writes the suite's tables and the reproduction tables
     (``OUT/reproduction/``). Run it when nothing is being timed.

@@ -67,7 +67,7 @@ class ReproduceOptions:
 
     @property
     def launcher(self) -> LaunchOptions:
-        """``--launcher`` and ``--jobs``, by default ``WORKERS`` spawned processes."""
+        """``--launcher`` and ``--jobs``, by default ``WORKERS`` forked processes."""
         return dataclasses.replace(
             self.launch,
             launcher=self.launch.launcher or "process",
