@@ -192,10 +192,27 @@ def class_init_problems(
                 scheduler.step(0.0)  # the metric it watches
             else:
                 scheduler.step()
-    except (ValueError, TypeError, ZeroDivisionError) as error:
-        why = "division by zero" if isinstance(error, ZeroDivisionError) else str(error)
-        return [_refused("lr_scheduler", spec, why, typed or {})]
+    except ZeroDivisionError:
+        return _zero_problems("lr_scheduler", spec, typed or {})
+    except (ValueError, TypeError) as error:
+        return [_refused("lr_scheduler", spec, str(error), typed or {})]
     return []
+
+
+def _zero_problems(
+    group: str, spec: Mapping[str, Any], typed: Mapping[str, tuple[str, str]]
+) -> list[str]:
+    """A class that divided by an argument of 0 (StepLR's epoch ``%`` ``step_size``): each
+    argument given as 0, named as typed, instead of Python's "division by zero"."""
+    class_path = spec["class_path"]
+    arguments = (spec.get("init_args") or {}).items()
+    zeros = [key for key, value in arguments if type(value) in (int, float) and value == 0]
+    lines = [
+        " ".join(typed.get(f"{group}.{key}", (f"--{group}.{key}", "0")))
+        + f": {class_path} divides by it; expected a value other than 0"
+        for key in zeros
+    ]
+    return lines or [_refused(group, spec, "a division by zero", typed)]
 
 
 def _refused(

@@ -36,7 +36,7 @@ REFUSED = [
     (["--trainer.check_val_every_n_epoch", "0"], "--trainer.check_val_every_n_epoch 0"),
     (
         [*STEP_LR, "--lr_scheduler.step_size", "0"],
-        "StepLR --lr_scheduler.step_size 0: torch.optim.lr_scheduler.StepLR refuses them: divisi",
+        "--lr_scheduler.step_size 0: torch.optim.lr_scheduler.StepLR divides by it; expected",
     ),
     (
         ["--model.encoder_options", "{attention_imp: naive}"],
