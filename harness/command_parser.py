@@ -227,7 +227,7 @@ def scalar_items(mapping: dict[str, Any], prefix: str = "") -> Iterator[tuple[st
             yield dotted, value
 
 
-DECIMAL_INTEGER = re.compile(r"\s*[+-]?\d+(_\d+)*\s*")
+DECIMAL_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")  # ASCII digits: ``\d`` takes ``１０`` too
 
 
 def not_decimal_problems(
@@ -236,20 +236,31 @@ def not_decimal_problems(
     """One line per option of ``typed`` (:func:`typed_options`) read as an integer
     (``value_of(key)``) from a form YAML 1.1 reads so but nobody types a count in: ``0x10``
     (16), ``0b11`` (3), ``1:20`` (80, base 60), or ``017`` read as 15 (octal; a config file's
-    YAML reads it so, a flag as 17)."""
+    YAML reads it so, a flag as 17); and from one Python's ``int`` reads but the docs never
+    show, ``1_000`` or full-width ``１０``: refused with the plain spelling ("write 1000")."""
     problems = []
     for key, (option, text) in typed.items():
         value = value_of(key)
         if type(value) is not int:
             continue
         if not DECIMAL_INTEGER.fullmatch(text):
-            problems.append(f"{option} {text}: expected a decimal integer")
+            plain = _python_integer(text)
+            said = f"write {plain}" if plain == value else "expected a decimal integer"
+            problems.append(f"{option} {text}: {said}")
         elif value != int(text):
             problems.append(
                 f"{option} {text}: read as {value} (YAML's octal); expected a decimal integer "
                 "without a leading 0"
             )
     return problems
+
+
+def _python_integer(text: str) -> int | None:
+    """``text`` as Python's ``int`` reads it (``1_000``, ``１０``), None when it does not."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def parsed_value(namespace: Any, key: str) -> Any:

@@ -97,6 +97,9 @@ REFUSED = [
     (["--data.batch_size", "1000001"], "--data.batch_size 1000001: a batch holds at most"),
     (["--data.batch_size", "0x10"], "--data.batch_size 0x10: expected a decimal integer"),
     (["--data.batch_size=-0"], "--data.batch_size -0: expected a positive integer"),
+    # digits Python reads but nobody documents: the plain spelling (issue 56, H31 item 4)
+    (["--trainer.max_steps", "1_000"], "--trainer.max_steps 1_000: write 1000"),
+    (["--trainer.max_steps", "\uff11\uff10"], "--trainer.max_steps \uff11\uff10: write 10"),
     # a negative value after a space was taken for an option: "expected one argument"
     ([*SGD, "--optimizer.lr", "-inf"], "--optimizer.lr -inf: expected a finite number"),
     (["--model.dropout", "-1e-3"], "--model.dropout -1e-3: expected"),
@@ -261,6 +264,8 @@ CONFIG_VALUES = [
     ("data: {batch_size: 1:20}", "c.yaml: data.batch_size 1:20: expected a decimal integer"),
     ("data: {batch_size: 1e3}", "--config c.yaml: data.batch_size 1e3: expected an integer"),
     ("model: {dropout: -1e-3}", "--config c.yaml: model.dropout -1e-3: expected"),
+    ("trainer: {max_steps: 1_000}", "--config c.yaml: trainer.max_steps 1_000: write 1000"),
+    ("trainer: {max_steps: \uff11\uff10}", "c.yaml: trainer.max_steps \uff11\uff10: write 10"),
 ]
 
 
