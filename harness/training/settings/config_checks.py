@@ -53,7 +53,8 @@ def fast_dev_run_problems(value: Any, text: str) -> list[str]:
     if value is None or value is False or value == 0:
         return []
     return [
-        f"--trainer.fast_dev_run {text}: a check of the code, not a run (Lightning then keeps "
+        f"--trainer.fast_dev_run{' ' + text if text else ''}: a check of the code, not a run "
+        "(Lightning then keeps "
         "no checkpoint or log, and its scores would be recorded as a result); give "
         "--trainer.max_steps N for a short run"
     ]

@@ -44,6 +44,7 @@ from harness.training.settings.config_checks import (
     class_init_problems,
     data_value_problems,
     encoder_problems,
+    fast_dev_run_problems,
     non_finite_problems,
     seed_problems,
     trainer_value_problems,
@@ -275,6 +276,7 @@ def without_printing(words: list[str]) -> list[str]:
 
 
 MISSING_OUT = "missing --out (the run folder)"
+FAST_DEV_RUN = "--trainer.fast_dev_run"  # Lightning's option that fit refuses
 # the paths a recorded config names by their absolute form (the task file: _task_recorded)
 RECORDED_PATHS = ("out", "data.data_dir", "data.embeddings")
 
@@ -323,6 +325,8 @@ class FitCLI(LightningCLI):
                     load_from_checkpoint_support=False,  # TaskModule saves its own arguments
                 )
         except argparse.ArgumentError as error:
+            if str(error).startswith(f"argument {FAST_DEV_RUN}:"):  # no value: refused all the same
+                raise ConfigError(fast_dev_run_problems(True, "")[0]) from None
             typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
             problem = parser_problem(error, lambda key: f"--{key}", typed)
             raise ConfigError(f"{problem} (see sanbench fit --help)") from None
@@ -403,6 +407,9 @@ class FitCLI(LightningCLI):
         return given or config.get("data.task"), config["model.encoder"]
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        for action in parser._actions:  # argparse keeps no public list of its actions
+            if FAST_DEV_RUN in action.option_strings:  # refused (fast_dev_run_problems): no help
+                action.help = argparse.SUPPRESS
         parser.add_class_arguments(RunOptions, "run")
         add_optimizer_groups(parser)
         parser.add_argument("--out", type=Path | None, default=None, help="the run folder")

@@ -111,6 +111,8 @@ REFUSED = [
     (["--trainer.val_check_interval=inf"], "--trainer.val_check_interval inf: expected a posi"),
     (["--trainer.fast_dev_run", "true"], "--trainer.fast_dev_run true: a check of the code"),
     (["--trainer.fast_dev_run", "3"], "give --trainer.max_steps N for a short run"),
+    # given without a value: argparse's "expected one argument" (issue 56, H31 item 3)
+    (["--trainer.fast_dev_run"], "--trainer.fast_dev_run: a check of the code, not a run"),
     # a class's argument misspelled: its nearest name (outside check 9)
     ([*SGD, "--optimizer.momentm", "0.9"], "takes no argument momentm (did you mean momentum?)"),
     (
@@ -331,3 +333,11 @@ def test_a_config_files_number_of_thousands_of_digits_is_named_by_its_key(
     assert said in err, err
     assert "set_int_max_str_digits" not in err, err
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
+def test_fit_help_does_not_offer_the_refused_fast_dev_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 (H31 item 3): ``fit --help`` listed ``--trainer.fast_dev_run``, refused by fit."""
+    assert main(["fit", "--help"]) == 0
+    assert "--trainer.fast_dev_run" not in capsys.readouterr().out
