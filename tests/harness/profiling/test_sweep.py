@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,6 +61,22 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
         lengths = "64,128,256,512"
         assert profile(out, "--encoders", "test_quadratic,test_linear", "--lengths", lengths) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def linear_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """test_linear at L = 16 and 32, in a folder whose name holds a space: the sweep the resume
+    tests continue or contradict, each in its own copy (one sweep for three tests)."""
+    out = tmp_path_factory.mktemp("linear") / "my sweep"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        patch.setenv("OMP_NUM_THREADS", "1")
+        assert profile(out, "--encoders", "test_linear", "--lengths", "16,32") == 0
+    return out
+
+
+def copy_of(sweep: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(sweep, tmp_path / sweep.name))
 
 
 def test_csv_schema_and_manifest(sweep: Path) -> None:
@@ -199,12 +216,14 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     assert len(manifest["resumed"]) == 1
 
 
-def test_resume_continues_the_recorded_sweep_and_refuses_another(tmp_path: Path, capsys) -> None:
+def test_resume_continues_the_recorded_sweep_and_refuses_another(
+    linear_sweep: Path, tmp_path: Path, capsys
+) -> None:
     """``--resume --out X`` alone (as the Ctrl-C message prints it) continues the sweep X's
     manifest records; an option that contradicts the record, or another sweep without
     --resume, is refused with status 2 and nothing written (on e81e6e0 the bare resume
     profiled the paper preset's encoders into the same CSV and overwrote the manifest)."""
-    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16,32") == 0
+    tmp_path = copy_of(linear_sweep, tmp_path)  # test_linear at L = 16, 32
     csv_path, manifest_path = tmp_path / "profile.csv", tmp_path / "manifest.json"
     full = csv_path.read_text().splitlines(keepends=True)
     csv_path.write_text("".join(full[:-1]))  # the last point lost, as a Ctrl-C loses it
@@ -230,22 +249,22 @@ def test_resume_continues_the_recorded_sweep_and_refuses_another(tmp_path: Path,
 
 
 def test_a_resume_of_a_sweep_recorded_without_its_options_must_make_the_same_sweep(
-    tmp_path: Path, capsys
+    linear_sweep: Path, tmp_path: Path, capsys
 ) -> None:
     """A manifest written before sanbench recorded the options: the resumed sweep is checked
     against the recorded one, key by key, before any point is written."""
-    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16") == 0
+    tmp_path = copy_of(linear_sweep, tmp_path)  # test_linear at L = 16, 32
     manifest_path = tmp_path / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     del manifest["options"]
     manifest_path.write_text(json.dumps(manifest))
     before = (tmp_path / "profile.csv").read_text()
     capsys.readouterr()
-    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16,32", "--resume") == 2
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16", "--resume") == 2
     err = capsys.readouterr().err
-    assert "holds another sweep" in err and "lengths: [16] recorded, [16, 32] now" in err
+    assert "holds another sweep" in err and "lengths: [16, 32] recorded, [16] now" in err
     assert (tmp_path / "profile.csv").read_text() == before
-    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16", "--resume") == 0
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "16,32", "--resume") == 0
 
 
 def test_existing_run_needs_resume_and_same_allocator(tmp_path: Path, capsys) -> None:
@@ -452,14 +471,15 @@ def test_a_cpu_sweep_without_a_budget_takes_a_share_of_the_machines_available_me
     assert budget is not None and 0 < budget <= physical_bytes() / MB
 
 
-@pytest.mark.slow  # two sweeps
-def test_the_resume_command_printed_for_other_options_runs_as_typed(tmp_path: Path, capsys) -> None:
+def test_the_resume_command_printed_for_other_options_runs_as_typed(
+    linear_sweep: Path, tmp_path: Path, capsys
+) -> None:
     """Outside check 14: a folder with a space was printed unquoted in the resume command."""
     import shlex
 
-    out = tmp_path / "my sweep"
-    assert profile(out, "--encoders", "test_linear", "--lengths", "16") == 0
+    out = copy_of(linear_sweep, tmp_path)  # "my sweep": test_linear at L = 16, 32
+    assert " " in out.name
     capsys.readouterr()
-    assert profile(out, "--encoders", "test_linear", "--lengths", "16,32", "--resume") == 2
+    assert profile(out, "--encoders", "test_linear", "--lengths", "16", "--resume") == 2
     said = capsys.readouterr().err.partition("drop these options (")[2].partition(")")[0]
     assert shlex.split(said) == ["sanbench", "profile", "--resume", "--out", str(out)], said
