@@ -17,8 +17,10 @@ from reports import numbers
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
 from reports.contracts.suite_results import is_contended, recorded_true
+from reports.profile.figures import set_scale
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
+from reports.site.training_figures import COST_LABELS
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -51,6 +53,16 @@ def axis_label(column: str) -> str:
     return f"{name} (%)" if numbers.is_accuracy(name) else name
 
 
+def label_objective(axes: plt.Axes, column: str) -> None:
+    """The objective's y label; a cost (memory, a time) in words with its unit, on its scale
+    as on every page (memory log, time linear: docs/reports.md), the label saying which."""
+    name = _name(column)
+    if name in COST_LABELS:
+        set_scale(axes, name, COST_LABELS[name])
+    else:
+        axes.set_ylabel(axis_label(column))
+
+
 def shown_values(trials: pd.DataFrame, column: str) -> pd.Series:
     """An objective as the page shows it: an accuracy in percent (every page does)."""
     values = pd.to_numeric(trials[column], errors="coerce")
@@ -67,7 +79,7 @@ def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Fig
     axes.step(done["number"], best, where="post", color="tab:red", label=f"best ({direction})")
     axes.set_xlabel("trial")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are counted
-    axes.set_ylabel(axis_label(column))
+    label_objective(axes, column)
     axes.set_title(f"Optimization history: {_name(column)}", fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
@@ -87,7 +99,7 @@ def slice_figure(trials: pd.DataFrame, column: str, params: list[str]) -> plt.Fi
         points = ax.scatter(done[param], values, c=done["number"], cmap="viridis", s=28)
         ax.set_xlabel(param.removeprefix("params_"))
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(axis_label(column))
+    label_objective(axes[0], column)  # the y axis is shared: one scale for every slice
     figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
     figure.suptitle(f"Slices: {_name(column)} vs each parameter", fontsize=10)
     return figure

@@ -110,3 +110,33 @@ def test_the_study_page_shows_accuracies_as_every_page_does(tmp_path: Path) -> N
         if not (index.parent / "study-dropout-trec" / src).is_file()
     ]
     assert missing == []  # the study's own figures are linked only where the folder has them
+
+
+def test_memory_objectives_are_drawn_on_a_log_axis_that_says_so() -> None:
+    """Issue 56 (H31 item 8): the history and slice figures of a study minimising memory
+    labelled it ``peak_train_mem_mb`` on a linear axis, against the site's rule (memory on a
+    log axis, its label naming unit and scale: docs/reports.md)."""
+    trials = pd.DataFrame(
+        {
+            "number": [0, 1, 2],
+            "state": ["COMPLETE"] * 3,
+            "values_dev_acc": [0.4, 0.5, 0.45],
+            "values_peak_train_mem_mb": [12.0, 90.0, 700.0],
+            "params_block_len": [2, 4, 8],
+        }
+    )
+    figures = [
+        history_figure(trials, "values_peak_train_mem_mb", "minimize"),
+        slice_figure(trials, "values_peak_train_mem_mb", ["params_block_len"]),
+    ]
+    for figure in figures:
+        axes = figure.axes[0]
+        assert axes.get_yscale() == "log"
+        assert axes.get_ylabel() == "training memory (MB), log scale", axes.get_ylabel()
+        plt.close(figure)
+    accuracy = history_figure(trials, "values_dev_acc", "maximize")  # not a cost: as it was
+    assert (accuracy.axes[0].get_yscale(), accuracy.axes[0].get_ylabel()) == (
+        "linear",
+        "dev_acc (%)",
+    )
+    plt.close(accuracy)
