@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
+from harness.reproduce import stats as stats_module
 from harness.reproduce.stats import holm, kendall_tau, paired_test, pooled_p_value
 
 
@@ -30,6 +32,24 @@ def test_tau_p_value_is_the_exact_one_sided_permutation_probability() -> None:
     assert six.p_value == pytest.approx(49 / 720)
     # the same order of 6: 1 / 720, significant
     assert kendall_tau([6.0, 5.0, 4.0, 3.0, 2.0, 1.0], [6, 5, 4, 3, 2, 1]).agrees
+
+
+def test_the_exact_p_value_scores_each_of_the_n_factorial_orders_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 6 encoders, ties on both sides: 720 orders of ours against the paper's, and the observed
+    # one twice (kendall_tau's, scipy's); scipy pairing every order of both sides scored
+    # 720^2 = 518,400, each pairing 720 times
+    scored = []
+
+    def counted(x, y, axis=-1):  # type: ignore[no-untyped-def]
+        scored.append(int(np.prod(np.broadcast_shapes(np.shape(x), np.shape(y))[:-1])))
+        return tau_b(x, y, axis=axis)
+
+    tau_b = stats_module._tau_b
+    monkeypatch.setattr(stats_module, "_tau_b", counted)
+    agreement = kendall_tau([5.0, 6.0, 3.0, 3.0, 1.0, 2.0], [6.0, 5.0, 4.0, 3.0, 3.0, 1.0])
+    assert sum(scored) == 720 + 2 and agreement.method == "exact"
 
 
 def test_pooled_p_value_is_fishers_combination() -> None:
