@@ -26,11 +26,26 @@ def monitored_metric(kind: str) -> str:
     return "val_pearson" if kind == "relatedness" else "val_acc"
 
 
+class PeriodicCheckpoint(ModelCheckpoint):
+    """Lightning's ``ModelCheckpoint`` without its ``last.ckpt`` at the end of training: that
+    one is written after the fit loop counted the last epoch as done, so an epoch the step
+    budget ended early was resumed as finished (the extension trained its rest as the next
+    epoch); :class:`EndOfEpochCheckpoint` has already written the final state."""
+
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """Nothing: the final state is ``EndOfEpochCheckpoint``'s."""
+
+    @property
+    def state_key(self) -> str:
+        """``ModelCheckpoint``'s key: its state in run folders made before this class resumes."""
+        return super().state_key.replace(type(self).__qualname__, "ModelCheckpoint", 1)
+
+
 def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
     """``last.ckpt`` every ``checkpoint_every_n_steps`` steps, else every
     ``checkpoint_every_minutes`` of training, mid-epoch included: a kill loses at most that."""
     steps, minutes = run.checkpoint_every_n_steps, run.checkpoint_every_minutes
-    return ModelCheckpoint(
+    return PeriodicCheckpoint(
         dirpath=FitRunFolder(out_dir).checkpoints,
         save_last=True,
         save_top_k=0,
