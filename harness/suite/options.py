@@ -15,6 +15,30 @@ DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
 
 
+def task_list(text: str, option: str) -> list[str]:
+    """:func:`names` of ``text``, but commas that lie inside the path of an existing file keep
+    that path whole (``--tasks 'trec,my, data/mine.yaml'``: trec and the task file), the
+    longest such path first."""
+    pieces = text.split(",")
+    kept: list[str] = []
+    start = 0
+    while start < len(pieces):
+        end = next(
+            (
+                end
+                for end in range(len(pieces), start + 1, -1)
+                if Path(",".join(pieces[start:end]).strip()).expanduser().is_file()
+            ),
+            start + 1,
+        )
+        kept.append(",".join(pieces[start:end]).replace(",", COMMA_HELD))
+        start = end
+    return [name.replace(COMMA_HELD, ",") for name in names(",".join(kept), option)]
+
+
+COMMA_HELD = "\0"  # a comma of a kept path while names() splits the others (no path holds NUL)
+
+
 @dataclass(frozen=True)
 class SuiteOptions:
     """A grid of tasks x encoders x seeds (or CV folds), run into ``out`` and aggregated."""
@@ -22,7 +46,7 @@ class SuiteOptions:
     out: Path
     """results folder (shared by shards)"""
     tasks: str = DEFAULT_TASKS
-    """comma-separated tasks"""
+    """comma-separated tasks (a task file whose path holds a comma is taken whole)"""
     encoders: str = DEFAULT_ENCODERS
     """comma-separated encoders"""
     seeds: int = 5
@@ -41,9 +65,9 @@ class SuiteOptions:
 
     def __post_init__(self) -> None:
         problems = integer_problems(self, {"seeds": 1, "folds": 1})
-        for text, option in ((self.tasks, "--tasks"), (self.encoders, "--encoders")):
+        for listed, option in ((task_list, "--tasks"), (names, "--encoders")):
             try:
-                names(text, option)
+                listed(getattr(self, option.removeprefix("--")), option)
             except InputError as error:
                 problems.append(str(error))
         try:
@@ -59,7 +83,7 @@ class SuiteOptions:
         """The tasks, a task file by its absolute path (every job of the suite finds it)."""
         from datamodules.tasks import recorded_task
 
-        return [recorded_task(task) for task in names(self.tasks, "--tasks")]
+        return [recorded_task(task) for task in task_list(self.tasks, "--tasks")]
 
     @property
     def encoder_names(self) -> list[str]:

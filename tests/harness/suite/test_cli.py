@@ -136,3 +136,17 @@ def test_a_missing_data_dir_names_the_docs_not_a_path_of_the_repository(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert 'docs/data.md "Layouts"' in err and "../" not in err, err
+
+
+def test_a_task_file_whose_folder_has_a_comma_is_taken_whole(tmp_path: Path) -> None:
+    """Issue 56 (H31 item 5): ``--tasks 'my, data/mine.yaml,trec'`` was split at every comma,
+    and no spelling named that file. An existing file is now taken whole before splitting."""
+    from harness.suite.options import SuiteOptions
+
+    task_file = tmp_path / "my, data" / "mine.yaml"
+    task_file.parent.mkdir()
+    task_file.write_text("name: mine\n")
+    options = SuiteOptions(out=tmp_path / "s", tasks=f"trec,{task_file},sst2")
+    assert options.task_names == ["trec", str(task_file), "sst2"]
+    missing = SuiteOptions(out=tmp_path / "s", tasks=f"{tmp_path}/no,such.yaml")
+    assert missing.task_names == [f"{tmp_path}/no", str(Path("such.yaml").absolute())]  # split
