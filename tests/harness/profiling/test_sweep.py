@@ -335,11 +335,14 @@ def test_a_prediction_that_leaves_a_kernel_out_says_so_in_its_row_and_line() -> 
 
 
 def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
-    encoders = "test_linear,test_linear:hidden_dim=16"
+    """Variants of one encoder side by side, and lengths only predicted, in one sweep (its
+    predictions in one pool; ``--predict-only`` alone: the papers' longest length below)."""
+    encoders = "test_linear,test_linear:hidden_dim=16,test_quadratic"
     options = ["--encoders", encoders, "--lengths", "8", "--modes", "train"]
-    assert profile(tmp_path, *options, "--predict-lengths", "8,64,512") == 0
+    assert profile(tmp_path, *options, "--predict-lengths", "8,64,512,4096") == 0
     rows = read(tmp_path).set_index(["label", "seq_len"])
-    assert set(rows.index.get_level_values("label")) == {"test_linear", "test_linear:hidden_dim=16"}
+    labels = {"test_linear", "test_linear:hidden_dim=16", "test_quadratic"}
+    assert set(rows.index.get_level_values("label")) == labels
     assert rows.loc[("test_linear", 8), "status"] == "ok"
     assert rows.loc[("test_linear", 512), "status"] == "predicted"
     assert rows.loc[("test_linear:hidden_dim=16", 8), "params"] == 32 * 16 + 16
@@ -349,10 +352,7 @@ def test_variants_side_by_side_and_predict_only(tmp_path: Path) -> None:
     assert (rows["cpu_count"] >= 1).all()
     measured = rows[rows["status"] == "ok"]
     assert measured["load_avg_before"].notna().all() and measured["cpu_share"].notna().all()
-    only = tmp_path / "only"
-    only_options = ["--encoders", "test_quadratic", "--modes", "infer", "--lengths", "4096"]
-    assert profile(only, *only_options, "--predict-only") == 0
-    (row,) = read(only).to_dict("records")
+    row = rows.loc[("test_quadratic", 4096)]
     # [4, 4096, 4096, 32] fp32 pairwise tensor alone: 8 GiB, predicted without allocating it
     assert row["status"] == "predicted" and row["peak_mem_mb_predicted"] > 8 * 1024
 
