@@ -66,7 +66,6 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
         periodic_checkpoint(run, out_dir),
     ]
     folder = FitRunFolder(out_dir)
-    callbacks.append(StopOnSignal(folder.last_checkpoint))
     callbacks.append(
         ModelCheckpoint(
             dirpath=folder.checkpoints,
@@ -78,6 +77,8 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
         )
     )
     callbacks.append(EndOfEpochCheckpoint(folder.last_checkpoint))
+    # the last checkpoint callback: a stop waits for the best-on-dev one to see a validation
+    callbacks.append(StopOnSignal(folder.last_checkpoint))
     if run.early_stopping_patience:
         callbacks.append(
             EarlyStopping(

@@ -1,18 +1,25 @@
-"""Ctrl-C and SIGTERM during training: finish the step in hand, save ``last.ckpt``, then stop.
+"""Ctrl-C and SIGTERM during training: finish the step in hand (and the validation due after
+it), save ``last.ckpt``, then stop.
 
 :func:`stop_on_signals` turns the first SIGINT or SIGTERM into a request that
-:class:`StopOnSignal` serves at the next step's (or validation batch's, or epoch's) end: it
-writes the checkpoint a resume continues from and raises
-:class:`harness.errors.RunInterruptedError` (exit status 130 or 143) naming the command that
-resumes. A second signal gets the previous handlers (Ctrl-C twice stops at once).
+:class:`StopOnSignal` serves at the first of these points: the end of a step after which no
+validation is due; the end of a validation inside an epoch (the step's, or one asked for
+during it); the end of an epoch (after the validation of its last step). There it writes the
+checkpoint a resume continues from and raises :class:`harness.errors.RunInterruptedError`
+(exit status 130 or 143) naming the command that resumes. A second signal gets the previous
+handlers (Ctrl-C twice stops at once).
 
-Lightning also listens for SIGTERM (its handler runs beside ours) and checks for it at points of
-its own: after a training batch's hooks and validation, at the end of an epoch's hooks, after a
-validation batch. A SIGTERM that lands between our check and Lightning's ends ``fit`` with
-Lightning's ``SIGTERMException`` (a ``SystemExit`` of status 0); :meth:`StopOnSignal.on_exception`
-saves the checkpoint there too, and :func:`stop_on_signals` turns that exception into the same
-:class:`RunInterruptedError`. Each of those points is a state a resume continues exactly from
-(``tests/harness/training/test_resume.py``).
+Lightning resumes a checkpoint saved at a step's end after that step's validation, and one
+saved inside a validation without it: the run would lose the validation's ``curve.csv`` row
+and its chance at the best checkpoint. ``ModelCheckpoint`` saves the best at the end of a
+validation inside an epoch and at the end of an epoch for the epoch's last validation; so
+:class:`StopOnSignal` is a ``Checkpoint`` (Lightning runs those last, in their order) listed
+after the best-on-dev one, and serves the epoch's last validation at the epoch's end.
+Lightning also listens for SIGTERM and stops inside validation at a check of its own; once
+training starts, SIGTERM is this module's only (:meth:`StopOnSignal.on_train_start`). Before
+that (a sanity check), Lightning's ``SIGTERMException`` becomes the same
+:class:`RunInterruptedError`. ``tests/harness/training/test_resume.py`` stops and resumes at
+every step and inside every validation of short runs.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import lightning.pytorch as pl
+from lightning.pytorch.callbacks import Checkpoint
 from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
@@ -33,12 +41,35 @@ from harness.redaction import resume_command
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class StopOnSignal(pl.Callback):
-    """Saves ``checkpoint`` and raises :class:`RunInterruptedError` once ``signum`` is set."""
+def validation_follows(trainer: pl.Trainer, batch_idx: int) -> bool:
+    """Whether Lightning validates after training batch ``batch_idx`` (Lightning 2.6's
+    ``_TrainingEpochLoop._should_check_val_fx`` from public attributes). False for a validation
+    every duration (``val_check_interval`` DD:HH:MM:SS): the clock decides it after the step."""
+    every_n_epochs = trainer.check_val_every_n_epoch
+    if not trainer.enable_validation or (
+        every_n_epochs is not None and (trainer.current_epoch + 1) % every_n_epochs
+    ):
+        return False
+    epoch_loop = trainer.fit_loop.epoch_loop
+    last_batch = epoch_loop.batch_progress.is_last_batch
+    every_n_batches = trainer.val_check_batch
+    if trainer.should_stop or (last_batch and every_n_batches == float("inf")):
+        return True  # early stopping validates first; a loader without a length at its end
+    if every_n_batches is None or every_n_batches == float("inf"):
+        return every_n_batches is not None and last_batch
+    index = epoch_loop.total_batch_idx if every_n_epochs is None else batch_idx
+    return (index + 1) % every_n_batches == 0
+
+
+class StopOnSignal(Checkpoint):
+    """Saves ``checkpoint`` and raises :class:`RunInterruptedError` once ``signum`` is set, at
+    the first step's end, validation's end or epoch's end where a resume repeats nothing and
+    skips nothing. List it after every other checkpoint callback."""
 
     def __init__(self, checkpoint: Path) -> None:
         self.checkpoint = checkpoint
         self.signum: int | None = None
+        self.handler: Callable[[int, object], None] | None = None  # set by stop_on_signals
         self.stopped: RunInterruptedError | None = None  # set once the checkpoint is saved
 
     def _save(self, trainer: pl.Trainer) -> RunInterruptedError:
@@ -62,23 +93,32 @@ class StopOnSignal(pl.Callback):
     def on_exception(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
     ) -> None:
-        """Lightning's own SIGTERM check came first: save here, before the trainer's teardown."""
+        """Lightning's own SIGTERM check came first (before training): save here, before the
+        trainer's teardown."""
         if isinstance(exception, SIGTERMException) and self.signum and self.stopped is None:
             self._save(trainer)
 
-    def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
-        self._stop_if_asked(trainer)
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """SIGTERM is ours again: Lightning's handler (installed as ``fit`` starts; it restores
+        ours at its end) would stop mid-validation."""
+        if self.handler is not None and self.signum is None:
+            signal.signal(signal.SIGTERM, self.handler)
+
+    def on_train_batch_end(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: object, batch: object,
+        batch_idx: int,
+    ) -> None:  # fmt: skip
+        if not validation_follows(trainer, batch_idx):
+            self._stop_if_asked(trainer)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._stop_if_asked(trainer)
 
-    # before Lightning's own SIGTERM check in validation, which exits with status 0 unsaved
-    def on_validation_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
-        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
-            self._stop_if_asked(trainer)
-
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking:
+        """A validation inside the epoch; the epoch's last is served at the epoch's end, where
+        ``ModelCheckpoint`` saves the best of a validation once an epoch."""
+        last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking and not last_batch:
             self._stop_if_asked(trainer)
 
 
@@ -98,6 +138,7 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
 
     for signum in SIGNALS:
         signal.signal(signum, request_stop)
+    callback.handler = request_stop
     try:
         yield
     except SIGTERMException:
@@ -105,6 +146,7 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
             raise
         raise callback.stopped from None
     finally:
+        callback.handler = None
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 

@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 import lightning.pytorch as pl
+import pandas as pd
 import pytest
 import torch
 
@@ -17,6 +18,7 @@ from datamodules.datamodule import BenchmarkDataModule
 from harness.errors import RunInterruptedError
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback
 from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
+from harness.training.curve import write_curve
 from harness.training.module import TaskModule
 from harness.training.settings.fit_cli import TRAINER_DEFAULTS
 from harness.training.settings.run_options import RunOptions
@@ -91,7 +93,8 @@ def uninterrupted(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 
     def run(budget: str) -> tuple[TaskModule, pl.Trainer]:
         if budget not in runs:
-            runs[budget] = _fit(trec_dir, tmp_path_factory.mktemp(budget), BUDGETS[budget][0])
+            options = {**BUDGETS, **VALIDATING}[budget][0]
+            runs[budget] = _fit(trec_dir, tmp_path_factory.mktemp(budget), options)
         return runs[budget]
 
     return run
@@ -174,8 +177,8 @@ def test_without_the_saved_generators_dropout_draws_other_masks(
 
 
 class LateSigterm(pl.Callback):
-    """Sends SIGTERM from a hook that runs after :class:`StopOnSignal`'s check, so Lightning's
-    own check sees it first (the race a ``kill`` can land in)."""
+    """Sends SIGTERM from a hook that runs after :class:`StopOnSignal`'s check (the race a
+    ``kill`` can land in; Lightning's own check saw it first until #54)."""
 
     def __init__(self, hook: str, when: int) -> None:
         self.hook = hook
@@ -217,6 +220,94 @@ def test_a_sigterm_that_lightning_sees_first_is_saved_and_resumed_exactly(
     assert stopped.value.exit_status == 143
     assert "saved" in str(stopped.value) and (out / "checkpoints" / "last.ckpt").exists()
     _assert_same_run(_fit(trec_dir, out, budget), reference)
+
+
+# short runs whose validations fall after some steps: (trainer keywords, the global steps a
+# validation follows); the tiny dev set is 2 batches
+VALIDATING = {
+    "epoch_end": ({"max_epochs": 2, "limit_train_batches": 3}, (3, 6)),
+    "every_2_batches": (
+        {"max_epochs": 2, "limit_train_batches": 3, "val_check_interval": 2},
+        (2, 5),
+    ),
+}
+# every moment a signal can land: during each step (SIGINT), and during each validation's first
+# batch (SIGINT, and SIGTERM, which Lightning also checks for inside a validation)
+MOMENTS = [
+    pytest.param(budget, where, step, signum, id=f"{budget}-{where}{step}-{signum.name}")
+    for budget, (options, validated_after) in VALIDATING.items()
+    for where, step, signum in [
+        *(
+            ("step", step, signal.SIGINT)
+            for step in range(options["max_epochs"] * options["limit_train_batches"])
+        ),
+        *(
+            ("validation", step, signum)
+            for step in validated_after
+            for signum in (signal.SIGINT, signal.SIGTERM)
+        ),
+    ]
+]
+
+
+class AskToStop(pl.Callback):
+    """Sends ``signum`` to this process at the start of global step ``step``'s batch, or of the
+    first dev batch of the validation that follows ``step`` steps."""
+
+    def __init__(self, where: str, step: int, signum: signal.Signals) -> None:
+        self.where, self.step, self.signum = where, step, signum
+        self.sent = False
+
+    def _send(self, where: str, trainer: pl.Trainer) -> None:
+        if where == self.where and trainer.global_step == self.step and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), self.signum)
+
+    def on_train_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        self._send("step", trainer)
+
+    def on_validation_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.state.fn == "fit":
+            self._send("validation", trainer)
+
+
+def _history(trainer: pl.Trainer) -> tuple[list[dict], str, float, dict]:
+    """What a fit reports besides its weights: curve.csv's rows (without their times), the best
+    checkpoint's file name and score, and the weights in it (its dev and test scores)."""
+    out = Path(trainer.default_root_dir)
+    curve = pd.read_csv(write_curve(out)).drop(columns="train_seconds")
+    best = next(c for c in trainer.checkpoint_callbacks if getattr(c, "monitor", None))
+    weights = torch.load(best.best_model_path, weights_only=True)["state_dict"]
+    name, score = Path(best.best_model_path).name, float(best.best_model_score)
+    return curve.to_dict("records"), name, score, weights
+
+
+@pytest.mark.slow  # 2 short fits each: 20 cases in ~2 min at load 7
+@pytest.mark.parametrize(("budget", "where", "step", "signum"), MOMENTS)
+def test_a_run_stopped_at_any_moment_resumes_with_the_same_validations_and_best_checkpoint(
+    trec_dir: Path,
+    tmp_path: Path,
+    uninterrupted,
+    budget: str,
+    where: str,
+    step: int,
+    signum: signal.Signals,
+) -> None:
+    """Weights, curve.csv's rows, the best checkpoint (name, score, weights: the dev and test
+    scores of metrics.json) as the uninterrupted run's, wherever the signal lands."""
+    options = VALIDATING[budget][0]
+    reference = uninterrupted(budget)
+    out = tmp_path / "stopped"
+    with pytest.raises(RunInterruptedError) as stopped:
+        _fit(trec_dir, out, options, stop=AskToStop(where, step, signum))
+    assert stopped.value.exit_status == 128 + signum
+    resumed = _fit(trec_dir, out, options)
+    _assert_same_run(resumed, reference)
+    rows, best, score, weights = _history(resumed[1])
+    reference_rows, reference_best, reference_score, reference_weights = _history(reference[1])
+    assert rows == reference_rows
+    assert (best, score) == (reference_best, reference_score)
+    assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
 
 
 class FakeClock:
