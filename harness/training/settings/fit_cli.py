@@ -301,10 +301,11 @@ class SetAttribute(argparse.Action):
         setattr(self.target, self.name, True)
 
 
-# the parser built for each datamodule class, never parsed with: building one reads Trainer's
-# ~80 arguments from its signature and docstrings (~0.1 s of CPU), a deep copy takes ~6 ms.
-# Each fit parses with its own copy: parsing sets the task's defaults on it (parse_arguments).
-BUILT_PARSERS: dict[type, LightningArgumentParser] = {}
+# the parser built for each CLI class (FitCLI or a subclass) and datamodule class, never parsed
+# with: building one reads Trainer's ~80 arguments from its signature and docstrings (~0.1 s of
+# CPU), a deep copy takes ~6 ms. Each fit parses with its own copy: parsing sets the task's
+# defaults on it (parse_arguments).
+BUILT_PARSERS: dict[tuple[type, type], LightningArgumentParser] = {}
 
 
 class FitCLI(LightningCLI):
@@ -355,12 +356,13 @@ class FitCLI(LightningCLI):
     def setup_parser(
         self, add_subcommands: bool, main_kwargs: dict[str, Any], subparser_kwargs: dict[str, Any]
     ) -> None:
-        """A copy of the parser built once per process for this datamodule class
+        """A copy of the parser built once per process for this class and datamodule class
         (:data:`BUILT_PARSERS`), its command flags unset."""
-        built = BUILT_PARSERS.get(self.data_class)
+        key = (type(self), self.data_class)
+        built = BUILT_PARSERS.get(key)
         if built is None:
             super().setup_parser(add_subcommands, main_kwargs, subparser_kwargs)
-            built = BUILT_PARSERS.setdefault(self.data_class, copy.deepcopy(self.parser))
+            built = BUILT_PARSERS.setdefault(key, copy.deepcopy(self.parser))
         self.parser = copy.deepcopy(built)
 
     def init_parser(self, **kwargs: Any) -> LightningArgumentParser:
