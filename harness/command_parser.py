@@ -203,6 +203,47 @@ def typed_options(
     return typed
 
 
+def refused_key(error: BaseException) -> str | None:
+    """The parser key whose value a jsonargparse error refuses (``model.hidden_dim``), if any."""
+    found = PARSER_KEY.match(message_line(error))
+    return found.group(1) if found else None
+
+
+def without_key(words: list[str], key: str, aliases: Mapping[str, str] | None = None) -> list[str]:
+    """``words`` without the options that set ``key`` or a key under it (``--optimizer`` and
+    ``--optimizer.lr`` for ``optimizer``; ``--trainer.callbacks+=...``), with their values:
+    what is left is parsed again to find the other problems (:func:`typed_options`' rules)."""
+    kept: list[str] = []
+    skip_value = False
+    for word in words:
+        if skip_value:
+            skip_value = False
+            if not word.startswith("--"):
+                continue
+        option, equals, _ = word.partition("=")
+        named = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
+        named = named.rstrip("+")
+        if option.startswith("--") and (named == key or named.startswith(f"{key}.")):
+            skip_value = not equals
+            continue
+        kept.append(word)
+    return kept
+
+
+def without_dotted(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """A nested ``mapping`` without the dotted ``key`` (``model.hidden_dim``) and what is under
+    it: :func:`without_key` for a config given as a mapping (``suite``'s and ``tune``'s runs)."""
+    head, _, tail = key.partition(".")
+    if head not in mapping:
+        return mapping
+    if not tail:
+        return {name: value for name, value in mapping.items() if name != head}
+    inner = mapping[head]
+    if not isinstance(inner, Mapping) or without_dotted(inner, tail) is inner:
+        return mapping
+    return {**mapping, head: without_dotted(inner, tail)}
+
+
 def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
     """Each dotted key of the config file ``path`` with a scalar value -> ``(--config PATH:
     KEY, its text)``: yaml's BaseLoader keeps every scalar as written (``017``, ``1e3``), not

@@ -60,7 +60,7 @@ def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, 
         try:
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
-            problems.append(f"{run.task} {run.encoder}: {error}")
+            problems += [f"{run.task} {run.encoder}: {line}" for line in str(error).splitlines()]
     if problems:
         raise InputError("\n".join(problems))
     from harness.training.inputs import check_fit_inputs

@@ -37,9 +37,12 @@ from harness.command_parser import (
     parsed_value,
     parser_problem,
     print_config_problem,
+    refused_key,
     typed_options,
     unknown_keys,
     unknown_options,
+    without_dotted,
+    without_key,
 )
 from harness.errors import InputError
 from harness.training.settings.config_checks import (
@@ -409,14 +412,44 @@ class FitCLI(LightningCLI):
             self._check_optimizers(parser, config)
             print(stated_config(parser, config, flags), end="")
             raise SystemExit(0)
-        super().parse_arguments(parser, args)
+        refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
-        self._check_optimizers(parser, self.config)
         self.typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = seed_problems(self.config["seed_everything"], seed_option)  # seeded next
-        if problems:
-            raise ConfigError("\n".join(problems))
+        problems = refused + optimizer_problems(self.config, parser.get_defaults())
+        problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
+        if problems:  # with every other value judged before the data is read, one line each
+            try:
+                self.check_values()
+            except ConfigError as error:
+                problems += [line for line in str(error).splitlines() if line not in problems]
+            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+
+    def _parse_the_rest(self, parser: LightningArgumentParser, args: Any) -> tuple[list[str], Any]:
+        """LightningCLI's parse of ``args``; of words, each value the parser refuses is named
+        and its option left out, and the rest parsed again (the next refusal, then the values'
+        checks, are judged on it): one line per problem, not the first alone. A refusal of a
+        key no word sets (a ``--config`` file's) ends it. Returns the refusals and the words
+        (or mapping) parsed."""
+        refused: list[str] = []
+        while True:
+            try:
+                super().parse_arguments(parser, args)
+                return refused, args
+            except argparse.ArgumentError as error:
+                key, words = refused_key(error), isinstance(args, list)
+                rest = args
+                if key:  # the option's words, or the mapping's key, left out
+                    rest = (
+                        without_key(args, key, SHORT_FORMS) if words else without_dotted(args, key)
+                    )
+                if rest == args and not refused:
+                    raise  # the one problem: said as before (FitCLI.__init__)
+                typed = typed_options(args, SHORT_FORMS) if words else {}
+                refused.append(parser_problem(error, lambda key: f"--{key}", typed))
+                if rest == args:
+                    raise ConfigError("\n".join(refused) + " (see sanbench fit --help)") from None
+                args = rest
 
     @staticmethod
     def _check_optimizers(parser: LightningArgumentParser, config: Any) -> None:

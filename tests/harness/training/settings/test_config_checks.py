@@ -341,3 +341,40 @@ def test_fit_help_does_not_offer_the_refused_fast_dev_run(
     """Issue 56 (H31 item 3): ``fit --help`` listed ``--trainer.fast_dev_run``, refused by fit."""
     assert main(["fit", "--help"]) == 0
     assert "--trainer.fast_dev_run" not in capsys.readouterr().out
+
+
+def test_every_problem_judged_before_the_data_is_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H31 item 1): three wrong values printed the parser's first refusal alone; the
+    others came one re-run at a time."""
+    os.chdir(tmp_path)
+    wrong = ["--model.hidden_dim", "0", "--trainer.max_steps", "-5", "--optimizer.lr", "-1"]
+    wrong += ["--model.dropout", "2", "--seed", "-1"]
+    assert main([*BASE, "--out", "x1", *wrong]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if DEBUG_HINT not in line]
+    expected = [
+        "--model.hidden_dim 0: expected a positive integer",
+        "--optimizer.lr needs --optimizer CLASS",
+        "--model.dropout 2: expected",
+        "--seed -1: expected an integer from 0",
+        "--trainer.max_steps -5: expected a positive number of steps",
+    ]
+    assert len(lines) == len(expected), lines
+    assert all(any(said in line for line in lines) for said in expected), lines
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_suite_names_every_problem_of_its_fit_options_per_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (H31 item 1): ``suite`` printed the first value fit's parser refused alone."""
+    os.chdir(tmp_path)
+    words = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--seeds", "1"]
+    words += ["--data-dir", str(FIXTURES / "kim2014"), "--max-steps", "2", "--out", "s"]
+    wrong = ["--model.hidden_dim", "0", "--model.dropout", "2", "--trainer.gradient_clip_val", "-1"]
+    assert main([*words, *wrong]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 3 and all("sst2 multi_cnn: --" in line for line in lines), lines
+    assert "hidden_dim 0" in lines[0] and "dropout 2" in lines[1] and "clip_val -1" in lines[2]
+    assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("metrics.json"))
