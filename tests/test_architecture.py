@@ -53,6 +53,20 @@ def parsed(path: Path) -> ast.Module:
     return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
 
 
+# id -> (tree, its nodes): the tree is kept, so its id is not another's while listed here
+_WALKED: dict[int, tuple[ast.AST, tuple[ast.AST, ...]]] = {}
+
+
+def walk(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """``ast.walk(tree)``'s nodes, in its order, listed once per tree: each finder walks every
+    module, whose trees are cached (:func:`parsed`) and only read (a walk cost 60% of this
+    file's 16 s of CPU)."""
+    kept = _WALKED.get(id(tree))
+    if kept is None or kept[0] is not tree:
+        kept = _WALKED[id(tree)] = (tree, tuple(ast.walk(tree)))
+    return kept[1]
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -78,7 +92,7 @@ def imported(module: str, path: Path) -> Iterator[str]:
     tree = parsed(path)
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -179,7 +193,7 @@ def test_contracts_import_nothing_of_ours_but_themselves() -> None:
 def _docstrings(tree: ast.AST) -> set[int]:
     """ids of the docstring constants of a module, its classes and functions."""
     found = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -193,7 +207,7 @@ def spelled_strings(path: Path) -> set[str]:
     skip = _docstrings(tree)
     return {
         node.value
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
     }
 
@@ -494,7 +508,7 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
     ``t`` -> ``time``; ``from time import perf_counter as clock``: ``clock`` ->
     ``time.perf_counter``)."""
     names = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -543,8 +557,8 @@ def measured_names(path: Path) -> Iterator[tuple[str, int]]:
     by name (``getattr(time, "perf_counter")``), however its module was imported."""
     tree = parsed(path)
     aliases = _aliases(tree)
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(tree):
+    parents = {id(child): node for node in walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in walk(tree):
         dotted = _dotted(node) if isinstance(node, ast.Attribute | ast.Name) else None
         if (
             isinstance(node, ast.Call)
@@ -581,7 +595,7 @@ def measured(module: str, path: Path) -> Iterator[tuple[str, str]]:
             yield name, f"{module}: imports {name}"
     for what, line in measured_names(path):
         yield what, f"{module}:{line}: reads {what}"
-    for node in ast.walk(parsed(path)):
+    for node in walk(parsed(path)):
         if (
             isinstance(node, ast.keyword)
             and node.arg in MEASURING_KEYWORDS
@@ -916,7 +930,7 @@ def declaring_names(path: Path) -> Iterator[tuple[str, int]]:
     attribute or a name, or spelled as a string (``getattr(parser, "add_argument")``)."""
     tree = parsed(path)
     skip = _docstrings(tree)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         name = (
             node.attr
             if isinstance(node, ast.Attribute)
@@ -931,7 +945,7 @@ def declaring_names(path: Path) -> Iterator[tuple[str, int]]:
         if name in DECLARING:
             yield name, node.lineno
     aliases = _aliases(tree)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [
                 f"{node.module}.{a.name}" if isinstance(node, ast.ImportFrom) else a.name
@@ -1136,7 +1150,7 @@ def _says_main(tree: ast.AST) -> bool:
     skip = _docstrings(tree)
     return any(
         isinstance(node, ast.Constant) and node.value == "__main__" and id(node) not in skip
-        for node in ast.walk(tree)
+        for node in walk(tree)
     )
 
 
@@ -1267,7 +1281,7 @@ EXIT_STATUS_LITERALS = {2: "harness.errors", 128: "harness.interrupts"}
 def status_literals(path: Path) -> Iterator[tuple[int, int]]:
     """(number, line) of each integer written in a value assigned to a name or an attribute
     that says ``status`` (``INPUT_ERROR_STATUS = 2``, ``self.exit_status = 128 + signum``)."""
-    for node in ast.walk(parsed(path)):
+    for node in walk(parsed(path)):
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1409,12 +1423,9 @@ def whole_strings(path: Path) -> Iterator[tuple[str, int]]:
     """(value, line) of each string literal written whole (no docstring, no f-string part)."""
     tree = parsed(path)
     skip = _docstrings(tree) | {
-        id(part)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.JoinedStr)
-        for part in node.values
+        id(part) for node in walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values
     }
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             yield node.value, node.lineno
 
@@ -1451,7 +1462,7 @@ def string_tables(path: Path) -> Iterator[tuple[tuple[str, ...], int]]:
     written anywhere in ``path``: a tuple, list or set (the choices of a ``Literal[...]``), a
     column of a table of rows (``(("CR", "cr"), ("MPQA", "mpqa"), ...)``), a dict's keys
     (``{"single": 1, "pair": 4, "relatedness": 2}``), ``"a b c".split()``."""
-    for node in ast.walk(parsed(path)):
+    for node in walk(parsed(path)):
         strings = None
         if isinstance(node, ast.Tuple | ast.List | ast.Set):  # a Literal's choices are a tuple
             strings = _strings(node.elts)
@@ -1547,7 +1558,7 @@ def test_no_second_spelling_of_a_fact() -> None:
     found = []
     for module, path in product_modules().items():
         tree = parsed(path)
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if _cube_root(node) and module != FACTS["memory_optimal_r"]:
                 found.append(f"{module}:{node.lineno}: Eq. 19's cube root")
             if (
@@ -1665,7 +1676,7 @@ def status_literals_in(tree: ast.AST) -> Iterator[tuple[int, str]]:
     (``"status == 'oom'"``). Not found: a status reached by ``getattr``/``setattr`` or through
     an alias of the column (far-fetched)."""
     skip = _docstrings(tree)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         for value in status_values(node):
             for constant in _written_strings(value):
                 yield constant.lineno, constant.value
@@ -1840,7 +1851,7 @@ def test_a_named_table_or_default_is_not_written_again() -> None:
         tables[frozenset(getattr(importlib.import_module(module), attribute))] = name
     found = []
     for module, path in product_modules().items():
-        for node in ast.walk(parsed(path)):
+        for node in walk(parsed(path)):
             if isinstance(node, ast.Tuple | ast.List | ast.Set):
                 strings = _strings(node.elts)
                 home = tables.get(frozenset(strings or ()))
@@ -1871,7 +1882,7 @@ SAME_DEFAULT = {
 def named_defaults(path: Path) -> Iterator[tuple[str, str, int]]:
     """(name, value, line) of each literal default in ``path``: a function's parameter's and a
     class's field's (``batch_size: int = 64``), trivial values (TRIVIAL_DEFAULTS) left out."""
-    for node in ast.walk(parsed(path)):
+    for node in walk(parsed(path)):
         pairs: list[tuple[str, ast.expr]] = []
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             pairs = list(literal_defaults(node))
@@ -1951,7 +1962,7 @@ def variant_readers(modules: dict[str, Path]) -> list[str]:
     at ":" and takes ``KEY=VALUE`` apart at "=" (partition, split or replace)."""
     found = []
     for module, path in modules.items():
-        for node in ast.walk(parsed(path)):
+        for node in walk(parsed(path)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             calls = list(ast.walk(node))
@@ -2012,7 +2023,7 @@ def test_a_mark_inside_an_f_string_is_its_constant() -> None:
     found = [
         f"{module}:{part.lineno}: {mark!r} ({marks[mark]})"
         for module, path in modules.items()
-        for node in ast.walk(parsed(path))
+        for node in walk(parsed(path))
         if isinstance(node, ast.JoinedStr)
         for part in node.values
         if isinstance(part, ast.Constant) and isinstance(part.value, str)
