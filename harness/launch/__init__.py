@@ -34,8 +34,9 @@ def launch(
 ) -> list[JobOutcome]:
     """Run every call as one job of ``options.launcher``'s kind and wait for all; their logs,
     pickles and results go to ``folder``. ``threads``: each job's intra-op threads; by default,
-    on this machine (``process``, ``local``), its cores shared among the jobs
-    (:mod:`harness.launch.threads`), and a SLURM job's own cores."""
+    on this machine (``process``, ``local``), its cores shared among these jobs
+    (:mod:`harness.launch.threads`), and a SLURM job's own cores. A command whose resume
+    launches only the jobs left passes its whole plan's (``threads.planned_threads``)."""
     if not calls:
         return []
     from harness.redaction import resume_command

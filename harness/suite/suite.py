@@ -13,6 +13,7 @@ from typing import Any
 from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
+from harness.launch.threads import planned_threads
 from harness.redaction import recorded_command
 from harness.report.options import SITE_FOLDER, report_command
 from harness.suite.grid import CV_TASKS, RunSpec, Shard, expand_grid, grid_problems
@@ -27,7 +28,7 @@ from harness.suite.runner import (
 )
 from harness.training.settings.fit_overrides import fit_overrides
 from harness.training.settings.fit_run import FitRun
-from reports.contracts.manifest import write_manifest
+from reports.contracts.manifest import SUITE_RUN, read_manifest_if_any, write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
 
@@ -81,6 +82,7 @@ def write_suite_manifest(
     from harness.measurement.environment import git_commit
 
     out = options.out
+    threads = read_manifest_if_any(out, SUITE_RUN).get("threads")  # run_as_jobs decided them
     manifest = {
         "kind": "suite",
         "command": recorded_command(),
@@ -96,6 +98,7 @@ def write_suite_manifest(
             "shards": options.shard_of_grid.count,
         },
         "overrides": overrides,
+        **({"threads": threads} if threads else {}),
         "results": [path.name for path in all_results_files(out)],
         "files": {
             "summary": SUMMARY,
@@ -156,6 +159,8 @@ def run_as_jobs(
     ``OUT``, and a killed or requeued job runs its shard again, skipping every ``ok`` cell.
     :class:`RunFailedError` when a job died or a run failed."""
     jobs = min(launcher.jobs or len(runs), len(runs))
+    # the threads of the whole plan, not of the jobs left: a resume computes as the first launch
+    threads = None if launcher.launcher == "slurm" else planned_threads(out_dir, SUITE_RUN, jobs)
     calls = [
         functools.partial(
             run_shard_of_suite,
@@ -169,7 +174,7 @@ def run_as_jobs(
         )
         for shard in pending_shards(runs, jobs, out_dir)
     ]
-    outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite")
+    outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite", threads=threads)
     print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
     report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
 

@@ -61,3 +61,9 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> Path:
     if manifest.get("kind") not in RUN_KINDS:
         raise ValueError(f"manifest kind {manifest.get('kind')!r} is not one of {RUN_KINDS}")
     return write_json_atomic(manifest_path(folder), manifest)
+
+
+def record_in_manifest(folder: Path, kind: str, **fields: Any) -> Path:
+    """Add ``fields`` to ``folder``'s manifest of ``kind`` (a new one if there is none): what a
+    command decides before its work starts and a resume reuses (e.g. its jobs' ``threads``)."""
+    return write_manifest(folder, {**read_manifest_if_any(folder, kind), "kind": kind, **fields})

@@ -103,3 +103,35 @@ def test_local_launcher_gives_the_in_process_tables(tmp_path: Path) -> None:
         assert (jobs / "tables" / name).read_text() == (here / "tables" / name).read_text()
     assert _suite(jobs, "--launcher", "local", "--jobs", "2") == 0  # resume: nothing to submit
     assert len(_ok_keys(jobs)) == 4
+
+
+def test_a_resumed_job_computes_on_the_threads_of_the_first_launch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume launches only the jobs left: each must still get the threads of the first
+    launch, which shared the cores among every job of the plan; a machine of other cores
+    shares its own and says so in one warning."""
+    from harness.launch import processes
+    from harness.launch.threads import ThreadsChangedWarning
+    from harness.suite import suite
+
+    threads: list[str] = []
+
+    def launched(calls: list, folder: Path, name: str, environment: dict, resume: Any) -> list:
+        threads.extend(environment["OMP_NUM_THREADS"] for _ in calls)
+        return []
+
+    monkeypatch.setattr(processes, "launch_processes", launched)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    runs, out = expand_grid(["sst1"], ["bilstm", "mtsa"], seeds=1), tmp_path / "suite"
+    arguments = {"out_dir": out, "fit": None, "data_dir": None, "embeddings": None}
+    run = lambda: run_as_jobs(runs, LaunchOptions("process"), **arguments, overrides={})  # noqa: E731
+    run()  # two jobs on 4 cores
+    last_job = pending_shards(runs, 2, out)[-1:]
+    monkeypatch.setattr(suite, "pending_shards", lambda runs, jobs, out_dir: last_job)
+    run()  # the resume: one job left
+    assert threads == ["2", "2", "2"]
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    with pytest.warns(ThreadsChangedWarning, match=r"2 threads each \(2 jobs, 4 cores\); now 4"):
+        run()
+    assert threads[-1] == "4"
