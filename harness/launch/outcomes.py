@@ -53,7 +53,8 @@ def report_outcomes(
         if outcome.ok:
             log(f"{name}: {describe(outcome.result) if describe else 'done'}")
         else:
-            log(f"{name} died: {outcome.error} (log: {outcome.stderr or outcome.stdout})")
+            logs = outcome.stderr or outcome.stdout
+            log(f"{name} died: {outcome.error} ({f'log: {logs}' if logs else 'no log file'})")
     died = [outcome for outcome in outcomes if not outcome.ok]
     if died:
         raise RunFailedError(f"{len(died)} of {len(outcomes)} jobs died (logs above); {resume}")

@@ -107,11 +107,22 @@ def run_in_process(
     sys.exit(status)
 
 
+def ended_how(exit_code: int | None) -> str:
+    """How a process without a result ended: the signal that killed it (multiprocessing's
+    exit code is minus its number), else its exit code."""
+    if exit_code is not None and exit_code < 0:
+        try:
+            return f"process killed by {signal.Signals(-exit_code).name}"
+        except ValueError:
+            return f"process killed by signal {-exit_code}"
+    return f"process ended with exit code {exit_code}"
+
+
 def _outcome(job: str, folder: Path, exit_code: int | None) -> JobOutcome:
     result_path, error_path = folder / f"{job}.result.pkl", folder / f"{job}.err"
     logs = error_path if error_path.is_file() else None
     if not result_path.is_file():
-        return JobOutcome(job, error=f"process ended with exit code {exit_code}, no result")
+        return JobOutcome(job, error=f"{ended_how(exit_code)}, no result")
     kind, value = pickle.loads(result_path.read_bytes())
     if kind == "ok":
         return JobOutcome(job, result=value)

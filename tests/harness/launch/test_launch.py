@@ -17,7 +17,7 @@ import torch  # before any job server of this process starts: the server preload
 from harness.command_parser import CommandParser, build
 from harness.errors import RunFailedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
-from harness.launch.processes import launch_processes
+from harness.launch.processes import ended_how, launch_processes
 from tests.harness.fixtures.modules_at_start import torch_already_imported
 from tests.harness.fixtures.terminal import foreground
 
@@ -142,8 +142,34 @@ def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixtu
         report_outcomes(outcomes, labels=["a", "b"], describe=str, resume="rerun it")
     assert capsys.readouterr().out.splitlines() == [
         "job 7 (a): 4",
-        "job 8 (b) died: ValueError: bad (log: None)",
+        "job 8 (b) died: ValueError: bad (no log file)",
     ]
+
+
+def crash(signum: int) -> None:
+    os.kill(os.getpid(), signum)
+
+
+@pytest.mark.slow  # a job server that preloads torch: 5 s at load 7
+def test_a_job_killed_by_a_signal_is_said_so_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Was "process ended with exit code -11, no result (log: None)"."""
+    signals = [signal.SIGSEGV, signal.SIGKILL]
+    calls = [functools.partial(crash, signum) for signum in signals]
+    outcomes = launch_processes(calls, tmp_path, "t")
+    with pytest.raises(RunFailedError):
+        report_outcomes(outcomes)
+    assert capsys.readouterr().out.splitlines() == [
+        f"job t-{k}-of-2 died: process killed by {signum.name}, no result (no log file)"
+        for k, signum in enumerate(signals, start=1)
+    ]
+
+
+def test_a_process_without_a_result_is_said_killed_by_its_signal_name() -> None:
+    assert ended_how(-signal.SIGSEGV) == "process killed by SIGSEGV"
+    assert ended_how(-99) == "process killed by signal 99"
+    assert ended_how(3) == "process ended with exit code 3"
 
 
 def test_command_line_options() -> None:
