@@ -31,12 +31,11 @@ def task_list(text: str, option: str) -> list[str]:
             ),
             start + 1,
         )
-        kept.append(",".join(pieces[start:end]).replace(",", COMMA_HELD))
+        kept.append(",".join(pieces[start:end]).strip())
         start = end
-    return [name.replace(COMMA_HELD, ",") for name in names(",".join(kept), option)]
-
-
-COMMA_HELD = "\0"  # a comma of a kept path while names() splits the others (no path holds NUL)
+    if not any(kept):
+        names(text, option)  # raises: what a list of names is
+    return [name for name in kept if name]
 
 
 @dataclass(frozen=True)
