@@ -22,24 +22,27 @@ import contextlib
 import importlib
 import inspect
 import re
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import NoReturn
 
 from harness.command_parser import CommandParser, did_you_mean
-from harness.errors import InputError, SanbenchError
+from harness.errors import InputError, RunInterruptedError, SanbenchError
 from harness.interrupts import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
 from harness.kernel_caches import kernel_caches
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
-from harness.redaction import redacted_console
+from harness.redaction import redacted_console, resume_command
 
 # command -> (its run function, "harness.<package>.command:<function>", and a line of help).
 # Every command lives in the package that does its work, in a module named ``command``: its
 # ``add_arguments(parser)`` adds the options (dataclasses of that package), and the function,
 # whose docstring is the command's --help description, turns the parsed config into one library
 # call and returns the exit status (``OWN_PARSER = True``: the function parses its own words).
+# the commands that the same words resume (``profile`` needs ``--resume`` and says so itself)
+RESUMED_BY_RERUN = ("fit", "suite", "reproduce", "tune")
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "encoders": ("harness.encoder_list.command:encoders", "list every registered encoder"),
     "profile": (
@@ -238,13 +241,21 @@ def main(argv: list[str] | None = None) -> int:
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
-                with interrupt_noted() as noted, out_folder(name, out):
-                    try:
-                        return int(run(config) or 0)
-                    except Exception as error:
-                        if noted() and not isinstance(error, SanbenchError):
-                            raise KeyboardInterrupt from error  # what the Ctrl-C broke
+                try:
+                    with interrupt_noted() as noted, out_folder(name, out):
+                        try:
+                            return int(run(config) or 0)
+                        except Exception as error:
+                            if noted() and not isinstance(error, SanbenchError):
+                                raise KeyboardInterrupt from error  # what the Ctrl-C broke
+                            raise
+                except KeyboardInterrupt:
+                    if name not in RESUMED_BY_RERUN:
                         raise
+                    # before any run or job saved (one that did says so itself): the same line
+                    raise RunInterruptedError(
+                        f"interrupted\nresume with: {resume_command()}", signal.SIGINT
+                    ) from None
         except SystemExit as done:  # --help and --print_config
             return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:

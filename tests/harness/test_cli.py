@@ -185,3 +185,24 @@ def test_the_top_level_help_speaks_to_users(capsys: pytest.CaptureFixture) -> No
     text = capsys.readouterr().out
     assert "one subcommand per module" not in text and "imported only when" not in text
     assert "sanbench profile --preset quick" in text and "Bi-BloSAN" in text
+
+
+def test_a_ctrl_c_before_any_run_saved_prints_the_command_that_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54 C2: a suite stopped before its jobs started said only "interrupted"."""
+    import importlib
+
+    def stopped_while_planning(config: object) -> int:
+        raise KeyboardInterrupt
+
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", str(tmp_path / "s")]
+    monkeypatch.setattr(
+        importlib.import_module("harness.suite.command"), "suite", stopped_while_planning
+    )
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    assert main(words) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "sanbench suite: interrupted",
+        f"sanbench suite: resume with: sanbench {' '.join(words)}",
+    ]
