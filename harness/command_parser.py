@@ -278,22 +278,39 @@ def not_decimal_problems(
     (``value_of(key)``) from a form YAML 1.1 reads so but nobody types a count in: ``0x10``
     (16), ``0b11`` (3), ``1:20`` (80, base 60), or ``017`` read as 15 (octal; a config file's
     YAML reads it so, a flag as 17); and from one Python's ``int`` reads but the docs never
-    show, ``1_000`` or full-width ``１０``: refused with the plain spelling ("write 1000")."""
+    show, ``1_000`` or full-width ``１０``: refused with the plain spelling ("write 1000"). A
+    number key (``lr``, jsonargparse's ``PositiveInt``) is judged alike: ``lr: 0x10`` is 16.0."""
     problems = []
     for key, (option, text) in typed.items():
         value = value_of(key)
-        if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, int | float):
             continue
+        if isinstance(value, float) and _decimal_number(text, value):
+            continue  # 0.5, 1e-3, .inf: read as written
+        noun = "integer" if isinstance(value, int) else "number"
         if not DECIMAL_INTEGER.fullmatch(text):
             plain = _python_integer(text)
-            said = f"write {plain}" if plain == value else "expected a decimal integer"
+            said = f"write {plain}" if plain == value else f"expected a decimal {noun}"
             problems.append(f"{option} {text}: {said}")
         elif value != int(text):
             problems.append(
-                f"{option} {text}: read as {value} (YAML's octal); expected a decimal integer "
-                "without a leading 0"
+                f"{option} {text}: read as {int(value)} (YAML's octal); expected a decimal "
+                f"{noun} without a leading 0"
             )
     return problems
+
+
+def _decimal_number(text: str, value: float) -> bool:
+    """Whether ``text`` is a number written in decimal (``0.5``, ``1e-3``, ``-inf``, YAML's
+    ``.inf``) that reads as ``value``, not an integer YAML 1.1 reads otherwise (``017``)."""
+    spelled = text.strip().lower().replace(".inf", "inf").replace(".nan", "nan")
+    if not spelled.isascii() or "_" in spelled:
+        return False
+    try:
+        number = float(spelled)
+    except ValueError:
+        return False
+    return number == value or (math.isnan(number) and math.isnan(value))
 
 
 def _python_integer(text: str) -> int | None:

@@ -410,6 +410,8 @@ class FitCLI(LightningCLI):
             config = parser.parse_args(without_printing(args))
             current_option_names(config)
             self._check_optimizers(parser, config)
+            self.config, self.typed = config, typed_options(args, SHORT_FORMS)
+            self.check_values()  # no number printed that the run would refuse
             print(stated_config(parser, config, flags), end="")
             raise SystemExit(0)
         refused, args = self._parse_the_rest(parser, args)

@@ -268,6 +268,20 @@ CONFIG_VALUES = [
     ("model: {dropout: -1e-3}", "--config c.yaml: model.dropout -1e-3: expected"),
     ("trainer: {max_steps: 1_000}", "--config c.yaml: trainer.max_steps 1_000: write 1000"),
     ("trainer: {max_steps: \uff11\uff10}", "c.yaml: trainer.max_steps \uff11\uff10: write 10"),
+    # a PositiveInt key and a float key were read as YAML 1.1 reads them (issue 56, check 6.1)
+    ("model: {hidden_dim: 0x10}", "--config c.yaml: model.hidden_dim 0x10: expected a decimal"),
+    ("model: {hidden_dim: 017}", "--config c.yaml: model.hidden_dim 017: read as 15 (YAML's"),
+    ("run: {checkpoint_every_n_steps: 0x10}", "c.yaml: run.checkpoint_every_n_steps 0x10: exp"),
+    ("model: {lr: 0x10}", "--config c.yaml: model.lr 0x10: expected a decimal number"),
+    ("model: {dropout: 0b0}", "--config c.yaml: model.dropout 0b0: expected a decimal number"),
+    (
+        "optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0x10}}",
+        "--config c.yaml: optimizer.init_args.lr 0x10: expected a decimal number",
+    ),
+    (
+        "optimizer: {class_path: torch.optim.SGD, init_args: {lr: 017}}",
+        "--config c.yaml: optimizer.init_args.lr 017: read as 15 (YAML's octal)",
+    ),
 ]
 
 
@@ -282,6 +296,43 @@ def test_a_config_files_value_is_refused_as_a_flags_and_quoted_as_typed(
     assert status == 2, err
     assert named in err, err
     assert len([line for line in err.splitlines() if DEBUG_HINT not in line]) == 1, err
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
+# every family of keys, each as YAML 1.1 would read it: none printed as a number (issue 56, 6.1)
+PRINTED_CONFIG = """\
+seed_everything: 017
+trainer: {max_steps: 017, max_epochs: 0x10}
+model: {hidden_dim: 0x10, encoder_options: {hidden_dim: 0x10}}
+run: {checkpoint_every_n_steps: 0x10}
+optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0x10}}
+lr_scheduler: {class_path: torch.optim.lr_scheduler.StepLR, init_args: {step_size: 017}}
+"""
+
+
+@pytest.mark.parametrize("printing", [["--print_config"], []])
+def test_config_file_integers_of_every_family_are_refused_and_never_printed(
+    printing: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--print_config`` printed ``max_steps: 15``, ``hidden_dim: 16`` and exited 0; a run
+    named max_steps only: each key is named, one line each, nothing printed or created."""
+    os.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(PRINTED_CONFIG)
+    status = main([*BASE[:-2], "--config", "c.yaml", *printing, "--out", "x1"])
+    out, err = capsys.readouterr()
+    assert status == 2, out + err
+    assert out == ""
+    for key in (
+        "seed_everything 017",
+        "trainer.max_steps 017",
+        "trainer.max_epochs 0x10",
+        "model.hidden_dim 0x10",
+        "model.encoder_options.hidden_dim 0x10",
+        "run.checkpoint_every_n_steps 0x10",
+        "optimizer.init_args.lr 0x10",
+        "lr_scheduler.init_args.step_size 017",
+    ):
+        assert f"--config c.yaml: {key}: " in err, (key, err)
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
 
 
