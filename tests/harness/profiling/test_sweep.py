@@ -52,15 +52,45 @@ def read(out: Path) -> pd.DataFrame:
     return load_run(out).rows
 
 
+def killed_after_three_rows(out: Path, options: list[str]) -> list[str]:
+    """``sanbench profile`` in a process of its own, killed with SIGKILL once its CSV holds
+    three rows: the CSV's whole lines at the kill."""
+    command = [sys.executable, "-m", "harness.cli", "profile", *WORKLOADS, *SMALL, *options]
+    sweep = subprocess.Popen(
+        [*command, "--out", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    csv_path = out / "profile.csv"
+    deadline = time.monotonic() + 600  # a loaded 2-core machine may take minutes to start
+    while time.monotonic() < deadline:
+        if csv_path.exists() and csv_path.read_text().count("\n") >= 4:  # header + 3 rows
+            break
+        time.sleep(0.05)
+    os.kill(sweep.pid, signal.SIGKILL)
+    sweep.wait()
+    return [line for line in csv_path.read_text().splitlines(keepends=True) if line[-1] == "\n"]
+
+
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The sweep of test_quadratic and test_linear at L = 64-512 that the schema, growth and
+    eager tests read, finished as a user finishes a killed one: killed after its third row,
+    then resumed (one sweep for four tests). With the CSV's lines at the kill."""
     out = tmp_path_factory.mktemp("sweep")
+    options = ["--encoders", "test_quadratic,test_linear", "--lengths", "64,128,256,512"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)
         patch.setenv("OMP_NUM_THREADS", "1")
-        lengths = "64,128,256,512"
-        assert profile(out, "--encoders", "test_quadratic,test_linear", "--lengths", lengths) == 0
-    return out
+        before = killed_after_three_rows(out, options)
+        assert profile(out, *options, "--resume") == 0
+    return out, before
+
+
+@pytest.fixture(scope="module")
+def sweep(killed_and_resumed: tuple[Path, list[str]]) -> Path:
+    return killed_and_resumed[0]
 
 
 @pytest.fixture(scope="module")
@@ -187,32 +217,17 @@ def test_no_skip_after_oom_tries_every_length(
     assert list(read(tmp_path)["status"]) == ["oom", "oom"]
 
 
-def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    options = ["--encoders", "test_linear,test_quadratic", "--lengths", "16:64:16"]
-    command = [sys.executable, "-m", "harness.cli", "profile", *WORKLOADS, *SMALL, *options]
-    sweep = subprocess.Popen(
-        [*command, "--out", str(tmp_path)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    csv_path = tmp_path / "profile.csv"
-    deadline = time.monotonic() + 600  # a loaded 2-core machine may take minutes to start
-    while time.monotonic() < deadline:
-        if csv_path.exists() and csv_path.read_text().count("\n") >= 4:  # header + 3 rows
-            break
-        time.sleep(0.05)
-    os.kill(sweep.pid, signal.SIGKILL)
-    sweep.wait()
-    before = [line for line in csv_path.read_text().splitlines(keepends=True) if line[-1] == "\n"]
+def test_kill_and_resume_loses_and_duplicates_nothing(
+    killed_and_resumed: tuple[Path, list[str]],
+) -> None:
+    out, before = killed_and_resumed
     assert 4 <= len(before) < 1 + 16, "the sweep should have been killed mid-way"
-    assert profile(tmp_path, *options, "--resume") == 0
-    after = csv_path.read_text().splitlines(keepends=True)
+    after = (out / "profile.csv").read_text().splitlines(keepends=True)
     assert after[: len(before)] == before
-    rows = read(tmp_path)
+    rows = read(out)
     assert len(rows) == 2 * 4 * 2 and not rows.duplicated(list(KEY_COLUMNS)).any()
     assert set(rows["status"]) == {"ok"}
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest = json.loads((out / "manifest.json").read_text())
     assert len(manifest["resumed"]) == 1
 
 
