@@ -17,6 +17,7 @@ import importlib
 import inspect
 import math
 import re
+import stat
 import sys
 import typing
 from collections.abc import Iterable, Iterator, Mapping
@@ -244,13 +245,31 @@ def without_dotted(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return {**mapping, head: without_dotted(inner, tail)}
 
 
+STREAM_TEXTS: dict[tuple[str, int, int], str] = {}  # a pipe's text by (path, device, inode)
+
+
+def config_text(path: str | Path) -> str:
+    """The text of the config file ``path``, each read once: a pipe (``--config <(printf
+    ...)``) gives its text to the first read only, and a config is read in several places (its
+    values as typed, its keys, the parser). A regular file is read each time (it may change
+    between two in-process commands)."""
+    path = Path(path).expanduser()
+    status = path.stat()
+    if stat.S_ISREG(status.st_mode):
+        return path.read_text()
+    key = (str(path), status.st_dev, status.st_ino)
+    if key not in STREAM_TEXTS:
+        STREAM_TEXTS[key] = path.read_text()
+    return STREAM_TEXTS[key]
+
+
 def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
     """Each dotted key of the config file ``path`` with a scalar value -> ``(--config PATH:
     KEY, its text)``: yaml's BaseLoader keeps every scalar as written (``017``, ``1e3``), not
     as YAML 1.1 reads it (15, 1000.0). {} for a file that cannot be read as a mapping
     (:class:`CheckedConfigFile` names that problem)."""
     try:
-        content = yaml.load(Path(path).expanduser().read_text(), Loader=yaml.BaseLoader)
+        content = yaml.load(config_text(path), Loader=yaml.BaseLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     if not isinstance(content, dict):
@@ -648,7 +667,8 @@ class CheckedConfigFile(ActionConfigFile):
     def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
         path = Path(str(values)).expanduser()
         try:
-            content = yaml.safe_load(path.read_text())
+            text = config_text(path)
+            content = yaml.safe_load(text)
         except OSError as error:
             raise InputError(f"{option_string} {path}: {error.strerror}") from None
         except ValueError as error:  # an integer of thousands of digits: Python's limit
@@ -667,7 +687,8 @@ class CheckedConfigFile(ActionConfigFile):
             raise InputError(
                 "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
             )
-        super().__call__(parser, cfg, values, option_string)
+        # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
+        super().__call__(parser, cfg, values if path.is_file() else text, option_string)
 
 
 class CommandParser(ArgumentParser):

@@ -4,6 +4,7 @@ nearest valid one before anything is created."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,28 @@ def test_a_tune_config_files_run_section_is_read_as_typed(
     said = f"sanbench tune: --config {config}: data.batch_size 0x10: expected a decimal integer"
     assert line.startswith(said), line
     assert not out.exists()
+
+
+def pipe_path(text: str) -> str:
+    """A path reading ``text`` as ``--config <(printf ...)`` gives one: a pipe, read once."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, text.encode())
+    os.close(write_end)
+    return f"/dev/fd/{read_end}"
+
+
+@pytest.mark.parametrize("command", ["suite", "tune"])
+def test_a_config_file_given_as_a_pipe_is_read_once(
+    command: str, capsys: pytest.CaptureFixture
+) -> None:
+    """``--config <(printf 'model: {dropout: 0.3}')`` was refused: the pipe was read twice
+    (its keys, then the parser), the second read empty (issue 56, outside check 6 item 3)."""
+    words = ["--tasks" if command == "suite" else "--task", "trec"]
+    words += ["--encoders" if command == "suite" else "--encoder", "mtsa", "--data-dir", "D"]
+    words += [] if command == "suite" else ["--study", "dropout"]
+    config = pipe_path("model: {dropout: 0.3}\n")
+    status = main([command, *words, "--config", config, "--print_config"])
+    os.close(int(config.rpartition("/")[2]))
+    assert status == 0, capsys.readouterr().err
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["model"] == {"dropout": 0.3}, printed

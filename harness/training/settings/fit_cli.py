@@ -29,6 +29,7 @@ from harness.command_parser import (
     CheckedConfigFile,
     add_alias,
     batch_size_problems,
+    config_text,
     encoder_choice_problems,
     flat_keys,
     known_keys,
@@ -155,7 +156,7 @@ def _config_data_class(path: str) -> str | None:
     import yaml
 
     try:
-        config = yaml.safe_load(Path(path).read_text())
+        config = yaml.safe_load(config_text(path))
     except (OSError, yaml.YAMLError, ValueError):  # ValueError: too many digits, bad bytes
         return None  # the real parser says what is wrong with the file
     return config.get(DATA_CLASS) if isinstance(config, dict) else None

@@ -336,6 +336,18 @@ def test_config_file_integers_of_every_family_are_refused_and_never_printed(
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
 
 
+def test_a_config_file_given_as_a_pipe_is_read_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """``fit --config <(printf 'model: {dropout: 0.3}')`` was refused as "expected a mapping":
+    the pipe was read twice, the second read empty (issue 56, outside check 6 item 3)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"model: {dropout: 0.3}\n")
+    os.close(write_end)
+    status = main([*BASE, "--config", f"/dev/fd/{read_end}", "--print_config"])
+    os.close(read_end)
+    assert status == 0, capsys.readouterr().err
+    assert "\n  dropout: 0.3\n" in capsys.readouterr().out
+
+
 def test_a_flag_after_the_config_file_is_named_as_the_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
