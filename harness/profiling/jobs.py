@@ -35,14 +35,18 @@ def run_as_jobs(
     encoder into :func:`job_folder`, resolving the device and budget on its node; a requeued
     job resumes from its own CSV), rows merged into ``out/profile.csv``. The manifest records
     the sweep as asked (``--device auto`` stays auto) and the jobs' environment (their
-    devices), not this machine's."""
+    devices), not this machine's. A resume launches only the variants with a point left
+    (:func:`unfinished`): no job that imports torch to find nothing to do."""
     labels = [spec.label for spec in config.encoders]
     folders = [job_folder(out, label) for label in labels]
     write_manifest(out, config, jobs_environment(folders), command, recorded)
+    left = unfinished(config, out)
     calls = [
-        functools.partial(run_encoder, config, label, folder, command)
-        for label, folder in zip(labels, folders, strict=True)
+        functools.partial(run_encoder, config, label, job_folder(out, label), command)
+        for label in left
     ]
+    if not left:
+        console.print(f"every encoder's points are in {out}: no job to launch")
     # each measuring worker times on the threads it is asked for (or torch's default here, or
     # a SLURM job's own cores), however many jobs run: a point timed while others run is
     # flagged as contended, never re-threaded
@@ -58,7 +62,7 @@ def run_as_jobs(
     record_environment(out, folders)
     report_outcomes(
         outcomes,
-        labels=labels,
+        labels=left,
         resume=f"rerun with --resume --out {shlex.quote(str(out))} to finish",
         log=console.print,
     )
@@ -67,6 +71,19 @@ def run_as_jobs(
 def job_folder(out: Path, label: str) -> Path:
     """``OUT/jobs/<label>`` with the variant's options made file-name safe."""
     return out / JOBS_FOLDER / re.sub(r"[^A-Za-z0-9._=-]+", "_", label)
+
+
+def unfinished(config: SweepConfig, out: Path) -> list[str]:
+    """The variants of ``config`` whose job folder lacks a row of one of their points (the
+    points a resumed job would run: ``sweep.Sweep.todo``)."""
+    left = []
+    for spec in config.encoders:
+        results = results_file(job_folder(out, spec.label))
+        done = results.done_keys()
+        points = one_encoder(config, spec.label).points()
+        if any(results.key(dataclasses.asdict(point)) not in done for point in points):
+            left.append(spec.label)
+    return left
 
 
 def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Path:

@@ -1,0 +1,79 @@
+"""``profile --launcher local|slurm`` (harness.profiling.jobs): which jobs a resume launches.
+In-process, with ``launch`` replaced by a recorder: no job and no torch worker starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from harness.launch import LaunchOptions
+from harness.profiling import jobs
+from harness.profiling.grid import EncoderSpec
+from harness.profiling.sweep import make_row
+from harness.profiling.sweep_config import SweepConfig
+from reports.contracts.profile_run import ENVIRONMENT_COLUMNS, results_file
+
+LABELS = ("test_linear", "test_quadratic")
+CONFIG = SweepConfig(
+    tuple(EncoderSpec(label) for label in LABELS),
+    (8, 16),
+    ("infer", "train"),
+    2,
+    8,
+    "cpu",
+    "fp32",
+    3,
+    None,
+    "glibc",
+    None,
+    predict_lengths=(32,),
+)
+
+ENVIRONMENT = dict.fromkeys(ENVIRONMENT_COLUMNS, "recorded by the job")
+
+
+def finish(out: Path, label: str, keep: int | None = None) -> None:
+    """Write rows of ``label``'s points into its job folder (the first ``keep``, or all)."""
+    points = jobs.one_encoder(CONFIG, label).points()
+    results = results_file(jobs.job_folder(out, label))
+    for point in points[:keep]:
+        results.append(make_row(point, CONFIG, ENVIRONMENT, {"status": "ok"}, None))
+
+
+def launched(out: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], str]:
+    """The variants whose job ``run_as_jobs`` started, and what it printed."""
+    started: list[str] = []
+
+    def record(calls: list[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        started.extend(call.args[1] for call in calls)  # run_encoder(config, label, ...)
+        return []
+
+    monkeypatch.setattr(jobs, "launch", record)
+    console = Console(record=True, width=200)
+    jobs.run_as_jobs(CONFIG, out, LaunchOptions(launcher="local"), "sanbench profile", console, {})
+    return started, console.export_text()
+
+
+def test_a_resume_launches_only_the_encoders_with_points_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    finish(tmp_path, "test_linear")
+    finish(tmp_path, "test_quadratic", keep=-1)  # its predicted-only point is missing
+    assert launched(tmp_path, monkeypatch)[0] == ["test_quadratic"]
+
+
+def test_a_resume_with_every_point_done_starts_no_job_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for label in LABELS:
+        finish(tmp_path, label)
+    started, said = launched(tmp_path, monkeypatch)
+    assert started == []
+    assert "no job to launch" in said
+
+
+def test_a_first_run_launches_every_encoder(tmp_path: Path, monkeypatch) -> None:
+    assert launched(tmp_path, monkeypatch)[0] == list(LABELS)
