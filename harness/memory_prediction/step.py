@@ -338,11 +338,14 @@ def predict_points(
     early; yields each encoder's points as it finishes. (Points dealt one by one made both
     processes calibrate every RNN kernel: the quick preset's predictions took 10 s, now 7 s.)
     The processes end when the caller stops iterating (close the generator), whether it
-    finished, failed or was interrupted."""
+    finished, failed or was interrupted. No point, no process (a resumed sweep with every point
+    done started one that imported torch for nothing)."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for point in sorted(points, key=lambda p: (p.seq_len, p.mode == "train"), reverse=True):
         groups.setdefault((point.encoder, point.options), []).append(point)
     tasks = list(groups.values())
+    if not tasks:
+        return
     workers = max(1, min(processes, len(tasks)))
     with _prediction_pool(workers, imports, threads) as pool:
         results = pool.imap(predict_encoder, tasks)

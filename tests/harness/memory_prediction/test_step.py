@@ -308,6 +308,18 @@ def test_failures_are_reported_not_raised() -> None:
     assert isinstance(message, str) and "no_such_option" in message
 
 
+def test_no_point_to_predict_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resumed sweep with every point done started a prediction process (torch imported,
+    ~5 CPU-s) that got no task."""
+    from harness.memory_prediction import step
+
+    def started(*args):
+        pytest.fail("a prediction process started for no point")
+
+    monkeypatch.setattr(step, "_prediction_pool", started)
+    assert list(predict_points([], (), processes=2)) == []
+
+
 @pytest.mark.slow
 def test_parallel_predictions_equal_sequential_ones() -> None:
     points = [Point("mtsa", n, "train", 4, 32) for n in (8, 16, 24)]
