@@ -51,15 +51,27 @@ class Vocabulary(TypedDict):
     lowercase: bool
 
 
+def metric_names(kind: str) -> tuple[str, ...]:
+    """The metrics a task of ``kind`` scores each stage with (logged as ``{stage}_{name}``)."""
+    return ("pearson", "spearman", "mse") if kind == "relatedness" else ("acc",)
+
+
+def logged_metrics(kind: str) -> list[str]:
+    """Every name the module logs in training and validation (``train_loss``, ``val_acc``):
+    what a ``monitor`` (ReduceLROnPlateau, EarlyStopping, ModelCheckpoint) may watch."""
+    return [
+        f"{stage}_{name}" for stage in ("train", "val") for name in ("loss", *metric_names(kind))
+    ]
+
+
 def _metrics(kind: str, num_classes: int, stage: str) -> MetricCollection:
-    if kind == "relatedness":
-        metrics: dict[str, Any] = {
-            "pearson": PearsonCorrCoef(),
-            "spearman": SpearmanCorrCoef(),
-            "mse": MeanSquaredError(),
-        }
-    else:
-        metrics = {"acc": MulticlassAccuracy(num_classes=num_classes, average="micro")}
+    made: dict[str, Any] = {
+        "pearson": PearsonCorrCoef,
+        "spearman": SpearmanCorrCoef,
+        "mse": MeanSquaredError,
+        "acc": lambda: MulticlassAccuracy(num_classes=num_classes, average="micro"),
+    }
+    metrics = {name: made[name]() for name in metric_names(kind)}
     return MetricCollection(metrics, prefix=f"{stage}_")
 
 

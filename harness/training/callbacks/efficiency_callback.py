@@ -32,6 +32,8 @@ from harness.measurement.cpu_usage import CpuUsage, usage_record
 from harness.measurement.latency import Stopwatch
 from harness.measurement.training_memory import StepMemory
 
+TRAIN_SECONDS = "train_seconds"  # logged at each validation: a monitor may watch it too
+
 
 def _fitting(trainer: pl.Trainer) -> bool:
     """True inside ``Trainer.fit`` (also during its validation loops)."""
@@ -109,7 +111,7 @@ class EfficiencyCallback(pl.Callback):
         if _fitting(trainer) and not trainer.sanity_checking:
             # under DDP: the slowest process's time, the epoch's wall time
             pl_module.log(
-                "train_seconds", self.train_seconds, on_epoch=True, sync_dist=True, reduce_fx="max"
+                TRAIN_SECONDS, self.train_seconds, on_epoch=True, sync_dist=True, reduce_fx="max"
             )
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:

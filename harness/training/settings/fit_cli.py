@@ -24,6 +24,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
+from datamodules.tasks import get_task
 from harness.command_parser import (
     PRINT_CONFIG_FLAGS,
     CheckedConfigFile,
@@ -46,6 +47,8 @@ from harness.command_parser import (
     without_key,
 )
 from harness.errors import InputError
+from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
+from harness.training.module import logged_metrics
 from harness.training.settings.config_checks import (
     class_init_problems,
     data_value_problems,
@@ -56,7 +59,11 @@ from harness.training.settings.config_checks import (
     trainer_value_problems,
 )
 from harness.training.settings.fit_overrides import budget_problems, path_problems
-from harness.training.settings.optimizers import add_optimizer_groups, optimizer_problems
+from harness.training.settings.optimizers import (
+    add_optimizer_groups,
+    monitor_problems,
+    optimizer_problems,
+)
 from harness.training.settings.run_options import RunOptions
 from harness.training.settings.task_configs import (
     PAPERS_OPTIMIZER_KEYS,
@@ -581,6 +588,8 @@ class FitCLI(LightningCLI):
         problems += not_decimal_problems(self.typed, lambda key: parsed_value(self.config, key))
         if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             problems += data_value_problems(builtin_value(self.config["data"]))
+            monitored = [*logged_metrics(get_task(self.config["data"]["task"]).kind), TRAIN_SECONDS]
+            problems += monitor_problems(self.config, monitored, self.typed)
         if problems:
             raise ConfigError("\n".join(problems))
 

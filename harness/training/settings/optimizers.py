@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
+from jsonargparse import Namespace
 from lightning.pytorch.cli import LightningArgumentParser, LRSchedulerTypeTuple
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
+from datamodules.errors import did_you_mean
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS, builtin_value
 
 OPTIMIZER_LINK = "model.optimizer_init"  # task_model's keywords the groups are linked to
@@ -81,5 +84,39 @@ def optimizer_problems(config: Any, defaults: Any) -> list[str]:
             f"--lr_scheduler {scheduler['class_path']}: Lightning needs the metric it watches: "
             "--lr_scheduler lightning.pytorch.cli.ReduceLROnPlateau --lr_scheduler.monitor "
             "val_acc (val_pearson for relatedness)"
+        )
+    return problems
+
+
+def monitor_problems(
+    config: Any, monitored: list[str], typed: dict[str, tuple[str, str]]
+) -> list[str]:
+    """One line per ``monitor`` of the scheduler (ReduceLROnPlateau's) or of a
+    ``--trainer.callbacks`` class (EarlyStopping's, ModelCheckpoint's) that names none of the
+    ``monitored`` metrics, with the nearest: Lightning finds out only after the first epoch
+    trained (``MisconfigurationException``). ``typed`` names the options as given."""
+    given: list[tuple[str, Any]] = []
+    scheduler = config.get("lr_scheduler")
+    if scheduler is not None:
+        given.append(("lr_scheduler", (scheduler.get("init_args") or {}).get("monitor")))
+    callbacks = config["trainer"].get("callbacks")
+    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+        if isinstance(callback, Mapping | Namespace):
+            given.append(("trainer.callbacks", (callback.get("init_args") or {}).get("monitor")))
+    problems = []
+    for section, name in given:
+        if not isinstance(name, str) or name in monitored:
+            continue
+        option, text = next(
+            (
+                typed[key]
+                for key in (f"{section}.init_args.monitor", f"{section}.monitor")
+                if key in typed
+            ),
+            (f"--{section}.monitor", name),
+        )
+        problems.append(
+            f"{option} {text}: the model logs no metric {name}; it logs "
+            f"{', '.join(monitored)}{did_you_mean(name, monitored)}"
         )
     return problems

@@ -197,3 +197,55 @@ def test_an_unknown_print_config_flag_is_one_line(
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and "expected skip_null, skip_unset or skip_default" in lines[0], lines
     assert "Invalid option" not in lines[0]
+
+
+FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
+PLATEAU = ["--lr_scheduler", "lightning.pytorch.cli.ReduceLROnPlateau"]
+# a monitored metric the model never logs, as a flag, a callback's and a config file's
+# (issue 56, outside check 6 item 2: it trained an epoch, then exited 1 "internal error")
+MISSPELLED_MONITORS = [
+    ([*SGD_STEP[:2], *PLATEAU, "--lr_scheduler.monitor", "val_accc"], "--lr_scheduler.monitor"),
+    (
+        ["--trainer.callbacks", "EarlyStopping", "--trainer.callbacks.monitor", "val_accc"],
+        "--trainer.callbacks.monitor",
+    ),
+    (
+        ["--trainer.callbacks", "ModelCheckpoint", "--trainer.callbacks.monitor", "val_accc"],
+        "--trainer.callbacks.monitor",
+    ),
+    (
+        ["--config", "c.yaml"],
+        "--config c.yaml: lr_scheduler.init_args.monitor",
+    ),
+]
+
+
+@pytest.mark.parametrize(("words", "named"), MISSPELLED_MONITORS)
+def test_a_monitored_metric_the_model_does_not_log_is_refused_before_the_data(
+    words: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch
+) -> None:
+    """Exit 2 with the nearest logged name, nothing created (no fit_config.yaml, checkpoint)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(
+        "optimizer: torch.optim.SGD\n"
+        "lr_scheduler: {class_path: lightning.pytorch.cli.ReduceLROnPlateau,"
+        " init_args: {monitor: val_accc}}\n"
+    )
+    data = ["--data-dir", str(FIXTURES / "kim2014"), "--trainer.max_steps", "1"]
+    status = main(["fit", "--task", "sst2", "--encoder", "multi_cnn", *data, *words, "--out", "o"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"{named} val_accc: the model logs no metric val_accc" in err, err
+    assert "(did you mean val_acc?)" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
+
+
+@pytest.mark.parametrize(("kind_task", "metric"), [("sst2", "train_loss"), ("sick", "val_pearson")])
+def test_each_metric_the_model_logs_may_be_monitored(
+    kind_task: str, metric: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The names :func:`logged_metrics` lists are the module's (relatedness: Pearson's r)."""
+    words = ["--task", kind_task, "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    words += [*SGD_STEP[:2], *PLATEAU, "--lr_scheduler.monitor", metric]
+    config = printed(words, capsys)
+    assert config["lr_scheduler"]["init_args"]["monitor"] == metric
