@@ -417,8 +417,8 @@ class FitCLI(LightningCLI):
                 raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
             config = parser.parse_args(without_printing(args))
             current_option_names(config)
-            self._check_optimizers(parser, config)
             self.config, self.typed = config, typed_options(args, SHORT_FORMS)
+            self._check_optimizers(parser, config, self.typed)
             self.check_values()  # no number printed that the run would refuse
             print(stated_config(parser, config, flags), end="")
             raise SystemExit(0)
@@ -426,7 +426,7 @@ class FitCLI(LightningCLI):
         current_option_names(self.config)
         self.typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = refused + optimizer_problems(self.config, parser.get_defaults())
+        problems = refused + optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:  # with every other value judged before the data is read, one line each
             try:
@@ -462,8 +462,10 @@ class FitCLI(LightningCLI):
                 args = rest
 
     @staticmethod
-    def _check_optimizers(parser: LightningArgumentParser, config: Any) -> None:
-        problems = optimizer_problems(config, parser.get_defaults())
+    def _check_optimizers(
+        parser: LightningArgumentParser, config: Any, typed: dict[str, tuple[str, str]]
+    ) -> None:
+        problems = optimizer_problems(config, parser.get_defaults(), typed)
         if problems:
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
 
@@ -564,7 +566,9 @@ class FitCLI(LightningCLI):
         that trains something, trainer counts, the optimizer and scheduler built on a dummy
         parameter, the encoder built on the meta device, the data loader's workers."""
         trainer = self.config["trainer"]
-        problems = budget_problems(trainer, lambda key: f"--trainer.{key}")
+        problems = budget_problems(
+            trainer, lambda key: self.typed.get(f"trainer.{key}", (f"--trainer.{key}",))[0]
+        )
         problems += trainer_value_problems(trainer, self.typed)
         problems += non_finite_problems(self.config, self.typed)
         problems += class_init_problems(

@@ -54,10 +54,13 @@ def _class(class_path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def optimizer_problems(config: Any, defaults: Any) -> list[str]:
+def optimizer_problems(
+    config: Any, defaults: Any, typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
     """One line per value of a parsed fit ``config`` that ``--optimizer`` would silently
     replace: a papers' optimizer key changed from its task default (``defaults``), or the
-    optimizer's own ``weight_decay``; and a scheduler Lightning cannot step."""
+    optimizer's own ``weight_decay``; and a scheduler Lightning cannot step. ``typed``
+    (``command_parser.typed_options``) names a value as given (``--config c.yaml: model.lr``)."""
     problems = []
     chosen = config.get("optimizer")
     if chosen is not None:
@@ -65,8 +68,9 @@ def optimizer_problems(config: Any, defaults: Any) -> list[str]:
         for key in PAPERS_OPTIMIZER_KEYS:
             value = config.get(f"model.{key}")
             if value != defaults.get(f"model.{key}"):
+                option, text = (typed or {}).get(f"model.{key}", (f"--model.{key}", value))
                 problems.append(
-                    f"--model.{key} {value} and --optimizer {class_path}: give one "
+                    f"{option} {text} and --optimizer {class_path}: give one "
                     "(--model.optimizer, --model.lr, --model.adadelta_rho and --model.eps set the "
                     "papers' optimizers; --optimizer CLASS takes its own, e.g. --optimizer.lr)"
                 )

@@ -336,6 +336,32 @@ def test_config_file_integers_of_every_family_are_refused_and_never_printed(
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
 
 
+# a config file's value was named as a flag (``--trainer.max_steps -5``, ``--model.lr 0.3 and
+# --optimizer ...``): named ``--config FILE: KEY`` as af2b738 promised (issue 56, check 6.4)
+CONFIG_NAMED = [
+    ("trainer: {max_steps: -5}", [], "--config c.yaml: trainer.max_steps -5: expected a pos"),
+    ("trainer: {max_epochs: 0}", [], "--config c.yaml: trainer.max_epochs 0: trains nothing"),
+    (
+        "model: {lr: 0.3}",
+        SGD,
+        "--config c.yaml: model.lr 0.3 and --optimizer torch.optim.SGD: give one",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "words", "named"), CONFIG_NAMED)
+def test_a_config_files_value_is_named_by_its_file_and_key(
+    text: str, words: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(text + "\n")
+    status = main([*BASE[:-2], "--config", "c.yaml", *words, "--out", "x1"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.startswith(f"sanbench fit: {named}"), err
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
 def test_a_config_file_given_as_a_pipe_is_read_once(capsys: pytest.CaptureFixture[str]) -> None:
     """``fit --config <(printf 'model: {dropout: 0.3}')`` was refused as "expected a mapping":
     the pipe was read twice, the second read empty (issue 56, outside check 6 item 3)."""
