@@ -52,18 +52,29 @@ def input_problems(options: SuiteOptions) -> list[str]:
     return problems
 
 
+FIT_HELP = " (see sanbench fit --help)"  # fit's pointer, on a run's config problems
+
+
 def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]) -> None:
     """Every (task, encoder)'s fit config, then every data file of every task (all bad lines
     at once), before any training; all problems at once."""
-    problems = []
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
-    for run in first.values():
+    said: dict[tuple[str, str], list[str]] = {}
+    for pair, run in first.items():
         try:
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
-            problems += [f"{run.task} {run.encoder}: {line}" for line in str(error).splitlines()]
-    if problems:
-        raise InputError("\n".join(problems))
+            said[pair] = [line.replace(FIT_HELP, "") for line in str(error).splitlines()]
+    if said:  # a problem of every run said once, the others with their run
+        every = [line for line in next(iter(said.values())) if len(said) == len(first)]
+        every = [line for line in every if all(line in lines for lines in said.values())]
+        problems = every + [
+            f"{task} {encoder}: {line}"
+            for (task, encoder), lines in said.items()
+            for line in lines
+            if line not in every
+        ]
+        raise InputError("\n".join(problems) + " (see sanbench suite --help)")
     from harness.training.inputs import check_fit_inputs
 
     per_task = {run.task: run for run in runs}.values()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from harness.cli import main
 from harness.command_parser import CommandParser, build
 from harness.suite.options import SuiteOptions
 from harness.suite.suite import write_suite_manifest
@@ -23,3 +26,23 @@ def test_the_manifest_names_each_task_beside_the_path_it_was_given_by(tmp_path: 
     grid = read_manifest(tmp_path, "suite")["grid"]
     assert grid["tasks"] == ["trec", str(REVIEWS)]
     assert grid["task_names"] == ["trec", "reviews"]
+
+
+def test_a_problem_of_every_run_is_said_once_and_points_to_suites_help(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite config's ``init_args: {momentm: 0.9}`` was printed once per encoder, each line
+    ending "(see sanbench fit --help)" (issue 56, outside check 6 item 4)."""
+    data = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures" / "kim2014"
+    config = tmp_path / "s.yaml"
+    config.write_text("optimizer: {class_path: torch.optim.SGD, init_args: {momentm: 0.9}}\n")
+    words = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn,bilstm", "--data-dir", str(data)]
+    out = tmp_path / "out"
+    assert main([*words, "--config", str(config), "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("sanbench suite: --optimizer.momentm: torch.optim.SGD takes no"), (
+        lines
+    )
+    assert lines[0].endswith("(did you mean momentum?) (see sanbench suite --help)"), lines
+    assert len(lines) == 2, lines  # and the --debug hint
+    assert not out.exists()
