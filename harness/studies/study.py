@@ -117,6 +117,17 @@ def check_settings(study: optuna.Study, settings: dict[str, Any]) -> int:
     return len(study.get_trials(deepcopy=False, states=FINISHED))
 
 
+def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: int | None) -> int:
+    """How many of ``n_trials`` (default: the plan's) the study has still to finish, its
+    settings checked first (``check_settings``: recorded in a new study, :class:`InputError` for
+    other ones): what a command asks before it launches worker jobs (a worker of a finished
+    study imports torch and optuna to find nothing to do)."""
+    plan = PLANS[ctx.study](ctx)
+    study = open_study(plan, study_name, storage_spec)
+    finished = check_settings(study, study_settings(ctx))
+    return max(0, (n_trials or plan.default_trials) - finished)
+
+
 def open_study(
     plan: StudyPlan, study_name: str, storage_spec: str | None, **storage_options: Any
 ) -> optuna.Study:

@@ -16,16 +16,20 @@ from harness.studies.space import first_values
 
 def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
     """``options.jobs`` workers as jobs (``--launcher``) on the shared storage, then the outputs
-    here; returns the study's summary.
+    here; returns the study's summary. A study with every trial finished launches none.
 
     The storage URL reaches the jobs through their environment (``SANBENCH_STORAGE``), never
     through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
     """
     from harness.launch import launch, report_outcomes
     from harness.studies.storage import STORAGE_ENV
-    from harness.studies.study import run_study
+    from harness.studies.study import run_study, trials_left
 
     study_name, launch_options = options.name, options.launch
+    workers = launch_options.jobs or 1
+    if not trials_left(ctx, study_name, storage, options.trials):
+        print(f"study {study_name!r}: every trial is finished; no worker to launch")
+        workers = 0
     call = functools.partial(  # storage None: the jobs read $SANBENCH_STORAGE
         run_study,
         ctx,
@@ -37,7 +41,7 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
     )
     os.environ[STORAGE_ENV] = storage  # the jobs inherit it (harness.cli restores the environment)
     outcomes = launch(
-        [call] * (launch_options.jobs or 1),
+        [call] * workers,
         launch_options,
         ctx.out / "jobs",
         f"sanbench-tune-{study_name}",
