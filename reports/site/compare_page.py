@@ -271,20 +271,22 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         for row in growth_table(profile.rows).to_dict("records"):
             growth.setdefault((row["encoder"], row["mode"]), {})[name] = row
     keys = sorted(set().union(*envs))
+    # one list for the table and the lead: a key one run did not record differs too
+    shown = [key for key in keys if len({env.get(key, "") for env in envs}) > 1]
     merged = {}
     for key in keys:
         values = [env.get(key, "") for env in envs]
         merged[key] = (
-            values[0]
-            if len(set(values)) == 1
-            else " | ".join(f"{n}: {v or MISSING}" for n, v in zip(names, values, strict=True))
+            " | ".join(f"{n}: {v or MISSING}" for n, v in zip(names, values, strict=True))
+            if key in shown
+            else values[0]
         )
     command = "\n".join(
         f"# {name}\n{run.manifest.get('command') or 'not recorded'}"
         for name, run in zip(names, runs, strict=True)
     )
     options = differing(envs, tuple(LABEL_KEYS))
-    settings = [key for key in differing(envs, tuple(keys)) if key not in {*options, LOAD_KEY}]
+    settings = [key for key in shown if key not in {*options, LOAD_KEY}]
     title = "Comparison: " + " vs ".join(names)
     if len(options) == 1 and LABEL_KEYS[options[0]]:  # "batch size 8 vs 16"
         title = f"Comparison: {LABEL_KEYS[options[0]]} " + " vs ".join(

@@ -218,3 +218,17 @@ def test_the_overlaid_time_figure_rings_contended_points(tmp_path: Path) -> None
         memory = compare_page.overlay_figure([quiet, busy], ["quiet", "busy"], mode, "peak_mem_mb")
         assert red_rings(memory.axes[0]) == []  # memory is not a timing
         plt.close("all")
+
+
+@pytest.mark.slow  # draws the comparison's figures
+def test_the_lead_names_every_difference_the_environment_table_shows(tmp_path: Path) -> None:
+    """fp32 vs the contended fixture: the table showed cpu_capability, compile and cpu_count
+    differing (one run had not recorded them), the lead left them out (issue 56, check 6.5b)."""
+    html, _ = compare(tmp_path, [PROFILE, PROFILE.parent / "profile-quick-contended"])
+    lead = html.split('class="lead">', 1)[1].split("</p>", 1)[0]
+    table = html.split('id="provenance"', 1)[1].split("</dl>", 1)[0]
+    shown = re.findall(r"<dt>(.*?)</dt><dd>[^<]*\|", table)  # rows "name: value | name: value"
+    assert "cpu_capability" in shown and "cpu_count" in shown, shown
+    for key in (key for key in shown if key != compare_page.LOAD_KEY):  # a measurement
+        named = compare_page.LABEL_KEYS.get(key) or key.replace("_", " ")
+        assert f"{named} (" in lead, (key, lead)
