@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
+from reports.contracts.suite_results import contended
 from reports.profile.figures import SCALES, set_scale
 from reports.site.render import save_figure
 
@@ -34,6 +35,8 @@ COST_LABELS = {
     "dev_infer_time_s": "inference time on dev (s)",
     "train_time_per_epoch_s": "training time per epoch (s)",
 }
+HOLLOW = "hollow: contended time"  # a point some of whose runs were timed while contended
+
 EFFICIENCY = (
     (
         "mtsa_fig1c",
@@ -99,7 +102,10 @@ def _scatter(
     quality: tuple[str, str, float],
     style: dict[str, dict[str, object]],
     title: str,
+    hollow: frozenset[str] | set[str] = frozenset(),
 ) -> plt.Figure:
+    """One point per encoder; one of ``hollow`` (a time taken while contended) unfilled, as the
+    cost figures draw it."""
     column, label, scale = quality
     figure, axes = plt.subplots(figsize=(6.4, 4.6))
     values = means[column] * scale
@@ -112,10 +118,10 @@ def _scatter(
             row[y[0]],
             s=size,
             alpha=0.75,
-            color=style[encoder]["color"],
+            facecolors="none" if encoder in hollow else style[encoder]["color"],
             marker=style[encoder]["marker"],
-            edgecolors="black",
-            linewidths=0.5,
+            edgecolors=style[encoder]["color"] if encoder in hollow else "black",
+            linewidths=2.0 if encoder in hollow else 0.5,
             label=encoder,
         )
         text = (
@@ -126,6 +132,9 @@ def _scatter(
         axes.annotate(
             text, (row[x[0]], row[y[0]]), xytext=(8, 6), textcoords="offset points", fontsize=8
         )
+    if hollow:
+        axes.scatter([], [], marker="o", facecolors="none", edgecolors="black", label=HOLLOW)
+        axes.legend(fontsize=8, loc="best")
     axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
     for (column, name), axis in ((x, "x"), (y, "y")):  # memory log, time linear, as everywhere
@@ -157,8 +166,13 @@ def efficiency_figures(
             if not placed.any():
                 continue
             title = f"{task}: {y[1]} vs {x[1]}"
-            figure = _scatter(means[placed], x, y, quality, style, title)
+            timed = [contended(rows, column) for column, _ in (x, y)]  # False for memory
+            late = rows.loc[pd.concat(timed, axis=1).any(axis=1), "encoder"]
+            hollow = set(late) & set(means.index[placed])
+            figure = _scatter(means[placed], x, y, quality, style, title, hollow)
             caption = f"{title} (as in {paper})"
+            if hollow:
+                caption += f"; {HOLLOW} ({', '.join(sorted(hollow))}), marked c in the tables"
             if not placed.all():
                 left_out = ", ".join(map(str, means.index[~placed]))
                 caption += f"; not drawn, its memory not above 0 on a log axis: {left_out}"
