@@ -16,7 +16,7 @@ from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpo
 from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
-from harness.training.callbacks.stop_on_signal import StopOnSignal
+from harness.training.callbacks.stop_on_signal import StopOnSignal, validation_follows
 from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
@@ -27,10 +27,50 @@ def monitored_metric(kind: str) -> str:
 
 
 class PeriodicCheckpoint(ModelCheckpoint):
-    """Lightning's ``ModelCheckpoint`` without its ``last.ckpt`` at the end of training: that
-    one is written after the fit loop counted the last epoch as done, so an epoch the step
-    budget ended early was resumed as finished (the extension trained its rest as the next
-    epoch); :class:`EndOfEpochCheckpoint` has already written the final state."""
+    """Lightning's ``ModelCheckpoint``, with two changes.
+
+    A save due at a step that a validation follows (:func:`validation_follows`) is written after
+    that validation, at the points where :class:`StopOnSignal` stops: the validation's end inside
+    an epoch, the epoch's end for its last one; list it after the best-on-dev checkpoint, which
+    then has seen that validation. Written at the step's end, it was resumed as a step whose
+    validation had run: a hard kill during it lost the validation's ``curve.csv`` row and its
+    chance at the best checkpoint (#54).
+
+    No ``last.ckpt`` at the end of training: that one is written after the fit loop counted the
+    last epoch as done, so an epoch the step budget ended early was resumed as finished (the
+    extension trained its rest as the next epoch); :class:`EndOfEpochCheckpoint` has already
+    written the final state."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.due: tuple[Any, Any, int] | None = None  # a deferred step end's outputs, batch, index
+
+    def on_train_batch_end(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: Any, batch: Any,
+        batch_idx: int,
+    ) -> None:  # fmt: skip
+        """Lightning's save every N steps or minutes, or, if a validation follows, after it."""
+        self.due = None
+        if validation_follows(trainer, batch_idx):
+            self.due = (outputs, batch, batch_idx)
+        else:
+            super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
+
+    def _save_if_due(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self.due is not None:
+            due, self.due = self.due, None
+            super().on_train_batch_end(trainer, pl_module, *due)
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """A validation inside the epoch; the epoch's last is served at the epoch's end, where
+        the best-on-dev ``ModelCheckpoint`` saves the best of a validation once an epoch."""
+        super().on_validation_end(trainer, pl_module)
+        if not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch:
+            self._save_if_due(trainer, pl_module)  # nothing is due outside a fit's steps
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        super().on_train_epoch_end(trainer, pl_module)
+        self._save_if_due(trainer, pl_module)
 
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """Nothing: the final state is ``EndOfEpochCheckpoint``'s."""
@@ -59,14 +99,11 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
     """Efficiency columns, the non-finite loss stop, the generators' states in every checkpoint,
     periodic, best-on-dev and end-of-epoch checkpoints, a checkpoint on SIGINT/SIGTERM, early
     stopping, EMA."""
+    folder = FitRunFolder(out_dir)
     callbacks: list[pl.Callback] = [
         EfficiencyCallback(),
         RandomStates(),
         NonFiniteLossStop(),
-        periodic_checkpoint(run, out_dir),
-    ]
-    folder = FitRunFolder(out_dir)
-    callbacks.append(
         ModelCheckpoint(
             dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",
@@ -74,8 +111,10 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
             mode="max",
             save_top_k=1,
             enable_version_counter=False,
-        )
-    )
+        ),
+        # after the best-on-dev one: a save after a validation holds the best it picked there
+        periodic_checkpoint(run, out_dir),
+    ]
     callbacks.append(EndOfEpochCheckpoint(folder.last_checkpoint))
     # the last checkpoint callback: a stop waits for the best-on-dev one to see a validation
     callbacks.append(StopOnSignal(folder.last_checkpoint))

@@ -310,6 +310,48 @@ def test_a_run_stopped_at_any_moment_resumes_with_the_same_validations_and_best_
     assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
 
 
+class KillInValidation(pl.Callback):
+    """Stops the run like a SIGKILL at the first dev batch of the validation after step ``step``."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_validation_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.state.fn == "fit" and trainer.global_step == self.step:
+            raise KilledError
+
+
+@pytest.mark.slow  # 2 short fits each, and the budget's uninterrupted one once per process
+@pytest.mark.parametrize(
+    ("budget", "step", "run"),
+    [
+        # the last validation of each budget, right after a periodic save (#54): epoch 1's end,
+        # after the epoch 0 one; inside epoch 1, after epoch 0's end
+        ("epoch_end", 6, RunOptions(checkpoint_every_n_steps=3)),
+        ("every_2_batches", 5, RunOptions(checkpoint_every_n_steps=5)),
+        ("every_2_batches", 5, RunOptions(checkpoint_every_minutes=1e-7)),  # after every step
+    ],
+    ids=["epoch_end-every_3_steps", "every_2_batches-every_5_steps", "every_2_batches-minutes"],
+)
+def test_a_kill_inside_a_validation_after_a_periodic_save_resumes_with_that_validation(
+    trec_dir: Path, tmp_path: Path, uninterrupted, budget: str, step: int, run: RunOptions
+) -> None:
+    """A periodic save due at a step a validation follows is written after that validation (and
+    after the best-on-dev checkpoint saw it), so a hard kill inside it repeats it on resume."""
+    options = VALIDATING[budget][0]
+    reference = uninterrupted(budget)
+    out = tmp_path / "killed"
+    with pytest.raises(KilledError):
+        _fit(trec_dir, out, options, run, KillInValidation(step))
+    resumed = _fit(trec_dir, out, options, run)
+    _assert_same_run(resumed, reference)
+    rows, best, score, weights = _history(resumed[1])
+    reference_rows, reference_best, reference_score, reference_weights = _history(reference[1])
+    assert rows == reference_rows
+    assert (best, score) == (reference_best, reference_score)
+    assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0
