@@ -134,3 +134,22 @@ def styles(labels: list[str]) -> dict[str, dict[str, object]]:
         used.add(MARKERS[slot % len(MARKERS)])
         result[label] = {"color": family_colour[name], "marker": MARKERS[slot % len(MARKERS)]}
     return result
+
+
+SHADES = (1.0, 0.6, 0.35)  # a family's colour, then darker ones for its further labels
+
+
+def shaded(looks: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
+    """``looks`` (:func:`styles`) with each label whose family colour a label before it has
+    drawn in a darker shade of it (``SHADES``): for a figure whose line styles say something
+    else (the compare page's runs), where a small marker alone does not tell a variant
+    (``disan:attention_impl=naive``) from its encoder; the legend shows each shade."""
+    seen: dict[object, int] = {}
+    result = {}
+    for label, look in looks.items():
+        colour = look["color"]
+        count = seen.get(colour, 0)
+        seen[colour] = count + 1
+        factor = SHADES[min(count, len(SHADES) - 1)]
+        result[label] = {**look, "color": tuple(part * factor for part in colour[:3])}
+    return result

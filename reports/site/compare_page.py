@@ -19,7 +19,7 @@ from matplotlib.ticker import ScalarFormatter
 
 from reports.contracts.profile_run import MEASURED_STATUSES, OK, POINT_ORDER
 from reports.numbers import MISSING
-from reports.palette import styles
+from reports.palette import shaded, styles
 from reports.profile.data import LOAD_KEY, ProfileRun, environment, load_run
 from reports.profile.figures import (
     METRICS,
@@ -87,9 +87,9 @@ def machine_differences(base: dict[str, str], other: dict[str, str]) -> list[str
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
     """Every run's measured points of ``metric``, a time taken while contended ringed in red as
-    on the profile page; the legend names every encoder of any run (colour and marker), every
-    run (line style) and the rings."""
-    style = styles(list(set().union(*(set(r.rows["label"]) for r in runs))))
+    on the profile page; the legend names every encoder of any run (colour and marker, a
+    variant in a darker shade of its encoder's), every run (line style) and the rings."""
+    style = shaded(styles(list(set().union(*(set(r.rows["label"]) for r in runs)))))
     figure, axes = plt.subplots(figsize=(6.8, 5.8))
     drawn: set[str] = set()
     ringed = False

@@ -232,3 +232,21 @@ def test_the_lead_names_every_difference_the_environment_table_shows(tmp_path: P
     for key in (key for key in shown if key != compare_page.LOAD_KEY):  # a measurement
         named = compare_page.LABEL_KEYS.get(key) or key.replace("_", " ")
         assert f"{named} (" in lead, (key, lead)
+
+
+def test_a_variant_is_drawn_in_its_own_shade_on_the_overlay(tmp_path: Path) -> None:
+    """``disan`` and ``disan:attention_impl=naive`` were one colour on the overlay figures, whose
+    line styles name the runs: a variant gets its own shade, in the legend too (issue 56,
+    outside check 6 item 5c)."""
+    naive = {  # bi_blosan's rows become disan:attention_impl=naive's (options set first)
+        "options": lambda t: t["encoder"].map({"bi_blosan": "attention_impl=naive"}).fillna(""),
+        "encoder": lambda t: t["encoder"].replace({"bi_blosan": "disan"}),
+    }
+    folder = variant(tmp_path, "variants", naive)
+    figure = compare_page.overlay_figure([load_run(folder)], ["a"], "train", "time_ms_median")
+    colours: dict[str, set] = {}
+    for line in figure.axes[0].get_lines():
+        if line.get_label() in ("disan", "disan:attention_impl=naive"):  # the legend's entries
+            colours.setdefault(line.get_label(), set()).add(line.get_color())
+    plt.close(figure)
+    assert len(colours) == 2 and colours["disan"] != colours["disan:attention_impl=naive"], colours
