@@ -244,9 +244,11 @@ def test_remade_outputs_give_the_peak_and_flops_of_running_every_kernel(name, mo
     def build() -> torch.nn.Module:
         return build_encoder(name, input_dim=point.dim, **encoder_options(point))
 
-    cached, uncached = predict_memory(build, point), predict_memory(build, point, UncachedTracker())
+    cached = predict_point(point)  # the registered encoder's prediction, as a sweep makes it
+    assert not isinstance(cached, str), cached
+    uncached = predict_memory(build, point, UncachedTracker())
     assert (cached.peak_bytes, cached.flops) == (uncached.peak_bytes, uncached.flops)
-    assert cached.flops == predict_point(point).flops > 0
+    assert cached.flops > 0
 
 
 def test_remade_outputs_keep_shapes_dtypes_and_in_place_results() -> None:
