@@ -37,7 +37,7 @@ def drawn_pixels(axes: plt.Axes, samples: int = 200) -> np.ndarray:
 
 def legend_covers_data(figure: plt.Figure) -> bool:
     """Whether any legend of ``figure`` lies over a drawn point or line of its axes."""
-    figure.canvas.draw()
+    figure.draw_without_rendering()  # places the legends, paints no pixel
     for axes in figure.axes:
         legend = axes.get_legend()
         if legend is None:

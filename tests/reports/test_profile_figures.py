@@ -196,7 +196,7 @@ def test_no_legend_of_a_comparison_sits_over_the_data() -> None:
 
 
 def _tick_texts(axis: plt.Axes) -> list[str]:
-    axis.figure.canvas.draw()
+    axis.figure.draw_without_rendering()  # lays out the ticks, paints no pixel
     ticks = [*axis.get_yticklabels(), *axis.get_yticklabels(minor=True)]
     return [tick.get_text() for tick in ticks if tick.get_text()]
 

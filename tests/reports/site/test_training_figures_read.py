@@ -155,7 +155,7 @@ def test_the_efficiency_axes_read_their_own_values(
     figure = training_figures._scatter(
         means, x, y, training_figures.quality_column(means), styles(names), "t"
     )
-    figure.canvas.draw()
+    figure.draw_without_rendering()  # lays out the ticks, paints no pixel
     [axes] = figure.axes
     for axis, values in ((axes.xaxis, memory), (axes.yaxis, seconds)):
         assert axis.get_major_formatter().get_offset() == ""
