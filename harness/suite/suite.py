@@ -65,8 +65,8 @@ def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, 
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
             said[pair] = [line.replace(FIT_HELP, "") for line in str(error).splitlines()]
-    if said:  # a problem of every run said once, the others with their run
-        every = [line for line in next(iter(said.values())) if len(said) == len(first)]
+    if said:  # a problem of every run (of two or more) said once, the others with their run
+        every = [line for line in next(iter(said.values())) if len(said) == len(first) > 1]
         every = [line for line in every if all(line in lines for lines in said.values())]
         problems = every + [
             f"{task} {encoder}: {line}"
