@@ -93,6 +93,10 @@ def test_pages_state_environment_and_command(site: Path) -> None:
     assert "1 seed (non-CV tasks), 1 fold (CV tasks: cr)" in " ".join(suite.split())
     study = (site / "study-block-length-memory" / "index.html").read_text()
     assert "sanbench tune --study block-length-memory" in study and "per_length" in study
+    # a recorded command is a record: the fixture's `--repeats 2` is refused by today's profile
+    assert "--repeats 2" in profile and "as recorded when the run was made" in profile
+    compare = (site / "compare-profiles" / "index.html").read_text()
+    assert "as recorded when the run was made" in compare
 
 
 @pytest.mark.slow
