@@ -25,9 +25,17 @@ from reports.contracts.manifest import read_manifest_if_any, record_in_manifest
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (``taskset``, a container's cpuset),
+    not the machine's count, which ``os.cpu_count`` gives."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def shared_threads(jobs: int) -> int:
-    """This machine's cores shared among ``jobs`` jobs running at once (at least 1 each)."""
-    return max(1, (os.cpu_count() or 1) // max(1, jobs))
+    """The usable cores shared among ``jobs`` jobs running at once (at least 1 each)."""
+    return max(1, usable_cores() // max(1, jobs))
 
 
 class ThreadsChangedWarning(UserWarning):
@@ -40,7 +48,7 @@ def planned_threads(out: Path, kind: str, jobs: int) -> int:
     machine's cores shared (:func:`shared_threads`), recorded. When that gives another count
     than the recorded one (other cores, other ``--jobs``), it warns that the runs still to do
     will not be bit-identical to an uninterrupted command's."""
-    plan = {"jobs": jobs, "cores": os.cpu_count() or 1}
+    plan = {"jobs": jobs, "cores": usable_cores()}
     recorded = read_manifest_if_any(out, kind).get("threads")
     if recorded and {key: recorded.get(key) for key in plan} == plan:
         return recorded["per_job"]

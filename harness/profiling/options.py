@@ -4,7 +4,6 @@ encoders, limits, output); :func:`harness.profiling.sweep_config.sweep_config` r
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from harness.command_parser import batch_size_problems, choice_problems, integer_problems
 from harness.errors import InputError
 from harness.launch import LaunchOptions
+from harness.launch.threads import usable_cores
 from harness.measurement.profiled_step import MODES
 from harness.profiling import allocator, grid
 
@@ -121,7 +121,7 @@ class ProfileOptions:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
         if self.max_memory_mb is not None and not self.max_memory_mb > 0:
             problems.append(f"--max-memory-mb must be a positive number, got {self.max_memory_mb}")
-        cores = len(os.sched_getaffinity(0))
+        cores = usable_cores()
         if self.threads is not None and self.threads > cores:
             problems.append(
                 f"--threads {self.threads}: more than this machine's {cores} cores (threads "

@@ -18,6 +18,7 @@ from harness.command_parser import CommandParser, build
 from harness.errors import RunFailedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from harness.launch.processes import ended_how, launch_processes
+from harness.launch.threads import usable_cores
 from tests.harness.fixtures.modules_at_start import torch_already_imported
 from tests.harness.fixtures.terminal import foreground
 
@@ -101,7 +102,7 @@ def test_jobs_side_by_side_share_the_cores(tmp_path: Path, kind: str) -> None:
     cores, two jobs of two threads each made oneDNN's LSTM wait a time slice per step."""
     options = LaunchOptions(kind, slurm_time=5)
     outcomes = launch([threads_seen, threads_seen], options, folder=tmp_path / "jobs", name="t")
-    share = max(1, (os.cpu_count() or 1) // 2)
+    share = max(1, usable_cores() // 2)
     assert [o.result for o in outcomes] == [(share, str(share))] * 2
     (alone,) = launch([threads_seen], options, folder=tmp_path / "one", name="t", threads=3)
     assert alone.result == (3, "3")  # a command's own choice (reproduce --threads)

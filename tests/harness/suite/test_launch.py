@@ -122,7 +122,7 @@ def test_a_resumed_job_computes_on_the_threads_of_the_first_launch(
         return []
 
     monkeypatch.setattr(processes, "launch_processes", launched)
-    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
     runs, out = expand_grid(["sst1"], ["bilstm", "mtsa"], seeds=1), tmp_path / "suite"
     arguments = {"out_dir": out, "fit": None, "data_dir": None, "embeddings": None}
     run = lambda: run_as_jobs(runs, LaunchOptions("process"), **arguments, overrides={})  # noqa: E731
@@ -131,7 +131,13 @@ def test_a_resumed_job_computes_on_the_threads_of_the_first_launch(
     monkeypatch.setattr(suite, "pending_shards", lambda runs, jobs, out_dir: last_job)
     run()  # the resume: one job left
     assert threads == ["2", "2", "2"]
-    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
     with pytest.warns(ThreadsChangedWarning, match=r"2 threads each \(2 jobs, 4 cores\); now 4"):
         run()
     assert threads[-1] == "4"
+    # pinned to one core (taskset -c 0) on the same machine: the cores it may use decide
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    with pytest.warns(ThreadsChangedWarning, match=r"now 1 \(2 jobs, 1 cores\)"):
+        run()
+    assert threads[-1] == "1"
