@@ -31,6 +31,7 @@ from torch.utils.data import DataLoader
 from harness.measurement.cpu_usage import CpuUsage, usage_record
 from harness.measurement.latency import Stopwatch
 from harness.measurement.training_memory import StepMemory
+from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
 
 TRAIN_SECONDS = "train_seconds"  # logged at each validation: a monitor may watch it too
 
@@ -120,7 +121,8 @@ class EfficiencyCallback(pl.Callback):
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.clock.pause()
-        self.epoch_seconds.append(self.train_seconds - self._epoch_start)
+        if not replayed_epoch_end(trainer):  # that epoch's time is already in
+            self.epoch_seconds.append(self.train_seconds - self._epoch_start)
 
     def state_dict(self) -> dict[str, Any]:
         return {

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Checkpoint
+
+from harness.training.callbacks.stop_on_signal import validation_follows
+
+# in a checkpoint written at an epoch's end after the validation of its last step
+VALIDATED_EPOCH_END = "sanbench_validated_epoch_end"
 
 
 class EndOfEpochCheckpoint(Checkpoint):
@@ -22,6 +28,15 @@ class EndOfEpochCheckpoint(Checkpoint):
     ``on_train_epoch_end``, and a checkpoint written there was resumed (a run extended by a
     larger budget) as at an epoch's end, so the rest of that epoch was trained and numbered as
     the next one (one epoch more counted than trained).
+
+    Every checkpoint written at an epoch's end (this one's, ``StopOnSignal``'s, a deferred
+    periodic save) is marked when a validation followed the epoch's last step. Lightning 2.6
+    resumes such a checkpoint under a step budget (``max_steps`` set: its "iteration-based
+    training") by running that epoch's end again, empty: it skips the validation already done
+    but still counts one more logging step (``_batches_that_stepped``), so every later row of
+    ``metrics.csv`` and ``curve.csv`` was one step late (#54). The saved count is lowered by one
+    as such a checkpoint is loaded, and the empty epoch end raises it back; that end writes
+    nothing (:func:`replayed_epoch_end`).
     """
 
     def __init__(self, path: Path) -> None:
@@ -32,11 +47,35 @@ class EndOfEpochCheckpoint(Checkpoint):
             trainer.save_checkpoint(self.path, weights_only=False)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not _budget_ends_epoch_early(trainer):
+        if not _budget_ends_epoch_early(trainer) and not replayed_epoch_end(trainer):
             trainer.save_checkpoint(self.path, weights_only=False)  # the whole state
+
+    def on_save_checkpoint(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
+    ) -> None:
+        epoch_loop = trainer.fit_loop.epoch_loop
+        epoch = trainer.fit_loop.epoch_progress.current
+        at_epoch_end = epoch.processed == epoch.started and epoch_loop.batch_progress.is_last_batch
+        checkpoint[VALIDATED_EPOCH_END] = at_epoch_end and validation_follows(
+            trainer, epoch_loop.batch_idx
+        )
+
+    def on_load_checkpoint(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
+    ) -> None:
+        """Before Lightning restores its loops from ``checkpoint``: one logging step fewer for
+        the empty epoch end it runs on resuming an epoch's end under a step budget."""
+        if checkpoint.get(VALIDATED_EPOCH_END) and trainer.max_steps != -1:
+            checkpoint["loops"]["fit_loop"]["epoch_loop.state_dict"]["_batches_that_stepped"] -= 1
 
 
 def _budget_ends_epoch_early(trainer: pl.Trainer) -> bool:
     """Whether the step budget has been reached before the epoch's last batch."""
     reached = 0 <= trainer.max_steps <= trainer.global_step
     return reached and not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+
+
+def replayed_epoch_end(trainer: pl.Trainer) -> bool:
+    """Whether this ``on_train_epoch_end`` is the empty one Lightning 2.6 runs again on resuming
+    an epoch-end checkpoint under a step budget (its fit loop "restarted on epoch end")."""
+    return trainer.fit_loop.restarted_on_epoch_end

@@ -8,6 +8,7 @@ import sys
 import lightning.pytorch as pl
 
 from harness.measurement.elapsed import Elapsed
+from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
 
 
 class EpochLines(pl.Callback):
@@ -23,7 +24,7 @@ class EpochLines(pl.Callback):
         self._elapsed.restart()
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not trainer.is_global_zero:
+        if not trainer.is_global_zero or replayed_epoch_end(trainer):  # that line was printed
             return
         shown = {
             k: float(v)

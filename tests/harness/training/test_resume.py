@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from types import SimpleNamespace
 
 import lightning.pytorch as pl
 import pandas as pd
@@ -93,7 +94,7 @@ def uninterrupted(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 
     def run(budget: str) -> tuple[TaskModule, pl.Trainer]:
         if budget not in runs:
-            options = {**BUDGETS, **VALIDATING}[budget][0]
+            options = {**BUDGETS, **VALIDATING, **BY_STEPS}[budget][0]
             runs[budget] = _fit(trec_dir, tmp_path_factory.mktemp(budget), options)
         return runs[budget]
 
@@ -352,6 +353,74 @@ def test_a_kill_inside_a_validation_after_a_periodic_save_resumes_with_that_vali
     assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
 
 
+# a step budget (Lightning's iteration-based training: max_steps set) over 3-step epochs, a
+# validation at each epoch's end: a resume from an epoch-end checkpoint restarts that epoch's end
+BY_STEPS = {"steps_3_epochs": ({"max_steps": 9, "max_epochs": -1, "limit_train_batches": 3}, 3)}
+
+
+TRAIN_EPOCH_METRICS = {"train_acc", "train_loss"}
+
+
+class SigintAtStep(pl.Callback):
+    """SIGINT at the start of global step ``step``'s batch: served where :class:`StopOnSignal`
+    stops next (the epoch's end if ``step`` is an epoch's last batch)."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_start(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.global_step == self.step:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+def _logged_steps(trainer: pl.Trainer) -> dict[str, list[int]]:
+    """The logged steps of each metric but the epoch's training ones, over every attempt's
+    metrics.csv (Lightning logs those after every epoch-end hook: a stop served there has none)."""
+    rows: dict[tuple[str, int], None] = {}
+    for log in sorted(Path(trainer.default_root_dir).glob("logs/version_*/metrics.csv")):
+        for row in pd.read_csv(log).to_dict("records"):
+            logged = (k for k, v in row.items() if pd.notna(v) and k not in TRAIN_EPOCH_METRICS)
+            rows.update({(key, int(row["step"])): None for key in logged})
+    steps: dict[str, list[int]] = {}
+    for key, step in sorted(rows):
+        steps.setdefault(key, []).append(step)
+    return steps
+
+
+@pytest.mark.slow  # 2 short fits each, and the budget's uninterrupted one once per process
+@pytest.mark.parametrize("stop", ["sigint_at_epoch_end", "kill_between_epochs"])
+def test_a_step_budget_resumed_from_an_epoch_end_logs_the_same_steps(
+    trec_dir: Path, tmp_path: Path, uninterrupted, capfd: pytest.CaptureFixture, stop: str
+) -> None:
+    """curve.csv's rows and every metric's logged step as the uninterrupted run's after a resume
+    from ``last.ckpt`` written at epoch 0's end (#54: each later row was one step late)."""
+    options, epoch_length = BY_STEPS["steps_3_epochs"]
+    reference = uninterrupted("steps_3_epochs")
+    capfd.readouterr()
+    out = tmp_path / "stopped"
+    if stop == "sigint_at_epoch_end":
+        with pytest.raises(RunInterruptedError):
+            _fit(trec_dir, out, options, stop=SigintAtStep(epoch_length - 1))
+    else:
+        with pytest.raises(KilledError):
+            _fit(trec_dir, out, options, stop=Interrupt(epoch=1))
+    saved = torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)["global_step"]
+    assert saved == epoch_length
+    capfd.readouterr()
+    resumed = _fit(trec_dir, out, options)
+    _assert_same_run(resumed, reference)
+    assert _history(resumed[1])[0] == _history(reference[1])[0]
+    assert _logged_steps(resumed[1]) == _logged_steps(reference[1])
+    # the empty epoch end Lightning runs again on resuming is neither timed nor printed
+    assert len(_epoch_seconds(resumed[1])) == len(_epoch_seconds(reference[1])) == 3
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("epoch ")]
+    assert [line.split(",")[0] for line in lines] == ["epoch 1: step 6", "epoch 2: step 9"]
+
+
+def _epoch_seconds(trainer: pl.Trainer) -> list[float]:
+    return next(c for c in trainer.callbacks if isinstance(c, EfficiencyCallback)).epoch_seconds
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -367,7 +436,8 @@ def test_the_epoch_resumed_mid_way_is_timed_as_that_epoch_only(
 
     clock = FakeClock()
     monkeypatch.setattr(latency, "time", clock)
-    trainer, module = object(), pl.LightningModule()
+    trainer = SimpleNamespace(fit_loop=SimpleNamespace(restarted_on_epoch_end=False))
+    module = pl.LightningModule()
     before = EfficiencyCallback()
     before.on_train_start(trainer, module)
     for _epoch in range(2):  # two whole epochs of 10 s each

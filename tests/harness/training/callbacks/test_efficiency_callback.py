@@ -135,7 +135,9 @@ def test_cuda_synchronises_only_around_measured_steps(monkeypatch: pytest.Monkey
     monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda *a: None)
     model = _CudaModel(4, 4)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    trainer = types.SimpleNamespace(optimizers=[optimizer])
+    trainer = types.SimpleNamespace(
+        optimizers=[optimizer], fit_loop=types.SimpleNamespace(restarted_on_epoch_end=False)
+    )
     callback = EfficiencyCallback()
     callback.on_train_start(trainer, model)
     callback.on_train_epoch_start(trainer, model)
