@@ -30,7 +30,12 @@ from typing import NoReturn
 
 from harness.command_parser import CommandParser, did_you_mean
 from harness.errors import InputError, RunInterruptedError, SanbenchError
-from harness.interrupts import INTERRUPTED_STATUS, interrupt_held, interrupt_noted
+from harness.interrupts import (
+    INTERRUPTED_STATUS,
+    interrupt_held,
+    interrupt_noted,
+    terminate_raises,
+)
 from harness.kernel_caches import kernel_caches
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
@@ -210,10 +215,18 @@ def environment_restored() -> Iterator[None]:
         os.environ.update(saved)
 
 
+def _terminated(command: str) -> RunInterruptedError:
+    """What a SIGTERM raises while ``command`` runs, before any run or job said what it saved
+    (one that did says so itself): exit 143, and the command that resumes."""
+    resume = f"\nresume with: {resume_command()}" if command in RESUMED_BY_RERUN else ""
+    return RunInterruptedError(f"terminated{resume}", signal.SIGTERM)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; the one place that prints errors and maps them to exit statuses:
     ``harness.errors`` types, bad input (``ValueError``, ``LookupError``, ``OSError``) exit 2,
-    Ctrl-C 130, anything else 1; ``sanbench --debug COMMAND`` re-raises for the traceback."""
+    Ctrl-C 130, SIGTERM (what runs stops as on Ctrl-C) 143, anything else 1; ``sanbench --debug
+    COMMAND`` re-raises for the traceback."""
     imports, debug, words = entry_words(sys.argv[1:] if argv is None else argv)
     hide_lightning_tips()
     name = ""  # the command, once known
@@ -242,11 +255,19 @@ def main(argv: list[str] | None = None) -> int:
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
                 try:
-                    with interrupt_noted() as noted, out_folder(name, out):
+                    with (
+                        interrupt_noted() as noted,
+                        terminate_raises(lambda: _terminated(name)) as terminated,
+                        out_folder(name, out),
+                    ):
                         try:
                             return int(run(config) or 0)
                         except Exception as error:
-                            if noted() and not isinstance(error, SanbenchError):
+                            if isinstance(error, SanbenchError):
+                                raise
+                            if terminated():  # what the SIGTERM broke
+                                raise _terminated(name) from error
+                            if noted():
                                 raise KeyboardInterrupt from error  # what the Ctrl-C broke
                             raise
                 except KeyboardInterrupt:

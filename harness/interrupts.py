@@ -67,6 +67,29 @@ def interrupt_noted() -> Iterator[Callable[[], bool]]:
 
 
 @contextlib.contextmanager
+def terminate_raises(error: Callable[[], BaseException]) -> Iterator[Callable[[], bool]]:
+    """While the block runs, SIGTERM raises ``error()`` as Ctrl-C raises ``KeyboardInterrupt``
+    (what the command runs is stopped as a Ctrl-C stops it: its jobs get the signal once and are
+    waited for), and the callable says whether one came. Main thread only; the handler that was
+    in place comes back after. A command's own handler (training's) replaces this one while it
+    runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    came: list[int] = []
+
+    def terminate(signum: int, frame: object) -> None:
+        came.append(signum)
+        raise error()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield lambda: bool(came)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
 def interrupt_deferred() -> Iterator[None]:
     """A SIGINT during the block is acted on as it leaves it, by the handler that was in place
     (Python's raises ``KeyboardInterrupt``): two steps that belong together (a row written to

@@ -12,9 +12,11 @@ from harness.errors import RunFailedError
 
 @dataclass(frozen=True)
 class Interrupted:
-    """A job's result when a signal stopped its call after the call saved what it could."""
+    """A job's result when a signal stopped its call: after the call saved what it could
+    (``saved``), or before the call had set a handler of its own (nothing in progress saved)."""
 
     message: str
+    saved: bool = True
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,23 @@ class JobOutcome:
     @property
     def interrupted(self) -> bool:
         return isinstance(self.result, Interrupted)
+
+
+def what_was_saved(stopped: Sequence[JobOutcome]) -> str:
+    """What the stopped jobs saved, as far as this command knows: a job stopped before its
+    call set a handler of its own saved nothing; one the signal killed gave no result."""
+    saved = sum(o.interrupted and o.result.saved for o in stopped)
+    if saved == len(stopped):
+        return "their runs saved"
+    before = sum(o.interrupted and not o.result.saved for o in stopped)
+    parts = {
+        f"{saved} with their runs saved": saved,
+        f"{before} before their runs started (nothing saved)": before,
+        f"{len(stopped) - saved - before} without a result (ended by the signal)": (
+            len(stopped) - saved - before
+        ),
+    }
+    return ", ".join(part for part, count in parts.items() if count)
 
 
 def report_outcomes(

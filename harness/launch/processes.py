@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS
-from harness.launch.outcomes import Interrupted, JobOutcome
+from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
 # imported once by the server that forks the jobs, each when this command has imported it (a
@@ -92,10 +92,14 @@ def run_in_process(
         os.environ.clear()  # the command's, not the server's as it started
         os.environ.update(environment)
         outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
-    except (RunInterruptedError, KeyboardInterrupt) as stopped:
-        message = str(stopped).splitlines()[0] if str(stopped) else "SIGINT"
+    except RunInterruptedError as stopped:  # the call's own handler: it saved what it could
+        message = str(stopped).splitlines()[0]
         print(f"{job}: {message}", flush=True)
         outcome, status = ("interrupted", message), INTERRUPTED_STATUS
+    except KeyboardInterrupt:  # before the call had a handler of its own: nothing saved
+        message = "SIGINT before its run started, nothing saved"
+        print(f"{job}: {message}", flush=True)
+        outcome, status = ("stopped", message), INTERRUPTED_STATUS
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
         error_path.write_text(traceback.format_exc())
         outcome, status = ("error", failure_line(error)), 1
@@ -126,8 +130,8 @@ def _outcome(job: str, folder: Path, exit_code: int | None) -> JobOutcome:
     kind, value = pickle.loads(result_path.read_bytes())
     if kind == "ok":
         return JobOutcome(job, result=value)
-    if kind == "interrupted":
-        return JobOutcome(job, result=Interrupted(value))
+    if kind in ("interrupted", "stopped"):
+        return JobOutcome(job, result=Interrupted(value, saved=kind == "interrupted"))
     return JobOutcome(job, error=value, stderr=logs)
 
 
@@ -179,7 +183,8 @@ def launch_processes(
     stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
     if signum is not None or stopped:  # also when signalled from outside this command
         raise RunInterruptedError(
-            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, their runs saved\n"
+            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
+            f"{what_was_saved(stopped)}\n"
             f"resume with: {resume() if resume else 'the same command'}",
             signal.SIGINT if signum is None else signum,
         )

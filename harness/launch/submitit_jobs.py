@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.errors import RunInterruptedError
 from harness.launch.options import LaunchOptions
-from harness.launch.outcomes import Interrupted, JobOutcome
+from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
 
 TRACE_RULE = "-" * 22  # submitit frames the job's traceback with these rules
 PID_SUFFIX = "_task.pid"  # in the jobs folder: a local task's pid, where the launcher signals
@@ -43,8 +43,10 @@ def _resumable() -> Any:
                 pid_file = _listen_to_the_launcher_only()
             try:
                 return call()
-            except (RunInterruptedError, KeyboardInterrupt) as stopped:
-                return Interrupted(str(stopped) or "SIGINT")
+            except RunInterruptedError as stopped:  # the call's handler: it saved what it could
+                return Interrupted(str(stopped))
+            except KeyboardInterrupt:  # before the call had a handler of its own
+                return Interrupted("SIGINT before its run started, nothing saved", saved=False)
             finally:
                 if pid_file is not None:
                     pid_file.unlink(missing_ok=True)
@@ -65,15 +67,16 @@ def _listen_to_the_launcher_only() -> Path:
     return pid_file
 
 
-def _forward_interrupt(jobs: Sequence[Any], folder: Path) -> None:
-    """One SIGINT to each unfinished local task, as soon as it has written its pid."""
+def _forward_interrupt(jobs: Sequence[Any], folder: Path, signum: int) -> None:
+    """One ``signum`` (SIGINT, SIGTERM) to each unfinished local task, as soon as it has
+    written its pid."""
     pending = [job for job in jobs if not job.done()]
     while pending:
         for job in list(pending):
             pid_file = folder / f"{job.job_id}{PID_SUFFIX}"
             if pid_file.is_file() and pid_file.read_text().isdigit():
                 with contextlib.suppress(ProcessLookupError):  # it has just ended
-                    os.kill(int(pid_file.read_text()), signal.SIGINT)
+                    os.kill(int(pid_file.read_text()), signum)
                 pending.remove(job)
             elif job.done():
                 pending.remove(job)
@@ -106,17 +109,18 @@ def launch_submitit(
     runner = _resumable()
     with executor.batch():
         jobs = [executor.submit(runner(), call) for call in calls]
-    interrupted = False
+    signum = None
     try:
         _wait(jobs)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RunInterruptedError) as error:  # Ctrl-C, SIGTERM (harness.cli)
+        signum = getattr(error, "signum", signal.SIGINT)
         if options.cluster != "local":
             raise RunInterruptedError(
                 f"interrupted; the {options.cluster} jobs keep running (cancel them there)\n"
-                f"collect them with: {_resume_command()}"
+                f"collect them with: {_resume_command()}",
+                signum,
             ) from None
-        interrupted = True
-        _forward_interrupt(jobs, Path(folder))
+        _forward_interrupt(jobs, Path(folder), signum)
         _wait(jobs)
     outcomes = []
     for job in jobs:
@@ -127,11 +131,13 @@ def launch_submitit(
             outcomes.append(
                 JobOutcome(job.job_id, None, _summary(error), paths.stdout, paths.stderr)
             )
-    stopped = [o for o in outcomes if o.interrupted or (interrupted and not o.ok)]
-    if interrupted or stopped:
+    stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
+    if signum is not None or stopped:
         raise RunInterruptedError(
-            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, their runs saved\n"
-            f"resume with: {_resume_command()}"
+            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
+            f"{what_was_saved(stopped)}\n"
+            f"resume with: {_resume_command()}",
+            signal.SIGINT if signum is None else signum,
         )
     return outcomes
 

@@ -23,6 +23,7 @@ import datetime as dt
 import os
 import platform
 import shlex
+import signal
 import time
 from collections.abc import Mapping
 from contextlib import closing
@@ -108,10 +109,11 @@ def run_sweep(
     write_manifest(out, config, env, command, options)
     try:
         sweep.run(progress=progress)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RunInterruptedError) as stopped:  # Ctrl-C, SIGTERM (harness.cli)
         raise RunInterruptedError(
             "interrupted; finished rows are kept. Resume: "
-            + shlex.join(["sanbench", "profile", "--resume", "--out", str(out)])
+            + shlex.join(["sanbench", "profile", "--resume", "--out", str(out)]),
+            getattr(stopped, "signum", signal.SIGINT),
         ) from None
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import signal
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError, RunInterruptedError
+from harness.errors import InputError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.measurement.cpu_usage import load_averages_line
 from harness.measurement.elapsed import Elapsed
@@ -164,15 +163,11 @@ def reproduce(
         build_tables(out, tables_preset, manifest)
 
 
-def _sigterm(signum: int, frame: object) -> None:
-    raise RunInterruptedError("terminated; rerun the same command to resume", signum)
-
-
 def run_reproduce(options: ReproduceOptions) -> Path:
     """Run (or resume) ``options.preset``'s grid, or the part ``--tasks`` x ``--encoders``
     names, into ``options.out``, then every table; returns the reproduction table's Markdown
-    file. :class:`RunFailedError` after the tables when a run failed; SIGTERM stops the jobs
-    and records the session."""
+    file. :class:`RunFailedError` after the tables when a run failed; SIGTERM (``harness.cli``)
+    stops the jobs and records the session as Ctrl-C does."""
     out = options.out
     if options.tables_only:
         manifest = read_manifest(out)
@@ -189,7 +184,6 @@ def run_reproduce(options: ReproduceOptions) -> Path:
     overrides.update(fit_overrides(options.inputs, None, options.fit))
     part = dataclasses.replace(options.part, overrides=overrides)
     check_inputs(part, data_dir, embeddings)
-    signal.signal(signal.SIGTERM, _sigterm)  # the jobs are stopped, the session recorded
     reproduce(
         dataclasses.replace(PRESETS[options.preset], overrides=overrides),
         out,

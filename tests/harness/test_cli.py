@@ -206,3 +206,38 @@ def test_a_ctrl_c_before_any_run_saved_prints_the_command_that_resumes(
         "sanbench suite: interrupted",
         f"sanbench suite: resume with: sanbench {' '.join(words)}",
     ]
+
+
+def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54: SIGTERM killed a suite silently (exit 143, nothing printed, its jobs left
+    running); now it is an interrupt: exit 143 with the command that resumes."""
+    import importlib
+    import os
+    import signal
+
+    def terminated_while_planning(config: object) -> int:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 0
+
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", str(tmp_path / "s")]
+    monkeypatch.setattr(
+        importlib.import_module("harness.suite.command"), "suite", terminated_while_planning
+    )
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    unhandled: list[int] = []  # without sanbench's handler: noted here, not pytest's end
+
+    def note(signum: int, frame: object) -> None:
+        unhandled.append(signum)
+
+    before = signal.signal(signal.SIGTERM, note)
+    try:
+        assert main(words) == 128 + signal.SIGTERM
+        assert signal.getsignal(signal.SIGTERM) is note and not unhandled
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert capsys.readouterr().err.splitlines() == [
+        "sanbench suite: terminated",
+        f"sanbench suite: resume with: sanbench {' '.join(words)}",
+    ]

@@ -36,3 +36,17 @@ def test_the_handler_in_place_is_the_one_that_acts_and_an_ignored_ctrl_c_stays_i
         assert noted == [signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_sigterm_in_the_block_raises_the_error_given_and_the_handler_is_put_back() -> None:
+    from harness.interrupts import terminate_raises
+
+    class TerminatedError(Exception):
+        pass
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(TerminatedError), terminate_raises(TerminatedError) as terminated:
+        assert not terminated()
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert terminated()
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -219,3 +219,19 @@ def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path, ki
     assert "Traceback" not in stdout + stderr
     assert "interrupted: 2 of 2 jobs stopped" in stderr and "resume with: sanbench" in stderr
     assert not list((tmp_path / "jobs").glob("*_task.pid"))
+
+
+def test_the_stop_line_says_only_what_the_stopped_jobswhat_was_saved() -> None:
+    """Issue 54: a Ctrl-C before the jobs' runs started said "their runs saved", no run
+    folder existing; a job stopped before its run's handler, or killed, saved nothing known."""
+    from harness.launch.outcomes import Interrupted, what_was_saved
+
+    saved = JobOutcome("1", result=Interrupted("SIGTERM: training stopped"))
+    before = JobOutcome("2", result=Interrupted("SIGINT before its run started", saved=False))
+    killed = JobOutcome("3", error="process killed by SIGTERM, no result")
+    assert what_was_saved([saved, saved]) == "their runs saved"
+    assert what_was_saved([before, before]) == "2 before their runs started (nothing saved)"
+    assert what_was_saved([saved, before, killed]) == (
+        "1 with their runs saved, 1 before their runs started (nothing saved), "
+        "1 without a result (ended by the signal)"
+    )
