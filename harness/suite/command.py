@@ -17,7 +17,7 @@ def suite(config: Namespace) -> int:
 
         sanbench suite --tasks cr,trec,sst2 --encoders bi_blosan,mtsa --seeds 5 \\
             --data-dir ../shared/datasets --embeddings glove.txt --out runs/suite --shard 1/4
-        sanbench suite --tasks trec --encoders mtsa --data-dir D --out DIR --print_config > s.yaml
+        sanbench suite --tasks trec --encoders mtsa --data-dir D --out mtsa --print_config > s.yaml
         sanbench suite --config s.yaml --model.dropout 0.3
 
     docs/suite.md: the protocol, the output files, resuming and sharding.
