@@ -283,6 +283,17 @@ def _history(trainer: pl.Trainer) -> tuple[list[dict], str, float, dict]:
     return curve.to_dict("records"), name, score, weights
 
 
+def _assert_same_history(resumed: tuple, reference: tuple) -> None:
+    """The same weights, step and epoch (:func:`_assert_same_run`), curve.csv rows, best
+    checkpoint (name, score) and weights in it."""
+    _assert_same_run(resumed, reference)
+    rows, best, score, weights = _history(resumed[1])
+    reference_rows, reference_best, reference_score, reference_weights = _history(reference[1])
+    assert rows == reference_rows
+    assert (best, score) == (reference_best, reference_score)
+    assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
+
+
 @pytest.mark.slow  # 2 short fits each: 20 cases in ~2 min at load 7
 @pytest.mark.parametrize(("budget", "where", "step", "signum"), MOMENTS)
 def test_a_run_stopped_at_any_moment_resumes_with_the_same_validations_and_best_checkpoint(
@@ -303,12 +314,7 @@ def test_a_run_stopped_at_any_moment_resumes_with_the_same_validations_and_best_
         _fit(trec_dir, out, options, stop=AskToStop(where, step, signum))
     assert stopped.value.exit_status == 128 + signum
     resumed = _fit(trec_dir, out, options)
-    _assert_same_run(resumed, reference)
-    rows, best, score, weights = _history(resumed[1])
-    reference_rows, reference_best, reference_score, reference_weights = _history(reference[1])
-    assert rows == reference_rows
-    assert (best, score) == (reference_best, reference_score)
-    assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
+    _assert_same_history(resumed, reference)
 
 
 class KillInValidation(pl.Callback):
@@ -345,12 +351,7 @@ def test_a_kill_inside_a_validation_after_a_periodic_save_resumes_with_that_vali
     with pytest.raises(KilledError):
         _fit(trec_dir, out, options, run, KillInValidation(step))
     resumed = _fit(trec_dir, out, options, run)
-    _assert_same_run(resumed, reference)
-    rows, best, score, weights = _history(resumed[1])
-    reference_rows, reference_best, reference_score, reference_weights = _history(reference[1])
-    assert rows == reference_rows
-    assert (best, score) == (reference_best, reference_score)
-    assert all(torch.equal(weights[key], value) for key, value in reference_weights.items())
+    _assert_same_history(resumed, reference)
 
 
 # a step budget (Lightning's iteration-based training: max_steps set) over 3-step epochs, a
