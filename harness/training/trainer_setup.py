@@ -16,7 +16,11 @@ from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpo
 from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
-from harness.training.callbacks.stop_on_signal import StopOnSignal, validation_follows
+from harness.training.callbacks.stop_on_signal import (
+    StopOnSignal,
+    served_at_validation_end,
+    validation_follows,
+)
 from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
@@ -62,10 +66,9 @@ class PeriodicCheckpoint(ModelCheckpoint):
             super().on_train_batch_end(trainer, pl_module, *due)
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        """A validation inside the epoch; the epoch's last is served at the epoch's end, where
-        the best-on-dev ``ModelCheckpoint`` saves the best of a validation once an epoch."""
+        """A save due before a validation inside the epoch (:func:`served_at_validation_end`)."""
         super().on_validation_end(trainer, pl_module)
-        if not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch:
+        if served_at_validation_end(trainer):
             self._save_if_due(trainer, pl_module)  # nothing is due outside a fit's steps
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:

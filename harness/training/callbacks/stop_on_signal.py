@@ -61,6 +61,13 @@ def validation_follows(trainer: pl.Trainer, batch_idx: int) -> bool:
     return (index + 1) % every_n_batches == 0
 
 
+def served_at_validation_end(trainer: pl.Trainer) -> bool:
+    """Whether what waits for a validation (a stop, a periodic save) is served at its end: a
+    validation inside the epoch; the epoch's last is served at the epoch's end, where the
+    best-on-dev ``ModelCheckpoint`` saves the best of a validation once an epoch."""
+    return not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+
+
 class StopOnSignal(Checkpoint):
     """Saves ``checkpoint`` and raises :class:`RunInterruptedError` once ``signum`` is set, at
     the first step's end, validation's end or epoch's end where a resume repeats nothing and
@@ -115,10 +122,10 @@ class StopOnSignal(Checkpoint):
         self._stop_if_asked(trainer)
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        """A validation inside the epoch; the epoch's last is served at the epoch's end, where
-        ``ModelCheckpoint`` saves the best of a validation once an epoch."""
-        last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
-        if trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking and not last_batch:
+        """A stop asked before or during a validation inside the epoch
+        (:func:`served_at_validation_end`)."""
+        fitting = trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking
+        if fitting and served_at_validation_end(trainer):
             self._stop_if_asked(trainer)
 
 
