@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import NoReturn
 
-from harness.command_parser import CommandParser, did_you_mean
+from harness.command_parser import TYPED, CommandParser, did_you_mean, options_typed
 from harness.errors import InputError, RunInterruptedError, SanbenchError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
@@ -254,8 +254,10 @@ def main(argv: list[str] | None = None) -> int:
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
+                typed = None if isinstance(config, list) else config.get(TYPED)
                 try:
                     with (
+                        options_typed(typed),  # the checks quote values as typed (1e6)
                         interrupt_noted() as noted,
                         terminate_raises(lambda: _terminated(name)) as terminated,
                         out_folder(name, out),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import importlib
@@ -202,6 +204,36 @@ def typed_options(
         key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
         typed[key] = (option, value if equals else following[0])
     return typed
+
+
+# the options of the command running now as the user typed them (:func:`typed_options`), set by
+# harness/cli.py's main around the command (:func:`options_typed`): the checks of its option
+# dataclasses and of each run's fit config quote a value from here, wherever they run
+TYPED_NOW: contextvars.ContextVar[Mapping[str, tuple[str, str]] | None] = contextvars.ContextVar(
+    "typed_now", default=None
+)
+
+
+@contextlib.contextmanager
+def options_typed(typed: Mapping[str, tuple[str, str]] | None) -> Iterator[None]:
+    """While the block runs, :func:`as_typed` names the options of ``typed`` as typed."""
+    token = TYPED_NOW.set(dict(typed or {}))
+    try:
+        yield
+    finally:
+        TYPED_NOW.reset(token)
+
+
+def typed_now() -> Mapping[str, tuple[str, str]]:
+    """The options of the command running now as typed (:data:`TYPED_NOW`; {} outside one)."""
+    return TYPED_NOW.get() or {}
+
+
+def as_typed(key: str, value: Any) -> tuple[str, str]:
+    """The option that set the parser key ``key`` and its value, as the user typed them
+    (``--max-steps``, ``1e3``; ``--config s.yaml: max_steps``, ``0``); else the option as the
+    help spells it and ``value``."""
+    return typed_now().get(key, (option_spelling(key), str(value)))
 
 
 def refused_key(error: BaseException) -> str | None:
@@ -533,7 +565,8 @@ def integer_problems(options: object, least: dict[str, int]) -> list[str]:
         value = getattr(options, name)
         if value is not None and (isinstance(value, bool) or value < smallest):
             kind = "positive" if smallest else "non-negative"
-            problems.append(f"--{name.replace('_', '-')} must be a {kind} integer, got {value}")
+            option, text = as_typed(name, value)
+            problems.append(f"{option} must be a {kind} integer, got {text}")
     return problems
 
 
@@ -767,6 +800,7 @@ class CommandParser(ArgumentParser):
         """The parsed options, and under :data:`GIVEN` the keys the words (or a ``--config``
         file) set, as opposed to the defaults; unknown options, bad values and bad config files
         raise :class:`InputError`, one line per problem."""
+        typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
         problems = unknown_options(words, self)
         if problems:
@@ -776,6 +810,7 @@ class CommandParser(ArgumentParser):
         try:
             namespace = self.parse_args(words)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
+            namespace[TYPED] = typed
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
             raise InputError(f"{problem} (see {self.prog} --help)") from None
@@ -794,12 +829,15 @@ class CommandParser(ArgumentParser):
             namespace = self.parse_args(words)
         except argparse.ArgumentError:
             return
-        for options in self.checked:
-            build(options, namespace)
+        with options_typed(typed_options(words)):
+            for options in self.checked:
+                build(options, namespace)
 
 
-# The key of a parsed namespace that lists the options given (``CommandParser.parse``)
+# The keys of a parsed namespace that list the options given and hold them as typed
+# (``CommandParser.parse``; :func:`options_typed`)
 GIVEN = "__given__"
+TYPED = "__typed__"
 
 
 def add_alias(parser: ArgumentParser, option: str, key: str, help_text: str) -> None:

@@ -40,6 +40,7 @@ from harness.command_parser import (
     parser_problem,
     print_config_problem,
     refused_key,
+    typed_now,
     typed_options,
     unknown_keys,
     unknown_options,
@@ -58,7 +59,7 @@ from harness.training.settings.config_checks import (
     seed_problems,
     trainer_value_problems,
 )
-from harness.training.settings.fit_overrides import budget_problems, path_problems
+from harness.training.settings.fit_overrides import budget_problems, fit_typed, path_problems
 from harness.training.settings.optimizers import (
     add_optimizer_groups,
     monitor_problems,
@@ -353,7 +354,7 @@ class FitCLI(LightningCLI):
         except argparse.ArgumentError as error:
             if str(error).startswith(f"argument {FAST_DEV_RUN}:"):  # no value: refused all the same
                 raise ConfigError(fast_dev_run_problems(True, "")[0]) from None
-            typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+            typed = self._typed(args)
             problem = parser_problem(error, lambda key: f"--{key}", typed)
             raise ConfigError(f"{problem} (see sanbench fit --help)") from None
         except InputError as error:  # a config file's unknown keys, one line each
@@ -399,7 +400,7 @@ class FitCLI(LightningCLI):
         )
         if not issubclass(self.data_class, BenchmarkDataModule):
             task = None  # a user's datamodule: its own arguments, the shared defaults
-        typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+        typed = self._typed(args)
         option = typed.get("data.task", ("--data.task",))[0]
         problems = task_option_problems(option, [task] if task is not None else [])
         problems += encoder_choice_problems(
@@ -424,7 +425,7 @@ class FitCLI(LightningCLI):
             raise SystemExit(0)
         refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
-        self.typed = typed_options(args, SHORT_FORMS) if isinstance(args, list) else {}
+        self.typed = self._typed(args)
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
         problems = refused + optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
@@ -455,11 +456,20 @@ class FitCLI(LightningCLI):
                     )
                 if rest == args and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
-                typed = typed_options(args, SHORT_FORMS) if words else {}
+                typed = self._typed(args)
                 refused.append(parser_problem(error, lambda key: f"--{key}", typed))
                 if rest == args:
                     raise ConfigError("\n".join(refused) + " (see sanbench fit --help)") from None
                 args = rest
+
+    @staticmethod
+    def _typed(args: list[str] | dict[str, Any]) -> dict[str, tuple[str, str]]:
+        """Each fit key the options set, as typed: of ``sanbench fit``'s words, or of the
+        command whose run this config is (``suite``, ``tune``: their words or config file)."""
+        if isinstance(args, list):
+            return typed_options(args, SHORT_FORMS)
+        given = set(flat_keys(args))  # the keys of the mapping parsed (a refused one left out)
+        return {key: typed for key, typed in fit_typed(typed_now()).items() if key in given}
 
     @staticmethod
     def _check_optimizers(

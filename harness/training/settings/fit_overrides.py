@@ -8,7 +8,7 @@ every run (:func:`fit_overrides`). The checks that need no file run when an obje
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from datamodules.text import known_encoding
-from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, integer_problems
+from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, as_typed, integer_problems
 from harness.errors import InputError
 
 
@@ -39,9 +39,8 @@ class DataOptions:
         problems = []
         object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if self.max_length is not None and self.max_length < 1:
-            problems.append(
-                f"--max-length: expected a positive number of tokens, got {self.max_length}"
-            )
+            option, text = as_typed("max_length", self.max_length)
+            problems.append(f"{option}: expected a positive number of tokens, got {text}")
         if problems:
             raise InputError("\n".join(problems))
 
@@ -161,9 +160,10 @@ class Budget:
             counts = isinstance(value, int) and value >= 1
             fraction = isinstance(value, float) and 0 < value <= 1
             if not (counts or fraction):
+                option, text = as_typed(name, value)
                 problems.append(
-                    f"--{name.replace('_', '-')} {value}: expected a positive number of batches "
-                    "or a fraction in (0, 1]"
+                    f"{option} {text}: expected a positive number of batches or a fraction in "
+                    "(0, 1]"
                 )
         if problems:
             raise InputError("\n".join(problems))
@@ -199,7 +199,7 @@ class FitSections:
             if section in CLASS_SECTIONS and typed:
                 typed = _class_config(typed)
             object.__setattr__(self, section, typed)
-        problems = budget_problems(self.trainer, lambda key: f"--trainer.{key}")
+        problems = budget_problems(self.trainer, lambda key: as_typed(f"trainer.{key}", "")[0])
         if problems:
             raise InputError("\n".join(problems))
 
@@ -233,6 +233,26 @@ def _yaml_leaves(value: Any) -> Any:
             for key, leaf in value.items()
         }
     return value
+
+
+def fit_typed(typed: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The options of a command that runs fits, as typed (``command_parser.typed_now``), by the
+    fit keys they set, for fit's checks of each run's config to quote them so: ``--max-steps``
+    sets ``trainer.max_steps``, ``--encoding`` ``data.encoding``, ``--optimizer.lr`` (or a
+    config file's ``optimizer: {lr: ...}``) ``optimizer.init_args.lr``; other options are
+    not fit's."""
+    renamed = {budget.name: f"trainer.{budget.name}" for budget in fields(Budget)}
+    renamed |= {name: f"data.{name}" for name in ("encoding", "max_length")}
+    keys: dict[str, tuple[str, str]] = {}
+    for key, spelled in typed.items():
+        section, _, rest = key.partition(".")
+        if key in renamed:
+            keys[renamed[key]] = spelled
+        elif section in CLASS_SECTIONS and rest and rest.partition(".")[0] not in CLASS_KEYS:
+            keys[f"{section}.init_args.{rest}"] = spelled
+        elif section in SECTIONS and rest:
+            keys[key] = spelled
+    return keys
 
 
 def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:

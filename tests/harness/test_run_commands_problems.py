@@ -1,0 +1,43 @@
+"""``suite`` and ``tune`` name each problem of their command line as ``sanbench fit`` does: a
+value as typed (issue 56)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+
+def _refused(words: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """The problem lines of a command refused as bad input (exit 2)."""
+    status = main(words)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    return [line for line in err.splitlines() if not line.startswith("(sanbench --debug")]
+
+
+def _words(command: str, data_dir: Path, out: Path) -> list[str]:
+    """A ``suite`` of one run or a ``tune`` dropout study, of trec and multi_cnn."""
+    if command == "tune":
+        grid = ["--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
+    else:
+        grid = ["--tasks", "trec", "--encoders", "multi_cnn"]
+    return [command, *grid, "--data-dir", str(data_dir), "--out", str(out)]
+
+
+@pytest.mark.parametrize(("command", "count"), [("suite", "--seeds"), ("tune", "--trials")])
+def test_a_value_is_quoted_as_typed_by_suite_and_tune_as_by_fit(
+    command: str, count: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--data.batch_size 1e6`` was quoted back as ``1000000.0`` (each run's fit config is
+    checked with the parsed value) and ``--seeds -0`` as 0; fit quotes ``1e6`` (issue 56, F56
+    item 1)."""
+    out = tmp_path / "out"
+    words = _words(command, tmp_path, out)
+    lines = _refused([*words, "--data.batch_size", "1e6"], capsys)
+    assert len(lines) == 1 and "--data.batch_size 1e6: expected an integer" in lines[0], lines
+    lines = _refused([*words, count, "-0"], capsys)
+    assert lines == [f"sanbench {command}: {count} must be a positive integer, got -0"]
+    assert not out.exists()
