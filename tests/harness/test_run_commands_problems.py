@@ -1,5 +1,5 @@
 """``suite`` and ``tune`` name each problem of their command line as ``sanbench fit`` does: a
-value as typed (issue 56)."""
+value as typed, a config file's key as ``--config FILE: KEY`` (issue 56)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,37 @@ def test_a_value_is_quoted_as_typed_by_suite_and_tune_as_by_fit(
     lines = _refused([*words, count, "-0"], capsys)
     assert lines == [f"sanbench {command}: {count} must be a positive integer, got -0"]
     assert not out.exists()
+
+
+# a config file's value or key (a file ``--print_config`` wrote, edited)
+CONFIG_NAMED = [
+    ("batch_size: 8", "batch_size: 1e6", "data.batch_size 1e6: expected an integer"),
+    ("batch_size: 8", "batch_sise: 8", "unknown key data.batch_sise (did you mean data.batch_s"),
+    ("trainer: {}", "trainer: {max_epochs: 0}", "trainer.max_epochs 0: trains nothing"),
+]
+
+
+@pytest.mark.parametrize("command", ["suite", "tune"])
+@pytest.mark.parametrize(("printed", "edited", "named"), CONFIG_NAMED)
+def test_a_config_files_problem_is_named_by_its_file_and_key(
+    command: str,
+    printed: str,
+    edited: str,
+    named: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``suite --config s.yaml`` (or ``tune``'s) named the file's wrong values and keys as flags
+    (``--data.batch_size 1000000.0``, ``unknown key data.batch_sise``), where fit says
+    ``--config FILE: KEY`` (9381194; issue 56, F56 item 2)."""
+    out = tmp_path / "out"
+    words = [*_words(command, tmp_path, out), "--data.batch_size", "8", "--print_config"]
+    assert main(words) == 0
+    config = tmp_path / "c.yaml"
+    text = capsys.readouterr().out
+    assert printed in text
+    config.write_text(text.replace(printed, edited, 1))
+    lines = _refused([command, "--config", str(config)], capsys)
+    assert len(lines) == 1, lines
+    assert f"--config {config}: {named}" in lines[0], lines
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["c.yaml"]

@@ -28,9 +28,11 @@ from datamodules.tasks import get_task
 from harness.command_parser import (
     PRINT_CONFIG_FLAGS,
     CheckedConfigFile,
+    accepted,
     add_alias,
     batch_size_problems,
     config_text,
+    did_you_mean,
     encoder_choice_problems,
     flat_keys,
     known_keys,
@@ -42,7 +44,6 @@ from harness.command_parser import (
     refused_key,
     typed_now,
     typed_options,
-    unknown_keys,
     unknown_options,
     without_dotted,
     without_key,
@@ -189,6 +190,28 @@ def data_class(path: str | None) -> type[pl.LightningDataModule]:
     if not (isinstance(found, type) and issubclass(found, pl.LightningDataModule)):
         raise ConfigError(f"--data {path}: expected a LightningDataModule class, got {found!r}")
     return found
+
+
+def unknown_key_lines(
+    args: dict[str, Any], known: set[str], typed: dict[str, tuple[str, str]]
+) -> list[str]:
+    """One line per key of the mapping ``args`` that fit does not know, with the nearest key,
+    named as ``typed`` holds it: a flag's as an unknown option (``--data.batch_sise``), a
+    config file's as ``--config FILE: unknown key``, as ``sanbench fit`` names them."""
+    lines = []
+    for key in flat_keys(args):
+        if accepted(key, known):
+            continue
+        option = typed.get(key, ("",))[0]
+        if not option.startswith("--") or ": " in option:  # unset, or a config file's key
+            where = option.rpartition(": ")[0]
+            lines.append(
+                f"{where + ': ' if where else ''}unknown key {key}{did_you_mean(key, known)}"
+            )
+        else:
+            options = {f"--{name}" for name in known}
+            lines.append(f"unknown option {option}{did_you_mean(option, options)}")
+    return lines
 
 
 def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
@@ -388,9 +411,7 @@ class FitCLI(LightningCLI):
         at once; read the task and encoder, whose config is the parser's defaults; then
         LightningCLI parses, checking types and values."""
         if isinstance(args, dict):
-            unknown = [
-                f"unknown key {key}" for key in unknown_keys(flat_keys(args), known_keys(parser))
-            ]
+            unknown = unknown_key_lines(args, known_keys(parser), self._typed(args))
         else:
             unknown = unknown_options(args, parser)
         if unknown:
