@@ -7,6 +7,7 @@ file, a run's manifest, a sweep's or a suite's rows: folders made before the mar
 A file ``--out`` (``predict``, ``encode``) is sanbench's when its record beside it
 (``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer.
 Anything else is refused (:class:`NotOursError`, exit status 2) before any work, untouched.
+So is a folder another command made (:func:`made_by`): each command writes only into its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from filelock import FileLock, Timeout
 
 from harness.errors import InputError
 from reports.contracts.atomic import write_json_atomic
+from reports.contracts.fit_folder import CONFIG as FIT_CONFIG
 from reports.contracts.manifest import read_manifest
 from reports.contracts.profile_run import PROFILE_CSV
 from reports.contracts.suite_results import RESULTS_GLOB
@@ -39,6 +41,8 @@ FILE_RECORD = ".sanbench.json"  # ``.NAME.sanbench.json``: the SHA-256 of the fi
 # after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends)
 MARKED_AT_START = (*LOCKED_COMMANDS, "tune", "report")
 SHOWN = 3  # files named in a refusal
+MARKER_TEXT = re.compile(r"made by sanbench (\w+)")  # what :func:`mark` writes
+COMMAND_OF_KIND = {"study": "tune"}  # a manifest's kind -> its command (the others: the same)
 PID_LINE = re.compile(rb"(\d+\n)?")  # what one_writer writes into ``LOCK + ".pid"`` (or not yet)
 PID_BYTES = 24
 
@@ -105,6 +109,35 @@ def made_by_sanbench(folder: Path) -> bool:
     )
 
 
+def made_by(folder: Path) -> str | None:
+    """The sanbench command that made ``folder`` (None: not known), read from its records:
+    the marker's words, else its manifest's kind, else the file only one command writes
+    (``fit_config.yaml``: fit; ``profile.csv``: profile; a suite's rows: suite, a reproduction
+    has them too, and its marker and manifest)."""
+    marker = folder / MARKER
+    if marker.is_file() and not marker.is_symlink():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if found := MARKER_TEXT.match(marker.read_text(encoding="utf-8")):
+                return found[1]
+    with contextlib.suppress(OSError, ValueError):
+        kind = read_manifest(folder)["kind"]
+        return COMMAND_OF_KIND.get(kind, kind)
+    records = {FIT_CONFIG: "fit", PROFILE_CSV: "profile"}
+    made = [command for name, command in records.items() if (folder / name).is_file()]
+    return made[0] if made else "suite" if any(folder.glob(RESULTS_GLOB)) else None
+
+
+def check_made_by(out: Path, command: str) -> None:
+    """Raise :class:`NotOursError` when another sanbench command made the folder ``out``
+    (:func:`made_by`): ``command`` would write into (or resume) what is not its own."""
+    maker = made_by(out) if out.is_dir() else None
+    if maker not in (None, command):
+        raise NotOursError(
+            f"--out {out} was made by sanbench {maker}, not {command}; nothing was written. "
+            f"Give a new or empty folder, or one sanbench {command} made"
+        )
+
+
 def _listing(paths: list[Path]) -> str:
     names = [p.name + ("/" if p.is_dir() else "") for p in paths[:SHOWN]]
     more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
@@ -135,13 +168,15 @@ def unmakeable_folder(out: Path) -> str | None:
     return None
 
 
-def check_out_folder(out: Path) -> None:
-    """Raise :class:`NotOursError` unless ``out`` is absent, empty (of files) or sanbench's,
-    and can be made (:func:`unmakeable_folder`)."""
+def check_out_folder(out: Path, command: str) -> None:
+    """Raise :class:`NotOursError` unless ``out`` is absent, empty (of files) or made by
+    ``command`` (:func:`check_made_by`; or by sanbench, its records not saying which), and can
+    be made (:func:`unmakeable_folder`)."""
     if out.exists() and not out.is_dir():
         raise NotOursError(f"--out {out} is a file, not a folder; give a folder for the results")
     if problem := unmakeable_folder(out):
         raise NotOursError(f"{problem}; nothing was created. Choose another --out")
+    check_made_by(out, command)
     if not out.is_dir() or made_by_sanbench(out):
         return
     held = sorted(p for p in out.iterdir() if _not_ours(p))
@@ -226,7 +261,7 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
         yield
         return
     folder = Path(out)
-    check_out_folder(folder)
+    check_out_folder(folder, command)
     existed, marked = folder.is_dir(), (folder / MARKER).is_file()
     with removed_if_left_empty(folder):
         try:

@@ -133,7 +133,7 @@ def sweep_folder(options: ProfileOptions) -> Path:
     if options.out is None:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         return Path("runs") / f"profile-{stamp}"
-    check_out_folder(options.out)  # only a folder sanbench made (harness.outdir)
+    check_out_folder(options.out, "profile")  # only a folder profile made (harness.outdir)
     if not options.resume and (profile_csv(options.out).exists() or has_manifest(options.out)):
         raise InputError(
             f"{options.out} holds a profile sweep: pass --resume to add its missing points, "

@@ -19,7 +19,7 @@ import yaml
 
 from datamodules.vectors import RANDOM_VECTORS_DIM
 from harness.errors import InputError
-from harness.outdir import is_lock_file, unmakeable_folder
+from harness.outdir import check_made_by, is_lock_file, unmakeable_folder
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
@@ -116,6 +116,7 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
         )
     if problem := unmakeable_folder(out_dir):
         raise RunFolderError(f"{problem}; nothing was created. Choose another --out")
+    check_made_by(out_dir, "fit")  # a suite's, a profile's, ... folder is not a run folder
     holds = out_dir.exists() and (not out_dir.is_dir() or bool(_contents(out_dir)))
     if overwrite:
         if holds and not is_run_folder(out_dir):

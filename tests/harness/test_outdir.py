@@ -24,8 +24,10 @@ from harness.outdir import (
     NotOursError,
     check_out_folder,
     holds_no_file,
+    made_by,
     made_by_sanbench,
     made_file,
+    mark,
     one_writer,
     out_file_problems,
     out_folder,
@@ -208,15 +210,67 @@ def test_an_out_folder_that_is_a_file_is_called_a_file(
 def test_a_new_empty_or_marked_folder_is_sanbenchs_a_folder_of_the_users_is_not(
     tmp_path: Path,
 ) -> None:
-    check_out_folder(tmp_path / "new")
-    check_out_folder(tmp_path)  # empty
+    check_out_folder(tmp_path / "new", "suite")
+    check_out_folder(tmp_path, "suite")  # empty
     (tmp_path / LOCK).write_text("")  # a lock file is no result
-    check_out_folder(tmp_path)
+    check_out_folder(tmp_path, "suite")
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(NotOursError, match=f"holds notes.txt, {NOT_OURS}"):
-        check_out_folder(tmp_path)
+        check_out_folder(tmp_path, "suite")
     (tmp_path / MARKER).write_text("")
-    check_out_folder(tmp_path)
+    check_out_folder(tmp_path, "suite")
+
+
+# each command's --out folder as it leaves it: its own records (fit's has no .sanbench marker)
+FOLDER_RECORDS = {
+    "fit": {".sanbench-run": "", "fit_config.yaml": "seed_everything: 0\n",
+            "manifest.json": '{"kind": "fit"}'},
+    "suite": {"manifest.json": '{"kind": "suite"}', "results-1-of-1.csv": "task,encoder\n"},
+    "reproduce": {"manifest.json": '{"kind": "reproduce"}', "results-1-of-1.csv": "task\n"},
+    "profile": {"manifest.json": '{"kind": "profile"}', "profile.csv": "encoder,seq_len\n"},
+    "tune": {"manifest.json": '{"kind": "study"}', "best_config.yaml": "model: {}\n"},
+    "report": {".sanbench-site.json": '{"pages": []}', "index.html": "<p>site</p>\n"},
+}  # fmt: skip
+
+
+def made_folder(folder: Path, command: str, marked: bool = True) -> Path:
+    """``folder`` as ``command`` leaves it (without the marker: as made before it existed)."""
+    folder.mkdir(parents=True)
+    for name, text in FOLDER_RECORDS[command].items():
+        (folder / name).write_text(text)
+    if marked and command != "fit":
+        mark(folder, command)
+    return folder
+
+
+@pytest.mark.parametrize("marked", [True, False], ids=["marked", "records only"])
+@pytest.mark.parametrize("command", FOLDER_RECORDS)
+def test_the_command_that_made_a_folder_is_read_from_its_records(
+    tmp_path: Path, command: str, marked: bool
+) -> None:
+    expected = None if command == "report" and not marked else command  # a ledger says no more
+    assert made_by(made_folder(tmp_path / "out", command, marked)) == expected
+    assert made_by(tmp_path / "out" / "new") is None
+
+
+@pytest.mark.parametrize("maker", FOLDER_RECORDS)
+def test_a_folder_another_command_made_is_refused_by_every_command_in_one_line(
+    trec_dir: Path, tmp_path: Path, maker: str
+) -> None:
+    """#54: ``suite --out FIT_FOLDER`` trained its first cell, then failed ("kind is 'fit'");
+    each command refuses another's folder before any work, naming the command that made it."""
+    folder = made_folder(tmp_path / maker, maker)
+    before = snapshot(folder)
+    commands = folder_commands(trec_dir)
+    data = ["--data-dir", str(trec_dir), "--embeddings", str(trec_dir / "glove.txt")]
+    commands["fit"] = ["fit", "--task", "trec", "--encoder", "multi_cnn", *data]
+    for command in (c for c in commands if c != maker):
+        line = refusal(sanbench(*commands[command], "--out", str(folder)))
+        assert line == (
+            f"sanbench {command}: --out {folder} was made by sanbench {maker}, not {command}; "
+            f"nothing was written. Give a new or empty folder, or one sanbench {command} made"
+        )
+        assert snapshot(folder) == before, command
 
 
 @pytest.mark.parametrize(
@@ -249,10 +303,10 @@ def test_a_suite_killed_before_its_first_row_is_resumed_a_folder_among_them_is_n
     (run / "fit_config.yaml").write_text("model: {}\n")
     (tmp_path / ".sanbench-1-of-1.lock").write_text("")
     (tmp_path / "empty").mkdir()
-    check_out_folder(tmp_path)
+    check_out_folder(tmp_path, "suite")
     (tmp_path / "runs" / "trec" / "notes.txt").write_text("mine")
     with pytest.raises(NotOursError, match=f"holds runs/, {NOT_OURS}"):
-        check_out_folder(tmp_path)
+        check_out_folder(tmp_path, "suite")
 
 
 def test_a_failed_command_leaves_a_given_empty_folder_empty_and_removes_a_new_one(
@@ -372,7 +426,7 @@ def test_the_writer_lock_never_writes_over_or_through_an_entry_it_did_not_make(
 def test_a_pid_file_left_by_a_killed_writer_is_still_sanbenchs(tmp_path: Path) -> None:
     (tmp_path / LOCK).write_text("")  # filelock leaves its (empty) file
     (tmp_path / f"{LOCK}.pid").write_text("4242\n")  # its holder was killed (SIGKILL)
-    check_out_folder(tmp_path)
+    check_out_folder(tmp_path, "profile")
     assert holds_no_file(tmp_path)
     with one_writer(tmp_path):
         assert (tmp_path / f"{LOCK}.pid").read_text() == f"{os.getpid()}\n"
