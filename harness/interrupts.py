@@ -1,6 +1,7 @@
 """Ctrl-C while sanbench cannot stop cleanly: held while it starts (imports, argument checks),
-noted while a command runs, so that what it breaks is reported as the interrupt it was
-(``harness.program``, ``harness.cli``). Imports nothing of sanbench's or of the libraries'."""
+where a SIGTERM ends it at once in one line (nothing was saved yet); noted while a command
+runs, so that what it breaks is reported as the interrupt it was (``harness.program``,
+``harness.cli``). Imports nothing of sanbench's or of the libraries'."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ def signal_status(signum: int) -> int:
 
 INTERRUPTED_STATUS = signal_status(signal.SIGINT)  # 130
 INTERRUPTED = "sanbench: interrupted"
+TERMINATED_STATUS = signal_status(signal.SIGTERM)  # 143
+TERMINATED_AT_START = "sanbench: terminated while starting; nothing was saved"
 
 
 @contextlib.contextmanager
 def interrupt_held() -> Iterator[Callable[[], bool]]:
     """While the block runs, a first SIGINT is noted (the callable says whether one came) and a
-    second ends the process at once with :data:`INTERRUPTED` (nothing has started to save)."""
+    second ends the process at once with :data:`INTERRUPTED`; a SIGTERM ends it at once with
+    :data:`TERMINATED_AT_START` (a user's kill: nothing has started to save)."""
     if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
@@ -36,10 +40,16 @@ def interrupt_held() -> Iterator[Callable[[], bool]]:
             os._exit(INTERRUPTED_STATUS)
         came.append(signum)
 
+    def terminate(signum: int, frame: object) -> None:
+        print(TERMINATED_AT_START, file=sys.stderr, flush=True)
+        os._exit(TERMINATED_STATUS)
+
     previous = signal.signal(signal.SIGINT, note)
+    previous_term = signal.signal(signal.SIGTERM, terminate)
     try:
         yield lambda: bool(came)
     finally:
+        signal.signal(signal.SIGTERM, previous_term)
         signal.signal(signal.SIGINT, previous)
 
 

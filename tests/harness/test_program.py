@@ -24,6 +24,7 @@ PROGRAM = [
     "from harness.program import entry; print('up', flush=True); entry()",
 ]
 INTERRUPTED = re.compile(r"^sanbench( \w+)?: interrupted$")
+TERMINATED = "sanbench: terminated while starting; nothing was saved"
 
 
 @pytest.mark.slow  # five processes that import torch, signalled at roughly log-spaced moments
@@ -58,3 +59,43 @@ def test_the_program_holds_a_first_ctrl_c_and_reports_it() -> None:
         signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt inside the block
         assert interrupted()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+@pytest.mark.slow  # three processes that import torch, terminated at roughly log-spaced moments
+@pytest.mark.parametrize("after", [0.01, 0.6, 3.0])
+def test_a_sigterm_while_sanbench_starts_ends_it_in_one_line_saying_nothing_was_saved(
+    after: float,
+) -> None:
+    """A user's kill while sanbench imports: exit 143 with one line (until 2026-11-30 exit 143
+    and nothing said), or the command's own end when the signal came after its start."""
+    process = subprocess.Popen(
+        [*PROGRAM, "encoders"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert process.stdout is not None and process.stdout.readline() == "up\n"
+    time.sleep(after)
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=600)
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    if process.returncode == 0:  # the list came before the signal
+        assert "disan" in stdout
+    else:
+        assert process.returncode == 143, (process.returncode, stderr)
+        assert stderr.strip() in (TERMINATED, "sanbench encoders: terminated"), stderr
+
+
+@pytest.mark.slow  # a child process (the signal ends it)
+def test_a_sigterm_while_the_program_starts_is_one_line_and_exit_143() -> None:
+    """No torch imported: the start-up handler alone, signalled while it holds."""
+    code = (
+        "import signal, time\n"
+        "from harness.interrupts import interrupt_held\n"
+        "with interrupt_held():\n"
+        "    signal.raise_signal(signal.SIGTERM)\n"
+        "    time.sleep(5)\n"
+        "print('went on')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (143, "", TERMINATED + "\n")
