@@ -877,8 +877,11 @@ def _default(field: dataclasses.Field) -> Any:
 
 def build(options: type[T], namespace: Namespace) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
-    level, as :meth:`CommandParser.add_options` added them). Every part is checked; the parts'
-    problems are raised together as one :class:`InputError`, before the whole is made."""
+    level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
+    one :class:`InputError`: each part's, the whole's own (checked with a failed part at its
+    default), and then the problems of each part made that its command judges later, beside
+    its names and files (a part's ``problems()``: a budget, a launcher), so none waits for
+    another's fix."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
     problems: list[str] = []
@@ -890,12 +893,17 @@ def build(options: type[T], namespace: Namespace) -> T:
                 problems.append(str(error))
         elif field.name in namespace:
             values[field.name] = plain(namespace[field.name])
-    if problems:
-        raise InputError("\n".join(problems))
     try:
-        return options(**values)
+        built = options(**values)
     except ValueError as error:  # options of a package below harness check with ValueError
-        raise InputError(str(error)) from None
+        problems.append(str(error))
+    if problems:
+        lines = "\n".join(problems).splitlines()
+        for part in values.values():
+            later = getattr(part, "problems", None) if dataclasses.is_dataclass(part) else None
+            lines += [line for line in (later() if later else []) if line not in lines]
+        raise InputError("\n".join(lines))
+    return built
 
 
 def plain(value: Any) -> Any:

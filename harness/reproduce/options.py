@@ -35,7 +35,8 @@ class ReproduceOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
-        problems = choice_problems("--preset", self.preset, sorted(PRESETS))
+        problems = self.fit.problems()  # a trainer budget that trains nothing (--trainer.*)
+        problems += choice_problems("--preset", self.preset, sorted(PRESETS))
         problems += integer_problems(self, {"threads": 1})
         for text, option, known in (
             (self.tasks, "--tasks", TASKS),

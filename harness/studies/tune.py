@@ -6,12 +6,14 @@ from __future__ import annotations
 import functools
 import json
 import os
+from dataclasses import replace
 
 from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
 from harness.studies.space import first_values
+from harness.training.settings.fit_overrides import budget_problems_of, without_budget
 
 
 def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
@@ -60,9 +62,10 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
     print(f"outputs: {ctx.out}")
 
 
-def training_problems(ctx: TuneContext) -> list[str]:
-    """What is wrong with a training study's task, encoder, files (every bad line of them) or
-    budget, every problem at once, before any training."""
+def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
+    """What is wrong with a training study's task, encoder, files (every bad line of them, read
+    when nothing else is wrong and ``read_files``: no other problem was found) or budget, every
+    problem at once, before any training."""
     from harness.studies.fitting import require_training
     from harness.training.inputs import check_fit_inputs
     from harness.training.settings.fit_run import FitRun
@@ -82,10 +85,10 @@ def training_problems(ctx: TuneContext) -> list[str]:
     if ctx.embeddings is not None:
         problems += path_problems("--embeddings", ctx.embeddings, folder=False)
 
-    problems += task_option_problems("--task", [ctx.task])
-    problems += encoder_choice_problems("--encoder", ctx.encoder)
-    if problems:
-        return problems
+    names = task_option_problems("--task", [ctx.task])
+    names += encoder_choice_problems("--encoder", ctx.encoder)
+    if names:  # no config of theirs to check
+        return problems + names
     run = FitRun(
         ctx.task,
         ctx.encoder,
@@ -97,6 +100,11 @@ def training_problems(ctx: TuneContext) -> list[str]:
     )
     try:
         run.resolved()
+    except ValueError as error:
+        problems.append(str(error))
+    if problems or not read_files:  # the files' every bad line once the rest is right
+        return problems
+    try:
         check_fit_inputs([run])
     except ValueError as error:
         return [str(error)]
@@ -109,13 +117,17 @@ def run_tune(options: StudyOptions) -> dict:
 
     ctx = options.context()
     storage = chosen_storage(options.storage, ctx.out)
-    problems = options.launch.problems()
+    said = budget_problems_of(options.budget, options.fit)  # beside every other problem
+    problems = said + options.launch.problems()
     try:
         storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
     if options.study != BLOCK_LENGTH_MEMORY and not options.outputs_only:
-        problems += training_problems(ctx)
+        checked = ctx  # the trials' configs without the budget whose problems are said
+        if said:
+            checked = replace(ctx, budget={}, overrides=without_budget(ctx.overrides))
+        problems += training_problems(checked, read_files=not problems)
     if problems:
         raise InputError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:

@@ -26,8 +26,13 @@ from harness.suite.runner import (
     results_path,
     run_shard,
 )
-from harness.training.settings.fit_overrides import fit_overrides
+from harness.training.settings.fit_overrides import (
+    budget_problems_of,
+    fit_overrides,
+    without_budget,
+)
 from harness.training.settings.fit_run import FitRun
+from harness.training.settings.task_configs import task_option_problems
 from reports.contracts.manifest import SUITE_RUN, read_manifest_if_any, write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
@@ -35,7 +40,6 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 def input_problems(options: SuiteOptions) -> list[str]:
     """What is wrong with the grid's names and files, every problem at once."""
     from datamodules.tasks import canonical_name
-    from harness.training.settings.task_configs import task_option_problems
 
     benchmarks = [task for task in options.task_names if canonical_name(task) is not None]
     problems = options.inputs.file_problems(
@@ -52,12 +56,41 @@ def input_problems(options: SuiteOptions) -> list[str]:
     return problems
 
 
+def known_runs(options: SuiteOptions) -> list[RunSpec]:
+    """The runs of the grid's tasks and encoders that name one; [] when that grid is too
+    large to list (:func:`input_problems` names it)."""
+    tasks = [task for task in options.task_names if not task_option_problems("--tasks", [task])]
+    encoders = [e for e in options.encoder_names if not encoder_choice_problems("--encoders", e)]
+    if grid_problems(tasks, encoders, options.seeds, options.folds):
+        return []
+    return expand_grid(tasks, encoders, options.seeds, options.folds)
+
+
 FIT_HELP = " (see sanbench fit --help)"  # fit's pointer, on a run's config problems
 
 
-def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]) -> None:
-    """Every (task, encoder)'s fit config, then every data file of every task (all bad lines
-    at once), before any training; all problems at once."""
+def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec]:
+    """The grid's runs, once every problem before any training is named, all at once: the
+    budget, the names and files (:func:`input_problems`), every (task, encoder)'s fit config
+    (of the names that are known); then every data file of every task (all bad lines)."""
+    said = budget_problems_of(options.budget, options.fit)
+    problems = said + input_problems(options)
+    runs = known_runs(options)
+    problems += config_problems(runs, options, without_budget(overrides) if said else overrides)
+    if problems:
+        raise InputError("\n".join(problems) + " (see sanbench suite --help)")
+    from harness.training.inputs import check_fit_inputs
+
+    per_task = {run.task: run for run in runs}.values()
+    check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
+    return runs
+
+
+def config_problems(
+    runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]
+) -> list[str]:
+    """The problems of every (task, encoder)'s fit config of ``runs``, one line each: a
+    problem of every run (of two or more) said once, the others with their run."""
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
     said: dict[tuple[str, str], list[str]] = {}
     for pair, run in first.items():
@@ -65,20 +98,14 @@ def check_runs(runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, 
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
             said[pair] = [line.replace(FIT_HELP, "") for line in str(error).splitlines()]
-    if said:  # a problem of every run (of two or more) said once, the others with their run
-        every = [line for line in next(iter(said.values())) if len(said) == len(first) > 1]
-        every = [line for line in every if all(line in lines for lines in said.values())]
-        problems = every + [
-            f"{task} {encoder}: {line}"
-            for (task, encoder), lines in said.items()
-            for line in lines
-            if line not in every
-        ]
-        raise InputError("\n".join(problems) + " (see sanbench suite --help)")
-    from harness.training.inputs import check_fit_inputs
-
-    per_task = {run.task: run for run in runs}.values()
-    check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
+    every = [line for line in next(iter(said.values()), []) if len(said) == len(first) > 1]
+    every = [line for line in every if all(line in lines for lines in said.values())]
+    return every + [
+        f"{task} {encoder}: {line}"
+        for (task, encoder), lines in said.items()
+        for line in lines
+        if line not in every
+    ]
 
 
 def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> FitRun:
@@ -231,12 +258,8 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
         if not out.is_dir():
             raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
     else:
-        problems = input_problems(options)
-        if problems:
-            raise InputError("\n".join(problems))
-        runs = expand_grid(options.task_names, options.encoder_names, options.seeds, options.folds)
         with random_vectors_silenced():  # bad input: its problems alone
-            check_runs(runs, options, overrides)
+            runs = check_runs(options, overrides)
         vectors = options.inputs.embeddings or overrides.get("data.embeddings")
         with random_vectors_silenced(warn_first=vectors is None):
             out.mkdir(parents=True, exist_ok=True)

@@ -75,3 +75,38 @@ def test_a_config_files_problem_is_named_by_its_file_and_key(
     assert len(lines) == 1, lines
     assert f"--config {config}: {named}" in lines[0], lines
     assert sorted(path.name for path in tmp_path.iterdir()) == ["c.yaml"]
+
+
+# a budget that trains nothing beside another problem of each kind: an option's own value, a
+# name, a fit value of the runs' configs
+BUDGET_AND_MORE = [
+    ("suite", ["--max-steps", "0", "--encoders", "multi_cn"], ["--max-steps", "--encoders"]),
+    ("suite", ["--trainer.max_epochs", "0", "--seeds", "0"], ["--trainer.max_e", "--seeds"]),
+    (
+        "suite",
+        ["--trainer.limit_train_batches", "0", "--model.dropout", "3"],
+        ["--trainer.limit_train_batches 0", "--model.dropout 3"],
+    ),
+    ("tune", ["--trainer.limit_train_batches", "0", "--encoder", "multi_cn"], ["--tr", "--enc"]),
+    ("tune", ["--max-steps", "0", "--data.batch_size", "0"], ["--max-steps", "--data.batch"]),
+    ("tune", ["--max-steps", "0", "--trials", "0"], ["--max-steps", "--trials"]),
+]
+
+
+@pytest.mark.parametrize(("command", "extra", "named"), BUDGET_AND_MORE)
+def test_a_budget_that_trains_nothing_is_named_beside_the_other_problems(
+    command: str,
+    extra: list[str],
+    named: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--max-steps 0``, ``--trainer.max_epochs 0`` or ``--trainer.limit_train_batches 0`` was
+    refused alone, the command line's other problems said only once it was fixed (issue 56,
+    F56 item 3): each is one line of the same refusal, and nothing is created."""
+    out = tmp_path / "out"
+    lines = _refused([*_words(command, tmp_path, out), *extra], capsys)
+    assert len(lines) == len(named), lines
+    for option in named:
+        assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
+    assert not out.exists()

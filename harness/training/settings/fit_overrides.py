@@ -139,7 +139,9 @@ def budget_problems(trainer: Mapping[str, Any], spelled: Callable[[str], str]) -
 
 @dataclass(frozen=True)
 class Budget:
-    """Each run's training budget, for every run (the task's own when unset)."""
+    """Each run's training budget, for every run (the task's own when unset). Its values are
+    judged by :meth:`problems`, beside every other problem of the command (a budget that trains
+    nothing was refused alone, before them)."""
 
     max_steps: int | None = None
     """training steps per run (trainer.max_steps)"""
@@ -151,7 +153,8 @@ class Budget:
     limit_val_batches: int | float | None = None
     """validation batches per epoch, as --limit-train-batches"""
 
-    def __post_init__(self) -> None:
+    def problems(self) -> list[str]:
+        """One line per value that trains nothing or is no count: every value is judged."""
         problems = integer_problems(self, {"max_steps": 1, "max_epochs": 1})
         for name in ("limit_train_batches", "limit_val_batches"):
             value = getattr(self, name)
@@ -165,8 +168,7 @@ class Budget:
                     f"{option} {text}: expected a positive number of batches or a fraction in "
                     "(0, 1]"
                 )
-        if problems:
-            raise InputError("\n".join(problems))
+        return problems
 
     def trainer_keys(self) -> dict[str, Any]:
         """The budget set, as fit's ``trainer.*`` keys."""
@@ -199,9 +201,11 @@ class FitSections:
             if section in CLASS_SECTIONS and typed:
                 typed = _class_config(typed)
             object.__setattr__(self, section, typed)
-        problems = budget_problems(self.trainer, lambda key: as_typed(f"trainer.{key}", "")[0])
-        if problems:
-            raise InputError("\n".join(problems))
+
+    def problems(self) -> list[str]:
+        """One line per trainer value that trains nothing (:func:`budget_problems`), judged
+        beside every other problem of the command, as :meth:`Budget.problems`."""
+        return budget_problems(self.trainer, lambda key: as_typed(f"trainer.{key}", "")[0])
 
     def dotted(self) -> dict[str, Any]:
         """``{"model.dropout": 0.3, "optimizer.class_path": "torch.optim.SGD", ...}``."""
@@ -233,6 +237,20 @@ def _yaml_leaves(value: Any) -> Any:
             for key, leaf in value.items()
         }
     return value
+
+
+def budget_problems_of(budget: Budget | None, fit: FitSections) -> list[str]:
+    """What is wrong with a command's budget, its own (``--max-steps``) and its trainer keys'
+    (``--trainer.max_epochs``): the lines its other problems are said beside."""
+    return (budget.problems() if budget is not None else []) + fit.problems()
+
+
+def without_budget(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``overrides`` without the trainer keys of a budget (:data:`UNTRAINED_EXPECTED`'s, the
+    :class:`Budget`'s): each run's config is checked so once the budget's problems were said."""
+    budget = {f"trainer.{key}" for key in UNTRAINED_EXPECTED}
+    budget |= {f"trainer.{field.name}" for field in fields(Budget)}
+    return {key: value for key, value in overrides.items() if key not in budget}
 
 
 def fit_typed(typed: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
