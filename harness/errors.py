@@ -28,11 +28,13 @@ class InputError(SanbenchError, ValueError):
 
 
 class RunInterruptedError(SanbenchError):
-    """The run was stopped by a signal after saving what it could: exit status 128 + signal."""
+    """The run was stopped by a signal after saving what it could (``saved``: False when that
+    was nothing, e.g. stopped before training): exit status 128 + signal."""
 
-    def __init__(self, message: str, signum: int = signal.SIGINT) -> None:
+    def __init__(self, message: str, signum: int = signal.SIGINT, saved: bool = True) -> None:
         super().__init__(message)
         self.signum = int(signum)
+        self.saved = saved
         self.exit_status = signal_status(self.signum)
 
 

@@ -13,7 +13,8 @@ from harness.errors import RunFailedError
 @dataclass(frozen=True)
 class Interrupted:
     """A job's result when a signal stopped its call: after the call saved what it could
-    (``saved``), or before the call had set a handler of its own (nothing in progress saved)."""
+    (``saved``), or before anything was (before the call had set a handler of its own, or
+    before training: in the sanity check)."""
 
     message: str
     saved: bool = True
@@ -39,15 +40,16 @@ class JobOutcome:
 
 
 def what_was_saved(stopped: Sequence[JobOutcome]) -> str:
-    """What the stopped jobs saved, as far as this command knows: a job stopped before its
-    call set a handler of its own saved nothing; one the signal killed gave no result."""
+    """What the stopped jobs saved, as far as this command knows: a job stopped before training
+    (before its call set a handler of its own, or in the sanity check) saved nothing; one the
+    signal killed gave no result."""
     saved = sum(o.interrupted and o.result.saved for o in stopped)
     if saved == len(stopped):
         return "their runs saved"
     before = sum(o.interrupted and not o.result.saved for o in stopped)
     parts = {
         f"{saved} with their runs saved": saved,
-        f"{before} before their runs started (nothing saved)": before,
+        f"{before} before training (nothing saved)": before,
         f"{len(stopped) - saved - before} without a result (ended by the signal)": (
             len(stopped) - saved - before
         ),

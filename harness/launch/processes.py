@@ -95,7 +95,10 @@ def run_in_process(
     except RunInterruptedError as stopped:  # the call's own handler: it saved what it could
         message = str(stopped).splitlines()[0]
         print(f"{job}: {message}", flush=True)
-        outcome, status = ("interrupted", message), INTERRUPTED_STATUS
+        outcome, status = (
+            ("interrupted" if stopped.saved else "stopped", message),
+            INTERRUPTED_STATUS,
+        )
     except KeyboardInterrupt:  # before the call had a handler of its own: nothing saved
         message = "SIGINT before its run started, nothing saved"
         print(f"{job}: {message}", flush=True)

@@ -44,7 +44,7 @@ def _resumable() -> Any:
             try:
                 return call()
             except RunInterruptedError as stopped:  # the call's handler: it saved what it could
-                return Interrupted(str(stopped))
+                return Interrupted(str(stopped), saved=stopped.saved)
             except KeyboardInterrupt:  # before the call had a handler of its own
                 return Interrupted("SIGINT before its run started, nothing saved", saved=False)
             finally:

@@ -82,7 +82,8 @@ class StopOnSignal(Checkpoint):
     def _save(self, trainer: pl.Trainer) -> RunInterruptedError:
         assert self.signum is not None
         name = signal.Signals(self.signum).name
-        if trainer.sanity_checking:  # no training state yet: a checkpoint would replay validation
+        saved = not trainer.sanity_checking
+        if not saved:  # no training state yet: a checkpoint would replay validation
             said = f"{name}: stopped in the sanity check, before training; nothing saved"
         else:
             trainer.save_checkpoint(self.checkpoint, weights_only=False)  # the whole state
@@ -90,7 +91,8 @@ class StopOnSignal(Checkpoint):
                 f"{name}: training stopped at epoch {trainer.current_epoch}, "
                 f"step {trainer.global_step}; saved {self.checkpoint}"
             )
-        self.stopped = RunInterruptedError(f"{said}\nresume with: {resume_command()}", self.signum)
+        message = f"{said}\nresume with: {resume_command()}"
+        self.stopped = RunInterruptedError(message, self.signum, saved=saved)
         return self.stopped
 
     def _stop_if_asked(self, trainer: pl.Trainer) -> None:

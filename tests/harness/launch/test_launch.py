@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 import torch  # before any job server of this process starts: the server preloads it
 
 from harness.command_parser import CommandParser, build
-from harness.errors import RunFailedError, failure_line
+from harness.errors import RunFailedError, RunInterruptedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from harness.launch.processes import ended_how, launch_processes
 from harness.launch.threads import usable_cores
@@ -221,7 +222,7 @@ def test_one_ctrl_c_to_the_process_group_stops_every_job_once(tmp_path: Path, ki
     assert not list((tmp_path / "jobs").glob("*_task.pid"))
 
 
-def test_the_stop_line_says_only_what_the_stopped_jobswhat_was_saved() -> None:
+def test_the_stop_line_says_only_what_the_stopped_jobs_saved() -> None:
     """Issue 54: a Ctrl-C before the jobs' runs started said "their runs saved", no run
     folder existing; a job stopped before its run's handler, or killed, saved nothing known."""
     from harness.launch.outcomes import Interrupted, what_was_saved
@@ -230,8 +231,52 @@ def test_the_stop_line_says_only_what_the_stopped_jobswhat_was_saved() -> None:
     before = JobOutcome("2", result=Interrupted("SIGINT before its run started", saved=False))
     killed = JobOutcome("3", error="process killed by SIGTERM, no result")
     assert what_was_saved([saved, saved]) == "their runs saved"
-    assert what_was_saved([before, before]) == "2 before their runs started (nothing saved)"
+    assert what_was_saved([before, before]) == "2 before training (nothing saved)"
     assert what_was_saved([saved, before, killed]) == (
-        "1 with their runs saved, 1 before their runs started (nothing saved), "
+        "1 with their runs saved, 1 before training (nothing saved), "
         "1 without a result (ended by the signal)"
     )
+
+
+def fit_stopped_in_its_sanity_check(folder: str) -> None:
+    """A tiny fit that gets SIGTERM in Lightning's sanity check (its validation before
+    training), under sanbench's stop handling: it stops there, nothing saved."""
+    import lightning.pytorch as pl
+    from lightning.pytorch.demos.boring_classes import BoringModel
+
+    from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
+
+    class TerminatedInTheSanityCheck(pl.Callback):
+        def on_sanity_check_start(self, trainer: pl.Trainer, pl_module: object) -> None:
+            signal.raise_signal(signal.SIGTERM)
+
+    stop = StopOnSignal(Path(folder) / "last.ckpt")
+    trainer = pl.Trainer(
+        callbacks=[TerminatedInTheSanityCheck(), stop], max_steps=2, num_sanity_val_steps=2,
+        logger=False, enable_progress_bar=False,
+        enable_model_summary=False, default_root_dir=folder, accelerator="cpu",
+    )  # fmt: skip
+    with stop_on_signals(stop):
+        trainer.fit(BoringModel())
+
+
+@pytest.mark.slow  # a job server that preloads torch, and a Lightning fit
+@pytest.mark.parametrize("kind", ["local", "process"])
+def test_a_job_stopped_in_the_sanity_check_is_said_to_have_saved_nothing(
+    tmp_path: Path, kind: str
+) -> None:
+    """#54: its stop line said "SIGTERM: stopped in the sanity check, before training;
+    nothing saved", and the command's counted it among the jobs whose runs saved."""
+    call = functools.partial(fit_stopped_in_its_sanity_check, str(tmp_path))
+    nothing_saved = "1 before training (nothing saved)"
+    if kind == "local":  # submitit's job wrapper, run here (its task would run it so)
+        from harness.launch.outcomes import what_was_saved
+        from harness.launch.submitit_jobs import _resumable
+
+        outcome = JobOutcome("1", result=_resumable()()(call))
+        assert outcome.interrupted and "stopped in the sanity check" in outcome.result.message
+        assert what_was_saved([outcome]) == nothing_saved
+    else:
+        with pytest.raises(RunInterruptedError, match=re.escape(f"stopped, {nothing_saved}")):
+            launch_processes([call], tmp_path / "jobs", "t")
+    assert not (tmp_path / "last.ckpt").exists()

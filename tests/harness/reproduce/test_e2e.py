@@ -150,7 +150,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     assert "Traceback" not in stdout + stderr, stdout + stderr
     assert "resume with: sanbench reproduce" in stderr
     # a job whose run had not started when the Ctrl-C came saved nothing, and says so (16cf4ba)
-    started_not = r"1 with their runs saved, 1 before their runs started \(nothing saved\)"
+    started_not = r"1 with their runs saved, 1 before training \(nothing saved\)"
     saved = rf"(their runs saved|{started_not})"
     assert re.search(rf"interrupted: [12] of 2 jobs stopped, {saved}", stderr), stderr
     assert [row for row in _rows(out) if row["status"] != "ok"] == []  # nothing failed
