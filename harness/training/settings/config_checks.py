@@ -11,6 +11,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from jsonargparse import Namespace
+
 from datamodules.errors import did_you_mean
 from harness.command_parser import class_phrase
 from harness.measurement.machine_memory import physical_bytes
@@ -45,6 +47,31 @@ def lightning_name_problems(trainer: Mapping[str, Any]) -> list[str]:
     return _names_problem(
         "--trainer.strategy", trainer.get("strategy"), strategies
     ) + _names_problem("--trainer.accelerator", trainer.get("accelerator"), accelerators)
+
+
+def early_stopping_problems(config: Mapping[str, Any]) -> list[str]:
+    """A ``--trainer.callbacks`` EarlyStopping beside the task's own early stopping
+    (``run.early_stopping_patience``): two rules (Lightning refused the pair after the data
+    was read when they watch one metric the same way: "Found more than one stateful callback").
+    The user changes the task's, or turns it off for theirs."""
+    from lightning.pytorch.callbacks import EarlyStopping
+
+    patience = (config.get("run") or {}).get("early_stopping_patience")
+    callbacks = config["trainer"].get("callbacks")
+    problems = []
+    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+        path = callback.get("class_path") if isinstance(callback, Mapping | Namespace) else None
+        module, _, name = str(path).rpartition(".")
+        if not patience or not module:
+            continue
+        if issubclass(getattr(importlib.import_module(module), name), EarlyStopping):
+            problems.append(
+                f"--trainer.callbacks {name}: the task stops early already "
+                f"(--run.early_stopping_patience {patience}); give one rule: change the task's "
+                "with --run.early_stopping_patience N, or --run.early_stopping_patience 0 to "
+                "stop by yours alone"
+            )
+    return problems
 
 
 def fast_dev_run_problems(value: Any, text: str) -> list[str]:

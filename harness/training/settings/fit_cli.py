@@ -54,6 +54,7 @@ from harness.training.module import logged_metrics
 from harness.training.settings.config_checks import (
     class_init_problems,
     data_value_problems,
+    early_stopping_problems,
     encoder_problems,
     fast_dev_run_problems,
     non_finite_problems,
@@ -601,6 +602,7 @@ class FitCLI(LightningCLI):
             trainer, lambda key: self.typed.get(f"trainer.{key}", (f"--trainer.{key}",))[0]
         )
         problems += trainer_value_problems(trainer, self.typed)
+        problems += early_stopping_problems(self.config)
         problems += non_finite_problems(self.config, self.typed)
         problems += class_init_problems(
             self.config.get("optimizer"), self.config["lr_scheduler"], self.typed

@@ -29,6 +29,7 @@ BASE = [
 DEBUG_HINT = "--debug fit ... shows the traceback"  # every exit 2's second line
 SGD = ["--optimizer", "torch.optim.SGD"]
 STEP_LR = ["--lr_scheduler", "torch.optim.lr_scheduler.StepLR"]
+EARLY_STOPPING = ["--trainer.callbacks+=EarlyStopping", "--trainer.callbacks.monitor", "val_acc"]
 # (extra words, what the one line must name)
 REFUSED = [
     (["--trainer.accumulate_grad_batches", "0"], "--trainer.accumulate_grad_batches 0"),
@@ -119,6 +120,14 @@ REFUSED = [
         ["--trainer.callbacks+=EarlyStopping", "--trainer.callbacks.monitr", "val_acc"],
         "EarlyStopping takes no argument monitr (did you mean monitor?)",
     ),
+    # a second early stopping beside the task's (5 for sst2): Lightning's "Found more than one
+    # stateful callback" after the data was read, as an internal error (#54)
+    (
+        [*EARLY_STOPPING, "--trainer.callbacks.mode", "max"],
+        "--trainer.callbacks EarlyStopping: the task stops early already "
+        "(--run.early_stopping_patience 5); ",
+    ),
+    (EARLY_STOPPING, "or --run.early_stopping_patience 0 to stop by yours alone"),
     # what a class option takes, not the library's words (outside check 4)
     (["--optimizer", "Foo"], "Foo is no Optimizer class; expected an Optimizer class by name"),
     (["--optimizer", "Foo"], "or import path (e.g. torch.optim.SGD)"),
@@ -145,6 +154,16 @@ def test_bad_value_is_one_line_before_any_file_is_made(
     assert "internal error" not in err and named in err, err
     assert len([line for line in err.splitlines() if DEBUG_HINT not in line]) == 1, err
     assert list(tmp_path.iterdir()) == []  # a refused start writes nothing
+
+
+def test_a_users_early_stopping_runs_once_the_tasks_is_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The way out that the refusal above names: the user's EarlyStopping alone."""
+    os.chdir(tmp_path)
+    words = [*BASE, "--out", "x1", *EARLY_STOPPING, "--trainer.callbacks.mode", "max"]
+    assert main([*words, "--run.early_stopping_patience", "0"]) == 0, capsys.readouterr().err
+    assert (tmp_path / "x1" / "metrics.json").is_file()
 
 
 def test_hidden_dim_beyond_memory_says_the_bytes(
