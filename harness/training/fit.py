@@ -33,6 +33,7 @@ from harness.training.callbacks.stop_on_signal import (
     stop_on_signals,
     stop_scoring_on_signals,
 )
+from harness.training.callbacks.train_metrics import LastTrainMetrics
 from harness.training.checkpoint_file import check_readable
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.curve import write_curve
@@ -115,12 +116,13 @@ def fit_datamodule(
         trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
     if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
         raise RunFailedError(UNTRAINED)
-    train = _renamed(trainer.callback_metrics, "train_", "train_")
+    # the last epoch's, also when this process trained none (resumed after it: LastTrainMetrics)
+    train = next(c for c in callbacks if isinstance(c, LastTrainMetrics)).metrics
     if trainer.is_global_zero:
         write_curve(out_dir)
     # read before validate/test: restoring the best checkpoint also restores callback state
     efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
-    epochs, steps = trainer.current_epoch, trainer.global_step
+    epochs, steps = completed_epochs(trainer), trainer.global_step
     best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
     best = best_callback.best_model_path or None
     if best is None and steps:
@@ -162,6 +164,14 @@ def fit_datamodule(
         # last.ckpt, the last weights, so that checkpoints/<best_checkpoint> always loads
         "best_checkpoint": Path(best).name if best else (last.name if last.is_file() else ""),
     }
+
+
+def completed_epochs(trainer: pl.Trainer) -> int:
+    """The training epochs run to their last batch. Lightning's ``current_epoch`` after a fit
+    also counts the last epoch when a step budget, early stopping inside an epoch or a stop
+    ended it before its last batch (15 steps of 10-batch epochs: 2); ``steps`` holds those."""
+    ended_inside = not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+    return max(trainer.current_epoch - int(ended_inside), 0)
 
 
 UNTRAINED = (

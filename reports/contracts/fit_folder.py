@@ -2,6 +2,8 @@
 
 fit_config.yaml       the run's complete configuration (``sanbench fit --config`` runs it)
 metrics.json          every final metric, efficiency columns, resolved config, versions
+                      (``epochs``: the epochs trained to their last batch; ``steps``:
+                      every optimizer step, those of an epoch ended inside too)
 manifest.json         {"kind": "fit", ...}
 logs/version_N/       Lightning CSV logs, one folder per (re)start
 curve.csv             every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)

@@ -39,7 +39,7 @@ METRIC_COLUMNS = (
     "dev_infer_contended",  # 1: the dev inference pass got less than half the CPU it asked for
     "dev_infer_load_avg_before",
     "dev_infer_load_avg_after",
-    "epochs",
+    "epochs",  # trained to their last batch (fit_folder.py); a step budget's rest is in steps
     "steps",
     "train_acc",
     "dev_acc",

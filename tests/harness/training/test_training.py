@@ -274,3 +274,17 @@ def test_width_scale_is_one_ratio_of_every_encoders_paper_width() -> None:
     assert "hidden_dim" not in builder_options("multi_cnn", None, {})
     with pytest.raises(ValueError, match="exclude each other"):
         builder_options("bilstm", 100, {}, width_scale=0.5)
+
+
+@pytest.mark.parametrize(
+    ("budget", "epochs", "steps"),
+    [({"max_steps": 9}, 1, 9), ({"max_steps": 3}, 0, 3), ({"max_steps": 12}, 2, 12)],
+)
+def test_epochs_counts_the_epochs_trained_to_their_last_batch(
+    tmp_path: Path, budget: dict, epochs: int, steps: int
+) -> None:
+    """metrics.json's ``epochs`` was Lightning's ``current_epoch``, which counts an epoch that a
+    step budget ended inside: 9 steps of 6-batch epochs said 2 epochs (F56 item 4). It counts
+    the epochs completed; ``steps`` holds the rest."""
+    metrics, _ = fit_toy(tmp_path, trainer={**budget, "max_epochs": 6})
+    assert (metrics["epochs"], metrics["steps"]) == (epochs, steps)
