@@ -1,5 +1,6 @@
 """Fixtures of the harness tests: tiny TREC-format files (train, test, 6-d vectors) shared by the
-fit tests, and a throw-away PostgreSQL server with fresh databases on it."""
+fit tests, a throw-away PostgreSQL server with fresh databases on it, and the warm server of the
+tests' own sanbench commands (``tests/harness/fixtures/warm_commands.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.fixtures import warm_commands
 from tests.harness.fixtures.postgres_server import create_database, find_bin_dir, postgres_server
 
 _numbers = itertools.count()
@@ -21,6 +23,16 @@ WORDS = {
     4: "where city",
     5: "many number",
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_sanbench() -> Iterator[None]:
+    """``warm_commands.run``/``Popen`` fork each command from one server per test process,
+    started at the first command under the environment of the session's start; stopped and
+    waited for at the session's end."""
+    warm_commands.prepare()
+    yield
+    warm_commands.stop()
 
 
 @pytest.fixture(scope="session")

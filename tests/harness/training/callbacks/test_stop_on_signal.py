@@ -15,6 +15,7 @@ import pytest
 
 from harness.training.fit import run_fit
 from harness.training.run_folder import RunFolderError
+from tests.harness.fixtures import warm_commands
 from tests.harness.training.test_fit import TINY, tiny_run
 
 SANBENCH = [sys.executable, "-m", "harness.cli"]
@@ -44,7 +45,7 @@ def test_a_signal_saves_a_checkpoint_and_prints_the_resume_command(
 ) -> None:
     out = tmp_path / "run"
     words = _fit_words(trec_dir, out, epochs=3)
-    process = subprocess.Popen(
+    process = warm_commands.Popen(
         [*SANBENCH, *words, "--overwrite"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, cwd=Path(__file__).parents[4],
     )  # fmt: skip
@@ -59,7 +60,7 @@ def test_a_signal_saves_a_checkpoint_and_prints_the_resume_command(
     assert not (out / "metrics.json").exists()
     if signum != signal.SIGINT:
         return
-    done = subprocess.run(
+    done = warm_commands.run(
         [*SANBENCH, *shlex.split(resume)[1:]], capture_output=True, text=True,
         cwd=Path(__file__).parents[4], timeout=600,
     )  # fmt: skip
@@ -97,7 +98,7 @@ def test_a_ctrl_c_while_the_trained_model_is_scored_exits_130_with_the_resume_co
     callback = "tests.harness.fixtures.interrupting_callback.CtrlCWhileScoring"
     pressed = [*words, f"--trainer.callbacks+={callback}", f"--trainer.callbacks.stage={stage}"]
     root = Path(__file__).parents[4]
-    done = subprocess.run([*SANBENCH, *pressed], capture_output=True, text=True, cwd=root)
+    done = warm_commands.run([*SANBENCH, *pressed], capture_output=True, text=True, cwd=root)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
     assert "SIGINT: stopped while scoring the trained model" in done.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.training.settings.fit_overrides import Budget, FitSections, budget_problems
+from tests.harness.fixtures import warm_commands
 
 SANBENCH = Path(sys.executable).with_name("sanbench")
 NOTHING = "trains nothing"
@@ -76,7 +77,9 @@ def test_the_command_refuses_it_before_reading_any_data(tmp_path: Path, words: l
     empty.mkdir()
     command, *budget = words
     where = ["--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(empty)]
-    done = subprocess.run(
+    # tune's start-up in a fresh interpreter (warm_commands: each command keeps one such test)
+    run = subprocess.run if command == "tune" else warm_commands.run
+    done = run(
         [str(SANBENCH), command, *where, "--out", str(out), *budget],
         capture_output=True,
         text=True,
