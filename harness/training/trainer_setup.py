@@ -21,6 +21,7 @@ from harness.training.callbacks.stop_on_signal import (
     served_at_validation_end,
     validation_follows,
 )
+from harness.training.callbacks.train_metrics import LastTrainMetrics
 from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
@@ -99,14 +100,15 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
 
 
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
-    """Efficiency columns, the non-finite loss stop, the generators' states in every checkpoint,
-    periodic, best-on-dev and end-of-epoch checkpoints, a checkpoint on SIGINT/SIGTERM, early
-    stopping, EMA."""
+    """Efficiency columns, the non-finite loss stop, the generators' states and the last
+    epoch's training metrics in every checkpoint, periodic, best-on-dev and end-of-epoch
+    checkpoints, a checkpoint on SIGINT/SIGTERM, early stopping, EMA."""
     folder = FitRunFolder(out_dir)
     callbacks: list[pl.Callback] = [
         EfficiencyCallback(),
         RandomStates(),
         NonFiniteLossStop(),
+        LastTrainMetrics(),  # before the checkpoint callbacks: they save its epoch's values
         ModelCheckpoint(
             dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",
