@@ -120,11 +120,13 @@ def write_suite_manifest(
     from harness.measurement.environment import git_commit
 
     out = options.out
-    threads = read_manifest_if_any(out, SUITE_RUN).get("threads")  # run_as_jobs decided them
+    before = read_manifest_if_any(out, SUITE_RUN)
+    threads = before.get("threads")  # run_as_jobs decided them
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     manifest = {
         "kind": "suite",
         "command": recorded_command(),
-        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "updated": now,
         "commit": git_commit(),
         "grid": {
             "tasks": options.task_names,
@@ -147,7 +149,22 @@ def write_suite_manifest(
             "runs": f"{RUNS_FOLDER}/<task>/<encoder>/<seedN|foldN>/",
         },
     }
+    if options.aggregate_only:
+        manifest = made_by_runs(manifest, before)
     write_manifest(out, manifest)
+
+
+TRAINED = ("command", "commit", "grid", "overrides")  # what the command that ran the grid says
+
+
+def made_by_runs(manifest: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """An ``--aggregate-only``'s ``manifest``: the command that trained the runs, its commit,
+    grid and overrides as ``before`` recorded them (absent when it did not: the aggregation's
+    own trained nothing), this aggregation listed after the earlier ones in ``aggregations``."""
+    aggregation = {"command": manifest["command"], "updated": manifest["updated"]}
+    ours = {key: value for key, value in manifest.items() if key not in TRAINED}
+    kept = {key: before[key] for key in TRAINED if key in before}
+    return {**ours, **kept, "aggregations": [*before.get("aggregations", []), aggregation]}
 
 
 def _run_here(
