@@ -31,6 +31,7 @@ from reports.contracts.results_file import ResultsFile
 from reports.paper_numbers import FIGURE_ENCODERS, figure_label
 from reports.profile.data import load_run
 from reports.profile.growth import growth_table
+from tests.harness.fixtures import warm_commands
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
@@ -56,7 +57,7 @@ def killed_after_three_rows(out: Path, options: list[str]) -> list[str]:
     """``sanbench profile`` in a process of its own, killed with SIGKILL once its CSV holds
     three rows: the CSV's whole lines at the kill."""
     command = [sys.executable, "-m", "harness.cli", "profile", *WORKLOADS, *SMALL, *options]
-    sweep = subprocess.Popen(
+    sweep = warm_commands.Popen(
         [*command, "--out", str(out)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

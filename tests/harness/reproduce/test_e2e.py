@@ -15,6 +15,7 @@ from harness.cli import main
 from harness.launch import LaunchOptions
 from harness.reproduce.preset import Preset
 from harness.reproduce.reproduce import reproduce
+from tests.harness.fixtures import warm_commands
 from tests.harness.fixtures.terminal import foreground
 
 FIXTURES = Path(__file__).resolve().parents[2] / "datamodules" / "fixtures"
@@ -154,7 +155,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     saved = rf"(their runs saved|{started_not})"
     assert re.search(rf"interrupted: [12] of 2 jobs stopped, {saved}", stderr), stderr
     assert [row for row in _rows(out) if row["status"] != "ok"] == []  # nothing failed
-    again = subprocess.run(part, capture_output=True, text=True, cwd=root, timeout=600)
+    again = warm_commands.run(part, capture_output=True, text=True, cwd=root, timeout=600)
     assert again.returncode == 0, again.stderr
     rows = _rows(out)
     assert len(rows) == 2 and {row["status"] for row in rows} == {"ok"}

@@ -113,6 +113,7 @@ def test_ctrl_c_on_a_study_prints_no_password_nor_traceback_and_its_trial_is_res
 
     import optuna
 
+    from tests.harness.fixtures import warm_commands
     from tests.harness.training.callbacks.test_stop_on_signal import SANBENCH, _wait_for
 
     url = make_url(postgres_url).set(password=PASSWORD).render_as_string(hide_password=False)
@@ -124,7 +125,7 @@ def test_ctrl_c_on_a_study_prints_no_password_nor_traceback_and_its_trial_is_res
         "--model.hidden_dim", "4", "--model.head_hidden", "8",
     ]  # fmt: skip
     root = Path(__file__).resolve().parents[3]
-    process = subprocess.Popen(
+    process = warm_commands.Popen(
         [*SANBENCH, *words], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
     )
     _wait_for(out / "trials" / "0000" / "checkpoints" / "last.ckpt", process)  # mid-trial
@@ -137,7 +138,7 @@ def test_ctrl_c_on_a_study_prints_no_password_nor_traceback_and_its_trial_is_res
     study = optuna.load_study(study_name="dropout-trec-multi_cnn", storage=postgres_url)
     waiting = study.get_trials(states=(optuna.trial.TrialState.WAITING,))
     assert [trial.user_attrs["resumes"] for trial in waiting] == [0]
-    done = subprocess.run(
+    done = warm_commands.run(
         [*SANBENCH, *words], capture_output=True, text=True, cwd=root, timeout=600
     )  # the resume command, with the password typed again
     assert done.returncode == 0, done.stderr

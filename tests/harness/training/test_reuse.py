@@ -4,7 +4,6 @@ TensorBoard logs, ``torch.compile``."""
 from __future__ import annotations
 
 import csv
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from harness.cli import main
 from harness.inference.sentences import EmptySentenceWarning
 from harness.training.fit import run_fit
 from harness.training.module import TaskModule
+from tests.harness.fixtures import warm_commands
 from tests.harness.fixtures.training_toy import DIM, VOCAB, ToyDataModule
 from tests.harness.training.test_fit import tiny_run
 
@@ -59,7 +59,7 @@ def test_predict_in_a_fresh_process_repeats_the_fits_test_predictions(
         "--batch-size",
         "7",
     ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = warm_commands.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     with predictions.open() as handle:
         rows = list(csv.DictReader(handle))
