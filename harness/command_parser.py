@@ -128,36 +128,47 @@ def _expected(text: str) -> tuple[list[str], list[str]]:
     return ([f"one of {', '.join(choices)}"] if choices else []) + phrases, choices
 
 
-def _class_path_problem(option: str, text: str) -> str | None:
+def _class_path_problem(key: str, text: str, typed: Mapping[str, tuple[str, str]]) -> str | None:
     """``--optimizer torch.optim.SDG: no class SDG in torch.optim (did you mean SGD?)`` or
     ``--optimizer.lrr: torch.optim.SGD takes no argument lrr``, from jsonargparse's message
-    about a class-path value; None for any other message."""
+    about the class-path value of the parser key ``key``; None for any other message. The class
+    and each argument are named as ``typed`` (:func:`typed_options`) holds them, a flag's or a
+    config file's (``--config c.yaml: optimizer.init_args.lrr``), else as flags."""
     found = CLASS_PATH_PROBLEM.search(text)
     if not found:
         return None
     class_path, reason = found.groups()
+    option = f"--{key}"
+    named = typed.get(f"{key}.class_path") or typed.get(key) or (option, class_path)
+
+    def argument_option(name: str) -> str:
+        spellings = (f"{key}.init_args.{name}", f"{key}.{name}")
+        return next((typed[k][0] for k in spellings if k in typed), f"{option}.{name}")
+
     if unknown := NOT_ACCEPTED.search(reason):
         name = unknown.group(1)
         base = class_path.rpartition(".")[2]
         if base in CLASS_EXAMPLES:  # an argument given, no class: jsonargparse's base class
             elsewhere = BASE_ARGUMENT_HINTS.get((base, name), "")
-            return f"{option}.{name} needs {option} CLASS (e.g. {CLASS_EXAMPLES[base]}){elsewhere}"
+            example = CLASS_EXAMPLES[base]
+            return f"{argument_option(name)} needs {option} CLASS (e.g. {example}){elsewhere}"
         hint = did_you_mean(name, _arguments(class_path))
-        return f"{option}.{name}: {class_path} takes no argument {name}{hint}"
+        return f"{argument_option(name)}: {class_path} takes no argument {name}{hint}"
     if missing := NO_ATTRIBUTE.search(reason):
         module, name = missing.groups()
         hint = did_you_mean(name, dir(importlib.import_module(module)))
-        return f"{option} {class_path}: no class {name} in {module}{hint}"
+        return f"{named[0]} {class_path}: no class {name} in {module}{hint}"
     if argument := PARSER_KEY.match(f"{reason} "):  # "--optimizer.lr abc: expected a number"
         inner = text[found.start(2) :].rpartition(" Given value type: ")[0]  # not the class's
         given = GIVEN_ARGUMENT.search(inner)
         given = next((part for part in given.groups() if part), "") if given else ""
         phrases, _ = _expected(inner.replace(", <class 'torch.Tensor'>", ""))  # lr: float|Tensor
         expected = " or ".join(phrases) or "another value"
+        spelled = argument_option(argument.group(1))
         if _non_finite(given):  # -inf: a number, refused as non_finite_problems does
-            return f"{option}.{argument.group(1)} {given}: expected a finite number"
-        return f"{option}.{argument.group(1)} {given}: {class_path} expects {expected}"
-    return f"{option} {class_path}: {reason}"
+            return f"{spelled} {given}: expected a finite number"
+        return f"{spelled} {given}: {class_path} expects {expected}"
+    return f"{named[0]} {class_path}: {reason}"
 
 
 def _non_finite(text: str) -> bool:
@@ -240,6 +251,41 @@ def refused_key(error: BaseException) -> str | None:
     """The parser key whose value a jsonargparse error refuses (``model.hidden_dim``), if any."""
     found = PARSER_KEY.match(message_line(error))
     return found.group(1) if found else None
+
+
+def refused_keys(error: BaseException) -> list[str]:
+    """The parser keys to leave out after jsonargparse refused a value (:func:`refused_key`):
+    that key, or for an argument a class does not take only that argument
+    (``optimizer.momentm``, ``optimizer.init_args.momentm``), the class and its other
+    arguments kept to be judged."""
+    key = refused_key(error)
+    if key is None:
+        return []
+    found = CLASS_PATH_PROBLEM.search(message_line(error))
+    unknown = NOT_ACCEPTED.search(found.group(2)) if found else None
+    if unknown:
+        return [f"{key}.{unknown.group(1)}", f"{key}.init_args.{unknown.group(1)}"]
+    return [key]
+
+
+def config_setting(words: list[str], keys: Iterable[str]) -> str | None:
+    """The last ``--config`` file of ``words`` (its path as given) that sets one of the dotted
+    ``keys`` or a key under it: the file whose value the parser read, unless a later flag set
+    it (:func:`without_key` leaves those out first)."""
+    setting = None
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option not in ("--config", "-c") or not (equals or index + 1 < len(words)):
+            continue
+        path = value if equals else words[index + 1]
+        try:
+            content = yaml.safe_load(config_text(path))
+        except (OSError, ValueError, yaml.YAMLError):  # ValueError: too many digits, bad bytes
+            continue
+        given = list(flat_keys(content)) if isinstance(content, dict) else []
+        if any(k == key or k.startswith(f"{key}.") for k in given for key in keys):
+            setting = path
+    return setting
 
 
 def without_key(words: list[str], key: str, aliases: Mapping[str, str] | None = None) -> list[str]:
@@ -427,8 +473,14 @@ def parser_problem(
         return _choice_problem(text) or text
     option, typed_value = (typed or {}).get(key.group(1), (spelled(key.group(1)), None))
     if digits := TOO_MANY_DIGITS.search(text):
-        return too_many_digits_problem(key.group(1), option, typed_value, int(digits.group(1)))
-    class_problem = _class_path_problem(option, text)
+        count = int(digits.group(1))
+        refused, option, typed_value = _long_number(key.group(1), count, typed or {}) or (
+            key.group(1),
+            option,
+            typed_value,
+        )
+        return too_many_digits_problem(refused, option, typed_value, count)
+    class_problem = _class_path_problem(key.group(1), text, typed or {})
     if class_problem:
         return class_problem
     phrases, choices = _expected(text[key.end() :])
@@ -444,6 +496,20 @@ def parser_problem(
 
 # Python's refusal to read an integer of more than sys.get_int_max_str_digits() digits
 TOO_MANY_DIGITS = re.compile(r"Exceeds the limit \(\d+ digits\).*?value has (\d+) digits")
+
+
+def _long_number(
+    key: str, digits: int, typed: Mapping[str, tuple[str, str]]
+) -> tuple[str, str, str] | None:
+    """The key at or under ``key`` (``optimizer.init_args.lr`` of ``optimizer``), its option and
+    text as ``typed`` holds them, whose value has ``digits`` digits; None when none has."""
+    found = [
+        (typed_key, *spelled)
+        for typed_key, spelled in typed.items()
+        if (typed_key == key or typed_key.startswith(f"{key}."))
+        and sum(character.isdigit() for character in spelled[1]) == digits
+    ]
+    return found[-1] if found else None
 
 
 def too_many_digits_problem(key: str, option: str, text: str | None, digits: int) -> str:
@@ -720,8 +786,14 @@ class CheckedConfigFile(ActionConfigFile):
             raise InputError(
                 "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
             )
+        dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
+        for key in dropped:  # refused already: the rest of the file is judged without them
+            content = without_dotted(content, key)
+        if dropped:
+            text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
-        super().__call__(parser, cfg, values if path.is_file() else text, option_string)
+        given = values if path.is_file() and not dropped else text
+        super().__call__(parser, cfg, given, option_string)
 
 
 class CommandParser(ArgumentParser):

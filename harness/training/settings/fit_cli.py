@@ -31,6 +31,7 @@ from harness.command_parser import (
     accepted,
     add_alias,
     batch_size_problems,
+    config_setting,
     config_text,
     did_you_mean,
     encoder_choice_problems,
@@ -41,7 +42,7 @@ from harness.command_parser import (
     parsed_value,
     parser_problem,
     print_config_problem,
-    refused_key,
+    refused_keys,
     typed_now,
     typed_options,
     unknown_options,
@@ -314,6 +315,9 @@ def without_printing(words: list[str]) -> list[str]:
 
 
 MISSING_OUT = "missing --out (the run folder)"
+# jsonargparse's refusal of a class missing an argument: said by the refusal of the argument
+# misspelled before it (``--trainer.callbacks.monitr``), if any
+REQUIRED = "the following arguments are required"
 FAST_DEV_RUN = "--trainer.fast_dev_run"  # Lightning's option that fit refuses
 # the paths a recorded config names by their absolute form (the task file: _task_recorded)
 RECORDED_PATHS = ("out", "data.data_dir", "data.embeddings")
@@ -447,7 +451,12 @@ class FitCLI(LightningCLI):
             raise SystemExit(0)
         refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
-        self.typed = self._typed(args)
+        left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
+        self.typed = {
+            key: spelled
+            for key, spelled in self._typed(args).items()
+            if not any(key == out or key.startswith(f"{out}.") for out in left_out)
+        }
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
         problems = refused + optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
@@ -465,24 +474,42 @@ class FitCLI(LightningCLI):
         key no word sets (a ``--config`` file's) ends it. Returns the refusals and the words
         (or mapping) parsed."""
         refused: list[str] = []
+        misspelled: set[str] = set()  # the class keys of which an argument was refused
+        parser.dropped_keys = {}  # a config file's path -> its keys refused (CheckedConfigFile)
         while True:
             try:
                 super().parse_arguments(parser, args)
                 return refused, args
             except argparse.ArgumentError as error:
-                key, words = refused_key(error), isinstance(args, list)
+                keys, words = refused_keys(error), isinstance(args, list)
                 rest = args
-                if key:  # the option's words, or the mapping's key, left out
+                for key in keys:  # the option's words, or the mapping's key, left out
                     rest = (
-                        without_key(args, key, SHORT_FORMS) if words else without_dotted(args, key)
+                        without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
                     )
-                if rest == args and not refused:
+                progress = rest != args or (words and self._dropped(parser, args, keys))
+                if not progress and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
                 typed = self._typed(args)
-                refused.append(parser_problem(error, lambda key: f"--{key}", typed))
-                if rest == args:
+                if not (keys[0] in misspelled and REQUIRED in str(error)):
+                    refused.append(parser_problem(error, lambda key: f"--{key}", typed))
+                if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
+                    misspelled.add(keys[0].rpartition(".")[0])
+                if not progress:
                     raise ConfigError("\n".join(refused) + " (see sanbench fit --help)") from None
                 args = rest
+
+    @staticmethod
+    def _dropped(parser: LightningArgumentParser, words: list[str], keys: list[str]) -> bool:
+        """Leave ``keys`` out of the ``--config`` file of ``words`` that set them (its other
+        values are judged on the next parse); False when no file sets them or they were left
+        out already."""
+        path = config_setting(words, keys)
+        dropped = parser.dropped_keys.setdefault(path, set()) if path else set()
+        if path is None or set(keys) <= dropped:
+            return False
+        dropped.update(keys)
+        return True
 
     @staticmethod
     def _typed(args: list[str] | dict[str, Any]) -> dict[str, tuple[str, str]]:

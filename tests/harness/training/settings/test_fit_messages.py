@@ -1,0 +1,123 @@
+"""fit's messages for bad values, as an outside check of issue 56 (items 10-14) found them: every
+problem of a config file, an optimizer and its scheduler on its own line, in sanbench's words,
+named as the user wrote it (a flag, or ``--config FILE: KEY``), nothing created."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
+BASE = ["fit", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(FIXTURES / "kim2014")]
+HUGE = "1" * 5000  # beyond Python's 4300 digits of int(str)
+
+
+def refused(words: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """The lines of a fit refused with exit 2, run in the current folder, which it leaves as
+    it was."""
+    before = sorted(os.listdir())
+    status = main([*BASE, "--out", "x1", *words])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert sorted(os.listdir()) == before
+    return [line for line in err.splitlines() if not line.startswith("(sanbench --debug")]
+
+
+def said(lines: list[str], *expected: str) -> None:
+    """Each of ``expected`` begins a line of its own (after ``sanbench fit: ``)."""
+    for text in expected:
+        found = [line for line in lines if line.startswith(f"sanbench fit: {text}")]
+        assert len(found) == 1, (text, lines)
+
+
+def test_every_wrong_value_of_a_config_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 1: ``--config m.yaml`` named only its first wrong value; flags name them all."""
+    os.chdir(tmp_path)
+    Path("m.yaml").write_text("model: {hidden_dim: -3, dropout: 2}\ndata: {batch_size: -3}\n")
+    lines = refused(["--config", "m.yaml"], capsys)
+    said(
+        lines,
+        "--config m.yaml: model.hidden_dim -3: expected a positive integer",
+        "--config m.yaml: model.dropout 2: expected a number in [0, 1]",
+        "--config m.yaml: data.batch_size -3: expected a positive integer",
+    )
+    assert len(lines) == 3, lines
+
+
+def test_every_wrong_value_of_a_piped_config_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 1, through a pipe (``--config <(printf ...)``)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"model: {dropout: 0.3, hidden_dim: 0}\ndata: {batch_size: 1_000}\n")
+    os.close(write_end)
+    piped = f"/dev/fd/{read_end}"
+    status = main([*BASE, "--out", "x1", "--config", piped])
+    os.close(read_end)
+    lines = capsys.readouterr().err.splitlines()[:-1]  # the --debug line
+    assert status == 2, lines
+    said(
+        lines,
+        f"--config {piped}: model.hidden_dim 0: expected a positive integer",
+        f"--config {piped}: data.batch_size 1_000: write 1000",
+    )
+    assert len(lines) == 2, lines
+
+
+def test_a_config_files_optimizer_problems_are_each_named_by_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 2: a misspelled argument was called ``--optimizer.momentm`` and named alone."""
+    os.chdir(tmp_path)
+    Path("opt.yaml").write_text(
+        "optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1, momentm: 0.9}}\n"
+        "model: {dropout: 7}\n"
+    )
+    lines = refused(["--config", "opt.yaml"], capsys)
+    said(
+        lines,
+        "--config opt.yaml: optimizer.init_args.momentm: torch.optim.SGD takes no argument "
+        "momentm (did you mean momentum?)",
+        "--config opt.yaml: model.dropout 7: expected a number in [0, 1]",
+    )
+    assert len(lines) == 2, lines
+
+
+def printed_config(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``fit --print_config > path``: a file whose ``optimizer:`` is null."""
+    assert main([*BASE, "--print_config"]) == 0
+    path.write_text(capsys.readouterr().out)
+    assert "\noptimizer: null\n" in path.read_text()
+
+
+def test_an_optimizer_argument_given_as_a_flag_is_not_blamed_on_the_config_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 3: ``--config fit.yaml --optimizer.lr 0.1`` said "--config fit.yaml: optimizer.lr
+    needs --config fit.yaml: optimizer CLASS"."""
+    os.chdir(tmp_path)
+    printed_config(tmp_path / "fit.yaml", capsys)
+    lines = refused(["--config", "fit.yaml", "--optimizer.lr", "0.1"], capsys)
+    said(lines, "--optimizer.lr needs --optimizer CLASS (e.g. torch.optim.SGD)")
+    assert len(lines) == 1 and "fit.yaml" not in lines[0], lines
+
+
+@pytest.mark.parametrize(
+    "before",
+    [["--config", "fit.yaml"], [], ["--optimizer", "torch.optim.SGD"]],
+    ids=["after-a-config", "alone", "with-its-class"],
+)
+def test_an_optimizer_argument_of_thousands_of_digits_is_named_by_its_flag(
+    before: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 3: it was called ``--config fit.yaml: optimizer null...``, ``--optimizer`` or
+    ``--optimizer torch.optim....`` (5000 digits)."""
+    os.chdir(tmp_path)
+    printed_config(tmp_path / "fit.yaml", capsys)
+    lines = refused([*before, "--optimizer.lr", HUGE], capsys)
+    said(lines, f"--optimizer.lr {HUGE[:12]}... (5000 digits): far beyond any value it takes")
+    assert len(lines) == 1, lines
