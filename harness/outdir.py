@@ -2,8 +2,10 @@
 one writer at a time, and a failed command leaves no empty folder behind.
 
 A folder is sanbench's when it holds the marker :data:`MARKER` (written into every ``--out``
-folder a command makes or is given empty) or another record of sanbench's (a ``.sanbench*``
-file, a run's manifest, a sweep's or a suite's rows: folders made before the marker existed).
+folder a command makes or is given empty) or another record only sanbench writes (a
+``.sanbench*`` file, a manifest of a sanbench kind, a sweep's or a suite's rows file whose
+header names its key columns: folders made before the marker existed, or killed before it was
+written); a file merely named like a record (``profile.csv``, ``results-1-of-1.csv``) is not.
 A file ``--out`` (``predict``, ``encode``) is sanbench's when its record beside it
 (``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer.
 Anything else is refused (:class:`NotOursError`, exit status 2) before any work, untouched.
@@ -13,6 +15,7 @@ So is a folder another command made (:func:`made_by`): each command writes only 
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
 import itertools
 import json
@@ -29,7 +32,9 @@ from harness.errors import InputError
 from reports.contracts.atomic import write_json_atomic
 from reports.contracts.fit_folder import CONFIG as FIT_CONFIG
 from reports.contracts.manifest import read_manifest
-from reports.contracts.profile_run import PROFILE_CSV
+from reports.contracts.profile_run import KEY_COLUMNS as PROFILE_COLUMNS
+from reports.contracts.profile_run import OPTIONAL, PROFILE_CSV
+from reports.contracts.suite_results import KEY_COLUMNS as SUITE_KEYS
 from reports.contracts.suite_results import RESULTS_GLOB
 
 LOCK = ".sanbench.lock"  # the folder's writer lock; ``LOCK + ".pid"`` names its holder
@@ -45,6 +50,7 @@ MARKER_TEXT = re.compile(r"made by sanbench (\w+)")  # what :func:`mark` writes
 COMMAND_OF_KIND = {"study": "tune"}  # a manifest's kind -> its command (the others: the same)
 PID_LINE = re.compile(rb"(\d+\n)?")  # what one_writer writes into ``LOCK + ".pid"`` (or not yet)
 PID_BYTES = 24
+PROFILE_KEYS = tuple(k for k in PROFILE_COLUMNS if k not in OPTIONAL)  # in its oldest files too
 
 
 class FolderBusyError(InputError):
@@ -91,6 +97,25 @@ def _has_run_manifest(folder: Path) -> bool:
     return True
 
 
+def _rows_file(path: Path, keys: tuple[str, ...]) -> bool:
+    """True when the CSV ``path``'s first line names every one of ``keys``: a sweep's or a
+    suite's rows (a file of that name with another header is the user's, issue 54.6)."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+    return set(keys) <= set(header)
+
+
+def _has_profile_rows(folder: Path) -> bool:
+    return _rows_file(folder / PROFILE_CSV, PROFILE_KEYS)
+
+
+def _has_suite_rows(folder: Path) -> bool:
+    return any(_rows_file(path, SUITE_KEYS) for path in folder.glob(RESULTS_GLOB))
+
+
 def made_by_sanbench(folder: Path) -> bool:
     """True when ``folder`` holds the marker or another record only sanbench writes."""
     records = [
@@ -104,16 +129,16 @@ def made_by_sanbench(folder: Path) -> bool:
     return (
         bool(records)
         or _has_run_manifest(folder)
-        or (folder / PROFILE_CSV).is_file()
-        or any(folder.glob(RESULTS_GLOB))
+        or _has_profile_rows(folder)
+        or _has_suite_rows(folder)
     )
 
 
 def made_by(folder: Path) -> str | None:
     """The sanbench command that made ``folder`` (None: not known), read from its records:
     the marker's words, else its manifest's kind, else the file only one command writes
-    (``fit_config.yaml``: fit; ``profile.csv``: profile; a suite's rows: suite, a reproduction
-    has them too, and its marker and manifest)."""
+    (``fit_config.yaml``: fit; a sweep's ``profile.csv``: profile; a suite's rows: suite, a
+    reproduction has them too, and its marker and manifest)."""
     marker = folder / MARKER
     if marker.is_file() and not marker.is_symlink():
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -122,9 +147,9 @@ def made_by(folder: Path) -> str | None:
     with contextlib.suppress(OSError, ValueError):
         kind = read_manifest(folder)["kind"]
         return COMMAND_OF_KIND.get(kind, kind)
-    records = {FIT_CONFIG: "fit", PROFILE_CSV: "profile"}
-    made = [command for name, command in records.items() if (folder / name).is_file()]
-    return made[0] if made else "suite" if any(folder.glob(RESULTS_GLOB)) else None
+    if (folder / FIT_CONFIG).is_file():
+        return "fit"
+    return "profile" if _has_profile_rows(folder) else "suite" if _has_suite_rows(folder) else None
 
 
 def check_made_by(out: Path, command: str) -> None:

@@ -280,6 +280,8 @@ def test_a_folder_another_command_made_is_refused_by_every_command_in_one_line(
         ("manifest.json", '{"name": "my web app"}', False),
         ("profile.csv", "encoder,options,seq_len,mode\n", True),
         ("results-1-of-2.csv", "task,encoder,replicate\n", True),
+        ("profile.csv", "a,b\n", False),  # a file of the user's of a record's name (H1)
+        ("results-1-of-1.csv", "x\n", False),
         (".sanbench-site.json", '{"pages": []}', True),  # a report's ledger
         (".sanbench-run", "", True),  # a fit's marker
         (".pred.csv.sanbench.json", "{}", False),  # a file's record, not the folder's
@@ -472,3 +474,34 @@ def test_a_refused_command_leaves_no_folder_above_its_out(tmp_path: Path, argv: 
     out = tmp_path / "deep" / "er" / "x"
     assert main([*argv, "--out", str(out)]) == 2
     assert list(tmp_path.iterdir()) == []
+
+
+# --- nothing adopted, nothing left by a refusal (issue 54.6, brief H1) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "text", "extra"),
+    [
+        ("suite", "results-1-of-1.csv", "x\n", []),
+        ("profile", "profile.csv", "a,b\n", []),
+        ("profile", "profile.csv", "a,b\n", ["--resume"]),
+    ],
+    ids=["suite", "profile", "profile --resume"],
+)
+def test_a_users_file_named_like_sanbenchs_rows_is_not_adopted(
+    trec_dir: Path, tmp_path: Path, command: str, name: str, text: str, extra: list[str]
+) -> None:
+    """On 991e3db ``suite`` wrote its rows over the user's ``results-1-of-1.csv`` (``x,task,...``)
+    and exited 0; ``profile`` marked and locked a folder holding the user's ``profile.csv``,
+    refused it as a sweep, and its ``--resume`` then wrote over it: a file's name proves nothing,
+    its header does."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / name).write_text(text)
+    before = snapshot(folder)
+    line = refusal(sanbench(*folder_commands(trec_dir)[command], *extra, "--out", str(folder)))
+    assert line == (
+        f"sanbench {command}: --out {folder} holds {name}, {NOT_OURS}; nothing was written. "
+        "Give a new or empty folder (sanbench writes only into folders it made)"
+    )
+    assert snapshot(folder) == before
