@@ -6,6 +6,8 @@ folder a command makes or is given empty) or another record only sanbench writes
 ``.sanbench*`` file, a manifest of a sanbench kind, a sweep's or a suite's rows file whose
 header names its key columns: folders made before the marker existed, or killed before it was
 written); a file merely named like a record (``profile.csv``, ``results-1-of-1.csv``) is not.
+A command that ends having written nothing (refused after its folder was marked and locked)
+takes its marker, lock files and empty folders away again: the folder is left as it was.
 A file ``--out`` (``predict``, ``encode``) is sanbench's when its record beside it
 (``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer.
 Anything else is refused (:class:`NotOursError`, exit status 2) before any work, untouched.
@@ -277,28 +279,64 @@ def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
                     parent.rmdir()
 
 
+Entries = dict[Path, tuple[int, int] | None]
+
+
+def _entries(folder: Path) -> Entries:
+    """Every entry under ``folder`` (none if it is absent): a file's size and modification
+    time, None for a folder (a symlink is a file; never followed)."""
+    if not folder.is_dir():
+        return {}
+    found: Entries = {}
+    for path in folder.rglob("*"):
+        status = path.lstat()
+        is_folder = path.is_dir() and not path.is_symlink()
+        found[path] = None if is_folder else (status.st_size, status.st_mtime_ns)
+    return found
+
+
+def _results(entries: Entries) -> Entries:
+    return {p: v for p, v in entries.items() if v is not None and not _is_bookkeeping(p)}
+
+
+def _put_back(folder: Path, before: Entries) -> bool:
+    """When no file but sanbench's bookkeeping under ``folder`` was added, changed or removed
+    since ``before``: remove the marker, lock files and folders added since, and return True
+    (the folder is as it was); else change nothing and return False."""
+    after = _entries(folder)
+    if _results(after) != _results(before):
+        return False
+    for path in sorted(after.keys() - before.keys(), key=lambda p: len(p.parts), reverse=True):
+        if after[path] is None:
+            with contextlib.suppress(OSError):  # a folder holding something is kept
+                path.rmdir()
+        else:
+            path.unlink(missing_ok=True)  # bookkeeping only: the results were compared
+    return True
+
+
 @contextlib.contextmanager
 def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
-    """A command's ``--out`` folder: refused unless sanbench may write into it, marked, removed
-    if left empty (or its marker, when the folder was given empty); one writer for
-    :data:`LOCKED_COMMANDS`. A file ``--out`` (:data:`FILE_COMMANDS`) is left to the command."""
+    """A command's ``--out`` folder: refused unless sanbench may write into it, marked, one
+    writer for :data:`LOCKED_COMMANDS`; when the command ends having written no file (refused
+    by a later check, say), the marker, lock files and folders it added are taken away again,
+    and a folder it made is removed. A file ``--out`` (:data:`FILE_COMMANDS`) is left to the
+    command."""
     if out is None or command in FILE_COMMANDS:
         yield
         return
     folder = Path(out)
     check_out_folder(folder, command)
-    existed, marked = folder.is_dir(), (folder / MARKER).is_file()
+    before = _entries(folder)
     with removed_if_left_empty(folder):
         try:
-            if existed or command in MARKED_AT_START:
+            if folder.is_dir() or command in MARKED_AT_START:
                 mark(folder, command)
             with one_writer(folder) if command in LOCKED_COMMANDS else contextlib.nullcontext():
                 yield
         finally:
-            if folder.is_dir() and not holds_no_file(folder):
+            if folder.is_dir() and not _put_back(folder, before):
                 mark(folder, command)  # a folder the command made after its checks
-            elif existed and not marked:
-                (folder / MARKER).unlink(missing_ok=True)  # given empty, left as it was
 
 
 def _record(path: Path) -> Path:

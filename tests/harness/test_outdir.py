@@ -505,3 +505,51 @@ def test_a_users_file_named_like_sanbenchs_rows_is_not_adopted(
         "Give a new or empty folder (sanbench writes only into folders it made)"
     )
     assert snapshot(folder) == before
+
+
+def late_refusals(trec_dir: Path, tmp_path: Path) -> dict[str, tuple[list[str], str | None]]:
+    """Each command's line refused after its ``--out`` was checked (and, before H1, marked and
+    locked), with the command whose folder ``--out`` is (None: an empty folder)."""
+    data = ["--data-dir", str(trec_dir)]
+    no_data = tmp_path / "no-data"
+    no_data.mkdir()
+    text = str(trec_dir / "TREC.test.all")
+    return {
+        "profile": (folder_commands(trec_dir)["profile"], "profile"),  # a sweep: no --resume
+        "suite": (["suite", "--tasks", "trec", "--encoders", "multi_cnn", *data, "--max-steps",
+                   "0"], "suite"),
+        "reproduce": (["reproduce", "--tasks", "trec", "--encoders", "multi_cnn",
+                       "--data-dir", str(no_data)], "reproduce"),
+        "tune": (["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
+                  *data, "--trials", "1", "--trainer.max_epochs", "0"], "tune"),
+        "report": (["report", str(tmp_path / "absent")], "report"),
+        "fit": (["fit", "--task", "trec", "--encoder", "multi_cnn", *data,
+                 "--trainer.limit_train_batches", "0.0001"], None),
+        "predict": (["predict", "--ckpt", text, "--input", text], None),
+        "encode": (["encode", "--ckpt", text, "--input", text], None),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("given", ["own", "empty"])
+@pytest.mark.parametrize(
+    "command", ["profile", "suite", "reproduce", "tune", "report", "fit", "predict", "encode"]
+)
+def test_a_command_refused_after_its_out_was_checked_leaves_the_folder_as_it_was(
+    trec_dir: Path, tmp_path: Path, command: str, given: str
+) -> None:
+    """On 991e3db a refusal in the command's own checks kept the marker and ``.sanbench.lock``
+    written before them (``profile --out SWEEP`` without ``--resume``; ``suite``, ``tune``,
+    ``report`` on their own folders made before the marker): exit 2, the folder byte-identical,
+    its marker absent if it was."""
+    argv, maker = late_refusals(trec_dir, tmp_path)[command]
+    folder = tmp_path / "out"
+    if given == "own" and maker is not None:
+        made_folder(folder, maker, marked=False)
+    else:
+        folder.mkdir()
+        argv += ["--resume"] if command == "profile" else []  # nothing to resume
+    out = folder / ("p.csv" if command == "predict" else "e.npy") if maker is None else folder
+    before = snapshot(folder)
+    done = sanbench(*argv, "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    assert snapshot(folder) == before
