@@ -6,9 +6,11 @@ from __future__ import annotations
 import gc
 import getpass
 import os
+import signal
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 # folders shared by test sessions as by any torch program of this user (inductor's own default,
@@ -48,3 +50,21 @@ def pytest_collection_finish(session) -> None:
     again (0.15-0.3 s each), and so did the interpreter's exit. Objects made by the tests are
     collected as before."""
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _signal_handling_kept() -> object:
+    """A test leaves SIGINT's and SIGTERM's handlers, and the signals blocked, as it found them:
+    one left changed makes a later test of the same worker see another handler or a Ctrl-C held
+    (CI: a deferred Ctrl-C that did not raise). Restored, and the leaking test fails."""
+    numbers = (signal.SIGINT, signal.SIGTERM)
+    before = {number: signal.getsignal(number) for number in numbers}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    yield
+    changed = [number.name for number in numbers if signal.getsignal(number) is not before[number]]
+    for number in numbers:
+        signal.signal(number, before[number])
+    now_blocked = signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    if now_blocked != blocked:
+        changed.append(f"the blocked signals ({sorted(s.name for s in now_blocked ^ blocked)})")
+    assert not changed, f"the test left {', '.join(changed)} changed"
