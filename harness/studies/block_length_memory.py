@@ -9,12 +9,15 @@ level). The blocks' tanh attention is the one Appendix A counts, the naive one h
 summary compares, per n, the measured argmin over r with Eq. 19's r = cbrt(2n), with the
 r = ceil(cbrt(2n)) the encoder is given when profiled at length n (``block_length``) and with
 the argmin of Eq. 19's cost r^2 m + m^2 taken over the integers with m = ceil(n / r) (blocks
-padded to full length, as implemented).
+padded to full length, as implemented). A block is at most the sentence (r <= n): a longer
+one is the sentence padded, a point Appendix A's argmin per n never is; the best trial is
+given per n.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import optuna
@@ -59,6 +62,21 @@ def peak_forward_mb(
     return peak / MB
 
 
+def block_lengths(n: int) -> range:
+    """The block lengths r tried at length n: ``R_RANGE`` up to the sentence (r <= n; the
+    smallest r where n is shorter)."""
+    low, high = R_RANGE
+    return range(low, max(low, min(high, n)) + 1)
+
+
+def grid_sampler() -> optuna.samplers.BaseSampler:
+    """Every (n, r) once, r's range following n (optuna's exhaustive define-by-run sampler,
+    which it marks experimental: its warning is optuna's, not the user's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.samplers.BruteForceSampler(avoid_premature_stop=True)
+
+
 def eq19_cost(n: int, r: int) -> int:
     """Eq. 19's cost r^2 m + m^2 with m = ceil(n / r) whole blocks."""
     m = math.ceil(n / r)
@@ -76,7 +94,7 @@ def compare(trials: list[optuna.trial.FrozenTrial]) -> list[dict[str, Any]]:
     for n, memory in sorted(by_n.items()):
         best = min(memory, key=lambda r: (memory[r], r))
         default = block_length(n)
-        model_best = min(range(R_RANGE[0], R_RANGE[1] + 1), key=lambda r: (eq19_cost(n, r), r))
+        model_best = min(block_lengths(n), key=lambda r: (eq19_cost(n, r), r))
         rows.append(
             {
                 "seq_len": n,
@@ -97,11 +115,10 @@ def compare(trials: list[optuna.trial.FrozenTrial]) -> list[dict[str, Any]]:
 
 def plan(ctx: TuneContext) -> StudyPlan:
     lengths = sorted(set(ctx.lengths))
-    r_values = list(range(R_RANGE[0], R_RANGE[1] + 1))
 
     def objective(trial: optuna.Trial) -> float:
         n = trial.suggest_categorical("seq_len", lengths)
-        r = trial.suggest_int("block_len", *R_RANGE)
+        r = trial.suggest_int("block_len", block_lengths(n)[0], block_lengths(n)[-1])
         trial.set_user_attr("eq19_cost", eq19_cost(n, r))
         return peak_forward_mb(n, r, ctx.batch_size, ctx.dim, ctx.device, ctx.attention_impl)
 
@@ -119,12 +136,13 @@ def plan(ctx: TuneContext) -> StudyPlan:
         metric_names=[MEMORY],
         directions=["minimize"],
         objective=objective,
-        default_trials=len(lengths) * len(r_values),
-        sampler=optuna.samplers.GridSampler({"seq_len": lengths, "block_len": r_values}),
+        default_trials=sum(len(block_lengths(n)) for n in lengths),
+        sampler=grid_sampler(),
         pruner=optuna.pruners.NopPruner(),
         summarize=summarize,
         notes=[
-            "No training: a grid over (n, r); each trial is one measured forward.",
+            "No training: a grid over (n, r), r up to n; each trial is one measured forward.",
             f"The blocks' tanh attention: {ctx.attention_impl}.",
         ],
+        best_per="seq_len",
     )

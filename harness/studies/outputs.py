@@ -93,10 +93,19 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
 
 
 def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:
-    """The Pareto front (multi-objective) or the best trial; empty before any completes."""
-    if not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+    """The Pareto front (multi-objective), the best trial, or with ``plan.best_per`` the best
+    trial of each of that parameter's values (in its order, the first of equals); empty before
+    any completes."""
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if not done:
         return []
-    return study.best_trials if plan.multi_objective else [study.best_trial]
+    if plan.best_per is None:
+        return study.best_trials if plan.multi_objective else [study.best_trial]
+    sign = 1 if plan.directions[0] == "minimize" else -1
+    best: dict[Any, FrozenTrial] = {}
+    for trial in sorted(done, key=lambda t: (sign * t.values[0], t.number)):
+        best.setdefault(trial.params[plan.best_per], trial)
+    return [best[value] for value in sorted(best)]
 
 
 def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
@@ -140,6 +149,7 @@ def write_outputs(
         "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
         "trial_counts": counts,
         "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
+        **({"best_per": plan.best_per} if plan.best_per else {}),
         "fit_config": folder.best_config.name if command else "",
         "fit_command": command,
         "results": extra,

@@ -49,7 +49,9 @@ class StudyPlan:
 
     ``fit_overrides`` maps a trial to the ``sanbench fit`` overrides that reproduce it (None
     for studies that do not train); ``summarize`` returns study-specific results (e.g. the
-    Appendix A block length) for the summary page and ``summary.json``.
+    Appendix A block length) for the summary page and ``summary.json``; ``best_per`` names the
+    parameter whose every value has a best trial of its own (Appendix A's r per length n),
+    where one best across its values would compare incomparable trials.
     """
 
     name: str
@@ -62,6 +64,7 @@ class StudyPlan:
     fit_overrides: Callable[[optuna.trial.FrozenTrial], dict[str, Any]] | None = None
     summarize: Callable[[optuna.Study], dict[str, Any]] = lambda study: {}
     notes: list[str] = field(default_factory=list)
+    best_per: str | None = None
 
     @property
     def multi_objective(self) -> bool:

@@ -55,7 +55,8 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
 
 
 def print_summary(summary: dict, ctx: TuneContext) -> None:
-    shown = {k: summary[k] for k in ("optuna_study", "trial_counts", "best", "results")}
+    keys = ("optuna_study", "trial_counts", "best_per", "best", "results")
+    shown = {k: summary[k] for k in keys if k in summary}  # best_per: the best of each value
     print(json.dumps(shown, indent=2, default=str))
     if summary["fit_command"]:
         print("best configuration:\n  " + summary["fit_command"])

@@ -17,7 +17,7 @@ from reports import numbers
 from reports.contracts.manifest import MANIFEST
 from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
 from reports.contracts.suite_results import is_contended, recorded_true
-from reports.profile.figures import set_scale
+from reports.profile.figures import SCALES, set_scale
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
 from reports.site.training_figures import COST_LABELS
@@ -54,11 +54,12 @@ def axis_label(column: str) -> str:
 
 
 def label_objective(axes: plt.Axes, column: str) -> None:
-    """The objective's y label; a cost (memory, a time) in words with its unit, on its scale
-    as on every page (memory log, time linear: docs/reports.md), the label saying which."""
+    """The objective's y label; a cost (memory, a time: a training result's or a profile's,
+    such as Appendix A's study's ``peak_mem_mb``) in words with its unit, on its scale as on
+    every page (memory log, time linear: docs/reports.md), the label saying which."""
     name = _name(column)
-    if name in COST_LABELS:
-        set_scale(axes, name, COST_LABELS[name])
+    if name in SCALES:
+        set_scale(axes, name, COST_LABELS.get(name))
     else:
         axes.set_ylabel(axis_label(column))
 
@@ -69,14 +70,25 @@ def shown_values(trials: pd.DataFrame, column: str) -> pd.Series:
     return values * 100 if numbers.is_accuracy(_name(column)) else values
 
 
-def history_figure(trials: pd.DataFrame, column: str, direction: str) -> plt.Figure:
-    """Objective per finished trial and the best so far (optuna's optimization history)."""
+def history_figure(
+    trials: pd.DataFrame, column: str, direction: str, per: str | None = None
+) -> plt.Figure:
+    """Objective per finished trial and the best so far (optuna's optimization history); with
+    ``per`` (a parameter) the best so far of each of its values, in a colour of its own."""
     done = trials[trials["state"] == "COMPLETE"].sort_values("number")
-    values = shown_values(done, column)
     figure, axes = plt.subplots(figsize=(6.4, 4.2))
-    axes.plot(done["number"], values, "o", color="tab:blue", label="trial")
-    best = values.cummin() if direction == "minimize" else values.cummax()
-    axes.step(done["number"], best, where="post", color="tab:red", label=f"best ({direction})")
+    groups = [(None, done)] if per is None else list(done.groupby(f"params_{per}", sort=True))
+    for index, (value, group) in enumerate(groups):
+        values = shown_values(group, column)
+        best = values.cummin() if direction == "minimize" else values.cummax()
+        if per is None:
+            axes.plot(group["number"], values, "o", color="tab:blue", label="trial")
+            axes.step(group["number"], best, where="post", color="tab:red",
+                      label=f"best ({direction})")  # fmt: skip
+        else:  # one colour per value: its trials (points) and its best so far (line)
+            axes.plot(group["number"], values, "o", color=f"C{index}")
+            axes.step(group["number"], best, where="post", color=f"C{index}",
+                      label=f"{per}={numbers.text(value)}: best ({direction})")  # fmt: skip
     axes.set_xlabel("trial")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are counted
     label_objective(axes, column)
@@ -134,16 +146,26 @@ def best_cells(objectives: dict[str, str], values: list[Any]) -> list[str]:
     ]
 
 
-def best_values(objectives: dict[str, str], best: list[dict]) -> str:
-    """The best trial's values (one study objective) or the Pareto front's size (several)."""
+def best_values(objectives: dict[str, str], best: list[dict], per: str | None = None) -> str:
+    """The best trial's values (one study objective), the Pareto front's size (several), or
+    with ``per`` each best trial's parameters and values (one per value of ``per``)."""
     if not best:
         return numbers.MISSING
+    names = list(objectives) or ["value"]
+
+    def values(trial: dict) -> str:
+        shown = best_cells(objectives, trial.get("values") or [])
+        return ", ".join(f"{n} {v}" for n, v in zip(names, shown, strict=False))
+
+    if per is not None:
+        return "; ".join(
+            ", ".join(f"{k}={numbers.text(v)}" for k, v in trial["params"].items())
+            + f": {values(trial)}"
+            for trial in best
+        )
     if len(best) > 1:
         return f"{len(best)} on the Pareto front"
-    names = list(objectives) or ["value"]
-    values = best[0].get("values") or []
-    shown = best_cells(objectives, values)
-    return ", ".join(f"{n} {v}" for n, v in zip(names, shown, strict=False))
+    return values(best[0])
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -156,7 +178,7 @@ def build(run: Run, page_dir: Path) -> Page:
     if (trials["state"] == "COMPLETE").any():
         for column in objective_columns(trials):
             direction = objectives.get(_name(column), "minimize")
-            figure = history_figure(trials, column, direction)
+            figure = history_figure(trials, column, direction, summary.get("best_per"))
             figures.append(
                 save_figure(
                     figure, page_dir, f"history_{_name(column)}", f"History of {_name(column)}"
@@ -206,6 +228,7 @@ def build(run: Run, page_dir: Path) -> Page:
             {**trial, "cells": best_cells(objectives, trial.get("values") or [])}
             for trial in summary.get("best") or []
         ],
+        best_per=summary.get("best_per") or "",
         fit_command=summary.get("fit_command") or "",
         notes=summary.get("notes") or [],
         figures=figures,
@@ -227,6 +250,6 @@ def build(run: Run, page_dir: Path) -> Page:
             "study": str(run.manifest.get("study", "")),
             "objectives": ", ".join(f"{k} ({v})" for k, v in objectives.items()),
             "trials": ", ".join(f"{v} {k}" for k, v in counts.items()),
-            "best": best_values(objectives, summary.get("best") or []),
+            "best": best_values(objectives, summary.get("best") or [], summary.get("best_per")),
         },
     )
