@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import DataFormatError
 from harness.errors import InputError
+from harness.training.settings.config_checks import empty_share_problem, replicas
 from harness.training.settings.fit_run import FitRun
+
+if TYPE_CHECKING:
+    from datamodules.datamodule import BenchmarkDataModule
 
 # data options that do not change which files are read or how
 NOT_READ = ("seed", "fold", "batch_size", "eval_batch_size", "num_workers")
@@ -14,25 +19,53 @@ NOT_READ = ("seed", "fold", "batch_size", "eval_batch_size", "num_workers")
 
 def check_fit_inputs(runs: Iterable[FitRun]) -> None:
     """Read every file of ``runs`` (train, dev, test, vectors), once per distinct data
-    configuration; raise :class:`InputError` naming every bad line of all of them, and every
-    split that holds no example (bad input, as in ``fit``: not a failed run to retry)."""
+    configuration; raise :class:`InputError` naming every bad line of all of them, every split
+    that holds no example, and every run whose ``limit_train_batches`` share keeps no batch of
+    its epoch (bad input, as in ``fit``: not a failed run to retry; found here, before any
+    folder is made, since only the data says how many batches an epoch holds)."""
     from datamodules.datamodule import BenchmarkDataModule
 
     errors: list[DataFormatError] = []
     empty: list[str] = []
-    checked: set[tuple] = set()
+    shares: list[str] = []
+    read: dict[tuple, BenchmarkDataModule | None] = {}  # None: its files are refused
     for run in runs:
-        data = run.resolved()["data"]
+        config = run.resolved()
+        data = config["data"]
         key = tuple(sorted((k, str(v)) for k, v in data.items() if k not in NOT_READ))
-        if key in checked:
-            continue
-        checked.add(key)
-        datamodule = BenchmarkDataModule(**data)
-        try:
-            datamodule.check_inputs()
-        except DataFormatError as error:
-            errors.append(error)
-        empty += [str(error) for error in datamodule.empty_splits()]
-    if errors or empty:
+        if key not in read:
+            datamodule = BenchmarkDataModule(**data)
+            refused = False
+            try:
+                datamodule.check_inputs()
+            except DataFormatError as error:
+                errors.append(error)
+                refused = True
+            found = [str(error) for error in datamodule.empty_splits()]
+            empty += found
+            read[key] = None if refused or found else datamodule
+        limit = config["trainer"].get("limit_train_batches")
+        if isinstance(limit, float) and read[key] is not None:
+            shares += _share_problems(read[key], data, limit, replicas(config["trainer"]))
+    if errors or empty or shares:
         lines = [str(DataFormatError.joined(errors))] if errors else []
-        raise InputError("\n".join(lines + empty)) from (errors[0] if errors else None)
+        raise InputError("\n".join(lines + empty + list(dict.fromkeys(shares)))) from (
+            errors[0] if errors else None
+        )
+
+
+def _share_problems(
+    read: BenchmarkDataModule, data: dict[str, Any], limit: float, processes: int
+) -> list[str]:
+    """The problem (if any) of ``limit`` over the epoch of ``data``: of ``read`` (its files
+    read) when it holds the same data, else of a datamodule of ``data`` read now (another fold
+    or batch size)."""
+    from datamodules.datamodule import BenchmarkDataModule
+
+    same = all(getattr(read, k, None) == v for k, v in data.items() if k in NOT_READ)
+    datamodule = read if same else BenchmarkDataModule(**data)
+    if not same:
+        datamodule.check_inputs()
+    datamodule.setup("fit")
+    problem = empty_share_problem(limit, datamodule, processes)
+    return [problem] if problem else []

@@ -14,9 +14,9 @@ from typing import Any
 from jsonargparse import Namespace
 
 from datamodules.errors import did_you_mean
-from harness.command_parser import class_phrase
+from harness.command_parser import class_phrase, typed_now
 from harness.measurement.machine_memory import physical_bytes
-from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration
+from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration, fit_typed
 from harness.training.settings.task_configs import builtin_value
 
 # the profiler names Lightning's Trainer takes as a string (its ``_init_profiler``'s keys)
@@ -313,3 +313,28 @@ def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
             f"({physical_bytes() / 2**30:.3g} GiB)"
         ]
     return []
+
+
+def replicas(trainer: Mapping[str, Any]) -> int:
+    """The processes a resolved fit config's trainer trains on (1 unless ``devices`` and
+    ``num_nodes`` are counts)."""
+    devices, nodes = trainer.get("devices"), trainer.get("num_nodes") or 1
+    counted = all(isinstance(n, int) and not isinstance(n, bool) for n in (devices, nodes))
+    return devices * nodes if counted else 1
+
+
+def empty_share_problem(limit: object, datamodule: Any, processes: int) -> str | None:
+    """The line refusing ``trainer.limit_train_batches`` ``limit`` when, a share, it keeps no
+    batch of an epoch of ``datamodule`` (a ``BenchmarkDataModule`` whose files are read: fit
+    after building it, suite, tune and reproduce when they check every file); None when it
+    trains something. The option is named as typed (``--limit-train-batches`` of a suite)."""
+    if not isinstance(limit, float) or datamodule.epoch_batches(limit, processes) > 0:
+        return None
+    batches = datamodule.epoch_batches(None, processes)
+    key = "trainer.limit_train_batches"
+    option, value = fit_typed(typed_now()).get(key, (f"--{key}", str(limit)))
+    return (
+        f"{option} {value}: trains nothing: {value} of the {batches} training batch(es) of an "
+        "epoch is less than one (Lightning keeps int(share x batches)); expected a share of "
+        f"at least {1 / max(batches, 1):.3g}, or a number of batches"
+    )

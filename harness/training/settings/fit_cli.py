@@ -56,6 +56,7 @@ from harness.training.settings.config_checks import (
     class_init_problems,
     data_value_problems,
     early_stopping_problems,
+    empty_share_problem,
     encoder_problems,
     fast_dev_run_problems,
     non_finite_problems,
@@ -591,15 +592,10 @@ class FitCLI(LightningCLI):
                 raise
             raise users from error
         limit = self.trainer.limit_train_batches
-        if isinstance(self.datamodule, BenchmarkDataModule) and isinstance(limit, float):
-            batches = self.datamodule.epoch_batches(None, self.trainer.world_size)
-            if self.datamodule.epoch_batches(limit, self.trainer.world_size) == 0:
-                raise ConfigError(
-                    f"--trainer.limit_train_batches {limit}: trains nothing: {limit} of the "
-                    f"{batches} training batch(es) of an epoch is less than one (Lightning keeps "
-                    f"int(share x batches)); expected a share of at least {1 / batches:.3g}, or "
-                    "a number of batches"
-                )
+        if isinstance(self.datamodule, BenchmarkDataModule) and (
+            problem := empty_share_problem(limit, self.datamodule, self.trainer.world_size)
+        ):
+            raise ConfigError(problem)
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]

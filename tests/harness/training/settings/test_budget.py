@@ -112,3 +112,35 @@ def test_a_share_of_the_epoch_under_one_batch_is_refused_before_the_run_folder(
         "a share of at least 1, or a number of batches"
     ]
     assert not out.exists()
+
+
+@pytest.mark.slow  # reads the data
+@pytest.mark.parametrize(
+    ("words", "option"),
+    [
+        (["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--seeds", "1",
+          "--limit-train-batches", "0.5"], "--limit-train-batches"),
+        (["tune", "--study", "dropout", "--task", "sst2", "--encoder", "multi_cnn", "--trials",
+          "1", "--trainer.limit_train_batches", "0.5"], "--trainer.limit_train_batches"),
+    ],
+    ids=["suite", "tune"],
+)  # fmt: skip
+def test_a_suites_or_studys_share_under_one_batch_is_refused_before_its_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture, words: list[str], option: str
+) -> None:
+    """On 12105eb ``suite --limit-train-batches 0.0001`` exited 1 after making ``--out`` with a
+    ``failed`` row, and ``tune --trainer.limit_train_batches 0.0001`` exited 2 after trial 0,
+    leaving ``.sanbench`` and ``optuna.db``: the share is checked when every file is read,
+    before any folder is made, as fit's."""
+    from harness.cli import main
+
+    fixtures = Path(__file__).parents[3] / "datamodules" / "fixtures" / "kim2014"
+    out = tmp_path / "out"
+    assert main([*words, "--data-dir", str(fixtures), "--out", str(out)]) == 2
+    said = [line for line in capsys.readouterr().err.splitlines() if option in line]
+    assert said == [
+        f"sanbench {words[0]}: {option} 0.5: trains nothing: 0.5 of the 1 training batch(es) of "
+        "an epoch is less than one (Lightning keeps int(share x batches)); expected a share of "
+        "at least 1, or a number of batches"
+    ]
+    assert list(tmp_path.iterdir()) == []
