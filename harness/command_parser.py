@@ -889,9 +889,23 @@ class CommandParser(ArgumentParser):
         problems = not_decimal_problems(
             typed_options(words), functools.partial(parsed_value, namespace)
         )
-        if problems:
+        if problems:  # read as meant (1_000 is 1000): the options' other problems said with them
+            problems += [
+                line for line in self._built_problems(namespace, words) if line not in problems
+            ]
             raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
         return namespace
+
+    def _built_problems(self, namespace: Namespace, words: list[str]) -> list[str]:
+        """The lines of every problem that building the options of ``namespace`` raises."""
+        problems: list[str] = []
+        with options_typed(typed_options(words)):
+            for options in self.checked:
+                try:
+                    build(options, namespace)
+                except InputError as error:
+                    problems += str(error).splitlines()
+        return problems
 
     def _check_before_printing(self, words: list[str]) -> None:
         """``--print_config`` prints only a config that would run: the options are built

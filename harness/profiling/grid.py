@@ -85,6 +85,7 @@ def parse_spec(text: str) -> EncoderSpec:
     return EncoderSpec(name.strip(), parse_options(options))
 
 
+EMPTY = "''"  # an empty value or part, as a message shows it
 MAX_LENGTHS = 10_000  # lengths one option may name: each is a point per encoder and mode
 
 
@@ -110,16 +111,16 @@ def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
                 lengths.add(int(part))
         except ValueError:
             raise ValueError(
-                f"bad {option} part {part!r} in {text!r}: expected positive integers like "
-                "'16:384:16' (start:stop:step, stop included) or '16,32,64'"
+                f"{option} {text or EMPTY}: bad part {part or EMPTY}: expected positive integers "
+                "like 16:384:16 (start:stop:step, stop included) or 16,32,64"
             ) from None
     if asked > MAX_LENGTHS:
         raise ValueError(
-            f"{option} {text!r} asks for {asked:,} lengths; a sweep takes at most "
+            f"{option} {text}: asks for {asked:,} lengths; a sweep takes at most "
             f"{MAX_LENGTHS:,} per option (16:4096:16 is 256): a longer step or a shorter range"
         )
     if not lengths or min(lengths) < 1:
-        raise ValueError(f"{option} {text!r}: every length must be a positive integer")
+        raise ValueError(f"{option} {text}: expected positive integer lengths")
     return sorted(lengths)
 
 
@@ -128,7 +129,7 @@ def parse_names(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     bad = [n for n in names if n not in allowed]
     if bad or not names:
-        raise ValueError(f"{option} {text!r}: expected a comma list of {', '.join(allowed)}")
+        raise ValueError(f"{option} {text}: expected a comma list of {', '.join(allowed)}")
     return names
 
 
@@ -149,7 +150,7 @@ def select_encoders(text: str | None, registered: list[str]) -> tuple[list[Encod
         return [EncoderSpec(n) for n in registered], []
     specs = list(dict.fromkeys(parse_spec(n) for n in text.split(",") if n.strip()))
     if not specs:
-        raise ValueError(f"--encoders {text!r}: expected a comma list of encoder names")
+        raise ValueError(f"--encoders {text}: expected a comma list of encoder names")
     problems = [p for s in specs for p in choice_problems("--encoders", s.name, registered)]
     if problems:
         raise ValueError("\n".join(dict.fromkeys(problems)))

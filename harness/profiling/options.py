@@ -8,7 +8,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import batch_size_problems, choice_problems, integer_problems
+from harness.command_parser import (
+    as_typed,
+    batch_size_problems,
+    choice_problems,
+    integer_problems,
+)
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.launch.threads import usable_cores
@@ -115,12 +120,13 @@ class ProfileOptions:
         problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
         problems += batch_size_problems("--batch-size", self.batch_size)
         if not re.fullmatch(DEVICES, self.device):
-            problems.append(f"--device {self.device!r}: expected auto, cpu, cuda or cuda:N")
+            problems.append(f"--device {self.device}: expected auto, cpu, cuda or cuda:N")
         repeats = grid.PRESETS[self.preset].repeats if self.repeats is None else self.repeats
         if repeats < 3:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
         if self.max_memory_mb is not None and not self.max_memory_mb > 0:
-            problems.append(f"--max-memory-mb must be a positive number, got {self.max_memory_mb}")
+            option, text = as_typed("max_memory_mb", self.max_memory_mb)
+            problems.append(f"{option} {text}: expected a positive number")
         cores = usable_cores()
         if self.threads is not None and self.threads > cores:
             problems.append(
@@ -129,6 +135,10 @@ class ProfileOptions:
             )
         try:
             self.sweep_grid  # noqa: B018 (parsed here, once: the sweep reads these values)
+        except ValueError as error:
+            problems += str(error).splitlines()
+        try:
+            self.encoder_specs  # noqa: B018 (checked here, once, beside the other options)
         except ValueError as error:
             problems += str(error).splitlines()
         if self.predict_only and self.dtype != "fp32":
@@ -169,3 +179,39 @@ class ProfileOptions:
         if problems:
             raise ValueError("\n".join(problems))
         return lengths, predict_lengths, modes
+
+    @functools.cached_property
+    def encoder_specs(self) -> tuple[list[grid.EncoderSpec], list[str]]:
+        """(the encoder variants to profile, the preset's encoders that are not registered),
+        checked once: ``ValueError`` names every unknown encoder, a line each, or else every
+        variant whose keywords its builder refuses (at the sweep's width, when that is valid)."""
+        from encoders import list_encoders
+
+        preset = grid.PRESETS[self.preset]
+        specs, missing = grid.select_encoders(self.encoders or preset.encoders, list_encoders())
+        dim = self.dim or preset.dim
+        problems = option_problems(specs, dim) if dim >= 1 else []
+        if problems:
+            raise ValueError("\n".join(problems))
+        return specs, missing
+
+
+def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
+    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
+    value the builder rejects (built on the meta device: nothing is allocated)."""
+    import torch
+
+    from encoders import build_encoder, unknown_options_problem
+
+    problems = []
+    for spec in specs:
+        unknown = unknown_options_problem(spec.name, [key for key, _ in spec.options])
+        if unknown:
+            problems.append(f"--encoders {spec.label}: {unknown}")
+            continue
+        try:
+            with torch.device("meta"):
+                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
+        except (ValueError, TypeError) as error:
+            problems.append(f"--encoders {spec.label}: {error}")
+    return problems

@@ -77,16 +77,15 @@ def sweep_config(options: ProfileOptions) -> SweepConfig:
     preset = grid.PRESETS[options.preset]
     repeats = options.repeats or preset.repeats
     lengths, predict_lengths, modes = options.sweep_grid  # parsed when the options were checked
-    from encoders import list_encoders
     from encoders.plugins import imported_modules
 
-    encoders, missing = grid.select_encoders(options.encoders or preset.encoders, list_encoders())
+    encoders, missing = options.encoder_specs  # checked when the options were
     if missing:
         rich_console(stderr=True).print(f"[yellow]not registered, skipped: {', '.join(missing)}")
     if not encoders:
         raise ValueError("no encoder to profile: none of the requested encoders is registered")
     dim = options.dim or preset.dim
-    problems = option_problems(encoders, dim) + options.launch.problems()
+    problems = options.launch.problems()
     if problems:
         raise InputError("\n".join(problems))
     encoders = [current_spelling(spec) for spec in encoders]  # the check warned of old names
@@ -140,24 +139,3 @@ def current_encoders(text: str | None) -> str | None:
         options = ":".join(renamed.get(key.strip(), key) + eq + value for key, eq, value in parts)
         variants.append(name + sep + options)
     return ",".join(variants)
-
-
-def option_problems(specs: list[grid.EncoderSpec], dim: int) -> list[str]:
-    """Every variant whose keywords its encoder's builder refuses: an unknown keyword, or a
-    value the builder rejects (built on the meta device: nothing is allocated)."""
-    import torch
-
-    from encoders import build_encoder, unknown_options_problem
-
-    problems = []
-    for spec in specs:
-        unknown = unknown_options_problem(spec.name, [key for key, _ in spec.options])
-        if unknown:
-            problems.append(f"--encoders {spec.label}: {unknown}")
-            continue
-        try:
-            with torch.device("meta"):
-                build_encoder(spec.name, input_dim=dim, **spec.kwargs())
-        except (ValueError, TypeError) as error:
-            problems.append(f"--encoders {spec.label}: {error}")
-    return problems

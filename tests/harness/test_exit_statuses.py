@@ -36,7 +36,7 @@ CASES = {
     ),
     "zero memory budget": (
         ["profile", "--encoders", "bilstm", "--max-memory-mb", "0"],
-        "--max-memory-mb must be a positive number",
+        "--max-memory-mb 0: expected a positive number",
     ),
     "zero jobs": (["reproduce", "--jobs", "0"], "--jobs must be a positive integer"),
     "print_config of a bad preset": (
@@ -77,7 +77,7 @@ CASES = {
     ),
     "negative length": (
         ["profile", "--encoders", "bilstm", "--lengths", "-8,16"],
-        "every length must be a positive integer",
+        "--lengths -8,16: expected positive integer lengths",
     ),
     # issue 56.9: every list of names answers a typo with the nearest name
     "suite encoder typo": (

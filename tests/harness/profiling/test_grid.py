@@ -33,7 +33,7 @@ def test_an_absurd_length_grid_is_refused_saying_how_many_it_asks_for(
     """Issue 56 (H11.3): ``--predict-lengths 8:1000000000:1`` built a billion lengths in memory
     (killed after a minute); the count is taken before any length is made."""
     assert len(grid.parse_lengths("1:10000:1")) == grid.MAX_LENGTHS  # the most an option takes
-    with pytest.raises(ValueError, match=f"--predict-lengths '{text}' asks for {asked} lengths"):
+    with pytest.raises(ValueError, match=f"--predict-lengths {text}: asks for {asked} lengths"):
         grid.parse_lengths(text, "--predict-lengths")
 
 
@@ -186,7 +186,7 @@ def test_resume_refuses_to_mix_allocators_or_shapes(tmp_path) -> None:
 
 def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
     from encoders import list_encoders
-    from harness.profiling.sweep_config import option_problems
+    from harness.profiling.options import option_problems
 
     long = grid.PRESETS["long"]
     assert grid.parse_lengths(long.lengths) == [256, 512, 1024, 2048]

@@ -21,7 +21,7 @@ def test_fewer_than_three_repeats_are_refused(repeats: int) -> None:
 
 
 def test_a_bad_predict_lengths_part_names_that_option() -> None:
-    with pytest.raises(InputError, match=r"^bad --predict-lengths part '16:1024:0'"):
+    with pytest.raises(InputError, match=r"^--predict-lengths 16:1024:0: bad part 16:1024:0"):
         ProfileOptions(predict_lengths="16:1024:0")
 
 
@@ -47,3 +47,23 @@ def test_an_absurd_batch_size_is_one_line_in_sanbenchs_words(
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert len(lines) == 1 and lines[0].startswith(f"sanbench profile: {said}"), lines
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_problem_of_the_command_line_is_named_at_once(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (G2 item 1): a batch size typed as ``1_000`` was named alone; without it, the
+    repeats and lengths were, and never the misspelt encoders. Now one line each, at once."""
+    out = tmp_path / "sweep"
+    words = ["profile", "--preset", "quick", "--encoders", "disan2,bilstmm", "--lengths", "-8,16"]
+    words += ["--batch-size", "1_000", "--repeats", "2", "--out", str(out)]
+    assert main(words) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert [line.split(":")[1].split()[:2] for line in lines] == [
+        ["--batch-size", "1_000"],
+        ["--repeats", "2"],
+        ["--lengths", "-8,16"],
+        ["--encoders", "disan2"],
+        ["--encoders", "bilstmm"],
+    ]
+    assert "(did you mean bilstm?)" in lines[-1] and not out.exists()

@@ -37,10 +37,10 @@ def test_bad_lengths_and_modes_are_each_named_before_the_sweep() -> None:
     with pytest.raises(InputError) as raised:
         ProfileOptions(lengths="8,x", predict_lengths="", modes="infer,fly")
     lines = str(raised.value).splitlines()
-    assert [line.split()[:2] for line in lines] == [
-        ["bad", "--lengths"],
-        ["bad", "--predict-lengths"],
-        ["--modes", "'infer,fly':"],
+    assert [line.split()[:4] for line in lines] == [
+        ["--lengths", "8,x:", "bad", "part"],
+        ["--predict-lengths", "'':", "bad", "part"],
+        ["--modes", "infer,fly:", "expected", "a"],
     ]
 
 
@@ -50,7 +50,7 @@ def test_an_option_under_its_old_name_is_recorded_under_its_current_one(
     """``--encoders mtsa:impl=tensor`` (the check warns of the old name as it builds each
     variant) is labelled, recorded and suggested (the profile page's predict-further hint) as
     ``mtsa:attention_impl=tensor``."""
-    from harness.profiling import sweep_config as module
+    from harness.profiling import options as module
 
     monkeypatch.setattr(module, "option_problems", lambda specs, dim: [])  # no meta build
     options = ProfileOptions(preset="quick", encoders="mtsa:impl=tensor,disan", lengths="8")
