@@ -5,9 +5,7 @@ as one line naming the option (docs/reliability.md, "Bad input")."""
 from __future__ import annotations
 
 import importlib
-import inspect
 import math
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -182,81 +180,6 @@ def non_finite_problems(
             option, text = typed.get(key, (f"--{key}", str(value)))
             problems.append(f"{option} {text}: expected a finite number")
     return problems
-
-
-def _class(class_path: str) -> Any:
-    module, _, name = class_path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
-
-def class_init_problems(
-    optimizer: Any, lr_scheduler: Any, typed: Mapping[str, tuple[str, str]] | None = None
-) -> list[str]:
-    """The ``--optimizer`` and ``--lr_scheduler`` classes built on one dummy parameter and
-    stepped once, as training will: the error their arguments raise (torch's
-    ``ValueError("Invalid learning rate: -1")``, StepLR's modulo by a ``step_size`` 0), as one
-    line naming the class and the arguments given (as ``typed`` holds them)."""
-    import torch
-
-    if optimizer is None and lr_scheduler is None:
-        return []
-    parameter = torch.nn.Parameter(torch.zeros(1))
-    built = torch.optim.SGD([parameter], lr=0.1)
-    if optimizer is not None:
-        spec = builtin_value(optimizer)
-        try:
-            built = _class(spec["class_path"])([parameter], **(spec.get("init_args") or {}))
-        except (ValueError, TypeError) as error:
-            return [_refused("optimizer", spec, str(error), typed or {})]
-    if lr_scheduler is None:
-        return []
-    spec = builtin_value(lr_scheduler)
-    try:
-        with warnings.catch_warnings():  # "lr_scheduler.step() before optimizer.step()"
-            warnings.simplefilter("ignore")
-            scheduler = _class(spec["class_path"])(built, **(spec.get("init_args") or {}))
-            built.step()
-            if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
-                scheduler.step(0.0)  # the metric it watches
-            else:
-                scheduler.step()
-    except ZeroDivisionError:
-        return _zero_problems("lr_scheduler", spec, typed or {})
-    except (ValueError, TypeError) as error:
-        return [_refused("lr_scheduler", spec, str(error), typed or {})]
-    return []
-
-
-def _zero_problems(
-    group: str, spec: Mapping[str, Any], typed: Mapping[str, tuple[str, str]]
-) -> list[str]:
-    """A class that divided by an argument of 0 (StepLR's epoch ``%`` ``step_size``): each
-    argument given as 0, named as typed, instead of Python's "division by zero"."""
-    class_path = spec["class_path"]
-    arguments = (spec.get("init_args") or {}).items()
-    zeros = [key for key, value in arguments if type(value) in (int, float) and value == 0]
-    lines = [
-        " ".join(typed.get(f"{group}.{key}", (f"--{group}.{key}", "0")))
-        + f": {class_path} divides by it; expected a value other than 0"
-        for key in zeros
-    ]
-    return lines or [_refused(group, spec, "a division by zero", typed)]
-
-
-def _refused(
-    group: str, spec: Mapping[str, Any], why: str, typed: Mapping[str, tuple[str, str]]
-) -> str:
-    """``--optimizer torch.optim.SGD --optimizer.lr -1: torch.optim.SGD refuses them: WHY``:
-    the class and its arguments that differ from its defaults (the values the user gave, as
-    typed where ``typed`` holds them), then the class's own reason."""
-    class_path = spec["class_path"]
-    defaults = inspect.signature(_class(class_path)).parameters
-    given = [
-        " ".join(typed.get(f"{group}.{key}", (f"--{group}.{key}", str(value))))
-        for key, value in (spec.get("init_args") or {}).items()
-        if key not in defaults or defaults[key].default != value
-    ]
-    return " ".join([f"--{group} {class_path}", *given]) + f": {class_path} refuses them: {why}"
 
 
 def data_value_problems(data: Mapping[str, Any]) -> list[str]:

@@ -52,8 +52,8 @@ from harness.command_parser import (
 from harness.errors import InputError
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
 from harness.training.module import logged_metrics
+from harness.training.settings.class_checks import class_init_problems
 from harness.training.settings.config_checks import (
-    class_init_problems,
     data_value_problems,
     early_stopping_problems,
     empty_share_problem,

@@ -121,3 +121,79 @@ def test_an_optimizer_argument_of_thousands_of_digits_is_named_by_its_flag(
     lines = refused([*before, "--optimizer.lr", HUGE], capsys)
     said(lines, f"--optimizer.lr {HUGE[:12]}... (5000 digits): far beyond any value it takes")
     assert len(lines) == 1, lines
+
+
+def test_each_optimizer_and_scheduler_problem_is_its_own_line_in_sanbenchs_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 2: a refused optimizer was torch's first reason alone ("torch.optim.SGD refuses
+    them: Invalid learning rate: -0.1"); momentum -1 and step_size 0 were never named."""
+    os.chdir(tmp_path)
+    words = ["--optimizer", "SGD", "--optimizer.lr", "-0.1", "--optimizer.momentum", "-1"]
+    words += ["--lr_scheduler", "StepLR", "--lr_scheduler.step_size", "0"]
+    lines = refused([*words, "--model.hidden_dim", "0"], capsys)
+    said(
+        lines,
+        "--model.hidden_dim 0: expected a positive integer",
+        "--optimizer.lr -0.1: expected a positive learning rate",
+        "--optimizer.momentum -1: expected 0 or more",
+        "--lr_scheduler.step_size 0: torch.optim.lr_scheduler.StepLR divides by it; expected a "
+        "positive integer",
+    )
+    assert len(lines) == 4 and not any("Invalid" in line for line in lines), lines
+
+
+def test_a_config_files_scheduler_is_judged_beside_its_refused_optimizer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 2: the scheduler's ``step_size: 0`` was not named beside the optimizer's typo."""
+    os.chdir(tmp_path)
+    Path("opt.yaml").write_text(
+        "optimizer: {class_path: torch.optim.SGD, init_args: {lr: -1, momentm: 0.9}}\n"
+        "lr_scheduler: {class_path: torch.optim.lr_scheduler.StepLR, init_args: {step_size: 0}}\n"
+    )
+    lines = refused(["--config", "opt.yaml"], capsys)
+    said(
+        lines,
+        "--config opt.yaml: optimizer.init_args.momentm: torch.optim.SGD takes no argument",
+        "--config opt.yaml: optimizer.init_args.lr -1: expected a positive learning rate",
+        "--config opt.yaml: lr_scheduler.init_args.step_size 0: torch.optim.lr_scheduler.StepLR "
+        "divides by it",
+    )
+    assert len(lines) == 3, lines
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (
+            ["--lr_scheduler", "StepLR", "--lr_scheduler.step_size", "-2"],
+            "--lr_scheduler.step_size -2: expected a positive integer",
+        ),
+        (
+            ["--lr_scheduler", "StepLR", "--lr_scheduler.step_size", "2"]
+            + ["--lr_scheduler.gamma", "0"],
+            "--lr_scheduler.gamma 0: expected a positive factor",
+        ),
+        (
+            ["--lr_scheduler", "ExponentialLR", "--lr_scheduler.gamma", "-1"],
+            "--lr_scheduler.gamma -1: expected a positive factor",
+        ),
+        (
+            ["--optimizer", "SGD", "--optimizer.lr", "0"],
+            "--optimizer.lr 0: expected a positive learning rate (0 trains nothing)",
+        ),
+        (
+            ["--optimizer", "Adam", "--optimizer.betas", "[1.5, 0.9]"],
+            "--optimizer.betas [1.5, 0.9]: expected two numbers in [0, 1)",
+        ),
+    ],
+)
+def test_a_schedule_that_trains_nothing_is_refused(
+    words: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 4: ``step_size -2`` and ``gamma 0`` (torch takes both) trained a full run."""
+    os.chdir(tmp_path)
+    lines = refused(words, capsys)
+    said(lines, expected)
+    assert len(lines) == 1, lines
