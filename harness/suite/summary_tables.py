@@ -28,8 +28,12 @@ from reports.contracts.suite_results import (
     CONTENDED_MARK,
     RUN_FAILED,
     RUN_OK,
+    SCALED_MARK,
+    SCALED_NOTE,
     SUMMARY,
+    TIME_PER_EPOCH,
     is_contended,
+    scaled_epoch_time,
 )
 from reports.numbers import MISSING, mean_std_cell
 from reports.paper_numbers import BI_BLOSAN, MTSA, MTSA_TABLE_5_COLUMNS, TABLE_6_COLUMNS, lookup
@@ -49,7 +53,10 @@ COMPARISON_COLUMNS = [
     "paper_row",
     "paper_source",
     "contended",  # a time cell some of whose runs had contended epochs (marked c)
+    "scaled",  # a time per epoch some of whose runs trained no whole epoch (marked e)
 ]
+# summary.csv's share of a cell's runs whose time per epoch is scaled from a partial epoch
+SCALED_SHARE = "train_time_per_epoch_scaled"
 PERCENT_METRICS = frozenset({"train_acc", "dev_acc", "test_acc"})
 
 
@@ -96,6 +103,9 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
             stats = mean_std(values, scale)
             if stats.n:
                 records.append((task, encoder, metric, stats.n, stats.mean, stats.std))
+        if TIME_PER_EPOCH in group:
+            stats = mean_std(scaled_epoch_time(group).astype(float))
+            records.append((task, encoder, SCALED_SHARE, stats.n, stats.mean, stats.std))
     return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
 
 
@@ -234,6 +244,7 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
                     "paper_row": "" if paper is None else paper.row,
                     "paper_source": f"{spec.paper}, {spec.table}",
                     "contended": _contended(indexed, column.task, encoder, column.metric),
+                    "scaled": _scaled(indexed, column.task, encoder, column.metric),
                 }
             )
     return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
@@ -259,10 +270,25 @@ def _contended(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> b
     return column is not None and key in indexed.index and float(indexed.loc[key, "mean"]) > 0
 
 
-def _with_contended_note(table: Table) -> Table:
-    """``table`` with :data:`CONTENDED_NOTE` when a cell carries the mark."""
-    if any(CONTENDED_MARK in value for line in table.rows for value in line):
+def _scaled(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> bool:
+    """True when ``metric`` is the time per epoch and a finished run of the cell trained no whole
+    epoch (its time is scaled from the batches it ran)."""
+    key = (task, encoder, SCALED_SHARE)
+    return metric == TIME_PER_EPOCH and key in indexed.index and indexed.loc[key, "mean"] > 0
+
+
+def _marks(contended: bool, scaled: bool) -> str:
+    return (CONTENDED_MARK if contended else "") + (SCALED_MARK if scaled else "")
+
+
+def _with_mark_notes(table: Table) -> Table:
+    """``table`` with :data:`CONTENDED_NOTE` and :data:`SCALED_NOTE` when a cell carries
+    their mark."""
+    cells = [value for line in table.rows for value in line]
+    if any(CONTENDED_MARK in value for value in cells):
         table.notes.append(CONTENDED_NOTE)
+    if any(value.endswith(SCALED_MARK) for value in cells):
+        table.notes.append(SCALED_NOTE)
     return table
 
 
@@ -277,11 +303,11 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
-            mark = CONTENDED_MARK if cell.contended else ""
+            mark = _marks(cell.contended, cell.scaled)
             line.append(mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
-    return _with_contended_note(table)
+    return _with_mark_notes(table)
 
 
 def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
@@ -312,10 +338,12 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             found = key in indexed.index
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
-            contended = _contended(indexed, task, encoder, metric)
-            line.append(mean_std_cell(mean, std, digits) + (CONTENDED_MARK if contended else ""))
+            mark = _marks(
+                _contended(indexed, task, encoder, metric), _scaled(indexed, task, encoder, metric)
+            )
+            line.append(mean_std_cell(mean, std, digits) + mark)
         table.rows.append(line)
-    return _with_contended_note(table)
+    return _with_mark_notes(table)
 
 
 def failures_table(failed: pd.DataFrame) -> Table:

@@ -3,7 +3,10 @@
 fit_config.yaml       the run's complete configuration (``sanbench fit --config`` runs it)
 metrics.json          every final metric, efficiency columns, resolved config, versions
                       (``epochs``: the epochs trained to their last batch; ``steps``:
-                      every optimizer step, those of an epoch ended inside too)
+                      every optimizer step, those of an epoch ended inside too;
+                      ``train_time_per_epoch_s``: the mean of those epochs, or where
+                      none completed (``train_epochs_timed`` 0) the batches run scaled to
+                      an epoch's)
 manifest.json         {"kind": "fit", ...}
 logs/version_N/       Lightning CSV logs, one folder per (re)start
 curve.csv             every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)

@@ -28,7 +28,8 @@ RUNS = "runs.csv"
 MARKDOWN = "reproduction.md"
 FILES = (CELLS, TAUS, PAIRS, ENCODERS, RUNS, MARKDOWN)
 RUN_COLUMNS = ["task", "encoder", "replicate", "seed", "fold", "test_acc", "dev_acc", "epochs"]
-RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "wall_s", "device_name", "torch", "commit"]
+RUN_COLUMNS += ["steps", "train_time_per_epoch_s", "train_epochs_timed", "wall_s"]
+RUN_COLUMNS += ["device_name", "torch", "commit"]
 
 
 def table_path(out_dir: Path, name: str) -> Path:

@@ -28,6 +28,9 @@ RUN_OK, RUN_FAILED = RUN_STATUSES  # each by its name
 METRIC_COLUMNS = (
     "params",
     "train_time_per_epoch_s",
+    # the epochs trained to their last batch that time averages; 0: none was, the time is the
+    # batches run scaled to the epoch's (fit_folder.py)
+    "train_epochs_timed",
     # the CPU share the timed epochs' threads got (harness.measurement.cpu_usage)
     "train_cpu_granted",
     "train_contended",  # 1: granted < 0.5, the epoch times are inflated by other processes
@@ -83,6 +86,26 @@ def contended(runs: pd.DataFrame, time_column: str) -> pd.Series:
     return runs[flag].map(is_contended).astype(bool)
 
 
+TIME_PER_EPOCH = "train_time_per_epoch_s"
+SCALED_MARK = " e"  # after a time per epoch some of whose runs completed no epoch
+SCALED_NOTE = (
+    "e: some of the cell's runs trained no whole epoch (a step budget inside the first): their "
+    "time per epoch is the time of the batches they ran scaled to the epoch's batches "
+    "(train_epochs_timed 0), not a timed full pass"
+)
+
+
+def scaled_epoch_time(runs: pd.DataFrame) -> pd.Series:
+    """Which of ``runs`` trained no whole epoch: their ``train_time_per_epoch_s`` is scaled from
+    the batches they ran (False where not recorded: runs before 2026-11-30 averaged in the
+    epoch a budget ended inside)."""
+    import pandas as pd
+
+    if "train_epochs_timed" not in runs:
+        return pd.Series(False, index=runs.index)
+    return pd.to_numeric(runs["train_epochs_timed"], errors="coerce") == 0
+
+
 # Each time column's prefix in the rows and in metrics.json, and the evidence recorded beside it
 # (harness.measurement.cpu_usage): the CPU share its threads got and the load average before and
 # after.
@@ -100,7 +123,7 @@ COLUMNS = (
     *ENVIRONMENT_COLUMNS,
     "run_dir",  # the run's folder relative to the results file's folder (OUT): runs/T/E/R
 )
-NUMERIC = tuple(c for c in METRIC_COLUMNS if c not in ("epochs", "steps"))
+NUMERIC = tuple(c for c in METRIC_COLUMNS if c not in ("epochs", "steps", "train_epochs_timed"))
 
 
 def shard_path(out_dir: Path, shard_label: str) -> Path:

@@ -58,7 +58,9 @@ FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (L
 
 def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """task, encoder, runs and every summary column any run has; a time some of whose runs
-    were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`."""
+    were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`, a time per
+    epoch some of whose runs trained no whole epoch
+    :data:`~reports.contracts.suite_results.SCALED_MARK`."""
     shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
@@ -67,10 +69,24 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for column, _, fmt in shown:
             contended = suite_results.contended(group, column).any()
             mark = suite_results.CONTENDED_MARK if contended else ""
+            if (
+                column == suite_results.TIME_PER_EPOCH
+                and suite_results.scaled_epoch_time(group).any()
+            ):
+                mark += suite_results.SCALED_MARK
             stats = aggregation.mean_std(group[column])
             cells.append(numbers.mean_std_cell(stats.mean, stats.std, shown=fmt) + mark)
         rows.append(cells)
     return header, rows
+
+
+def scaled_runs(results: pd.DataFrame) -> list[str]:
+    """The runs that trained no whole epoch, whose time per epoch is scaled from their batches."""
+    scaled = results[suite_results.scaled_epoch_time(results)]
+    return [
+        " / ".join(str(run[k]) for k in suite_results.KEY_COLUMNS if k in run)
+        for _, run in scaled.iterrows()
+    ]
 
 
 def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
@@ -198,6 +214,7 @@ def _sections(
         "summary_header": header,
         "summary_rows": rows,
         "contended": contended_rows(results),
+        "scaled": scaled_runs(results),
         "costs": costs,
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),

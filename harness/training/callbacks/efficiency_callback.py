@@ -3,7 +3,11 @@
 - training time per epoch: wall time of the training loop (data loading included), with the
   clock (:class:`harness.measurement.latency.Stopwatch`) paused while validation runs and
   while a step's memory measurement starts and ends; on CUDA the clock is read after a
-  ``synchronize``, only at those moments, so the other steps run unsynchronised as in any run;
+  ``synchronize``, only at those moments, so the other steps run unsynchronised as in any run.
+  It is the mean of the epochs trained to their last batch (a full pass over the training
+  set, the papers' figure), an epoch's parts before and after a resume summed; an epoch a step
+  budget or a stop ended inside is left out. A run that completed none scales the batches it
+  ran to the epoch's (``train_epochs_timed`` 0 says so);
 - peak training memory: tensor bytes as the allocator counts them, by the step-peak rule
   ``sanbench profile`` uses too, the largest over the steps that can be the largest
   (:class:`harness.measurement.training_memory.StepMemory`; a measured step runs as any other);
@@ -54,6 +58,8 @@ class EfficiencyCallback(pl.Callback):
         self._epoch_start = 0.0
         self.memory: StepMemory | None = None
         self._measuring = False
+        # the last epoch, when ended inside: (its seconds, the share of its batches run)
+        self._partial: tuple[float, float] | None = None
 
     @property
     def train_seconds(self) -> float:
@@ -121,8 +127,14 @@ class EfficiencyCallback(pl.Callback):
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.clock.pause()
-        if not replayed_epoch_end(trainer):  # that epoch's time is already in
-            self.epoch_seconds.append(self.train_seconds - self._epoch_start)
+        if replayed_epoch_end(trainer):  # that epoch's time is already in
+            return
+        seconds = self.train_seconds - self._epoch_start
+        progress = trainer.fit_loop.epoch_loop.batch_progress
+        if progress.is_last_batch:
+            self.epoch_seconds.append(seconds)
+        elif 0 < trainer.num_training_batches < float("inf"):  # a budget or stop ended it
+            self._partial = (seconds, progress.current.completed / trainer.num_training_batches)
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -138,11 +150,20 @@ class EfficiencyCallback(pl.Callback):
         self.clock.seconds = float(state_dict["train_seconds"])
         self._epoch_start = float(state_dict.get("epoch_start", self.train_seconds))
 
+    def time_per_epoch(self) -> float:
+        """The mean of the whole epochs; none whole: the last epoch's time over the share of
+        its batches run; nothing run: NaN."""
+        if self.epoch_seconds:
+            return sum(self.epoch_seconds) / len(self.epoch_seconds)
+        if self._partial is not None and self._partial[1] > 0:
+            return self._partial[0] / self._partial[1]
+        return float("nan")
+
     def summary(self) -> dict[str, float | str]:
         """The efficiency columns measured so far (this process's epochs only)."""
-        epochs = self.epoch_seconds
         return {
-            "train_time_per_epoch_s": sum(epochs) / len(epochs) if epochs else float("nan"),
+            "train_time_per_epoch_s": self.time_per_epoch(),
+            "train_epochs_timed": len(self.epoch_seconds),
             "train_time_s": self.train_seconds,
             "peak_train_mem_mb": self.memory.peak_mb() if self.memory else float("nan"),
             "peak_train_mem_kind": self.memory.kind if self.memory else "",

@@ -456,7 +456,11 @@ def test_the_epoch_resumed_mid_way_is_timed_as_that_epoch_only(
 
     clock = FakeClock()
     monkeypatch.setattr(latency, "time", clock)
-    trainer = SimpleNamespace(fit_loop=SimpleNamespace(restarted_on_epoch_end=False))
+    progress = SimpleNamespace(is_last_batch=True)  # each epoch ends at its last batch
+    loop = SimpleNamespace(
+        restarted_on_epoch_end=False, epoch_loop=SimpleNamespace(batch_progress=progress)
+    )
+    trainer = SimpleNamespace(fit_loop=loop)
     module = pl.LightningModule()
     before = EfficiencyCallback()
     before.on_train_start(trainer, module)

@@ -135,9 +135,11 @@ def test_cuda_synchronises_only_around_measured_steps(monkeypatch: pytest.Monkey
     monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda *a: None)
     model = _CudaModel(4, 4)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    trainer = types.SimpleNamespace(
-        optimizers=[optimizer], fit_loop=types.SimpleNamespace(restarted_on_epoch_end=False)
+    progress = types.SimpleNamespace(is_last_batch=True)
+    loop = types.SimpleNamespace(
+        restarted_on_epoch_end=False, epoch_loop=types.SimpleNamespace(batch_progress=progress)
     )
+    trainer = types.SimpleNamespace(optimizers=[optimizer], fit_loop=loop)
     callback = EfficiencyCallback()
     callback.on_train_start(trainer, model)
     callback.on_train_epoch_start(trainer, model)
