@@ -22,7 +22,7 @@ import re
 import stat
 import sys
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -961,13 +961,18 @@ def _default(field: dataclasses.Field) -> Any:
     return field.default
 
 
-def build(options: type[T], namespace: Namespace) -> T:
+def build(
+    options: type[T],
+    namespace: Namespace,
+    beside: Callable[[dict[str, Any]], list[str]] | None = None,
+) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
     level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
     one :class:`InputError`: each part's, the whole's own (checked with a failed part at its
     default), and then the problems of each part made that its command judges later, beside
-    its names and files (a part's ``problems()``: a budget, a launcher), so none waits for
-    another's fix."""
+    its names and files (a part's ``problems()``: a budget, a launcher), and what ``beside``
+    finds in the values (each run's fit config, which the command checks once the options are
+    right), so none waits for another's fix."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
     problems: list[str] = []
@@ -988,6 +993,8 @@ def build(options: type[T], namespace: Namespace) -> T:
         for part in values.values():
             later = getattr(part, "problems", None) if dataclasses.is_dataclass(part) else None
             lines += [line for line in (later() if later else []) if line not in lines]
+        if beside is not None:
+            lines += [line for line in beside(values) if line not in lines]
         raise InputError("\n".join(lines))
     return built
 

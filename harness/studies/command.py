@@ -9,6 +9,7 @@ from jsonargparse import Namespace
 from harness.command_parser import CommandParser, build
 from harness.outdir import out_folder
 from harness.studies import StudyOptions, run_tune
+from harness.studies.tune import problems_beside_options
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -29,7 +30,7 @@ def tune(config: Namespace) -> int:
     """
     # the study's default folder (runs/studies/NAME) is checked and held as a given --out is
     # (harness.cli does that one), before any trial
-    options = build(StudyOptions, config)
+    options = build(StudyOptions, config, beside=problems_beside_options)
     given = options.out is not None
     with contextlib.nullcontext() if given else out_folder("tune", options.context().out):
         run_tune(options)

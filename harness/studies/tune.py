@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import Any
 
 from harness.command_parser import encoder_choice_problems
 from harness.errors import InputError
@@ -112,6 +113,34 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     return []
 
 
+def trial_problems(options: StudyOptions, ctx: TuneContext, read_files: bool) -> list[str]:
+    """A training study's :func:`training_problems`, its trials' configs checked without the
+    budget when the budget's own problems are said (not twice); none for other studies."""
+    if options.study == BLOCK_LENGTH_MEMORY or options.outputs_only:
+        return []
+    if budget_problems_of(options.budget, options.fit):
+        ctx = replace(ctx, budget={}, overrides=without_budget(ctx.overrides))
+    return training_problems(ctx, read_files=read_files)
+
+
+# the options a stand-in for refused options takes at their defaults: the study's own numbers
+STAND_IN_DEFAULTS = ("trials", "max_retry", "heartbeat", "lengths", "batch_size", "dim")
+STAND_IN_DEFAULTS += ("attention_impl",)
+
+
+def problems_beside_options(values: dict[str, Any]) -> list[str]:
+    """The trials' fit values' problems when the study's own options are refused (``--trials
+    0``): checked on a stand-in with those numbers at their defaults, so that they are named in
+    the same refusal (``build``'s ``beside``); no file is read."""
+    defaults = {f.name: f.default for f in fields(StudyOptions) if f.name in STAND_IN_DEFAULTS}
+    try:
+        options = StudyOptions(**{**values, **defaults})
+        ctx = options.context()
+    except ValueError:  # the study's name, or its space file, says itself: nothing to check
+        return []
+    return trial_problems(options, ctx, read_files=False)
+
+
 def run_tune(options: StudyOptions) -> dict:
     """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
     from harness.studies.storage import chosen_storage, storage_url
@@ -124,11 +153,7 @@ def run_tune(options: StudyOptions) -> dict:
         storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
-    if options.study != BLOCK_LENGTH_MEMORY and not options.outputs_only:
-        checked = ctx  # the trials' configs without the budget whose problems are said
-        if said:
-            checked = replace(ctx, budget={}, overrides=without_budget(ctx.overrides))
-        problems += training_problems(checked, read_files=not problems)
+    problems += trial_problems(options, ctx, read_files=not problems)
     if problems:
         raise InputError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:

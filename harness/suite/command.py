@@ -6,6 +6,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.suite import SuiteOptions, run_suite
+from harness.suite.suite import problems_beside_options
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -22,5 +23,5 @@ def suite(config: Namespace) -> int:
 
     docs/suite.md: the protocol, the output files, resuming and sharding.
     """
-    run_suite(build(SuiteOptions, config))
+    run_suite(build(SuiteOptions, config, beside=problems_beside_options))
     return 0

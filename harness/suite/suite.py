@@ -73,10 +73,9 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     """The grid's runs, once every problem before any training is named, all at once: the
     budget, the names and files (:func:`input_problems`), every (task, encoder)'s fit config
     (of the names that are known); then every data file of every task (all bad lines)."""
-    said = budget_problems_of(options.budget, options.fit)
-    problems = said + input_problems(options)
+    problems = budget_problems_of(options.budget, options.fit) + input_problems(options)
     runs = known_runs(options)
-    problems += config_problems(runs, options, without_budget(overrides) if said else overrides)
+    problems += run_config_problems(runs, options, overrides)
     if problems:
         raise InputError("\n".join(problems) + " (see sanbench suite --help)")
     from harness.training.inputs import check_fit_inputs
@@ -84,6 +83,32 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     per_task = {run.task: run for run in runs}.values()
     check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
     return runs
+
+
+def run_config_problems(
+    runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]
+) -> list[str]:
+    """:func:`config_problems` of ``runs``, checked without the budget when the budget's own
+    problems are said (not twice)."""
+    said = budget_problems_of(options.budget, options.fit)
+    return config_problems(runs, options, without_budget(overrides) if said else overrides)
+
+
+# what a stand-in for refused options takes: one run of each (task, encoder), no shard
+ONE_RUN = {"seeds": 1, "folds": 1, "shard": "1/1"}
+
+
+def problems_beside_options(values: dict[str, Any]) -> list[str]:
+    """The names', files' and each known (task, encoder)'s fit values' problems when the suite's
+    own options are refused (``--seeds 0``): checked on a stand-in of one seed and fold, so
+    that they are named in the same refusal (``build``'s ``beside``)."""
+    try:
+        options = SuiteOptions(**{**values, **ONE_RUN})
+        overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    except ValueError:  # a task or encoder list, or a clash, that says itself: no run to check
+        return []
+    problems = input_problems(options)
+    return problems + run_config_problems(known_runs(options), options, overrides)
 
 
 def config_problems(

@@ -110,3 +110,41 @@ def test_a_budget_that_trains_nothing_is_named_beside_the_other_problems(
     for option in named:
         assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
     assert not out.exists()
+
+
+# an option's own problem beside the fit values of each run (and the budget)
+OWN_AND_FIT = [
+    ("suite", ["--seeds", "0", "--data.batch_size", "0"], ["--seeds", "--data.batch_size 0"]),
+    ("suite", ["--folds", "0", "--model.dropout", "3"], ["--folds", "--model.dropout 3"]),
+    ("suite", ["--seeds", "0", "--encoders", "multi_cn"], ["--seeds", "--encoders multi_cn"]),
+    (
+        "suite",
+        ["--seeds", "0", "--max-steps", "0", "--data.batch_size", "0"],
+        ["--seeds", "--max-steps", "--data.batch_size 0"],
+    ),
+    ("tune", ["--trials", "0", "--data.batch_size", "0"], ["--trials", "--data.batch_size 0"]),
+    (
+        "tune",
+        ["--trials", "0", "--max-steps", "0", "--data.batch_size", "0"],
+        ["--trials", "--max-steps", "--data.batch_size 0"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "extra", "named"), OWN_AND_FIT)
+def test_an_options_own_problem_does_not_hide_the_runs_fit_values(
+    command: str,
+    extra: list[str],
+    named: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tune --trials 0 --data.batch_size 0`` named ``--trials`` alone (and ``suite --seeds 0``
+    likewise): each run's fit values were checked only once the options' own were right
+    (issue 56, 'Messages in one voice'; F56b item 2). One line each, nothing created."""
+    out = tmp_path / "out"
+    lines = _refused([*_words(command, tmp_path, out), *extra], capsys)
+    assert len(lines) == len(named), lines
+    for option in named:
+        assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
+    assert not out.exists()
