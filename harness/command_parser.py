@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import importlib
 import inspect
+import json
 import math
 import re
 import stat
@@ -352,17 +353,28 @@ def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
         return {}
     if not isinstance(content, dict):
         return {}
-    return {key: (f"{option} {path}: {key}", text) for key, text in scalar_items(content)}
+    return {key: (f"{option} {path}: {shown}", text) for key, shown, text in scalar_items(content)}
 
 
-def scalar_items(mapping: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
-    """The dotted keys of a nested mapping's scalar (string) leaves, with their values."""
+def scalar_items(
+    mapping: dict[str, Any], prefix: str = "", shown: str = ""
+) -> Iterator[tuple[str, str, str]]:
+    """The dotted keys of a nested mapping's scalar (string) leaves, as written (a list's
+    entries by their index: ``trainer.callbacks[0].init_args.monitor``, keyed
+    ``trainer.callbacks.0.init_args.monitor``) and their values; a list of scalars is one
+    value (``[1]``)."""
     for key, value in mapping.items():
-        dotted = f"{prefix}{key}"
+        dotted, named = f"{prefix}{key}", f"{shown}{key}"
         if isinstance(value, dict):
-            yield from scalar_items(value, dotted + ".")
+            yield from scalar_items(value, dotted + ".", named + ".")
+        elif isinstance(value, list) and any(isinstance(item, dict) for item in value):
+            for index, item in enumerate(value):
+                if isinstance(item, dict):
+                    yield from scalar_items(item, f"{dotted}.{index}.", f"{named}[{index}].")
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            yield dotted, named, f"[{', '.join(value)}]"
         elif isinstance(value, str):
-            yield dotted, value
+            yield dotted, named, value
 
 
 DECIMAL_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")  # ASCII digits: ``\d`` takes ``１０`` too
@@ -583,6 +595,9 @@ def option_spelling(key: str) -> str:
 NEGATIVE_VALUE = re.compile(r"-(\.?\d[\w.,:+-]*|inf|infinity|nan)", re.IGNORECASE)
 # a dataclass field's metadata: a mapping option spelled as LightningCLI spells a class
 CLASS_PATH_OPTION = {"class_path": True}
+# a dataclass field's metadata: a mapping option whose key holds a list of classes, spelled as
+# LightningCLI spells it (:func:`class_list_words`)
+TRAINER_CLASS_LISTS = {"class_lists": ("callbacks",)}
 CLASS_KEYS = ("class_path", "init_args", "dict_kwargs")
 
 
@@ -605,6 +620,64 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+# the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)
+CLASS_PATH_KEY = "class_path"
+INIT_ARGS_KEY = "init_args"
+
+
+def class_list_words(words: list[str], options: set[str]) -> list[str]:
+    """``words`` with every word of each list option of ``options`` (``--trainer.callbacks``)
+    folded into one ``--trainer.callbacks=[{"class_path": ..., "init_args": {...}}, ...]`` where
+    the first stood: ``OPTION CLASS`` starts the list again, ``OPTION+=CLASS`` adds a class,
+    ``OPTION.KEY VALUE`` (or ``.init_args.KEY``) is an argument of the last class given, as
+    LightningCLI reads them. An option whose words give no class first, or give the list as a
+    YAML mapping or list, is left as it is (the check of fit's config names that)."""
+    for option in sorted(options):
+        words = _folded(words, option)
+    return words
+
+
+def _folded(words: list[str], option: str) -> list[str]:
+    """:func:`class_list_words` for one ``option``."""
+    out: list[str] = []
+    classes: list[dict[str, Any]] = []
+    at: int | None = None  # where the folded option stands in ``out``
+    index = 0
+    while index < len(words):
+        word = words[index]
+        name, equals, attached = word.partition("=")
+        key = _key(name.removesuffix("+"), option)
+        if key is None:
+            out.append(word)
+            index += 1
+            continue
+        value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
+        taken = 1 if equals else 2
+        literal = value.lstrip().startswith(("{", "["))
+        if literal or (key not in ("", CLASS_PATH_KEY) and not classes):
+            return words  # a config's form, or an argument before any class: said by fit's check
+        if key in ("", CLASS_PATH_KEY):
+            entry = {CLASS_PATH_KEY: value}
+            classes = [*classes, entry] if name.endswith("+") else [entry]
+        else:
+            classes[-1].setdefault(INIT_ARGS_KEY, {})[key.removeprefix(f"{INIT_ARGS_KEY}.")] = value
+        if at is None:
+            at = len(out)
+            out.append("")
+        index += taken
+    if at is not None:
+        out[at] = f"{option}={json.dumps(classes)}"
+    return out
+
+
+def _key(name: str, option: str) -> str | None:
+    """What ``name`` sets under ``option``: ``""`` for the option itself, ``monitor`` for
+    ``option.monitor``; None for another option."""
+    if name == option:
+        return ""
+    return name.removeprefix(f"{option}.") if name.startswith(f"{option}.") else None
 
 
 def negative_values_attached(words: list[str]) -> list[str]:
@@ -810,6 +883,7 @@ class CommandParser(ArgumentParser):
         )
         self.aliases: set[str] = set()
         self.class_options: set[str] = set()  # options spelled as a class (class_path_words)
+        self.class_lists: set[str] = set()  # keys spelled as a list of classes (class_list_words)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
         self.add_argument(
             "--config",
@@ -841,6 +915,9 @@ class CommandParser(ArgumentParser):
                 names.append(f"--{field.name}")
             if field.metadata.get("class_path"):
                 self.class_options |= set(names)
+            self.class_lists |= {
+                f"{names[0]}.{key}" for key in field.metadata.get("class_lists", ())
+            }
             default = _default(field)
             help_text = docs.get(field.name, "").replace("%", "%%")  # argparse formats help
             if hint is bool:
@@ -874,6 +951,7 @@ class CommandParser(ArgumentParser):
         raise :class:`InputError`, one line per problem."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
+        words = class_list_words(words, self.class_lists)
         problems = unknown_options(words, self)
         if problems:
             raise InputError("\n".join(problems) + f" (see {self.prog} --help)")

@@ -16,7 +16,13 @@ from typing import Any
 import yaml
 
 from datamodules.text import known_encoding
-from harness.command_parser import CLASS_KEYS, CLASS_PATH_OPTION, as_typed, integer_problems
+from harness.command_parser import (
+    CLASS_KEYS,
+    CLASS_PATH_OPTION,
+    TRAINER_CLASS_LISTS,
+    as_typed,
+    integer_problems,
+)
 from harness.errors import InputError
 
 
@@ -183,10 +189,13 @@ class FitSections:
 
     model: dict[str, Any] = field(default_factory=dict)
     """fit's model options for every run (--model.KEY VALUE)"""
-    trainer: dict[str, Any] = field(default_factory=dict)
-    """fit's trainer options for every run (--trainer.KEY VALUE)"""
+    trainer: dict[str, Any] = field(default_factory=dict, metadata=TRAINER_CLASS_LISTS)
+    """fit's trainer options for every run (--trainer.KEY VALUE; --trainer.callbacks CLASS
+    --trainer.callbacks.KEY VALUE, --trainer.callbacks+=CLASS, as fit takes them)"""
     data: dict[str, Any] = field(default_factory=dict)
     """fit's data options for every run (--data.KEY VALUE)"""
+    run: dict[str, Any] = field(default_factory=dict)
+    """fit's run options for every run (--run.early_stopping_patience 0, --run.ema_decay ...)"""
     optimizer: dict[str, Any] = field(default_factory=dict, metadata=CLASS_PATH_OPTION)
     """an optimizer by class path for every run, as fit takes it (--optimizer torch.optim.SGD
     --optimizer.lr 0.05); default: each task config's, the papers'"""
@@ -217,7 +226,7 @@ class FitSections:
 
 
 CLASS_SECTIONS = ("optimizer", "lr_scheduler")  # fit's sections that name a class
-SECTIONS = ("model", "trainer", "data", *CLASS_SECTIONS)  # FitSections' fields
+SECTIONS = ("model", "trainer", "data", "run", *CLASS_SECTIONS)  # FitSections' fields
 
 
 def _class_config(given: dict[str, Any]) -> dict[str, Any]:
