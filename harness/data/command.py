@@ -9,7 +9,9 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.console import console
-from harness.data.options import StatsOptions
+from harness.data.options import ACTIONS, StatsOptions
+
+__all__ = ["ACTIONS", "add_arguments", "data"]  # ACTIONS: harness/cli.py's shown_name
 
 
 def add_arguments(parser: CommandParser) -> None:

@@ -12,12 +12,14 @@ from datamodules.text import known_encoding
 from harness.training.settings.fit_overrides import path_problems
 from harness.training.settings.task_configs import task_option_problems
 
+ACTIONS = ("stats",)  # the words after ``sanbench data``; messages name the command with one
+
 
 @dataclass(frozen=True)
 class StatsOptions:
     """Per-split counts, labels, drops, lengths and vector coverage of one task's files."""
 
-    action: str = field(metadata={"positional": True, "choices": ("stats",)})
+    action: str = field(metadata={"positional": True, "choices": ACTIONS})
     """stats: per-split statistics of a task's files"""
     task: str
     """the task: its name, an alias, or a task file (NAME.yaml, docs/data.md "Your own data")"""

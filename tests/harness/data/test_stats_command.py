@@ -142,3 +142,13 @@ def test_stats_reads_a_task_name_by_fits_rule_and_words(task, said, capsys):
 def test_stats_takes_a_tasks_alias(tmp_path, capsys):
     assert main(["data", "stats", "--task", "sst5", "--data-dir", str(tmp_path)]) == 2
     assert "--task" not in capsys.readouterr().err  # the alias is a task; the folder is empty
+
+
+def test_a_problem_names_the_command_with_its_action(capsys) -> None:
+    """Issue 56 (G2 item 4): ``data stats`` problems were prefixed ``sanbench data:``."""
+    from harness.cli import main
+
+    assert main(["data", "stats", "--task", "treec"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("sanbench data stats: --task treec: expected one of"), lines
+    assert lines[1] == "(sanbench --debug data stats ... shows the traceback)"
