@@ -19,14 +19,14 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def data(config: Namespace) -> int:
-    """``sanbench data stats``: per-split counts, labels, drops, lengths and vector coverage.
+    """sanbench data stats: per-split counts, labels, drops, lengths and vector coverage.
 
         sanbench data stats --task trec --data-dir ../shared/datasets
         sanbench data stats --task sst2 --data-dir D --embeddings glove.txt --json
         sanbench data stats --task examples/own-data/reviews.yaml
 
     Arguments are checked (task, folders, files, encoding) before numpy, torch or any data file
-    is loaded; bad data files: one line per problem and exit status 2 (``sanbench --debug``
+    is loaded; bad data files: one line per problem and exit status 2 (sanbench --debug
     shows the traceback).
     """
     # bad or missing files raise (sanbench reports them); the options are checked before numpy

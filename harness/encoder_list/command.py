@@ -15,7 +15,7 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def encoders(config: Namespace) -> int:
-    """``sanbench encoders``: every registered encoder (built-ins and plugins) with its parameter
+    """sanbench encoders: every registered encoder (built-ins and plugins) with its parameter
     count, paper and source."""
     args = build(ListOptions, config)
     from rich.table import Table

@@ -22,13 +22,13 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def predict(config: Namespace) -> int:
-    """``sanbench predict``: labels and class probabilities of new sentences from a checkpoint.
+    """sanbench predict: labels and class probabilities of new sentences from a checkpoint.
 
         sanbench predict --ckpt runs/trec/checkpoints/last.ckpt --input questions.txt --out pred.csv
 
-    One row per input line: ``line``, ``sentence``, ``label``, ``p_<class>`` per class (the line's
+    One row per input line: line, sentence, label, p_<class> per class (the line's
     number from 1, the line as given, the most probable class and each class's probability); for
-    SICK ``line``, ``sentence``, ``score``.
+    SICK line, sentence, score.
     """
 
     def apply(*arguments):
@@ -40,11 +40,11 @@ def predict(config: Namespace) -> int:
 
 
 def encode(config: Namespace) -> int:
-    """``sanbench encode``: a trained encoder's pooled sentence vectors for new sentences.
+    """sanbench encode: a trained encoder's pooled sentence vectors for new sentences.
 
         sanbench encode --ckpt runs/trec/checkpoints/last.ckpt --input sentences.txt --out emb.npy
 
-    Writes float32 [lines, output_dim] in input order (``numpy.load``), e.g. for SentEval.
+    Writes float32 [lines, output_dim] in input order (numpy.load), e.g. for SentEval.
     """
 
     def apply(*arguments):

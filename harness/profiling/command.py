@@ -15,7 +15,7 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def profile(config: Namespace) -> int:
-    """``sanbench profile``: memory/latency sweep over sequence lengths, then the HTML report.
+    """sanbench profile: memory/latency sweep over sequence lengths, then the HTML report.
 
     sanbench profile --preset quick --out runs/quick
     sanbench profile --resume --out runs/quick   # continues the sweep its manifest records

@@ -15,8 +15,8 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def report(config: Namespace) -> int:
-    """``sanbench report``: the HTML/PNG site over run folders (fits, suites, studies, profiles,
-    reproductions), rendered from their files by ``reports``.
+    """sanbench report: the HTML/PNG site over run folders (fits, suites, studies, profiles,
+    reproductions), rendered from their files by reports.
 
         sanbench report runs/quick runs/suite --out runs/site
     """

@@ -13,18 +13,18 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def reproduce(config: Namespace) -> int:
-    """``sanbench reproduce``: Bi-BloSAN Table 6 / MTSA Table 5 on this machine, beside the papers.
+    """sanbench reproduce: Bi-BloSAN Table 6 / MTSA Table 5 on this machine, beside the papers.
 
         sanbench reproduce --data-dir ../shared/datasets \\
             --embeddings ../shared/datasets/glove/glove.6B.50d.subset.txt --out runs/reproduce
         sanbench reproduce --preset paper --launcher slurm --jobs 54 --slurm-time 600 ...
         sanbench reproduce --tasks trec --encoders multi_cnn,bi_blosan ...   # a part of the grid
 
-    Runs the preset (``harness/reproduce/preset.py``), or the part ``--tasks`` x ``--encoders`` of
-    it, as ``--jobs`` jobs (``--launcher process``, the default: forked processes of ``--threads``
-    threads on this console; ``local`` or ``slurm``: submitit), resumes after a kill without
+    Runs the preset (harness/reproduce/preset.py), or the part --tasks x --encoders of
+    it, as --jobs jobs (--launcher process, the default: forked processes of --threads
+    threads on this console; local or slurm: submitit), resumes after a kill without
     repeating finished runs, then writes the suite's tables and the reproduction tables
-    (``OUT/reproduction/``). Run it when nothing is being timed.
+    (OUT/reproduction/). Run it when nothing is being timed.
     """
     print(f"tables: {run_reproduce(build(ReproduceOptions, config))}")
     return 0

@@ -14,7 +14,7 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def suite(config: Namespace) -> int:
-    """``sanbench suite``: run a grid of tasks x encoders x seeds (or CV folds), then aggregate.
+    """sanbench suite: run a grid of tasks x encoders x seeds (or CV folds), then aggregate.
 
         sanbench suite --tasks cr,trec,sst2 --encoders bi_blosan,mtsa --seeds 5 \\
             --data-dir ../shared/datasets --embeddings glove.txt --out runs/suite --shard 1/4
