@@ -99,28 +99,25 @@ def monitor_problems(
     ``--trainer.callbacks`` class (EarlyStopping's, ModelCheckpoint's) that names none of the
     ``monitored`` metrics, with the nearest: Lightning finds out only after the first epoch
     trained (``MisconfigurationException``). ``typed`` names the options as given."""
-    given: list[tuple[str, Any]] = []
+    given: list[tuple[list[str], Any]] = []  # the keys that may have set it, its value
     scheduler = config.get("lr_scheduler")
     if scheduler is not None:
-        given.append(("lr_scheduler", (scheduler.get("init_args") or {}).get("monitor")))
+        keys = ["lr_scheduler.init_args.monitor", "lr_scheduler.monitor"]
+        given.append((keys, (scheduler.get("init_args") or {}).get("monitor")))
     callbacks = config["trainer"].get("callbacks")
-    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+    for index, callback in enumerate(callbacks if isinstance(callbacks, list) else [callbacks]):
         if isinstance(callback, Mapping | Namespace):
-            given.append(("trainer.callbacks", (callback.get("init_args") or {}).get("monitor")))
+            keys = [f"trainer.callbacks.{index}.{key}" for key in ("init_args.monitor", "monitor")]
+            keys += ["trainer.callbacks.init_args.monitor", "trainer.callbacks.monitor"]
+            given.append((keys, (callback.get("init_args") or {}).get("monitor")))
     problems = []
-    for section, name in given:
+    for keys, name in given:
         if not isinstance(name, str) or name in monitored:
             continue
-        option, text = next(
-            (
-                typed[key]
-                for key in (f"{section}.init_args.monitor", f"{section}.monitor")
-                if key in typed
-            ),
-            (f"--{section}.monitor", name),
-        )
+        option, text = next((typed[key] for key in keys if key in typed), (f"--{keys[-1]}", name))
+        near = did_you_mean(name.lower(), monitored)  # Dev_Acc: val_acc (names are lower case)
         problems.append(
             f"{option} {text}: the model logs no metric {name}; it logs "
-            f"{', '.join(monitored)}{did_you_mean(name, monitored)}"
+            f"{', '.join(monitored)}{near}"
         )
     return problems

@@ -197,3 +197,46 @@ def test_a_schedule_that_trains_nothing_is_refused(
     lines = refused(words, capsys)
     said(lines, expected)
     assert len(lines) == 1, lines
+
+
+def test_a_config_files_list_value_is_named_by_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 3: a config file's ``data: {batch_size: [1]}`` was called ``--data.batch_size``."""
+    os.chdir(tmp_path)
+    Path("b.yaml").write_text("data: {batch_size: [1]}\n")
+    lines = refused(["--config", "b.yaml"], capsys)
+    said(lines, "--config b.yaml: data.batch_size [1]: expected an integer")
+    assert len(lines) == 1, lines
+
+
+def test_a_config_files_callback_monitor_is_named_by_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 3: a config file's callback ``monitor`` typo was called
+    ``--trainer.callbacks.monitor``, its scheduler's beside it by the file."""
+    os.chdir(tmp_path)
+    Path("opt2.yaml").write_text(
+        "trainer:\n  callbacks:\n  - class_path: ModelCheckpoint\n"
+        "    init_args: {monitor: vall_loss}\n"
+        "lr_scheduler:\n  class_path: lightning.pytorch.cli.ReduceLROnPlateau\n"
+        "  init_args: {monitor: vall_acc}\n"
+    )
+    lines = refused(["--config", "opt2.yaml"], capsys)
+    said(
+        lines,
+        "--config opt2.yaml: trainer.callbacks[0].init_args.monitor vall_loss: the model logs "
+        "no metric vall_loss",
+        "--config opt2.yaml: lr_scheduler.init_args.monitor vall_acc: the model logs no metric",
+    )
+    assert len(lines) == 2, lines
+
+
+def test_a_monitor_typo_by_case_gets_the_nearest_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 5: ``Dev_Acc`` listed the names without "did you mean val_acc?"."""
+    os.chdir(tmp_path)
+    words = ["--trainer.callbacks", "ModelCheckpoint", "--trainer.callbacks.monitor", "Dev_Acc"]
+    lines = refused(words, capsys)
+    assert len(lines) == 1 and lines[0].endswith("(did you mean val_acc?)"), lines
