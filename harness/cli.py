@@ -153,6 +153,13 @@ def command_module(name: str) -> tuple[ModuleType, str]:
     return importlib.import_module(module), function
 
 
+def shown_name(name: str, words: list[str]) -> str:
+    """The command as its messages name it: with its action word (``data stats``) when its
+    module lists the actions it takes (``ACTIONS``) and the first word is one."""
+    actions = getattr(command_module(name)[0], "ACTIONS", ())
+    return f"{name} {words[0]}" if words and words[0] in actions else name
+
+
 def parse_command(name: str, words: list[str]) -> object:
     """The command's config: the words themselves when its module parses them (``fit``:
     LightningCLI), else a :class:`CommandParser` with the options its module adds, described
@@ -230,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     imports, debug, words = entry_words(sys.argv[1:] if argv is None else argv)
     hide_lightning_tips()
     name = ""  # the command, once known
+    shown = ""  # the command as messages name it (shown_name)
     with redacted_console():  # no password of a storage URL reaches the console, on any path
         try:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
@@ -242,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                 # for them (harness.program): an import it stops leaves a library half made
                 with interrupt_held() as interrupted:
                     name, run = command_function(words)
+                    shown = shown_name(name, words[1:])
                     if imports:
                         from encoders.plugins import import_modules
 
@@ -284,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         except (Exception, KeyboardInterrupt) as error:
             if debug:
                 raise
-            return _status(error, name)
+            return _status(error, shown)
 
 
 def entry() -> NoReturn:
