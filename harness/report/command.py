@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+from pathlib import Path
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.errors import RunInterruptedError
 from harness.report.options import ReportOptions, report_command
 
 
@@ -25,8 +28,24 @@ def report(config: Namespace) -> int:
 
     command = report_command(options.runs, options.out)
     skipped: list = []
-    index = build_site(options.runs, options.out, command, skipped)
+    made: list[str] = []
+    try:
+        index = build_site(options.runs, options.out, command, skipped, made)
+    except (KeyboardInterrupt, RunInterruptedError) as stop:
+        signum = stop.signum if isinstance(stop, RunInterruptedError) else signal.SIGINT
+        raise RunInterruptedError(
+            stopped_line(signum, made, options.out, command), signum
+        ) from None
     for note in skipped:
         print(f"sanbench report: left out {note.source}: {note.reason}", file=sys.stderr)
     print(index.resolve().as_uri())
     return 0
+
+
+def stopped_line(signum: int, made: list[str], out: Path, command: str) -> str:
+    """What a report stopped by ``signum`` says: the pages it made whole (each moved into
+    ``out`` when whole, and recorded: no half page is left) and the command that rebuilds."""
+    stop = "terminated" if signum == signal.SIGTERM else "interrupted"
+    kept = f"kept the {len(made)} whole page(s) made in {out} ({', '.join(made)})"
+    saved = kept if made else f"no page was finished in {out}"
+    return f"{stop}: {saved}; no half-made page is kept\nrebuild with: {command}"

@@ -37,7 +37,11 @@ COMPARISON_SLUG = "compare-profiles"
 
 
 def build_site(
-    paths: list[Path], out: Path, command: str = "", skipped: list[Skipped] | None = None
+    paths: list[Path],
+    out: Path,
+    command: str = "",
+    skipped: list[Skipped] | None = None,
+    made: list[str] | None = None,
 ) -> Path:
     """Pages for every run under ``paths`` into ``out``; returns ``out/index.html``.
 
@@ -46,11 +50,13 @@ def build_site(
     with the reason, as is a path without a manifest; ``skipped`` receives them too. Pages an
     earlier build made in ``out`` are replaced or, when no longer built, removed; a page folder
     or index that it did not make is never written over (``ValueError``, nothing written).
+    Each page is moved into ``out`` when whole (``made`` receives its slug): a build stopped
+    midway keeps the whole pages, recorded, and no half one.
     """
     out = Path(out)
     skipped = [] if skipped is None else skipped
     runs = discover([Path(p) for p in paths], skipped)
-    ledger = SiteLedger(out)
+    ledger = SiteLedger(out, made)
     slugs = [run.slug for run in runs]
     if sum(run.kind == PROFILE_RUN for run in runs) > 1:
         slugs.append(COMPARISON_SLUG)
@@ -107,15 +113,19 @@ def _build_page(
     skipped: list[Skipped],
     run: Run | None,
 ) -> Page | None:
-    """``build(page_dir)``; a run whose files cannot be read is noted in ``skipped``."""
-    page_dir = ledger.fresh_page_dir(slug)
+    """``build(page_dir)`` in a folder of its own, moved to ``out/slug`` when whole (a stop
+    keeps no half page); a run whose files cannot be read is noted in ``skipped``."""
+    page_dir = ledger.page_dir(slug)
     try:
         page = build(page_dir)
     except (OSError, ValueError) as error:  # half-written: empty CSV, missing table, ...
-        ledger.drop_page(slug)
+        ledger.drop_page(page_dir)
         skipped.append(Skipped(str(run.folder if run else slug), str(error)))
         return None
-    ledger.built_page(slug)
+    except BaseException:  # a Ctrl-C or SIGTERM: the page being built is not kept
+        ledger.drop_page(page_dir)
+        raise
+    ledger.built_page(slug, page_dir)
     return page
 
 

@@ -5,12 +5,16 @@ nothing the report did not make is touched or written over (issue 27 item 11, is
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
+from reports.contracts.manifest import STUDY_RUN
 from reports.site import build_site
 from reports.site.discover import Skipped
 from reports.site.ledger import LEDGER
@@ -184,3 +188,43 @@ def test_an_index_no_build_made_is_never_written_over(runs: Path, tmp_path: Path
         build_site([runs / "profile-cpu-fp32"], out)
     assert [p.name for p in out.iterdir()] == ["index.html"]
     assert (out / "index.html").read_text() == "<p>mine</p>"
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_report_stopped_in_a_page_keeps_the_whole_ones_and_its_rerun_rebuilds(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, status: int
+) -> None:
+    """On 991e3db ``report`` SIGTERMed in a page exited 143 with only "terminated", leaving that
+    page half-written and no ledger; the same command then exited 2 ("holds suite-su1, which no
+    sanbench report made"). Each page is made aside and moved into place when whole."""
+    from reports.site import build as site_build
+
+    def stopped(run: object, page_dir: Path) -> None:
+        (page_dir / "index.html").write_text("<p>half a page")
+        os.kill(os.getpid(), signum)
+        time.sleep(30)  # the signal's handler raises here
+        raise AssertionError("the signal was not acted on")
+
+    out = tmp_path / "site"
+    argv = ["report", str(runs), "--out", str(out)]
+    with monkeypatch.context() as patched:
+        patched.setitem(site_build.BUILDERS, STUDY_RUN, stopped)  # built after both profiles
+        done = sanbench(*argv)
+    assert done.returncode == status
+    stop = "terminated" if signum == signal.SIGTERM else "interrupted"
+    assert done.stderr.splitlines() == [
+        f"sanbench report: {stop}: kept the 2 whole page(s) made in {out} (profile-cpu-bf16, "
+        "profile-cpu-fp32); no half-made page is kept",
+        f"sanbench report: rebuild with: sanbench report {runs} --out {out}",
+    ]
+    assert page_folders(out) == ["profile-cpu-bf16", "profile-cpu-fp32"]
+    assert json.loads((out / LEDGER).read_text()) == {
+        "pages": ["profile-cpu-bf16", "profile-cpu-fp32"]
+    }
+    assert sanbench(*argv).returncode == 0
+    assert page_folders(out) == [
+        "compare-profiles",
+        "profile-cpu-bf16",
+        "profile-cpu-fp32",
+        "study-block-length-memory",
+    ]
