@@ -8,7 +8,7 @@ markers, so the memory figures span the predicted lengths (the papers' 16..384) 
 nothing was measured. Time: the median with error bars of ± half the interquartile range, cut
 at zero; a point whose IQR exceeds a quarter of its median (``noisy``) is hollow, and a point
 the sweep flagged ``contended`` (its threads did not get the CPU they asked for while timed) is
-ringed in red. An ``x`` at the first length that ran out of memory, drawn at the height of the
+ringed in black. An ``x`` at the first length that ran out of memory, drawn at the height of the
 encoder's last measured value, ends its line. Legends sit under the axes, off the data.
 """
 
@@ -100,18 +100,22 @@ def set_scale(axes: plt.Axes, metric: str, label: str | None = None, axis: str =
     getattr(axes, f"set_{axis}label")(f"{label or METRICS[metric][0]}, {SCALES[metric]} scale")
 
 
+# a contended point's ring: black, no encoder's colour (red rings vanished on multi_cnn's red)
+RING = "black"
+
+
 def ring_contended(axes: plt.Axes, x: pd.Series, y: pd.Series) -> bool:
-    """A red ring around each point timed while contended (starved of CPU); True if any."""
+    """A black ring around each point timed while contended (starved of CPU); True if any."""
     if x.empty:
         return False
     axes.plot(x, y, linestyle="none", marker="o", markersize=12, markerfacecolor="none",
-              markeredgecolor="red", markeredgewidth=1.5)  # fmt: skip
+              markeredgecolor=RING, markeredgewidth=1.5)  # fmt: skip
     return True
 
 
 def contended_legend(axes: plt.Axes) -> None:
     """The legend entry of :func:`ring_contended`'s rings."""
-    axes.plot([], [], "o", markersize=9, markerfacecolor="none", markeredgecolor="red",
+    axes.plot([], [], "o", markersize=9, markerfacecolor="none", markeredgecolor=RING,
               label="contended: starved of CPU while timed")  # fmt: skip
 
 

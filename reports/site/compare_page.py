@@ -86,7 +86,7 @@ def machine_differences(base: dict[str, str], other: dict[str, str]) -> list[str
 
 
 def overlay_figure(runs: list[ProfileRun], names: list[str], mode: str, metric: str) -> plt.Figure:
-    """Every run's measured points of ``metric``, a time taken while contended ringed in red as
+    """Every run's measured points of ``metric``, a time taken while contended ringed in black as
     on the profile page; the legend names every encoder of any run (colour and marker, a
     variant in a darker shade of its encoder's), every run (line style) and the rings."""
     style = shaded(styles(list(set().union(*(set(r.rows["label"]) for r in runs)))))
@@ -197,7 +197,7 @@ def ratio_limits(values: pd.Series) -> tuple[float, float]:
 
 def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool) -> plt.Figure:
     """Time and memory ratio vs length, one line per encoder, a time ratio of a contended
-    point ringed in red; tick labels are the ratios themselves (no offset, no scientific
+    point ringed in black; tick labels are the ratios themselves (no offset, no scientific
     notation)."""
     style = styles(list(table["encoder"].unique()))
     figure, axes = plt.subplots(1, 2, figsize=(10, 5.0), sharex=True)

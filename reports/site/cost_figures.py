@@ -35,6 +35,7 @@ from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
 
 TIME = ("train_time_per_epoch_s", "training time per epoch (s), linear scale")
 MEMORY = ("peak_train_mem_mb", "training memory (MB), log scale")
+BAR_ALPHA = 0.6  # an interval's bar, see-through where another's crosses it
 
 
 @dataclass(frozen=True)
@@ -175,18 +176,26 @@ def stand_in(
 def _why_no_stand_in(
     profiles: list[tuple[str, pd.DataFrame]], encoders: list[str], dtype: str
 ) -> str:
-    """What kept the report's profile runs from lending their memory ("" without any)."""
+    """Why the report's profile runs do not lend their memory, in words ("" without any)."""
     reasons = []
     for name, rows in profiles:
         trained = set(rows.loc[rows["mode"] == "train", "label"])
-        missing = [encoder for encoder in encoders if encoder not in trained]
+        missing = sorted(encoder for encoder in encoders if encoder not in trained)
         if dtype not in set(rows["dtype"]):
-            reasons.append(f"{name} is not in {dtype}, the suite's precision")
+            why = f"was profiled in {', '.join(sorted(set(rows['dtype'])))}, not {dtype}"
         elif missing:
-            reasons.append(f"{name} has no {', '.join(missing)} as run")
+            why = (
+                f"did not profile training of {' or '.join(missing)} (as the suite runs "
+                "them, without encoder options)"
+            )
         else:
-            reasons.append(f"{name} has them at no common length, or the test lengths are unknown")
-    return f" ({'; '.join(reasons)})" if reasons else ""
+            why = "profiled them at no common length, or the test sentences' lengths are unknown"
+        reasons.append((name, why))
+    if len(reasons) == 1:
+        ((name, why),) = reasons
+        return f"; the profile {name} cannot stand in for it: it {why}"
+    said = "; ".join(f"{name} {why}" for name, why in reasons)
+    return f"; no profile can stand in for it: {said}" if reasons else ""
 
 
 def bar(point: Point, bounds: tuple[float, float]) -> list[list[float]] | None:
@@ -220,23 +229,21 @@ def _panel(
     cost = np.array(costs, dtype=float)
     quality = np.array([p.quality for p in points])
     front = pareto_front(cost, quality)
-    for point, x, empty, on_front in zip(points, cost, hollow, front, strict=True):
+    # the widest interval drawn first, each see-through, every marker above every bar: two
+    # encoders at one cost (bilstm and mtsa at 30 MB) both show their intervals
+    widest = sorted(range(len(points)), key=lambda i: -np.nan_to_num(points[i].interval))
+    for rank, i in enumerate(widest):
+        point, x, empty = points[i], cost[i], hollow[i]
         if np.isnan(x):
             continue
         look = style[point.encoder]
-        axes.errorbar(
-            x,
-            point.quality,
-            yerr=bar(point, bounds),
-            color=look["color"],
-            marker=look["marker"],
-            markersize=9,
-            markerfacecolor="none" if empty else look["color"],
-            markeredgewidth=1.5,
-            capsize=4,
-            linestyle="none",
-        )
-        if on_front:
+        axes.errorbar(x, point.quality, yerr=bar(point, bounds), fmt="none",
+                      ecolor=look["color"], elinewidth=1.5, capsize=4, alpha=BAR_ALPHA,
+                      zorder=2 + rank / len(points))  # fmt: skip
+        axes.plot(x, point.quality, linestyle="none", color=look["color"],
+                  marker=look["marker"], markersize=9, markeredgewidth=1.5,
+                  markerfacecolor="none" if empty else look["color"], zorder=3)  # fmt: skip
+        if front[i]:
             axes.plot(x, point.quality, "o", color="black", markersize=17, fillstyle="none")
     order = np.argsort(cost[front])
     axes.plot(cost[front][order], quality[front][order], "k--", linewidth=0.9, alpha=0.6)

@@ -16,6 +16,7 @@ from reports.palette import style, styles
 from reports.paper_numbers import FIGURE_ENCODERS
 from reports.profile.data import ProfileRun, load_run
 from reports.profile.figures import (
+    RING,
     error_bars,
     figures,
     memory_figure,
@@ -223,16 +224,20 @@ def test_the_ratio_figure_rings_contended_times_as_the_tables_mark_them() -> Non
     data = rows(["disan", "mtsa"])  # contended at L = 32
     figure = ratio_figure(ratios(data, data), "infer", "ratio", cross_machine=False)
     time_axes, memory_axes = figure.axes
-    ringed = [
-        line for line in time_axes.get_lines() if line.get_markeredgecolor() == "red" and
-        len(line.get_xdata())
-    ]  # fmt: skip
-    assert [list(line.get_xdata()) for line in ringed] == [[32, 32]]
+
+    def rings(axes: plt.Axes) -> list[list[float]]:  # hollow, in RING (the line at 1 is black)
+        return [
+            list(line.get_xdata()) for line in axes.get_lines()
+            if line.get_markeredgecolor() == RING and line.get_markerfacecolor() == "none"
+            and len(line.get_xdata())
+        ]  # fmt: skip
+
+    assert rings(time_axes) == [[32, 32]]
     (under,) = figure.legends  # under both panels: under one it ran off the figure's edge
     legend = [text.get_text() for text in under.get_texts()]
     assert any(text.startswith("contended") for text in legend)
     assert {"disan", "mtsa"} <= set(legend)
-    assert not [line for line in memory_axes.get_lines() if line.get_markeredgecolor() == "red"]
+    assert not rings(memory_axes)
     plt.close("all")
 
 

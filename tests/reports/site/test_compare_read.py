@@ -19,6 +19,7 @@ import pytest
 
 from reports.contracts.profile_run import OK
 from reports.profile.data import load_run
+from reports.profile.figures import RING
 from reports.site import compare_page
 from reports.site.discover import discover
 from tests.reports.figure_text import svg_texts
@@ -180,12 +181,12 @@ def test_the_lead_names_every_recorded_setting_that_differs(tmp_path: Path) -> N
     assert "load average" not in lead  # measured while timing, not a setting of the run
 
 
-def red_rings(axes: object) -> list[tuple[float, float]]:
-    """The points ``ring_contended`` drew on ``axes`` (red hollow markers, no line)."""
+def contended_rings(axes: object) -> list[tuple[float, float]]:
+    """The points ``ring_contended`` drew on ``axes`` (hollow rings in ``RING``, no line)."""
     return [
         (float(x), float(y))
         for line in axes.get_lines()
-        if line.get_markeredgecolor() == "red" and line.get_markerfacecolor() == "none"
+        if line.get_markeredgecolor() == RING and line.get_markerfacecolor() == "none"
         for x, y in zip(*line.get_data(), strict=True)
     ]
 
@@ -212,11 +213,11 @@ def test_the_overlaid_time_figure_rings_contended_points(tmp_path: Path) -> None
             [quiet, busy], ["quiet", "busy"], mode, "time_ms_median"
         )
         [axes] = [a for a in figure.axes if a.get_lines()]
-        assert sorted(red_rings(axes)) == wanted
+        assert sorted(contended_rings(axes)) == wanted
         legend = [text.get_text() for text in axes.get_legend().get_texts()]
         assert any(text.startswith("contended") for text in legend), legend
         memory = compare_page.overlay_figure([quiet, busy], ["quiet", "busy"], mode, "peak_mem_mb")
-        assert red_rings(memory.axes[0]) == []  # memory is not a timing
+        assert contended_rings(memory.axes[0]) == []  # memory is not a timing
         plt.close("all")
 
 
