@@ -398,22 +398,43 @@ def not_decimal_problems(
             continue  # 0.5, 1e-3, .inf: read as written
         noun = "integer" if isinstance(value, int) else "number"
         if not DECIMAL_INTEGER.fullmatch(text):
-            plain = _python_integer(text)
-            said = f"write {plain}" if plain == value else f"expected a decimal {noun}"
+            plain, based = _python_integer(text), _based_integer(text)
+            said = f"expected a decimal {noun}"
+            if plain == value:
+                said = f"write {plain}"
+            elif based == value:  # 0x10: the value it reads as, plainly
+                said += f" (write {based})"
             problems.append(f"{option} {text}: {said}")
         elif value != int(text):
             problems.append(
                 f"{option} {text}: read as {int(value)} (YAML's octal); expected a decimal "
                 f"{noun} without a leading 0"
             )
+        elif LEADING_ZERO.fullmatch(text):  # a flag's 017 is 17, a config file's 15: refused
+            problems.append(
+                f"{option} {text}: expected a decimal {noun} without a leading 0 "
+                f"(write {int(text)})"
+            )
     return problems
+
+
+LEADING_ZERO = re.compile(r"\s*[+-]?0[0-9]+\s*")  # 017: octal to YAML 1.1, 17 to a flag
+
+
+def _based_integer(text: str) -> int | None:
+    """``text`` as an integer with a base prefix (``0x10``, ``0o17``, ``0b11``), None when it is
+    none."""
+    try:
+        return int(text.strip(), 0)
+    except ValueError:
+        return None
 
 
 def _decimal_number(text: str, value: float) -> bool:
     """Whether ``text`` is a number written in decimal (``0.5``, ``1e-3``, ``-inf``, YAML's
     ``.inf``) that reads as ``value``, not an integer YAML 1.1 reads otherwise (``017``)."""
     spelled = text.strip().lower().replace(".inf", "inf").replace(".nan", "nan")
-    if not spelled.isascii() or "_" in spelled:
+    if not spelled.isascii() or "_" in spelled or LEADING_ZERO.fullmatch(spelled):
         return False
     try:
         number = float(spelled)

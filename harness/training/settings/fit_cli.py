@@ -26,6 +26,7 @@ from lightning.pytorch.utilities.exceptions import MisconfigurationException
 from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
 from datamodules.tasks import get_task
 from harness.command_parser import (
+    CLASS_KEYS,
     PRINT_CONFIG_FLAGS,
     CheckedConfigFile,
     accepted,
@@ -645,13 +646,21 @@ class FitCLI(LightningCLI):
             if type(value) is int and value < 1:
                 problems.append(f"{option} {text}: expected a positive integer")
             problems += batch_size_problems(option, value, text)
-        problems += not_decimal_problems(self.typed, lambda key: parsed_value(self.config, key))
+        problems += not_decimal_problems(self.typed, self._value)
         if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             problems += data_value_problems(builtin_value(self.config["data"]))
             monitored = [*logged_metrics(get_task(self.config["data"]["task"]).kind), TRAIN_SECONDS]
             problems += monitor_problems(self.config, monitored, self.typed)
         if problems:
             raise ConfigError("\n".join(problems))
+
+    def _value(self, key: str) -> Any:
+        """The parsed value of the dotted ``key`` as an option spells it: ``optimizer.lr`` is
+        the config's ``optimizer.init_args.lr``."""
+        section, _, rest = key.partition(".")
+        if section in ("optimizer", "lr_scheduler") and not rest.startswith(CLASS_KEYS):
+            key = f"{section}.init_args.{rest}"
+        return parsed_value(self.config, key)
 
     def check(self) -> None:
         """What must hold before any data is read (jsonargparse checked the types): a budget

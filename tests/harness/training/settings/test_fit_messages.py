@@ -240,3 +240,40 @@ def test_a_monitor_typo_by_case_gets_the_nearest_name(
     words = ["--trainer.callbacks", "ModelCheckpoint", "--trainer.callbacks.monitor", "Dev_Acc"]
     lines = refused(words, capsys)
     assert len(lines) == 1 and lines[0].endswith("(did you mean val_acc?)"), lines
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (
+            ["--data.batch_size", "017"],
+            "--data.batch_size 017: expected a decimal integer without a leading 0 (write 17)",
+        ),
+        (
+            ["--optimizer", "SGD", "--optimizer.lr", "017"],
+            "--optimizer.lr 017: expected a decimal number without a leading 0 (write 17)",
+        ),
+        (
+            ["--optimizer", "SGD", "--optimizer.lr", "0x10"],
+            "--optimizer.lr 0x10: expected a decimal number (write 16)",
+        ),
+    ],
+)
+def test_a_flags_integer_follows_the_config_files_rule(
+    words: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 6: a flag's ``017`` was read as 17 where a config file's is refused; ``0x10`` got
+    no plain spelling, as ``1_000`` gets ("write 1000")."""
+    os.chdir(tmp_path)
+    lines = refused(words, capsys)
+    said(lines, expected)
+    assert len(lines) == 1, lines
+
+
+def test_a_config_files_hexadecimal_value_gets_its_plain_spelling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.chdir(tmp_path)
+    Path("c.yaml").write_text("data: {batch_size: 0x10}\n")
+    lines = refused(["--config", "c.yaml"], capsys)
+    said(lines, "--config c.yaml: data.batch_size 0x10: expected a decimal integer (write 16)")
