@@ -71,6 +71,19 @@ def misnamed_task_file(value: str) -> str | None:
     return f'{value}: a task file\'s name ends in {endings} (docs/data.md "Your own data")'
 
 
+def missing_task_file(value: str) -> str:
+    """``value: no such task file``, with the nearest task file of its folder as ``value``
+    spells that folder (``own,data/reviewz.yaml: ... (did you mean own,data/reviews.yaml?)``)."""
+    folder, _, name = value.rpartition("/")
+    found = Path(folder or ".").expanduser()
+    names = [p.name for p in found.glob("*") if is_task_file(p.name)] if found.is_dir() else []
+    hint = did_you_mean(name, names)
+    if hint:
+        meant = hint.removeprefix(" (did you mean ").removesuffix("?)")
+        hint = f" (did you mean {folder + '/' if folder else ''}{meant}?)"
+    return f"{value}: no such task file{hint}"
+
+
 def is_task_file(value: str) -> bool:
     """Whether ``--task`` names a task file rather than a benchmark task."""
     return str(value).lower().endswith(SUFFIXES)

@@ -252,12 +252,12 @@ def _task_file(path: str, modified_ns: int) -> TaskSpec:
 def get_task(name: str) -> TaskSpec:
     """The :class:`TaskSpec` for ``name``, one of its aliases, or a task file (``reviews.yaml``;
     :class:`~datamodules.task_file.TaskFileError` lists its problems)."""
-    from datamodules.task_file import TaskFileError, is_task_file
+    from datamodules.task_file import TaskFileError, is_task_file, missing_task_file
 
     if is_task_file(name):
         path = Path(name).expanduser().resolve()
         if not path.is_file():
-            raise TaskFileError(f"{name}: no such task file")
+            raise TaskFileError(missing_task_file(name))
         return _task_file(str(path), path.stat().st_mtime_ns)
     key = _ALIASES.get(name.lower(), name.lower())
     if key not in _TASKS:

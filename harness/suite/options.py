@@ -18,24 +18,27 @@ DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
 def task_list(text: str, option: str) -> list[str]:
     """:func:`names` of ``text``, but commas that lie inside the path of an existing file keep
     that path whole (``--tasks 'trec,my, data/mine.yaml'``: trec and the task file), the
-    longest such path first."""
+    longest such path first; else inside a path in an existing folder (``own,data/reviewz.yaml``
+    in ``own,data/``: one missing file, not a task ``own``)."""
     pieces = text.split(",")
     kept: list[str] = []
     start = 0
     while start < len(pieces):
-        end = next(
-            (
-                end
-                for end in range(len(pieces), start + 1, -1)
-                if Path(",".join(pieces[start:end]).strip()).expanduser().is_file()
-            ),
-            start + 1,
-        )
-        kept.append(",".join(pieces[start:end]).strip())
-        start = end
+        spans = [",".join(pieces[start:end]).strip() for end in range(len(pieces), start, -1)]
+        span = next((span for span in spans if Path(span).expanduser().is_file()), None)
+        span = span or next((span for span in spans[:-1] if _path_in_a_folder(span)), spans[-1])
+        kept.append(span)
+        start += span.count(",") + 1
     if not any(kept):
         names(text, option)  # raises: what a list of names is
     return [name for name in kept if name]
+
+
+def _path_in_a_folder(text: str) -> bool:
+    """Whether ``text`` reads as a file's path (it holds a / or ends .yaml) in a folder that
+    exists, a folder whose name holds a comma among them."""
+    path = Path(text).expanduser()
+    return ("/" in text or text.endswith(".yaml")) and "," in text and path.parent.is_dir()
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,11 @@ class SuiteOptions:
         from datamodules.tasks import recorded_task
 
         return [recorded_task(task) for task in task_list(self.tasks, "--tasks")]
+
+    @property
+    def typed_task_names(self) -> list[str]:
+        """The tasks as typed (a task file by the path given): what their problems name."""
+        return task_list(self.tasks, "--tasks")
 
     @property
     def encoder_names(self) -> list[str]:

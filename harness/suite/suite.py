@@ -46,7 +46,7 @@ def input_problems(options: SuiteOptions) -> list[str]:
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )
     problems += options.launch.problems()
-    task_problems = task_option_problems("--tasks", options.task_names)
+    task_problems = task_option_problems("--tasks", options.typed_task_names)  # named as typed
     problems += task_problems
     if not task_problems:  # a task file's fold count is read from it
         grid = (options.task_names, options.encoder_names, options.seeds, options.folds)

@@ -149,4 +149,23 @@ def test_a_task_file_whose_folder_has_a_comma_is_taken_whole(tmp_path: Path) -> 
     options = SuiteOptions(out=tmp_path / "s", tasks=f"trec,{task_file},sst2")
     assert options.task_names == ["trec", str(task_file), "sst2"]
     missing = SuiteOptions(out=tmp_path / "s", tasks=f"{tmp_path}/no,such.yaml")
-    assert missing.task_names == [f"{tmp_path}/no", str(Path("such.yaml").absolute())]  # split
+    # a missing file in an existing folder: one path, named missing (G2 item 3), not split
+    assert missing.task_names == [f"{tmp_path}/no,such.yaml"]
+
+
+def test_a_misspelt_task_file_in_a_folder_with_a_comma_is_one_line_with_the_nearest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 (G2 item 3): ``--tasks own,data/reviewz.yaml`` was split at the comma: '--tasks
+    own: expected one of ...' and '/abs/data/reviewz.yaml: no such task file'."""
+    (tmp_path / "own,data").mkdir()
+    (tmp_path / "own,data" / "reviews.yaml").write_text("name: reviews\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["suite", "--tasks", "own,data/reviewz.yaml", "--encoders", "bilstm", "--out", "s"]
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [
+        "sanbench suite: own,data/reviewz.yaml: no such task file (did you mean "
+        "own,data/reviews.yaml?) (see sanbench suite --help)"
+    ]
+    assert not (tmp_path / "s").exists()
