@@ -17,13 +17,20 @@ import torch
 from lightning.pytorch.cli import LightningCLI, instantiate_class
 from torch import nn
 from torch.nn import functional as F
-from torchmetrics import MeanSquaredError, MetricCollection, PearsonCorrCoef, SpearmanCorrCoef
+from torchmetrics import (
+    MeanSquaredError,
+    Metric,
+    MetricCollection,
+    PearsonCorrCoef,
+    SpearmanCorrCoef,
+)
 from torchmetrics.classification import MulticlassAccuracy
 
 from datamodules.task_spec import KINDS
 from encoders import Encoder, build_encoder, encoder_entry
 from encoders.layers.init import glorot_layers_
 from encoders.registry import require_encoder
+from harness.training.batch_mean import BatchMean
 from harness.training.heads import (
     HEAD_HIDDEN,
     Classifier,
@@ -143,6 +150,8 @@ class TaskModule(pl.LightningModule):
         self.train_metrics = _metrics(kind, num_classes, "train")
         self.val_metrics = _metrics(kind, num_classes, "val")
         self.test_metrics = _metrics(kind, num_classes, "test")
+        # each stage's mean loss, in a metric (not Lightning's loop) that a checkpoint can hold
+        self.train_loss, self.val_loss, self.test_loss = BatchMean(), BatchMean(), BatchMean()
 
     @torch.no_grad()
     def set_embeddings(self, matrix: torch.Tensor) -> None:
@@ -190,19 +199,23 @@ class TaskModule(pl.LightningModule):
             loss = F.cross_entropy(logits, batch["label"])
             metrics.update(logits.argmax(dim=-1), batch["label"])
         batch_size = batch["label"].shape[0]
-        self.log(
-            f"{stage}_loss",
-            loss,
-            on_step=False,
-            on_epoch=True,
-            batch_size=batch_size,
-            sync_dist=True,
-        )
+        mean_loss = getattr(self, f"{stage}_loss")
+        mean_loss.update(loss, batch_size)
+        self.log(f"{stage}_loss", mean_loss, on_step=False, on_epoch=True, batch_size=batch_size)
         # the terminal's progress bar shows the latest dev metric beside the loss
         self.log_dict(
             metrics, on_step=False, on_epoch=True, batch_size=batch_size, prog_bar=stage == "val"
         )
         return loss
+
+    def running_metrics(self, stage: str) -> dict[str, Metric]:
+        """The metrics a ``stage`` ("train", "val", "test") accumulates over its epoch, by their
+        logged names (``train_loss``, ``train_acc``, ...)."""
+        collection = getattr(self, f"{stage}_metrics")
+        return {
+            f"{stage}_loss": getattr(self, f"{stage}_loss"),
+            **dict(collection.items(copy_state=False)),
+        }
 
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         return self._step(batch, "train")

@@ -16,6 +16,7 @@ from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpo
 from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
+from harness.training.callbacks.running_metrics import RunningTrainMetrics
 from harness.training.callbacks.stop_on_signal import (
     StopOnSignal,
     served_at_validation_end,
@@ -100,15 +101,16 @@ def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
 
 
 def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Callback]:
-    """Efficiency columns, the non-finite loss stop, the generators' states and the last
-    epoch's training metrics in every checkpoint, periodic, best-on-dev and end-of-epoch
-    checkpoints, a checkpoint on SIGINT/SIGTERM, early stopping, EMA."""
+    """Efficiency columns, the non-finite loss stop, the generators' states, the last epoch's
+    training metrics and the running epoch's in every checkpoint, periodic, best-on-dev and
+    end-of-epoch checkpoints, a checkpoint on SIGINT/SIGTERM, early stopping, EMA."""
     folder = FitRunFolder(out_dir)
     callbacks: list[pl.Callback] = [
         EfficiencyCallback(),
         RandomStates(),
         NonFiniteLossStop(),
         LastTrainMetrics(),  # before the checkpoint callbacks: they save its epoch's values
+        RunningTrainMetrics(),
         ModelCheckpoint(
             dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",
