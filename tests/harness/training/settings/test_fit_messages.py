@@ -13,6 +13,7 @@ from harness.cli import main
 
 FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
 BASE = ["fit", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(FIXTURES / "kim2014")]
+STEP_LR = ["--lr_scheduler", "StepLR"]
 HUGE = "1" * 5000  # beyond Python's 4300 digits of int(str)
 
 
@@ -171,8 +172,7 @@ def test_a_config_files_scheduler_is_judged_beside_its_refused_optimizer(
             "--lr_scheduler.step_size -2: expected a positive integer",
         ),
         (
-            ["--lr_scheduler", "StepLR", "--lr_scheduler.step_size", "2"]
-            + ["--lr_scheduler.gamma", "0"],
+            [*STEP_LR, "--lr_scheduler.step_size", "2", "--lr_scheduler.gamma", "0"],
             "--lr_scheduler.gamma 0: expected a positive factor",
         ),
         (
