@@ -717,7 +717,7 @@ def negative_values_attached(words: list[str]) -> list[str]:
 
 
 def integer_problems(options: object, least: dict[str, int]) -> list[str]:
-    """``--NAME must be a positive integer, got V`` (or non-negative, for a least value of 0)
+    """``--NAME V: expected a positive integer`` (or non-negative, for a least value of 0)
     for each field of ``options`` named in ``least`` that is set and below its least value, or
     a bool (``true`` in a YAML file is an int to Python, not a count)."""
     problems = []
@@ -726,7 +726,7 @@ def integer_problems(options: object, least: dict[str, int]) -> list[str]:
         if value is not None and (isinstance(value, bool) or value < smallest):
             kind = "positive" if smallest else "non-negative"
             option, text = as_typed(name, value)
-            problems.append(f"{option} must be a {kind} integer, got {text}")
+            problems.append(f"{option} {text}: expected a {kind} integer")
     return problems
 
 

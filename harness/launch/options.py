@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from harness.command_parser import integer_problems
+from harness.command_parser import as_typed, integer_problems
 from harness.errors import InputError
 
 LAUNCHERS = ("process", "local", "slurm")
@@ -46,7 +46,8 @@ class LaunchOptions:
         least = {"jobs": 1, "slurm_time": 1, "slurm_gpus": 0, "slurm_cpus": 1}
         problems += integer_problems(self, {**least, "slurm_parallelism": 1})
         if self.slurm_mem_gb is not None and not self.slurm_mem_gb > 0:
-            problems.append(f"--slurm-mem-gb must be a positive number, not {self.slurm_mem_gb}")
+            option, text = as_typed("slurm_mem_gb", self.slurm_mem_gb)
+            problems.append(f"{option} {text}: expected a positive number")
         if problems:
             raise InputError("\n".join(problems))
 

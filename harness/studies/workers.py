@@ -96,7 +96,7 @@ def run_worker(
     (the storage's heartbeat interval is a good value).
     """
     if n_trials < 1:
-        raise ValueError(f"--trials must be a positive integer, not {n_trials}")
+        raise ValueError(f"--trials {n_trials}: expected a positive integer")
     ran = 0
 
     def count(study: optuna.Study, trial: FrozenTrial) -> None:

@@ -39,7 +39,7 @@ def test_a_value_is_quoted_as_typed_by_suite_and_tune_as_by_fit(
     lines = _refused([*words, "--data.batch_size", "1e6"], capsys)
     assert len(lines) == 1 and "--data.batch_size 1e6: expected an integer" in lines[0], lines
     lines = _refused([*words, count, "-0"], capsys)
-    assert lines == [f"sanbench {command}: {count} must be a positive integer, got -0"]
+    assert lines == [f"sanbench {command}: {count} -0: expected a positive integer"]
     assert not out.exists()
 
 

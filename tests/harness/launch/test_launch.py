@@ -188,8 +188,8 @@ def test_command_line_options() -> None:
         LaunchOptions(jobs=0, slurm_gpus=-1, launcher="pbs")
     assert str(error.value).splitlines() == [
         "--launcher 'pbs': expected one of process, local, slurm",
-        "--jobs must be a positive integer, got 0",
-        "--slurm-gpus must be a non-negative integer, got -1",
+        "--jobs 0: expected a positive integer",
+        "--slurm-gpus -1: expected a non-negative integer",
     ]
 
 

@@ -28,7 +28,7 @@ def test_every_bad_name_is_named_at_once() -> None:
     with pytest.raises(ValueError) as error:
         ReproduceOptions(tasks="trec,snli", encoders=",", threads=0)
     assert str(error.value).splitlines() == [
-        "--threads must be a positive integer, got 0",
+        "--threads 0: expected a positive integer",
         "--tasks: snli not in the reproduction's grid; choose among cr,mpqa,subj,trec,sst1,sst2",
         "--encoders: expected a comma-separated list such as trec,sst2",
     ]

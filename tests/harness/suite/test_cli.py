@@ -21,9 +21,12 @@ from harness.cli import main
             ["--data-dir", "{here}", "--encoders", "disan:attention_imp=naive"],
             "disan takes no option attention_imp (did you mean attention_impl?)",
         ),
-        (["--data-dir", "{here}", "--max-steps", "0"], "must be a positive integer"),
+        (
+            ["--data-dir", "{here}", "--max-steps", "0"],
+            "--max-steps 0: expected a positive integer",
+        ),
         (["--data-dir", "{here}", "--trainer.max_epochs", "0"], "--trainer.max_epochs 0: trains"),
-        (["--data-dir", "{here}", "--seeds", "-1"], "must be a positive integer"),
+        (["--data-dir", "{here}", "--seeds", "-1"], "--seeds -1: expected a positive integer"),
         (["--data-dir", "{here}", "--encoding", "utf-9"], "--encoding utf-9: unknown encoding"),
     ],
 )

@@ -48,7 +48,7 @@ def test_a_budget_that_trains_is_not_refused(trainer: dict) -> None:
 def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:
     """A suite's (or study's) ``--trainer.max_steps 0`` was run, its own ``--max-steps 0``
     refused. Both are judged beside the command's other problems (issue 56, F56 item 3)."""
-    assert Budget(max_steps=0).problems() == ["--max-steps must be a positive integer, got 0"]
+    assert Budget(max_steps=0).problems() == ["--max-steps 0: expected a positive integer"]
     (problem,) = FitSections(trainer={"max_steps": 0}).problems()
     assert problem.startswith(f"--trainer.max_steps 0: {NOTHING}")
 
