@@ -204,9 +204,7 @@ def _status(error: BaseException, command: str) -> int:
         _report(command, f"internal error: {type(error).__name__}: {error}")
         print(f"(sanbench {DEBUG} {command or 'COMMAND'} ... shows the traceback)", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
-    _report(command, _message(error) or type(error).__name__)
-    if status == InputError.exit_status and command:
-        print(f"(sanbench {DEBUG} {command} ... shows the traceback)", file=sys.stderr)
+    _report(command, _message(error) or type(error).__name__)  # the user's to fix: no hint
     return status
 
 

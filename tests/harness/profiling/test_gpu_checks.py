@@ -318,15 +318,14 @@ def test_a_failed_nvml_shutdown_keeps_the_context_listing_and_notes_the_failure(
 
 def sanbench_refusing_what_exists(ran: list[Path]) -> object:
     """``subprocess.run`` of sanbench's fit, encode and predict, each refusing an ``--out`` that
-    exists as sanbench does (exit 2: its message, then the ``--debug`` hint), else writing it."""
+    exists as sanbench does (exit 2: its message), else writing it."""
     import numpy as np
 
     def sanbench(command: list[str], **kwargs: object) -> SimpleNamespace:
         out = Path(command[command.index("--out") + 1])
         if out.exists():
             said = f"sanbench {command[1]}: {out} exists: add --overwrite"
-            hint = f"(sanbench --debug {command[1]} ... shows the traceback)"
-            return SimpleNamespace(returncode=2, stderr=f"a warning\n{said}\n{hint}\n")
+            return SimpleNamespace(returncode=2, stderr=f"a warning\n{said}\n")
         ran.append(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if command[1] == "fit":
