@@ -94,6 +94,6 @@ def test_the_help_names_every_column_written(
         parse_command(command, ["--help"])
     shown = " ".join(capsys.readouterr().out.split())
     if command == "predict":
-        assert "``line``, ``sentence``, ``label``, ``p_<class>``" in shown, shown
+        assert "line, sentence, label, p_<class> per class" in shown, shown  # plain text
     else:
         assert "float32 [lines, output_dim]" in shown, shown

@@ -283,7 +283,7 @@ def test_bad_arguments_fail_at_once_in_one_line(
     assert main(argv) == 2
     error = capsys.readouterr().err
     assert message in error and "Traceback" not in error
-    assert error.startswith("sanbench fit: ") and len(error.splitlines()) == 2  # + the --debug hint
+    assert error.startswith("sanbench fit: ") and len(error.splitlines()) == 1
     assert not (tmp_path / "o").exists()  # nothing built, no data read
     with pytest.raises(ValueError, match=re.escape(message.split(":")[0])):
         main(["--debug", *argv])
