@@ -115,5 +115,21 @@ class StepMemory:
             self._peak.abort()
         self._peak, self._batch = None, []
 
+    def state_dict(self) -> dict[str, Any]:
+        """The peak so far and the steps measured, for a checkpoint: a resumed run measures the
+        steps the uninterrupted one would and reports the whole run's peak."""
+        return {
+            "kind": self.kind,
+            "peak_bytes": self.peak_bytes,
+            "steps": self.steps,
+            "measured": [(list(shape), g, s) for shape, g, s in self._measured],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.kind = str(state["kind"])
+        self.peak_bytes = int(state["peak_bytes"])
+        self.steps = int(state["steps"])
+        self._measured = [(tuple(shape), int(g), int(s)) for shape, g, s in state["measured"]]
+
     def peak_mb(self) -> float:
         return self.peak_bytes / MB if self.steps else float("nan")

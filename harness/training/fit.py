@@ -117,12 +117,15 @@ def fit_datamodule(
     if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
         raise RunFailedError(UNTRAINED)
     # the last epoch's, also when this process trained none (resumed after it: LastTrainMetrics)
-    train = next(c for c in callbacks if isinstance(c, LastTrainMetrics)).metrics
+    last_train = next(c for c in callbacks if isinstance(c, LastTrainMetrics))
+    train = last_train.metrics
     if trainer.is_global_zero:
         write_curve(out_dir)
     # read before validate/test: restoring the best checkpoint also restores callback state
     efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
-    epochs, steps = completed_epochs(trainer), trainer.global_step
+    epochs, steps = last_train.epochs, trainer.global_step
+    if epochs is None:  # resumed from a checkpoint made before LastTrainMetrics counted them
+        epochs = completed_epochs(trainer)
     best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
     best = best_callback.best_model_path or None
     if best is None and steps:

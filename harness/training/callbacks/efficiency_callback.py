@@ -17,14 +17,17 @@
   process's CPU seconds over wall seconds; data-loader worker processes not included),
   ``train_cpu_granted`` (the share of the CPU its threads were ready to use that they got),
   ``train_contended`` (granted < 0.5: the epoch times are inflated by other processes),
-  the 1-minute load average when the first timed epoch of this process started and when the
-  last ended, and ``train_threads`` (torch's intra-op threads). Like the peak memory they cover
-  this process's epochs only (not those before a resume). The dev inference pass records the
-  same as ``dev_infer_*``.
+  the 1-minute load average when the first timed epoch started and when the last ended, and
+  ``train_threads`` (torch's intra-op threads). Like the peak memory (and the steps it was
+  measured over) they cover the whole run: they are in every checkpoint, so a run resumed
+  after its last step (a stop at its end, or while the trained model was scored) reports the
+  uninterrupted run's figures, not none (#54). The dev inference pass records the same as
+  ``dev_infer_*``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import lightning.pytorch as pl
@@ -72,7 +75,9 @@ class EfficiencyCallback(pl.Callback):
         return self.clock.cpu
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self.memory = StepMemory(pl_module.device)
+        restored, self.memory = self.memory, StepMemory(pl_module.device)
+        if restored is not None:  # the steps measured before a resume
+            self.memory.load_state_dict(restored.state_dict())
         self.clock.device = pl_module.device
         # resumed mid-epoch: Lightning does not start that epoch again, the clock goes on
         self.clock.resume()
@@ -141,6 +146,9 @@ class EfficiencyCallback(pl.Callback):
             "epoch_seconds": list(self.epoch_seconds),
             "train_seconds": self.clock.elapsed(),
             "epoch_start": self._epoch_start,
+            "partial": self._partial,
+            "memory": self.memory.state_dict() if self.memory is not None else None,
+            "cpu": dataclasses.asdict(self.cpu) if self.cpu is not None else None,
         }
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -149,6 +157,14 @@ class EfficiencyCallback(pl.Callback):
         self.epoch_seconds = list(state_dict["epoch_seconds"])
         self.clock.seconds = float(state_dict["train_seconds"])
         self._epoch_start = float(state_dict.get("epoch_start", self.train_seconds))
+        # absent from checkpoints made before 2026-11-30
+        partial = state_dict.get("partial")
+        self._partial = (float(partial[0]), float(partial[1])) if partial else None
+        if state_dict.get("memory") is not None:
+            self.memory = StepMemory(torch.device("cpu"))  # on_train_start moves it
+            self.memory.load_state_dict(state_dict["memory"])
+        if state_dict.get("cpu") is not None:
+            self.clock.cpu = CpuUsage(**state_dict["cpu"])
 
     def time_per_epoch(self) -> float:
         """The mean of the whole epochs; none whole: the last epoch's time over the share of
@@ -160,7 +176,7 @@ class EfficiencyCallback(pl.Callback):
         return float("nan")
 
     def summary(self) -> dict[str, float | str]:
-        """The efficiency columns measured so far (this process's epochs only)."""
+        """The efficiency columns measured so far (before a resume too)."""
         return {
             "train_time_per_epoch_s": self.time_per_epoch(),
             "train_epochs_timed": len(self.epoch_seconds),
