@@ -141,7 +141,9 @@ def help_examples(command: str) -> str:
     (run,) = [node for node in ast.parse(source).body if getattr(node, "name", "") == function]
     doc = ast.get_docstring(run) or ""
     lines = re.sub(r"\\\n\s*", "", doc).splitlines()
-    return "\n".join(line.strip() for line in lines if line.strip().startswith("sanbench "))
+    # the first line names the command in prose ("sanbench data stats: per-split counts ...")
+    examples = (line.strip() for line in lines if line.strip().startswith("sanbench "))
+    return "\n".join(line for line in examples if not re.match(r"sanbench [a-z ]+: ", line))
 
 
 def document_text(document: str) -> str:
