@@ -19,8 +19,8 @@ from harness.training.callbacks.random_states import RandomStates
 from harness.training.callbacks.running_metrics import RunningTrainMetrics
 from harness.training.callbacks.stop_on_signal import (
     StopOnSignal,
+    served_at_epoch_end,
     served_at_validation_end,
-    validation_follows,
 )
 from harness.training.callbacks.train_metrics import LastTrainMetrics
 from harness.training.settings.run_options import RunOptions
@@ -35,9 +35,10 @@ def monitored_metric(kind: str) -> str:
 class PeriodicCheckpoint(ModelCheckpoint):
     """Lightning's ``ModelCheckpoint``, with two changes.
 
-    A save due at a step that a validation follows (:func:`validation_follows`) is written after
-    that validation, at the points where :class:`StopOnSignal` stops: the validation's end inside
-    an epoch, the epoch's end for its last one; list it after the best-on-dev checkpoint, which
+    A save due at a step that a validation follows, or at an epoch's last step
+    (:func:`served_at_epoch_end`), is written after that validation, at the points where
+    :class:`StopOnSignal` stops: the validation's end inside an epoch, the epoch's end for its
+    last step; list it after the best-on-dev checkpoint, which
     then has seen that validation. Written at the step's end, it was resumed as a step whose
     validation had run: a hard kill during it lost the validation's ``curve.csv`` row and its
     chance at the best checkpoint (#54).
@@ -57,7 +58,7 @@ class PeriodicCheckpoint(ModelCheckpoint):
     ) -> None:  # fmt: skip
         """Lightning's save every N steps or minutes, or, if a validation follows, after it."""
         self.due = None
-        if validation_follows(trainer, batch_idx):
+        if served_at_epoch_end(trainer, batch_idx):
             self.due = (outputs, batch, batch_idx)
         else:
             super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)

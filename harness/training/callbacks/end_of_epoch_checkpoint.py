@@ -41,6 +41,7 @@ class EndOfEpochCheckpoint(Checkpoint):
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.resumed_finished_epoch = False  # set by on_load_checkpoint (_finish_epoch)
 
     def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
         if _budget_ends_epoch_early(trainer):
@@ -63,10 +64,53 @@ class EndOfEpochCheckpoint(Checkpoint):
     def on_load_checkpoint(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
     ) -> None:
-        """Before Lightning restores its loops from ``checkpoint``: one logging step fewer for
-        the empty epoch end it runs on resuming an epoch's end under a step budget."""
-        if checkpoint.get(VALIDATED_EPOCH_END) and trainer.max_steps != -1:
-            checkpoint["loops"]["fit_loop"]["epoch_loop.state_dict"]["_batches_that_stepped"] -= 1
+        """Before Lightning restores its loops from ``checkpoint``, under a step budget: one
+        logging step fewer for the empty epoch end it runs on resuming a validated epoch's end;
+        an epoch end no validation followed is saved as finished (:func:`_finish_epoch`)."""
+        if trainer.max_steps == -1 or VALIDATED_EPOCH_END not in checkpoint:
+            return
+        loops = checkpoint["loops"]["fit_loop"]
+        if checkpoint[VALIDATED_EPOCH_END]:
+            loops["epoch_loop.state_dict"]["_batches_that_stepped"] -= 1
+        elif _at_epoch_end(loops):
+            _finish_epoch(loops)
+            self.resumed_finished_epoch = True
+
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """The first epoch after an epoch end saved as finished starts as a new epoch: the
+        batch loop does not restart (it would skip a batch it takes for the end of a
+        validation: Lightning's "restarted on last")."""
+        if self.resumed_finished_epoch:
+            self.resumed_finished_epoch = False
+            trainer.fit_loop.epoch_loop.restarting = False
+
+
+def _at_epoch_end(loops: dict[str, Any]) -> bool:
+    """Whether the fit loop's saved state ``loops`` stands at an epoch's end: its last batch
+    run, the epoch processed and not yet completed (Lightning's own progress counters)."""
+    epoch = loops["epoch_progress"]["current"]
+    last_batch = loops["epoch_loop.batch_progress"]["is_last_batch"]
+    return last_batch and epoch["processed"] == epoch["started"] == epoch["completed"] + 1
+
+
+def _finish_epoch(loops: dict[str, Any]) -> None:
+    """The saved fit loop ``loops`` as at the next epoch's start: the epoch completed, the
+    epoch's batch, step and validation counts begun again (Lightning's ``reset_on_run``).
+
+    Lightning 2.6 resumes an epoch's end under a step budget as an epoch end to run again,
+    expecting the validation of its last batch to come first; when none does (the epoch is not
+    one ``check_val_every_n_epoch`` validates), it trained one batch more in the finished epoch
+    (#54). Saved as finished, the resume starts the next epoch as the uninterrupted run did."""
+    for counts in loops["epoch_progress"].values():
+        counts["completed"] = counts["processed"]
+    batches = loops["epoch_loop.batch_progress"]
+    batches["current"] = dict.fromkeys(batches["current"], 0)
+    batches["is_last_batch"] = False
+    steps = loops["epoch_loop.automatic_optimization.optim_progress"]["optimizer"]
+    for progress in (loops["epoch_loop.scheduler_progress"], *steps.values()):
+        progress["current"] = dict.fromkeys(progress["current"], 0)
+    validations = loops["epoch_loop.val_loop.batch_progress"]
+    validations["total"] = dict.fromkeys(validations["total"], 0)
 
 
 def _budget_ends_epoch_early(trainer: pl.Trainer) -> bool:

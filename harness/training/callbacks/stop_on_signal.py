@@ -2,9 +2,10 @@
 it), save ``last.ckpt``, then stop.
 
 :func:`stop_on_signals` turns the first SIGINT or SIGTERM into a request that
-:class:`StopOnSignal` serves at the first of these points: the end of a step after which no
-validation is due; the end of a validation inside an epoch (the step's, or one asked for
-during it); the end of an epoch (after the validation of its last step). There it writes the
+:class:`StopOnSignal` serves at the first of these points: the end of a step before the
+epoch's last after which no validation is due; the end of a validation inside an epoch (the
+step's, or one asked for during it); the end of an epoch (after its last step and that step's
+validation, if any). There it writes the
 checkpoint a resume continues from and raises :class:`harness.errors.RunInterruptedError`
 (exit status 130 or 143) naming the command that resumes. A second signal gets the previous
 handlers (Ctrl-C twice stops at once).
@@ -59,6 +60,16 @@ def validation_follows(trainer: pl.Trainer, batch_idx: int) -> bool:
         return every_n_batches is not None and last_batch
     index = epoch_loop.total_batch_idx if every_n_epochs is None else batch_idx
     return (index + 1) % every_n_batches == 0
+
+
+def served_at_epoch_end(trainer: pl.Trainer, batch_idx: int) -> bool:
+    """Whether what is due after training batch ``batch_idx`` (a stop, a periodic save) waits:
+    for the validation that follows it, or for the epoch's end after the epoch's last batch.
+
+    Saved between an epoch's last batch and its end, a checkpoint is resumed by Lightning 2.6
+    past that end: the epoch's ``metrics.csv`` row, console line and time were lost (#54)."""
+    last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+    return last_batch or validation_follows(trainer, batch_idx)
 
 
 def served_at_validation_end(trainer: pl.Trainer) -> bool:
@@ -117,11 +128,22 @@ class StopOnSignal(Checkpoint):
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: object, batch: object,
         batch_idx: int,
     ) -> None:  # fmt: skip
-        if not validation_follows(trainer, batch_idx):
+        if not served_at_epoch_end(trainer, batch_idx):
             self._stop_if_asked(trainer)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self._stop_if_asked(trainer)
+        """Saves here, and stops at the next epoch's start or training's end: Lightning logs the
+        epoch's training metrics (its ``metrics.csv`` row) after every epoch-end hook."""
+        if self.signum is not None:
+            self._save(trainer)
+
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self.stopped is not None:
+            raise self.stopped
+
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self.stopped is not None:
+            raise self.stopped
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """A stop asked before or during a validation inside the epoch

@@ -56,6 +56,7 @@ def _fit(
     run: RunOptions | None = None,
     stop: pl.Callback | None = None,
     num_workers: int = 0,
+    module_options: dict | None = None,
 ) -> tuple[TaskModule, pl.Trainer]:
     """One (re)start of a Multi-CNN with dropout on the tiny TREC files, from last.ckpt if any."""
     pl.seed_everything(0)
@@ -66,7 +67,7 @@ def _fit(
     vocab, dim = datamodule.embedding_matrix.shape
     module = TaskModule(
         "multi_cnn", "single", 6, vocab, dim, encoder_options={"hidden_dim": 4},
-        head_hidden=8, dropout=DROPOUT,
+        head_hidden=8, dropout=DROPOUT, **(module_options or {}),
     )  # fmt: skip
     module.set_embeddings(datamodule.embedding_matrix)
     extra = trainer_arguments(run or RunOptions(), out, "single", progress_bar=False)
@@ -359,9 +360,6 @@ def test_a_kill_inside_a_validation_after_a_periodic_save_resumes_with_that_vali
 BY_STEPS = {"steps_3_epochs": ({"max_steps": 9, "max_epochs": -1, "limit_train_batches": 3}, 3)}
 
 
-TRAIN_EPOCH_METRICS = {"train_acc", "train_loss"}
-
-
 class SigintAtStep(pl.Callback):
     """SIGINT at the start of global step ``step``'s batch: served where :class:`StopOnSignal`
     stops next (the epoch's end if ``step`` is an epoch's last batch)."""
@@ -375,12 +373,11 @@ class SigintAtStep(pl.Callback):
 
 
 def _logged_steps(trainer: pl.Trainer) -> dict[str, list[int]]:
-    """The logged steps of each metric but the epoch's training ones, over every attempt's
-    metrics.csv (Lightning logs those after every epoch-end hook: a stop served there has none)."""
+    """The logged steps of each metric, over every attempt's metrics.csv."""
     rows: dict[tuple[str, int], None] = {}
     for log in sorted(Path(trainer.default_root_dir).glob("logs/version_*/metrics.csv")):
         for row in pd.read_csv(log).to_dict("records"):
-            logged = (k for k, v in row.items() if pd.notna(v) and k not in TRAIN_EPOCH_METRICS)
+            logged = (k for k, v in row.items() if pd.notna(v))
             rows.update({(key, int(row["step"])): None for key in logged})
     steps: dict[str, list[int]] = {}
     for key, step in sorted(rows):
@@ -418,23 +415,73 @@ def test_a_step_budget_resumed_from_an_epoch_end_logs_the_same_steps(
     assert [line.split(",")[0] for line in lines] == ["epoch 1: step 6", "epoch 2: step 9"]
 
 
-@pytest.mark.slow  # 3 short fits
-@pytest.mark.xfail(
-    strict=True,
-    reason="#54 left: Lightning 2.6 replays an epoch's end no validation followed under a step "
-    "budget by training one batch more in it",
-)
-def test_a_step_budget_resumed_from_an_epoch_end_without_validation_trains_the_same_batches(
-    trec_dir: Path, tmp_path: Path
+class KillAtEpochEnd(pl.Callback):
+    """Stops the run like a kill inside epoch ``epoch``'s end, after its last batch (and that
+    batch's validation) and before the checkpoint callbacks' end-of-epoch saves."""
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, *args: object) -> None:
+        if trainer.current_epoch == self.epoch:
+            raise KilledError
+
+
+# 4 epochs of 3 steps, a validation after every second one, an LR halved after every epoch
+VALIDATING_EVERY_2_EPOCHS = {
+    "max_epochs": {"max_epochs": 4, "limit_train_batches": 3, "check_val_every_n_epoch": 2},
+    "max_steps": {
+        "max_steps": 12,
+        "max_epochs": -1,
+        "limit_train_batches": 3,
+        "check_val_every_n_epoch": 2,
+    },
+}
+STEP_LR = {
+    "lr_scheduler_init": {
+        "class_path": "torch.optim.lr_scheduler.StepLR",
+        "init_args": {"step_size": 1, "gamma": 0.5},
+    }
+}
+# each stop after an epoch's last batch that no validation follows: (stop, run, what it raises)
+EPOCH_END_STOPS = {
+    # a kill after epoch 0's end-of-epoch checkpoint
+    "kill_after_epoch_end": (lambda: Interrupt(epoch=1), RunOptions(), KilledError),
+    # Ctrl-C during epoch 0's last batch (its save was written before the epoch's end)
+    "sigint_at_last_batch": (lambda: SigintAtStep(2), RunOptions(), RunInterruptedError),
+    # a kill inside epoch 2's end, after a periodic save due at its last step (written before
+    # the epoch's end, it was the checkpoint resumed)
+    "kill_in_epoch_end_after_periodic_save": (
+        lambda: KillAtEpochEnd(2),
+        RunOptions(checkpoint_every_n_steps=3),
+        KilledError,
+    ),
+}
+
+
+@pytest.mark.slow  # 3 short fits each
+@pytest.mark.parametrize("stop", sorted(EPOCH_END_STOPS))
+@pytest.mark.parametrize("budget", sorted(VALIDATING_EVERY_2_EPOCHS))
+def test_a_run_stopped_at_an_epoch_end_no_validation_follows_resumes_exactly(
+    trec_dir: Path, tmp_path: Path, budget: str, stop: str
 ) -> None:
-    options = {**BY_STEPS["steps_3_epochs"][0], "max_steps": 12, "check_val_every_n_epoch": 2}
-    reference = _fit(trec_dir, tmp_path / "whole", options)
-    out = tmp_path / "killed"
-    with pytest.raises(KilledError):
-        _fit(trec_dir, out, options, stop=Interrupt(epoch=1))  # after epoch 0: no validation
-    resumed = _fit(trec_dir, out, options)
+    """Weights, the LR scheduler's steps, curve.csv's rows, every metric's logged steps (the
+    epoch's training row included) and the epochs' times as the uninterrupted run's (#54: a step
+    budget trained one batch more; a save after the last batch lost the epoch's row, line and
+    time)."""
+    options = VALIDATING_EVERY_2_EPOCHS[budget]
+    make_stop, run, raised = EPOCH_END_STOPS[stop]
+    reference = _fit(trec_dir, tmp_path / "whole", options, run, module_options=STEP_LR)
+    out = tmp_path / "stopped"
+    with pytest.raises(raised):
+        _fit(trec_dir, out, options, run, make_stop(), module_options=STEP_LR)
+    resumed = _fit(trec_dir, out, options, run, module_options=STEP_LR)
     _assert_same_run(resumed, reference)
+    learning_rates = [t.optimizers[0].param_groups[0]["lr"] for _, t in (resumed, reference)]
+    assert learning_rates[0] == learning_rates[1] == 0.5**5  # Adadelta's 0.5 halved 4 times
     assert _history(resumed[1])[0] == _history(reference[1])[0]
+    assert _logged_steps(resumed[1]) == _logged_steps(reference[1])
+    assert len(_epoch_seconds(resumed[1])) == len(_epoch_seconds(reference[1])) == 4
 
 
 def _epoch_seconds(trainer: pl.Trainer) -> list[float]:
