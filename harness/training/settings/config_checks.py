@@ -52,24 +52,30 @@ def early_stopping_problems(config: Mapping[str, Any]) -> list[str]:
     (``run.early_stopping_patience``): two rules (Lightning refused the pair after the data
     was read when they watch one metric the same way: "Found more than one stateful callback").
     The user changes the task's, or turns it off for theirs."""
+    patience = (config.get("run") or {}).get("early_stopping_patience")
+    if not patience:
+        return []
+    return [
+        f"--trainer.callbacks {callback['class_path'].rpartition('.')[2]}: the task stops early "
+        f"already (--run.early_stopping_patience {patience}); give one rule: change the task's "
+        "with --run.early_stopping_patience N, or --run.early_stopping_patience 0 to "
+        "stop by yours alone"
+        for callback in early_stopping_entries(config["trainer"].get("callbacks"))
+    ]
+
+
+def early_stopping_entries(callbacks: Any) -> list[Any]:
+    """The entries (class path, init args) of ``--trainer.callbacks`` that are EarlyStopping
+    classes or subclasses."""
     from lightning.pytorch.callbacks import EarlyStopping
 
-    patience = (config.get("run") or {}).get("early_stopping_patience")
-    callbacks = config["trainer"].get("callbacks")
-    problems = []
+    entries = []
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
         path = callback.get("class_path") if isinstance(callback, Mapping | Namespace) else None
         module, _, name = str(path).rpartition(".")
-        if not patience or not module:
-            continue
-        if issubclass(getattr(importlib.import_module(module), name), EarlyStopping):
-            problems.append(
-                f"--trainer.callbacks {name}: the task stops early already "
-                f"(--run.early_stopping_patience {patience}); give one rule: change the task's "
-                "with --run.early_stopping_patience N, or --run.early_stopping_patience 0 to "
-                "stop by yours alone"
-            )
-    return problems
+        if module and issubclass(getattr(importlib.import_module(module), name), EarlyStopping):
+            entries.append(callback)
+    return entries
 
 
 def fast_dev_run_problems(value: Any, text: str) -> list[str]:

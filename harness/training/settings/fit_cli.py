@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
+from jsonargparse import Namespace
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
@@ -56,6 +57,7 @@ from harness.training.module import logged_metrics
 from harness.training.settings.class_checks import class_init_problems
 from harness.training.settings.config_checks import (
     data_value_problems,
+    early_stopping_entries,
     early_stopping_problems,
     empty_share_problem,
     encoder_problems,
@@ -221,6 +223,18 @@ def unknown_key_lines(
 def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
     """``--trainer.callbacks`` as a list: it takes one callback, a list, or none."""
     return [value] if isinstance(value, pl.Callback) else list(value or [])
+
+
+def check_after_validation(callbacks: Any) -> None:
+    """A ``--trainer.callbacks`` EarlyStopping that leaves ``check_on_train_epoch_end`` unset
+    checks after each validation only, as the task's own does: Lightning's default also checks
+    at an epoch's end, and a budget ending before the first validation then ended in "Early
+    stopping conditioned on metric `val_acc` which is not available" (exit 1)."""
+    for callback in early_stopping_entries(callbacks):
+        if callback.get("init_args") is None:
+            callback["init_args"] = Namespace()
+        if callback["init_args"].get("check_on_train_epoch_end") is None:
+            callback["init_args"]["check_on_train_epoch_end"] = False
 
 
 def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | dict[str, Any]:
@@ -582,6 +596,7 @@ class FitCLI(LightningCLI):
     def build(self, callbacks: list[pl.Callback] | None = None) -> None:
         """Datamodule (its data read), model and trainer; ``callbacks`` join the trainer's."""
         self.extra_callbacks = list(callbacks or [])
+        check_after_validation(self.config["trainer"].get("callbacks"))
         try:
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses

@@ -482,3 +482,19 @@ def test_suite_names_every_problem_of_its_fit_options_per_run(
     assert len(lines) == 3 and all("sst2 multi_cnn: --" in line for line in lines), lines
     assert "hidden_dim 0" in lines[0] and "dropout 2" in lines[1] and "clip_val -1" in lines[2]
     assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("metrics.json"))
+
+
+def test_a_users_early_stopping_with_a_budget_ending_before_any_validation_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2 steps of 4-batch epochs: no validation ran. Lightning's EarlyStopping also checks at
+    an epoch's end by default, and ended in "Early stopping conditioned on metric `val_acc`
+    which is not available" (exit 1); it checks after each validation only, as the recorded
+    config says."""
+    os.chdir(tmp_path)
+    words = [*BASE, "--out", "x1", *EARLY_STOPPING, "--run.early_stopping_patience", "0"]
+    words += ["--data.batch_size", "2", "--trainer.limit_train_batches", "4"]
+    assert main(words) == 0, capsys.readouterr().err
+    metrics = (tmp_path / "x1" / "metrics.json").read_text()
+    assert '"steps": 2' in metrics and "val_acc" not in (tmp_path / "x1" / "curve.csv").read_text()
+    assert "check_on_train_epoch_end: false" in (tmp_path / "x1" / "fit_config.yaml").read_text()
