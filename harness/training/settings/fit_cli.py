@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
-from jsonargparse import Namespace
+from jsonargparse import DefaultHelpFormatter, Namespace
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
@@ -107,6 +107,29 @@ SHORT_FORMS = {  # option -> the config key it sets
 }
 DESCRIPTION = """Train, validate and test one model. Defaults: the task's config
 (harness/training/configs/<task>.yaml), then --config files, then options."""
+
+
+# reStructuredText in the docstrings fit's --help shows (Lightning's Trainer's, the model's):
+# ``x``, :class:`~a.B`; and Lightning's "Default: X." where jsonargparse says sanbench's
+RST_LITERAL = re.compile(r"``(.*?)``")
+RST_ROLE = re.compile(r":[a-z]+:`~?([^`]*)`")
+LIGHTNING_DEFAULT = re.compile(r"\s?Default: \S+\.(?=\s|$)")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without reStructuredText markup."""
+    return RST_ROLE.sub(lambda m: m[1].rpartition(".")[2], RST_LITERAL.sub(r"\1", text))
+
+
+class PlainHelpFormatter(DefaultHelpFormatter):
+    """jsonargparse's help in plain text, each option's default said once (jsonargparse's: the
+    value sanbench uses, not the one Lightning's docstring names)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        return plain_text(LIGHTNING_DEFAULT.sub("", super()._get_help_string(action)))
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain_text(text))
 
 
 # Lightning's loggers that need a package sanbench does not install, and how to get it
@@ -389,6 +412,7 @@ class FitCLI(LightningCLI):
                         "prog": "sanbench fit",
                         "exit_on_error": False,
                         "description": DESCRIPTION,
+                        "formatter_class": PlainHelpFormatter,
                     },
                     args=args,
                     run=False,

@@ -145,7 +145,7 @@ def task_model(
     lr_scheduler_init: dict[str, Any] | None = None,
     data: L.LightningDataModule | None = None,
 ) -> TaskModule:
-    """Word embeddings -> ``encoder`` (tied across a pair) -> the task head (``TaskModule``).
+    """Word embeddings -> encoder (tied across a pair) -> the task head (TaskModule).
 
     Args:
         encoder: a registered encoder (``sanbench encoders`` lists them; a misspelled one gets
