@@ -141,16 +141,43 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 def write_suite_manifest(
     options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
 ) -> None:
+    """``manifest.json``, read, updated and written under its own lock: the shards of a grid
+    share the folder and may end at once."""
+    from filelock import FileLock
+
+    with FileLock(options.out / MANIFEST_LOCK):
+        _write_suite_manifest(options, overrides, tables)
+
+
+MANIFEST_LOCK = ".sanbench-manifest.lock"
+
+
+def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[str, str]:
+    """Each shard's command (``--shard K/N``), this one's ``command`` beside those the
+    earlier shards recorded (``before``), in shard order; a grid run as one shard has none."""
+    if shard.count == 1:
+        return {}
+    commands = {**before.get("shard_commands", {}), f"{shard.index}/{shard.count}": command}
+    return dict(sorted(commands.items(), key=lambda item: tuple(map(int, item[0].split("/")))))
+
+
+def _write_suite_manifest(
+    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
+) -> None:
     from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
 
     out = options.out
     before = read_manifest_if_any(out, SUITE_RUN)
+    command = recorded_command()
+    shards = shard_commands(before, options.shard_of_grid, command)
     threads = before.get("threads")  # run_as_jobs decided them
     now = datetime.now(UTC).isoformat(timespec="seconds")
     manifest = {
         "kind": "suite",
-        "command": recorded_command(),
+        # a sharded grid's: one line per shard (each shard's ends overwrote the others')
+        "command": "\n".join(shards.values()) or command,
+        **({"shard_commands": shards} if shards else {}),
         "updated": now,
         "commit": git_commit(),
         "grid": {
@@ -179,7 +206,8 @@ def write_suite_manifest(
     write_manifest(out, manifest)
 
 
-TRAINED = ("command", "commit", "grid", "overrides")  # what the command that ran the grid says
+# what the command that ran the grid says
+TRAINED = ("command", "shard_commands", "commit", "grid", "overrides")
 
 
 def made_by_runs(manifest: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:

@@ -46,3 +46,21 @@ def test_a_problem_of_every_run_is_said_once_and_points_to_suites_help(
     assert lines[0].endswith("(did you mean momentum?) (see sanbench suite --help)"), lines
     assert len(lines) == 1, lines  # said once, no --debug hint (bad input)
     assert not out.exists()
+
+
+def test_each_shard_of_a_grid_keeps_its_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards share the folder and each writes the manifest as it ends: the last one's command
+    replaced the others' (issue 56 left), so the suite page named one shard of four."""
+    parser = CommandParser("sanbench suite")
+    parser.add_options(SuiteOptions)
+    for shard in ("2/3", "1/3", "3/3", "1/3"):  # shard 1 run again (its machine was lost)
+        words = ["--tasks", "trec", "--encoders", "mtsa", "--out", str(tmp_path), "--shard", shard]
+        monkeypatch.setattr("sys.argv", ["sanbench", "suite", *words])
+        write_suite_manifest(build(SuiteOptions, parser.parse(words)), {}, [])
+    manifest = read_manifest(tmp_path, "suite")
+    assert list(manifest["shard_commands"]) == ["1/3", "2/3", "3/3"]
+    lines = manifest["command"].splitlines()
+    assert [line.rpartition(" ")[2] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert all(line.startswith("sanbench suite --tasks trec") for line in lines)
