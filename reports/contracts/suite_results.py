@@ -95,6 +95,26 @@ SCALED_NOTE = (
 )
 
 
+LEGACY_MARK = " o"  # after a time per epoch some of whose runs recorded no train_epochs_timed
+LEGACY_NOTE = (
+    "o: some of the cell's runs were recorded before 2026-11-30 (no train_epochs_timed): their "
+    "time per epoch may average in an epoch a step budget ended early"
+)
+
+
+def legacy_epoch_time(runs: pd.DataFrame) -> pd.Series:
+    """Which of ``runs`` have a time per epoch but no ``train_epochs_timed``: recorded before
+    2026-11-30, by a mean that counted an epoch a step budget ended inside as a whole one."""
+    import pandas as pd
+
+    if TIME_PER_EPOCH not in runs:
+        return pd.Series(False, index=runs.index)
+    timed = pd.to_numeric(runs[TIME_PER_EPOCH], errors="coerce").notna()
+    if "train_epochs_timed" not in runs:
+        return timed
+    return timed & pd.to_numeric(runs["train_epochs_timed"], errors="coerce").isna()
+
+
 def scaled_epoch_time(runs: pd.DataFrame) -> pd.Series:
     """Which of ``runs`` trained no whole epoch: their ``train_time_per_epoch_s`` is scaled from
     the batches they ran (False where not recorded: runs before 2026-11-30 averaged in the

@@ -27,7 +27,7 @@ import pandas as pd
 
 from reports import aggregation
 from reports.contracts.profile_run import MEASURED_STATUSES
-from reports.contracts.suite_results import contended
+from reports.contracts.suite_results import SCALED_MARK, contended, scaled_epoch_time
 from reports.numbers import RANGE_DASH
 from reports.profile.figures import plain_log_axis
 from reports.site.render import save_figure
@@ -49,6 +49,7 @@ class Point:
     time_s: float
     memory_mb: float
     contended: bool  # some run's training epochs were contended: the time is inflated
+    scaled: bool = False  # some run trained no whole epoch: its time is scaled from batches
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ def task_points(rows: pd.DataFrame, quality: tuple[str, str, float]) -> list[Poi
                 mean(TIME[0]),
                 mean(MEMORY[0]),
                 bool(contended(group, TIME[0]).any()),
+                bool(scaled_epoch_time(group).any()),
             )
         )
     return points
@@ -263,6 +265,10 @@ def cost_figure(
     figure, (by_time, by_memory) = plt.subplots(1, 2, figsize=(11.5, 4.6), sharey=True)
     hollow = [p.contended for p in points]
     _panel(by_time, points, [p.time_s for p in points], style, hollow, bounds)
+    for point in points:
+        if point.scaled and not math.isnan(point.time_s):
+            by_time.annotate(SCALED_MARK.strip(), (point.time_s, point.quality), xytext=(7, 5),
+                             textcoords="offset points", fontsize=9, weight="bold")  # fmt: skip
     memories = [
         memory.memory_mb.get(p.encoder, math.nan) if memory else p.memory_mb for p in points
     ]
@@ -290,6 +296,9 @@ def cost_figure(
         by_memory.plot(
             [], [], "o", color="black", markerfacecolor="none", label="hollow: contended time"
         )
+    if any(p.scaled for p in points):
+        scaled = f"{SCALED_MARK.strip()}: time scaled from a partial epoch"
+        by_memory.plot([], [], " ", label=scaled)
     by_memory.legend(fontsize=8, **OUTSIDE_RIGHT)
     figure.suptitle(f"{task}: {quality_label} vs training time and memory", fontsize=10)
     figure.tight_layout()

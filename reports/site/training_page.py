@@ -69,24 +69,28 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for column, _, fmt in shown:
             contended = suite_results.contended(group, column).any()
             mark = suite_results.CONTENDED_MARK if contended else ""
-            if (
-                column == suite_results.TIME_PER_EPOCH
-                and suite_results.scaled_epoch_time(group).any()
-            ):
-                mark += suite_results.SCALED_MARK
+            if column == suite_results.TIME_PER_EPOCH:
+                if suite_results.scaled_epoch_time(group).any():
+                    mark += suite_results.SCALED_MARK
+                if suite_results.legacy_epoch_time(group).any():
+                    mark += suite_results.LEGACY_MARK
             stats = aggregation.mean_std(group[column])
             cells.append(numbers.mean_std_cell(stats.mean, stats.std, shown=fmt) + mark)
         rows.append(cells)
     return header, rows
 
 
-def scaled_runs(results: pd.DataFrame) -> list[str]:
-    """The runs that trained no whole epoch, whose time per epoch is scaled from their batches."""
-    scaled = results[suite_results.scaled_epoch_time(results)]
+def run_names(runs: pd.DataFrame) -> list[str]:
+    """``task / encoder / seed`` (or fold) of each of ``runs``."""
     return [
         " / ".join(str(run[k]) for k in suite_results.KEY_COLUMNS if k in run)
-        for _, run in scaled.iterrows()
+        for _, run in runs.iterrows()
     ]
+
+
+def scaled_runs(results: pd.DataFrame) -> list[str]:
+    """The runs that trained no whole epoch, whose time per epoch is scaled from their batches."""
+    return run_names(results[suite_results.scaled_epoch_time(results)])
 
 
 def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
@@ -215,6 +219,8 @@ def _sections(
         "summary_rows": rows,
         "contended": contended_rows(results),
         "scaled": scaled_runs(results),
+        "legacy_times": run_names(results[suite_results.legacy_epoch_time(results)]),
+        "legacy_note": suite_results.LEGACY_NOTE,
         "costs": costs,
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),

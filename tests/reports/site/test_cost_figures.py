@@ -181,3 +181,18 @@ def test_the_axis_names_an_interval_only_where_one_is_drawn() -> None:
         figure = cost_figure("sst2", points, "test accuracy (%)", styles(["bilstm"]), None)
         assert figure.axes[0].get_ylabel().endswith(label)
         plt.close(figure)
+
+
+def test_a_time_scaled_from_a_partial_epoch_is_lettered_e_and_said_in_the_legend() -> None:
+    """The table marks such a time e; the figure drew it as any measured one (issue 56)."""
+    points = [
+        Point("multi_cnn", 2, 60.0, 5.0, 1.0, 5.0, contended=False, scaled=True),
+        Point("bilstm", 2, 70.0, 3.0, 4.0, 30.0, contended=False),
+    ]
+    figure = cost_figure("sst2", points, "test accuracy (%)", styles(["multi_cnn", "bilstm"]), None)
+    by_time, by_memory = figure.axes[:2]
+    letters = [(text.get_text(), text.xy) for text in by_time.texts]
+    assert letters == [("e", (1.0, 60.0))]
+    legend = [text.get_text() for text in by_memory.get_legend().get_texts()]
+    assert "e: time scaled from a partial epoch" in legend
+    plt.close(figure)
