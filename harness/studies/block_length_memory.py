@@ -141,7 +141,8 @@ def plan(ctx: TuneContext) -> StudyPlan:
         pruner=optuna.pruners.NopPruner(),
         summarize=summarize,
         notes=[
-            "No training: a grid over (n, r), r up to n; each trial is one measured forward.",
+            f"No training: a grid over (n, r), r = {R_RANGE[0]}..min({R_RANGE[1]}, n) (a block no "
+            "longer than the sentence); each trial is one measured forward.",
             f"The blocks' tanh attention: {ctx.attention_impl}.",
         ],
         best_per="seq_len",

@@ -32,6 +32,7 @@ def _name(column: str) -> str:
 
 
 INTERRUPTED_ATTR = "user_attrs_interrupted"  # a signal stopped it; it was queued again
+RUN_DIR_COLUMN = "user_attrs_run_dir"  # a training trial's fit folder
 
 
 def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
@@ -99,21 +100,40 @@ def history_figure(
     return figure
 
 
-def slice_figure(trials: pd.DataFrame, column: str, params: list[str]) -> plt.Figure:
-    """Objective against each parameter, coloured by trial number (optuna's slice plot)."""
+def slice_figure(
+    trials: pd.DataFrame, column: str, params: list[str], per: str | None = None
+) -> plt.Figure:
+    """Objective against each parameter, coloured by trial number (optuna's slice plot); with
+    ``per`` (a parameter, as in :func:`history_figure`) against each other parameter, one colour
+    and line per value of ``per`` (its trials are not compared with another value's)."""
     done = trials[trials["state"] == "COMPLETE"]
+    if per is not None:
+        params = [p for p in params if p != f"params_{per}"] or params
     figure, axes = plt.subplots(
         1, len(params), figsize=(3.4 * len(params) + 1.2, 3.8), sharey=True, layout="constrained"
     )  # constrained: the labels, the colour bar and the title all inside the figure
     axes = [axes] if len(params) == 1 else list(axes)
-    values = shown_values(done, column)
     for ax, param in zip(axes, params, strict=True):
-        points = ax.scatter(done[param], values, c=done["number"], cmap="viridis", s=28)
+        if per is None:
+            values = shown_values(done, column)
+            points = ax.scatter(done[param], values, c=done["number"], cmap="viridis", s=28)
+        else:  # the history figure's colours, one line per value of ``per``
+            for index, (value, group) in enumerate(done.groupby(f"params_{per}", sort=True)):
+                group = group.sort_values(param)
+                label = f"{per}={numbers.text(value)}"
+                values = shown_values(group, column)
+                ax.plot(group[param], values, "o-", color=f"C{index}", ms=4, lw=1, label=label)
         ax.set_xlabel(param.removeprefix("params_"))
         ax.grid(alpha=0.3)
     label_objective(axes[0], column)  # the y axis is shared: one scale for every slice
-    figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
-    figure.suptitle(f"Slices: {_name(column)} vs each parameter", fontsize=10)
+    if per is None:
+        figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
+        title = f"Slices: {_name(column)} vs each parameter"
+    else:
+        axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        shown = ", ".join(p.removeprefix("params_") for p in params)
+        title = f"Slices: {_name(column)} vs {shown}, one colour per {per}"
+    figure.suptitle(title, fontsize=10)
     return figure
 
 
@@ -124,16 +144,45 @@ def cell(name: str, value: Any) -> str:
     return numbers.text(value)
 
 
+# a study's results (``summary.json``) under the names docs/studies.md gives them: the
+# block-length-memory study's (harness/studies/block_length_memory.py); any other key as it is
+RESULT_LABELS = {
+    "shape": "input shape",
+    "attention_impl": "the blocks' tanh attention",
+    "per_length": "Per length n",
+    "seq_len": "n",
+    "r_measured": "measured argmin r",
+    "mem_measured_mb": "its peak (MB)",
+    "r_eq19": "Eq. 19 cbrt(2n)",
+    "r_eq19_int_cost": "argmin of r^2 ceil(n/r) + ceil(n/r)^2",
+    "r_encoder": "encoder default ceil(cbrt(2n))",
+    "mem_at_r_encoder_mb": "peak at the default (MB)",
+    "excess_at_r_encoder": "excess memory at the default",
+    "points": "r tried",
+}
+EXCESS_KEYS = {"excess_at_r_encoder"}  # a fraction above the best, shown as "+4.1 %"
+
+
+def result_cell(key: str, value: Any) -> str:
+    """A study result's value: an excess over the best as a signed percentage."""
+    if key in EXCESS_KEYS and numbers.percent(value) != numbers.MISSING:
+        return f"{100 * value:+.1f} %"
+    return cell(key, value)
+
+
 def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """The study's ``summary.json`` results: scalars as facts, lists of records as tables."""
+    """The study's ``summary.json`` results: scalars as facts, lists of records as tables, each
+    key under its label (``RESULT_LABELS``)."""
     facts, tables = {}, []
     for key, value in results.items():
+        label = RESULT_LABELS.get(key, key)
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            header = list(dict.fromkeys(k for record in value for k in record))
-            rows = [[cell(k, record.get(k)) for k in header] for record in value]
-            tables.append({"title": key, "header": header, "rows": rows})
+            keys = list(dict.fromkeys(k for record in value for k in record))
+            rows = [[result_cell(k, record.get(k)) for k in keys] for record in value]
+            header = [RESULT_LABELS.get(k, k) for k in keys]
+            tables.append({"title": label, "header": header, "rows": rows})
         else:
-            facts[key] = cell(key, value)
+            facts[label] = result_cell(key, value)
     return facts, tables
 
 
@@ -185,7 +234,7 @@ def build(run: Run, page_dir: Path) -> Page:
                 )
             )
             if params:
-                figure = slice_figure(trials, column, params)
+                figure = slice_figure(trials, column, params, summary.get("best_per"))
                 figures.append(
                     save_figure(
                         figure, page_dir, f"slice_{_name(column)}", f"{_name(column)} vs parameters"
@@ -215,12 +264,15 @@ def build(run: Run, page_dir: Path) -> Page:
     }
     env = {k: str(v) for k, v in (run.manifest.get("environment") or {}).items()}
     title = f"Study {run.manifest.get('optuna_study') or run.name}"
+    unrecorded = "not recorded by this study" + (
+        " (see its trials' runs)" if RUN_DIR_COLUMN in trials else ""
+    )  # a study that trains has a fit folder per trial; one that measures (Appendix A's), none
     render_run_page(
         "study.html.j2",
         page_dir,
         run,
         title,
-        env or {"environment": "not recorded by this study (see its trials' runs)"},
+        env or {"environment": unrecorded},
         meta=meta,
         objectives=objectives,
         counts=run.manifest.get("trial_counts") or {},

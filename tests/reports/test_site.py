@@ -92,7 +92,7 @@ def test_pages_state_environment_and_command(site: Path) -> None:
     # only the grid's own CV task is named: 1 seed for SST-2, 1 fold of CR
     assert "1 seed (non-CV tasks), 1 fold (CV tasks: cr)" in " ".join(suite.split())
     study = (site / "study-block-length-memory" / "index.html").read_text()
-    assert "sanbench tune --study block-length-memory" in study and "per_length" in study
+    assert "sanbench tune --study block-length-memory" in study and "Per length n" in study
     # a recorded command is a record: the fixture's `--repeats 2` is refused by today's profile
     assert "--repeats 2" in profile and "as recorded when the run was made" in profile
     compare = (site / "compare-profiles" / "index.html").read_text()

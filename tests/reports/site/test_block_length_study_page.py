@@ -71,3 +71,13 @@ def test_the_memory_is_drawn_as_memory_on_every_page(study: Path) -> None:
         axes = figure.axes[0]
         assert axes.get_yscale() == "log"
         assert axes.get_ylabel() == "peak memory (MB), log scale"
+
+
+@pytest.mark.slow
+def test_the_page_gives_the_block_lengths_really_tried(study: Path, tmp_path: Path) -> None:
+    """Outside check of issue 56, item 13: the page said "r up to n", though n = 40 was tried
+    up to r = 32 only (the grid is 2..min(32, n), docs/studies.md)."""
+    build_site([study], tmp_path / "site", "study")
+    html = " ".join((tmp_path / "site" / "study-st1" / "index.html").read_text().split())
+    assert "r = 2..min(32, n) (a block no longer than the sentence)" in html
+    assert "r up to n" not in html

@@ -18,7 +18,12 @@ import pandas as pd
 import pytest
 
 from reports.site import build_site
-from reports.site.study_page import history_figure, readable_trials, slice_figure
+from reports.site.study_page import (
+    history_figure,
+    readable_trials,
+    result_tables,
+    slice_figure,
+)
 
 
 def test_an_interrupted_trial_and_durations_read_as_they_are() -> None:
@@ -140,3 +145,87 @@ def test_memory_objectives_are_drawn_on_a_log_axis_that_says_so() -> None:
         "dev_acc (%)",
     )
     plt.close(accuracy)
+
+
+BLOCK_LENGTH_STUDY = Path(__file__).resolve().parents[1] / "fixtures" / "study-block-length-memory"
+
+
+def test_a_per_length_slice_draws_each_length_in_its_colour() -> None:
+    """Outside check of issue 56, item 13: Appendix A's slice figure pooled every length
+    against the block length, coloured by trial number, so which length a point belongs to
+    could not be read. Per length (the study's ``best_per``), each length is a line of its
+    own, in the colour the history figure gives it, named in the legend."""
+    trials = pd.read_csv(BLOCK_LENGTH_STUDY / "trials.csv")
+    params = ["params_block_len", "params_seq_len"]
+    figure = slice_figure(trials, "value_peak_mem_mb", params, "seq_len")
+    history = history_figure(trials, "value_peak_mem_mb", "minimize", "seq_len")
+    (axes,) = figure.axes  # block length only: no colour bar, no panel of the lengths
+    assert axes.get_xlabel() == "block_len" and axes.get_yscale() == "log"
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    assert list(lines) == ["seq_len=4", "seq_len=8"]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == list(lines)
+    colours = {line.get_color() for line in history.axes[0].get_lines()}
+    for n, line in zip((4, 8), lines.values(), strict=True):
+        own = trials[trials["params_seq_len"] == n].sort_values("params_block_len")
+        assert list(line.get_xdata()) == list(own["params_block_len"])
+        assert list(line.get_ydata()) == list(own["value_peak_mem_mb"])
+        assert line.get_color() in colours
+    plt.close(figure)
+    plt.close(history)
+
+
+def test_study_results_are_named_in_words() -> None:
+    """Outside check of issue 56, item 13: the per-length table's columns were the raw keys
+    (``r_eq19_int_cost``, ``excess_at_r_encoder``), the excess a bare fraction (0.164)."""
+    results = {
+        "shape": "[64, n, 300]",
+        "attention_impl": "naive",
+        "per_length": [
+            {
+                "seq_len": 64,
+                "r_measured": 4,
+                "mem_measured_mb": 70.48,
+                "r_eq19": 5.0397,
+                "r_eq19_int_cost": 5,
+                "r_encoder": 6,
+                "mem_at_r_encoder_mb": 82.07,
+                "excess_at_r_encoder": 0.16443,
+                "points": 31,
+            },
+        ],
+    }
+    facts, (table,) = result_tables(results)
+    assert facts == {"input shape": "[64, n, 300]", "the blocks' tanh attention": "naive"}
+    assert table["title"] == "Per length n"
+    assert table["header"] == [
+        "n",
+        "measured argmin r",
+        "its peak (MB)",
+        "Eq. 19 cbrt(2n)",
+        "argmin of r^2 ceil(n/r) + ceil(n/r)^2",
+        "encoder default ceil(cbrt(2n))",
+        "peak at the default (MB)",
+        "excess memory at the default",
+        "r tried",
+    ]
+    assert table["rows"] == [["64", "4", "70.5", "5.04", "5", "6", "82.1", "+16.4 %", "31"]]
+    other = result_tables({"rows": [{"excess_at_r_encoder": None, "width": 3}]})[1][0]
+    assert other["header"] == ["excess memory at the default", "width"]
+    assert other["rows"] == [["–", "3"]]
+
+
+@pytest.mark.slow  # builds two pages
+def test_a_study_without_trial_runs_does_not_point_to_them(tmp_path: Path) -> None:
+    """Outside check of issue 56, item 13: Appendix A's study page said "environment: not
+    recorded by this study (see its trials' runs)", though its trials are measured forwards
+    with no run folder; a training study's trials have one each."""
+    build_site([BLOCK_LENGTH_STUDY, STUDY], tmp_path / "site")
+
+    def environment(slug: str) -> str:
+        html = (tmp_path / "site" / slug / "index.html").read_text()
+        return " ".join(html.split("<dt>environment</dt>", 1)[1].split("</dd>", 1)[0].split())
+
+    assert environment("study-block-length-memory") == "<dd>not recorded by this study"
+    assert environment("study-dropout-trec") == (
+        "<dd>not recorded by this study (see its trials&#39; runs)"
+    )
