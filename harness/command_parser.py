@@ -1099,8 +1099,14 @@ def build(
 
 
 def plain(value: Any) -> Any:
-    """A value as the dataclasses take it: a section parsed as jsonargparse's ``Namespace`` (a
-    ``dict[str, Any]`` field given key by key) as a dict."""
+    """A value as the dataclasses take it, data at any depth: a section parsed as jsonargparse's
+    ``Namespace`` (a ``dict[str, Any]`` field given key by key) as a dict, and so the classes of
+    a section's list (``trainer.callbacks``), which a manifest would otherwise hold as their
+    repr."""
     if isinstance(value, Namespace):
         return value.as_dict()
+    if isinstance(value, Mapping):
+        return {key: plain(entry) for key, entry in value.items()}
+    if isinstance(value, list):
+        return [plain(entry) for entry in value]
     return value

@@ -22,6 +22,7 @@ from reports.palette import styles
 from reports.profile.data import load_run
 from reports.site.cost_figures import cost_figures
 from reports.site.discover import Run
+from reports.site.overrides_text import overrides_text
 from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
     failed_runs,
@@ -264,7 +265,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         env,
         grid=grid,
         grid_tasks=grid_tasks(grid),
-        overrides=run.manifest.get("overrides", {}),
+        overrides=overrides_text(run.manifest.get("overrides", {})),
         runs=len(results),
         failed=failed_runs(run.folder),
         finished_tasks=sorted(set(results["task"])) if "task" in results else [],
@@ -327,7 +328,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         title,
         env,
         grid={},
-        overrides={},
+        overrides=({}, {}),
         runs=1,
         paper_tables=[],
         config=config,

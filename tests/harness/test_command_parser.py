@@ -319,3 +319,14 @@ def test_a_config_file_given_as_a_pipe_is_read_once(
     assert status == 0, capsys.readouterr().err
     printed = yaml.safe_load(capsys.readouterr().out)
     assert printed["model"] == {"dropout": 0.3}, printed
+
+
+def test_a_callback_class_given_as_flags_is_data_in_the_options() -> None:
+    """Outside check of #56, item 4: the suite's manifest and page held a callback as
+    ``"Namespace(class_path='lightning.pytorch.callbacks.EarlyStopping', ...)"``."""
+    words = ["suite", "--out", "o", "--trainer.callbacks", "EarlyStopping"]
+    words += ["--trainer.callbacks.monitor", "val_loss", "--trainer.callbacks.patience", "2"]
+    options = options_of(words)
+    assert options.fit.trainer["callbacks"] == [
+        {"class_path": "EarlyStopping", "init_args": {"monitor": "val_loss", "patience": 2}}
+    ]

@@ -238,14 +238,19 @@ def _class_config(given: dict[str, Any]) -> dict[str, Any]:
 
 
 def _yaml_leaves(value: Any) -> Any:
-    """A mapping's string leaves read as YAML, as fit reads ``--model.encoder_options.block_len
-    4``: jsonargparse types a section's first level (``--model.dropout 0.3``), not deeper."""
+    """A mapping's (or list's) string leaves read as YAML, as fit reads
+    ``--model.encoder_options.block_len 4`` (or ``--trainer.callbacks.patience 2``): jsonargparse
+    types a section's first level (``--model.dropout 0.3``), not deeper."""
     if isinstance(value, dict):
-        return {
-            key: yaml.safe_load(leaf) if isinstance(leaf, str) else _yaml_leaves(leaf)
-            for key, leaf in value.items()
-        }
+        return {key: _yaml_leaf(leaf) for key, leaf in value.items()}
+    if isinstance(value, list):  # a list of classes (``trainer.callbacks``)
+        return [_yaml_leaf(leaf) for leaf in value]
     return value
+
+
+def _yaml_leaf(value: Any) -> Any:
+    """A string read as YAML; a mapping's or list's leaves so (:func:`_yaml_leaves`)."""
+    return yaml.safe_load(value) if isinstance(value, str) else _yaml_leaves(value)
 
 
 def budget_problems_of(budget: Budget | None, fit: FitSections) -> list[str]:

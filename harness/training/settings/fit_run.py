@@ -4,6 +4,7 @@ when resolving, so grids are built and checked without torch or Lightning)."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,10 @@ class FitRun:
     overrides: dict[str, Any] = field(default_factory=dict)
 
     def args(self) -> dict[str, Any]:
-        """The nested config LightningCLI parses (``harness.training.settings.fit_cli.FitCLI``)."""
+        """The nested config LightningCLI parses (``harness.training.settings.fit_cli.FitCLI``),
+        a copy: the parser types a list's entries in place (a callback as its ``Namespace``),
+        which the overrides, shared by every run and written to a suite's manifest, must not
+        take."""
         values = {
             "seed_everything": self.seed,
             "out": str(self.out_dir),
@@ -39,7 +43,7 @@ class FitRun:
             "model.encoder": self.encoder,
             **({} if self.fold is None else {"data.fold": self.fold}),
         }
-        return nested(values | self.overrides)
+        return copy.deepcopy(nested(values | self.overrides))
 
     def to_yaml(self) -> str:
         """A file that ``sanbench fit --config FILE`` runs as is (parsed, and its values checked
