@@ -890,7 +890,27 @@ class CheckedConfigFile(ActionConfigFile):
         super().__call__(parser, cfg, given, option_string)
 
 
-class CommandParser(ArgumentParser):
+class NullsChecked(ArgumentParser):
+    """A parser that judges a null against its option's type: jsonargparse takes a config's
+    null (a file's ``fold: ~``, a mapping's None) for "unset" and checks it nowhere, so
+    ``data: {fold: ~}`` reached the datamodule as None (an internal error) where ``--data.fold
+    null`` is refused. A required key left null is named as missing, as without the key."""
+
+    def validate(self, namespace: Namespace, skip_unset: bool = True, **kwargs: Any) -> None:
+        super().validate(namespace, skip_unset=skip_unset, **kwargs)
+        if not skip_unset or kwargs.get("branch") is not None:
+            return  # every value judged already, or a branch's keys are not the parser's
+        required = {action.dest for action in self._actions if action.required}
+        options = {action.dest for action in self._actions} - required
+        nulls = Namespace()
+        for key, value in namespace.items():
+            if value is None and key in options:
+                nulls[key] = None
+        if nulls:
+            super().validate(nulls, skip_unset=False, skip_required=True)
+
+
+class CommandParser(NullsChecked):
     """A ``sanbench`` command's parser: ``--config``/``--print_config``, options added from
     dataclasses (:meth:`add_options`), and :meth:`parse` raising :class:`InputError`."""
 

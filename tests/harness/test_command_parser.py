@@ -330,3 +330,30 @@ def test_a_callback_class_given_as_flags_is_data_in_the_options() -> None:
     assert options.fit.trainer["callbacks"] == [
         {"class_path": "EarlyStopping", "init_args": {"monitor": "val_loss", "patience": 2}}
     ]
+
+
+def test_a_config_files_null_for_an_option_that_takes_none_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #56, item 1: ``suite --config c.yaml`` with ``folds: ~`` was an
+    internal error (exit 1), ``data: {fold: ~}`` failed every run with a traceback in its
+    error.txt (exit 1); a null is judged against its option's type, as ``--folds null`` is."""
+    out = tmp_path / "out"
+    words = ["suite", "--tasks", "cr", "--encoders", "multi_cnn", "--data-dir", str(tmp_path)]
+    for text, key, expected in [
+        ("folds: ~\n", "folds", "an integer"),
+        ("data: {fold: ~}\n", "data.fold", "an integer"),
+        ("seeds: ~\nmax_steps: ~\n", None, None),  # each takes None (its default)
+    ]:
+        config = tmp_path / "c.yaml"
+        config.write_text(text)
+        printing = ["--print_config"] if key is None else []
+        status = main([*words, "--config", str(config), "--out", str(out), *printing])
+        printed = capsys.readouterr()
+        if key is None:
+            assert status == 0, printed.err
+            continue
+        assert status == 2
+        said = f"--config {config}: {key} ~: expected {expected}"  # after a run's name
+        assert len(printed.err.splitlines()) == 1 and said in printed.err, printed.err
+        assert not out.exists()

@@ -30,6 +30,7 @@ from harness.command_parser import (
     CLASS_KEYS,
     PRINT_CONFIG_FLAGS,
     CheckedConfigFile,
+    NullsChecked,
     accepted,
     add_alias,
     batch_size_problems,
@@ -387,6 +388,10 @@ class SetAttribute(argparse.Action):
 BUILT_PARSERS: dict[tuple[type, type], LightningArgumentParser] = {}
 
 
+class FitArgumentParser(NullsChecked, LightningArgumentParser):
+    """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``)."""
+
+
 class FitCLI(LightningCLI):
     """One fit's configuration, parsed from command-line words or a nested mapping."""
 
@@ -404,6 +409,7 @@ class FitCLI(LightningCLI):
                 super().__init__(
                     task_model,
                     self.data_class,
+                    parser_class=FitArgumentParser,
                     trainer_class=FitTrainer,  # its int | float keys read "2" as 2 batches
                     save_config_callback=None,  # run_fit writes fit_config.yaml itself
                     trainer_defaults=TRAINER_DEFAULTS,
@@ -478,17 +484,11 @@ class FitCLI(LightningCLI):
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
         flags = print_config_flags(args) if isinstance(args, list) else None
-        if flags is not None:  # it prints only a config that would run, then exits
+        if flags is not None:  # it prints only a config that would run, judged as a run's
             problems = print_config_problems(flags)
             if problems:
                 raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
-            config = parser.parse_args(without_printing(args))
-            current_option_names(config)
-            self.config, self.typed = config, typed_options(args, SHORT_FORMS)
-            self._check_optimizers(parser, config, self.typed)
-            self.check_values()  # no number printed that the run would refuse
-            print(stated_config(parser, config, flags), end="")
-            raise SystemExit(0)
+            args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
         left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
@@ -506,6 +506,10 @@ class FitCLI(LightningCLI):
             except ConfigError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
             raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+        if flags is not None:
+            self.check_values()  # no number printed that the run would refuse
+            print(stated_config(parser, self.config, flags), end="")
+            raise SystemExit(0)
 
     def _parse_the_rest(self, parser: LightningArgumentParser, args: Any) -> tuple[list[str], Any]:
         """LightningCLI's parse of ``args``; of words, each value the parser refuses is named
@@ -559,14 +563,6 @@ class FitCLI(LightningCLI):
             return typed_options(args, SHORT_FORMS)
         given = set(flat_keys(args))  # the keys of the mapping parsed (a refused one left out)
         return {key: typed for key, typed in fit_typed(typed_now()).items() if key in given}
-
-    @staticmethod
-    def _check_optimizers(
-        parser: LightningArgumentParser, config: Any, typed: dict[str, tuple[str, str]]
-    ) -> None:
-        problems = optimizer_problems(config, parser.get_defaults(), typed)
-        if problems:
-            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
 
     @staticmethod
     def _chosen(parser: LightningArgumentParser, words: list[str]) -> tuple[str | None, str | None]:

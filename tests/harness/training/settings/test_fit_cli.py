@@ -254,3 +254,30 @@ def test_the_recorded_config_names_its_folders_by_absolute_paths(
     assert recorded["out"] == str(tmp_path / "runs" / "x")
     assert recorded["data"]["data_dir"] == str(tmp_path / "d")
     assert recorded["data"]["embeddings"] == str(tmp_path / "v.txt")
+
+
+NULLS = "data: {fold: ~, batch_size: ~}\nmodel: {dropout: ~, head_hidden: ~}\n"
+
+
+@pytest.mark.parametrize("printing", [False, True], ids=["run", "print_config"])
+def test_a_config_files_null_is_refused_as_the_flags_null_is(
+    printing: bool, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #56, items 1 and 20: ``data: {fold: ~}`` was an internal error
+    ("TypeError: '<=' not supported between instances of 'int' and 'NoneType'", exit 1)
+    where ``--data.fold null`` is refused, and ``--print_config`` printed ``fold: null``;
+    every null is named at once, by the run and by ``--print_config`` alike (item 3)."""
+    config = tmp_path / "n.yaml"
+    config.write_text(NULLS)
+    out = tmp_path / "out"
+    words = ["fit", "--task", "cr", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    words += ["--config", str(config), "--out", str(out)]
+    assert main([*words, *(["--print_config"] if printing else [])]) == 2
+    printed = capsys.readouterr()
+    lines = printed.err.splitlines()
+    named = [f"--config {config}: {key} ~: expected" for key in ("data.fold", "data.batch_size")]
+    named += [
+        f"--config {config}: {key} ~: expected" for key in ("model.dropout", "model.head_hidden")
+    ]
+    assert len(lines) == 4 and all(any(n in line for line in lines) for n in named), lines
+    assert not printed.out and not out.exists()
