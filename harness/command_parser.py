@@ -312,16 +312,19 @@ def without_key(words: list[str], key: str, aliases: Mapping[str, str] | None = 
 
 def without_dotted(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """A nested ``mapping`` without the dotted ``key`` (``model.hidden_dim``) and what is under
-    it: :func:`without_key` for a config given as a mapping (``suite``'s and ``tune``'s runs)."""
+    it: :func:`without_key` for a config given as a mapping (``suite``'s and ``tune``'s runs).
+    A mapping left empty goes too, as the words of its options would (``lr_scheduler:
+    {init_args: {step_size: 0}}`` without its one argument is no class's config)."""
     head, _, tail = key.partition(".")
     if head not in mapping:
         return mapping
-    if not tail:
-        return {name: value for name, value in mapping.items() if name != head}
     inner = mapping[head]
-    if not isinstance(inner, Mapping) or without_dotted(inner, tail) is inner:
+    if tail and (not isinstance(inner, Mapping) or without_dotted(inner, tail) is inner):
         return mapping
-    return {**mapping, head: without_dotted(inner, tail)}
+    rest = without_dotted(inner, tail) if tail else {}
+    if rest:
+        return {**mapping, head: rest}
+    return {name: value for name, value in mapping.items() if name != head}
 
 
 STREAM_TEXTS: dict[tuple[str, int, int], str] = {}  # a pipe's text by (path, device, inode)

@@ -1,0 +1,40 @@
+"""``fit_overrides`` (``harness/training/settings/fit_overrides.py``): the fit options that
+``suite``, ``tune`` and ``reproduce`` pass to every run, read as ``sanbench fit`` reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+# each command that passes fit options to its runs, with the words that choose one run
+RUNS = {
+    "suite": ["--tasks", "trec", "--encoders", "multi_cnn"],
+    "tune": ["--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"],
+    "reproduce": ["--tasks", "trec"],
+}
+
+
+@pytest.mark.parametrize("command", RUNS)
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--lr_scheduler.step_size", "0"], "--lr_scheduler.step_size needs --lr_scheduler CLASS"),
+        (["--optimizer.lr", "0.1"], "--optimizer.lr needs --optimizer CLASS"),
+    ],
+    ids=["lr_scheduler", "optimizer"],
+)
+def test_an_argument_without_its_class_is_named_as_fit_names_it(
+    command: str, words: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #56, item 2: ``suite ... --lr_scheduler.step_size 0`` printed
+    jsonargparse's 'Parser key "lr_scheduler": Does not validate against any of the Union
+    subtypes ... Given value: {'class_path': None, ...}' (a class of None was passed on)."""
+    out = tmp_path / "out"
+    run = [command, *RUNS[command], "--data-dir", str(tmp_path), "--out", str(out), *words]
+    assert main(run) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Union" not in err, err
+    assert not out.exists()
