@@ -30,6 +30,7 @@ import platform
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -193,6 +194,11 @@ def _build(library: Path) -> None:
             )
         except RuntimeError as error:  # what the compiler, the linker or ninja said
             raise BuildError(compiler_error(str(error))) from error
+        except subprocess.CalledProcessError as error:  # torch's `$CXX --version` check failed
+            said = compiler_error(error.output.decode(errors="replace")) if error.output else ""
+            command = " ".join(map(str, error.cmd))
+            status = f"{command} exited with status {error.returncode}"
+            raise BuildError(f"{status}: {said}" if said else status) from error
         os.replace(built, library)
 
 

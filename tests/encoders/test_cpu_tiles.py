@@ -99,7 +99,7 @@ def test_the_library_is_exact_on_cpus_with_narrower_vectors(capability: str) -> 
 
 
 @pytest.mark.slow  # a process that imports torch and tries to build (about 10 s each)
-@pytest.mark.parametrize("missing", ["CXX names none", "none on PATH"])
+@pytest.mark.parametrize("missing", ["CXX names none", "none on PATH", "CXX fails"])
 def test_without_a_compiler_one_warning_quotes_the_compilers_error(
     missing: str, tmp_path: Path
 ) -> None:
@@ -112,6 +112,9 @@ def test_without_a_compiler_one_warning_quotes_the_compilers_error(
     }
     if missing == "CXX names none":
         compiler = str(tmp_path / "no-compiler")
+        environment["CXX"] = compiler
+    elif missing == "CXX fails":  # torch runs `$CXX --version` first: an internal error, exit 1
+        compiler = "/bin/false"
         environment["CXX"] = compiler
     else:
         compiler = "c++"
@@ -126,7 +129,8 @@ def test_without_a_compiler_one_warning_quotes_the_compilers_error(
     said = [line for line in done.stderr.splitlines() if line.strip() and line[:1] != " "]
     assert len(said) == 1 and "EagerTilesWarning" in said[0], done.stderr
     warning = said[0]
-    assert f"{compiler}: not found" in warning
+    failed = "/bin/false --version exited with status 1"
+    assert (failed if missing == "CXX fails" else f"{compiler}: not found") in warning
     assert "-isystem" not in warning and "-MMD" not in warning
 
 
