@@ -24,6 +24,13 @@ class NonFiniteLossStop(pl.Callback):
             raise RunFailedError(
                 f"the training loss became {loss.detach().float().item()} at step "
                 f"{trainer.global_step} (epoch {trainer.current_epoch}); the run is stopped and "
-                "has no result. Lower the learning rate (--model.lr), or check the embeddings "
-                "and data for extreme values"
+                f"has no result. Lower the learning rate ({learning_rate_option(pl_module)}), or "
+                "check the embeddings and data for extreme values"
             )
+
+
+def learning_rate_option(module: pl.LightningModule) -> str:
+    """The option that sets ``module``'s learning rate: ``--optimizer.lr`` for an optimizer
+    given by class (``--optimizer``), else the papers' ``--model.lr``."""
+    hparams = getattr(module, "hparams", {})
+    return "--optimizer.lr" if hparams.get("optimizer_init") else "--model.lr"

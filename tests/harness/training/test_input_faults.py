@@ -83,16 +83,27 @@ def test_max_length_is_a_fit_and_suite_option(trec_dir: Path, tmp_path: Path) ->
 
 
 NON_FINITE = {"model.lr": 1e30, "model.optimizer": "adam", "trainer.max_epochs": 1}
+SGD_NON_FINITE = {
+    "optimizer": {"class_path": "torch.optim.SGD", "init_args": {"lr": 1e30}},
+    "trainer.max_epochs": 1,
+}
 
 
 @pytest.mark.slow
-def test_a_non_finite_loss_fails_the_run(trec_dir: Path, tmp_path: Path) -> None:
-    """Today: train_loss nan, metrics written, exit 0."""
+@pytest.mark.parametrize(
+    ("overrides", "option"), [(NON_FINITE, "--model.lr"), (SGD_NON_FINITE, "--optimizer.lr")]
+)
+def test_a_non_finite_loss_fails_the_run(
+    trec_dir: Path, tmp_path: Path, overrides: dict, option: str
+) -> None:
+    """Today: train_loss nan, metrics written, exit 0. The advice names the option that set the
+    learning rate (it said --model.lr beside --optimizer.lr)."""
     run = tiny_run(
-        trec_dir, tmp_path / "run", **{k.replace(".", "__"): v for k, v in NON_FINITE.items()}
+        trec_dir, tmp_path / "run", **{k.replace(".", "__"): v for k, v in overrides.items()}
     )
-    with pytest.raises(RunFailedError, match="training loss became"):
+    with pytest.raises(RunFailedError, match="training loss became") as failed:
         run_fit(run)
+    assert f"Lower the learning rate ({option})" in str(failed.value)
     assert not (tmp_path / "run" / "metrics.json").exists()
 
 
