@@ -54,13 +54,24 @@ def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
-    keys = sorted(set(saved) | set(wanted))
-    return [
-        f"{key}: {saved.get(key)!r} there, {wanted.get(key)!r} now"
-        for key in keys
-        if saved.get(key) != wanted.get(key)
-    ]
+def _differences(saved: dict[str, Any], wanted: dict[str, Any], prefix: str = "") -> list[str]:
+    """One line per key whose value differs: of a mapping in both (a class's ``init_args``,
+    ``model.encoder_options``), each entry that differs (``optimizer.init_args.lr: 0.05
+    there, 0.07 now``, not both mappings whole); a class's arguments not beside another class
+    (its ``class_path`` line says it)."""
+    lines = []
+    for key in sorted(set(saved) | set(wanted)):
+        there, now = saved.get(key), wanted.get(key)
+        class_key = key.removesuffix(".init_args") + ".class_path"
+        if there == now or (
+            key.endswith(".init_args") and saved.get(class_key) != wanted.get(class_key)
+        ):
+            continue
+        if isinstance(there, dict) and isinstance(now, dict):
+            lines += _differences(there, now, f"{prefix}{key}.")
+        else:
+            lines.append(f"{prefix}{key}: {there!r} there, {now!r} now")
+    return lines
 
 
 def _limit(value: Any) -> float:

@@ -166,3 +166,25 @@ def test_a_run_saved_with_the_old_embedding_dim_default_is_the_same_run(
     assert differences_from_saved(tmp_path, now) == []
     other = f"{CONFIG}data:\n  embedding_dim: 100\n{embeddings}"
     assert differences_from_saved(tmp_path, other) == ["data.embedding_dim: 300 there, 100 now"]
+
+
+SGD = "optimizer:\n  class_path: torch.optim.SGD\n  init_args:\n    lr: {lr}\n    momentum: 0.0\n"
+STEP_LR = "lr_scheduler:\n  class_path: torch.optim.lr_scheduler.StepLR\n  init_args:\n"
+STEP_LR += "    step_size: 1\n    gamma: 0.1\n"
+
+
+def test_another_run_is_named_by_the_arguments_that_differ_not_whole_mappings(
+    tmp_path: Path,
+) -> None:
+    """Outside check of #56, item 6: a rerun with ``--optimizer.lr 0.07`` over a run with 0.05
+    was refused with ``optimizer.init_args: {'lr': 0.05, 'momentum': 0.0, ..., 'fused': None}
+    there, {...} now``, and a scheduler left out with ``lr_scheduler.init_args: {...} there,
+    None now`` beside its class's line."""
+    from harness.training.run_folder import differences_from_saved
+
+    (tmp_path / FILE_NAME).write_text(f"{CONFIG}{SGD.format(lr=0.05)}{STEP_LR}")
+    now = f"{CONFIG}{SGD.format(lr=0.07)}lr_scheduler: null\n"
+    assert differences_from_saved(tmp_path, now) == [
+        "lr_scheduler.class_path: 'torch.optim.lr_scheduler.StepLR' there, None now",
+        "optimizer.init_args.lr: 0.05 there, 0.07 now",
+    ]
