@@ -266,8 +266,8 @@ class BenchmarkDataModule(L.LightningDataModule):
 
     def _check_folds(self, pool: list[Example], folds: np.ndarray) -> None:
         """Every fold, not only ``fold``: a suite runs them all, and each must be refused before
-        any of them trains. DataFormatError naming each fold whose training part holds one
-        class, or that holds no example."""
+        any of them trains. DataFormatError naming each fold whose training part lacks a class
+        of the file, or that holds no example."""
         names = None if self.task.kind == "relatedness" else self.task.labels
         labels = [e.label for e in pool]
         problems = fold_problems(labels, folds, self.task.cv_folds, names)
@@ -280,8 +280,8 @@ class BenchmarkDataModule(L.LightningDataModule):
                 DataFormatError(
                     path,
                     None,
-                    f"examples of at least two classes in the training part of every fold, and "
-                    f"an example in each of the {count} folds",
+                    f"examples of every class in the training part of every fold, and an "
+                    f"example in each of the {count} folds",
                     problem,
                     "give every class at least two examples, or use fewer folds",
                 )

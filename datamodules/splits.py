@@ -48,10 +48,12 @@ def fold_problems(
     names: Sequence[str] | None,
 ) -> list[str]:
     """What makes folds unusable, one line per fold: one without any example to test, or with
-    class ``names`` (None: scores, no classes) a training part (every other fold) of fewer than
-    two classes, which a one-class model would score on its test fold. With the stratified
-    deal of :func:`stratified_folds`, only a class of one example can miss a training part."""
+    class ``names`` (None: scores, no classes) a training part (every other fold) without every
+    class of the file, whose model would be scored on examples of a class it never saw (of one
+    class, on its test fold's share of that class). With the stratified deal of
+    :func:`stratified_folds`, only a class of one example can miss a training part."""
     labels = np.asarray(labels)
+    every = set(labels.tolist())
     problems = []
     for fold in range(folds):
         held = assignment == fold
@@ -61,11 +63,18 @@ def fold_problems(
         if names is None:
             continue
         trained = set(labels[~held].tolist())
+        absent = every - trained
+        missing = _quoted(names, absent)
         if len(trained) < 2:
-            missing = sorted(set(labels.tolist()) - trained)
             problems.append(
                 f"fold {fold} trains on class {_quoted(names, trained)} only: every example of "
-                f"{_quoted(names, missing)} is in fold {fold}"
+                f"{missing} is in fold {fold}"
+            )
+        elif trained != every:
+            classes, them = ("classes", "them") if len(absent) > 1 else ("class", "it")
+            problems.append(
+                f"fold {fold} trains without {classes} {missing}: every example of {them} is "
+                f"in fold {fold}"
             )
     return problems
 

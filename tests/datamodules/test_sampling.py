@@ -121,19 +121,21 @@ def test_a_loader_draws_nothing_from_the_global_generator() -> None:
     folds=st.integers(2, 10),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_fold_problems_name_every_fold_that_would_test_nothing_or_train_one_class(
+def test_fold_problems_name_every_fold_that_would_test_nothing_or_train_without_a_class(
     counts: list[int], folds: int, seed: int
 ) -> None:
     """Issue 54.9: the one-class check ran on the whole file, not on each fold's training
-    part. Every fold is named that holds no example or trains on fewer than two classes, and
-    with every class of two examples or more (and an example per fold) none is."""
+    part. Every fold is named that holds no example or whose training part lacks a class (the
+    outside check of #54 part B: a third class of one example left a fold training on two of
+    three, exit 0), and with every class of two examples or more (and an example per fold)
+    none is."""
     labels = np.repeat(np.arange(len(counts)), counts)
     assignment = stratified_folds(labels, folds, seed)
     problems = fold_problems(labels, assignment, folds, [f"c{c}" for c in range(len(counts))])
     unusable = [
         fold
         for fold in range(folds)
-        if not (assignment == fold).any() or len(set(labels[assignment != fold])) < 2
+        if not (assignment == fold).any() or len(set(labels[assignment != fold])) < len(counts)
     ]
     assert [int(problem.split()[1]) for problem in problems] == unusable
     if min(counts) >= 2 and len(labels) >= folds:

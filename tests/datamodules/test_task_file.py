@@ -270,8 +270,23 @@ def test_every_folds_training_part_is_checked_for_two_classes(tmp_path: Path, fo
     with pytest.raises(DataFormatError) as raised:
         build_datamodule(str(path), fold=fold).check_inputs()
     (problem,) = raised.value.problems
-    assert "at least two classes in the training part of every fold" in problem.expected
+    assert "every class in the training part of every fold" in problem.expected
     assert "trains on class 'pos' only" in problem.found and "'neg'" in problem.found
+
+
+@pytest.mark.parametrize("fold", [0, 3])
+def test_a_fold_training_without_one_of_three_classes_is_refused(tmp_path: Path, fold: int) -> None:
+    """Outside check of #54 part B: ``folds: 5`` over 20 ``pos``, 20 ``neg`` and one ``mid``
+    left the fold holding ``mid`` training on two classes of three, and the fit exited 0."""
+    rows = [f"good {i}\tpos" for i in range(20)] + [f"bad {i}\tneg" for i in range(20)]
+    task = CV.format(format="tsv").replace("folds: 2", "folds: 5")
+    path = _task(tmp_path, task, {"all.tsv": _tsv([]) + "\n".join([*rows, "so so\tmid"]) + "\n"})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path), fold=fold).check_inputs()
+    (problem,) = raised.value.problems
+    assert problem.found.startswith("fold ") and problem.found.endswith(
+        "trains without class 'mid': every example of it is in fold " + problem.found.split()[1]
+    ), problem.found
 
 
 def test_a_fold_without_a_test_example_is_refused_before_training(tmp_path: Path) -> None:
