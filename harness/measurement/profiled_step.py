@@ -39,6 +39,12 @@ class Point:
     dim: int
     options: str = ""
 
+    def __str__(self) -> str:
+        """``disan:chunk_size=16 L=64 train at [8, 64, 300]``: as the sweep's lines name it."""
+        name = f"{self.encoder}:{self.options}" if self.options else self.encoder
+        shape = f"[{self.batch_size}, {self.seq_len}, {self.dim}]"
+        return f"{name} L={self.seq_len} {self.mode} at {shape}"
+
 
 def encoder_options(point: Point) -> dict[str, Any]:
     """Builder keywords of a point: its variant options, and for encoders with a block length

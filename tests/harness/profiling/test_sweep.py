@@ -499,3 +499,16 @@ def test_the_resume_command_printed_for_other_options_runs_as_typed(
     assert profile(out, "--encoders", "test_linear", "--lengths", "16", "--resume") == 2
     said = capsys.readouterr().err.partition("drop these options (")[2].partition(")")[0]
     assert shlex.split(said) == ["sanbench", "profile", "--resume", "--out", str(out)], said
+
+
+def test_a_failed_prediction_of_a_measured_point_is_named_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Its line named the point as a Python repr (``Point(encoder='b54_conv9', ...)``)."""
+    without_predictions(monkeypatch)
+    assert (
+        profile(tmp_path, "--encoders", "test_linear", "--lengths", "32", "--modes", "infer") == 0
+    )
+    out = capsys.readouterr().out
+    assert "Point(" not in out
+    assert "test_linear L=32 infer at [" in out and "no prediction (test)" in out
