@@ -45,9 +45,11 @@ def build_site(
 ) -> Path:
     """Pages for every run under ``paths`` into ``out``; returns ``out/index.html``.
 
-    Two or more profile runs also get a comparison page (baseline: the first one given). A run
-    that cannot be read yet (a half-written folder) is left out and listed on the index page
-    with the reason, as is a path without a manifest; ``skipped`` receives them too. Pages an
+    Two or more profile runs that measured something also get a comparison page (baseline: the
+    first of them given); a profile run that measured nothing (``--predict-only``) is named on
+    the index, and on the comparison, as not compared. A run that cannot be read yet (a
+    half-written folder) is left out and listed on the index page with the reason, as is a path
+    without a manifest; ``skipped`` receives them too. Pages an
     earlier build made in ``out`` are replaced or, when no longer built, removed; a page folder
     or index that it did not make is never written over (``ValueError``, nothing written).
     Each page is moved into ``out`` when whole (``made`` receives its slug): a build stopped
@@ -79,9 +81,12 @@ def build_site(
     if not pages:
         raise ValueError("no run could be read: " + "; ".join(s.reason for s in skipped))
     profiles = [run for run in built if run.kind == PROFILE_RUN]
-    comparisons = []
-    if len(profiles) > 1:
-        build = functools.partial(compare_page.build, profiles, slug=COMPARISON_SLUG)
+    comparisons: list[Page] = []
+    compared, not_compared = compare_page.comparable(profiles) if len(profiles) > 1 else ([], [])
+    if len(compared) > 1:
+        build = functools.partial(
+            compare_page.build, compared, slug=COMPARISON_SLUG, not_compared=not_compared
+        )
         comparison = _build_page(ledger, COMPARISON_SLUG, build, skipped, None)
         comparisons = [comparison] if comparison is not None else []
     ledger.finish()
@@ -100,6 +105,7 @@ def build_site(
         command=command or "not recorded",
         pages=pages,
         comparisons=comparisons,
+        not_compared=not_compared,
         kinds=RUN_KINDS,
         skipped=skipped,
         files=[],

@@ -1,12 +1,14 @@
 """Profile runs side by side (e.g. one sweep on two GPUs, or fp32 vs bf16).
 
 Overlaid time/memory-vs-length lines (colour = encoder, line style = run), the ratio of each
-run to the first (the baseline) per encoder and length, ratio tables (geometric mean over the
+run to the first (the baseline; a run that measured nothing is not compared) per encoder and
+length, ratio tables (geometric mean over the
 lengths both runs measured, and at the longest of them) and growth exponents per run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -17,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
-from reports.contracts.profile_run import MEASURED_STATUSES, OK, POINT_ORDER
+from reports.contracts.profile_run import OK, POINT_ORDER, PREDICTED, PROFILE_CSV
 from reports.numbers import MISSING
 from reports.palette import shaded, styles
 from reports.profile.data import LOAD_KEY, ProfileRun, environment, load_run
@@ -31,7 +33,7 @@ from reports.profile.figures import (
     set_scale,
 )
 from reports.profile.growth import NOT_ENOUGH, growth_table
-from reports.site.discover import Run
+from reports.site.discover import Run, Skipped
 from reports.site.render import Page, render, save_figure
 
 LINESTYLES = ("-", "--", ":", "-.")
@@ -50,8 +52,9 @@ LABEL_KEYS = {
 }
 LABEL_LIMIT = 2  # options a label names; runs differing in more are named by their folder
 # What makes two runs two machines: their times measure the machines as much as the encoders
-# (tensor bytes, the memory ratios, do not depend on them)
-MACHINE_KEYS = ("device", "device_name", "cpu_capability", "threads", "torch", "cuda")
+# (tensor bytes, the memory ratios, do not depend on them). The threads are a setting of one
+# machine, as the batch size is: named by the labels, not called a second machine
+MACHINE_KEYS = ("device", "device_name", "cpu_capability", "torch", "cuda")
 
 
 def differing(envs: list[dict[str, str]], keys: tuple[str, ...]) -> list[str]:
@@ -78,10 +81,13 @@ def labels(envs: list[dict[str, str]], names: list[str]) -> list[str]:
 
 
 def machine_differences(base: dict[str, str], other: dict[str, str]) -> list[str]:
-    """``threads 2 vs 4``, one per machine setting the two runs recorded differently."""
+    """``ISA AVX512 vs AVX2``, one per machine setting the two runs recorded differently, and
+    their threads if those differ too; none for one machine at two thread counts."""
+    if not differing([base, other], MACHINE_KEYS):
+        return []
     return [
         f"{LABEL_KEYS.get(key) or key.replace('_', ' ')} {base[key]} vs {other[key]}"
-        for key in differing([base, other], MACHINE_KEYS)
+        for key in differing([base, other], (*MACHINE_KEYS, "threads"))
     ]
 
 
@@ -226,17 +232,35 @@ def ratio_figure(table: pd.DataFrame, mode: str, title: str, cross_machine: bool
     return figure
 
 
-def measured_first(runs: list[Run], loaded: list[ProfileRun]) -> tuple[list, list]:
-    """The runs (and their data) with those that measured something first, in their order: the
-    baseline is a run with measurements, never a predict-only one (its ratios would be empty)."""
-    order = sorted(
-        range(len(runs)), key=lambda i: not loaded[i].rows["status"].isin(MEASURED_STATUSES).any()
-    )
-    return [runs[i] for i in order], [loaded[i] for i in order]
+def measured_nothing(profile: ProfileRun) -> str:
+    """Why a profile run has no point to compare ("" when it measured one): a predict-only
+    run, or one whose every point failed, ran out of memory or was refused as contended."""
+    counts = profile.rows["status"].value_counts()
+    if OK in counts:
+        return ""
+    if set(counts.index) <= {PREDICTED}:
+        return "a --predict-only run, which measured nothing; its page shows the predictions"
+    statuses = ", ".join(f"{count} {status}" for status, count in counts.items())
+    return f"no point measured in full; its {PROFILE_CSV} rows: {statuses}"
 
 
-def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
-    runs, loaded = measured_first(runs, [load_run(run.folder) for run in runs])
+def comparable(runs: list[Run]) -> tuple[list[Run], list[Skipped]]:
+    """The profile runs a comparison holds, in the order given (the first is the baseline), and
+    those it leaves out with the reason: a run that measured nothing has no ratio to any other
+    (as a baseline, every ratio table would be a bare header)."""
+    reasons = [measured_nothing(load_run(run.folder)) for run in runs]
+    compared = [run for run, reason in zip(runs, reasons, strict=True) if not reason]
+    return compared, [
+        Skipped(str(run.folder), reason)
+        for run, reason in zip(runs, reasons, strict=True)
+        if reason
+    ]
+
+
+def build(runs: list[Run], page_dir: Path, slug: str, not_compared: Sequence[Skipped] = ()) -> Page:
+    """The comparison of ``runs`` (each measured something: :func:`comparable`), the first the
+    baseline; its lead names the ``not_compared`` runs and why."""
+    loaded = [load_run(run.folder) for run in runs]
     envs = [environment(p) for p in loaded]
     names = labels(envs, [run.name for run in runs])
     modes = [m for m in MODE_TITLES if any(m in set(p.rows["mode"]) for p in loaded)]
@@ -306,6 +330,7 @@ def build(runs: list[Run], page_dir: Path, slug: str) -> Page:
         figures=figures,
         comparisons=comparisons,
         names=names,
+        not_compared=not_compared,
         differences=[
             {
                 "option": LABEL_KEYS.get(k) or k.replace("_", " "),

@@ -238,23 +238,3 @@ def test_fit_config_sections_show_as_dotted_keys_and_flat_configs_as_they_are() 
     }
     older = {"precision": "32-true", "encoder_options": {"block_len": 4}}
     assert flat_config(older) == older
-
-
-@pytest.mark.slow  # builds a site
-def test_a_predict_only_run_is_never_the_comparisons_baseline(tmp_path: Path) -> None:
-    """Issue 35: given first, a predict-only run became the baseline and both ratio tables were
-    bare headers."""
-    import shutil
-
-    import pandas as pd
-
-    predicted = tmp_path / "profile-predicted"
-    shutil.copytree(PROFILES[1], predicted)
-    csv = predicted / "profile.csv"
-    rows = pd.read_csv(csv)
-    rows["status"] = "predicted"  # what --predict-only writes: no measured point
-    rows.to_csv(csv, index=False)
-    out = tmp_path / "site"
-    build_site([predicted, PROFILES[0]], out, "test")
-    html = (out / "compare-profiles" / "index.html").read_text()
-    assert "Comparison: fp32 vs bf16" in html  # the measured fp32 run leads

@@ -20,7 +20,8 @@ import pytest
 from reports.contracts.profile_run import OK
 from reports.profile.data import load_run
 from reports.profile.figures import RING
-from reports.site import compare_page
+from reports.site import build_site, compare_page
+from reports.site.build import COMPARISON_SLUG
 from reports.site.discover import discover
 from tests.reports.figure_text import svg_texts
 
@@ -69,12 +70,43 @@ def test_runs_that_differ_in_batch_size_are_named_by_it(tmp_path: Path) -> None:
 @pytest.mark.slow  # draws the comparison's figures
 def test_one_machine_at_two_thread_counts_is_not_called_two_machines(tmp_path: Path) -> None:
     """Outside check (issue 56): runs on one CPU at --threads 2 and 1 were "timed on different
-    machines (threads 2 vs 1)"."""
+    machines (threads 2 vs 1)", then (outside check of #56, item 10) every time ratio was
+    "(cross-machine)", the note "not timed on the same machine and settings"."""
     one = variant(tmp_path, "profile-one", {}, {})
     two = variant(tmp_path, "profile-two", {"threads": 4}, {"threads": "4"})
-    html, _ = compare(tmp_path, [one, two])
-    assert "threads 1 vs 4" in html and "(cross-machine)" in html
-    assert "different machines" not in html
+    html, page_dir = compare(tmp_path, [one, two])
+    assert "Comparison: threads 1 vs 4" in html and "They differ in threads (1 vs 4)" in html
+    assert "cross-machine" not in html.lower() and "different machines" not in html
+    assert "cross-machine" not in " ".join(svg_texts(page_dir / "ratio_1_infer.svg"))
+
+
+@pytest.mark.slow  # builds two sites (their figures made, not drawn)
+@pytest.mark.usefixtures("figures_not_drawn")
+def test_a_run_that_measured_nothing_is_named_and_not_compared(tmp_path: Path) -> None:
+    """Outside check of #56, item 9: ``report runs/ppred runs/pb8`` (ppred a --predict-only
+    run, given first) made pb8 the baseline of a page saying "the first is the baseline", titled
+    "batch size 8 vs 64" without a word that ppred measured nothing, its ratio table a header
+    without rows (issue 35 had put the measured run first, silently)."""
+    predicted = variant(tmp_path, "profile-pred", {"status": "predicted", "batch_size": 64})
+    small = variant(tmp_path, "profile-b8", {"batch_size": 8})
+    large = variant(tmp_path, "profile-b16", {"batch_size": 16})
+    not_compared = f"<code>{predicted}</code>: a --predict-only run, which measured nothing"
+
+    build_site([predicted, small], tmp_path / "two", "test")
+    assert not (tmp_path / "two" / COMPARISON_SLUG).exists()
+    index = (tmp_path / "two" / "index.html").read_text()
+    assert "No comparison: fewer than two of the profile runs measured anything" in index
+    assert not_compared in index
+
+    build_site([predicted, small, large], tmp_path / "three", "test")
+    assert not_compared in (tmp_path / "three" / "index.html").read_text()
+    html = (tmp_path / "three" / COMPARISON_SLUG / "index.html").read_text()
+    lead = html.split('class="lead"', 1)[1].split("</p>", 1)[0]
+    assert "<title>Comparison: batch size 8 vs 16" in html and "64" not in lead
+    assert f"Not compared: <code>{predicted}</code> (a --predict-only run" in lead
+    assert cells(html, "ratio-1") and 'id="ratio-2"' not in html
+    baseline = re.search(r"<li><a[^>]*>([^<]*)</a> \(<code>([^<]*)</code>\) \(baseline\)", html)
+    assert baseline and baseline.groups() == ("batch size 8", str(small))
 
 
 @pytest.mark.slow  # draws the comparison's figures
