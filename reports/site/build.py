@@ -57,7 +57,7 @@ def build_site(
     """
     out = Path(out)
     skipped = [] if skipped is None else skipped
-    runs = discover([Path(p) for p in paths], skipped)
+    runs = discover([Path(p) for p in paths], skipped, site=out)
     ledger = SiteLedger(out, made)
     slugs = [run.slug for run in runs]
     if sum(run.kind == PROFILE_RUN for run in runs) > 1:

@@ -26,29 +26,39 @@ class Run:
         return self.folder.name
 
 
-def manifest_folders(root: Path) -> list[Path]:
+def may_hold_runs(folder: Path, site: Path | None) -> bool:
+    """False for report sites (their pages hold copies of manifests), and for ``site``, the
+    one being built: marked by ``sanbench report`` before its ledger is written, on a first
+    build it is no site yet (issue 56 outside check, item 17)."""
+    return not is_site(folder) and (site is None or folder.resolve() != site.resolve())
+
+
+def manifest_folders(root: Path, site: Path | None = None) -> list[Path]:
     """Folders under ``root`` (itself included) holding a manifest, outermost only.
 
     A suite's per-run ``fit`` manifests belong to the suite and are not listed separately;
-    report sites (whose pages hold copies of manifests) are not run folders.
+    report sites, and ``site`` (the one being built), are not run folders.
     """
-    if is_site(root):
+    if not may_hold_runs(root, site):
         return []
     if has_manifest(root):
         return [root]
     found = []
     for current, subfolders, files in os.walk(root):
-        subfolders[:] = sorted(name for name in subfolders if not is_site(Path(current) / name))
+        subfolders[:] = sorted(
+            name for name in subfolders if may_hold_runs(Path(current) / name, site)
+        )
         if MANIFEST in files:
             found.append(Path(current))
             subfolders.clear()
     return found
 
 
-def folders_without_runs(root: Path, runs: list[Path]) -> list[Path]:
+def folders_without_runs(root: Path, runs: list[Path], site: Path | None = None) -> list[Path]:
     """Folders beside the run folders under ``root`` with no manifest in them or below (a run
     killed before its manifest, a half-copied folder, a folder of something else): the site
-    leaves them out and says so. Hidden folders and report sites are not run folders."""
+    leaves them out and says so. Hidden folders, report sites and ``site`` (the one being
+    built) are not run folders."""
     if not runs or runs == [root]:
         return []
     ancestors = {root}
@@ -62,7 +72,7 @@ def folders_without_runs(root: Path, runs: list[Path]) -> list[Path]:
         and child not in ancestors
         and child not in runs
         and not child.name.startswith(".")
-        and not is_site(child)
+        and may_hold_runs(child, site)
     ]
 
 
@@ -84,8 +94,11 @@ class Skipped:
     reason: str
 
 
-def discover(paths: list[Path], skipped: list[Skipped] | None = None) -> list[Run]:
-    """Every run under ``paths``, in the order given (each folder once).
+def discover(
+    paths: list[Path], skipped: list[Skipped] | None = None, site: Path | None = None
+) -> list[Run]:
+    """Every run under ``paths``, in the order given (each folder once); ``site``, the site
+    being built (it may lie under a path: ``report runs --out runs/site``), is none.
 
     A path without a manifest, or with one that cannot be read, raises; with a ``skipped``
     list it is noted there instead, and only finding no run at all raises.
@@ -103,7 +116,7 @@ def discover(paths: list[Path], skipped: list[Skipped] | None = None) -> list[Ru
         path = Path(path)
         if not path.is_dir():
             raise FileNotFoundError(f"{path}: not a folder; pass run folders (or their parents)")
-        folders = manifest_folders(path)
+        folders = manifest_folders(path, site)
         if not folders:
             note(
                 path,
@@ -112,7 +125,7 @@ def discover(paths: list[Path], skipped: list[Skipped] | None = None) -> list[Ru
                     "sanbench profile, suite, reproduce, tune or fit"
                 ),
             )
-        for folder in folders_without_runs(path, folders):
+        for folder in folders_without_runs(path, folders, site):
             note(
                 folder,
                 FileNotFoundError(

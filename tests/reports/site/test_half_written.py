@@ -124,6 +124,20 @@ def test_building_into_a_folder_under_the_runs_twice_gives_the_same_pages(runs: 
     ]
 
 
+def test_the_site_being_built_under_the_runs_is_not_left_out_as_a_run(
+    runs: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #56, item 17: the first ``report runs --out runs/rep_all`` said "left out
+    runs/rep_all: no manifest.json in it or below (a run killed before it wrote one, ...)" of
+    its own --out (marked at the start, no site until its first page); the second did not."""
+    out = runs / "rep_all"
+    for _ in range(2):
+        assert main(["report", str(runs), "--out", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert "left out" not in err, err
+        assert "Not included" not in (out / "index.html").read_text()
+
+
 def test_a_rebuild_removes_orphaned_and_stale_pages_and_keeps_other_files(
     runs: Path, tmp_path: Path
 ) -> None:
