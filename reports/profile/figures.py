@@ -61,28 +61,44 @@ def legend_below_figure(figure: plt.Figure, axes: plt.Axes, columns: int = 5) ->
     figure.tight_layout(rect=(0, 0.035 * rows + 0.01, 1, 1))
 
 
+LABEL_PRECISION = 1e-3  # a tick's label is within this fraction of the tick's value
+
+
 def plain_number(value: float, _position: object = None) -> str:
-    """A tick's label: ``1,500``, ``20``, ``0.5`` (never ``1.5e+03``)."""
-    return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+    """A tick's label: ``1,500``, ``20``, ``0.5``, ``10.8`` (never ``1.5e+03``), with the fewest
+    decimals that keep it within :data:`LABEL_PRECISION` of the value: ticks at 10.8, 11.2 and
+    11.6 read so, not ``11, 11, 12``."""
+    for decimals in range(12):
+        text = f"{value:,.{decimals}f}"
+        if abs(float(text.replace(",", "")) - value) <= LABEL_PRECISION * abs(value):
+            break
+    return text
+
+
+# Ticks per decade of a log axis, sparsest first: a span takes the sparsest that labels at
+# least LEAST_LABELS ticks inside it
+LOG_STEPS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0))
 
 
 def plain_log_axis(axis: Axis, low: float, high: float) -> None:
     """Ticks of a log axis labelled as plain numbers (``5``, ``10``, ``20``, ``0.5``; never
-    matplotlib's ``6×10⁰``): at 1-2-3-5 steps within a decade, 1-2-5 within two, else at the
-    powers of ten; a span where fewer than :data:`LEAST_LABELS` of those fall between ``low``
-    and ``high`` (74-104 MB: only 100) gets evenly spaced round numbers instead."""
+    matplotlib's ``6×10⁰``): at the powers of ten over two decades or more, 1-2-5 over one,
+    1-2-3-5 within one, each denser step in turn where fewer than :data:`LEAST_LABELS` ticks
+    fall between ``low`` and ``high`` (15-2,100 MB: 100 and 1,000 alone; at 1-2-5, six); a
+    span too narrow for any (74-104 MB: only 100) gets evenly spaced round numbers instead."""
     decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
-    subs = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
-    if np.isfinite(decades):
+    sparsest = 0 if decades >= 2 else 1 if decades >= 1 else 2
+    if not np.isfinite(decades):
+        axis.set_major_locator(LogLocator(subs=LOG_STEPS[sparsest]))
+    else:
         first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
-        ticks = [step * 10.0**power for power in range(first, last + 1) for step in subs]
-        inside = [tick for tick in ticks if low <= tick <= high]
-        if len(inside) >= LEAST_LABELS:
-            axis.set_major_locator(FixedLocator(ticks))
+        for subs in LOG_STEPS[sparsest:]:
+            ticks = [step * 10.0**power for power in range(first, last + 1) for step in subs]
+            if len([tick for tick in ticks if low <= tick <= high]) >= LEAST_LABELS:
+                axis.set_major_locator(FixedLocator(ticks))
+                break
         else:  # a round step that puts LEAST_LABELS ticks inside (nbins alone may leave 2)
             axis.set_major_locator(MaxNLocator(nbins=4, min_n_ticks=LEAST_LABELS))
-    else:
-        axis.set_major_locator(LogLocator(subs=subs))
     axis.set_major_formatter(FuncFormatter(plain_number))
     axis.set_minor_formatter(NullFormatter())
 

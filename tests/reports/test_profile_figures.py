@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import example, given, settings
@@ -256,3 +257,31 @@ def test_a_log_axis_labels_at_least_three_ticks_over_any_span(low: float, ratio:
     plt.close(figure)
     assert len([text for text in shown if text]) >= 3, (low, ratio, shown)
     assert all(re.fullmatch(r"[\d,]+(\.\d+)?", text) for text in shown), shown
+
+
+@settings(max_examples=200, deadline=None)
+@given(low=st.floats(0.01, 100_000.0), ratio=st.floats(1.05, 10_000.0))
+@example(low=10.6, ratio=11.8 / 10.6)  # accuracy_cost_trec.png: "11, 11, 12"
+@example(low=15.0, ratio=2098.0 / 15.0)  # a profile's training memory: 600, 1,200, 1,800
+def test_a_log_axis_labels_each_tick_by_its_value_and_leaves_no_stretch_bare(
+    low: float, ratio: float
+) -> None:
+    """Outside check of #56, item 12: a memory axis over 10.6-11.8 MB read "11, 11, 12" (ticks at
+    10.8, 11.2, 11.6 rounded to whole megabytes), one over 15-2,100 MB labelled only 600, 1,200
+    and 1,800 (evenly spaced numbers on a log axis: the lower two thirds bare). Each label is
+    its tick's value (within 0.1%), and no stretch of the axis without a label (between two
+    labelled ticks, or from an end to the nearest) spans more than half of it."""
+    high = low * ratio
+    figure, axes = plt.subplots()
+    axes.set_xscale("log")
+    axes.set_xlim(low, high)
+    plain_log_axis(axes.xaxis, low, high)
+    label = axes.xaxis.get_major_formatter()
+    ticks = [tick for tick in axes.get_xticks() if low <= tick <= high]
+    shown = [label(tick) for tick in ticks]
+    plt.close(figure)
+    for tick, text in zip(ticks, shown, strict=True):
+        assert float(text.replace(",", "")) == pytest.approx(tick, rel=1e-3), (ticks, shown)
+    assert len(set(shown)) == len(shown), shown
+    edges = np.log10([low, *ticks, high])
+    assert np.diff(edges).max() <= 0.5 * np.log10(ratio) + 1e-9, (low, high, shown)
