@@ -15,7 +15,7 @@ import pandas as pd
 from reports.contracts.profile_run import OK
 from reports.numbers import MISSING, RANGE_DASH
 from reports.paper_numbers import MTSA, PAPER_VALUES, figure_label
-from reports.profile.growth import growth_table
+from reports.profile.growth import MIN_LENGTHS, growth_table
 
 # MTSA Table 1, "Memory": training memory on synthetic data, L=64, batch 64 (MB). The rows are
 # context-fusion modules with a source2token layer on top, i.e. our sentence encoders.
@@ -37,7 +37,7 @@ class Claim:
     paper: str
     ours: str
     basis: str
-    verdict: str  # "agree", "disagree" or "not measured"
+    verdict: str  # "agree", "disagree", or why not: "not measured", "not at L=64", ...
 
 
 def figure_rows(rows: pd.DataFrame, encoder: str) -> pd.DataFrame:
@@ -62,6 +62,39 @@ def memory_at(
     return None
 
 
+def memory_lengths(rows: pd.DataFrame, encoder: str) -> str:
+    """The training lengths at which ``encoder``'s :func:`figure_rows` hold a memory (measured
+    or predicted): ``8, 16`` or ``16–384``."""
+    train = figure_rows(rows, encoder)
+    train = train[train["mode"] == "train"]
+    held = train["peak_mem_mb_predicted"].notna() | (
+        (train["status"] == OK) & train["peak_mem_mb"].notna()
+    )
+    lengths = sorted(int(n) for n in train[held]["seq_len"].unique())
+    if len(lengths) > SHOWN_LENGTHS:
+        return f"{lengths[0]}{RANGE_DASH}{lengths[-1]}"
+    return ", ".join(map(str, lengths)) or "none"
+
+
+SHOWN_LENGTHS = 4  # lengths a reason lists one by one (more: their range)
+
+
+def unread(rows: pd.DataFrame, encoders: tuple[str, ...], wanted: str) -> tuple[str, str]:
+    """(verdict, basis) of a claim this run cannot read: "not measured" naming the encoders it
+    lacks (as the papers ran them, in training), else ``wanted`` (``not at L=64``) with the
+    training lengths each encoder holds a memory at (outside check of #56, item 14: a claim
+    on encoders the run measured at L = 8 and 16 read "not measured" with an empty basis)."""
+    absent = [
+        figure_label(encoder)
+        for encoder in encoders
+        if not (figure_rows(rows, encoder)["mode"] == "train").any()
+    ]
+    if absent:
+        return "not measured", f"no training rows of {' or '.join(absent)} in this run"
+    held = "; ".join(f"{figure_label(e)} at L={memory_lengths(rows, e)}" for e in encoders)
+    return wanted, f"this run's training memory: {held}"
+
+
 def ratio_agrees(ours: float, paper: float) -> bool:
     same_side = (ours >= 1) == (paper >= 1)
     return same_side and 1 / RATIO_TOLERANCE <= ours / paper <= RATIO_TOLERANCE
@@ -78,8 +111,9 @@ def mtsa_table1(rows: pd.DataFrame) -> list[Claim]:
         ours = memory_at(rows, encoder, "train", MTSA_TABLE1_LENGTH)
         text = f"{encoder} uses {paper_mb} MB vs MTSA's {MTSA_TABLE1_MB['mtsa']} MB"
         if ours is None or reference is None:
+            verdict, basis = unread(rows, (encoder, "mtsa"), f"not at L={MTSA_TABLE1_LENGTH}")
             claims.append(
-                Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", MISSING, "", "not measured")
+                Claim("MTSA Table 1", text, f"{paper_ratio:.2f}×", MISSING, basis, verdict)
             )
             continue
         ratio = ours[0] / reference[0]
@@ -118,8 +152,10 @@ def growth_claims(rows: pd.DataFrame) -> list[Claim]:
         found = exponent(rows, encoder, "train")
         claim = f"{encoder} training memory {text}"
         if found is None:
+            verdict, basis = unread(rows, (encoder,), "not enough lengths")
+            basis += f" (an exponent needs {MIN_LENGTHS})" if verdict != "not measured" else ""
             claims.append(
-                Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, MISSING, "", "not measured")
+                Claim("Bi-BloSAN Sec. 4.5, Fig. 6(b)", claim, paper, MISSING, basis, verdict)
             )
             continue
         slope, stderr, basis = found
@@ -153,7 +189,8 @@ def ordering_claims(rows: pd.DataFrame) -> list[Claim]:
                 found = seq_len, a, b
                 break
         if found is None:
-            claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", MISSING, "", "not measured"))
+            verdict, basis = unread(rows, (smaller, larger), "no common length")
+            claims.append(Claim("Bi-BloSAN Sec. 4.5", text, "< 1×", MISSING, basis, verdict))
             continue
         seq_len, a, b = found
         ratio = a[0] / b[0]

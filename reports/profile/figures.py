@@ -193,8 +193,12 @@ def memory_figure(rows: pd.DataFrame, mode: str, style: dict[str, dict[str, obje
         oom_marked |= _mark_oom(axes, group, "peak_mem_mb", colour)
     _title(axes, chosen, mode)
     set_scale(axes, "peak_mem_mb")
-    axes.plot([], [], "k-", label="measured")
-    axes.plot([], [], "k--", marker="o", markerfacecolor="none", label="predicted (meta tensors)")
+    if (chosen["status"] == OK).any():  # a predict-only run measured nothing
+        axes.plot([], [], "k-", label="measured")
+    if chosen["peak_mem_mb_predicted"].notna().any():
+        axes.plot(
+            [], [], "k--", marker="o", markerfacecolor="none", label="predicted (meta tensors)"
+        )
     if oom_marked:
         axes.plot([], [], "kx", markersize=8, label="out of memory")
     legend_below(axes)

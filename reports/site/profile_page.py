@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
-from reports.contracts.profile_run import POINT_ORDER, PROFILE_CSV, STATUSES
+from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER, PROFILE_CSV, STATUSES
 from reports.numbers import RANGE_DASH
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
@@ -64,6 +64,7 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         env,
         counts={s: int(counts.get(s, 0)) for s in STATUSES},
+        timed=bool(rows["status"].isin(MEASURED_STATUSES).any()),  # else times go unsaid
         noisy=int(rows["noisy"].sum()),
         contended=int(rows["contended"].sum()),
         contended_points=rows[rows["contended"]]

@@ -7,6 +7,7 @@ points is folded under the figures."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -64,6 +65,47 @@ def test_every_claim_read_off_a_memory_names_its_length() -> None:
     with_memory = [c for c in claims if "MB" in c.basis]
     assert len(with_memory) >= 8  # MTSA Table 1's rows and the orderings
     assert [c.basis for c in with_memory if not re.match(r"L=\d+: ", c.basis)] == []
+
+
+def test_a_claim_not_read_says_why_and_at_which_lengths_the_run_holds_its_encoders() -> None:
+    """Outside check of #56, item 14: ``profile --lengths 8,16 --encoders bilstm,multi_cnn,mtsa``
+    marked "bilstm uses 942 MB vs MTSA's 558 MB" "not measured", its basis empty: bilstm and
+    MTSA were measured, at L = 8 and 16, not at the table's L = 64."""
+    rows = load_run(CONTENDED).rows
+    short = rows[rows["seq_len"] <= 16]
+    claims = {c.claim: c for c in papers_claims(short)}
+    assert {c.basis for c in claims.values() if c.basis == ""} == set()
+    bilstm = claims["bilstm uses 942 MB vs MTSA's 558 MB"]
+    assert (bilstm.verdict, bilstm.ours) == ("not at L=64", "–")
+    assert bilstm.basis == "this run's training memory: bilstm at L=8, 16; mtsa at L=8, 16"
+    without = papers_claims(short[short["label"] != "bigru"])
+    bigru = next(c for c in without if c.claim.startswith("bigru uses"))
+    assert (bigru.verdict, bigru.basis) == ("not measured", "no training rows of bigru in this run")
+    growth = next(c for c in claims.values() if c.claim.startswith("bi_blosan training memory"))
+    assert growth.verdict == "not enough lengths" and "(an exponent needs 3)" in growth.basis
+
+
+@pytest.mark.slow  # draws the profile's figures
+def test_a_predict_only_page_says_nothing_was_measured_and_shows_no_empty_table(
+    tmp_path: Path,
+) -> None:
+    """Outside check of #56, item 15: a ``--predict-only`` run's page showed "Predicted vs
+    measured memory" as a header without rows (and the longest-measured table likewise) and
+    said "Times are the median of at least three timed steps"."""
+    run = tmp_path / "profile-predicted"
+    shutil.copytree(FIXTURES / "profile-cpu-fp32", run)
+    rows = pd.read_csv(run / "profile.csv")
+    rows["status"] = "predicted"  # what --predict-only writes: no measured point
+    rows.to_csv(run / "profile.csv", index=False)
+    page_dir = tmp_path / "page"
+    profile_page.build(*discover([run]), page_dir)
+    html = (page_dir / "index.html").read_text()
+    assert "nothing measured or timed" in html and "timed steps" not in html
+    assert "inference time" not in html.split('id="figures"', 1)[1].split("<figure>", 1)[0]
+    for section in ("prediction", "longest"):
+        body = html.split(f'id="{section}"', 1)[1].split("<h2", 1)[0]
+        assert "<table>" not in body, section
+    assert not list(page_dir.glob("time_*.png"))
 
 
 @pytest.fixture(scope="module")
