@@ -62,9 +62,12 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
         console.print(f"report: {page.resolve()}")
     refused = contended_points(out)
     if refused:
-        raise RunFailedError(
-            f"--strict refused {refused} contended points; profile them on a quiet machine"
+        points = (
+            "1 contended point; profile it"
+            if refused == 1
+            else f"{refused} contended points; profile them"
         )
+        raise RunFailedError(f"--strict refused {points} on a quiet machine")
     failed = failed_points(out)
     if failed:
         raise RunFailedError(

@@ -264,20 +264,27 @@ def describe(row: Mapping[str, Any], width: int = 14) -> str:
     return line
 
 
-def contention_summary(rows: list[Mapping[str, str]]) -> str | None:
-    """The closing note on contended points (None when every timed point got its CPU)."""
+def contention_summary(rows: list[Mapping[str, str]], strict: bool = False) -> str | None:
+    """The closing note on contended points (None when every timed point got its CPU); a
+    ``strict`` sweep's says it refused them, not to add ``--strict``."""
     timed = [row for row in rows if row["status"] in MEASURED_STATUSES]
     contended = [row for row in timed if row["contended"] == "True"]
     unknown = [row for row in timed if row["contended"] == ""]
     if contended:
         one_thread = {row["threads"] for row in contended} <= {"1"}  # the fewest there are
         fewer = "" if one_thread else "use fewer --threads than free cores, "
+        were = "was" if len(contended) == 1 else "were"
+        strictly = (
+            f"--strict re-measured each up to {STRICT_RETRIES} more times and refused those "
+            f"that stayed contended: status {CONTENDED} in {PROFILE_CSV}"
+            if strict
+            else "add --strict to re-measure contended points and fail those that stay contended"
+        )
         return (
-            f"{len(contended)} of {len(timed)} timed points were contended: their threads got "
-            f"less than {CONTENDED_BELOW:.0%} of the CPU they asked for, so their times are "
-            f"inflated. Stop what else runs (see the load average in {PROFILE_CSV}), {fewer}"
-            "and profile again into a new --out (add --strict to re-measure contended points "
-            "and fail those that stay contended)."
+            f"{len(contended)} of {len(timed)} timed points {were} contended: their threads "
+            f"got less than {CONTENDED_BELOW:.0%} of the CPU they asked for, so their times "
+            f"are inflated. Stop what else runs (see the load average in {PROFILE_CSV}), "
+            f"{fewer}and profile again into a new --out ({strictly})."
         )
     if unknown:
         return f"{len(unknown)} timed points: contention unknown (no Linux schedstat)."
@@ -438,7 +445,7 @@ class Sweep:
                     bar.advance(task)
         finally:
             self._retire_worker(kill=True)
-        note = contention_summary(self.results.rows())
+        note = contention_summary(self.results.rows(), self.config.strict)
         if note:
             self.console.print(f"[yellow]{note}", highlight=False)
         return len(todo)

@@ -80,13 +80,30 @@ def test_contended_points_are_flagged_and_quiet_ones_are_not(
         assert main([*SWEEP, "--out", str(tmp_path / "loaded")]) == 0
         printed = capsys.readouterr().out
         assert main([*SWEEP, "--lengths", "64", "--strict", "--out", str(tmp_path / "strict")]) == 1
+    strict_printed = capsys.readouterr()
     loaded = load_run(tmp_path / "loaded").rows
     assert set(loaded["status"]) == {"ok"} and loaded["contended"].all()
     assert (loaded["cpu_granted"] < 0.5).all() and (loaded["load_avg_after"] > 0).all()
     assert printed.count("CONTENDED") == 2 and "2 of 2 timed points were contended" in printed
     strict = load_run(tmp_path / "strict").rows.iloc[0]
     assert strict["status"] == "contended" and "contended in 4 measurements" in strict["message"]
-    assert "--strict refused 1 contended points" in capsys.readouterr().err
+    assert "--strict refused 1 contended point; profile it on a quiet machine" in strict_printed.err
+    assert "1 of 1 timed points was contended" in strict_printed.out
+    assert "add --strict" not in strict_printed.out  # it was given (outside check of #56, 16)
+
+
+def test_a_strict_sweeps_contention_note_says_it_refused_the_points() -> None:
+    """Outside check of #56, item 16: ``profile ... --strict`` ended "(add --strict to re-measure
+    contended points ...)" though --strict was given, and "1 of 1 timed points were"."""
+    from harness.profiling.sweep import contention_summary
+
+    refused = [{"status": "contended", "contended": "True", "threads": "2"}]
+    note = contention_summary(refused, strict=True)
+    assert note and note.startswith("1 of 1 timed points was contended")
+    assert "add --strict" not in note
+    assert "--strict re-measured each up to 3 more times and refused those" in note
+    assert "add --strict" in contention_summary(refused * 2)
+    assert contention_summary(refused * 2).startswith("2 of 2 timed points were contended")
 
 
 def test_the_contention_note_asks_for_fewer_threads_only_where_there_can_be_fewer() -> None:
