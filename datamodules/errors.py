@@ -11,9 +11,18 @@ MAX_LISTED = 20  # bad lines of one file listed in an error; the rest are counte
 
 
 def nearest(word: str, candidates: Iterable[str]) -> str | None:
-    """The closest candidate to ``word`` (difflib's ratio at least 0.6), else None."""
-    close = difflib.get_close_matches(word, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
-    return close[0] if close else None
+    """The closest candidate to ``word`` (difflib's ratio at least 0.6), else None; case and
+    ``-``/``_`` count for nothing (``Bi-BloSAN``, the papers' spelling, is ``bi_blosan``)."""
+    by_form: dict[str, str] = {}
+    for candidate in candidates:
+        by_form.setdefault(_form(candidate), candidate)
+    close = difflib.get_close_matches(_form(word), list(by_form), n=1, cutoff=0.6)
+    return by_form[close[0]] if close else None
+
+
+def _form(word: str) -> str:
+    """``word`` as :func:`nearest` compares it: lower case, ``-`` as ``_``."""
+    return word.lower().replace("-", "_")
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.command_parser import choice_problems
+from harness.command_parser import choice_problems, did_you_mean
 from harness.measurement.profiled_step import TORCH_DTYPES, parse_options
 from reports.contracts.profile_run import variant_label
 from reports.paper_numbers import FIGURE_ENCODERS
@@ -127,9 +127,18 @@ def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
 def parse_names(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     """Comma-separated choices checked against ``allowed`` (order kept, duplicates dropped)."""
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    expected = f"expected a comma list of {', '.join(allowed)}"
+    if not names:
+        raise ValueError(f"{option} {text}: {expected}")
     bad = [n for n in names if n not in allowed]
-    if bad or not names:
-        raise ValueError(f"{option} {text}: expected a comma list of {', '.join(allowed)}")
+    if bad:
+        raise ValueError(
+            "\n".join(
+                f"{option} {text}: {'' if name == text.strip() else f'bad part {name}: '}{expected}"
+                f"{did_you_mean(name, allowed)}"
+                for name in bad
+            )
+        )
     return names
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from harness.command_parser import (
@@ -115,13 +115,11 @@ class ProfileOptions:
         problems = choice_problems("--preset", self.preset, grid.PRESETS)
         problems += choice_problems("--dtype", self.dtype, grid.DTYPES)
         problems += choice_problems("--allocator", self.allocator, allocator.CHOICES)
-        if problems:  # the checks below read the preset
-            raise InputError("\n".join(problems))
         problems += integer_problems(self, {"batch_size": 1, "dim": 1, "threads": 1})
         problems += batch_size_problems("--batch-size", self.batch_size)
         if not re.fullmatch(DEVICES, self.device):
             problems.append(f"--device {self.device}: expected auto, cpu, cuda or cuda:N")
-        repeats = grid.PRESETS[self.preset].repeats if self.repeats is None else self.repeats
+        repeats = self._preset.repeats if self.repeats is None else self.repeats
         if repeats < 3:
             problems.append(f"--repeats {repeats}: at least 3 timed steps give a median and an IQR")
         if self.max_memory_mb is not None and not self.max_memory_mb > 0:
@@ -150,12 +148,19 @@ class ProfileOptions:
         if problems:
             raise InputError("\n".join(problems))
 
+    @property
+    def _preset(self) -> grid.Preset:
+        """The preset's sizes; an unknown preset's (refused beside the other problems) are the
+        default preset's, so that every other option is judged at once."""
+        default = next(each.default for each in fields(self) if each.name == "preset")
+        return grid.PRESETS.get(self.preset, grid.PRESETS[default])
+
     @functools.cached_property
     def sweep_grid(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
         """(measured lengths, predicted lengths, modes), parsed once, from the options or, where
         one is unset, the preset's (``--lengths`` alone predicts at those lengths too);
         ``ValueError`` names every bad one, a line each."""
-        preset = grid.PRESETS[self.preset]
+        preset = self._preset
         problems: list[str] = []
 
         def parsed(option: str, text: str) -> tuple[int, ...]:
@@ -187,7 +192,7 @@ class ProfileOptions:
         variant whose keywords its builder refuses (at the sweep's width, when that is valid)."""
         from encoders import list_encoders
 
-        preset = grid.PRESETS[self.preset]
+        preset = self._preset
         specs, missing = grid.select_encoders(self.encoders or preset.encoders, list_encoders())
         dim = self.dim or preset.dim
         problems = option_problems(specs, dim) if dim >= 1 else []

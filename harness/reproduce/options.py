@@ -47,11 +47,8 @@ class ReproduceOptions:
             except InputError as error:
                 problems.append(str(error))
                 continue
-            if unknown:
-                problems.append(
-                    f"{option}: {', '.join(unknown)} not in the reproduction's grid; "
-                    f"choose among {','.join(known)}"
-                )
+            for name in unknown:  # the reproduction's grid: the papers' tables
+                problems += choice_problems(option, name, known)
         if problems:
             raise InputError("\n".join(problems))
 

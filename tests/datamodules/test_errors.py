@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from datamodules.errors import MAX_LISTED, DataFormatError
+from datamodules.errors import MAX_LISTED, DataFormatError, did_you_mean
 from datamodules.readers.layouts import load_split, resolve_layout
 from datamodules.tasks import get_task
 from datamodules.text import ReleaseEncodingWarning, read_lines
@@ -99,3 +99,15 @@ def test_the_real_mr_file_lists_its_windows_1252_lines_under_utf8(real_data: Pat
     lines = str(caught.value).splitlines()
     assert [problem.line for problem in caught.value.problems][:3] == [32, 58, 113]
     assert lines[-1].endswith(f"... and {202 - MAX_LISTED} more bad lines like these")
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("Bi-BloSAN", "bi_blosan"), ("DiSAN", "disan"), ("bi-blosan", "bi_blosan"), ("SST2", "sst2")],
+)
+def test_the_papers_spelling_of_a_name_gets_the_name(typed: str, meant: str) -> None:
+    """Outside check of #56, item 5: ``--encoder Bi-BloSAN`` and ``--encoders DiSAN`` listed every
+    name without 'did you mean': case and ``-``/``_`` counted as differences."""
+    names = ["bi_blosan", "bi_blosan_no_local", "disan", "disan_nodir", "mtsa", "sst2", "sst1"]
+    assert did_you_mean(typed, names) == f" (did you mean {meant}?)"
+    assert did_you_mean("word2vec", names) == ""

@@ -201,3 +201,18 @@ def test_long_preset_profiles_the_long_sentence_encoders_up_to_2048() -> None:
     ]
     assert option_problems(specs, long.dim) == []  # every variant builds
     assert long.batch_size == 8 and "batch 8" in long.about
+
+
+def test_a_misspelt_mode_gets_the_nearest_one() -> None:
+    """Outside check of #56, item 5: ``--modes infr`` got no 'did you mean'."""
+    with pytest.raises(ValueError) as error:
+        grid.parse_names("infr", MODES, "--modes")
+    assert str(error.value) == (
+        "--modes infr: expected a comma list of infer, train (did you mean infer?)"
+    )
+    with pytest.raises(ValueError) as error:
+        grid.parse_names("infer,trian", MODES, "--modes")
+    assert str(error.value) == (
+        "--modes infer,trian: bad part trian: expected a comma list of infer, train (did you mean "
+        "train?)"
+    )

@@ -40,7 +40,7 @@ def test_bad_lengths_and_modes_are_each_named_before_the_sweep() -> None:
     assert [line.split()[:4] for line in lines] == [
         ["--lengths", "8,x:", "bad", "part"],
         ["--predict-lengths", "'':", "bad", "part"],
-        ["--modes", "infer,fly:", "expected", "a"],
+        ["--modes", "infer,fly:", "bad", "part"],  # as --lengths names its bad part
     ]
 
 
