@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datamodules.task_file import is_task_file
 from harness.command_parser import integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
@@ -35,10 +36,13 @@ def task_list(text: str, option: str) -> list[str]:
 
 
 def _path_in_a_folder(text: str) -> bool:
-    """Whether ``text`` reads as a file's path (it holds a / or ends .yaml) in a folder that
-    exists, a folder whose name holds a comma among them."""
+    """Whether ``text``, which holds a comma, reads as a file's path in a folder that exists (a
+    folder whose name holds a comma among them): it names the folder (a /), and its file name
+    holds no comma unless it ends as a task file's (``own,data/reviewz.yaml,sst2,own,data``
+    is no path in ``own,data``: its name ``reviewz.yaml,sst2,own,data`` is a list's rest)."""
     path = Path(text).expanduser()
-    return ("/" in text or text.endswith(".yaml")) and "," in text and path.parent.is_dir()
+    named = "," not in path.name or is_task_file(path.name)
+    return "/" in text and "," in text and named and path.parent.is_dir()
 
 
 @dataclass(frozen=True)
