@@ -991,8 +991,10 @@ class CommandParser(NullsChecked):
 
     def parse(self, words: list[str]) -> Namespace:
         """The parsed options, and under :data:`GIVEN` the keys the words (or a ``--config``
-        file) set, as opposed to the defaults; unknown options, bad values and bad config files
-        raise :class:`InputError`, one line per problem."""
+        file) set, as opposed to the defaults; unknown options, bad config files and values the
+        parser refuses raise :class:`InputError`, one line per problem. An integer of the
+        command's own options not written in decimal (``--config c.yaml: max_steps 017``) is
+        kept under :data:`PROBLEMS`, for :func:`build` to say beside every other problem."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
         words = class_list_words(words, self.class_lists)
@@ -1008,26 +1010,12 @@ class CommandParser(NullsChecked):
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
             raise InputError(f"{problem} (see {self.prog} --help)") from None
-        problems = not_decimal_problems(
-            typed_options(words), functools.partial(parsed_value, namespace)
+        own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
+        namespace[PROBLEMS] = not_decimal_problems(
+            {key: spelled for key, spelled in typed_options(words).items() if key in own},
+            functools.partial(parsed_value, namespace),
         )
-        if problems:  # read as meant (1_000 is 1000): the options' other problems said with them
-            problems += [
-                line for line in self._built_problems(namespace, words) if line not in problems
-            ]
-            raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
         return namespace
-
-    def _built_problems(self, namespace: Namespace, words: list[str]) -> list[str]:
-        """The lines of every problem that building the options of ``namespace`` raises."""
-        problems: list[str] = []
-        with options_typed(typed_options(words)):
-            for options in self.checked:
-                try:
-                    build(options, namespace)
-                except InputError as error:
-                    problems += str(error).splitlines()
-        return problems
 
     def _check_before_printing(self, words: list[str]) -> None:
         """``--print_config`` prints only a config that would run: the options are built
@@ -1046,6 +1034,7 @@ class CommandParser(NullsChecked):
 # (``CommandParser.parse``; :func:`options_typed`)
 GIVEN = "__given__"
 TYPED = "__typed__"
+PROBLEMS = "__problems__"
 
 
 def add_alias(parser: ArgumentParser, option: str, key: str, help_text: str) -> None:
@@ -1087,6 +1076,7 @@ def build(
     options: type[T],
     namespace: Namespace,
     beside: Callable[[dict[str, Any]], list[str]] | None = None,
+    part: bool = False,
 ) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
     level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
@@ -1094,14 +1084,15 @@ def build(
     default), and then the problems of each part made that its command judges later, beside
     its names and files (a part's ``problems()``: a budget, a launcher), and what ``beside``
     finds in the values (each run's fit config, which the command checks once the options are
-    right), so none waits for another's fix."""
+    right), so none waits for another's fix. The parse's own (:data:`PROBLEMS`) lead, said by
+    the whole (a ``part`` leaves them out)."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
-    problems: list[str] = []
+    problems: list[str] = [] if part else list(namespace.get(PROBLEMS) or [])
     for field in dataclasses.fields(options):
         if dataclasses.is_dataclass(hints[field.name]):
             try:
-                values[field.name] = build(hints[field.name], namespace)
+                values[field.name] = build(hints[field.name], namespace, part=True)
             except InputError as error:
                 problems.append(str(error))
         elif field.name in namespace:

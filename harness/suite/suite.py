@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.command_parser import encoder_choice_problems
+from harness.command_parser import as_typed, encoder_choice_problems, nearest
 from harness.errors import InputError, RunFailedError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.launch.threads import planned_threads
@@ -51,16 +51,27 @@ def input_problems(options: SuiteOptions) -> list[str]:
     if not task_problems:  # a task file's fold count is read from it
         grid = (options.task_names, options.encoder_names, options.seeds, options.folds)
         problems += grid_problems(*grid)
+    option = as_typed("encoders", "")[0]  # a config file's key named as the file's
     for name in options.encoder_names:
-        problems += encoder_choice_problems("--encoders", name)
+        problems += encoder_choice_problems(option, name)
     return problems
 
 
-def known_runs(options: SuiteOptions) -> list[RunSpec]:
+def known_runs(options: SuiteOptions, stand_ins: bool = False) -> list[RunSpec]:
     """The runs of the grid's tasks and encoders that name one; [] when that grid is too
-    large to list (:func:`input_problems` names it)."""
+    large to list (:func:`input_problems` names it). With ``stand_ins``, an unknown encoder
+    is stood in for by its nearest name (``multi_cn``: multi_cnn), so that the fit values are
+    judged in the same refusal as the name, not after its fix."""
+    from encoders import list_encoders
+
     tasks = [task for task in options.task_names if not task_option_problems("--tasks", [task])]
-    encoders = [e for e in options.encoder_names if not encoder_choice_problems("--encoders", e)]
+    encoders = []
+    for name in options.encoder_names:
+        if not encoder_choice_problems("--encoders", name):
+            encoders.append(name)
+        elif stand_ins and (close := nearest(name, list_encoders())):
+            encoders.append(close)
+    encoders = list(dict.fromkeys(encoders))
     if grid_problems(tasks, encoders, options.seeds, options.folds):
         return []
     return expand_grid(tasks, encoders, options.seeds, options.folds)
@@ -75,7 +86,9 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     (of the names that are known); then every data file of every task (all bad lines)."""
     problems = budget_problems_of(options.budget, options.fit) + input_problems(options)
     runs = known_runs(options)
-    problems += run_config_problems(runs, options, overrides)
+    problems += run_config_problems(
+        known_runs(options, stand_ins=bool(problems)), options, overrides
+    )
     if problems:
         raise InputError("\n".join(problems) + " (see sanbench suite --help)")
     from harness.training.inputs import check_fit_inputs
@@ -108,14 +121,15 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     except ValueError:  # a task or encoder list, or a clash, that says itself: no run to check
         return []
     problems = input_problems(options)
-    return problems + run_config_problems(known_runs(options), options, overrides)
+    return problems + run_config_problems(known_runs(options, stand_ins=True), options, overrides)
 
 
 def config_problems(
     runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]
 ) -> list[str]:
     """The problems of every (task, encoder)'s fit config of ``runs``, one line each: a
-    problem of every run (of two or more) said once, the others with their run."""
+    problem of every run said once (of one run too: as the command's own), the others with
+    their run."""
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
     said: dict[tuple[str, str], list[str]] = {}
     for pair, run in first.items():
@@ -123,7 +137,7 @@ def config_problems(
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
             said[pair] = [line.replace(FIT_HELP, "") for line in str(error).splitlines()]
-    every = [line for line in next(iter(said.values()), []) if len(said) == len(first) > 1]
+    every = [line for line in next(iter(said.values()), []) if len(said) == len(first)]
     every = [line for line in every if all(line in lines for lines in said.values())]
     return every + [
         f"{task} {encoder}: {line}"

@@ -64,3 +64,48 @@ def test_each_shard_of_a_grid_keeps_its_command(
     lines = manifest["command"].splitlines()
     assert [line.rpartition(" ")[2] for line in lines] == ["1/3", "2/3", "3/3"]
     assert all(line.startswith("sanbench suite --tasks trec") for line in lines)
+
+
+# a suite config of nine wrong values (outside check of #56, item 3): the suite's own options,
+# a name, and fit's values of every run, with what each is named by
+NINE_WRONG = {
+    "seeds: 0": "seeds 0: expected a positive integer",
+    "encoders: multi_cn": "encoders multi_cn: expected one of",
+    "max_steps: 017": "max_steps 017: read as 15 (YAML's octal)",
+    "model: {width_scale: -1, dropout: 2}": "model.width_scale -1: expected a positive number",
+    "optimizer: {class_path: torch.optim.SGD, lr: 0x10, momentm: 0.9}": (
+        "optimizer.lr 0x10: expected a decimal number (write 16)"
+    ),
+    "lr_scheduler: {class_path: torch.optim.lr_scheduler.StepLR, step_size: -1, gamma: 0}": (
+        "lr_scheduler.step_size -1: expected a positive integer"
+    ),
+}
+ALSO_NAMED = [
+    "model.dropout 2: expected a number in [0, 1]",
+    "optimizer.momentm: torch.optim.SGD takes no argument momentm (did you mean momentum?)",
+    "lr_scheduler.gamma 0: expected a positive factor",
+]
+
+
+def test_a_config_files_wrong_values_are_all_named_in_one_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check of #56, item 3: the file was refused in three rounds (the integers not in
+    decimal and the seeds; then the encoder, called the flag ``--encoders``; then the five
+    values of fit), and its ``lr: 0x10`` was "expected a decimal integer" where fit says
+    "decimal number". Now nine lines, each named by the file, at once; nothing created."""
+    config = tmp_path / "s.yaml"
+    config.write_text("tasks: trec\n" + "".join(f"{line}\n" for line in NINE_WRONG))
+    out = tmp_path / "out"
+    assert (
+        main(["suite", "--data-dir", str(tmp_path), "--config", str(config), "--out", str(out)])
+        == 2
+    )
+    lines = capsys.readouterr().err.splitlines()
+    for said in [*NINE_WRONG.values(), *ALSO_NAMED]:
+        assert any(f"sanbench suite: --config {config}: {said}" in line for line in lines), (
+            said,
+            lines,
+        )
+    assert len(lines) == 9, lines
+    assert not out.exists()
