@@ -46,6 +46,7 @@ from harness.training.run_folder import (
 )
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
+from harness.training.settings.task_model import users_run_error
 from harness.training.warm_up import (
     compiled_kernel_files,
     kernel_folder,
@@ -232,9 +233,13 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     datamodule, trainer, config = cli.datamodule, cli.trainer, cli.config
     try:
         measured = fit_datamodule(datamodule, cli.model, trainer, out_dir, config["run"]["compile"])
-    except BaseException:
-        if writer and new_run and not folder.last_checkpoint.exists():
+    except BaseException as error:
+        discarded = writer and new_run and not folder.last_checkpoint.exists()
+        if discarded:
             discard_started_run(out_dir)  # nothing to resume: no result, no config
+        users = users_run_error(datamodule, error, out_dir, kept=not discarded)
+        if users is not None:  # their --data class raised it (Lightning called it)
+            raise users from error
         raise
     task, encoder, seed = (
         datamodule.task.name,  # a task file's name, not its path (in the config)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,72 @@ def test_a_datamodule_raising_in_its_init_is_the_users_error(
         f"{raised}: cannot open corpus.txt"
     ), line
     assert not Path("runs/r").exists()
+
+
+# a hook Lightning calls on a user's datamodule, the exception it raises, the call as named
+HOOKS = {
+    "train_dataloader": ("(self)", "ValueError('bad shard 7')", "train_dataloader()"),
+    "val_dataloader": ("(self)", "OSError('val shard gone')", "val_dataloader()"),
+    "on_before_batch_transfer": (
+        "(self, batch, dataloader_idx)",
+        "RuntimeError('bad batch')",
+        "on_before_batch_transfer(..., 0)",
+    ),
+}
+
+
+@pytest.mark.parametrize("hook", list(HOOKS))
+def test_a_datamodule_raising_in_a_hook_lightning_calls_is_named_and_nothing_is_made(
+    hook: str, own_module: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #54 part B: a ValueError from a user's ``train_dataloader`` printed
+    only ``sanbench fit: bad shard 7`` (cli.INPUT_ERRORS took it for bad input). Their class,
+    the call and the exception are named; nothing trained, so nothing is kept: exit 2."""
+    signature, exception, called = HOOKS[hook]
+    module = f"raising_{hook}"
+    (tmp_path / f"{module}.py").write_text(
+        "from questions_datamodule import QuestionsDataModule\n\n\n"
+        "class Raising(QuestionsDataModule):\n"
+        f"    def {hook}{signature}:\n"
+        f"        raise {exception}\n"
+    )
+    argv = ["fit", "--data", f"{module}.Raising", "--data.size", "64", "--encoder", "multi_cnn"]
+    assert main([*argv, "--out", "runs/r", "--trainer.max_steps", "1", *TINY]) == 2
+    kind, said = exception.rstrip("')").split("('")
+    lines = [line for line in capsys.readouterr().err.splitlines() if "warning:" not in line]
+    assert lines == [f"sanbench fit: --data {module}.Raising: {called} raised {kind}: {said}"]
+    assert not Path("runs/r").exists()
+
+
+def test_a_datamodule_raising_after_training_says_what_is_kept(
+    own_module: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside check of #54 part B: a KeyError from ``setup('test')`` printed ``sanbench fit:
+    test split``, exit 2, after training wrote its checkpoints. Now the class, the call and
+    the exception, what is kept, exit 1; with the class fixed the same command resumes."""
+    (tmp_path / "raising_test.py").write_text(
+        "from questions_datamodule import QuestionsDataModule\n\n\n"
+        "class Raising(QuestionsDataModule):\n"
+        "    def setup(self, stage=None):\n"
+        "        if stage == 'test':\n"
+        "            raise KeyError('test split')\n"
+        "        super().setup(stage)\n"
+    )
+    argv = ["fit", "--data", "raising_test.Raising", "--data.size", "64", "--encoder", "multi_cnn"]
+    argv += ["--out", "runs/r", "--trainer.max_steps", "1", *TINY]
+    assert main(argv) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("sanbench")]
+    last = Path("runs/r/checkpoints/last.ckpt")
+    assert lines == [
+        "sanbench fit: --data raising_test.Raising: setup('test') raised KeyError: test split",
+        f"sanbench fit: {last} is kept: once the class is fixed, the same command resumes from it",
+    ]
+    assert last.is_file() and not Path("runs/r/metrics.json").exists()
+    module = tmp_path / "raising_test.py"
+    module.write_text(module.read_text().replace("raise KeyError('test split')", "pass"))
+    monkeypatch.delitem(sys.modules, "raising_test")
+    assert main(argv) == 0
+    assert json.loads(Path("runs/r/metrics.json").read_text())["steps"] == 1

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import inspect
+from enum import Enum
+from pathlib import Path
 from typing import Any, Literal
 
 import lightning as L
@@ -15,7 +17,7 @@ from datamodules.errors import DataFormatError, MissingSplitError
 from encoders import builder_accepts, encoder_entry
 from encoders.layers.block_length import block_length, expected_max_length
 from harness.command_parser import message_line
-from harness.errors import SanbenchError
+from harness.errors import RunFailedError, SanbenchError
 from harness.training.heads import HEAD_HIDDEN
 from harness.training.module import (
     ACTIVATION,
@@ -29,6 +31,7 @@ from harness.training.module import (
     Vocabulary,
 )
 from harness.training.settings.task_configs import ConfigError, PapersOptimizer, builtin_value
+from reports.contracts.fit_folder import FitRunFolder
 
 
 def paper_width(encoder: str) -> int:
@@ -84,9 +87,68 @@ def users_hook(datamodule: Any, hook: str, *args: str) -> None:
 
 
 def _users_error(datamodule: type, called: str, error: BaseException) -> ConfigError:
+    return ConfigError(_users_line(datamodule, called, error))
+
+
+def _users_line(datamodule: type, called: str, error: BaseException) -> str:
+    """``--data module.Class: called raised Type: message`` (a KeyError's without its quotes)."""
     name = f"{datamodule.__module__}.{datamodule.__qualname__}"
-    raised = f"{type(error).__name__}: {message_line(error)}"
-    return ConfigError(f"--data {name}: {called} raised {raised}")
+    said = error.args[0] if isinstance(error, KeyError) and error.args else error
+    return f"--data {name}: {called} raised {type(error).__name__}: {message_line(said)}"
+
+
+def _users_call(datamodule: Any, error: BaseException) -> str | None:
+    """The outermost call of a user's code in ``error``'s traceback, as ``train_dataloader()``
+    or ``setup('test')`` (a method of their datamodule class), ``Shards.__getitem__(...)``
+    (other code of its files): None when no frame of the traceback runs their code, their
+    class is the benchmarks', or the error is sanbench's own or an interrupt."""
+    if (
+        isinstance(datamodule, BenchmarkDataModule)
+        or not isinstance(error, Exception)  # a Ctrl-C is no error of theirs
+        or isinstance(error, SanbenchError | DataFormatError | MissingSplitError)
+    ):
+        return None
+    theirs = [k for k in type(datamodule).__mro__ if not issubclass(L.LightningDataModule, k)]
+    files = {inspect.getfile(k) for k in theirs}
+    frame = error.__traceback__
+    while frame is not None and frame.tb_frame.f_code.co_filename not in files:
+        frame = frame.tb_next
+    if frame is None:
+        return None
+    code = frame.tb_frame.f_code
+    owner, _, method = code.co_qualname.rpartition(".")
+    named = method if owner in {k.__qualname__ for k in theirs} else code.co_qualname
+    arguments = inspect.getargvalues(frame.tb_frame)
+    shown = [
+        repr(value.value if isinstance(value, Enum) else value)  # a stage is a str enum
+        if isinstance(value, str | int | float | None)
+        else "..."
+        for value in (arguments.locals[name] for name in arguments.args if name != "self")
+    ]
+    return f"{named}({', '.join(shown)})"
+
+
+def users_run_error(
+    datamodule: Any, error: BaseException, out_dir: Path, kept: bool
+) -> SanbenchError | None:
+    """``error`` as the user's error when their datamodule's code raised it while the run
+    trained, validated or tested (Lightning calls ``setup``, the loaders, the transfer hooks):
+    one line naming the class, the call and the exception. Exit status 2 when the run folder
+    kept nothing (``kept`` False); else 1, saying what is kept and that the same command
+    resumes once the class is fixed. None for any other error."""
+    called = _users_call(datamodule, error)
+    if called is None:
+        return None
+    line = _users_line(type(datamodule), called, error)
+    if not kept:
+        return ConfigError(line)
+    last = FitRunFolder(out_dir).last_checkpoint
+    what = (
+        f"{last} is kept: once the class is fixed, the same command resumes from it"
+        if last.exists()
+        else f"{out_dir} is kept as it was"
+    )
+    return RunFailedError(f"{line}\n{what}")
 
 
 def users_init_error(
