@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import NoReturn
 
-from harness.command_parser import TYPED, CommandParser, did_you_mean, options_typed
+from harness.command_parser import RESOLVED, TYPED, CommandParser, did_you_mean, options_typed
 from harness.errors import InputError, RunInterruptedError, SanbenchError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
@@ -39,7 +39,7 @@ from harness.interrupts import (
 from harness.kernel_caches import kernel_caches
 from harness.outdir import out_folder
 from harness.quiet import hide_lightning_tips
-from harness.redaction import redacted_console, resume_command
+from harness.redaction import IMPORT, config_read, redacted_console, resume_command
 
 # command -> (its run function, "harness.<package>.command:<function>", and a line of help).
 # Every command lives in the package that does its work, in a module named ``command``: its
@@ -99,7 +99,6 @@ CHILD_PROCESSES: dict[str, str] = {
 INPUT_ERRORS = (ValueError, LookupError, OSError)
 INTERNAL_ERROR_STATUS = 1
 DEBUG = "--debug"
-IMPORT = "--import"
 LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
 USAGE = f"""usage: sanbench [{DEBUG}] [{IMPORT} MODULE] COMMAND [options]
 
@@ -262,9 +261,11 @@ def main(argv: list[str] | None = None) -> int:
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
                 typed = None if isinstance(config, list) else config.get(TYPED)
+                resolved = None if isinstance(config, list) else config.get(RESOLVED)
                 try:
                     with (
                         options_typed(typed),  # the checks quote values as typed (1e6)
+                        config_read(resolved),  # recorded beside the results (recorded_command)
                         interrupt_noted() as noted,
                         terminate_raises(lambda: _terminated(name)) as terminated,
                         out_folder(name, out),

@@ -1005,6 +1005,8 @@ class CommandParser(NullsChecked):
             self._check_before_printing([w for w in words if not w.startswith("--print_config")])
         try:
             namespace = self.parse_args(words)
+            if any(word.partition("=")[0] == "--config" for word in words):
+                namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
             namespace[TYPED] = typed
         except argparse.ArgumentError as error:
@@ -1035,6 +1037,7 @@ class CommandParser(NullsChecked):
 GIVEN = "__given__"
 TYPED = "__typed__"
 PROBLEMS = "__problems__"
+RESOLVED = "__resolved__"  # the config a --config file and the flags make (--print_config's)
 
 
 def add_alias(parser: ArgumentParser, option: str, key: str, help_text: str) -> None:

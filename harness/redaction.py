@@ -10,13 +10,16 @@ passes through :func:`redacted_console`.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import re
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 HIDDEN = "***"
+IMPORT = "--import"  # sanbench's own option, before or after the command (harness.cli)
 # a study's storage URL when --storage is not given: keeps its password off command lines
 STORAGE_ENV = "SANBENCH_STORAGE"
 # scheme://user:password@ (the password ends at the last "@" before the host)
@@ -28,10 +31,52 @@ def redact_passwords(text: str) -> str:
     return URL_PASSWORD.sub(lambda match: f"{match['head']}{HIDDEN}@", text)
 
 
-def recorded_command(argv: Sequence[str] | None = None) -> str:
-    """``sanbench ARGS`` (``argv`` default: this process's) as a shell line, passwords hidden."""
-    words = sys.argv[1:] if argv is None else argv
+# the resolved config of this command when it read a --config file (:func:`config_read`)
+RESOLVED_CONFIG: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "resolved_config", default=None
+)
+
+
+@contextlib.contextmanager
+def config_read(resolved: str | None) -> Iterator[None]:
+    """Within the block, ``resolved`` is the config the command runs with (every option's value,
+    as ``--print_config`` writes it), or None when it read no ``--config`` file."""
+    token = RESOLVED_CONFIG.set(resolved)
+    try:
+        yield
+    finally:
+        RESOLVED_CONFIG.reset(token)
+
+
+def recorded_command(argv: Sequence[str] | None = None, config_file: Path | None = None) -> str:
+    """``sanbench ARGS`` (``argv`` default: this process's) as a shell line, passwords hidden.
+    When the command read a ``--config`` file and ``config_file`` (beside its results) is given,
+    the resolved config is written there and the line is ``sanbench COMMAND --config
+    config_file``: the file given may be gone or changed by the time the line is read, or
+    relative to another folder (a piped one is gone at once), so the line would not run as
+    printed."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    resolved = RESOLVED_CONFIG.get()
+    if config_file is not None and resolved is not None:
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        config_file.write_text(redact_passwords(resolved), encoding="utf-8")
+        words = [*_entry_words(words), "--config", str(config_file)]
     return redact_passwords(shlex.join(["sanbench", *words]))
+
+
+def _entry_words(words: list[str]) -> list[str]:
+    """The words a config file does not hold: the command's name and sanbench's own before it
+    (``--import MODULE``, ``--debug``), and each ``--import MODULE`` after it."""
+    for index, word in enumerate(words):
+        if not word.startswith("-") and (index == 0 or words[index - 1] != IMPORT):
+            kept = words[: index + 1]
+            for at in range(index + 1, len(words)):
+                if words[at] == IMPORT:
+                    kept += words[at : at + 2]
+                elif words[at].startswith(f"{IMPORT}="):
+                    kept.append(words[at])
+            return kept
+    return words
 
 
 def resume_command(argv: list[str] | None = None) -> str:

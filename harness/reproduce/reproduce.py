@@ -26,6 +26,9 @@ from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
 from reports.contracts.suite_results import RUNS_FOLDER
 
+# the resolved config when the command read a --config file: its recorded command runs with it
+CONFIG_FILE = "reproduce-config.yaml"
+
 
 def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> None:
     """Fail before any training when a run's config is wrong or a file the preset needs is
@@ -191,7 +194,7 @@ def run_reproduce(options: ReproduceOptions) -> Path:
         embeddings,
         options.launcher,
         options.threads,
-        recorded_command(),
+        recorded_command(config_file=out / CONFIG_FILE),
         part=part,
     )
     return table_path(out, MARKDOWN)

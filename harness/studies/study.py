@@ -66,6 +66,8 @@ def print_trial_line(plan: StudyPlan) -> Callable[[optuna.Study, optuna.trial.Fr
 
 
 SETTINGS_ATTR = "sanbench_settings"  # what every trial of a study trains with
+# the resolved config when the study read a --config file: its recorded command runs with it
+CONFIG_FILE = "tune-config.yaml"
 
 
 def study_settings(ctx: TuneContext) -> dict[str, Any]:
@@ -181,7 +183,7 @@ def run_study(
             poll_s=heartbeat_s,
         )
     meta = {
-        "command": recorded_command(),
+        "command": recorded_command(config_file=ctx.out / CONFIG_FILE),
         "task": ctx.task,
         "encoder": ctx.encoder,
         "seed": ctx.seed,

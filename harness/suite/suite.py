@@ -164,6 +164,8 @@ def write_suite_manifest(
 
 
 MANIFEST_LOCK = ".sanbench-manifest.lock"
+# a shard's resolved config when it read a --config file: its recorded command runs with it
+CONFIG_FILE = "suite-config-{shard}.yaml"
 
 
 def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[str, str]:
@@ -183,7 +185,8 @@ def _write_suite_manifest(
 
     out = options.out
     before = read_manifest_if_any(out, SUITE_RUN)
-    command = recorded_command()
+    config_file = out / CONFIG_FILE.format(shard=options.shard_of_grid.label)
+    command = recorded_command(config_file=config_file)  # runs as printed
     shards = shard_commands(before, options.shard_of_grid, command)
     threads = before.get("threads")  # run_as_jobs decided them
     now = datetime.now(UTC).isoformat(timespec="seconds")
