@@ -18,6 +18,7 @@ import os
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
+import argparse
 import contextlib
 import importlib
 import inspect
@@ -162,12 +163,17 @@ def shown_name(name: str, words: list[str]) -> str:
 def parse_command(name: str, words: list[str]) -> object:
     """The command's config: the words themselves when its module parses them (``fit``:
     LightningCLI), else a :class:`CommandParser` with the options its module adds, described
-    by its run function's docstring."""
+    by its run function's docstring. Its usage and messages name it with its action word
+    (``sanbench data stats``; :func:`shown_name`), which the usage then does not repeat."""
     module, function = command_module(name)
     if getattr(module, "OWN_PARSER", False):
         return words
-    parser = CommandParser(f"sanbench {name}", inspect.getdoc(getattr(module, function)))
+    shown = shown_name(name, words)
+    parser = CommandParser(f"sanbench {shown}", inspect.getdoc(getattr(module, function)))
     module.add_arguments(parser)
+    for action in parser._actions:  # argparse keeps no public list of its actions
+        if shown != name and not action.option_strings:  # the action word, in the name
+            action.help = argparse.SUPPRESS
     return parser.parse(words)
 
 

@@ -77,9 +77,6 @@ def known_runs(options: SuiteOptions, stand_ins: bool = False) -> list[RunSpec]:
     return expand_grid(tasks, encoders, options.seeds, options.folds)
 
 
-FIT_HELP = " (see sanbench fit --help)"  # fit's pointer, on a run's config problems
-
-
 def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec]:
     """The grid's runs, once every problem before any training is named, all at once: the
     budget, the names and files (:func:`input_problems`), every (task, encoder)'s fit config
@@ -136,7 +133,7 @@ def config_problems(
         try:
             _fit_run(run, options, overrides).resolved()
         except ValueError as error:
-            said[pair] = [line.replace(FIT_HELP, "") for line in str(error).splitlines()]
+            said[pair] = str(error).splitlines()
     every = [line for line in next(iter(said.values()), []) if len(said) == len(first)]
     every = [line for line in every if all(line in lines for lines in said.values())]
     return every + [

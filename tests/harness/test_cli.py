@@ -241,3 +241,11 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
         "sanbench suite: terminated",
         f"sanbench suite: resume with: sanbench {' '.join(words)}",
     ]
+
+
+def test_an_action_words_help_names_the_command_with_it(capsys: pytest.CaptureFixture) -> None:
+    """Outside check of #56, item 18: ``sanbench data stats --help`` showed ``usage: sanbench
+    data [-h] ... {stats}``; its usage names the command as its messages do."""
+    assert main(["data", "stats", "--help"]) == 0
+    usage = capsys.readouterr().out.partition("\n\n")[0]
+    assert usage.startswith("usage: sanbench data stats [-h]") and "{stats}" not in usage, usage

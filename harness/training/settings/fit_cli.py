@@ -355,6 +355,7 @@ def without_printing(words: list[str]) -> list[str]:
 
 
 MISSING_OUT = "missing --out (the run folder)"
+FIT_HELP = " (see sanbench fit --help)"  # where a problem of fit's own command line points
 # jsonargparse's refusal of a class missing an argument: said by the refusal of the argument
 # misspelled before it (``--trainer.callbacks.monitr``), if any
 REQUIRED = "the following arguments are required"
@@ -397,6 +398,9 @@ class FitCLI(LightningCLI):
 
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
         self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
+        # fit's own words point to its help; a run of suite, tune or reproduce (a mapping) is
+        # said by that command, after its own name
+        self.help_tail = "" if isinstance(args, dict) else FIT_HELP
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -430,9 +434,9 @@ class FitCLI(LightningCLI):
                 raise ConfigError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
             problem = parser_problem(error, lambda key: f"--{key}", typed)
-            raise ConfigError(f"{problem} (see sanbench fit --help)") from None
+            raise ConfigError(f"{problem}{self.help_tail}") from None
         except InputError as error:  # a config file's unknown keys, one line each
-            raise ConfigError(f"{error} (see sanbench fit --help)") from None
+            raise ConfigError(f"{error}{self.help_tail}") from None
 
     @property
     def overwrite(self) -> bool:
@@ -466,7 +470,7 @@ class FitCLI(LightningCLI):
         else:
             unknown = unknown_options(args, parser)
         if unknown:
-            raise ConfigError("\n".join(unknown) + " (see sanbench fit --help)")
+            raise ConfigError("\n".join(unknown) + self.help_tail)
         task, encoder = (
             task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
         )
@@ -479,7 +483,7 @@ class FitCLI(LightningCLI):
             typed.get("model.encoder", ("--model.encoder",))[0], encoder
         )
         if problems:
-            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+            raise ConfigError("\n".join(problems) + self.help_tail)
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
@@ -487,7 +491,7 @@ class FitCLI(LightningCLI):
         if flags is not None:  # it prints only a config that would run, judged as a run's
             problems = print_config_problems(flags)
             if problems:
-                raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+                raise ConfigError("\n".join(problems) + self.help_tail)
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
@@ -505,7 +509,7 @@ class FitCLI(LightningCLI):
                 self.check_values()
             except ConfigError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
-            raise ConfigError("\n".join(problems) + " (see sanbench fit --help)")
+            raise ConfigError("\n".join(problems) + self.help_tail)
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
             print(stated_config(parser, self.config, flags), end="")
@@ -540,7 +544,7 @@ class FitCLI(LightningCLI):
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
                 if not progress:
-                    raise ConfigError("\n".join(refused) + " (see sanbench fit --help)") from None
+                    raise ConfigError("\n".join(refused) + self.help_tail) from None
                 args = rest
 
     @staticmethod
@@ -620,7 +624,7 @@ class FitCLI(LightningCLI):
         try:
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses
-            raise ConfigError(f"{error} (see sanbench fit --help)") from None
+            raise ConfigError(f"{error}{self.help_tail}") from None
         except Exception as error:  # a user's datamodule raising in __init__: their error
             arguments = builtin_value(self.config["data"]) or {}
             users = users_init_error(self.data_class, arguments, error)

@@ -281,3 +281,25 @@ def test_a_config_files_null_is_refused_as_the_flags_null_is(
     ]
     assert len(lines) == 4 and all(any(n in line for line in lines) for n in named), lines
     assert not printed.out and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"],
+        ["reproduce", "--tasks", "trec"],
+    ],
+    ids=["tune", "reproduce"],
+)
+def test_a_run_of_another_command_points_to_no_help_of_fit(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #56, item 18: ``tune`` and ``reproduce`` ended their runs' problems
+    with ``(see sanbench fit --help)``; a config given as a mapping (another command's run) is
+    said by that command, whose name leads each line."""
+    out = tmp_path / "out"
+    words = [*command, "--data-dir", str(tmp_path), "--out", str(out)]
+    assert main([*words, "--model.dropout", "3", "--data.batch_size", "0"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and "fit --help" not in "\n".join(lines), lines
+    assert all(line.startswith(f"sanbench {command[0]}: --") for line in lines), lines
