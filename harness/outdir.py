@@ -9,7 +9,8 @@ written); a file merely named like a record (``profile.csv``, ``results-1-of-1.c
 A command that ends having written nothing (refused after its folder was marked and locked)
 takes its marker, lock files and empty folders away again: the folder is left as it was.
 A file ``--out`` (``predict``, ``encode``) is sanbench's when its record beside it
-(``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer.
+(``.NAME`` + :data:`FILE_RECORD`) holds the file's SHA-256: a file edited since is no longer;
+one command writes it at a time (:func:`one_file_writer`).
 Anything else is refused (:class:`NotOursError`, exit status 2) before any work, untouched.
 So is a folder another command made (:func:`made_by`): each command writes only into its own.
 """
@@ -223,12 +224,15 @@ def mark(folder: Path, command: str) -> None:
 
 
 @contextlib.contextmanager
-def one_writer(folder: Path | str, lock_name: str = LOCK) -> Iterator[None]:
+def one_writer(
+    folder: Path | str, lock_name: str = LOCK, written: Path | None = None
+) -> Iterator[None]:
     """Hold ``folder``'s writer lock (``filelock``) while the body runs, with this process's
     PID written beside it; raise :class:`FolderBusyError` naming the holder's PID when another
-    process holds it, :class:`NotOursError` when an entry of either name is not sanbench's
-    (:func:`is_lock_file`: neither is opened, nor followed if a symlink). The lock is released
-    when the body ends or the process dies."""
+    process holds it (the folder, or ``written``: the file a lock of its own guards),
+    :class:`NotOursError` when an entry of either name is not sanbench's (:func:`is_lock_file`:
+    neither is opened, nor followed if a symlink). The lock is released when the body ends or
+    the process dies."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / lock_name)
@@ -244,8 +248,8 @@ def one_writer(folder: Path | str, lock_name: str = LOCK) -> Iterator[None]:
     except Timeout:
         holder = pid_file.read_text().strip() if is_lock_file(pid_file) else "not written yet"
         raise FolderBusyError(
-            f"{folder} is being written by another sanbench process (PID {holder}); wait for "
-            "it to end or choose another --out"
+            f"{written or folder} is being written by another sanbench process (PID {holder}); "
+            "wait for it to end or choose another --out"
         ) from None
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
@@ -255,6 +259,20 @@ def one_writer(folder: Path | str, lock_name: str = LOCK) -> Iterator[None]:
     finally:
         pid_file.unlink(missing_ok=True)
         lock.release()
+
+
+@contextlib.contextmanager
+def one_file_writer(out: Path) -> Iterator[None]:
+    """Hold the lock of the file ``out`` (``predict``, ``encode``) while the body writes it:
+    ``.sanbench-NAME.lock`` beside it (:func:`one_writer`), taken away when the body ends, as a
+    user's folder keeps nothing but the file and its record (:func:`record_file`). A second
+    command writing the same file meanwhile is refused (:class:`FolderBusyError`)."""
+    lock = out.parent / f"{MARKER}-{out.name}.lock"
+    with one_writer(out.parent, lock.name, written=out):
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)  # still held: a command opening it now is refused
 
 
 @contextlib.contextmanager
@@ -348,12 +366,29 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def made_file(path: Path) -> bool:
-    """True when sanbench wrote ``path`` (:func:`record_file`) and nobody changed it since."""
+def _recorded(path: Path) -> dict | None:
+    """The record :func:`record_file` wrote beside ``path`` (None: none, or not sanbench's: a
+    symlink, or a file holding anything else)."""
+    record = _record(path)
+    if record.is_symlink() or not record.is_file():
+        return None
     try:
-        recorded = json.loads(_record(path).read_text(encoding="utf-8"))
-        return isinstance(recorded, dict) and recorded.get("sha256") == _sha256(path)
+        recorded = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    ours = isinstance(recorded, dict) and recorded.keys() == {"written_by", "sha256"}
+    return recorded if ours and str(recorded["written_by"]).startswith("sanbench ") else None
+
+
+def made_file(path: Path) -> bool:
+    """True when sanbench wrote ``path`` (:func:`record_file`) and nobody changed it since (a
+    symlink is never sanbench's: it writes regular files)."""
+    recorded = _recorded(path)
+    if recorded is None or path.is_symlink():
+        return False
+    try:
+        return recorded["sha256"] == _sha256(path)
+    except OSError:
         return False
 
 
@@ -373,8 +408,9 @@ def writable(folder: Path) -> bool:
 
 def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     """What stops a command from writing the file ``out`` (one line each; none: it may):
-    a folder, a missing or unwritable folder, a file sanbench did not make, or one it made
-    without ``overwrite``."""
+    a folder, a missing or unwritable folder, a file sanbench did not make (a symlink, dangling
+    or not), a file of its record's name that is not its record, or a file it made without
+    ``overwrite``."""
     example = f"e.g. {out / ('output' + suffix)}"
     if out.is_dir():
         return [f"--out {out} is a folder; give a {suffix} file name ({example})"]
@@ -386,10 +422,21 @@ def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
         return [*problems, f"--out {out}: folder {out.parent} does not exist"]
     if not writable(out.parent):
         return [*problems, f"--out {out}: folder {out.parent} is not writable"]
-    if out.exists() and not made_file(out):
+    if out.is_symlink():  # dangling or not: replacing it would drop the user's link
+        problems.append(
+            f"--out {out} is a symlink (sanbench writes only files it made); nothing was "
+            "written. Choose another file name"
+        )
+    elif out.exists() and not made_file(out):
         problems.append(
             f"--out {out} exists and sanbench did not make it (or it was changed since); "
             "nothing was written. Choose another file name"
+        )
+    elif os.path.lexists(_record(out)) and _recorded(out) is None:
+        problems.append(
+            f"--out {out}: {_record(out).name} beside it is not a record sanbench wrote (its "
+            "records of the files it writes are named so); nothing was written. Move it away "
+            "or choose another file name"
         )
     elif out.exists() and not overwrite:
         problems.append(

@@ -14,7 +14,7 @@ from jsonargparse import Namespace
 from harness.command_parser import CommandParser, build
 from harness.errors import InputError, RunInterruptedError
 from harness.inference.options import InferenceOptions
-from harness.outdir import record_file
+from harness.outdir import one_file_writer, out_file_problems, record_file
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -58,9 +58,9 @@ def encode(config: Namespace) -> int:
 def run_checked(
     options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
 ) -> int:
-    """Check the options (every problem at once, :class:`InputError`), then ``apply(ckpt,
-    input, out, batch_size, progress, encoding)``, record the file written as ``command``'s
-    and print it."""
+    """Check the options (every problem at once, :class:`InputError`), then, holding
+    ``--out``'s lock, ``apply(ckpt, input, out, batch_size, progress, encoding)``, record the
+    file written as ``command``'s and print it."""
     problems = options.problems(suffix)
     if problems:
         raise InputError("\n".join(problems))
@@ -68,8 +68,12 @@ def run_checked(
     signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
     progress = sys.stderr.isatty()
     o = options
-    written = apply(o.ckpt, o.input, o.out, o.batch_size, progress, encoding)
-    record_file(written, command)
+    with one_file_writer(o.out):  # a second command writing it meanwhile is refused
+        # checked again under the lock: a command that held it may have written --out since
+        if problems := out_file_problems(o.out, suffix, o.overwrite):
+            raise InputError("\n".join(problems))
+        written = apply(o.ckpt, o.input, o.out, o.batch_size, progress, encoding)
+        record_file(written, command)
     print(written)
     return 0
 

@@ -6,6 +6,8 @@ were and no file added."""
 from __future__ import annotations
 
 import csv
+import os
+import signal
 import subprocess
 import zipfile
 from pathlib import Path
@@ -13,9 +15,12 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.outdir import FILE_RECORD
+from harness.errors import InputError
+from harness.inference.command import run_checked
+from harness.inference.options import InferenceOptions
+from harness.outdir import FILE_RECORD, record_file
 from harness.training.fit import run_fit
-from tests.harness.test_outdir import refusal, sanbench, snapshot
+from tests.harness.test_outdir import held_by_another_process, refusal, sanbench, snapshot
 from tests.harness.training.test_fit import tiny_run
 
 QUESTIONS = "how many ?\nwho is it ?\n"
@@ -177,3 +182,81 @@ def test_a_file_on_the_out_path_is_called_a_file(
     said = f"--out {out}: {folder / 'mine.csv'} is a file, not a folder"
     assert lines == [f"sanbench predict: {said}"]
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize(("command", "name"), [("predict", "dang.csv"), ("encode", "dang.npy")])
+@pytest.mark.parametrize("target", ["missing", "mine.csv"])
+def test_a_symlink_out_is_refused_dangling_or_not(
+    folder: Path, command: str, name: str, target: str
+) -> None:
+    """Outside check A item 11: a user's dangling symlink was replaced by a regular file."""
+    out = folder / name
+    out.symlink_to(folder / target)
+    names, mine = sorted(os.listdir(folder)), (folder / "mine.csv").read_bytes()
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(out), "--overwrite"]
+    line = refusal(predict(folder, *argv, command=command))
+    assert line == (
+        f"sanbench {command}: --out {out} is a symlink (sanbench writes only files it made); "
+        "nothing was written. Choose another file name"
+    )
+    assert sorted(os.listdir(folder)) == names and os.readlink(out) == str(folder / target)
+    assert (folder / "mine.csv").read_bytes() == mine
+
+
+@pytest.mark.parametrize(("command", "name"), [("predict", "preds.csv"), ("encode", "vec.npy")])
+@pytest.mark.parametrize("content", ["the user's own", '{"sha256": "0"}'])
+def test_a_users_file_named_as_sanbenchs_record_is_never_written_over(
+    folder: Path, command: str, name: str, content: str
+) -> None:
+    """Outside check A item 11: a user's ``.preds.csv.sanbench.json`` was overwritten by the
+    record of a new preds.csv."""
+    out = folder / name
+    record = folder / f".{name}{FILE_RECORD}"
+    record.write_text(content)
+    before = snapshot(folder)
+    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
+                           command=command))  # fmt: skip
+    assert line == (
+        f"sanbench {command}: --out {out}: {record.name} beside it is not a record sanbench "
+        "wrote (its records of the files it writes are named so); nothing was written. Move it "
+        "away or choose another file name"
+    )
+    assert snapshot(folder) == before
+
+
+def test_out_is_checked_again_once_its_lock_is_held(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check A item 5: a command that wrote --out after this one checked it (the
+    first of two concurrent predicts) is not written over: the check is made again under the
+    lock, before any work."""
+    out = folder / "pp.csv"
+    out.write_text("line,sentence,label\n")
+    record_file(out, "predict")  # written by the other command meanwhile
+    monkeypatch.setattr(InferenceOptions, "problems", lambda self, suffix: [])
+    monkeypatch.setattr(signal, "signal", lambda *arguments: None)  # the command's own
+    options = InferenceOptions(folder / "model.ckpt", folder / "q3.csv", out)
+    before = snapshot(folder)
+    with pytest.raises(InputError, match="add --overwrite to replace it"):
+        run_checked(options, "predict", ".csv", lambda *arguments: pytest.fail("written"))
+    assert snapshot(folder) == before
+
+
+@pytest.mark.slow  # a second process
+@pytest.mark.parametrize(("command", "suffix"), [("predict", ".csv"), ("encode", ".npy")])
+def test_a_second_command_writing_the_same_out_is_refused(
+    folder: Path, command: str, suffix: str
+) -> None:
+    """Outside check A item 5: two concurrent predicts to one new --out both exited 0, the
+    second replacing the first's rows without --overwrite."""
+    out = folder / f"pp{suffix}"
+    lock = f".sanbench-{out.name}.lock"
+    with held_by_another_process(folder, lock) as pid:
+        before = snapshot(folder)
+        line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
+                               command=command))  # fmt: skip
+        assert snapshot(folder) == before
+    assert line == (
+        f"sanbench {command}: {out} is being written by another sanbench process (PID {pid}); "
+        "wait for it to end or choose another --out"
+    )
