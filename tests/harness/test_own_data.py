@@ -224,7 +224,7 @@ def test_a_datamodule_raising_after_training_says_what_is_kept(
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("sanbench")]
     last = Path("runs/r/checkpoints/last.ckpt")
     assert lines == [
-        "sanbench fit: --data raising_test.Raising: setup('test') raised KeyError: test split",
+        "sanbench fit: --data raising_test.Raising: setup('test') raised KeyError: 'test split'",
         f"sanbench fit: {last} is kept: once the class is fixed, the same command resumes from it",
     ]
     assert last.is_file() and not Path("runs/r/metrics.json").exists()

@@ -91,10 +91,9 @@ def _users_error(datamodule: type, called: str, error: BaseException) -> ConfigE
 
 
 def _users_line(datamodule: type, called: str, error: BaseException) -> str:
-    """``--data module.Class: called raised Type: message`` (a KeyError's without its quotes)."""
+    """``--data module.Class: called raised Type: message`` (as Python prints it on one line)."""
     name = f"{datamodule.__module__}.{datamodule.__qualname__}"
-    said = error.args[0] if isinstance(error, KeyError) and error.args else error
-    return f"--data {name}: {called} raised {type(error).__name__}: {message_line(said)}"
+    return f"--data {name}: {called} raised {type(error).__name__}: {message_line(error)}"
 
 
 def _users_call(datamodule: Any, error: BaseException) -> str | None:
