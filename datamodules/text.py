@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from datamodules.errors import Problems, listed_lines
+from datamodules.errors import DataFormatError, Problems, listed_lines
 
 # Files that Kim (2014) and SentEval distribute in Windows-1252 (MR, SUBJ, TREC train; byte
 # 0x85 is "…" there, not a line break). Without an explicit encoding they are read as UTF-8
@@ -33,6 +33,23 @@ def encodings_for(path: Path, encoding: str | None) -> tuple[str, ...]:
     if encoding is not None:
         return (encoding,)
     return ("utf-8", "cp1252") if path.name in RELEASED_IN_CP1252 else ("utf-8",)
+
+
+# byte-order marks of the encodings that are not UTF-8 -> the codec that reads them (UTF-32's
+# first: UTF-32-LE's mark begins with UTF-16-LE's)
+MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32", "UTF-32 (little-endian)"),
+    (codecs.BOM_UTF32_BE, "utf-32", "UTF-32 (big-endian)"),
+    (codecs.BOM_UTF16_LE, "utf-16", "UTF-16 (little-endian)"),
+    (codecs.BOM_UTF16_BE, "utf-16", "UTF-16 (big-endian)"),
+)
+
+
+def marked_encoding(path: Path) -> str | None:
+    """The codec a file's byte-order mark names when it is UTF-16's or UTF-32's, else None."""
+    with path.open("rb") as file:
+        start = file.read(4)
+    return next((codec for mark, codec, _ in MARKS if start.startswith(mark)), None)
 
 
 class ReleaseEncodingWarning(UserWarning):
@@ -107,7 +124,8 @@ def read_lines(
     path: Path, encoding: str | None = None, problems: Problems | None = None
 ) -> list[str]:
     """Lines of ``path`` without BOM and line endings (``\\n`` or ``\\r\\n`` only; a bare ``\\r`` is
-    an error).
+    an error). A file read as UTF-8 whose byte-order mark is UTF-16's or UTF-32's, or whose
+    text holds NUL characters, raises one :class:`DataFormatError` for the file.
 
     Line ``i`` of the file is element ``i - 1``. ``encoding`` None: UTF-8, or see
     :data:`RELEASED_IN_CP1252` (a ``ReleaseEncodingWarning`` when that fallback is taken).
@@ -121,6 +139,7 @@ def read_lines(
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     candidates = encodings_for(path, encoding)
+    _refuse_marked(path, raw, candidates[0])
     text = None
     for candidate in candidates:
         try:
@@ -133,6 +152,7 @@ def read_lines(
         text = raw.decode(candidates[-1], errors="replace")
     elif encoding is None and candidate != "utf-8":
         _announce_release_encoding(path, raw)
+    _refuse_nul(path, text, candidates[-1])
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -155,3 +175,35 @@ def _refuse_bare_carriage_returns(path: Path, lines: list[str], problems: Proble
                 f"{returns} carriage return(s) (CR) inside the line",
                 f"convert CR line breaks to LF: tr '\\r' '\\n' < {path.name} > fixed",
             )
+
+
+def _refuse_marked(path: Path, raw: bytes, encoding: str) -> None:
+    """A file whose byte-order mark says UTF-16 or UTF-32, read as UTF-8: one error for the
+    file, naming its encoding (each of its lines would be a bad line, or a column missing)."""
+    found = next(((codec, name) for mark, codec, name in MARKS if raw.startswith(mark)), None)
+    if found is None or codecs.lookup(encoding).name != "utf-8":
+        return
+    codec, name = found
+    raise DataFormatError(
+        path,
+        None,
+        f"text in {encoding}",
+        f"{name} text (its byte-order mark)",
+        f"pass --encoding {codec}, or re-encode it: iconv -f {codec} -t utf-8 {path.name} > fixed",
+    )
+
+
+def _refuse_nul(path: Path, text: str, encoding: str) -> None:
+    """A file whose text holds NUL characters is no text in ``encoding``: UTF-16 or UTF-32
+    without a byte-order mark, or not a text file. One error for the file."""
+    numbers = [number for number, line in enumerate(text.split("\n"), start=1) if "\0" in line]
+    if not numbers:
+        return
+    raise DataFormatError(
+        path,
+        None,
+        f"text in {encoding}",
+        f"NUL characters on {len(numbers)} line(s) ({listed_lines(numbers)})",
+        "for UTF-16 or UTF-32 text without a byte-order mark, pass --encoding utf-16-le (or "
+        "utf-16-be, utf-32-le, ...); else give a text file",
+    )

@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import importlib
 import inspect
-import re
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -100,7 +99,6 @@ CHILD_PROCESSES: dict[str, str] = {
 INPUT_ERRORS = (ValueError, LookupError, OSError)
 INTERNAL_ERROR_STATUS = 1
 DEBUG = "--debug"
-LOCATED = re.compile(r"\S+:\d+: ")  # "file:line: ..." messages (one line per problem) stand alone
 USAGE = f"""usage: sanbench [{DEBUG}] [{IMPORT} MODULE] COMMAND [options]
 
 {__doc__.strip()}
@@ -189,11 +187,11 @@ def _bare_key(error: BaseException) -> bool:
 
 
 def _report(command: str, text: str) -> None:
-    """``text`` on stderr, one line per problem, each prefixed unless it names ``file:line:``."""
+    """``text`` on stderr, one line per problem, each after the command's name (a
+    ``file:line:`` line too)."""
     lines = text.splitlines() or [""]
     source = f"sanbench {command}" if command else "sanbench"  # no command yet: the entry point
-    prefix = "" if LOCATED.match(lines[0]) else f"{source}: "
-    print("\n".join(prefix + line for line in lines), file=sys.stderr)
+    print("\n".join(f"{source}: {line}" for line in lines), file=sys.stderr)
 
 
 def _status(error: BaseException, command: str) -> int:

@@ -8,11 +8,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from datamodules.errors import Problems, listed_lines, shorten
+from datamodules.errors import Problems, listed_lines, nearest, shorten
 from datamodules.readers.base import FIX, Example, Layout, SplitData
 from datamodules.readers.sick import parse_score
 from datamodules.task_spec import TableSource, TaskSpec
-from datamodules.text import read_lines
+from datamodules.text import marked_encoding, read_lines
 
 Record = dict[str, object]
 
@@ -29,13 +29,33 @@ def _repeated(header: list[str]) -> str:
     )
 
 
+def _named(source: TableSource) -> dict[str, str]:
+    """The columns the task file names -> the key naming each (``{"review": "text", ...}``)."""
+    keys = {"text": source.text, "text_pair": source.text_pair, "label": source.label}
+    return {column: key for key, column in keys.items() if column is not None}
+
+
+def _column_missing(source: TableSource, column: str, present: list[str]) -> tuple[str, str]:
+    """(found, fix) of a problem naming ``column``, which the task file names and the file
+    lacks, with the columns ``present`` and the nearest of them."""
+    key, task_file = _named(source)[column], source.task_file.name
+    near = nearest(column, present)
+    fix = (
+        f"write {key}: {near} in {task_file}"
+        if near
+        else f"name one of them under {key}: in {task_file}"
+    )
+    noun = "key" if source.format == "jsonl" else "column"
+    return ", ".join(present) or "none", f"{fix}, or rename the file's {noun}"
+
+
 def _delimited(
-    lines: list[str], delimiter: str, path: Path, problems: Problems
+    lines: list[str], delimiter: str, source: TableSource, problems: Problems
 ) -> Iterator[tuple[int, Record]]:
     """(first line, record) of each row of a file with a header row of distinct names (spaces
-    around a name are not part of it). TSV has no quoting (a quote is text); CSV quotes as
-    Excel does, a line break inside quotes included (the reader sees each line with its end).
-    A blank line (spaces only) is no row and is
+    around a name are not part of it) holding the columns the task file names. TSV has no
+    quoting (a quote is text); CSV quotes as Excel does, a line break inside quotes included
+    (the reader sees each line with its end). A blank line (spaces only) is no row and is
     skipped, as pandas skips it; rows with another column count than the header are bad."""
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
     ended = (line + "\n" for line in lines)
@@ -56,6 +76,12 @@ def _delimited(
             repeated,
             "rename or delete the repeated column (only one can be read)",
         )
+        return
+    missing = [column for column in _named(source) if column not in header]
+    for column in missing:  # the header's problem, once: not one per row
+        found, fix = _column_missing(source, column, header)
+        problems.add(1, f"a column {column!r} in the header", f"the columns {found}", fix)
+    if missing:
         return
     while True:
         first = reader.line_num + 1  # a quoted line break makes a row of several lines
@@ -111,14 +137,40 @@ def _jsonl(lines: list[str], problems: Problems) -> Iterator[tuple[int, Record]]
         yield number, record
 
 
+def _keyed(
+    rows: list[tuple[int, Record]], source: TableSource, problems: Problems
+) -> list[tuple[int, Record]]:
+    """The JSON ``rows`` holding every key the task file names. A key that no object holds is
+    one problem for the file (a misspelt key), naming the keys there are; an object without
+    a key the others hold is a bad line."""
+    named = _named(source)
+    present = list(dict.fromkeys(key for _, record in rows for key in record))
+    absent = [column for column in named if rows and column not in present]
+    for column in absent:
+        found, fix = _column_missing(source, column, present)
+        problems.add(None, f"objects with the key {column!r}", f"none; their keys: {found}", fix)
+    if absent:
+        return []
+    kept = []
+    for number, record in rows:
+        missing = [column for column in named if column not in record]
+        if missing:
+            found = f"no {', '.join(missing)} among {', '.join(map(str, record))}"
+            problems.add(number, f"the key(s) {', '.join(named)}", found, FIX)
+            continue
+        kept.append((number, record))
+    return kept
+
+
 def records(
     source: TableSource, path: Path, encoding: str | None, problems: Problems
-) -> Iterator[tuple[int, Record]]:
-    """(line, record) of every well-formed row of ``path``; the others go to ``problems``."""
+) -> list[tuple[int, Record]]:
+    """(line, record) of every well-formed row of ``path`` holding the columns the task file
+    names; the others, and a column the file lacks, go to ``problems``."""
     lines = read_lines(path, encoding, problems)
     if source.format == "jsonl":
-        return _jsonl(lines, problems)
-    return _delimited(lines, "\t" if source.format == "tsv" else ",", path, problems)
+        return _keyed(list(_jsonl(lines, problems)), source, problems)
+    return list(_delimited(lines, "\t" if source.format == "tsv" else ",", source, problems))
 
 
 def _label_text(value: object, kind: str) -> str | None:
@@ -134,16 +186,59 @@ def _label_text(value: object, kind: str) -> str | None:
     return None
 
 
+# a JSON label of a type no label is read from -> (its name, its plural, the fix of a label
+# like it); ``{value}`` is the first one found
+WRONG_TYPES = {
+    "bool": ("boolean", "booleans", 'write true as "true" (a string), false as "false"'),
+    "float": (
+        "number with a decimal point",
+        "numbers with a decimal point",
+        'write {value} as an integer, or as "{value}"',
+    ),
+    "NoneType": ("null", "nulls", "give each line a label (a JSON string or integer)"),
+    "list": ("array", "arrays", "give each line one label (a JSON string or integer)"),
+    "dict": ("object", "objects", "give each line one label (a JSON string or integer)"),
+}
+
+
+def _add_wrong_types(
+    problems: Problems, found: dict[str, list[tuple[int, object]]], column: str
+) -> None:
+    """One problem per JSON type of the labels that are neither strings nor integers
+    (``found``: type name -> (line, value)), naming their lines and a fix for that type."""
+    for type_name, where in found.items():
+        name, plural, fix = WRONG_TYPES[type_name]
+        numbers = [number for number, _ in where]
+        problems.add(
+            None,
+            f"labels that are JSON strings or integers in column {column!r}",
+            f"{len(numbers)} {name if len(numbers) == 1 else plural} "
+            f"({listed_lines(numbers)}), read as no label",
+            fix.format(value=_json(where[0][1])),
+        )
+
+
 def training_labels(source: TableSource, kind: str) -> tuple[str, ...]:
     """The distinct labels of the training file, numerically sorted when all are integers,
-    else alphabetically (the class order of a task file without ``labels``). A file whose
-    rows cannot be read at all raises its problems (their cause, not "too few labels")."""
+    else alphabetically (the class order of a task file without ``labels``). A file that
+    yields fewer than two labels and has problems (rows that cannot be read, a column it
+    lacks, labels of a JSON type read as none) raises them: they are the cause, not "too few
+    labels"; else its bad lines are reported when it is read."""
     path = source.path(source.files[0][0])
-    problems = Problems(path)  # the file's bad lines are reported when it is read
-    rows = [record for _, record in records(source, path, None, problems)]
-    if not rows:  # no row could be read (a header of repeated names, ...): that is the cause
+    problems = Problems(path)
+    rows = records(source, path, marked_encoding(path), problems)
+    found: set[str] = set()
+    wrong: dict[str, list[tuple[int, object]]] = {}
+    for number, record in rows:
+        text = _label_text(record[source.label], kind)
+        if text is None:
+            raw = record[source.label]
+            wrong.setdefault(type(raw).__name__, []).append((number, raw))
+        elif text:
+            found.add(text)
+    if len(found) < 2:
+        _add_wrong_types(problems, wrong, source.label)
         problems.raise_any()
-    found = {_label_text(record.get(source.label, ""), kind) for record in rows} - {"", None}
     numeric = all(label.lstrip("-").isdigit() for label in found)
     return tuple(sorted(found, key=int if numeric else str))
 
@@ -175,19 +270,10 @@ def read_table_file(task: TaskSpec, path: Path, encoding: str | None) -> list[Ex
     source = task.table
     assert source is not None
     problems = Problems(path)
-    columns = [source.text, *([source.text_pair] if source.text_pair else []), source.label]
     examples = []
     label_lines: dict[str, list[int]] = {}  # JSON type of the class labels -> lines
+    wrong: dict[str, list[tuple[int, object]]] = {}  # a class label of another JSON type
     for number, record in records(source, path, encoding, problems):
-        missing = [column for column in columns if column not in record]
-        if missing:
-            problems.add(
-                number,
-                f"the column(s) {', '.join(columns)} the task file names",
-                f"no {', '.join(missing)} among {', '.join(map(str, record))}",
-                "name the file's columns in the task file (text, text_pair, label)",
-            )
-            continue
         sentences = [source.text, *([source.text_pair] if source.text_pair else [])]
         not_text = [column for column in sentences if not isinstance(record[column], str)]
         for column in not_text:
@@ -203,17 +289,19 @@ def read_table_file(task: TaskSpec, path: Path, encoding: str | None) -> list[Ex
         if task.kind == "relatedness":
             label = None if label_text is None else parse_score(label_text)
             expected = f"a score in [1, 5] in column {source.label!r}"
+            fix = FIX
+        elif label_text is None:
+            wrong.setdefault(type(raw).__name__, []).append((number, raw))
+            continue
         else:
             label = task.labels.index(label_text) if label_text in task.labels else None
             expected = f"a label in {', '.join(task.labels)} in column {source.label!r}"
-            if label_text is None:
-                expected += " (a JSON string or integer)"
-            else:
-                kind = "string" if isinstance(raw, str) else "integer"
-                label_lines.setdefault(kind, []).append(number)
+            label_lines.setdefault("string" if isinstance(raw, str) else "integer", []).append(
+                number
+            )
+            fix = FIX if label_text == "" else FIX + ", or list the label under labels:"
         if label is None:
             found = "an empty label" if label_text == "" else _json(raw)
-            fix = FIX if task.kind == "relatedness" else FIX + ", or list the label under labels:"
             problems.add(number, expected, found, fix)
             continue
         if not_text:
@@ -221,6 +309,7 @@ def read_table_file(task: TaskSpec, path: Path, encoding: str | None) -> list[Ex
         text = tuple(str(record[source.text]).split())
         pair = tuple(str(record[source.text_pair]).split()) if source.text_pair else None
         examples.append(Example(text, label, pair, source=(path, number)))
+    _add_wrong_types(problems, wrong, source.label)
     _mixed_types(path, label_lines, source.label, problems)
     problems.raise_any()
     return examples

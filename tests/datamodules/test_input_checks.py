@@ -118,5 +118,5 @@ def test_a_bad_byte_does_not_hide_the_files_other_problems(tmp_path, capsys):
     assert main(["data", "stats", "--task", "sst2", "--data-dir", str(data)]) == 2
     err = capsys.readouterr().err
     named = [line for line in err.splitlines() if "stsa.binary.train:" in line]
-    assert [line.split(":")[1] for line in named] == ["5", "10", "15"], err
+    assert [line.split(":")[2] for line in named] == ["5", "10", "15"], err
     assert "byte 0xe9 at column 6" in named[2] and "an empty line" in named[1]

@@ -73,7 +73,10 @@ def test_relatedness_target_is_a_distribution_with_mean_y(score):
 @given(
     st.lists(
         st.text(
-            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\ufeff"),
+            # NUL: no text (tests/datamodules/test_text.py)
+            alphabet=st.characters(
+                blacklist_categories=("Cs",), blacklist_characters="\r\n\ufeff\0"
+            ),
             max_size=10,
         )
     ),

@@ -299,7 +299,9 @@ def test_a_fold_without_a_test_example_is_refused_before_training(tmp_path: Path
 
 
 def test_jsonl_labels_of_several_types_are_refused_naming_their_lines(tmp_path: Path) -> None:
-    """``1``, ``"1"``, ``1.0`` and ``true`` were distinct classes."""
+    """``1``, ``"1"``, ``1.0`` and ``true`` were distinct classes. A label of a JSON type no
+    label is read from is named with the others of its type, with the fix for that type (it
+    was told to "list the label under labels:", where no float or boolean is read)."""
     rows = [{"text": f"w {i}", "label": i % 2} for i in range(20)]
     rows[3]["label"], rows[5]["label"], rows[8]["label"] = "1", 1.0, True
     rows[9]["label"], rows[11]["text"] = "0", None
@@ -308,12 +310,24 @@ def test_jsonl_labels_of_several_types_are_refused_naming_their_lines(tmp_path: 
     )
     with pytest.raises(DataFormatError) as raised:
         build_datamodule(str(path)).check_inputs()
-    problems = [(p.line, p.found) for p in raised.value.problems]
+    problems = [(p.line, p.found, p.fix) for p in raised.value.problems]
     assert problems == [
-        (None, "2 string labels (line 4, 10) among integer ones"),
-        (6, "1.0"),
-        (9, "true"),
-        (12, "null"),
+        (
+            None,
+            "1 number with a decimal point (line 6), read as no label",
+            'write 1.0 as an integer, or as "1.0"',
+        ),
+        (
+            None,
+            "1 boolean (line 9), read as no label",
+            'write true as "true" (a string), false as "false"',
+        ),
+        (
+            None,
+            "2 string labels (line 4, 10) among integer ones",
+            "write every label of all.jsonl alike",
+        ),
+        (12, "null", "correct or delete the line"),
     ], problems
 
 
@@ -445,3 +459,82 @@ def test_a_folder_as_task_says_what_a_task_is(tmp_path: Path) -> None:
     (problem,) = task_problems(str(folder))
     # a command's words, quoted for a shell (outside check 14: the space split it)
     assert problem.endswith(f"; it holds one: --task {shlex.quote(str(folder / 'reviews.yaml'))}")
+
+
+# --- outside check of #54 part B: the real problem, not "fewer than two labels" -------------
+
+MISSPELT = "name: mine\nformat: {format}\ntext: text\nlabel: labl\ntrain: all.{format}\nfolds: 2\n"
+
+
+def _problems(path: Path) -> list[str]:
+    """The task file's problems (``--task`` is checked first), else its files' (the run's)."""
+    problems = task_problems(str(path))
+    if problems:
+        return problems
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    return str(raised.value).splitlines()
+
+
+@pytest.mark.parametrize("labels", ["", "labels: [pos, neg]\n"])
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+def test_a_label_column_the_file_lacks_is_one_line_naming_the_columns(
+    tmp_path: Path, format: str, labels: str
+) -> None:
+    """``label: labl`` said "the training file's column 'labl' holds fewer than two labels
+    (none)" without ``labels:``, and with it one line per row (40 lines for one header)."""
+    rows = [(f"w{i} x", ("pos", "neg")[i % 2]) for i in range(40)]
+    if format == "jsonl":
+        text = "\n".join(json.dumps({"text": t, "label": lab}) for t, lab in rows)
+    else:
+        sep = "," if format == "csv" else "\t"
+        text = "\n".join([f"text{sep}label", *(f"{t}{sep}{lab}" for t, lab in rows)])
+    path = _task(tmp_path, MISSPELT.format(format=format) + labels, {f"all.{format}": text})
+    (problem,) = _problems(path)
+    where, column = ("", "key") if format == "jsonl" else (":1", "column")
+    assert problem.startswith(f"{tmp_path / f'all.{format}'}{where}: expected "), problem
+    assert "'labl'" in problem and "text, label" in problem, problem
+    assert problem.endswith(f"fix: write label: label in task.yaml, or rename the file's {column}")
+
+
+def test_jsonl_labels_all_booleans_are_named_not_taken_for_too_few_labels(tmp_path: Path) -> None:
+    """Labels ``true``/``false`` on every line said "fewer than two labels (none)"; docs/data.md
+    says a boolean is refused where it stands."""
+    rows = [json.dumps({"text": f"w {i}", "label": bool(i % 2)}) for i in range(30)]
+    path = _task(tmp_path, CV.format(format="jsonl"), {"all.jsonl": "\n".join(rows)})
+    (problem,) = task_problems(str(path))
+    assert problem == (
+        f"{tmp_path / 'all.jsonl'}: expected labels that are JSON strings or integers in column "
+        "'label'; found 30 booleans (line 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, "
+        '17, 18, 19, 20, ...), read as no label; fix: write true as "true" (a string), false '
+        'as "false"'
+    )
+
+
+def test_an_empty_label_is_not_told_to_be_listed_under_labels(tmp_path: Path) -> None:
+    rows = [(f"w{i} x", ("pos", "neg")[i % 2]) for i in range(20)] + [("no label", "")]
+    path = _task(tmp_path, CV.format(format="tsv"), {"all.tsv": _tsv(rows)})
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    (problem,) = raised.value.problems
+    assert (problem.line, problem.found, problem.fix) == (
+        22,
+        "an empty label",
+        "correct or delete the line",
+    )
+
+
+def test_a_utf16_task_file_is_named_as_utf16_and_read_with_its_encoding(tmp_path: Path) -> None:
+    """A UTF-16 CSV said "fewer than two labels (none)": its header read as UTF-8 is no name."""
+    rows = "\n".join(["text,label", *(f"w{i} café,{('pos', 'neg')[i % 2]}" for i in range(20))])
+    (tmp_path / "all.csv").write_text(rows + "\n", encoding="utf-16")
+    path = _task(tmp_path, CV.format(format="csv"), {})
+    (problem,) = _problems(path)
+    assert problem == (
+        f"{tmp_path / 'all.csv'}: expected text in utf-8; found UTF-16 (little-endian) text (its "
+        "byte-order mark); fix: pass --encoding utf-16, or re-encode it: iconv -f utf-16 -t "
+        "utf-8 all.csv > fixed"
+    )
+    dm = build_datamodule(str(path), encoding="utf-16")
+    dm.check_inputs()
+    assert dm.task.labels == ("neg", "pos") and len(dm._examples["train"]) == 10

@@ -243,6 +243,26 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
     ]
 
 
+def test_every_line_of_a_message_carries_the_commands_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #54 part B: a message whose first line named a file's line printed no
+    line with ``sanbench data stats:``, one whose first line named the file alone printed it
+    on every line (the first line decided for all)."""
+    rows = [{"text": f"w {i}", "label": ("pos", "neg")[i % 2]} for i in range(20)]
+    rows[4]["label"] = ""
+    (tmp_path / "all.jsonl").write_text("\n".join(map(json.dumps, rows)))
+    task = tmp_path / "mine.yaml"
+    task.write_text("name: mine\ntext: text\nlabel: label\ntrain: all.jsonl\nfolds: 2\n")
+    for rows[2]["label"] in ("pos", 1):  # a bad line alone; then a whole-file problem first
+        (tmp_path / "all.jsonl").write_text("\n".join(map(json.dumps, rows)))
+        assert main(["data", "stats", "--task", str(task)]) == 2
+        lines = capsys.readouterr().err.splitlines()
+        assert lines and all(line.startswith("sanbench data stats: ") for line in lines), lines
+        assert f"sanbench data stats: {tmp_path / 'all.jsonl'}:5: expected a label" in lines[-1]
+    assert "expected labels of one JSON type" in lines[0]
+
+
 def test_an_action_words_help_names_the_command_with_it(capsys: pytest.CaptureFixture) -> None:
     """Outside check of #56, item 18: ``sanbench data stats --help`` showed ``usage: sanbench
     data [-h] ... {stats}``; its usage names the command as its messages do."""

@@ -64,7 +64,8 @@ def test_stats_bad_file_prints_one_line_per_problem_and_no_traceback(fixtures, c
     assert main(["data", "stats", "--task", "sst1", "--data-dir", str(folder)]) == 2
     err = capsys.readouterr().err
     first = err.splitlines()[0]
-    assert first.startswith(f"{folder / 'stsa.fine.train'}:3: expected ") and "'7'" in first
+    assert first.startswith(f"sanbench data stats: {folder / 'stsa.fine.train'}:3: expected ")
+    assert "'7'" in first
     assert "Traceback" not in err
 
 
