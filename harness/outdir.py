@@ -41,13 +41,14 @@ from reports.contracts.suite_results import KEY_COLUMNS as SUITE_KEYS
 from reports.contracts.suite_results import RESULTS_GLOB
 
 LOCK = ".sanbench.lock"  # the folder's writer lock; ``LOCK + ".pid"`` names its holder
-LOCKED_COMMANDS = ("profile", "reproduce")  # whose --out one process writes (fit, suite: theirs)
+# whose --out one process writes (fit, suite: their own locks)
+LOCKED_COMMANDS = ("profile", "reproduce", "report")
 MARKER = ".sanbench"  # "sanbench made this folder"; sanbench's other records start so too
 FILE_COMMANDS = ("predict", "encode")  # whose --out is a file (checked with their options)
 FILE_RECORD = ".sanbench.json"  # ``.NAME.sanbench.json``: the SHA-256 of the file NAME written
 # --out folders a command makes at once, marked before anything is written (suite makes its own
 # after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends)
-MARKED_AT_START = (*LOCKED_COMMANDS, "tune", "report")
+MARKED_AT_START = (*LOCKED_COMMANDS, "tune")
 SHOWN = 3  # files named in a refusal
 MARKER_TEXT = re.compile(r"made by sanbench (\w+)")  # what :func:`mark` writes
 COMMAND_OF_KIND = {"study": "tune"}  # a manifest's kind -> its command (the others: the same)

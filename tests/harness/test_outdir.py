@@ -107,8 +107,8 @@ def test_a_second_writer_is_refused_with_the_holders_pid_then_admitted(tmp_path:
 
 
 @pytest.mark.slow  # a second process
-@pytest.mark.parametrize("command", ["fit", "profile", "suite"])
-def test_fit_profile_and_suite_exit_2_naming_the_holder(
+@pytest.mark.parametrize("command", ["fit", "profile", "suite", "report"])
+def test_fit_profile_suite_and_report_exit_2_naming_the_holder(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, command: str
 ) -> None:
     folder = tmp_path / "out"
@@ -118,6 +118,8 @@ def test_fit_profile_and_suite_exit_2_naming_the_holder(
         "profile": (["profile", "--encoders", "multi_cnn", "--preset", "quick"], LOCK),
         "suite": (["suite", "--tasks", "trec", "--encoders", "multi_cnn", *data],
                   ".sanbench-1-of-1.lock"),
+        # outside check A item 6: a second report into one --out deleted the first's pages
+        "report": (["report", str(PROFILE_RUN)], LOCK),
     }[command]  # fmt: skip
     with held_by_another_process(folder, lock) as pid:
         assert main([*argv, "--out", str(folder)]) == 2
