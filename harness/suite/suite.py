@@ -90,7 +90,8 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
         raise InputError("\n".join(problems) + " (see sanbench suite --help)")
     from harness.training.inputs import check_fit_inputs
 
-    per_task = {run.task: run for run in runs}.values()
+    done = finished_keys(options.out)  # their files were read as they ran: not again
+    per_task = {run.task: run for run in runs if run.key not in done}.values()
     check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
     return runs
 

@@ -24,6 +24,8 @@ def fit(words: list[str]) -> int:
     The words after ``fit`` go to :class:`harness.training.settings.fit_cli.FitCLI` (``--help``
     lists every option with its type and default, and its short forms such as ``--task``).
     """
+    from lightning.pytorch.utilities import rank_zero_only
+
     from harness.training.settings.fit_cli import FitCLI
     from harness.training.settings.task_configs import seed_message_hidden
 
@@ -39,7 +41,8 @@ def fit(words: list[str]) -> int:
     metrics = run_fit(cli, overwrite=cli.overwrite)
     finished = before is not None and written.is_file() and written.stat().st_mtime_ns == before
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
-    if cli.trainer.is_global_zero:  # under DDP every process returns here; one prints
+    # under DDP every process returns here; one prints (a finished run built no trainer)
+    if rank_zero_only.rank == 0:
         if finished:
             print(
                 f"{cli.out_dir}: already finished with this configuration, nothing trained; "

@@ -41,6 +41,7 @@ from harness.training.module import TaskModule
 from harness.training.run_folder import (
     check_run_folder,
     discard_started_run,
+    finished_with,
     is_run_folder,
     prepare_run_folder,
 )
@@ -212,6 +213,8 @@ def run_fit(
     cli.check()
     # --out before any data is read (docs/training.md), and before the lock: touch nothing
     check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)
+    if not overwrite and finished_with(cli.out_dir, cli.config_yaml()):
+        return FitRunFolder(cli.out_dir).read_metrics()  # nothing to train: no file read
     cli.build(callbacks)  # reads and checks every input file: bad ones leave --out untouched
     writer = rank_zero_only.rank == 0
     # a failed start leaves nothing that blocks a re-run: no folder it made, no file it wrote

@@ -155,6 +155,13 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
         )
 
 
+def finished_with(out_dir: Path, text: str) -> bool:
+    """Whether ``out_dir`` holds the finished run of the fit config ``text`` (a larger budget
+    continues it): its rerun trains nothing and reads no data file."""
+    finished = (out_dir / METRICS).is_file()  # written last
+    return finished and _saved_config(out_dir) == _comparable(yaml.safe_load(text))
+
+
 def discard_started_run(out_dir: Path) -> None:
     """Delete what a new run wrote in ``out_dir`` before it failed with nothing to resume from
     (no checkpoint): its marker and ``fit_config.yaml`` would refuse a corrected re-run as

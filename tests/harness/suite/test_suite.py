@@ -109,3 +109,23 @@ def test_a_config_files_wrong_values_are_all_named_in_one_refusal(
         )
     assert len(lines) == 9, lines
     assert not out.exists()
+
+
+@pytest.mark.slow  # trains one tiny run
+def test_the_rerun_of_a_finished_suite_reads_no_data_file(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check of #56, item 19: a suite whose every run was done printed the data file's
+    Windows-1252 warning: every task's files were read and checked again."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(trec_dir, data)
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "1"]
+    words += ["--data-dir", str(data), "--embeddings", str(data / "glove.txt")]
+    words += ["--out", str(tmp_path / "s"), "--max-steps", "2", "--model.hidden_dim", "4"]
+    assert main(words) == 0
+    (data / "TREC.train.all").unlink()
+    capsys.readouterr()
+    assert main(words) == 0
+    assert "0 ran, 1 already done" in capsys.readouterr().out

@@ -436,3 +436,28 @@ def test_a_run_ended_before_validating_names_the_checkpoint_it_scored(
     ckpt = out / "checkpoints" / metrics["best_checkpoint"]
     argv = ["predict", "--ckpt", str(ckpt), "--input", str(questions), "--out"]
     assert main([*argv, str(tmp_path / "p.csv")]) == 0
+
+
+@pytest.mark.slow  # trains one tiny run
+def test_the_rerun_of_a_finished_fit_reads_no_data_file(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check of #56, item 19: 'already finished ..., nothing trained' came after the
+    data file's Windows-1252 warning: the rerun read every file first. A file gone since is
+    no matter to a run that trains nothing; a larger budget reads them again."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(trec_dir, data)
+    out = tmp_path / "run"
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(data)]
+    words += ["--embeddings", str(data / "glove.txt"), "--out", str(out)]
+    words += ["--model.hidden_dim", "4", "--trainer.max_steps", "2"]
+    assert main(words) == 0
+    (data / "TREC.train.all").unlink()
+    capsys.readouterr()
+    assert main(words) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"{out}: already finished with this configuration"), err
+    assert main([*words, "--trainer.max_steps", "3"]) == 2  # it trains on: the data is read
+    assert "TREC.train.all" in capsys.readouterr().err
