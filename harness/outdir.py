@@ -224,6 +224,33 @@ def mark(folder: Path, command: str) -> None:
         marker.write_text(f"made by sanbench {command}: sanbench writes into this folder\n")
 
 
+def _holder_pid(pid_file: Path) -> str:
+    return pid_file.read_text().strip() if is_lock_file(pid_file) else "not written yet"
+
+
+def busy(written: Path, pid: str) -> FolderBusyError:
+    """The refusal of a second writer of ``written`` while process ``pid`` writes it."""
+    return FolderBusyError(
+        f"{written} is being written by another sanbench process (PID {pid}); wait for it to "
+        "end or choose another --out"
+    )
+
+
+def lock_holder(lock_file: Path) -> str | None:
+    """The PID of the process holding the lock ``lock_file`` of :func:`one_writer` (``not
+    written yet`` when it has not written it), None when none does: probed, taken and released
+    at once when free (an entry that is not a lock file of sanbench's is never opened)."""
+    if not is_lock_file(lock_file):
+        return None
+    lock = FileLock(lock_file)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return _holder_pid(lock_file.with_name(f"{lock_file.name}.pid"))
+    lock.release()
+    return None
+
+
 @contextlib.contextmanager
 def one_writer(
     folder: Path | str, lock_name: str = LOCK, written: Path | None = None
@@ -247,11 +274,7 @@ def one_writer(
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        holder = pid_file.read_text().strip() if is_lock_file(pid_file) else "not written yet"
-        raise FolderBusyError(
-            f"{written or folder} is being written by another sanbench process (PID {holder}); "
-            "wait for it to end or choose another --out"
-        ) from None
+        raise busy(written or folder, _holder_pid(pid_file)) from None
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         with os.fdopen(os.open(pid_file, flags, 0o666), "w") as handle:

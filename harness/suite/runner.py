@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.errors import InputError, RunInterruptedError, failure_line
 from harness.measurement.elapsed import Elapsed
-from harness.outdir import one_writer
+from harness.outdir import busy, lock_holder, one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.run_folder import differences_from_saved
 from harness.training.settings.fit_run import FitRun
@@ -36,6 +36,7 @@ from reports.contracts.suite_results import (
 
 FitFn = Callable[[FitRun], Mapping[str, Any]]
 ERROR_CHARS = 500  # of a failed run's error cell
+SHARD_LOCK = ".sanbench-{}.lock"  # a shard's writer lock, by its label (K-of-N)
 LogFn = Callable[[str], None]
 
 
@@ -137,6 +138,18 @@ class SuiteSummary:
     failed: list[RunSpec] = field(default_factory=list)
 
 
+def check_no_other_writer(out_dir: Path, shard: Shard | None) -> None:
+    """Raise :class:`harness.outdir.FolderBusyError` before anything is written when another
+    process runs a shard of ``out_dir`` that this command would run too: any shard when it
+    launches jobs (``shard`` None: every unfinished shard is launched), a shard of another
+    plan (``K/M``, ``M`` not ``N``: the same cells) for ``--shard K/N``; the other shards of
+    ``N`` run beside it, and a second process on ``K/N`` itself is refused by its lock."""
+    for lock in sorted(out_dir.glob(SHARD_LOCK.format("*-of-*"))):
+        same_plan = shard is not None and lock.name.endswith(f"-of-{shard.count}.lock")
+        if not same_plan and (pid := lock_holder(lock)) is not None:
+            raise busy(out_dir, pid)
+
+
 def run_shard(
     runs: Sequence[RunSpec],
     *,
@@ -158,7 +171,7 @@ def run_shard(
     :class:`harness.outdir.FolderBusyError`.
     """
     out_dir = Path(out_dir)
-    with one_writer(out_dir, f".sanbench-{shard.label}.lock"):
+    with one_writer(out_dir, SHARD_LOCK.format(shard.label)):
         return _run_shard(runs, shard, out_dir, fit, data_dir, embeddings, overrides, log)
 
 

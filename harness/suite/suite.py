@@ -21,6 +21,7 @@ from harness.suite.options import SuiteOptions
 from harness.suite.runner import (
     FitFn,
     all_results_files,
+    check_no_other_writer,
     finished_keys,
     fit_run,
     results_path,
@@ -347,6 +348,10 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
             runs = check_runs(options, overrides)
         vectors = options.inputs.embeddings or overrides.get("data.embeddings")
         with random_vectors_silenced(warn_first=vectors is None):
+            if out.is_dir():  # a suite another process runs there: refused, nothing written
+                check_no_other_writer(
+                    out, options.shard_of_grid if options.launch.in_process else None
+                )
             out.mkdir(parents=True, exist_ok=True)
             if fit is None:
                 from harness.training.fit import run_fit as fit

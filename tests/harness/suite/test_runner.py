@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import csv
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.cli import main
 from harness.errors import InputError
+from harness.outdir import FolderBusyError
 from harness.suite.grid import Shard, expand_grid
-from harness.suite.runner import COLUMNS, finished_keys, results_path, run_shard
+from harness.suite.runner import (
+    COLUMNS,
+    check_no_other_writer,
+    finished_keys,
+    results_path,
+    run_shard,
+)
 from harness.training.settings.fit_run import FitRun
+from tests.harness.test_outdir import held_by_another_process
 
 
 class FakeFit:
@@ -166,3 +176,42 @@ def test_a_rerun_with_another_budget_is_refused_instead_of_reusing_rows(
     assert "seed0" in message and "seed1" in message and "another --out" in message
     assert again.calls == [] and _rows(results_path(tmp_path, Shard())) == rows
     assert len(run(again, 3).skipped) == 2  # the same settings: the rows are theirs
+
+
+@pytest.mark.slow  # a second process
+@pytest.mark.parametrize(
+    ("held", "shard", "refused"),
+    [
+        ("1-of-1", None, True),  # jobs launch every unfinished shard
+        ("1-of-2", None, True),
+        ("1-of-1", Shard(1, 2), True),  # another plan: the same cells
+        ("1-of-2", Shard(2, 2), False),  # the shards of one plan run side by side
+    ],
+)
+def test_a_suite_another_process_runs_is_refused_before_anything_is_written(
+    tmp_path: Path, held: str, shard: Shard | None, refused: bool
+) -> None:
+    """Outside check A item 7: 'suite --jobs 2 --launcher process' on a folder a plain suite
+    was writing made jobs/, rewrote tables/ and ended 'internal error'-like: its job died with
+    FolderBusyError, exit 1."""
+    with (
+        held_by_another_process(tmp_path, f".sanbench-{held}.lock") as pid,
+        pytest.raises(FolderBusyError, match=f"PID {pid}\\)") if refused else nullcontext(),
+    ):
+        check_no_other_writer(tmp_path, shard)
+
+
+@pytest.mark.slow  # a second process, the command
+def test_suite_jobs_exit_2_while_a_suite_runs_in_the_folder(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "lk"
+    data = ["--data-dir", str(trec_dir), "--embeddings", str(trec_dir / "glove.txt")]
+    argv = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", *data, "--max-steps", "1"]
+    with held_by_another_process(out, ".sanbench-1-of-1.lock") as pid:
+        before = sorted(p.name for p in out.iterdir())
+        status = main([*argv, "--jobs", "2", "--launcher", "process", "--out", str(out)])
+        assert sorted(p.name for p in out.iterdir()) == before  # no jobs/, no tables/
+    assert status == 2
+    error = capsys.readouterr().err
+    assert f"{out} is being written by another sanbench process (PID {pid})" in error
