@@ -8,7 +8,8 @@ from typing import Any
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Checkpoint
 
-from harness.training.callbacks.stop_on_signal import validation_follows
+from harness.training.atomic_checkpoint_io import PART_SUFFIX, use_atomic_checkpoints
+from harness.training.callbacks.stop_on_signal import budget_ends_epoch_early, validation_follows
 
 # in a checkpoint written at an epoch's end after the validation of its last step
 VALIDATED_EPOCH_END = "sanbench_validated_epoch_end"
@@ -43,12 +44,19 @@ class EndOfEpochCheckpoint(Checkpoint):
         self.path = path
         self.resumed_finished_epoch = False  # set by on_load_checkpoint (_finish_epoch)
 
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        """Checkpoints written whole or not at all (:class:`AtomicCheckpointIO`); what a kill
+        left of one being written is removed."""
+        use_atomic_checkpoints(trainer.strategy)
+        for part in self.path.parent.glob(f".*.ckpt.*{PART_SUFFIX}"):
+            part.unlink(missing_ok=True)
+
     def on_train_batch_end(self, trainer: pl.Trainer, *args: object) -> None:
-        if _budget_ends_epoch_early(trainer):
+        if budget_ends_epoch_early(trainer):
             trainer.save_checkpoint(self.path, weights_only=False)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not _budget_ends_epoch_early(trainer) and not replayed_epoch_end(trainer):
+        if not budget_ends_epoch_early(trainer) and not replayed_epoch_end(trainer):
             trainer.save_checkpoint(self.path, weights_only=False)  # the whole state
 
     def on_save_checkpoint(
@@ -70,6 +78,9 @@ class EndOfEpochCheckpoint(Checkpoint):
         if trainer.max_steps == -1 or VALIDATED_EPOCH_END not in checkpoint:
             return
         loops = checkpoint["loops"]["fit_loop"]
+        if trainer.max_steps <= checkpoint["global_step"] and _inside_epoch(loops):
+            _end_epoch(loops)  # the budget's last step: nothing is trained on resume
+            return
         if checkpoint[VALIDATED_EPOCH_END]:
             loops["epoch_loop.state_dict"]["_batches_that_stepped"] -= 1
         elif _at_epoch_end(loops):
@@ -93,6 +104,24 @@ def _at_epoch_end(loops: dict[str, Any]) -> bool:
     return last_batch and epoch["processed"] == epoch["started"] == epoch["completed"] + 1
 
 
+def _inside_epoch(loops: dict[str, Any]) -> bool:
+    """Whether the saved fit loop ``loops`` stands inside an epoch (started, not processed)."""
+    epoch = loops["epoch_progress"]["current"]
+    return epoch["processed"] == epoch["started"] - 1
+
+
+def _end_epoch(loops: dict[str, Any]) -> None:
+    """The saved fit loop ``loops``, written at the step that ended the budget before its
+    epoch's end, as training left it: that epoch ended, its last step logged.
+
+    Lightning resumes a checkpoint whose budget is reached by training nothing, not even the
+    rest of that step and epoch: the test scores were logged one step and one epoch early
+    (``step`` 5, ``epoch`` 1 for the uninterrupted run's 6 and 2, #54)."""
+    for counts in loops["epoch_progress"].values():
+        counts["processed"] = counts["completed"] = counts["started"]
+    loops["epoch_loop.state_dict"]["_batches_that_stepped"] += 1
+
+
 def _finish_epoch(loops: dict[str, Any]) -> None:
     """The saved fit loop ``loops`` as at the next epoch's start: the epoch completed, the
     epoch's batch, step and validation counts begun again (Lightning's ``reset_on_run``).
@@ -111,12 +140,6 @@ def _finish_epoch(loops: dict[str, Any]) -> None:
         progress["current"] = dict.fromkeys(progress["current"], 0)
     validations = loops["epoch_loop.val_loop.batch_progress"]
     validations["total"] = dict.fromkeys(validations["total"], 0)
-
-
-def _budget_ends_epoch_early(trainer: pl.Trainer) -> bool:
-    """Whether the step budget has been reached before the epoch's last batch."""
-    reached = 0 <= trainer.max_steps <= trainer.global_step
-    return reached and not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
 
 
 def replayed_epoch_end(trainer: pl.Trainer) -> bool:

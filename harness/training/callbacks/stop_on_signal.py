@@ -72,6 +72,18 @@ def served_at_epoch_end(trainer: pl.Trainer, batch_idx: int) -> bool:
     return last_batch or validation_follows(trainer, batch_idx)
 
 
+def budget_reached(trainer: pl.Trainer) -> bool:
+    """Whether the step budget (``max_steps``) has been reached: training ends after this step
+    (Lightning still ends its epoch: the epoch's end hooks, its logged row)."""
+    return 0 <= trainer.max_steps <= trainer.global_step
+
+
+def budget_ends_epoch_early(trainer: pl.Trainer) -> bool:
+    """Whether the step budget has been reached before the epoch's last batch."""
+    last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
+    return budget_reached(trainer) and not last_batch
+
+
 def served_at_validation_end(trainer: pl.Trainer) -> bool:
     """Whether what waits for a validation (a stop, a periodic save) is served at its end: a
     validation inside the epoch; the epoch's last is served at the epoch's end, where the
@@ -90,14 +102,17 @@ class StopOnSignal(Checkpoint):
         self.handler: Callable[[int, object], None] | None = None  # set by stop_on_signals
         self.stopped: RunInterruptedError | None = None  # set once the checkpoint is saved
 
-    def _save(self, trainer: pl.Trainer) -> RunInterruptedError:
+    def _save(self, trainer: pl.Trainer, write: bool = True) -> RunInterruptedError:
+        """The checkpoint (unless ``write`` is False: ``last.ckpt`` already holds this state)
+        and the error that stops the run."""
         assert self.signum is not None
         name = signal.Signals(self.signum).name
         saved = not trainer.sanity_checking
         if not saved:  # no training state yet: a checkpoint would replay validation
             said = f"{name}: stopped in the sanity check, before training; nothing saved"
         else:
-            trainer.save_checkpoint(self.checkpoint, weights_only=False)  # the whole state
+            if write:
+                trainer.save_checkpoint(self.checkpoint, weights_only=False)  # the whole state
             said = (
                 f"{name}: training stopped at epoch {trainer.current_epoch}, "
                 f"step {trainer.global_step}; saved {self.checkpoint}"
@@ -107,8 +122,12 @@ class StopOnSignal(Checkpoint):
         return self.stopped
 
     def _stop_if_asked(self, trainer: pl.Trainer) -> None:
-        if self.signum is not None:
-            raise self._save(trainer)
+        """Save and stop; at the step that ends the budget, stop after training's end instead:
+        Lightning then ends the epoch (its logged row, its console line) and trains no more."""
+        if self.signum is not None and self.stopped is None:
+            stopped = self._save(trainer)
+            if not budget_reached(trainer):
+                raise stopped
 
     def on_exception(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
@@ -134,8 +153,9 @@ class StopOnSignal(Checkpoint):
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """Saves here, and stops at the next epoch's start or training's end: Lightning logs the
         epoch's training metrics (its ``metrics.csv`` row) after every epoch-end hook."""
-        if self.signum is not None:
-            self._save(trainer)
+        if self.signum is not None and self.stopped is None:
+            # an epoch the budget ended early is saved at its last step (EndOfEpochCheckpoint)
+            self._save(trainer, write=not budget_ends_epoch_early(trainer))
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if self.stopped is not None:

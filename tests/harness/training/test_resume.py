@@ -526,3 +526,38 @@ def test_the_epoch_resumed_mid_way_is_timed_as_that_epoch_only(
     after.on_train_epoch_end(trainer, module)
     assert after.epoch_seconds == [10.0, 10.0, 10.0]
     assert after.train_seconds == 30.0
+
+
+# a step budget ending inside epoch 1 (epochs of 4 steps, 6 steps), a validation each epoch's end
+BUDGET_INSIDE_EPOCH = {"max_steps": 6, "max_epochs": -1, "limit_train_batches": 4}
+
+
+def _tested(trainer: pl.Trainer, module: TaskModule) -> pl.Trainer:
+    """``fit``'s scoring after training: the test split with the trained weights."""
+    trainer.test(module, datamodule=trainer.datamodule, verbose=False)
+    return trainer
+
+
+@pytest.mark.slow  # 3 short fits, each tested
+@pytest.mark.parametrize("stop", ["sigint_at_the_last_step", "kill_before_scoring"])
+def test_a_run_stopped_at_the_step_ending_its_budget_logs_what_an_uninterrupted_one_does(
+    trec_dir: Path, tmp_path: Path, capfd: pytest.CaptureFixture, stop: str
+) -> None:
+    """The budget's last step ends inside an epoch: a stop there lost that epoch's training row
+    and console line, and a resume (which trains nothing) logged the test scores one step and
+    one epoch early (#54 outside check A items 1 and 2)."""
+    module, trainer = _fit(trec_dir, tmp_path / "whole", BUDGET_INSIDE_EPOCH)
+    reference = _tested(trainer, module)
+    capfd.readouterr()
+    out = tmp_path / "stopped"
+    if stop == "sigint_at_the_last_step":
+        with pytest.raises(RunInterruptedError):
+            _fit(trec_dir, out, BUDGET_INSIDE_EPOCH, stop=SigintAtStep(5))
+    else:  # trained to the end, killed before its test scores were logged
+        _fit(trec_dir, out, BUDGET_INSIDE_EPOCH)
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("epoch ")]
+    assert [line.split(",")[0] for line in lines] == ["epoch 0: step 4", "epoch 1: step 6"]
+    module, trainer = _fit(trec_dir, out, BUDGET_INSIDE_EPOCH)
+    resumed = _tested(trainer, module)
+    assert (resumed.global_step, resumed.current_epoch) == (6, 2)
+    assert _logged_steps(resumed) == _logged_steps(reference)
