@@ -33,6 +33,10 @@ two [L, L] x [L, d] matrix products per head. It is exact (to float rounding) fo
   to (first token under the forward mask, fully padded rows) has denominator 0 and gets output 0.
 * The ratio is taken in at least float32 with that guard, so autocast (bf16) outputs stay finite
   and float64 inputs keep float64 (gradcheck).
+* fp16 inputs (autocast) are computed in float32 with autocast off and H returned in fp16: fp16's
+  smallest normal is e^-9.7 (subnormal to e^-16.6), so E_S underflowed within the spread limit,
+  a denominator fell to a subnormal and g / denominator overflowed (NaN gradients at the default
+  width, inputs N(0, 10^2)), or to 0 and a query that attends got H = 0.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from encoders.dropout_settings import MTSA_SNLI
 from encoders.layers.activation import activation_class
 from encoders.layers.masking import direction_mask, zero_padding
 from encoders.layers.source2token import Source2Token
+from encoders.layers.tanh_attention import autocast_off
 from encoders.registry import register_encoder
 
 PAPER = (
@@ -86,6 +91,29 @@ def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Ten
     denominator = denominator.to(work)
     safe = denominator.masked_fill(denominator == 0, 1.0)
     return (numerator.to(work) / safe).to(numerator.dtype)
+
+
+def _fast_products(
+    v: torch.Tensor,
+    t2t: torch.Tensor | None,
+    s2t: torch.Tensor | None,
+    blocked: torch.Tensor,
+    padded: torch.Tensor,
+    drop_r: torch.Tensor | None,
+    drop_s: torch.Tensor | None,
+) -> torch.Tensor:
+    """Algorithm 1, steps 5-7, in the inputs' dtype: H = (E_R (v * E_S)) / (E_R E_S)."""
+    if t2t is None:
+        e_r, empty = (~blocked).to(v.dtype), None
+    else:  # blocked entries: exp(finfo.min - peak) == 0, except in rows with nothing allowed
+        filled = t2t.masked_fill(blocked, torch.finfo(t2t.dtype).min)
+        peak = filled.amax(dim=-1, keepdim=True).detach()
+        e_r, empty = torch.exp(filled - peak), peak == torch.finfo(t2t.dtype).min
+    e_s = (~padded).to(v.dtype) if s2t is None else _source2token_exp(s2t, padded)
+    e_x = v * e_s if drop_s is None else v * e_s * drop_s
+    numerator = torch.matmul(e_r if drop_r is None else e_r * drop_r, e_x)
+    heads = _safe_ratio(numerator, torch.matmul(e_r, e_s))
+    return heads if empty is None else heads.masked_fill(empty, 0.0)
 
 
 class MultiMaskTensorizedSelfAttention(nn.Module):
@@ -233,18 +261,16 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         drop_r: torch.Tensor | None,
         drop_s: torch.Tensor | None,
     ) -> torch.Tensor:
-        """Algorithm 1, steps 5-7, with the max shifts described in the module docstring."""
-        if t2t is None:
-            e_r, empty = (~blocked).to(v.dtype), None
-        else:  # blocked entries: exp(finfo.min - peak) == 0, except in rows with nothing allowed
-            filled = t2t.masked_fill(blocked, torch.finfo(t2t.dtype).min)
-            peak = filled.amax(dim=-1, keepdim=True).detach()
-            e_r, empty = torch.exp(filled - peak), peak == torch.finfo(t2t.dtype).min
-        e_s = (~padded).to(v.dtype) if s2t is None else _source2token_exp(s2t, padded)
-        e_x = v * e_s if drop_s is None else v * e_s * drop_s
-        numerator = torch.matmul(e_r if drop_r is None else e_r * drop_r, e_x)
-        heads = _safe_ratio(numerator, torch.matmul(e_r, e_s))
-        return heads if empty is None else heads.masked_fill(empty, 0.0)
+        """Algorithm 1, steps 5-7, with the max shifts described in the module docstring; fp16
+        computed in float32 with autocast off (module docstring), H returned in fp16."""
+        if v.dtype != torch.float16:
+            return _fast_products(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        v, t2t, s2t, drop_r, drop_s = (
+            None if t is None else t.float() for t in (v, t2t, s2t, drop_r, drop_s)
+        )
+        with autocast_off(v.device.type):
+            heads = _fast_products(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        return heads.to(torch.float16)
 
     @staticmethod
     def _tensor(

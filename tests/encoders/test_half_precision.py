@@ -1,5 +1,6 @@
 """The papers' self-attention encoders under fp16 autocast (``sanbench profile --dtype fp16``):
-finite outputs and gradients, also with pre-activations far from 0."""
+finite outputs and gradients, also with pre-activations far from 0, at widths up to the
+defaults."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any
 
 import pytest
 import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from encoders import build_encoder
 
@@ -41,3 +44,73 @@ def test_fp16_autocast_training_step_is_finite(
     for parameter_name, parameter in encoder.named_parameters():
         if parameter.grad is not None:
             assert torch.isfinite(parameter.grad).all(), parameter_name
+
+
+FP16_MAX = torch.finfo(torch.float16).max
+# what the drawn step varies for every encoder: dropout off (the float32 step it is compared with
+# draws the same weights), chunked tiles of 2 where the encoder has tiles
+DRAWN_ENCODERS = [
+    *(("disan", {"attention_impl": impl}) for impl in ("naive", "chunked")),
+    *(("bi_blosan", {"attention_impl": impl}) for impl in ("naive", "chunked")),
+    ("mtsa", {}),
+    ("mpsan", {}),
+    ("multi_head", {"attn_dropout": 0.0}),
+]
+
+
+def _step(
+    name: str, options: dict[str, Any], x: torch.Tensor, mask: torch.Tensor, fp16: bool
+) -> dict[str, torch.Tensor]:
+    """One training-mode step of a freshly seeded encoder (dropout off): its outputs, the
+    gradient of its inputs and of every parameter, in float32 (fp16 autocast when ``fp16``)."""
+    torch.manual_seed(0)
+    encoder = build_encoder(name, input_dim=x.shape[-1], dropout=0.0, **options).train()
+    x = x.clone().requires_grad_()
+    with torch.autocast("cpu", dtype=torch.float16, enabled=fp16):
+        out = encoder(x, mask)
+    weights = torch.randn(out.pooled.shape, generator=torch.Generator().manual_seed(2))
+    (out.pooled.float() * weights).sum().backward()
+    values = {"tokens": out.tokens.float(), "pooled": out.pooled.float(), "x.grad": x.grad}
+    grads = {n: p.grad for n, p in encoder.named_parameters() if p.grad is not None}
+    return values | grads
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "options"), DRAWN_ENCODERS, ids=lambda value: str(value))
+@settings(max_examples=6)
+@given(
+    hidden=st.integers(1, 75).map(lambda quarter: 4 * quarter),
+    input_dim=st.integers(1, 300),
+    scale=st.floats(0.1, 30.0),
+    lengths=st.lists(st.integers(0, 16), min_size=1, max_size=3),
+    draw=st.integers(0, 2**16),
+)
+@example(hidden=300, input_dim=16, scale=30.0, lengths=[11, 6, 1], draw=1)
+@example(hidden=300, input_dim=300, scale=10.0, lengths=[16, 9, 1], draw=0)
+def test_fp16_step_leaves_fp16s_range_only_where_float32_does(
+    name: str,
+    options: dict[str, Any],
+    hidden: int,
+    input_dim: int,
+    scale: float,
+    lengths: list[int],
+    draw: int,
+) -> None:
+    """A padded batch (empty rows too) of inputs N(0, scale²), hidden_dim up to the default 300,
+    under fp16 autocast: the outputs, the inputs' gradient and each parameter's gradient are
+    finite unless the float32 step's same tensor holds a value beyond half of fp16's largest
+    (65504). What remains is fp16's range itself (a layer's weight gradient sums x · dy over
+    B·L tokens: multi_head's qkv at N(0, 30²)), which a loss scale below 1 brings back. MTSA's
+    fast form gave NaN gradients at hidden 300 from N(0, 10²) on (E_S underflowed in fp16 and
+    a denominator went subnormal)."""
+    length = max(max(lengths), 1)
+    x = scale * torch.randn(
+        len(lengths), length, input_dim, generator=torch.Generator().manual_seed(draw)
+    )
+    mask = torch.arange(length).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    options = {"hidden_dim": hidden, **options}
+    half = _step(name, options, x, mask, fp16=True)
+    full = _step(name, options, x, mask, fp16=False)
+    for key, value in half.items():
+        if not torch.isfinite(value).all():
+            assert full[key].abs().max() >= FP16_MAX / 2, key

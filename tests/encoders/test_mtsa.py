@@ -370,3 +370,21 @@ def test_the_old_option_name_warns_and_builds_the_same_model() -> None:
         assert torch.equal(old(x, mask).pooled, new(x, mask).pooled)
     with pytest.raises(TypeError, match="give attention_impl only"):
         small("mtsa", impl="fast", attention_impl="tensor")
+
+
+@pytest.mark.parametrize("scale", [8.0, 12.0])
+def test_fp16_fast_form_within_the_spread_limit_is_the_float32_one(scale: float) -> None:
+    """Spreads of 22-53, past fp16's range for exp (its smallest subnormal is e^-16.6) and
+    inside the fast form's limit of 60: under fp16 autocast the heads are the float32 ones
+    within fp16's rounding. Until 2026-11-30 the fast form ran in fp16 there, E_S underflowed
+    and queries whose visible keys all underflowed got H = 0 (and NaN gradients)."""
+    encoder = small("mtsa").eval()
+    with torch.no_grad():
+        encoder.attention.s2t_w2.mul_(scale)
+    x, mask = batch([6, 5, 3, 1, 0], 6)
+    assert 20 < spreads(encoder, x, mask).max() < 60
+    expected = encoder.attention.head_outputs(x, mask)
+    with torch.autocast("cpu", dtype=torch.float16):
+        got = encoder.attention.head_outputs(x, mask)
+    assert got.dtype == torch.float16
+    torch.testing.assert_close(got.float(), expected, atol=1e-2, rtol=1e-2)
