@@ -29,6 +29,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import yaml
 from filelock import FileLock, Timeout
 
 from harness.errors import InputError
@@ -138,6 +139,18 @@ def made_by_sanbench(folder: Path) -> bool:
     )
 
 
+def is_fit_config(path: Path) -> bool:
+    """True when ``path`` is a fit config as ``fit`` writes it (a regular file, a YAML mapping
+    with its ``model`` section): a file of that name holding anything else is the user's."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(config, dict) and "model" in config
+
+
 def made_by(folder: Path) -> str | None:
     """The sanbench command that made ``folder`` (None: not known), read from its records:
     the marker's words, else its manifest's kind, else the file only one command writes
@@ -151,7 +164,7 @@ def made_by(folder: Path) -> str | None:
     with contextlib.suppress(OSError, ValueError):
         kind = read_manifest(folder)["kind"]
         return COMMAND_OF_KIND.get(kind, kind)
-    if (folder / FIT_CONFIG).is_file():
+    if is_fit_config(folder / FIT_CONFIG):
         return "fit"
     return "profile" if _has_profile_rows(folder) else "suite" if _has_suite_rows(folder) else None
 

@@ -11,6 +11,7 @@ and left untouched.
 from __future__ import annotations
 
 import math
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import yaml
 
 from datamodules.vectors import RANDOM_VECTORS_DIM
 from harness.errors import InputError
-from harness.outdir import check_made_by, is_lock_file, unmakeable_folder
+from harness.outdir import check_made_by, is_fit_config, is_lock_file, unmakeable_folder
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
@@ -105,8 +106,17 @@ def _contents(folder: Path) -> list[Path]:
 
 
 def _saved_config(out_dir: Path) -> dict[str, Any] | None:
+    """The fit config of the run ``out_dir`` holds (None: it holds no file of that name);
+    :class:`RunFolderError` when a file of that name is not one (a user's)."""
     path = out_dir / FILE_NAME
-    return _comparable(yaml.safe_load(path.read_text()) or {}) if path.is_file() else None
+    if not os.path.lexists(path):
+        return None
+    if not is_fit_config(path):
+        raise RunFolderError(
+            f"--out {out_dir}: not a sanbench run folder (its {FILE_NAME} is not a fit config "
+            "sanbench wrote); nothing was touched. Choose another --out (a new or empty folder)"
+        )
+    return _comparable(yaml.safe_load(path.read_text()))
 
 
 def differences_from_saved(out_dir: Path, text: str) -> list[str]:

@@ -255,6 +255,15 @@ def test_the_command_that_made_a_folder_is_read_from_its_records(
     assert made_by(tmp_path / "out" / "new") is None
 
 
+@pytest.mark.parametrize("held", ["hello\n", "model: [\n", "- model\n"])
+def test_a_users_file_named_fit_config_yaml_is_no_fits(tmp_path: Path, held: str) -> None:
+    """Outside check A item 8: any file of that name made the folder fit's."""
+    (tmp_path / "fit_config.yaml").write_text(held)
+    assert made_by(tmp_path) is None
+    with pytest.raises(NotOursError, match=r"holds fit_config\.yaml, which sanbench did not make"):
+        check_out_folder(tmp_path, "suite")
+
+
 @pytest.mark.parametrize("maker", FOLDER_RECORDS)
 def test_a_folder_another_command_made_is_refused_by_every_command_in_one_line(
     trec_dir: Path, tmp_path: Path, maker: str

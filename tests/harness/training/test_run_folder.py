@@ -188,3 +188,23 @@ def test_another_run_is_named_by_the_arguments_that_differ_not_whole_mappings(
         "lr_scheduler.class_path: 'torch.optim.lr_scheduler.StepLR' there, None now",
         "optimizer.init_args.lr: 0.05 there, 0.07 now",
     ]
+
+
+@pytest.mark.parametrize("held", ["hello\n", "model: [\n", "- model\n", "trainer: {}\n", ""])
+def test_a_users_fit_config_yaml_makes_no_run_folder(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, held: str
+) -> None:
+    """Outside check A item 8: a fit_config.yaml holding 'hello' in --out was 'internal error:
+    AttributeError: 'str' object has no attribute 'items'', exit 1."""
+    out = tmp_path / "fc"
+    out.mkdir()
+    (out / FILE_NAME).write_text(held)
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    assert main([*argv, "--out", str(out)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert lines == [
+        f"sanbench fit: --out {out}: not a sanbench run folder (its {FILE_NAME} is not a fit "
+        "config sanbench wrote); nothing was touched. Choose another --out (a new or empty "
+        "folder)"
+    ]
+    assert os.listdir(out) == [FILE_NAME] and (out / FILE_NAME).read_text() == held
