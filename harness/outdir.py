@@ -94,12 +94,19 @@ def holds_no_file(folder: Path) -> bool:
     )
 
 
-def _has_run_manifest(folder: Path) -> bool:
+def _run_manifest(folder: Path) -> dict | None:
+    """``folder``'s manifest when sanbench wrote it: a known kind and the command that made it
+    (or, written before it, a launch's ``threads``); a user's ``{"kind": "suite"}`` is not."""
     try:
-        read_manifest(folder)
+        manifest = read_manifest(folder)
     except (OSError, ValueError):  # none, or a manifest.json of something else
-        return False
-    return True
+        return None
+    made = isinstance(manifest.get("command"), str) or isinstance(manifest.get("threads"), dict)
+    return manifest if made else None
+
+
+def _has_run_manifest(folder: Path) -> bool:
+    return _run_manifest(folder) is not None
 
 
 def _rows_file(path: Path, keys: tuple[str, ...]) -> bool:
@@ -161,9 +168,8 @@ def made_by(folder: Path) -> str | None:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             if found := MARKER_TEXT.match(marker.read_text(encoding="utf-8")):
                 return found[1]
-    with contextlib.suppress(OSError, ValueError):
-        kind = read_manifest(folder)["kind"]
-        return COMMAND_OF_KIND.get(kind, kind)
+    if manifest := _run_manifest(folder):
+        return COMMAND_OF_KIND.get(manifest["kind"], manifest["kind"])
     if is_fit_config(folder / FIT_CONFIG):
         return "fit"
     return "profile" if _has_profile_rows(folder) else "suite" if _has_suite_rows(folder) else None

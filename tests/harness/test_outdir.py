@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -226,11 +227,15 @@ def test_a_new_empty_or_marked_folder_is_sanbenchs_a_folder_of_the_users_is_not(
 # each command's --out folder as it leaves it: its own records (fit's has no .sanbench marker)
 FOLDER_RECORDS = {
     "fit": {".sanbench-run": "", "fit_config.yaml": "seed_everything: 0\n",
-            "manifest.json": '{"kind": "fit"}'},
-    "suite": {"manifest.json": '{"kind": "suite"}', "results-1-of-1.csv": "task,encoder\n"},
-    "reproduce": {"manifest.json": '{"kind": "reproduce"}', "results-1-of-1.csv": "task\n"},
-    "profile": {"manifest.json": '{"kind": "profile"}', "profile.csv": "encoder,seq_len\n"},
-    "tune": {"manifest.json": '{"kind": "study"}', "best_config.yaml": "model: {}\n"},
+            "manifest.json": '{"kind": "fit", "command": "sanbench fit"}'},
+    "suite": {"manifest.json": '{"kind": "suite", "command": "sanbench suite"}',
+              "results-1-of-1.csv": "task,encoder\n"},
+    "reproduce": {"manifest.json": '{"kind": "reproduce", "command": "sanbench reproduce"}',
+                  "results-1-of-1.csv": "task\n"},
+    "profile": {"manifest.json": '{"kind": "profile", "command": "sanbench profile"}',
+                "profile.csv": "encoder,seq_len\n"},
+    "tune": {"manifest.json": '{"kind": "study", "command": "sanbench tune"}',
+             "best_config.yaml": "model: {}\n"},
     "report": {".sanbench-site.json": '{"pages": []}', "index.html": "<p>site</p>\n"},
 }  # fmt: skip
 
@@ -264,6 +269,22 @@ def test_a_users_file_named_fit_config_yaml_is_no_fits(tmp_path: Path, held: str
         check_out_folder(tmp_path, "suite")
 
 
+@pytest.mark.parametrize("kind", ["suite", "profile", "study", "fit"])
+@pytest.mark.parametrize("command", ["suite", "profile", "tune", "reproduce", "report"])
+def test_a_users_manifest_naming_a_kind_makes_no_folder_sanbenchs(
+    tmp_path: Path, kind: str, command: str
+) -> None:
+    """Outside check A item 10: ``suite --out mf`` adopted a folder holding the user's
+    ``manifest.json`` ``{"kind": "suite"}`` and replaced it (exit 0); another command called it
+    made by sanbench suite."""
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": kind}))
+    assert not made_by_sanbench(tmp_path) and made_by(tmp_path) is None
+    with pytest.raises(NotOursError, match=f"holds manifest.json, {NOT_OURS}"):
+        check_out_folder(tmp_path, command)
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "suite", "threads": {}}))
+    assert made_by(tmp_path) == "suite"  # a launch's plan, recorded before the command
+
+
 @pytest.mark.parametrize("maker", FOLDER_RECORDS)
 def test_a_folder_another_command_made_is_refused_by_every_command_in_one_line(
     trec_dir: Path, tmp_path: Path, maker: str
@@ -287,7 +308,9 @@ def test_a_folder_another_command_made_is_refused_by_every_command_in_one_line(
 @pytest.mark.parametrize(
     ("name", "text", "ours"),
     [
-        ("manifest.json", '{"kind": "profile"}', True),  # made before the marker existed
+        # made before the marker existed
+        ("manifest.json", '{"kind": "profile", "command": "sanbench profile"}', True),
+        ("manifest.json", '{"kind": "profile"}', False),  # a user's (outside check A item 10)
         ("manifest.json", '{"name": "my web app"}', False),
         ("profile.csv", "encoder,options,seq_len,mode\n", True),
         ("results-1-of-2.csv", "task,encoder,replicate\n", True),
