@@ -20,7 +20,13 @@ import yaml
 
 from datamodules.vectors import RANDOM_VECTORS_DIM
 from harness.errors import InputError
-from harness.outdir import check_made_by, is_fit_config, is_lock_file, unmakeable_folder
+from harness.outdir import (
+    check_made_by,
+    holds_no_file,
+    is_fit_config,
+    is_lock_file,
+    unmakeable_folder,
+)
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
@@ -138,7 +144,8 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
     if problem := unmakeable_folder(out_dir):
         raise RunFolderError(f"{problem}; nothing was created. Choose another --out")
     check_made_by(out_dir, "fit")  # a suite's, a profile's, ... folder is not a run folder
-    holds = out_dir.exists() and (not out_dir.is_dir() or bool(_contents(out_dir)))
+    # a folder holding no file (empty folders at most) is empty, as for every command
+    holds = out_dir.is_dir() and not holds_no_file(out_dir)
     if overwrite:
         if holds and not is_run_folder(out_dir):
             raise RunFolderError(
@@ -194,7 +201,7 @@ def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) 
     check_run_folder(out_dir, text, overwrite)
     if not writer:
         return
-    if overwrite and out_dir.is_dir():
+    if overwrite and is_run_folder(out_dir):  # never another folder's (empty) folders
         for path in _contents(out_dir):
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)

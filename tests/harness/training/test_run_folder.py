@@ -208,3 +208,17 @@ def test_a_users_fit_config_yaml_makes_no_run_folder(
         "folder)"
     ]
     assert os.listdir(out) == [FILE_NAME] and (out / FILE_NAME).read_text() == held
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_folder_holding_only_empty_folders_is_empty_as_for_every_command(
+    tmp_path: Path, overwrite: bool
+) -> None:
+    """Outside check A item 9: ``emp/`` holding only the user's empty ``data/`` was refused by
+    fit ('not empty and has no fit_config.yaml') and taken by suite, profile, ...; every command
+    takes it now (harness.outdir: empty of files), and --overwrite deletes no folder of it."""
+    out = tmp_path / "emp"
+    (out / "data" / "raw").mkdir(parents=True)
+    prepare_run_folder(out, CONFIG, overwrite=overwrite, writer=True)
+    assert (out / "data" / "raw").is_dir() and (out / FILE_NAME).read_text() == CONFIG
+    assert (out / MARKER).is_file()
