@@ -7,7 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import DataFormatError
 from harness.errors import InputError
-from harness.training.settings.config_checks import empty_share_problem, replicas
+from harness.training.settings.config_checks import (
+    empty_share_problem,
+    replicas,
+    train_share_key,
+)
 from harness.training.settings.fit_run import FitRun
 
 if TYPE_CHECKING:
@@ -44,9 +48,10 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
             found = [str(error) for error in datamodule.empty_splits()]
             empty += found
             read[key] = None if refused or found else datamodule
-        limit = config["trainer"].get("limit_train_batches")
+        share = train_share_key(config["trainer"])
+        limit = config["trainer"].get(share.removeprefix("trainer."))
         if isinstance(limit, float) and read[key] is not None:
-            shares += _share_problems(read[key], data, limit, replicas(config["trainer"]))
+            shares += _share_problems(read[key], data, limit, replicas(config["trainer"]), share)
     if errors or empty or shares:
         lines = [str(DataFormatError.joined(errors))] if errors else []
         raise InputError("\n".join(lines + empty + list(dict.fromkeys(shares)))) from (
@@ -55,11 +60,11 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
 
 
 def _share_problems(
-    read: BenchmarkDataModule, data: dict[str, Any], limit: float, processes: int
+    read: BenchmarkDataModule, data: dict[str, Any], limit: float, processes: int, key: str
 ) -> list[str]:
-    """The problem (if any) of ``limit`` over the epoch of ``data``: of ``read`` (its files
-    read) when it holds the same data, else of a datamodule of ``data`` read now (another fold
-    or batch size)."""
+    """The problem (if any) of ``key``'s share ``limit`` over the epoch of ``data``: of
+    ``read`` (its files read) when it holds the same data, else of a datamodule of ``data``
+    read now (another fold or batch size)."""
     from datamodules.datamodule import BenchmarkDataModule
 
     same = all(getattr(read, k, None) == v for k, v in data.items() if k in NOT_READ)
@@ -67,5 +72,5 @@ def _share_problems(
     if not same:
         datamodule.check_inputs()
     datamodule.setup("fit")
-    problem = empty_share_problem(limit, datamodule, processes)
+    problem = empty_share_problem(limit, datamodule, processes, key)
     return [problem] if problem else []

@@ -252,16 +252,30 @@ def replicas(trainer: Mapping[str, Any]) -> int:
     return devices * nodes if counted else 1
 
 
-def empty_share_problem(limit: object, datamodule: Any, processes: int) -> str | None:
-    """The line refusing ``trainer.limit_train_batches`` ``limit`` when, a share, it keeps no
+def train_share_key(trainer: Mapping[str, Any]) -> str:
+    """The trainer key that sets the share of an epoch's training batches: Lightning trains on
+    ``overfit_batches`` in place of ``limit_train_batches`` when it is above 0."""
+    overfit = trainer.get("overfit_batches") or 0
+    return "trainer.overfit_batches" if overfit > 0 else "trainer.limit_train_batches"
+
+
+def empty_share_problem(
+    limit: object,
+    datamodule: Any,
+    processes: int,
+    key: str = "trainer.limit_train_batches",
+    typed: Mapping[str, tuple[str, str]] | None = None,
+) -> str | None:
+    """The line refusing ``key`` (:func:`train_share_key`) ``limit`` when, a share, it keeps no
     batch of an epoch of ``datamodule`` (a ``BenchmarkDataModule`` whose files are read: fit
     after building it, suite, tune and reproduce when they check every file); None when it
-    trains something. The option is named as typed (``--limit-train-batches`` of a suite)."""
+    trains something. The option is named as typed: ``typed`` (fit's), else the command's
+    (``--limit-train-batches`` of a suite, ``--config FILE: trainer.overfit_batches``)."""
     if not isinstance(limit, float) or datamodule.epoch_batches(limit, processes) > 0:
         return None
     batches = datamodule.epoch_batches(None, processes)
-    key = "trainer.limit_train_batches"
-    option, value = fit_typed(typed_now()).get(key, (f"--{key}", str(limit)))
+    typed = fit_typed(typed_now()) if typed is None else typed
+    option, value = typed.get(key, (f"--{key}", str(limit)))
     return (
         f"{option} {value}: trains nothing: {value} of the {batches} training batch(es) of an "
         "epoch is less than one (Lightning keeps int(share x batches)); expected a share of "

@@ -65,6 +65,7 @@ from harness.training.settings.config_checks import (
     fast_dev_run_problems,
     non_finite_problems,
     seed_problems,
+    train_share_key,
     trainer_value_problems,
 )
 from harness.training.settings.fit_overrides import budget_problems, fit_typed, path_problems
@@ -631,9 +632,12 @@ class FitCLI(LightningCLI):
             if users is None:
                 raise
             raise users from error
-        limit = self.trainer.limit_train_batches
+        limit = self.trainer.limit_train_batches  # overfit_batches', when that is set
+        key = train_share_key(builtin_value(self.config["trainer"]))
         if isinstance(self.datamodule, BenchmarkDataModule) and (
-            problem := empty_share_problem(limit, self.datamodule, self.trainer.world_size)
+            problem := empty_share_problem(
+                limit, self.datamodule, self.trainer.world_size, key, self.typed
+            )
         ):
             raise ConfigError(problem)
 

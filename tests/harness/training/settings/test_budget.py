@@ -144,3 +144,36 @@ def test_a_suites_or_studys_share_under_one_batch_is_refused_before_its_out(
         "at least 1, or a number of batches"
     ]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow  # reads the data and builds the model
+@pytest.mark.parametrize("where", ["flag", "config", "suite"])
+def test_an_overfit_share_under_one_batch_is_named_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture, where: str
+) -> None:
+    """Outside check A item 12: ``--trainer.overfit_batches 0.0001`` (or from a config file) was
+    refused as '--trainer.limit_train_batches 0.0001: trains nothing', an option not typed,
+    and a config file's value not said to be the file's."""
+    from harness.cli import main
+
+    fixtures = Path(__file__).parents[3] / "datamodules" / "fixtures" / "kim2014"
+    out = tmp_path / "out"
+    config = tmp_path / "c.yaml"
+    config.write_text("trainer:\n  overfit_batches: 0.5\n")
+    given, option = {
+        "flag": (["fit", "--trainer.overfit_batches", "0.5"], "--trainer.overfit_batches"),
+        "config": (["fit", "--config", str(config)], f"--config {config}: trainer.overfit_batches"),
+        "suite": (["suite", "--seeds", "1", "--trainer.overfit_batches", "0.5"],
+                  "--trainer.overfit_batches"),
+    }[where]  # fmt: skip
+    chosen = ["--task", "sst2", "--encoder", "multi_cnn", "--model.hidden_dim", "4"]
+    if where == "suite":
+        chosen = ["--tasks", "sst2", "--encoders", "multi_cnn"]
+    assert main([*given, *chosen, "--data-dir", str(fixtures), "--out", str(out)]) == 2
+    said = [line for line in capsys.readouterr().err.splitlines() if "trains nothing" in line]
+    assert said == [
+        f"sanbench {given[0]}: {option} 0.5: trains nothing: 0.5 of the 1 training batch(es) of "
+        "an epoch is less than one (Lightning keeps int(share x batches)); expected a share of "
+        "at least 1, or a number of batches"
+    ]
+    assert not out.exists()
