@@ -25,10 +25,18 @@ import inspect
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
-from harness.command_parser import RESOLVED, TYPED, CommandParser, did_you_mean, options_typed
+from harness.command_parser import (
+    RESOLVED,
+    TYPED,
+    CommandParser,
+    did_you_mean,
+    options_typed,
+    typed_options,
+)
 from harness.errors import InputError, RunInterruptedError, SanbenchError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
@@ -37,7 +45,7 @@ from harness.interrupts import (
     terminate_raises,
 )
 from harness.kernel_caches import kernel_caches
-from harness.outdir import out_folder
+from harness.outdir import holds_no_file, out_folder
 from harness.quiet import hide_lightning_tips
 from harness.redaction import IMPORT, config_read, redacted_console, resume_command
 
@@ -223,11 +231,30 @@ def environment_restored() -> Iterator[None]:
         os.environ.update(saved)
 
 
-def _terminated(command: str) -> RunInterruptedError:
-    """What a SIGTERM raises while ``command`` runs, before any run or job said what it saved
-    (one that did says so itself): exit 143, and the command that resumes."""
-    resume = f"\nresume with: {resume_command()}" if command in RESUMED_BY_RERUN else ""
-    return RunInterruptedError(f"terminated{resume}", signal.SIGTERM)
+def _resume_line(command: str, out: str | None) -> str:
+    """What follows the word of a stop before any run or job said what it saved (one that did
+    says so itself): the command that resumes ``command`` when its ``--out`` (None: not known)
+    holds a file, else that nothing was saved (a stop during the start: no folder to
+    resume)."""
+    if command not in RESUMED_BY_RERUN:
+        return ""
+    if out is not None and (not os.path.isdir(out) or holds_no_file(Path(out))):
+        return "; nothing was saved"
+    return f"\nresume with: {resume_command()}"
+
+
+def _out_of(config: object) -> str | None:
+    """The ``--out`` of a command's config; of fit's words, as typed (a flag or a config
+    file's ``out``)."""
+    if isinstance(config, list):
+        return typed_options(config).get("out", (None, None))[1]
+    return config.get("out")  # type: ignore[attr-defined]
+
+
+def _terminated(command: str, out: str | None) -> RunInterruptedError:
+    """What a SIGTERM raises while ``command`` runs, before any run or job said what it saved:
+    exit 143, and the command that resumes (:func:`_resume_line`)."""
+    return RunInterruptedError(f"terminated{_resume_line(command, out)}", signal.SIGTERM)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
+                saved_in = _out_of(config)  # what a stop may leave to resume
                 typed = None if isinstance(config, list) else config.get(TYPED)
                 resolved = None if isinstance(config, list) else config.get(RESOLVED)
                 try:
@@ -271,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                         options_typed(typed),  # the checks quote values as typed (1e6)
                         config_read(resolved),  # recorded beside the results (recorded_command)
                         interrupt_noted() as noted,
-                        terminate_raises(lambda: _terminated(name)) as terminated,
+                        terminate_raises(lambda: _terminated(name, saved_in)) as terminated,
                         out_folder(name, out),
                     ):
                         try:
@@ -280,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                             if isinstance(error, SanbenchError):
                                 raise
                             if terminated():  # what the SIGTERM broke
-                                raise _terminated(name) from error
+                                raise _terminated(name, saved_in) from error
                             if noted():
                                 raise KeyboardInterrupt from error  # what the Ctrl-C broke
                             raise
@@ -288,9 +316,8 @@ def main(argv: list[str] | None = None) -> int:
                     if name not in RESUMED_BY_RERUN:
                         raise
                     # before any run or job saved (one that did says so itself): the same line
-                    raise RunInterruptedError(
-                        f"interrupted\nresume with: {resume_command()}", signal.SIGINT
-                    ) from None
+                    resume = _resume_line(name, saved_in)
+                    raise RunInterruptedError(f"interrupted{resume}", signal.SIGINT) from None
         except SystemExit as done:  # --help and --print_config
             return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:

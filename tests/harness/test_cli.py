@@ -187,8 +187,29 @@ def test_the_top_level_help_speaks_to_users(capsys: pytest.CaptureFixture) -> No
     assert "sanbench profile --preset quick" in text and "Bi-BloSAN" in text
 
 
+def stopped_lines(word: str, words: list[str], saved: bool) -> list[str]:
+    """What a stop before any run or job saved prints: the command that resumes when --out
+    holds what an earlier run saved, else that nothing was saved (outside check A item 13)."""
+    command = words[0]
+    if not saved:
+        return [f"sanbench {command}: {word}; nothing was saved"]
+    return [f"sanbench {command}: {word}", f"sanbench {command}: resume with: sanbench "
+            f"{' '.join(words)}"]  # fmt: skip
+
+
+def earlier_run(out: Path, saved: bool) -> None:
+    """``out`` holding what an earlier run saved (a row), or no folder (a first start)."""
+    if saved:
+        out.mkdir()
+        (out / "results-1-of-1.csv").write_text("task,encoder,replicate\n")
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["a rerun", "a first start"])
 def test_a_ctrl_c_before_any_run_saved_prints_the_command_that_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    saved: bool,
 ) -> None:
     """Issue 54 C2: a suite stopped before its jobs started said only "interrupted"."""
     import importlib
@@ -197,22 +218,28 @@ def test_a_ctrl_c_before_any_run_saved_prints_the_command_that_resumes(
         raise KeyboardInterrupt
 
     words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", str(tmp_path / "s")]
+    earlier_run(tmp_path / "s", saved)
     monkeypatch.setattr(
         importlib.import_module("harness.suite.command"), "suite", stopped_while_planning
     )
     monkeypatch.setattr(sys, "argv", ["sanbench", *words])
     assert main(words) == 130
-    assert capsys.readouterr().err.splitlines() == [
-        "sanbench suite: interrupted",
-        f"sanbench suite: resume with: sanbench {' '.join(words)}",
-    ]
+    assert capsys.readouterr().err.splitlines() == stopped_lines("interrupted", words, saved)
 
 
+@pytest.mark.parametrize("saved", [True, False], ids=["a rerun", "a first start"])
+@pytest.mark.parametrize("command", ["suite", "fit"])
 def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    saved: bool,
+    command: str,
 ) -> None:
     """Issue 54: SIGTERM killed a suite silently (exit 143, nothing printed, its jobs left
-    running); now it is an interrupt: exit 143 with the command that resumes."""
+    running); now it is an interrupt: exit 143 with the command that resumes. Outside check A
+    item 13: a fit terminated during its start (7 s in) printed a "resume with" line for a
+    folder never made; now "terminated; nothing was saved"."""
     import importlib
     import os
     import signal
@@ -221,10 +248,14 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
         os.kill(os.getpid(), signal.SIGTERM)
         return 0
 
-    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", str(tmp_path / "s")]
-    monkeypatch.setattr(
-        importlib.import_module("harness.suite.command"), "suite", terminated_while_planning
-    )
+    out = str(tmp_path / "s")
+    words = {
+        "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", out],
+        "fit": ["fit", "--task", "trec", "--encoder", "multi_cnn", "--out", out],
+    }[command]
+    earlier_run(tmp_path / "s", saved)
+    module = {"suite": "harness.suite.command", "fit": "harness.training.command"}[command]
+    monkeypatch.setattr(importlib.import_module(module), command, terminated_while_planning)
     monkeypatch.setattr(sys, "argv", ["sanbench", *words])
     unhandled: list[int] = []  # without sanbench's handler: noted here, not pytest's end
 
@@ -237,10 +268,7 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
         assert signal.getsignal(signal.SIGTERM) is note and not unhandled
     finally:
         signal.signal(signal.SIGTERM, before)
-    assert capsys.readouterr().err.splitlines() == [
-        "sanbench suite: terminated",
-        f"sanbench suite: resume with: sanbench {' '.join(words)}",
-    ]
+    assert capsys.readouterr().err.splitlines() == stopped_lines("terminated", words, saved)
 
 
 def test_every_line_of_a_message_carries_the_commands_name(
