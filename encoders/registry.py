@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
 from encoders.base import Encoder
 from encoders.plugins import (
     current_folder_importable,
@@ -24,6 +26,16 @@ from encoders.plugins import (
 from encoders.sources import EncoderSource, loading
 
 Builder = Callable[..., Encoder]
+# whether a built encoder's training step on a device takes memory by its inputs' shape alone
+ShapeRule = Callable[[Encoder, torch.device], bool]
+
+
+def _never(encoder: Encoder, device: torch.device) -> bool:
+    return False
+
+
+def _always(encoder: Encoder, device: torch.device) -> bool:
+    return True
 
 
 @dataclass(frozen=True)
@@ -34,6 +46,7 @@ class EncoderEntry:
     source: EncoderSource
     renamed: Mapping[str, str] = field(default_factory=dict)  # an old option name -> its name
     dropout_from: str = ""  # where the builder's default dropout comes from, in the paper's words
+    memory_by_shape: ShapeRule = _never  # register_encoder's memory_by_shape
 
     @property
     def dropout(self) -> float | None:
@@ -57,11 +70,19 @@ def register_encoder(
     paper: str,
     dropout_from: str = "",
     renamed: Mapping[str, str] | None = None,
+    memory_by_shape: bool | ShapeRule = False,
 ) -> Callable[[Builder], Builder]:
     """Register ``builder`` under ``name``; ``paper`` says where the architecture comes from,
     ``dropout_from`` where the builder's default dropout does (a built-in's: one of
     ``encoders.dropout_settings``); ``renamed`` maps an option's old name to its name (the old
-    one warns and keeps working)."""
+    one warns and keeps working). ``memory_by_shape`` (or, given the built encoder and a
+    device, a function saying so) declares that a training step's memory follows from its
+    inputs' shape alone: no size or branch taken from their values (``x[mask]``, a form chosen
+    by magnitude). ``fit`` then measures only the steps that can be its largest; an encoder
+    that does not declare it has every step measured (docs/training.md)."""
+    rule = _always if memory_by_shape is True else _never
+    if callable(memory_by_shape):
+        rule = memory_by_shape
 
     def decorate(builder: Builder) -> Builder:
         if name in _REGISTRY:
@@ -73,7 +94,7 @@ def register_encoder(
         else:
             source = EncoderSource("module", builder.__module__)
         _REGISTRY[name] = EncoderEntry(
-            name, builder, paper, source, dict(renamed or {}), dropout_from
+            name, builder, paper, source, dict(renamed or {}), dropout_from, rule
         )
         return builder
 

@@ -350,6 +350,14 @@ def chunked_sizes(model: torch.nn.Module) -> set[int | None]:
     }
 
 
+def memory_by_shape(model: torch.nn.Module, device: torch.device) -> bool:
+    """Whether ``model``'s tanh attentions take memory by their inputs' shape alone on
+    ``device`` (``register_encoder``'s ``memory_by_shape``): the naive one does, and the chunked
+    one off the CPU. On the CPU the chunked one reads its pre-activations' magnitude
+    (:func:`tile_inputs`): past the product form's bound it runs eager tiles of another size."""
+    return not chunked_sizes(model) or not compiled_tiles.products_on(device)
+
+
 # Open records of :func:`recording_tiles`: (query, key, feature) triples per (tiles, size).
 _records: list[Counter[tuple[str, int]]] = []
 

@@ -15,7 +15,7 @@ from encoders.layers.init import glorot_
 from encoders.layers.masking import zero_padding
 from encoders.layers.mblosa import MaskedBlockSelfAttention
 from encoders.layers.source2token import Source2Token
-from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, DEFAULT_IMPL
+from encoders.layers.tanh_attention import DEFAULT_CHUNK_SIZE, DEFAULT_IMPL, memory_by_shape
 from encoders.registry import register_encoder
 
 PAPER = "Bi-BloSAN: Shen et al., ICLR 2018"
@@ -124,7 +124,9 @@ def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., E
 
     build.__name__ = build.__qualname__ = f"build_{name}"
     build.__doc__ = doc
-    return register_encoder(name, paper=paper, dropout_from=BI_BLOSAN_SNLI)(build)
+    return register_encoder(
+        name, paper=paper, dropout_from=BI_BLOSAN_SNLI, memory_by_shape=memory_by_shape
+    )(build)
 
 
 build_bi_blosan = _register(

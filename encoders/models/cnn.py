@@ -90,6 +90,7 @@ class HierarchicalCNN(nn.Module):
     "multi_cnn",
     paper="Kim 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
     dropout_from=BI_BLOSAN_SNLI,
+    memory_by_shape=True,
 )
 def build_multi_cnn(input_dim: int = 300, hidden_dim: int = 200, dropout: float = 0.25) -> Encoder:
     """600D multi-window CNN: ``hidden_dim`` filters for each of the widths 3, 4, 5; max-pooled."""
@@ -100,6 +101,7 @@ def build_multi_cnn(input_dim: int = 300, hidden_dim: int = 200, dropout: float 
     "hrchy_cnn",
     paper="Gehring et al. 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
     dropout_from=BI_BLOSAN_SNLI,
+    memory_by_shape=True,
 )
 def build_hrchy_cnn(
     input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25, layers: int = 3

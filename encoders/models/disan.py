@@ -19,6 +19,7 @@ from encoders.layers.tanh_attention import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_IMPL,
     check_impl,
+    memory_by_shape,
     tanh_attention,
 )
 from encoders.registry import register_encoder
@@ -144,7 +145,7 @@ class DiSAN(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("disan", paper=PAPER, dropout_from=DISAN_SNLI)
+@register_encoder("disan", paper=PAPER, dropout_from=DISAN_SNLI, memory_by_shape=memory_by_shape)
 def build_disan(
     input_dim: int = 300,
     hidden_dim: int = 300,
@@ -159,7 +160,10 @@ def build_disan(
 
 
 @register_encoder(
-    "disan_nodir", paper=PAPER + ", Table 1 'DiSAN without directions'", dropout_from=DISAN_SNLI
+    "disan_nodir",
+    paper=PAPER + ", Table 1 'DiSAN without directions'",
+    dropout_from=DISAN_SNLI,
+    memory_by_shape=memory_by_shape,
 )
 def build_disan_nodir(
     input_dim: int = 300,

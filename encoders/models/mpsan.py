@@ -217,7 +217,7 @@ class MPSAN(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("mpsan", paper=PAPER, dropout_from=MPSAN_CLASSIFICATION)
+@register_encoder("mpsan", paper=PAPER, dropout_from=MPSAN_CLASSIFICATION, memory_by_shape=True)
 def build_mpsan(
     input_dim: int = 300,
     hidden_dim: int = 300,

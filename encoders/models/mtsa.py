@@ -84,6 +84,17 @@ def _wide_sentences(scores: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
     return ((high - low) > S2T_SPREAD_LIMIT).any(dim=2).any(dim=0)  # padded rows: -inf > 60 False
 
 
+def memory_by_shape(model: nn.Module, device: torch.device) -> bool:
+    """Whether ``model``'s MTSA blocks take memory by their inputs' shape alone: the tensor form
+    does, and the fast form without source2token; with it a batch whose spread passes
+    S2T_SPREAD_LIMIT is split and its wide sentences take the tensor form's [h, B', L, L, d]."""
+    return all(
+        block.impl == "tensor" or not block.source2token
+        for block in model.modules()
+        if isinstance(block, MultiMaskTensorizedSelfAttention)
+    )
+
+
 def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Tensor:
     """numerator / denominator in at least float32 (bf16/fp16 inputs are widened, float64 stays
     float64); 0 where the denominator is 0 (nothing to attend to)."""
@@ -370,7 +381,13 @@ def _register(name: str, paper: str, doc: str, **parts: bool) -> Callable[..., M
 
     build.__name__ = build.__qualname__ = f"build_{name}"
     build.__doc__ = doc
-    return register_encoder(name, paper=paper, dropout_from=MTSA_SNLI, renamed=RENAMED)(build)
+    return register_encoder(
+        name,
+        paper=paper,
+        dropout_from=MTSA_SNLI,
+        renamed=RENAMED,
+        memory_by_shape=memory_by_shape,
+    )(build)
 
 
 build_mtsa = _register(

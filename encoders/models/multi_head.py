@@ -94,7 +94,7 @@ class MultiHead(Encoder):
         return EncoderOutput(tokens=tokens, pooled=self.source2token(tokens, mask))
 
 
-@register_encoder("multi_head", paper=PAPER, dropout_from=BI_BLOSAN_SNLI)
+@register_encoder("multi_head", paper=PAPER, dropout_from=BI_BLOSAN_SNLI, memory_by_shape=True)
 def build_multi_head(
     input_dim: int = 300,
     hidden_dim: int = 300,

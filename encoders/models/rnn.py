@@ -68,6 +68,7 @@ def _recurrent(
     "bilstm",
     paper="Graves et al. 2013; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
     dropout_from=BI_BLOSAN_SNLI,
+    memory_by_shape=True,
 )
 def build_bilstm(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-LSTM (300 forward + 300 backward) + multi-dim source2token (ReLU, Bi-BloSAN 4.1)."""
@@ -78,6 +79,7 @@ def build_bilstm(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0
     "bigru",
     paper="Chung et al. 2014; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
     dropout_from=BI_BLOSAN_SNLI,
+    memory_by_shape=True,
 )
 def build_bigru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-GRU (300 + 300) + multi-dim source2token (ReLU, Bi-BloSAN Sec. 4.1)."""
@@ -88,6 +90,7 @@ def build_bigru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.
     "bisru",
     paper="Lei & Zhang 2017; baseline of Bi-BloSAN (ICLR 2018) Sec. 4",
     dropout_from=BI_BLOSAN_SNLI,
+    memory_by_shape=True,
 )
 def build_bisru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """600D Bi-SRU (300 + 300, plain PyTorch) + multi-dim source2token (ReLU)."""
@@ -98,6 +101,7 @@ def build_bisru(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.
     "bilstm_s2t",
     paper="DiSAN (AAAI 2018) Sec. 5.1: Bi-LSTM with s2t self-attention",
     dropout_from=DISAN_SNLI,
+    memory_by_shape=True,
 )
 def build_bilstm_s2t(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """Bi-LSTM (300 + 300) + multi-dim source2token with DiSAN's ELU activation.

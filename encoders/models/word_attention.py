@@ -41,6 +41,7 @@ class WordAttention(Encoder):
     "word_additive",
     paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + additive attn",
     dropout_from=DISAN_SNLI,
+    memory_by_shape=True,
 )
 def build_word_additive(
     input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25
@@ -53,6 +54,7 @@ def build_word_additive(
     "word_s2t",
     paper="DiSAN (AAAI 2018) Sec. 5.1: word embedding + s2t self-attn",
     dropout_from=DISAN_SNLI,
+    memory_by_shape=True,
 )
 def build_word_s2t(input_dim: int = 300, hidden_dim: int = 300, dropout: float = 0.25) -> Encoder:
     """Word embeddings + multi-dimensional source2token self-attention."""

@@ -3,8 +3,10 @@ Table 2, MTSA Table 1): the run's own tensors at a step's start (parameters, buf
 gradients it holds, optimizer state, the batch) plus the most the allocator held beyond them
 during the step (activations, kernel workspaces, new gradients and optimizer state), by the
 step-peak rule ``profile`` uses too (:class:`harness.measurement.tensor_memory.StepPeak`), the
-largest over the steps that can be the largest. Whatever else lives in the process (an earlier
-run of a suite, caches) is not counted, so a run reads the same alone or after others."""
+largest over the steps that can be the largest: every step, unless the model declares that a
+step's memory follows from its batch's shape (:func:`memory_by_shape`). Whatever else lives in
+the process (an earlier run of a suite, caches) is not counted, so a run reads the same alone
+or after others."""
 
 from __future__ import annotations
 
@@ -36,6 +38,14 @@ def _state(module: torch.nn.Module, optimizers: list) -> list[torch.Tensor]:
     return tensors
 
 
+def memory_by_shape(module: torch.nn.Module) -> bool:
+    """Whether ``module`` declares that a training step's memory follows from its batch's shape
+    (with the state it starts with) alone: its ``memory_by_shape()`` says so (sanbench's task
+    model: its encoder's declaration). Any other model is measured on every step."""
+    declared = getattr(module, "memory_by_shape", None)
+    return callable(declared) and declared() is True
+
+
 def _batch_tensors(batch: Any) -> list[torch.Tensor]:
     values = batch.values() if isinstance(batch, dict) else []
     return [t for t in values if isinstance(t, torch.Tensor)]
@@ -54,10 +64,15 @@ class StepMemory:
     started with at least as many bytes of the rest: it cannot be the largest. The first step
     starts with no gradients and no optimizer state, the second with both, so it is measured
     too; a handful per run, the same steps on every device.
+
+    That holds only for a model whose memory follows from shapes: ``every_step`` (a model that
+    does not declare it, :func:`memory_by_shape`: an encoder taking ``x[mask]``, or choosing a
+    form by its values as MTSA does) measures every step.
     """
 
-    def __init__(self, device: torch.device) -> None:
+    def __init__(self, device: torch.device, every_step: bool = True) -> None:
         self.device = device
+        self.every_step = every_step
         self.kind = f"{device.type}_tensor_peak"
         self.peak_bytes = 0
         self.steps = 0  # steps measured
@@ -76,8 +91,11 @@ class StepMemory:
         )
 
     def wanted(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
-        """Whether this step is to be measured (remembered if so): no measured step had a batch
-        as large, as many gradient bytes and as much other state."""
+        """Whether this step is to be measured (remembered if so): every step with
+        ``every_step``, else one that no measured step had a batch as large, as many gradient
+        bytes and as much other state."""
+        if self.every_step:
+            return True
         shape = _batch_shape(batch)
         gradients = live_bytes(_gradients(module))
         state = live_bytes(_state(module, trainer.optimizers))

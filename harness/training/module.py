@@ -233,6 +233,12 @@ class TaskModule(pl.LightningModule):
             return relatedness_score(logits.float())
         return torch.softmax(logits.float(), dim=-1)
 
+    def memory_by_shape(self) -> bool:
+        """Whether a training step's memory follows from its batch's shape alone: the encoder's
+        declaration (``register_encoder``'s ``memory_by_shape``) on this device; the embedding,
+        the head and the loss take memory by shape."""
+        return encoder_entry(self.hparams["encoder"]).memory_by_shape(self.encoder, self.device)
+
     def parameter_count(self) -> int:
         """|theta| as the papers count it: every parameter except the word embedding."""
         return sum(p.numel() for n, p in self.named_parameters() if not n.startswith("embedding."))

@@ -9,7 +9,8 @@
   budget or a stop ended inside is left out. A run that completed none scales the batches it
   ran to the epoch's (``train_epochs_timed`` 0 says so);
 - peak training memory: tensor bytes as the allocator counts them, by the step-peak rule
-  ``sanbench profile`` uses too, the largest over the steps that can be the largest
+  ``sanbench profile`` uses too, the largest over the steps that can be the largest: every
+  step unless the encoder declares its memory a function of shapes
   (:class:`harness.measurement.training_memory.StepMemory`; a measured step runs as any other);
 - inference time over the dev set at batch 128 (``time_inference``);
 - |theta| without the word embedding (``TaskModule.parameter_count``);
@@ -37,7 +38,7 @@ from torch.utils.data import DataLoader
 
 from harness.measurement.cpu_usage import CpuUsage, usage_record
 from harness.measurement.latency import Stopwatch
-from harness.measurement.training_memory import StepMemory
+from harness.measurement.training_memory import StepMemory, memory_by_shape
 from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
 
 TRAIN_SECONDS = "train_seconds"  # logged at each validation: a monitor may watch it too
@@ -75,7 +76,8 @@ class EfficiencyCallback(pl.Callback):
         return self.clock.cpu
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        restored, self.memory = self.memory, StepMemory(pl_module.device)
+        every_step = not memory_by_shape(pl_module)
+        restored, self.memory = self.memory, StepMemory(pl_module.device, every_step)
         if restored is not None:  # the steps measured before a resume
             self.memory.load_state_dict(restored.state_dict())
         self.clock.device = pl_module.device

@@ -38,10 +38,11 @@ def test_a_run_after_another_reads_what_it_reads_alone(trec_dir: Path, tmp_path:
 
 
 def _measured_steps(device: torch.device, sizes: list[tuple[int, int]]) -> list[bool]:
-    """Which of steps of these batch sizes ``StepMemory`` measures (SGD, no optimizer state)."""
+    """Which of steps of these batch sizes ``StepMemory`` measures (SGD, no optimizer state) for
+    a model whose memory follows from shapes."""
     model = torch.nn.Linear(4, 4)
     trainer = types.SimpleNamespace(optimizers=[torch.optim.SGD(model.parameters(), lr=0.1)])
-    memory = StepMemory(device)
+    memory = StepMemory(device, every_step=False)
     chosen = []
     for batch_size, length in sizes:
         batch = {"tokens": torch.zeros(batch_size, length, dtype=torch.long)}
@@ -94,7 +95,7 @@ def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
     model = torch.nn.Sequential(torch.nn.Embedding(500, 64), torch.nn.Linear(64, 64))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
     trainer = types.SimpleNamespace(optimizers=[optimizer])
-    memory = StepMemory(torch.device("cpu"))
+    memory = StepMemory(torch.device("cpu"), every_step=False)
     moments = 2 * sum(p.numel() * p.element_size() for p in model.parameters())
 
     def step() -> tuple[bool, int]:
@@ -118,9 +119,13 @@ def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
 
 
 class _CudaModel(torch.nn.Linear):
-    """A CPU model that says it is on CUDA (the callback reads ``pl_module.device``)."""
+    """A CPU model that says it is on CUDA (the callback reads ``pl_module.device``) and that
+    its memory follows from shapes."""
 
     device = torch.device("cuda")
+
+    def memory_by_shape(self) -> bool:
+        return True
 
 
 def test_cuda_synchronises_only_around_measured_steps(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,6 +163,25 @@ def test_cuda_synchronises_only_around_measured_steps(monkeypatch: pytest.Monkey
     callback.on_train_epoch_end(trainer, model)
     assert per_step == [4, 4] + [0] * 8
     assert callback.memory is not None and callback.memory.steps == 2
+
+
+class _Undeclared(torch.nn.Linear):
+    """A CPU model that declares nothing of its memory."""
+
+    device = torch.device("cpu")
+
+
+def test_a_model_that_does_not_declare_its_memory_by_shape_is_measured_on_every_step() -> None:
+    """A model without ``memory_by_shape`` (or whose encoder does not declare it: a plugin's
+    ``x[mask]``, MTSA's split by spread) may take more memory on a step of a shape measured
+    before (issue 54, outside check B, item 2): every step is measured."""
+    model = _Undeclared(4, 4)
+    trainer = types.SimpleNamespace(optimizers=[torch.optim.SGD(model.parameters(), lr=0.1)])
+    callback = EfficiencyCallback()
+    callback.on_train_start(trainer, model)
+    batch = {"tokens": torch.zeros(8, 10, dtype=torch.long)}
+    assert callback.memory is not None
+    assert [callback.memory.wanted(trainer, model, batch) for _ in range(4)] == [True] * 4
 
 
 @pytest.mark.slow  # two short fits through the command line

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DataLoader
 
-from encoders import register_encoder, registry
+from encoders import Encoder, EncoderOutput, register_encoder, registry
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback
 from harness.training.module import TaskModule
 from tests.harness.fixtures.synthetic_encoders import INNER_DTYPES, build_synthetic, minimum_length
@@ -78,8 +78,11 @@ def fit_steps(
     accumulate: int = 1,
     options: dict | None = None,
     precision: str = "32-true",
+    batches: list[dict[str, torch.Tensor]] | None = None,
+    embeddings: torch.Tensor | None = None,
 ) -> None:
-    """Train a tiny model one step per shape with ``callbacks``."""
+    """Train a tiny model one step per shape with ``callbacks`` (or one per batch of
+    ``batches``; ``embeddings``: the word vectors [VOCABULARY, width])."""
     torch.manual_seed(0)
     module = _Module(
         choice,
@@ -92,11 +95,14 @@ def fit_steps(
         head_hidden=7,
         dropout=0.1,
     )
-    batches = [_batch(size, length, seed) for seed, (size, length) in enumerate(shapes)]
+    if embeddings is not None:
+        module.set_embeddings(embeddings)
+    if batches is None:
+        batches = [_batch(size, length, seed) for seed, (size, length) in enumerate(shapes)]
     trainer = pl.Trainer(
         accelerator="cpu",
         devices=1,
-        max_steps=len(shapes) // accumulate,
+        max_steps=len(batches) // accumulate,
         accumulate_grad_batches=accumulate,
         precision=precision,
         callbacks=callbacks,
@@ -231,3 +237,110 @@ def test_a_synthetic_encoders_reported_peak_is_every_steps_as_counted_independen
         synthetic_encoder, choice, width, steps, options=options, precision=precision
     )
     assert len(counted) == len(steps)
+
+
+VALUE_DEPENDENT = "peak_memory_value_dependent"
+
+
+class RealTokens(Encoder):
+    """A plugin whose memory grows with the number of real tokens, not the batch's shape: the
+    real tokens, ``x[mask]``, through a layer 40 times wider than its input (outside check B's
+    ``b54_realbig``)."""
+
+    def __init__(self, input_dim: int, hidden_dim: int = 3, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.input_dim, self.token_dim = input_dim, hidden_dim
+        self.output_dim = hidden_dim
+        self.wide = torch.nn.Linear(input_dim, 40 * hidden_dim)
+        self.back = torch.nn.Linear(40 * hidden_dim, hidden_dim)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        real = self.back(torch.relu(self.wide(x[mask])))
+        tokens = x.new_zeros(*mask.shape, self.token_dim).masked_scatter(mask[..., None], real)
+        pooled = tokens.sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
+        return EncoderOutput(tokens=tokens, pooled=pooled)
+
+
+@pytest.fixture(scope="module")
+def value_dependent_encoder() -> Iterator[str]:
+    """:class:`RealTokens` registered as a plugin registers it (declaring nothing)."""
+    register_encoder(VALUE_DEPENDENT, paper="a test's value-dependent plugin")(RealTokens)
+    yield VALUE_DEPENDENT
+    del registry._REGISTRY[VALUE_DEPENDENT]
+
+
+def _filled(size: int, length: int, lengths: list[int], seed: int) -> dict[str, torch.Tensor]:
+    """A [size, length] batch whose sentences have ``lengths``."""
+    generator = torch.Generator().manual_seed(seed)
+    mask = torch.arange(length) < torch.tensor(lengths)[:, None]
+    tokens = torch.randint(1, VOCABULARY, (size, length), generator=generator)
+    labels = torch.randint(0, 3, (size,), generator=generator)
+    return {"tokens": tokens * mask, "mask": mask, "label": labels}
+
+
+@pytest.mark.slow  # a few tiny fits of 3-5 steps, each step counted op by op
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    choice=st.sampled_from(["adam", "adadelta", "sgd"]),
+    size=st.integers(1, 17),
+    length=st.integers(2, 40),
+    steps=st.integers(3, 5),
+)
+def test_a_plugin_whose_memory_follows_its_real_tokens_is_covered_on_every_step(
+    value_dependent_encoder: str,
+    data: st.DataObject,
+    choice: str,
+    size: int,
+    length: int,
+    steps: int,
+) -> None:
+    """Outside check B of issue 54, item 2: steps of one shape, drawn sentence lengths, the
+    last all real after one-token sentences. A step is left out only where shapes decide its
+    memory; the plugin's ``x[mask]`` does not (a [16, 60] step counted 231.9 MB, 168.2 MB
+    reported)."""
+    fills = [[1] * size] + [
+        data.draw(st.lists(st.integers(1, length), min_size=size, max_size=size))
+        for _ in range(steps - 2)
+    ] + [[length] * size]  # fmt: skip
+    batches = [_filled(size, length, fill, seed) for seed, fill in enumerate(fills)]
+    options = {"hidden_dim": 3}
+    counted = check_reported_peak(
+        value_dependent_encoder, choice, 5, [], options=options, batches=batches
+    )
+    assert len(counted) == steps and counted[-1] > counted[0]
+
+
+@pytest.mark.slow  # a few small MTSA fits of 3-5 steps, each step counted op by op
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    choice=st.sampled_from(["adam", "adadelta", "sgd"]),
+    size=st.integers(1, 9),
+    length=st.integers(3, 24),
+    between=st.lists(st.booleans(), max_size=2),
+)
+def test_mtsa_s_steps_are_covered_when_a_batch_s_spread_switches_its_form(
+    choice: str, size: int, length: int, between: list[bool]
+) -> None:
+    """Outside check B of issue 54, item 2: MTSA evaluates a sentence whose source2token
+    scores spread past S2T_SPREAD_LIMIT in its tensor form ([h, B', L, L, d]), so a batch of
+    a shape measured before takes more memory when its words spread widely. Words 49 to 96
+    have vectors 10^4 times larger: steps of one shape, cold then drawn, the last all such
+    words, whole sentences. A skipped step of a 6-step [16, 60] fit counted 840.6 MB, 84.8 MB
+    reported."""
+    width = 7
+    vectors = torch.randn(VOCABULARY, width, generator=torch.Generator().manual_seed(5))
+    vectors[VOCABULARY // 2 :] *= 1e4
+    batches = []
+    for seed, hot in enumerate([False, False, *between, True]):
+        batch = _batch(size, length, seed)
+        words = batch["tokens"] % (VOCABULARY // 2 - 1) + (VOCABULARY // 2 if hot else 1)
+        if hot:
+            batch["mask"] = torch.ones_like(batch["mask"])
+        batch["tokens"] = words * batch["mask"]
+        batches.append(batch)
+    options = {"hidden_dim": 8}
+    counted = check_reported_peak(
+        "mtsa", choice, width, [], options=options, batches=batches, embeddings=vectors
+    )
+    assert counted[-1] > max(counted[:2])  # the last step took the tensor form
