@@ -7,6 +7,7 @@ from typing import Any
 import lightning.pytorch as pl
 
 from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
+from harness.training.callbacks.stop_on_signal import budget_reached
 
 
 class LastTrainMetrics(pl.Callback):
@@ -66,7 +67,7 @@ def _epoch_end_skipped_on_resume(trainer: pl.Trainer) -> bool:
     """Whether the epoch's batches are over (its last one run, or the step budget reached) and
     its end not begun: Lightning resumes such a checkpoint past that end."""
     epoch = trainer.fit_loop.epoch_progress.current
-    batches_over = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch or (
-        0 <= trainer.max_steps <= trainer.global_step
+    batches_over = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch or budget_reached(
+        trainer
     )
     return epoch.processed < epoch.started and batches_over
