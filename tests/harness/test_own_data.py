@@ -233,3 +233,55 @@ def test_a_datamodule_raising_after_training_says_what_is_kept(
     monkeypatch.delitem(sys.modules, "raising_test")
     assert main(argv) == 0
     assert json.loads(Path("runs/r/metrics.json").read_text())["steps"] == 1
+
+
+# code of a user's file that runs in DataLoader workers, the exception, the call as named
+IN_WORKERS = {
+    "dataset": ("Rows(self.splits['train'])", "functools.partial(collate, 'single')"),
+    "collate_fn": ("self.splits['train']", "Rows.collate"),
+}
+
+
+@pytest.mark.parametrize("raising", list(IN_WORKERS))
+def test_a_datamodule_raising_in_a_dataloader_worker_is_named_in_one_line(
+    raising: str, own_module: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 54 (leftover): with ``num_workers`` 2, a ValueError from a user's dataset's
+    ``__getitem__`` reached the user as torch re-raised it in the main process: 'Caught
+    ValueError in DataLoader worker process 0.' and the worker's traceback, a line each. Now
+    their class, the call (its arguments stayed in the worker: ``(...)``) and the exception in
+    one line, as a call in the main process is named; nothing trained or kept: exit 2."""
+    dataset, collate_fn = IN_WORKERS[raising]
+    module = f"raising_in_{raising}"  # one module per case: imported modules are cached
+    (tmp_path / f"{module}.py").write_text(
+        "import functools\n\nfrom torch.utils.data import DataLoader, Dataset\n\n"
+        "from datamodules.batches import collate\n"
+        "from questions_datamodule import QuestionsDataModule\n\n\n"
+        "class BadRow(Exception):\n    pass\n\n\n"
+        "class Rows(Dataset):\n"
+        "    def __init__(self, split):\n        self.split = split\n\n"
+        "    def __len__(self):\n        return len(self.split)\n\n"
+        "    def __getitem__(self, index):\n"
+        "        raise ValueError('bad row')\n\n"
+        "    @staticmethod\n"
+        "    def collate(batch):\n"
+        "        try:\n            {}['length']\n"
+        "        except KeyError as error:\n"
+        "            raise BadRow('no length\\nin the batch') from error\n\n\n"
+        "class Raising(QuestionsDataModule):\n"
+        "    def __init__(self, num_workers: int = 0, size: int = 64):\n"
+        "        super().__init__(size=size)\n        self.num_workers = num_workers\n\n"
+        "    def train_dataloader(self):\n"
+        f"        return DataLoader({dataset}, batch_size=self.batch_size,\n"
+        f"                          num_workers=self.num_workers, collate_fn={collate_fn})\n"
+    )
+    argv = ["fit", "--data", f"{module}.Raising", "--data.num_workers", "2"]
+    argv += ["--encoder", "multi_cnn", "--out", "runs/r", "--trainer.max_steps", "1", *TINY]
+    assert main(argv) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "warning:" not in line]
+    said = {
+        "dataset": "Rows.__getitem__(...) raised ValueError: bad row",
+        "collate_fn": "Rows.collate(...) raised BadRow: no length in the batch",
+    }[raising]
+    assert lines == [f"sanbench fit: --data {module}.Raising: {said}"]
+    assert not Path("runs/r").exists()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import types
 from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +32,7 @@ from harness.training.module import (
     Vocabulary,
 )
 from harness.training.settings.task_configs import ConfigError, PapersOptimizer, builtin_value
+from harness.training.settings.worker_error import qualified_name, worker_error
 from reports.contracts.fit_folder import FitRunFolder
 
 
@@ -87,20 +89,21 @@ def users_hook(datamodule: Any, hook: str, *args: str) -> None:
 
 
 def _users_error(datamodule: type, called: str, error: BaseException) -> ConfigError:
-    return ConfigError(_users_line(datamodule, called, error))
+    return ConfigError(_users_line(datamodule, called, type(error).__name__, message_line(error)))
 
 
-def _users_line(datamodule: type, called: str, error: BaseException) -> str:
+def _users_line(datamodule: type, called: str, kind: str, message: str) -> str:
     """``--data module.Class: called raised Type: message`` (as Python prints it on one line)."""
     name = f"{datamodule.__module__}.{datamodule.__qualname__}"
-    return f"--data {name}: {called} raised {type(error).__name__}: {message_line(error)}"
+    return f"--data {name}: {called} raised {kind}: {message}"
 
 
-def _users_call(datamodule: Any, error: BaseException) -> str | None:
-    """The outermost call of a user's code in ``error``'s traceback, as ``train_dataloader()``
-    or ``setup('test')`` (a method of their datamodule class), ``Shards.__getitem__(...)``
-    (other code of its files): None when no frame of the traceback runs their code, their
-    class is the benchmarks', or the error is sanbench's own or an interrupt."""
+def _users_raise(datamodule: Any, error: BaseException) -> str | None:
+    """``error`` as :func:`_users_line` names it when a user's code raised it (the outermost
+    call of it, :func:`_users_call`), in this process or in a DataLoader worker process (whose
+    traceback torch passes on as text: the call's arguments are not known, ``(...)``). None
+    when no frame runs their code, their class is the benchmarks', or the error is sanbench's
+    own or an interrupt."""
     if (
         isinstance(datamodule, BenchmarkDataModule)
         or not isinstance(error, Exception)  # a Ctrl-C is no error of theirs
@@ -109,14 +112,30 @@ def _users_call(datamodule: Any, error: BaseException) -> str | None:
         return None
     theirs = [k for k in type(datamodule).__mro__ if not issubclass(L.LightningDataModule, k)]
     files = {inspect.getfile(k) for k in theirs}
+    owners = {k.__qualname__ for k in theirs}
     frame = error.__traceback__
     while frame is not None and frame.tb_frame.f_code.co_filename not in files:
         frame = frame.tb_next
-    if frame is None:
+    if frame is not None:
+        called = _users_call(frame, owners)
+        return _users_line(type(datamodule), called, type(error).__name__, message_line(error))
+    worker = worker_error(error)
+    found = [frame for frame in worker.frames if frame[0] in files] if worker else []
+    if worker is None or not found:
         return None
+    qualified = qualified_name(*found[0])
+    named = qualified.rpartition(".")[2] if qualified.rpartition(".")[0] in owners else qualified
+    message = " ".join(worker.message.split())
+    return _users_line(type(datamodule), f"{named}(...)", worker.kind, message)
+
+
+def _users_call(frame: types.TracebackType, owners: set[str]) -> str:
+    """The call ``frame`` runs, as ``train_dataloader()`` or ``setup('test')`` (a method of
+    the user's datamodule classes, ``owners``), ``Shards.__getitem__(...)`` (other code of
+    their files)."""
     code = frame.tb_frame.f_code
     owner, _, method = code.co_qualname.rpartition(".")
-    named = method if owner in {k.__qualname__ for k in theirs} else code.co_qualname
+    named = method if owner in owners else code.co_qualname
     arguments = inspect.getargvalues(frame.tb_frame)
     shown = [
         repr(value.value if isinstance(value, Enum) else value)  # a stage is a str enum
@@ -131,14 +150,14 @@ def users_run_error(
     datamodule: Any, error: BaseException, out_dir: Path, kept: bool
 ) -> SanbenchError | None:
     """``error`` as the user's error when their datamodule's code raised it while the run
-    trained, validated or tested (Lightning calls ``setup``, the loaders, the transfer hooks):
-    one line naming the class, the call and the exception. Exit status 2 when the run folder
-    kept nothing (``kept`` False); else 1, saying what is kept and that the same command
-    resumes once the class is fixed. None for any other error."""
-    called = _users_call(datamodule, error)
-    if called is None:
+    trained, validated or tested (Lightning calls ``setup``, the loaders, the transfer hooks;
+    their dataset and collate function run in DataLoader workers too): one line naming the
+    class, the call and the exception. Exit status 2 when the run folder kept nothing
+    (``kept`` False); else 1, saying what is kept and that the same command resumes once the
+    class is fixed. None for any other error."""
+    line = _users_raise(datamodule, error)
+    if line is None:
         return None
-    line = _users_line(type(datamodule), called, error)
     if not kept:
         return ConfigError(line)
     last = FitRunFolder(out_dir).last_checkpoint
