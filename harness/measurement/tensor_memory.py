@@ -130,12 +130,15 @@ class StepPeak:
             self._profile.__enter__()
 
     def own_now(self, own: int) -> None:
-        """The run's own tensors take ``own`` bytes from here on (their frees are not seen)."""
-        if self._profile is not None and own != self._own:
-            # its allocation marks the moment in the trace (a bare storage: no operator runs)
-            marker = torch.UntypedStorage(1)
-            self._markers[marker.data_ptr()] = own - self._own
-            self._kept.append(marker)
+        """The run's own tensors take ``own`` bytes from here on. On the CPU the profiler does
+        not see their frees, so the moment is marked in its trace; CUDA's allocator sees them
+        (its count already fell: nothing to do)."""
+        if self._profile is None or own == self._own:
+            return
+        # its allocation marks the moment in the trace (a bare storage: no operator runs)
+        marker = torch.UntypedStorage(1)
+        self._markers[marker.data_ptr()] = own - self._own
+        self._kept.append(marker)
         self._own = own
 
     def stop(self) -> int:

@@ -57,7 +57,10 @@ class StepMemory:
     largest.
 
     A step runs as any other: it starts holding the previous step's gradients, which Lightning
-    frees after the forward (before the backward, :meth:`gradients_freed`). Its peak grows with
+    frees after the forward (before the backward, :meth:`gradients_freed`). A checkpoint keeps
+    their bytes, not the gradients: the first step after a resume starts holding a stand-in of
+    that size, freed where Lightning frees gradients, so it peaks as the uninterrupted run's
+    step did. Its peak grows with
     its batch, with the gradients it starts holding and with the rest of what it starts with
     (parameters, buffers, optimizer state). So a step is left out when a measured step had a
     batch at least as large in every dimension, held at least as many bytes of gradients and
@@ -80,6 +83,9 @@ class StepMemory:
         self._measured: list[tuple[tuple[int, ...], int, int]] = []
         self._peak: StepPeak | None = None
         self._batch: list[torch.Tensor] = []
+        self._gradient_bytes = 0  # held at the last step's end
+        self._to_take_back = 0  # a resume's: gradient bytes its first step starts holding
+        self._stand_in: torch.Tensor | None = None
 
     def _dominated(self, shape: tuple[int, ...], gradients: int, state: int) -> bool:
         return any(
@@ -90,14 +96,22 @@ class StepMemory:
             for seen, seen_gradients, seen_state in self._measured
         )
 
+    def _held_gradients(self, module: torch.nn.Module) -> list[torch.Tensor]:
+        stand_in = [] if self._stand_in is None else [self._stand_in]
+        return _gradients(module) + stand_in
+
     def wanted(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> bool:
         """Whether this step is to be measured (remembered if so): every step with
         ``every_step``, else one that no measured step had a batch as large, as many gradient
-        bytes and as much other state."""
+        bytes and as much other state. The first step after a resume takes its stand-in for
+        the gradients the uninterrupted run held here."""
+        if self._to_take_back and not _gradients(module):
+            self._stand_in = torch.empty(self._to_take_back, dtype=torch.uint8, device=self.device)
+        self._to_take_back = 0
         if self.every_step:
             return True
         shape = _batch_shape(batch)
-        gradients = live_bytes(_gradients(module))
+        gradients = live_bytes(self._held_gradients(module))
         state = live_bytes(_state(module, trainer.optimizers))
         if self._dominated(shape, gradients, state):
             return False
@@ -106,7 +120,7 @@ class StepMemory:
 
     def _own(self, trainer: pl.Trainer, module: torch.nn.Module) -> int:
         """Bytes of the run's own tensors: state, gradients, the batch."""
-        tensors = _state(module, trainer.optimizers) + _gradients(module) + self._batch
+        tensors = _state(module, trainer.optimizers) + self._held_gradients(module) + self._batch
         return live_bytes(tensors)
 
     def begin(self, trainer: pl.Trainer, module: torch.nn.Module, batch: Any) -> None:
@@ -115,32 +129,38 @@ class StepMemory:
         self._peak = StepPeak(self.device, self._own(trainer, module))
 
     def gradients_freed(self, trainer: pl.Trainer, module: torch.nn.Module) -> None:
-        """The backward is about to start: the previous gradients are gone (Lightning's
-        ``zero_grad``), or kept when gradients are being accumulated."""
+        """The backward of any step is about to start: the previous gradients are gone
+        (Lightning's ``zero_grad``; a resume's stand-in with them), or kept when gradients are
+        being accumulated."""
+        self._stand_in = None
         if self._peak is not None:
             self._peak.own_now(self._own(trainer, module))
 
-    def end(self) -> None:
-        """Take the measured step's peak."""
-        assert self._peak is not None
-        self.peak_bytes = max(self.peak_bytes, self._peak.stop())
-        self.steps += 1
+    def end(self, module: torch.nn.Module) -> None:
+        """Any step ended: note the gradient bytes it leaves to the next; take its peak if it
+        was measured."""
+        self._gradient_bytes = live_bytes(_gradients(module))
+        if self._peak is not None:
+            self.peak_bytes = max(self.peak_bytes, self._peak.stop())
+            self.steps += 1
         self._peak, self._batch = None, []
 
     def abort(self) -> None:
-        """The measured step failed (an error, a signal): stop measuring."""
+        """The step failed (an error, a signal): stop measuring."""
         if self._peak is not None:
             self._peak.abort()
-        self._peak, self._batch = None, []
+        self._peak, self._batch, self._stand_in = None, [], None
 
     def state_dict(self) -> dict[str, Any]:
-        """The peak so far and the steps measured, for a checkpoint: a resumed run measures the
-        steps the uninterrupted one would and reports the whole run's peak."""
+        """The peak so far, the steps measured and the gradient bytes held, for a checkpoint: a
+        resumed run measures the steps the uninterrupted one would and reports the whole run's
+        peak."""
         return {
             "kind": self.kind,
             "peak_bytes": self.peak_bytes,
             "steps": self.steps,
             "measured": [(list(shape), g, s) for shape, g, s in self._measured],
+            "gradient_bytes": self._gradient_bytes,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -148,6 +168,9 @@ class StepMemory:
         self.peak_bytes = int(state["peak_bytes"])
         self.steps = int(state["steps"])
         self._measured = [(tuple(shape), int(g), int(s)) for shape, g, s in state["measured"]]
+        # absent from checkpoints made before 2026-11-30
+        self._gradient_bytes = int(state.get("gradient_bytes", 0))
+        self._to_take_back = self._gradient_bytes
 
     def peak_mb(self) -> float:
         return self.peak_bytes / MB if self.steps else float("nan")

@@ -96,22 +96,26 @@ class EfficiencyCallback(pl.Callback):
     def on_before_backward(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, loss: torch.Tensor
     ) -> None:
-        if self._measuring and self.memory is not None:
+        if self.memory is not None:
             self.memory.gradients_freed(trainer, pl_module)
 
     def on_exception(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException
     ) -> None:
-        if self._measuring and self.memory is not None:
+        if self.memory is not None:
             self._measuring = False
             self.memory.abort()
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args) -> None:
-        if self._measuring and self.memory is not None:
-            self._measuring = False
-            self.clock.pause()  # reading the profiler's trace is not training time
-            self.memory.end()
-            self.clock.resume()
+        if self.memory is None:
+            return
+        if not self._measuring:
+            self.memory.end(pl_module)
+            return
+        self._measuring = False
+        self.clock.pause()  # reading the profiler's trace is not training time
+        self.memory.end(pl_module)
+        self.clock.resume()
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._epoch_start = self.train_seconds

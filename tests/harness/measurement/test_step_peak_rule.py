@@ -56,7 +56,7 @@ def test_the_profile_and_the_fit_count_a_cuda_step_alike(monkeypatch: pytest.Mon
     assert memory.wanted(trainer, model, {})
     memory.begin(trainer, model, {})
     step()
-    memory.end()
+    memory.end(model)
     assert profiled == memory.peak_bytes == own + 600
 
 
@@ -71,3 +71,24 @@ def test_a_cpu_step_counts_what_it_allocates_not_what_an_earlier_profile_saw_fre
     new = torch.ones(2**18)
     assert peak.stop() == 2**20
     del new
+
+
+def test_a_cuda_step_that_frees_its_own_tensors_keeps_them_in_its_peak(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The allocator sees a free on CUDA (the CPU profiler does not see one of a block older
+    than the step): a step holding 4 KiB of gradients that grows by 600 bytes of activations,
+    then frees the gradients (Lightning's ``zero_grad``) and makes 4 KiB of new ones, peaked at
+    its own 4 KiB and those 600 bytes more. Until 2026-11-30 ``own_now`` lowered the CUDA
+    count by the freed gradients: 4 KiB too few, every step of a GPU fit."""
+    device = torch.device("cuda")
+    gradients = 4096
+    fake = _FakeCuda(other=2**20, own=gradients)
+    fake.install(monkeypatch)
+    peak = StepPeak(device, own=gradients)
+    fake.allocate(600)
+    fake.allocate(-gradients)
+    peak.own_now(0)
+    fake.allocate(gradients)
+    fake.allocate(-600)
+    assert peak.stop() == gradients + 600

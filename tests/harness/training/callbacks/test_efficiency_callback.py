@@ -81,7 +81,7 @@ def test_a_measured_step_counts_the_gradients_it_holds_until_they_are_freed(
     memory.gradients_freed(trainer, model)
     later = torch.ones(later_kib * 256)
     del activation, later
-    memory.end()
+    memory.end(model)
     weight = gradient = 256 * 256 * 4
     own = weight + 512 * 8  # the batch: 512 int64 tokens
     assert memory.peak_bytes == own + 512 * 1024 + max(gradient, later_kib * 1024)
@@ -110,7 +110,7 @@ def test_a_step_that_starts_with_more_state_is_measured_again() -> None:
         output.backward()
         optimizer.step()
         if measured:
-            memory.end()
+            memory.end(model)
         return measured, memory.peak_bytes
 
     (first, peak_1), (second, peak_2), (third, peak_3) = step(), step(), step()
