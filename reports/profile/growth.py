@@ -2,7 +2,9 @@
 and mode, with its standard error (``scipy.stats.linregress``).
 
 A fit needs at least ``MIN_LENGTHS`` distinct lengths (two points always lie on a line: their
-R² is 1 whatever the growth); with fewer the table says "not enough lengths". Over the upper
+R² is 1 whatever the growth); with fewer the table says "not enough lengths", and "nothing
+timed" for a time where no point of that encoder and mode was timed (a ``--predict-only`` run,
+or points that all failed): not a question of lengths. Over the upper
 half of the lengths when that half holds at least ``MIN_LENGTHS`` of them, where the leading
 term dominates (fixed costs such as parameters flatten the short end), else over all of them.
 k ~ 2 is quadratic growth (DiSAN's [B, L, L, d] attention), k ~ 1 linear (Bi-BloSAN's claim for
@@ -28,6 +30,7 @@ from reports.contracts.profile_run import OK
 MIN_R2 = 0.9
 MIN_LENGTHS = 3
 NOT_ENOUGH = "not enough lengths"
+NOT_TIMED = "nothing timed"
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,11 @@ def fit_loglog(lengths: np.ndarray, values: np.ndarray) -> Fit | None:
 
 def _record(name: str, group: pd.DataFrame, column: str, timed: bool = False) -> dict[str, object]:
     """The fit of ``column``; of a ``timed`` one also how many of the lengths it spans hold a
-    contended point (memory is not inflated by contention)."""
+    contended point (memory is not inflated by contention), or ``NOT_TIMED`` as its range when
+    no point was timed."""
     points = group.dropna(subset=[column])
     fit = fit_loglog(points["seq_len"].to_numpy(float), points[column].to_numpy(float))
+    unfitted = NOT_TIMED if timed and points.empty else NOT_ENOUGH
     contended = 0
     if fit and timed and "contended" in points:
         spanned = points[points["seq_len"].between(*fit.lengths) & (points[column] > 0)]
@@ -78,7 +83,8 @@ def _record(name: str, group: pd.DataFrame, column: str, timed: bool = False) ->
         f"{name}_slope": fit.slope if fit else np.nan,
         f"{name}_stderr": fit.stderr if fit else np.nan,
         f"{name}_r2": fit.r2 if fit else np.nan,
-        f"{name}_range": f"{fit.lengths[0]}-{fit.lengths[1]}" if fit else NOT_ENOUGH,
+        f"{name}_range": f"{fit.lengths[0]}-{fit.lengths[1]}" if fit else unfitted,
+        f"{name}_fitted": fit is not None,
         f"{name}_reliable": bool(fit and fit.reliable),
         f"{name}_points": fit.points if fit else 0,
         f"{name}_contended": contended,
@@ -87,7 +93,8 @@ def _record(name: str, group: pd.DataFrame, column: str, timed: bool = False) ->
 
 def growth_table(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (encoder variant, mode): memory and time exponents with their standard
-    errors, R², fitted range ("not enough lengths" when nothing was fitted), reliability, the
+    errors, R², fitted range (why not, when nothing was fitted: ``NOT_ENOUGH``, ``NOT_TIMED``),
+    whether it was fitted, its reliability, the
     lengths fitted and how many of them hold a contended timing, and whether memory was fitted
     on predicted or measured values."""
     records = []

@@ -32,7 +32,7 @@ from reports.profile.figures import (
     ring_contended,
     set_scale,
 )
-from reports.profile.growth import NOT_ENOUGH, growth_table
+from reports.profile.growth import NOT_TIMED, growth_table
 from reports.site.discover import Run, Skipped
 from reports.site.render import Page, render, save_figure
 
@@ -339,7 +339,7 @@ def build(runs: list[Run], page_dir: Path, slug: str, not_compared: Sequence[Ski
             for k in [*options, *settings]  # the labels' options, then commit, python, ...
         ],
         growth=[{"encoder": k[0], "mode": k[1], "runs": v} for k, v in sorted(growth.items())],
-        not_enough=NOT_ENOUGH,
+        not_timed=NOT_TIMED,
         files=[],
     )
     return Page(

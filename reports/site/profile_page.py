@@ -12,12 +12,18 @@ from pathlib import Path
 import pandas as pd
 
 from reports.contracts.manifest import MANIFEST
-from reports.contracts.profile_run import MEASURED_STATUSES, POINT_ORDER, PROFILE_CSV, STATUSES
+from reports.contracts.profile_run import (
+    MEASURED_STATUSES,
+    POINT_ORDER,
+    PREDICTED,
+    PROFILE_CSV,
+    STATUSES,
+)
 from reports.numbers import RANGE_DASH
 from reports.profile.claims import papers_claims
 from reports.profile.data import environment, load_run, longest_points
 from reports.profile.figures import figures
-from reports.profile.growth import MIN_R2, NOT_ENOUGH, growth_table
+from reports.profile.growth import MIN_R2, growth_table
 from reports.profile.tables import (
     BUDGETS_GB,
     compile_gains,
@@ -65,6 +71,7 @@ def build(run: Run, page_dir: Path) -> Page:
         env,
         counts={s: int(counts.get(s, 0)) for s in STATUSES},
         timed=bool(rows["status"].isin(MEASURED_STATUSES).any()),  # else times go unsaid
+        predict_only=bool((rows["status"] == PREDICTED).all()),
         noisy=int(rows["noisy"].sum()),
         contended=int(rows["contended"].sum()),
         contended_points=rows[rows["contended"]]
@@ -76,7 +83,6 @@ def build(run: Run, page_dir: Path) -> Page:
         figures=[save_figure(f, page_dir, stem, t) for stem, t, f in figures(rows)],
         growth=growth_table(rows).to_dict("records"),
         min_r2=MIN_R2,
-        not_enough=NOT_ENOUGH,
         errors=errors.to_dict("records"),
         compile_gains=compile_gains(rows).to_dict("records"),
         tile_costs=tile_costs(rows).to_dict("records"),

@@ -160,6 +160,22 @@ def test_growth_exponents_over_contended_points_say_so_per_run(tmp_path: Path) -
         assert row[5].endswith("(4 of 4 lengths contended)")
 
 
+@pytest.mark.slow  # draws the comparison's figures
+def test_an_encoder_a_run_only_predicted_reads_nothing_timed(tmp_path: Path) -> None:
+    """Issue 56 leftovers: beside a timed run, a run that predicted an encoder without timing
+    it (its points ``predicted``) gave that time exponent "–", which the note read as "fewer
+    than three lengths"."""
+    timed = variant(tmp_path, "profile-timed", {})
+    untimed = {"status": lambda t: t["status"].where(t["encoder"] != "disan", "predicted")}
+    other = variant(tmp_path, "profile-other", {"batch_size": 8, **untimed})
+    html, _ = compare(tmp_path, [timed, other])
+    rows = {tuple(row[:2]): row for row in cells(html, "growth")}
+    for mode in ("infer", "train"):
+        assert rows[("disan", mode)][5] == "nothing timed"  # encoder, mode, memory x2, time x2
+        assert rows[("multi_cnn", mode)][5].startswith(("0.", "1.", "-"))
+    assert '"nothing timed" where a run timed none of its points' in " ".join(html.split())
+
+
 def test_an_encoder_measured_by_one_run_only_is_named_with_its_run() -> None:
     """Outside check 12: an encoder measured by one run only was left out of the ratio table
     without a word."""

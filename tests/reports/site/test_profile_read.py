@@ -108,6 +108,40 @@ def test_a_predict_only_page_says_nothing_was_measured_and_shows_no_empty_table(
     assert not list(page_dir.glob("time_*.png"))
 
 
+def test_a_time_no_point_of_which_was_timed_says_so_not_that_lengths_are_missing() -> None:
+    """Issue 56 leftovers: a ``--predict-only`` page's growth table said "not enough lengths"
+    for the time exponent of encoders predicted at three lengths, where nothing was timed."""
+    predicted = points([False] * 3).assign(
+        status="predicted", time_ms_median=float("nan"), peak_mem_mb_predicted=[1.0, 2.0, 4.0]
+    )
+    (row,) = growth_table(predicted).to_dict("records")
+    assert (row["time_range"], row["time_fitted"]) == ("nothing timed", False)
+    assert (row["memory_range"], row["memory_fitted"]) == ("8-32", True)
+    (short,) = growth_table(points([False] * 2)).to_dict("records")
+    assert (short["time_range"], short["time_fitted"]) == ("not enough lengths", False)
+
+
+@pytest.mark.slow  # draws the profile's figures
+def test_a_predict_only_growth_table_has_no_time_columns_and_says_why(tmp_path: Path) -> None:
+    """Issue 56 leftovers: ``profile --predict-only --lengths 16,32,64`` showed time exponents
+    "–" with "not enough lengths" beside each of its memory exponents; nothing was timed."""
+    run = tmp_path / "profile-predicted"
+    shutil.copytree(FIXTURES / "profile-cpu-fp32", run)
+    rows = pd.read_csv(run / "profile.csv")
+    rows["status"] = "predicted"  # what --predict-only writes: predictions, no time
+    rows["peak_mem_mb_predicted"], rows["time_ms_median"] = rows["peak_mem_mb"], float("nan")
+    rows.to_csv(run / "profile.csv", index=False)
+    page_dir = tmp_path / "page"
+    profile_page.build(*discover([run]), page_dir)
+    growth = (page_dir / "index.html").read_text().split('id="growth"', 1)[1].split("<h2", 1)[0]
+    table = growth.split("<table>", 1)[1].split("</table>", 1)[0]
+    assert "time k" not in table and "not enough lengths" not in table
+    assert "Nothing was timed in this run (--predict-only)" in " ".join(growth.split())
+    assert 'a cell "–" holds no exponent' in " ".join(growth.split())
+    rows_html = re.findall(r"<tr>(.*?)</tr>", table, re.DOTALL)[1:]
+    assert {len(re.findall(r"<td[^>]*>", row)) for row in rows_html} == {6}  # memory only
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     (run,) = discover([CONTENDED])
