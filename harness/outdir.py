@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import fcntl
 import hashlib
 import itertools
 import json
@@ -279,7 +280,7 @@ def one_writer(
     process holds it (the folder, or ``written``: the file a lock of its own guards),
     :class:`NotOursError` when an entry of either name is not sanbench's (:func:`is_lock_file`:
     neither is opened, nor followed if a symlink). The lock is released when the body ends or
-    the process dies."""
+    the process dies; its file stays (:func:`one_file_writer`)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / lock_name)
@@ -305,17 +306,27 @@ def one_writer(
 
 
 @contextlib.contextmanager
+def folder_held(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of the folder itself while the body runs, waiting for
+    another process's (a step of milliseconds: a check of its lock files and the taking of one).
+    No file is made for it, so none is ever removed while another process opened it."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # the lock goes with it
+
+
+@contextlib.contextmanager
 def one_file_writer(out: Path) -> Iterator[None]:
     """Hold the lock of the file ``out`` (``predict``, ``encode``) while the body writes it:
-    ``.sanbench-NAME.lock`` beside it (:func:`one_writer`), taken away when the body ends, as a
-    user's folder keeps nothing but the file and its record (:func:`record_file`). A second
-    command writing the same file meanwhile is refused (:class:`FolderBusyError`)."""
-    lock = out.parent / f"{MARKER}-{out.name}.lock"
-    with one_writer(out.parent, lock.name, written=out):
-        try:
-            yield
-        finally:
-            lock.unlink(missing_ok=True)  # still held: a command opening it now is refused
+    ``.sanbench-NAME.lock`` beside it (:func:`one_writer`). A second command writing the same
+    file meanwhile is refused (:class:`FolderBusyError`). The empty lock file stays: a command
+    that opened it before the body ended locks that file, so a file made in its place would
+    admit a second writer at the same time."""
+    with one_writer(out.parent, f"{MARKER}-{out.name}.lock", written=out):
+        yield
 
 
 @contextlib.contextmanager
@@ -324,16 +335,21 @@ def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
     and the folders above it that it made for it (``runs/`` of a refused ``--out runs/x``).
 
     Whether the body returns or raises: a folder that existed before, or that holds any file
-    (results, or partial results a rerun resumes from), is kept.
+    (results, or partial results a rerun resumes from), is kept; so is one whose writer refused
+    the body (:class:`FolderBusyError`: two commands started at once, the other one writes it).
     """
     folder = None if out is None else Path(out).absolute()
     created = folder is not None and not folder.exists()
     # the missing folders above it, nearest first: emptied, each is removed
     above = list(itertools.takewhile(lambda p: not p.exists(), folder.parents)) if created else []
+    refused = False  # because another process writes there: its folder, made at the same time
     try:
         yield
+    except FolderBusyError:
+        refused = True
+        raise
     finally:
-        if created and folder.is_dir() and holds_no_file(folder):
+        if created and not refused and folder.is_dir() and holds_no_file(folder):
             shutil.rmtree(folder)
             for parent in above:  # never another's: only an empty folder is removed
                 with contextlib.suppress(OSError):
@@ -381,8 +397,9 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
     """A command's ``--out`` folder: refused unless sanbench may write into it, marked, one
     writer for :data:`LOCKED_COMMANDS`; when the command ends having written no file (refused
     by a later check, say), the marker, lock files and folders it added are taken away again,
-    and a folder it made is removed. A file ``--out`` (:data:`FILE_COMMANDS`) is left to the
-    command."""
+    and a folder it made is removed; refused by another writer (two commands started at once),
+    only the marker: the lock files and folders added since are the writer's. A file ``--out``
+    (:data:`FILE_COMMANDS`) is left to the command."""
     if out is None or command in FILE_COMMANDS:
         yield
         return
@@ -390,13 +407,20 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
     check_out_folder(folder, command)
     before = _entries(folder)
     with removed_if_left_empty(folder):
+        refused = False  # by another writer
         try:
             if folder.is_dir() or command in MARKED_AT_START:
                 mark(folder, command)
             with one_writer(folder) if command in LOCKED_COMMANDS else contextlib.nullcontext():
                 yield
+        except FolderBusyError:
+            refused = True
+            raise
         finally:
-            if folder.is_dir() and not _put_back(folder, before):
+            if refused:  # what was added since but the marker is the writer's (its locks)
+                if folder / MARKER not in before:
+                    (folder / MARKER).unlink(missing_ok=True)
+            elif folder.is_dir() and not _put_back(folder, before):
                 mark(folder, command)  # a folder the command made after its checks
 
 

@@ -7,15 +7,16 @@ run that died with the process (no row) or raised (``failed`` row) runs again on
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError, RunInterruptedError, failure_line
 from harness.measurement.elapsed import Elapsed
-from harness.outdir import busy, lock_holder, one_writer
+from harness.outdir import busy, folder_held, lock_holder, one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.run_folder import differences_from_saved
 from harness.training.settings.fit_run import FitRun
@@ -37,6 +38,7 @@ from reports.contracts.suite_results import (
 FitFn = Callable[[FitRun], Mapping[str, Any]]
 ERROR_CHARS = 500  # of a failed run's error cell
 SHARD_LOCK = ".sanbench-{}.lock"  # a shard's writer lock, by its label (K-of-N)
+JOBS_LOCK = ".sanbench-jobs.lock"  # held by a suite while the jobs it launched run
 LogFn = Callable[[str], None]
 
 
@@ -138,16 +140,38 @@ class SuiteSummary:
     failed: list[RunSpec] = field(default_factory=list)
 
 
-def check_no_other_writer(out_dir: Path, shard: Shard | None) -> None:
-    """Raise :class:`harness.outdir.FolderBusyError` before anything is written when another
-    process runs a shard of ``out_dir`` that this command would run too: any shard when it
-    launches jobs (``shard`` None: every unfinished shard is launched), a shard of another
-    plan (``K/M``, ``M`` not ``N``: the same cells) for ``--shard K/N``; the other shards of
-    ``N`` run beside it, and a second process on ``K/N`` itself is refused by its lock."""
-    for lock in sorted(out_dir.glob(SHARD_LOCK.format("*-of-*"))):
-        same_plan = shard is not None and lock.name.endswith(f"-of-{shard.count}.lock")
-        if not same_plan and (pid := lock_holder(lock)) is not None:
-            raise busy(out_dir, pid)
+def _other_writer(out_dir: Path, shard: Shard | None, launched: bool) -> str | None:
+    """The PID of a process running a shard of ``out_dir`` that this one would run too (None:
+    none does): any shard, or a launch of jobs, when it launches jobs (``shard`` None: every
+    unfinished shard is launched); a shard of another plan (``K/M``, ``M`` not ``N``: the same
+    cells), or a launch of jobs unless it is one of them (``launched``), for a shard ``K/N``.
+    The other shards of ``N`` run beside it; a second process on ``K/N`` itself is refused by
+    its lock."""
+    locks = [] if launched else [out_dir / JOBS_LOCK]
+    locks += [
+        lock
+        for lock in sorted(out_dir.glob(SHARD_LOCK.format("*-of-*")))
+        if shard is None or not lock.name.endswith(f"-of-{shard.count}.lock")
+    ]
+    return next((pid for lock in locks if (pid := lock_holder(lock)) is not None), None)
+
+
+@contextlib.contextmanager
+def suite_writer(out_dir: Path, shard: Shard | None, launched: bool = False) -> Iterator[None]:
+    """Hold the lock of ``shard`` of ``out_dir`` (None: of a launch of jobs, which take their
+    shards' locks themselves, ``launched``) while the body runs; raise
+    :class:`harness.outdir.FolderBusyError` before anything is written when another process
+    runs what this one would run (:func:`_other_writer`). The check and the lock are one step,
+    with the folder itself locked (:func:`harness.outdir.folder_held`): of two suites started
+    at once, the second checks once the first holds its lock."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as held:
+        with folder_held(out_dir):
+            if (pid := _other_writer(out_dir, shard, launched)) is not None:
+                raise busy(out_dir, pid)
+            own = JOBS_LOCK if shard is None else SHARD_LOCK.format(shard.label)
+            held.enter_context(one_writer(out_dir, own))
+        yield
 
 
 def run_shard(
@@ -160,6 +184,7 @@ def run_shard(
     embeddings: Path | None,
     overrides: Mapping[str, Any],
     log: LogFn = print,
+    launched: bool = False,
 ) -> SuiteSummary:
     """Run this shard's part of ``runs`` with ``fit`` (``harness.training.fit.run_fit``).
 
@@ -167,11 +192,12 @@ def run_shard(
     or failed run appends one row. An exception is recorded (status ``failed``, the message
     and ``error.txt`` in the run folder) and the suite goes on; a signal's
     :class:`RunInterruptedError` (the run saved its ``last.ckpt``) stops the shard unrecorded.
-    One process runs a shard: a second one on the same ``out_dir`` and shard raises
-    :class:`harness.outdir.FolderBusyError`.
+    One process runs a shard: a second one on the same ``out_dir`` and shard, or one another
+    process runs (:func:`suite_writer`; ``launched``: a job of a suite that launched it),
+    raises :class:`harness.outdir.FolderBusyError`.
     """
     out_dir = Path(out_dir)
-    with one_writer(out_dir, SHARD_LOCK.format(shard.label)):
+    with suite_writer(out_dir, shard, launched):
         return _run_shard(runs, shard, out_dir, fit, data_dir, embeddings, overrides, log)
 
 

@@ -21,11 +21,11 @@ from harness.suite.options import SuiteOptions
 from harness.suite.runner import (
     FitFn,
     all_results_files,
-    check_no_other_writer,
     finished_keys,
     fit_run,
     results_path,
     run_shard,
+    suite_writer,
 )
 from harness.training.settings.fit_overrides import (
     budget_problems_of,
@@ -281,24 +281,30 @@ def run_as_jobs(
     """Every unfinished shard ``K/jobs`` (``--jobs``, default one per cell) as one job writing
     ``results-K-of-N.csv``, the file ``--shard K/N`` writes: the jobs share nothing but
     ``OUT``, and a killed or requeued job runs its shard again, skipping every ``ok`` cell.
-    :class:`RunFailedError` when a job died or a run failed."""
+    :class:`RunFailedError` when a job died or a run failed; :class:`FolderBusyError`, nothing
+    written, when another suite runs a shard of ``out_dir`` (:func:`suite_writer`)."""
     jobs = min(launcher.jobs or len(runs), len(runs))
-    # the threads of the whole plan, not of the jobs left: a resume computes as the first launch
-    threads = None if launcher.launcher == "slurm" else planned_threads(out_dir, SUITE_RUN, jobs)
-    calls = [
-        functools.partial(
-            run_shard_of_suite,
-            list(runs),
-            shard=shard,
-            out_dir=out_dir,
-            fit=fit,
-            data_dir=data_dir,
-            embeddings=embeddings,
-            overrides=dict(overrides),
+    # a suite another process runs there: refused before anything is written (the threads)
+    with suite_writer(out_dir, None):
+        # the threads of the whole plan, not of the jobs left: a resume computes as the first launch
+        threads = (
+            None if launcher.launcher == "slurm" else planned_threads(out_dir, SUITE_RUN, jobs)
         )
-        for shard in pending_shards(runs, jobs, out_dir)
-    ]
-    outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite", threads=threads)
+        calls = [
+            functools.partial(
+                run_shard_of_suite,
+                list(runs),
+                shard=shard,
+                out_dir=out_dir,
+                fit=fit,
+                data_dir=data_dir,
+                embeddings=embeddings,
+                overrides=dict(overrides),
+                launched=True,
+            )
+            for shard in pending_shards(runs, jobs, out_dir)
+        ]
+        outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite", threads=threads)
     print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
     report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
 
@@ -306,7 +312,8 @@ def run_as_jobs(
 @contextlib.contextmanager
 def random_vectors_silenced(warn_first: bool = False) -> Iterator[None]:
     """No datamodule of the block says its vectors start random; ``warn_first``: the suite
-    says it once, first (the no-embeddings warning once per suite, not once per run)."""
+    says it once, first (the no-embeddings warning once per suite, not once per run), when a
+    run of it will train."""
     from datamodules.datamodule import RANDOM_VECTORS, RandomVectorsWarning
 
     if warn_first:
@@ -347,11 +354,9 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
         with random_vectors_silenced():  # bad input: its problems alone
             runs = check_runs(options, overrides)
         vectors = options.inputs.embeddings or overrides.get("data.embeddings")
-        with random_vectors_silenced(warn_first=vectors is None):
-            if out.is_dir():  # a suite another process runs there: refused, nothing written
-                check_no_other_writer(
-                    out, options.shard_of_grid if options.launch.in_process else None
-                )
+        done = finished_keys(out)  # a rerun that trains nothing starts no vectors
+        trains = any(run.key not in done for run in options.shard_of_grid.select(runs))
+        with random_vectors_silenced(warn_first=vectors is None and trains):
             out.mkdir(parents=True, exist_ok=True)
             if fit is None:
                 from harness.training.fit import run_fit as fit

@@ -132,7 +132,9 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     argv = [command, "--ckpt", str(checkpoint), "--input", str(questions), "--out", str(out)]
     assert main(argv) == 0
     first = snapshot(tmp_path)
-    assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", out.name, questions.name])
+    lock = f".sanbench-{out.name}.lock"  # stays, empty (a lock file never goes)
+    assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", lock, out.name, questions.name])
+    assert first[lock] == b""
     line = refusal(sanbench(*argv))
     assert line == (
         f"sanbench {command}: --out {out} exists (an earlier sanbench command wrote it); add "
@@ -232,7 +234,8 @@ def test_out_is_checked_again_once_its_lock_is_held(
     lock, before any work."""
     out = folder / "pp.csv"
     out.write_text("line,sentence,label\n")
-    record_file(out, "predict")  # written by the other command meanwhile
+    record_file(out, "predict")  # written by the other command meanwhile, under its lock
+    (folder / f".sanbench-{out.name}.lock").touch()  # which stays
     monkeypatch.setattr(InferenceOptions, "problems", lambda self, suffix: [])
     monkeypatch.setattr(signal, "signal", lambda *arguments: None)  # the command's own
     options = InferenceOptions(folder / "model.ckpt", folder / "q3.csv", out)

@@ -15,10 +15,10 @@ from harness.outdir import FolderBusyError
 from harness.suite.grid import Shard, expand_grid
 from harness.suite.runner import (
     COLUMNS,
-    check_no_other_writer,
     finished_keys,
     results_path,
     run_shard,
+    suite_writer,
 )
 from harness.training.settings.fit_run import FitRun
 from tests.harness.test_outdir import held_by_another_process
@@ -180,16 +180,19 @@ def test_a_rerun_with_another_budget_is_refused_instead_of_reusing_rows(
 
 @pytest.mark.slow  # a second process
 @pytest.mark.parametrize(
-    ("held", "shard", "refused"),
+    ("held", "shard", "launched", "refused"),
     [
-        ("1-of-1", None, True),  # jobs launch every unfinished shard
-        ("1-of-2", None, True),
-        ("1-of-1", Shard(1, 2), True),  # another plan: the same cells
-        ("1-of-2", Shard(2, 2), False),  # the shards of one plan run side by side
+        ("1-of-1", None, False, True),  # jobs launch every unfinished shard
+        ("1-of-2", None, False, True),
+        ("jobs", None, False, True),
+        ("1-of-1", Shard(1, 2), False, True),  # another plan: the same cells
+        ("jobs", Shard(1, 2), False, True),  # the jobs run every cell
+        ("jobs", Shard(1, 2), True, False),  # a job of theirs
+        ("1-of-2", Shard(2, 2), False, False),  # the shards of one plan run side by side
     ],
 )
 def test_a_suite_another_process_runs_is_refused_before_anything_is_written(
-    tmp_path: Path, held: str, shard: Shard | None, refused: bool
+    tmp_path: Path, held: str, shard: Shard | None, launched: bool, refused: bool
 ) -> None:
     """Outside check A item 7: 'suite --jobs 2 --launcher process' on a folder a plain suite
     was writing made jobs/, rewrote tables/ and ended 'internal error'-like: its job died with
@@ -197,8 +200,9 @@ def test_a_suite_another_process_runs_is_refused_before_anything_is_written(
     with (
         held_by_another_process(tmp_path, f".sanbench-{held}.lock") as pid,
         pytest.raises(FolderBusyError, match=f"PID {pid}\\)") if refused else nullcontext(),
+        suite_writer(tmp_path, shard, launched),
     ):
-        check_no_other_writer(tmp_path, shard)
+        pass
 
 
 @pytest.mark.slow  # a second process, the command
