@@ -30,16 +30,18 @@ def run_as_jobs(
     command: str,
     console: Console,
     recorded: dict[str, Any],
+    config_file: Path | None = None,
 ) -> None:
     """One job per encoder variant (:func:`run_encoder`, the same :func:`run_sweep` of one
     encoder into :func:`job_folder`, resolving the device and budget on its node; a requeued
     job resumes from its own CSV), rows merged into ``out/profile.csv``. The manifest records
     the sweep as asked (``--device auto`` stays auto) and the jobs' environment (their
     devices), not this machine's. A resume launches only the variants with a point left
-    (:func:`unfinished`): no job that imports torch to find nothing to do."""
+    (:func:`unfinished`): no job that imports torch to find nothing to do. ``config_file``: as
+    :func:`write_manifest` takes it."""
     labels = [spec.label for spec in config.encoders]
     folders = [job_folder(out, label) for label in labels]
-    write_manifest(out, config, jobs_environment(folders), command, recorded)
+    write_manifest(out, config, jobs_environment(folders), command, recorded, config_file)
     left = unfinished(config, out)
     calls = [
         functools.partial(run_encoder, config, label, job_folder(out, label), command)

@@ -34,6 +34,10 @@ from reports.contracts.profile_run import (
     variant_label,
 )
 
+# beside the results, the resolved config of a sweep started from a --config file (its command
+# names it; harness.profiling.sweep_manifest.write_manifest)
+CONFIG_FILE = "profile-config.yaml"
+
 
 def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -> Path:
     """Run (or resume) the sweep, here or as one job per encoder variant, then its report;
@@ -48,14 +52,15 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
     out = sweep_folder(options)
     config = sweep_config(options)
     command = recorded_command()
+    recorded, config_file = sweep_options(options), out / CONFIG_FILE  # a --config file's copy
     if options.launch.in_process:
         from harness.profiling.sweep import run_sweep
 
-        run_sweep(config, out, command, console, options.progress, sweep_options(options))
+        run_sweep(config, out, command, console, options.progress, recorded, config_file)
     else:
         from harness.profiling.jobs import run_as_jobs
 
-        run_as_jobs(config, out, options.launch, command, console, sweep_options(options))
+        run_as_jobs(config, out, options.launch, command, console, recorded, config_file)
     if options.report:
         # The command layer composes sweep and report, as harness.report.command does.
         page = importlib.import_module("reports.site").build_profile_report(out)

@@ -84,9 +84,11 @@ def run_sweep(
     console: Console | None = None,
     progress: bool = False,
     options: dict[str, Any] | None = None,
+    config_file: Path | None = None,
 ) -> Path:
     """Sweep ``config`` (:func:`on_this_machine`) into ``out`` (resuming its rows) and write its
-    manifest, with the ``options`` that made it; returns ``out``. ``console`` (none: quiet, as
+    manifest, with the ``options`` that made it (and ``config_file``, as :func:`write_manifest`
+    takes it); returns ``out``. ``console`` (none: quiet, as
     in a job) gets the sweep's first line and a line per row.
 
     Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep or this
@@ -106,7 +108,7 @@ def run_sweep(
     )
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
-    write_manifest(out, config, env, command, options)
+    write_manifest(out, config, env, command, options, config_file)
     try:
         sweep.run(progress=progress)
     except (KeyboardInterrupt, RunInterruptedError) as stopped:  # Ctrl-C, SIGTERM (harness.cli)

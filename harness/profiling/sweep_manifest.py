@@ -12,6 +12,7 @@ from typing import Any
 from harness.errors import InputError
 from harness.profiling.options import SWEEP_KEYS
 from harness.profiling.sweep_config import SweepConfig
+from harness.redaction import recorded_command
 from reports.contracts.manifest import read_manifest, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.profile_run import profile_csv
@@ -59,10 +60,14 @@ def write_manifest(
     env: dict[str, str],
     command: str,
     options: dict[str, Any] | None = None,
+    config_file: Path | None = None,
 ) -> None:
     """The run's manifest: its command, its sweep and the options that made it (``options``,
     what ``--resume`` continues). A resume keeps ``created``, ``command`` and ``options`` and
-    appends to ``resumed``; another sweep never overwrites it (:class:`InputError`)."""
+    appends to ``resumed``; another sweep never overwrites it (:class:`InputError`). A new
+    sweep of a ``--config`` file keeps its resolved config in ``config_file`` (the process that
+    read it), and its command names that copy (:func:`recorded_command`): it runs as printed
+    from any folder."""
     old = read_manifest_if_any(out, "profile")
     record = recorded_config(out, config)
     differences = sweep_differences(old, record) if old else []
@@ -79,6 +84,8 @@ def write_manifest(
                 ]
             )
         )
+    if not old and config_file is not None:
+        command = recorded_command(config_file=config_file)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     manifest = {
         "kind": "profile",

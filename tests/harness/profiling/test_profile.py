@@ -3,10 +3,13 @@ of the options given against them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 
+from harness.cli import main
 from harness.errors import InputError
 from harness.profiling.options import ProfileOptions
 from harness.profiling.profile import resumed_options, sweep_options
@@ -43,3 +46,33 @@ def test_a_resume_with_other_encoders_is_refused(tmp_path: Path) -> None:
     options = ProfileOptions(encoders="mtsa:attention_impl=fast", out=tmp_path, resume=True)
     with pytest.raises(InputError, match="recorded with 'mtsa:impl=tensor'"):
         resumed_options(options, {"encoders"})
+
+
+@pytest.mark.slow  # two predict-only sweeps, about 20 CPU s
+def test_a_sweep_from_a_config_file_records_a_command_that_runs_where_the_file_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``profile --config p.yaml`` recorded ``sanbench profile --config p.yaml`` (the file as
+    given, relative, not kept) in its manifest and page, as suite, tune and reproduce did
+    before 1860a81; now the resolved config is kept beside the rows and named, and a resume
+    keeps it as the first run wrote it."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "p.yaml"
+    config.write_text(
+        "encoders: bilstm\npredict_only: true\npredict_lengths: 16,32\nmodes: infer\n"
+        "report: false\nprogress: false\nout: runs/p\n"
+    )
+    words = ["profile", "--config", str(config), "--dim", "16"]
+    monkeypatch.setattr("sys.argv", ["sanbench", *words])
+    assert main(words) == 0
+    config.unlink()
+    manifest = tmp_path / "runs/p/manifest.json"
+    recorded = json.loads(manifest.read_text())["command"]
+    assert recorded == "sanbench profile --config runs/p/profile-config.yaml"
+    saved = tmp_path / "runs/p/profile-config.yaml"
+    first = saved.read_text()
+    assert yaml.safe_load(first)["dim"] == 16 and yaml.safe_load(first)["encoders"] == "bilstm"
+    resume = [*recorded.split()[1:], "--resume"]
+    monkeypatch.setattr("sys.argv", ["sanbench", *resume])
+    assert main(resume) == 0  # as printed, from another process: every point there already
+    assert json.loads(manifest.read_text())["command"] == recorded and saved.read_text() == first
