@@ -1,5 +1,6 @@
-"""A suite's overrides (its manifest's ``overrides``, fit's dotted keys) as its page says them:
-the training budget apart from the other options, a class as ``torch.optim.SGD(lr=0.05)``."""
+"""A suite's overrides (its manifest's ``overrides``, fit's dotted keys) and a fit's config as
+their pages say them: the training budget apart from the other options, a class as
+``torch.optim.SGD(lr=0.05)``."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ def overrides_text(overrides: dict[str, Any]) -> tuple[dict[str, str], dict[str,
             value = {"class_path": value, "init_args": overrides.get(f"{section}.init_args")}
             key = section
         merged[key] = value
-    budget = {key: _text(value) for key, value in merged.items() if _budget(key)}
-    others = {key: _text(value) for key, value in merged.items() if not _budget(key)}
+    budget = {key: value_text(value) for key, value in merged.items() if _budget(key)}
+    others = {key: value_text(value) for key, value in merged.items() if not _budget(key)}
     return budget, others
 
 
@@ -29,13 +30,15 @@ def _budget(key: str) -> bool:
     return key.removeprefix("trainer.") in BUDGET_KEYS
 
 
-def _text(value: Any) -> str:
-    """``Class(key=value, ...)`` for a class entry, lists and mappings in brackets, else str."""
+def value_text(value: Any) -> str:
+    """``Class(key=value, ...)`` for a class entry (a callback, an optimizer), lists and
+    mappings in brackets, else str: a config value as every page says it."""
     if isinstance(value, dict) and "class_path" in value:
-        arguments = ", ".join(f"{k}={_text(v)}" for k, v in (value.get("init_args") or {}).items())
-        return f"{value['class_path']}({arguments})"
+        arguments = (value.get("init_args") or {}).items()
+        shown = ", ".join(f"{key}={value_text(argument)}" for key, argument in arguments)
+        return f"{value['class_path']}({shown})"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_text(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(_text(entry) for entry in value) + "]"
+        return "[" + ", ".join(value_text(entry) for entry in value) + "]"
     return str(value)

@@ -22,7 +22,7 @@ from reports.palette import styles
 from reports.profile.data import load_run
 from reports.site.cost_figures import cost_figures
 from reports.site.discover import Run
-from reports.site.overrides_text import overrides_text
+from reports.site.overrides_text import overrides_text, value_text
 from reports.site.render import Page, copy_data, joined, render_run_page
 from reports.site.training_data import (
     failed_runs,
@@ -318,7 +318,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
     env = environment(results, metrics, run.manifest)
     title = f"Fit {run.name}: {metrics.get('task', '')} / {metrics.get('encoder', '')}"
     config = {
-        k: numbers.MISSING if v is None else str(v)
+        k: numbers.MISSING if v is None else value_text(v)
         for k, v in flat_config(metrics.get("config") or {}).items()
     }
     render_run_page(

@@ -16,6 +16,7 @@ from reports.site.discover import discover
 from reports.site.overrides_text import overrides_text
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "suite-tiny"
+FIT = Path(__file__).resolve().parents[1] / "fixtures/suite-sst2-contended/runs/sst2/bilstm/seed0"
 EARLY_STOPPING = "lightning.pytorch.callbacks.EarlyStopping"
 OVERRIDES = {
     "trainer.callbacks": [
@@ -59,3 +60,25 @@ def test_the_suite_page_says_each_option_as_data(tmp_path: Path) -> None:
         "optimizer=torch.optim.SGD(lr=0.05), model.encoder_options={block_len: 4}."
     ) in html
     assert "Namespace" not in html and "Budget overrides" not in html
+
+
+@pytest.mark.slow  # draws the run's figures
+def test_the_fit_page_says_a_class_entry_of_its_config_as_the_suite_page_does(
+    tmp_path: Path,
+) -> None:
+    """The fit page's config table showed ``trainer.callbacks`` and ``optimizer`` as Python
+    reprs (``[{'class_path': 'lightning.pytorch.callbacks.EarlyStopping', 'init_args': ...}]``)
+    after the suite page was fixed; one function says a value for both pages."""
+    fit = tmp_path / "fit"
+    shutil.copytree(FIT, fit)
+    metrics = json.loads((fit / "metrics.json").read_text())
+    metrics["config"]["trainer"]["callbacks"] = OVERRIDES["trainer.callbacks"]
+    metrics["config"]["optimizer"] = {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.05}}
+    (fit / "metrics.json").write_text(json.dumps(metrics))
+    (run,) = discover([fit])
+    training_page.build_fit(run, tmp_path / "page")
+    html = " ".join((tmp_path / "page" / "index.html").read_text().split())
+    callbacks = f"[{EARLY_STOPPING}(monitor=val_loss, patience=2), LearningRateMonitor()]"
+    assert f"<dt>trainer.callbacks</dt><dd>{callbacks}</dd>" in html
+    assert "<dt>optimizer</dt><dd>torch.optim.SGD(lr=0.05)</dd>" in html
+    assert "class_path" not in html and "Namespace" not in html
