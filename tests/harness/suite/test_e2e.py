@@ -68,8 +68,9 @@ def test_tiny_suite_runs_writes_tables_and_resumes(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_no_embeddings_warning_is_given_once_per_suite(tmp_path: Path) -> None:
-    """Issue 56.13: a 3-run suite without --embeddings warned 5 times (the check, every run)."""
+def test_the_no_embeddings_warning_is_given_once_per_suite_that_trains(tmp_path: Path) -> None:
+    """Issue 56.13: a 3-run suite without --embeddings warned 5 times (the check, every run);
+    then its rerun, which trains nothing ('0 ran, 4 already done'), still warned once."""
     import warnings
 
     from datamodules.datamodule import RandomVectorsWarning
@@ -80,5 +81,8 @@ def test_the_no_embeddings_warning_is_given_once_per_suite(tmp_path: Path) -> No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert main(argv) == 0
-    random = [w for w in caught if issubclass(w.category, RandomVectorsWarning)]
-    assert len(random) == 1, [str(w.message) for w in random]
+        random = [w for w in caught if issubclass(w.category, RandomVectorsWarning)]
+        assert len(random) == 1, [str(w.message) for w in random]
+        caught.clear()
+        assert main(argv) == 0  # every run done
+    assert not [w for w in caught if issubclass(w.category, RandomVectorsWarning)]
