@@ -20,6 +20,12 @@ SUMMARY = "summary.json"
 BEST_CONFIG = "best_config.yaml"
 # trials.csv's column that says a training trial's epochs were contended (its times inflated)
 CONTENDED_COLUMN = "user_attrs_train_contended"
+# a training trial's contention record beside it: the CPU its epochs got and the load around them
+GRANTED_COLUMN = "user_attrs_train_cpu_granted"
+LOAD_COLUMNS = ("user_attrs_train_load_avg_before", "user_attrs_train_load_avg_after")
+# where a training trial ran (its fit's environment), one user attribute each: workers of one
+# study may run on several machines
+TRIAL_ENVIRONMENT = ("host", "device_name", "cpu_capability", "threads", "torch")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,11 @@ from reports.contracts.suite_results import is_contended, recorded_true
 from reports.profile.figures import SCALES, set_scale
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, render_run_page, save_figure
+from reports.site.study_environment import (
+    contended_trials,
+    contention_unrecorded,
+    study_environment,
+)
 from reports.site.training_figures import COST_LABELS
 
 
@@ -32,7 +37,6 @@ def _name(column: str) -> str:
 
 
 INTERRUPTED_ATTR = "user_attrs_interrupted"  # a signal stopped it; it was queued again
-RUN_DIR_COLUMN = "user_attrs_run_dir"  # a training trial's fit folder
 
 
 def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
@@ -262,17 +266,13 @@ def build(run: Run, page_dir: Path) -> Page:
         for k in ("study", "optuna_study", "task", "encoder", "seed", "storage")
         if k in run.manifest
     }
-    env = {k: str(v) for k, v in (run.manifest.get("environment") or {}).items()}
     title = f"Study {run.manifest.get('optuna_study') or run.name}"
-    unrecorded = "not recorded by this study" + (
-        " (see its trials' runs)" if RUN_DIR_COLUMN in trials else ""
-    )  # a study that trains has a fit folder per trial; one that measures (Appendix A's), none
     render_run_page(
         "study.html.j2",
         page_dir,
         run,
         title,
-        env or {"environment": unrecorded},
+        study_environment(trials, run.manifest),
         meta=meta,
         objectives=objectives,
         counts=run.manifest.get("trial_counts") or {},
@@ -290,6 +290,8 @@ def build(run: Run, page_dir: Path) -> Page:
         trial_header=[c.removeprefix("params_") for c in shown if c in trials],
         trial_rows=trial_rows,
         contended_trials=int(contended.sum()),
+        contended_rows=contended_trials(trials),
+        contention_unrecorded=contention_unrecorded(trials),
         files=copy_data(run.folder, [*study.data_files(), MANIFEST], page_dir),
     )
     counts = run.manifest.get("trial_counts") or {}

@@ -6,6 +6,7 @@ labels are not cut off (issue 56)."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -218,7 +219,9 @@ def test_study_results_are_named_in_words() -> None:
 def test_a_study_without_trial_runs_does_not_point_to_them(tmp_path: Path) -> None:
     """Outside check of issue 56, item 13: Appendix A's study page said "environment: not
     recorded by this study (see its trials' runs)", though its trials are measured forwards
-    with no run folder; a training study's trials have one each."""
+    with no run folder; a training study's trials have one each. Issue 56 leftovers: a training
+    study written before its trials recorded where they ran and what CPU they got says that
+    plainly, beside its trials too (the committed dropout study)."""
     build_site([BLOCK_LENGTH_STUDY, STUDY], tmp_path / "site")
 
     def environment(slug: str) -> str:
@@ -227,5 +230,43 @@ def test_a_study_without_trial_runs_does_not_point_to_them(tmp_path: Path) -> No
 
     assert environment("study-block-length-memory") == "<dd>not recorded by this study"
     assert environment("study-dropout-trec") == (
-        "<dd>not recorded by this study (see its trials&#39; runs)"
+        "<dd>not recorded: this study&#39;s trials.csv has no column of where its trials ran or"
+        " of the load and CPU they got (written by sanbench before 2026-11-30; a trial&#39;s"
+        " metrics.json has them where its run folder is kept)"
     )
+    html = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
+    trials = " ".join(html.split('id="trials"', 1)[1].split())
+    assert "does not record whether its trials were contended" in trials
+    memory = (tmp_path / "site" / "study-block-length-memory" / "index.html").read_text()
+    assert "does not record whether its trials were contended" not in memory
+
+
+@pytest.mark.slow  # builds a page
+def test_the_page_says_where_trials_ran_and_shows_the_contended_ones(tmp_path: Path) -> None:
+    """Issue 56 leftovers: a training study's page said "environment: not recorded by this
+    study (see its trials' runs)", and a contended trial was marked without its evidence (the
+    load average and the CPU it got, which other pages give)."""
+    study = tmp_path / "study-dropout-trec"
+    shutil.copytree(STUDY, study)
+    trials = pd.read_csv(study / "trials.csv")
+    trials["user_attrs_host"] = ["vm-a"] * 4 + ["vm-b"] * 2
+    trials["user_attrs_device_name"] = "AMD EPYC 7B13"
+    trials["user_attrs_threads"], trials["user_attrs_torch"] = 2, "2.13.0+cpu"
+    trials["user_attrs_train_load_avg_before"] = [1.9, 2.0, 2.1, 2.2, 13.21, 2.0]
+    trials["user_attrs_train_load_avg_after"] = [2.0, 2.1, 2.2, 2.3, 14.5, 2.1]
+    trials["user_attrs_train_cpu_granted"] = [0.95, 0.9, 0.93, 0.97, 0.2026, 0.91]
+    trials["user_attrs_train_contended"] = trials["user_attrs_train_cpu_granted"] < 0.5
+    trials.to_csv(study / "trials.csv", index=False)
+    build_site([study], tmp_path / "site")
+    html = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
+    provenance = html.split('id="provenance"', 1)[1].split("</dl>", 1)[0]
+    env = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", provenance))
+    assert env["host"] == "vm-a (trials 0, 1, 2, 3); vm-b (trials 4, 5)"
+    shown = (env["device_name"], env["threads"], env["torch"])
+    assert shown == ("AMD EPYC 7B13", "2", "2.13.0+cpu")
+    assert env["load average"] == "1.90–14.50 around the trials&#39; training epochs"
+    assert env["CPU granted"] == "20.3–97.0 % (the trials&#39; training epochs)"
+    assert "environment" not in env and "does not record whether" not in html
+    contended = html.split('id="contended"', 1)[1].split("</table>", 1)[0]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", contended)]
+    assert [r for r in rows if r] == [["4", "vm-b", "20.3", "13.21 → 14.50", "2.11"]]
