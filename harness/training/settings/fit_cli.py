@@ -540,7 +540,7 @@ class FitCLI(LightningCLI):
                 if not progress and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
                 typed = self._typed(args)
-                if not (keys[0] in misspelled and REQUIRED in str(error)):
+                if not (keys and keys[0] in misspelled and REQUIRED in str(error)):
                     refused.append(parser_problem(error, lambda key: f"--{key}", typed))
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])

@@ -303,3 +303,17 @@ def test_a_run_of_another_command_points_to_no_help_of_fit(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and "fit --help" not in "\n".join(lines), lines
     assert all(line.startswith(f"sanbench {command[0]}: --") for line in lines), lines
+
+
+def test_a_missing_encoder_beside_a_refused_value_is_said_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``fit --task trec --model.dropout 3`` without ``--encoder`` printed 'sanbench fit: list
+    index out of range' (exit 2): the parser's refusal of a missing option names no key, and
+    the refusal loop read its first key; now both problems."""
+    words = ["fit", "--task", "trec", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert main([*words, "--model.dropout", "3"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "sanbench fit: --model.dropout 3: expected a number in [0, 1]", lines
+    assert len(lines) == 2 and "model.encoder" in lines[1], lines
+    assert not (tmp_path / "o").exists()
