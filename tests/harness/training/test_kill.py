@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.harness.training.callbacks.test_stop_on_signal import _wait_for
+from tests.harness.training.callbacks.test_stop_on_signal import Progress, _ended, _wait_for
 
 ROOT = Path(__file__).parents[3]
 SANBENCH = [sys.executable, "-m", "harness.cli"]
@@ -44,6 +44,18 @@ def _final(out: Path) -> dict:
     return torch.load(out / "checkpoints" / "last.ckpt", weights_only=True)
 
 
+def _past(process: subprocess.Popen, cpu_seconds: float) -> None:
+    """Until ``process`` has computed ``cpu_seconds`` more: a wall time (0.2 s before) is a few
+    milliseconds of CPU under load, and a machine a few times faster than this one, idle, ends
+    the whole fit in it (here 0.45 CPU-s after the first checkpoint: metrics.json written)."""
+    progress = Progress(process)
+    progress.check("")
+    start = progress.used
+    while progress.used < start + cpu_seconds and process.poll() is None:
+        time.sleep(0.01)
+        progress.check("")
+
+
 @pytest.fixture(scope="module")
 def unkilled(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The final checkpoint of the fit run without a kill, checkpointing every 7 steps: one run
@@ -51,7 +63,7 @@ def unkilled(trec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     unkilled run ends the same; a process less, ~15 s of CPU)."""
     out = tmp_path_factory.mktemp("unkilled")
     whole = _run(_words(trec_dir, out, 7))
-    _, stderr = whole.communicate(timeout=600)
+    _, stderr = _ended(whole)
     assert whole.returncode == 0, stderr
     return _final(out)
 
@@ -64,13 +76,13 @@ def test_sigkill_after_a_checkpoint_then_the_same_command_ends_as_an_unkilled_ru
     out = tmp_path / "killed"
     killed = _run(_words(trec_dir, out, every_n_steps))
     _wait_for(out / "checkpoints" / "last.ckpt", killed)  # the first checkpoint is on disk
-    time.sleep(0.2)  # some steps past it (a kill at any moment: the last checkpoint decides)
+    _past(killed, 0.1)  # some steps past it (a kill at any moment: the last checkpoint decides)
     os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate(timeout=60)
     assert killed.returncode == -signal.SIGKILL
     assert not (out / "metrics.json").exists()
     resumed = _run(_words(trec_dir, out, every_n_steps))
-    _, stderr = resumed.communicate(timeout=600)
+    _, stderr = _ended(resumed)
     assert resumed.returncode == 0, stderr
     reference, ours = unkilled, _final(out)
     assert ours["global_step"] == reference["global_step"] == 60
@@ -84,7 +96,7 @@ def test_a_killed_ddp_fit_resumes_each_ranks_dropout_masks(trec_dir: Path, tmp_p
     a resume that gave it rank 0's state would draw other masks than its unkilled run."""
     ddp = ("--trainer.strategy", "ddp", "--trainer.devices", "2", "--trainer.accelerator", "cpu")
     whole = _run(_words(trec_dir, tmp_path / "whole", 3, *ddp))
-    _, stderr = whole.communicate(timeout=600)
+    _, stderr = _ended(whole)
     assert whole.returncode == 0, stderr
     out = tmp_path / "killed"
     killed = _run(_words(trec_dir, out, 3, *ddp))
@@ -95,7 +107,7 @@ def test_a_killed_ddp_fit_resumes_each_ranks_dropout_masks(trec_dir: Path, tmp_p
     assert not (out / "metrics.json").exists()
     step_at_kill = _final(out)["global_step"]
     resumed = _run(_words(trec_dir, out, 3, *ddp))
-    _, stderr = resumed.communicate(timeout=600)
+    _, stderr = _ended(resumed)
     assert resumed.returncode == 0, stderr
     reference, ours = _final(tmp_path / "whole"), _final(out)
     assert 0 < step_at_kill < ours["global_step"] == reference["global_step"]

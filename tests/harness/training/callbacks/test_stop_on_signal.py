@@ -3,6 +3,7 @@ budget on the same ``--out`` continues a finished run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import signal
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from harness.training.fit import run_fit
@@ -30,12 +32,51 @@ def _fit_words(trec_dir: Path, out: Path, epochs: int) -> list[str]:
     ]  # fmt: skip
 
 
-def _wait_for(path: Path, process: subprocess.Popen, seconds: float = 240.0) -> None:
-    deadline = time.monotonic() + seconds
+class Progress:
+    """What a real process (and its children) has computed: no wall-clock deadline, as the
+    wall time of the same work depends on the load (test_kill's fit spent 5.3 CPU-s to its
+    first checkpoint: 20-30 s of wall time at loads 35-44 in a session of its own, 404 s niced
+    in one with a CPU hog, against the 240 s allowed before). :meth:`check` fails once it has
+    spent ``cpu_seconds`` (it computes without end) or used no CPU for ``idle_seconds`` (it
+    waits without end)."""
+
+    def __init__(
+        self, process: subprocess.Popen, cpu_seconds: float = 120.0, idle_seconds: float = 600.0
+    ) -> None:
+        self.process, self.cpu_seconds, self.idle_seconds = process, cpu_seconds, idle_seconds
+        self.used, self.since = 0.0, time.monotonic()
+
+    def check(self, awaited: str) -> None:
+        used = self.used
+        with contextlib.suppress(psutil.NoSuchProcess):  # ended meanwhile: its status says
+            tree = psutil.Process(self.process.pid)
+            used = sum(sum(p.cpu_times()[:2]) for p in [tree, *tree.children(recursive=True)])
+        if used > self.used:
+            self.used, self.since = used, time.monotonic()
+        assert self.used < self.cpu_seconds, f"{awaited}: not in {self.used:.0f} CPU-s"
+        idle = time.monotonic() - self.since
+        assert idle < self.idle_seconds, f"{awaited}: no CPU used for {idle:.0f} s"
+
+
+def _wait_for(path: Path, process: subprocess.Popen, cpu_seconds: float = 120.0) -> None:
+    """Until ``path`` exists; fails when ``process`` ends first or stops progressing
+    (:class:`Progress`)."""
+    progress = Progress(process, cpu_seconds)
     while not path.exists():
         assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, f"{path} never appeared"
+        progress.check(f"{path} never appeared")
         time.sleep(0.05)
+
+
+def _ended(process: subprocess.Popen, cpu_seconds: float = 120.0) -> tuple[str, str]:
+    """``process``'s stdout and stderr once it ends; fails when it stops progressing
+    (:class:`Progress`), not after a time."""
+    progress = Progress(process, cpu_seconds)
+    while True:
+        try:
+            return process.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            progress.check("the process never ended")
 
 
 @pytest.mark.slow  # real processes
