@@ -33,8 +33,9 @@ from harness.training.callbacks.stop_on_signal import (
     stop_on_signals,
     stop_scoring_on_signals,
 )
-from harness.training.callbacks.train_metrics import LastTrainMetrics
+from harness.training.callbacks.train_metrics import TrainMetrics
 from harness.training.checkpoint_file import check_readable
+from harness.training.checkpoint_position import at_last_batch
 from harness.training.checkpoints import WEIGHTS_ONLY, refused_if_unsafe
 from harness.training.curve import write_curve
 from harness.training.module import TaskModule
@@ -118,15 +119,15 @@ def fit_datamodule(
         trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
     if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
         raise RunFailedError(UNTRAINED)
-    # the last epoch's, also when this process trained none (resumed after it: LastTrainMetrics)
-    last_train = next(c for c in callbacks if isinstance(c, LastTrainMetrics))
+    # the last epoch's, also when this process trained none (resumed after it: TrainMetrics)
+    last_train = next(c for c in callbacks if isinstance(c, TrainMetrics))
     train = last_train.metrics
     if trainer.is_global_zero:
         write_curve(out_dir)
     # read before validate/test: restoring the best checkpoint also restores callback state
     efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
     epochs, steps = last_train.epochs, trainer.global_step
-    if epochs is None:  # resumed from a checkpoint made before LastTrainMetrics counted them
+    if epochs is None:  # resumed from a checkpoint made before TrainMetrics counted them
         epochs = completed_epochs(trainer)
     best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
     best = best_callback.best_model_path or None
@@ -175,8 +176,7 @@ def completed_epochs(trainer: pl.Trainer) -> int:
     """The training epochs run to their last batch. Lightning's ``current_epoch`` after a fit
     also counts the last epoch when a step budget, early stopping inside an epoch or a stop
     ended it before its last batch (15 steps of 10-batch epochs: 2); ``steps`` holds those."""
-    ended_inside = not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
-    return max(trainer.current_epoch - int(ended_inside), 0)
+    return max(trainer.current_epoch - int(not at_last_batch(trainer)), 0)
 
 
 UNTRAINED = (

@@ -16,13 +16,9 @@ from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpo
 from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
-from harness.training.callbacks.running_metrics import RunningTrainMetrics
-from harness.training.callbacks.stop_on_signal import (
-    StopOnSignal,
-    served_at_epoch_end,
-    served_at_validation_end,
-)
-from harness.training.callbacks.train_metrics import LastTrainMetrics
+from harness.training.callbacks.stop_on_signal import StopOnSignal
+from harness.training.callbacks.train_metrics import TrainMetrics
+from harness.training.checkpoint_position import served_at_epoch_end, served_at_validation_end
 from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
@@ -110,8 +106,7 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
         EfficiencyCallback(),
         RandomStates(),
         NonFiniteLossStop(),
-        LastTrainMetrics(),  # before the checkpoint callbacks: they save its epoch's values
-        RunningTrainMetrics(),
+        TrainMetrics(),  # before the checkpoint callbacks: they save its epoch's values
         ModelCheckpoint(
             dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",

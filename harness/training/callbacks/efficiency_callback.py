@@ -39,7 +39,7 @@ from torch.utils.data import DataLoader
 from harness.measurement.cpu_usage import CpuUsage, usage_record
 from harness.measurement.latency import Stopwatch
 from harness.measurement.training_memory import StepMemory, memory_by_shape
-from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
+from harness.training.checkpoint_position import replayed_epoch_end
 
 TRAIN_SECONDS = "train_seconds"  # logged at each validation: a monitor may watch it too
 

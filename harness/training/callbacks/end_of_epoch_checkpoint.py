@@ -9,7 +9,14 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Checkpoint
 
 from harness.training.atomic_checkpoint_io import PART_SUFFIX, use_atomic_checkpoints
-from harness.training.callbacks.stop_on_signal import budget_ends_epoch_early, validation_follows
+from harness.training.checkpoint_position import (
+    budget_ends_epoch_early,
+    replayed_epoch_end,
+    saved_at_epoch_end,
+    saved_budget_reached,
+    saved_inside_epoch,
+    validated_epoch_end,
+)
 
 # in a checkpoint written at an epoch's end after the validation of its last step
 VALIDATED_EPOCH_END = "sanbench_validated_epoch_end"
@@ -62,12 +69,7 @@ class EndOfEpochCheckpoint(Checkpoint):
     def on_save_checkpoint(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
     ) -> None:
-        epoch_loop = trainer.fit_loop.epoch_loop
-        epoch = trainer.fit_loop.epoch_progress.current
-        at_epoch_end = epoch.processed == epoch.started and epoch_loop.batch_progress.is_last_batch
-        checkpoint[VALIDATED_EPOCH_END] = at_epoch_end and validation_follows(
-            trainer, epoch_loop.batch_idx
-        )
+        checkpoint[VALIDATED_EPOCH_END] = validated_epoch_end(trainer)
 
     def on_load_checkpoint(
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
@@ -78,12 +80,12 @@ class EndOfEpochCheckpoint(Checkpoint):
         if trainer.max_steps == -1 or VALIDATED_EPOCH_END not in checkpoint:
             return
         loops = checkpoint["loops"]["fit_loop"]
-        if trainer.max_steps <= checkpoint["global_step"] and _inside_epoch(loops):
+        if saved_budget_reached(checkpoint, trainer.max_steps) and saved_inside_epoch(loops):
             _end_epoch(loops)  # the budget's last step: nothing is trained on resume
             return
         if checkpoint[VALIDATED_EPOCH_END]:
             loops["epoch_loop.state_dict"]["_batches_that_stepped"] -= 1
-        elif _at_epoch_end(loops):
+        elif saved_at_epoch_end(loops):
             _finish_epoch(loops)
             self.resumed_finished_epoch = True
 
@@ -94,20 +96,6 @@ class EndOfEpochCheckpoint(Checkpoint):
         if self.resumed_finished_epoch:
             self.resumed_finished_epoch = False
             trainer.fit_loop.epoch_loop.restarting = False
-
-
-def _at_epoch_end(loops: dict[str, Any]) -> bool:
-    """Whether the fit loop's saved state ``loops`` stands at an epoch's end: its last batch
-    run, the epoch processed and not yet completed (Lightning's own progress counters)."""
-    epoch = loops["epoch_progress"]["current"]
-    last_batch = loops["epoch_loop.batch_progress"]["is_last_batch"]
-    return last_batch and epoch["processed"] == epoch["started"] == epoch["completed"] + 1
-
-
-def _inside_epoch(loops: dict[str, Any]) -> bool:
-    """Whether the saved fit loop ``loops`` stands inside an epoch (started, not processed)."""
-    epoch = loops["epoch_progress"]["current"]
-    return epoch["processed"] == epoch["started"] - 1
 
 
 def _end_epoch(loops: dict[str, Any]) -> None:
@@ -140,9 +128,3 @@ def _finish_epoch(loops: dict[str, Any]) -> None:
         progress["current"] = dict.fromkeys(progress["current"], 0)
     validations = loops["epoch_loop.val_loop.batch_progress"]
     validations["total"] = dict.fromkeys(validations["total"], 0)
-
-
-def replayed_epoch_end(trainer: pl.Trainer) -> bool:
-    """Whether this ``on_train_epoch_end`` is the empty one Lightning 2.6 runs again on resuming
-    an epoch-end checkpoint under a step budget (its fit loop "restarted on epoch end")."""
-    return trainer.fit_loop.restarted_on_epoch_end

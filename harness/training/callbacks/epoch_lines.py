@@ -8,7 +8,7 @@ import sys
 import lightning.pytorch as pl
 
 from harness.measurement.elapsed import Elapsed
-from harness.training.callbacks.end_of_epoch_checkpoint import replayed_epoch_end
+from harness.training.checkpoint_position import replayed_epoch_end
 
 
 class EpochLines(pl.Callback):

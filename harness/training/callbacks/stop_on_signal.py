@@ -38,57 +38,14 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from harness.errors import RunInterruptedError
 from harness.redaction import resume_command
+from harness.training.checkpoint_position import (
+    budget_ends_epoch_early,
+    budget_reached,
+    served_at_epoch_end,
+    served_at_validation_end,
+)
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def validation_follows(trainer: pl.Trainer, batch_idx: int) -> bool:
-    """Whether Lightning validates after training batch ``batch_idx`` (Lightning 2.6's
-    ``_TrainingEpochLoop._should_check_val_fx`` from public attributes). False for a validation
-    every duration (``val_check_interval`` DD:HH:MM:SS): the clock decides it after the step."""
-    every_n_epochs = trainer.check_val_every_n_epoch
-    if not trainer.enable_validation or (
-        every_n_epochs is not None and (trainer.current_epoch + 1) % every_n_epochs
-    ):
-        return False
-    epoch_loop = trainer.fit_loop.epoch_loop
-    last_batch = epoch_loop.batch_progress.is_last_batch
-    every_n_batches = trainer.val_check_batch
-    if trainer.should_stop or (last_batch and every_n_batches == float("inf")):
-        return True  # early stopping validates first; a loader without a length at its end
-    if every_n_batches is None or every_n_batches == float("inf"):
-        return every_n_batches is not None and last_batch
-    index = epoch_loop.total_batch_idx if every_n_epochs is None else batch_idx
-    return (index + 1) % every_n_batches == 0
-
-
-def served_at_epoch_end(trainer: pl.Trainer, batch_idx: int) -> bool:
-    """Whether what is due after training batch ``batch_idx`` (a stop, a periodic save) waits:
-    for the validation that follows it, or for the epoch's end after the epoch's last batch.
-
-    Saved between an epoch's last batch and its end, a checkpoint is resumed by Lightning 2.6
-    past that end: the epoch's ``metrics.csv`` row, console line and time were lost (#54)."""
-    last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
-    return last_batch or validation_follows(trainer, batch_idx)
-
-
-def budget_reached(trainer: pl.Trainer) -> bool:
-    """Whether the step budget (``max_steps``) has been reached: training ends after this step
-    (Lightning still ends its epoch: the epoch's end hooks, its logged row)."""
-    return 0 <= trainer.max_steps <= trainer.global_step
-
-
-def budget_ends_epoch_early(trainer: pl.Trainer) -> bool:
-    """Whether the step budget has been reached before the epoch's last batch."""
-    last_batch = trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
-    return budget_reached(trainer) and not last_batch
-
-
-def served_at_validation_end(trainer: pl.Trainer) -> bool:
-    """Whether what waits for a validation (a stop, a periodic save) is served at its end: a
-    validation inside the epoch; the epoch's last is served at the epoch's end, where the
-    best-on-dev ``ModelCheckpoint`` saves the best of a validation once an epoch."""
-    return not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch
 
 
 class StopOnSignal(Checkpoint):
