@@ -27,6 +27,7 @@ from harness.outdir import (
     is_lock_file,
     unmakeable_folder,
 )
+from harness.training.settings.optimizers import OWN_DECAY
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPERS_KEYS
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
@@ -56,6 +57,9 @@ def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
         kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
     if kept.get("optimizer.class_path"):  # --optimizer CLASS: the papers' keys did not run
         kept = {k: v for k, v in kept.items() if k not in {f"model.{p}" for p in PAPERS_KEYS}}
+        # nor the class's own decay (recorded beside model.weight_decay until 2026-11-30)
+        init_args = kept.get("optimizer.init_args") or {}
+        kept["optimizer.init_args"] = {k: v for k, v in init_args.items() if k != OWN_DECAY}
     if kept.get("data.embedding_dim") is None:  # unset (since 2026-11-29; 300 was written before)
         kept["data.embedding_dim"] = RANDOM_VECTORS_DIM  # the random vectors' width either way
     return kept

@@ -70,6 +70,7 @@ from harness.training.settings.config_checks import (
 )
 from harness.training.settings.fit_overrides import budget_problems, fit_typed, path_problems
 from harness.training.settings.optimizers import (
+    OWN_DECAY,
     add_optimizer_groups,
     monitor_problems,
     optimizer_problems,
@@ -290,13 +291,17 @@ def given_task(words: list[str]) -> str | None:
 def stated_config(parser: LightningArgumentParser, config: Any, flags: Iterable[str] = ()) -> str:
     """``config`` as YAML, nulls too, naming only the optimizer that runs: beside ``--optimizer
     CLASS`` the papers' keys it replaces are left out (they hold their task defaults, which
-    they take again when the file is read: :func:`optimizer_problems` refuses others).
+    they take again when the file is read: :func:`optimizer_problems` refuses others), and so
+    is the class's own ``weight_decay`` (its default: the model's groups run
+    ``model.weight_decay``, the one decay recorded).
     ``flags`` are ``--print_config``'s (LightningCLI's): ``skip_null`` (or ``skip_unset``)
     leaves the nulls out, ``skip_default`` the values that are the task's defaults."""
     if config.get("optimizer") is not None:
         config = config.clone()
         for key in PAPERS_OPTIMIZER_KEYS:
             del config[f"model.{key}"]
+        if f"optimizer.init_args.{OWN_DECAY}" in config:
+            del config[f"optimizer.init_args.{OWN_DECAY}"]
     skip_unset = bool({"skip_null", "skip_unset"} & set(flags))
     return parser.dump(config, skip_unset=skip_unset, skip_default="skip_default" in flags)
 

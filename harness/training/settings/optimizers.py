@@ -24,6 +24,7 @@ from torch.optim.lr_scheduler import ReduceLROnPlateau
 from datamodules.errors import did_you_mean
 from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS, builtin_value
 
+OWN_DECAY = "weight_decay"  # an --optimizer class's own decay: model.weight_decay replaces it
 OPTIMIZER_LINK = "model.optimizer_init"  # task_model's keywords the groups are linked to
 LR_SCHEDULER_LINK = "model.lr_scheduler_init"
 
@@ -74,8 +75,8 @@ def optimizer_problems(
                     "(--model.optimizer, --model.lr, --model.adadelta_rho and --model.eps set the "
                     "papers' optimizers; --optimizer CLASS takes its own, e.g. --optimizer.lr)"
                 )
-        decay = (chosen.get("init_args") or {}).get("weight_decay")
-        parameter = inspect.signature(_class(class_path)).parameters.get("weight_decay")
+        decay = (chosen.get("init_args") or {}).get(OWN_DECAY)
+        parameter = inspect.signature(_class(class_path)).parameters.get(OWN_DECAY)
         if decay is not None and parameter is not None and decay != parameter.default:
             problems.append(
                 f"--optimizer.weight_decay {decay}: weight decay is --model.weight_decay (the "

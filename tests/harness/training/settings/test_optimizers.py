@@ -249,3 +249,27 @@ def test_each_metric_the_model_logs_may_be_monitored(
     words += [*SGD_STEP[:2], *PLATEAU, "--lr_scheduler.monitor", metric]
     config = printed(words, capsys)
     assert config["lr_scheduler"]["init_args"]["monitor"] == metric
+
+
+def test_the_recorded_config_names_the_one_weight_decay_that_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56 outside check C item 5: ``--optimizer AdamW`` recorded (and its page showed)
+    ``optimizer.init_args.weight_decay 0.01`` beside ``model.weight_decay 0.0001``, the one
+    that ran (the model's groups replace the class's)."""
+    from harness.training.run_folder import differences_from_saved
+
+    words = fit_words(tmp_path, "--optimizer", "AdamW", "--optimizer.lr", "0.002")
+    text = FitCLI(words).config_yaml()
+    for config in (yaml.safe_load(text), printed(words, capsys)):
+        assert "weight_decay" not in config["optimizer"]["init_args"]
+        assert config["model"]["weight_decay"] == 0.0001
+    recorded = tmp_path / "fit_config.yaml"
+    recorded.write_text(text)
+    assert printed(["--config", str(recorded)], capsys) == yaml.safe_load(text)
+    # a folder saved before, with the class's default beside it, holds the same run
+    (tmp_path / "run").mkdir()
+    saved = yaml.safe_load(text)
+    saved["optimizer"]["init_args"]["weight_decay"] = 0.01
+    (tmp_path / "run" / "fit_config.yaml").write_text(yaml.safe_dump(saved))
+    assert differences_from_saved(tmp_path / "run", text) == []
