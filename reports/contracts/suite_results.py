@@ -9,9 +9,11 @@ row of each key over every shard, torn last lines ignored).
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from reports.contracts.manifest import FIT_RUN
 from reports.contracts.results_file import ResultsFile, complete_bytes
 
 if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments stay light)
@@ -162,6 +164,21 @@ def shard_paths(out_dir: Path) -> list[Path]:
 
 def run_folder(out_dir: Path, task: str, encoder: str, replicate: str) -> Path:
     return Path(out_dir) / RUNS_FOLDER / task / encoder / replicate
+
+
+def grid_of(folder: Path, manifest: dict[str, Any]) -> tuple[Path, str] | None:
+    """The folder and command of the suite (or reproduction) one of whose runs the fit run
+    ``folder`` is (its ``manifest`` recorded by that command, at :func:`run_folder`'s place),
+    else None (a run of ``sanbench fit``)."""
+    words = str(manifest.get("command") or "").split()
+    command = words[1] if len(words) > 1 else FIT_RUN
+    parents = Path(folder).absolute().parents
+    if manifest.get("kind") != FIT_RUN or command == FIT_RUN or len(parents) < 4:
+        return None
+    place = (parents[2].name, parents[1].name, parents[0].name)
+    if place != (RUNS_FOLDER, manifest.get("task"), manifest.get("encoder")):
+        return None
+    return Path(os.path.normpath(Path(folder, *[os.pardir] * 4))), command
 
 
 def _read_shard(path: Path) -> pd.DataFrame:

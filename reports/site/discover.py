@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.contracts.manifest import MANIFEST, has_manifest, read_manifest
+from reports.contracts.suite_results import grid_of
 from reports.site.ledger import is_site
 
 
@@ -94,6 +95,23 @@ class Skipped:
     reason: str
 
 
+def _read(folder: Path) -> dict[str, Any] | Exception:
+    try:
+        return read_manifest(folder)
+    except (OSError, ValueError) as error:
+        return error
+
+
+def _grid_note(folder: Path, command: str, finished: int) -> str:
+    """Why the ``finished`` runs of the suite (or reproduction) ``folder`` have no page."""
+    if has_manifest(folder):  # the path given lies inside it
+        return f"its {finished} run(s) found are on the {command}'s page: pass {folder}"
+    return (
+        f"a {command} still being written (or stopped): its {MANIFEST} comes when its runs "
+        f"end, and its page with it; {finished} of its runs finished so far"
+    )
+
+
 def discover(
     paths: list[Path], skipped: list[Skipped] | None = None, site: Path | None = None
 ) -> list[Run]:
@@ -101,7 +119,9 @@ def discover(
     being built (it may lie under a path: ``report runs --out runs/site``), is none.
 
     A path without a manifest, or with one that cannot be read, raises; with a ``skipped``
-    list it is noted there instead, and only finding no run at all raises.
+    list it is noted there instead, and only finding no run at all raises. The runs of a
+    suite (or reproduction) found below a path have no page of their own: the suite's page
+    shows them, and a suite without its manifest yet (still being written) is noted so.
     """
     runs: list[Run] = []
     seen: set[Path] = set()
@@ -125,7 +145,15 @@ def discover(
                     "sanbench profile, suite, reproduce, tune or fit"
                 ),
             )
-        for folder in folders_without_runs(path, folders, site):
+        found = [(folder, _read(folder)) for folder in folders]
+        grids = {  # a suite's run found below the path -> the suite's folder and command
+            folder: grid
+            for folder, manifest in found
+            if isinstance(manifest, dict) and folder != path and (grid := grid_of(folder, manifest))
+        }
+        inside = {folder: grid[0] for folder, grid in grids.items() if grid[0].is_relative_to(path)}
+        places = sorted({inside.get(folder, folder) for folder in folders})  # a suite's as one
+        for folder in folders_without_runs(path, places, site):
             note(
                 folder,
                 FileNotFoundError(
@@ -133,18 +161,20 @@ def discover(
                     "a folder still being written or copied, or not a sanbench run folder)"
                 ),
             )
-        for folder in folders:
-            resolved = folder.resolve()
-            if resolved in seen:
+        for folder, manifest in found:
+            grid = grids.get(folder)
+            source = grid[0] if grid else folder
+            if source.resolve() in seen:
                 continue
-            seen.add(resolved)
-            try:
-                manifest = read_manifest(folder)
-            except (OSError, ValueError) as error:
-                note(folder, error)
-                continue
-            kind = manifest["kind"]
-            runs.append(Run(kind, folder, manifest, _slug(kind, folder, taken)))
+            seen.add(source.resolve())
+            if grid:
+                finished = sum(other[0] == grid[0] for other in grids.values())
+                note(source, FileNotFoundError(_grid_note(*grid, finished)))
+            elif isinstance(manifest, Exception):
+                note(folder, manifest)
+            else:
+                kind = manifest["kind"]
+                runs.append(Run(kind, folder, manifest, _slug(kind, folder, taken)))
     if not runs and skipped:
         raise FileNotFoundError("no run could be read: " + "; ".join(s.reason for s in skipped))
     return runs
