@@ -37,7 +37,7 @@ from harness.command_parser import (
     options_typed,
     typed_options,
 )
-from harness.errors import InputError, RunInterruptedError, SanbenchError
+from harness.errors import InputError, RunInterruptedError, SanbenchError, UsageError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
     interrupt_held,
@@ -146,9 +146,9 @@ def command_function(words: list[str]) -> tuple[str, Callable[..., int]]:
     name = words[0]
     if name not in SUBCOMMANDS:
         kind = "option" if name.startswith("-") else "command"
-        raise InputError(
+        raise UsageError(
             f"unknown {kind} {name}{did_you_mean(name, SUBCOMMANDS)}; "
-            f"commands: {', '.join(SUBCOMMANDS)} (see sanbench --help)"
+            f"commands: {', '.join(SUBCOMMANDS)}"
         )
     return name, getattr(*command_module(name))
 
@@ -203,7 +203,9 @@ def _report(command: str, text: str) -> None:
 
 
 def _status(error: BaseException, command: str) -> int:
-    """Print ``error`` for the user and return the process's exit status."""
+    """Print ``error`` for the user and return the process's exit status. A
+    :class:`UsageError` (the command's words or config file) ends with one line pointing to the
+    help of the command the user ran."""
     if isinstance(error, KeyboardInterrupt):
         _report(command, "interrupted")
         return INTERRUPTED_STATUS
@@ -216,6 +218,8 @@ def _status(error: BaseException, command: str) -> int:
         print(f"(sanbench {DEBUG} {command or 'COMMAND'} ... shows the traceback)", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
     _report(command, _message(error) or type(error).__name__)  # the user's to fix: no hint
+    if isinstance(error, UsageError):  # once, after every problem, whichever layer found them
+        print(f"(see {' '.join(['sanbench', command]).strip()} --help)", file=sys.stderr)
     return status
 
 

@@ -31,7 +31,7 @@ import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
 
 from datamodules.errors import did_you_mean, nearest
-from harness.errors import InputError
+from harness.errors import InputError, UsageError
 
 __all__ = [
     "CommandParser",
@@ -866,21 +866,21 @@ class CheckedConfigFile(ActionConfigFile):
             text = config_text(path)
             content = yaml.safe_load(text)
         except OSError as error:
-            raise InputError(f"{option_string} {path}: {error.strerror}") from None
+            raise UsageError(f"{option_string} {path}: {error.strerror}") from None
         except ValueError as error:  # an integer of thousands of digits: Python's limit
             if not TOO_MANY_DIGITS.search(str(error)):
                 raise
-            raise InputError(long_numbers_problem(option_string, str(values))) from None
+            raise UsageError(long_numbers_problem(option_string, str(values))) from None
         except yaml.YAMLError as error:
-            raise InputError(
+            raise UsageError(
                 f"{path}: not YAML ({message_line(error)}); fix the file or re-create it with "
                 f"`{parser.prog} ... --print_config > FILE`"
             ) from None
         if not isinstance(content, dict):
-            raise InputError(f"{path}: expected a mapping of options, as --print_config writes")
+            raise UsageError(f"{path}: expected a mapping of options, as --print_config writes")
         unknown = unknown_keys(flat_keys(content), known_keys(parser))
         if unknown:
-            raise InputError(
+            raise UsageError(
                 "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
             )
         dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
@@ -1000,7 +1000,7 @@ class CommandParser(NullsChecked):
         words = class_list_words(words, self.class_lists)
         problems = unknown_options(words, self)
         if problems:
-            raise InputError("\n".join(problems) + f" (see {self.prog} --help)")
+            raise UsageError("\n".join(problems))
         if any(word.startswith("--print_config") for word in words):
             self._check_before_printing([w for w in words if not w.startswith("--print_config")])
         try:
@@ -1011,7 +1011,7 @@ class CommandParser(NullsChecked):
             namespace[TYPED] = typed
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
-            raise InputError(f"{problem} (see {self.prog} --help)") from None
+            raise UsageError(problem) from None
         own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
         namespace[PROBLEMS] = not_decimal_problems(
             {key: spelled for key, spelled in typed_options(words).items() if key in own},
@@ -1083,7 +1083,7 @@ def build(
 ) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
     level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
-    one :class:`InputError`: each part's, the whole's own (checked with a failed part at its
+    one :class:`UsageError`: each part's, the whole's own (checked with a failed part at its
     default), and then the problems of each part made that its command judges later, beside
     its names and files (a part's ``problems()``: a budget, a launcher), and what ``beside``
     finds in the values (each run's fit config, which the command checks once the options are
@@ -1111,7 +1111,7 @@ def build(
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
             lines += [line for line in beside(values) if line not in lines]
-        raise InputError("\n".join(lines))
+        raise UsageError("\n".join(lines))
     return built
 
 

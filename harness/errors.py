@@ -27,6 +27,12 @@ class InputError(SanbenchError, ValueError):
     exit_status = 2
 
 
+class UsageError(InputError):
+    """Bad input in the command's own words or ``--config`` file (an unknown option, a value
+    refused): ``harness.cli`` follows its problem lines with one line pointing to the help of
+    the command the user ran (``(see sanbench suite --help)``), whichever layer found them."""
+
+
 class RunInterruptedError(SanbenchError):
     """The run was stopped by a signal after saving what it could (``saved``: False when that
     was nothing, e.g. stopped before training): exit status 128 + signal."""

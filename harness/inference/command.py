@@ -12,7 +12,7 @@ from pathlib import Path
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import InputError, RunInterruptedError
+from harness.errors import InputError, RunInterruptedError, UsageError
 from harness.inference.options import InferenceOptions
 from harness.outdir import one_file_writer, out_file_problems, record_file
 
@@ -58,12 +58,12 @@ def encode(config: Namespace) -> int:
 def run_checked(
     options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
 ) -> int:
-    """Check the options (every problem at once, :class:`InputError`), then, holding
+    """Check the options (every problem at once, :class:`UsageError`), then, holding
     ``--out``'s lock, ``apply(ckpt, input, out, batch_size, progress, encoding)``, record the
     file written as ``command``'s and print it."""
     problems = options.problems(suffix)
     if problems:
-        raise InputError("\n".join(problems))
+        raise UsageError("\n".join(problems))
     encoding = None if options.encoding is None else codecs.lookup(options.encoding).name
     signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
     progress = sys.stderr.isatty()

@@ -10,7 +10,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from harness.command_parser import encoder_choice_problems
-from harness.errors import InputError
+from harness.errors import UsageError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
 from harness.studies.space import first_values
@@ -65,9 +65,9 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
 
 
 def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
-    """What is wrong with a training study's task, encoder, files (every bad line of them, read
-    when nothing else is wrong and ``read_files``: no other problem was found) or budget, every
-    problem at once, before any training."""
+    """What is wrong with a training study's task, encoder, config or budget, every problem at
+    once, before any training; with none and ``read_files`` (no other problem was found), the
+    files are read and their every bad line raised (:class:`InputError`)."""
     from harness.studies.fitting import require_training
     from harness.training.inputs import check_fit_inputs
     from harness.training.settings.fit_run import FitRun
@@ -106,10 +106,7 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
         problems.append(str(error))
     if problems or not read_files:  # the files' every bad line once the rest is right
         return problems
-    try:
-        check_fit_inputs([run])
-    except ValueError as error:
-        return [str(error)]
+    check_fit_inputs([run])  # raises: the files' lines, not the options' (no --help pointer)
     return []
 
 
@@ -155,7 +152,7 @@ def run_tune(options: StudyOptions) -> dict:
         problems.append(str(error))
     problems += trial_problems(options, ctx, read_files=not problems)
     if problems:
-        raise InputError("\n".join(problems))
+        raise UsageError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:
         return run_as_jobs(options, ctx, storage)
     from harness.studies.study import run_study

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.command_parser import as_typed, encoder_choice_problems, nearest
-from harness.errors import InputError, RunFailedError
+from harness.errors import InputError, RunFailedError, UsageError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.launch.threads import planned_threads
 from harness.redaction import recorded_command
@@ -88,7 +88,7 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
         known_runs(options, stand_ins=bool(problems)), options, overrides
     )
     if problems:
-        raise InputError("\n".join(problems) + " (see sanbench suite --help)")
+        raise UsageError("\n".join(problems))
     from harness.training.inputs import check_fit_inputs
 
     done = finished_keys(options.out)  # their files were read as they ran: not again

@@ -297,3 +297,68 @@ def test_an_action_words_help_names_the_command_with_it(capsys: pytest.CaptureFi
     assert main(["data", "stats", "--help"]) == 0
     usage = capsys.readouterr().out.partition("\n\n")[0]
     assert usage.startswith("usage: sanbench data stats [-h]") and "{stats}" not in usage, usage
+
+
+BAD_PAIRS = {  # two problems of each command's words at once
+    "fit": [
+        "--task",
+        "trec",
+        "--encoder",
+        "bilstm",
+        "--model.dropout",
+        "3",
+        "--data.batch_size",
+        "0",
+    ],
+    "suite": [
+        "--tasks",
+        "trec",
+        "--encoders",
+        "bilstm",
+        "--model.dropout",
+        "3",
+        "--data.batch_size",
+        "0",
+    ],
+    "tune": [
+        "--study",
+        "dropout",
+        "--task",
+        "trec",
+        "--encoder",
+        "bilstm",
+        "--model.dropout",
+        "3",
+        "--data.batch_size",
+        "0",
+    ],
+    "reproduce": ["--tasks", "trec", "--model.dropout", "3", "--data.batch_size", "0"],
+    "profile": ["--encoders", "bilstmm", "--batch-size", "0"],
+    "predict": ["--ckpt", "no.ckpt", "--input", "no.txt", "--out", "p.csv", "--batch-size", "0"],
+    "encode": ["--ckpt", "no.ckpt", "--input", "no.txt", "--out", "e.npy", "--batch-size", "0"],
+    "report": ["run", "--out", "site", "--bogus", "--bogusb"],
+    "data stats": ["--task", "treec", "--encoding", "nope"],
+    "encoders": ["--input-dim", "0"],  # its one option
+}
+
+
+@pytest.mark.parametrize("command", BAD_PAIRS)
+@pytest.mark.parametrize("unknown", [False, True], ids=["values", "unknown options"])
+def test_the_pointer_to_help_names_the_command_once_after_every_problem(
+    command: str, unknown: bool, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch
+) -> None:
+    """Outside check of #56, item 18: ``tune`` and ``reproduce`` pointed to ``fit --help``, the
+    pointer ended the last problem's line only (as if it were that problem's), and ``tune``'s,
+    ``predict``'s and ``encode``'s value problems had none. Every command's problems of its
+    words are followed by one line, ``(see sanbench COMMAND --help)``, whichever layer found
+    them."""
+    monkeypatch.chdir(tmp_path)
+    words = ["--bogus", "1", "--bogusb", "2"] if unknown else BAD_PAIRS[command]
+    if command in ("fit", "suite", "tune", "reproduce"):
+        words = [*words, "--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    assert main([*command.split(), *words]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == f"(see sanbench {command} --help)", lines
+    problems = 1 if words == ["--input-dim", "0"] else 2
+    assert len(lines) > problems and "--help" not in "\n".join(lines[:-1]), lines
+    assert all(line.startswith(f"sanbench {command}: ") for line in lines[:-1]), lines

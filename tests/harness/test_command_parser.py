@@ -16,6 +16,7 @@ from harness.profiling.options import ProfileOptions
 from harness.reproduce.options import ReproduceOptions
 from harness.studies.options import StudyOptions
 from harness.suite.options import SuiteOptions
+from tests.harness.problem_lines import problem_lines
 
 # each command, options a user would set (none of them a default), and its options class
 COMMANDS = {
@@ -355,5 +356,5 @@ def test_a_config_files_null_for_an_option_that_takes_none_is_refused(
             continue
         assert status == 2
         said = f"--config {config}: {key} ~: expected {expected}"  # after a run's name
-        assert len(printed.err.splitlines()) == 1 and said in printed.err, printed.err
+        assert len(problem_lines(printed.err, "suite")) == 1 and said in printed.err, printed.err
         assert not out.exists()

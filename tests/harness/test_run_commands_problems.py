@@ -8,14 +8,16 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 
 def _refused(words: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
-    """The problem lines of a command refused as bad input (exit 2)."""
+    """The problem lines of a command refused as bad input (exit 2), before the pointer to its
+    help that ends them."""
     status = main(words)
     err = capsys.readouterr().err
     assert status == 2, err
-    return err.splitlines()
+    return problem_lines(err, words[0])
 
 
 def _words(command: str, data_dir: Path, out: Path) -> list[str]:

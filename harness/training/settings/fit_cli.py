@@ -75,10 +75,12 @@ from harness.training.settings.optimizers import (
     monitor_problems,
     optimizer_problems,
 )
+from harness.training.settings.precision import record_run_name
 from harness.training.settings.run_options import RunOptions
 from harness.training.settings.task_configs import (
     PAPERS_OPTIMIZER_KEYS,
     ConfigError,
+    ConfigUsageError,
     builtin_value,
     task_and_encoder,
     task_defaults,
@@ -321,7 +323,7 @@ def current_option_names(config: Any) -> None:
     try:
         config["model.encoder_options"] = current_options(encoder, options)
     except TypeError as error:
-        raise ConfigError(f"--model.encoder_options: {error}") from None
+        raise ConfigUsageError(f"--model.encoder_options: {error}") from None
 
 
 def print_config_flags(words: list[str]) -> list[str] | None:
@@ -361,7 +363,6 @@ def without_printing(words: list[str]) -> list[str]:
 
 
 MISSING_OUT = "missing --out (the run folder)"
-FIT_HELP = " (see sanbench fit --help)"  # where a problem of fit's own command line points
 # jsonargparse's refusal of a class missing an argument: said by the refusal of the argument
 # misspelled before it (``--trainer.callbacks.monitr``), if any
 REQUIRED = "the following arguments are required"
@@ -404,9 +405,6 @@ class FitCLI(LightningCLI):
 
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
         self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
-        # fit's own words point to its help; a run of suite, tune or reproduce (a mapping) is
-        # said by that command, after its own name
-        self.help_tail = "" if isinstance(args, dict) else FIT_HELP
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -437,12 +435,12 @@ class FitCLI(LightningCLI):
                 )
         except argparse.ArgumentError as error:
             if str(error).startswith(f"argument {FAST_DEV_RUN}:"):  # no value: refused all the same
-                raise ConfigError(fast_dev_run_problems(True, "")[0]) from None
+                raise ConfigUsageError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
             problem = parser_problem(error, lambda key: f"--{key}", typed)
-            raise ConfigError(f"{problem}{self.help_tail}") from None
+            raise ConfigUsageError(problem) from None
         except InputError as error:  # a config file's unknown keys, one line each
-            raise ConfigError(f"{error}{self.help_tail}") from None
+            raise ConfigUsageError(str(error)) from None
 
     @property
     def overwrite(self) -> bool:
@@ -476,7 +474,7 @@ class FitCLI(LightningCLI):
         else:
             unknown = unknown_options(args, parser)
         if unknown:
-            raise ConfigError("\n".join(unknown) + self.help_tail)
+            raise ConfigUsageError("\n".join(unknown))
         task, encoder = (
             task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
         )
@@ -489,7 +487,7 @@ class FitCLI(LightningCLI):
             typed.get("model.encoder", ("--model.encoder",))[0], encoder
         )
         if problems:
-            raise ConfigError("\n".join(problems) + self.help_tail)
+            raise ConfigUsageError("\n".join(problems))
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
@@ -497,10 +495,11 @@ class FitCLI(LightningCLI):
         if flags is not None:  # it prints only a config that would run, judged as a run's
             problems = print_config_problems(flags)
             if problems:
-                raise ConfigError("\n".join(problems) + self.help_tail)
+                raise ConfigUsageError("\n".join(problems))
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
         current_option_names(self.config)
+        record_run_name(self.config)
         left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
         self.typed = {
             key: spelled
@@ -513,9 +512,9 @@ class FitCLI(LightningCLI):
         if problems:  # with every other value judged before the data is read, one line each
             try:
                 self.check_values()
-            except ConfigError as error:
+            except ConfigUsageError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
-            raise ConfigError("\n".join(problems) + self.help_tail)
+            raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
             print(stated_config(parser, self.config, flags), end="")
@@ -550,7 +549,7 @@ class FitCLI(LightningCLI):
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
                 if not progress:
-                    raise ConfigError("\n".join(refused) + self.help_tail) from None
+                    raise ConfigUsageError("\n".join(refused)) from None
                 args = rest
 
     @staticmethod
@@ -630,7 +629,7 @@ class FitCLI(LightningCLI):
         try:
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses
-            raise ConfigError(f"{error}{self.help_tail}") from None
+            raise ConfigUsageError(str(error)) from None
         except Exception as error:  # a user's datamodule raising in __init__: their error
             arguments = builtin_value(self.config["data"]) or {}
             users = users_init_error(self.data_class, arguments, error)
@@ -644,7 +643,7 @@ class FitCLI(LightningCLI):
                 limit, self.datamodule, self.trainer.world_size, key, self.typed
             )
         ):
-            raise ConfigError(problem)
+            raise ConfigUsageError(problem)
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]
@@ -661,7 +660,7 @@ class FitCLI(LightningCLI):
     @property
     def out_dir(self) -> Path:
         if self.config["out"] is None:  # read before the other values are checked (fit's start)
-            raise ConfigError(MISSING_OUT)
+            raise ConfigUsageError(MISSING_OUT)
         return Path(self.config["out"])
 
     def check_values(self) -> None:
@@ -700,7 +699,7 @@ class FitCLI(LightningCLI):
             monitored = [*logged_metrics(get_task(self.config["data"]["task"]).kind), TRAIN_SECONDS]
             problems += monitor_problems(self.config, monitored, self.typed)
         if problems:
-            raise ConfigError("\n".join(problems))
+            raise ConfigUsageError("\n".join(problems))
 
     def _value(self, key: str) -> Any:
         """The parsed value of the dotted ``key`` as an option spells it: ``optimizer.lr`` is
@@ -722,16 +721,18 @@ class FitCLI(LightningCLI):
         from datamodules.task_file import is_task_file
 
         if data and data["data_dir"] is None and not is_task_file(data["task"]):
-            raise ConfigError(f"missing --data-dir (the folder of task {data['task']}'s files)")
+            raise ConfigUsageError(
+                f"missing --data-dir (the folder of task {data['task']}'s files)"
+            )
         problems = []
         if data.get("data_dir") is not None:
             problems += path_problems("--data-dir", Path(data["data_dir"]), folder=True)
         if data.get("embeddings") is not None:
             problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
         if problems:
-            raise ConfigError("\n".join(problems))
+            raise ConfigUsageError("\n".join(problems))
         if self.config["out"] is None:
-            raise ConfigError(MISSING_OUT)
+            raise ConfigUsageError(MISSING_OUT)
         problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))

@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 
 import yaml
 
+from harness.errors import UsageError
 from harness.quiet import LIGHTNING_SEED
 
 # One YAML per task of ``datamodules.tasks`` (the one list of tasks), named after it. They stay
@@ -33,6 +34,12 @@ PAPERS_OPTIMIZERS: tuple[str, ...] = get_args(PapersOptimizer)
 
 class ConfigError(ValueError):
     """A fit configuration that cannot run; the message says what to change."""
+
+
+class ConfigUsageError(ConfigError, UsageError):
+    """A :class:`ConfigError` of the command's own words or ``--config`` file (an option or a
+    value refused, a missing ``--out``), which ``harness.cli`` follows with the pointer to the
+    command's ``--help``; a user's ``--data`` class raising is a plain ``ConfigError``."""
 
 
 def task_option_problems(option: str, tasks: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ import pytest
 
 from datamodules.errors import DataFormatError
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 
 def test_stats_json_reports_splits_drops_and_coverage(fixtures, capsys):
@@ -117,7 +118,7 @@ def test_stats_advice_fits_the_path_given(name, said, tmp_path, capsys):
     path.write_text("name: mine\n")
     arguments = ["--data-dir", str(path)] if name == "data" else ["--task", str(path)]
     assert main(["data", "stats", "--task", "trec", *arguments]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "data stats")
     assert len(lines) == 1 and said.format(path=path) in lines[0], lines
 
 
@@ -134,7 +135,7 @@ def test_stats_reads_a_task_name_by_fits_rule_and_words(task, said, capsys):
     from harness.training.settings.task_configs import task_option_problems
 
     assert main(["data", "stats", "--task", task, "--data-dir", "."]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "data stats")
     assert len(lines) == 1 and said in lines[0], lines
     assert task_option_problems("--task", [task])[0] in lines[0]
     assert "sst1 (alias sst5)" in lines[0]
@@ -150,6 +151,6 @@ def test_a_problem_names_the_command_with_its_action(capsys) -> None:
     from harness.cli import main
 
     assert main(["data", "stats", "--task", "treec"]) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "data stats")  # its help: the action's
     assert lines[0].startswith("sanbench data stats: --task treec: expected one of"), lines
     assert len(lines) == 1, lines  # bad input: its message only, no --debug hint

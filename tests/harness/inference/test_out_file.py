@@ -20,6 +20,7 @@ from harness.inference.command import run_checked
 from harness.inference.options import InferenceOptions
 from harness.outdir import FILE_RECORD, record_file
 from harness.training.fit import run_fit
+from tests.harness.problem_lines import problem_lines, usage_refusal
 from tests.harness.test_outdir import held_by_another_process, refusal, sanbench, snapshot
 from tests.harness.training.test_fit import tiny_run
 
@@ -46,7 +47,7 @@ def test_the_input_as_out_is_refused(folder: Path) -> None:
     """On 023e32f it exited 0, the questions replaced by their predictions."""
     before = snapshot(folder)
     q3 = folder / "q3.csv"
-    line = refusal(predict(folder, "--input", str(q3), "--out", str(q3)))
+    line = usage_refusal(predict(folder, "--input", str(q3), "--out", str(q3)))
     assert line == f"sanbench predict: --out {q3} is the --input file; choose another file name"
     assert snapshot(folder) == before
 
@@ -60,7 +61,7 @@ def test_a_file_of_the_users_is_never_written_over(
     out.write_bytes(b"the user's own")
     before = snapshot(folder)
     argv = ["--input", str(folder / "q3.csv"), "--out", str(out), *overwrite]
-    line = refusal(predict(folder, *argv, command=command))
+    line = usage_refusal(predict(folder, *argv, command=command))
     assert line == (
         f"sanbench {command}: --out {out} exists and sanbench did not make it (or it was changed "
         "since); nothing was written. Choose another file name"
@@ -73,14 +74,14 @@ def test_an_unwritable_folder_is_refused_before_any_work(folder: Path) -> None:
     file, even from root."""
     before = snapshot(folder)
     out = Path("/proc/predictions.csv")
-    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out)))
+    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out)))
     assert line == f"sanbench predict: --out {out}: folder /proc is not writable"
     assert snapshot(folder) == before
 
 
 def test_an_out_folder_is_called_a_folder(folder: Path) -> None:
     before = snapshot(folder)
-    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(folder)))
+    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(folder)))
     assert line == (
         f"sanbench predict: --out {folder} is a folder; give a .csv file name "
         f"(e.g. {folder / 'output.csv'})"
@@ -96,7 +97,7 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
         (checkpoints / name).write_bytes(b"")
     argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv")]
     before = snapshot(folder)
-    line = refusal(sanbench("predict", "--ckpt", str(folder / "run"), *argv))
+    line = usage_refusal(sanbench("predict", "--ckpt", str(folder / "run"), *argv))
     assert line == (
         f"sanbench predict: --ckpt {folder / 'run'} is a folder; give one of its files: "
         f"{checkpoints / 'best-epoch=1-step=8.ckpt'}, {checkpoints / 'last.ckpt'}"
@@ -105,7 +106,7 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
     for path in checkpoints.iterdir():
         path.unlink()
     before = snapshot(folder)
-    line = refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
+    line = usage_refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
     assert line == (
         f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file; give a file"
     )
@@ -135,7 +136,7 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     lock = f".sanbench-{out.name}.lock"  # stays, empty (a lock file never goes)
     assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", lock, out.name, questions.name])
     assert first[lock] == b""
-    line = refusal(sanbench(*argv))
+    line = usage_refusal(sanbench(*argv))
     assert line == (
         f"sanbench {command}: --out {out} exists (an earlier sanbench command wrote it); add "
         "--overwrite to replace it, or choose another file name"
@@ -149,7 +150,7 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     assert sorted(snapshot(tmp_path)) == sorted(first)
     out.write_bytes(out.read_bytes() + b"\n")  # edited: no longer what sanbench made
     edited = snapshot(tmp_path)
-    assert "sanbench did not make it" in refusal(sanbench(*argv, "--overwrite"))
+    assert "sanbench did not make it" in usage_refusal(sanbench(*argv, "--overwrite"))
     assert snapshot(tmp_path) == edited
 
 
@@ -167,7 +168,7 @@ def test_an_absurd_batch_size_is_one_line_in_sanbenchs_words(
     before = snapshot(folder)
     argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv"), "--batch-size"]
     assert main(["predict", "--ckpt", str(folder / "model.ckpt"), *argv, given]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "predict")
     assert len(lines) == 1 and lines[0].startswith(f"sanbench predict: {said}"), lines
     assert snapshot(folder) == before
 
@@ -180,7 +181,7 @@ def test_a_file_on_the_out_path_is_called_a_file(
     out = folder / "mine.csv" / "p.csv"
     argv = ["predict", "--ckpt", str(folder / "model.ckpt"), "--input", str(folder / "q3.csv")]
     assert main([*argv, "--out", str(out)]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "predict")
     said = f"--out {out}: {folder / 'mine.csv'} is a file, not a folder"
     assert lines == [f"sanbench predict: {said}"]
     assert snapshot(folder) == before
@@ -196,7 +197,7 @@ def test_a_symlink_out_is_refused_dangling_or_not(
     out.symlink_to(folder / target)
     names, mine = sorted(os.listdir(folder)), (folder / "mine.csv").read_bytes()
     argv = ["--input", str(folder / "q3.csv"), "--out", str(out), "--overwrite"]
-    line = refusal(predict(folder, *argv, command=command))
+    line = usage_refusal(predict(folder, *argv, command=command))
     assert line == (
         f"sanbench {command}: --out {out} is a symlink (sanbench writes only files it made); "
         "nothing was written. Choose another file name"
@@ -216,7 +217,7 @@ def test_a_users_file_named_as_sanbenchs_record_is_never_written_over(
     record = folder / f".{name}{FILE_RECORD}"
     record.write_text(content)
     before = snapshot(folder)
-    line = refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
+    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
                            command=command))  # fmt: skip
     assert line == (
         f"sanbench {command}: --out {out}: {record.name} beside it is not a record sanbench "

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.fixtures import warm_commands
+from tests.harness.problem_lines import problem_lines
 
 FIXTURES = Path(__file__).parents[2] / "reports" / "fixtures"
 SANBENCH = Path(sys.executable).with_name("sanbench")
@@ -54,7 +55,7 @@ def test_a_file_given_as_a_run_folder_is_called_a_file(
     given = tmp_path / "metrics.json"
     given.write_text("{}")
     assert main(["report", str(given), str(tmp_path / "gone"), "--out", str(tmp_path / "s")]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "report")
     assert lines == [
         f"sanbench report: {given}: a file, not a folder; report takes run folders (a fit's, "
         "suite's, study's, profile's or reproduction's --out)",

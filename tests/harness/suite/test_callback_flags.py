@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 COMMANDS = {
     "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn,bilstm"],
@@ -43,6 +44,6 @@ def test_a_misspelt_monitor_is_named_as_fit_names_it(
     out = tmp_path / "out"
     words = [*COMMANDS["suite"], "--data-dir", str(tmp_path), "--out", str(out), *CALLBACK, "acc"]
     assert main([*words, "--run.early_stopping_patience", "0"]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "suite")
     assert len(lines) == 1 and "the model logs no metric acc" in lines[0], lines
     assert "(did you mean val_acc?)" in lines[0] and not out.exists()

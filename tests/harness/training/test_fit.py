@@ -20,6 +20,7 @@ from harness.quiet import LIGHTNING_INFO
 from harness.training.fit import run_fit
 from harness.training.run_folder import RunFolderError
 from harness.training.settings.fit_run import FitRun
+from tests.harness.problem_lines import problem_lines
 
 TINY = {
     "model.hidden_dim": 4,
@@ -283,7 +284,7 @@ def test_bad_arguments_fail_at_once_in_one_line(
     assert main(argv) == 2
     error = capsys.readouterr().err
     assert message in error and "Traceback" not in error
-    assert error.startswith("sanbench fit: ") and len(error.splitlines()) == 1
+    assert error.startswith("sanbench fit: ") and len(problem_lines(error, "fit")) == 1
     assert not (tmp_path / "o").exists()  # nothing built, no data read
     with pytest.raises(ValueError, match=re.escape(message.split(":")[0])):
         main(["--debug", *argv])

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
 BASE = [
@@ -148,7 +149,7 @@ def test_bad_value_is_one_line_before_any_file_is_made(
     err = capsys.readouterr().err
     assert status == 2, err
     assert "internal error" not in err and named in err, err
-    assert len(err.splitlines()) == 1, err
+    assert len(problem_lines(err, "fit")) == 1, err
     assert list(tmp_path.iterdir()) == []  # a refused start writes nothing
 
 
@@ -208,7 +209,7 @@ def test_a_bad_task_file_is_one_line_per_problem_in_sanbenchs_words(
     words[words.index("sst2")] = name
     assert main(words) == 2
     err = capsys.readouterr().err
-    lines = err.splitlines()
+    lines = problem_lines(err, "fit")
     assert all(part in err for part in said), err
     assert not any(w in err for w in ("Namespace", "jsonargparse", "<unicode string>")), err
     assert all(line.startswith(("sanbench fit: ", str(tmp_path))) for line in lines), err
@@ -240,7 +241,7 @@ def test_a_bad_value_is_named_before_the_out_folder_is_judged(
     words = [*BASE, "--out", "x1", *extra]
     words[words.index("sst2")] = "cr"  # a cross-validated task: ten folds
     assert main(words) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "fit")
     assert len(lines) == 1 and named in lines[0], lines
     assert sorted(p.name for p in held.iterdir()) == before
 
@@ -254,7 +255,7 @@ def test_a_folder_as_task_says_what_a_task_is(
     words = [*BASE, "--out", "x1"]
     words[words.index("sst2")] = "my task"
     assert main(words) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "fit")
     said = "sanbench fit: --task my task: a folder, not a task"
     assert lines and lines[0].startswith(said), lines
     assert len(lines) == 1 and sorted(os.listdir(tmp_path)) == ["my task"]
@@ -310,7 +311,7 @@ def test_a_config_files_value_is_refused_as_a_flags_and_quoted_as_typed(
     err = capsys.readouterr().err
     assert status == 2, err
     assert named in err, err
-    assert len(err.splitlines()) == 1, err
+    assert len(problem_lines(err, "fit")) == 1, err
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
 
 
@@ -422,7 +423,7 @@ def test_a_number_of_thousands_of_digits_is_refused_in_sanbenchs_words(
     err = capsys.readouterr().err
     assert named in err, err
     assert "set_int_max_str_digits" not in err and "Parser key" not in err, err
-    assert len(err.splitlines()) == 1, err
+    assert len(problem_lines(err, "fit")) == 1, err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -456,7 +457,7 @@ def test_every_problem_judged_before_the_data_is_one_line_each(
     wrong = ["--model.hidden_dim", "0", "--trainer.max_steps", "-5", "--optimizer.lr", "-1"]
     wrong += ["--model.dropout", "2", "--seed", "-1"]
     assert main([*BASE, "--out", "x1", *wrong]) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "fit")
     expected = [
         "--model.hidden_dim 0: expected a positive integer",
         "--optimizer.lr needs --optimizer CLASS",
@@ -478,7 +479,9 @@ def test_suite_names_every_problem_of_its_fit_options_per_run(
     words += ["--data-dir", str(FIXTURES / "kim2014"), "--max-steps", "2", "--out", "s"]
     wrong = ["--model.hidden_dim", "0", "--model.dropout", "2", "--trainer.gradient_clip_val", "-1"]
     assert main([*words, *wrong]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = [
+        line for line in problem_lines(capsys.readouterr().err, "suite") if "--debug" not in line
+    ]
     # the grid's one (task, encoder): every run's problems, named without it (item 3 of the
     # outside check of #56: as the command's own, so that none is said twice)
     assert len(lines) == 3 and all(line.startswith("sanbench suite: --") for line in lines), lines

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 
 def printed_config(words: list[str], capsys: pytest.CaptureFixture) -> dict:
@@ -274,7 +275,7 @@ def test_a_config_files_null_is_refused_as_the_flags_null_is(
     words += ["--config", str(config), "--out", str(out)]
     assert main([*words, *(["--print_config"] if printing else [])]) == 2
     printed = capsys.readouterr()
-    lines = printed.err.splitlines()
+    lines = problem_lines(printed.err, "fit")
     named = [f"--config {config}: {key} ~: expected" for key in ("data.fold", "data.batch_size")]
     named += [
         f"--config {config}: {key} ~: expected" for key in ("model.dropout", "model.head_hidden")
@@ -296,12 +297,13 @@ def test_a_run_of_another_command_points_to_no_help_of_fit(
 ) -> None:
     """Outside check of #56, item 18: ``tune`` and ``reproduce`` ended their runs' problems
     with ``(see sanbench fit --help)``; a config given as a mapping (another command's run) is
-    said by that command, whose name leads each line."""
+    said by that command, whose name leads each line, and whose help the last line names."""
     out = tmp_path / "out"
     words = [*command, "--data-dir", str(tmp_path), "--out", str(out)]
     assert main([*words, "--model.dropout", "3", "--data.batch_size", "0"]) == 2
-    lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 2 and "fit --help" not in "\n".join(lines), lines
+    err = capsys.readouterr().err
+    lines = problem_lines(err, command[0])
+    assert len(lines) == 2 and "fit --help" not in err, lines
     assert all(line.startswith(f"sanbench {command[0]}: --") for line in lines), lines
 
 
@@ -313,7 +315,7 @@ def test_a_missing_encoder_beside_a_refused_value_is_said_with_it(
     the refusal loop read its first key; now both problems."""
     words = ["fit", "--task", "trec", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")]
     assert main([*words, "--model.dropout", "3"]) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "fit")
     assert lines[0] == "sanbench fit: --model.dropout 3: expected a number in [0, 1]", lines
     assert len(lines) == 2 and "model.encoder" in lines[1], lines
     assert not (tmp_path / "o").exists()

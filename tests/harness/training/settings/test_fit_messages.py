@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.harness.problem_lines import problem_lines
 
 FIXTURES = Path(__file__).parents[3] / "datamodules" / "fixtures"
 BASE = ["fit", "--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(FIXTURES / "kim2014")]
@@ -18,14 +19,14 @@ HUGE = "1" * 5000  # beyond Python's 4300 digits of int(str)
 
 
 def refused(words: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
-    """The lines of a fit refused with exit 2, run in the current folder, which it leaves as
-    it was."""
+    """The problem lines of a fit refused with exit 2 (before the pointer to its help), run in
+    the current folder, which it leaves as it was."""
     before = sorted(os.listdir())
     status = main([*BASE, "--out", "x1", *words])
     err = capsys.readouterr().err
     assert status == 2, err
     assert sorted(os.listdir()) == before
-    return err.splitlines()
+    return problem_lines(err, "fit")
 
 
 def said(lines: list[str], *expected: str) -> None:
@@ -59,7 +60,7 @@ def test_every_wrong_value_of_a_piped_config_is_named(capsys: pytest.CaptureFixt
     piped = f"/dev/fd/{read_end}"
     status = main([*BASE, "--out", "x1", "--config", piped])
     os.close(read_end)
-    lines = capsys.readouterr().err.splitlines()
+    lines = problem_lines(capsys.readouterr().err, "fit")
     assert status == 2, lines
     said(
         lines,

@@ -16,6 +16,7 @@ from harness.training.module import TaskModule
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_overrides import FitSections
 from harness.training.settings.task_configs import ConfigError
+from tests.harness.problem_lines import problem_lines
 
 SGD_STEP = [
     "--optimizer", "torch.optim.SGD", "--optimizer.lr", "0.05", "--optimizer.momentum", "0.9",
@@ -194,7 +195,7 @@ def test_an_unknown_print_config_flag_is_one_line(
     flags: str, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     assert main(["fit", *fit_words(tmp_path), f"--print_config={flags}"]) == 2
-    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    lines = problem_lines(capsys.readouterr().err, "fit")
     assert len(lines) == 1 and "expected skip_null, skip_unset or skip_default" in lines[0], lines
     assert "Invalid option" not in lines[0]
 
