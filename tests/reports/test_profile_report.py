@@ -266,16 +266,24 @@ def test_claims_without_the_encoders_say_not_measured(tmp_path: Path) -> None:
 
 def test_claims_read_disan_as_the_papers_ran_it_not_our_default(tmp_path: Path) -> None:
     """DiSAN's claims are about its whole [B, L, L, d] attention: rows of the default (chunked)
-    DiSAN are not evidence for or against them."""
+    DiSAN are not evidence for or against them, and the verdict says so (outside check C of
+    #56, item 13: it read "not measured" beside DiSAN measured at L = 8 and 16)."""
     memory = {name: float(mb) for name, mb in MTSA_TABLE1_MB.items()}
     rows = claim_rows(tmp_path, memory, {"disan": 2.0})
     rows = rows.assign(label=rows["encoder"])  # every row under its plain name
     claims = {c.claim: c for c in papers_claims(rows)}
-    assert claims["disan uses 6682 MB vs MTSA's 558 MB"].verdict == "not measured"
-    assert (
-        claims["disan training memory grows explosively (quadratic: [B, L, L, d] scores)"].verdict
-        == "not measured"
-    )
+    table = claims["disan uses 6682 MB vs MTSA's 558 MB"]
+    growth = claims["disan training memory grows explosively (quadratic: [B, L, L, d] scores)"]
+    for claim in (table, growth):
+        assert (claim.verdict, claim.ours) == ("not at attention_impl=naive", "–")
+        assert claim.basis == (
+            "this run trained disan at L=64, 128, 256, 384; "
+            "the papers' figures ran disan:attention_impl=naive"
+        )
+    without = papers_claims(rows[rows["encoder"] != "multi_head"])
+    ordering = next(c for c in without if c.claim.endswith("less memory than DiSAN"))
+    assert ordering.verdict == "not measured"  # multi_head not at all
+    assert ordering.basis.startswith("no training rows of multi_head in this run; this run trained")
 
 
 def test_bad_run_folder_gives_clear_errors(tmp_path: Path, capsys) -> None:
