@@ -45,6 +45,8 @@ NOISE = (
     "All distributed processes registered",
     "No CUDA runtime is found",
     "Received SIGTERM: ",
+    # "Using bfloat16 Automatic Mixed Precision (AMP)": the precision is in the config and metrics
+    "Automatic Mixed Precision (AMP)",
 )
 OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 # a warning class of ours with ``ONCE_PER_COMMAND = True`` is said once by a command however

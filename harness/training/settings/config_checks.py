@@ -15,6 +15,7 @@ from datamodules.errors import did_you_mean
 from harness.command_parser import class_phrase, typed_now
 from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration, fit_typed
+from harness.training.settings.precision import precision_problems
 from harness.training.settings.task_configs import builtin_value
 
 # the profiler names Lightning's Trainer takes as a string (its ``_init_profiler``'s keys)
@@ -96,7 +97,8 @@ def trainer_value_problems(
 ) -> list[str]:
     """One line per ``--trainer.*`` count that must be positive, a ``val_check_interval`` that
     is neither a positive number of batches, a share of the epoch in (0, 1] nor a duration,
-    a strategy or accelerator name Lightning does not know, and ``fast_dev_run``; values as
+    a strategy or accelerator name Lightning does not know, fp16 where it cannot train right
+    (:func:`precision_problems`) and ``fast_dev_run``; values as
     ``typed`` (``command_parser.typed_options``) holds them."""
     problems = []
     for key in POSITIVE_COUNTS:
@@ -149,6 +151,7 @@ def trainer_value_problems(
             "device indices, or auto"
         )
     problems += lightning_name_problems(trainer)
+    problems += precision_problems(trainer, typed)
     fast = trainer.get("fast_dev_run")
     problems += fast_dev_run_problems(
         fast, (typed or {}).get("trainer.fast_dev_run", ("", str(fast)))[1]

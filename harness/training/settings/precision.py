@@ -1,0 +1,75 @@
+"""The ``--trainer.precision`` values a fit cannot train right at, refused before any data is
+read (docs/training.md, "Precision").
+
+fp16 needs its loss scaled: Lightning's ``16-true`` keeps weights and gradients in fp16 with no
+scaling, so a gradient or a loss leaves fp16's range (a nan loss; at one step a nan dev and
+test loss). ``16-mixed`` scales the loss, but fp16 autocast needs CUDA: on a CPU Lightning
+trains in ``bf16-mixed`` in its place (with a warning of its own), and the run recorded
+``16-mixed``. bf16 has float32's range and needs no scaling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# Lightning's spellings of fp16 autocast with loss scaling (``16`` is its old name)
+FP16_MIXED = ("16-mixed", "16")
+FP16_TRUE = "16-true"
+CPU_ACCELERATORS = ("cpu",)
+AUTO_ACCELERATORS = ("auto", None)
+
+
+def _on_cuda(accelerator: Any) -> bool | None:
+    """Whether the trainer's ``accelerator`` trains on CUDA here: False on the CPU (given, or
+    chosen by ``auto`` on a machine with no CUDA), True on CUDA, None when another device or an
+    instance decides (Lightning judges those)."""
+    import torch
+
+    if accelerator in CPU_ACCELERATORS:
+        return False
+    if accelerator in AUTO_ACCELERATORS or accelerator in ("gpu", "cuda"):
+        if torch.cuda.is_available():
+            return True
+        if accelerator in AUTO_ACCELERATORS and not torch.backends.mps.is_available():
+            return False
+    return None
+
+
+def precision_problems(
+    trainer: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """The one line refusing fp16 where it cannot train right: ``16-true`` anywhere (no loss
+    scaling), ``16-mixed`` (or ``16``) on a CPU; it names what does (``bf16-mixed``, and
+    ``16-mixed`` on CUDA). The option is named as ``typed`` holds it."""
+    precision = trainer.get("precision")
+    value = str(precision)
+    cuda = _on_cuda(trainer.get("accelerator"))
+    option, text = (typed or {}).get("trainer.precision", ("--trainer.precision", value))
+    if value == FP16_TRUE:
+        instead = "bf16-mixed, or 16-mixed (fp16 autocast, the loss scaled)"
+        where = "" if cuda else " on a CUDA GPU"
+        return [
+            f"{option} {text}: fp16 weights and gradients with no loss scaling (Lightning "
+            "scales none at 16-true): the loss and gradients leave fp16's range and train to "
+            f"nan; give {instead}{where}"
+        ]
+    if value in FP16_MIXED and cuda is False:
+        return [
+            f"{option} {text}: fp16 autocast needs a CUDA GPU (on this CPU Lightning would train "
+            "in bf16-mixed in its place); give bf16-mixed"
+        ]
+    return []
+
+
+# Lightning's old names and the precision it runs each as (it warns at each of 16 and bf16)
+OLD_NAMES = {"16": "16-mixed", "bf16": "bf16-mixed", "32": "32-true", "64": "64-true"}
+
+
+def record_run_name(config: Any) -> None:
+    """Put a precision given by its old name (``16``, ``bf16``, ``32``, ``64``) in ``config``
+    as the name Lightning runs it as (``bf16`` trains in ``bf16-mixed``): recorded, printed and
+    passed to the Trainer so."""
+    value = str(config.get("trainer.precision"))
+    if value in OLD_NAMES:
+        config["trainer.precision"] = OLD_NAMES[value]

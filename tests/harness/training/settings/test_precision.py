@@ -1,0 +1,92 @@
+"""fp16 where it cannot train right is refused before any data is read; what runs is recorded
+(outside check of #54: ``--trainer.precision 16-true`` exited 0 with a nan dev and test loss,
+``16-mixed`` on a CPU trained in bf16-mixed under two raw Lightning lines and was recorded as
+``16-mixed``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from harness.cli import main
+from tests.harness.problem_lines import problem_lines
+
+ROOT = Path(__file__).parents[4]
+FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"
+DATA = ["--data-dir", str(FIXTURES / "kim2014")]
+FIT = ["fit", "--task", "sst2", "--encoder", "multi_cnn", *DATA, "--trainer.max_steps", "1"]
+ON_CPU = ["--trainer.accelerator", "cpu"]
+# each command's words, with a run folder of its own
+SUITE = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--seeds", "1", "--max-steps", "1"]
+TUNE = ["tune", "--study", "dropout", "--task", "sst2", "--encoder", "multi_cnn", "--trials", "1"]
+REPRODUCE = ["reproduce", "--preset", "cpu", "--tasks", "sst2", "--encoders", "multi_cnn"]
+COMMANDS = {
+    "fit": [*FIT, "--out", "r"],
+    "suite": [*SUITE, *DATA, "--out", "r"],
+    "tune": [*TUNE, "--max-steps", "1", *DATA, "--out", "r"],
+    "reproduce": [*REPRODUCE, *DATA, "--out", "r"],
+}
+# (precision words, what the one line says)
+REFUSED = [
+    (["--trainer.precision", "16-true"], "--trainer.precision 16-true: fp16 weights and "),
+    ([*ON_CPU, "--trainer.precision", "16-mixed"], "--trainer.precision 16-mixed: fp16 autocast"),
+    ([*ON_CPU, "--trainer.precision", "16"], "--trainer.precision 16: fp16 autocast needs a CUDA"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize(("words", "named"), REFUSED, ids=[w[-1] for w, _ in REFUSED])
+def test_fp16_that_cannot_train_right_is_one_line_naming_bf16(
+    command: str,
+    words: list[str],
+    named: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    os.chdir(tmp_path)
+    status = main([*COMMANDS[command], *words])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = problem_lines(err, command)
+    assert len(lines) == 1 and named in lines[0] and "give bf16-mixed" in lines[0], lines
+    assert list(tmp_path.iterdir()) == []  # refused before anything is made or read
+
+
+def test_16_mixed_is_refused_on_a_machine_without_cuda(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default accelerator (auto) trains on the CPU here: Lightning's bf16 in fp16's place."""
+    if torch.cuda.is_available() or torch.backends.mps.is_available():
+        pytest.skip("auto chooses a GPU here")
+    os.chdir(tmp_path)
+    assert main([*COMMANDS["fit"], "--trainer.precision", "16-mixed"]) == 2
+    assert "on this CPU Lightning would train in bf16-mixed" in capsys.readouterr().err
+
+
+def test_an_old_name_runs_and_is_recorded_as_what_ran_with_no_lightning_line(
+    tmp_path: Path,
+) -> None:
+    """``bf16`` (Lightning's old name of bf16-mixed) printed Lightning's 'supported for
+    historical reasons' warning and 'Using bfloat16 Automatic Mixed Precision (AMP)', and was
+    recorded as ``bf16``. A process of its own: the console as the user sees it."""
+    words = [*FIT, *ON_CPU, "--trainer.precision", "bf16", "--out", str(tmp_path / "r")]
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *words],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    console = done.stdout + done.stderr
+    for raw in ("Automatic Mixed Precision", "historical reasons", "site-packages"):
+        assert raw not in console, console
+    metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert metrics["config"]["trainer"]["precision"] == "bf16-mixed"
+    assert "  precision: bf16-mixed\n" in (tmp_path / "r" / "fit_config.yaml").read_text()
