@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import torch
@@ -179,6 +179,7 @@ def _build(library: Path) -> None:
         _ninja_on_path(),
         _ninja_dies_with_the_builder(Path(folder)),
         _torch_build_messages_silenced(),
+        _stderr_kept() as stderr,
     ):
         source = Path(folder) / SOURCE.name
         source.write_text(_source())
@@ -193,13 +194,47 @@ def _build(library: Path) -> None:
                 verbose=False,
             )
         except RuntimeError as error:  # what the compiler, the linker or ninja said
-            raise BuildError(compiler_error(str(error))) from error
+            raise BuildError(also_said(compiler_error(str(error)), stderr())) from error
         except subprocess.CalledProcessError as error:  # torch's `$CXX --version` check failed
             said = compiler_error(error.output.decode(errors="replace")) if error.output else ""
             command = " ".join(map(str, error.cmd))
             status = f"{command} exited with status {error.returncode}"
-            raise BuildError(f"{status}: {said}" if said else status) from error
+            reason = f"{status}: {said}" if said else status
+            raise BuildError(also_said(reason, stderr())) from error
         os.replace(built, library)
+
+
+def also_said(reason: str, stderr: str) -> str:
+    """``reason`` a build failed for, with the line of what the programs torch ran printed on
+    the console's stderr (``stderr``) that says what failed, when ``reason`` lacks it."""
+    line = compiler_error(stderr) if stderr.strip() else ""
+    return reason if not line or line in reason else f"{reason} ({line})"
+
+
+@contextlib.contextmanager
+def _stderr_kept() -> Iterator[Callable[[], str]]:
+    """File descriptor 2 into a temporary file while building: torch runs some programs with
+    the console's stderr (its ``$CXX -dumpfullversion -dumpversion`` check), and a compiler
+    wrapper that fails there printed its error as a line of its own before sanbench's warning
+    quoting the same. Yields a function that returns what was written so far, for the build's
+    error to quote; nothing of it is printed (a build that succeeds says nothing). The build
+    runs before training starts: no other thread of sanbench's prints meanwhile."""
+    sys.stderr.flush()
+    console = os.dup(2)
+    with tempfile.TemporaryFile() as kept:
+        os.dup2(kept.fileno(), 2)
+
+        def written() -> str:
+            sys.stderr.flush()
+            kept.seek(0)
+            return kept.read().decode(errors="replace")
+
+        try:
+            yield written
+        finally:
+            sys.stderr.flush()
+            os.dup2(console, 2)
+            os.close(console)
 
 
 def compiler_error(output: str) -> str:

@@ -98,13 +98,27 @@ def test_the_library_is_exact_on_cpus_with_narrower_vectors(capability: str) -> 
     assert "-mavx512f" not in done.stdout
 
 
+CCACHE_ERROR = "ccache: error: Failed to create directory /nonexistent/.ccache/tmp"
+# a compiler wrapper that answers --version and -v as the compiler and fails every other call
+CCACHE_FAILING = f"""#!/bin/sh
+for a in "$@"; do [ "$a" = --version ] || [ "$a" = -v ] && exec {{compiler}} "$a"; done
+echo "{CCACHE_ERROR}: Permission denied" >&2
+exit 1
+"""
+
+
 @pytest.mark.slow  # a process that imports torch and tries to build (about 10 s each)
-@pytest.mark.parametrize("missing", ["CXX names none", "none on PATH", "CXX fails"])
+@pytest.mark.parametrize(
+    "missing", ["CXX names none", "none on PATH", "CXX fails", "CXX says on stderr"]
+)
 def test_without_a_compiler_one_warning_quotes_the_compilers_error(
     missing: str, tmp_path: Path
 ) -> None:
     """The only line on the console is sanbench's warning, and it quotes what failed (the
-    shell's "not found" of the compiler), not the first 200 characters of the command."""
+    shell's "not found" of the compiler), not the first 200 characters of the command. A
+    wrapper that answers ``--version`` as the compiler but fails, on stderr, the version query
+    torch runs with the console's stderr: its line came first on its own (outside check of
+    #54)."""
     environment = {
         **os.environ,
         "TORCH_EXTENSIONS_DIR": str(tmp_path / "extensions"),
@@ -115,6 +129,11 @@ def test_without_a_compiler_one_warning_quotes_the_compilers_error(
         environment["CXX"] = compiler
     elif missing == "CXX fails":  # torch runs `$CXX --version` first: an internal error, exit 1
         compiler = "/bin/false"
+        environment["CXX"] = compiler
+    elif missing == "CXX says on stderr":
+        compiler = str(tmp_path / "wrapper")
+        Path(compiler).write_text(CCACHE_FAILING.format(compiler=shutil.which("c++")))
+        Path(compiler).chmod(0o755)
         environment["CXX"] = compiler
     else:
         compiler = "c++"
@@ -129,8 +148,9 @@ def test_without_a_compiler_one_warning_quotes_the_compilers_error(
     said = [line for line in done.stderr.splitlines() if line.strip() and line[:1] != " "]
     assert len(said) == 1 and "EagerTilesWarning" in said[0], done.stderr
     warning = said[0]
-    failed = "/bin/false --version exited with status 1"
-    assert (failed if missing == "CXX fails" else f"{compiler}: not found") in warning
+    failed = {"CXX fails": "/bin/false --version exited with status 1"}
+    failed["CXX says on stderr"] = CCACHE_ERROR
+    assert failed.get(missing, f"{compiler}: not found") in warning
     assert "-isystem" not in warning and "-MMD" not in warning
 
 
