@@ -58,6 +58,11 @@ from harness.memory_prediction.cpu_kernels import (
     promotion_temporaries,
 )
 from harness.memory_prediction.kernel_model import call_key, kernel_record, tensors_of
+from harness.memory_prediction.value_dependent import (
+    ValueDependentError,
+    run_on_meta,
+    value_dependent,
+)
 from harness.quiet import OUR_PACKAGES
 
 
@@ -153,7 +158,7 @@ class LiveStorageTracker(TorchDispatchMode):
         else:
             before = [_layout(tensor) for tensor in inputs]
             with FlopCounterMode(display=False) as counter:
-                out = func(*args, **kwargs)
+                out = run_on_meta(func, args, kwargs)
             known = Known(counter.get_total_flops(), self._recipe(out, inputs, before))
             if key is not None:
                 self._known[key] = known
@@ -292,12 +297,15 @@ def predict_memory(
 
 def predict_point(point: Point) -> Prediction | str:
     """The prediction of a registered encoder's point, or why it failed (e.g. an operator with
-    no meta kernel), on one line (``errors.failure_line``)."""
+    no meta kernel), on one line (``errors.failure_line``; an operator whose output's size
+    depends on values in sanbench's words, not torch's)."""
     try:
         options = encoder_options(point)
         return predict_memory(
             lambda: build_encoder(point.encoder, input_dim=point.dim, **options), point
         )
+    except ValueDependentError as error:
+        return f"no prediction: {error}"
     except Exception as error:
         return f"no prediction: {failure_line(error)}"[:500]
 
@@ -325,8 +333,13 @@ def leave_warnings_to_the_sweep() -> None:
 def predict_encoder(points: list[Point]) -> list[Prediction | str]:
     """:func:`predict_point` of each of one encoder's ``points``, in one process: the CPU
     kernels its RNN layers call are calibrated once (``harness.memory_prediction.cpu_kernels``), not
-    again in each process that predicts one of its points."""
-    return [predict_point(point) for point in points]
+    again in each process that predicts one of its points. An encoder whose memory depends on
+    values at one point does at every point: the rest are not run."""
+    results: list[Prediction | str] = []
+    for point in points:
+        said = [r for r in results if isinstance(r, str) and value_dependent(r)]
+        results.append(said[0] if said else predict_point(point))
+    return results
 
 
 def predict_points(

@@ -73,10 +73,10 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
             else f"{refused} contended points; profile them"
         )
         raise RunFailedError(f"--strict refused {points} on a quiet machine")
-    failed = failed_points(out)
+    count, failed = failed_points(out)
     if failed:
         raise RunFailedError(
-            f"{len(failed)} points failed ({PROFILE_CSV}'s message column; worker.log):\n"
+            f"{count} points failed ({PROFILE_CSV}'s message column; worker.log):\n"
             + "\n".join(failed)
         )
     return out
@@ -163,12 +163,20 @@ def contended_points(out: Path) -> int:
     return sum(row["status"] == CONTENDED for row in rows)
 
 
-def failed_points(out: Path) -> list[str]:
-    """The points of ``out/profile.csv`` that ended in an error (not an OOM: that is a result)."""
-    rows = results_file(out).rows()
-    return [
-        f"{variant_label(row['encoder'], row['options'])} L={row['seq_len']} "
-        f"{row['mode']}: {row['message']}"
-        for row in rows
-        if row["status"] == ERROR
-    ]
+def failed_points(out: Path) -> tuple[int, list[str]]:
+    """How many points of ``out/profile.csv`` ended in an error (not an OOM: that is a result),
+    and a line per encoder and message: the points that failed alike in one (an encoder whose
+    memory depends on values fails so at every point it predicts), ``selected L=32 train:
+    ...`` or ``selected L=32, 64 (infer, train): ...``."""
+    failed: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for row in results_file(out).rows():
+        if row["status"] == ERROR:
+            key = (variant_label(row["encoder"], row["options"]), row["message"])
+            failed.setdefault(key, []).append((row["seq_len"], row["mode"]))
+    lines = []
+    for (label, message), points in failed.items():
+        lengths = ", ".join(str(length) for length in sorted({n for n, _ in points}))
+        modes = ", ".join(sorted({mode for _, mode in points}))
+        where = f"L={lengths} {modes}" if len(points) == 1 else f"L={lengths} ({modes})"
+        lines.append(f"{label} {where}: {message}")
+    return sum(len(points) for points in failed.values()), lines

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -48,6 +49,7 @@ from harness.measurement.machine_memory import available_bytes
 from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
+from harness.memory_prediction.value_dependent import short, value_dependent
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
@@ -245,7 +247,8 @@ def describe(row: Mapping[str, Any], width: int = 14) -> str:
     if row["status"] == PREDICTED:
         return f"{head} {'':>13} {'':>13} {predicted}"
     if row["status"] != OK:
-        return f"{head} {row['message']}"
+        message = row["message"]
+        return f"{head} {short(message) if value_dependent(message) else message}"
     time = f"{row['time_ms_median']:>10.2f} ms"
     line = f"{head} {time} {row['peak_mem_mb']:>10.1f} MB {predicted}"
     if row["eager_time_ms_median"] != "":
@@ -425,18 +428,25 @@ class Sweep:
                     found = predict_points(
                         todo, self.config.imports, PREDICTION_PROCESSES, self.config.threads
                     )
+                    said: set[str] = set()  # the encoders whose memory depends on values
                     with closing(found):  # its processes end here, even on Ctrl-C
                         for point, prediction in found:
                             failed = isinstance(prediction, str)
                             predictions[point] = None if failed else prediction
+                            label = variant_label(point.encoder, point.options)
+                            if failed and value_dependent(prediction):
+                                if label not in said:  # once per encoder: it holds at every point
+                                    said.add(label)
+                                    line = f"[yellow]{label}: {escape(prediction)}"
+                                    self.console.print(line, highlight=False)
+                            elif failed and point in measured:
+                                line = f"[yellow]{point}: {prediction}"
+                                self.console.print(line, highlight=False)
                             if point not in measured:
                                 reply = {"status": PREDICTED}
                                 if failed:
                                     reply = {"status": ERROR, "message": prediction}
                                 self._write(point, reply, predictions[point])
-                            elif failed:
-                                line = f"[yellow]{point}: {prediction}"
-                                self.console.print(line, highlight=False)
                             bar.advance(task)
                 for point in to_measure:
                     bar.update(

@@ -24,11 +24,17 @@ from harness.studies.storage import (
     storage_url,
 )
 from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
+from reports import numbers
 
 
 def storage_label(spec: str | None) -> str:
     """The storage as shown in outputs: URL passwords hidden."""
     return storage_url(spec).render_as_string(hide_password=True)
+
+
+def shown(name: str, value: float) -> str:
+    """A trial's metric as its page shows it: an accuracy in percent (``dev_acc=7.8%``)."""
+    return numbers.metric(name, value) if numbers.is_accuracy(name) else f"{value:.6g}"
 
 
 def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
@@ -46,10 +52,12 @@ def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
     state = trial.state
     if state == optuna.trial.TrialState.COMPLETE:
         values = zip(plan.metric_names, trial.values, strict=True)
-        return f"{head} -> " + " ".join(f"{name}={value:.6g}" for name, value in values)
+        return f"{head} -> " + " ".join(f"{name}={shown(name, value)}" for name, value in values)
     if state == optuna.trial.TrialState.PRUNED:
         steps = trial.intermediate_values
-        last = f" at step {max(steps)} (reported {steps[max(steps)]:.6g})" if steps else ""
+        # the pruner's val_acc (val_pearson) in the unit of the study's dev_acc (dev_pearson)
+        reported = shown(plan.metric_names[0], steps[max(steps)]) if steps else ""
+        last = f" at step {max(steps)} (reported {reported})" if steps else ""
         return f"{head} -> pruned{last}"
     return f"{head} -> {state.name.lower()}"
 
@@ -187,7 +195,7 @@ def run_study(
         "task": ctx.task,
         "encoder": ctx.encoder,
         "seed": ctx.seed,
-        "overrides": ctx.overrides,
+        "overrides": {**ctx.overrides, **ctx.budget},  # what every trial trained with
     }
     return write_outputs(
         study,
