@@ -77,6 +77,14 @@ def fixed(value: Any, digits: int = 2) -> str:
     return MISSING if number is None else _signed(f"{number:.{digits}f}")
 
 
+def metric(name: str, value: Any) -> str:
+    """A metric named ``name`` where no column header gives its unit (a study's trials, a
+    console line): an accuracy in percent with ``%`` (``dev_acc 7.8%``), else :func:`text`."""
+    if is_accuracy(name) and percent(value) != MISSING:
+        return f"{percent(value)}%"
+    return text(value)
+
+
 def text(value: Any) -> str:
     """Anything for a table cell: numbers as quantities, missing as a dash."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":

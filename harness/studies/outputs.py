@@ -20,15 +20,17 @@ from typing import Any
 
 import matplotlib
 import optuna
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, PercentFormatter
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.studies.plans import StudyPlan
-from harness.studies.workers import INTERRUPTED_ATTR, SURPLUS_ATTR
+from harness.studies.workers import FINISHED, INTERRUPTED_ATTR, SURPLUS_ATTR
 from harness.training.settings.fit_run import FitRun
+from reports import numbers
 from reports.contracts.atomic import write_atomic
 from reports.contracts.manifest import write_manifest
 from reports.contracts.study import StudyFolder
+from reports.site.study_page import TRIAL_COLOURS
 
 matplotlib.use("Agg")
 
@@ -47,15 +49,34 @@ def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
     return len(frame)
 
 
+def _page_style(axes: Any, objective: str, colour_trials: bool = False) -> Any:
+    """optuna's figure of ``objective`` as the page draws its own: an accuracy's axis in
+    percent (``dev_acc (%)``); with ``colour_trials`` (a slice plot) the page's colours of
+    trial numbers, where optuna's own draw the first trial white, unseen."""
+    panels = list(axes.flat) if hasattr(axes, "flat") else [axes]
+    if numbers.is_accuracy(objective):
+        for panel in panels:
+            panel.yaxis.set_major_formatter(PercentFormatter(1.0, symbol=""))
+        panels[0].set_ylabel(f"{objective} (%)")
+    for panel in panels if colour_trials else []:
+        for points in panel.collections:
+            points.set_cmap(TRIAL_COLOURS)
+    return axes
+
+
 def _figures(study: optuna.Study, plan: StudyPlan) -> dict[str, Callable[[], Any]]:
     figures: dict[str, Callable[[], Any]] = {}
     for index, name in enumerate(plan.metric_names):
         target = (lambda t, i=index: t.values[i]) if plan.multi_objective else None
         kwargs = {"target": target, "target_name": name} if target else {}
         suffix = f"_{name}" if plan.multi_objective else ""
-        figures[f"history{suffix}"] = lambda kw=kwargs: ovm.plot_optimization_history(study, **kw)
+        figures[f"history{suffix}"] = lambda kw=kwargs, n=name: _page_style(
+            ovm.plot_optimization_history(study, **kw), n
+        )
         figures[f"importances{suffix}"] = lambda kw=kwargs: ovm.plot_param_importances(study, **kw)
-        figures[f"slice{suffix}"] = lambda kw=kwargs: ovm.plot_slice(study, **kw)
+        figures[f"slice{suffix}"] = lambda kw=kwargs, n=name: _page_style(
+            ovm.plot_slice(study, **kw), n, colour_trials=True
+        )
     if plan.multi_objective:
         figures["pareto_front"] = lambda: ovm.plot_pareto_front(study)
     return figures
@@ -113,6 +134,22 @@ def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
     return max(best, key=lambda t: t.values[0]) if best else None
 
 
+def unvalidated_notes(study: optuna.Study) -> list[str]:
+    """A note when the study prunes and none of its finished trials validated during training
+    (each budget ended before its first validation): the pruner's note says when it would
+    act, this one that it never had a value to act on."""
+    if isinstance(study.pruner, optuna.pruners.NopPruner):
+        return []
+    finished = study.get_trials(deepcopy=False, states=FINISHED)
+    if not finished or any(trial.intermediate_values for trial in finished):
+        return []
+    return [
+        "No trial validated during training (each one's budget ended before its first "
+        "validation): nothing could be pruned, and each trial's dev score is that of its last "
+        "weights, not the best on dev."
+    ]
+
+
 def write_outputs(
     study: optuna.Study,
     plan: StudyPlan,
@@ -153,7 +190,7 @@ def write_outputs(
         "fit_config": folder.best_config.name if command else "",
         "fit_command": command,
         "results": extra,
-        "notes": plan.notes,
+        "notes": [*plan.notes, *(unvalidated_notes(study) if plan.fit_overrides else [])],
         "figures_not_drawn": skipped,
     }
     folder.write_summary(summary)

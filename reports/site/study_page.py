@@ -19,6 +19,7 @@ from reports.contracts.study import CONTENDED_COLUMN, StudyFolder
 from reports.contracts.suite_results import is_contended, recorded_true
 from reports.profile.figures import SCALES, set_scale
 from reports.site.discover import Run
+from reports.site.overrides_text import overrides_text
 from reports.site.render import Page, copy_data, render_run_page, save_figure
 from reports.site.study_environment import (
     contended_trials,
@@ -104,6 +105,9 @@ def history_figure(
     return figure
 
 
+TRIAL_COLOURS = "viridis"  # the trial numbers' colours of a slice plot (none of them white)
+
+
 def slice_figure(
     trials: pd.DataFrame, column: str, params: list[str], per: str | None = None
 ) -> plt.Figure:
@@ -120,7 +124,7 @@ def slice_figure(
     for ax, param in zip(axes, params, strict=True):
         if per is None:
             values = shown_values(done, column)
-            points = ax.scatter(done[param], values, c=done["number"], cmap="viridis", s=28)
+            points = ax.scatter(done[param], values, c=done["number"], cmap=TRIAL_COLOURS, s=28)
         else:  # the history figure's colours, one line per value of ``per``
             for index, (value, group) in enumerate(done.groupby(f"params_{per}", sort=True)):
                 group = group.sort_values(param)
@@ -139,13 +143,6 @@ def slice_figure(
         title = f"Slices: {_name(column)} vs {shown}, one colour per {per}"
     figure.suptitle(title, fontsize=10)
     return figure
-
-
-def cell(name: str, value: Any) -> str:
-    """A value named ``name`` as every page shows it: an accuracy in percent with ``%``."""
-    if numbers.is_accuracy(name) and numbers.percent(value) != numbers.MISSING:
-        return f"{numbers.percent(value)}%"
-    return numbers.text(value)
 
 
 # a study's results (``summary.json``) under the names docs/studies.md gives them: the
@@ -171,7 +168,7 @@ def result_cell(key: str, value: Any) -> str:
     """A study result's value: an excess over the best as a signed percentage."""
     if key in EXCESS_KEYS and numbers.percent(value) != numbers.MISSING:
         return f"{100 * value:+.1f} %"
-    return cell(key, value)
+    return numbers.metric(key, value)
 
 
 def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -194,7 +191,7 @@ def best_cells(objectives: dict[str, str], values: list[Any]) -> list[str]:
     """A best trial's objective values, each in its objective's style."""
     names = list(objectives) or ["value"] * len(values)
     return [
-        cell(n, v) if numbers.is_accuracy(n) else numbers.quantity(v)
+        numbers.metric(n, v) if numbers.is_accuracy(n) else numbers.quantity(v)
         for n, v in zip(names, values, strict=False)
     ]
 
@@ -256,7 +253,8 @@ def build(run: Run, page_dir: Path) -> Page:
     contended = contended.map(is_contended)
     columns = [c for c in shown if c in trials]
     trial_rows = [
-        [cell(c, v) for c, v in zip(columns, row, strict=True)] for row in trials[columns].values
+        [numbers.metric(c, v) for c, v in zip(columns, row, strict=True)]
+        for row in trials[columns].values
     ]
     if "duration" in trials:  # the trial's wall time, inflated when its epochs were contended
         for cells, marked in zip(trial_rows, contended, strict=True):
@@ -274,6 +272,8 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         study_environment(trials, run.manifest),
         meta=meta,
+        trains=run.manifest.get("task") is not None,  # a training study: its trials' options
+        overrides=overrides_text(run.manifest.get("overrides") or {}),
         objectives=objectives,
         counts=run.manifest.get("trial_counts") or {},
         best=[

@@ -5,6 +5,7 @@ labels are not cut off (issue 56)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -270,3 +271,39 @@ def test_the_page_says_where_trials_ran_and_shows_the_contended_ones(tmp_path: P
     contended = html.split('id="contended"', 1)[1].split("</table>", 1)[0]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", contended)]
     assert [r for r in rows if r] == [["4", "vm-b", "20.3", "13.21 → 14.50", "2.11"]]
+
+
+@pytest.mark.slow  # builds pages
+def test_the_page_names_the_options_and_budget_every_trial_ran_with(tmp_path: Path) -> None:
+    """Outside check C of #56, item 10: trials ran with '--optimizer torch.optim.SGD
+    --optimizer.lr 0.05 --lr_scheduler StepLR --trainer.callbacks LearningRateMonitor'; the
+    page named none of them (only study, task, encoder, seed, storage)."""
+    study = tmp_path / "study-dropout-trec"
+    shutil.copytree(STUDY, study)
+    manifest = json.loads((study / "manifest.json").read_text())
+    manifest["overrides"] = {
+        "trainer.callbacks": [{"class_path": "LearningRateMonitor"}],
+        "optimizer.class_path": "torch.optim.SGD",
+        "optimizer.init_args": {"lr": 0.05},
+        "lr_scheduler.class_path": "StepLR",
+        "lr_scheduler.init_args": {"step_size": 1},
+        "trainer.max_steps": 3,
+    }
+    (study / "manifest.json").write_text(json.dumps(manifest))
+    build_site([study, BLOCK_LENGTH_STUDY, STUDY], tmp_path / "site")
+
+    def options(slug: str) -> str:
+        html = (tmp_path / "site" / slug / "index.html").read_text()
+        found = re.search(r'<p id="options">(.*?)</p>', html, re.S)
+        return " ".join(found[1].split()) if found else ""
+
+    assert options("study-dropout-trec") == (
+        "Budget of every trial: trainer.max_steps=3. Options of every trial: "
+        "trainer.callbacks=[LearningRateMonitor()], optimizer=torch.optim.SGD(lr=0.05), "
+        "lr_scheduler=StepLR(step_size=1)."
+    )
+    assert (
+        options("study-dropout-trec-2")
+        == "Options of every trial: the task's defaults (none given)."
+    )
+    assert options("study-block-length-memory") == ""  # it trains nothing

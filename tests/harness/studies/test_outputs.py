@@ -1,0 +1,74 @@
+"""A training study's outputs say a dev accuracy in one unit, percent, as its page does: the
+console's trial lines and optuna's figures (issue 56 outside check C item 10)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import optuna
+import pytest
+
+from harness.studies.outputs import _figures, unvalidated_notes
+from harness.studies.plans import StudyPlan
+from harness.studies.study import trial_line
+
+
+@pytest.fixture
+def study() -> optuna.Study:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize")
+    for keep, acc in ((0.8, 0.078125), (0.75, 0.5), (0.9, 0.25)):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"keep_prob": keep},
+                distributions={"keep_prob": optuna.distributions.FloatDistribution(0.5, 1.0)},
+                value=acc,
+            )
+        )
+    return study
+
+
+def plan() -> StudyPlan:
+    return StudyPlan("dropout", ["dev_acc"], ["maximize"], lambda trial: 0.0, 3)
+
+
+def test_a_trial_line_gives_a_dev_accuracy_in_percent(study: optuna.Study) -> None:
+    """The console said 'dev_acc=0.078125' where the page said 7.8%."""
+    assert trial_line(plan(), study.trials[0]) == "trial 0: keep_prob=0.8 -> dev_acc=7.8%"
+
+
+def test_optunas_figures_draw_a_dev_accuracy_in_percent_and_every_trial_visibly(
+    study: optuna.Study,
+) -> None:
+    """optuna's history and slice figures drew 0.078 where the page says 7.8 %, and its slice
+    plot drew trial 0 white at the white end of its colour scale (invisible)."""
+    figures = _figures(study, plan())
+    for name in ("history", "slice"):
+        axes = figures[name]()
+        axes = axes.flat[0] if hasattr(axes, "flat") else axes
+        axes.get_figure().canvas.draw()
+        assert axes.get_ylabel() == "dev_acc (%)"
+        ticks = [float(label.get_text()) for label in axes.get_yticklabels()]
+        assert min(ticks) <= 7.8125 and 50 <= max(ticks) <= 60, ticks
+        if name == "history":  # optuna's best-so-far line is kept
+            assert [line.get_label() for line in axes.lines] == ["Best Value"]
+        else:
+            colours = axes.collections[0].get_facecolors()  # the trials
+            assert len(colours) == 3 and all(min(c[:3]) < 0.9 for c in colours), colours
+        plt.close("all")
+
+
+def test_a_study_whose_trials_never_validated_says_nothing_could_be_pruned() -> None:
+    """Outside check C of #56, item 10: 3-step trials never validated, yet the page said only
+    'median pruner on val_acc, after each validation but the first and the last'."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", pruner=optuna.pruners.MedianPruner())
+    study.add_trial(optuna.trial.create_trial(value=0.078125))
+    [note] = unvalidated_notes(study)
+    assert (
+        note.startswith("No trial validated during training") and "nothing could be pruned" in note
+    )
+    study.add_trial(optuna.trial.create_trial(value=0.5, intermediate_values={1: 0.5}))
+    assert unvalidated_notes(study) == []  # one validated: the pruner's note is true
+    off = optuna.create_study(direction="maximize", pruner=optuna.pruners.NopPruner())
+    off.add_trial(optuna.trial.create_trial(value=0.078125))
+    assert unvalidated_notes(off) == []  # off: its note says so
