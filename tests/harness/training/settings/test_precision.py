@@ -90,3 +90,16 @@ def test_an_old_name_runs_and_is_recorded_as_what_ran_with_no_lightning_line(
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert metrics["config"]["trainer"]["precision"] == "bf16-mixed"
     assert "  precision: bf16-mixed\n" in (tmp_path / "r" / "fit_config.yaml").read_text()
+
+
+def test_on_cuda_16_mixed_runs_and_16_true_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the trainer runs on CUDA (auto on a machine with it, or gpu/cuda given), fp16
+    autocast with loss scaling is what to give."""
+    from harness.training.settings.precision import precision_problems
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    for accelerator in ("auto", "gpu", "cuda"):
+        assert precision_problems({"precision": "16-mixed", "accelerator": accelerator}) == []
+        (line,) = precision_problems({"precision": "16-true", "accelerator": accelerator})
+        assert line.endswith("give bf16-mixed, or 16-mixed (fp16 autocast, the loss scaled)")
+    assert precision_problems({"precision": "16-mixed", "accelerator": "cpu"})  # still the CPU
