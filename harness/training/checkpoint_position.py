@@ -1,7 +1,8 @@
 """Where training stands for a checkpoint: one written now (from the live trainer) or one
 saved (from its ``loops``): an epoch's last batch, its end, a validation that follows a step,
-the step budget. Read from Lightning 2.6's loop counters, in one place for the callbacks that
-save, stop and keep the training figures (``harness/training/callbacks/``)."""
+the step budget, an optimizer step whose accumulated batches remain. Read from Lightning 2.6's
+loop counters, in one place for the callbacks that save, stop and keep the training figures
+(``harness/training/callbacks/``)."""
 
 from __future__ import annotations
 
@@ -66,11 +67,24 @@ def served_at_epoch_end(trainer: pl.Trainer, batch_idx: int) -> bool:
     return at_last_batch(trainer) or validation_follows(trainer, batch_idx)
 
 
+def step_unfinished(trainer: pl.Trainer) -> bool:
+    """Whether the training batch just run leaves its optimizer step unfinished: gradients
+    accumulated (``accumulate_grad_batches``) for a step whose batches remain (the epoch's last
+    batch ends a step too: Lightning 2.6's ``_TrainingEpochLoop._should_accumulate``). What is
+    due then (a stop, a periodic save) waits for the step: a checkpoint holds no accumulated
+    gradient, so its resume stepped on the step's later batches alone (#54)."""
+    batches = trainer.fit_loop.epoch_loop.batch_progress
+    step_done = batches.current.ready % trainer.accumulate_grad_batches == 0
+    epoch_done = batches.is_last_batch or batches.current.ready == trainer.num_training_batches
+    return not (step_done or epoch_done)
+
+
 def served_at_validation_end(trainer: pl.Trainer) -> bool:
     """Whether what waits for a validation (a stop, a periodic save) is served at its end: a
-    validation inside the epoch; the epoch's last is served at the epoch's end, where the
-    best-on-dev ``ModelCheckpoint`` saves the best of a validation once an epoch."""
-    return not at_last_batch(trainer)
+    validation inside the epoch after an optimizer step's last batch; the epoch's last is
+    served at the epoch's end, where the best-on-dev ``ModelCheckpoint`` saves the best of a
+    validation once an epoch, and one inside a step at the step's end (:func:`step_unfinished`)."""
+    return not at_last_batch(trainer) and not step_unfinished(trainer)
 
 
 def batches_remain(trainer: pl.Trainer) -> bool:

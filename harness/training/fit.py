@@ -31,7 +31,6 @@ from harness.training.callbacks.prediction_writers import TestPredictionWriter
 from harness.training.callbacks.stop_on_signal import (
     StopOnSignal,
     stop_on_signals,
-    stop_scoring_on_signals,
 )
 from harness.training.callbacks.train_metrics import TrainMetrics
 from harness.training.checkpoint_file import check_readable
@@ -115,45 +114,48 @@ def fit_datamodule(
     if resume:
         check_readable(last, "delete it to restart this run from scratch, or choose another --out")
     stopper = next(c for c in callbacks if isinstance(c, StopOnSignal))
-    with refused_if_unsafe(resume), stop_on_signals(stopper):
-        trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
-    if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
-        raise RunFailedError(UNTRAINED)
-    # the last epoch's, also when this process trained none (resumed after it: TrainMetrics)
-    last_train = next(c for c in callbacks if isinstance(c, TrainMetrics))
-    train = last_train.metrics
-    if trainer.is_global_zero:
-        write_curve(out_dir)
-    # read before validate/test: restoring the best checkpoint also restores callback state
-    efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
-    epochs, steps = last_train.epochs, trainer.global_step
-    if epochs is None:  # resumed from a checkpoint made before TrainMetrics counted them
-        epochs = completed_epochs(trainer)
-    best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
-    best = best_callback.best_model_path or None
-    if best is None and steps:
-        warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=steps)), stacklevel=1)
-    # the best weights' dev metrics go to metrics.json only: logged, they would add a point
-    # after the last one of the training-time validations (curves, TensorBoard)
-    evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
-    with refused_if_unsafe(best), stop_scoring_on_signals(last):
-        loggers, trainer.loggers = trainer.loggers, []
-        try:
-            dev = trainer.validate(module, **evaluated, verbose=False)[0]
-        finally:
-            trainer.loggers = loggers
-        test = trainer.test(module, **evaluated, verbose=False)[0]
-        # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
-        trainer.callbacks.append(TestPredictionWriter(FitRunFolder(out_dir).predictions))
-        trainer.predict(
-            module,
-            dataloaders=_plain(datamodule.test_dataloader()),
-            ckpt_path=best,
-            weights_only=WEIGHTS_ONLY,
-        )
-        infer_loader = _plain(datamodule.val_dataloader())
-        device = trainer.strategy.root_device
-        infer_seconds, infer_cpu = time_inference(module, infer_loader, device)
+    # a signal after training stops at once: the trained weights are in last.ckpt
+    with stop_on_signals(stopper) as training_ended:
+        with refused_if_unsafe(resume):
+            trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=WEIGHTS_ONLY)
+        training_ended()
+        if trainer.global_step == 0:  # e.g. a datamodule of no training batch: nothing to score
+            raise RunFailedError(UNTRAINED)
+        # the last epoch's, also when this process trained none (resumed after it: TrainMetrics)
+        last_train = next(c for c in callbacks if isinstance(c, TrainMetrics))
+        train = last_train.metrics
+        if trainer.is_global_zero:
+            write_curve(out_dir)
+        # read before validate/test: restoring the best checkpoint also restores callback state
+        efficiency = next(c for c in callbacks if isinstance(c, EfficiencyCallback)).summary()
+        epochs, steps = last_train.epochs, trainer.global_step
+        if epochs is None:  # resumed from a checkpoint made before TrainMetrics counted them
+            epochs = completed_epochs(trainer)
+        best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
+        best = best_callback.best_model_path or None
+        if best is None and steps:
+            warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=steps)), stacklevel=1)
+        # the best weights' dev metrics go to metrics.json only: logged, they would add a point
+        # after the last one of the training-time validations (curves, TensorBoard)
+        evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
+        with refused_if_unsafe(best):
+            loggers, trainer.loggers = trainer.loggers, []
+            try:
+                dev = trainer.validate(module, **evaluated, verbose=False)[0]
+            finally:
+                trainer.loggers = loggers
+            test = trainer.test(module, **evaluated, verbose=False)[0]
+            # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
+            trainer.callbacks.append(TestPredictionWriter(FitRunFolder(out_dir).predictions))
+            trainer.predict(
+                module,
+                dataloaders=_plain(datamodule.test_dataloader()),
+                ckpt_path=best,
+                weights_only=WEIGHTS_ONLY,
+            )
+            infer_loader = _plain(datamodule.val_dataloader())
+            device = trainer.strategy.root_device
+            infer_seconds, infer_cpu = time_inference(module, infer_loader, device)
     return {
         "params": module.parameter_count(),
         **efficiency,

@@ -18,7 +18,11 @@ from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
 from harness.training.callbacks.stop_on_signal import StopOnSignal
 from harness.training.callbacks.train_metrics import TrainMetrics
-from harness.training.checkpoint_position import served_at_epoch_end, served_at_validation_end
+from harness.training.checkpoint_position import (
+    served_at_epoch_end,
+    served_at_validation_end,
+    step_unfinished,
+)
 from harness.training.settings.run_options import RunOptions
 from reports.contracts.fit_folder import LOGS, FitRunFolder
 
@@ -37,7 +41,9 @@ class PeriodicCheckpoint(ModelCheckpoint):
     last step; list it after the best-on-dev checkpoint, which
     then has seen that validation. Written at the step's end, it was resumed as a step whose
     validation had run: a hard kill during it lost the validation's ``curve.csv`` row and its
-    chance at the best checkpoint (#54).
+    chance at the best checkpoint (#54). A save due inside an optimizer step whose gradients
+    accumulate (every so many minutes) waits for the step's last batch (:func:`step_unfinished`):
+    a checkpoint holds no accumulated gradient.
 
     No ``last.ckpt`` at the end of training: that one is written after the fit loop counted the
     last epoch as done, so an epoch the step budget ended early was resumed as finished (the
@@ -52,8 +58,11 @@ class PeriodicCheckpoint(ModelCheckpoint):
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: Any, batch: Any,
         batch_idx: int,
     ) -> None:  # fmt: skip
-        """Lightning's save every N steps or minutes, or, if a validation follows, after it."""
+        """Lightning's save every N steps or minutes, or, if a validation follows, after it;
+        none inside an optimizer step (a later batch's check saves)."""
         self.due = None
+        if step_unfinished(trainer):
+            return
         if served_at_epoch_end(trainer, batch_idx):
             self.due = (outputs, batch, batch_idx)
         else:

@@ -1,11 +1,12 @@
 """Ctrl-C and SIGTERM during training: finish the step in hand (and the validation due after
-it), save ``last.ckpt``, then stop.
+it), save ``last.ckpt``, then stop; after training, stop at once.
 
 :func:`stop_on_signals` turns the first SIGINT or SIGTERM into a request that
 :class:`StopOnSignal` serves at the first of these points: the end of a step before the
 epoch's last after which no validation is due; the end of a validation inside an epoch (the
 step's, or one asked for during it); the end of an epoch (after its last step and that step's
-validation, if any). There it writes the
+validation, if any). A step is an optimizer step: inside one whose gradients accumulate over
+several batches, the request waits for its last (:func:`step_unfinished`). There it writes the
 checkpoint a resume continues from and raises :class:`harness.errors.RunInterruptedError`
 (exit status 130 or 143) naming the command that resumes. A second signal gets the previous
 handlers (Ctrl-C twice stops at once).
@@ -43,6 +44,7 @@ from harness.training.checkpoint_position import (
     budget_reached,
     served_at_epoch_end,
     served_at_validation_end,
+    step_unfinished,
 )
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -104,7 +106,7 @@ class StopOnSignal(Checkpoint):
         self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: object, batch: object,
         batch_idx: int,
     ) -> None:  # fmt: skip
-        if not served_at_epoch_end(trainer, batch_idx):
+        if not served_at_epoch_end(trainer, batch_idx) and not step_unfinished(trainer):
             self._stop_if_asked(trainer)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -131,24 +133,40 @@ class StopOnSignal(Checkpoint):
 
 
 @contextlib.contextmanager
-def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
+def stop_on_signals(callback: StopOnSignal) -> Iterator[Callable[[], None]]:
     """While the body runs, SIGINT/SIGTERM set ``callback.signum`` (main thread only); Lightning's
-    ``SIGTERMException`` after ``callback`` saved becomes its :class:`RunInterruptedError`."""
+    ``SIGTERMException`` after ``callback`` saved becomes its :class:`RunInterruptedError`.
+
+    The body calls the function it is given once training has ended (``Trainer.fit`` returned):
+    a signal that came after ``callback`` could last serve it (in ``on_train_end``, Lightning's
+    teardown) stops then, and any later one (while the trained model is scored: ``validate``,
+    ``test``, ``predict``, the timed inference) at once, with a :class:`RunInterruptedError`
+    that names ``callback.checkpoint`` (nothing is lost: it holds the trained weights, and the
+    same command scores them again). Lightning would read a Ctrl-C while scoring as its own
+    "graceful shutdown" and exit 1; one after training was swallowed (#54)."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: None
         return
     previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    trained: list[bool] = []  # set by training_ended
 
     def request_stop(signum: int, frame: object) -> None:
         callback.signum = signum
         for other, handler in previous.items():  # a second signal acts at once
             signal.signal(other, handler)
+        if trained:
+            raise _scoring_stopped(callback.checkpoint, signum)
+
+    def training_ended() -> None:
+        trained.append(True)  # first: a signal from now on raises in request_stop
+        if callback.signum is not None:
+            raise _scoring_stopped(callback.checkpoint, callback.signum)
 
     for signum in SIGNALS:
         signal.signal(signum, request_stop)
     callback.handler = request_stop
     try:
-        yield
+        yield training_ended
     except SIGTERMException:
         if callback.stopped is None:  # not ours to explain (SIGTERM came before this context)
             raise
@@ -159,32 +177,11 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-@contextlib.contextmanager
-def stop_scoring_on_signals(checkpoint: Path) -> Iterator[None]:
-    """After training, while the trained model is scored (``validate``, ``test``, ``predict``,
-    the timed inference): the first SIGINT or SIGTERM stops at once with a
-    :class:`RunInterruptedError` (nothing is lost: the trained weights are in ``checkpoint``,
-    and the same command scores them again). Lightning would read a Ctrl-C there as its own
-    "graceful shutdown" and exit 1."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
-
-    def stop(signum: int, frame: object) -> None:
-        for other, handler in previous.items():  # a second signal acts at once
-            signal.signal(other, handler)
-        name = signal.Signals(signum).name
-        raise RunInterruptedError(
-            f"{name}: stopped while scoring the trained model; its weights are kept in "
-            f"{checkpoint}\nresume with: {resume_command()}",
-            signum,
-        )
-
-    for signum in SIGNALS:
-        signal.signal(signum, stop)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+def _scoring_stopped(checkpoint: Path, signum: int) -> RunInterruptedError:
+    """A stop after training: the trained weights are in ``checkpoint``."""
+    name = signal.Signals(signum).name
+    return RunInterruptedError(
+        f"{name}: stopped while scoring the trained model; its weights are kept in "
+        f"{checkpoint}\nresume with: {resume_command()}",
+        signum,
+    )

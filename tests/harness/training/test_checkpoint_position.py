@@ -28,11 +28,16 @@ def trainer(
     enable_validation: bool = True,
     should_stop: bool = False,
     restarted_on_epoch_end: bool = False,
+    accumulate: int = 1,
+    num_training_batches: float = 4,
 ) -> Any:
     """A stand-in for ``pl.Trainer`` with the attributes the predicates read (defaults: batch 3
-    of 4 of epoch 0 done, its end not begun, no step budget, a validation every epoch)."""
+    of 4 of epoch 0 done, its end not begun, no step budget, a validation every epoch, a step
+    every batch)."""
     epoch_loop = SimpleNamespace(
-        batch_progress=SimpleNamespace(is_last_batch=last_batch),
+        batch_progress=SimpleNamespace(
+            is_last_batch=last_batch, current=SimpleNamespace(ready=batch_idx + 1)
+        ),
         batch_idx=batch_idx,
         total_batch_idx=total_batch_idx,
     )
@@ -52,6 +57,8 @@ def trainer(
         val_check_batch=val_check_batch,
         enable_validation=enable_validation,
         should_stop=should_stop,
+        accumulate_grad_batches=accumulate,
+        num_training_batches=num_training_batches,
     )
 
 
@@ -123,6 +130,29 @@ def test_served_at_epoch_end_after_the_last_batch_or_before_a_validation() -> No
 def test_served_at_validation_end_inside_the_epoch_only() -> None:
     assert position.served_at_validation_end(trainer())
     assert not position.served_at_validation_end(trainer(last_batch=True))
+
+
+def test_served_at_validation_end_after_a_steps_last_batch_only() -> None:
+    assert not position.served_at_validation_end(trainer(accumulate=2, batch_idx=2))
+    assert position.served_at_validation_end(trainer(accumulate=2, batch_idx=1))
+
+
+@pytest.mark.parametrize(
+    ("state", "unfinished"),
+    [
+        ({}, False),  # a step every batch
+        ({"accumulate": 2, "batch_idx": 0}, True),  # the first batch of a step of 2
+        ({"accumulate": 2, "batch_idx": 1}, False),
+        ({"accumulate": 3, "batch_idx": 4}, True),
+        ({"accumulate": 3, "batch_idx": 5}, False),
+        ({"accumulate": 2, "batch_idx": 2, "last_batch": True}, False),  # the epoch's last steps
+        ({"accumulate": 2, "batch_idx": 2, "num_training_batches": 3}, False),
+        ({"accumulate": 2, "batch_idx": 2, "num_training_batches": INF}, True),
+    ],
+)
+def test_step_unfinished(state: dict, unfinished: bool) -> None:
+    """Whether the batch just run leaves gradients accumulated for a step whose batches remain."""
+    assert position.step_unfinished(trainer(**state)) is unfinished
 
 
 def test_batches_remain() -> None:

@@ -3,9 +3,10 @@
 while the trained model was scored lost ``epochs``, ``train_acc`` and every efficiency figure).
 
 Each budget's moments are swept: a signal at the start of every training step (served at its end,
-or after the validation that follows it), inside each validation, and while the trained model is
-scored. The whole metrics.json is compared, timings aside: those must be present and measured
-(not null) in both."""
+or after the validation that follows it), inside each validation, at training's end (before
+scoring: it was swallowed, the run scored and exited 0 until 2026-11-30) and while the trained
+model is scored. The whole metrics.json is compared, timings aside: those must be present and
+measured (not null) in both."""
 
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ MEASURED = ("_time", "_s", "_cpu_", "_load_avg_", "_contended", "_threads")
 
 def _moments() -> list:
     """Every step's start (SIGINT and SIGTERM by turns), the first batch of each validation
-    (SIGTERM), and the scoring of the trained model (SIGINT in its validation and its test)."""
+    (SIGTERM), training's end and the scoring of the trained model (SIGINT in ``on_train_end``,
+    in its validation and its test)."""
     moments = []
     for budget, (_options, steps, validated) in BUDGETS.items():
         for step in range(steps):
@@ -61,13 +63,13 @@ def _moments() -> list:
             moments.append(
                 pytest.param(budget, "validation", step, signal.SIGTERM, id=f"{budget}-val{step}")
             )
-        for stage in ("validate", "test"):
+        for stage in ("fit", "validate", "test"):
             moments.append(pytest.param(budget, stage, 0, signal.SIGINT, id=f"{budget}-{stage}"))
     return moments
 
 
 def _stop(where: str, step: int, signum: signal.Signals) -> pl.Callback:
-    if where in ("validate", "test"):
+    if where in ("fit", "validate", "test"):
         return CtrlCWhileScoring(where)
     return AskToStop(where, step, signum)
 

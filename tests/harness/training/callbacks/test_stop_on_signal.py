@@ -127,13 +127,14 @@ def test_a_larger_budget_continues_a_finished_run_and_a_smaller_one_is_refused(
 
 
 @pytest.mark.slow  # real processes
-@pytest.mark.parametrize("stage", ["validate", "test"])
+@pytest.mark.parametrize("stage", ["fit", "validate", "test"])
 def test_a_ctrl_c_while_the_trained_model_is_scored_exits_130_with_the_resume_command(
     trec_dir: Path, tmp_path: Path, stage: str
 ) -> None:
     """Issue 54.5, found from outside: Lightning's ``validate``/``test`` turned a Ctrl-C into
     "Detected KeyboardInterrupt, attempting graceful shutdown" and exit 1, with no line of
-    sanbench's, no resume command and no metrics.json."""
+    sanbench's, no resume command and no metrics.json. ``fit``: a Ctrl-C at training's end,
+    before scoring, was swallowed (the model scored, exit 0, not a word; #54)."""
     out = tmp_path / "run"
     words = _fit_words(trec_dir, out, epochs=1)
     callback = "tests.harness.fixtures.interrupting_callback.CtrlCWhileScoring"
