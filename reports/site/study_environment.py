@@ -1,4 +1,4 @@
-"""Where a study's trials ran and what CPU they got, from ``trials.csv``: the page's environment
+"""Where a study's trials ran and what CPU they got, from its trials table: the page's environment
 (each recorded value with the trials it holds for, the load average and CPU granted across the
 trials) and the evidence behind each contended trial, as the training page gives its runs'."""
 
@@ -7,19 +7,21 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import numbers
+from reports.contracts.fit_folder import METRICS
 from reports.contracts.study import (
     CONTENDED_COLUMN,
     GRANTED_COLUMN,
     LOAD_COLUMNS,
     TRIAL_ENVIRONMENT,
+    TRIALS,
 )
 from reports.contracts.suite_results import is_contended
 
 RUN_DIR_COLUMN = "user_attrs_run_dir"  # a training trial's fit folder
 # a training study written before its trials recorded where they ran and what CPU they got
 UNRECORDED = (
-    "not recorded: this study's trials.csv has no column of where its trials ran or of the "
-    "load and CPU they got (written by sanbench before 2026-11-30; a trial's metrics.json has "
+    f"not recorded: this study's {TRIALS} has no column of where its trials ran or of the "
+    f"load and CPU they got (written by sanbench before 2026-11-30; a trial's {METRICS} has "
     "them where its run folder is kept)"
 )
 
