@@ -980,6 +980,20 @@ class CommandParser(NullsChecked):
                 help=help_text + shown,
             )
 
+    def dump(self, cfg: Namespace, *args: Any, **kwargs: Any) -> str:
+        """The config as ``--print_config`` writes it, a class option in fit's shape: its
+        arguments under ``init_args`` (``optimizer: {class_path: torch.optim.SGD, init_args:
+        {lr: 0.05}}``), however given, as ``sanbench fit --print_config`` writes it."""
+        cfg = cfg.clone()
+        for option in self.class_options:
+            key = option.lstrip("-")
+            value = cfg.get(key)
+            if isinstance(value, dict) and value.get("class_path"):
+                arguments = {k: v for k, v in value.items() if k not in CLASS_KEYS}
+                nested = arguments | (value.get("init_args") or {})  # as fit reads them
+                cfg[key] = {"class_path": value["class_path"], "init_args": nested}
+        return super().dump(cfg, *args, **kwargs)
+
     def _add_positional(self, field: dataclasses.Field, hint: Any, help_text: str) -> None:
         """A field with ``metadata={"positional": True}``: a word without an option name (a
         ``list[X]`` field takes one or more), its ``choices`` from the metadata."""

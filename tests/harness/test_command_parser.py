@@ -66,6 +66,24 @@ def test_print_config_is_a_file_that_config_runs_as_is(
     assert not (tmp_path / "out").exists()  # printing the config creates nothing
 
 
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_print_config_writes_a_class_option_as_fit_does(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check b56c of #56, item 11: suite and tune wrote ``optimizer: {class_path:
+    torch.optim.SGD, lr: 0.05}``, fit ``init_args: {lr: 0.05}``."""
+    words, _ = COMMANDS[command]
+    words = [*words, "--out", str(tmp_path / "out"), "--optimizer", "torch.optim.SGD"]
+    words += ["--optimizer.lr", "0.05", "--lr_scheduler", "StepLR", "--lr_scheduler.step_size", "1"]
+    assert main([command, *words, "--print_config"]) == 0
+    saved = tmp_path / "config.yaml"
+    saved.write_text(capsys.readouterr().out)
+    printed = yaml.safe_load(saved.read_text())
+    assert printed["optimizer"] == {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.05}}
+    assert printed["lr_scheduler"] == {"class_path": "StepLR", "init_args": {"step_size": 1}}
+    assert options_of([command, "--config", str(saved)]) == options_of([command, *words])
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_flags_after_the_config_file_override_it(command: str, tmp_path: Path) -> None:
     words, _ = COMMANDS[command]
