@@ -49,8 +49,9 @@ MARKER = ".sanbench"  # "sanbench made this folder"; sanbench's other records st
 FILE_COMMANDS = ("predict", "encode")  # whose --out is a file (checked with their options)
 FILE_RECORD = ".sanbench.json"  # ``.NAME.sanbench.json``: the SHA-256 of the file NAME written
 # --out folders a command makes at once, marked before anything is written (suite makes its own
-# after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends)
-MARKED_AT_START = (*LOCKED_COMMANDS, "tune")
+# after checking its inputs: ``--aggregate-only`` needs one that exists; marked when it ends;
+# tune marks its own once its options are right, before its study writes: studies/command.py)
+MARKED_AT_START = LOCKED_COMMANDS
 SHOWN = 3  # files named in a refusal
 MARKER_TEXT = re.compile(r"made by sanbench (\w+)")  # what :func:`mark` writes
 COMMAND_OF_KIND = {"study": "tune"}  # a manifest's kind -> its command (the others: the same)
@@ -206,10 +207,16 @@ def _not_ours(path: Path) -> bool:
 
 def unmakeable_folder(out: Path) -> str | None:
     """Why the folder ``out`` cannot be made or written (None: it can), found without making
-    anything: its nearest existing ancestor is not a folder, or no entry can be made there."""
+    anything: it or a folder of its path is a symlink to nothing (was a raw ``[Errno 17] File
+    exists`` once the data was read), its nearest existing ancestor is not a folder, or no entry
+    can be made there."""
     if out.is_dir():
         return None if writable(out) else f"--out {out}: folder {out} is not writable"
-    nearest = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    given = out.absolute()
+    nearest = next(p for p in (given, *given.parents) if os.path.lexists(p))
+    if not nearest.exists():  # a symlink to nothing (or to itself, round a loop)
+        where = "" if nearest == given else f" {nearest} is"
+        return f"--out {out}:{where} a symlink to {os.readlink(nearest)}, which does not exist"
     if not nearest.is_dir():
         return f"--out {out}: cannot be made, {nearest} is a file"
     if not writable(nearest):

@@ -7,9 +7,11 @@ import contextlib
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.outdir import out_folder
+from harness.errors import UsageError
+from harness.outdir import mark, out_folder
 from harness.studies import StudyOptions, run_tune
-from harness.studies.tune import problems_beside_options
+from harness.studies.tune import problems_beside_options, trial_problems
+from harness.training.settings.fit_overrides import budget_problems_of
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -28,10 +30,28 @@ def tune(config: Namespace) -> int:
     (--trainer.*, --model.*, --data.*, as sanbench fit takes them) go to every trial and into
     the best configuration; --max-steps, --max-epochs and --limit-* are the trials' budget only.
     """
-    # the study's default folder (runs/studies/NAME) is checked and held as a given --out is
-    # (harness.cli does that one), before any trial
+    # the study's default folder (runs/studies/NAME) is checked as a given --out is (harness.cli
+    # does that one), before any trial; either is made only once the options are right
     options = build(StudyOptions, config, beside=problems_beside_options)
-    given = options.out is not None
-    with contextlib.nullcontext() if given else out_folder("tune", options.context().out):
+    if problems := unread_problems(options):
+        raise UsageError("\n".join(problems))
+    out = options.context().out
+    with contextlib.nullcontext() if options.out is not None else out_folder("tune", out):
+        mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)
     return 0
+
+
+def unread_problems(options: StudyOptions) -> list[str]:
+    """What ``run_tune`` refuses reading no file (a budget that trains nothing, a launcher, a
+    storage URL, beside the trials' configs), every problem at once: said before ``--out`` is
+    made (until 2026-11-30 ``--max-epochs 0`` made it, then took it away)."""
+    from harness.studies.storage import chosen_storage, storage_url
+
+    ctx = options.context()
+    problems = budget_problems_of(options.budget, options.fit) + options.launch.problems()
+    try:
+        storage_url(chosen_storage(options.storage, ctx.out))
+    except ValueError as error:
+        problems.append(str(error))
+    return problems + trial_problems(options, ctx, read_files=False) if problems else []

@@ -10,6 +10,8 @@ and left untouched.
 
 from __future__ import annotations
 
+import importlib
+import itertools
 import math
 import os
 import shutil
@@ -43,6 +45,7 @@ MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overw
 NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir", "data.max_length",
                 "trainer.enable_progress_bar", "trainer.log_every_n_steps", "trainer.logger",
                 "run.checkpoint_every_minutes", "run.checkpoint_every_n_steps")  # fmt: skip
+EPOCH_END_CHECK = "check_on_train_epoch_end"  # EarlyStopping's; sanbench runs it False when unset
 
 
 class RunFolderError(InputError):
@@ -62,24 +65,55 @@ def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
         kept["optimizer.init_args"] = {k: v for k, v in init_args.items() if k != OWN_DECAY}
     if kept.get("data.embedding_dim") is None:  # unset (since 2026-11-29; 300 was written before)
         kept["data.embedding_dim"] = RANDOM_VECTORS_DIM  # the random vectors' width either way
+    if isinstance(kept.get("trainer.callbacks"), list):
+        kept["trainer.callbacks"] = [_as_run(callback) for callback in kept["trainer.callbacks"]]
     return kept
+
+
+def _is_early_stopping(class_path: Any) -> bool:
+    """Whether ``class_path`` names EarlyStopping or a subclass (False: a class not importable
+    now, as a saved run's may be)."""
+    from lightning.pytorch.callbacks import EarlyStopping
+
+    module, _, name = str(class_path).rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name) if module else None
+    except (ImportError, AttributeError):
+        return False
+    return isinstance(found, type) and issubclass(found, EarlyStopping)
+
+
+def _as_run(callback: Any) -> Any:
+    """A ``--trainer.callbacks`` entry as it runs: an EarlyStopping leaving
+    ``check_on_train_epoch_end`` unset runs with False (``fit_cli.check_after_validation``), which
+    its record holds, while its command gives it unset (until 2026-11-30 that command was
+    refused as another run)."""
+    if not isinstance(callback, dict) or not _is_early_stopping(callback.get("class_path")):
+        return callback
+    init_args = callback.get("init_args") or {}
+    if init_args.get(EPOCH_END_CHECK) is not None:
+        return callback
+    return {**callback, "init_args": {**init_args, EPOCH_END_CHECK: False}}
 
 
 def _differences(saved: dict[str, Any], wanted: dict[str, Any], prefix: str = "") -> list[str]:
     """One line per key whose value differs: of a mapping in both (a class's ``init_args``,
     ``model.encoder_options``), each entry that differs (``optimizer.init_args.lr: 0.05
-    there, 0.07 now``, not both mappings whole); a class's arguments not beside another class
-    (its ``class_path`` line says it)."""
+    there, 0.07 now``, not both mappings whole), and so of a list in both, entry by entry
+    (``trainer.callbacks[0].init_args.patience: 5 there, 3 now``); a class's arguments not
+    beside another class (its ``class_path`` line says it)."""
     lines = []
     for key in sorted(set(saved) | set(wanted)):
         there, now = saved.get(key), wanted.get(key)
-        class_key = key.removesuffix(".init_args") + ".class_path"
-        if there == now or (
-            key.endswith(".init_args") and saved.get(class_key) != wanted.get(class_key)
-        ):
+        base, dot, last = key.rpartition(".")
+        class_key = f"{base}{dot}class_path"
+        if there == now or (last == "init_args" and saved.get(class_key) != wanted.get(class_key)):
             continue
         if isinstance(there, dict) and isinstance(now, dict):
             lines += _differences(there, now, f"{prefix}{key}.")
+        elif isinstance(there, list) and isinstance(now, list):
+            for index, (one, other) in enumerate(itertools.zip_longest(there, now)):
+                lines += _differences({f"{key}[{index}]": one}, {f"{key}[{index}]": other}, prefix)
         else:
             lines.append(f"{prefix}{key}: {there!r} there, {now!r} now")
     return lines

@@ -493,6 +493,28 @@ def test_an_out_folder_that_cannot_be_made_is_one_line_before_any_work(
     assert os.listdir(tmp_path) == ["notes.txt"]
 
 
+@pytest.mark.parametrize("command", UNMAKEABLE_OUT_COMMANDS)
+def test_an_out_through_a_symlink_to_nothing_is_one_line_before_any_work(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check of #54 (brief f54h item 2): ``ln -s realdir3 F15`` then ``--out F15``
+    printed ``[Errno 17] File exists: 'F15'`` (fit, profile --predict-only: after the work)."""
+    os.chdir(tmp_path)
+    os.symlink("realdir3", "F15")
+    for out, line in (
+        ("F15", "--out F15: a symlink to realdir3, which does not exist"),
+        (
+            "F15/x",
+            f"--out F15/x: {tmp_path / 'F15'} is a symlink to realdir3, which does not exist",
+        ),
+    ):
+        assert main([*UNMAKEABLE_OUT_COMMANDS[command], "--out", out]) == 2
+        (said, *rest) = capsys.readouterr().err.splitlines()
+        assert said.startswith(f"sanbench {command}: {line}; nothing was created"), said
+        assert [r for r in rest if "--debug" not in r] == []
+    assert os.listdir(tmp_path) == ["F15"] and os.readlink("F15") == "realdir3"
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -508,6 +530,29 @@ def test_a_refused_command_leaves_no_folder_above_its_out(tmp_path: Path, argv: 
     out = tmp_path / "deep" / "er" / "x"
     assert main([*argv, "--out", str(out)]) == 2
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [["--max-epochs", "0"], ["--trainer.max_steps", "0"], ["--trials", "0"], ["--storage", "x"]],
+)
+def test_a_refused_tune_never_makes_its_out(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: list[str]
+) -> None:
+    """Outside check of #54 (brief f54h item 3): ``tune ... --max-epochs 0 --out o`` made ``o``
+    (marked), then took it away when the budget was refused."""
+    made: list[Path] = []
+    mkdir = os.mkdir
+
+    def recorded(path: str | Path, *args: object, **kwargs: object) -> None:
+        made.append(Path(path).absolute())
+        mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", recorded)
+    out = tmp_path / "o"
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
+    assert main([*argv, "--data-dir", str(trec_dir), *refused, "--out", str(out)]) == 2
+    assert out not in made and not out.exists()
 
 
 # --- nothing adopted, nothing left by a refusal (issue 54.6, brief H1) -------------------------

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 from harness.errors import InputError
@@ -151,6 +152,22 @@ def test_an_out_that_cannot_be_made_is_one_line_before_the_data_is_read(
     assert builds == [] and _files(tmp_path) == {"notes.txt": "mine"}
 
 
+def test_an_out_through_a_symlink_to_nothing_is_one_line_before_the_data_is_read(
+    trec_dir: Path, tmp_path: Path, builds: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #54 (brief f54h item 2): ``sanbench fit: [Errno 17] File exists:
+    'F15'`` once the data was read."""
+    link = tmp_path / "F15"
+    link.symlink_to("realdir3")
+    for out, said in ((link, ""), (link / "run", f" {link} is")):
+        assert main(_fit(trec_dir, out)) == 2
+        (line, *rest) = capsys.readouterr().err.splitlines()
+        expected = f"sanbench fit: --out {out}:{said} a symlink to realdir3, which does not exist"
+        assert line.startswith(f"{expected}; nothing was created"), line
+        assert [r for r in rest if "--debug" not in r] == []
+    assert builds == [] and os.listdir(tmp_path) == ["F15"]
+
+
 @pytest.mark.parametrize("vectors", [None, "glove.6B.50d.txt"])
 def test_a_run_saved_with_the_old_embedding_dim_default_is_the_same_run(
     tmp_path: Path, vectors: str | None
@@ -222,3 +239,55 @@ def test_a_folder_holding_only_empty_folders_is_empty_as_for_every_command(
     prepare_run_folder(out, CONFIG, overwrite=overwrite, writer=True)
     assert (out / "data" / "raw").is_dir() and (out / FILE_NAME).read_text() == CONFIG
     assert (out / MARKER).is_file()
+
+
+EARLY_STOPPING = ["--run.early_stopping_patience", "0", "--trainer.callbacks+=EarlyStopping"]
+EARLY_STOPPING += ["--trainer.callbacks.monitor", "val_acc", "--trainer.callbacks.mode", "max"]
+
+
+def test_a_users_early_stopping_run_is_its_own_commands_run(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check of #54 (brief f54h item 1): a run with ``--trainer.callbacks+=EarlyStopping``
+    records ``check_on_train_epoch_end: false`` (sanbench's setting of the unset value), so its
+    own command (unset) was refused as another run ('runs/C1 holds another run
+    (trainer.callbacks: [...] there, [...] now)'), finished or stopped; and a changed argument
+    of a callback named both lists whole."""
+    out = tmp_path / "C1"
+    words = _fit(trec_dir, out, "--trainer.max_steps", "2", *EARLY_STOPPING)
+    assert main([*words, "--trainer.callbacks.patience", "5"]) == 0, capsys.readouterr().err
+    metrics = (out / "metrics.json").read_text()
+    assert main([*words, "--trainer.callbacks.patience", "5"]) == 0, capsys.readouterr().err
+    assert (out / "metrics.json").read_text() == metrics  # finished: nothing trained again
+    capsys.readouterr()
+    assert main([*words, "--trainer.callbacks.patience", "3"]) == 2
+    error = capsys.readouterr().err
+    assert "holds another run (trainer.callbacks[0].init_args.patience: 5 there, 3 now)" in error
+
+
+ES = "lightning.pytorch.callbacks.EarlyStopping"
+TIMER = {"class_path": "lightning.pytorch.callbacks.Timer", "init_args": {"duration": None}}
+
+
+def test_a_list_of_callbacks_is_compared_entry_by_entry(tmp_path: Path) -> None:
+    from harness.training.run_folder import differences_from_saved
+
+    def config(*callbacks: dict) -> str:
+        sections = {"model": {"encoder": "multi_cnn"}, "trainer": {"callbacks": list(callbacks)}}
+        return yaml.safe_dump(sections, sort_keys=False)
+
+    def stopping(patience: int, check: bool | None) -> dict:
+        init_args = {"monitor": "val_acc", "patience": patience, "check_on_train_epoch_end": check}
+        return {"class_path": ES, "init_args": init_args}
+
+    (tmp_path / FILE_NAME).write_text(config(TIMER, stopping(5, False)))
+    assert differences_from_saved(tmp_path, config(TIMER, stopping(5, None))) == []
+    assert differences_from_saved(tmp_path, config(TIMER, stopping(3, None))) == [
+        "trainer.callbacks[1].init_args.patience: 5 there, 3 now"
+    ]
+    assert differences_from_saved(tmp_path, config(TIMER, stopping(5, True))) == [
+        "trainer.callbacks[1].init_args.check_on_train_epoch_end: False there, True now"
+    ]
+    assert differences_from_saved(tmp_path, config(TIMER)) == [
+        f"trainer.callbacks[1]: {stopping(5, False)!r} there, None now"
+    ]
