@@ -11,10 +11,12 @@ if TYPE_CHECKING:
 
 
 def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{name}: {count}" for name, count in counts.items()) or "-"
+    return ", ".join(f"{name}: {count}" for name, count in counts.items()) or "none"
 
 
-def stats_table(title: str, splits: list[SplitStats]) -> Table:
+def stats_table(title: str, splits: list[SplitStats], missing: str, legend: str) -> Table:
+    """The table; a cell with no value (coverage without word vectors) reads ``missing``, and
+    ``legend``, what that means, is its caption when a cell holds it."""
     from rich.table import Table
 
     table = Table(title=title)
@@ -34,6 +36,8 @@ def stats_table(title: str, splits: list[SplitStats]) -> Table:
             str(s.empty_sentences),
             f"{n['mean']:.2f}±{n['std']:.2f}",
             "/".join(f"{n[k]:g}" for k in ("p50", "p90", "p95", "p99", "max")),
-            "-" if s.coverage is None else f"{s.coverage:.2%}",
+            missing if s.coverage is None else f"{s.coverage:.2%}",
         )
+    if any(s.coverage is None and not s.missing for s in splits):
+        table.caption = legend
     return table

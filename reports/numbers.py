@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 MISSING = "–"  # a cell with no value
+# what it means, said under every table that holds one (reports/site/legends.py, data stats)
+MISSING_LEGEND = f"{MISSING}: no value (none set, measured or reported here, or not applicable)"
 RANGE_DASH = "–"  # between the ends of a range, ``64–512``
 
 

@@ -36,6 +36,7 @@ def data(config: Namespace) -> int:
     from datamodules.stats_table import stats_table
     from datamodules.tasks import get_task
     from datamodules.vectors import load_vectors
+    from reports.numbers import MISSING, MISSING_LEGEND
 
     task = get_task(options.task)
     vectors = load_vectors(options.embeddings, options.cache_dir) if options.embeddings else None
@@ -47,5 +48,6 @@ def data(config: Namespace) -> int:
         print(json.dumps(report | {"splits": [asdict(s) for s in splits]}, indent=2))
         return 0
     title = f"{task.name} ({task.kind}, {task.num_classes} classes) — {layout} layout in {root}"
-    console().print(stats_table(title, splits))  # in a pipe or a file, rows never wrapped
+    table = stats_table(title, splits, MISSING, MISSING_LEGEND)
+    console().print(table)  # in a pipe or a file, rows never wrapped
     return 0

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 
 from reports.numbers import FILTERS
 from reports.site.discover import Run
+from reports.site.legends import with_legends
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -39,9 +40,10 @@ class Page:
 
 
 def render(template: str, path: Path, **context: Any) -> Path:
-    """Render ``template`` into ``path`` (folders made as needed)."""
+    """Render ``template`` into ``path`` (folders made as needed), each table holding an empty
+    cell followed by what its mark means."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(TEMPLATES.get_template(template).render(**context))
+    path.write_text(with_legends(TEMPLATES.get_template(template).render(**context)))
     return path
 
 

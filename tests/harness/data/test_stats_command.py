@@ -154,3 +154,24 @@ def test_a_problem_names_the_command_with_its_action(capsys) -> None:
     lines = problem_lines(capsys.readouterr().err, "data stats")  # its help: the action's
     assert lines[0].startswith("sanbench data stats: --task treec: expected one of"), lines
     assert len(lines) == 1, lines  # bad input: its message only, no --debug hint
+
+
+def test_stats_table_says_what_an_empty_cell_means(fixtures, tmp_path, capsys, monkeypatch):
+    """Outside check C of #56, item 6: 'data stats --task cr' printed 'dropped -' and
+    'coverage -' with no legend, and '-' where every page prints '–'."""
+    from reports.numbers import MISSING_LEGEND
+
+    for name in ("s1.dev", "s2.dev", "labels.dev"):
+        (tmp_path / name).write_bytes((fixtures / "senteval" / "SNLI" / name).read_bytes())
+    monkeypatch.chdir(tmp_path)  # a short path keeps the table's cells from wrapping
+    vectors = str(fixtures / "vectors" / "tiny.glove.txt")
+    assert main(["data", "stats", "--task", "snli", "--data-dir", "."]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("│ dev"))
+    assert row.split("│")[-2].strip() == "–" and " - " not in row  # no --embeddings: no coverage
+    assert MISSING_LEGEND in out
+    assert (
+        main(["data", "stats", "--task", "snli", "--data-dir", ".", "--embeddings", vectors]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "–" not in out.split("┩", 1)[1] and MISSING_LEGEND not in out  # nothing empty
