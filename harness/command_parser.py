@@ -983,7 +983,8 @@ class CommandParser(NullsChecked):
     def dump(self, cfg: Namespace, *args: Any, **kwargs: Any) -> str:
         """The config as ``--print_config`` writes it, a class option in fit's shape: its
         arguments under ``init_args`` (``optimizer: {class_path: torch.optim.SGD, init_args:
-        {lr: 0.05}}``), however given, as ``sanbench fit --print_config`` writes it."""
+        {lr: 0.05}}``), however given, as ``sanbench fit --print_config`` writes it; without the
+        keys an options class says do not apply (its ``not_printed(values)``, if any)."""
         cfg = cfg.clone()
         for option in self.class_options:
             key = option.lstrip("-")
@@ -992,6 +993,9 @@ class CommandParser(NullsChecked):
                 arguments = {k: v for k, v in value.items() if k not in CLASS_KEYS}
                 nested = arguments | (value.get("init_args") or {})  # as fit reads them
                 cfg[key] = {"class_path": value["class_path"], "init_args": nested}
+        for options in self.checked:  # a choice's options left out where another is chosen
+            for key in getattr(options, "not_printed", lambda _: ())(cfg):
+                del cfg[key]
         return super().dump(cfg, *args, **kwargs)
 
     def _add_positional(self, field: dataclasses.Field, hint: Any, help_text: str) -> None:

@@ -4,8 +4,9 @@ and its workers; :meth:`StudyOptions.context` is what the study code reads."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from harness.command_parser import batch_size_problems, choice_problems, integer_problems
 from harness.errors import InputError
@@ -33,6 +34,10 @@ def shown_task(task: str | None) -> str | None:
         return task_name(task)
     except TaskFileError:
         return Path(task).stem
+
+
+# the options only block-length-memory reads
+BLOCK_LENGTH_MEMORY_OPTIONS = ("lengths", "batch_size", "dim", "device", "attention_impl")
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,16 @@ class StudyOptions:
     budget: Budget = field(default_factory=Budget)
     fit: FitSections = field(default_factory=FitSections)
     launch: LaunchOptions = field(default_factory=LaunchOptions)
+
+    @classmethod
+    def not_printed(cls, values: Any) -> list[str]:
+        """The options of block-length-memory at their defaults, left out of another study's
+        printed config (``--print_config``, the copy beside its results): that study does not
+        read them (one given is kept: the study's settings record it)."""
+        if values.get("study") in (None, BLOCK_LENGTH_MEMORY):
+            return []
+        defaults = {f.name: f.default for f in fields(cls)}
+        return [key for key in BLOCK_LENGTH_MEMORY_OPTIONS if values.get(key) == defaults[key]]
 
     def __post_init__(self) -> None:
         problems = choice_problems("--study", self.study, STUDIES)

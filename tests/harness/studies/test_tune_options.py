@@ -267,3 +267,19 @@ def test_a_batch_above_the_most_is_refused_before_any_trial(
         "(more than any benchmark's split)"
     ]
     assert not (tmp_path / "s").exists()
+
+
+def test_a_training_studys_printed_config_holds_no_other_studys_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Outside check b56c of #56, item 11: the dropout study's ``--print_config`` carried
+    block-length-memory's lengths, batch size, dim, device and attention_impl; one given is
+    kept (the study's settings record it), and block-length-memory prints them all."""
+    blm_only = {"lengths", "batch_size", "dim", "device", "attention_impl"}
+    words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"]
+    assert main([*words, "--print_config"]) == 0
+    assert not blm_only & set(yaml.safe_load(capsys.readouterr().out))
+    assert main([*words, "--dim", "16", "--print_config"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["dim"] == 16
+    assert main(["tune", "--study", "block-length-memory", "--print_config"]) == 0
+    assert blm_only <= set(yaml.safe_load(capsys.readouterr().out))
