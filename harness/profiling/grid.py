@@ -3,6 +3,7 @@ variants (``harness.profiling.sweep_config`` resolves them into one sweep)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +123,27 @@ def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
     if not lengths or min(lengths) < 1:
         raise ValueError(f"{option} {text}: expected positive integer lengths")
     return sorted(lengths)
+
+
+def lengths_text(lengths: Iterable[int]) -> str:
+    """``lengths`` as ``--lengths`` spells them, what :func:`parse_lengths` reads back: each run
+    of three or more evenly spaced ones as start:stop:step, the others one by one
+    (``16:4096:16``, ``16,32,64``), not 256 numbers."""
+    rest, parts = sorted(set(lengths)), []
+    while rest:
+        end = 1
+        if len(rest) > 2:
+            step = rest[1] - rest[0]
+            end = 2
+            while end < len(rest) and rest[end] - rest[end - 1] == step:
+                end += 1
+        if end > 2:
+            parts.append(f"{rest[0]}:{rest[end - 1]}:{rest[1] - rest[0]}")
+        else:
+            end = 1
+            parts.append(str(rest[0]))
+        rest = rest[end:]
+    return ",".join(parts)
 
 
 def parse_names(text: str, allowed: tuple[str, ...], option: str) -> list[str]:

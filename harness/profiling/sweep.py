@@ -50,6 +50,7 @@ from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
 from harness.memory_prediction.value_dependent import short, value_dependent
+from harness.profiling.grid import lengths_text
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
@@ -101,12 +102,14 @@ def run_sweep(
     console = console or Console(quiet=True)
     config = on_this_machine(config)
     measured = (
-        "no lengths measured" if config.predict_only else f"L={list(config.lengths)} measured"
+        "no lengths measured"
+        if config.predict_only
+        else f"L={lengths_text(config.lengths)} measured"
     )
     console.print(
         f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
         f"{config.device} ({config.allocator}, {budget_words(config.max_memory_mb)}): "
-        f"{measured}, L={list(config.predict_lengths)} predicted -> {profile_csv(out)}"
+        f"{measured}, L={lengths_text(config.predict_lengths)} predicted -> {profile_csv(out)}"
     )
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep

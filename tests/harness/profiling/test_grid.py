@@ -26,6 +26,21 @@ def test_parse_lengths_ranges_lists_and_errors() -> None:
 
 
 @pytest.mark.parametrize(
+    ("spelled", "shown"),
+    [
+        ("16:4096:16", "16:4096:16"),  # not 256 numbers (outside check b56c of #56, item 9)
+        ("16,32,64", "16,32,64"),
+        ("16,32", "16,32"),
+        ("8", "8"),
+        ("16:64:16,100,200,300,1000", "16:64:16,100:300:100,1000"),
+    ],
+)
+def test_lengths_are_shown_as_spelled_and_read_back(spelled: str, shown: str) -> None:
+    assert grid.lengths_text(grid.parse_lengths(spelled)) == shown
+    assert grid.parse_lengths(shown) == grid.parse_lengths(spelled)
+
+
+@pytest.mark.parametrize(
     ("text", "asked"), [("1:10001:1", "10,001"), ("1:5000:1,5001:10000:1,20000", "10,001")]
 )
 def test_an_absurd_length_grid_is_refused_saying_how_many_it_asks_for(

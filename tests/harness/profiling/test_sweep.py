@@ -512,3 +512,14 @@ def test_a_failed_prediction_of_a_measured_point_is_named_in_words(
     out = capsys.readouterr().out
     assert "Point(" not in out
     assert "test_linear L=32 infer at [" in out and "no prediction (test)" in out
+
+
+def test_the_first_line_says_the_lengths_as_spelled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check b56c of #56, item 9: ``--predict-lengths 16:4096:16`` was said as
+    ``L=[16, 32, 48, ..., 4096] predicted``, 256 numbers."""
+    argv = ["profile", "--predict-only", "--encoders", "bilstm", "--modes", "infer"]
+    argv += ["--dim", "8", "--batch-size", "2", "--predict-lengths", "16:64:16,100"]
+    assert main([*argv, "--no-report", "--no-progress", "--out", str(tmp_path / "p")]) == 0
+    assert "no lengths measured, L=16:64:16,100 predicted ->" in capsys.readouterr().out
