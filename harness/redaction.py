@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import re
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
+
+import yaml
 
 HIDDEN = "***"
 IMPORT = "--import"  # sanbench's own option, before or after the command (harness.cli)
@@ -48,20 +51,59 @@ def config_read(resolved: str | None) -> Iterator[None]:
         RESOLVED_CONFIG.reset(token)
 
 
-def recorded_command(argv: Sequence[str] | None = None, config_file: Path | None = None) -> str:
-    """``sanbench ARGS`` (``argv`` default: this process's) as a shell line, passwords hidden.
-    When the command read a ``--config`` file and ``config_file`` (beside its results) is given,
-    the resolved config is written there and the line is ``sanbench COMMAND --config
-    config_file``: the file given may be gone or changed by the time the line is read, or
-    relative to another folder (a piped one is gone at once), so the line would not run as
-    printed."""
+def recorded_command(
+    argv: Sequence[str] | None = None, config_file: Path | None = None, kept: bool = False
+) -> str:
+    """``sanbench ARGS`` (``argv`` default: this process's) as a line that runs from any folder
+    (:func:`runnable_line`). When the command read a ``--config`` file and ``config_file``
+    (beside its results) is given, the resolved config is written there, its folders and files
+    by absolute paths (:data:`COPY_PATHS`), and the line is ``sanbench COMMAND --config
+    config_file``: the file given may be gone or changed by the time the line is read (a piped
+    one is gone at once), so the line would not run as printed. ``kept``: ``config_file``
+    already holds the resolved config (fit's ``fit_config.yaml``), named when the words read a
+    ``--config`` file."""
     words = list(sys.argv[1:] if argv is None else argv)
     resolved = RESOLVED_CONFIG.get()
-    if config_file is not None and resolved is not None:
+    if config_file is not None and resolved is not None and not kept:
         config_file.parent.mkdir(parents=True, exist_ok=True)
-        config_file.write_text(redact_passwords(resolved), encoding="utf-8")
+        config_file.write_text(redact_passwords(_paths_absolute(resolved)), encoding="utf-8")
+    if config_file is not None and (resolved is not None or (kept and _reads_config(words))):
         words = [*_entry_words(words), "--config", str(config_file)]
-    return redact_passwords(shlex.join(["sanbench", *words]))
+    return runnable_line(words)
+
+
+def runnable_line(words: Sequence[str]) -> str:
+    """``cd FOLDER && sanbench WORDS``, FOLDER the one this command runs in (absolute), a URL's
+    password as ``***``: every line a folder records or a page prints as runnable is made
+    here, and it runs from any folder as it ran here, never on a copy elsewhere (a relative
+    ``--out``, data path, config or task file, an ``--import`` module of that folder are read
+    from there)."""
+    line = f"cd {shlex.quote(os.getcwd())} && {shlex.join(['sanbench', *words])}"
+    return redact_passwords(line)
+
+
+# the folders and files a recorded config copy names by absolute paths (fit's fit_config.yaml:
+# harness.training.settings.fit_cli.RECORDED_PATHS), a section's key dotted
+COPY_PATHS = ("out", "data_dir", "embeddings", "data.data_dir", "data.embeddings")
+
+
+def _paths_absolute(resolved: str) -> str:
+    """The resolved config with each of :data:`COPY_PATHS` (relative to this command's folder)
+    an absolute path: the copy run by itself from another folder resumes this ``out`` on the
+    same files."""
+    config = yaml.safe_load(resolved)
+    if not isinstance(config, dict):
+        return resolved
+    for key in COPY_PATHS:
+        section, _, name = key.rpartition(".")
+        holder = config.get(section) if section else config
+        if isinstance(holder, dict) and isinstance(holder.get(name), str) and holder[name]:
+            holder[name] = str(Path(holder[name]).absolute())
+    return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+
+
+def _reads_config(words: Sequence[str]) -> bool:
+    return any(word == "--config" or word.startswith("--config=") for word in words)
 
 
 def _entry_words(words: list[str]) -> list[str]:

@@ -11,7 +11,6 @@ concurrent workers may all call ``write``.
 
 from __future__ import annotations
 
-import shlex
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ import optuna
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from optuna.trial import FrozenTrial, TrialState
 
+from harness.redaction import runnable_line
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import FINISHED, INTERRUPTED_ATTR, SURPLUS_ATTR
 from harness.training.settings.fit_run import FitRun
@@ -171,9 +171,8 @@ def write_outputs(
         fit_run = fit_run_for(plan.fit_overrides(chosen))
         text = fit_run.to_yaml()
         folder.write_best_config(text)
-        command = shlex.join(
-            ["sanbench", "fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
-        )
+        words = ["fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
+        command = runnable_line(words)
     states = [
         "interrupted" if t.user_attrs.get(INTERRUPTED_ATTR) else t.state.name.lower()
         for t in study.get_trials(deepcopy=False)

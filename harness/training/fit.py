@@ -224,10 +224,10 @@ def run_fit(
         removed_if_left_empty(cli.out_dir if writer else None),
         one_writer(cli.out_dir) if writer else contextlib.nullcontext(),
     ):
-        return _run_fit(cli, overwrite, writer)
+        return _run_fit(cli, overwrite, writer, own_words=run is cli)
 
 
-def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
+def _run_fit(cli: FitCLI, overwrite: bool, writer: bool, own_words: bool) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
     new_run = overwrite or not is_run_folder(out_dir)
@@ -271,7 +271,10 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
             out_dir,
             {
                 "kind": "fit",
-                "command": recorded_command(),
+                # fit's own words from a --config file: its fit_config.yaml, the config it ran
+                "command": recorded_command(
+                    config_file=folder.config if own_words else None, kept=True
+                ),
                 "task": task,
                 "encoder": encoder,
                 "seed": seed,

@@ -4,6 +4,10 @@ printed, a ``--config`` file given included."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,17 +18,27 @@ from harness.redaction import config_read, recorded_command
 
 
 def test_a_command_that_read_a_config_file_records_the_resolved_one_beside_its_results(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    saved = tmp_path / "out" / "suite-config-1-of-1.yaml"
+    monkeypatch.chdir(tmp_path)
+    saved = Path("out/suite-config-1-of-1.yaml")
     words = ["--import", "mine", "suite", "--config", "s.yaml", "--import=theirs", "--seeds", "2"]
-    with config_read("seeds: 2\nstorage: postgresql://u:secret@h/db\n"):
+    given = "seeds: 2\nstorage: postgresql://u:secret@h/db\nout: out\ndata: {data_dir: d}\n"
+    with config_read(given):
         command = recorded_command(words, config_file=saved)
-    assert command == f"sanbench --import mine suite --import=theirs --config {saved}"
-    assert saved.read_text() == "seeds: 2\nstorage: postgresql://u:***@h/db\n"
     assert (
-        recorded_command(words, config_file=tmp_path / "none.yaml") == f"sanbench {' '.join(words)}"
+        command == f"cd {tmp_path} && sanbench --import mine suite --import=theirs --config {saved}"
     )
+    # run by itself from another folder, the copy resumes this out on the same files (outside
+    # check b56c of #56, item 1)
+    assert yaml.safe_load(saved.read_text()) == {
+        "seeds": 2,
+        "storage": "postgresql://u:***@h/db",
+        "out": str(tmp_path / "out"),
+        "data": {"data_dir": str(tmp_path / "d")},
+    }
+    unread = recorded_command(words, config_file=tmp_path / "none.yaml")
+    assert unread == f"cd {tmp_path} && sanbench {' '.join(words)}"
     assert not (tmp_path / "none.yaml").exists()  # no --config read: the words as given
 
 
@@ -46,7 +60,78 @@ def test_a_suite_from_a_config_file_records_a_command_that_runs_where_the_file_i
     assert main(words) == 0
     config.unlink()
     recorded = json.loads((tmp_path / "runs/s4/manifest.json").read_text())["command"]
-    assert recorded == "sanbench suite --config runs/s4/suite-config-1-of-1.yaml"
+    assert recorded == f"cd {tmp_path} && sanbench suite --config runs/s4/suite-config-1-of-1.yaml"
     saved = yaml.safe_load((tmp_path / "runs/s4/suite-config-1-of-1.yaml").read_text())
     assert saved["model"] == {"hidden_dim": 4, "dropout": 0.3} and saved["seeds"] == 1
-    assert main(recorded.split()[1:]) == 0  # as printed: finished, nothing trained again
+    assert main(recorded.split()[4:]) == 0  # as printed: finished, nothing trained again
+
+
+def _ran_elsewhere(command: str, folder: Path) -> str:
+    """What ``command`` (a shell line, as a page prints it) prints run from ``folder`` by the
+    shell; it must exit 0."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # this sanbench
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env={**os.environ, "PATH": path},
+        capture_output=True, text=True, check=False, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    return done.stdout + done.stderr
+
+
+@pytest.mark.slow  # four commands in process, five processes: about 60 CPU-s
+def test_every_recorded_command_runs_from_any_folder_on_the_run_it_made(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check b56c of #56, item 1: the command a page shows as 'runs as written' ran
+    only from the folder it was made in: from another one ``sanbench suite --config
+    runs/s1/suite-config-1-of-1.yaml`` said No such file (tune's alike, and its 'train the best
+    configuration' line), fit named the config file given and kept no copy, and the copy run
+    from the folder above trained the whole grid again there. Here every config names its
+    files relative to the folder the command ran in, and each given file is gone before the
+    recorded commands run, by the shell, from another folder."""
+    made, elsewhere, given = tmp_path / "made", tmp_path / "elsewhere", tmp_path / "given"
+    for folder in (made, elsewhere, given):
+        folder.mkdir()
+    data = os.path.relpath(trec_dir, made)
+    configs = {
+        "suite": f"tasks: trec\nencoders: multi_cnn\nseeds: 1\nmax_steps: 2\nout: runs/s\n"
+        f"data_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
+        "tune": f"study: dropout\ntask: trec\nencoder: multi_cnn\ntrials: 1\nmax_steps: 2\n"
+        f"out: runs/t\ndata_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
+        "fit": f"out: runs/f\ndata: {{task: trec, data_dir: {data}}}\n"
+        "model: {encoder: multi_cnn, hidden_dim: 4}\ntrainer: {max_steps: 2}\n",
+        "profile": "encoders: bilstm\npredict_only: true\npredict_lengths: 16,32\nmodes: infer\n"
+        "report: false\nprogress: false\nout: runs/p\ndim: 16\n",
+    }
+    monkeypatch.chdir(made)
+    for command, text in configs.items():
+        (given / f"{command}.yaml").write_text(text)
+        words = [command, "--config", f"../given/{command}.yaml"]
+        monkeypatch.setattr("sys.argv", ["sanbench", *words])
+        assert main(words) == 0, command
+    shutil.rmtree(given)
+    recorded = {
+        name: json.loads((made / "runs" / name / "manifest.json").read_text())["command"]
+        for name in "stfp"
+    }
+    assert all(line.startswith(f"cd {made} && sanbench ") for line in recorded.values())
+    assert recorded["f"].endswith("sanbench fit --config runs/f/fit_config.yaml")
+    said = _ran_elsewhere(recorded["s"], elsewhere)
+    assert "0 ran, 1 already done" in said
+    said = _ran_elsewhere(recorded["t"], elsewhere)
+    assert "continuing, 1 trials already finished" in said
+    said = _ran_elsewhere(recorded["f"], elsewhere)
+    assert "already finished with this configuration, nothing trained" in said
+    said = _ran_elsewhere(f"{recorded['p']} --resume", elsewhere)  # a sweep adds its points so
+    assert f"-> {made / 'runs/p/profile.csv'}" in said
+    best = json.loads((made / "runs/t/summary.json").read_text())["fit_command"]
+    assert best.startswith(f"cd {made} && sanbench fit --config ")  # the rerun's: out absolute
+    assert best.endswith("runs/t/best_config.yaml --out runs/fit/t-best")
+    _ran_elsewhere(best, elsewhere)  # trains the best trial's configuration where it says
+    assert (made / "runs/fit").is_dir()
+    # the suite's copy run by itself from the folder above resumes the suite, not a new one
+    said = _ran_elsewhere("sanbench suite --config made/runs/s/suite-config-1-of-1.yaml", tmp_path)
+    assert "0 ran, 1 already done" in said
+    assert not any(elsewhere.iterdir()) and sorted(p.name for p in tmp_path.iterdir()) == [
+        "elsewhere", "made"
+    ]  # fmt: skip

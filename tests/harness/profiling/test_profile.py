@@ -68,11 +68,11 @@ def test_a_sweep_from_a_config_file_records_a_command_that_runs_where_the_file_i
     config.unlink()
     manifest = tmp_path / "runs/p/manifest.json"
     recorded = json.loads(manifest.read_text())["command"]
-    assert recorded == "sanbench profile --config runs/p/profile-config.yaml"
+    assert recorded == f"cd {tmp_path} && sanbench profile --config runs/p/profile-config.yaml"
     saved = tmp_path / "runs/p/profile-config.yaml"
     first = saved.read_text()
     assert yaml.safe_load(first)["dim"] == 16 and yaml.safe_load(first)["encoders"] == "bilstm"
-    resume = [*recorded.split()[1:], "--resume"]
+    resume = [*recorded.split()[4:], "--resume"]
     monkeypatch.setattr("sys.argv", ["sanbench", *resume])
     assert main(resume) == 0  # as printed, from another process: every point there already
     assert json.loads(manifest.read_text())["command"] == recorded and saved.read_text() == first

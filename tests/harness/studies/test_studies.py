@@ -209,7 +209,8 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
     assert (config["data"]["task"], config["model"]["encoder"]) == ("trec", "mtsa")
     assert config["model"]["dropout"] == 0.4
     assert config["trainer"]["max_epochs"] == 3 and config["data"]["batch_size"] == 32
-    assert summary["fit_command"].startswith(f"sanbench fit --config {tmp_path / BEST_CONFIG}")
+    fit_command = f"sanbench fit --config {tmp_path / BEST_CONFIG}"
+    assert summary["fit_command"].startswith(f"cd {Path.cwd()} && {fit_command}")
     assert summary["fit_config"] == BEST_CONFIG
 
 
