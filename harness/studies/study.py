@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import optuna
@@ -136,6 +137,24 @@ def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     study = open_study(plan, study_name, storage_spec)
     finished = check_settings(study, study_settings(ctx))
     return max(0, (n_trials or plan.default_trials) - finished)
+
+
+def is_finished(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: int | None) -> bool:
+    """Whether study ``study_name`` exists with ``ctx``'s settings and has finished ``n_trials``
+    (default: the plan's): a rerun trains nothing, so its files are not read again (as a
+    finished fit's and suite's are not). Creates nothing: a missing SQLite file is no study."""
+    url = storage_url(storage_spec)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").expanduser().is_file():
+        return False
+    optuna_one_line_warnings()
+    try:
+        study = optuna.load_study(study_name=study_name, storage=open_storage(storage_spec))
+    except KeyError:  # no study of that name
+        return False
+    if study.user_attrs.get(SETTINGS_ATTR) != study_settings(ctx):
+        return False
+    n_trials = n_trials or PLANS[ctx.study](ctx).default_trials
+    return len(study.get_trials(deepcopy=False, states=FINISHED)) >= n_trials
 
 
 def open_study(

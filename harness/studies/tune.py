@@ -141,6 +141,7 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
 def run_tune(options: StudyOptions) -> dict:
     """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
     from harness.studies.storage import chosen_storage, storage_url
+    from harness.studies.study import is_finished
 
     ctx = options.context()
     storage = chosen_storage(options.storage, ctx.out)
@@ -150,7 +151,9 @@ def run_tune(options: StudyOptions) -> dict:
         storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
-    problems += trial_problems(options, ctx, read_files=not problems)
+    # a finished study trains nothing: its files were read as its trials ran, not again
+    done = not problems and is_finished(ctx, options.name, storage, options.trials)
+    problems += trial_problems(options, ctx, read_files=not problems and not done)
     if problems:
         raise UsageError("\n".join(problems))
     if not options.launch.in_process and not options.outputs_only:

@@ -3,6 +3,7 @@ In-process, with ``launch`` replaced by a recorder: no job starts."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +56,25 @@ def test_a_finished_study_launches_no_worker_and_other_settings_none_either(
     # other settings are refused before any worker starts (the workers refused them)
     assert launched([*study(tmp_path, 1), "--dim", "16", *workers], monkeypatch) == (2, 0)
     assert "other settings" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # trains one 2-step trial: about 6 CPU-s
+def test_a_finished_study_rerun_reads_no_data(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check b56c of #56, item 2: ``tune --config runs/t1/tune-config.yaml`` of a study
+    with every trial finished read TREC again (its Windows-1252 warning), then said 'continuing,
+    2 trials already finished'; a finished fit and suite read nothing. Here its training file is
+    gone by the rerun: read, it would be refused."""
+    data = tmp_path / "data"
+    shutil.copytree(trec_dir, data)
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
+    argv += ["--trials", "1", "--max-steps", "2", "--model.hidden_dim", "4"]
+    argv += ["--data-dir", str(data), "--out", str(tmp_path / "study")]
+    assert main(argv) == 0
+    (data / "TREC.train.all").unlink()
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "continuing, 1 trials already finished" in capsys.readouterr().out
+    assert main([*argv[:-2], "--out", str(tmp_path / "other")]) == 2  # a new study reads it
+    assert "TREC.train.all" in capsys.readouterr().err
