@@ -120,8 +120,8 @@ def test_one_line_per_finished_trial() -> None:
     study.enqueue_trial({"keep_prob": 0.6})
     study.optimize(objective, n_trials=2)
     first, second = (trial_line(plan, trial) for trial in study.trials)
-    assert first == "trial 0: keep_prob=0.75 -> dev_acc=0.75"
-    assert second == "trial 1: keep_prob=0.6 -> pruned at step 2 (reported 0.25)"
+    assert first == "trial 0: keep_prob=0.75 -> dev_acc=75.0%"  # as its page says it
+    assert second == "trial 1: keep_prob=0.6 -> pruned at step 2 (reported 25.0%)"
 
 
 @pytest.mark.slow
