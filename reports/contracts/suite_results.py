@@ -9,6 +9,7 @@ row of each key over every shard, torn last lines ignored).
 from __future__ import annotations
 
 import io
+import itertools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -170,8 +171,9 @@ def grid_of(folder: Path, manifest: dict[str, Any]) -> tuple[Path, str] | None:
     """The folder and command of the suite (or reproduction) one of whose runs the fit run
     ``folder`` is (its ``manifest`` recorded by that command, at :func:`run_folder`'s place),
     else None (a run of ``sanbench fit``)."""
-    words = str(manifest.get("command") or "").split()
-    command = words[1] if len(words) > 1 else FIT_RUN
+    words = str(manifest.get("command") or "").split()  # [cd FOLDER &&] sanbench COMMAND ...
+    pairs = itertools.pairwise(words)
+    command = next((after for word, after in pairs if word == "sanbench"), FIT_RUN)
     parents = Path(folder).absolute().parents
     if manifest.get("kind") != FIT_RUN or command == FIT_RUN or len(parents) < 4:
         return None

@@ -54,11 +54,17 @@ def test_a_folder_inside_a_finished_suite_points_to_the_suite(tmp_path: Path) ->
     assert run.kind == "fit"
 
 
-def test_a_fit_of_its_own_in_a_folder_laid_out_like_a_suites_is_a_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", ["", "cd /work/a && "])  # the line as recorded since b5a84ba
+def test_a_fit_of_its_own_in_a_folder_laid_out_like_a_suites_is_a_run(
+    folder: str, tmp_path: Path
+) -> None:
     fit = tmp_path / "x" / "runs" / "cr" / "multi_cnn" / "fold0"
     shutil.copytree(FIXTURES / "suite-tiny" / "runs" / "cr" / "multi_cnn" / "fold0", fit)
     manifest = fit / "manifest.json"
-    manifest.write_text(manifest.read_text().replace("sanbench suite", "sanbench fit"))
+    manifest.write_text(manifest.read_text().replace("sanbench suite", f"{folder}sanbench fit"))
     skipped: list[Skipped] = []
     assert [run.folder for run in discover([tmp_path], skipped)] == [fit]
     assert skipped == []
+    manifest.write_text(manifest.read_text().replace("sanbench fit", "sanbench suite"))
+    with pytest.raises(FileNotFoundError, match="no run could be read: a suite still being"):
+        discover([tmp_path / "x"], skipped)
