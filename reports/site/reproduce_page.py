@@ -103,6 +103,15 @@ def sessions(manifest: dict) -> tuple[list[list[str]], str]:
     return rows, f"{total / 3600:.2f}"
 
 
+def runs_per_cell(preset: dict) -> str:
+    """How many runs a cell of the grid has: seeds for a task with a test set, folds for one
+    without (a manifest written before 2026-11-25 has one ``runs`` count for both)."""
+    if "runs" in preset:
+        return f"{preset['runs']} runs"
+    seeds, folds = preset.get("seeds", numbers.MISSING), preset.get("folds", numbers.MISSING)
+    return f"{seeds} seeds (or {folds} folds, for a task without a test set)"
+
+
 def build(run: Run, page_dir: Path) -> Page:
     manifest = run.manifest
     preset = manifest.get("preset", {})
@@ -123,6 +132,7 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         environment,
         preset=preset,
+        runs_per_cell=runs_per_cell(preset),
         tasks=tasks,
         mean_tau=numbers.fixed(pd.Series([t["tau_value"] for t in tasks]).mean(), 2),
         task_header=TASK_HEADER,
@@ -139,7 +149,7 @@ def build(run: Run, page_dir: Path) -> Page:
         {
             "tasks": joined(preset.get("tasks", [])),
             "encoders": joined(preset.get("encoders", [])),
-            "runs per cell": str(preset.get("runs", "")),
+            "runs per cell": runs_per_cell(preset),
             "wall time (h)": wall_h,
         },
     )

@@ -3,7 +3,9 @@ rows for CR and TREC x DiSAN, Bi-BloSAN, Multi-CNN, tables written by the harnes
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -90,3 +92,20 @@ def test_footnote_once_and_the_sessions_machine_and_wall_time(page: str) -> None
     assert "2.10 1.50 1.20" in page and "interrupted" in page
     assert "sanbench reproduce --data-dir DATA" in page
     assert "Mean Kendall's τ over the tasks where it is defined: 1.00." in page
+
+
+def test_a_manifest_of_today_counts_seeds_and_folds(tmp_path: Path) -> None:
+    """A reproduction's manifest has counted seeds and folds apart since 2026-11-25; its page
+    read the old ``runs`` count and ``sanbench report`` failed on every reproduce folder made
+    since ('internal error: UndefinedError: 'dict object' has no attribute 'runs'', exit 1,
+    a site without its index; outside check of 2026-11-30)."""
+    folder = tmp_path / "reproduce-tiny"
+    shutil.copytree(REPRODUCE, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    preset = manifest["preset"]
+    preset["seeds"], preset["folds"] = preset.pop("runs"), 10
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    build_site([folder], tmp_path / "site", "sanbench report reproduce-tiny")
+    page = (tmp_path / "site" / "reproduce-tiny" / "index.html").read_text()
+    assert "3 seeds (or 10 folds, for a task without a test set) per\ncell" in page
+    assert "3 seeds (or 10 folds" in (tmp_path / "site" / "index.html").read_text()
