@@ -15,7 +15,7 @@ from datamodules.errors import did_you_mean
 from harness.command_parser import class_phrase, typed_now
 from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration, fit_typed
-from harness.training.settings.precision import precision_problems
+from harness.training.settings.precision import accelerator_problems, precision_problems
 from harness.training.settings.task_configs import builtin_value
 
 # the profiler names Lightning's Trainer takes as a string (its ``_init_profiler``'s keys)
@@ -151,7 +151,7 @@ def trainer_value_problems(
             "device indices, or auto"
         )
     problems += lightning_name_problems(trainer)
-    problems += precision_problems(trainer, typed)
+    problems += accelerator_problems(trainer) + precision_problems(trainer, typed)
     fast = trainer.get("fast_dev_run")
     problems += fast_dev_run_problems(
         fast, (typed or {}).get("trainer.fast_dev_run", ("", str(fast)))[1]

@@ -1,5 +1,5 @@
-"""The ``--trainer.precision`` values a fit cannot train right at, refused before any data is
-read (docs/training.md, "Precision").
+"""The ``--trainer.precision`` and ``--trainer.accelerator`` values a fit cannot train right
+at here, refused before any data is read (docs/training.md, "Precision").
 
 fp16 needs its loss scaled: Lightning's ``16-true`` keeps weights and gradients in fp16 with no
 scaling, so a gradient or a loss leaves fp16's range (a nan loss; at one step a nan dev and
@@ -10,6 +10,7 @@ trains in ``bf16-mixed`` in its place (with a warning of its own), and the run r
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,9 @@ FP16_MIXED = ("16-mixed", "16")
 FP16_TRUE = "16-true"
 CPU_ACCELERATORS = ("cpu",)
 AUTO_ACCELERATORS = ("auto", None)
+CUDA_ACCELERATORS = ("gpu", "cuda")
+# NVIDIA Transformer Engine's fp8: its package and a CUDA GPU
+TRANSFORMER_ENGINE = ("transformer-engine", "transformer-engine-float16")
 
 
 def _on_cuda(accelerator: Any) -> bool | None:
@@ -28,7 +32,7 @@ def _on_cuda(accelerator: Any) -> bool | None:
 
     if accelerator in CPU_ACCELERATORS:
         return False
-    if accelerator in AUTO_ACCELERATORS or accelerator in ("gpu", "cuda"):
+    if accelerator in AUTO_ACCELERATORS or accelerator in CUDA_ACCELERATORS:
         if torch.cuda.is_available():
             return True
         if accelerator in AUTO_ACCELERATORS and not torch.backends.mps.is_available():
@@ -58,6 +62,28 @@ def precision_problems(
         return [
             f"{option} {text}: fp16 autocast needs a CUDA GPU (on this CPU Lightning would train "
             "in bf16-mixed in its place); give bf16-mixed"
+        ]
+    if value in TRANSFORMER_ENGINE and (
+        cuda is False or importlib.util.find_spec("transformer_engine") is None
+    ):
+        return [
+            f"{option} {text}: NVIDIA Transformer Engine's fp8 needs its transformer_engine "
+            "package and a CUDA GPU; give bf16-mixed"
+        ]
+    return []
+
+
+def accelerator_problems(trainer: Mapping[str, Any]) -> list[str]:
+    """The one line refusing a CUDA accelerator on a machine torch sees no CUDA device on
+    (Lightning said so after the data was read, in its own words)."""
+    import torch
+
+    accelerator = trainer.get("accelerator")
+    if accelerator in CUDA_ACCELERATORS and not torch.cuda.is_available():
+        built = "a CPU-only build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
+        return [
+            f"--trainer.accelerator {accelerator}: torch ({torch.__version__}, {built}) sees no "
+            "CUDA device here; give cpu or auto"
         ]
     return []
 

@@ -37,6 +37,10 @@ REFUSED = [
     (["--trainer.precision", "16-true"], "--trainer.precision 16-true: fp16 weights and "),
     ([*ON_CPU, "--trainer.precision", "16-mixed"], "--trainer.precision 16-mixed: fp16 autocast"),
     ([*ON_CPU, "--trainer.precision", "16"], "--trainer.precision 16: fp16 autocast needs a CUDA"),
+    (
+        [*ON_CPU, "--trainer.precision", "transformer-engine"],
+        "--trainer.precision transformer-engine: NVIDIA Transformer Engine's fp8 needs",
+    ),
 ]
 
 
@@ -103,3 +107,25 @@ def test_on_cuda_16_mixed_runs_and_16_true_names_it(monkeypatch: pytest.MonkeyPa
         (line,) = precision_problems({"precision": "16-true", "accelerator": accelerator})
         assert line.endswith("give bf16-mixed, or 16-mixed (fp16 autocast, the loss scaled)")
     assert precision_problems({"precision": "16-mixed", "accelerator": "cpu"})  # still the CPU
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("accelerator", ["cuda", "gpu"])
+def test_a_cuda_accelerator_without_cuda_is_one_line_before_any_data_is_read(
+    command: str,
+    accelerator: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--trainer.accelerator cuda`` where torch sees no CUDA device: Lightning refused it after
+    the data was read, in its own words ("`CUDAAccelerator` can not run on your system");
+    outside check of 2026-11-30."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    os.chdir(tmp_path)
+    status = main([*COMMANDS[command], "--trainer.accelerator", accelerator])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = problem_lines(err, command)
+    assert len(lines) == 1 and "sees no CUDA device here; give cpu or auto" in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
