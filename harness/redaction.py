@@ -87,10 +87,14 @@ def runnable_line(words: Sequence[str]) -> str:
 COPY_PATHS = ("out", "data_dir", "embeddings", "data.data_dir", "data.embeddings")
 
 
+SQLITE = "sqlite:///"  # a study's storage in a file: sqlite:///relative or sqlite:////absolute
+
+
 def _paths_absolute(resolved: str) -> str:
     """The resolved config with each of :data:`COPY_PATHS` (relative to this command's folder)
-    an absolute path: the copy run by itself from another folder resumes this ``out`` on the
-    same files."""
+    an absolute path, an SQLite storage's file too, and ``resume`` on where the command has
+    one (a profile sweep): the copy run by itself from another folder resumes this ``out`` on
+    the same files and the same study."""
     config = yaml.safe_load(resolved)
     if not isinstance(config, dict):
         return resolved
@@ -99,6 +103,11 @@ def _paths_absolute(resolved: str) -> str:
         holder = config.get(section) if section else config
         if isinstance(holder, dict) and isinstance(holder.get(name), str) and holder[name]:
             holder[name] = str(Path(holder[name]).absolute())
+    storage = config.get("storage")
+    if isinstance(storage, str) and storage.startswith(SQLITE):
+        config["storage"] = SQLITE + str(Path(storage.removeprefix(SQLITE)).absolute())
+    if config.get("resume") is False:
+        config["resume"] = True
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 

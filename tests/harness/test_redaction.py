@@ -37,6 +37,15 @@ def test_a_command_that_read_a_config_file_records_the_resolved_one_beside_its_r
         "out": str(tmp_path / "out"),
         "data": {"data_dir": str(tmp_path / "d")},
     }
+    # a study's SQLite file and a sweep's resume too: the copy run from elsewhere went on with
+    # a new study beside it, a finished sweep's copy was refused ("pass --resume"; b56d)
+    with config_read("storage: sqlite:///runs/t1.db\nresume: false\nout: o\n"):
+        recorded_command(["tune", "--config", "t.yaml"], config_file=saved)
+    assert yaml.safe_load(saved.read_text()) == {
+        "storage": f"sqlite:///{tmp_path}/runs/t1.db",
+        "resume": True,
+        "out": str(tmp_path / "o"),
+    }
     unread = recorded_command(words, config_file=tmp_path / "none.yaml")
     assert unread == f"cd {tmp_path} && sanbench {' '.join(words)}"
     assert not (tmp_path / "none.yaml").exists()  # no --config read: the words as given
