@@ -50,7 +50,9 @@ def importing_torch(sweep: subprocess.Popen) -> bool:
 
 
 def rows_printed(out: str) -> list[str]:
-    return [line for line in out.splitlines() if re.search(r" L=\d", line)]
+    """A point's row line (`` multi_cnn L=8    infer ok ...``), not the sweep's first line
+    (``... L=8,16,32 measured``)."""
+    return [line for line in out.splitlines() if re.match(r" \S+ L=\d+ ", line)]
 
 
 MOMENTS: dict[str, Callable[[subprocess.Popen, Path], bool]] = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.errors import RunFailedError
+from harness.errors import InputError, RunFailedError
 from harness.suite.grid import RunSpec, Shard
 from harness.suite.runner import run_shard
 from harness.training.fit import run_fit
@@ -69,8 +69,11 @@ def test_tune_checks_the_files_before_the_study(bad_dir: Path, tmp_path: Path) -
     ctx = TuneContext(
         "dropout", "trec", "multi_cnn", bad_dir, bad_dir / "glove.txt", tmp_path / "study"
     )
-    problem = "\n".join(training_problems(ctx))
-    assert all(expected in problem for expected in EXPECTED_LINES)
+    # the files' bad lines are raised as such (no pointer to --help: not the command's words)
+    with pytest.raises(InputError) as raised:
+        training_problems(ctx)
+    problem = str(raised.value)
+    assert all(expected in problem for expected in EXPECTED_LINES), problem
 
 
 @pytest.mark.slow

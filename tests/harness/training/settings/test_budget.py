@@ -13,6 +13,7 @@ import pytest
 
 from harness.training.settings.fit_overrides import Budget, FitSections, budget_problems
 from tests.harness.fixtures import warm_commands
+from tests.harness.problem_lines import problem_lines
 
 SANBENCH = Path(sys.executable).with_name("sanbench")
 NOTHING = "trains nothing"
@@ -53,10 +54,11 @@ def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:
     assert problem.startswith(f"--trainer.max_steps 0: {NOTHING}")
 
 
-def refusal(done: subprocess.CompletedProcess[str]) -> str:
-    """The one line of a command refused as bad input (cli's --debug hint aside)."""
-    lines = [line for line in done.stderr.splitlines() if not line.startswith("(sanbench --debug")]
-    assert done.returncode == 2 and len(lines) == 1, done.stderr
+def refusal(done: subprocess.CompletedProcess[str], command: str) -> str:
+    """The one problem line of ``command`` refused for its words, before its help pointer."""
+    assert done.returncode == 2, done.stderr
+    lines = problem_lines(done.stderr, command)
+    assert len(lines) == 1, lines
     return lines[0]
 
 
@@ -86,7 +88,7 @@ def test_the_command_refuses_it_before_reading_any_data(tmp_path: Path, words: l
         cwd=tmp_path,
         timeout=900,  # the first command of a session may build the CPU tiles
     )
-    line = refusal(done)
+    line = refusal(done, command)
     assert line.startswith(f"sanbench {command}: --") and NOTHING in line, line
     assert not out.exists()
 
