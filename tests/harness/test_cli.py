@@ -299,40 +299,12 @@ def test_an_action_words_help_names_the_command_with_it(capsys: pytest.CaptureFi
     assert usage.startswith("usage: sanbench data stats [-h]") and "{stats}" not in usage, usage
 
 
+TWO_BAD_VALUES = ["--model.dropout", "3", "--data.batch_size", "0"]  # of a fit's config
 BAD_PAIRS = {  # two problems of each command's words at once
-    "fit": [
-        "--task",
-        "trec",
-        "--encoder",
-        "bilstm",
-        "--model.dropout",
-        "3",
-        "--data.batch_size",
-        "0",
-    ],
-    "suite": [
-        "--tasks",
-        "trec",
-        "--encoders",
-        "bilstm",
-        "--model.dropout",
-        "3",
-        "--data.batch_size",
-        "0",
-    ],
-    "tune": [
-        "--study",
-        "dropout",
-        "--task",
-        "trec",
-        "--encoder",
-        "bilstm",
-        "--model.dropout",
-        "3",
-        "--data.batch_size",
-        "0",
-    ],
-    "reproduce": ["--tasks", "trec", "--model.dropout", "3", "--data.batch_size", "0"],
+    "fit": ["--task", "trec", "--encoder", "bilstm", *TWO_BAD_VALUES],
+    "suite": ["--tasks", "trec", "--encoders", "bilstm", *TWO_BAD_VALUES],
+    "tune": ["--study", "dropout", "--task", "trec", "--encoder", "bilstm", *TWO_BAD_VALUES],
+    "reproduce": ["--tasks", "trec", *TWO_BAD_VALUES],
     "profile": ["--encoders", "bilstmm", "--batch-size", "0"],
     "predict": ["--ckpt", "no.ckpt", "--input", "no.txt", "--out", "p.csv", "--batch-size", "0"],
     "encode": ["--ckpt", "no.ckpt", "--input", "no.txt", "--out", "e.npy", "--batch-size", "0"],
