@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 from filelock import FileLock, Timeout
 
-from harness.errors import InputError
+from harness.errors import InputError, UsageError
 from reports.contracts.atomic import write_json_atomic
 from reports.contracts.fit_folder import CONFIG as FIT_CONFIG
 from reports.contracts.manifest import read_manifest
@@ -66,6 +66,10 @@ class FolderBusyError(InputError):
 
 class NotOursError(InputError):
     """``--out`` names a file or folder sanbench did not make (or the wrong kind of path)."""
+
+
+class OutIsFileError(NotOursError, UsageError):
+    """A folder's ``--out`` names an existing file: the words' problem, pointed to the help."""
 
 
 def _lock_named(path: Path) -> bool:
@@ -229,7 +233,7 @@ def check_out_folder(out: Path, command: str) -> None:
     ``command`` (:func:`check_made_by`; or by sanbench, its records not saying which), and can
     be made (:func:`unmakeable_folder`)."""
     if out.exists() and not out.is_dir():
-        raise NotOursError(f"--out {out} is a file, not a folder; give a folder for the results")
+        raise OutIsFileError(f"--out {out} is a file, not a folder; give a folder for the results")
     if problem := unmakeable_folder(out):
         raise NotOursError(f"{problem}; nothing was created. Choose another --out")
     check_made_by(out, command)

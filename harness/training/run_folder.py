@@ -23,6 +23,7 @@ import yaml
 from datamodules.vectors import RANDOM_VECTORS_DIM
 from harness.errors import InputError
 from harness.outdir import (
+    OutIsFileError,
     check_made_by,
     holds_no_file,
     is_fit_config,
@@ -175,7 +176,7 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
     ``text``; nothing is touched. It reads only ``out_dir``: ``fit`` calls it before any data
     is read."""
     if out_dir.exists() and not out_dir.is_dir():
-        raise RunFolderError(
+        raise OutIsFileError(
             f"--out {out_dir} is a file, not a folder: a fit writes a run folder there. Choose "
             "another --out (a new or empty folder, or a run folder to resume); nothing was touched."
         )

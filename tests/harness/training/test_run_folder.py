@@ -10,8 +10,10 @@ import yaml
 
 from harness.cli import main
 from harness.errors import InputError
+from harness.outdir import OutIsFileError
 from harness.training.run_folder import MARKER, RunFolderError, prepare_run_folder
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
+from tests.harness.problem_lines import problem_lines
 
 CONFIG = "model:\n  encoder: multi_cnn\n"
 
@@ -57,7 +59,7 @@ def test_a_file_as_out_is_refused_untouched(tmp_path: Path) -> None:
     target = tmp_path / "results.csv"
     target.write_text("a,b\n")
     for overwrite in (False, True):
-        with pytest.raises(RunFolderError):
+        with pytest.raises(OutIsFileError):
             prepare_run_folder(target, CONFIG, overwrite=overwrite, writer=True)
     assert target.read_text() == "a,b\n"
 
@@ -122,7 +124,7 @@ def test_out_naming_a_file_is_called_a_file_before_the_data_is_read(
     target.write_text("a,b\n")
     for overwrite in ([], ["--overwrite"]):
         assert main(_fit(trec_dir, target, *overwrite)) == 2
-        (line, *_) = capsys.readouterr().err.splitlines()
+        (line,) = problem_lines(capsys.readouterr().err, "fit")  # the pointer after it
         assert f"--out {target} is a file, not a folder" in line, line
         assert "not a sanbench fit folder" not in line
     assert builds == [] and target.read_text() == "a,b\n"
