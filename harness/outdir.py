@@ -291,21 +291,23 @@ def one_writer(
     process holds it (the folder, or ``written``: the file a lock of its own guards),
     :class:`NotOursError` when an entry of either name is not sanbench's (:func:`is_lock_file`:
     neither is opened, nor followed if a symlink). The lock is released when the body ends or
-    the process dies; its file stays (:func:`one_file_writer`)."""
+    the process dies; its file stays (removed only with the folder held and the file free:
+    :func:`out_folder`, :func:`removed_if_left_empty`). The lock file is opened and locked with
+    the folder held (:func:`folder_held`)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / lock_name)
     pid_file = folder / f"{lock_name}.pid"
-    for entry in (folder / lock_name, pid_file):
-        if os.path.lexists(entry) and not is_lock_file(entry):
-            raise NotOursError(
-                f"{folder} holds {entry.name}, which sanbench did not make (its lock files are "
-                "named so); nothing was written. Move it away or choose another --out"
-            )
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise busy(written or folder, _holder_pid(pid_file)) from None
+    with folder_held(folder, make=True):  # no lock file is removed while it is opened here
+        for entry in (folder / lock_name, pid_file):
+            if os.path.lexists(entry) and not is_lock_file(entry):
+                raise NotOursError(
+                    f"{folder} holds {entry.name}, which sanbench did not make (its lock files "
+                    "are named so); nothing was written. Move it away or choose another --out"
+                )
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise busy(written or folder, _holder_pid(pid_file)) from None
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         with os.fdopen(os.open(pid_file, flags, 0o666), "w") as handle:
@@ -316,17 +318,65 @@ def one_writer(
         lock.release()
 
 
+_HELD: dict[tuple[int, int], int] = {}  # folders this process holds (folder_held): times taken
+
+
 @contextlib.contextmanager
-def folder_held(folder: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` of the folder itself while the body runs, waiting for
-    another process's (a step of milliseconds: a check of its lock files and the taking of one).
-    No file is made for it, so none is ever removed while another process opened it."""
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+def folder_held(folder: Path, make: bool = False) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of the folder itself while the body runs, waiting for another
+    process's (a step of milliseconds: a check of its lock files, the taking or removing of one).
+    No file is made for it. Held already by this process, it is taken again at once; a folder
+    removed while this one waited is opened again (made again with ``make``): the lock is that
+    of the folder the path names when the body runs."""
+    while True:
+        if make:
+            folder.mkdir(parents=True, exist_ok=True)
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        status = os.fstat(handle)
+        key = (status.st_dev, status.st_ino)
+        if key not in _HELD:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.samestat(status, os.stat(folder)):
+                break
+        os.close(handle)  # removed meanwhile (held by this process, it cannot be)
+    _HELD[key] = _HELD.get(key, 0) + 1
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(handle)  # the lock goes with it
+        _HELD[key] -= 1
+        if not _HELD[key]:
+            del _HELD[key]
+        os.close(handle)  # the lock goes with the last one
+
+
+def _remove_lock_file(path: Path) -> bool:
+    """Remove the lock file ``path`` of :func:`one_writer` unless a process holds it (True:
+    removed, or gone). Called with its folder held (:func:`folder_held`): a process opens a lock
+    file, and locks it, only so, so none holds it open unlocked while it goes (a process that
+    locked it afterwards would hold a file no path names, and a third one a new file)."""
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False  # another process's, now
+    else:
+        path.unlink(missing_ok=True)
+        return True
+    finally:
+        os.close(handle)
+
+
+def _remove_bookkeeping(path: Path) -> bool:
+    """Remove the marker or lock file ``path`` (its folder held); False: a lock another process
+    holds now, kept."""
+    if path.name.endswith(".lock"):
+        return _remove_lock_file(path)
+    path.unlink(missing_ok=True)
+    return True
 
 
 @contextlib.contextmanager
@@ -360,11 +410,23 @@ def removed_if_left_empty(out: Path | str | None) -> Iterator[None]:
         refused = True
         raise
     finally:
-        if created and not refused and folder.is_dir() and holds_no_file(folder):
-            shutil.rmtree(folder)
+        if created and not refused and folder.is_dir() and _emptied(folder):
             for parent in above:  # never another's: only an empty folder is removed
                 with contextlib.suppress(OSError):
                     parent.rmdir()
+
+
+def _emptied(folder: Path) -> bool:
+    """Remove ``folder`` when it holds no file but sanbench's bookkeeping and no lock another
+    process holds (True: removed), with it held (:func:`folder_held`)."""
+    with folder_held(folder):
+        if not holds_no_file(folder):
+            return False
+        bookkeeping = [p for p in folder.rglob("*") if p.is_file() or p.is_symlink()]
+        if not all([_remove_bookkeeping(p) for p in bookkeeping]):
+            return False  # another process writes there now: its folder
+        shutil.rmtree(folder)
+        return True
 
 
 Entries = dict[Path, tuple[int, int] | None]
@@ -391,15 +453,17 @@ def _put_back(folder: Path, before: Entries) -> bool:
     """When no file but sanbench's bookkeeping under ``folder`` was added, changed or removed
     since ``before``: remove the marker, lock files and folders added since, and return True
     (the folder is as it was); else change nothing and return False."""
-    after = _entries(folder)
-    if _results(after) != _results(before):
-        return False
-    for path in sorted(after.keys() - before.keys(), key=lambda p: len(p.parts), reverse=True):
-        if after[path] is None:
-            with contextlib.suppress(OSError):  # a folder holding something is kept
-                path.rmdir()
-        else:
-            path.unlink(missing_ok=True)  # bookkeeping only: the results were compared
+    with folder_held(folder):  # a lock file goes only so (:func:`_remove_lock_file`)
+        after = _entries(folder)
+        if _results(after) != _results(before):
+            return False
+        added = sorted(after.keys() - before.keys(), key=lambda p: len(p.parts), reverse=True)
+        for path in added:
+            if after[path] is None:
+                with contextlib.suppress(OSError):  # a folder holding something is kept
+                    path.rmdir()
+            else:  # bookkeeping only: the results were compared; a lock held now is kept
+                _remove_bookkeeping(path)
     return True
 
 

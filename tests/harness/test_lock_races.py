@@ -1,6 +1,7 @@
 """Writers started at the same moment over one output: one writes, any other is refused, never
 two at once (issue 54 leftovers). Real processes: a lock file another process opened before
-its holder ended, and two suites given one folder within milliseconds, ten times."""
+its holder ended (a file's; a folder's, taken away with it), and two suites given one folder
+within milliseconds, ten times."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import fcntl
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 FILE_WRITER = """
 import sys
+import time
 from pathlib import Path
 from harness.outdir import FolderBusyError, one_file_writer
 try:
@@ -51,6 +54,65 @@ def test_a_files_lock_opened_before_its_writer_ended_excludes_the_next_writer(
         first.communicate("\n", timeout=60)
         fcntl.flock(second, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the second one writes now
         third = _file_writer(out)
+        said, _ = third.communicate("\n", timeout=60)
+    finally:
+        os.close(second)
+    assert said == "refused\n"
+
+
+FOLDER_WRITERS = {
+    # a report, profile or reproduce: its --out folder
+    "out_folder": "with out_folder('report', out):",
+    # a fit: its run folder
+    "fit": "with removed_if_left_empty(out), one_writer(out):",
+}
+FOLDER_WRITER = """
+import sys
+import time
+from pathlib import Path
+from harness.outdir import FolderBusyError, one_writer, out_folder, removed_if_left_empty
+out = Path(sys.argv[1])
+try:
+    {}
+        print("held", flush=True)
+        sys.stdin.readline()  # then ends having written no file: its folder is taken away
+except FolderBusyError:
+    print("refused", flush=True)
+"""
+
+
+def _folder_writer(how: str, out: Path) -> subprocess.Popen:
+    """A process writing the folder ``out`` as ``how`` does; it says ``held`` or ``refused``."""
+    return subprocess.Popen(
+        [sys.executable, "-c", FOLDER_WRITER.format(FOLDER_WRITERS[how]), str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+
+
+@pytest.mark.slow  # three processes
+@pytest.mark.parametrize("how", FOLDER_WRITERS)
+def test_a_folders_lock_opened_while_its_writer_ends_excludes_the_next_writer(
+    how: str, tmp_path: Path
+) -> None:
+    """A command that ended having written no file took its lock file away (and the folder it
+    had made), still held or just released: a second one taking the lock at that moment
+    (filelock opens the file, then locks it; sanbench does so with the folder flock'ed) locked
+    a file no path named, and a third one made a new file and locked that: two writers of one
+    --out. Now a lock file goes only with the folder held and the file free."""
+    out = tmp_path / "o"
+    first = _folder_writer(how, out)
+    assert first.stdout.readline() == "held\n"
+    folder = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(folder, fcntl.LOCK_EX)  # the second one takes the lock as one_writer does
+    second = os.open(out / ".sanbench.lock", os.O_RDWR)  # opened, not locked yet
+    try:
+        first.stdin.write("\n")
+        first.stdin.flush()
+        time.sleep(1)  # the first one ends meanwhile
+        fcntl.flock(second, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the second one writes now
+        os.close(folder)
+        first.communicate(timeout=60)
+        third = _folder_writer(how, out)
         said, _ = third.communicate("\n", timeout=60)
     finally:
         os.close(second)
