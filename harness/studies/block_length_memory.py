@@ -25,7 +25,9 @@ import torch
 from torch import nn
 
 from encoders.layers.block_length import memory_optimal_r
+from harness.measurement.environment import environment
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, R_RANGE, StudyPlan, TuneContext
+from harness.studies.trial_environment import record_environment
 
 MEMORY = "peak_mem_mb"
 
@@ -120,6 +122,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
         n = trial.suggest_categorical("seq_len", lengths)
         r = trial.suggest_int("block_len", block_lengths(n)[0], block_lengths(n)[-1])
         trial.set_user_attr("eq19_cost", eq19_cost(n, r))
+        record_environment(trial, environment(torch.device(ctx.device)))
         return peak_forward_mb(n, r, ctx.batch_size, ctx.dim, ctx.device, ctx.attention_impl)
 
     def summarize(study: optuna.Study) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import platform
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import optuna
 
 from harness.studies.plans import TuneContext
+from harness.studies.trial_environment import record_environment
 from harness.studies.workers import RUN_DIR_ATTR
 from harness.training.settings.fit_run import FitRun
-from reports.contracts.study import TRIAL_ENVIRONMENT
 
 if TYPE_CHECKING:  # Lightning is imported by the trials that train, not by a memory study's
     import lightning.pytorch as pl
@@ -84,20 +83,11 @@ def fit_trial(
     for key in REPORTED:
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])
-    for key, value in trial_environment(metrics).items():
-        trial.set_user_attr(key, value)
+    record_environment(trial, metrics.get("versions") or {})
     for callback in callbacks or []:  # pruned: what it measured is kept above
         if isinstance(callback, PruneUnpromising) and callback.pruned_at is not None:
             raise optuna.TrialPruned(f"pruned after epoch {callback.pruned_at}")
     return metrics
-
-
-def trial_environment(metrics: dict[str, Any]) -> dict[str, str]:
-    """Where the trial's fit ran (``TRIAL_ENVIRONMENT``): this machine's name and what its
-    ``metrics.json`` records of the CPU, torch's threads and torch."""
-    versions = metrics.get("versions") or {}
-    found = {"host": platform.node(), **versions}
-    return {key: str(found[key]) for key in TRIAL_ENVIRONMENT if found.get(key) is not None}
 
 
 def trial_trainer(ctx: TuneContext) -> dict[str, Any]:
