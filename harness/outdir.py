@@ -209,18 +209,46 @@ def _not_ours(path: Path) -> bool:
     return not made_by_sanbench(path) and any(_not_ours(p) for p in path.iterdir())
 
 
+def _links(link: Path) -> str:
+    """What the symlink ``link`` that leads nowhere is: each link of its chain by its target up
+    to the one whose target does not exist, or round its loop (``a symlink to B, which is a
+    symlink to C, which does not exist``; ``..., which is a symlink to A: a loop``)."""
+    seen = {os.path.abspath(link)}
+    words = []
+    while True:
+        target = os.readlink(link)
+        words.append(f"a symlink to {target}")
+        link = Path(os.path.join(link.parent, target))
+        if os.path.abspath(link) in seen:
+            return ", which is ".join(words) + ": a loop of symlinks"
+        if not link.is_symlink():  # nothing there (or a folder of its path leads nowhere)
+            return ", which is ".join(words) + ", which does not exist"
+        seen.add(os.path.abspath(link))
+
+
+def dangling_link(path: Path, out: Path) -> str | None:
+    """The problem of ``--out out`` when ``path`` (``out``, or the folder a file ``out`` goes
+    in) is, or lies in, a symlink that leads nowhere (:func:`_links`; None: neither), one
+    wording for every command: was a raw ``[Errno 17] File exists`` once the data was read, and
+    ``folder ... does not exist`` from ``predict``."""
+    given = path.absolute()
+    nearest = next((p for p in (given, *given.parents) if os.path.lexists(p)), None)
+    if nearest is None or nearest.exists():
+        return None
+    where = "" if nearest == out.absolute() else f" {nearest} is"
+    return f"--out {out}:{where} {_links(nearest)}"
+
+
 def unmakeable_folder(out: Path) -> str | None:
     """Why the folder ``out`` cannot be made or written (None: it can), found without making
-    anything: it or a folder of its path is a symlink to nothing (was a raw ``[Errno 17] File
-    exists`` once the data was read), its nearest existing ancestor is not a folder, or no entry
-    can be made there."""
+    anything: it or a folder of its path is a symlink that leads nowhere (:func:`dangling_link`),
+    its nearest existing ancestor is not a folder, or no entry can be made there."""
     if out.is_dir():
         return None if writable(out) else f"--out {out}: folder {out} is not writable"
+    if problem := dangling_link(out, out):
+        return problem
     given = out.absolute()
     nearest = next(p for p in (given, *given.parents) if os.path.lexists(p))
-    if not nearest.exists():  # a symlink to nothing (or to itself, round a loop)
-        where = "" if nearest == given else f" {nearest} is"
-        return f"--out {out}:{where} a symlink to {os.readlink(nearest)}, which does not exist"
     if not nearest.is_dir():
         return f"--out {out}: cannot be made, {nearest} is a file"
     if not writable(nearest):
@@ -561,7 +589,8 @@ def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     if above is not None and above.exists():  # a file where a folder of the path should be
         return [*problems, f"--out {out}: {above} is a file, not a folder"]
     if not out.parent.is_dir():
-        return [*problems, f"--out {out}: folder {out.parent} does not exist"]
+        said = dangling_link(out.parent, out) or f"--out {out}: folder {out.parent} does not exist"
+        return [*problems, said]
     if not writable(out.parent):
         return [*problems, f"--out {out}: folder {out.parent} is not writable"]
     if out.is_symlink():  # dangling or not: replacing it would drop the user's link

@@ -635,3 +635,28 @@ def test_a_command_refused_after_its_out_was_checked_leaves_the_folder_as_it_was
     done = sanbench(*argv, "--out", str(out))
     assert done.returncode == 2, done.stderr
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("command", [*UNMAKEABLE_OUT_COMMANDS, "fit"])
+def test_an_out_through_a_symlink_chain_or_loop_names_the_link_that_leads_nowhere(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54 leftovers (item 5): ``A -> B -> C`` (no C) said ``a symlink to B, which does
+    not exist`` (B does), and a loop ``X -> Y -> X`` ``a symlink to Y, which does not exist``."""
+    os.chdir(tmp_path)
+    for link, target in (("A", "B"), ("B", "C"), ("X", "Y"), ("Y", "X")):
+        os.symlink(target, link)
+    chain = "a symlink to B, which is a symlink to C, which does not exist"
+    loop = "a symlink to Y, which is a symlink to X: a loop of symlinks"
+    fit = ["fit", "--encoder", "multi_cnn", "--data.task", "trec", "--data.data_dir", "."]
+    words = UNMAKEABLE_OUT_COMMANDS.get(command, fit)
+    for out, line in (
+        ("A", f"--out A: {chain}"),
+        ("A/x", f"--out A/x: {tmp_path / 'A'} is {chain}"),
+        ("X", f"--out X: {loop}"),
+    ):
+        assert main([*words, "--out", out]) == 2
+        (said, *rest) = capsys.readouterr().err.splitlines()
+        assert said.startswith(f"sanbench {command}: {line}; nothing was created"), said
+        assert [r for r in rest if "--debug" not in r] == []
+    assert sorted(os.listdir(tmp_path)) == ["A", "B", "X", "Y"]

@@ -264,3 +264,26 @@ def test_a_second_command_writing_the_same_out_is_refused(
         f"sanbench {command}: {out} is being written by another sanbench process (PID {pid}); "
         "wait for it to end or choose another --out"
     )
+
+
+@pytest.mark.parametrize(("command", "name"), [("predict", "p.csv"), ("encode", "p.npy")])
+def test_an_out_through_a_symlink_to_nothing_is_said_as_by_the_folder_commands(
+    folder: Path, command: str, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54 leftovers (item 5): ``--out L/p.csv``, ``L`` a symlink to nothing, said
+    ``folder L does not exist`` where every folder command says what ``L`` is."""
+    before = snapshot(folder)
+    (folder / "L").symlink_to("nowhere")
+    (folder / "A").symlink_to("L")
+    argv = [command, "--ckpt", str(folder / "model.ckpt"), "--input", str(folder / "q3.csv")]
+    for link, chain in (
+        ("L", "a symlink to nowhere, which does not exist"),
+        ("A", "a symlink to L, which is a symlink to nowhere, which does not exist"),
+    ):
+        out = folder / link / name
+        assert main([*argv, "--out", str(out)]) == 2
+        lines = problem_lines(capsys.readouterr().err, command)
+        assert lines == [f"sanbench {command}: --out {out}: {folder / link} is {chain}"], lines
+    (folder / "L").unlink()
+    (folder / "A").unlink()
+    assert snapshot(folder) == before
