@@ -169,3 +169,42 @@ def test_two_suites_sharing_cells_started_at_once_never_both_run(
 def _rows(path: Path) -> list[dict[str, str]]:
     with path.open(newline="") as handle:
         return list(csv.DictReader(handle))
+
+
+def _fit(trec_dir: Path, out: Path) -> subprocess.Popen:
+    """``sanbench fit`` of a tiny model into ``out``, a real process."""
+    words = [
+        "fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir),
+        "--embeddings", str(trec_dir / "glove.txt"), "--out", str(out),
+        "--model.hidden_dim", "4", "--model.head_hidden", "8", "--trainer.max_epochs", "1",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", *words], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+
+
+def _listing(folder: Path) -> set[str]:
+    return {str(path.relative_to(folder)) for path in folder.rglob("*")}
+
+
+@pytest.mark.slow  # three fits
+def test_two_fits_started_at_once_on_one_out_train_once(trec_dir: Path, tmp_path: Path) -> None:
+    """Issue 54 leftovers (item 2): two ``fit`` runs given one new ``--out`` within 0.1 s. One
+    trains, the other exits 2 with one line naming the first's PID; the folder holds what a
+    fit alone makes there, nothing of the refused one."""
+    alone = tmp_path / "alone"
+    assert _fit(trec_dir, alone).wait(timeout=600) == 0
+    out = tmp_path / "both"
+    fits = [_fit(trec_dir, out)]
+    time.sleep(0.05)
+    fits.append(_fit(trec_dir, out))
+    printed = [fit.communicate(timeout=600) for fit in fits]
+    done = sorted((fit.returncode, fit.pid, *p) for fit, p in zip(fits, printed, strict=True))
+    assert [status for status, *_ in done] == [0, 2], done
+    (_, trained, _, _), (_, _, said, why) = done
+    lines = [line for line in why.splitlines() if not line.startswith("(sanbench --debug")]
+    busy = f"sanbench fit: {out} is being written by another sanbench process (PID {trained})"
+    assert len(lines) == 1 and lines[0].startswith(busy), why
+    assert said == ""
+    assert _listing(out) == _listing(alone)
