@@ -286,3 +286,45 @@ def test_a_datamodule_raising_in_a_dataloader_worker_is_named_in_one_line(
     }[raising]
     assert lines == [f"sanbench fit: --data {module}.Raising: {said}"]
     assert not Path("runs/r").exists()
+
+
+# a datamodule's method Lightning calls as a run ends or fails, when it raises; the call named
+ENDING_HOOKS = {
+    "teardown('fit')": (
+        "    def teardown(self, stage):\n        if stage == 'fit':\n"
+        "            raise ValueError('cache busy')\n"
+    ),
+    "teardown('test')": (
+        "    def teardown(self, stage):\n        if stage == 'test':\n"
+        "            raise ValueError('cache busy')\n"
+    ),
+    "on_exception(...)": (
+        "    def on_exception(self, exception):\n        raise ValueError('cache busy')\n\n"
+        "    def test_dataloader(self):\n        raise OSError('test shard gone')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("hook", list(ENDING_HOOKS))
+def test_a_datamodule_raising_as_the_run_ends_is_named_and_the_results_are_kept(
+    hook: str, own_module: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 54 leftovers (item 4): a user's ``teardown`` (Lightning calls it as training and
+    testing end) or ``on_exception`` (as a run fails) raising, once the model trained. The
+    class, the call and the exception in one line, exit status 1 as for the other hooks after
+    training, and a second line naming what is kept: the checkpoint the same command resumes
+    from."""
+    module = f"raising_end_{list(ENDING_HOOKS).index(hook)}"  # a module imported once
+    (tmp_path / f"{module}.py").write_text(
+        "from questions_datamodule import QuestionsDataModule\n\n\n"
+        f"class Raising(QuestionsDataModule):\n{ENDING_HOOKS[hook]}"
+    )
+    argv = ["fit", "--data", f"{module}.Raising", "--data.size", "64", "--encoder", "multi_cnn"]
+    assert main([*argv, "--out", "runs/r", "--trainer.max_steps", "1", *TINY]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("sanbench")]
+    last = Path("runs/r/checkpoints/last.ckpt")
+    assert lines == [
+        f"sanbench fit: --data {module}.Raising: {hook} raised ValueError: cache busy",
+        f"sanbench fit: {last} is kept: once the class is fixed, the same command resumes from it",
+    ]
+    assert last.is_file()
