@@ -131,12 +131,13 @@ def _entry_words(words: list[str]) -> list[str]:
 
 
 def resume_command(argv: list[str] | None = None) -> str:
-    """The command line that continues this run: the same words, without ``--overwrite``, a
-    URL's password shown as ``***`` (and a line saying how to give it again)."""
+    """The command line that continues this run, runnable from any folder
+    (:func:`runnable_line`): the same words, without ``--overwrite``, a URL's password shown as
+    ``***`` (and a line saying how to give it again)."""
     words = sys.argv[1:] if argv is None else argv
-    command = shlex.join(["sanbench", *(w for w in words if w != "--overwrite")])
-    shown = redact_passwords(command)
-    if shown != command:
+    kept = [w for w in words if w != "--overwrite"]
+    shown = runnable_line(kept)
+    if any(redact_passwords(word) != word for word in kept):
         shown += f"\n(*** is the password you gave: type it again, or set {STORAGE_ENV})"
     return shown
 

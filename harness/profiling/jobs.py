@@ -48,7 +48,7 @@ def run_as_jobs(
         for label in left
     ]
     if not left:
-        console.print(f"every encoder's points are in {out}: no job to launch")
+        console.print(f"every encoder's points are in {out.absolute()}: no job to launch")
     # each measuring worker times on the threads it is asked for (or torch's default here, or
     # a SLURM job's own cores), however many jobs run: a point timed while others run is
     # flagged as contended, never re-threaded
@@ -60,7 +60,7 @@ def run_as_jobs(
         name="sanbench-profile",
         threads=threads,
     )
-    console.print(f"{merge(out, labels)} rows merged into {profile_csv(out)}")
+    console.print(f"{merge(out, labels)} rows merged into {profile_csv(out).absolute()}")
     record_environment(out, folders)
     report_outcomes(
         outcomes,

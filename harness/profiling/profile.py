@@ -24,6 +24,7 @@ from harness.outdir import check_out_folder
 from harness.profiling.options import SWEEP_OPTIONS, ProfileOptions
 from harness.profiling.sweep_config import current_encoders, sweep_config
 from harness.redaction import recorded_command
+from harness.report.options import SITE_FOLDER, report_command
 from reports.contracts.manifest import has_manifest, manifest_path, read_manifest
 from reports.contracts.profile_run import (
     CONTENDED,
@@ -63,7 +64,8 @@ def run_profile(options: ProfileOptions, given: Collection[str] | None = None) -
         run_as_jobs(config, out, options.launch, command, console, recorded, config_file)
     if options.report:
         # The command layer composes sweep and report, as harness.report.command does.
-        page = importlib.import_module("reports.site").build_profile_report(out)
+        site = importlib.import_module("reports.site")
+        page = site.build_profile_report(out, report_command([out], out / SITE_FOLDER))
         console.print(f"report: {page.resolve()}")
     refused = contended_points(out)
     if refused:

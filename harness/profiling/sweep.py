@@ -109,7 +109,8 @@ def run_sweep(
     console.print(
         f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
         f"{config.device} ({config.allocator}, {budget_words(config.max_memory_mb)}): "
-        f"{measured}, L={lengths_text(config.predict_lengths)} predicted -> {profile_csv(out)}"
+        f"{measured}, L={lengths_text(config.predict_lengths)} predicted -> "
+        f"{profile_csv(out).absolute()}"
     )
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep

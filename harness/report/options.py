@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness.redaction import runnable_line
 
 SITE_FOLDER = "report"  # where a command that prints its report command puts the site: OUT/report
 
@@ -37,6 +38,7 @@ def _folder_problem(run: Path) -> str:
 
 
 def report_command(runs: Sequence[Path], out: Path) -> str:
-    """The ``sanbench report`` command line that renders ``runs`` into ``out``, quoted for a
-    POSIX shell: what ``sanbench report`` records and what other commands print."""
-    return shlex.join(["sanbench", "report", *map(str, runs), "--out", str(out)])
+    """The ``sanbench report`` command line that renders ``runs`` into ``out``, runnable from
+    any folder (``cd /abs && sanbench report ...``, :func:`runnable_line`): what ``sanbench
+    report`` records and what other commands print."""
+    return runnable_line(["report", *map(str, runs), "--out", str(out)])

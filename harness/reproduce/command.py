@@ -26,5 +26,5 @@ def reproduce(config: Namespace) -> int:
     repeating finished runs, then writes the suite's tables and the reproduction tables
     (OUT/reproduction/). Run it when nothing is being timed.
     """
-    print(f"tables: {run_reproduce(build(ReproduceOptions, config))}")
+    print(f"tables: {run_reproduce(build(ReproduceOptions, config)).absolute()}")
     return 0

@@ -61,7 +61,7 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
     print(json.dumps(shown, indent=2, default=str))
     if summary["fit_command"]:
         print("best configuration:\n  " + summary["fit_command"])
-    print(f"outputs: {ctx.out}")
+    print(f"outputs: {ctx.out.absolute()}")
 
 
 def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:

@@ -252,7 +252,7 @@ def _run_here(
     )
     print(
         f"shard {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
-        f"done, {len(summary.failed)} failed -> {results_path(out, shard)}"
+        f"done, {len(summary.failed)} failed -> {results_path(out, shard).absolute()}"
     )
     if summary.failed:
         raise RunFailedError(
@@ -380,7 +380,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     tables = aggregate(out)
     write_suite_manifest(options, overrides, tables)
     markdown = out / "tables" / "tables.md"
-    print(f"tables: {markdown} (HTML: {report_command([out], out / SITE_FOLDER)})")
+    print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:
         raise failed
     return markdown

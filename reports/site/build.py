@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import platform
-import shlex
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -135,11 +134,11 @@ def _build_page(
     return page
 
 
-def build_profile_report(run_dir: Path) -> Path:
+def build_profile_report(run_dir: Path, command: str) -> Path:
     """The report ``sanbench profile`` writes after a sweep: the site of that one run in
-    ``run_dir/report``; returns the profile page's path."""
+    ``run_dir/report``, ``command`` the line that builds it (its index names it); returns the
+    profile page's path."""
     run_dir = Path(run_dir)
-    command = shlex.join(["sanbench", "report", str(run_dir), "--out", str(run_dir / "report")])
     build_site([run_dir], run_dir / "report", command)
     (run,) = discover([run_dir])
     return run_dir / "report" / run.slug / INDEX

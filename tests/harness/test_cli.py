@@ -193,8 +193,8 @@ def stopped_lines(word: str, words: list[str], saved: bool) -> list[str]:
     command = words[0]
     if not saved:
         return [f"sanbench {command}: {word}; nothing was saved"]
-    return [f"sanbench {command}: {word}", f"sanbench {command}: resume with: sanbench "
-            f"{' '.join(words)}"]  # fmt: skip
+    return [f"sanbench {command}: {word}", f"sanbench {command}: resume with: cd {os.getcwd()} "
+            f"&& sanbench {' '.join(words)}"]  # fmt: skip
 
 
 def earlier_run(out: Path, saved: bool) -> None:

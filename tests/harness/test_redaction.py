@@ -144,3 +144,41 @@ def test_every_recorded_command_runs_from_any_folder_on_the_run_it_made(
     assert not any(elsewhere.iterdir()) and sorted(p.name for p in tmp_path.iterdir()) == [
         "elsewhere", "made"
     ]  # fmt: skip
+
+
+def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Leftovers of #56, item 3: fit's ``resume with: sanbench fit ... --out runs/f1``, a
+    suite's ``tables: runs/s1/tables/tables.md (HTML: sanbench report runs/s1 ...)``,
+    reproduce's ``tables: runs/r1/reproduction/reproduction.md`` and tune's ``outputs:
+    runs/t1`` were relative: from another folder they named nothing. Now each command is
+    ``cd /abs && sanbench ...`` and each path absolute."""
+    from argparse import Namespace
+
+    from harness.redaction import resume_command
+    from harness.report.options import report_command
+    from harness.studies.tune import print_summary
+
+    monkeypatch.chdir(tmp_path)
+    words = ["fit", "--task", "trec", "--out", "runs/f 1", "--overwrite"]
+    assert resume_command(words) == f"cd {tmp_path} && sanbench fit --task trec --out 'runs/f 1'"
+    stored = ["tune", "--storage", "postgresql://u:pw@h/db"]
+    assert resume_command(stored).splitlines() == [
+        f"cd {tmp_path} && sanbench tune --storage postgresql://u:***@h/db",
+        "(*** is the password you gave: type it again, or set SANBENCH_STORAGE)",
+    ]
+    assert report_command([Path("runs/s1")], Path("runs/s1/report")) == (
+        f"cd {tmp_path} && sanbench report runs/s1 --out runs/s1/report"
+    )
+    summary = {"optuna_study": "s", "fit_command": ""}
+    print_summary(summary, Namespace(out=Path("runs/t1")))  # type: ignore[arg-type]
+    assert capsys.readouterr().out.splitlines()[-1] == f"outputs: {tmp_path / 'runs/t1'}"
+    monkeypatch.setattr(
+        "harness.reproduce.command.run_reproduce", lambda options: Path("runs/r1/x.md")
+    )
+    monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config: None)
+    from harness.reproduce.command import reproduce
+
+    assert reproduce(Namespace()) == 0
+    assert capsys.readouterr().out == f"tables: {tmp_path / 'runs/r1/x.md'}\n"

@@ -99,7 +99,7 @@ def run_dir(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_report_renders_figures_tables_and_environment(run_dir: Path) -> None:
-    page_path = build_profile_report(run_dir)
+    page_path = build_profile_report(run_dir, f"sanbench report {run_dir} --out {run_dir}/report")
     page = page_path.read_text()
     folder = page_path.parent
     for stem in ("memory_infer", "time_infer", "memory_train", "time_train"):

@@ -3,6 +3,7 @@ with ``(HTML: sanbench report runs/suite)``, which exits 2 for want of ``--out``
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -30,9 +31,16 @@ def test_the_command_a_suite_prints_builds_its_report(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "suite-tiny", tmp_path / "runs" / "suite")
     done = run([str(SANBENCH), "suite", "--aggregate-only", "--out", "runs/suite"], tmp_path)
     assert done.returncode == 0, done.stderr
-    (printed,) = re.findall(r"\(HTML: (sanbench report .*)\)$", done.stdout, re.MULTILINE)
-    words = shlex.split(printed)
-    built = run([str(SANBENCH), *words[1:]], tmp_path, fresh=True)  # report's own start-up
+    (tables, printed) = re.findall(r"^tables: (.*) \(HTML: (.*)\)$", done.stdout, re.MULTILINE)[0]
+    assert tables == str(tmp_path / "runs" / "suite" / "tables" / "tables.md")  # 65797ac: relative
+    assert printed.startswith(f"cd {tmp_path} && sanbench report ")
+    elsewhere = tmp_path / "elsewhere"  # run by the shell from another folder, as pasted
+    elsewhere.mkdir()
+    path = f"{SANBENCH.parent}{os.pathsep}{os.environ['PATH']}"  # this sanbench
+    built = subprocess.run(
+        ["bash", "-c", printed], cwd=elsewhere, env={**os.environ, "PATH": path},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
     assert built.returncode == 0, f"{printed!r} exited {built.returncode}: {built.stderr}"
     index = tmp_path / "runs" / "suite" / "report" / "index.html"
     assert built.stdout.strip() == index.resolve().as_uri() and index.is_file()
@@ -43,7 +51,8 @@ def test_the_command_quotes_what_a_shell_would_split(tmp_path: Path) -> None:
 
     runs = [tmp_path / "my runs" / "suite", tmp_path / "b;c"]
     words = shlex.split(report_command(runs, tmp_path / "my runs" / "site"))
-    assert words == ["sanbench", "report", *map(str, runs), "--out", f"{tmp_path}/my runs/site"]
+    here = ["cd", os.getcwd(), "&&", "sanbench"]  # runs from any folder (#56 leftovers, item 3)
+    assert words == [*here, "report", *map(str, runs), "--out", f"{tmp_path}/my runs/site"]
 
 
 def test_a_file_given_as_a_run_folder_is_called_a_file(

@@ -149,7 +149,7 @@ def test_one_ctrl_c_stops_every_worker_and_records_nothing_as_failed(tmp_path: P
     stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stdout + stderr, stdout + stderr
-    assert "resume with: sanbench reproduce" in stderr
+    assert f"resume with: cd {root} && sanbench reproduce" in stderr
     # a job whose run had not started when the Ctrl-C came saved nothing, and says so (16cf4ba)
     started_not = r"1 with their runs saved, 1 before training \(nothing saved\)"
     saved = rf"(their runs saved|{started_not})"
@@ -191,5 +191,5 @@ def test_a_ctrl_c_while_the_workers_start_stops_them_without_a_traceback(tmp_pat
     stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stdout + stderr, stdout + stderr
-    assert "resume with: sanbench reproduce" in stderr
+    assert f"resume with: cd {root} && sanbench reproduce" in stderr
     assert [row for row in _rows(out) if row["status"] != "ok"] == []

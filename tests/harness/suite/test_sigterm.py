@@ -56,5 +56,5 @@ def test_sigterm_to_a_suite_stops_its_jobs_and_says_how_to_resume(tmp_path: Path
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert not still_running, f"jobs left running: {still_running}"
     assert "interrupted: 2 of 2 jobs stopped, their runs saved" in stderr, stderr
-    assert "resume with: sanbench suite --tasks sst2" in stderr, stderr
+    assert " && sanbench suite --tasks sst2" in stderr.split("resume with: cd ", 1)[1], stderr
     assert "Traceback" not in stdout + stderr

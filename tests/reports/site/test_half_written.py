@@ -229,7 +229,7 @@ def test_a_report_stopped_in_a_page_keeps_the_whole_ones_and_its_rerun_rebuilds(
     assert done.stderr.splitlines() == [
         f"sanbench report: {stop}: kept the 2 whole page(s) made in {out} (profile-cpu-bf16, "
         "profile-cpu-fp32); no half-made page is kept",
-        f"sanbench report: rebuild with: sanbench report {runs} --out {out}",
+        f"sanbench report: rebuild with: cd {os.getcwd()} && sanbench report {runs} --out {out}",
     ]
     assert page_folders(out) == ["profile-cpu-bf16", "profile-cpu-fp32"]
     assert json.loads((out / LEDGER).read_text()) == {
