@@ -11,7 +11,7 @@ from harness.errors import UsageError
 from harness.outdir import mark, out_folder
 from harness.studies import StudyOptions, run_tune
 from harness.studies.tune import problems_beside_options, trial_problems
-from harness.training.settings.fit_overrides import budget_problems_of
+from harness.studies.tune import unread_problems as study_problems
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -43,15 +43,11 @@ def tune(config: Namespace) -> int:
 
 
 def unread_problems(options: StudyOptions) -> list[str]:
-    """What ``run_tune`` refuses reading no file (a budget that trains nothing, a launcher, a
-    storage URL, beside the trials' configs), every problem at once: said before ``--out`` is
-    made (until 2026-11-30 ``--max-epochs 0`` made it, then took it away)."""
-    from harness.studies.storage import chosen_storage, storage_url
+    """What ``run_tune`` refuses reading no file (:func:`harness.studies.tune.unread_problems`,
+    beside the trials' configs), every problem at once: said before ``--out`` is made (until
+    2026-11-30 ``--max-epochs 0`` made it, then took it away)."""
+    from harness.studies.storage import chosen_storage
 
     ctx = options.context()
-    problems = budget_problems_of(options.budget, options.fit) + options.launch.problems()
-    try:
-        storage_url(chosen_storage(options.storage, ctx.out))
-    except ValueError as error:
-        problems.append(str(error))
+    problems = study_problems(options, chosen_storage(options.storage, ctx.out))
     return problems + trial_problems(options, ctx, read_files=False) if problems else []

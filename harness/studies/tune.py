@@ -138,19 +138,28 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     return trial_problems(options, ctx, read_files=False)
 
 
-def run_tune(options: StudyOptions) -> dict:
-    """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
-    from harness.studies.storage import chosen_storage, storage_url
-    from harness.studies.study import is_finished
+def unread_problems(options: StudyOptions, storage: str) -> list[str]:
+    """What the study refuses reading no file, every problem at once: a budget that trains
+    nothing, its launcher, its storage URL (``storage``, chosen), beside the trials' configs'
+    problems (:func:`trial_problems`, not here)."""
+    from harness.studies.storage import storage_url
 
-    ctx = options.context()
-    storage = chosen_storage(options.storage, ctx.out)
-    said = budget_problems_of(options.budget, options.fit)  # beside every other problem
-    problems = said + options.launch.problems()
+    problems = budget_problems_of(options.budget, options.fit) + options.launch.problems()
     try:
         storage_url(storage)
     except ValueError as error:
         problems.append(str(error))
+    return problems
+
+
+def run_tune(options: StudyOptions) -> dict:
+    """Run (or continue) the study and write its outputs; returns its summary (printed too)."""
+    from harness.studies.storage import chosen_storage
+    from harness.studies.study import is_finished
+
+    ctx = options.context()
+    storage = chosen_storage(options.storage, ctx.out)
+    problems = unread_problems(options, storage)
     # a finished study trains nothing: its files were read as its trials ran, not again
     done = not problems and is_finished(ctx, options.name, storage, options.trials)
     problems += trial_problems(options, ctx, read_files=not problems and not done)

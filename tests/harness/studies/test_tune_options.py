@@ -283,3 +283,23 @@ def test_a_training_studys_printed_config_holds_no_other_studys_options(
     assert yaml.safe_load(capsys.readouterr().out)["dim"] == 16
     assert main(["tune", "--study", "block-length-memory", "--print_config"]) == 0
     assert blm_only <= set(yaml.safe_load(capsys.readouterr().out))
+
+
+def test_tune_refuses_before_its_out_what_its_study_refuses(tmp_path: Path) -> None:
+    """Issue 54 leftovers (item 7): the command's check before ``--out`` is made repeated the
+    study's own (budget, launcher, storage URL) in its own lines; one place now, so the lines
+    are the same, every problem at once."""
+    from harness.errors import UsageError
+    from harness.studies import run_tune
+    from harness.studies.command import unread_problems
+    from harness.training.settings.fit_overrides import Budget
+
+    options = StudyOptions(
+        study="dropout", task="trec", encoder="multi_cnn", out=str(tmp_path / "o"),
+        storage="x", budget=Budget(max_epochs=0),
+    )  # fmt: skip
+    early = unread_problems(options)
+    with pytest.raises(UsageError) as refused:
+        run_tune(options)
+    assert len(early) == 3 and str(refused.value).splitlines() == early  # the trials' too
+    assert not (tmp_path / "o").exists()
