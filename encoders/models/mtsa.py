@@ -104,7 +104,7 @@ def _safe_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Ten
     return (numerator.to(work) / safe).to(numerator.dtype)
 
 
-def _fast_products(
+def _fast_heads(
     v: torch.Tensor,
     t2t: torch.Tensor | None,
     s2t: torch.Tensor | None,
@@ -113,7 +113,15 @@ def _fast_products(
     drop_r: torch.Tensor | None,
     drop_s: torch.Tensor | None,
 ) -> torch.Tensor:
-    """Algorithm 1, steps 5-7, in the inputs' dtype: H = (E_R (v * E_S)) / (E_R E_S)."""
+    """Algorithm 1, steps 5-7: H = (E_R (v * E_S)) / (E_R E_S), with the max shifts described in
+    the module docstring, in the inputs' dtype; fp16 computed in float32 with autocast off
+    (module docstring), H returned in fp16."""
+    if v.dtype == torch.float16:
+        v, t2t, s2t, drop_r, drop_s = (
+            None if t is None else t.float() for t in (v, t2t, s2t, drop_r, drop_s)
+        )
+        with autocast_off(v.device.type):
+            return _fast_heads(v, t2t, s2t, blocked, padded, drop_r, drop_s).to(torch.float16)
     if t2t is None:
         e_r, empty = (~blocked).to(v.dtype), None
     else:  # blocked entries: exp(finfo.min - peak) == 0, except in rows with nothing allowed
@@ -231,7 +239,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         # Meta tensors (memory prediction) carry no values to check: they take the fast form,
         # as every sentence within the spread limit does.
         if wide is None or wide.device.type == "meta" or not bool(wide.any()):
-            return v, self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+            return v, _fast_heads(v, t2t, s2t, blocked, padded, drop_r, drop_s)
         return v, self._split_by_spread(v, t2t, s2t, blocked, padded, drop_r, drop_s, wide=wide)
 
     def _split_by_spread(self, *per_head: torch.Tensor | None, wide: torch.Tensor) -> torch.Tensor:
@@ -245,7 +253,7 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
             return [None if t is None else t.index_select(1, index) for t in per_head]
 
         v, t2t, s2t, blocked, padded, drop_r, drop_s = rows(narrow_rows)
-        narrow = self._fast(v, t2t, s2t, blocked, padded, drop_r, drop_s)
+        narrow = _fast_heads(v, t2t, s2t, blocked, padded, drop_r, drop_s)
         v, t2t, s2t, blocked, _, drop_r, drop_s = rows(wide_rows)
         exact = self._tensor(v, t2t, s2t, blocked, drop_r, drop_s)
         order = torch.cat([narrow_rows, wide_rows]).argsort()
@@ -261,27 +269,6 @@ class MultiMaskTensorizedSelfAttention(nn.Module):
         shape_r = (*v.shape[:2], length, length)
         ones_r = torch.ones(shape_r, dtype=v.dtype, device=v.device)
         return F.dropout(ones_r, drop), F.dropout(torch.ones_like(v), drop)
-
-    @staticmethod
-    def _fast(
-        v: torch.Tensor,
-        t2t: torch.Tensor | None,
-        s2t: torch.Tensor | None,
-        blocked: torch.Tensor,
-        padded: torch.Tensor,
-        drop_r: torch.Tensor | None,
-        drop_s: torch.Tensor | None,
-    ) -> torch.Tensor:
-        """Algorithm 1, steps 5-7, with the max shifts described in the module docstring; fp16
-        computed in float32 with autocast off (module docstring), H returned in fp16."""
-        if v.dtype != torch.float16:
-            return _fast_products(v, t2t, s2t, blocked, padded, drop_r, drop_s)
-        v, t2t, s2t, drop_r, drop_s = (
-            None if t is None else t.float() for t in (v, t2t, s2t, drop_r, drop_s)
-        )
-        with autocast_off(v.device.type):
-            heads = _fast_products(v, t2t, s2t, blocked, padded, drop_r, drop_s)
-        return heads.to(torch.float16)
 
     @staticmethod
     def _tensor(
