@@ -30,13 +30,16 @@ from reports.contracts.suite_results import RUNS_FOLDER
 CONFIG_FILE = "reproduce-config.yaml"
 
 
-def check_inputs(preset: Preset, data_dir: Path, embeddings: Path | None) -> None:
+def check_inputs(preset: Preset, out: Path, data_dir: Path, embeddings: Path | None) -> None:
     """Fail before any training when a run's config is wrong or a file the preset needs is
-    missing or malformed (every bad line of every file at once)."""
-    from harness.suite.runner import fit_run
+    missing or malformed (every bad line of every file at once). The runs ``out`` finished
+    are left out: their files were read as they ran, so a rerun that trains nothing reads none
+    (as a suite's)."""
+    from harness.suite.runner import finished_keys, fit_run
     from harness.training.inputs import check_fit_inputs
 
-    per_task = {run.task: run for run in preset.grid()}.values()
+    done = finished_keys(out)
+    per_task = {run.task: run for run in preset.grid() if run.key not in done}.values()
     check_fit_inputs(
         fit_run(run, Path("unused"), data_dir, embeddings, preset.overrides) for run in per_task
     )
@@ -186,7 +189,7 @@ def run_reproduce(options: ReproduceOptions) -> Path:
     overrides = {**PRESETS[options.preset].overrides}
     overrides.update(fit_overrides(options.inputs, None, options.fit))
     part = dataclasses.replace(options.part, overrides=overrides)
-    check_inputs(part, data_dir, embeddings)
+    check_inputs(part, out, data_dir, embeddings)
     reproduce(
         dataclasses.replace(PRESETS[options.preset], overrides=overrides),
         out,

@@ -193,3 +193,21 @@ def test_a_ctrl_c_while_the_workers_start_stops_them_without_a_traceback(tmp_pat
     assert "Traceback" not in stdout + stderr, stdout + stderr
     assert f"resume with: cd {root} && sanbench reproduce" in stderr
     assert [row for row in _rows(out) if row["status"] != "ok"] == []
+
+
+def test_a_rerun_of_finished_runs_reads_no_data_file(tmp_path: Path) -> None:
+    """Leftovers of #56, item 4: the rerun of a finished ``reproduce`` read every task's files
+    again (TREC's Windows-1252 warning, the no-embeddings one) where a finished fit, suite or
+    study reads none. The files of the runs left are still read and checked first."""
+    from harness.errors import InputError
+    from harness.reproduce.reproduce import check_inputs
+
+    part = dataclasses.replace(TINY, tasks=("cr",), encoders=("multi_cnn",))
+    out, gone = tmp_path / "reproduce", tmp_path / "no data here"
+    out.mkdir()
+    rows = [f"cr,multi_cnn,{run.replicate},ok\n" for run in part.grid()]
+    (out / "results-1-of-1.csv").write_text("task,encoder,replicate,status\n" + "".join(rows))
+    check_inputs(part, out, gone, None)  # every run finished: no file read
+    (out / "results-1-of-1.csv").write_text("task,encoder,replicate,status\n" + rows[0])
+    with pytest.raises(InputError, match="no data here"):
+        check_inputs(part, out, gone, None)  # a run is left: its files are read
