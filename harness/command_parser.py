@@ -913,6 +913,24 @@ class NullsChecked(ArgumentParser):
             super().validate(nulls, skip_unset=False, skip_required=True)
 
 
+class MissingOptionsError(UsageError):
+    """Required options or words not given (by the words or a ``--config`` file)."""
+
+
+def required_word(action: argparse.Action) -> str:
+    """A required option or word as a user types it, and what it takes, for a refusal that
+    names it: ``--out is required: folder for the site``, ``RUNS... is required: run
+    folders``, ``ACTION is required: one of stats`` (not argparse's "the following arguments
+    are required: runs, out")."""
+    if action.option_strings:
+        named = action.option_strings[0]
+    else:
+        named = action.dest.upper() + ("..." if action.nargs == "+" else "")
+    choices = action.choices
+    what = f"one of {', '.join(choices)}" if choices else " ".join(action.help.split())
+    return f"{named} is required: {what}"
+
+
 class CommandParser(NullsChecked):
     """A ``sanbench`` command's parser: ``--config``/``--print_config``, options added from
     dataclasses (:meth:`add_options`), and :meth:`parse` raising :class:`InputError`."""
@@ -929,6 +947,7 @@ class CommandParser(NullsChecked):
         self.class_options: set[str] = set()  # options spelled as a class (class_path_words)
         self.class_lists: set[str] = set()  # keys spelled as a list of classes (class_list_words)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
+        self.dumping = False  # within :meth:`dump`: a config printed needs no required option
         self.add_argument(
             "--config",
             action=CheckedConfigFile,
@@ -980,6 +999,20 @@ class CommandParser(NullsChecked):
                 help=help_text + shown,
             )
 
+    def validate(self, namespace: Namespace, skip_unset: bool = True, **kwargs: Any) -> None:
+        """Every required option or word left out (or null) named as typed, one line each
+        (:func:`required_word`), before the values are judged; not of a config printed (by
+        :meth:`dump`: a file to fill in)."""
+        if not (kwargs.get("skip_required") or self.dumping or kwargs.get("branch")):
+            missing = [
+                required_word(action)
+                for action in self._actions
+                if action.required and namespace.get(action.dest) is None
+            ]
+            if missing:
+                raise MissingOptionsError("\n".join(missing))
+        super().validate(namespace, skip_unset=skip_unset, **kwargs)
+
     def dump(self, cfg: Namespace, *args: Any, **kwargs: Any) -> str:
         """The config as ``--print_config`` writes it, a class option in fit's shape: its
         arguments under ``init_args`` (``optimizer: {class_path: torch.optim.SGD, init_args:
@@ -996,7 +1029,11 @@ class CommandParser(NullsChecked):
         for options in self.checked:  # a choice's options left out where another is chosen
             for key in getattr(options, "not_printed", lambda _: ())(cfg):
                 del cfg[key]
-        return super().dump(cfg, *args, **kwargs)
+        self.dumping = True
+        try:
+            return super().dump(cfg, *args, **kwargs)
+        finally:
+            self.dumping = False
 
     def _add_positional(self, field: dataclasses.Field, hint: Any, help_text: str) -> None:
         """A field with ``metadata={"positional": True}``: a word without an option name (a
@@ -1043,7 +1080,7 @@ class CommandParser(NullsChecked):
         still printed (a file to fill in)."""
         try:
             namespace = self.parse_args(words)
-        except argparse.ArgumentError:
+        except (argparse.ArgumentError, MissingOptionsError):
             return
         with options_typed(typed_options(words)):
             for options in self.checked:

@@ -376,3 +376,33 @@ def test_a_config_files_null_for_an_option_that_takes_none_is_refused(
         said = f"--config {config}: {key} ~: expected {expected}"  # after a run's name
         assert len(problem_lines(printed.err, "suite")) == 1 and said in printed.err, printed.err
         assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("words", "lines"),
+    [
+        (["data"], ["ACTION is required: one of stats", "--task is required: the task: its "
+                    'name, an alias, or a task file (NAME.yaml, docs/data.md "Your own data")']),
+        (["report"], ["RUNS... is required: run folders",
+                      "--out is required: folder for the site"]),
+        (["predict", "--ckpt", "x.ckpt"], [
+            "--input is required: UTF-8, one whitespace-tokenized sentence per line (pair "
+            "tasks: two, tab-separated)",
+            "--out is required: the file to write (predict: .csv, encode: .npy); not an "
+            "existing one sanbench did not make",
+        ]),
+    ],
+)  # fmt: skip
+def test_a_required_option_left_out_is_named_as_typed(
+    words: list[str], lines: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Leftovers of #56, item 5: 'sanbench report' printed argparse's 'the following arguments
+    are required: runs, out'; now each missing option or word as a user types it, one line
+    each, then the pointer. A config printed with one missing is still printed."""
+    assert main(words) == 2
+    command = words[0]
+    assert problem_lines(capsys.readouterr().err, command) == [
+        f"sanbench {command}: {line}" for line in lines
+    ]
+    assert main([command, "--print_config"]) == 0
+    assert "null" in capsys.readouterr().out
