@@ -399,10 +399,13 @@ def not_decimal_problems(
             continue
         if isinstance(value, float) and _decimal_number(text, value):
             continue  # 0.5, 1e-3, .inf: read as written
+        # the words of any value that is no integer (``1e6: expected an integer``), the plain
+        # spelling beside them
         noun = "integer" if isinstance(value, int) else "number"
+        article = "an" if isinstance(value, int) else "a"
         if not DECIMAL_INTEGER.fullmatch(text):
             plain, based = _python_integer(text), _based_integer(text)
-            said = f"expected a decimal {noun}"
+            said = f"expected {article} {noun}"
             if plain == value:
                 said = f"write {plain}"
             elif based == value:  # 0x10: the value it reads as, plainly
@@ -410,12 +413,12 @@ def not_decimal_problems(
             problems.append(f"{option} {text}: {said}")
         elif value != int(text):
             problems.append(
-                f"{option} {text}: read as {int(value)} (YAML's octal); expected a decimal "
+                f"{option} {text}: read as {int(value)} (YAML's octal); expected {article} "
                 f"{noun} without a leading 0"
             )
         elif LEADING_ZERO.fullmatch(text):  # a flag's 017 is 17, a config file's 15: refused
             problems.append(
-                f"{option} {text}: expected a decimal {noun} without a leading 0 "
+                f"{option} {text}: expected {article} {noun} without a leading 0 "
                 f"(write {int(text)})"
             )
     return problems

@@ -258,7 +258,8 @@ def _mixed_types(path: Path, lines: dict[str, list[int]], column: str, problems:
     problems.add(
         None,
         f"labels of one JSON type in column {column!r} (all strings or all integers)",
-        f"{len(numbers)} {rare} labels ({listed_lines(numbers)}) among {common} ones",
+        f"{len(numbers)} {rare} label{'' if len(numbers) == 1 else 's'} "
+        f"({listed_lines(numbers)}) among {common} ones",
         f"write every label of {path.name} alike",
     )
 

@@ -331,6 +331,19 @@ def test_jsonl_labels_of_several_types_are_refused_naming_their_lines(tmp_path: 
     ], problems
 
 
+def test_one_label_of_another_json_type_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """Leftovers of #56, item 6: 'found 1 integer labels (line 5)'."""
+    rows = [{"text": f"w {i}", "label": "ab"[i % 2]} for i in range(20)]
+    rows[4]["label"] = 1
+    path = _task(
+        tmp_path, CV.format(format="jsonl"), {"all.jsonl": "\n".join(map(json.dumps, rows))}
+    )
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    found = [p.found for p in raised.value.problems if p.line is None]
+    assert found == ["1 integer label (line 5) among string ones"], found
+
+
 # --- issue 56.11: advice that fits the problem --------------------------------------------------
 
 

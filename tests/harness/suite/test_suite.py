@@ -76,7 +76,7 @@ NINE_WRONG = {
     "max_steps: 017": "max_steps 017: read as 15 (YAML's octal)",
     "model: {width_scale: -1, dropout: 2}": "model.width_scale -1: expected a positive number",
     "optimizer: {class_path: torch.optim.SGD, lr: 0x10, momentm: 0.9}": (
-        "optimizer.lr 0x10: expected a decimal number (write 16)"
+        "optimizer.lr 0x10: expected a number (write 16)"
     ),
     "lr_scheduler: {class_path: torch.optim.lr_scheduler.StepLR, step_size: -1, gamma: 0}": (
         "lr_scheduler.step_size -1: expected a positive integer"

@@ -248,15 +248,15 @@ def test_a_monitor_typo_by_case_gets_the_nearest_name(
     [
         (
             ["--data.batch_size", "017"],
-            "--data.batch_size 017: expected a decimal integer without a leading 0 (write 17)",
+            "--data.batch_size 017: expected an integer without a leading 0 (write 17)",
         ),
         (
             ["--optimizer", "SGD", "--optimizer.lr", "017"],
-            "--optimizer.lr 017: expected a decimal number without a leading 0 (write 17)",
+            "--optimizer.lr 017: expected a number without a leading 0 (write 17)",
         ),
         (
             ["--optimizer", "SGD", "--optimizer.lr", "0x10"],
-            "--optimizer.lr 0x10: expected a decimal number (write 16)",
+            "--optimizer.lr 0x10: expected a number (write 16)",
         ),
     ],
 )
@@ -277,4 +277,4 @@ def test_a_config_files_hexadecimal_value_gets_its_plain_spelling(
     os.chdir(tmp_path)
     Path("c.yaml").write_text("data: {batch_size: 0x10}\n")
     lines = refused(["--config", "c.yaml"], capsys)
-    said(lines, "--config c.yaml: data.batch_size 0x10: expected a decimal integer (write 16)")
+    said(lines, "--config c.yaml: data.batch_size 0x10: expected an integer (write 16)")
