@@ -23,6 +23,8 @@ or error comes back through ``FOLDER/<job>.result.pkl``; an internal error's tra
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -32,7 +34,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from multiprocessing import reduction, resource_tracker
+from multiprocessing import forkserver, reduction, resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +154,8 @@ def launch_processes(
     :class:`RunInterruptedError` naming ``resume()``, the command that resumes.
     """
     folder.mkdir(parents=True, exist_ok=True)
+    atexit.unregister(end_helpers)  # once (run before multiprocessing's own exit function)
+    atexit.register(end_helpers)
     context = multiprocessing.get_context("forkserver")
     preload = [name for name in SERVER_IMPORTS if name in sys.modules]
     context.set_forkserver_preload(["harness.launch.job_server", *preload])
@@ -192,6 +196,21 @@ def launch_processes(
             signal.SIGINT if signum is None else signum,
         )
     return outcomes
+
+
+def end_helpers() -> None:
+    """End multiprocessing's fork server and resource tracker, if this command started them,
+    and wait for them (at its exit): left to end on their own once it had exited, the server,
+    which holds torch and Lightning, outlived it by seconds (about 3 s after a SIGTERM). The
+    server holds nothing by then (its jobs have ended) and is killed; the tracker ends as it
+    does, freeing what a job left registered. (multiprocessing's own, private, ways to stop
+    them: they are started again when needed.)"""
+    server = forkserver._forkserver
+    if server._forkserver_pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server._forkserver_pid, signal.SIGKILL)
+        server._stop()
+    resource_tracker._resource_tracker._stop()
 
 
 def _start(processes: Sequence[Any]) -> None:

@@ -1,0 +1,78 @@
+"""No process of sanbench outlives its command (issue 54 leftovers, item 3): after a SIGTERM to
+``suite`` or ``reproduce``, in this process or with ``--launcher process``, every process the
+command started (its jobs, multiprocessing's fork server and resource tracker, DataLoader
+workers) has ended when the command exits. Real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "datamodules" / "fixtures"
+SUITE = [
+    sys.executable, "-m", "harness.cli", "suite", "--tasks", "sst2", "--encoders", "multi_cnn",
+    "--seeds", "2", "--data-dir", str(FIXTURES),
+    "--embeddings", str(FIXTURES / "vectors" / "tiny.glove.txt"),
+    # training that only a signal ends: no validation, hence no early stopping
+    "--max-steps", "1000000", "--max-epochs", "1000000",
+    "--trainer.check_val_every_n_epoch", "1000000",
+]  # fmt: skip
+REPRODUCE = [sys.executable, "-m", "tests.harness.fixtures.reproduce_interrupted"]
+PROCESSES = ["--launcher", "process", "--jobs", "2"]
+COMMANDS = {
+    "suite": lambda out: [*SUITE, "--out", str(out)],
+    "suite --launcher process": lambda out: [*SUITE, *PROCESSES, "--out", str(out)],
+    "reproduce": lambda out: [*REPRODUCE, str(out), "--tasks", "cr"],
+    "reproduce --launcher process": lambda out: [*REPRODUCE, str(out), "--tasks", "cr", *PROCESSES],
+}
+
+
+def _training(out: Path) -> bool:
+    """True once a run holds its folder's lock (its fit has started)."""
+    return any(path.read_text().strip() for path in out.glob("runs/*/*/*/.sanbench.lock.pid"))
+
+
+def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
+    alive = []
+    for process in processes:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@pytest.mark.slow  # real processes, each a command training until it is stopped
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path: Path) -> None:
+    """On 65797ac a fork-server process of ``--launcher process`` lingered about 3 s after the
+    command had exited 143."""
+    out = tmp_path / "out"
+    # files, not pipes: a process left running would hold a pipe open after the command's end
+    with (tmp_path / "out.txt").open("w") as stdout, (tmp_path / "err.txt").open("w") as stderr:
+        started = subprocess.Popen(
+            COMMANDS[command](out), cwd=ROOT, stdout=stdout, stderr=stderr,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not _training(out) and time.monotonic() < deadline:
+        assert started.poll() is None, (tmp_path / "err.txt").read_text()
+        time.sleep(0.2)
+    time.sleep(1)  # in training
+    children = psutil.Process(started.pid).children(recursive=True)
+    started.send_signal(signal.SIGTERM)
+    started.wait(timeout=300)
+    left = [(process.pid, " ".join(process.cmdline())[:200]) for process in _alive(children)]
+    for process in _alive(children):  # nothing outlives the test
+        process.kill()
+    assert started.returncode == 128 + signal.SIGTERM, (tmp_path / "err.txt").read_text()
+    assert left == []
