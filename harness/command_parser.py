@@ -32,6 +32,7 @@ from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespac
 
 from datamodules.errors import did_you_mean, nearest
 from harness.errors import InputError, UsageError
+from harness.outdir import made_by, made_by_sanbench
 
 __all__ = [
     "CommandParser",
@@ -859,9 +860,42 @@ def _nearest_option(option: str, spelled: set[str]) -> str:
     return f" (did you mean {full[close]}?)" if close else ""
 
 
+def moved_copy(path: Path, content: dict[str, Any], command: str) -> tuple[Path, str] | None:
+    """The ``out`` that the config file ``path`` names and why it is refused, when ``path`` is
+    the copy a run folder keeps of its own config (``fit_config.yaml``, ``OUT/suite-config-K-
+    of-N.yaml``, ...: in a folder ``command`` made, its records say: a user's config named
+    ``fit_config.yaml`` makes no run folder) and that ``out`` (absolute, as the copies
+    write it) is another folder: the folder was moved (or copied) since, and its copy would
+    run on the old place. None otherwise (a relative ``out``, a study's ``best_config.yaml``:
+    a fit config in a folder tune made)."""
+    out = content.get("out")
+    folder = path.absolute().parent
+    if not isinstance(out, str) or not Path(out).is_absolute():
+        return None
+    if not made_by_sanbench(folder) or made_by(folder) != command:
+        return None
+    if Path(out).resolve() == folder.resolve():
+        return None
+    return Path(out), (
+        f"--config {path}: the config of a run folder made in {out} and moved since, which "
+        f"sanbench does not follow; to run it where it is now, add --out {folder}"
+    )
+
+
+def check_not_moved(parser: ArgumentParser, out: Any) -> None:
+    """Raise :class:`UsageError` when ``out``, the folder the parsed config runs in, is the
+    old place a moved folder's config copy names (:func:`moved_copy`, noted by
+    :class:`CheckedConfigFile` as it read the copy): a later ``--out`` runs it elsewhere."""
+    problem = getattr(parser, "moved_copies", {}).get(Path(out)) if out is not None else None
+    if problem:
+        raise UsageError(problem)
+
+
 class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
-    unknown key is named, with the nearest valid one, before any value is applied."""
+    unknown key is named, with the nearest valid one, before any value is applied. The copy
+    of a folder moved since is noted (:func:`moved_copy`, refused by :func:`check_not_moved`
+    when no later ``--out`` is given)."""
 
     def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
         path = Path(str(values)).expanduser()
@@ -881,6 +915,9 @@ class CheckedConfigFile(ActionConfigFile):
             ) from None
         if not isinstance(content, dict):
             raise UsageError(f"{path}: expected a mapping of options, as --print_config writes")
+        command = parser.prog.removeprefix("sanbench ").partition(" ")[0]  # data stats: data
+        if moved := moved_copy(path, content, command):
+            parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         unknown = unknown_keys(flat_keys(content), known_keys(parser))
         if unknown:
             raise UsageError(
@@ -1063,6 +1100,7 @@ class CommandParser(NullsChecked):
             self._check_before_printing([w for w in words if not w.startswith("--print_config")])
         try:
             namespace = self.parse_args(words)
+            check_not_moved(self, namespace.get("out"))
             if any(word.partition("=")[0] == "--config" for word in words):
                 namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
             namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())

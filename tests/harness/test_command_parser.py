@@ -12,6 +12,7 @@ import yaml
 
 from harness.cli import SUBCOMMANDS, command_function, main, parse_command
 from harness.command_parser import accepted, build, unknown_keys
+from harness.outdir import MARKER
 from harness.profiling.options import ProfileOptions
 from harness.reproduce.options import ReproduceOptions
 from harness.studies.options import StudyOptions
@@ -409,13 +410,65 @@ def test_a_required_option_left_out_is_named_as_typed(
 
 
 def test_one_refusal_says_one_wording_of_a_value_that_is_no_integer(
-    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Leftovers of #56, item 6: one refusal said '--max-steps 0x10: expected a decimal
     integer (write 16)' beside '--data.batch_size 1e6: expected an integer'."""
     words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--data-dir", str(trec_dir)]
-    assert main([*words, "--max-steps", "0x10", "--data.batch_size", "1e6"]) == 2
+    out = ["--out", str(tmp_path / "o")]  # never made: refused first
+    assert main([*words, *out, "--max-steps", "0x10", "--data.batch_size", "1e6"]) == 2
     assert problem_lines(capsys.readouterr().err, "suite") == [
         "sanbench suite: --max-steps 0x10: expected an integer (write 16)",
         "sanbench suite: --data.batch_size 1e6: expected an integer",
     ]
+
+
+def _moved_copy(
+    words: list[str], old: Path, moved: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    """The config copy ``name`` that ``words`` (a command run on ``--out old``) keeps beside
+    its results, in the folder ``moved`` it was moved to (made by the command, its marker)."""
+    assert main([*words, "--out", str(old), "--print_config"]) == 0
+    moved.mkdir(parents=True)
+    (moved / MARKER).write_text(f"made by sanbench {words[0]}\n")
+    (moved / name).write_text(capsys.readouterr().out)
+    return moved / name
+
+
+@pytest.mark.parametrize(
+    ("command", "name"), [("fit", "fit_config.yaml"), ("suite", "suite-config-1-of-1.yaml")]
+)
+def test_a_moved_folders_config_copy_is_refused_unless_out_says_where_it_is(
+    command: str, name: str, trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Leftovers of #56, item 1: after 'mv runs/f1 elsewhere/f1', 'fit --config
+    elsewhere/f1/fit_config.yaml' trained again in runs/f1 (the copy names its folder by its
+    absolute path, the old one), a suite's copy alike. Now one line, nothing made; with
+    --out of the new place it runs there (here: refused next for its budget)."""
+    old, moved = tmp_path / "runs" / "f1", tmp_path / "elsewhere" / "f1"
+    words = {
+        "fit": ["fit", "--task", "trec", "--encoder", "multi_cnn"],
+        "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "1"],
+    }[command] + ["--data-dir", str(trec_dir)]
+    copy = _moved_copy(words, old, moved, name, capsys)
+    assert main([command, "--config", str(copy)]) == 2
+    assert problem_lines(capsys.readouterr().err, command) == [
+        f"sanbench {command}: --config {copy}: the config of a run folder made in {old} and "
+        f"moved since, which sanbench does not follow; to run it where it is now, add --out "
+        f"{moved}"
+    ]
+    assert not old.exists() and sorted(p.name for p in moved.iterdir()) == [MARKER, name]
+    budget = "--trainer.max_steps" if command == "fit" else "--max-steps"
+    assert main([command, "--config", str(copy), "--out", str(moved), budget, "-5"]) == 2
+    assert "moved" not in capsys.readouterr().err
+
+
+def test_a_fit_config_in_a_folder_another_command_made_is_no_copy(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study's best_config.yaml names the fit it trains (another folder): not refused."""
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    best = _moved_copy(words, tmp_path / "fit" / "t1-best", tmp_path / "t1", "best.yaml", capsys)
+    (tmp_path / "t1" / MARKER).write_text("made by sanbench tune\n")
+    assert main(["fit", "--config", str(best), "--trainer.max_steps", "-5"]) == 2
+    assert "moved" not in capsys.readouterr().err

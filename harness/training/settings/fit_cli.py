@@ -34,6 +34,7 @@ from harness.command_parser import (
     accepted,
     add_alias,
     batch_size_problems,
+    check_not_moved,
     config_setting,
     config_text,
     did_you_mean,
@@ -498,6 +499,7 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError("\n".join(problems))
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
+        check_not_moved(parser, self.config.get("out"))  # a moved run folder's fit_config.yaml
         current_option_names(self.config)
         record_run_name(self.config)
         left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
