@@ -26,26 +26,41 @@ POSITIVE_COUNTS = ("accumulate_grad_batches", "check_val_every_n_epoch")
 WIDTH_KEYS = ("hidden_dim", "width_scale")  # model options that set the encoder's width
 
 
-def _names_problem(option: str, value: Any, names: list[str]) -> list[str]:
+def _names_problem(
+    option: tuple[str, str], value: Any, names: list[str], *, any_case: bool
+) -> list[str]:
     """``option value: expected NAMES (did you mean ...?)`` for a name Lightning's registry does
-    not hold (a ``Strategy`` or ``Accelerator`` instance or class path is Lightning's to judge)."""
-    if not isinstance(value, str) or value.lower() in names or "." in value:
+    not hold (a ``Strategy`` or ``Accelerator`` instance or class path is Lightning's to judge);
+    ``option`` as typed. ``any_case``: Lightning lowers the name first (a strategy's; an
+    accelerator's it takes as written, so ``CPU`` is refused)."""
+    if not isinstance(value, str) or "." in value:
+        return []
+    if (value.lower() if any_case else value) in names:
         return []
     listed = f"{', '.join(names[:-1])} or {names[-1]}"
-    return [f"{option} {value}: expected {listed}{did_you_mean(value.lower(), names)}"]
+    return [f"{option[0]} {option[1]}: expected {listed}{did_you_mean(value, names)}"]
 
 
-def lightning_name_problems(trainer: Mapping[str, Any]) -> list[str]:
+def lightning_name_problems(
+    trainer: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
     """A ``--trainer.strategy`` or ``--trainer.accelerator`` name Lightning does not know
-    (refused by the Trainer only after the data is read, in its words)."""
+    (refused by the Trainer only after the data is read, in its words), named as ``typed``
+    holds the option."""
     from lightning.pytorch.accelerators import AcceleratorRegistry
     from lightning.pytorch.strategies import StrategyRegistry
 
     strategies = ["auto", *StrategyRegistry.available_strategies()]
     accelerators = ["auto", *sorted({*AcceleratorRegistry.available_accelerators(), "gpu"})]
-    return _names_problem(
-        "--trainer.strategy", trainer.get("strategy"), strategies
-    ) + _names_problem("--trainer.accelerator", trainer.get("accelerator"), accelerators)
+    problems = []
+    for key, names, any_case in (
+        ("strategy", strategies, True),
+        ("accelerator", accelerators, False),
+    ):
+        value = trainer.get(key)
+        option = (typed or {}).get(f"trainer.{key}", (f"--trainer.{key}", str(value)))
+        problems += _names_problem(option, value, names, any_case=any_case)
+    return problems
 
 
 def early_stopping_problems(config: Mapping[str, Any]) -> list[str]:
@@ -150,8 +165,8 @@ def trainer_value_problems(
             f"--trainer.devices {devices}: expected a positive number of devices, a list of "
             "device indices, or auto"
         )
-    problems += lightning_name_problems(trainer)
-    problems += accelerator_problems(trainer) + precision_problems(trainer, typed)
+    problems += lightning_name_problems(trainer, typed) + accelerator_problems(trainer, typed)
+    problems += precision_problems(trainer, typed)
     fast = trainer.get("fast_dev_run")
     problems += fast_dev_run_problems(
         fast, (typed or {}).get("trainer.fast_dev_run", ("", str(fast)))[1]

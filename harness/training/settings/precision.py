@@ -73,19 +73,42 @@ def precision_problems(
     return []
 
 
-def accelerator_problems(trainer: Mapping[str, Any]) -> list[str]:
-    """The one line refusing a CUDA accelerator on a machine torch sees no CUDA device on
-    (Lightning said so after the data was read, in its own words)."""
+def accelerator_problems(
+    trainer: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """The one line refusing an accelerator Lightning knows that cannot run here (``cuda``,
+    ``gpu``, ``mps`` or ``tpu`` on this machine): Lightning said so after the data was read, in
+    its own words (``tpu`` as an internal error: torch_xla missing). The option is named as
+    ``typed`` holds it."""
     import torch
+    from lightning.pytorch.accelerators import AcceleratorRegistry
 
     accelerator = trainer.get("accelerator")
-    if accelerator in CUDA_ACCELERATORS and not torch.cuda.is_available():
-        built = "a CPU-only build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
-        return [
-            f"--trainer.accelerator {accelerator}: torch ({torch.__version__}, {built}) sees no "
-            "CUDA device here; give cpu or auto"
-        ]
-    return []
+    name = "cuda" if accelerator == "gpu" else accelerator
+    if not isinstance(name, str) or name not in AcceleratorRegistry:
+        return []  # auto, an instance or class path, or a name lightning_name_problems says
+    if AcceleratorRegistry[name]["accelerator"].is_available():
+        return []
+    option, text = (typed or {}).get("trainer.accelerator", ("--trainer.accelerator", name))
+    usable = ", ".join(
+        each
+        for each in sorted(AcceleratorRegistry.available_accelerators())
+        if AcceleratorRegistry[each]["accelerator"].is_available()
+    )
+    built = "a CPU-only build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
+    missing = UNAVAILABLE.get(name, f"Lightning's {name} accelerator cannot run here")
+    return [
+        f"{option} {text}: {missing.format(torch=f'{torch.__version__}, {built}')}; give "
+        f"{usable} or auto"
+    ]
+
+
+# what each accelerator Lightning knows needs, for the line refusing it where it cannot run
+UNAVAILABLE = {
+    "cuda": "torch ({torch}) sees no CUDA device here",
+    "mps": "torch ({torch}) sees no Apple MPS device here (Apple silicon, macOS)",
+    "tpu": "Lightning finds no torch_xla package or TPU device here",
+}
 
 
 # Lightning's old names and the precision it runs each as (it warns at each of 16 and bf16)
