@@ -22,7 +22,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import ScalarFormatter
 
-from reports.contracts.suite_results import contended
+from reports.contracts.suite_results import (
+    SCALED_MARK,
+    TIME_PER_EPOCH,
+    contended,
+    scaled_epoch_time,
+)
 from reports.profile.figures import SCALES, set_scale
 from reports.site.render import save_figure
 
@@ -36,6 +41,8 @@ COST_LABELS = {
     "train_time_per_epoch_s": "training time per epoch (s)",
 }
 HOLLOW = "hollow: contended time"  # a point some of whose runs were timed while contended
+# a point whose time per epoch some of its runs scaled from a partial epoch, as the tables mark it
+SCALED = f"{SCALED_MARK.strip()}: time scaled from a partial epoch"
 
 EFFICIENCY = (
     (
@@ -103,9 +110,11 @@ def _scatter(
     style: dict[str, dict[str, object]],
     title: str,
     hollow: frozenset[str] | set[str] = frozenset(),
+    scaled: frozenset[str] | set[str] = frozenset(),
 ) -> plt.Figure:
-    """One point per encoder; one of ``hollow`` (a time taken while contended) unfilled, as the
-    cost figures draw it."""
+    """One point per encoder; one of ``hollow`` (a time taken while contended) unfilled, one of
+    ``scaled`` (a time per epoch scaled from a partial one) lettered e, as the cost figures draw
+    them."""
     column, label, scale = quality
     figure, axes = plt.subplots(figsize=(6.4, 4.6))
     values = means[column] * scale
@@ -132,8 +141,17 @@ def _scatter(
         axes.annotate(
             text, (row[x[0]], row[y[0]]), xytext=(8, 6), textcoords="offset points", fontsize=8
         )
+        if encoder in scaled:
+            point = (row[x[0]], row[y[0]])
+            axes.annotate(
+                SCALED_MARK.strip(), point, xytext=(-8, 6), textcoords="offset points",
+                ha="right", fontsize=9, weight="bold",
+            )  # fmt: skip
     if hollow:
         axes.scatter([], [], marker="o", facecolors="none", edgecolors="black", label=HOLLOW)
+    if scaled:
+        axes.plot([], [], " ", label=SCALED)
+    if hollow or scaled:
         axes.legend(fontsize=8, loc="best")
     axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
@@ -169,10 +187,15 @@ def efficiency_figures(
             timed = [contended(rows, column) for column, _ in (x, y)]  # False for memory
             late = rows.loc[pd.concat(timed, axis=1).any(axis=1), "encoder"]
             hollow = set(late) & set(means.index[placed])
-            figure = _scatter(means[placed], x, y, quality, style, title, hollow)
+            partial = rows.loc[scaled_epoch_time(rows), "encoder"]
+            timed_per_epoch = TIME_PER_EPOCH in (x[0], y[0])
+            scaled = set(partial) & set(means.index[placed]) if timed_per_epoch else set()
+            figure = _scatter(means[placed], x, y, quality, style, title, hollow, scaled)
             caption = f"{title} (as in {paper})"
             if hollow:
                 caption += f"; {HOLLOW} ({', '.join(sorted(hollow))}), marked c in the tables"
+            if scaled:
+                caption += f"; {SCALED} ({', '.join(sorted(scaled))}), marked e in the tables"
             if not placed.all():
                 left_out = ", ".join(map(str, means.index[~placed]))
                 caption += f"; not drawn, its memory not above 0 on a log axis: {left_out}"

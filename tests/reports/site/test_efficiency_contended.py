@@ -1,6 +1,7 @@
 """The suite page's efficiency scatters (the MTSA paper's Fig. 1(c), the Bi-BloSAN paper's
 Fig. 1) draw a time taken while contended hollow, as the cost figures do, where the table marks
-it ``c``: they drew it filled (issue 56, outside check 6 item 5d)."""
+it ``c``: they drew it filled (issue 56, outside check 6 item 5d); a time per epoch scaled from a
+partial epoch is lettered e, as the table marks it (outside check 56e item 8)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,39 @@ def test_a_contended_time_is_drawn_hollow(tmp_path: Path, monkeypatch: pytest.Mo
         texts = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
         assert "hollow: contended time" in texts, (name, texts)
     assert all("hollow" in caption["title"] for caption in captions), captions
+
+
+def test_a_time_per_epoch_scaled_from_a_partial_epoch_is_lettered_e(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check b56e of #56, item 8: a fit of 3 steps drew 9,310 s per epoch (scaled from
+    its batches) in the Bi-BloSAN Fig. 1 scatter with no mark, where the table beside marks the
+    cell ``e`` and the accuracy-against-cost figure letters it. Now the point is lettered e, the
+    legend and the caption say why; the MTSA Fig. 1(c), which draws no time per epoch, is not."""
+    kept: dict[str, Figure] = {}
+
+    def keep(figure: Figure, path: str | Path, *args: Any, **kwargs: Any) -> None:
+        kept[Path(path).stem] = figure
+        Path(path).write_bytes(b"figure not drawn by the test")
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    results = pd.DataFrame(
+        {
+            "task": "mr",
+            "encoder": ["bilstm", "multi_cnn"],
+            "peak_train_mem_mb": [112.0, 12.0],
+            "dev_infer_time_s": [0.5, 0.25],
+            "train_time_per_epoch_s": [9310.0, 2.0],
+            "train_epochs_timed": [0, 1],
+            "test_acc": [0.5, 0.8],
+        }
+    )
+    drawn = efficiency_figures(results, styles(["bilstm", "multi_cnn"]), tmp_path)
+    captions = [caption["title"] for caption in drawn]
+    marked = {name: [t.get_text() for t in figure.axes[0].texts] for name, figure in kept.items()}
+    assert marked["bi_blosan_fig1_mr"].count("e") == 1 and "e" not in marked["mtsa_fig1c_mr"]
+    legend = [t.get_text() for t in kept["bi_blosan_fig1_mr"].axes[0].get_legend().get_texts()]
+    assert "e: time scaled from a partial epoch" in legend
+    fig1, fig1c = sorted(captions, key=lambda title: "Bi-BloSAN" not in title)
+    assert "e: time scaled from a partial epoch (bilstm), marked e in the tables" in fig1
+    assert "scaled" not in fig1c
