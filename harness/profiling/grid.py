@@ -125,6 +125,18 @@ def parse_lengths(text: str, option: str = "--lengths") -> list[int]:
     return sorted(lengths)
 
 
+def length_texts(
+    preset: Preset, lengths: str | None, predict_lengths: str | None
+) -> tuple[str, str]:
+    """The texts of the measured and the predicted lengths as ``--lengths`` and
+    ``--predict-lengths`` spell them, the ``preset``'s where one is unset (``--lengths`` alone
+    predicts at those lengths too): what a sweep parses and says in its first line."""
+    measured = preset.lengths if lengths is None else lengths
+    if predict_lengths is None:
+        predict_lengths = preset.predict_lengths if lengths is None else lengths
+    return measured, predict_lengths
+
+
 def lengths_text(lengths: Iterable[int]) -> str:
     """``lengths`` as ``--lengths`` spells them, what :func:`parse_lengths` reads back: each run
     of three or more evenly spaced ones as start:stop:step, the others one by one

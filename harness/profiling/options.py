@@ -170,12 +170,14 @@ class ProfileOptions:
                 problems.append(str(error))
                 return ()
 
-        given = self.lengths is not None  # an empty one is refused, not the preset's
-        lengths = parsed("--lengths", self.lengths if given else preset.lengths)
-        if self.predict_lengths is not None:
-            predict_lengths = parsed("--predict-lengths", self.predict_lengths)
+        # an empty --lengths is refused, not the preset's
+        measured, predicted = grid.length_texts(preset, self.lengths, self.predict_lengths)
+        lengths = parsed("--lengths", measured)
+        if predicted == measured:
+            predict_lengths = lengths
         else:
-            predict_lengths = lengths if given else parsed("--lengths", preset.predict_lengths)
+            option = "--lengths" if self.predict_lengths is None else "--predict-lengths"
+            predict_lengths = parsed(option, predicted)
         try:
             modes = tuple(grid.parse_names(self.modes, MODES, "--modes"))
         except ValueError as error:

@@ -50,7 +50,7 @@ from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
 from harness.memory_prediction.value_dependent import short, value_dependent
-from harness.profiling.grid import lengths_text
+from harness.profiling.grid import PRESETS, length_texts, lengths_text
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
@@ -101,16 +101,12 @@ def run_sweep(
     """
     console = console or Console(quiet=True)
     config = on_this_machine(config)
-    measured = (
-        "no lengths measured"
-        if config.predict_only
-        else f"L={lengths_text(config.lengths)} measured"
-    )
+    measured, predicted = shown_lengths(config, options)
+    measured = "no lengths measured" if config.predict_only else f"L={measured} measured"
     console.print(
         f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
         f"{config.device} ({config.allocator}, {budget_words(config.max_memory_mb)}): "
-        f"{measured}, L={lengths_text(config.predict_lengths)} predicted -> "
-        f"{profile_csv(out).absolute()}"
+        f"{measured}, L={predicted} predicted -> {profile_csv(out).absolute()}"
     )
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
@@ -149,6 +145,19 @@ def resolve_device(name: str) -> str:
                 f"{torch.__version__}); profile where they are (--launcher slurm --slurm-gpus 1)"
             )
     return name
+
+
+def shown_lengths(config: SweepConfig, options: dict[str, Any] | None) -> tuple[str, str]:
+    """The measured and predicted lengths as the ``options`` that made the sweep spell them
+    (``5,9,13,64`` as typed, a preset's ``16:384:16``), spaces left out; without options (a
+    job's sweep) the lengths themselves, compactly (:func:`lengths_text`)."""
+    if options is None or options.get("preset") not in PRESETS:
+        return lengths_text(config.lengths), lengths_text(config.predict_lengths)
+    texts = length_texts(
+        PRESETS[options["preset"]], options.get("lengths"), options.get("predict_lengths")
+    )
+    measured, predicted = ("".join(text.split()) for text in texts)
+    return measured, predicted
 
 
 def on_this_machine(config: SweepConfig) -> SweepConfig:

@@ -523,3 +523,15 @@ def test_the_first_line_says_the_lengths_as_spelled(
     argv += ["--dim", "8", "--batch-size", "2", "--predict-lengths", "16:64:16,100"]
     assert main([*argv, "--no-report", "--no-progress", "--out", str(tmp_path / "p")]) == 0
     assert "no lengths measured, L=16:64:16,100 predicted ->" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", ["--lengths", "--predict-lengths"])
+def test_the_first_line_says_the_lengths_as_typed(
+    option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 54g of #54, item 5: ``--lengths 5,9,13,64`` was said as ``L=5:13:4,64``,
+    three typed lengths folded into a range the user never wrote."""
+    argv = ["profile", "--predict-only", "--encoders", "bilstm", "--modes", "infer"]
+    argv += ["--dim", "8", "--batch-size", "2", option, "5,9,13,64"]
+    assert main([*argv, "--no-report", "--no-progress", "--out", str(tmp_path / "p")]) == 0
+    assert "no lengths measured, L=5,9,13,64 predicted ->" in capsys.readouterr().out
