@@ -13,6 +13,7 @@ import optuna
 from harness.errors import InputError
 from harness.quiet import optuna_one_line_warnings
 from harness.redaction import recorded_command
+from harness.studies.console_lines import params_text, shown, values_text
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, StudyPlan, TuneContext
@@ -25,7 +26,6 @@ from harness.studies.storage import (
     storage_url,
 )
 from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
-from reports import numbers
 
 
 def storage_label(spec: str | None) -> str:
@@ -33,27 +33,17 @@ def storage_label(spec: str | None) -> str:
     return storage_url(spec).render_as_string(hide_password=True)
 
 
-def shown(name: str, value: float) -> str:
-    """A trial's metric as its page shows it: an accuracy in percent (``dev_acc=7.8%``)."""
-    return numbers.metric(name, value) if numbers.is_accuracy(name) else f"{value:.6g}"
-
-
 def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
     """One line for a finished trial: number, parameters, value(s), pruned or failed (None for
     a surplus trial, which never ran)."""
     if trial.user_attrs.get(SURPLUS_ATTR):
         return None
-    params = " ".join(
-        f"{key}={value:.6g}" if isinstance(value, float) else f"{key}={value}"
-        for key, value in trial.params.items()
-    )
-    head = f"trial {trial.number}: {params}"
+    head = f"trial {trial.number}: {params_text(trial.params)}"
     if RESUMES_ATTR in trial.user_attrs:
         head += f" (continues interrupted trial {trial.user_attrs[RESUMES_ATTR]})"
     state = trial.state
     if state == optuna.trial.TrialState.COMPLETE:
-        values = zip(plan.metric_names, trial.values, strict=True)
-        return f"{head} -> " + " ".join(f"{name}={shown(name, value)}" for name, value in values)
+        return f"{head} -> {values_text(plan.metric_names, trial.values)}"
     if state == optuna.trial.TrialState.PRUNED:
         steps = trial.intermediate_values
         # the pruner's val_acc (val_pearson) in the unit of the study's dev_acc (dev_pearson)

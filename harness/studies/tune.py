@@ -4,7 +4,6 @@ the study's storage, and write its outputs."""
 from __future__ import annotations
 
 import functools
-import json
 import os
 from dataclasses import fields, replace
 from typing import Any
@@ -56,9 +55,11 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
 
 
 def print_summary(summary: dict, ctx: TuneContext) -> None:
-    keys = ("optuna_study", "trial_counts", "best_per", "best", "results")
-    shown = {k: summary[k] for k in keys if k in summary}  # best_per: the best of each value
-    print(json.dumps(shown, indent=2, default=str))
+    """The study in the words of its trial lines (:mod:`harness.studies.console_lines`), the
+    command that trains its best configuration, and where its outputs are."""
+    from harness.studies.console_lines import summary_lines
+
+    print("\n".join(summary_lines(summary)))
     if summary["fit_command"]:
         print("best configuration:\n  " + summary["fit_command"])
     print(f"outputs: {ctx.out.absolute()}")

@@ -78,3 +78,49 @@ def test_a_finished_study_rerun_reads_no_data(
     assert "continuing, 1 trials already finished" in capsys.readouterr().out
     assert main([*argv[:-2], "--out", str(tmp_path / "other")]) == 2  # a new study reads it
     assert "TREC.train.all" in capsys.readouterr().err
+
+
+def test_the_console_says_the_study_in_the_words_of_its_trial_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check b56e of #56, item 7: below trial lines saying ``dev_acc=50.1%`` tune printed
+    the whole summary (``{"optuna_study": ..., "values": [0.5011110901832581], ...}``). Now the
+    counts, each best trial as its trial line gives it, the study's results a line each."""
+    assert main([*study(tmp_path, 3)[:-2], "--out", str(tmp_path / "study")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    summary = lines[lines.index("study 's': 3 trial(s): 3 complete") :]
+    assert not any(line.lstrip().startswith(("{", "}", '"')) for line in lines)
+    assert summary[1:3] == [
+        "best per seq_len:",
+        "  trial 0: seq_len=4 block_len=2 -> peak_mem_mb=1",
+    ]
+    assert "results:" in summary and "  device: cpu" in summary
+    assert any(line.startswith("    seq_len=4 r_measured=2 mem_measured_mb=1 ") for line in summary)
+    assert summary[-1] == f"outputs: {tmp_path / 'study'}"
+
+
+def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
+    from harness.studies.console_lines import summary_lines
+
+    trial = {"number": 1, "params": {"keep_prob": 0.5324345088567257}, "values": [0.50111109]}
+    dropout = {"optuna_study": "d", "objectives": {"dev_acc": "maximize"}, "best": [trial]}
+    dropout |= {"trial_counts": {"complete": 2, "pruned": 1}, "results": {}}
+    assert summary_lines(dropout) == [
+        "study 'd': 3 trial(s): 2 complete, 1 pruned",
+        "best: trial 1: keep_prob=0.532435 -> dev_acc=50.1%",
+    ]
+    front = [
+        {"number": n, "params": {"block_len": n + 2}, "values": [0.8, 30.0 + n]} for n in (0, 1)
+    ]
+    objectives = {"dev_acc": "maximize", "peak_train_mem_mb": "minimize"}
+    pareto = {"optuna_study": "b", "objectives": objectives, "best": front}
+    pareto |= {"trial_counts": {"complete": 2}, "results": {"best_dev_acc": 0.8, "pareto": []}}
+    assert summary_lines(pareto) == [
+        "study 'b': 2 trial(s): 2 complete",
+        "Pareto front (2 trials):",
+        "  trial 0: block_len=2 -> dev_acc=80.0% peak_train_mem_mb=30",
+        "  trial 1: block_len=3 -> dev_acc=80.0% peak_train_mem_mb=31",
+        "results:",
+        "  best_dev_acc: 80.0%",
+        "  pareto:",
+    ]

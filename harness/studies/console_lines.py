@@ -1,0 +1,75 @@
+"""A study in the console's words: a trial's parameters and values as its trial line gives them,
+and the summary ``sanbench tune`` prints once the outputs are written (``summary.json`` holds the
+same, in full)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reports import numbers
+
+
+def shown(name: str, value: float) -> str:
+    """A trial's metric as its page shows it: an accuracy in percent (``dev_acc=7.8%``)."""
+    return numbers.metric(name, value) if numbers.is_accuracy(name) else f"{value:.6g}"
+
+
+def params_text(params: Mapping[str, Any]) -> str:
+    """``keep_prob=0.532435 block_len=4``: a float to six significant digits."""
+    return " ".join(
+        f"{key}={value:.6g}" if isinstance(value, float) else f"{key}={value}"
+        for key, value in params.items()
+    )
+
+
+def values_text(names: Sequence[str], values: Sequence[float]) -> str:
+    """``dev_acc=50.1% peak_train_mem_mb=112.4``: each value under its objective's name."""
+    pairs = zip(names, values, strict=False)
+    return " ".join(f"{name}={shown(name, value)}" for name, value in pairs)
+
+
+def _value(name: str, value: Any) -> str:
+    if isinstance(value, float):
+        return shown(name, value)
+    return "none" if value is None else str(value)
+
+
+def _result_lines(results: Mapping[str, Any]) -> list[str]:
+    """A study's own results: a scalar a line, a list of records one line per record."""
+    lines = []
+    for key, value in results.items():
+        if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
+            lines.append(f"  {key}:")
+            lines += [
+                "    " + " ".join(f"{k}={_value(k, v)}" for k, v in record.items())
+                for record in value
+            ]
+        else:
+            lines.append(f"  {key}: {_value(key, value)}")
+    return lines
+
+
+def summary_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The study's trial counts, its best trial (each best of ``best_per``, or the Pareto front)
+    in the words of its trial lines, and its own results, one a line."""
+    counts = summary.get("trial_counts") or {}
+    said = ", ".join(f"{n} {state}" for state, n in counts.items())
+    lines = [f"study {summary['optuna_study']!r}: {sum(counts.values())} trial(s)"]
+    lines[0] += f": {said}" if said else ""
+    names = list(summary.get("objectives") or {})
+    best = [
+        f"trial {t['number']}: {params_text(t['params'])} -> {values_text(names, t['values'])}"
+        for t in summary.get("best") or []
+    ]
+    if summary.get("best_per"):
+        lines += [f"best per {summary['best_per']}:", *(f"  {line}" for line in best)]
+    elif len(best) > 1:
+        lines += [f"Pareto front ({len(best)} trials):", *(f"  {line}" for line in best)]
+    elif best:
+        lines.append(f"best: {best[0]}")
+    elif counts:
+        lines.append("best: none (no trial completed)")
+    if summary.get("results"):
+        lines += ["results:", *_result_lines(summary["results"])]
+    return lines
