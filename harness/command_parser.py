@@ -199,7 +199,9 @@ def typed_options(
     not the value as the parser converted it (``1000000.0``). ``aliases`` maps an option that
     is not a key (``--seed``) to its key. A ``--config`` file read later may set any key, so
     the options before it are left out, and its values are taken as the file spells them
-    (:func:`config_typed`): named ``--config FILE: KEY``, as its unknown keys are."""
+    (:func:`config_typed`): named ``--config FILE: KEY``, as its unknown keys are. A later
+    option replaces an earlier one that sets the same value under another spelling
+    (``--optimizer.lr`` a file's ``optimizer.init_args.lr``: :func:`same_value_key`)."""
     words = list(words)
     typed: dict[str, tuple[str, str]] = {}
     for index, word in enumerate(words):
@@ -215,8 +217,17 @@ def typed_options(
         if not equals and (not following or following[0].startswith("--")):
             continue  # a flag (--overwrite, --no-prune) or a value missing
         key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
+        for earlier in [k for k in typed if same_value_key(k) == same_value_key(key)]:
+            del typed[earlier]
         typed[key] = (option, value if equals else following[0])
     return typed
+
+
+def same_value_key(key: str) -> str:
+    """``key`` as one spelling of what it sets: a class's argument without ``init_args``
+    (``optimizer.lr`` for ``optimizer.init_args.lr``), its class without ``class_path``
+    (``optimizer`` for ``optimizer.class_path``), as LightningCLI reads both."""
+    return key.replace(f".{INIT_ARGS_KEY}.", ".").removesuffix(f".{CLASS_PATH_KEY}")
 
 
 # the options of the command running now as the user typed them (:func:`typed_options`), set by
@@ -1064,7 +1075,7 @@ class CommandParser(NullsChecked):
             value = cfg.get(key)
             if isinstance(value, dict) and value.get("class_path"):
                 arguments = {k: v for k, v in value.items() if k not in CLASS_KEYS}
-                nested = arguments | (value.get("init_args") or {})  # as fit reads them
+                nested = (value.get("init_args") or {}) | arguments  # flags, after a file's
                 cfg[key] = {"class_path": value["class_path"], "init_args": nested}
         for options in self.checked:  # a choice's options left out where another is chosen
             for key in getattr(options, "not_printed", lambda _: ())(cfg):

@@ -231,10 +231,12 @@ SECTIONS = ("model", "trainer", "data", "run", *CLASS_SECTIONS)  # FitSections' 
 
 def _class_config(given: dict[str, Any]) -> dict[str, Any]:
     """A class option as fit's config holds it: ``{"class_path": ..., "init_args": {...}}``,
-    whether its arguments came under ``init_args`` or beside ``class_path``; without a class
-    given, none is named (fit's check then says which option the arguments need)."""
-    init_args = {key: value for key, value in given.items() if key not in CLASS_KEYS}
-    init_args |= given.get("init_args") or {}
+    whether its arguments came under ``init_args`` or beside ``class_path``; those beside win
+    (flags after a config file's mapping: the parser keeps a flag's argument beside a file's
+    ``init_args``, and a later mapping replaces both). Without a class given, none is named
+    (fit's check then says which option the arguments need)."""
+    beside = {key: value for key, value in given.items() if key not in CLASS_KEYS}
+    init_args = (given.get("init_args") or {}) | beside
     named = {"class_path": given["class_path"]} if given.get("class_path") is not None else {}
     return {**named, "init_args": init_args}
 

@@ -319,3 +319,25 @@ def test_a_missing_encoder_beside_a_refused_value_is_said_with_it(
     assert lines[0] == "sanbench fit: --model.dropout 3: expected a number in [0, 1]", lines
     assert len(lines) == 2 and "model.encoder" in lines[1], lines
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("printing", [False, True], ids=["run", "print_config"])
+def test_an_optimizer_argument_flag_overrides_the_config_files(
+    printing: bool, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56e of #56, item 1: ``fit --config c.yaml --optimizer.lr 0.2`` (the file's
+    ``optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1}}``) was refused, ``--config
+    c.yaml: optimizer.init_args.lr 0.1: expected a number``, though later flags win; with a bad
+    value beside it, only that value is named."""
+    config = tmp_path / "c.yaml"
+    config.write_text("optimizer:\n  class_path: torch.optim.SGD\n  init_args: {lr: 0.1}\n")
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    words += ["--config", str(config), "--optimizer.lr", "0.2", "--optimizer.momentum", "0.5"]
+    words += ["--out", str(tmp_path / "out")]
+    printed = printed_config(words, capsys)["optimizer"]["init_args"]
+    assert (printed["lr"], printed["momentum"]) == (0.2, 0.5)
+    bad = [*words, "--model.dropout", "1.5", *(["--print_config"] if printing else [])]
+    assert main(["fit", *bad]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert lines == ["sanbench fit: --model.dropout 1.5: expected a number in [0, 1]"], lines
+    assert not (tmp_path / "out").exists()
