@@ -3,6 +3,7 @@ with ``(HTML: sanbench report runs/suite)``, which exits 2 for want of ``--out``
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shlex
@@ -71,3 +72,20 @@ def test_a_file_given_as_a_run_folder_is_called_a_file(
         f"sanbench report: {tmp_path / 'gone'}: no such folder",
     ]
     assert not (tmp_path / "s").exists()
+
+
+def test_the_index_names_its_command_as_it_runs_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check b56e of #56, item 6: the index recorded ``sanbench report runs/fopt ...
+    --out ../rep2``, which from another folder exits 2 (``runs/fopt: no such folder``); since
+    8943e9f it is ``cd /abs && sanbench report ...``, as the console's rebuild line."""
+    from harness.cli import main
+
+    here = tmp_path / "here"
+    shutil.copytree(FIXTURES / "study-dropout-trec", here / "runs" / "t1")
+    monkeypatch.chdir(here)
+    assert main(["report", "runs/t1", "--out", "../site"]) == 0
+    (recorded,) = re.findall(r"<pre>(.*?)</pre>", (tmp_path / "site" / "index.html").read_text())
+    words = shlex.split(html.unescape(recorded))
+    assert words == ["cd", str(here), "&&", "sanbench", "report", "runs/t1", "--out", "../site"]
