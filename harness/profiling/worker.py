@@ -5,6 +5,10 @@ writes ``{"ready": ...}``; then for each JSON request line on stdin it writes on
 line. Replies go to the original stdout only; ``sys.stdout`` is pointed at stderr (a log file
 the parent chose) so that prints from libraries cannot corrupt the protocol.
 
+A warning of sanbench's own classes (the eager tiles' ``EagerTilesWarning``, quoting the
+compiler) is written to the log and sent with the next message, for the sweep to say on its
+console (``worker_process.WorkerProcess``): the log alone kept it from the user.
+
 Memory limit on CPU: ``RLIMIT_DATA`` = the worker's data segment after start-up + the budget.
 ``RLIMIT_DATA`` counts private writable mappings (heap and, since Linux 4.7, anonymous mmap,
 where large tensors live), i.e. memory the process can actually make resident. ``RLIMIT_AS``
@@ -30,6 +34,7 @@ import os
 import resource
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -261,7 +266,30 @@ def worker_device(name: str) -> torch.device:
     return device
 
 
+# sanbench's warnings given since the last message: (module, class name, text) each
+RELAYED: list[tuple[str, str, str]] = []
+OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
+
+
+def relay_warnings() -> None:
+    """Keep each warning of sanbench's own classes for the next message (:func:`send`), and
+    write every warning to the log as before."""
+    show = warnings.showwarning
+
+    def shown(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
+        if category.__module__.partition(".")[0] in OUR_PACKAGES:
+            RELAYED.append((category.__module__, category.__qualname__, str(message)))
+        show(message, category, *args, **kw)
+
+    warnings.showwarning = shown
+
+
 def send(channel: TextIO, message: dict[str, Any]) -> None:
+    """Write ``message`` as one JSON line, with the warnings given since the last
+    (:data:`RELAYED`)."""
+    if RELAYED:
+        message = {**message, "warnings": list(RELAYED)}
+        RELAYED.clear()
     channel.write(json.dumps(message) + "\n")
     channel.flush()
 
@@ -272,6 +300,7 @@ def main(argv: list[str]) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     die_with_parent()
+    relay_warnings()
     for module in config["imports"]:
         importlib.import_module(module)
     device = worker_device(config["device"])

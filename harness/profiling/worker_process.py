@@ -10,11 +10,13 @@ line per request and reply over its pipes keeps it independent of pickling.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,14 @@ def point_request(point: Point, dtype: str, repeats: int) -> dict[str, Any]:
     """What the worker is asked for one point (``worker.run_point`` answers it): the point, its
     precision and its timed repeats."""
     return {"point": asdict(point), "dtype": dtype, "repeats": repeats}
+
+
+def say_warnings(relayed: list[list[str]]) -> None:
+    """Give again here the warnings the worker relayed (module, class name, text), for this
+    process's console to say each once (Python's registry: one text of a class, once), as a
+    fit says them."""
+    for module, name, text in relayed:
+        warnings.warn(text, getattr(importlib.import_module(module), name), stacklevel=2)
 
 
 class WorkerDiedError(RuntimeError):
@@ -76,7 +86,9 @@ class WorkerProcess:
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if line:
-            return json.loads(line)
+            message = json.loads(line)
+            say_warnings(message.pop("warnings", []))
+            return message
         code = self.process.wait()
         tail = self._log_tail()
         if code == -signal.SIGKILL:

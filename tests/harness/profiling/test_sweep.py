@@ -514,6 +514,18 @@ def test_a_failed_prediction_of_a_measured_point_is_named_in_words(
     assert "test_linear L=32 infer at [" in out and "no prediction (test)" in out
 
 
+def test_a_sweep_not_in_fp32_says_it_predicts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check b56e of #56, item 9: a bf16 sweep's first line said ``L=8,16 predicted``,
+    and its rows gave no prediction (predictions are of fp32 steps)."""
+    assert profile(tmp_path, "--encoders", "test_linear", "--lengths", "8", "--dtype", "bf16") == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    said = "L=8 measured, no memory predicted (predictions are of fp32 steps; these are bf16) ->"
+    assert said in first and " predicted ->" not in first, first
+    assert read(tmp_path)["peak_mem_mb_predicted"].isna().all()
+
+
 def test_the_first_line_says_the_lengths_as_spelled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -535,3 +547,31 @@ def test_the_first_line_says_the_lengths_as_typed(
     argv += ["--dim", "8", "--batch-size", "2", option, "5,9,13,64"]
     assert main([*argv, "--no-report", "--no-progress", "--out", str(tmp_path / "p")]) == 0
     assert "no lengths measured, L=5,9,13,64 predicted ->" in capsys.readouterr().out
+
+
+def test_without_a_compiler_the_console_says_so_once_quoting_it(tmp_path: Path) -> None:
+    """Outside check 54g of #54, item 2: a sweep of chunked attention with no compiler exited 0
+    with no word on the console; the one EagerTilesWarning, quoting the compiler's
+    ``not found``, was only in worker.log. Now one console line, as fit prints (the worker
+    restarted or three chunked variants: still one)."""
+    environment = {
+        **os.environ,
+        "CXX": str(tmp_path / "no-compiler"),
+        "SANBENCH_CACHE": str(tmp_path / "cache"),
+        "PYTHONPATH": str(ROOT),
+    }
+    environment.pop("TORCH_EXTENSIONS_DIR", None)
+    argv = ["profile", "--encoders", "disan,disan:chunk_size=8", "--lengths", "8"]
+    argv += ["--batch-size", "2", "--dim", "8", "--repeats", "3", "--modes", "train"]
+    argv += ["--no-report", "--no-progress", "--out", str(tmp_path / "p")]
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *argv],
+        env=environment,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "compiled tiles" in line]
+    assert len(said) == 1 and said[0].startswith("warning: the chunked tanh attention's"), said
+    assert f"{tmp_path / 'no-compiler'}: not found" in said[0], said
