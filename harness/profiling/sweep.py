@@ -103,10 +103,12 @@ def run_sweep(
     config = on_this_machine(config)
     measured, predicted = shown_lengths(config, options)
     measured = "no lengths measured" if config.predict_only else f"L={measured} measured"
+    no_prediction = NO_PREDICTION.format(dtype=config.dtype)
+    predicted = f"L={predicted} predicted" if config.predicts() else no_prediction
     console.print(
         f"profiling {len(config.encoders)} encoders x {len(config.modes)} modes on "
         f"{config.device} ({config.allocator}, {budget_words(config.max_memory_mb)}): "
-        f"{measured}, L={predicted} predicted -> {profile_csv(out).absolute()}"
+        f"{measured}, {predicted} -> {profile_csv(out).absolute()}"
     )
     env = sweep_environment(config)
     sweep = Sweep(config, out, env, console)  # checks that out's rows are of this sweep
@@ -122,6 +124,10 @@ def run_sweep(
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None
     return out
+
+
+# the first line's words for a sweep whose steps are not fp32 (SweepConfig.predicts)
+NO_PREDICTION = "no memory predicted (predictions are of fp32 steps; these are {dtype})"
 
 
 def budget_words(budget_mb: float | None) -> str:
