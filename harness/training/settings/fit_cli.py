@@ -536,13 +536,8 @@ class FitCLI(LightningCLI):
                 super().parse_arguments(parser, args)
                 return refused, args
             except argparse.ArgumentError as error:
-                keys, words = refused_keys(error), isinstance(args, list)
-                rest = args
-                for key in keys:  # the option's words, or the mapping's key, left out
-                    rest = (
-                        without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
-                    )
-                progress = rest != args or (words and self._dropped(parser, args, keys))
+                keys = refused_keys(error)
+                rest, progress = self._without(parser, args, keys)
                 if not progress and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
                 typed = self._typed(args)
@@ -553,6 +548,18 @@ class FitCLI(LightningCLI):
                 if not progress:
                     raise ConfigUsageError("\n".join(refused)) from None
                 args = rest
+
+    @classmethod
+    def _without(
+        cls, parser: LightningArgumentParser, args: Any, keys: list[str]
+    ) -> tuple[Any, bool]:
+        """``args`` without the refused ``keys``: a flag's words or a mapping's key left out,
+        else the keys left out of the ``--config`` file that sets them (:meth:`_dropped`); and
+        whether anything was left out (the next parse judges the rest)."""
+        words, rest = isinstance(args, list), args
+        for key in keys:
+            rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
+        return rest, bool(rest != args or (words and cls._dropped(parser, args, keys)))
 
     @staticmethod
     def _dropped(parser: LightningArgumentParser, words: list[str], keys: list[str]) -> bool:
@@ -575,18 +582,32 @@ class FitCLI(LightningCLI):
         given = set(flat_keys(args))  # the keys of the mapping parsed (a refused one left out)
         return {key: typed for key, typed in fit_typed(typed_now()).items() if key in given}
 
-    @staticmethod
-    def _chosen(parser: LightningArgumentParser, words: list[str]) -> tuple[str | None, str | None]:
+    @classmethod
+    def _chosen(
+        cls, parser: LightningArgumentParser, words: list[str]
+    ) -> tuple[str | None, str | None]:
         """The task and encoder that ``words`` choose, ``--config`` files included, as the real
         parser reads them before any task's defaults are set (its ``--help`` and
         ``--print_config`` left out; building a second parser for this took about 2 s a fit).
+        A value the parser refuses is left out and the rest read again (:meth:`_without`), as
+        the run's parse does: the task's defaults hold beside a refused ``--model.dropout``.
         (None, None) when they cannot be read (e.g. no encoder): the real parser then says
         what is missing, or prints the help without a task's values."""
-        given = given_task(words)
+        given, words = given_task(words), without_printing(words)
+        parser.dropped_keys = {}  # a config file's keys refused, left out of the next read
         try:
-            config = parser.parse_args(without_printing(words))
-        except (argparse.ArgumentError, InputError):
-            return given, None
+            while True:
+                try:
+                    config = parser.parse_args(words)
+                    break
+                except argparse.ArgumentError as error:
+                    words, progress = cls._without(parser, words, refused_keys(error))
+                    if not progress:
+                        return given, None
+                except InputError:
+                    return given, None
+        finally:
+            parser.dropped_keys = {}
         return given or config.get("data.task"), config["model.encoder"]
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:

@@ -341,3 +341,24 @@ def test_an_optimizer_argument_flag_overrides_the_config_files(
     lines = problem_lines(capsys.readouterr().err, "fit")
     assert lines == ["sanbench fit: --model.dropout 1.5: expected a number in [0, 1]"], lines
     assert not (tmp_path / "out").exists()
+
+
+def test_a_refused_value_leaves_the_task_defaults_the_other_values_are_judged_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56e of #56, item 2: fit's printed config with ``optimizer:`` added (its
+    ``model.optimizer``/``model.lr`` the task's defaults) and ``dropout: 1.5`` was refused
+    for the dropout and twice more, ``model.optimizer adam and --optimizer torch.optim.SGD: give
+    one``: a refused value lost the task's defaults, so they read as changed."""
+    words = ["--task", "mr", "--encoder", "bilstm", "--data-dir", str(tmp_path)]
+    config = printed_config(words, capsys)
+    config["model"]["dropout"] = 1.5
+    config["optimizer"] = {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.1}}
+    saved = tmp_path / "c.yaml"
+    saved.write_text(yaml.safe_dump(config))
+    assert main(["fit", "--config", str(saved), "--out", str(tmp_path / "out")]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert lines == [
+        f"sanbench fit: --config {saved}: model.dropout 1.5: expected a number in [0, 1]"
+    ]
+    assert not (tmp_path / "out").exists()
