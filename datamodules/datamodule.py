@@ -289,6 +289,38 @@ class BenchmarkDataModule(L.LightningDataModule):
             ]
         )
 
+    def _untrained_classes(self, examples: list[Example]) -> list[DataFormatError]:
+        """One error per class of a dev or test file (``examples``) that no training line has:
+        the model never learns it and is scored on it (a fold's training part is checked so,
+        :meth:`_check_folds`). None before the training lines are read, or for scores."""
+        train = self._examples.get("train")
+        if not train or self.task.kind == "relatedness":
+            return []
+        trained = {example.label for example in train}
+        first: dict[int, Example] = {}
+        counts: dict[int, int] = {}
+        for example in examples:
+            if example.label not in trained:
+                first.setdefault(example.label, example)
+                counts[example.label] = counts.get(example.label, 0) + 1
+        source = train[0].source[0].name if train[0].source else "the training file"
+        errors = []
+        for label, example in first.items():
+            path, line = example.source or (self._root, None)
+            name, count = self.task.labels[label], counts[label]
+            lines = f"{count} line{'s' if count > 1 else ''}"
+            errors.append(
+                DataFormatError(
+                    path,
+                    line,
+                    f"only classes the training lines ({source}) have",
+                    f"class {name!r} ({lines}), which no training line has: the model would "
+                    "never learn it and be scored on it",
+                    f"add training lines of {name!r}, or leave its lines out of this file",
+                )
+            )
+        return errors
+
     def _prepare(self, splits: tuple[str, ...]) -> None:
         """Read train (and ``splits``, file splits not carved from train) and the vectors,
         collecting every file's problems into one DataFormatError; then build the
@@ -314,6 +346,7 @@ class BenchmarkDataModule(L.LightningDataModule):
                 examples = collected(self._read, sources[split])
                 if examples is not None:
                     self._examples[split] = examples
+                    errors += self._untrained_classes(examples)
         vectors = None
         if self.embeddings_path is None:
             warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=2)

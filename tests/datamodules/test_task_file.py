@@ -551,3 +551,56 @@ def test_a_utf16_task_file_is_named_as_utf16_and_read_with_its_encoding(tmp_path
     dm = build_datamodule(str(path), encoding="utf-16")
     dm.check_inputs()
     assert dm.task.labels == ("neg", "pos") and len(dm._examples["train"]) == 10
+
+
+def _three_classes(folder: Path, held: str) -> Path:
+    """A task of ``labels: [neg, neu, pos]`` whose training file has neg and pos only and whose
+    ``held`` file (dev or test) also has neu."""
+    train = [(f"w{i} good", ("neg", "pos")[i % 2]) for i in range(20)]
+    other = [(f"w{i} so so", ("neg", "neu", "pos")[i % 3]) for i in range(9)]
+    files = {"train.tsv": _tsv(train), "test.tsv": _tsv(train[:6]), "dev.tsv": _tsv(train[:6])}
+    files[f"{held}.tsv"] = _tsv(other)
+    task = "name: mine\ntext: text\nlabel: label\nlabels: [neg, neu, pos]\n"
+    task += "train: train.tsv\ndev: dev.tsv\ntest: test.tsv\n"
+    return _task(folder, task, files)
+
+
+@pytest.mark.parametrize("held", ["test", "dev"])
+def test_a_class_no_training_line_has_is_refused_naming_it_and_its_file(
+    tmp_path: Path, held: str
+) -> None:
+    """Outside check 54g of #54, item 3: ``labels: [neg, neu, pos]``, the training file with
+    neg and pos, the test file with neu too: the fit trained and exited 0 (a fold without a
+    class is refused); the model could never predict neu and was scored on it."""
+    path = _three_classes(tmp_path, held)
+    with pytest.raises(DataFormatError) as raised:
+        build_datamodule(str(path)).check_inputs()
+    (problem,) = raised.value.problems
+    assert (problem.path, problem.line) == (tmp_path / f"{held}.tsv", 3)
+    assert problem.expected == "only classes the training lines (train.tsv) have"
+    assert problem.found.startswith("class 'neu' (3 lines), which no training line has")
+
+
+# each command that trains, on a task file (its --out added)
+ONE_STEP = ["--max-steps", "1"]
+TRAINING_WORDS = {
+    "fit": ["fit", "--encoder", "multi_cnn", "--trainer.max_steps", "1", "--task"],
+    "suite": ["suite", "--encoders", "multi_cnn", "--seeds", "1", *ONE_STEP, "--tasks"],
+    "tune": ["tune", "--study", "dropout", "--encoder", "multi_cnn", *ONE_STEP, "--task"],
+}
+
+
+@pytest.mark.parametrize("command", TRAINING_WORDS)
+def test_every_command_that_trains_refuses_it_before_any_training(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same refusal from fit, suite and tune: exit 2, one line, no run folder."""
+    from harness.cli import main
+
+    path = _three_classes(tmp_path, "test")
+    status = main([*TRAINING_WORDS[command], str(path), "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    said = [line for line in err.splitlines() if "no training line has" in line]
+    assert len(said) == 1 and f"{tmp_path / 'test.tsv'}:3: " in said[0], err
+    assert not (tmp_path / "r").exists()
