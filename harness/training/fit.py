@@ -49,6 +49,7 @@ from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_model import users_run_error
 from harness.training.warm_up import (
+    build_wait,
     compiled_kernel_files,
     kernel_folder,
     warm_up_line,
@@ -102,13 +103,15 @@ def fit_datamodule(
     if compile:
         compile_seconds = compile_encoder(module, next(iter(datamodule.train_dataloader())), device)
     module.to(device)
-    files = compiled_kernel_files(device)
+    files, waited = compiled_kernel_files(device), build_wait(device)  # an earlier run's
     tiles = warm_up_tiles(module.encoder, device, trainer.precision_plugin.forward_context)
     if tiles is not None:
         compile_seconds = (compile_seconds or 0.0) + tiles
         if trainer.is_global_zero:
             new_files = compiled_kernel_files(device) - files
-            print(warm_up_line(tiles, new_files, kernel_folder(device)), file=sys.stderr)
+            waited = None if build_wait(device) == waited else build_wait(device)
+            line = warm_up_line(tiles, new_files, kernel_folder(device), waited)
+            print(line, file=sys.stderr)
     last = FitRunFolder(out_dir).last_checkpoint
     resume = last if last.exists() else None
     if resume:
