@@ -25,6 +25,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
+from datamodules.errors import nearest
 from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
@@ -278,6 +279,15 @@ def _task_recorded(args: list[str] | dict[str, Any], task: str) -> list[str] | d
     return [*args, f"--data.task={recorded_task(task)}"]
 
 
+def encoder_stand_in(encoder: str | None) -> str | None:
+    """The registered encoder nearest to the unknown name ``encoder`` (``bilstm`` for
+    ``bi-lstm``), whose defaults the other values are judged on, so that they are named in the
+    same refusal as the name (as a suite's stand-ins); None when no name is near."""
+    from encoders import list_encoders
+
+    return nearest(encoder, list_encoders()) if encoder is not None else None
+
+
 def given_task(words: list[str]) -> str | None:
     """The last ``--task``/``--data.task`` word as typed: jsonargparse would read a file it
     names as the task's own fields (``str | TaskSpec``), and its error dumps a Namespace."""
@@ -347,6 +357,9 @@ def print_config_problems(flags: list[str]) -> list[str]:
     return [print_config_problem(flag) for flag in flags if flag not in PRINT_CONFIG_FLAGS]
 
 
+HELP_WORDS = ("-h", "--help")
+
+
 def without_printing(words: list[str]) -> list[str]:
     """``words`` without ``-h``/``--help`` and ``--print_config`` (with its value, if it has
     one), which would print and exit while parsing."""
@@ -357,7 +370,7 @@ def without_printing(words: list[str]) -> list[str]:
             skip_value = False
             continue
         skip_value = word == "--print_config"
-        if word in ("-h", "--help") or word.startswith("--print_config"):
+        if word in HELP_WORDS or word.startswith("--print_config"):
             continue
         kept.append(word)
     return kept
@@ -484,11 +497,14 @@ class FitCLI(LightningCLI):
         typed = self._typed(args)
         option = typed.get("data.task", ("--data.task",))[0]
         problems = task_option_problems(option, [task] if task is not None else [])
-        problems += encoder_choice_problems(
+        named = encoder_choice_problems(
             typed.get("model.encoder", ("--model.encoder",))[0], encoder
         )
-        if problems:
-            raise ConfigUsageError("\n".join(problems))
+        helping = isinstance(args, list) and bool(set(HELP_WORDS) & set(args))  # the name alone
+        stand_in = encoder_stand_in(encoder) if named and not (problems or helping) else None
+        if problems or (named and stand_in is None):
+            raise ConfigUsageError("\n".join(problems + named))
+        encoder = stand_in or encoder
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
@@ -508,8 +524,11 @@ class FitCLI(LightningCLI):
             for key, spelled in self._typed(args).items()
             if not any(key == out or key.startswith(f"{out}.") for out in left_out)
         }
+        if stand_in is not None:  # the values judged as of its nearest name, said first
+            self.config["model.encoder"] = stand_in
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = refused + optimizer_problems(self.config, parser.get_defaults(), self.typed)
+        problems = named + refused
+        problems += optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:  # with every other value judged before the data is read, one line each
             try:

@@ -362,3 +362,34 @@ def test_a_refused_value_leaves_the_task_defaults_the_other_values_are_judged_on
         f"sanbench fit: --config {saved}: model.dropout 1.5: expected a number in [0, 1]"
     ]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("given", ["flag", "config"])
+def test_a_misspelt_encoder_is_named_beside_every_other_problem(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56e of #56, item 3: ``--encoder bilstmm --model.hidden_dim 0`` printed
+    only ``unknown encoder 'bilstmm'; registered encoders: ...`` (a config file's ``encoder:
+    bi-lstm`` alike, neither the file nor its other wrong values named); now the name with its
+    nearest, then each other value, judged as of that nearest encoder."""
+    words = ["--task", "trec", "--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    config = tmp_path / "c.yaml"
+    config.write_text("model: {encoder: bi-lstm, hidden_dim: 0}\n")
+    if given == "flag":
+        words += ["--encoder", "bilstmm", "--model.hidden_dim", "0"]
+        named = ["--encoder bilstmm", "--model.hidden_dim 0"]
+    else:
+        words += ["--config", str(config)]
+        named = [
+            f"--config {config}: model.encoder bi-lstm",
+            f"--config {config}: model.hidden_dim 0",
+        ]
+    assert main(["fit", *words]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(f"sanbench fit: {named[0]}: expected one of ")
+    assert lines[0].endswith("(did you mean bilstm?)")
+    assert lines[1] == f"sanbench fit: {named[1]}: expected a positive integer"
+    assert main(["fit", *words, "--help"]) == 2  # no help of another encoder
+    assert len(problem_lines(capsys.readouterr().err, "fit")) == 1
+    assert not (tmp_path / "out").exists()
