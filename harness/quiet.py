@@ -45,6 +45,8 @@ NOISE = (
     "All distributed processes registered",
     "No CUDA runtime is found",
     "Received SIGTERM: ",
+    # a Ctrl-C during predict/encode: sanbench's own line says it and what was written
+    "Detected KeyboardInterrupt, attempting graceful shutdown",
     # "Using bfloat16 Automatic Mixed Precision (AMP)": the precision is in the config and metrics
     "Automatic Mixed Precision (AMP)",
 )

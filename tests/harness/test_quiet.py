@@ -119,3 +119,16 @@ def test_lightnings_sigterm_line_is_dropped(caplog: pytest.LogCaptureFixture) ->
     logger.info("[rank: 0] Received SIGTERM: 15")
     logger.info("Requeued SLURM job: 42")
     assert [record.getMessage() for record in caplog.records] == ["Requeued SLURM job: 42"]
+
+
+def test_lightnings_keyboard_interrupt_line_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """Outside check 54f, item 1: a Ctrl-C on predict or encode printed an empty line and
+    Lightning's "Detected KeyboardInterrupt, attempting graceful shutdown ..." above sanbench's
+    "interrupted; nothing was written"."""
+    hide_lightning_tips()
+    caplog.set_level(logging.INFO)
+    logger = logging.getLogger("lightning.pytorch.utilities.rank_zero")
+    logger.info("\nDetected KeyboardInterrupt, attempting graceful shutdown ...")
+    logger.info("a line of Lightning's that stays")
+    kept = [record.getMessage() for record in caplog.records]
+    assert kept == ["a line of Lightning's that stays"]
