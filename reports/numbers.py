@@ -116,8 +116,14 @@ def mean_std_cell(
 ) -> str:
     """``84.6 (1.6)``, every table's and page's cell of a mean over runs: ``mean`` and, in
     brackets, ``std`` when there is one (None or NaN: a single run has no spread), each written
-    by ``shown`` (default :func:`fixed` to ``digits``); :data:`MISSING` without a mean."""
+    by ``shown`` (default :func:`fixed` to ``digits``); :data:`MISSING` without a mean. A
+    :func:`quantity`'s std has its mean's decimal places (``67.1 (0.0)``, not ``67.1 (0.0202)``)."""
     if _value(mean) is None:
         return MISSING
     write = shown or functools.partial(fixed, digits=digits)
-    return write(mean) if _value(std) is None else f"{write(mean)} ({write(std)})"
+    if _value(std) is None:
+        return write(mean)
+    if write is quantity:
+        places = len(write(mean).partition(".")[2])
+        return f"{write(mean)} ({_signed(f'{_value(std):,.{places}f}')})"
+    return f"{write(mean)} ({write(std)})"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.suite.grid import CV_FOLDS, CV_TASKS
 from harness.suite.parameter_counts import param_rows, params_table
 from harness.suite.runner import KEY_COLUMNS, METRIC_COLUMNS, all_results_files
 from harness.suite.table_files import Table, write_tables
@@ -307,7 +308,23 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
             line.append(mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
+    table.notes[len(spec.notes) : len(spec.notes)] = _fold_notes(cells)  # before 'Paper:'
     return _with_mark_notes(table)
+
+
+def _fold_notes(cells: pd.DataFrame) -> list[str]:
+    """For each CV task of a table that ran fewer folds than its CV has: how many its cells
+    average (the paper's are over all of them)."""
+    notes = []
+    for (label, task), group in cells.groupby(["column", "task"], sort=False):
+        ran = sorted({int(n) for n in group["n"] if 0 < n < CV_FOLDS})
+        if task in CV_TASKS and ran:
+            counts = " to ".join(map(str, dict.fromkeys([ran[0], ran[-1]])))
+            notes.append(
+                f"{label} (ours): over {counts} of the {CV_FOLDS} folds only (the paper's: "
+                f"all {CV_FOLDS})."
+            )
+    return notes
 
 
 def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:

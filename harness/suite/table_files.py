@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.contracts.atomic import write_text_atomic
+from reports.numbers import MISSING, MISSING_LEGEND
 
 
 @dataclass
@@ -38,6 +39,8 @@ class Table:
         parts = [f"### {self.title}", "", line(self.header)]
         parts.append("|" + "|".join(["---"] + ["---:"] * (len(self.header) - 1)) + "|")
         parts.extend(line(row) for row in self.rows)
+        if any(cell == MISSING for row in self.rows for cell in row):  # as every page says it
+            parts.extend(["", f"{MISSING_LEGEND}."])
         parts.extend(["", *(f"- {note}" for note in self.notes)] if self.notes else [])
         return "\n".join(parts) + "\n"
 

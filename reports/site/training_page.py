@@ -52,6 +52,7 @@ SUMMARY = (
     ("peak_train_mem_mb", "peak train memory (MB)", numbers.quantity),
     ("dev_infer_time_s", "dev inference (s)", numbers.quantity),
 )
+ONE_VALUE = {"params"}  # the same in every run of a cell (one model): no std, as tables.md
 ENV_KEYS = ("device", "device_name", "torch", "cuda", "python", "lightning", "torchmetrics")
 ENV_KEYS += ("threads", "allocator", "world_size", "commit")
 FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
@@ -76,7 +77,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
                 if suite_results.legacy_epoch_time(group).any():
                     mark += suite_results.LEGACY_MARK
             stats = aggregation.mean_std(group[column])
-            cells.append(numbers.mean_std_cell(stats.mean, stats.std, shown=fmt) + mark)
+            std = None if column in ONE_VALUE else stats.std
+            cells.append(numbers.mean_std_cell(stats.mean, std, shown=fmt) + mark)
         rows.append(cells)
     return header, rows
 

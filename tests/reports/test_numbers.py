@@ -29,3 +29,14 @@ def test_the_errors_of_the_issue_read_as_zero() -> None:
     assert numbers.quantity(-0.0001) == "-0.0001"  # three significant digits: not zero
     assert numbers.percent(-0.0004) == "0.0"
     assert numbers.ratio(-0.001) == "0.00×"
+
+
+def test_a_quantitys_std_has_its_means_decimal_places() -> None:
+    """Outside check b56e of #56, item 9: the suite page's peak memory read ``67.1 (0.0202)``,
+    a std to more places than its mean."""
+    cell = numbers.mean_std_cell
+    assert cell(67.1, 0.0202, shown=numbers.quantity) == "67.1 (0.0)"
+    assert cell(2360.2, 1070.6, shown=numbers.quantity) == "2,360 (1,071)"
+    assert cell(8.76, 0.423, shown=numbers.quantity) == "8.76 (0.42)"
+    assert cell(0.0123, 0.00456, shown=numbers.quantity) == "0.0123 (0.0046)"
+    assert cell(0.5, 0.0202, shown=numbers.percent) == "50.0 (2.0)"  # others as before

@@ -27,6 +27,7 @@ from harness.suite.summary_tables import (
     render,
     summarize,
 )
+from harness.suite.table_files import Table
 from reports.contracts.results_file import ResultsFile
 from reports.paper_numbers import BI_BLOSAN, MTSA, PAPER_VALUES, lookup
 
@@ -217,3 +218,21 @@ def test_a_time_cell_with_a_contended_run_is_marked_and_explained() -> None:
             times = [v for line in table.rows for v in line if v.startswith("10.0")]
             assert times and all(v.endswith(" c") == marked for v in times), table.rows
             assert (CONTENDED_NOTE in table.notes) == marked
+
+
+def test_a_cv_task_run_on_fewer_folds_says_how_many_and_an_empty_cell_what_it_means(
+    out: Path,
+) -> None:
+    """Outside check b56e of #56, item 9: Table 6 gave ``CR (ours) 63.8 (0.0)`` from 2 folds
+    under a note saying 'held-out fold of 10-fold CV', and the tables' ``–`` cells had no
+    legend in tables.md (the HTML has one)."""
+    spec = next(s for s in PAPER_TABLES if s.name == "bi_blosan_table6")
+    table = render(spec, comparison(summarize(load_results(out)), spec))
+    assert "CR (ours): over 3 of the 10 folds only (the paper's: all 10)." in table.notes
+    assert table.notes[-1].startswith("Paper: ")
+    assert not [note for note in table.notes if note.startswith(("TREC (ours)", "SST"))]
+    lines = table.to_markdown().splitlines()
+    legend = "–: no value (none set, measured or reported here, or not applicable)."
+    assert lines[lines.index(legend) - 1] == "" and lines[lines.index(legend) + 2][:2] == "- "
+    one = Table("t", "T", ["a", "range"], [["1", "64–512"]])
+    assert legend not in one.to_markdown()  # a range's dash is no empty cell

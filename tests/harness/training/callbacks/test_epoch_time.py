@@ -156,5 +156,5 @@ def test_tables_and_pages_mark_a_time_scaled_from_a_partial_epoch() -> None:
     assert [row[-1] for row in table.rows] == ["20.0", "11.0 (1.4) e"]  # bilstm, multi_cnn
     assert SCALED_NOTE in table.notes
     _, rows = summary_rows(results)
-    assert [row[-1] for row in rows] == ["20.0", "11.0 (1.41) e"]
+    assert [row[-1] for row in rows] == ["20.0", "11.0 (1.4) e"]  # the std to its mean's places
     assert scaled_runs(results) == ["trec / multi_cnn / seed0"]
