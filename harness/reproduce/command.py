@@ -6,6 +6,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.reproduce import ReproduceOptions, run_reproduce
+from harness.reproduce.reproduce import problems_beside_options
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -26,5 +27,6 @@ def reproduce(config: Namespace) -> int:
     repeating finished runs, then writes the suite's tables and the reproduction tables
     (OUT/reproduction/). Run it when nothing is being timed.
     """
-    print(f"tables: {run_reproduce(build(ReproduceOptions, config)).absolute()}")
+    options = build(ReproduceOptions, config, beside=problems_beside_options)
+    print(f"tables: {run_reproduce(options).absolute()}")
     return 0

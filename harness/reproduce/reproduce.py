@@ -11,7 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError
+from datamodules.errors import nearest
+from harness.command_parser import names
+from harness.errors import InputError, UsageError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.measurement.cpu_usage import load_averages_line
 from harness.measurement.elapsed import Elapsed
@@ -20,7 +22,8 @@ from harness.reproduce.options import ReproduceOptions
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
-from harness.training.settings.fit_overrides import fit_overrides
+from harness.suite.suite import pair_config_problems
+from harness.training.settings.fit_overrides import DataOptions, fit_overrides, without_budget
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
@@ -28,6 +31,54 @@ from reports.contracts.suite_results import RUNS_FOLDER
 
 # the resolved config when the command read a --config file: its recorded command runs with it
 CONFIG_FILE = "reproduce-config.yaml"
+
+
+def fit_config_problems(part: Preset, inputs: DataOptions) -> list[str]:
+    """The problems of each (task, encoder)'s fit config of ``part``, one line each, before
+    any file is read (a suite's ``pair_config_problems``)."""
+    from harness.suite.runner import fit_run
+
+    first = {(run.task, run.encoder): run for run in part.grid()}  # seeds and folds alike
+    return pair_config_problems(
+        {
+            pair: fit_run(run, Path("unused"), inputs.data_dir, inputs.embeddings, part.overrides)
+            for pair, run in first.items()
+        }
+    )
+
+
+def problems_beside_options(values: dict[str, Any]) -> list[str]:
+    """Each (task, encoder)'s fit values' problems when the reproduction's own options are
+    refused (``--threads 0``, ``--tasks trecc``): an unknown name stood in for by its nearest
+    (``trecc``: trec), an unknown preset by the default, so that they are named in the same
+    refusal (``build``'s ``beside``), as a suite's."""
+    inputs, fit = values.get("inputs"), values.get("fit")
+    if inputs is None or fit is None:  # a part refused: said by the part
+        return []
+    preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]
+    try:
+        overrides = {**preset.overrides, **fit_overrides(inputs, None, fit)}
+    except ValueError:  # a clash, which says itself: no run to check
+        return []
+    if fit.problems():  # a budget that trains nothing: said by the options, not again
+        overrides = without_budget(overrides)
+    part = dataclasses.replace(
+        preset,
+        tasks=_stand_ins(values.get("tasks", ""), "--tasks", preset.tasks),
+        encoders=_stand_ins(values.get("encoders", ""), "--encoders", preset.encoders),
+        overrides=overrides,
+    )
+    return fit_config_problems(part, inputs)
+
+
+def _stand_ins(text: str, option: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The names of ``known`` that the list ``text`` names, or whose nearest it names."""
+    try:
+        given = names(text, option)
+    except InputError:
+        return ()
+    chosen = {name if name in known else nearest(name, known) for name in given}
+    return tuple(name for name in known if name in chosen)
 
 
 def check_inputs(preset: Preset, out: Path, data_dir: Path, embeddings: Path | None) -> None:
@@ -182,13 +233,14 @@ def run_reproduce(options: ReproduceOptions) -> Path:
         build_tables(out, Preset.from_dict(manifest["preset"]), manifest)
         return table_path(out, MARKDOWN)
     data_dir, embeddings = options.inputs.data_dir, options.inputs.embeddings
-    problems = options.inputs.file_problems("unless --tables-only")
-    problems += options.launcher.problems()
-    if problems or data_dir is None:
-        raise InputError("\n".join(problems))
     overrides = {**PRESETS[options.preset].overrides}
     overrides.update(fit_overrides(options.inputs, None, options.fit))
     part = dataclasses.replace(options.part, overrides=overrides)
+    problems = options.inputs.file_problems("unless --tables-only")
+    problems += options.launcher.problems()
+    problems += fit_config_problems(part, options.inputs)
+    if problems or data_dir is None:  # of the words: then the pointer to the help
+        raise UsageError("\n".join(problems))
     check_inputs(part, out, data_dir, embeddings)
     reproduce(
         dataclasses.replace(PRESETS[options.preset], overrides=overrides),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -126,17 +126,24 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
 def config_problems(
     runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]
 ) -> list[str]:
-    """The problems of every (task, encoder)'s fit config of ``runs``, one line each: a
-    problem of every run said once (of one run too: as the command's own), the others with
-    their run."""
+    """The problems of every (task, encoder)'s fit config of ``runs``
+    (:func:`pair_config_problems`)."""
     first = {(run.task, run.encoder): run for run in runs}  # seeds and folds parse alike
+    return pair_config_problems(
+        {pair: _fit_run(run, options, overrides) for pair, run in first.items()}
+    )
+
+
+def pair_config_problems(fits: Mapping[tuple[str, str], FitRun]) -> list[str]:
+    """The problems of each (task, encoder)'s fit config ``fits``, one line each: a problem of
+    every run said once (of one run too: as the command's own), the others with their run."""
     said: dict[tuple[str, str], list[str]] = {}
-    for pair, run in first.items():
+    for pair, fit in fits.items():
         try:
-            _fit_run(run, options, overrides).resolved()
+            fit.resolved()
         except ValueError as error:
             said[pair] = str(error).splitlines()
-    every = [line for line in next(iter(said.values()), []) if len(said) == len(first)]
+    every = [line for line in next(iter(said.values()), []) if len(said) == len(fits)]
     every = [line for line in every if all(line in lines for lines in said.values())]
     return every + [
         f"{task} {encoder}: {line}"

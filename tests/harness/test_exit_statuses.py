@@ -38,7 +38,10 @@ CASES = {
         ["profile", "--encoders", "bilstm", "--max-memory-mb", "0"],
         "--max-memory-mb 0: expected a positive number",
     ),
-    "zero jobs": (["reproduce", "--jobs", "0"], "--jobs 0: expected a positive integer"),
+    "zero jobs": (
+        ["reproduce", "--jobs", "0", "--out", "{tmp}/r"],  # not runs/reproduce of the tests' folder
+        "--jobs 0: expected a positive integer",
+    ),
     "print_config of a bad preset": (
         ["profile", "--preset", "bogus", "--print_config"],
         "--preset bogus: expected one of paper, quick, long",
