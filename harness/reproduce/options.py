@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import choice_problems, integer_problems, names
+from harness.command_parser import as_typed, choice_problems, integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
@@ -47,8 +47,9 @@ class ReproduceOptions:
             except InputError as error:
                 problems.append(str(error))
                 continue
+            named = as_typed(option.removeprefix("--"), text)[0]  # a config file's key so
             for name in unknown:  # the reproduction's grid: the papers' tables
-                problems += choice_problems(option, name, known)
+                problems += choice_problems(named, name, known)
         if problems:
             raise InputError("\n".join(problems))
 

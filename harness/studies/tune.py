@@ -8,7 +8,7 @@ import os
 from dataclasses import fields, replace
 from typing import Any
 
-from harness.command_parser import encoder_choice_problems
+from harness.command_parser import as_typed, encoder_choice_problems
 from harness.errors import UsageError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
@@ -88,8 +88,8 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     if ctx.embeddings is not None:
         problems += path_problems("--embeddings", ctx.embeddings, folder=False)
 
-    names = task_option_problems("--task", [ctx.task])
-    names += encoder_choice_problems("--encoder", ctx.encoder)
+    names = task_option_problems(as_typed("task", "")[0], [ctx.task])  # a config file's key so
+    names += encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
     if names:  # no config of theirs to check
         return problems + names
     run = FitRun(

@@ -47,7 +47,8 @@ def input_problems(options: SuiteOptions) -> list[str]:
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )
     problems += options.launch.problems()
-    task_problems = task_option_problems("--tasks", options.typed_task_names)  # named as typed
+    typed_option = as_typed("tasks", "")[0]  # a config file's key named as the file's
+    task_problems = task_option_problems(typed_option, options.typed_task_names)  # as typed
     problems += task_problems
     if not task_problems:  # a task file's fold count is read from it
         grid = (options.task_names, options.encoder_names, options.seeds, options.folds)

@@ -338,6 +338,44 @@ def test_a_config_files_integer_not_written_in_decimal_is_refused(
     assert not out.exists()
 
 
+# each command's config file naming a task (encoder, fold) it has not, and the lines naming them
+NAMES_IN_A_FILE = {
+    "suite": ("tasks: sst2,crr\nencoders: bilstm\n", ["tasks crr: expected one of "]),
+    "reproduce": (
+        "tasks: cr,trecc\nencoders: BiLSTM\n",
+        ["tasks trecc: expected one of ", "encoders BiLSTM: expected one of "],
+    ),
+    "tune": (
+        "study: dropout\ntask: trecc\nencoder: bilstmm\n",
+        ["task trecc: expected one of ", "encoder bilstmm: expected one of "],
+    ),
+    "fit": (
+        "data: {task: cr, fold: 12}\nmodel: {encoder: bilstm}\n",
+        ["data.fold 12: expected 0 to 9"],
+    ),
+}
+
+
+@pytest.mark.parametrize("command", NAMES_IN_A_FILE)
+def test_a_config_files_names_are_named_as_its_keys(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56e of #56, item 5: ``reproduce --config r.yaml`` said ``--tasks trecc``
+    and ``--encoders BiLSTM``, ``suite`` ``--tasks crr``, ``fit`` ``--data.fold 12`` (tune
+    ``--task trecc``) of values no flag gave, beside lines naming ``--config FILE: KEY``."""
+    text, named = NAMES_IN_A_FILE[command]
+    config = tmp_path / "c.yaml"
+    config.write_text(f"data_dir: {tmp_path}\n{text}" if command != "fit" else text)
+    out = tmp_path / "out"
+    words = ["--data-dir", str(tmp_path)] if command == "fit" else []
+    assert main([command, *words, "--config", str(config), "--out", str(out)]) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    for start in named:
+        assert any(f"sanbench {command}: --config {config}: {start}" in line for line in lines)
+    assert not any(f"{command}: --{start.split()[0]}" in line for start in named for line in lines)
+    assert not out.exists()
+
+
 def test_a_tune_config_files_run_section_is_read_as_typed(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -206,11 +206,14 @@ def non_finite_problems(
     return problems
 
 
-def data_value_problems(data: Mapping[str, Any]) -> list[str]:
+def data_value_problems(
+    data: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
     """The benchmark data module's values that need no data file, as options (its
     ``__init__``'s rules, and the encoding its reading would fail on), checked with the others
     before ``--out`` is judged: a known text encoding, a positive ``max_length``, a fold of the
-    task's."""
+    task's; named as ``typed`` (``command_parser.typed_options``) holds them (``--config c.yaml:
+    data.fold``)."""
     from datamodules.tasks import get_task
     from datamodules.text import known_encoding
 
@@ -218,10 +221,12 @@ def data_value_problems(data: Mapping[str, Any]) -> list[str]:
     known_encoding(data.get("encoding"), problems)
     length = data.get("max_length")
     if type(length) is int and length < 1:
-        problems.append(f"--data.max_length {length}: expected a positive number of tokens")
+        option, text = (typed or {}).get("data.max_length", ("--data.max_length", str(length)))
+        problems.append(f"{option} {text}: expected a positive number of tokens")
     fold, folds = data.get("fold"), get_task(str(data["task"])).cv_folds
     if folds and type(fold) is int and not 0 <= fold < folds:
-        problems.append(f"--data.fold {fold}: expected 0 to {folds - 1} (the task's {folds} folds)")
+        option, text = (typed or {}).get("data.fold", ("--data.fold", str(fold)))
+        problems.append(f"{option} {text}: expected 0 to {folds - 1} (the task's {folds} folds)")
     return problems
 
 

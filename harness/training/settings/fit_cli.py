@@ -737,7 +737,7 @@ class FitCLI(LightningCLI):
             problems += batch_size_problems(option, value, text)
         problems += not_decimal_problems(self.typed, self._value)
         if issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
-            problems += data_value_problems(builtin_value(self.config["data"]))
+            problems += data_value_problems(builtin_value(self.config["data"]), self.typed)
             monitored = [*logged_metrics(get_task(self.config["data"]["task"]).kind), TRAIN_SECONDS]
             problems += monitor_problems(self.config, monitored, self.typed)
         if problems:

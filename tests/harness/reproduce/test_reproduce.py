@@ -35,5 +35,6 @@ def test_a_config_files_fit_values_are_named_beside_the_reproductions_own_proble
     assert lines[-2:] == fit_lines, lines
     assert len(lines) == (6 if own else 2), lines
     if own:
-        assert "--tasks trecc: expected one of" in lines[2] and "threads 0" in lines[1]
+        assert f"--config {config}: tasks trecc: expected one of" in lines[2], lines
+        assert f"--config {config}: threads 0" in lines[1], lines
     assert not out.exists()
