@@ -88,13 +88,17 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     if ctx.embeddings is not None:
         problems += path_problems("--embeddings", ctx.embeddings, folder=False)
 
+    from harness.training.settings.fit_cli import encoder_stand_in
+
     names = task_option_problems(as_typed("task", "")[0], [ctx.task])  # a config file's key so
-    names += encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
-    if names:  # no config of theirs to check
-        return problems + names
+    named = encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
+    encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder  # judged as its nearest
+    if names or encoder is None:  # no config of theirs to check
+        return problems + names + named
+    problems += named
     run = FitRun(
         ctx.task,
-        ctx.encoder,
+        encoder,
         ctx.data_dir,
         ctx.out,
         ctx.embeddings,
