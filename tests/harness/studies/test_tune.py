@@ -3,6 +3,7 @@ In-process, with ``launch`` replaced by a recorder: no job starts."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -90,10 +91,10 @@ def test_the_console_says_the_study_in_the_words_of_its_trial_lines(
     lines = capsys.readouterr().out.splitlines()
     summary = lines[lines.index("study 's': 3 trial(s): 3 complete") :]
     assert not any(line.lstrip().startswith(("{", "}", '"')) for line in lines)
-    assert summary[1:3] == [
-        "best per seq_len:",
-        "  trial 0: seq_len=4 block_len=2 -> peak_mem_mb=1",
-    ]
+    # every peak is 1 here (measured_at_once): the first trial is the best, at whichever r the
+    # grid sampler drew first (in a random order)
+    assert summary[1] == "best per seq_len:"
+    assert re.fullmatch(r"  trial 0: seq_len=4 block_len=[234] -> peak_mem_mb=1", summary[2])
     assert "results:" in summary and "  device: cpu" in summary
     assert any(line.startswith("    seq_len=4 r_measured=2 mem_measured_mb=1 ") for line in summary)
     assert summary[-1] == f"outputs: {tmp_path / 'study'}"
