@@ -906,7 +906,12 @@ class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
     unknown key is named, with the nearest valid one, before any value is applied. The copy
     of a folder moved since is noted (:func:`moved_copy`, refused by :func:`check_not_moved`
-    when no later ``--out`` is given)."""
+    when no later ``--out`` is given). A key of :attr:`EMPTY_IS_UNSET` holding an empty
+    mapping is read as not given."""
+
+    # keys whose ``{}`` means "not given" (a class option's: fit's ``lr_scheduler: {}``, as
+    # suite's --print_config writes an unset one, is jsonargparse's base class with no argument)
+    EMPTY_IS_UNSET: tuple[str, ...] = ()
 
     def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
         path = Path(str(values)).expanduser()
@@ -935,6 +940,7 @@ class CheckedConfigFile(ActionConfigFile):
                 "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
             )
         dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
+        dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
             content = without_dotted(content, key)
         if dropped:

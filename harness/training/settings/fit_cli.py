@@ -70,7 +70,12 @@ from harness.training.settings.config_checks import (
     train_share_key,
     trainer_value_problems,
 )
-from harness.training.settings.fit_overrides import budget_problems, fit_typed, path_problems
+from harness.training.settings.fit_overrides import (
+    CLASS_SECTIONS,
+    budget_problems,
+    fit_typed,
+    path_problems,
+)
 from harness.training.settings.optimizers import (
     OWN_DECAY,
     add_optimizer_groups,
@@ -410,6 +415,13 @@ class SetAttribute(argparse.Action):
 BUILT_PARSERS: dict[tuple[type, type], LightningArgumentParser] = {}
 
 
+class FitConfigFile(CheckedConfigFile):
+    """fit's ``--config``: a class option holding ``{}`` (``optimizer: {}``, as suite's, tune's
+    and reproduce's --print_config write one not given) is read as not given."""
+
+    EMPTY_IS_UNSET = CLASS_SECTIONS
+
+
 class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``)."""
 
@@ -476,7 +488,7 @@ class FitCLI(LightningCLI):
     def init_parser(self, **kwargs: Any) -> LightningArgumentParser:
         """LightningCLI's parser, whose ``--config`` files have their keys checked first."""
         parser = self.parser_class(**kwargs)
-        parser.add_argument("-c", "--config", action=CheckedConfigFile, help=CONFIG_HELP)
+        parser.add_argument("-c", "--config", action=FitConfigFile, help=CONFIG_HELP)
         return parser
 
     def parse_arguments(self, parser: LightningArgumentParser, args: Any) -> None:

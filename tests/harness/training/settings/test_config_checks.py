@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 from tests.harness.problem_lines import problem_lines
@@ -503,3 +504,18 @@ def test_a_users_early_stopping_with_a_budget_ending_before_any_validation_runs(
     metrics = (tmp_path / "x1" / "metrics.json").read_text()
     assert '"steps": 2' in metrics and "val_acc" not in (tmp_path / "x1" / "curve.csv").read_text()
     assert "check_on_train_epoch_end: false" in (tmp_path / "x1" / "fit_config.yaml").read_text()
+
+
+@pytest.mark.parametrize("given", ["optimizer: {}\nlr_scheduler: {}\n", "optimizer: {}\n"])
+def test_an_empty_class_mapping_in_a_config_file_is_no_class(
+    tmp_path: Path, given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 56e, item 9: suite's, tune's and reproduce's --print_config write an
+    optimizer or scheduler not given as ``{}``; in a fit config ``lr_scheduler: {}`` was an
+    internal error (torch's base scheduler built, NotImplementedError) and ``optimizer: {}``
+    "--optimizer torch.optim.Optimizer: the following arguments are required: defaults"."""
+    config = tmp_path / "c.yaml"
+    config.write_text(given)
+    assert main([*BASE, "--config", str(config), "--print_config"]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert (printed["optimizer"], printed["lr_scheduler"]) == (None, None)
