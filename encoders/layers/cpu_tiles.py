@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -117,10 +116,10 @@ def library_file() -> Path:
     return build_folder() / f"{build_name()}.so"
 
 
-# what :func:`load` did in this process: "built" (whether it built the library), "waited" (the
-# seconds it waited for another process's build, then loaded), or "failed" (the error its one
+# what :func:`load` did in this process: "built" (whether it built the library), "waited" (set
+# when it waited for another process's build, then loaded it), or "failed" (the error its one
 # attempt raised); set under the lock, once
-_LOAD: dict[str, bool | float | Exception] = {}
+_LOAD: dict[str, bool | Exception] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -149,10 +148,9 @@ def _load_or_build(library: Path) -> bool:
         torch.ops.load_library(library)
         return False
     library.parent.mkdir(parents=True, exist_ok=True)
-    waiting = time.perf_counter()
     with FileLock(f"{library.parent}.lock"):
         if library.is_file():  # another process built it while this one waited
-            _LOAD["waited"] = time.perf_counter() - waiting
+            _LOAD["waited"] = True
             torch.ops.load_library(library)
             return False
         _build(library)  # which loads it
@@ -171,11 +169,11 @@ def built_here() -> bool:
     return bool(_LOAD.get("built", False))
 
 
-def waited_for_build() -> float | None:
-    """Seconds this process's :func:`load` waited for another process's build of the library
-    (which it then loaded); None when it found the file or built it itself."""
-    waited = _LOAD.get("waited")
-    return waited if isinstance(waited, float) else None
+def waited_for_build() -> bool:
+    """Whether this process's :func:`load` waited for another process's build of the library
+    (which it then loaded); False when it found the file or built it itself. The caller times
+    the load (encoders measure nothing: ``harness.measurement``)."""
+    return _LOAD.get("waited") is True
 
 
 def _build(library: Path) -> None:

@@ -49,9 +49,9 @@ from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_model import users_run_error
 from harness.training.warm_up import (
-    build_wait,
     compiled_kernel_files,
     kernel_folder,
+    waited_for_build,
     warm_up_line,
     warm_up_tiles,
 )
@@ -103,13 +103,13 @@ def fit_datamodule(
     if compile:
         compile_seconds = compile_encoder(module, next(iter(datamodule.train_dataloader())), device)
     module.to(device)
-    files, waited = compiled_kernel_files(device), build_wait(device)  # an earlier run's
+    files, waited = compiled_kernel_files(device), waited_for_build(device)  # an earlier run's
     tiles = warm_up_tiles(module.encoder, device, trainer.precision_plugin.forward_context)
     if tiles is not None:
         compile_seconds = (compile_seconds or 0.0) + tiles
         if trainer.is_global_zero:
             new_files = compiled_kernel_files(device) - files
-            waited = None if build_wait(device) == waited else build_wait(device)
+            waited = waited_for_build(device) and not waited
             line = warm_up_line(tiles, new_files, kernel_folder(device), waited)
             print(line, file=sys.stderr)
     last = FitRunFolder(out_dir).last_checkpoint

@@ -64,21 +64,21 @@ def compiled_kernel_files(device: torch.device) -> int:
     return sum(len(files) for _, _, files in os.walk(folder))
 
 
-def build_wait(device: torch.device) -> float | None:
-    """Seconds this process waited for another process's build of the CPU tiles (then loaded
-    it), else None (``cpu_tiles.waited_for_build``; elsewhere no build is shared so)."""
-    return cpu_tiles.waited_for_build() if device.type == "cpu" else None
+def waited_for_build(device: torch.device) -> bool:
+    """Whether this process waited for another process's build of the CPU tiles, then loaded it
+    (``cpu_tiles.waited_for_build``; elsewhere no build is shared so)."""
+    return device.type == "cpu" and cpu_tiles.waited_for_build()
 
 
-def warm_up_line(seconds: float, new_files: int, folder: str, waited: float | None = None) -> str:
+def warm_up_line(seconds: float, new_files: int, folder: str, waited: bool = False) -> str:
     """What a run says of its tiles: compiled (new kernel files), or reused from ``folder``,
-    after ``waited`` seconds for another process's build when it waited for one."""
+    after waiting for another process's build of them when ``waited`` (most of ``seconds``)."""
     if new_files:
         return f"attention tiles: compiled in {seconds:.1f} s, kept in {folder} for later runs"
-    if waited is not None:
+    if waited:
         return (
-            f"attention tiles: waited {waited:.1f} s for another process's build, then reused "
-            f"the compiled kernels in {folder} ({seconds:.1f} s in all)"
+            "attention tiles: waited for another process's build, then reused the compiled "
+            f"kernels in {folder} ({seconds:.1f} s in all)"
         )
     return f"attention tiles: reused the compiled kernels in {folder} ({seconds:.1f} s)"
 
