@@ -61,6 +61,7 @@ from harness.measurement.profiled_step import (
 from harness.measurement.tensor_memory import MB
 from harness.profiling.measure import is_oom, point_metrics, spoils_device
 from harness.profiling.worker_process import point_request
+from harness.quiet import OUR_PACKAGES
 from reports.contracts.profile_run import ERROR, OK, OOM
 
 # The warm-up's batch size and its first length; see ``warmup_points``.
@@ -268,7 +269,6 @@ def worker_device(name: str) -> torch.device:
 
 # sanbench's warnings given since the last message: (module, class name, text) each
 RELAYED: list[tuple[str, str, str]] = []
-OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 
 
 def relay_warnings() -> None:
