@@ -31,12 +31,15 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from multiprocessing import forkserver, reduction, resource_tracker
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS
@@ -75,12 +78,19 @@ def _use_console(stdout: Any, stderr: Any) -> None:
 
 
 def run_in_process(
-    call_bytes: bytes, environment: dict[str, str], folder: str, job: str, console: object
+    call_bytes: bytes,
+    environment: dict[str, str],
+    folder: str,
+    job: str,
+    console: object,
+    command_pid: int,
 ) -> None:
     """The job process's target: leave the terminal's group, set ``environment``, run the
     call and write its outcome to ``FOLDER/<job>.result.pkl``. ``console`` has already made
-    the command's stdout and stderr the job's (:class:`CommandConsole`)."""
+    the command's stdout and stderr the job's (:class:`CommandConsole`). The job ends with its
+    command (:func:`terminated_with`)."""
     os.setpgrp()
+    terminated_with(command_pid)
     from harness.quiet import hide_lightning_tips, hide_srun_hint
 
     hide_lightning_tips()  # a job's console shows sanbench's lines, as the command's does
@@ -114,6 +124,20 @@ def run_in_process(
         result_path.write_bytes(pickle.dumps(("error", f"result not picklable: {error}")))
         status = 1
     sys.exit(status)
+
+
+def terminated_with(command_pid: int) -> None:
+    """SIGTERM to this job (it saves its run and ends, as at a SIGTERM to its command) once the
+    command process ``command_pid`` is gone, by a ``kill -9`` too: a job never trains on with
+    nobody to report to. (Its parent is multiprocessing's fork server, which outlives the
+    command then, so Linux's parent-death signal does not serve.)"""
+    command = psutil.Process(command_pid)
+
+    def watch() -> None:
+        command.wait()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="sanbench-command-watch", daemon=True).start()
 
 
 def ended_how(exit_code: int | None) -> str:
@@ -167,7 +191,14 @@ def launch_processes(
     processes = [
         context.Process(
             target=run_in_process,
-            args=(pickle.dumps(call), command_environment, str(folder), job, CommandConsole()),
+            args=(
+                pickle.dumps(call),
+                command_environment,
+                str(folder),
+                job,
+                CommandConsole(),
+                os.getpid(),
+            ),
             name=job,
         )
         for call, job in zip(calls, jobs, strict=True)

@@ -76,3 +76,31 @@ def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path
         process.kill()
     assert started.returncode == 128 + signal.SIGTERM, (tmp_path / "err.txt").read_text()
     assert left == []
+
+
+@pytest.mark.slow  # real processes: a suite's jobs training until their command is killed
+def test_the_jobs_of_a_killed_command_save_and_end(tmp_path: Path) -> None:
+    """Short outside check 54h, item 1: after a ``kill -9`` of ``suite --launcher process
+    --jobs 2`` (or ``tune``), its jobs trained on with nobody to report to, and started the
+    grid's next cells. Now the fork server's end (the command's) sends each job SIGTERM: it
+    saves its run and ends."""
+    out = tmp_path / "out"
+    with (tmp_path / "out.txt").open("w") as stdout, (tmp_path / "err.txt").open("w") as stderr:
+        started = subprocess.Popen(
+            COMMANDS["suite --launcher process"](out), cwd=ROOT, stdout=stdout, stderr=stderr,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not _training(out) and time.monotonic() < deadline:
+        assert started.poll() is None, (tmp_path / "err.txt").read_text()
+        time.sleep(0.2)
+    time.sleep(1)  # in training
+    children = psutil.Process(started.pid).children(recursive=True)
+    started.kill()
+    started.wait(timeout=30)
+    _, still = psutil.wait_procs(_alive(children), timeout=120)
+    left = [(process.pid, " ".join(process.cmdline())[:200]) for process in _alive(still)]
+    for process in _alive(still):  # nothing outlives the test
+        process.kill()
+    assert left == []
+    assert list(out.glob("runs/*/*/*/checkpoints/last.ckpt"))  # a job saved its run
