@@ -14,6 +14,7 @@ from torch.optim.swa_utils import get_ema_avg_fn
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback
 from harness.training.callbacks.end_of_epoch_checkpoint import EndOfEpochCheckpoint
 from harness.training.callbacks.epoch_lines import EpochLines, progress_bar_on
+from harness.training.callbacks.folder_checkpoint import FolderCheckpoint
 from harness.training.callbacks.non_finite_loss_stop import NonFiniteLossStop
 from harness.training.callbacks.random_states import RandomStates
 from harness.training.callbacks.stop_on_signal import StopOnSignal
@@ -32,7 +33,7 @@ def monitored_metric(kind: str) -> str:
     return "val_pearson" if kind == "relatedness" else "val_acc"
 
 
-class PeriodicCheckpoint(ModelCheckpoint):
+class PeriodicCheckpoint(FolderCheckpoint):
     """Lightning's ``ModelCheckpoint``, with two changes.
 
     A save due at a step that a validation follows, or at an epoch's last step
@@ -86,11 +87,6 @@ class PeriodicCheckpoint(ModelCheckpoint):
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """Nothing: the final state is ``EndOfEpochCheckpoint``'s."""
 
-    @property
-    def state_key(self) -> str:
-        """``ModelCheckpoint``'s key: its state in run folders made before this class resumes."""
-        return super().state_key.replace(type(self).__qualname__, "ModelCheckpoint", 1)
-
 
 def periodic_checkpoint(run: RunOptions, out_dir: Path) -> ModelCheckpoint:
     """``last.ckpt`` every ``checkpoint_every_n_steps`` steps, else every
@@ -116,7 +112,7 @@ def make_callbacks(run: RunOptions, out_dir: Path, monitor: str) -> list[pl.Call
         RandomStates(),
         NonFiniteLossStop(),
         TrainMetrics(),  # before the checkpoint callbacks: they save its epoch's values
-        ModelCheckpoint(
+        FolderCheckpoint(
             dirpath=folder.checkpoints,
             filename="best-{epoch}-{step}",
             monitor=monitor,
