@@ -74,7 +74,7 @@ class StopOnSignal(Checkpoint):
                 trainer.save_checkpoint(self.checkpoint, weights_only=False)  # the whole state
             said = (
                 f"{name}: training stopped at epoch {trainer.current_epoch}, "
-                f"step {trainer.global_step}; saved {self.checkpoint}"
+                f"step {trainer.global_step}; saved {self.checkpoint.absolute()}"
             )
         message = f"{said}\nresume with: {resume_command()}"
         self.stopped = RunInterruptedError(message, self.signum, saved=saved)
@@ -182,6 +182,6 @@ def _scoring_stopped(checkpoint: Path, signum: int) -> RunInterruptedError:
     name = signal.Signals(signum).name
     return RunInterruptedError(
         f"{name}: stopped while scoring the trained model; its weights are kept in "
-        f"{checkpoint}\nresume with: {resume_command()}",
+        f"{checkpoint.absolute()}\nresume with: {resume_command()}",
         signum,
     )

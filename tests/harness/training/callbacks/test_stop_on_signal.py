@@ -149,3 +149,21 @@ def test_a_ctrl_c_while_the_trained_model_is_scored_exits_130_with_the_resume_co
     assert not (out / "metrics.json").exists()
     resume = done.stderr.split("resume with: ", 1)[1].splitlines()[0]
     assert shlex.split(resume) == ["cd", str(root), "&&", "sanbench", *pressed]
+
+
+def test_the_saved_line_names_the_checkpoint_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short outside check 56f, item 1: with a relative --out the line said 'saved
+    runs/fint/checkpoints/last.ckpt' beside a resume line that runs from any folder."""
+    from types import SimpleNamespace
+
+    from harness.training.callbacks.stop_on_signal import StopOnSignal
+
+    monkeypatch.chdir(tmp_path)
+    stop = StopOnSignal(Path("runs/f1/checkpoints/last.ckpt"))
+    stop.signum = signal.SIGINT
+    trainer = SimpleNamespace(sanity_checking=False, current_epoch=0, global_step=22)
+    said = str(stop._save(trainer, write=False)).splitlines()[0]  # type: ignore[arg-type]
+    absolute = tmp_path / "runs" / "f1" / "checkpoints" / "last.ckpt"
+    assert said == f"SIGINT: training stopped at epoch 0, step 22; saved {absolute}"
