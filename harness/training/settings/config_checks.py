@@ -30,10 +30,12 @@ def _names_problem(
     option: tuple[str, str], value: Any, names: list[str], *, any_case: bool
 ) -> list[str]:
     """``option value: expected NAMES (did you mean ...?)`` for a name Lightning's registry does
-    not hold (a ``Strategy`` or ``Accelerator`` instance or class path is Lightning's to judge);
-    ``option`` as typed. ``any_case``: Lightning lowers the name first (a strategy's; an
-    accelerator's it takes as written, so ``CPU`` is refused)."""
-    if not isinstance(value, str) or "." in value:
+    not hold, a class path written as a name too (Lightning takes that string for a name and
+    refuses it: ``--trainer.accelerator lightning.pytorch.accelerators.CUDAAccelerator``; a
+    ``Strategy`` or ``Accelerator`` given as a class, a config file's ``class_path`` mapping, is
+    Lightning's to judge); ``option`` as typed. ``any_case``: Lightning lowers the name first
+    (a strategy's; an accelerator's it takes as written, so ``CPU`` is refused)."""
+    if not isinstance(value, str):
         return []
     if (value.lower() if any_case else value) in names:
         return []
