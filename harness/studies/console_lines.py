@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reports import numbers
+from reports.study_results import RESULT_LABELS, result_cell
 
 
 def shown(name: str, value: float) -> str:
@@ -29,24 +30,20 @@ def values_text(names: Sequence[str], values: Sequence[float]) -> str:
     return " ".join(f"{name}={shown(name, value)}" for name, value in pairs)
 
 
-def _value(name: str, value: Any) -> str:
-    if isinstance(value, float):
-        return shown(name, value)
-    return "none" if value is None else str(value)
-
-
 def _result_lines(results: Mapping[str, Any]) -> list[str]:
-    """A study's own results: a scalar a line, a list of records one line per record."""
+    """A study's own results as its page says them (``reports.study_results``): a scalar a
+    line, a list of records one line per record."""
+
+    def said(key: str, value: Any) -> str:
+        return f"{RESULT_LABELS.get(key, key)} {result_cell(key, value)}"
+
     lines = []
     for key, value in results.items():
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
-            lines.append(f"  {key}:")
-            lines += [
-                "    " + " ".join(f"{k}={_value(k, v)}" for k, v in record.items())
-                for record in value
-            ]
+            lines.append(f"  {RESULT_LABELS.get(key, key)}:")
+            lines += ["    " + ", ".join(said(k, v) for k, v in row.items()) for row in value]
         else:
-            lines.append(f"  {key}: {_value(key, value)}")
+            lines.append(f"  {RESULT_LABELS.get(key, key)}: {result_cell(key, value)}")
     return lines
 
 

@@ -27,6 +27,7 @@ from reports.site.study_environment import (
     study_environment,
 )
 from reports.site.training_figures import COST_LABELS
+from reports.study_results import RESULT_LABELS, result_cell
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -143,32 +144,6 @@ def slice_figure(
         title = f"Slices: {_name(column)} vs {shown}, one colour per {per}"
     figure.suptitle(title, fontsize=10)
     return figure
-
-
-# a study's results (``summary.json``) under the names docs/studies.md gives them: the
-# block-length-memory study's (harness/studies/block_length_memory.py); any other key as it is
-RESULT_LABELS = {
-    "shape": "input shape",
-    "attention_impl": "the blocks' tanh attention",
-    "per_length": "Per length n",
-    "seq_len": "n",
-    "r_measured": "measured argmin r",
-    "mem_measured_mb": "its peak (MB)",
-    "r_eq19": "Eq. 19 cbrt(2n)",
-    "r_eq19_int_cost": "argmin of r^2 ceil(n/r) + ceil(n/r)^2",
-    "r_encoder": "encoder default ceil(cbrt(2n))",
-    "mem_at_r_encoder_mb": "peak at the default (MB)",
-    "excess_at_r_encoder": "excess memory at the default",
-    "points": "r tried",
-}
-EXCESS_KEYS = {"excess_at_r_encoder"}  # a fraction above the best, shown as "+4.1 %"
-
-
-def result_cell(key: str, value: Any) -> str:
-    """A study result's value: an excess over the best as a signed percentage."""
-    if key in EXCESS_KEYS and numbers.percent(value) != numbers.MISSING:
-        return f"{100 * value:+.1f} %"
-    return numbers.metric(key, value)
 
 
 def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:

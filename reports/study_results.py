@@ -1,0 +1,41 @@
+"""A study's own results (``summary.json``'s ``results``) in the words docs/studies.md gives
+them: on its page and on the console of ``sanbench tune``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports import numbers
+
+# the names of the block-length-memory study's results (harness/studies/block_length_memory.py)
+# and the block-length study's (harness/studies/block_length.py); any other key as it is
+RESULT_LABELS = {
+    "shape": "input shape",
+    "attention_impl": "the blocks' tanh attention",
+    "per_length": "Per length n",
+    "seq_len": "n",
+    "r_measured": "measured argmin r",
+    "mem_measured_mb": "its peak (MB)",
+    "r_eq19": "Eq. 19 cbrt(2n)",
+    "r_eq19_int_cost": "argmin of r^2 ceil(n/r) + ceil(n/r)^2",
+    "r_encoder": "encoder default ceil(cbrt(2n))",
+    "mem_at_r_encoder_mb": "peak at the default (MB)",
+    "excess_at_r_encoder": "excess memory at the default",
+    "points": "r tried",
+    "length_mean": "mean sentence length",
+    "length_std": "its std",
+    "batch_size": "batch size",
+    "expected_max_length": "expected longest sentence of a batch",
+    "appendix_a_r": "Appendix A's r",
+    "appendix_a_r_ceil": "Appendix A's r, rounded up",
+    "best_r_by_dev": "r of the best dev score",
+    "pareto": "Pareto front",
+}
+EXCESS_KEYS = {"excess_at_r_encoder"}  # a fraction above the best, shown as "+4.1 %"
+
+
+def result_cell(key: str, value: Any) -> str:
+    """A study result's value: an excess over the best as a signed percentage."""
+    if key in EXCESS_KEYS and numbers.percent(value) != numbers.MISSING:
+        return f"{100 * value:+.1f} %"
+    return numbers.metric(key, value)
