@@ -29,6 +29,7 @@ import ctypes
 import multiprocessing
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -38,8 +39,6 @@ from collections.abc import Callable, Mapping, Sequence
 from multiprocessing import forkserver, reduction, resource_tracker
 from pathlib import Path
 from typing import Any
-
-import psutil
 
 from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS
@@ -130,14 +129,28 @@ def terminated_with(command_pid: int) -> None:
     """SIGTERM to this job (it saves its run and ends, as at a SIGTERM to its command) once the
     command process ``command_pid`` is gone, by a ``kill -9`` too: a job never trains on with
     nobody to report to. (Its parent is multiprocessing's fork server, which outlives the
-    command then, so Linux's parent-death signal does not serve.)"""
-    command = psutil.Process(command_pid)
+    command then, so Linux's parent-death signal does not serve.) Linux: the command's pidfd
+    becomes readable as it ends; elsewhere it is looked for every second."""
 
     def watch() -> None:
-        command.wait()
+        try:
+            select.select([os.pidfd_open(command_pid)], [], [])
+        except (AttributeError, OSError):  # no pidfd here, or the command is gone already
+            while _running(command_pid):
+                time.sleep(1.0)
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="sanbench-command-watch", daemon=True).start()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process of that number
+        return True
+    return True
 
 
 def ended_how(exit_code: int | None) -> str:
