@@ -334,3 +334,20 @@ def test_the_pointer_to_help_names_the_command_once_after_every_problem(
     problems = 1 if words == ["--input-dim", "0"] else 2
     assert len(lines) > problems and "--help" not in "\n".join(lines[:-1]), lines
     assert all(line.startswith(f"sanbench {command}: ") for line in lines[:-1]), lines
+
+
+def test_a_problem_two_checks_find_is_said_once(tmp_path: Path, capsys) -> None:
+    """Short outside check 56f, item 4: a config file's misspelt optimizer class with a flag of
+    its arguments after it was named twice (two checks each found it)."""
+    config = tmp_path / "f.yaml"
+    config.write_text(
+        "model: {encoder: multi_cnn}\ndata: {task: trec}\n"
+        "optimizer: {class_path: torch.optim.SDG, init_args: {lr: 0.1}}\n"
+    )
+    words = ["fit", "--config", str(config), "--optimizer.lr", "0.3"]
+    assert main([*words, "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(set(lines)), lines
+    assert any(
+        "torch.optim.SDG: no class SDG in torch.optim (did you mean SGD?)" in line for line in lines
+    )
