@@ -53,10 +53,9 @@ FP16_MAX = torch.finfo(torch.float16).max
 DRAWN_ENCODERS = [
     *(("disan", {"attention_impl": impl}) for impl in ("naive", "chunked")),
     *(("bi_blosan", {"attention_impl": impl}) for impl in ("naive", "chunked")),
-    ("mtsa", {}),
     ("mpsan", {}),
     ("multi_head", {"attn_dropout": 0.0}),
-]
+]  # MTSA is not claimed (docs/encoders.md): test_mtsa_leaves_the_fp16_claim
 
 
 # fp16's spacing is 1 from 1,024 on (2 from 2,048): a softmax whose logits reach it is no longer
@@ -158,3 +157,21 @@ def test_fp16_step_leaves_fp16s_range_only_where_float32_does(
         if not torch.isfinite(value).all():
             beyond = full[key].abs().max() >= FP16_MAX / 2
             assert beyond or largest_logit > LOGIT_BOUND, (key, largest_logit)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="open: MTSA's fp16 step leaves the claim (docs/encoders.md)",
+)
+def test_mtsa_leaves_the_fp16_claim() -> None:
+    """CI's draw of 2026-11-30 (the test above, MTSA then among its encoders): hidden 76, input
+    width 146, N(0, 26.7²), one row of 15 tokens beside two empty rows, dropout 0.25, draw 837:
+    the qkv weight gradient is non-finite in fp16, though float32's is 8.7e3 at most and its
+    softmaxes' logits 107. Not diagnosed; this test fails (strict) once the claim holds here,
+    and MTSA goes back among the drawn encoders."""
+    test_fp16_step_leaves_fp16s_range_only_where_float32_does.hypothesis.inner_test(
+        name="mtsa", options={}, hidden=76, input_dim=146, scale=26.71875,
+        lengths=[15, 0, 0], draw=837, dropout=0.25,
+    )  # fmt: skip

@@ -177,7 +177,7 @@ def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
     monkeypatch.setattr(
         "harness.reproduce.command.run_reproduce", lambda options: Path("runs/r1/x.md")
     )
-    monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config: None)
+    monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config, **kwargs: None)
     from harness.reproduce.command import reproduce
 
     assert reproduce(Namespace()) == 0

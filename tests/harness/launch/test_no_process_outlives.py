@@ -51,11 +51,9 @@ def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
-@pytest.mark.slow  # real processes, each a command training until it is stopped
-@pytest.mark.parametrize("command", COMMANDS)
-def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path: Path) -> None:
-    """On 65797ac a fork-server process of ``--launcher process`` lingered about 3 s after the
-    command had exited 143."""
+def _in_training(command: str, tmp_path: Path) -> tuple[subprocess.Popen, list[psutil.Process]]:
+    """``command`` started with its output in ``tmp_path`` (``out``, ``err.txt``), once a run
+    trains: the process and every process it has started."""
     out = tmp_path / "out"
     # files, not pipes: a process left running would hold a pipe open after the command's end
     with (tmp_path / "out.txt").open("w") as stdout, (tmp_path / "err.txt").open("w") as stderr:
@@ -68,12 +66,26 @@ def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path
         assert started.poll() is None, (tmp_path / "err.txt").read_text()
         time.sleep(0.2)
     time.sleep(1)  # in training
-    children = psutil.Process(started.pid).children(recursive=True)
+    return started, psutil.Process(started.pid).children(recursive=True)
+
+
+def _left(processes: list[psutil.Process]) -> list[tuple[int, str]]:
+    """The processes of ``processes`` still running, each killed (nothing outlives the test)."""
+    left = [(process.pid, " ".join(process.cmdline())[:200]) for process in _alive(processes)]
+    for process in _alive(processes):
+        process.kill()
+    return left
+
+
+@pytest.mark.slow  # real processes, each a command training until it is stopped
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path: Path) -> None:
+    """On 65797ac a fork-server process of ``--launcher process`` lingered about 3 s after the
+    command had exited 143."""
+    started, children = _in_training(command, tmp_path)
     started.send_signal(signal.SIGTERM)
     started.wait(timeout=300)
-    left = [(process.pid, " ".join(process.cmdline())[:200]) for process in _alive(children)]
-    for process in _alive(children):  # nothing outlives the test
-        process.kill()
+    left = _left(children)
     assert started.returncode == 128 + signal.SIGTERM, (tmp_path / "err.txt").read_text()
     assert left == []
 
@@ -82,25 +94,11 @@ def test_no_process_outlives_a_command_stopped_by_sigterm(command: str, tmp_path
 def test_the_jobs_of_a_killed_command_save_and_end(tmp_path: Path) -> None:
     """Short outside check 54h, item 1: after a ``kill -9`` of ``suite --launcher process
     --jobs 2`` (or ``tune``), its jobs trained on with nobody to report to, and started the
-    grid's next cells. Now the fork server's end (the command's) sends each job SIGTERM: it
-    saves its run and ends."""
-    out = tmp_path / "out"
-    with (tmp_path / "out.txt").open("w") as stdout, (tmp_path / "err.txt").open("w") as stderr:
-        started = subprocess.Popen(
-            COMMANDS["suite --launcher process"](out), cwd=ROOT, stdout=stdout, stderr=stderr,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )  # fmt: skip
-    deadline = time.monotonic() + 300
-    while not _training(out) and time.monotonic() < deadline:
-        assert started.poll() is None, (tmp_path / "err.txt").read_text()
-        time.sleep(0.2)
-    time.sleep(1)  # in training
-    children = psutil.Process(started.pid).children(recursive=True)
+    grid's next cells. Now each job, seeing its command gone, sends itself SIGTERM: it saves
+    its run and ends."""
+    started, children = _in_training("suite --launcher process", tmp_path)
     started.kill()
     started.wait(timeout=30)
-    _, still = psutil.wait_procs(_alive(children), timeout=120)
-    left = [(process.pid, " ".join(process.cmdline())[:200]) for process in _alive(still)]
-    for process in _alive(still):  # nothing outlives the test
-        process.kill()
-    assert left == []
-    assert list(out.glob("runs/*/*/*/checkpoints/last.ckpt"))  # a job saved its run
+    psutil.wait_procs(_alive(children), timeout=120)
+    assert _left(children) == []
+    assert list((tmp_path / "out").glob("runs/*/*/*/checkpoints/last.ckpt"))  # a job saved

@@ -16,7 +16,8 @@ from reports.palette import styles
 from reports.site.training_figures import efficiency_figures
 
 
-def test_a_contended_time_is_drawn_hollow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def figures_kept(monkeypatch: pytest.MonkeyPatch) -> dict[str, Figure]:
+    """The figures saved from now on, by file stem, none written (a placeholder file is)."""
     kept: dict[str, Figure] = {}
 
     def keep(figure: Figure, path: str | Path, *args: Any, **kwargs: Any) -> None:
@@ -24,6 +25,11 @@ def test_a_contended_time_is_drawn_hollow(tmp_path: Path, monkeypatch: pytest.Mo
         Path(path).write_bytes(b"figure not drawn by the test")
 
     monkeypatch.setattr(Figure, "savefig", keep)
+    return kept
+
+
+def test_a_contended_time_is_drawn_hollow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = figures_kept(monkeypatch)
     results = pd.DataFrame(
         {
             "task": "cr",
@@ -57,13 +63,7 @@ def test_a_time_per_epoch_scaled_from_a_partial_epoch_is_lettered_e(
     its batches) in the Bi-BloSAN Fig. 1 scatter with no mark, where the table beside marks the
     cell ``e`` and the accuracy-against-cost figure letters it. Now the point is lettered e, the
     legend and the caption say why; the MTSA Fig. 1(c), which draws no time per epoch, is not."""
-    kept: dict[str, Figure] = {}
-
-    def keep(figure: Figure, path: str | Path, *args: Any, **kwargs: Any) -> None:
-        kept[Path(path).stem] = figure
-        Path(path).write_bytes(b"figure not drawn by the test")
-
-    monkeypatch.setattr(Figure, "savefig", keep)
+    kept = figures_kept(monkeypatch)
     results = pd.DataFrame(
         {
             "task": "mr",
