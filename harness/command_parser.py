@@ -201,7 +201,9 @@ def typed_options(
     the options before it are left out, and its values are taken as the file spells them
     (:func:`config_typed`): named ``--config FILE: KEY``, as its unknown keys are. A later
     option replaces an earlier one that sets the same value under another spelling
-    (``--optimizer.lr`` a file's ``optimizer.init_args.lr``: :func:`same_value_key`)."""
+    (``--optimizer.lr`` a file's ``optimizer.init_args.lr``: :func:`same_value_key`). A
+    section's file (``--trainer tr.yaml``, :data:`SECTION_FILES`) is read as a ``--config``
+    file's section."""
     words = list(words)
     typed: dict[str, tuple[str, str]] = {}
     for index, word in enumerate(words):
@@ -217,10 +219,20 @@ def typed_options(
         if not equals and (not following or following[0].startswith("--")):
             continue  # a flag (--overwrite, --no-prune) or a value missing
         key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
-        for earlier in [k for k in typed if same_value_key(k) == same_value_key(key)]:
-            del typed[earlier]
-        typed[key] = (option, value if equals else following[0])
+        value = value if equals else following[0]
+        set_here = {key: (option, value)}
+        if key in SECTION_FILES:  # --trainer tr.yaml: its keys, as the file spells them
+            set_here |= {f"{key}.{k}": v for k, v in config_typed(option, value).items()}
+        for each in set_here:
+            for earlier in [k for k in typed if same_value_key(k) == same_value_key(each)]:
+                del typed[earlier]
+        typed |= set_here
     return typed
+
+
+# LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are
+# named ``--trainer tr.yaml: accelerator``, as a ``--config`` file's are
+SECTION_FILES = ("model", "trainer", "data", "optimizer", "lr_scheduler")
 
 
 def same_value_key(key: str) -> str:

@@ -33,7 +33,7 @@ from harness.training.settings.fit_overrides import (
     without_budget,
 )
 from harness.training.settings.fit_run import FitRun
-from harness.training.settings.task_configs import task_option_problems
+from harness.training.settings.task_configs import task_option_problems, task_stand_in
 from reports.contracts.manifest import SUITE_RUN, read_manifest_if_any, write_manifest
 from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
@@ -61,12 +61,18 @@ def input_problems(options: SuiteOptions) -> list[str]:
 
 def known_runs(options: SuiteOptions, stand_ins: bool = False) -> list[RunSpec]:
     """The runs of the grid's tasks and encoders that name one; [] when that grid is too
-    large to list (:func:`input_problems` names it). With ``stand_ins``, an unknown encoder
-    is stood in for by its nearest name (``multi_cn``: multi_cnn), so that the fit values are
-    judged in the same refusal as the name, not after its fix."""
+    large to list (:func:`input_problems` names it). With ``stand_ins``, an unknown task or
+    encoder is stood in for by its nearest name (``treec``: trec, ``multi_cn``: multi_cnn), so
+    that the fit values are judged in the same refusal as the name, not after its fix."""
     from encoders import list_encoders
 
-    tasks = [task for task in options.task_names if not task_option_problems("--tasks", [task])]
+    tasks = []
+    for name in options.task_names:
+        if not task_option_problems("--tasks", [name]):
+            tasks.append(name)
+        elif stand_ins and (close := task_stand_in(name)):
+            tasks.append(close)
+    tasks = list(dict.fromkeys(tasks))
     encoders = []
     for name in options.encoder_names:
         if not encoder_choice_problems("--encoders", name):

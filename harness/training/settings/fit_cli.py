@@ -92,6 +92,7 @@ from harness.training.settings.task_configs import (
     task_and_encoder,
     task_defaults,
     task_option_problems,
+    task_stand_in,
 )
 from harness.training.settings.task_model import task_model, users_init_error
 from harness.training.settings.trainer_keys import FitTrainer
@@ -508,15 +509,17 @@ class FitCLI(LightningCLI):
             task = None  # a user's datamodule: its own arguments, the shared defaults
         typed = self._typed(args)
         option = typed.get("data.task", ("--data.task",))[0]
-        problems = task_option_problems(option, [task] if task is not None else [])
+        task_named = task_option_problems(option, [task] if task is not None else [])
         named = encoder_choice_problems(
             typed.get("model.encoder", ("--model.encoder",))[0], encoder
         )
         helping = isinstance(args, list) and bool(set(HELP_WORDS) & set(args))  # the name alone
-        stand_in = encoder_stand_in(encoder) if named and not (problems or helping) else None
-        if problems or (named and stand_in is None):
-            raise ConfigUsageError("\n".join(problems + named))
-        encoder = stand_in or encoder
+        # an unknown name: the values judged as of its nearest one, in the same refusal
+        task_in = task_stand_in(task) if task_named and task and not helping else None
+        stand_in = encoder_stand_in(encoder) if named and not helping else None
+        if (task_named and task_in is None) or (named and stand_in is None):
+            raise ConfigUsageError("\n".join(task_named + named))
+        task, encoder = task_in or task, stand_in or encoder
         if task is not None:
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
@@ -536,10 +539,12 @@ class FitCLI(LightningCLI):
             for key, spelled in self._typed(args).items()
             if not any(key == out or key.startswith(f"{out}.") for out in left_out)
         }
-        if stand_in is not None:  # the values judged as of its nearest name, said first
+        if task_in is not None:  # the values judged as of its nearest name, said first
+            self.config["data.task"] = task_in
+        if stand_in is not None:
             self.config["model.encoder"] = stand_in
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = named + refused
+        problems = task_named + named + refused
         problems += optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:  # with every other value judged before the data is read, one line each

@@ -89,7 +89,7 @@ def accelerator_problems(
         return []  # auto, an instance or class path, or a name lightning_name_problems says
     if AcceleratorRegistry[name]["accelerator"].is_available():
         return []
-    option, text = (typed or {}).get("trainer.accelerator", ("--trainer.accelerator", name))
+    option, text = (typed or {}).get("trainer.accelerator", ("--trainer.accelerator", accelerator))
     usable = ", ".join(
         each
         for each in sorted(AcceleratorRegistry.available_accelerators())

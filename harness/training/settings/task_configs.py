@@ -46,9 +46,8 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
     """What is wrong with the tasks an option names, one line each: an unknown name (with the
     known ones and the nearest) or a task file's problem."""
     from datamodules.task_file import is_task_file, misnamed_task_file
-    from datamodules.tasks import canonical_name, list_tasks, shown_names, task_spelled
+    from datamodules.tasks import canonical_name, shown_names
     from datamodules.tasks import task_problems as file_problems
-    from harness.command_parser import did_you_mean
 
     problems = []
     for task in tasks:
@@ -57,13 +56,27 @@ def task_option_problems(option: str, tasks: list[str]) -> list[str]:
         elif canonical_name(task) is None and (misnamed := misnamed_task_file(task)):
             problems.append(f"{option} {misnamed}")
         elif canonical_name(task) is None:
-            meant = task_spelled(task)
-            nearest = f" (did you mean {meant}?)" if meant else did_you_mean(task, list_tasks())
+            meant = task_stand_in(task)
+            nearest = f" (did you mean {meant}?)" if meant else ""
             problems.append(
                 f"{option} {task}: expected one of {', '.join(shown_names())}, or a task file "
                 f'(NAME.yaml, docs/data.md "Your own data"){nearest}'
             )
     return problems
+
+
+def task_stand_in(task: str) -> str | None:
+    """The built-in task that the unknown name ``task`` means (``SST-5``: sst1), else its
+    nearest (``treec``: trec): the name its refusal proposes, whose config the other values are
+    judged on, so that they are named in the same refusal as the name (as an encoder's
+    ``encoder_stand_in``); None for a known name, a file, or no near name."""
+    from datamodules.errors import nearest
+    from datamodules.task_file import is_task_file, misnamed_task_file
+    from datamodules.tasks import canonical_name, list_tasks, task_spelled
+
+    if canonical_name(task) is not None or is_task_file(task) or misnamed_task_file(task):
+        return None
+    return task_spelled(task) or nearest(task, list_tasks())
 
 
 def config_name(task: str) -> str:

@@ -49,6 +49,23 @@ def test_a_problem_of_every_run_is_said_once_and_points_to_suites_help(
     assert not out.exists()
 
 
+def test_a_misspelt_task_is_named_beside_the_fit_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, item 1: ``suite --tasks treec --encoders bilstmm --model.dropout 3`` named the
+    names alone when no task was known; now the fit values too, as of the nearest names."""
+    words = ["suite", "--tasks", "treec", "--encoders", "bilstmm", "--model.dropout", "3"]
+    out = tmp_path / "out"
+    assert main([*words, "--data-dir", str(tmp_path), "--out", str(out)]) == 2
+    lines = problem_lines(capsys.readouterr().err, "suite")
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("sanbench suite: --tasks treec: expected one of ")
+    assert lines[0].endswith("(did you mean trec?)")
+    assert lines[1].startswith("sanbench suite: --encoders bilstmm: expected one of ")
+    assert lines[2] == "sanbench suite: --model.dropout 3: expected a number in [0, 1]"
+    assert not out.exists()
+
+
 def test_each_shard_of_a_grid_keeps_its_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -393,3 +393,32 @@ def test_a_misspelt_encoder_is_named_beside_every_other_problem(
     assert main(["fit", *words, "--help"]) == 2  # no help of another encoder
     assert len(problem_lines(capsys.readouterr().err, "fit")) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("given", ["flag", "config"])
+def test_a_misspelt_task_is_named_beside_every_other_problem(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56, item 1: ``fit --encoder bilstmm --task treec --model.dropout 3`` named the task
+    and the encoder, not the dropout (only once the task was fixed); now the task with its
+    nearest, then every other problem, judged as of the nearest task and encoder."""
+    words = ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    config = tmp_path / "c.yaml"
+    config.write_text("data: {task: treec}\nmodel: {encoder: bilstmm, dropout: 3}\n")
+    if given == "flag":
+        words += ["--task", "treec", "--encoder", "bilstmm", "--model.dropout", "3"]
+        named = ["--task treec", "--encoder bilstmm", "--model.dropout 3"]
+    else:
+        words += ["--config", str(config)]
+        keys = ("data.task treec", "model.encoder bilstmm", "model.dropout 3")
+        named = [f"--config {config}: {key}" for key in keys]
+    assert main(["fit", *words]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert len(lines) == 3, lines
+    assert lines[0].startswith(f"sanbench fit: {named[0]}: expected one of ")
+    assert lines[0].endswith("(did you mean trec?)")
+    assert lines[1].startswith(f"sanbench fit: {named[1]}: expected one of ")
+    assert lines[2] == f"sanbench fit: {named[2]}: expected a number in [0, 1]"
+    assert main(["fit", *words, "--help"]) == 2  # the names alone, no help of another task
+    assert len(problem_lines(capsys.readouterr().err, "fit")) == 2
+    assert not (tmp_path / "out").exists()

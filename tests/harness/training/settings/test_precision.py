@@ -175,3 +175,56 @@ def test_an_accelerator_that_cannot_run_here_is_one_line_before_any_data_is_read
     begins = f"sanbench {command}: {option} {accelerator}: "
     assert len(lines) == 1 and lines[0].startswith(begins) and lines[0].endswith(said), lines
     assert list(tmp_path.iterdir()) == []  # refused before anything is made or read
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "said"), [("gpu", "sees no CUDA device here; give cpu or auto"), *UNUSABLE[:3]]
+)
+def test_an_accelerator_of_a_trainer_file_is_named_as_the_file_spells_it(
+    accelerator: str,
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``fit --trainer tr.yaml`` whose file says ``accelerator: gpu`` was refused as
+    ``--trainer.accelerator cuda``: a flag nobody gave, with Lightning's name for the value
+    (issue 54, leftover). Named as a ``--config`` file's value is, as written."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    if torch.backends.mps.is_available():
+        pytest.skip("a GPU here")
+    os.chdir(tmp_path)
+    trainer = tmp_path.parent / f"{tmp_path.name}-tr.yaml"
+    trainer.write_text(f"accelerator: {accelerator}\n")
+    status = main([*COMMANDS["fit"], "--trainer", str(trainer)])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = problem_lines(err, "fit")
+    begins = f"sanbench fit: --trainer {trainer}: accelerator {accelerator}: "
+    assert len(lines) == 1 and lines[0].startswith(begins) and lines[0].endswith(said), lines
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_trainer_files_budget_is_named_as_the_file_spells_it_and_no_flag_it_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--trainer.max_steps 1 --trainer t0.yaml`` (the file: ``max_steps: 0``) said
+    ``--trainer.max_steps 0: trains nothing`` and ``--trainer.max_steps 1: read as 0 (YAML's
+    octal)``: the flag the file replaced was quoted with the file's value."""
+    os.chdir(tmp_path)
+    trainer = tmp_path.parent / f"{tmp_path.name}-t0.yaml"
+    trainer.write_text("max_steps: 0\n")
+    assert main([*COMMANDS["fit"], "--trainer", str(trainer)]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"sanbench fit: --trainer {trainer}: max_steps 0: trains nothing")
+
+
+def test_an_accelerator_named_by_no_typed_option_is_named_as_given() -> None:
+    """Without the words typed (a run's config), ``gpu`` is said as ``gpu``, not ``cuda``."""
+    from harness.training.settings.precision import accelerator_problems
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA here")
+    (line,) = accelerator_problems({"accelerator": "gpu"})
+    assert line.startswith("--trainer.accelerator gpu: "), line
