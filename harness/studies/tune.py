@@ -81,7 +81,7 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     if (ctx.study == SEARCH) != bool(ctx.space):
         problems.append("--space FILE goes with --study search, and --study search needs it")
     from harness.training.settings.fit_overrides import path_problems
-    from harness.training.settings.task_configs import task_option_problems
+    from harness.training.settings.task_configs import task_option_problems, task_stand_in
 
     if ctx.data_dir is not None:
         problems += path_problems("--data-dir", ctx.data_dir, folder=True)
@@ -92,12 +92,13 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
 
     names = task_option_problems(as_typed("task", "")[0], [ctx.task])  # a config file's key so
     named = encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
-    encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder  # judged as its nearest
-    if names or encoder is None:  # no config of theirs to check
-        return problems + names + named
-    problems += named
+    task = task_stand_in(ctx.task) if names else ctx.task  # an unknown name judged as its nearest
+    encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder
+    problems += names + named
+    if task is None or encoder is None:  # no config of theirs to check
+        return problems
     run = FitRun(
-        ctx.task,
+        task,
         encoder,
         ctx.data_dir,
         ctx.out,

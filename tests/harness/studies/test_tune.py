@@ -143,3 +143,20 @@ def test_a_misspelt_encoder_is_named_beside_the_trials_fit_values(
     assert lines[0].endswith("(did you mean bilstm?)")
     assert lines[1] == "sanbench tune: --model.hidden_dim 0: expected a positive integer"
     assert not (tmp_path / "t").exists()
+
+
+def test_a_misspelt_task_is_named_beside_the_trials_fit_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 56, item 2: ``tune --task treec --encoder bilstmm --model.hidden_dim 0`` named the
+    task and the encoder alone; the trials' values are judged as of their nearest names."""
+    words = ["tune", "--study", "dropout", "--task", "treec", "--encoder", "bilstmm"]
+    words += ["--model.hidden_dim", "0", "--data-dir", str(tmp_path), "--out", str(tmp_path / "t")]
+    assert main(words) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 4 and lines[-1] == "(see sanbench tune --help)", lines
+    assert lines[0].startswith("sanbench tune: --task treec: expected one of ")
+    assert lines[0].endswith("(did you mean trec?)")
+    assert lines[1].startswith("sanbench tune: --encoder bilstmm: expected one of ")
+    assert lines[2] == "sanbench tune: --model.hidden_dim 0: expected a positive integer"
+    assert not (tmp_path / "t").exists()
