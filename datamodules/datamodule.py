@@ -22,10 +22,11 @@ from datamodules.errors import (
     missing_file_error,
 )
 from datamodules.readers.base import Example, Layout
-from datamodules.readers.layouts import load_split, resolve_layout
+from datamodules.readers.layouts import load_split, resolve_layout, split_files
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
 from datamodules.splits import carve, fold_problems, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
+from datamodules.text import line_count
 from datamodules.vectors import RANDOM_VECTORS_DIM, load_vectors
 from datamodules.vocab import Vocab, build_vocab
 
@@ -433,6 +434,35 @@ class BenchmarkDataModule(L.LightningDataModule):
             lengths, self.batch_size, self.seed, num_replicas=replicas, limit=limit
         )
         return sampler.epoch_length
+
+    def most_epoch_batches(
+        self, limit: int | float | None = None, replicas: int = 1
+    ) -> tuple[int, int] | None:
+        """(at most :meth:`epoch_batches`, the training lines that bound it), known before any
+        file is parsed or vector read: every reader takes at most one example a line
+        (:func:`line_count`, the lines as :func:`read_lines` splits them), and the dev share
+        or the test fold is taken off them. None when the lines cannot be counted so (a file
+        missing or an encoding that writes no ``\\n`` byte: reading the files judges them)."""
+        try:
+            layout, root = resolve_layout(self.task, self.data_dir, self.layout_name)
+            source = "all" if self.test_source is None else "train"  # as _load_train reads
+            counts = [
+                line_count(path, self.encoding)
+                for path in split_files(self.task, layout, root, source)
+            ]
+        except (OSError, KeyError, MissingSplitError):
+            return None
+        if None in counts:
+            return None
+        lines = sum(counts)
+        sampler = BucketBatchSampler(
+            np.zeros(lines, dtype=np.int64),
+            self.batch_size,
+            self.seed,
+            num_replicas=replicas,
+            limit=limit,
+        )
+        return sampler.epoch_length, lines
 
     def state_dict(self) -> dict[str, Any]:
         """The training loader's place (epoch, batches done), saved in every checkpoint."""

@@ -120,6 +120,23 @@ def known_encoding(encoding: str | None, problems: list[str]) -> str | None:
     return name
 
 
+def line_count(path: Path, encoding: str | None = None) -> int | None:
+    """At least the lines :func:`read_lines` gives of ``path`` (as many, where each encoding it
+    tries writes a line end as the byte ``\\n``): the file's ``\\n`` bytes, and one more for a
+    last line without one, counted in blocks with nothing decoded. None when an encoding to
+    try writes ``\\n`` without that byte (EBCDIC's) or is unknown."""
+    try:
+        if not all(b"\n" in "\n".encode(name) for name in encodings_for(path, encoding)):
+            return None
+    except LookupError:
+        return None
+    count, last = 0, b"\n"
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            count, last = count + block.count(b"\n"), block[-1:]
+    return count + (last != b"\n")
+
+
 def read_lines(
     path: Path, encoding: str | None = None, problems: Problems | None = None
 ) -> list[str]:

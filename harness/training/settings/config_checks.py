@@ -299,10 +299,44 @@ def empty_share_problem(
     if not isinstance(limit, float) or datamodule.epoch_batches(limit, processes) > 0:
         return None
     batches = datamodule.epoch_batches(None, processes)
+    return _empty_share_words(key, limit, typed, batches)
+
+
+def unread_share_problem(
+    trainer: Mapping[str, Any],
+    datamodule: Any,
+    typed: Mapping[str, tuple[str, str]] | None = None,
+) -> str | None:
+    """:func:`empty_share_problem` before any file is parsed or vector read (the heavy part of
+    a start): from the training files' lines (``datamodule.most_epoch_batches``: at most one
+    example a line), a share that keeps no batch of an epoch of that many examples keeps none
+    of the real one. A share the lines cannot decide is judged once the data is read."""
+    key = train_share_key(trainer)
+    limit = trainer.get(key.removeprefix("trainer."))
+    if not isinstance(limit, float):
+        return None
+    most = datamodule.most_epoch_batches(limit, replicas(trainer))
+    if most is None or most[0] > 0:
+        return None
+    batches, lines = datamodule.most_epoch_batches(None, replicas(trainer))
+    bound = f" (the training files' {lines} line(s), at most one example each)"
+    return _empty_share_words(key, limit, typed, batches, bound)
+
+
+def _empty_share_words(
+    key: str,
+    limit: float,
+    typed: Mapping[str, tuple[str, str]] | None,
+    batches: int,
+    bound: str = "",
+) -> str:
+    """The line refusing ``key``'s share ``limit`` of an epoch of ``batches`` batches (at most
+    so many, as ``bound`` says why), the option named as typed (:func:`empty_share_problem`)."""
     typed = fit_typed(typed_now()) if typed is None else typed
     option, value = typed.get(key, (f"--{key}", str(limit)))
     return (
-        f"{option} {value}: trains nothing: {value} of the {batches} training batch(es) of an "
-        "epoch is less than one (Lightning keeps int(share x batches)); expected a share of "
+        f"{option} {value}: trains nothing: {value} of {'at most' if bound else 'the'} "
+        f"{batches} training batch(es) of an epoch{bound} is less than one (Lightning keeps "
+        "int(share x batches)); expected a share of "
         f"at least {1 / max(batches, 1):.3g}, or a number of batches"
     )

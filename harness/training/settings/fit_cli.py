@@ -69,6 +69,7 @@ from harness.training.settings.config_checks import (
     seed_problems,
     train_share_key,
     trainer_value_problems,
+    unread_share_problem,
 )
 from harness.training.settings.fit_overrides import (
     CLASS_SECTIONS,
@@ -790,6 +791,12 @@ class FitCLI(LightningCLI):
             problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
         if problems:
             raise ConfigUsageError("\n".join(problems))
+        if data and (
+            share := unread_share_problem(
+                builtin_value(trainer), BenchmarkDataModule(**builtin_value(data)), self.typed
+            )
+        ):
+            raise ConfigUsageError(share)  # before the vectors are read, the lines tokenised
         if self.config["out"] is None:
             raise ConfigUsageError(MISSING_OUT)
         problems = missing_logger_packages(trainer["logger"])
