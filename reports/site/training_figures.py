@@ -20,6 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.collections import PathCollection
+from matplotlib.markers import MarkerStyle
 from matplotlib.ticker import ScalarFormatter
 
 from reports.contracts.suite_results import (
@@ -68,6 +70,9 @@ OUTSIDE_RIGHT = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxes
 LEAST_RELATIVE_SPAN = 0.1
 MARGIN = 0.18  # of the span, each side: room for the markers and their labels
 LEAST_FACTOR = 2.0  # a log axis spans at least this factor, so its ticks read apart
+GAP = 3.0  # points between a marker's edge and the words beside it
+# points², every handle of a scatter's legend, which its frame holds whatever its point's size
+LEGEND_SIZE = 36.0
 
 
 def readable_limits(values: pd.Series) -> tuple[float, float]:
@@ -95,6 +100,14 @@ def readable_log_limits(values: pd.Series) -> tuple[float, float]:
     return 10 ** (low - margin), 10 ** (high + margin)
 
 
+def marker_reach(marker: str, size: float, linewidth: float) -> float:
+    """How far sideways (points) a scatter marker of ``size`` (points²) reaches from its
+    centre, its edge of ``linewidth`` included."""
+    style = MarkerStyle(marker)
+    extents = style.get_path().transformed(style.get_transform()).get_extents()
+    return float(np.sqrt(size)) * max(abs(extents.x0), abs(extents.x1)) + linewidth / 2
+
+
 def quality_column(rows: pd.DataFrame) -> tuple[str, str, float]:
     """The test metric of a task's rows: accuracy in percent, else Pearson's r."""
     if "test_acc" in rows and rows["test_acc"].notna().any():
@@ -114,23 +127,34 @@ def _scatter(
 ) -> plt.Figure:
     """One point per encoder; one of ``hollow`` (a time taken while contended) unfilled, one of
     ``scaled`` (a time per epoch scaled from a partial one) lettered e, as the cost figures draw
-    them."""
+    them. A point's label stands beside it towards the middle, its e on the other side, both
+    clear of the marker; a legend (of hollow or e) stands beside the axes, as on every page."""
     column, label, scale = quality
-    figure, axes = plt.subplots(figsize=(6.4, 4.6))
+    legend = bool(hollow or scaled)
+    figure, axes = plt.subplots(figsize=(7.6 if legend else 6.4, 4.6))
+    for (name, text), axis in ((x, "x"), (y, "y")):  # memory log, time linear, as everywhere
+        log = SCALES[name] == "log"
+        limits = readable_log_limits if log else readable_limits
+        getattr(axes, f"set_{axis}lim")(*limits(means[name]))
+        set_scale(axes, name, text, axis)
+        if not log:  # tick labels are the values, in the axis' unit
+            getattr(axes, f"{axis}axis").set_major_formatter(ScalarFormatter(useOffset=False))
+            axes.ticklabel_format(axis=axis, style="plain")
     values = means[column] * scale
     low, high = values.min(), values.max()
     spread = high - low if high > low else 1.0
     for encoder, row in means.iterrows():
         size = 80 + 520 * ((row[column] * scale - low) / spread if high > low else 0.5)
+        width = 2.0 if encoder in hollow else 0.5
+        point = (row[x[0]], row[y[0]])
         axes.scatter(
-            row[x[0]],
-            row[y[0]],
+            *point,
             s=size,
             alpha=0.75,
             facecolors="none" if encoder in hollow else style[encoder]["color"],
             marker=style[encoder]["marker"],
             edgecolors=style[encoder]["color"] if encoder in hollow else "black",
-            linewidths=2.0 if encoder in hollow else 0.5,
+            linewidths=width,
             label=encoder,
         )
         text = (
@@ -138,31 +162,30 @@ def _scatter(
             if scale != 1
             else f"{encoder}\n{row[column]:.3f}"
         )
+        side = GAP + marker_reach(str(style[encoder]["marker"]), size, width)
+        across = axes.transAxes.inverted().transform(axes.transData.transform(point))[0]
+        towards = -1 if across > 0.5 else 1  # the label towards the middle, never off the axes
+        ends = {1: "left", -1: "right"}
         axes.annotate(
-            text, (row[x[0]], row[y[0]]), xytext=(8, 6), textcoords="offset points", fontsize=8
-        )
+            text, point, xytext=(towards * side, 0), textcoords="offset points",
+            ha=ends[towards], va="center", fontsize=8,
+        )  # fmt: skip
         if encoder in scaled:
-            point = (row[x[0]], row[y[0]])
             axes.annotate(
-                SCALED_MARK.strip(), point, xytext=(-8, 6), textcoords="offset points",
-                ha="right", fontsize=9, weight="bold",
+                SCALED_MARK.strip(), point, xytext=(-towards * side, 0), textcoords="offset points",
+                ha=ends[-towards], va="center", fontsize=9, weight="bold",
             )  # fmt: skip
     if hollow:
         axes.scatter([], [], marker="o", facecolors="none", edgecolors="black", label=HOLLOW)
     if scaled:
         axes.plot([], [], " ", label=SCALED)
-    if hollow or scaled:
-        axes.legend(fontsize=8, loc="best")
+    if legend:
+        shown = axes.legend(fontsize=8, **OUTSIDE_RIGHT)
+        for handle in shown.legend_handles:  # a point's size is its accuracy, not the legend's
+            if isinstance(handle, PathCollection):
+                handle.set_sizes([LEGEND_SIZE])
     axes.set_title(f"{title}\nmarker size and label: {label}", fontsize=10)
     axes.grid(alpha=0.3)
-    for (column, name), axis in ((x, "x"), (y, "y")):  # memory log, time linear, as everywhere
-        log = SCALES[column] == "log"
-        limits = readable_log_limits if log else readable_limits
-        getattr(axes, f"set_{axis}lim")(*limits(means[column]))
-        set_scale(axes, column, name, axis)
-        if not log:  # tick labels are the values, in the axis' unit
-            getattr(axes, f"{axis}axis").set_major_formatter(ScalarFormatter(useOffset=False))
-            axes.ticklabel_format(axis=axis, style="plain")
     figure.tight_layout()
     return figure
 
