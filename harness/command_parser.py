@@ -19,6 +19,7 @@ import importlib
 import inspect
 import json
 import math
+import os
 import re
 import stat
 import sys
@@ -888,19 +889,27 @@ def moved_copy(path: Path, content: dict[str, Any], command: str) -> tuple[Path,
     the copy a run folder keeps of its own config (``fit_config.yaml``, ``OUT/suite-config-K-
     of-N.yaml``, ...: in a folder ``command`` made, its records say: a user's config named
     ``fit_config.yaml`` makes no run folder) and that ``out`` (absolute, as the copies
-    write it) is another folder: the folder was moved (or copied) since, and its copy would
-    run on the old place. None otherwise (a relative ``out``, a study's ``best_config.yaml``:
-    a fit config in a folder tune made)."""
+    write it) is another folder: the folder was moved since (that ``out`` gone) or copied
+    (still there), and its copy would run on the old place, or on the original. None
+    otherwise (a relative ``out``, a study's ``best_config.yaml``: a fit config in a folder
+    tune made). Both folders are said absolute and normalised (``b/../c`` as ``/abs/c``)."""
     out = content.get("out")
-    folder = path.absolute().parent
+    folder = Path(os.path.abspath(path)).parent
     if not isinstance(out, str) or not Path(out).is_absolute():
         return None
     if not made_by_sanbench(folder) or made_by(folder) != command:
         return None
     if Path(out).resolve() == folder.resolve():
         return None
+    made = os.path.normpath(out)
+    if Path(out).is_dir():  # the original still there: a new run may be meant
+        return Path(out), (
+            f"--config {path}: the config of the run folder {made}, copied to {folder}: it "
+            f"runs in {made}, which is still there, not in the copy; to run it in the copy, "
+            f"add --out {folder} (for a new run, an --out of a new folder)"
+        )
     return Path(out), (
-        f"--config {path}: the config of a run folder made in {out} and moved since, which "
+        f"--config {path}: the config of a run folder made in {made} and moved since, which "
         f"sanbench does not follow; to run it where it is now, add --out {folder}"
     )
 

@@ -5,6 +5,7 @@ nearest valid one before anything is created."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -547,3 +548,39 @@ def test_a_fit_config_in_a_folder_another_command_made_is_no_copy(
     (tmp_path / "t1" / MARKER).write_text("made by sanbench tune\n")
     assert main(["fit", "--config", str(best), "--trainer.max_steps", "-5"]) == 2
     assert "moved" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("original", ["moved", "copied"])
+def test_a_copied_folders_config_copy_is_refused_as_a_copy_its_folders_absolute(
+    original: str,
+    trec_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56, leftover: the refusal of a moved folder's copy suggested '--out
+    /abs/elsewhere/f1/../f1' as the config was typed, and said 'moved since' of a copied folder
+    (cp -r, the original still there, which the copy would run in). Now both folders are
+    absolute and normalised, and a copy is said to be one, the original still there."""
+    monkeypatch.chdir(tmp_path)
+    old, moved = tmp_path / "runs" / "f1", tmp_path / "elsewhere" / "f1"
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    _moved_copy(words, old, moved, "fit_config.yaml", capsys)
+    if original == "copied":
+        shutil.copytree(moved, old)
+    typed = "elsewhere/f1/../f1/fit_config.yaml"
+    assert main(["fit", "--config", typed]) == 2
+    said = {
+        "moved": f"the config of a run folder made in {old} and moved since, which sanbench "
+        f"does not follow; to run it where it is now, add --out {moved}",
+        "copied": f"the config of the run folder {old}, copied to {moved}: it runs in {old}, "
+        f"which is still there, not in the copy; to run it in the copy, add --out {moved} (for "
+        "a new run, an --out of a new folder)",
+    }[original]
+    assert problem_lines(capsys.readouterr().err, "fit") == [
+        f"sanbench fit: --config {typed}: {said}"
+    ]
+    kept = [MARKER, "fit_config.yaml"]
+    assert sorted(p.name for p in moved.iterdir()) == kept
+    left = sorted(p.name for p in old.iterdir()) if old.exists() else None
+    assert left == (kept if original == "copied" else None)  # the original untouched
