@@ -591,12 +591,15 @@ class FitCLI(LightningCLI):
         cls, parser: LightningArgumentParser, args: Any, keys: list[str]
     ) -> tuple[Any, bool]:
         """``args`` without the refused ``keys``: a flag's words or a mapping's key left out,
-        else the keys left out of the ``--config`` file that sets them (:meth:`_dropped`); and
-        whether anything was left out (the next parse judges the rest)."""
+        and the keys left out of the ``--config`` file that sets them too (:meth:`_dropped`):
+        every source of a refused key at once, so that the next parse does not refuse it again
+        (a file's misspelt ``optimizer`` class beside a flag ``--optimizer.lr``); and whether
+        anything was left out (the next parse judges the rest)."""
         words, rest = isinstance(args, list), args
         for key in keys:
             rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
-        return rest, bool(rest != args or (words and cls._dropped(parser, args, keys)))
+        dropped = words and cls._dropped(parser, args, keys)
+        return rest, bool(rest != args or dropped)
 
     @staticmethod
     def _dropped(parser: LightningArgumentParser, words: list[str], keys: list[str]) -> bool:

@@ -10,6 +10,8 @@ import pytest
 import yaml
 
 from harness.cli import main
+from harness.training.settings.fit_cli import FitCLI
+from harness.training.settings.task_configs import ConfigUsageError
 from tests.harness.problem_lines import problem_lines
 
 
@@ -422,3 +424,18 @@ def test_a_misspelt_task_is_named_beside_every_other_problem(
     assert main(["fit", *words, "--help"]) == 2  # the names alone, no help of another task
     assert len(problem_lines(capsys.readouterr().err, "fit")) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_a_refused_key_is_left_out_of_each_source_at_once(tmp_path: Path) -> None:
+    """Issue 56, item 3: a config file's ``optimizer: {class_path: torch.optim.SDG}`` with
+    ``--optimizer.lr 0.3`` after it was refused twice by fit's own parse (the flag left out,
+    then the file's key; harness.cli's printing hid the second line): one refusal, one line."""
+    config = tmp_path / "f.yaml"
+    config.write_text("optimizer: {class_path: torch.optim.SDG}\n")
+    words = ["--config", str(config), "--optimizer.lr", "0.3", "--task", "trec"]
+    with pytest.raises(ConfigUsageError) as refused:
+        FitCLI([*words, "--encoder", "multi_cnn"])
+    assert str(refused.value).splitlines() == [
+        f"--config {config}: optimizer.class_path torch.optim.SDG: no class SDG in torch.optim "
+        "(did you mean SGD?)"
+    ]
