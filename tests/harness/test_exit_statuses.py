@@ -53,7 +53,7 @@ CASES = {
     ),
     "zero train batches": (
         ["tune", "--study", "dropout", "--limit-train-batches", "0"],
-        "--limit-train-batches 0: expected a positive number of batches",
+        "--limit-train-batches 0: trains nothing",
     ),
     "aggregate a missing folder": (
         ["suite", "--aggregate-only", "--out", "{tmp}/absent"],

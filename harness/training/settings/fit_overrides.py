@@ -160,11 +160,19 @@ class Budget:
     """validation batches per epoch, as --limit-train-batches"""
 
     def problems(self) -> list[str]:
-        """One line per value that trains nothing or is no count: every value is judged."""
-        problems = integer_problems(self, {"max_steps": 1, "max_epochs": 1})
+        """One line per value that trains nothing (in fit's words: :func:`budget_problems`) or
+        is no count: every value is judged."""
+        nothing = {
+            name: value
+            for name, value in vars(self).items()
+            if _nothing(name, value) and name in UNTRAINED_EXPECTED
+        }
+        problems = budget_problems(nothing, lambda name: as_typed(name, "")[0])
+        least = {name: 1 for name in ("max_steps", "max_epochs") if name not in nothing}
+        problems += integer_problems(self, least)
         for name in ("limit_train_batches", "limit_val_batches"):
             value = getattr(self, name)
-            if value is None:
+            if value is None or name in nothing:
                 continue
             counts = isinstance(value, int) and value >= 1
             fraction = isinstance(value, float) and 0 < value <= 1

@@ -232,7 +232,7 @@ def test_training_studies_check_arguments_before_any_trial(
     assert main(argv + [part.format(**names) for part in extra]) == 2
     assert message in capsys.readouterr().err and not out.exists()  # errors on stderr
     assert main([*argv, "--encoder", "mtsa", "--max-steps", "0"]) == 2
-    assert "--max-steps 0: expected a positive integer" in capsys.readouterr().err
+    assert "--max-steps 0: trains nothing" in capsys.readouterr().err
 
 
 def test_workers_finishing_together_each_write_whole_output_files(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from tests.harness.problem_lines import problem_lines
         ),
         (
             ["--data-dir", "{here}", "--max-steps", "0"],
-            "--max-steps 0: expected a positive integer",
+            "--max-steps 0: trains nothing",
         ),
         (["--data-dir", "{here}", "--trainer.max_epochs", "0"], "--trainer.max_epochs 0: trains"),
         (["--data-dir", "{here}", "--seeds", "-1"], "--seeds -1: expected a positive integer"),

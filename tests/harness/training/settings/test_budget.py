@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.training.settings.fit_overrides import Budget, FitSections, budget_problems
+from harness.training.settings.fit_overrides import (
+    UNTRAINED_EXPECTED,
+    Budget,
+    FitSections,
+    budget_problems,
+)
 from tests.harness.fixtures import warm_commands
 from tests.harness.problem_lines import problem_lines
 
@@ -48,10 +53,38 @@ def test_a_budget_that_trains_is_not_refused(trainer: dict) -> None:
 
 def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:
     """A suite's (or study's) ``--trainer.max_steps 0`` was run, its own ``--max-steps 0``
-    refused. Both are judged beside the command's other problems (issue 56, F56 item 3)."""
-    assert Budget(max_steps=0).problems() == ["--max-steps 0: expected a positive integer"]
+    refused. Both are judged beside the command's other problems (issue 56, F56 item 3), in
+    one wording: the suite's and tune's own said "expected a positive integer" (issue 54,
+    leftover)."""
     (problem,) = FitSections(trainer={"max_steps": 0}).problems()
     assert problem.startswith(f"--trainer.max_steps 0: {NOTHING}")
+    assert Budget(max_steps=0).problems() == [problem.replace("--trainer.max_steps", "--max-steps")]
+
+
+@pytest.mark.parametrize(
+    ("budget", "option"),
+    [
+        ({"max_steps": 0}, "--max-steps 0"),
+        ({"max_epochs": 0}, "--max-epochs 0"),
+        ({"limit_train_batches": 0}, "--limit-train-batches 0"),
+        ({"limit_train_batches": 0.0}, "--limit-train-batches 0.0"),
+    ],
+)
+def test_a_suites_or_studys_own_budget_that_trains_nothing_says_so_in_fits_words(
+    budget: dict, option: str
+) -> None:
+    """``suite --limit-train-batches 0`` and ``tune --max-steps 0`` lacked the "trains
+    nothing" words of fit's spellings (issue 54, leftover); other values keep their words."""
+    key = next(iter(budget))
+    (problem,) = Budget(**budget).problems()
+    assert problem == (
+        f"{option}: {NOTHING} (the untrained model would be tested and its scores recorded as a "
+        f"result); expected {UNTRAINED_EXPECTED[key]}"
+    )
+    assert Budget(max_steps=-3, limit_val_batches=0).problems() == [
+        "--max-steps -3: expected a positive integer",
+        "--limit-val-batches 0: expected a positive number of batches or a fraction in (0, 1]",
+    ]
 
 
 def refusal(done: subprocess.CompletedProcess[str], command: str) -> str:
