@@ -485,6 +485,34 @@ def test_a_required_option_left_out_is_named_as_typed(
     assert "null" in capsys.readouterr().out
 
 
+ENCODER_REQUIRED = "--encoder is required: a registered encoder (sanbench encoders lists them)"
+TASK_REQUIRED = (
+    "--task is required: the task: its name, an alias, or a task file (NAME.yaml, "
+    'docs/data.md "Your own data")'
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "lines"),
+    [
+        ([], [ENCODER_REQUIRED, TASK_REQUIRED]),
+        (["--task", "trec"], [ENCODER_REQUIRED]),
+        (["--encoder", "bilstm", "--model.dropout", "abc"],
+         ["--model.dropout abc: expected a number in [0, 1]", TASK_REQUIRED]),
+    ],
+)  # fmt: skip
+def test_fits_required_options_left_out_are_named_as_typed(
+    words: list[str], lines: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, item 4: 'sanbench fit' printed argparse's 'the following arguments are
+    required: model.encoder, data.task'; now each as a user types it, in the other commands'
+    words, one line each, then the pointer to fit's help."""
+    assert main(["fit", *words]) == 2
+    err = capsys.readouterr().err
+    assert problem_lines(err, "fit") == [f"sanbench fit: {line}" for line in lines]
+    assert err.endswith("(see sanbench fit --help)\n")
+
+
 def test_one_refusal_says_one_wording_of_a_value_that_is_no_integer(
     trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

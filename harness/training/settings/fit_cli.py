@@ -391,6 +391,30 @@ FAST_DEV_RUN = "--trainer.fast_dev_run"  # Lightning's option that fit refuses
 # the paths a recorded config names by their absolute form (the task file: _task_recorded)
 RECORDED_PATHS = ("out", "data.data_dir", "data.embeddings")
 
+# what fit's required keys take, in the words of the other commands' refusals of a missing one
+REQUIRED_WHAT = {
+    "model.encoder": "a registered encoder (sanbench encoders lists them)",
+    "data.task": 'the task: its name, an alias, or a task file (NAME.yaml, docs/data.md "Your '
+    'own data")',
+}
+
+
+def missing_problems(text: str, parser: LightningArgumentParser) -> list[str]:
+    """jsonargparse's "the following arguments are required: model.encoder, data.task" in the
+    words of every command's refusal of a missing option (``required_word``): one line per key,
+    the option as a user types it, ``--encoder is required: a registered encoder ...``; [] for
+    another message."""
+    if not text.startswith(f"{REQUIRED}: "):
+        return []
+    short = {key: option for option, key in SHORT_FORMS.items()}
+    lines = []
+    for key in text.partition(": ")[2].split(", "):
+        action = parser._option_string_actions.get(f"--{key}")  # argparse keeps no public map
+        given = " ".join(action.help.split()) if action and action.help else ""
+        what = REQUIRED_WHAT.get(key) or plain_text(given)
+        lines.append(f"{short.get(key, f'--{key}')} is required{': ' + what if what else ''}")
+    return lines
+
 
 @dataclasses.dataclass
 class CommandFlags:
@@ -465,8 +489,9 @@ class FitCLI(LightningCLI):
             if str(error).startswith(f"argument {FAST_DEV_RUN}:"):  # no value: refused all the same
                 raise ConfigUsageError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
-            problem = parser_problem(error, lambda key: f"--{key}", typed)
-            raise ConfigUsageError(problem) from None
+            problems = missing_problems(str(error), self.parser)
+            problems = problems or [parser_problem(error, lambda key: f"--{key}", typed)]
+            raise ConfigUsageError("\n".join(problems)) from None
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigUsageError(str(error)) from None
 
@@ -579,7 +604,8 @@ class FitCLI(LightningCLI):
                     raise  # the one problem: said as before (FitCLI.__init__)
                 typed = self._typed(args)
                 if not (keys and keys[0] in misspelled and REQUIRED in str(error)):
-                    refused.append(parser_problem(error, lambda key: f"--{key}", typed))
+                    missing = missing_problems(str(error), parser)
+                    refused += missing or [parser_problem(error, lambda key: f"--{key}", typed)]
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
                 if not progress:
