@@ -170,7 +170,7 @@ def _class_path_problem(key: str, text: str, typed: Mapping[str, tuple[str, str]
         spelled = argument_option(argument.group(1))
         if _non_finite(given):  # -inf: a number, refused as non_finite_problems does
             return f"{spelled} {given}: expected a finite number"
-        return f"{spelled} {given}: {class_path} expects {expected}"
+        return f"{spelled} {given}: expected {expected} (an argument of {class_path})"
     return f"{named[0]} {class_path}: {reason}"
 
 

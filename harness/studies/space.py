@@ -30,20 +30,20 @@ def _problems(key: str, spec: Any) -> list[str]:
     if not isinstance(key, str) or not key.startswith(SECTIONS):
         return [f"{key}: expected a fit key starting with {', '.join(SECTIONS)}"]
     if isinstance(spec, list):
-        return [] if spec else [f"{key}: an empty list of choices"]
+        return [] if spec else [f"{key} []: expected one choice or more"]
     if not isinstance(spec, dict):
-        return [f"{key}: expected {{low: .., high: ..}} or a list of choices, got {spec!r}"]
+        return [f"{key} {spec!r}: expected {{low: .., high: ..}} or a list of choices"]
     unknown = set(spec) - RANGE_KEYS
     if unknown:
         return [f"{key}: unknown range keys {', '.join(sorted(map(str, unknown)))}"]
     low, high = spec.get("low"), spec.get("high")
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (low, high))
     if not numbers:
-        return [f"{key}: low and high must be numbers, got {low!r} and {high!r}"]
+        return [f"{key} low {low!r} high {high!r}: expected numbers"]
     if not low < high:
-        return [f"{key}: low {low} must be below high {high}"]
+        return [f"{key} low {low} high {high}: expected low below high"]
     if spec.get("log") and low <= 0:
-        return [f"{key}: a log range needs low > 0, got {low}"]
+        return [f"{key} low {low}: expected a number above 0 (log: true)"]
     return []
 
 

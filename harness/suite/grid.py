@@ -118,7 +118,7 @@ class Shard:
     def parse(cls, text: str) -> Shard:
         match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
         if not match:
-            raise ValueError(f"--shard expects K/N such as 2/4 (1-based), got {text!r}")
+            raise ValueError(f"--shard {text}: expected K/N such as 2/4 (1-based)")
         return cls(int(match.group(1)), int(match.group(2)))
 
     @property

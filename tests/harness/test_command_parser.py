@@ -612,3 +612,39 @@ def test_a_copied_folders_config_copy_is_refused_as_a_copy_its_folders_absolute(
     assert sorted(p.name for p in moved.iterdir()) == kept
     left = sorted(p.name for p in old.iterdir()) if old.exists() else None
     assert left == (kept if original == "copied" else None)  # the original untouched
+
+
+def test_a_refused_value_is_said_in_one_voice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, item 6: 'expects a number' (an optimizer's argument), '--shard expects K/N',
+    a space file's 'low 3 must be below high 1' beside 'expected a positive integer': now
+    every such line is the value as typed, then 'expected ...' (present tense nowhere)."""
+    space = tmp_path / "s.yaml"
+    space.write_text("model.dropout: {low: 3, high: 1}\nmodel.lr: {low: 0, high: 1, log: true}\n")
+    commands = [
+        ["fit", "--task", "trec", "--encoder", "bilstm", "--optimizer", "torch.optim.SGD",
+         "--optimizer.lr", "abc", "--out", str(tmp_path / "f")],
+        ["suite", "--tasks", "trec", "--encoders", "bilstm", "--shard", "3",
+         "--out", str(tmp_path / "s")],
+        ["tune", "--study", "search", "--space", str(space), "--task", "trec",
+         "--encoder", "bilstm", "--out", str(tmp_path / "t")],
+    ]  # fmt: skip
+    said = []
+    for words in commands:
+        assert main(words) == 2
+        said += capsys.readouterr().err.splitlines()  # a space file's lines: no --help pointer
+    assert (
+        "sanbench fit: --optimizer.lr abc: expected a number (an argument of torch.optim.SGD)"
+        in said
+    )
+    assert "sanbench suite: --shard 3: expected K/N such as 2/4 (1-based)" in said
+    assert (
+        f"sanbench tune: --space {space}: model.dropout low 3 high 1: expected low below high"
+        in said
+    )
+    assert (
+        f"sanbench tune: --space {space}: model.lr low 0: expected a number above 0 (log: true)"
+        in said
+    )
+    assert not [line for line in said if " expects " in line or " must be " in line], said

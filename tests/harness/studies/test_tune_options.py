@@ -82,7 +82,7 @@ def test_a_search_space_file_is_checked_line_by_line(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError) as error:
         read_space(space)
-    assert [line.split(": ", 2)[1] for line in str(error.value).splitlines()] == [
+    assert [line.split(": ", 2)[1].split()[0] for line in str(error.value).splitlines()] == [
         "model.dropout",
         "dropout",
         "model.lr",

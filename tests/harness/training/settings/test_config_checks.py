@@ -58,13 +58,17 @@ REFUSED = [
     (["--run.ema_decay", "2"], "--run.ema_decay 2: expected"),
     # each argument torch refuses, as typed, in sanbench's words (outside check 6; G1 item 2)
     ([*SGD, "--optimizer.lr", "-1"], "--optimizer.lr -1: expected a positive learning rate"),
-    ([*SGD, "--optimizer.lr", "abc"], "--optimizer.lr abc: torch.optim.SGD expects a number"),
+    (
+        [*SGD, "--optimizer.lr", "abc"],
+        "--optimizer.lr abc: expected a number (an argument of torch.optim.SGD)",
+    ),
     ([*SGD, "--optimizer.momentum", "-3"], "--optimizer.momentum -3: expected 0 or more"),
     (["--data.num_workers", "-1"], "--data.num_workers -1: expected"),
     # library words, or a batch beyond any file that trained (issue 56 breaker)
     (
         [*STEP_LR, "--lr_scheduler.step_size", "abc"],
-        "--lr_scheduler.step_size abc: torch.optim.lr_scheduler.StepLR expects an integer",
+        "--lr_scheduler.step_size abc: expected an integer (an argument of "
+        "torch.optim.lr_scheduler.StepLR)",
     ),
     (["--data.batch_size", "1e20"], ": expected an integer"),
     (["--trainer.logger", "Foo"], "--trainer.logger Foo: Foo is no Logger class; expected a Lo"),
