@@ -319,7 +319,9 @@ def test_a_missing_encoder_beside_a_refused_value_is_said_with_it(
     assert main([*words, "--model.dropout", "3"]) == 2
     lines = problem_lines(capsys.readouterr().err, "fit")
     assert lines[0] == "sanbench fit: --model.dropout 3: expected a number in [0, 1]", lines
-    assert len(lines) == 2 and "model.encoder" in lines[1], lines
+    assert lines[1:] == [  # as typed (issue 56, item 4)
+        "sanbench fit: --encoder is required: a registered encoder (sanbench encoders lists them)"
+    ]
     assert not (tmp_path / "o").exists()
 
 
