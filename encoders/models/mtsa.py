@@ -36,7 +36,10 @@ two [L, L] x [L, d] matrix products per head. It is exact (to float rounding) fo
 * fp16 inputs (autocast) are computed in float32 with autocast off and H returned in fp16: fp16's
   smallest normal is e^-9.7 (subnormal to e^-16.6), so E_S underflowed within the spread limit,
   a denominator fell to a subnormal and g / denominator overflowed (NaN gradients at the default
-  width, inputs N(0, 10^2)), or to 0 and a query that attends got H = 0.
+  width, inputs N(0, 10^2)), or to 0 and a query that attends got H = 0. q, k and
+  R = q k^T / sqrt(d) (Eq. 8) stay fp16: where R reaches thousands fp16 moves it by units, and a
+  near tie of two keys' logits f_jil (Eq. 10) makes that another gradient (docs/encoders.md,
+  "Half precision": the fp16 claim's logit bound).
 """
 
 from __future__ import annotations
