@@ -196,8 +196,9 @@ def _bare_key(error: BaseException) -> bool:
 
 def _report(command: str, text: str) -> None:
     """``text`` on stderr, one line per problem, each after the command's name (a
-    ``file:line:`` line too), a problem two checks found said once."""
-    lines = list(dict.fromkeys(text.splitlines())) or [""]
+    ``file:line:`` line too). A problem is said by the one check that owns it: no line is
+    dropped here, where a repeat would hide a second check finding it."""
+    lines = text.splitlines() or [""]
     source = f"sanbench {command}" if command else "sanbench"  # no command yet: the entry point
     print("\n".join(f"{source}: {line}" for line in lines), file=sys.stderr)
 
