@@ -27,6 +27,7 @@ import sqlalchemy
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from sqlalchemy.engine import URL, make_url
 
+from harness.quiet import optuna_one_line_warnings
 from harness.redaction import STORAGE_ENV, redact_passwords
 
 STORAGE_FILE = "optuna.db"  # a study's own SQLite file in its folder, without --storage
@@ -138,7 +139,11 @@ def open_storage(
     grace_s: int | None = None,
     max_retry: int = MAX_RETRY,
 ) -> RDBStorage:
-    """The storage at ``spec`` (``None``: ``$SANBENCH_STORAGE``), heartbeat and retry on."""
+    """The storage at ``spec`` (``None``: ``$SANBENCH_STORAGE``), heartbeat and retry on; optuna's
+    log made quiet first (:func:`harness.quiet.optuna_one_line_warnings`): every study sanbench
+    opens or creates goes through here, so no INFO line of optuna's ("A new study created in RDB
+    with name: ...") reaches the console."""
+    optuna_one_line_warnings()
     url = storage_url(spec)
     if url.get_backend_name() == "sqlite":
         engine_kwargs = {"connect_args": {"timeout": 60}}  # wait for other workers' write locks

@@ -11,7 +11,6 @@ from typing import Any
 import optuna
 
 from harness.errors import InputError
-from harness.quiet import optuna_one_line_warnings
 from harness.redaction import recorded_command
 from harness.studies.console_lines import params_text, shown, values_text
 from harness.studies.fitting import best_fit_run
@@ -136,7 +135,6 @@ def is_finished(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     url = storage_url(storage_spec)
     if url.get_backend_name() == "sqlite" and not Path(url.database or "").expanduser().is_file():
         return False
-    optuna_one_line_warnings()
     try:
         study = optuna.load_study(study_name=study_name, storage=open_storage(storage_spec))
     except KeyError:  # no study of that name
@@ -183,7 +181,6 @@ def run_study(
 ) -> dict[str, Any]:
     """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
     then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""
-    optuna_one_line_warnings()
     plan = PLANS[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
