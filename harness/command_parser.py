@@ -1071,7 +1071,7 @@ class CommandParser(NullsChecked):
             self.add_argument(
                 *names,
                 dest=field.name,
-                type=hint,
+                type=hint | None if field.metadata.get("class_path") else hint,  # null: none
                 required=default is dataclasses.MISSING,
                 default=None if default is dataclasses.MISSING else default,
                 help=help_text + shown,
@@ -1095,11 +1095,15 @@ class CommandParser(NullsChecked):
         """The config as ``--print_config`` writes it, a class option in fit's shape: its
         arguments under ``init_args`` (``optimizer: {class_path: torch.optim.SGD, init_args:
         {lr: 0.05}}``), however given, as ``sanbench fit --print_config`` writes it; without the
-        keys an options class says do not apply (its ``not_printed(values)``, if any)."""
+        keys an options class says do not apply (its ``not_printed(values)``, if any). A class
+        option not given is ``null``, as fit writes it, which every command's ``--config`` reads
+        as not given (until 2026-11-30 ``{}``, which fit read so but printed ``null``)."""
         cfg = cfg.clone()
         for option in self.class_options:
             key = option.lstrip("-")
             value = cfg.get(key)
+            if not value and key in cfg:
+                cfg[key] = None
             if isinstance(value, dict) and value.get("class_path"):
                 arguments = {k: v for k, v in value.items() if k not in CLASS_KEYS}
                 nested = (value.get("init_args") or {}) | arguments  # flags, after a file's

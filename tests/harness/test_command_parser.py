@@ -648,3 +648,28 @@ def test_a_refused_value_is_said_in_one_voice(
         in said
     )
     assert not [line for line in said if " expects " in line or " must be " in line], said
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["fit", "--task", "trec", "--encoder", "bilstm"],
+        ["suite", "--tasks", "trec", "--encoders", "bilstm"],
+        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "bilstm"],
+        ["reproduce"],
+    ],
+    ids=lambda words: words[0],
+)
+def test_a_class_option_not_given_is_printed_as_every_command_reads_it(
+    words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, item 7: suite's, tune's and reproduce's --print_config wrote 'optimizer: {}'
+    and 'lr_scheduler: {}', fit's 'null' (which the others refused: 'optimizer null: expected
+    a mapping'); now each writes null, and the file printed runs as printed in every command."""
+    assert main([*words, "--print_config"]) == 0
+    printed = capsys.readouterr().out
+    assert {"optimizer: null", "lr_scheduler: null"} <= set(printed.splitlines()), printed
+    config = tmp_path / "c.yaml"
+    config.write_text(printed)
+    assert main([words[0], "--config", str(config), "--print_config"]) == 0
+    assert capsys.readouterr().out == printed

@@ -213,7 +213,7 @@ class FitSections:
 
     def __post_init__(self) -> None:
         for section in SECTIONS:
-            entries = getattr(self, section)
+            entries = getattr(self, section) or {}  # a class section's null: not given
             typed = {key: _yaml_leaves(value) for key, value in entries.items()}
             if section in CLASS_SECTIONS and typed:
                 typed = _class_config(typed)
