@@ -13,8 +13,8 @@ RESULT_LABELS = {
     "shape": "input shape",
     "attention_impl": "the blocks' tanh attention",
     "per_length": "Per length n",
-    "seq_len": "n",
-    "r_measured": "measured argmin r",
+    "seq_len": "n (seq_len)",  # its trials' parameter names beside Appendix A's letters
+    "r_measured": "measured argmin r (block_len)",
     "mem_measured_mb": "its peak (MB)",
     "r_eq19": "Eq. 19 cbrt(2n)",
     "r_eq19_int_cost": "argmin of r^2 ceil(n/r) + ceil(n/r)^2",

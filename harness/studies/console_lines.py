@@ -11,11 +11,6 @@ from reports import numbers
 from reports.study_results import RESULT_LABELS, result_cell
 
 
-def shown(name: str, value: float) -> str:
-    """A trial's metric as its page shows it: an accuracy in percent (``dev_acc=7.8%``)."""
-    return numbers.metric(name, value) if numbers.is_accuracy(name) else f"{value:.6g}"
-
-
 def params_text(params: Mapping[str, Any]) -> str:
     """``keep_prob=0.532435 block_len=4``: a float to six significant digits."""
     return " ".join(
@@ -25,9 +20,10 @@ def params_text(params: Mapping[str, Any]) -> str:
 
 
 def values_text(names: Sequence[str], values: Sequence[float]) -> str:
-    """``dev_acc=50.1% peak_train_mem_mb=112.4``: each value under its objective's name."""
+    """``dev_acc=50.1% peak_train_mem_mb=112``: each value under its objective's name, as the
+    page's trial table gives it (an accuracy in percent, else three significant digits)."""
     pairs = zip(names, values, strict=False)
-    return " ".join(f"{name}={shown(name, value)}" for name, value in pairs)
+    return " ".join(f"{name}={numbers.metric(name, value)}" for name, value in pairs)
 
 
 def _result_lines(results: Mapping[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ import optuna
 
 from harness.errors import InputError
 from harness.redaction import recorded_command
-from harness.studies.console_lines import params_text, shown, values_text
+from harness.studies.console_lines import params_text, values_text
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, StudyPlan, TuneContext
@@ -25,6 +25,7 @@ from harness.studies.storage import (
     storage_url,
 )
 from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
+from reports import numbers
 
 
 def storage_label(spec: str | None) -> str:
@@ -46,7 +47,7 @@ def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:
     if state == optuna.trial.TrialState.PRUNED:
         steps = trial.intermediate_values
         # the pruner's val_acc (val_pearson) in the unit of the study's dev_acc (dev_pearson)
-        reported = shown(plan.metric_names[0], steps[max(steps)]) if steps else ""
+        reported = numbers.metric(plan.metric_names[0], steps[max(steps)]) if steps else ""
         last = f" at step {max(steps)} (reported {reported})" if steps else ""
         return f"{head} -> pruned{last}"
     return f"{head} -> {state.name.lower()}"

@@ -94,10 +94,19 @@ def test_the_console_says_the_study_in_the_words_of_its_trial_lines(
     # every peak is 1 here (measured_at_once): the first trial is the best, at whichever r the
     # grid sampler drew first (in a random order)
     assert summary[1] == "best per seq_len:"
-    assert re.fullmatch(r"  trial 0: seq_len=4 block_len=[234] -> peak_mem_mb=1", summary[2])
+    best = re.fullmatch(
+        r"  trial 0: seq_len=4 block_len=([234]) -> peak_mem_mb=(1\.00)", summary[2]
+    )
+    assert best, summary[2]
     assert "results:" in summary and "  device: cpu" in summary
-    # in the page's words (short outside check 56f, item 5: the summary's keys, and "none")
-    assert any(line.startswith("    n 4, measured argmin r ") for line in summary)
+    # in the page's words (short outside check 56f, item 5: the summary's keys, and "none"),
+    # beside the trial lines' names and numbers (outside check 56g, item 3: 'seq_len=8
+    # block_len=2 -> peak_mem_mb=11.8492' above 'n 8, measured argmin r 2, its peak (MB) 11.8')
+    # (every peak ties here: the measured argmin is the smallest r, the best trial the first)
+    per_length = (
+        r"    n \(seq_len\) 4, measured argmin r \(block_len\) 2, its peak \(MB\) 1\.00, .*"
+    )
+    assert any(re.fullmatch(per_length, line) for line in summary), summary
     assert not any("none" in line or "r_measured" in line for line in summary)
     assert summary[-1] == f"outputs: {tmp_path / 'study'}"
 
@@ -121,8 +130,8 @@ def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
     assert summary_lines(pareto) == [
         "study 'b': 2 trial(s): 2 complete",
         "Pareto front (2 trials):",
-        "  trial 0: block_len=2 -> dev_acc=80.0% peak_train_mem_mb=30",
-        "  trial 1: block_len=3 -> dev_acc=80.0% peak_train_mem_mb=31",
+        "  trial 0: block_len=2 -> dev_acc=80.0% peak_train_mem_mb=30.0",
+        "  trial 1: block_len=3 -> dev_acc=80.0% peak_train_mem_mb=31.0",
         "results:",
         "  best_dev_acc: 80.0%",
         "  Pareto front:",

@@ -200,8 +200,8 @@ def test_study_results_are_named_in_words() -> None:
     assert facts == {"input shape": "[64, n, 300]", "the blocks' tanh attention": "naive"}
     assert table["title"] == "Per length n"
     assert table["header"] == [
-        "n",
-        "measured argmin r",
+        "n (seq_len)",
+        "measured argmin r (block_len)",
         "its peak (MB)",
         "Eq. 19 cbrt(2n)",
         "argmin of r^2 ceil(n/r) + ceil(n/r)^2",
