@@ -70,8 +70,10 @@ def last_validation(trainer: pl.Trainer) -> bool:
 
 def validations_per_trial(trainer: dict[str, Any]) -> int | None:
     """How many validations a trial's fit runs with its resolved ``trainer`` config at most
-    (early stopping may end it sooner); None when that is not known here (a step budget over
-    epochs of unknown length, or no budget)."""
+    (early stopping may end it sooner): none with ``limit_val_batches`` 0; None when that is not
+    known here (a step budget over epochs of unknown length, or no budget)."""
+    if trainer.get("limit_val_batches") == 0:
+        return 0
     epochs = trainer.get("max_epochs")
     epochs = math.inf if epochs in (None, -1) else epochs
     steps, per_epoch = trainer.get("max_steps"), trainer.get("limit_train_batches")
@@ -101,6 +103,20 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
     if not ctx.prune:
         return Pruning(optuna.pruners.NopPruner(), None, "Pruning: off (--no-prune).")
     validations = validations_per_trial(trainer)
+    if validations == 0:
+        return Pruning(
+            optuna.pruners.NopPruner(),
+            None,
+            "Pruning: off: a trial never validates (--trainer.limit_val_batches 0).",
+        )
+    interval = trainer.get("val_check_interval")  # by steps or within epochs: each one is
+    if not (interval is None or (interval == 1.0 and isinstance(interval, float))):  # the last
+        return Pruning(  # (last_validation)
+            optuna.pruners.NopPruner(),
+            None,
+            f"Pruning: off: a trial validates within its epochs (--trainer.val_check_interval "
+            f"{interval}), and pruning stops one only at an epoch's end.",
+        )
     if validations is not None and validations < WARM_UP_VALIDATIONS + 2:
         return Pruning(
             optuna.pruners.NopPruner(),
@@ -109,8 +125,15 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
             f"can stop one only after its first validation and before its last (give "
             f"--max-epochs {WARM_UP_VALIDATIONS + 2} or more to prune).",
         )
+    steps = trainer.get("max_steps")
+    unknown = (  # a step budget over epochs of unknown length: said as it will happen
+        f" (a trial whose --max-steps {steps} ends before its third validation is never pruned)"
+        if validations is None and steps not in (None, -1)
+        else ""
+    )
     return Pruning(
         optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=WARM_UP_VALIDATIONS),
         monitor,
-        f"Pruning: median pruner on {monitor}, after each validation but the first and the last.",
+        f"Pruning: median pruner on {monitor}, after each validation but the first and the "
+        f"last{unknown}.",
     )

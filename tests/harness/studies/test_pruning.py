@@ -222,3 +222,35 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
     assert best["number"] == winner["number"] and best["values"] == [winner["value_dev_acc"]]
     config = yaml.safe_load(StudyFolder(ctx.out).best_config.read_text())
     assert config["model"]["dropout"] == round(1 - winner["params_keep_prob"], 6)
+
+
+@pytest.mark.parametrize(
+    ("trainer", "said"),
+    [
+        (
+            {"max_epochs": 5, "limit_val_batches": 0},
+            "Pruning: off: a trial never validates (--trainer.limit_val_batches 0).",
+        ),
+        (
+            {"max_epochs": 5, "val_check_interval": 0.5},
+            "Pruning: off: a trial validates within its epochs (--trainer.val_check_interval "
+            "0.5), and pruning stops one only at an epoch's end.",
+        ),
+        (
+            {"max_epochs": -1, "max_steps": 5},
+            "Pruning: median pruner on val_acc, after each validation but the first and the last "
+            "(a trial whose --max-steps 5 ends before its third validation is never pruned).",
+        ),
+    ],
+    ids=["no validation", "within epochs", "steps"],
+)
+def test_the_pruning_note_says_what_will_happen(trainer: dict, said: str, tmp_path: Path) -> None:
+    """Issue 56, item 5: 'Pruning: median pruner on val_acc, after each validation ...' was said
+    for trials that never validate (--trainer.limit_val_batches 0), that validate within
+    epochs (never pruned: each such validation is taken as the last), and for a step budget
+    that may end before any validation."""
+    chosen = pruning(context(tmp_path, tmp_path), "val_acc", trainer)
+    assert chosen.note == said
+    off = said.startswith("Pruning: off")
+    assert isinstance(chosen.pruner, optuna.pruners.NopPruner) == off
+    assert (chosen.monitor is None) == off
