@@ -204,6 +204,21 @@ def with_data_class(words: list[str]) -> tuple[list[str], str | None]:
     return out, chosen
 
 
+def empty_classes_unset(words: list[str]) -> list[str]:
+    """``--optimizer {}`` (``--lr_scheduler={}``) as ``--optimizer null``: a class section left
+    empty is not given, as a config file's ``optimizer: {}`` is (:class:`FitConfigFile`), not
+    jsonargparse's base class with no argument (``torch.optim.Optimizer``)."""
+    out = list(words)
+    for index, word in enumerate(out):
+        option, equals, value = word.partition("=")
+        at = index if equals else index + 1  # where the value stands
+        if option.removeprefix("--") not in CLASS_SECTIONS or at >= len(out):
+            continue
+        if "".join((value if equals else out[at]).split()) == "{}":
+            out[at] = f"{option}=null" if equals else "null"
+    return out
+
+
 def _config_data_class(path: str) -> str | None:
     import yaml
 
@@ -461,7 +476,7 @@ class FitCLI(LightningCLI):
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
         else:
-            args, chosen = with_data_class(negative_values_attached(list(args)))
+            args, chosen = with_data_class(empty_classes_unset(negative_values_attached(args)))
         self.data_class = data_class(chosen)
         try:
             with warnings.catch_warnings():  # args stand for sys.argv here, on purpose

@@ -274,3 +274,20 @@ def test_the_recorded_config_names_the_one_weight_decay_that_ran(
     saved["optimizer"]["init_args"]["weight_decay"] = 0.01
     (tmp_path / "run" / "fit_config.yaml").write_text(yaml.safe_dump(saved))
     assert differences_from_saved(tmp_path / "run", text) == []
+
+
+@pytest.mark.parametrize("empty", ["{}", "{ }"])
+@pytest.mark.parametrize("section", ["optimizer", "lr_scheduler"])
+def test_an_empty_class_flag_is_none_as_in_a_config_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture, section: str, empty: str
+) -> None:
+    """``--optimizer {}`` was refused as 'torch.optim.Optimizer: the following arguments are
+    required: defaults' (``--lr_scheduler {}``: an internal error), where a file's
+    ``optimizer: {}`` is none: the task's own optimizer."""
+    for words in ([f"--{section}", empty], [f"--{section}={empty}"]):
+        config = printed(fit_words(tmp_path, *words), capsys)
+        assert config[section] is None
+        assert config["model"]["optimizer"] == "adam"  # TREC's own
+    config_file = tmp_path / "c.yaml"
+    config_file.write_text(f"{section}: {{}}\n")
+    assert printed(fit_words(tmp_path, "--config", str(config_file)), capsys)[section] is None
