@@ -85,10 +85,15 @@ def check_inputs(preset: Preset, out: Path, data_dir: Path, embeddings: Path | N
     """Fail before any training when a run's config is wrong or a file the preset needs is
     missing or malformed (every bad line of every file at once). The runs ``out`` finished
     are left out: their files were read as they ran, so a rerun that trains nothing reads none
-    (as a suite's)."""
-    from harness.suite.runner import finished_keys, fit_run
+    (as a suite's). Before any file is read: a run folder holding other settings than these
+    (:func:`other_settings_problems`: a smaller budget than a run's) is bad input, not a job's
+    failure."""
+    from harness.suite.runner import finished_keys, fit_run, other_settings_problems
     from harness.training.inputs import check_fit_inputs
 
+    problems = other_settings_problems(preset.grid(), out, data_dir, embeddings, preset.overrides)
+    if problems:
+        raise InputError("\n".join(problems))
     done = finished_keys(out)
     per_task = {run.task: run for run in preset.grid() if run.key not in done}.values()
     check_fit_inputs(

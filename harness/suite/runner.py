@@ -18,7 +18,7 @@ from harness.errors import InputError, RunInterruptedError, failure_line
 from harness.measurement.elapsed import Elapsed
 from harness.outdir import busy, folder_held, lock_holder, one_writer
 from harness.suite.grid import RunSpec, Shard
-from harness.training.run_folder import differences_from_saved
+from harness.training.run_folder import RunFolderError, check_run_folder, differences_from_saved
 from harness.training.settings.fit_run import FitRun
 from reports.contracts.fit_folder import CONFIG as CONFIG_FILE
 from reports.contracts.results_file import ResultsFile
@@ -129,6 +129,47 @@ def _check_same_settings(
             + "\nthese results were made with other settings; rerun with those settings, or "
             "choose another --out (a results folder holds one configuration)"
         )
+
+
+def other_settings_problems(
+    runs: Sequence[RunSpec],
+    out_dir: Path,
+    data_dir: Path | None,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+) -> list[str]:
+    """One line per distinct way the run folders of ``runs`` under ``out_dir`` hold another
+    configuration than this invocation's: a finished run any other (its row would be reused
+    beside rows of these settings), a started one any but a larger budget (its fit would refuse
+    it, :func:`check_run_folder`). Reads only the run folders' configs: a command calls it
+    before any data is read or job launched."""
+    done = finished_keys(out_dir)
+    found: dict[tuple[str, str], list[Path]] = {}
+    for run in runs:
+        run_dir = run.run_dir(out_dir)
+        if not (run_dir / CONFIG_FILE).is_file():
+            continue
+        config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
+        differences = differences_from_saved(run_dir, config)
+        if run.key not in done and differences:
+            try:
+                check_run_folder(run_dir, config, overwrite=False)
+                continue  # a larger budget: the run goes on
+            except RunFolderError:
+                pass
+        if differences:
+            why = (
+                "finished: its results would be reused beside these settings'"
+                if run.key in done
+                else "started: a larger trainer.max_epochs or trainer.max_steps alone continues it"
+            )
+            found.setdefault(("; ".join(differences), why), []).append(run_dir)
+    return [
+        f"{folders[0]}{f' and {len(folders) - 1} more run(s)' if len(folders) > 1 else ''}: "
+        f"made with {differences}, {why}; rerun with those settings, or choose another --out (a "
+        "results folder holds one configuration)"
+        for (differences, why), folders in found.items()
+    ]
 
 
 @dataclass
