@@ -157,6 +157,16 @@ def _class_path_problem(key: str, text: str, typed: Mapping[str, tuple[str, str]
             return f"{argument_option(name)} needs {option} CLASS (e.g. {example}){elsewhere}"
         hint = did_you_mean(name, _arguments(class_path))
         return f"{argument_option(name)}: {class_path} takes no argument {name}{hint}"
+    if reason.startswith(ARGUMENTS_REQUIRED):  # "--lr_scheduler.step_size is required: ..."
+        names = reason.removeprefix(ARGUMENTS_REQUIRED).split(", ")
+        source, colon, shown = named[0].rpartition(": ")
+        section = shown.removesuffix("class_path").removesuffix(".")  # a file's: its key's
+        in_file = f"{source}: {section}{'.' if section else ''}init_args." if colon else None
+        return "\n".join(
+            f"{argument_option(name) if in_file is None else in_file + name} is required: "
+            f"{_argument_words(class_path, name)} (an argument of {class_path})"
+            for name in names
+        )
     if missing := NO_ATTRIBUTE.search(reason):
         module, name = missing.groups()
         hint = did_you_mean(name, dir(importlib.import_module(module)))
@@ -172,6 +182,27 @@ def _class_path_problem(key: str, text: str, typed: Mapping[str, tuple[str, str]
             return f"{spelled} {given}: expected a finite number"
         return f"{spelled} {given}: expected {expected} (an argument of {class_path})"
     return f"{named[0]} {class_path}: {reason}"
+
+
+# jsonargparse's (argparse's) words for a class's arguments left out
+ARGUMENTS_REQUIRED = "the following arguments are required: "
+# an argument's annotation that takes a list (``milestones: Iterable[int]``)
+LIST_ANNOTATION = re.compile(r"^(?:typing\.)?(?:Iterable|Sequence|list|tuple)\[")
+
+
+def _argument_words(class_path: str, name: str) -> str:
+    """What the argument ``name`` of the class ``class_path`` takes, in words, from its
+    annotation (``step_size: int``: ``an integer``); ``a value`` when it says nothing plain."""
+    module, _, class_name = class_path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), class_name)
+        annotation = inspect.signature(found).parameters[name].annotation
+    except (ImportError, AttributeError, TypeError, ValueError, KeyError):
+        return "a value"
+    spelled = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    if LIST_ANNOTATION.match(spelled):
+        return EXPECTED["list"]
+    return EXPECTED.get(spelled, "a value")
 
 
 def _non_finite(text: str) -> bool:
@@ -270,7 +301,7 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
     """The option that set the parser key ``key`` and its value, as the user typed them
     (``--max-steps``, ``1e3``; ``--config s.yaml: max_steps``, ``0``); else the option as the
     help spells it and ``value``."""
-    return typed_now().get(key, (option_spelling(key), str(value)))
+    return typed_entry(typed_now(), key) or (option_spelling(key), flow_text(value))
 
 
 def refused_key(error: BaseException) -> str | None:
@@ -403,6 +434,34 @@ def scalar_items(
             yield dotted, named, f"[{', '.join(value)}]"
         elif isinstance(value, str):
             yield dotted, named, value
+
+
+def typed_entry(typed: Mapping[str, tuple[str, str]], key: str) -> tuple[str, str] | None:
+    """``key``'s option and value as ``typed`` (:func:`typed_options`) holds them; a mapping a
+    file gives (``trainer: {max_time: {seconds: 0}}``, whose leaves ``typed`` holds) as one
+    option, its value as written: ``--config z.yaml: trainer.max_time``, ``{seconds: 0}``.
+    None when no option of ``typed`` sets it."""
+    if key in typed:
+        return typed[key]
+    leaves = {k.removeprefix(f"{key}."): v for k, v in typed.items() if k.startswith(f"{key}.")}
+    options = {option.removesuffix(f".{leaf}") for leaf, (option, _) in leaves.items()}
+    if len(options) != 1 or any(not o.endswith(f".{leaf}") for leaf, (o, _) in leaves.items()):
+        return None  # none, from two sources, or a list's entries among them
+    nested: dict[str, Any] = {}
+    for leaf, (_, text) in leaves.items():
+        *path, last = leaf.split(".")
+        place = nested
+        for part in path:
+            place = place.setdefault(part, {})
+        place[last] = text
+    return options.pop(), flow_text(nested)
+
+
+def flow_text(value: Any) -> str:
+    """A nested mapping of texts in YAML's flow style, each text as written: ``{seconds: 0}``."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {flow_text(leaf)}" for key, leaf in value.items()) + "}"
+    return str(value)
 
 
 DECIMAL_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")  # ASCII digits: ``\d`` takes ``１０`` too

@@ -291,3 +291,48 @@ def test_an_empty_class_flag_is_none_as_in_a_config_file(
     config_file = tmp_path / "c.yaml"
     config_file.write_text(f"{section}: {{}}\n")
     assert printed(fit_words(tmp_path, "--config", str(config_file)), capsys)[section] is None
+
+
+STEP_LR = "torch.optim.lr_scheduler.StepLR"
+STEP_SIZE_REQUIRED = "step_size is required: an integer (an argument of " + STEP_LR + ")"
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        (None, "--lr_scheduler."),
+        (f"lr_scheduler: {{class_path: {STEP_LR}}}", "--config c.yaml: lr_scheduler.init_args."),
+        (f"lr_scheduler: {STEP_LR}", "--config c.yaml: lr_scheduler.init_args."),
+    ],
+)
+def test_a_class_missing_an_argument_names_it_as_an_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str | None, named: str
+) -> None:
+    """A scheduler given without its required argument was refused in the parser's words
+    ('--lr_scheduler torch.optim.lr_scheduler.StepLR: the following arguments are required:
+    step_size'); now the argument is named as the flag (or the file's key) that sets it,
+    beside the other problems."""
+    monkeypatch.chdir(tmp_path)
+    if config is None:
+        given = ["--lr_scheduler", STEP_LR]
+    else:
+        (tmp_path / "c.yaml").write_text(config + "\n")
+        given = ["--config", "c.yaml"]
+    with pytest.raises(ConfigError) as raised:
+        FitCLI(fit_words(tmp_path, *given, "--model.dropout", "3"))
+    assert str(raised.value).splitlines() == [
+        "--model.dropout 3: expected a number in [0, 1]",
+        named + STEP_SIZE_REQUIRED,
+    ]
+
+
+def test_suite_names_a_class_argument_missing_as_fit_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    words = ["suite", "--tasks", "trec", "--encoders", "bilstm", "--data-dir", str(tmp_path),
+             "--out", str(tmp_path / "s"), "--lr_scheduler", STEP_LR]  # fmt: skip
+    assert main(words) == 2
+    assert problem_lines(capsys.readouterr().err, "suite") == [
+        "sanbench suite: --lr_scheduler." + STEP_SIZE_REQUIRED
+    ]
+    assert not (tmp_path / "s").exists()
