@@ -279,11 +279,19 @@ def _start(processes: Sequence[Any]) -> None:
 
 def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -> None:
     """Send ``signum`` once to each live process and wait up to ``seconds`` for them to save and
-    exit; a second Ctrl-C here stops them at once."""
+    exit; a second Ctrl-C here stops them at once. A second SIGTERM is not acted on: the jobs
+    have theirs and are saving (one 0.05-0.2 s after the first killed a job mid-save in 2 of 4
+    tries, its checkpoint left a ``.part`` file and its locks' PID files stale)."""
     started = [process for process in processes if process.pid is not None]
-    for process in started:
-        if process.is_alive():
-            os.kill(process.pid, signum)
-    deadline = time.monotonic() + seconds
-    for process in started:  # SIGTERM may stop this process before it started them all
-        process.join(max(0.0, deadline - time.monotonic()))
+    main = threading.current_thread() is threading.main_thread()  # signal.signal's only thread
+    previous = signal.signal(signal.SIGTERM, lambda received, frame: None) if main else None
+    try:
+        for process in started:
+            if process.is_alive():
+                os.kill(process.pid, signum)
+        deadline = time.monotonic() + seconds
+        for process in started:  # SIGTERM may stop this process before it started them all
+            process.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
