@@ -53,7 +53,9 @@ from harness.redaction import IMPORT, config_read, redacted_console, resume_comm
 # Every command lives in the package that does its work, in a module named ``command``: its
 # ``add_arguments(parser)`` adds the options (dataclasses of that package), and the function,
 # whose docstring is the command's --help description, turns the parsed config into one library
-# call and returns the exit status (``OWN_PARSER = True``: the function parses its own words).
+# call and returns the exit status (``OWN_PARSER = True``: the function parses its own words;
+# ``OUT_AFTER_CHECKS = True``: it takes its --out folder itself, ``harness.outdir.out_folder``,
+# once its options are built, so that a refusal marks and locks nothing).
 # the commands that the same words resume (``profile`` needs ``--resume`` and says so itself)
 RESUMED_BY_RERUN = ("fit", "suite", "reproduce", "tune")
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -296,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
+                if getattr(command_module(name)[0], "OUT_AFTER_CHECKS", False):
+                    out = None  # the command's own, after its checks
                 saved_in = _out_of(config)  # what a stop may leave to resume
                 typed = None if isinstance(config, list) else config.get(TYPED)
                 resolved = None if isinstance(config, list) else config.get(RESOLVED)

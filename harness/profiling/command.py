@@ -5,8 +5,11 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import GIVEN, CommandParser, build
+from harness.outdir import out_folder
 from harness.profiling import ProfileOptions, run_profile
 from harness.profiling.options import PRESETS_HELP
+
+OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right (harness.cli)
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -22,5 +25,7 @@ def profile(config: Namespace) -> int:
     sanbench profile --encoders disan,multi_head --lengths 64:512:64 --print_config > p.yaml
     sanbench profile --config p.yaml --out runs/p
     """
-    run_profile(build(ProfileOptions, config), given=config[GIVEN])
+    options = build(ProfileOptions, config)  # the encoder specs too, before --out is taken
+    with out_folder("profile", options.out):
+        run_profile(options, given=config[GIVEN])
     return 0

@@ -10,7 +10,10 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.errors import RunInterruptedError
+from harness.outdir import out_folder
 from harness.report.options import ReportOptions, report_command
+
+OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right (harness.cli)
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -24,6 +27,12 @@ def report(config: Namespace) -> int:
         sanbench report runs/quick runs/suite --out runs/site
     """
     options = build(ReportOptions, config)  # checked before pandas or matplotlib is imported
+    with out_folder("report", options.out):
+        return _site(options)
+
+
+def _site(options: ReportOptions) -> int:
+    """The site of ``options.runs`` built into ``options.out`` (taken by the caller)."""
     from reports.site import build_site
 
     command = report_command(options.runs, options.out)

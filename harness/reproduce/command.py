@@ -5,8 +5,11 @@ from __future__ import annotations
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.outdir import out_folder
 from harness.reproduce import ReproduceOptions, run_reproduce
 from harness.reproduce.reproduce import problems_beside_options
+
+OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right (harness.cli)
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -28,5 +31,6 @@ def reproduce(config: Namespace) -> int:
     (OUT/reproduction/). Run it when nothing is being timed.
     """
     options = build(ReproduceOptions, config, beside=problems_beside_options)
-    print(f"tables: {run_reproduce(options).absolute()}")
+    with out_folder("reproduce", options.out):
+        print(f"tables: {run_reproduce(options).absolute()}")
     return 0

@@ -351,3 +351,32 @@ def test_a_problem_two_checks_find_is_said_once(tmp_path: Path, capsys) -> None:
     assert any(
         "torch.optim.SDG: no class SDG in torch.optim (did you mean SGD?)" in line for line in lines
     )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["profile", "--encoders", "disan2", "--lengths", "8"],
+        ["reproduce", "--data-dir", "nothere", "--encoders", "disan2"],
+        ["report", "nothere"],
+    ],
+    ids=["profile", "reproduce", "report"],
+)
+def test_a_locked_commands_refusal_makes_no_out_folder_at_any_moment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, words: list
+) -> None:
+    """'profile --encoders disan2 --out x2c' made x2c (its marker and lock files) about 4 s
+    before the refusal, which took it away again: a kill in that time left it. Now each input
+    is checked before the folder is marked or locked (harness.outdir), as fit's are."""
+    from contextlib import nullcontext
+
+    import harness.outdir
+
+    taken: list[str] = []
+    monkeypatch.setattr(harness.outdir, "mark", lambda folder, command: taken.append("mark"))
+    monkeypatch.setattr(
+        harness.outdir, "one_writer", lambda folder: taken.append("lock") or nullcontext()
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main([*words, "--out", "x2c"]) == 2, capsys.readouterr().err
+    assert taken == [] and not (tmp_path / "x2c").exists()
