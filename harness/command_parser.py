@@ -301,7 +301,7 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
     """The option that set the parser key ``key`` and its value, as the user typed them
     (``--max-steps``, ``1e3``; ``--config s.yaml: max_steps``, ``0``); else the option as the
     help spells it and ``value``."""
-    return typed_now().get(key, (option_spelling(key), str(value)))
+    return typed_entry(typed_now(), key) or (option_spelling(key), flow_text(value))
 
 
 def refused_key(error: BaseException) -> str | None:
@@ -434,6 +434,34 @@ def scalar_items(
             yield dotted, named, f"[{', '.join(value)}]"
         elif isinstance(value, str):
             yield dotted, named, value
+
+
+def typed_entry(typed: Mapping[str, tuple[str, str]], key: str) -> tuple[str, str] | None:
+    """``key``'s option and value as ``typed`` (:func:`typed_options`) holds them; a mapping a
+    file gives (``trainer: {max_time: {seconds: 0}}``, whose leaves ``typed`` holds) as one
+    option, its value as written: ``--config z.yaml: trainer.max_time``, ``{seconds: 0}``.
+    None when no option of ``typed`` sets it."""
+    if key in typed:
+        return typed[key]
+    leaves = {k.removeprefix(f"{key}."): v for k, v in typed.items() if k.startswith(f"{key}.")}
+    options = {option.removesuffix(f".{leaf}") for leaf, (option, _) in leaves.items()}
+    if len(options) != 1 or any(not o.endswith(f".{leaf}") for leaf, (o, _) in leaves.items()):
+        return None  # none, from two sources, or a list's entries among them
+    nested: dict[str, Any] = {}
+    for leaf, (_, text) in leaves.items():
+        *path, last = leaf.split(".")
+        place = nested
+        for part in path:
+            place = place.setdefault(part, {})
+        place[last] = text
+    return options.pop(), flow_text(nested)
+
+
+def flow_text(value: Any) -> str:
+    """A nested mapping of texts in YAML's flow style, each text as written: ``{seconds: 0}``."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {flow_text(leaf)}" for key, leaf in value.items()) + "}"
+    return str(value)
 
 
 DECIMAL_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")  # ASCII digits: ``\d`` takes ``１０`` too

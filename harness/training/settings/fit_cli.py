@@ -41,6 +41,7 @@ from harness.command_parser import (
     did_you_mean,
     encoder_choice_problems,
     flat_keys,
+    flow_text,
     known_keys,
     negative_values_attached,
     not_decimal_problems,
@@ -48,6 +49,7 @@ from harness.command_parser import (
     parser_problem,
     print_config_problem,
     refused_keys,
+    typed_entry,
     typed_now,
     typed_options,
     unknown_options,
@@ -774,7 +776,10 @@ class FitCLI(LightningCLI):
         parameter, the encoder built on the meta device, the data loader's workers."""
         trainer = self.config["trainer"]
         problems = budget_problems(
-            trainer, lambda key: self.typed.get(f"trainer.{key}", (f"--trainer.{key}",))[0]
+            trainer,
+            lambda key, value: (
+                typed_entry(self.typed, f"trainer.{key}") or (f"--trainer.{key}", flow_text(value))
+            ),
         )
         problems += trainer_value_problems(trainer, self.typed)
         problems += early_stopping_problems(self.config)

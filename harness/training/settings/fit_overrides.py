@@ -125,21 +125,25 @@ def _refused(key: str, value: Any) -> bool:
     return isinstance(value, int | float) and value < 0 and value != NO_LIMIT.get(key)
 
 
-def budget_problems(trainer: Mapping[str, Any], spelled: Callable[[str], str]) -> list[str]:
+def budget_problems(
+    trainer: Mapping[str, Any], spelled: Callable[[str, Any], tuple[str, str]]
+) -> list[str]:
     """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing
     (``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
     no time) or that Lightning would refuse only after the data is read (``max_steps -5``).
-    ``spelled(key)`` is the option as the user gave it (``--trainer.max_steps``)."""
+    ``spelled(key, value)`` is the option and its value as the user gave them
+    (``--trainer.max_steps``, ``0``; ``--config z.yaml: trainer.max_time``, ``{seconds: 0}``)."""
     problems = []
     for key, value in trainer.items():
+        option, text = spelled(key, value)
         if _nothing(key, value):
             problems.append(
-                f"{spelled(key)} {value}: trains nothing (the untrained model would be tested "
+                f"{option} {text}: trains nothing (the untrained model would be tested "
                 f"and its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
             )
         elif _refused(key, value):
             no_limit = " (or -1: no limit)" if key in NO_LIMIT else ""
-            problems.append(f"{spelled(key)} {value}: expected {UNTRAINED_EXPECTED[key]}{no_limit}")
+            problems.append(f"{option} {text}: expected {UNTRAINED_EXPECTED[key]}{no_limit}")
     return problems
 
 
@@ -167,7 +171,7 @@ class Budget:
             for name, value in vars(self).items()
             if _nothing(name, value) and name in UNTRAINED_EXPECTED
         }
-        problems = budget_problems(nothing, lambda name: as_typed(name, "")[0])
+        problems = budget_problems(nothing, as_typed)
         least = {name: 1 for name in ("max_steps", "max_epochs") if name not in nothing}
         problems += integer_problems(self, least)
         for name in ("limit_train_batches", "limit_val_batches"):
@@ -222,7 +226,7 @@ class FitSections:
     def problems(self) -> list[str]:
         """One line per trainer value that trains nothing (:func:`budget_problems`), judged
         beside every other problem of the command, as :meth:`Budget.problems`."""
-        return budget_problems(self.trainer, lambda key: as_typed(f"trainer.{key}", "")[0])
+        return budget_problems(self.trainer, lambda key, value: as_typed(f"trainer.{key}", value))
 
     def dotted(self) -> dict[str, Any]:
         """``{"model.dropout": 0.3, "optimizer.class_path": "torch.optim.SGD", ...}``."""

@@ -34,7 +34,7 @@ UNTRAINED = [
 
 @pytest.mark.parametrize(("key", "value"), UNTRAINED)
 def test_each_budget_that_trains_nothing_is_one_line(key: str, value: object) -> None:
-    (problem,) = budget_problems({key: value}, lambda name: f"--trainer.{name}")
+    (problem,) = budget_problems({key: value}, lambda name, given: (f"--trainer.{name}", given))
     assert problem.startswith(f"--trainer.{key} ") and NOTHING in problem
 
 
@@ -48,7 +48,7 @@ def test_each_budget_that_trains_nothing_is_one_line(key: str, value: object) ->
     ],
 )
 def test_a_budget_that_trains_is_not_refused(trainer: dict) -> None:
-    assert budget_problems(trainer, str) == []
+    assert budget_problems(trainer, lambda name, given: (name, str(given))) == []
 
 
 def test_the_two_spellings_of_a_suites_budget_are_both_refused() -> None:
