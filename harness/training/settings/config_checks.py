@@ -12,7 +12,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from datamodules.errors import did_you_mean
-from harness.command_parser import class_phrase, typed_now
+from harness.command_parser import class_phrase, typed_entry, typed_now
 from harness.measurement.machine_memory import physical_bytes
 from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration, fit_typed
 from harness.training.settings.precision import accelerator_problems, precision_problems
@@ -47,22 +47,71 @@ def lightning_name_problems(
     trainer: Mapping[str, Any], typed: Mapping[str, tuple[str, str]] | None = None
 ) -> list[str]:
     """A ``--trainer.strategy`` or ``--trainer.accelerator`` name Lightning does not know
-    (refused by the Trainer only after the data is read, in its words), named as ``typed``
-    holds the option."""
+    (refused by the Trainer only after the data is read, in its words), or a strategy that
+    starts its processes by multiprocessing (:func:`forked_strategy_problems`), named as
+    ``typed`` holds the option."""
     from lightning.pytorch.accelerators import AcceleratorRegistry
     from lightning.pytorch.strategies import StrategyRegistry
 
-    strategies = ["auto", *StrategyRegistry.available_strategies()]
+    forked = forked_strategies()
+    strategies = ["auto", *(n for n in StrategyRegistry.available_strategies() if n not in forked)]
     accelerators = ["auto", *sorted({*AcceleratorRegistry.available_accelerators(), "gpu"})]
-    problems = []
-    for key, names, any_case in (
-        ("strategy", strategies, True),
-        ("accelerator", accelerators, False),
-    ):
+    problems = forked_strategy_problems(trainer.get("strategy"), typed)
+    named = [("accelerator", accelerators, False)]
+    if not problems:  # a forked strategy's name is said once
+        named.insert(0, ("strategy", strategies, True))
+    for key, names, any_case in named:
         value = trainer.get(key)
         option = (typed or {}).get(f"trainer.{key}", (f"--trainer.{key}", str(value)))
         problems += _names_problem(option, value, names, any_case=any_case)
     return problems
+
+
+# the start methods of Lightning's multiprocessing launcher (a DDP strategy's ``start_method``
+# other than ``popen``, which starts each process as a copy of the command)
+FORKED_STARTS = ("spawn", "fork", "forkserver")
+
+
+def forked_strategies() -> set[str]:
+    """The names of Lightning's strategies that start their processes by multiprocessing
+    (``ddp_spawn``, ``ddp_fork``, ``ddp_notebook`` and their ``find_unused_parameters``
+    forms)."""
+    from lightning.pytorch.strategies import StrategyRegistry
+
+    return {
+        name
+        for name in StrategyRegistry.available_strategies()
+        if StrategyRegistry[name]["init_params"].get("start_method") in FORKED_STARTS
+    }
+
+
+def forked_strategy_problems(
+    strategy: Any, typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """A strategy that starts its processes by multiprocessing: fit runs only in the process
+    of the command, whose training state (the steps, the epochs' metrics, the checkpoints'
+    record) a process started so does not hand back (``ddp_spawn`` was an internal error:
+    "Can't pickle local object"; ``ddp_fork`` trained, then recorded no step). ``ddp`` starts
+    each process as a copy of the command and runs there."""
+    if isinstance(strategy, str):
+        forked = strategy.lower() in forked_strategies()
+    else:  # a class_path mapping: DDPStrategy's start_method
+        arguments = strategy.get("init_args") if isinstance(strategy, Mapping | Namespace) else {}
+        forked = isinstance(arguments, Mapping | Namespace) and (
+            arguments.get("start_method") in FORKED_STARTS
+        )
+    if not forked:
+        return []
+    option, text = typed_entry(typed or {}, "trainer.strategy") or (
+        "--trainer.strategy",
+        str(strategy),
+    )
+    return [
+        f"{option} {text}: sanbench runs no strategy that starts its processes by "
+        "multiprocessing (ddp_spawn, ddp_fork, ddp_notebook, their find_unused_parameters "
+        "forms, a start_method spawn, fork or forkserver): such a process hands back no "
+        "training state; give ddp, which starts each process as a copy of the command"
+    ]
 
 
 def early_stopping_problems(config: Mapping[str, Any]) -> list[str]:
