@@ -10,9 +10,14 @@ trains in ``bf16-mixed`` in its place (with a warning of its own), and the run r
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Mapping
 from typing import Any
+
+from jsonargparse import Namespace
+
+from harness.command_parser import flow_text, typed_entry
 
 # Lightning's spellings of fp16 autocast with loss scaling (``16`` is its old name)
 FP16_MIXED = ("16-mixed", "16")
@@ -78,18 +83,23 @@ def accelerator_problems(
 ) -> list[str]:
     """The one line refusing an accelerator Lightning knows that cannot run here (``cuda``,
     ``gpu``, ``mps`` or ``tpu`` on this machine): Lightning said so after the data was read, in
-    its own words (``tpu`` as an internal error: torch_xla missing). The option is named as
+    its own words (``tpu`` as an internal error: torch_xla missing). A config file's
+    ``class_path`` mapping of one of their classes is judged alike (Lightning's words after the
+    data was read; suite's, tune's and reproduce's runs each failed so). The option is named as
     ``typed`` holds it."""
     import torch
     from lightning.pytorch.accelerators import AcceleratorRegistry
 
     accelerator = trainer.get("accelerator")
-    name = "cuda" if accelerator == "gpu" else accelerator
-    if not isinstance(name, str) or name not in AcceleratorRegistry:
-        return []  # auto, an instance or class path, or a name lightning_name_problems says
+    name = registered_name(accelerator)
+    if name is None:
+        return []  # auto, an instance, a class of the user's, a name lightning_name_problems says
     if AcceleratorRegistry[name]["accelerator"].is_available():
         return []
-    option, text = (typed or {}).get("trainer.accelerator", ("--trainer.accelerator", accelerator))
+    option, text = typed_entry(typed or {}, "trainer.accelerator") or (
+        "--trainer.accelerator",
+        flow_text(accelerator),
+    )
     usable = ", ".join(
         each
         for each in sorted(AcceleratorRegistry.available_accelerators())
@@ -101,6 +111,31 @@ def accelerator_problems(
         f"{option} {text}: {missing.format(torch=f'{torch.__version__}, {built}')}; give "
         f"{usable} or auto"
     ]
+
+
+def registered_name(accelerator: Any) -> str | None:
+    """The name Lightning's registry gives ``accelerator``: a name it holds (``gpu`` is
+    ``cuda``), or a ``class_path`` mapping of a class it holds; None for any other value."""
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+
+    if isinstance(accelerator, str):
+        name = "cuda" if accelerator == "gpu" else accelerator
+        return name if name in AcceleratorRegistry else None
+    if not isinstance(accelerator, Mapping | Namespace):
+        return None
+    module, _, class_name = str(accelerator.get("class_path")).rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), class_name)
+    except (ImportError, AttributeError, ValueError):
+        return None  # jsonargparse refuses it first
+    return next(
+        (
+            name
+            for name in AcceleratorRegistry.available_accelerators()
+            if AcceleratorRegistry[name]["accelerator"] is found
+        ),
+        None,
+    )
 
 
 # what each accelerator Lightning knows needs, for the line refusing it where it cannot run

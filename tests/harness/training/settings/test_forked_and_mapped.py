@@ -1,7 +1,8 @@
 """A strategy that starts its processes by multiprocessing, and a config file's mapping values,
-refused before any data is read in one line naming them as given (outside check 54i: items 1
-and 3; ``--trainer.strategy ddp_spawn`` was an internal error, "Can't pickle local object", a
-file's ``max_time: {seconds: 0}`` named ``--trainer.max_time {'seconds': 0}``)."""
+refused before any data is read in one line naming them as given (outside check 54i: items 1-3;
+``--trainer.strategy ddp_spawn`` was an internal error, "Can't pickle local object", a file's
+``class_path`` accelerator Lightning's raw words after the data was read, a file's
+``max_time: {seconds: 0}`` named ``--trainer.max_time {'seconds': 0}``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
 from harness.cli import main
 from tests.harness.problem_lines import problem_lines
@@ -75,13 +77,20 @@ CONFIG_NAMED = [
         ", init_args: {start_method: spawn}}: " + FORKED,
     ),
 ]
+CUDA_CLASS = "lightning.pytorch.accelerators.CUDAAccelerator"
+UNAVAILABLE = (
+    f"trainer: {{accelerator: {{class_path: {CUDA_CLASS}}}}}",
+    f"--config c.yaml: trainer.accelerator {{class_path: {CUDA_CLASS}}}: torch (",
+)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-@pytest.mark.parametrize(("text", "named"), CONFIG_NAMED)
+@pytest.mark.parametrize(("text", "named"), [*CONFIG_NAMED, UNAVAILABLE])
 def test_a_config_files_mapping_is_named_by_its_file_and_key_as_written(
     command: str, text: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    if "CUDA" in text and torch.cuda.is_available():
+        pytest.skip("CUDA runs here")
     os.chdir(tmp_path)
     (tmp_path / "c.yaml").write_text(text + "\n")
     status = main([*COMMANDS[command], "--config", "c.yaml"])
