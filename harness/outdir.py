@@ -411,11 +411,20 @@ def _remove_bookkeeping(path: Path) -> bool:
 def one_file_writer(out: Path) -> Iterator[None]:
     """Hold the lock of the file ``out`` (``predict``, ``encode``) while the body writes it:
     ``.sanbench-NAME.lock`` beside it (:func:`one_writer`). A second command writing the same
-    file meanwhile is refused (:class:`FolderBusyError`). The empty lock file stays: a command
-    that opened it before the body ended locks that file, so a file made in its place would
-    admit a second writer at the same time."""
-    with one_writer(out.parent, f"{MARKER}-{out.name}.lock", written=out):
-        yield
+    file meanwhile is refused (:class:`FolderBusyError`). Once released, a lock file this
+    command made is removed with the folder held and only while no process holds it
+    (:func:`_remove_lock_file`, as a folder's is): a command that opened it meanwhile did so
+    with the folder held and locked it then, so it stays theirs."""
+    lock_file = out.parent / f"{MARKER}-{out.name}.lock"
+    made = not os.path.lexists(lock_file)  # one there before (a refusal's folder stays as it was)
+    try:
+        with one_writer(out.parent, lock_file.name, written=out):
+            yield
+    finally:
+        if made:
+            with contextlib.suppress(FileNotFoundError), folder_held(out.parent):
+                if is_lock_file(lock_file):  # not an entry of the user's made meanwhile
+                    _remove_lock_file(lock_file)
 
 
 @contextlib.contextmanager
@@ -576,6 +585,27 @@ def writable(folder: Path) -> bool:
         return False
 
 
+def _not_made_problem(out: Path) -> str:
+    """The line refusing ``out``, a file that ``predict`` or ``encode`` did not write (or one
+    changed since): in a folder another sanbench command made (a fit's ``test_predictions.csv``,
+    its ``checkpoints/last.ckpt``), that command made it."""
+    maker = next(
+        ((folder, made) for folder in out.absolute().parents if (made := made_by(folder))),
+        None,
+    )
+    if maker is None or _recorded(out) is not None:
+        return (
+            f"--out {out} exists and sanbench did not make it (or it was changed since); "
+            "nothing was written. Choose another file name"
+        )
+    folder, command = maker
+    return (
+        f"--out {out} is a file of {folder}, which sanbench {command} made: predict and "
+        "encode write over only the files they wrote; nothing was written. Choose another file "
+        "name"
+    )
+
+
 def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     """What stops a command from writing the file ``out`` (one line each; none: it may):
     a folder, a missing or unwritable folder, a file sanbench did not make (a symlink, dangling
@@ -599,10 +629,7 @@ def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
             "written. Choose another file name"
         )
     elif out.exists() and not made_file(out):
-        problems.append(
-            f"--out {out} exists and sanbench did not make it (or it was changed since); "
-            "nothing was written. Choose another file name"
-        )
+        problems.append(_not_made_problem(out))
     elif os.path.lexists(_record(out)) and _recorded(out) is None:
         problems.append(
             f"--out {out}: {_record(out).name} beside it is not a record sanbench wrote (its "

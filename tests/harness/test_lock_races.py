@@ -45,14 +45,22 @@ def test_a_files_lock_opened_before_its_writer_ended_excludes_the_next_writer(
 ) -> None:
     """predict took its lock file away as it ended, still holding it. A second predict that had
     opened the file by then (filelock opens it, then locks it) locked an inode no path named,
-    and a third one made a new file and locked that: two writers of one --out at once."""
+    and a third one made a new file and locked that: two writers of one --out at once. Its lock
+    file now goes as a folder's does (outside check 54i item 4: it stayed for good): with the
+    folder held and the file free, and a writer opens and locks it with the folder held."""
     out = tmp_path / "pp.csv"
     first = _file_writer(out)
     assert first.stdout.readline() == "held\n"
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(folder, fcntl.LOCK_EX)  # the second one takes the lock as one_writer does
     second = os.open(tmp_path / f".sanbench-{out.name}.lock", os.O_RDWR)  # opened, not locked
     try:
-        first.communicate("\n", timeout=60)
+        first.stdin.write("\n")
+        first.stdin.flush()
+        time.sleep(1)  # the first one ends meanwhile
         fcntl.flock(second, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the second one writes now
+        os.close(folder)
+        first.communicate(timeout=60)
         third = _file_writer(out)
         said, _ = third.communicate("\n", timeout=60)
     finally:

@@ -18,7 +18,7 @@ from harness.cli import main
 from harness.errors import InputError
 from harness.inference.command import run_checked
 from harness.inference.options import InferenceOptions
-from harness.outdir import FILE_RECORD, record_file
+from harness.outdir import FILE_RECORD, one_file_writer, out_file_problems, record_file
 from harness.training.fit import run_fit
 from tests.harness.problem_lines import problem_lines, usage_refusal
 from tests.harness.test_outdir import held_by_another_process, refusal, sanbench, snapshot
@@ -133,9 +133,8 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     argv = [command, "--ckpt", str(checkpoint), "--input", str(questions), "--out", str(out)]
     assert main(argv) == 0
     first = snapshot(tmp_path)
-    lock = f".sanbench-{out.name}.lock"  # stays, empty (a lock file never goes)
-    assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", lock, out.name, questions.name])
-    assert first[lock] == b""
+    # no lock file left in the user's folder (outside check 54i item 4: it stayed)
+    assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", out.name, questions.name])
     line = usage_refusal(sanbench(*argv))
     assert line == (
         f"sanbench {command}: --out {out} exists (an earlier sanbench command wrote it); add "
@@ -244,6 +243,44 @@ def test_out_is_checked_again_once_its_lock_is_held(
     with pytest.raises(InputError, match="add --overwrite to replace it"):
         run_checked(options, "predict", ".csv", lambda *arguments: pytest.fail("written"))
     assert snapshot(folder) == before
+
+
+def test_a_files_lock_goes_when_its_writer_ends_and_one_found_there_stays(
+    tmp_path: Path,
+) -> None:
+    """Outside check 54i item 4: ``predict --out p.csv`` left ``.sanbench-p.csv.lock`` in the
+    user's folder. The lock file a writer made goes as it ends, written or refused; one that was
+    there before stays (a refused command leaves the folder as it was)."""
+    out, lock = tmp_path / "p.csv", tmp_path / ".sanbench-p.csv.lock"
+    with one_file_writer(out):
+        assert lock.exists()
+    with pytest.raises(RuntimeError), one_file_writer(out):
+        raise RuntimeError
+    assert list(tmp_path.iterdir()) == []
+    lock.touch()
+    with one_file_writer(out):
+        pass
+    assert list(tmp_path.iterdir()) == [lock]
+
+
+@pytest.mark.parametrize(
+    ("name", "suffix"), [("test_predictions.csv", ".csv"), ("checkpoints/last.npy", ".npy")]
+)
+def test_a_file_another_command_made_is_refused_as_that_commands(
+    tmp_path: Path, name: str, suffix: str
+) -> None:
+    """Outside check 54i item 4: ``predict --overwrite --out RUN/test_predictions.csv`` (a file
+    ``fit`` wrote) was refused as a file 'sanbench did not make'."""
+    run = tmp_path / "runs" / "x"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "fit_config.yaml").write_text("model:\n  encoder: multi_cnn\n")
+    out = run / name
+    out.write_text("written by fit\n")
+    (problem,) = out_file_problems(out, suffix, overwrite=True)
+    assert problem == (
+        f"--out {out} is a file of {run}, which sanbench fit made: predict and encode write "
+        "over only the files they wrote; nothing was written. Choose another file name"
+    )
 
 
 @pytest.mark.slow  # a second process
