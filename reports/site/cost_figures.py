@@ -3,9 +3,10 @@ test metric (mean and its 95% Student-t interval over seeds or folds) against tr
 epoch (linear axis) and against training memory (log axis), one point per encoder in its
 palette colour and marker.
 
-The Pareto front is marked: an encoder is on it when no other is both at most as costly and
-more accurate. A time some of whose runs were contended (their threads got less than half the
-CPU they asked for) is drawn hollow: it is inflated, and so may be its place off the front.
+The Pareto front is marked (:data:`FRONT_RULE`, the words the page gives): an encoder is off it
+when another is at least as accurate and at most as costly, and better in one of the two. A
+time some of whose runs were contended (their threads got less than half the CPU they asked
+for) is drawn hollow: it is inflated, and so may be its place off the front.
 Where a profile run is in the same report and measured (or predicted) every encoder of the task
 in training, in the dtype the suite trained in, its tensor memory at the task's mean
 test-sentence length stands in for the suite's peak (a clean, comparable quantity: one training
@@ -36,6 +37,12 @@ from reports.site.training_figures import OUTSIDE_RIGHT, quality_column
 TIME = ("train_time_per_epoch_s", "training time per epoch (s), linear scale")
 MEMORY = ("peak_train_mem_mb", "training memory (MB), log scale")
 BAR_ALPHA = 0.6  # an interval's bar, see-through where another's crosses it
+# who is on the front, as the suite page and docs/reports.md say it (:func:`pareto_front`)
+FRONT_RULE = (
+    "no other encoder is at least as accurate and at most as costly, and better in one of the "
+    "two (of equally accurate encoders only the cheapest is on the front, of equally costly "
+    "ones only the most accurate)"
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,9 @@ class StandIn:
 
 
 def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
-    """Whether each point is on the front: no other point costs at most as much and is more
-    accurate, or costs less and is as accurate (NaN points are never on it)."""
+    """Whether each point is on the front (:data:`FRONT_RULE`): no other point costs at most as
+    much and is at least as accurate, and is better in one of the two (NaN points are never on
+    it; two points alike in both are both on it)."""
     on = np.zeros(len(cost), dtype=bool)
     for i in range(len(cost)):
         if np.isnan(cost[i]) or np.isnan(quality[i]):

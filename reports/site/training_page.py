@@ -20,7 +20,7 @@ from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
 from reports.profile.data import load_run
-from reports.site.cost_figures import cost_figures
+from reports.site.cost_figures import FRONT_RULE, cost_figures
 from reports.site.discover import Run
 from reports.site.overrides_text import overrides_text, value_text
 from reports.site.render import Page, copy_data, joined, render_run_page
@@ -225,6 +225,7 @@ def _sections(
         "legacy_times": run_names(results[suite_results.legacy_epoch_time(results)]),
         "legacy_note": suite_results.LEGACY_NOTE,
         "costs": costs,
+        "front_rule": FRONT_RULE,
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),
         "header_only_curves": curve_files if not curves else 0,

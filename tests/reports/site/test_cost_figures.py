@@ -21,6 +21,7 @@ from reports.contracts.fit_folder import FitRunFolder
 from reports.palette import styles
 from reports.profile.data import load_run
 from reports.site.cost_figures import (
+    FRONT_RULE,
     Point,
     bar,
     cost_figure,
@@ -35,6 +36,7 @@ from reports.site.training_data import load_suite_results, read_run_file
 from tests.reports.figure_text import svg_texts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "reports.md"
 PROFILE = FIXTURES / "profile-cpu-fp32"  # disan, bi_blosan, multi_cnn at L = 8, 16, 32, 64
 
 
@@ -124,6 +126,33 @@ def test_contended_times_are_hollow_and_the_front_is_ringed() -> None:
     assert sorted(float(line.get_xdata()[0]) for line in rings) == [1.0, 4.0]  # mtsa: slower, worse
     assert by_memory.get_xscale() == "log" and by_time.get_xscale() == "linear"
     plt.close(figure)
+
+
+def rings(axes: plt.Axes) -> list[float]:
+    """The costs of the points ``axes`` rings as on the Pareto front."""
+    return sorted(float(line.get_xdata()[0]) for line in axes.get_lines()
+                  if line.get_markersize() == 17)  # fmt: skip
+
+
+def test_of_equally_accurate_encoders_the_words_and_the_rings_name_the_cheapest() -> None:
+    """Outside check 56h, item 1: cr, where every encoder scored 63.8%, ringed one encoder
+    per panel (the cheapest), while the page said "no other encoder is both as cheap or cheaper
+    and more accurate", by which all three were on the front."""
+    points = [
+        Point("multi_cnn", 2, 63.8, 0.0, 100.0, 49.1, contended=False),
+        Point("bilstm", 2, 63.8, 0.0, 217.0, 85.8, contended=False),
+        Point("mtsa", 2, 63.8, 0.0, 12.6, 83.6, contended=False),
+    ]
+    figure = cost_figure(
+        "cr", points, "test accuracy (%)", styles(["multi_cnn", "bilstm", "mtsa"]), None
+    )
+    by_time, by_memory = figure.axes[:2]
+    assert rings(by_time) == [12.6] and rings(by_memory) == [49.1]
+    plt.close(figure)
+    said = " ".join(FRONT_RULE.split())
+    assert "at least as accurate and at most as costly, and better in one of the two" in said
+    assert "of equally accurate encoders only the cheapest is on the front" in said
+    assert said in " ".join(DOCS.read_text().split())
 
 
 @pytest.mark.slow  # draws two figures

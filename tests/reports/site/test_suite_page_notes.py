@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reports.site import training_page
+from reports.site.cost_figures import FRONT_RULE
 from reports.site.discover import discover
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "suite-tiny"
@@ -75,3 +76,13 @@ def test_the_grid_names_a_task_file_by_its_name_with_its_path_on_hover() -> None
     grid = {"tasks": ["trec", "/home/me/reviews.yaml"], "task_names": ["trec", "reviews"]}
     assert training_page.grid_tasks(grid) == [("trec", ""), ("reviews", "/home/me/reviews.yaml")]
     assert training_page.grid_tasks({"tasks": ["trec"]}) == [("trec", "")]
+
+
+@pytest.mark.slow  # draws the suite's figures
+def test_the_page_says_who_is_on_the_pareto_front_as_the_figure_rings_it(tmp_path: Path) -> None:
+    """Outside check 56h, item 1: the page's words ("no other encoder is both as cheap or
+    cheaper and more accurate") put every one of equally accurate encoders on the front; the
+    figure rings the cheapest."""
+    html = " ".join(page(tmp_path, SUITE).split())
+    assert f"A point is ringed, on the Pareto front, when {FRONT_RULE}." in html
+    assert "as cheap or cheaper and more accurate" not in html
