@@ -220,12 +220,41 @@ def bar(point: Point, bounds: tuple[float, float]) -> list[list[float]] | None:
     ]
 
 
-def cut(point: Point, bounds: tuple[float, float]) -> bool:
-    """Whether :func:`bar` cut ``point``'s interval."""
+def cut(point: Point, bounds: tuple[float, float]) -> list[float]:
+    """The bounds at which :func:`bar` cut ``point``'s interval (none: not cut)."""
     low, high = bounds
-    return not math.isnan(point.interval) and (
-        point.quality - point.interval < low or point.quality + point.interval > high
-    )
+    if math.isnan(point.interval):
+        return []
+    return [
+        bound
+        for bound, beyond in (
+            (low, point.quality - point.interval < low),
+            (high, point.quality + point.interval > high),
+        )
+        if beyond
+    ]
+
+
+def spread_words(points: list[Point], bounds: tuple[float, float]) -> str:
+    """What the bars of a cost figure show, in the caption's words: over how many runs, which
+    encoders have none (one run, or runs that all scored the same) and where a bar was cut."""
+    runs = sorted({p.runs for p in points})
+    if runs == [1]:
+        return "one run each: no interval"
+    over = f"{RANGE_DASH.join(map(str, sorted({runs[0], runs[-1]})))} runs each"
+    single = [p.encoder for p in points if p.runs == 1]
+    alike = [p.encoder for p in points if p.runs > 1 and p.interval == 0]
+    if len(alike) == len(points):
+        return f"over {over}, no spread (every run of each encoder scored the same): no bars"
+    words = f"bars: 95% interval over {over}"
+    cuts = sorted({bound for p in points for bound in cut(p, bounds)})
+    if cuts:
+        words += f", cut at {' and '.join(f'{bound:g}' for bound in cuts)}"
+    if alike:
+        words += f"; none for {', '.join(alike)}: no spread (its runs scored the same)"
+    if single:
+        words += f"; none for {', '.join(single)}: one run"
+    return words
 
 
 def _panel(
@@ -293,7 +322,7 @@ def cost_figure(
         else MEMORY[1]
     )
     by_memory.set_xlabel(memory_label)
-    intervals = any(not math.isnan(p.interval) for p in points)
+    intervals = any(bar(p, bounds) is not None for p in points)
     by_time.set_ylabel(f"{quality_label}, mean and 95% interval" if intervals else quality_label)
     for encoder in [p.encoder for p in points]:
         by_memory.plot([], [], linestyle="none", markersize=8, label=encoder, **style[encoder])
@@ -336,15 +365,7 @@ def cost_figures(
         memory = stand_in(profiles, encoders, mean_length(predictions, task), dtype)
         bounds = (0.0, 100.0) if quality[2] == 100.0 else (-1.0, 1.0)
         figure = cost_figure(str(task), points, quality[1], style, memory, bounds)
-        runs = sorted({p.runs for p in points})
-        spread = (
-            "one run each: no interval"
-            if runs == [1]
-            else f"bars: 95% interval over "
-            f"{RANGE_DASH.join(map(str, sorted({runs[0], runs[-1]})))} runs each"
-        )
-        if any(cut(p, bounds) for p in points):
-            spread += f", cut at {bounds[0]:g} and {bounds[1]:g}"
+        spread = spread_words(points, bounds)
         caption = f"{task}: {quality[1]} (mean; {spread}) vs training time per epoch and memory"
         if memory:
             caption += (
@@ -353,7 +374,7 @@ def cost_figures(
                 f"tokens), batch {memory.batch_size}, width {memory.dim}, {memory.basis}"
             )
         else:
-            caption += "; memory: each run's peak during training"
+            caption += "; memory: the mean of its runs' peaks during training"
             caption += _why_no_stand_in(profiles, encoders, dtype)
         written.append(save_figure(figure, folder, f"accuracy_cost_{task}", caption))
     return written

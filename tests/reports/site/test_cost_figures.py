@@ -30,6 +30,7 @@ from reports.site.cost_figures import (
     mean_length,
     pareto_front,
     profile_dtype,
+    spread_words,
     stand_in,
 )
 from reports.site.training_data import load_suite_results, read_run_file
@@ -172,7 +173,7 @@ def test_a_suite_beside_a_profile_is_drawn_with_the_profiles_memory(tmp_path: Pa
         "Pareto front" in texts and "sst2: test accuracy (%) vs training time and memory" in texts
     )
     alone = cost_figures(results, predictions, [], style, tmp_path / "alone")
-    assert alone[0]["title"].endswith("memory: each run's peak during training")
+    assert alone[0]["title"].endswith("memory: the mean of its runs' peaks during training")
     frame = pd.DataFrame({"task": ["sst2"], "encoder": ["x"]})
     assert cost_figures(frame, {}, [], style, tmp_path / "none") == []  # no test metric
 
@@ -185,6 +186,32 @@ def test_an_interval_past_0_or_100_percent_is_cut_there_and_said() -> None:
     assert bar(narrow, (0.0, 100.0)) == [[5.0], [5.0]] and not cut(narrow, (0.0, 100.0))
     single = Point("mtsa", 1, 80.0, math.nan, 1.0, 1.0, contended=False)
     assert bar(single, (0.0, 100.0)) is None and not cut(single, (0.0, 100.0))
+
+
+def test_the_caption_says_which_bars_are_drawn_and_where_they_are_cut() -> None:
+    """Outside check 56h, item 2: cr's caption said "bars: 95% interval over 2 runs each" where
+    every run scored 63.8% (no bar drawn), trec's "cut at 0 and 100" where only 0 cut one."""
+
+    def point(encoder: str, runs: int, quality: float, interval: float) -> Point:
+        return Point(encoder, runs, quality, interval, 1.0, 1.0, contended=False)
+
+    bounds = (0.0, 100.0)
+    same = [point("bilstm", 2, 63.8, 0.0), point("mtsa", 2, 63.8, 0.0)]
+    assert spread_words(same, bounds) == (
+        "over 2 runs each, no spread (every run of each encoder scored the same): no bars"
+    )
+    trec = [point("multi_cnn", 2, 18.6, 71.2), point("mtsa", 2, 17.6, 22.9)]
+    assert spread_words(trec, bounds) == "bars: 95% interval over 2 runs each, cut at 0"
+    assert cut(trec[0], bounds) == [0.0] and cut(point("x", 2, 90.0, 20.0), bounds) == [100.0]
+    mixed = [*trec, point("bilstm", 2, 63.8, 0.0), point("disan", 1, 50.0, math.nan)]
+    assert spread_words(mixed, bounds) == (
+        "bars: 95% interval over 1–2 runs each, cut at 0; none for bilstm: no spread (its "
+        "runs scored the same); none for disan: one run"
+    )
+    assert spread_words([point("x", 1, 1.0, math.nan)], bounds) == "one run each: no interval"
+    figure = cost_figure("cr", same, "test accuracy (%)", styles(["bilstm", "mtsa"]), None)
+    assert figure.axes[0].get_ylabel() == "test accuracy (%)"  # no "and 95% interval"
+    plt.close(figure)
 
 
 def test_only_a_profile_in_the_suites_precision_stands_in() -> None:

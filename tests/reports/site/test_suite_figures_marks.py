@@ -30,9 +30,9 @@ def test_the_caption_says_in_words_why_no_profile_stands_in_for_memory(tmp_path:
     caption = figure["title"]
     assert "as run" not in caption, caption
     assert caption.endswith(
-        "memory: each run's peak during training; the profile profile-cpu-fp32 cannot stand "
-        "in for it: it did not profile training of bilstm or mtsa (as the suite runs them, "
-        "without encoder options)"
+        "memory: the mean of its runs' peaks during training; the profile profile-cpu-fp32 "
+        "cannot stand in for it: it did not profile training of bilstm or mtsa (as the suite "
+        "runs them, without encoder options)"
     ), caption
 
 
