@@ -85,7 +85,9 @@ def plain_log_axis(axis: Axis, low: float, high: float) -> None:
     matplotlib's ``6×10⁰``): at the powers of ten over two decades or more, 1-2-5 over one,
     1-2-3-5 within one, each denser step in turn where fewer than :data:`LEAST_LABELS` ticks
     fall between ``low`` and ``high`` (15-2,100 MB: 100 and 1,000 alone; at 1-2-5, six); a
-    span too narrow for any (74-104 MB: only 100) gets evenly spaced round numbers instead."""
+    span too narrow for any (74-104 MB: only 100) gets evenly spaced round numbers instead.
+    The axis reaches the nearest tick at or below ``low`` and at or above ``high`` (the
+    lowest and highest point), so neither end's point stands where no label is near."""
     decades = np.log10(high / low) if low > 0 and high > 0 else np.inf
     sparsest = 0 if decades >= 2 else 1 if decades >= 1 else 2
     if not np.isfinite(decades):
@@ -95,12 +97,29 @@ def plain_log_axis(axis: Axis, low: float, high: float) -> None:
         for subs in LOG_STEPS[sparsest:]:
             ticks = [step * 10.0**power for power in range(first, last + 1) for step in subs]
             if len([tick for tick in ticks if low <= tick <= high]) >= LEAST_LABELS:
-                axis.set_major_locator(FixedLocator(ticks))
                 break
         else:  # a round step that puts LEAST_LABELS ticks inside (nbins alone may leave 2)
-            axis.set_major_locator(MaxNLocator(nbins=4, min_n_ticks=LEAST_LABELS))
+            steps = MaxNLocator(nbins=4, min_n_ticks=LEAST_LABELS).tick_values(low, high)
+            ticks = [float(tick) for tick in steps if tick > 0]
+        # each end's label: the nearest tick or 1-9 step of a decade (2,100 MB: 3,000, not 5,000)
+        ends = {*ticks, *(step * 10.0**power for power in range(first, last + 1)
+                          for step in range(1, 10))}  # fmt: skip
+        below = max(tick for tick in ends if tick <= low)
+        above = min(tick for tick in ends if tick >= high)
+        axis.set_major_locator(FixedLocator(sorted({*ticks, below, above})))
+        _reach_ticks(axis, below, above)
     axis.set_major_formatter(FuncFormatter(plain_number))
     axis.set_minor_formatter(NullFormatter())
+
+
+def _reach_ticks(axis: Axis, below: float, above: float) -> None:
+    """Widen ``axis``' limits (never narrow them) to hold the ticks ``below`` and ``above``:
+    the 74.5 MB point of a 74.5-104 MB axis sat below its first label, 80 (outside check 56h,
+    item 3)."""
+    axes, name = axis.axes, axis.axis_name
+    start, end = getattr(axes, f"get_{name}lim")()
+    if below < start or above > end:
+        getattr(axes, f"set_{name}lim")(min(start, below), max(end, above))
 
 
 LEAST_LABELS = 3  # labelled ticks a log axis shows between its lowest and highest value

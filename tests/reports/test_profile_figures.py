@@ -285,3 +285,32 @@ def test_a_log_axis_labels_each_tick_by_its_value_and_leaves_no_stretch_bare(
     assert len(set(shown)) == len(shown), shown
     edges = np.log10([low, *ticks, high])
     assert np.diff(edges).max() <= 0.5 * np.log10(ratio) + 1e-9, (low, high, shown)
+
+
+@settings(max_examples=200, deadline=None)
+@given(low=st.floats(0.01, 100_000.0), ratio=st.floats(1.05, 10_000.0), margin=st.booleans())
+@example(low=6.8, ratio=26.4 / 6.8, margin=False)  # accuracy_cost_trec.png: ticks 12, 18, 24
+@example(low=74.5, ratio=103.0 / 74.5, margin=False)  # a suite alone: its first label 80
+@example(low=11.8, ratio=50.0 / 11.8, margin=True)  # the study page: 20, 30, 50 over 11.8
+def test_a_log_axis_labels_a_tick_at_or_beyond_each_end_of_its_points(
+    low: float, ratio: float, margin: bool
+) -> None:
+    """Outside check 56h, item 3: the cost figure's memory points at 6.8, 18.0 and 26.4 MB had
+    labels at 12, 18 and 24 only, the cheapest point in a bare stretch, and the study page's
+    peak memory (11.8 MB and up) was labelled from 20. Each end's point (the axis' limits as
+    :func:`set_scale` passes them, or the points themselves as the cost figure does) has a
+    labelled tick at or beyond it, inside the axis."""
+    high = low * ratio
+    figure, axes = plt.subplots()
+    axes.set_xscale("log")
+    axes.plot([low, high], [0.0, 1.0], "o")
+    if margin:
+        low, high = axes.get_xlim()
+    plain_log_axis(axes.xaxis, low, high)
+    start, end = axes.get_xlim()
+    label = axes.xaxis.get_major_formatter()
+    shown = [tick for tick in axes.get_xticks() if start <= tick <= end and label(tick)]
+    plt.close(figure)
+    assert start <= low and high <= end
+    assert any(tick <= low * (1 + 1e-9) for tick in shown), (low, high, start, shown)
+    assert any(tick >= high * (1 - 1e-9) for tick in shown), (low, high, end, shown)
