@@ -7,11 +7,14 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from reports.site import build_site
+from reports.site.training_page import suite_key_figures
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SUITE = FIXTURES / "suite-tiny"
 FIT = FIXTURES / "suite-tiny" / "runs" / "sst2" / "bi_blosan" / "seed0"
 STUDY = FIXTURES / "study-block-length-memory"
 
@@ -60,3 +63,32 @@ def test_a_click_on_a_header_sorts_the_runs_by_it(browser, tmp_path: Path) -> No
         assert header.get_attribute("aria-sort") == "descending"
     finally:
         view.close()
+
+
+def test_a_suites_figures_are_per_task_the_best_encoders_mean() -> None:
+    """Outside check 56h, item 7: a suite of cr (binary, every run 63.8%) and trec (6-class,
+    about 17.5%) read "test acc % 40.6" on the index, the mean of all its runs across tasks,
+    a number its page showed nowhere."""
+    results = pd.DataFrame(
+        {
+            "task": ["cr"] * 4 + ["trec"] * 4,
+            "encoder": ["bilstm", "bilstm", "mtsa", "mtsa"] * 2,
+            "dev_acc": [0.638] * 4 + [0.20, 0.22, 0.25, 0.25],
+            "test_acc": [0.638] * 4 + [0.14, 0.19, 0.16, 0.21],
+        }
+    )
+    assert suite_key_figures(results) == {
+        "best dev acc % per task": "cr 63.8 (bilstm, mtsa); trec 25.0 (mtsa)",
+        "best test acc % per task": "cr 63.8 (bilstm, mtsa); trec 18.5 (mtsa)",
+        "best test r per task": "\u2013",
+    }
+    three = pd.concat([results, results.assign(encoder="multi_cnn")])
+    assert suite_key_figures(three)["best test acc % per task"].startswith("cr 63.8 (3 tied);")
+
+
+@pytest.mark.slow  # builds a site
+def test_the_index_gives_a_suite_per_task_figures_no_mean_across_tasks(tmp_path: Path) -> None:
+    html = build_site([SUITE], tmp_path / "site").read_text()
+    assert '<th class="text">best test acc % per task</th>' in html
+    assert '<th class="text">test acc %</th>' not in html
+    assert "cr " in html and "; sst2 " in html
