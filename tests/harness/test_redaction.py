@@ -177,7 +177,8 @@ def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
     monkeypatch.setattr(
         "harness.reproduce.command.run_reproduce", lambda options: Path("runs/r1/x.md")
     )
-    monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config, **kwargs: None)
+    built = Namespace(out=None)  # its --out taken by the command (out_folder: none here)
+    monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config, **kwargs: built)
     from harness.reproduce.command import reproduce
 
     assert reproduce(Namespace()) == 0

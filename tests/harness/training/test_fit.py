@@ -263,8 +263,8 @@ def test_a_longer_budget_trains_on_and_does_not_say_nothing_was_trained(
         (["--encoder", "multi_cnn", "--task", "tre"], "--task tre: expected one of cr, "),
         (
             ["--encoder", "multi_cnn", "--trainer.logger", "TensorBoardLogger"],
-            "--trainer.logger lightning.pytorch.loggers.TensorBoardLogger: the following "
-            "arguments are required: save_dir",
+            "--trainer.logger.save_dir is required: a value (an argument of "
+            "lightning.pytorch.loggers.TensorBoardLogger)",
         ),
     ],
 )
