@@ -912,27 +912,51 @@ def unknown_options(words: Iterable[str], parser: ArgumentParser) -> list[str]:
     A dash spelling stands for the underscore key (``--data-dir``: ``data_dir``),
     ``--KEY+`` for an item appended to a list option (``--trainer.callbacks+=X``), and
     ``--no-KEY`` for a yes/no option; ``parser.aliases`` adds options that are not keys."""
+    return without_unknown_options(list(words), parser)[0]
+
+
+def without_unknown_options(
+    words: list[str], parser: ArgumentParser
+) -> tuple[list[str], list[str], set[str]]:
+    """The lines of :func:`unknown_options`, ``words`` without each unknown option and its
+    value (the next word, unless the value is attached with ``=`` or the next word is an
+    option), so that the rest is judged in the same refusal, and the options their near names
+    name (whose absence the unknown one's line says already)."""
     known = known_keys(parser)
     aliases: set[str] = getattr(parser, "aliases", set())
-    problems = []
-    for word in words:
-        if not word.startswith("--"):
-            continue
-        option = word.partition("=")[0].removesuffix("+")  # jsonargparse's append: KEY+=VALUE
+    spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
+    spelled |= {f"--{k}" for k in known if "." in k} | aliases | set(PARSER_SPELLINGS)
+    problems: list[str] = []
+    rest: list[str] = []
+    meant: set[str] = set()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        option, equals, _ = word.partition("=")
+        option = option.removesuffix("+")  # jsonargparse's append: KEY+=VALUE
         key = option.removeprefix("--").replace("-", "_")
-        if option in aliases or option in PARSER_SPELLINGS or accepted(key, known):
+        index += 1
+        if (
+            not word.startswith("--")
+            or option in aliases
+            or option in PARSER_SPELLINGS
+            or accepted(key, known)
+            or (key.startswith("no_") and key.removeprefix("no_") in known)
+        ):
+            rest.append(word)
             continue
-        if key.startswith("no_") and key.removeprefix("no_") in known:
-            continue
-        spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
-        spelled |= {f"--{k}" for k in known if "." in k} | aliases | set(PARSER_SPELLINGS)
-        problems.append(f"unknown option {option}{_nearest_option(option, spelled)}")
-    return problems
+        near = _nearest_option(option, spelled)
+        problems.append(f"unknown option {option}{f' (did you mean {near}?)' if near else ''}")
+        meant |= {near} if near else set()
+        if not equals and index < len(words) and not words[index].startswith("-"):
+            index += 1  # its value
+    return problems, rest, meant
 
 
-def _nearest_option(option: str, spelled: set[str]) -> str:
-    """``did_you_mean`` over ``spelled`` and the first words of each (``--tables`` of
-    ``--tables-only``: ``--tabel`` is nearer to it than to ``--trainer``), naming the option."""
+def _nearest_option(option: str, spelled: set[str]) -> str | None:
+    """The option of ``spelled`` nearest ``option``, by ``did_you_mean``'s measure over
+    ``spelled`` and the first words of each (``--tables`` of ``--tables-only``: ``--tabel`` is
+    nearer to it than to ``--trainer``); None when none is near."""
     full: dict[str, str] = {}
     for name in sorted(spelled, key=len, reverse=True):
         words = re.split(r"(?<=\w)[-_](?=\w)", name.removeprefix("--"))
@@ -940,7 +964,13 @@ def _nearest_option(option: str, spelled: set[str]) -> str:
             full[f"--{'-'.join(words[:count])}"] = name
     full |= {name: name for name in spelled}
     close = nearest(option, full)
-    return f" (did you mean {full[close]}?)" if close else ""
+    return full[close] if close else None
+
+
+def not_meant(lines: Iterable[str], meant: set[str]) -> list[str]:
+    """``lines`` without those that say an option of ``meant`` is required (``--input is
+    required: ...``): an unknown option's line names it already as the one meant."""
+    return [line for line in lines if line.partition(" is required")[0] not in meant]
 
 
 def moved_copy(path: Path, content: dict[str, Any], command: str) -> tuple[Path, str] | None:
@@ -1194,13 +1224,9 @@ class CommandParser(NullsChecked):
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
         words = class_list_words(words, self.class_lists)
-        problems = unknown_options(words, self)
-        if problems:
-            raise UsageError("\n".join(problems))
-        if any(word.startswith("--print_config") for word in words):
-            self._check_before_printing([w for w in words if not w.startswith("--print_config")])
+        unknown, words, meant = without_unknown_options(words, self)  # said with the rest's
         try:
-            namespace = self.parse_args(words)
+            namespace = self._parsed(words, unknown)
             check_not_moved(self, namespace.get("out"))
             if any(word.partition("=")[0] == "--config" for word in words):
                 namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
@@ -1208,13 +1234,27 @@ class CommandParser(NullsChecked):
             namespace[TYPED] = typed
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
-            raise UsageError(problem) from None
+            raise UsageError("\n".join([*unknown, problem])) from None
+        except UsageError as error:
+            if not unknown:
+                raise
+            lines = [line for line in str(error).splitlines() if line not in unknown]
+            raise type(error)("\n".join([*unknown, *not_meant(lines, meant)])) from None
         own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
-        namespace[PROBLEMS] = not_decimal_problems(
+        namespace[PROBLEMS] = unknown + not_decimal_problems(
             {key: spelled for key, spelled in typed_options(words).items() if key in own},
             functools.partial(parsed_value, namespace),
         )
         return namespace
+
+    def _parsed(self, words: list[str], unknown: list[str]) -> Namespace:
+        """``words`` parsed (a ``--print_config`` printed once the options are built, if no
+        option was ``unknown``)."""
+        if any(word.startswith("--print_config") for word in words):
+            self._check_before_printing([w for w in words if not w.startswith("--print_config")])
+            if unknown:
+                raise UsageError("\n".join(unknown))
+        return self.parse_args(words)
 
     def _check_before_printing(self, words: list[str]) -> None:
         """``--print_config`` prints only a config that would run: the options are built

@@ -36,7 +36,7 @@ def predict(config: Namespace) -> int:
 
         return predict_file(*arguments)
 
-    return run_checked(build(InferenceOptions, config), "predict", ".csv", apply)
+    return run_checked(checked(config, ".csv"), "predict", ".csv", apply)
 
 
 def encode(config: Namespace) -> int:
@@ -52,7 +52,20 @@ def encode(config: Namespace) -> int:
 
         return encode_file(*arguments)
 
-    return run_checked(build(InferenceOptions, config), "encode", ".npy", apply)
+    return run_checked(checked(config, ".npy"), "encode", ".npy", apply)
+
+
+def checked(config: Namespace, suffix: str) -> InferenceOptions:
+    """The options of ``config``; refused with every problem at once, the files' beside an
+    option's refused by the parser (an unknown one)."""
+
+    def files(values: dict) -> list[str]:
+        try:
+            return InferenceOptions(**values).problems(suffix)
+        except (TypeError, ValueError):  # an option missing or refused: said already
+            return []
+
+    return build(InferenceOptions, config, beside=files)
 
 
 def run_checked(

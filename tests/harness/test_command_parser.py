@@ -673,3 +673,69 @@ def test_a_class_option_not_given_is_printed_as_every_command_reads_it(
     config.write_text(printed)
     assert main([words[0], "--config", str(config), "--print_config"]) == 0
     assert capsys.readouterr().out == printed
+
+
+# a command's words with an unknown option (its near name given) and another problem each
+UNKNOWN_BESIDE = {
+    "predict": (["--ckpt", "nothere.ckpt", "--input", "nothere.txt", "--out", "p.csv",
+                 "--batch-sise", "3"], "--batch-sise (did you mean --batch-size?)",
+                "--ckpt nothere.ckpt: "),
+    "encode": (["--ckpt", "nothere.ckpt", "--input", "nothere.txt", "--out", "e.npy",
+                "--batch-sise=3"], "--batch-sise (did you mean --batch-size?)",
+               "--ckpt nothere.ckpt: "),
+    "data": (["stats", "--task", "trec", "--data-dir", "nothere", "--encodng", "utf-8"],
+             "--encodng (did you mean --encoding?)", "--data-dir nothere: "),
+    "suite": (["--tasks", "trec", "--encoders", "bilstm", "--data-dir", "D", "--out", "s",
+               "--seeds", "0", "--max-step", "3"], "--max-step (did you mean --max-steps?)",
+              "--seeds 0: "),
+    "tune": (["--study", "dropout", "--task", "trec", "--encoder", "bilstm", "--data-dir", "D",
+              "--out", "t", "--trails", "3", "--model.hidden_dim", "0"],
+             "--trails (did you mean --trials?)", "--model.hidden_dim 0: "),
+    "profile": (["--encoders", "disan2", "--out", "p", "--repets", "3"],
+                "--repets (did you mean --repeats?)", "--encoders disan2: "),
+    "report": (["nothere", "--out", "r", "--outt", "x"], "--outt (did you mean --out?)",
+               "nothere"),
+    "fit": (["--task", "trec", "--encoder", "bilstm", "--data-dir", "D", "--out", "f",
+             "--model.dropout", "3", "--max-step", "3"], "--max-step (did you mean",
+            "--model.dropout 3: "),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", UNKNOWN_BESIDE)
+def test_an_unknown_option_is_said_beside_the_other_problems(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """'predict --ckpt nothere.ckpt --input nothere.txt --out p.csv --batch-sise 3' named the
+    unknown option alone, the missing files only once it was fixed; now one refusal holds every
+    problem, the unknown option first with its near name, the rest judged without it."""
+    words, unknown, other = UNKNOWN_BESIDE[command]
+    monkeypatch.chdir(tmp_path)
+    assert main([command, *words]) == 2
+    lines = problem_lines(capsys.readouterr().err, command if command != "data" else "data stats")
+    assert lines[0].startswith(f"sanbench {command}") and f"unknown option {unknown}" in lines[0]
+    assert any(other in line for line in lines[1:]), lines
+    assert not [path for path in tmp_path.iterdir() if path.name != "D"]
+
+
+def test_an_unknown_options_near_name_is_not_also_said_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The option an unknown one seems to mean is not said to be missing as well."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["predict", "--ckpt", "m.ckpt", "--inptu", "s.txt", "--out", "p.csv"]) == 2
+    assert problem_lines(capsys.readouterr().err, "predict") == [
+        "sanbench predict: unknown option --inptu (did you mean --input?)"
+    ]
+    assert main(["fit", "--task", "trec", "--encodr", "bilstm", "--out", "f"]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert lines[0] == "sanbench fit: unknown option --encodr (did you mean --encoder?)"
+    assert not [line for line in lines if "--encoder is required" in line], lines
+
+
+def test_an_unknown_option_is_not_printed_in_a_config(capsys: pytest.CaptureFixture) -> None:
+    assert main(["profile", "--repets", "3", "--print_config"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert problem_lines(captured.err, "profile") == [
+        "sanbench profile: unknown option --repets (did you mean --repeats?)"
+    ]

@@ -45,6 +45,7 @@ from harness.command_parser import (
     known_keys,
     negative_values_attached,
     not_decimal_problems,
+    not_meant,
     parsed_value,
     parser_problem,
     print_config_problem,
@@ -52,9 +53,9 @@ from harness.command_parser import (
     typed_entry,
     typed_now,
     typed_options,
-    unknown_options,
     without_dotted,
     without_key,
+    without_unknown_options,
 )
 from harness.errors import InputError
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
@@ -474,6 +475,8 @@ class FitCLI(LightningCLI):
 
     def __init__(self, args: list[str] | dict[str, Any]) -> None:
         self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
+        self.unknown: list[str] = []  # the unknown options' lines, said before every other
+        self.meant: set[str] = set()  # the options their near names name
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -508,9 +511,15 @@ class FitCLI(LightningCLI):
             typed = self._typed(args)
             problems = missing_problems(str(error), self.parser)
             problems = problems or [parser_problem(error, lambda key: f"--{key}", typed)]
-            raise ConfigUsageError("\n".join(problems)) from None
+            raise ConfigUsageError(self._with_unknown(problems)) from None
         except InputError as error:  # a config file's unknown keys, one line each
-            raise ConfigUsageError(str(error)) from None
+            raise ConfigUsageError(self._with_unknown(str(error).splitlines())) from None
+
+    def _with_unknown(self, problems: list[str]) -> str:
+        """The refusal's lines: the unknown options' first (each with its near name), then the
+        other ``problems``, but for one saying that an unknown option's near name is missing."""
+        rest = not_meant([line for line in problems if line not in self.unknown], self.meant)
+        return "\n".join([*self.unknown, *rest])
 
     @property
     def overwrite(self) -> bool:
@@ -536,15 +545,18 @@ class FitCLI(LightningCLI):
         return parser
 
     def parse_arguments(self, parser: LightningArgumentParser, args: Any) -> None:
-        """Refuse unknown keys (a mapping's) or options (words) with the nearest valid one, all
-        at once; read the task and encoder, whose config is the parser's defaults; then
-        LightningCLI parses, checking types and values."""
+        """Refuse unknown keys (a mapping's) with the nearest valid one, all at once; an unknown
+        option (words) is named so beside every other problem, the rest judged without it; read
+        the task and encoder, whose config is the parser's defaults; then LightningCLI parses,
+        checking types and values."""
         if isinstance(args, dict):
             unknown = unknown_key_lines(args, known_keys(parser), self._typed(args))
-        else:
-            unknown = unknown_options(args, parser)
-        if unknown:
-            raise ConfigUsageError("\n".join(unknown))
+            if unknown:
+                raise ConfigUsageError("\n".join(unknown))
+        else:  # an unknown option is left out, the rest judged in the same refusal
+            self.unknown, args, self.meant = without_unknown_options(args, parser)
+            if self.unknown and set(HELP_WORDS) & set(args):
+                raise ConfigUsageError("\n".join(self.unknown))
         task, encoder = (
             task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
         )
@@ -587,7 +599,7 @@ class FitCLI(LightningCLI):
         if stand_in is not None:
             self.config["model.encoder"] = stand_in
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = task_named + named + refused
+        problems = self.unknown + task_named + named + refused
         problems += optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:  # with every other value judged before the data is read, one line each
