@@ -70,18 +70,36 @@ def last_validation(trainer: pl.Trainer) -> bool:
 
 def validations_per_trial(trainer: dict[str, Any]) -> int | None:
     """How many validations a trial's fit runs with its resolved ``trainer`` config at most
-    (early stopping may end it sooner): none with ``limit_val_batches`` 0; None when that is not
-    known here (a step budget over epochs of unknown length, or no budget)."""
+    (early stopping may end it sooner, and so may a step budget over epochs of unknown length:
+    :func:`steps_may_end_first`): none with ``limit_val_batches`` 0; None when no bound is
+    known here (a step budget over epochs of unknown length and no ``max_epochs``, or no
+    budget)."""
     if trainer.get("limit_val_batches") == 0:
         return 0
     epochs = trainer.get("max_epochs")
     epochs = math.inf if epochs in (None, -1) else epochs
-    steps, per_epoch = trainer.get("max_steps"), trainer.get("limit_train_batches")
-    if steps not in (None, -1) and isinstance(per_epoch, int) and not isinstance(per_epoch, bool):
+    steps, per_epoch = trainer.get("max_steps"), epoch_batches(trainer)
+    if steps not in (None, -1) and per_epoch is not None:
         epochs = min(epochs, math.ceil(steps / per_epoch))
     if epochs == math.inf:
         return None
     return int(epochs) // (trainer.get("check_val_every_n_epoch") or 1)
+
+
+def epoch_batches(trainer: dict[str, Any]) -> int | None:
+    """An epoch's optimizer steps where the config fixes them (``limit_train_batches`` a count,
+    over ``accumulate_grad_batches``); None where only the data would tell."""
+    per_epoch = trainer.get("limit_train_batches")
+    if not isinstance(per_epoch, int) or isinstance(per_epoch, bool):
+        return None
+    return math.ceil(per_epoch / (trainer.get("accumulate_grad_batches") or 1))
+
+
+def steps_may_end_first(trainer: dict[str, Any]) -> bool:
+    """Whether a step budget (``max_steps``) over epochs of unknown length may end a trial
+    before the validations :func:`validations_per_trial` counts (a task's ``max_epochs`` 30
+    with ``--max-steps 3`` validates never, once or 30 times, as the data's size decides)."""
+    return trainer.get("max_steps") not in (None, -1) and epoch_batches(trainer) is None
 
 
 @dataclass(frozen=True)
@@ -128,7 +146,7 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
     steps = trainer.get("max_steps")
     unknown = (  # a step budget over epochs of unknown length: said as it will happen
         f" (a trial whose --max-steps {steps} ends before its third validation is never pruned)"
-        if validations is None and steps not in (None, -1)
+        if steps_may_end_first(trainer)
         else ""
     )
     return Pruning(

@@ -241,14 +241,21 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
             "Pruning: median pruner on val_acc, after each validation but the first and the last "
             "(a trial whose --max-steps 5 ends before its third validation is never pruned).",
         ),
+        (  # trec.yaml's max_epochs 30 with --max-steps 3: epochs of unknown length still
+            {"max_epochs": 30, "max_steps": 3},
+            "Pruning: median pruner on val_acc, after each validation but the first and the last "
+            "(a trial whose --max-steps 3 ends before its third validation is never pruned).",
+        ),
     ],
-    ids=["no validation", "within epochs", "steps"],
+    ids=["no validation", "within epochs", "steps", "steps within the task's epochs"],
 )
 def test_the_pruning_note_says_what_will_happen(trainer: dict, said: str, tmp_path: Path) -> None:
     """Issue 56, item 5: 'Pruning: median pruner on val_acc, after each validation ...' was said
     for trials that never validate (--trainer.limit_val_batches 0), that validate within
     epochs (never pruned: each such validation is taken as the last), and for a step budget
-    that may end before any validation."""
+    that may end before any validation. Outside check 56h item 4: a step budget under the
+    task's own max_epochs (trec.yaml's 30) was taken as 30 known validations, and the note
+    left out that a trial ending before its third validation is never pruned."""
     chosen = pruning(context(tmp_path, tmp_path), "val_acc", trainer)
     assert chosen.note == said
     off = said.startswith("Pruning: off")
