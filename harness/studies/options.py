@@ -157,6 +157,7 @@ class StudyOptions:
             overrides=fit_overrides(self.inputs, None, self.fit),
             budget=self.budget.trainer_keys(),
             space=read_space(self.space) if self.space is not None else {},
+            space_file=self.space,
             prune=self.prune,
             lengths=self.length_values,
             batch_size=self.batch_size,

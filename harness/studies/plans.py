@@ -35,6 +35,7 @@ class TuneContext:
     overrides: dict[str, Any] = field(default_factory=dict)  # fit overrides: trials, best config
     budget: dict[str, Any] = field(default_factory=dict)  # trials' trainer budget only
     space: dict[str, Any] = field(default_factory=dict)  # --space FILE (harness.studies.space)
+    space_file: Path | None = None  # that FILE: its values are named by it
     prune: bool = True
     lengths: tuple[int, ...] = (32, 64, 128)  # block-length-memory
     batch_size: int = 64  # block-length-memory

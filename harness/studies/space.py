@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from harness.command_parser import config_text
 from harness.errors import InputError
 from harness.studies.plans import SEARCH, StudyPlan, TuneContext
 
@@ -50,7 +51,7 @@ def _problems(key: str, spec: Any) -> list[str]:
 def read_space(path: Path) -> dict[str, Any]:
     """The search space in ``path``; :class:`InputError` with one line per bad entry."""
     try:
-        space = yaml.safe_load(path.read_text())
+        space = yaml.safe_load(config_text(path))  # a pipe read once: ends reads it again
     except OSError as error:
         raise InputError(f"--space {path}: {error.strerror}") from None
     except yaml.YAMLError as error:
@@ -63,9 +64,40 @@ def read_space(path: Path) -> dict[str, Any]:
     return space
 
 
-def first_values(space: dict[str, Any]) -> dict[str, Any]:
-    """One value of every key (the first choice, or ``low``): to check the keys before a trial."""
-    return {k: spec[0] if isinstance(spec, list) else spec["low"] for k, spec in space.items()}
+def ends(path: Path, space: dict[str, Any]) -> list[dict[str, tuple[Any, str, str]]]:
+    """The values of ``space`` (read from ``path``) that fit's checks judge before any trial:
+    both ends of every range (as the trial suggests them: floats unless both are integers)
+    and every choice, zipped into as few configs as the longest list of them needs, each key
+    -> its value, the name of where the file gives it (``--space s.yaml: model.dropout high``)
+    and its text as written (``3``, ``010``)."""
+    written = yaml.load(config_text(path), Loader=yaml.BaseLoader)  # the texts as written
+    each = {
+        key: _values(f"--space {path}: {key}", spec, written[key]) for key, spec in space.items()
+    }
+    count = max(len(values) for values in each.values())
+    return [
+        {key: values[min(n, len(values) - 1)] for key, values in each.items()} for n in range(count)
+    ]
+
+
+def _values(named: str, spec: Any, written: Any) -> list[tuple[Any, str, str]]:
+    """``spec``'s values to check, each with its name and its text (:func:`ends`)."""
+    if isinstance(spec, list):
+        return [(value, named, _text(text)) for value, text in zip(spec, written, strict=True)]
+    integers = isinstance(spec["low"], int) and isinstance(spec["high"], int)
+    return [
+        (spec[end] if integers else float(spec[end]), f"{named} {end}", written[end])
+        for end in ("low", "high")
+    ]
+
+
+def _text(written: Any) -> str:
+    """A choice as the file writes it: a scalar's text, a list or mapping in flow style."""
+    if isinstance(written, list):
+        return f"[{', '.join(map(_text, written))}]"
+    if isinstance(written, dict):
+        return "{" + ", ".join(f"{key}: {_text(value)}" for key, value in written.items()) + "}"
+    return str(written)
 
 
 def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:

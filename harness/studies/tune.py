@@ -6,14 +6,19 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.command_parser import as_typed, encoder_choice_problems
+from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
 from harness.errors import UsageError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
-from harness.studies.space import first_values
+from harness.studies.space import ends
 from harness.training.settings.fit_overrides import budget_problems_of, without_budget
+
+if TYPE_CHECKING:
+    from harness.training.settings.fit_run import FitRun
+
+Typed = dict[str, tuple[str, str]]  # a key -> its option and its value, as typed
 
 
 def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
@@ -71,7 +76,6 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     files are read and their every bad line raised (:class:`InputError`)."""
     from harness.studies.fitting import require_training
     from harness.training.inputs import check_fit_inputs
-    from harness.training.settings.fit_run import FitRun
 
     try:
         require_training(ctx)
@@ -97,23 +101,38 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     problems += names + named
     if task is None or encoder is None:  # no config of theirs to check
         return problems
-    run = FitRun(
-        task,
-        encoder,
-        ctx.data_dir,
-        ctx.out,
-        ctx.embeddings,
-        ctx.seed,
-        overrides={**ctx.overrides, **ctx.budget, **first_values(ctx.space)},
-    )
-    try:
-        run.resolved()
-    except ValueError as error:
-        problems.append(str(error))
+    runs = searched_runs(ctx, task, encoder)
+    for run, typed in runs:
+        with options_typed(typed):
+            try:
+                run.resolved()
+            except ValueError as error:
+                problems += str(error).splitlines()
+    problems = list(dict.fromkeys(problems))  # a line of every run's config once
     if problems or not read_files:  # the files' every bad line once the rest is right
         return problems
-    check_fit_inputs([run])  # raises: the files' lines, not the options' (no --help pointer)
+    with options_typed(runs[0][1]):
+        check_fit_inputs([runs[0][0]])  # raises: the files' lines (no --help pointer)
     return []
+
+
+def searched_runs(ctx: TuneContext, task: str, encoder: str) -> list[tuple[FitRun, Typed]]:
+    """The trials' fits to check before any trial: one (of no search space), or one per
+    :func:`harness.studies.space.ends` config, each with the command's options as typed, a
+    searched key named as the space file writes it."""
+    from harness.training.settings.fit_run import FitRun
+
+    configs = ends(ctx.space_file, ctx.space) if ctx.space_file is not None else [{}]
+    runs = []
+    for config in configs:
+        values = {key: value for key, (value, _, _) in config.items()}
+        overrides = {**ctx.overrides, **ctx.budget, **values}
+        run = FitRun(
+            task, encoder, ctx.data_dir, ctx.out, ctx.embeddings, ctx.seed, overrides=overrides
+        )
+        named = {key: (option, text) for key, (_, option, text) in config.items()}
+        runs.append((run, {**typed_now(), **named}))
+    return runs
 
 
 def trial_problems(options: StudyOptions, ctx: TuneContext, read_files: bool) -> list[str]:

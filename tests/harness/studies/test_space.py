@@ -1,0 +1,78 @@
+"""``tune --study search --space FILE``: the space's values are checked as fit's before any
+trial, each named as the file says it (harness.studies.space, harness.studies.tune)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+
+def refusal(
+    space_text: str, trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], *flags: str
+) -> list[str]:
+    """The lines of ``tune --study search``'s refusal (exit 2, no folder made) of
+    ``space_text``'s space (one trial, were it accepted)."""
+    space = tmp_path / "s.yaml"
+    space.write_text(space_text)
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "search", "--space", str(space), "--task", "trec"]
+    argv += ["--encoder", "multi_cnn", "--data-dir", str(trec_dir), "--out", str(out)]
+    argv += [
+        "--trials",
+        "1",
+        "--max-steps",
+        "1",
+        "--storage",
+        f"sqlite:///{tmp_path / 's.db'}",
+        *flags,
+    ]
+    assert main(argv) == 2
+    assert not out.exists()
+    return [line.removeprefix("sanbench tune: ") for line in capsys.readouterr().err.splitlines()]
+
+
+def test_a_space_value_is_named_as_the_file_says_it(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 leftover 1: 'model.hidden_dim: {low: 0, high: 8}' was refused as
+    '--model.hidden_dim 0: expected ...', a flag nobody gave."""
+    said = refusal("model.hidden_dim: {low: 0, high: 8}\n", trec_dir, tmp_path, capsys)
+    space = tmp_path / "s.yaml"
+    assert f"--space {space}: model.hidden_dim low 0: expected a positive integer" in said
+    assert not [line for line in said if line.startswith("--model.")], said
+
+
+def test_every_end_of_a_range_and_every_choice_is_checked_before_any_trial(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 leftover 2: only the low end and the first choice were checked; a refused
+    high or later choice failed inside a trial (exit 0 after failed trials)."""
+    text = (
+        "model.dropout: {low: 0.1, high: 3}\n"
+        "model.optimizer: [adam, sdg, adadelta, adamm]\n"
+        "model.head_hidden: {low: 8, high: 64, step: 8}\n"
+    )
+    said = refusal(text, trec_dir, tmp_path, capsys)
+    space = tmp_path / "s.yaml"
+    expected = [
+        f"--space {space}: model.dropout high 3: expected a number in [0, 1]",
+        f"--space {space}: model.optimizer sdg: expected one of adadelta, adam",
+        f"--space {space}: model.optimizer adamm: expected one of adadelta, adam (did you mean "
+        "adam?)",
+    ]
+    assert [line for line in said if "head_hidden" in line or "--space" in line] == expected
+
+
+def test_a_space_written_in_octal_is_said_so(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A space file is YAML 1.1 as a config file is: 'high: 010' is 8, said as such."""
+    said = refusal("model.head_hidden: {low: 4, high: 010}\n", trec_dir, tmp_path, capsys)
+    space = tmp_path / "s.yaml"
+    assert said[0] == (
+        f"--space {space}: model.head_hidden high 010: read as 8 (YAML's octal); expected an "
+        "integer without a leading 0"
+    )
