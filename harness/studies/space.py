@@ -100,6 +100,19 @@ def _text(written: Any) -> str:
     return str(written)
 
 
+def searched_flag_problems(
+    path: Path, space: dict[str, Any], typed: dict[str, tuple[str, str]]
+) -> list[str]:
+    """One line per flag that sets a key the space searches (``typed``: the fit keys the
+    command's options set, as typed): each trial takes the space's value, never the flag's.
+    A config file's value is not refused: it is the base each trial's value replaces."""
+    return [
+        f"{option} {text}: --space {path} searches {key} (each trial takes its own value); give one"
+        for key, (option, text) in typed.items()
+        if key in space and " " not in option  # a file's key is named "--config FILE: KEY"
+    ]
+
+
 def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
     """The trial's value of every key of ``space``."""
     chosen = {}

@@ -12,8 +12,8 @@ from harness.command_parser import as_typed, encoder_choice_problems, options_ty
 from harness.errors import UsageError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
-from harness.studies.space import ends
-from harness.training.settings.fit_overrides import budget_problems_of, without_budget
+from harness.studies.space import ends, searched_flag_problems
+from harness.training.settings.fit_overrides import budget_problems_of, fit_typed, without_budget
 
 if TYPE_CHECKING:
     from harness.training.settings.fit_run import FitRun
@@ -101,6 +101,8 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     problems += names + named
     if task is None or encoder is None:  # no config of theirs to check
         return problems
+    if ctx.space_file is not None:
+        problems += searched_flag_problems(ctx.space_file, ctx.space, fit_typed(typed_now()))
     runs = searched_runs(ctx, task, encoder)
     for run, typed in runs:
         with options_typed(typed):

@@ -76,3 +76,50 @@ def test_a_space_written_in_octal_is_said_so(
         f"--space {space}: model.head_hidden high 010: read as 8 (YAML's octal); expected an "
         "integer without a leading 0"
     )
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--model.dropout", "3"], "--model.dropout 3"),
+        (["--model.dropout=0.3"], "--model.dropout 0.3"),
+        (["--max-steps", "5"], "--max-steps 5"),
+    ],
+)
+def test_a_flag_the_space_sets_is_refused_as_such(
+    flags: list[str],
+    named: str,
+    trec_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 leftover 3: '--model.dropout 3' beside the space's model.dropout got a false
+    'read as 0 (YAML's octal)' line (the flag's text against the space's value); the trials
+    would have taken the space's values, the flag none."""
+    key = (
+        "trainer.max_steps: {low: 2, high: 4}"
+        if "--max-steps" in flags
+        else ("model.dropout: {low: 0.1, high: 0.5}")
+    )
+    said = refusal(f"{key}\n", trec_dir, tmp_path, capsys, *flags)
+    space = tmp_path / "s.yaml"
+    searched = key.partition(":")[0]
+    assert said[0] == (
+        f"{named}: --space {space} searches {searched} (each trial takes its own value); give one"
+    )
+    assert not [line for line in said if "octal" in line], said
+
+
+def test_a_config_files_value_is_the_base_the_space_replaces(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A --config file's value of a searched key is replaced by each trial's (documented): not
+    refused, and not judged as the space's value."""
+    config = tmp_path / "c.yaml"
+    config.write_text("model:\n  dropout: 3\n  hidden_dim: 0\n")
+    said = refusal(
+        "model.dropout: {low: 0.1, high: 0.5}\n", trec_dir, tmp_path, capsys, "--config",
+        str(config),
+    )  # fmt: skip
+    assert said[0] == f"--config {config}: model.hidden_dim 0: expected a positive integer"
+    assert not [line for line in said if "dropout" in line], said
