@@ -181,15 +181,15 @@ def trainer_value_problems(
             f"--trainer.val_check_interval {interval}: expected a positive number of "
             "batches, a share of the epoch in (0, 1] or a duration DD:HH:MM:SS"
         )
-    for key in ("limit_train_batches", "limit_val_batches"):
+    for key in ("limit_train_batches", "limit_val_batches", "limit_test_batches"):
         value = trainer.get(key)
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if number and value < 0 and key in UNTRAINED_EXPECTED:
-            continue  # a budget value: budget_problems says it
+            continue  # a budget value: budget_problems says it (and every 0: NO_PASS's)
         if number and (value < 0 or (isinstance(value, float) and value > 1)):
             problems.append(
-                f"--trainer.{key} {value}: expected a number of batches (0 or more) or a share "
-                "of the epoch in [0, 1]"
+                f"--trainer.{key} {value}: expected a positive number of batches or a share "
+                "of the epoch in (0, 1]"
             )
     max_time = trainer.get("max_time")
     if max_time is not None and duration(max_time) is None:

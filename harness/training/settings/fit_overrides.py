@@ -125,18 +125,40 @@ def _refused(key: str, value: Any) -> bool:
     return isinstance(value, int | float) and value < 0 and value != NO_LIMIT.get(key)
 
 
+# Lightning's evaluation limits whose 0 (or 0.0) runs no pass: what a fit then lacks (its
+# validation or test after training returned nothing: "list index out of range", exit 2, after
+# the training, its run folder left)
+NO_PASS = {
+    "limit_val_batches": "runs no validation: no dev score and no best checkpoint",
+    "limit_test_batches": "runs no test: no test score",
+}
+
+
+def _no_pass(key: str, value: Any) -> bool:
+    """Whether the trainer value ``key: value`` runs no validation or no test (:data:`NO_PASS`)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return key in NO_PASS and number and value == 0
+
+
 def budget_problems(
     trainer: Mapping[str, Any], spelled: Callable[[str, Any], tuple[str, str]]
 ) -> list[str]:
     """One line per value of ``trainer`` (Lightning's ``Trainer`` keys) that trains nothing
     (``max_steps 0``, ``max_epochs 0``, ``limit_train_batches 0`` or ``0.0``, ``max_time`` of
-    no time) or that Lightning would refuse only after the data is read (``max_steps -5``).
-    ``spelled(key, value)`` is the option and its value as the user gave them
-    (``--trainer.max_steps``, ``0``; ``--config z.yaml: trainer.max_time``, ``{seconds: 0}``)."""
+    no time), that runs no validation or no test (``limit_val_batches 0``,
+    ``limit_test_batches 0.0``: :data:`NO_PASS`) or that Lightning would refuse only after the
+    data is read (``max_steps -5``). ``spelled(key, value)`` is the option and its value as the
+    user gave them (``--trainer.max_steps``, ``0``; ``--config z.yaml: trainer.max_time``,
+    ``{seconds: 0}``)."""
     problems = []
     for key, value in trainer.items():
         option, text = spelled(key, value)
-        if _nothing(key, value):
+        if _no_pass(key, value):
+            problems.append(
+                f"{option} {text}: {NO_PASS[key]}; drop it or give a fraction > 0 or a number "
+                "of batches"
+            )
+        elif _nothing(key, value):
             problems.append(
                 f"{option} {text}: trains nothing (the untrained model would be tested "
                 f"and its scores recorded as a result); expected {UNTRAINED_EXPECTED[key]}"
@@ -164,12 +186,12 @@ class Budget:
     """validation batches per epoch, as --limit-train-batches"""
 
     def problems(self) -> list[str]:
-        """One line per value that trains nothing (in fit's words: :func:`budget_problems`) or
-        is no count: every value is judged."""
+        """One line per value that trains nothing or validates nothing (in fit's words:
+        :func:`budget_problems`) or is no count: every value is judged."""
         nothing = {
             name: value
             for name, value in vars(self).items()
-            if _nothing(name, value) and name in UNTRAINED_EXPECTED
+            if (_nothing(name, value) and name in UNTRAINED_EXPECTED) or _no_pass(name, value)
         }
         problems = budget_problems(nothing, as_typed)
         least = {name: 1 for name in ("max_steps", "max_epochs") if name not in nothing}
@@ -276,9 +298,10 @@ def budget_problems_of(budget: Budget | None, fit: FitSections) -> list[str]:
 
 
 def without_budget(overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``overrides`` without the trainer keys of a budget (:data:`UNTRAINED_EXPECTED`'s, the
-    :class:`Budget`'s): each run's config is checked so once the budget's problems were said."""
-    budget = {f"trainer.{key}" for key in UNTRAINED_EXPECTED}
+    """``overrides`` without the trainer keys of a budget (:data:`UNTRAINED_EXPECTED`'s,
+    :data:`NO_PASS`'s, the :class:`Budget`'s): each run's config is checked so once the
+    budget's problems were said."""
+    budget = {f"trainer.{key}" for key in (*UNTRAINED_EXPECTED, *NO_PASS)}
     budget |= {f"trainer.{field.name}" for field in fields(Budget)}
     return {key: value for key, value in overrides.items() if key not in budget}
 

@@ -81,9 +81,9 @@ def test_a_suites_or_studys_own_budget_that_trains_nothing_says_so_in_fits_words
         f"{option}: {NOTHING} (the untrained model would be tested and its scores recorded as a "
         f"result); expected {UNTRAINED_EXPECTED[key]}"
     )
-    assert Budget(max_steps=-3, limit_val_batches=0).problems() == [
+    assert Budget(max_steps=-3, limit_val_batches=-1).problems() == [
         "--max-steps -3: expected a positive integer",
-        "--limit-val-batches 0: expected a positive number of batches or a fraction in (0, 1]",
+        "--limit-val-batches -1: expected a positive number of batches or a fraction in (0, 1]",
     ]
 
 
