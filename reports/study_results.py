@@ -31,6 +31,16 @@ RESULT_LABELS = {
     "best_r_by_dev": "r of the best dev score",
     "pareto": "Pareto front",
 }
+# a study's objectives and its trials' parameters (trials.csv's value_* and params_* columns)
+# in the words of its page's tables and axes (docs/studies.md); any other name as it is
+NAME_LABELS = {
+    "seq_len": RESULT_LABELS["seq_len"],
+    "block_len": "r (block_len)",
+    "peak_mem_mb": "peak memory (MB)",
+    "peak_train_mem_mb": "training memory (MB)",
+    "train_time_s": "training time (s)",
+    "dev_pearson": "dev Pearson's r",
+}
 EXCESS_KEYS = {"excess_at_r_encoder"}  # a fraction above the best, shown as "+4.1 %"
 
 
@@ -39,3 +49,11 @@ def result_cell(key: str, value: Any) -> str:
     if key in EXCESS_KEYS and numbers.percent(value) != numbers.MISSING:
         return f"{100 * value:+.1f} %"
     return numbers.metric(key, value)
+
+
+def name_label(name: str) -> str:
+    """An objective's or a parameter's name in words (``NAME_LABELS``), an accuracy's with its
+    unit: ``dev_acc`` is ``dev acc (%)``."""
+    if name in NAME_LABELS:
+        return NAME_LABELS[name]
+    return f"{name.replace('_', ' ')} (%)" if numbers.is_accuracy(name) else name

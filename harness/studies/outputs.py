@@ -31,6 +31,7 @@ from reports.contracts.atomic import write_atomic
 from reports.contracts.manifest import write_manifest
 from reports.contracts.study import StudyFolder
 from reports.site.study_page import TRIAL_COLOURS
+from reports.study_results import name_label
 
 matplotlib.use("Agg")
 
@@ -51,13 +52,13 @@ def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
 
 def _page_style(axes: Any, objective: str, colour_trials: bool = False) -> Any:
     """optuna's figure of ``objective`` as the page draws its own: an accuracy's axis in
-    percent (``dev_acc (%)``); with ``colour_trials`` (a slice plot) the page's colours of
+    percent (``dev acc (%)``); with ``colour_trials`` (a slice plot) the page's colours of
     trial numbers, where optuna's own draw the first trial white, unseen."""
     panels = list(axes.flat) if hasattr(axes, "flat") else [axes]
     if numbers.is_accuracy(objective):
         for panel in panels:
             panel.yaxis.set_major_formatter(PercentFormatter(1.0, symbol=""))
-        panels[0].set_ylabel(f"{objective} (%)")
+        panels[0].set_ylabel(name_label(objective))
     for panel in panels if colour_trials else []:
         for points in panel.collections:
             points.set_cmap(TRIAL_COLOURS)

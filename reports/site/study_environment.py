@@ -97,7 +97,7 @@ def contended_trials(trials: pd.DataFrame) -> list[dict[str, str]]:
                     if recorded
                     else numbers.MISSING
                 ),
-                "train_time_s": numbers.quantity(trial.get("user_attrs_train_time_s")),
+                "train_time_s": numbers.fixed(trial.get("user_attrs_train_time_s"), 1),
             }
         )
     return rows

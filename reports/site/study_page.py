@@ -27,7 +27,7 @@ from reports.site.study_environment import (
     study_environment,
 )
 from reports.site.training_figures import COST_LABELS
-from reports.study_results import RESULT_LABELS, result_cell
+from reports.study_results import RESULT_LABELS, name_label, result_cell
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -55,9 +55,19 @@ def readable_trials(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def axis_label(column: str) -> str:
-    """An objective's axis label: its name, ``(%)`` for an accuracy."""
-    name = _name(column)
-    return f"{name} (%)" if numbers.is_accuracy(name) else name
+    """An objective's axis label: its name in words, ``(%)`` for an accuracy."""
+    return name_label(_name(column))
+
+
+def param_label(param: str) -> str:
+    """A parameter's name in words (``params_seq_len``: ``n (seq_len)``)."""
+    return name_label(param.removeprefix("params_"))
+
+
+def objective_cell(name: str, value: Any) -> str:
+    """An objective's value under a header giving its unit (:func:`name_label`): an accuracy
+    in percent without ``%``."""
+    return numbers.percent(value) if numbers.is_accuracy(name) else numbers.text(value)
 
 
 def label_objective(axes: plt.Axes, column: str) -> None:
@@ -93,13 +103,13 @@ def history_figure(
             axes.step(group["number"], best, where="post", color="tab:red",
                       label=f"best ({direction})")  # fmt: skip
         else:  # one colour per value: its trials (points) and its best so far (line)
+            label = f"{param_label(per)} = {numbers.text(value)}: best ({direction})"
             axes.plot(group["number"], values, "o", color=f"C{index}")
-            axes.step(group["number"], best, where="post", color=f"C{index}",
-                      label=f"{per}={numbers.text(value)}: best ({direction})")  # fmt: skip
+            axes.step(group["number"], best, where="post", color=f"C{index}", label=label)
     axes.set_xlabel("trial")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are counted
     label_objective(axes, column)
-    axes.set_title(f"Optimization history: {_name(column)}", fontsize=10)
+    axes.set_title(f"Optimization history: {axis_label(column)}", fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
@@ -129,19 +139,19 @@ def slice_figure(
         else:  # the history figure's colours, one line per value of ``per``
             for index, (value, group) in enumerate(done.groupby(f"params_{per}", sort=True)):
                 group = group.sort_values(param)
-                label = f"{per}={numbers.text(value)}"
+                label = f"{param_label(per)} = {numbers.text(value)}"
                 values = shown_values(group, column)
                 ax.plot(group[param], values, "o-", color=f"C{index}", ms=4, lw=1, label=label)
-        ax.set_xlabel(param.removeprefix("params_"))
+        ax.set_xlabel(param_label(param))
         ax.grid(alpha=0.3)
     label_objective(axes[0], column)  # the y axis is shared: one scale for every slice
     if per is None:
         figure.colorbar(points, ax=axes, label="trial", ticks=MaxNLocator(integer=True))
-        title = f"Slices: {_name(column)} vs each parameter"
+        title = f"Slices: {axis_label(column)} vs each parameter"
     else:
         axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-        shown = ", ".join(p.removeprefix("params_") for p in params)
-        title = f"Slices: {_name(column)} vs {shown}, one colour per {per}"
+        shown = ", ".join(param_label(p) for p in params)
+        title = f"Slices: {axis_label(column)} vs {shown},\none colour per {param_label(per)}"
     figure.suptitle(title, fontsize=10)
     return figure
 
@@ -206,14 +216,17 @@ def build(run: Run, page_dir: Path) -> Page:
             figure = history_figure(trials, column, direction, summary.get("best_per"))
             figures.append(
                 save_figure(
-                    figure, page_dir, f"history_{_name(column)}", f"History of {_name(column)}"
+                    figure, page_dir, f"history_{_name(column)}", f"History of {axis_label(column)}"
                 )
             )
             if params:
                 figure = slice_figure(trials, column, params, summary.get("best_per"))
                 figures.append(
                     save_figure(
-                        figure, page_dir, f"slice_{_name(column)}", f"{_name(column)} vs parameters"
+                        figure,
+                        page_dir,
+                        f"slice_{_name(column)}",
+                        f"{axis_label(column)} vs parameters",
                     )
                 )
     own = dict((run.manifest.get("files") or {}).get("figures") or {})
@@ -227,8 +240,12 @@ def build(run: Run, page_dir: Path) -> Page:
     contended = trials.get(CONTENDED_COLUMN, pd.Series(False, index=trials.index))
     contended = contended.map(is_contended)
     columns = [c for c in shown if c in trials]
+    values = set(objective_columns(trials))
     trial_rows = [
-        [numbers.metric(c, v) for c, v in zip(columns, row, strict=True)]
+        [
+            objective_cell(_name(c), v) if c in values else numbers.metric(c, v)
+            for c, v in zip(columns, row, strict=True)
+        ]
         for row in trials[columns].values
     ]
     if "duration" in trials:  # the trial's wall time, inflated when its epochs were contended
@@ -249,20 +266,33 @@ def build(run: Run, page_dir: Path) -> Page:
         meta=meta,
         trains=run.manifest.get("task") is not None,  # a training study: its trials' options
         overrides=overrides_text(run.manifest.get("overrides") or {}),
-        objectives=objectives,
+        objectives={name_label(k): v for k, v in objectives.items()},
         counts=run.manifest.get("trial_counts") or {},
         best=[
-            {**trial, "cells": best_cells(objectives, trial.get("values") or [])}
+            {
+                **trial,
+                "params": {name_label(k): v for k, v in (trial.get("params") or {}).items()},
+                "cells": [
+                    objective_cell(n, v)
+                    for n, v in zip(
+                        list(objectives) or ["value"] * len(trial.get("values") or []),
+                        trial.get("values") or [],
+                        strict=False,
+                    )
+                ],
+            }
             for trial in summary.get("best") or []
         ],
-        best_per=summary.get("best_per") or "",
+        best_per=name_label(summary.get("best_per") or ""),
         fit_command=summary.get("fit_command") or "",
         notes=summary.get("notes") or [],
         figures=figures,
         study_figures=study_figures,
         facts=facts,
         tables=tables,
-        trial_header=[c.removeprefix("params_") for c in shown if c in trials],
+        trial_header=[
+            axis_label(c) if c in values else param_label(c) for c in shown if c in trials
+        ],
         trial_rows=trial_rows,
         contended_trials=int(contended.sum()),
         contended_rows=contended_trials(trials),

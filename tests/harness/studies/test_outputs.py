@@ -46,7 +46,7 @@ def test_optunas_figures_draw_a_dev_accuracy_in_percent_and_every_trial_visibly(
         axes = figures[name]()
         axes = axes.flat[0] if hasattr(axes, "flat") else axes
         axes.get_figure().canvas.draw()
-        assert axes.get_ylabel() == "dev_acc (%)"
+        assert axes.get_ylabel() == "dev acc (%)"
         ticks = [float(label.get_text()) for label in axes.get_yticklabels()]
         assert min(ticks) <= 7.8125 and 50 <= max(ticks) <= 60, ticks
         if name == "history":  # optuna's best-so-far line is kept

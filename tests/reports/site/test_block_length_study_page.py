@@ -57,9 +57,10 @@ def test_the_best_block_length_is_given_per_length(
         rows = view.locator("#best ~ div table").first.locator("tbody tr").all_inner_texts()
     finally:
         view.close()
-    assert heading == "Best trial per seq_len", heading
-    assert [row.split("\t")[1] for row in rows] == [f"seq_len={n}, block_len={argmin[n]}"
-                                                   for n in (4, 8)]  # fmt: skip
+    assert heading == "Best trial per n (seq_len)", heading
+    assert [row.split("\t")[1] for row in rows] == [
+        f"n (seq_len) = {n}, r (block_len) = {argmin[n]}" for n in (4, 8)
+    ]
 
 
 @pytest.mark.slow

@@ -95,7 +95,7 @@ def test_an_accuracy_objective_is_drawn_in_percent() -> None:
         slice_figure(trials, "value_dev_acc", ["params_keep_prob"]),
     ):
         axes = figure.axes[0]
-        assert axes.get_ylabel() == "dev_acc (%)"
+        assert axes.get_ylabel() == "dev acc (%)"
         low, high = axes.get_ylim()
         assert 30 < low < 38.6 and 54.2 < high < 60  # the complete trials' 38.6% ... 54.2%
         plt.close(figure)
@@ -107,9 +107,9 @@ def test_the_study_page_shows_accuracies_as_every_page_does(tmp_path: Path) -> N
     index = build_site([STUDY], tmp_path / "site")
     html = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
     best = html.split('id="best"', 1)[1].split("</table>", 1)[0]
-    assert "<td>54.2%</td>" in best and "0.542" not in best
+    assert "<td>54.2</td>" in best and "0.542" not in best
     trials = html.split('id="trials"', 1)[1].split("</table>", 1)[0]
-    assert "<td>45.4%</td>" in trials and "<td>28.2%</td>" in trials and "0.454" not in trials
+    assert "<td>45.4</td>" in trials and "<td>28.2</td>" in trials and "0.454" not in trials
     assert "dev_acc 54.2%" in index.read_text()
     missing = [
         src
@@ -144,7 +144,7 @@ def test_memory_objectives_are_drawn_on_a_log_axis_that_says_so() -> None:
     accuracy = history_figure(trials, "values_dev_acc", "maximize")  # not a cost: as it was
     assert (accuracy.axes[0].get_yscale(), accuracy.axes[0].get_ylabel()) == (
         "linear",
-        "dev_acc (%)",
+        "dev acc (%)",
     )
     plt.close(accuracy)
 
@@ -162,9 +162,9 @@ def test_a_per_length_slice_draws_each_length_in_its_colour() -> None:
     figure = slice_figure(trials, "value_peak_mem_mb", params, "seq_len")
     history = history_figure(trials, "value_peak_mem_mb", "minimize", "seq_len")
     (axes,) = figure.axes  # block length only: no colour bar, no panel of the lengths
-    assert axes.get_xlabel() == "block_len" and axes.get_yscale() == "log"
+    assert axes.get_xlabel() == "r (block_len)" and axes.get_yscale() == "log"
     lines = {line.get_label(): line for line in axes.get_lines()}
-    assert list(lines) == ["seq_len=4", "seq_len=8"]
+    assert list(lines) == ["n (seq_len) = 4", "n (seq_len) = 8"]
     assert [t.get_text() for t in axes.get_legend().get_texts()] == list(lines)
     colours = {line.get_color() for line in history.axes[0].get_lines()}
     for n, line in zip((4, 8), lines.values(), strict=True):
@@ -270,7 +270,7 @@ def test_the_page_says_where_trials_ran_and_shows_the_contended_ones(tmp_path: P
     assert "environment" not in env and "does not record whether" not in html
     contended = html.split('id="contended"', 1)[1].split("</table>", 1)[0]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", contended)]
-    assert [r for r in rows if r] == [["4", "vm-b", "20.3", "13.21 → 14.50", "2.11"]]
+    assert [r for r in rows if r] == [["4", "vm-b", "20.3", "13.21 → 14.50", "2.1"]]
 
 
 @pytest.mark.slow  # builds pages
@@ -307,3 +307,58 @@ def test_the_page_names_the_options_and_budget_every_trial_ran_with(tmp_path: Pa
         == "Options of every trial: the task's defaults (none given)."
     )
     assert options("study-block-length-memory") == ""  # it trains nothing
+
+
+def headers(html: str, section: str) -> list[str]:
+    """The column headers of the first table after ``id="section"``."""
+    table = html.split(f'id="{section}"', 1)[1].split("</table>", 1)[0]
+    return re.findall(r"<th(?: [^>]*)?>(.*?)</th>", table)
+
+
+@pytest.mark.slow  # builds two pages
+def test_the_study_pages_name_objectives_and_parameters_in_words(tmp_path: Path) -> None:
+    """Outside check 56h item 5: the study pages headed columns and figures with trials.csv's
+    keys ('Best trial per seq_len' over a column 'peak_mem_mb', the trials' 'value_peak_mem_mb'
+    and 'value_dev_acc', 'Slices: peak_mem_mb vs block_len', the legend's 'seq_len=8', the
+    contended trials' 'train_time_s' without its unit), while the per-length table just below
+    said 'n (seq_len)', 'r (block_len)' and 'its peak (MB)'."""
+    study = tmp_path / "study-dropout-trec"
+    shutil.copytree(STUDY, study)
+    trials = pd.read_csv(study / "trials.csv")
+    trials["user_attrs_train_contended"] = [False] * 5 + [True]
+    trials["user_attrs_train_time_s"] = 11.9
+    trials.to_csv(study / "trials.csv", index=False)
+    per_length = tmp_path / "study-block-length-memory"  # best per n, as tune writes it now
+    shutil.copytree(BLOCK_LENGTH_STUDY, per_length)
+    summary = json.loads((per_length / "summary.json").read_text())
+    summary["best_per"] = "seq_len"
+    summary["best"].append(
+        {"number": 5, "params": {"seq_len": 8, "block_len": 19}, "values": [0.12]}
+    )
+    (per_length / "summary.json").write_text(json.dumps(summary))
+    build_site([per_length, study], tmp_path / "site")
+    memory = (tmp_path / "site" / "study-block-length-memory" / "index.html").read_text()
+    assert '<h2 id="best">Best trial per n (seq_len)</h2>' in memory
+    assert headers(memory, "best") == ["trial", "parameters", "peak memory (MB)"]
+    assert "n (seq_len) = 4, r (block_len) = " in memory.split('id="best"', 1)[1]
+    shown = ["number", "state", "peak memory (MB)", "r (block_len)", "n (seq_len)", "duration"]
+    assert headers(memory, "trials") == shown
+    assert "Objectives: peak memory (MB) (minimize)" in " ".join(memory.split())
+    dropout = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
+    assert headers(dropout, "best") == ["trial", "parameters", "dev acc (%)"]
+    assert headers(dropout, "trials")[2] == "dev acc (%)"
+    assert headers(dropout, "contended")[-1] == "training time (s)"
+    assert "train_time_s" not in dropout.split('id="trials"', 1)[1].split("Data files", 1)[0]
+    columns = ["params_block_len", "params_seq_len"]
+    block = pd.read_csv(BLOCK_LENGTH_STUDY / "trials.csv")
+    history = history_figure(block, "value_peak_mem_mb", "minimize", "seq_len")
+    figure = slice_figure(block, "value_peak_mem_mb", columns, "seq_len")
+    assert history.axes[0].get_title() == "Optimization history: peak memory (MB)"
+    legend = [t.get_text() for t in history.axes[0].get_legend().get_texts()]
+    assert legend == ["n (seq_len) = 4: best (minimize)", "n (seq_len) = 8: best (minimize)"]
+    assert figure._suptitle.get_text() == (
+        "Slices: peak memory (MB) vs r (block_len),\none colour per n (seq_len)"
+    )
+    assert clipped_texts(figure) == []
+    plt.close(history)
+    plt.close(figure)
