@@ -22,7 +22,9 @@ import optuna
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from optuna.trial import FrozenTrial, TrialState
 
+from harness.command_parser import options_typed
 from harness.redaction import runnable_line
+from harness.studies.fitting import unset_by_trial
 from harness.studies.plans import StudyPlan
 from harness.studies.workers import FINISHED, INTERRUPTED_ATTR, SURPLUS_ATTR
 from harness.training.settings.fit_run import FitRun
@@ -84,10 +86,18 @@ def _figures(study: optuna.Study, plan: StudyPlan) -> dict[str, Callable[[], Any
 
 
 def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict, dict]:
-    """PNG files drawn, and the reasons for the ones that could not be drawn."""
+    """PNG files drawn, and the reasons for the ones that could not be drawn. None for a study
+    whose trials are compared per value of ``plan.best_per``: optuna's figures pool them all
+    (one best-so-far line, importances ranking ``best_per`` as a tuned choice)."""
     drawn, skipped = {}, {}
     finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     for name, draw in _figures(study, plan).items():
+        if plan.best_per is not None:
+            skipped[name] = (
+                f"optuna's figure pools every {plan.best_per}, whose trials are not compared: "
+                f"the page draws each {plan.best_per} in a colour of its own"
+            )
+            continue
         if not finished:
             skipped[name] = "no completed trial yet"
             continue
@@ -169,8 +179,10 @@ def write_outputs(
     chosen = _pick_for_command(best)
     command = ""
     if chosen is not None and plan.fit_overrides is not None and fit_run_for is not None:
-        fit_run = fit_run_for(plan.fit_overrides(chosen))
-        text = fit_run.to_yaml()
+        overrides = plan.fit_overrides(chosen)
+        fit_run = fit_run_for(overrides)
+        with options_typed(unset_by_trial(overrides)):  # the trial's values: not as typed
+            text = fit_run.to_yaml()
         folder.write_best_config(text)
         words = ["fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
         command = runnable_line(words)

@@ -229,7 +229,10 @@ def build(run: Run, page_dir: Path) -> Page:
                         f"{axis_label(column)} vs parameters",
                     )
                 )
-    own = dict((run.manifest.get("files") or {}).get("figures") or {})
+    # optuna's figures pool every value of best_per, which the page keeps apart (a folder
+    # written before tune stopped drawing them has them)
+    own = {} if summary.get("best_per") else (run.manifest.get("files") or {}).get("figures")
+    own = dict(own or {})
     copied = set(copy_data(run.folder, list(own.values()), page_dir / "study"))
     study_figures = [
         {"title": name, "png": f"study/{path}"} for name, path in own.items() if path in copied

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import optuna
 import pytest
 
-from harness.studies.outputs import _figures, unvalidated_notes
+from harness.studies.outputs import _figures, unvalidated_notes, write_figures
 from harness.studies.plans import StudyPlan
 from harness.studies.study import trial_line
 
@@ -72,3 +72,29 @@ def test_a_study_whose_trials_never_validated_says_nothing_could_be_pruned() -> 
     off = optuna.create_study(direction="maximize", pruner=optuna.pruners.NopPruner())
     off.add_trial(optuna.trial.create_trial(value=0.078125))
     assert unvalidated_notes(off) == []  # off: its note says so
+
+
+def test_optunas_figures_are_not_drawn_for_a_study_compared_per_length(tmp_path) -> None:
+    """Outside check 56h item 6: block-length-memory's page says trials of different seq_len
+    are not compared, and below its own per-length figures showed optuna's, which pool every
+    length: one 'Best Value' line over all, a slice coloured by trial, importances ranking
+    seq_len as a tuned choice."""
+    study = optuna.create_study(direction="minimize")
+    grid = {"seq_len": optuna.distributions.IntDistribution(4, 8)}
+    grid["block_len"] = optuna.distributions.IntDistribution(2, 8)
+    for n, r, peak in ((4, 2, 1.0), (4, 3, 1.5), (8, 2, 3.0), (8, 4, 2.5)):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"seq_len": n, "block_len": r}, distributions=grid, value=peak
+            )
+        )
+    per_length = StudyPlan(
+        "block-length-memory", ["peak_mem_mb"], ["minimize"], lambda t: 0.0, 4, best_per="seq_len"
+    )
+    drawn, skipped = write_figures(study, per_length, tmp_path)
+    assert drawn == {} and list(tmp_path.iterdir()) == []
+    assert set(skipped) == {"history", "importances", "slice"}
+    assert set(skipped.values()) == {
+        "optuna's figure pools every seq_len, whose trials are not compared: the page draws "
+        "each seq_len in a colour of its own"
+    }

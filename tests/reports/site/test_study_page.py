@@ -362,3 +362,24 @@ def test_the_study_pages_name_objectives_and_parameters_in_words(tmp_path: Path)
     assert clipped_texts(figure) == []
     plt.close(history)
     plt.close(figure)
+
+
+@pytest.mark.slow  # builds a page
+def test_a_page_compared_per_length_shows_no_pooled_figure_of_optunas(tmp_path: Path) -> None:
+    """Outside check 56h item 6: under 'trials of different seq_len are not compared', the
+    block-length-memory page showed optuna's history, slice and importances pooled over every
+    length, unflagged (a folder written before tune stopped drawing them)."""
+    study = tmp_path / "study-block-length-memory"
+    shutil.copytree(BLOCK_LENGTH_STUDY, study)
+    summary = json.loads((study / "summary.json").read_text())
+    (study / "summary.json").write_text(json.dumps({**summary, "best_per": "seq_len"}))
+    build_site([study, BLOCK_LENGTH_STUDY], tmp_path / "site")
+    pooled = (tmp_path / "site" / "study-block-length-memory" / "index.html").read_text()
+    assert 'src="study/history.png"' not in pooled and "Drawn by the study" not in pooled
+    assert (
+        "optuna's own figures of this study are not shown: each pools every n (seq_len), "
+        "whose trials are not compared (the figures above draw each n (seq_len) in a colour of "
+        "its own)." in " ".join(pooled.split())
+    )
+    whole = (tmp_path / "site" / "study-block-length-memory-2" / "index.html").read_text()
+    assert 'src="study/history.png"' in whole  # a study compared as a whole keeps them
