@@ -109,3 +109,29 @@ def test_a_manifest_of_today_counts_seeds_and_folds(tmp_path: Path) -> None:
     page = (tmp_path / "site" / "reproduce-tiny" / "index.html").read_text()
     assert "3 seeds (or 10 folds, for a task without a test set) per\ncell" in page
     assert "3 seeds (or 10 folds" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_the_budget_and_a_lone_encoder_read_as_words(tmp_path: Path) -> None:
+    """Outside check 56h item 8: the lead read 'budget model.width_scale=0.3333333333333333'
+    (the footnote: '0.333 of its paper width'), and a task with one encoder of the paper's
+    'Kendall's τ = – (one-sided p = –) over 1 encoders'."""
+    folder = tmp_path / "reproduce-tiny"
+    shutil.copytree(REPRODUCE, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["preset"]["overrides"] = {"model.width_scale": 1 / 3, "trainer.max_steps": 3}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    taus = folder / "reproduction" / "taus.csv"
+    taus.write_text(taus.read_text().replace("trec,2,1.0,0.5,", "trec,1,,,"))
+    build_site([folder], tmp_path / "site", "sanbench report reproduce-tiny")
+    page = (tmp_path / "site" / "reproduce-tiny" / "index.html").read_text()
+    lead = " ".join(page.split('class="lead"', 1)[1].split("</p>", 1)[0].split())
+    assert "budget model.width_scale=0.333, trainer.max_steps=3." in lead, lead
+    parser = Tables()
+    parser.feed(page)
+    headings = [heading for heading, _ in parser.tables]
+    assert "TREC (seeds 0-2): Kendall's τ = – (1 encoder with both numbers; τ needs two)" in (
+        headings
+    ), headings
+    assert "CR (folds 0-2 of 10-fold CV): Kendall's τ = – (one-sided p = –) over 2 encoders" in (
+        headings
+    )
