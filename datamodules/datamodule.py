@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from pathlib import Path
 from typing import Any
@@ -434,6 +435,11 @@ class BenchmarkDataModule(L.LightningDataModule):
             lengths, self.batch_size, self.seed, num_replicas=replicas, limit=limit
         )
         return sampler.epoch_length
+
+    def eval_batches(self, split: str, batch_size: int | None = None) -> int:
+        """Batches of the ``val`` or ``test`` loader, of ``batch_size`` examples (default: the
+        eval batch size); needs the split read (:meth:`check_inputs`)."""
+        return math.ceil(len(self._examples[split]) / (batch_size or self.eval_batch_size))
 
     def most_epoch_batches(
         self, limit: int | float | None = None, replicas: int = 1

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from datamodules.errors import DataFormatError
 from harness.errors import InputError
 from harness.training.settings.config_checks import (
+    empty_eval_share_problems,
     empty_share_problem,
     replicas,
     train_share_key,
@@ -25,7 +26,8 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
     """Read every file of ``runs`` (train, dev, test, vectors), once per distinct data
     configuration; raise :class:`InputError` naming every bad line of all of them, every split
     that holds no example, and every run whose ``limit_train_batches`` share keeps no batch of
-    its epoch (bad input, as in ``fit``: not a failed run to retry; found here, before any
+    its epoch, or whose ``limit_val_batches`` or ``limit_test_batches`` share none of its dev or
+    test split (bad input, as in ``fit``: not a failed run to retry; found here, before any
     folder is made, since only the data says how many batches an epoch holds)."""
     from datamodules.datamodule import BenchmarkDataModule
 
@@ -52,6 +54,9 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
         limit = config["trainer"].get(share.removeprefix("trainer."))
         if isinstance(limit, float) and read[key] is not None:
             shares += _share_problems(read[key], data, limit, replicas(config["trainer"]), share)
+        if read[key] is not None:  # the dev and test splits do not depend on NOT_READ's but
+            batch_size = data.get("eval_batch_size") or data.get("batch_size")  # their size
+            shares += empty_eval_share_problems(config["trainer"], read[key], None, batch_size)
     if errors or empty or shares:
         lines = [str(DataFormatError.joined(errors))] if errors else []
         raise InputError("\n".join(lines + empty + list(dict.fromkeys(shares)))) from (

@@ -14,7 +14,12 @@ from jsonargparse import Namespace
 from datamodules.errors import did_you_mean
 from harness.command_parser import class_phrase, typed_entry, typed_now
 from harness.measurement.machine_memory import physical_bytes
-from harness.training.settings.fit_overrides import UNTRAINED_EXPECTED, duration, fit_typed
+from harness.training.settings.fit_overrides import (
+    NO_PASS,
+    UNTRAINED_EXPECTED,
+    duration,
+    fit_typed,
+)
 from harness.training.settings.precision import accelerator_problems, precision_problems
 from harness.training.settings.task_configs import builtin_value
 
@@ -389,3 +394,36 @@ def _empty_share_words(
         "int(share x batches)); expected a share of "
         f"at least {1 / max(batches, 1):.3g}, or a number of batches"
     )
+
+
+# the evaluation limits' splits, as a run's batches are named
+EVAL_SPLITS = {"limit_val_batches": ("val", "dev"), "limit_test_batches": ("test", "test")}
+
+
+def empty_eval_share_problems(
+    trainer: Mapping[str, Any],
+    datamodule: Any,
+    typed: Mapping[str, tuple[str, str]] | None = None,
+    batch_size: int | None = None,
+) -> list[str]:
+    """One line per ``limit_val_batches`` or ``limit_test_batches`` share that keeps no batch
+    of the dev or test split of ``datamodule`` (a ``BenchmarkDataModule`` whose files are read;
+    of ``batch_size`` examples, default its own): Lightning refused it only when the fit first
+    validated or tested, as an internal error ("You requested to check 0.0001 of the
+    `val_dataloader` but 0.0001 * 18 < 1"). Named as typed, as :func:`empty_share_problem`."""
+    problems = []
+    for key, (split, name) in EVAL_SPLITS.items():
+        limit = trainer.get(key)
+        if not isinstance(limit, float) or limit <= 0:  # 0: NO_PASS's, before the data
+            continue
+        batches = datamodule.eval_batches(split, batch_size)
+        if int(limit * batches) > 0:
+            continue
+        typed = fit_typed(typed_now()) if typed is None else typed
+        option, value = typed.get(f"trainer.{key}", (f"--trainer.{key}", str(limit)))
+        problems.append(
+            f"{option} {value}: {NO_PASS[key]}: {value} of the {batches} {name} batch(es) is "
+            "less than one (Lightning keeps int(share x batches)); expected a share of at least "
+            f"{1 / max(batches, 1):.3g}, or a number of batches"
+        )
+    return problems

@@ -65,6 +65,7 @@ from harness.training.settings.config_checks import (
     data_value_problems,
     early_stopping_entries,
     early_stopping_problems,
+    empty_eval_share_problems,
     empty_share_problem,
     encoder_problems,
     fast_dev_run_problems,
@@ -762,6 +763,12 @@ class FitCLI(LightningCLI):
             )
         ):
             raise ConfigUsageError(problem)
+        if isinstance(self.datamodule, BenchmarkDataModule) and (
+            problems := empty_eval_share_problems(
+                builtin_value(self.config["trainer"]), self.datamodule, self.typed
+            )
+        ):
+            raise ConfigUsageError("\n".join(problems))
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]

@@ -82,3 +82,24 @@ def test_a_config_files_and_a_suites_own_zero_are_said_alike(
         f"sanbench suite: --limit-val-batches {value}: {NO_DEV}{WAY_OUT}"
     ]
     assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("key", "split"), [("limit_val_batches", "dev"), ("limit_test_batches", "test")]
+)
+@pytest.mark.parametrize("command", ["fit", "suite"])
+def test_a_share_of_no_dev_or_test_batch_is_one_line_before_any_training(
+    key: str, split: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A share below one batch of the split: Lightning refused it only as the fit first
+    validated or tested, "internal error: MisconfigurationException: You requested to check
+    0.0001 of the `val_dataloader` but 0.0001 * 18 < 1" (exit 1)."""
+    os.chdir(tmp_path)
+    status = main([*COMMANDS[command], f"--trainer.{key}", "0.0001", "--out", "o"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    (line,) = problem_lines(err, command) if command == "fit" else err.splitlines()
+    lacks = NO_DEV if split == "dev" else NO_TEST
+    assert line.startswith(f"sanbench {command}: --trainer.{key} 0.0001: {lacks}: 0.0001 of the ")
+    assert f" {split} batch(es) is less than one" in line, line
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.ckpt"))
