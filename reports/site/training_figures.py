@@ -298,13 +298,28 @@ def accuracy_by_length(predictions: dict[tuple, pd.DataFrame]) -> pd.DataFrame:
     return table
 
 
+def coinciding(rows: pd.DataFrame) -> dict[str, str]:
+    """Each encoder whose accuracy is an earlier one's (by name) in every bin of ``rows``, and
+    that encoder: their lines coincide (every encoder predicting the majority class)."""
+    first: dict[tuple, str] = {}
+    same = {}
+    for encoder, group in rows.groupby("encoder", sort=True):
+        key = tuple(zip(group["bin"], group["accuracy"].round(12), strict=True))
+        same.update({str(encoder): first[key]} if key in first else {})
+        first.setdefault(key, str(encoder))
+    return same
+
+
 def length_figure(task: str, rows: pd.DataFrame, style: dict[str, dict[str, object]]) -> plt.Figure:
-    """Test accuracy per length bin of ``task``, one line per encoder, the legend beside."""
+    """Test accuracy per length bin of ``task``, one line per encoder, the legend beside (an
+    encoder whose line coincides with another's says so: :func:`coinciding`)."""
     positions = {label: i for i, label in enumerate(LENGTH_LABELS)}
     figure, axes = plt.subplots(figsize=(7.4, 4.4))
+    same = coinciding(rows)
     for encoder, group in rows.groupby("encoder", sort=True):
         x = [positions[b] for b in group["bin"]]
-        axes.plot(x, group["accuracy"] * 100, label=encoder, markersize=5, **style[encoder])
+        label = f"{encoder} (same as {same[encoder]}: one line)" if encoder in same else encoder
+        axes.plot(x, group["accuracy"] * 100, label=label, markersize=5, **style[encoder])
     used = sorted({positions[b] for b in rows["bin"]})
     axes.set_xticks(used, [LENGTH_LABELS[i] for i in used])
     axes.set_xlabel("sentence length (tokens)")
@@ -316,6 +331,14 @@ def length_figure(task: str, rows: pd.DataFrame, style: dict[str, dict[str, obje
     return figure
 
 
+def groupby_first(same: dict[str, str]) -> dict[str, list[str]]:
+    """:func:`coinciding`'s encoders under the one each coincides with."""
+    groups: dict[str, list[str]] = {}
+    for encoder, first in same.items():
+        groups.setdefault(first, []).append(encoder)
+    return groups
+
+
 def length_figures(
     table: pd.DataFrame, style: dict[str, dict[str, object]], folder: Path
 ) -> list[dict[str, str]]:
@@ -324,5 +347,8 @@ def length_figures(
     for task, rows in table.groupby("task", sort=True):
         figure = length_figure(str(task), rows, style)
         title = f"{task}: test accuracy vs sentence length (as in {LENGTHS_PAPER})"
+        for first, hidden in groupby_first(coinciding(rows)).items():
+            names = ", ".join(hidden[:-1]) + " and " + hidden[-1] if hidden[1:] else hidden[0]
+            title += f"; {names} score as {first} in every bin: their lines coincide"
         written.append(save_figure(figure, folder, f"accuracy_by_length_{task}", title))
     return written

@@ -132,6 +132,36 @@ def test_the_length_figure_keeps_its_legend_off_the_lines(drawn: list[plt.Figure
     assert not legend_covers_data(figure)
 
 
+def test_the_length_figure_says_which_lines_coincide(drawn: list[plt.Figure]) -> None:
+    """Outside check 56h item 9: on cr every encoder predicted the majority class, and the
+    figure drew three identical lines, two of them hidden under the third, saying nothing."""
+    encoders = ["bilstm", "mtsa", "multi_cnn", "disan"]
+    rows = [
+        {
+            "task": "cr",
+            "encoder": e,
+            "bin": b,
+            "examples": 10,
+            "accuracy": 0.6 + 0.2 * (e == "disan"),
+        }
+        for e in encoders
+        for b in training_figures.LENGTH_LABELS[:3]
+    ]
+    written = training_figures.length_figures(pd.DataFrame(rows), styles(encoders), Path("."))
+    (figure,) = drawn
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert legend == [
+        "bilstm",
+        "disan",
+        "mtsa (same as bilstm: one line)",
+        "multi_cnn (same as bilstm: one line)",
+    ]
+    assert written[0]["title"].endswith(
+        "; mtsa and multi_cnn score as bilstm in every bin: their lines coincide"
+    )
+    assert not legend_covers_data(figure)
+
+
 @pytest.mark.parametrize(
     ("memory", "seconds"),
     [
