@@ -99,6 +99,30 @@ def terminate_raises(error: Callable[[], BaseException]) -> Iterator[Callable[[]
         signal.signal(signal.SIGTERM, previous)
 
 
+class TerminatedOnce:
+    """A job process's SIGTERM handler for its whole life (``harness.launch.processes``): the
+    first SIGTERM raises ``error()`` (outside training: training's handler takes it there) and
+    any later one is absorbed, so that a second one (a user's, or the job's own once its command
+    is gone) never cuts short what the first one's stop saves. A handler that takes a SIGTERM in
+    its place (training's) calls :meth:`stop_under_way` as it hands SIGTERM back; so does the
+    job once its call has ended and it only writes its outcome."""
+
+    def __init__(self, error: Callable[[], BaseException]) -> None:
+        self.error = error
+        self.raised = False  # this handler raised error()
+        self.under_way = False  # a SIGTERM was acted on, or the job is ending anyway
+
+    def stop_under_way(self) -> None:
+        """From now on every SIGTERM is absorbed."""
+        self.under_way = True
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.under_way:
+            return
+        self.under_way = self.raised = True
+        raise self.error()
+
+
 @contextlib.contextmanager
 def interrupt_deferred() -> Iterator[None]:
     """A SIGINT during the block is acted on as it leaves it, by the handler that was in place

@@ -10,10 +10,12 @@ process of its own (a job killed or crashed takes no other down) with the enviro
 Ctrl-C: each process leaves the terminal's process group as it starts (``os.setpgrp``), so a
 terminal's SIGINT reaches this process only, which passes exactly one on to each live process:
 the call saves what it can (a fit its ``last.ckpt``) and its process exits. The processes start
-with SIGINT blocked (a forked process inherits the server's mask: ``harness.launch.job_server``
-blocks it there, and the server is started with it blocked), so one still in multiprocessing's
-bootstrap acts on it only once its handler is set, without a traceback; a command started with
-SIGINT ignored (``nohup ... &``) keeps ignoring it in every process.
+with SIGINT and SIGTERM blocked (a forked process inherits the server's mask:
+``harness.launch.job_server`` blocks them there, and the server is started with SIGINT blocked),
+so one still in multiprocessing's bootstrap acts on it only once its handler is set, without a
+traceback; a command started with SIGINT ignored (``nohup ... &``) keeps ignoring it in every
+process. A job's SIGTERM handler stays from then to its exit: outside a run's training its
+first SIGTERM stops it, later ones are absorbed (:class:`harness.interrupts.TerminatedOnce`).
 
 A call is pickled here and unpickled in its process after ``environment`` is set (the thread
 counts of a torch the server imported: :func:`harness.launch.threads.on_threads`). Its return value
@@ -41,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunInterruptedError, failure_line
-from harness.interrupts import INTERRUPTED_STATUS
+from harness.interrupts import INTERRUPTED_STATUS, TerminatedOnce
 from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
@@ -87,7 +89,10 @@ def run_in_process(
     """The job process's target: leave the terminal's group, set ``environment``, run the
     call and write its outcome to ``FOLDER/<job>.result.pkl``. ``console`` has already made
     the command's stdout and stderr the job's (:class:`CommandConsole`). The job ends with its
-    command (:func:`terminated_with`)."""
+    command (:func:`terminated_with`). SIGTERM has a handler of the job's from its start to its
+    exit (:class:`harness.interrupts.TerminatedOnce`; blocked until then, as SIGINT is)."""
+    terminated = TerminatedOnce(_terminated_outside_training)
+    signal.signal(signal.SIGTERM, terminated)
     os.setpgrp()
     terminated_with(command_pid)
     from harness.quiet import hide_lightning_tips, hide_srun_hint
@@ -99,11 +104,14 @@ def run_in_process(
     try:
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         os.environ.clear()  # the command's, not the server's as it started
         os.environ.update(environment)
-        outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
-    except RunInterruptedError as stopped:  # the call's own handler: it saved what it could
+        try:
+            outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
+        finally:  # the call has ended: a SIGTERM from now on never cuts its outcome short
+            terminated.stop_under_way()
+    except RunInterruptedError as stopped:  # a handler's: the call saved what it could
         message = str(stopped).splitlines()[0]
         print(f"{job}: {message}", flush=True)
         outcome, status = (
@@ -115,14 +123,28 @@ def run_in_process(
         print(f"{job}: {message}", flush=True)
         outcome, status = ("stopped", message), INTERRUPTED_STATUS
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
-        error_path.write_text(traceback.format_exc())
-        outcome, status = ("error", failure_line(error)), 1
+        if terminated.raised:  # what the SIGTERM broke (a library that wrapped its error)
+            outcome, status = ("interrupted", TERMINATED_OUTSIDE_TRAINING), INTERRUPTED_STATUS
+        else:
+            error_path.write_text(traceback.format_exc())
+            outcome, status = ("error", failure_line(error)), 1
     try:
         result_path.write_bytes(pickle.dumps(outcome))
     except Exception as error:  # an unpicklable result
         result_path.write_bytes(pickle.dumps(("error", f"result not picklable: {error}")))
         status = 1
     sys.exit(status)
+
+
+TERMINATED_OUTSIDE_TRAINING = "SIGTERM: stopped outside a run's training, none was cut short"
+
+
+def _terminated_outside_training() -> RunInterruptedError:
+    """What a job's first SIGTERM raises outside a run's training (before a run's handler is
+    set, after it is put back: its scores written, the next run started): the runs that
+    finished are recorded, one that trained has its weights in its ``last.ckpt``. It ended the
+    job by the signal itself (no result, the locks' PID files left) until 2026-11-30."""
+    return RunInterruptedError(TERMINATED_OUTSIDE_TRAINING, signal.SIGTERM)
 
 
 def terminated_with(command_pid: int) -> None:

@@ -50,3 +50,26 @@ def test_a_sigterm_in_the_block_raises_the_error_given_and_the_handler_is_put_ba
         os.kill(os.getpid(), signal.SIGTERM)
     assert terminated()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_jobs_sigterm_handler_acts_on_the_first_sigterm_only() -> None:
+    """Issue 54: a job process had no SIGTERM handler outside a run's training, nor one for a
+    second SIGTERM once training's had taken the first (``harness.launch.processes``)."""
+    from harness.interrupts import TerminatedOnce
+
+    class TerminatedError(Exception):
+        pass
+
+    first, taken = TerminatedOnce(TerminatedError), TerminatedOnce(TerminatedError)
+    previous = signal.signal(signal.SIGTERM, first)
+    try:
+        with pytest.raises(TerminatedError):
+            os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)  # absorbed
+        assert first.raised
+        signal.signal(signal.SIGTERM, taken)
+        taken.stop_under_way()  # training's handler took the first and handed SIGTERM back
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert not taken.raised
+    finally:
+        signal.signal(signal.SIGTERM, previous)

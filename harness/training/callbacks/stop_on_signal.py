@@ -9,7 +9,8 @@ validation, if any). A step is an optimizer step: inside one whose gradients acc
 several batches, the request waits for its last (:func:`step_unfinished`). There it writes the
 checkpoint a resume continues from and raises :class:`harness.errors.RunInterruptedError`
 (exit status 130 or 143) naming the command that resumes. A second signal gets the previous
-handlers (Ctrl-C twice stops at once).
+handlers (Ctrl-C twice stops at once; in a job, its SIGTERM handler absorbs a second SIGTERM:
+:class:`harness.interrupts.TerminatedOnce`).
 
 Lightning resumes a checkpoint saved at a step's end after that step's validation, and one
 saved inside a validation without it: the run would lose the validation's ``curve.csv`` row
@@ -38,6 +39,7 @@ from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from harness.errors import RunInterruptedError
+from harness.interrupts import TerminatedOnce
 from harness.redaction import resume_command
 from harness.training.checkpoint_position import (
     budget_ends_epoch_early,
@@ -154,6 +156,8 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[Callable[[], None]]:
         callback.signum = signum
         for other, handler in previous.items():  # a second signal acts at once
             signal.signal(other, handler)
+        if isinstance(previous[signum], TerminatedOnce):  # a job's: it absorbs a second one
+            previous[signum].stop_under_way()
         if trained:
             raise _scoring_stopped(callback.checkpoint, signum)
 

@@ -1,10 +1,14 @@
 """A second SIGTERM to a command whose jobs are saving does not cut their save short (issue 54,
 leftover: ``sb reproduce --jobs 2`` sent a SIGTERM and another 0.05-0.2 s later lost a job's
 save in 2 of 4 tries, leaving ``.last.ckpt.*.part`` and its locks' PID files stale: the second
-signal ended the command's wait, and it killed the jobs still saving)."""
+signal ended the command's wait, and it killed the jobs still saving). Nor does the one SIGTERM
+a job gets end it by the signal itself: outside a run's training (its handler put back, the
+run's scores written, the next run set up) a job had no SIGTERM handler (Python's default: the
+process ends), and one that had taken its SIGTERM in training got none for a second."""
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import signal
@@ -12,7 +16,15 @@ import threading
 import time
 from pathlib import Path
 
-from harness.launch.processes import stop
+import pytest
+import torch  # noqa: F401 (before any job server of this process starts: the server preloads it)
+
+from harness.errors import RunInterruptedError
+from harness.launch.processes import launch_processes, stop
+from harness.outdir import one_writer
+from harness.training.callbacks.stop_on_signal import StopOnSignal, stop_on_signals
+
+ROOT = Path(__file__).resolve().parents[3]
 
 SAVE_S = 1.0  # how long the job takes to save after its SIGTERM
 
@@ -51,3 +63,59 @@ def test_a_second_sigterm_while_the_jobs_save_leaves_them_to_finish(tmp_path: Pa
         if process.is_alive():
             process.kill()
         process.join()
+
+
+@pytest.fixture
+def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs unpickle calls defined in this module: the job processes must import ``tests``."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+
+
+def _terminated_after_its_runs_handler(folder: str) -> None:
+    """A job's run as a suite's: its folder locked, its training's handler set and put back
+    (training and scoring done), then the job's SIGTERM while the run's scores are written."""
+    with one_writer(folder):
+        with stop_on_signals(StopOnSignal(Path(folder) / "last.ckpt")):
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)  # writing its scores: a SIGTERM stops it
+        Path(folder, "not stopped").write_text("")
+
+
+def _second_sigterm_while_saving(folder: str) -> None:
+    """A job's run whose training takes its SIGTERM, then gets a second one while it saves."""
+    stopper = StopOnSignal(Path(folder) / "last.ckpt")
+    with stop_on_signals(stopper):
+        os.kill(os.getpid(), signal.SIGTERM)  # the first: training's handler takes it
+        assert stopper.signum == signal.SIGTERM
+        os.kill(os.getpid(), signal.SIGTERM)  # the second, while last.ckpt is written
+        Path(folder, "saved").write_text("")
+        raise RunInterruptedError("SIGTERM: training stopped; saved last.ckpt", signal.SIGTERM)
+
+
+@pytest.mark.slow  # a job server that preloads torch and Lightning: ~5 s at load 7
+@pytest.mark.usefixtures("_importable_tests")
+def test_a_sigterm_to_a_job_outside_training_stops_it_with_a_result_and_its_lock_freed(
+    tmp_path: Path,
+) -> None:
+    """Was: the job killed by SIGTERM, no result, ``.sanbench.lock.pid`` naming a dead PID
+    (``reproduce --jobs 2``, a SIGTERM after the jobs' runs were scored: 21 of 40 jobs in 20
+    tries)."""
+    folder = tmp_path / "run"
+    call = functools.partial(_terminated_after_its_runs_handler, str(folder))
+    with pytest.raises(RunInterruptedError) as stopped:
+        launch_processes([call], tmp_path / "jobs", "t")
+    assert "interrupted: 1 of 1 jobs stopped, their runs saved" in str(stopped.value)
+    assert not (folder / "not stopped").exists()
+    assert not (folder / ".sanbench.lock.pid").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("_importable_tests")
+def test_a_jobs_second_sigterm_while_it_saves_is_absorbed(tmp_path: Path) -> None:
+    """Was: training's handler put back the job's SIGTERM handler, Python's default, and the
+    second SIGTERM ended the job mid-save."""
+    call = functools.partial(_second_sigterm_while_saving, str(tmp_path))
+    with pytest.raises(RunInterruptedError, match="their runs saved"):
+        launch_processes([call], tmp_path / "jobs", "t")
+    assert (tmp_path / "saved").exists()
