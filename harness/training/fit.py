@@ -137,7 +137,8 @@ def fit_datamodule(
         best_callback = next(c for c in callbacks if isinstance(c, ModelCheckpoint) and c.monitor)
         best = best_callback.best_model_path or None
         if best is None and steps:
-            warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=steps)), stacklevel=1)
+            said = NO_VALIDATION.format(steps=steps, epochs=epochs, when=first_validation(trainer))
+            warnings.warn(NoValidationWarning(said), stacklevel=1)
         # the best weights' dev metrics go to metrics.json only: logged, they would add a point
         # after the last one of the training-time validations (curves, TensorBoard)
         evaluated = {"datamodule": datamodule, "ckpt_path": best, "weights_only": WEIGHTS_ONLY}
@@ -189,9 +190,21 @@ UNTRAINED = (
     "stopped it at once): no result is recorded for a model that was not trained"
 )
 NO_VALIDATION = (
-    "training ended after {steps} step(s), before its first validation (a budget inside the "
-    "first epoch): the dev and test scores are those of the last weights, not the best on dev"
+    "training ended after {steps} step(s) in {epochs} whole epoch(s), before its first "
+    "validation ({when}): the dev and test scores are those of the last weights, not the best "
+    "on dev"
 )
+
+
+def first_validation(trainer: pl.Trainer) -> str:
+    """When the fit's first validation was due, for :data:`NO_VALIDATION`: the options that
+    moved it from Lightning's default, the first epoch's end (a budget of 2 epochs with
+    ``--trainer.check_val_every_n_epoch 5`` validates never: not "inside the first epoch")."""
+    every, interval = trainer.check_val_every_n_epoch, trainer.val_check_interval
+    default = isinstance(interval, float) and interval == 1.0  # an int 1: every batch
+    given = [] if default else [f"--trainer.val_check_interval {interval}"]
+    given += [] if every == 1 else [f"--trainer.check_val_every_n_epoch {every}"]
+    return f"as {' and '.join(given)} set it" if given else "due at the first epoch's end"
 
 
 class NoValidationWarning(UserWarning):

@@ -95,19 +95,22 @@ def test_a_warning_said_once_per_command_is_said_once_whatever_its_numbers() -> 
     again)."""
     from harness.training.fit import NO_VALIDATION, NoValidationWarning
 
+    def worded(steps: int) -> str:
+        return NO_VALIDATION.format(steps=steps, epochs=0, when="due at the first epoch's end")
+
     def said(steps: list[int]) -> list[str]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for count in steps:
-                warnings.warn(NoValidationWarning(NO_VALIDATION.format(steps=count)), stacklevel=1)
+                warnings.warn(NoValidationWarning(worded(count)), stacklevel=1)
         shown = [warnings.formatwarning(w.message, w.category, w.filename, 0) for w in caught]
         return [text for text in shown if text]
 
     hide_lightning_tips()  # a command starts
-    assert said([1, 1, 3]) == [f"warning: {NO_VALIDATION.format(steps=1)}\n"]
+    assert said([1, 1, 3]) == [f"warning: {worded(1)}\n"]
     assert said([2]) == []
     hide_lightning_tips()  # the next command
-    assert said([2]) == [f"warning: {NO_VALIDATION.format(steps=2)}\n"]
+    assert said([2]) == [f"warning: {worded(2)}\n"]
 
 
 def test_lightnings_sigterm_line_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
