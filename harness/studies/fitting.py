@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import optuna
 
+from harness.command_parser import options_typed, typed_now
 from harness.studies.plans import TuneContext
 from harness.studies.trial_environment import record_environment
 from harness.studies.workers import RUN_DIR_ATTR
+from harness.training.settings.fit_overrides import fit_typed
 from harness.training.settings.fit_run import FitRun
 
 if TYPE_CHECKING:  # Lightning is imported by the trials that train, not by a memory study's
@@ -77,8 +79,8 @@ def fit_trial(
     from harness.studies.pruning import PruneUnpromising
     from harness.training.fit import run_fit
 
-    with warnings.catch_warnings():  # the study's input check said it, once per study
-        warnings.simplefilter("ignore", RandomVectorsWarning)
+    with warnings.catch_warnings(), options_typed(unset_by_trial(overrides)):
+        warnings.simplefilter("ignore", RandomVectorsWarning)  # the study's check said it once
         metrics = run_fit(run, callbacks=callbacks)
     for key in REPORTED:
         if metrics.get(key) is not None:
@@ -88,6 +90,17 @@ def fit_trial(
         if isinstance(callback, PruneUnpromising) and callback.pruned_at is not None:
             raise optuna.TrialPruned(f"pruned after epoch {callback.pruned_at}")
     return metrics
+
+
+def unset_by_trial(overrides: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The command's options as typed (``command_parser.typed_now``) but those setting a key a
+    trial sets (``overrides``): a config file's ``dropout: 0.3`` is not the trial's 0.42, and
+    fit's checks would judge the trial's value as that text ("0.3: expected a number")."""
+    return {
+        key: spelled
+        for key, spelled in typed_now().items()
+        if fit_typed({key: spelled}).keys().isdisjoint(overrides)
+    }
 
 
 def trial_trainer(ctx: TuneContext) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 
@@ -123,3 +124,22 @@ def test_a_config_files_value_is_the_base_the_space_replaces(
     )  # fmt: skip
     assert said[0] == f"--config {config}: model.hidden_dim 0: expected a positive integer"
     assert not [line for line in said if "dropout" in line], said
+
+
+@pytest.mark.slow
+def test_a_trial_replaces_a_config_files_value_of_a_searched_key(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config file's 'dropout: 0.3' is the base a trial's value replaces: each trial's
+    dropout (0.42) was judged as the file's text ('--config c.yaml: model.dropout 0.3:
+    expected a number'), failing every trial, and so was the best configuration's."""
+    config, space, out = tmp_path / "c.yaml", tmp_path / "s.yaml", tmp_path / "study"
+    config.write_text("model:\n  dropout: 0.3\n")
+    space.write_text("model.dropout: {low: 0.1, high: 0.5}\n")
+    argv = ["tune", "--study", "search", "--space", str(space), "--config", str(config)]
+    argv += ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    argv += ["--trials", "1", "--max-steps", "1", "--out", str(out)]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}"]
+    assert main(argv) == 0, capsys.readouterr().err
+    best = yaml.safe_load((out / "best_config.yaml").read_text())
+    assert 0.1 <= best["model"]["dropout"] <= 0.5
