@@ -1234,6 +1234,7 @@ class CommandParser(NullsChecked):
             namespace[TYPED] = typed
         except argparse.ArgumentError as error:
             problem = parser_problem(error, option_spelling, typed_options(words))
+            problem += self.what_it_counts(error)
             raise UsageError("\n".join([*unknown, problem])) from None
         except UsageError as error:
             if not unknown:
@@ -1246,6 +1247,14 @@ class CommandParser(NullsChecked):
             functools.partial(parsed_value, namespace),
         )
         return namespace
+
+    def what_it_counts(self, error: BaseException) -> str:
+        """``: how many runs (seeds 0..N-1) ...``: the help of the command's own integer option
+        whose value ``error`` refuses (``--seeds 1,2`` read as a list of seeds); else ''."""
+        key = refused_key(error)
+        integer = (a for a in self._actions if getattr(a, "_typehint", a.type) is int)
+        action = next((a for a in integer if a.dest == key), None)
+        return f": {' '.join(action.help.split())}" if action is not None and action.help else ""
 
     def _parsed(self, words: list[str], unknown: list[str]) -> Namespace:
         """``words`` parsed (a ``--print_config`` printed once the options are built, if no

@@ -56,7 +56,7 @@ class SuiteOptions:
     encoders: str = DEFAULT_ENCODERS
     """comma-separated encoders"""
     seeds: int = 5
-    """runs (seeds 0..N-1) per non-CV task"""
+    """how many runs (seeds 0..N-1) per non-CV task"""
     folds: int = CV_FOLDS
     """run only the first K of the 10 cross-validation folds of the CV tasks (CR, MPQA, SUBJ,
     MR; smoke runs)"""

@@ -739,3 +739,17 @@ def test_an_unknown_option_is_not_printed_in_a_config(capsys: pytest.CaptureFixt
     assert problem_lines(captured.err, "profile") == [
         "sanbench profile: unknown option --repets (did you mean --repeats?)"
     ]
+
+
+def test_a_count_given_as_a_list_says_what_it_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56h item 9: 'suite --seeds 1,2' (seeds by name) got '--seeds 1,2: expected
+    an integer', which does not say that --seeds is a count (seeds 0..N-1)."""
+    out = tmp_path / "s"
+    assert main(["suite", "--seeds", "1,2", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "sanbench suite: --seeds 1,2: expected an integer: how many runs (seeds 0..N-1) per "
+        "non-CV task (default 5)"
+    )
+    assert not out.exists()
