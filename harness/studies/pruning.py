@@ -71,11 +71,10 @@ def last_validation(trainer: pl.Trainer) -> bool:
 def validations_per_trial(trainer: dict[str, Any]) -> int | None:
     """How many validations a trial's fit runs with its resolved ``trainer`` config at most
     (early stopping may end it sooner, and so may a step budget over epochs of unknown length:
-    :func:`steps_may_end_first`): none with ``limit_val_batches`` 0; None when no bound is
-    known here (a step budget over epochs of unknown length and no ``max_epochs``, or no
-    budget)."""
-    if trainer.get("limit_val_batches") == 0:
-        return 0
+    :func:`steps_may_end_first`): none when the budget ends before the first epoch that
+    ``check_val_every_n_epoch`` validates (``limit_val_batches`` 0 is refused before: fit's
+    ``NO_PASS``); None when no bound is known here (a step budget over epochs of unknown length
+    and no ``max_epochs``, or no budget)."""
     epochs = trainer.get("max_epochs")
     epochs = math.inf if epochs in (None, -1) else epochs
     steps, per_epoch = trainer.get("max_steps"), epoch_batches(trainer)
@@ -125,7 +124,8 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
         return Pruning(
             optuna.pruners.NopPruner(),
             None,
-            "Pruning: off: a trial never validates (--trainer.limit_val_batches 0).",
+            "Pruning: off: a trial's budget ends before its first validation "
+            f"(--trainer.check_val_every_n_epoch {trainer.get('check_val_every_n_epoch')}).",
         )
     interval = trainer.get("val_check_interval")  # by steps or within epochs: each one is
     if not (interval is None or (interval == 1.0 and isinstance(interval, float))):  # the last

@@ -228,8 +228,9 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
     ("trainer", "said"),
     [
         (
-            {"max_epochs": 5, "limit_val_batches": 0},
-            "Pruning: off: a trial never validates (--trainer.limit_val_batches 0).",
+            {"max_epochs": 2, "check_val_every_n_epoch": 5},  # limit_val_batches 0: refused
+            "Pruning: off: a trial's budget ends before its first validation "
+            "(--trainer.check_val_every_n_epoch 5).",
         ),
         (
             {"max_epochs": 5, "val_check_interval": 0.5},
