@@ -22,7 +22,7 @@ from harness.studies.fitting import (
     require_training,
     trial_trainer,
 )
-from harness.studies.plans import DROPOUT, StudyPlan, TuneContext
+from harness.studies.plans import DROPOUT, DROPOUT_KEY, StudyPlan, TuneContext
 
 KEEP_RANGE = (0.5, 0.95)
 ATTN_KEEP_RANGE = (0.5, 1.0)
@@ -44,7 +44,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
     prune = pruning(ctx, monitor, trial_trainer(ctx))
 
     def overrides(params: dict[str, Any]) -> dict[str, Any]:
-        chosen: dict[str, Any] = {"model.dropout": round(1.0 - params["keep_prob"], 6)}
+        chosen: dict[str, Any] = {DROPOUT_KEY: round(1.0 - params["keep_prob"], 6)}
         if "attn_keep_prob" in params:
             attn = round(1.0 - params["attn_keep_prob"], 6)
             chosen["model.encoder_options"] = {**base_options, "attn_dropout": attn}

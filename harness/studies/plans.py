@@ -17,6 +17,7 @@ R_RANGE = (2, 32)
 BLOCK_LENGTH = "block-length"
 BLOCK_LENGTH_MEMORY = "block-length-memory"
 DROPOUT = "dropout"
+DROPOUT_KEY = "model.dropout"  # the fit key each dropout trial sets, 1 - keep_prob
 SEARCH = "search"
 STUDIES = (BLOCK_LENGTH, BLOCK_LENGTH_MEMORY, DROPOUT, SEARCH)
 

@@ -14,6 +14,7 @@ validation unless ``--no-prune``, as the dropout study.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -101,15 +102,17 @@ def _text(written: Any) -> str:
 
 
 def searched_flag_problems(
-    path: Path, space: dict[str, Any], typed: dict[str, tuple[str, str]]
+    source: str, keys: Iterable[str], typed: dict[str, tuple[str, str]]
 ) -> list[str]:
-    """One line per flag that sets a key the space searches (``typed``: the fit keys the
-    command's options set, as typed): each trial takes the space's value, never the flag's.
-    A config file's value is not refused: it is the base each trial's value replaces."""
+    """One line per flag that sets a key the study searches (``source``: ``--space FILE`` or
+    ``--study dropout``; ``typed``: the fit keys the command's options set, as typed): each
+    trial takes its own value, never the flag's. A config file's value is not refused: it is
+    the base each trial's value replaces."""
+    searched = set(keys)
     return [
-        f"{option} {text}: --space {path} searches {key} (each trial takes its own value); give one"
+        f"{option} {text}: {source} searches {key} (each trial takes its own value); give one"
         for key, (option, text) in typed.items()
-        if key in space and " " not in option  # a file's key is named "--config FILE: KEY"
+        if key in searched and " " not in option  # a file's key is named "--config FILE: KEY"
     ]
 
 

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
 from harness.errors import UsageError
 from harness.studies.options import StudyOptions
-from harness.studies.plans import BLOCK_LENGTH_MEMORY, SEARCH, TuneContext
+from harness.studies.plans import (
+    BLOCK_LENGTH_MEMORY,
+    DROPOUT,
+    DROPOUT_KEY,
+    SEARCH,
+    TuneContext,
+)
 from harness.studies.space import ends, searched_flag_problems
 from harness.training.settings.fit_overrides import budget_problems_of, fit_typed, without_budget
 
@@ -102,7 +108,11 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     if task is None or encoder is None:  # no config of theirs to check
         return problems
     if ctx.space_file is not None:
-        problems += searched_flag_problems(ctx.space_file, ctx.space, fit_typed(typed_now()))
+        searched = f"--space {ctx.space_file}", list(ctx.space)
+        problems += searched_flag_problems(*searched, fit_typed(typed_now()))
+    elif ctx.study == DROPOUT:  # each trial's model.dropout is 1 - keep_prob
+        searched = f"--study {DROPOUT}", [DROPOUT_KEY]
+        problems += searched_flag_problems(*searched, fit_typed(typed_now()))
     runs = searched_runs(ctx, task, encoder)
     for run, typed in runs:
         with options_typed(typed):

@@ -143,3 +143,22 @@ def test_a_trial_replaces_a_config_files_value_of_a_searched_key(
     assert main(argv) == 0, capsys.readouterr().err
     best = yaml.safe_load((out / "best_config.yaml").read_text())
     assert 0.1 <= best["model"]["dropout"] <= 0.5
+
+
+@pytest.mark.parametrize("flag", [["--model.dropout", "0.3"], ["--model.dropout=0.3"]])
+def test_a_flag_the_dropout_study_sets_is_refused_as_such(
+    flag: list[str], trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check f56m's leftover: 'tune --study dropout --model.dropout 0.3' was accepted
+    and the flag silently replaced by each trial's 1 - keep_prob, as a searched key's is."""
+    out = tmp_path / "study"
+    argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
+    argv += ["--data-dir", str(trec_dir), "--out", str(out), "--trials", "1", "--max-steps", "1"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", *flag]
+    assert main(argv) == 2
+    assert not out.exists()
+    said = [line.removeprefix("sanbench tune: ") for line in capsys.readouterr().err.splitlines()]
+    assert said[0] == (
+        "--model.dropout 0.3: --study dropout searches model.dropout (each trial takes its own "
+        "value); give one"
+    )
