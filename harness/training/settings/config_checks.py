@@ -427,3 +427,32 @@ def empty_eval_share_problems(
             f"{1 / max(batches, 1):.3g}, or a number of batches"
         )
     return problems
+
+
+def interval_problem(
+    trainer: Mapping[str, Any],
+    datamodule: Any,
+    processes: int,
+    typed: Mapping[str, tuple[str, str]] | None = None,
+) -> str | None:
+    """A ``val_check_interval`` count above the training batches of an epoch of
+    ``datamodule`` (its files read) while validations count within epochs
+    (``check_val_every_n_epoch`` set): no epoch reaches it. Lightning refused it at the fit's
+    start in its words, which offered ``limit_val_batches`` 0.0, itself refused (``NO_PASS``)."""
+    interval = trainer.get("val_check_interval")
+    if not isinstance(interval, int) or isinstance(interval, bool):
+        return None
+    if trainer.get("check_val_every_n_epoch") is None:
+        return None
+    share = trainer.get(train_share_key(trainer).removeprefix("trainer."))
+    batches = datamodule.epoch_batches(share, processes)
+    if interval <= batches:
+        return None
+    option, value = (typed or {}).get(
+        "trainer.val_check_interval", ("--trainer.val_check_interval", str(interval))
+    )
+    return (
+        f"{option} {value}: more than the {batches} training batch(es) of an epoch, which no "
+        f"epoch reaches (no validation would run); expected at most {batches}, or add "
+        "--trainer.check_val_every_n_epoch null to count batches across epochs"
+    )

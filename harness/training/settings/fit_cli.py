@@ -69,6 +69,7 @@ from harness.training.settings.config_checks import (
     empty_share_problem,
     encoder_problems,
     fast_dev_run_problems,
+    interval_problem,
     non_finite_problems,
     seed_problems,
     train_share_key,
@@ -763,12 +764,12 @@ class FitCLI(LightningCLI):
             )
         ):
             raise ConfigUsageError(problem)
-        if isinstance(self.datamodule, BenchmarkDataModule) and (
-            problems := empty_eval_share_problems(
-                builtin_value(self.config["trainer"]), self.datamodule, self.typed
-            )
-        ):
-            raise ConfigUsageError("\n".join(problems))
+        if isinstance(self.datamodule, BenchmarkDataModule):
+            trainer = builtin_value(self.config["trainer"])
+            problems = empty_eval_share_problems(trainer, self.datamodule, self.typed)
+            late = interval_problem(trainer, self.datamodule, self.trainer.world_size, self.typed)
+            if problems or late:
+                raise ConfigUsageError("\n".join([*problems, *([late] if late else [])]))
 
     def instantiate_trainer(self, **kwargs: Any) -> pl.Trainer:
         trainer = self.config_init["trainer"]

@@ -103,3 +103,21 @@ def test_a_share_of_no_dev_or_test_batch_is_one_line_before_any_training(
     assert line.startswith(f"sanbench {command}: --trainer.{key} 0.0001: {lacks}: 0.0001 of the ")
     assert f" {split} batch(es) is less than one" in line, line
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.ckpt"))
+
+
+def test_a_validation_interval_no_epoch_reaches_is_one_line_before_any_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--trainer.val_check_interval 200`` over 154-batch epochs (TREC): Lightning's "must be
+    less than or equal to the number of the training batches (154). If you want to disable
+    validation set `limit_val_batches` to 0.0 instead ...", offering a value now refused."""
+    os.chdir(tmp_path)
+    assert main([*FIT, "--trainer.val_check_interval", "50", "--out", "o"]) == 2
+    (line,) = problem_lines(capsys.readouterr().err, "fit")
+    assert line.startswith("sanbench fit: --trainer.val_check_interval 50: more than the "), line
+    assert line.endswith(
+        " training batch(es) of an epoch, which no epoch reaches (no validation would run); "
+        "expected at most 1, or add --trainer.check_val_every_n_epoch null to count batches "
+        "across epochs"
+    ), line
+    assert list(tmp_path.iterdir()) == []
