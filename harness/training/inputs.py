@@ -6,13 +6,16 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import DataFormatError
+from harness.command_parser import typed_now
 from harness.errors import InputError
 from harness.training.settings.config_checks import (
     empty_eval_share_problems,
     empty_share_problem,
+    interval_problem,
     replicas,
     train_share_key,
 )
+from harness.training.settings.fit_overrides import fit_typed
 from harness.training.settings.fit_run import FitRun
 
 if TYPE_CHECKING:
@@ -27,8 +30,9 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
     configuration; raise :class:`InputError` naming every bad line of all of them, every split
     that holds no example, and every run whose ``limit_train_batches`` share keeps no batch of
     its epoch, or whose ``limit_val_batches`` or ``limit_test_batches`` share none of its dev or
-    test split (bad input, as in ``fit``: not a failed run to retry; found here, before any
-    folder is made, since only the data says how many batches an epoch holds)."""
+    test split, or whose ``val_check_interval`` count no epoch reaches (bad input, as in
+    ``fit``: not a failed run to retry; found here, before any folder is made, since only the
+    data says how many batches an epoch holds)."""
     from datamodules.datamodule import BenchmarkDataModule
 
     errors: list[DataFormatError] = []
@@ -57,6 +61,11 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
         if read[key] is not None:  # the dev and test splits do not depend on NOT_READ's but
             batch_size = data.get("eval_batch_size") or data.get("batch_size")  # their size
             shares += empty_eval_share_problems(config["trainer"], read[key], None, batch_size)
+            trainer = config["trainer"]
+            if isinstance(trainer.get("val_check_interval"), int):  # an epoch's batches count
+                epoch = _epoch_of(read[key], data)
+                late = interval_problem(trainer, epoch, replicas(trainer), fit_typed(typed_now()))
+                shares += [late] if late else []
     if errors or empty or shares:
         lines = [str(DataFormatError.joined(errors))] if errors else []
         raise InputError("\n".join(lines + empty + list(dict.fromkeys(shares)))) from (
@@ -67,9 +76,15 @@ def check_fit_inputs(runs: Iterable[FitRun]) -> None:
 def _share_problems(
     read: BenchmarkDataModule, data: dict[str, Any], limit: float, processes: int, key: str
 ) -> list[str]:
-    """The problem (if any) of ``key``'s share ``limit`` over the epoch of ``data``: of
-    ``read`` (its files read) when it holds the same data, else of a datamodule of ``data``
-    read now (another fold or batch size)."""
+    """The problem (if any) of ``key``'s share ``limit`` over the epoch of ``data``
+    (:func:`_epoch_of`)."""
+    problem = empty_share_problem(limit, _epoch_of(read, data), processes, key)
+    return [problem] if problem else []
+
+
+def _epoch_of(read: BenchmarkDataModule, data: dict[str, Any]) -> BenchmarkDataModule:
+    """A datamodule set up for the training epochs of ``data``: ``read`` (its files read) when
+    it holds the same data, else one of ``data`` read now (another fold or batch size)."""
     from datamodules.datamodule import BenchmarkDataModule
 
     same = all(getattr(read, k, None) == v for k, v in data.items() if k in NOT_READ)
@@ -77,5 +92,4 @@ def _share_problems(
     if not same:
         datamodule.check_inputs()
     datamodule.setup("fit")
-    problem = empty_share_problem(limit, datamodule, processes, key)
-    return [problem] if problem else []
+    return datamodule

@@ -121,3 +121,15 @@ def test_a_validation_interval_no_epoch_reaches_is_one_line_before_any_training(
         "across epochs"
     ), line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_suites_validation_interval_no_epoch_reaches_is_one_line_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each run failed with Lightning's words ("1 runs failed", exit 1), as fit's above."""
+    os.chdir(tmp_path)
+    words = [*COMMANDS["suite"], "--trainer.val_check_interval", "50", "--out", "o"]
+    assert main(words) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("sanbench suite: --trainer.val_check_interval 50: more than the ")
+    assert list(tmp_path.iterdir()) == []
