@@ -135,10 +135,12 @@ def searched_runs(ctx: TuneContext, task: str, encoder: str) -> list[tuple[FitRu
     from harness.training.settings.fit_run import FitRun
 
     configs = ends(ctx.space_file, ctx.space) if ctx.space_file is not None else [{}]
+    own = {DROPOUT_KEY} if ctx.study == DROPOUT else set()  # a trial's, its flag said refused
     runs = []
     for config in configs:
         values = {key: value for key, (value, _, _) in config.items()}
-        overrides = {**ctx.overrides, **ctx.budget, **values}
+        kept = {key: value for key, value in ctx.overrides.items() if key not in own}
+        overrides = {**kept, **ctx.budget, **values}
         run = FitRun(
             task, encoder, ctx.data_dir, ctx.out, ctx.embeddings, ctx.seed, overrides=overrides
         )

@@ -154,11 +154,13 @@ def test_a_flag_the_dropout_study_sets_is_refused_as_such(
     out = tmp_path / "study"
     argv = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
     argv += ["--data-dir", str(trec_dir), "--out", str(out), "--trials", "1", "--max-steps", "1"]
-    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", *flag]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", *flag, "--model.hidden_dim", "0"]
     assert main(argv) == 2
     assert not out.exists()
     said = [line.removeprefix("sanbench tune: ") for line in capsys.readouterr().err.splitlines()]
-    assert said[0] == (
+    assert said == [  # the flag's value is not judged too: no trial would take it
         "--model.dropout 0.3: --study dropout searches model.dropout (each trial takes its own "
-        "value); give one"
-    )
+        "value); give one",
+        "--model.hidden_dim 0: expected a positive integer",
+        "(see sanbench tune --help)",
+    ]
