@@ -710,19 +710,22 @@ CLASS_PATH_OPTION = {"class_path": True}
 # LightningCLI spells it (:func:`class_list_words`)
 TRAINER_CLASS_LISTS = {"class_lists": ("callbacks",)}
 CLASS_KEYS = ("class_path", "init_args", "dict_kwargs")
+YAML_NULL = re.compile(r"null|Null|NULL|~")  # YAML's words for none
 
 
 def class_path_words(words: list[str], options: set[str]) -> list[str]:
     """LightningCLI's spelling of a class option (``--optimizer torch.optim.SGD --optimizer.lr
     0.05``) as the keys of its config (``--optimizer.class_path torch.optim.SGD
     --optimizer.init_args.lr 0.05``), for the mapping ``options`` (``{"--optimizer"}``); the
-    class and its arguments are checked by the parser that builds it (fit's)."""
+    class and its arguments are checked by the parser that builds it (fit's). ``--optimizer
+    null`` stays the option's null: not given, as fit reads it (as a class path, it was a
+    class of none: jsonargparse's base class, torch.optim.Optimizer)."""
     out = []
     for index, word in enumerate(words):
         option, equals, attached = word.partition("=")
         name, _, key = option.partition(".")
         value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
-        if name not in options:
+        if name not in options or (not key and YAML_NULL.fullmatch(value.strip())):
             out.append(word)
         elif not key and not value.lstrip().startswith("{"):  # a mapping is the config's form
             out.append(f"{name}.class_path{equals}{attached}")
