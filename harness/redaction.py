@@ -51,23 +51,19 @@ def config_read(resolved: str | None) -> Iterator[None]:
         RESOLVED_CONFIG.reset(token)
 
 
-def recorded_command(
-    argv: Sequence[str] | None = None, config_file: Path | None = None, kept: bool = False
-) -> str:
+def recorded_command(argv: Sequence[str] | None = None, config_file: Path | None = None) -> str:
     """``sanbench ARGS`` (``argv`` default: this process's) as a line that runs from any folder
     (:func:`runnable_line`). When the command read a ``--config`` file and ``config_file``
     (beside its results) is given, the resolved config is written there, its folders and files
     by absolute paths (:data:`COPY_PATHS`), and the line is ``sanbench COMMAND --config
     config_file``: the file given may be gone or changed by the time the line is read (a piped
-    one is gone at once), so the line would not run as printed. ``kept``: ``config_file``
-    already holds the resolved config (fit's ``fit_config.yaml``), named when the words read a
-    ``--config`` file."""
+    one is gone at once), so the line would not run as printed. fit gives none: its line is as
+    typed, and its folder's ``fit_config.yaml`` reruns it (the report's fit page says how)."""
     words = list(sys.argv[1:] if argv is None else argv)
     resolved = RESOLVED_CONFIG.get()
-    if config_file is not None and resolved is not None and not kept:
+    if config_file is not None and resolved is not None:
         config_file.parent.mkdir(parents=True, exist_ok=True)
         config_file.write_text(redact_passwords(_paths_absolute(resolved)), encoding="utf-8")
-    if config_file is not None and (resolved is not None or (kept and _reads_config(words))):
         words = [*_entry_words(words), "--config", str(config_file)]
     return runnable_line(words)
 
@@ -109,10 +105,6 @@ def _paths_absolute(resolved: str) -> str:
     if config.get("resume") is False:
         config["resume"] = True
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
-
-
-def _reads_config(words: Sequence[str]) -> bool:
-    return any(word == "--config" or word.startswith("--config=") for word in words)
 
 
 def _entry_words(words: list[str]) -> list[str]:

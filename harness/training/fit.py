@@ -240,10 +240,10 @@ def run_fit(
         removed_if_left_empty(cli.out_dir if writer else None),
         one_writer(cli.out_dir) if writer else contextlib.nullcontext(),
     ):
-        return _run_fit(cli, overwrite, writer, own_words=run is cli)
+        return _run_fit(cli, overwrite, writer)
 
 
-def _run_fit(cli: FitCLI, overwrite: bool, writer: bool, own_words: bool) -> dict[str, Any]:
+def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
     new_run = overwrite or not is_run_folder(out_dir)
@@ -287,10 +287,8 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool, own_words: bool) -> dic
             out_dir,
             {
                 "kind": "fit",
-                # fit's own words from a --config file: its fit_config.yaml, the config it ran
-                "command": recorded_command(
-                    config_file=folder.config if own_words else None, kept=True
-                ),
+                # as typed; the folder's fit_config.yaml reruns it too (the report's fit page)
+                "command": recorded_command(),
                 "task": task,
                 "encoder": encoder,
                 "seed": seed,

@@ -8,6 +8,7 @@ tables that ``sanbench suite`` wrote (ours beside the papers' numbers) and param
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -344,6 +345,18 @@ def _fit_files(folder: Path) -> list[str]:
     return [path.name for path in (run.metrics, run.curve, run.predictions)]
 
 
+def config_rerun(folder: Path, recorded: str, made_in: str | None) -> tuple[str, str | None]:
+    """The line that reruns a fit from its folder's ``fit_config.yaml`` (the file its command
+    read may be gone or changed), from the folder the recorded command ran in, and the folder
+    the run was made in when ``folder`` is not it (moved or copied: the line adds ``--out``)."""
+    head, _, _ = recorded.partition(" && ")
+    cd = f"{head} && " if head.startswith("cd ") else ""
+    here = folder.absolute()
+    words = ["sanbench", "fit", "--config", str(FitRunFolder(here).config)]
+    moved = made_in if made_in and Path(made_in) != here else None
+    return cd + shlex.join([*words, *(["--out", str(here)] if moved else [])]), moved
+
+
 def build_fit(run: Run, page_dir: Path) -> Page:
     results, metrics = load_fit_result(run.folder)
     env = environment(results, metrics, run.manifest)
@@ -363,6 +376,11 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         runs=1,
         paper_tables=[],
         config=config,
+        rerun=config_rerun(
+            run.folder,
+            str(run.manifest.get("command") or ""),
+            (metrics.get("config") or {}).get("out"),
+        ),
         files=copy_data(run.folder, [*_fit_files(run.folder), MANIFEST], page_dir),
         **_sections(run.folder, results, page_dir),
     )

@@ -15,6 +15,7 @@ import yaml
 
 from harness.cli import main
 from harness.redaction import config_read, recorded_command
+from reports.site.training_page import config_rerun
 
 
 def test_a_command_that_read_a_config_file_records_the_resolved_one_beside_its_results(
@@ -97,7 +98,8 @@ def test_every_recorded_command_runs_from_any_folder_on_the_run_it_made(
     configuration' line), fit named the config file given and kept no copy, and the copy run
     from the folder above trained the whole grid again there. Here every config names its
     files relative to the folder the command ran in, and each given file is gone before the
-    recorded commands run, by the shell, from another folder."""
+    recorded commands run, by the shell, from another folder. fit records the command as typed
+    (check 56i item 10); the line of its folder's config copy, which its page prints, runs."""
     made, elsewhere, given = tmp_path / "made", tmp_path / "elsewhere", tmp_path / "given"
     for folder in (made, elsewhere, given):
         folder.mkdir()
@@ -124,12 +126,13 @@ def test_every_recorded_command_runs_from_any_folder_on_the_run_it_made(
         for name in "stfp"
     }
     assert all(line.startswith(f"cd {made} && sanbench ") for line in recorded.values())
-    assert recorded["f"].endswith("sanbench fit --config runs/f/fit_config.yaml")
+    assert recorded["f"].endswith("sanbench fit --config ../given/fit.yaml")  # as typed
+    copy, _ = config_rerun(made / "runs/f", recorded["f"], str(made / "runs/f"))  # its page's
     said = _ran_elsewhere(recorded["s"], elsewhere)
     assert "0 ran, 1 already done" in said
     said = _ran_elsewhere(recorded["t"], elsewhere)
     assert "continuing, 1 trials already finished" in said
-    said = _ran_elsewhere(recorded["f"], elsewhere)
+    said = _ran_elsewhere(copy, elsewhere)
     assert "already finished with this configuration, nothing trained" in said
     said = _ran_elsewhere(f"{recorded['p']} --resume", elsewhere)  # a sweep adds its points so
     assert f"-> {made / 'runs/p/profile.csv'}" in said
