@@ -289,6 +289,18 @@ def _panel(
     axes.grid(alpha=0.3)
 
 
+def _scaled_marks(axes: plt.Axes, points: list[Point]) -> None:
+    """The e beside each scaled time, on the side of its point toward the panel's middle: at
+    the x limit it would stand past the frame."""
+    low, high = axes.get_xlim()
+    for point in points:
+        if point.scaled and not math.isnan(point.time_s):
+            inner = -1 if point.time_s > (low + high) / 2 else 1
+            axes.annotate(SCALED_MARK.strip(), (point.time_s, point.quality),
+                          xytext=(7 * inner, 5), textcoords="offset points", fontsize=9,
+                          weight="bold", ha="left" if inner > 0 else "right")  # fmt: skip
+
+
 def cost_figure(
     task: str,
     points: list[Point],
@@ -302,10 +314,7 @@ def cost_figure(
     figure, (by_time, by_memory) = plt.subplots(1, 2, figsize=(11.5, 4.6), sharey=True)
     hollow = [p.contended for p in points]
     _panel(by_time, points, [p.time_s for p in points], style, hollow, bounds)
-    for point in points:
-        if point.scaled and not math.isnan(point.time_s):
-            by_time.annotate(SCALED_MARK.strip(), (point.time_s, point.quality), xytext=(7, 5),
-                             textcoords="offset points", fontsize=9, weight="bold")  # fmt: skip
+    _scaled_marks(by_time, points)
     memories = [
         memory.memory_mb.get(p.encoder, math.nan) if memory else p.memory_mb for p in points
     ]

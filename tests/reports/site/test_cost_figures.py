@@ -156,6 +156,25 @@ def test_of_equally_accurate_encoders_the_words_and_the_rings_name_the_cheapest(
     assert said in " ".join(DOCS.read_text().split())
 
 
+def test_an_e_mark_stays_inside_the_time_panel_at_either_end() -> None:
+    """Outside check 56i of #56, item 11: the e of a scaled time sat to the right of its point,
+    so at the panel's x limit (cr's multi_cnn) it was drawn past the right frame."""
+    points = [
+        Point("multi_cnn", 2, 63.8, 1.0, 283.0, 49.1, contended=False, scaled=True),
+        Point("bilstm", 2, 60.0, 1.0, 12.6, 85.8, contended=False, scaled=True),
+    ]
+    figure = cost_figure("cr", points, "test accuracy (%)", styles(["multi_cnn", "bilstm"]), None)
+    by_time = figure.axes[0]
+    figure.canvas.draw()
+    frame = by_time.get_window_extent()
+    marks = [text for text in by_time.texts if text.get_text() == "e"]
+    assert len(marks) == 2
+    for mark in marks:
+        box = mark.get_window_extent()
+        assert frame.x0 < box.x0 and box.x1 < frame.x1, (box, frame)
+    plt.close(figure)
+
+
 @pytest.mark.slow  # draws two figures
 def test_a_suite_beside_a_profile_is_drawn_with_the_profiles_memory(tmp_path: Path) -> None:
     suite = FIXTURES / "suite-tiny"
