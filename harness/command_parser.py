@@ -1228,28 +1228,47 @@ class CommandParser(NullsChecked):
         words = class_path_words(negative_values_attached(words), self.class_options)
         words = class_list_words(words, self.class_lists)
         unknown, words, meant = without_unknown_options(words, self)  # said with the rest's
-        try:
-            namespace = self._parsed(words, unknown)
-            check_not_moved(self, namespace.get("out"))
-            if any(word.partition("=")[0] == "--config" for word in words):
-                namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
-            namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
-            namespace[TYPED] = typed
-        except argparse.ArgumentError as error:
-            problem = parser_problem(error, option_spelling, typed_options(words))
-            problem += self.what_it_counts(error)
-            raise UsageError("\n".join([*unknown, problem])) from None
-        except UsageError as error:
-            if not unknown:
-                raise
-            lines = [line for line in str(error).splitlines() if line not in unknown]
-            raise type(error)("\n".join([*unknown, *not_meant(lines, meant)])) from None
+        refused: list[str] = []  # own values refused, said beside the rest (parsed without)
+        while True:
+            try:
+                namespace = self._parsed(words, unknown)
+                check_not_moved(self, namespace.get("out"))
+                if any(word.partition("=")[0] == "--config" for word in words):
+                    namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
+                namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
+                namespace[TYPED] = typed
+                break
+            except argparse.ArgumentError as error:
+                problem = parser_problem(error, option_spelling, typed_options(words))
+                refused.append(problem + self.what_it_counts(error))
+                rest = self._without_refused(words, error)
+                if rest is None:
+                    raise UsageError("\n".join([*unknown, *refused])) from None
+                words = rest
+            except UsageError as error:
+                if not (unknown or refused):
+                    raise
+                lines = [line for line in str(error).splitlines() if line not in unknown]
+                lines = [*unknown, *refused, *not_meant(lines, meant)]
+                raise type(error)("\n".join(lines)) from None
         own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
-        namespace[PROBLEMS] = unknown + not_decimal_problems(
+        not_decimal = not_decimal_problems(
             {key: spelled for key, spelled in typed_options(words).items() if key in own},
             functools.partial(parsed_value, namespace),
         )
+        namespace[PROBLEMS] = unknown + refused + not_decimal
         return namespace
+
+    def _without_refused(self, words: list[str], error: BaseException) -> list[str] | None:
+        """``words`` without the flag of the command's own option whose value ``error``
+        refuses (``--seeds x``), to judge the rest as of its default; None where that is no
+        such flag (a required option's, a config file's value, a fit section's entry)."""
+        key = refused_key(error)
+        action = next((a for a in self._actions if a.dest == key), None)
+        if action is None or action.required or "." in (key or ""):
+            return None
+        rest = without_key(words, key or "")
+        return rest if rest != words else None
 
     def what_it_counts(self, error: BaseException) -> str:
         """``: how many runs (seeds 0..N-1) ...``: the help of the command's own integer option

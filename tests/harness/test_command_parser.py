@@ -782,3 +782,27 @@ def test_a_class_option_given_null_is_not_given_in_every_command(
     lines = problem_lines(capsys.readouterr().err, command)
     assert len(lines) == 1 and "0: trains nothing" in lines[0], lines
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("words", "refused"),
+    [
+        (["suite", "--tasks", "treec", "--encoders", "bilstmm", "--seeds", "x"], "--seeds x"),
+        (["suite", "--tasks", "treec", "--encoders", "bilstmm", "--seeds=x"], "--seeds x"),
+        (["tune", "--study", "dropout", "--task", "treec", "--encoder", "bilstmm", "--seed", "x"],
+         "--seed x"),
+    ],
+)  # fmt: skip
+def test_a_refused_value_of_the_commands_own_option_hides_no_other_problem(
+    words: list[str], refused: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``suite ... --seeds x`` printed only '--seeds x: expected an integer', the misspelt task
+    and encoder, the missing --data-dir named once it was fixed (``tune --seed x`` alike); now
+    the rest is judged without it, in the same refusal (short check 56i item 3)."""
+    out = tmp_path / "out"
+    assert main([*words, "--out", str(out)]) == 2
+    lines = problem_lines(capsys.readouterr().err, words[0])
+    assert lines[0].startswith(f"sanbench {words[0]}: {refused}: expected an integer")
+    assert any("treec: expected one of" in line for line in lines), lines
+    assert any("bilstmm: expected one of" in line for line in lines), lines
+    assert not out.exists()
