@@ -51,15 +51,19 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     """Each (task, encoder)'s fit values' problems when the reproduction's own options are
     refused (``--threads 0``, ``--tasks trecc``): an unknown name stood in for by its nearest
     (``trecc``: trec), an unknown preset by the default, so that they are named in the same
-    refusal (``build``'s ``beside``), as a suite's."""
+    refusal (``build``'s ``beside``), as a suite's; the data folder's and vectors file's
+    problems first."""
     inputs, fit = values.get("inputs"), values.get("fit")
-    if inputs is None or fit is None:  # a part refused: said by the part
+    if inputs is None:  # a part refused: said by the part
         return []
+    files = [] if values.get("tables_only") else inputs.file_problems("unless --tables-only")
+    if fit is None:
+        return files
     preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]
     try:
         overrides = {**preset.overrides, **fit_overrides(inputs, None, fit)}
     except ValueError:  # a clash, which says itself: no run to check
-        return []
+        return files
     if fit.problems():  # a budget that trains nothing: said by the options, not again
         overrides = without_budget(overrides)
     part = dataclasses.replace(
@@ -68,7 +72,7 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
         encoders=_stand_ins(values.get("encoders", ""), "--encoders", preset.encoders),
         overrides=overrides,
     )
-    return fit_config_problems(part, inputs)
+    return files + fit_config_problems(part, inputs)
 
 
 def _stand_ins(text: str, option: str, known: tuple[str, ...]) -> tuple[str, ...]:

@@ -38,3 +38,18 @@ def test_a_config_files_fit_values_are_named_beside_the_reproductions_own_proble
         assert f"--config {config}: tasks trecc: expected one of" in lines[2], lines
         assert f"--config {config}: threads 0" in lines[1], lines
     assert not out.exists()
+
+
+@pytest.mark.parametrize("other", [[], ["--threads", "0"]])
+def test_a_misspelt_task_hides_no_missing_data_folder(
+    other: list[str], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``reproduce --data-dir /nonexist --tasks treec`` named only the task, the folder once the
+    task was fixed; now both in one refusal (short check 56i item 4)."""
+    missing, out = tmp_path / "nonexist", tmp_path / "r"
+    words = ["reproduce", "--data-dir", str(missing), "--tasks", "treec", "--encoders", "disan"]
+    assert main([*words, "--out", str(out), *other]) == 2
+    lines = problem_lines(capsys.readouterr().err, "reproduce")
+    assert f"sanbench reproduce: --data-dir {missing}: no such folder" in lines, lines
+    assert any("--tasks treec: expected one of" in line for line in lines), lines
+    assert not out.exists()
