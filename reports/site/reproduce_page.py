@@ -15,6 +15,7 @@ from reports.contracts.reproduction import read_table
 from reports.site.discover import Run
 from reports.site.render import Page, copy_data, joined, render_run_page
 
+CV_PROTOCOL = "folds"  # a CV task's protocol in taus.csv: "folds 0-2 of 10-fold CV"
 TASK_HEADER = ["encoder", "runs", "ours", "paper", "gap", "rank ours", "rank paper"]
 TASK_HEADER += ["ours not separable from", "paper within spread of"]
 
@@ -61,6 +62,7 @@ def task_sections(folder: Path) -> list[dict]:
             )
         sections.append(
             {
+                "task": task,
                 "id": f"task-{task}",
                 # the title the harness wrote (older tables: the task's name)
                 "label": taus.loc[task].get("title", task),
@@ -103,13 +105,21 @@ def sessions(manifest: dict) -> tuple[list[list[str]], str]:
     return rows, f"{total / 3600:.2f}"
 
 
-def runs_per_cell(preset: dict) -> str:
-    """How many runs a cell of the grid has: seeds for a task with a test set, folds for one
-    without (a manifest written before 2026-11-25 has one ``runs`` count for both)."""
+def runs_per_cell(preset: dict, tasks: list[dict]) -> str:
+    """How many runs a cell of the grid has, for the ``tasks`` shown (:func:`task_sections`):
+    seeds for a task with a test set, folds of a CV one (whose protocol names its folds); a
+    manifest written before 2026-11-25 has one ``runs`` count for both."""
     if "runs" in preset:
         return f"{preset['runs']} runs"
     seeds, folds = preset.get("seeds", numbers.MISSING), preset.get("folds", numbers.MISSING)
-    return f"{seeds} seeds (or {folds} folds, for a task without a test set)"
+    cv = [t["task"] for t in tasks if str(t["protocol"]).startswith(CV_PROTOCOL)]
+    if not tasks:
+        return f"{seeds} seeds or {folds} folds"
+    if not cv:
+        return f"{seeds} seeds"
+    if len(cv) == len(tasks):
+        return f"{folds} folds"
+    return f"{seeds} seeds ({folds} folds of the CV tasks: {', '.join(cv)})"
 
 
 def build(run: Run, page_dir: Path) -> Page:
@@ -132,7 +142,7 @@ def build(run: Run, page_dir: Path) -> Page:
         title,
         environment,
         preset=preset,
-        runs_per_cell=runs_per_cell(preset),
+        runs_per_cell=runs_per_cell(preset, tasks),
         tasks=tasks,
         mean_tau=numbers.fixed(pd.Series([t["tau_value"] for t in tasks]).mean(), 2),
         task_header=TASK_HEADER,
@@ -149,7 +159,7 @@ def build(run: Run, page_dir: Path) -> Page:
         {
             "tasks": joined(preset.get("tasks", [])),
             "encoders": joined(preset.get("encoders", [])),
-            "runs per cell": runs_per_cell(preset),
+            "runs per cell": runs_per_cell(preset, tasks),
             "wall time (h)": wall_h,
         },
     )

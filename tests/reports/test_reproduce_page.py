@@ -107,8 +107,28 @@ def test_a_manifest_of_today_counts_seeds_and_folds(tmp_path: Path) -> None:
     (folder / "manifest.json").write_text(json.dumps(manifest))
     build_site([folder], tmp_path / "site", "sanbench report reproduce-tiny")
     page = (tmp_path / "site" / "reproduce-tiny" / "index.html").read_text()
-    assert "3 seeds (or 10 folds, for a task without a test set) per\ncell" in page
-    assert "3 seeds (or 10 folds" in (tmp_path / "site" / "index.html").read_text()
+    assert "3 seeds (10 folds of the CV tasks: cr) per\ncell" in page
+    assert (
+        "3 seeds (10 folds of the CV tasks: cr)" in (tmp_path / "site" / "index.html").read_text()
+    )
+
+
+def test_the_runs_per_cell_are_those_of_the_tasks_shown(tmp_path: Path) -> None:
+    """Outside check 56i of #56, item 11: the index's row of a TREC-only reproduction said '3
+    seeds (or 3 folds, for a task without a test set)', though TREC has a test set."""
+    folder = tmp_path / "reproduce-tiny"
+    shutil.copytree(REPRODUCE, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    preset = manifest["preset"]
+    preset["seeds"], preset["folds"], preset["tasks"] = preset.pop("runs"), 3, ["trec"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    taus = folder / "reproduction" / "taus.csv"
+    taus.write_text("".join(line for line in taus.read_text().splitlines(True) if "CV" not in line))
+    build_site([folder], tmp_path / "site", "sanbench report reproduce-tiny")
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert '"text">3 seeds</td>' in index and "folds" not in index
+    page = (tmp_path / "site" / "reproduce-tiny" / "index.html").read_text()
+    assert "3 seeds per\ncell" in page
 
 
 def test_the_budget_and_a_lone_encoder_read_as_words(tmp_path: Path) -> None:
