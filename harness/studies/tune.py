@@ -8,6 +8,7 @@ import os
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
+from datamodules.errors import nearest
 from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
 from harness.errors import UsageError
 from harness.studies.options import StudyOptions
@@ -16,6 +17,7 @@ from harness.studies.plans import (
     DROPOUT,
     DROPOUT_KEY,
     SEARCH,
+    STUDIES,
     TuneContext,
 )
 from harness.studies.space import ends, searched_flag_problems
@@ -167,8 +169,12 @@ STAND_IN_DEFAULTS += ("attention_impl",)
 def problems_beside_options(values: dict[str, Any]) -> list[str]:
     """The trials' fit values' problems when the study's own options are refused (``--trials
     0``): checked on a stand-in with those numbers at their defaults, so that they are named in
-    the same refusal (``build``'s ``beside``); no file is read."""
+    the same refusal (``build``'s ``beside``), an unknown study as its nearest (``dropoutt``:
+    dropout); no file is read."""
     defaults = {f.name: f.default for f in fields(StudyOptions) if f.name in STAND_IN_DEFAULTS}
+    study = values.get("study")
+    if isinstance(study, str) and study not in STUDIES:
+        defaults["study"] = nearest(study, STUDIES)
     try:
         options = StudyOptions(**{**values, **defaults})
         ctx = options.context()

@@ -169,3 +169,23 @@ def test_a_misspelt_task_is_named_beside_the_trials_fit_values(
     assert lines[1].startswith("sanbench tune: --encoder bilstmm: expected one of ")
     assert lines[2] == "sanbench tune: --model.hidden_dim 0: expected a positive integer"
     assert not (tmp_path / "t").exists()
+
+
+def test_a_misspelt_study_hides_no_misspelt_task_or_encoder(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``tune --study dropoutt --task treec --encoder bilstmm`` named only the study, though it
+    said 'did you mean dropout?'; now the rest is judged as of that study, in one refusal
+    (short check 56i item 5)."""
+    from tests.harness.problem_lines import problem_lines
+
+    out = tmp_path / "t"
+    words = ["tune", "--study", "dropoutt", "--task", "treec", "--encoder", "bilstmm"]
+    assert main([*words, "--out", str(out)]) == 2
+    lines = problem_lines(capsys.readouterr().err, "tune")
+    assert [line.split(":")[1].strip() for line in lines] == [
+        "--study dropoutt",
+        "--task treec",
+        "--encoder bilstmm",
+    ], lines
+    assert not out.exists()
