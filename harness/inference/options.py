@@ -9,7 +9,7 @@ from pathlib import Path
 
 from datamodules.text import known_encoding
 from harness.command_parser import batch_size_problems, integer_problems
-from harness.outdir import SHOWN, out_file_problems
+from harness.outdir import SHOWN, made_by_sanbench, out_file_problems
 from harness.training.checkpoint_file import checkpoint_problem
 
 CHECKPOINT_SUFFIX = ".ckpt"
@@ -58,10 +58,25 @@ def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:
         return []
     if not path.is_dir():
         return [f"--{name} {path}: no such file"]
-    inside = sorted(path.rglob(f"*{suffix}")) if suffix else []
+    inside = _checkpoints_in(path) if suffix else []
     if not inside:
-        kind = f"holding no {suffix} file" if suffix else "not a file"
+        kind = f"holding no {suffix} file {SEARCHED}" if suffix else "not a file"
         return [f"--{name} {path} is a folder, {kind}; give a file"]
     more = f" (and {len(inside) - SHOWN} more)" if len(inside) > SHOWN else ""
     shown = ", ".join(str(p) for p in inside[:SHOWN])
     return [f"--{name} {path} is a folder; give one of its files: {shown}{more}"]
+
+
+# where a --ckpt folder's checkpoints are looked for (:func:`_checkpoints_in`)
+SEARCHED = "(in it and its checkpoints/; under it only when sanbench made it)"
+
+
+def _checkpoints_in(folder: Path) -> list[Path]:
+    """The checkpoints a ``--ckpt`` folder offers: every one under a folder sanbench made (a
+    fit's, a suite's), else only its own and those of its ``checkpoints/``: a search of any
+    folder given walked all of ``/tmp`` and named other users' runs."""
+    if made_by_sanbench(folder):
+        return sorted(folder.rglob(f"*{CHECKPOINT_SUFFIX}"))
+    return sorted(folder.glob(f"*{CHECKPOINT_SUFFIX}")) + sorted(
+        folder.glob(f"checkpoints/*{CHECKPOINT_SUFFIX}")
+    )

@@ -108,9 +108,27 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
     before = snapshot(folder)
     line = usage_refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
     assert line == (
-        f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file; give a file"
+        f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file (in it and "
+        "its checkpoints/; under it only when sanbench made it); give a file"
     )
     assert snapshot(folder) == before
+
+
+def test_a_folder_sanbench_did_not_make_is_not_searched_below_its_checkpoints(
+    folder: Path,
+) -> None:
+    """Outside check 56i of #56, item 11: 'encode --ckpt /tmp' walked all of /tmp and named
+    other users' checkpoints ('and 1588 more'). A folder sanbench did not make offers its own
+    checkpoints and its checkpoints/' only; one it made (a suite's) is searched whole."""
+    deep = folder / "someone" / "run" / "checkpoints"
+    deep.mkdir(parents=True)
+    (deep / "last.ckpt").write_bytes(b"")
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "e.npy")]
+    line = usage_refusal(sanbench("encode", "--ckpt", str(folder), *argv))
+    assert line.endswith(f"give one of its files: {folder / 'model.ckpt'}")  # its own only
+    (folder / "someone" / ".sanbench").write_text("made by sanbench suite\n")
+    line = usage_refusal(sanbench("encode", "--ckpt", str(folder / "someone"), *argv))
+    assert line.endswith(f"give one of its files: {deep / 'last.ckpt'}")
 
 
 @pytest.fixture(scope="module")
