@@ -8,22 +8,30 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reports import numbers
-from reports.study_results import RESULT_LABELS, result_cell
+from reports.study_results import RESULT_LABELS, name_label, result_cell
 
 
 def params_text(params: Mapping[str, Any]) -> str:
-    """``keep_prob=0.532435 block_len=4``: a float to six significant digits."""
-    return " ".join(
-        f"{key}={value:.6g}" if isinstance(value, float) else f"{key}={value}"
+    """``n (seq_len) = 128, r (block_len) = 9``: each parameter under its page's name
+    (:func:`reports.study_results.name_label`), a float to six significant digits."""
+    return ", ".join(
+        f"{name_label(key)} = {value:.6g}"
+        if isinstance(value, float)
+        else f"{name_label(key)} = {value}"
         for key, value in params.items()
     )
 
 
 def values_text(names: Sequence[str], values: Sequence[float]) -> str:
-    """``dev_acc=50.1% peak_train_mem_mb=112``: each value under its objective's name, as the
-    page's trial table gives it (an accuracy in percent, else three significant digits)."""
+    """``dev acc (%) = 50.1, training memory (MB) = 112``: each value under its objective's
+    name and in its unit as the page's trial table gives them (an accuracy in percent, else
+    three significant digits)."""
+
+    def cell(name: str, value: float) -> str:
+        return numbers.percent(value) if numbers.is_accuracy(name) else numbers.metric(name, value)
+
     pairs = zip(names, values, strict=False)
-    return " ".join(f"{name}={numbers.metric(name, value)}" for name, value in pairs)
+    return ", ".join(f"{name_label(name)} = {cell(name, value)}" for name, value in pairs)
 
 
 def _result_lines(results: Mapping[str, Any]) -> list[str]:
@@ -56,7 +64,7 @@ def summary_lines(summary: Mapping[str, Any]) -> list[str]:
         for t in summary.get("best") or []
     ]
     if summary.get("best_per"):
-        lines += [f"best per {summary['best_per']}:", *(f"  {line}" for line in best)]
+        lines += [f"best per {name_label(summary['best_per'])}:", *(f"  {line}" for line in best)]
     elif len(best) > 1:
         lines += [f"Pareto front ({len(best)} trials):", *(f"  {line}" for line in best)]
     elif best:

@@ -33,7 +33,7 @@ def plan() -> StudyPlan:
 
 def test_a_trial_line_gives_a_dev_accuracy_in_percent(study: optuna.Study) -> None:
     """The console said 'dev_acc=0.078125' where the page said 7.8%."""
-    assert trial_line(plan(), study.trials[0]) == "trial 0: keep_prob=0.8 -> dev_acc=7.8%"
+    assert trial_line(plan(), study.trials[0]) == "trial 0: keep_prob = 0.8 -> dev acc (%) = 7.8"
 
 
 def test_optunas_figures_draw_a_dev_accuracy_in_percent_and_every_trial_visibly(

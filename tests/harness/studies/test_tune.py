@@ -93,9 +93,12 @@ def test_the_console_says_the_study_in_the_words_of_its_trial_lines(
     assert not any(line.lstrip().startswith(("{", "}", '"')) for line in lines)
     # every peak is 1 here (measured_at_once): the first trial is the best, at whichever r the
     # grid sampler drew first (in a random order)
-    assert summary[1] == "best per seq_len:"
+    # in the page's names (short check 56i, item 8: 'seq_len=128 block_len=9 ->
+    # peak_mem_mb=192' and 'best per seq_len:' beside the page's 'n (seq_len)', 'peak memory (MB)')
+    assert summary[1] == "best per n (seq_len):"
     best = re.fullmatch(
-        r"  trial 0: seq_len=4 block_len=([234]) -> peak_mem_mb=(1\.00)", summary[2]
+        r"  trial 0: n \(seq_len\) = 4, r \(block_len\) = ([234]) -> peak memory \(MB\) = (1\.00)",
+        summary[2],
     )
     assert best, summary[2]
     assert "results:" in summary and "  device: cpu" in summary
@@ -119,7 +122,7 @@ def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
     dropout |= {"trial_counts": {"complete": 2, "pruned": 1}, "results": {}}
     assert summary_lines(dropout) == [
         "study 'd': 3 trial(s): 2 complete, 1 pruned",
-        "best: trial 1: keep_prob=0.532435 -> dev_acc=50.1%",
+        "best: trial 1: keep_prob = 0.532435 -> dev acc (%) = 50.1",
     ]
     front = [
         {"number": n, "params": {"block_len": n + 2}, "values": [0.8, 30.0 + n]} for n in (0, 1)
@@ -130,8 +133,8 @@ def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
     assert summary_lines(pareto) == [
         "study 'b': 2 trial(s): 2 complete",
         "Pareto front (2 trials):",
-        "  trial 0: block_len=2 -> dev_acc=80.0% peak_train_mem_mb=30.0",
-        "  trial 1: block_len=3 -> dev_acc=80.0% peak_train_mem_mb=31.0",
+        "  trial 0: r (block_len) = 2 -> dev acc (%) = 80.0, training memory (MB) = 30.0",
+        "  trial 1: r (block_len) = 3 -> dev acc (%) = 80.0, training memory (MB) = 31.0",
         "results:",
         "  best_dev_acc: 80.0%",
         "  Pareto front:",

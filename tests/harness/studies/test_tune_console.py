@@ -42,6 +42,6 @@ def test_tunes_console_holds_no_line_of_optunas(
     )
     assert done.returncode == 0, done.stderr
     console = done.stdout + done.stderr
-    assert "trial 0: keep_prob=" in console, console
+    assert "trial 0: keep_prob = " in console, console
     assert "A new study created" not in console, console
     assert not [line for line in console.splitlines() if line.startswith(("[I ", "[W "))], console

@@ -120,8 +120,8 @@ def test_one_line_per_finished_trial() -> None:
     study.enqueue_trial({"keep_prob": 0.6})
     study.optimize(objective, n_trials=2)
     first, second = (trial_line(plan, trial) for trial in study.trials)
-    assert first == "trial 0: keep_prob=0.75 -> dev_acc=75.0%"  # as its page says it
-    assert second == "trial 1: keep_prob=0.6 -> pruned at step 2 (reported 25.0%)"
+    assert first == "trial 0: keep_prob = 0.75 -> dev acc (%) = 75.0"  # as its page says it
+    assert second == "trial 1: keep_prob = 0.6 -> pruned at step 2 (reported 25.0%)"
 
 
 @pytest.mark.slow
@@ -138,7 +138,7 @@ def test_search_study_passes_fit_options_to_trials_and_trains_the_winner_for_rea
     assert main(argv) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("trial ")]
     assert [line.split(":")[0] for line in lines] == ["trial 0", "trial 1"]
-    assert all(" model.dropout=" in line and " -> dev_acc=" in line for line in lines)
+    assert all(" model.dropout = " in line and " -> dev acc (%) = " in line for line in lines)
     for trial in ("0000", "0001"):
         config = json.loads((out / "trials" / trial / "metrics.json").read_text())["config"]
         assert config["trainer"]["max_steps"] == 2  # the budget
