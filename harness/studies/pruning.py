@@ -68,18 +68,19 @@ def last_validation(trainer: pl.Trainer) -> bool:
     return trainer.global_step + every * steps_per_epoch > trainer.max_steps
 
 
-def validations_per_trial(trainer: dict[str, Any]) -> int | None:
+def validations_per_trial(trainer: dict[str, Any], data_epoch: int | None = None) -> int | None:
     """How many validations a trial's fit runs with its resolved ``trainer`` config at most
     (early stopping may end it sooner, and so may a step budget over epochs of unknown length:
-    :func:`steps_may_end_first`): none when the budget ends before the first epoch that
-    ``check_val_every_n_epoch`` validates (``limit_val_batches`` 0 is refused before: fit's
-    ``NO_PASS``); None when no bound is known here (a step budget over epochs of unknown length
-    and no ``max_epochs``, or no budget)."""
+    :func:`steps_may_end_first`): one per ``check_val_every_n_epoch`` whole epochs, none when
+    the budget ends before the first such epoch (a step budget ending mid-epoch validates not
+    there: Lightning validates at an epoch's end); None when no bound is known (a step budget
+    over epochs of unknown length and no ``max_epochs``, or no budget). ``data_epoch``: an
+    epoch's optimizer steps as the data gives them, where the config does not fix them."""
     epochs = trainer.get("max_epochs")
     epochs = math.inf if epochs in (None, -1) else epochs
-    steps, per_epoch = trainer.get("max_steps"), epoch_batches(trainer)
+    steps, per_epoch = trainer.get("max_steps"), epoch_batches(trainer) or data_epoch
     if steps not in (None, -1) and per_epoch is not None:
-        epochs = min(epochs, math.ceil(steps / per_epoch))
+        epochs = min(epochs, steps // per_epoch)
     if epochs == math.inf:
         return None
     return int(epochs) // (trainer.get("check_val_every_n_epoch") or 1)
@@ -95,10 +96,33 @@ def epoch_batches(trainer: dict[str, Any]) -> int | None:
 
 
 def steps_may_end_first(trainer: dict[str, Any]) -> bool:
-    """Whether a step budget (``max_steps``) over epochs of unknown length may end a trial
-    before the validations :func:`validations_per_trial` counts (a task's ``max_epochs`` 30
-    with ``--max-steps 3`` validates never, once or 30 times, as the data's size decides)."""
+    """Whether a step budget (``max_steps``) over epochs the config does not fix may end a trial
+    before the validations the epochs count (a task's ``max_epochs`` 30 with ``--max-steps 3``
+    validates never, once or 30 times, as the data's size decides: :func:`data_epoch_steps`)."""
     return trainer.get("max_steps") not in (None, -1) and epoch_batches(trainer) is None
+
+
+def data_epoch_steps(ctx: TuneContext, trainer: dict[str, Any]) -> int:
+    """An epoch's optimizer steps in a trial, as its data gives them (the files read)."""
+    from datamodules.datamodule import BenchmarkDataModule
+    from harness.studies.fitting import best_fit_run
+    from harness.training.settings.config_checks import replicas
+
+    datamodule = BenchmarkDataModule(**best_fit_run(ctx, ctx.budget).resolved()["data"])
+    datamodule.check_inputs()
+    datamodule.setup("fit")
+    batches = datamodule.epoch_batches(trainer.get("limit_train_batches"), replicas(trainer))
+    return math.ceil(batches / (trainer.get("accumulate_grad_batches") or 1))
+
+
+def option_given(trainer: dict[str, Any], key: str) -> str:
+    """``trainer.key``'s option and value as the command was given them (``--max-steps 6``,
+    ``--config c.yaml: trainer.max_epochs 2``), else as the task's config sets it."""
+    from harness.command_parser import typed_now
+    from harness.training.settings.fit_overrides import fit_typed
+
+    typed = fit_typed(typed_now()).get(f"trainer.{key}")
+    return " ".join(typed) if typed else f"the task's {key} {trainer.get(key)}"
 
 
 @dataclass(frozen=True)
@@ -119,14 +143,10 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
     the first validation is the pruner's warm-up and the last ends the trial anyway."""
     if not ctx.prune:
         return Pruning(optuna.pruners.NopPruner(), None, "Pruning: off (--no-prune).")
-    validations = validations_per_trial(trainer)
+    data_epoch = data_epoch_steps(ctx, trainer) if steps_may_end_first(trainer) else None
+    validations = validations_per_trial(trainer, data_epoch)
     if validations == 0:
-        return Pruning(
-            optuna.pruners.NopPruner(),
-            None,
-            "Pruning: off: a trial's budget ends before its first validation "
-            f"(--trainer.check_val_every_n_epoch {trainer.get('check_val_every_n_epoch')}).",
-        )
+        return Pruning(optuna.pruners.NopPruner(), None, never_validates(trainer, data_epoch))
     interval = trainer.get("val_check_interval")  # by steps or within epochs: each one is
     if not (interval is None or (interval == 1.0 and isinstance(interval, float))):  # the last
         return Pruning(  # (last_validation)
@@ -143,15 +163,28 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
             f"can stop one only after its first validation and before its last (give "
             f"--max-epochs {WARM_UP_VALIDATIONS + 2} or more to prune).",
         )
-    steps = trainer.get("max_steps")
-    unknown = (  # a step budget over epochs of unknown length: said as it will happen
-        f" (a trial whose --max-steps {steps} ends before its third validation is never pruned)"
-        if steps_may_end_first(trainer)
-        else ""
-    )
     return Pruning(
         optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=WARM_UP_VALIDATIONS),
         monitor,
-        f"Pruning: median pruner on {monitor}, after each validation but the first and the "
-        f"last{unknown}.",
+        f"Pruning: median pruner on {monitor}, after each validation but the first and the last.",
+    )
+
+
+def never_validates(trainer: dict[str, Any], data_epoch: int | None) -> str:
+    """The note of a study whose trials' budget ends before their first validation, naming
+    what ends it: the step budget inside the epochs that validate, or the epochs."""
+    every = trainer.get("check_val_every_n_epoch") or 1
+    per_epoch = epoch_batches(trainer) or data_epoch
+    steps = trainer.get("max_steps")
+    if steps not in (None, -1) and per_epoch is not None and steps < every * per_epoch:
+        first = "an epoch's end" if every == 1 else f"the end of epoch {every}"
+        return (
+            f"Pruning: off: no trial validates within {option_given(trainer, 'max_steps')} "
+            f"step(s) (an epoch is {per_epoch} training step(s), and the first validation "
+            f"comes at {first}): none is pruned."
+        )
+    return (
+        "Pruning: off: no trial validates: "
+        f"{option_given(trainer, 'check_val_every_n_epoch')} is beyond "
+        f"{option_given(trainer, 'max_epochs')}: none is pruned."
     )

@@ -122,11 +122,23 @@ def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     """How many of ``n_trials`` (default: the plan's) the study has still to finish, its
     settings checked first (``check_settings``: recorded in a new study, :class:`InputError` for
     other ones): what a command asks before it launches worker jobs (a worker of a finished
-    study imports torch and optuna to find nothing to do)."""
+    study imports torch and optuna to find nothing to do). With some left, the study's opening
+    lines are said here, once, not by each worker (:func:`say_opening`)."""
     plan = PLANS[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec)
     finished = check_settings(study, study_settings(ctx))
-    return max(0, (n_trials or plan.default_trials) - finished)
+    left = max(0, (n_trials or plan.default_trials) - finished)
+    if left:
+        say_opening(plan, study_name, finished)
+    return left
+
+
+def say_opening(plan: StudyPlan, study_name: str, finished: int) -> None:
+    """The study's notes (pruning, what is tuned) and, for a study continued, its trials done."""
+    for note in plan.notes:
+        print(note, flush=True)
+    if finished:
+        print(f"study {study_name!r}: continuing, {finished} trials already finished", flush=True)
 
 
 def is_finished(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: int | None) -> bool:
@@ -179,17 +191,17 @@ def run_study(
     run_trials: bool = True,
     max_retry: int = MAX_RETRY,
     heartbeat_s: int = HEARTBEAT_S,
+    opening: bool = True,
 ) -> dict[str, Any]:
     """Run this worker's share of ``n_trials`` (default: the plan's) of study ``ctx.study``,
-    then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it."""
+    then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it
+    (``opening`` False: the command said the study's opening lines, once for all workers)."""
     plan = PLANS[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
     if run_trials:
         done = check_settings(study, study_settings(ctx))
-        for note in plan.notes:
-            print(note, flush=True)
-        if done:
-            print(f"study {study_name!r}: continuing, {done} trials already finished", flush=True)
+        if opening:
+            say_opening(plan, study_name, done)
         run_worker(
             study,
             plan.objective,

@@ -53,6 +53,7 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
         options.trials,
         max_retry=options.max_retry,
         heartbeat_s=options.heartbeat,
+        opening=False,  # said once by trials_left
     )
     os.environ[STORAGE_ENV] = storage  # the jobs inherit it (harness.cli restores the environment)
     outcomes = launch(

@@ -42,7 +42,8 @@ def context(tmp_path: Path, trec_dir: Path, **budget: int) -> TuneContext:
         ({"max_epochs": 1}, 1),
         ({"max_epochs": 30}, 30),
         ({"max_epochs": 30, "check_val_every_n_epoch": 4}, 7),
-        ({"max_epochs": 30, "max_steps": 100, "limit_train_batches": 60}, 2),
+        ({"max_epochs": 30, "max_steps": 100, "limit_train_batches": 60}, 1),  # 2nd cut short
+        ({"max_epochs": 30, "max_steps": 6, "limit_train_batches": 0.5}, 30),  # data unknown
         ({"max_epochs": 30, "max_steps": 100, "limit_train_batches": 0.5}, 30),
         ({"max_epochs": -1, "max_steps": 100}, None),
     ],
@@ -228,37 +229,84 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
     ("trainer", "said"),
     [
         (
-            {"max_epochs": 2, "check_val_every_n_epoch": 5},  # limit_val_batches 0: refused
-            "Pruning: off: a trial's budget ends before its first validation "
-            "(--trainer.check_val_every_n_epoch 5).",
+            {"max_epochs": 2, "check_val_every_n_epoch": 5},
+            "Pruning: off: no trial validates: the task's check_val_every_n_epoch 5 is beyond "
+            "the task's max_epochs 2: none is pruned.",
         ),
         (
             {"max_epochs": 5, "val_check_interval": 0.5},
             "Pruning: off: a trial validates within its epochs (--trainer.val_check_interval "
             "0.5), and pruning stops one only at an epoch's end.",
         ),
-        (
-            {"max_epochs": -1, "max_steps": 5},
-            "Pruning: median pruner on val_acc, after each validation but the first and the last "
-            "(a trial whose --max-steps 5 ends before its third validation is never pruned).",
+        (  # the fixture's TREC: 4 training batches an epoch
+            {"max_epochs": -1, "max_steps": 2},
+            "Pruning: off: no trial validates within the task's max_steps 2 step(s) (an epoch "
+            "is 4 training step(s), and the first validation comes at an epoch's end): none is "
+            "pruned.",
         ),
-        (  # trec.yaml's max_epochs 30 with --max-steps 3: epochs of unknown length still
-            {"max_epochs": 30, "max_steps": 3},
-            "Pruning: median pruner on val_acc, after each validation but the first and the last "
-            "(a trial whose --max-steps 3 ends before its third validation is never pruned).",
+        (  # trec.yaml's max_epochs 30 with --max-steps 11: 2 validations, too few
+            {"max_epochs": 30, "max_steps": 11},
+            "Pruning: off: a trial validates 2 time(s) in its budget, and pruning can stop one "
+            "only after its first validation and before its last (give --max-epochs 3 or more "
+            "to prune).",
+        ),
+        (
+            {"max_epochs": 30, "max_steps": 12},
+            "Pruning: median pruner on val_acc, after each validation but the first and the last.",
         ),
     ],
-    ids=["no validation", "within epochs", "steps", "steps within the task's epochs"],
+    ids=["no validation", "within epochs", "steps", "steps within the task's epochs", "on"],
 )
-def test_the_pruning_note_says_what_will_happen(trainer: dict, said: str, tmp_path: Path) -> None:
+def test_the_pruning_note_says_what_will_happen(
+    trainer: dict, said: str, tmp_path: Path, trec_dir: Path
+) -> None:
     """Issue 56, item 5: 'Pruning: median pruner on val_acc, after each validation ...' was said
-    for trials that never validate (--trainer.limit_val_batches 0), that validate within
-    epochs (never pruned: each such validation is taken as the last), and for a step budget
-    that may end before any validation. Outside check 56h item 4: a step budget under the
-    task's own max_epochs (trec.yaml's 30) was taken as 30 known validations, and the note
-    left out that a trial ending before its third validation is never pruned."""
-    chosen = pruning(context(tmp_path, tmp_path), "val_acc", trainer)
+    for trials that never validate, that validate within epochs (never pruned: each such
+    validation is taken as the last), and for a step budget that may end before any
+    validation. Short checks 54j items 2, 3 and 56i item 9: 'tune --max-steps 6' on TREC (171
+    batches an epoch) said the median pruner would prune 'after each validation but the first
+    and the last (a trial whose --max-steps 6 ends before its third validation is never
+    pruned)', and no trial validated; the epoch's batches are now counted from the data."""
+    chosen = pruning(context(tmp_path, trec_dir), "val_acc", trainer)
     assert chosen.note == said
     off = said.startswith("Pruning: off")
     assert isinstance(chosen.pruner, optuna.pruners.NopPruner) == off
     assert (chosen.monitor is None) == off
+
+
+def test_the_note_names_the_options_as_given(tmp_path: Path, trec_dir: Path) -> None:
+    """Short check 54j item 2: the note names the options the command was given."""
+    from harness.command_parser import options_typed
+
+    typed = {
+        "max_steps": ("--max-steps", "2"),
+        "trainer.check_val_every_n_epoch": ("--trainer.check_val_every_n_epoch", "5"),
+        "trainer.max_epochs": ("--trainer.max_epochs", "2"),
+    }
+    ctx = context(tmp_path, trec_dir)
+    with options_typed(typed):
+        steps = pruning(ctx, "val_acc", {"max_epochs": 30, "max_steps": 2}).note
+        epochs = pruning(ctx, "val_acc", {"max_epochs": 2, "check_val_every_n_epoch": 5}).note
+    assert "within --max-steps 2 step(s)" in steps
+    assert epochs == (
+        "Pruning: off: no trial validates: --trainer.check_val_every_n_epoch 5 is beyond "
+        "--trainer.max_epochs 2: none is pruned."
+    )
+
+
+def test_the_command_says_the_notes_once_for_its_workers(
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Short check 54j item 3: with --jobs 2 each worker printed the pruning note and the
+    study's other notes; now the command says them as it counts the trials left, and its
+    workers (run_study's opening False) do not."""
+    import inspect
+
+    from harness.studies import tune
+    from harness.studies.study import trials_left
+
+    ctx = context(tmp_path, trec_dir, max_epochs=1)
+    assert trials_left(ctx, "d", f"sqlite:///{tmp_path / 's.db'}", 2) == 2
+    out = capsys.readouterr().out
+    assert out.count("Pruning: off") == 1 and out.count("no attention dropout") == 1
+    assert "opening=False" in inspect.getsource(tune.run_as_jobs)
