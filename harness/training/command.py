@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 OWN_PARSER = True  # harness.cli hands every word after ``fit`` to :func:`fit`
 
@@ -36,10 +37,12 @@ def fit(words: list[str]) -> int:
 
     # nothing trained: the folder's metrics.json is the one it held before (a longer budget
     # trains on from a finished folder and writes it anew)
-    written = FitRunFolder(cli.out_dir).metrics
-    before = written.stat().st_mtime_ns if written.is_file() and not cli.overwrite else None
+    out = cli.config["out"]  # None: refused by run_fit's checks, beside the other problems
+    written = None if out is None else FitRunFolder(Path(out)).metrics
+    kept = written is not None and written.is_file() and not cli.overwrite
+    before = written.stat().st_mtime_ns if kept and written is not None else None
     metrics = run_fit(cli, overwrite=cli.overwrite)
-    finished = before is not None and written.is_file() and written.stat().st_mtime_ns == before
+    finished = written is not None and written.is_file() and written.stat().st_mtime_ns == before
     summary = {k: v for k, v in metrics.items() if k not in ("config", "versions")}
     # under DDP every process returns here; one prints (a finished run built no trainer)
     if rank_zero_only.rank == 0:

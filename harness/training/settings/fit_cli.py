@@ -403,7 +403,7 @@ def without_printing(words: list[str]) -> list[str]:
     return kept
 
 
-MISSING_OUT = "missing --out (the run folder)"
+MISSING_OUT = "--out is required: the run folder"  # in every other command's words
 # jsonargparse's refusal of a class missing an argument: said by the refusal of the argument
 # misspelled before it (``--trainer.callbacks.monitr``), if any
 REQUIRED = "the following arguments are required"
@@ -512,6 +512,8 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
             problems = missing_problems(str(error), self.parser)
+            if problems and "out" not in typed:  # not the parser's: named beside its own
+                problems.append(MISSING_OUT)
             problems = problems or [parser_problem(error, lambda key: f"--{key}", typed)]
             raise ConfigUsageError(self._with_unknown(problems)) from None
         except InputError as error:  # a config file's unknown keys, one line each
@@ -609,6 +611,8 @@ class FitCLI(LightningCLI):
                 self.check_values()
             except ConfigUsageError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
+            if isinstance(args, list):  # fit's words (a suite's run names its own folders)
+                problems += self._missing_folders()
             raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
@@ -841,19 +845,18 @@ class FitCLI(LightningCLI):
     def check(self) -> None:
         """What must hold before any data is read (jsonargparse checked the types): a budget
         that trains something (every such value named), a positive batch size, folders and
-        files that exist, a run folder, the packages of its loggers."""
-        self.check_values()
+        files that exist, a run folder, the packages of its loggers; every problem of these
+        in one refusal."""
+        try:
+            self.check_values()
+            problems = []
+        except ConfigUsageError as error:
+            problems = str(error).splitlines()
         trainer = self.config["trainer"]
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
-        from datamodules.task_file import is_task_file
-
-        if data and data["data_dir"] is None and not is_task_file(data["task"]):
-            raise ConfigUsageError(
-                f"missing --data-dir (the folder of task {data['task']}'s files)"
-            )
-        problems = []
+        problems += self._missing_folders()
         if data.get("data_dir") is not None:
             problems += path_problems("--data-dir", Path(data["data_dir"]), folder=True)
         if data.get("embeddings") is not None:
@@ -866,11 +869,21 @@ class FitCLI(LightningCLI):
             )
         ):
             raise ConfigUsageError(share)  # before the vectors are read, the lines tokenised
-        if self.config["out"] is None:
-            raise ConfigUsageError(MISSING_OUT)
         problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))
+
+    def _missing_folders(self) -> list[str]:
+        """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
+        task file names its files; a user's datamodule checks its own)."""
+        from datamodules.task_file import is_task_file
+
+        problems = [MISSING_OUT] if self.config["out"] is None else []
+        data = self.config["data"]
+        benchmark = issubclass(self.data_class, BenchmarkDataModule)
+        if benchmark and data["data_dir"] is None and not is_task_file(data["task"]):
+            problems.append(f"--data-dir is required: the folder of task {data['task']}'s files")
+        return problems
 
     def config_yaml(self) -> str:
         """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it),

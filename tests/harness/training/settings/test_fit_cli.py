@@ -435,9 +435,39 @@ def test_a_refused_key_is_left_out_of_each_source_at_once(tmp_path: Path) -> Non
     config = tmp_path / "f.yaml"
     config.write_text("optimizer: {class_path: torch.optim.SDG}\n")
     words = ["--config", str(config), "--optimizer.lr", "0.3", "--task", "trec"]
+    words += ["--out", str(tmp_path / "o"), "--data-dir", str(tmp_path)]
     with pytest.raises(ConfigUsageError) as refused:
         FitCLI([*words, "--encoder", "multi_cnn"])
     assert str(refused.value).splitlines() == [
         f"--config {config}: optimizer.class_path torch.optim.SDG: no class SDG in torch.optim "
         "(did you mean SGD?)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("words", "lines"),
+    [
+        ([], ["--encoder is required: ", "--task is required: ", "--out is required: "]),
+        (["--task", "trec", "--encoder", "multi_cnn", "--trainer.max_steps", "0"],
+         ["--trainer.max_steps 0: trains nothing", "--out is required: ",
+          "--data-dir is required: "]),
+        (["--task", "trec", "--encoder", "multi_cnn", "--model.dropout", "3"],
+         ["--model.dropout 3: expected", "--out is required: ", "--data-dir is required: "]),
+    ],
+)  # fmt: skip
+def test_a_missing_out_is_named_as_every_command_names_it_beside_the_rest(
+    words: list[str], lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """``fit --task trec --encoder multi_cnn --trainer.max_steps 0`` printed only 'missing --out
+    (the run folder)', another voice than every other command's '--out is required: ...', and
+    bare ``fit`` named --encoder and --task, not --out; now each is named, in one refusal
+    (short check 56i item 6)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit", *words]) == 2
+    said = problem_lines(capsys.readouterr().err, "fit")
+    assert len(said) == len(lines), said
+    for line, start in zip(said, lines, strict=True):
+        assert line.startswith(f"sanbench fit: {start}"), said
+    assert list(tmp_path.iterdir()) == []
+

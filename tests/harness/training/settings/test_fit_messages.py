@@ -90,8 +90,9 @@ def test_a_config_files_optimizer_problems_are_each_named_by_the_file(
 
 
 def printed_config(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``fit --print_config > path``: a file whose ``optimizer:`` is null."""
-    assert main([*BASE, "--print_config"]) == 0
+    """``fit --print_config > path``: a file whose ``optimizer:`` is null (its ``out`` set: a
+    file without one is refused for it too)."""
+    assert main([*BASE, "--out", "x1", "--print_config"]) == 0
     path.write_text(capsys.readouterr().out)
     assert "\noptimizer: null\n" in path.read_text()
 

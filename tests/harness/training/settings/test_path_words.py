@@ -55,5 +55,5 @@ def test_fit_without_out_is_one_line_not_an_internal_error(
     words = ["fit", "--task", "sst2", "--encoder", "multi_cnn"]
     assert main([*words, "--data-dir", str(FIXTURES / "kim2014")]) == 2
     err = capsys.readouterr().err
-    assert "missing --out" in err and "internal error" not in err, err
+    assert "--out is required: the run folder" in err and "internal error" not in err, err
     assert list(tmp_path.iterdir()) == []
