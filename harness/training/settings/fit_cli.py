@@ -30,6 +30,7 @@ from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
     PRINT_CONFIG_FLAGS,
+    SECTION_FILES,
     CheckedConfigFile,
     NullsChecked,
     accepted,
@@ -57,7 +58,7 @@ from harness.command_parser import (
     without_key,
     without_unknown_options,
 )
-from harness.errors import InputError
+from harness.errors import InputError, UsageError
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
 from harness.training.module import logged_metrics
 from harness.training.settings.class_checks import class_init_problems
@@ -436,6 +437,22 @@ def missing_problems(text: str, parser: LightningArgumentParser) -> list[str]:
     return lines
 
 
+def without_section_files(words: list[str], sections: set[str]) -> list[str]:
+    """``words`` without the files given for ``sections`` (``--optimizer opt.yaml``, read as
+    that section of a config, :data:`SECTION_FILES`), for the rest to be judged without them."""
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        option, equals, _ = word.partition("=")
+        if skip:
+            skip = False
+        elif option.removeprefix("--") in sections & set(SECTION_FILES):
+            skip = not equals
+        else:
+            kept.append(word)
+    return kept
+
+
 @dataclasses.dataclass
 class CommandFlags:
     """The flags of ``sanbench fit`` that are not config values, set while its words parse."""
@@ -589,7 +606,10 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError("\n".join(problems))
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
-        check_not_moved(parser, self.config.get("out"))  # a moved run folder's fit_config.yaml
+        try:
+            check_not_moved(parser, self.config.get("out"))  # a moved run folder's config copy
+        except UsageError as error:  # said beside the values' problems
+            refused.insert(0, str(error))
         current_option_names(self.config)
         record_run_name(self.config)
         left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
@@ -659,6 +679,8 @@ class FitCLI(LightningCLI):
         words, rest = isinstance(args, list), args
         for key in keys:
             rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
+        if words and rest == args:  # set by a section's file (--optimizer opt.yaml): it goes
+            rest = without_section_files(rest, {key.partition(".")[0] for key in keys})
         dropped = words and cls._dropped(parser, args, keys)
         return rest, bool(rest != args or dropped)
 

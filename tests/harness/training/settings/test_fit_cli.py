@@ -471,3 +471,30 @@ def test_a_missing_out_is_named_as_every_command_names_it_beside_the_rest(
         assert line.startswith(f"sanbench fit: {start}"), said
     assert list(tmp_path.iterdir()) == []
 
+
+def test_a_refused_section_file_or_moved_folder_hides_no_other_problem(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``fit ... --optimizer opt2.yaml`` (an ``lr`` and no class) with ``--trainer.max_steps 0``
+    named only the file, and a moved folder's refusal (``fit --config f2/fit_config.yaml
+    --model.dropout 7``) only the move; now every problem in one refusal (short check 56i
+    item 7)."""
+    from harness.outdir import MARKER
+
+    (tmp_path / "opt2.yaml").write_text("lr: 0.1\n")
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    given = ["--optimizer", str(tmp_path / "opt2.yaml"), "--trainer.max_steps", "0"]
+    assert main([*words, "--out", str(tmp_path / "f9"), *given]) == 2
+    said = problem_lines(capsys.readouterr().err, "fit")
+    assert len(said) == 2 and "lr needs --optimizer CLASS" in said[0], said
+    assert said[1].startswith("sanbench fit: --trainer.max_steps 0: trains nothing"), said
+    old, moved = tmp_path / "f1", tmp_path / "f2"
+    assert main([*words, "--out", str(old), "--print_config"]) == 0
+    moved.mkdir()
+    (moved / MARKER).write_text("made by sanbench fit\n")
+    (moved / "fit_config.yaml").write_text(capsys.readouterr().out)
+    assert main(["fit", "--config", str(moved / "fit_config.yaml"), "--model.dropout", "7"]) == 2
+    said = problem_lines(capsys.readouterr().err, "fit")
+    assert len(said) == 2 and "moved since" in said[0], said
+    assert said[1] == "sanbench fit: --model.dropout 7: expected a number in [0, 1]", said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f2", "opt2.yaml"]
