@@ -490,15 +490,17 @@ TASK_REQUIRED = (
     "--task is required: the task: its name, an alias, or a task file (NAME.yaml, "
     'docs/data.md "Your own data")'
 )
+OUT_REQUIRED = "--out is required: the run folder"
 
 
 @pytest.mark.parametrize(
     ("words", "lines"),
     [
-        ([], [ENCODER_REQUIRED, TASK_REQUIRED]),
-        (["--task", "trec"], [ENCODER_REQUIRED]),
+        ([], [ENCODER_REQUIRED, TASK_REQUIRED, OUT_REQUIRED]),
+        (["--task", "trec"], [ENCODER_REQUIRED, OUT_REQUIRED]),
         (["--encoder", "bilstm", "--model.dropout", "abc"],
-         ["--model.dropout abc: expected a number in [0, 1]", TASK_REQUIRED]),
+         ["--model.dropout abc: expected a number in [0, 1]", TASK_REQUIRED, OUT_REQUIRED]),
+        (["--encoder", "bilstm", "--out", "o"], [TASK_REQUIRED]),
     ],
 )  # fmt: skip
 def test_fits_required_options_left_out_are_named_as_typed(

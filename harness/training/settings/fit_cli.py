@@ -660,6 +660,8 @@ class FitCLI(LightningCLI):
                 typed = self._typed(args)
                 if not (keys and keys[0] in misspelled and REQUIRED in str(error)):
                     missing = missing_problems(str(error), parser)
+                    if missing and isinstance(args, list) and "out" not in typed:
+                        missing.append(MISSING_OUT)  # not the parser's: named beside its own
                     refused += missing or [parser_problem(error, lambda key: f"--{key}", typed)]
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
