@@ -100,12 +100,13 @@ def terminate_raises(error: Callable[[], BaseException]) -> Iterator[Callable[[]
 
 
 class TerminatedOnce:
-    """A job process's SIGTERM handler for its whole life (``harness.launch.processes``): the
-    first SIGTERM raises ``error()`` (outside training: training's handler takes it there) and
-    any later one is absorbed, so that a second one (a user's, or the job's own once its command
-    is gone) never cuts short what the first one's stop saves. A handler that takes a SIGTERM in
-    its place (training's) calls :meth:`stop_under_way` as it hands SIGTERM back; so does the
-    job once its call has ended and it only writes its outcome."""
+    """A job process's SIGTERM (or SIGINT) handler for its whole life
+    (``harness.launch.processes``): the first signal raises ``error()`` (outside training:
+    training's handler takes it there) and any later one is absorbed, so that a second one (a
+    user's, or the job's own once its command is gone) never cuts short what the first one's
+    stop saves. A handler that takes a signal in its place (training's) calls
+    :meth:`stop_under_way` as it hands the signals back; so does the job once its call has
+    ended and it only writes its outcome."""
 
     def __init__(self, error: Callable[[], BaseException]) -> None:
         self.error = error

@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
 import pickle
@@ -90,8 +91,10 @@ def run_in_process(
     call and write its outcome to ``FOLDER/<job>.result.pkl``. ``console`` has already made
     the command's stdout and stderr the job's (:class:`CommandConsole`). The job ends with its
     command (:func:`terminated_with`). SIGTERM has a handler of the job's from its start to its
-    exit (:class:`harness.interrupts.TerminatedOnce`; blocked until then, as SIGINT is)."""
-    terminated = TerminatedOnce(_terminated_outside_training)
+    exit, and SIGINT too unless the command ignores it (:class:`harness.interrupts.TerminatedOnce`;
+    both blocked until then)."""
+    terminated = TerminatedOnce(functools.partial(_stopped_outside_training, signal.SIGTERM))
+    interrupted = TerminatedOnce(functools.partial(_stopped_outside_training, signal.SIGINT))
     signal.signal(signal.SIGTERM, terminated)
     os.setpgrp()
     terminated_with(command_pid)
@@ -103,14 +106,15 @@ def run_in_process(
     status = 0
     try:
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, interrupted)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         os.environ.clear()  # the command's, not the server's as it started
         os.environ.update(environment)
         try:
             outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
-        finally:  # the call has ended: a SIGTERM from now on never cuts its outcome short
+        finally:  # the call has ended: a signal from now on never cuts its outcome short
             terminated.stop_under_way()
+            interrupted.stop_under_way()
     except RunInterruptedError as stopped:  # a handler's: the call saved what it could
         message = str(stopped).splitlines()[0]
         print(f"{job}: {message}", flush=True)
@@ -118,13 +122,10 @@ def run_in_process(
             ("interrupted" if stopped.saved else "stopped", message),
             INTERRUPTED_STATUS,
         )
-    except KeyboardInterrupt:  # before the call had a handler of its own: nothing saved
-        message = "SIGINT before its run started, nothing saved"
-        print(f"{job}: {message}", flush=True)
-        outcome, status = ("stopped", message), INTERRUPTED_STATUS
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
-        if terminated.raised:  # what the SIGTERM broke (a library that wrapped its error)
-            outcome, status = ("interrupted", TERMINATED_OUTSIDE_TRAINING), INTERRUPTED_STATUS
+        if terminated.raised or interrupted.raised:  # what the signal broke (a library that
+            signum = signal.SIGTERM if terminated.raised else signal.SIGINT  # wrapped its error)
+            outcome, status = ("interrupted", outside_training(signum)), INTERRUPTED_STATUS
         else:
             error_path.write_text(traceback.format_exc())
             outcome, status = ("error", failure_line(error)), 1
@@ -136,15 +137,19 @@ def run_in_process(
     sys.exit(status)
 
 
-TERMINATED_OUTSIDE_TRAINING = "SIGTERM: stopped outside a run's training, none was cut short"
+def outside_training(signum: int) -> str:
+    """What a job says of a stop by ``signum`` outside a run's training."""
+    return f"{signal.Signals(signum).name}: stopped outside a run's training, none was cut short"
 
 
-def _terminated_outside_training() -> RunInterruptedError:
-    """What a job's first SIGTERM raises outside a run's training (before a run's handler is
-    set, after it is put back: its scores written, the next run started): the runs that
-    finished are recorded, one that trained has its weights in its ``last.ckpt``. It ended the
-    job by the signal itself (no result, the locks' PID files left) until 2026-11-30."""
-    return RunInterruptedError(TERMINATED_OUTSIDE_TRAINING, signal.SIGTERM)
+def _stopped_outside_training(signum: int) -> RunInterruptedError:
+    """What a job's first SIGTERM or SIGINT raises outside a run's training (before a run's
+    handler is set, after it is put back: its scores written, the next run started): the runs
+    that finished are recorded, one that trained has its weights in its ``last.ckpt``. Until
+    2026-11-30 a SIGTERM there ended the job by the signal itself (no result, the locks' PID
+    files left), and a SIGINT raised KeyboardInterrupt, said as 'SIGINT before its run
+    started, nothing saved' of a run that had trained."""
+    return RunInterruptedError(outside_training(signum), signum)
 
 
 def terminated_with(command_pid: int) -> None:
@@ -301,12 +306,16 @@ def _start(processes: Sequence[Any]) -> None:
 
 def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -> None:
     """Send ``signum`` once to each live process and wait up to ``seconds`` for them to save and
-    exit; a second Ctrl-C here stops them at once. A second SIGTERM is not acted on: the jobs
-    have theirs and are saving (one 0.05-0.2 s after the first killed a job mid-save in 2 of 4
-    tries, its checkpoint left a ``.part`` file and its locks' PID files stale)."""
+    exit. A second SIGTERM is not acted on: the jobs have theirs and are saving (one 0.05-0.2 s
+    after the first killed a job mid-save in 2 of 4 tries, its checkpoint left a ``.part`` file
+    and its locks' PID files stale). Nor is a second Ctrl-C, which says so: a third kills the
+    jobs (until 2026-11-30 the second did, and a double Ctrl-C left their PID files stale)."""
     started = [process for process in processes if process.pid is not None]
     main = threading.current_thread() is threading.main_thread()  # signal.signal's only thread
     previous = signal.signal(signal.SIGTERM, lambda received, frame: None) if main else None
+    previous_int = signal.getsignal(signal.SIGINT) if main else None
+    if main and previous_int is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _again_kills())
     try:
         for process in started:
             if process.is_alive():
@@ -317,3 +326,21 @@ def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, previous_int)
+
+
+def _again_kills() -> Callable[[int, object], None]:
+    """:func:`stop`'s SIGINT handler: the first Ctrl-C it gets is said and waited through, the
+    next raises ``KeyboardInterrupt`` (the jobs are killed)."""
+    came: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if came:
+            raise KeyboardInterrupt
+        came.append(signum)
+        print(SAVING, file=sys.stderr, flush=True)
+
+    return handler
+
+
+SAVING = "sanbench: the jobs are saving their runs; Ctrl-C again to kill them (unsaved steps lost)"

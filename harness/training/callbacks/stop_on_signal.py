@@ -9,7 +9,7 @@ validation, if any). A step is an optimizer step: inside one whose gradients acc
 several batches, the request waits for its last (:func:`step_unfinished`). There it writes the
 checkpoint a resume continues from and raises :class:`harness.errors.RunInterruptedError`
 (exit status 130 or 143) naming the command that resumes. A second signal gets the previous
-handlers (Ctrl-C twice stops at once; in a job, its SIGTERM handler absorbs a second SIGTERM:
+handlers (Ctrl-C twice stops at once; in a job, its handlers absorb a second SIGTERM or SIGINT:
 :class:`harness.interrupts.TerminatedOnce`).
 
 Lightning resumes a checkpoint saved at a step's end after that step's validation, and one
@@ -156,8 +156,9 @@ def stop_on_signals(callback: StopOnSignal) -> Iterator[Callable[[], None]]:
         callback.signum = signum
         for other, handler in previous.items():  # a second signal acts at once
             signal.signal(other, handler)
-        if isinstance(previous[signum], TerminatedOnce):  # a job's: it absorbs a second one
-            previous[signum].stop_under_way()
+        for handler in previous.values():  # a job's: they absorb a second signal
+            if isinstance(handler, TerminatedOnce):
+                handler.stop_under_way()
         if trained:
             raise _scoring_stopped(callback.checkpoint, signum)
 

@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[3]
 SAVE_S = 1.0  # how long the job takes to save after its SIGTERM
 
 
-def _saving_job(saved: str) -> None:
-    """Trains until its SIGTERM, then takes SAVE_S seconds to save."""
+def _saving_job(saved: str, signum: int = signal.SIGTERM) -> None:
+    """Trains until its ``signum``, then takes SAVE_S seconds to save."""
     asked: list[int] = []
-    signal.signal(signal.SIGTERM, lambda signum, frame: asked.append(signum))
+    signal.signal(signum, lambda received, frame: asked.append(received))
     Path(saved + ".ready").write_text("")
     while not asked:
         time.sleep(0.01)
@@ -116,6 +116,90 @@ def test_a_jobs_second_sigterm_while_it_saves_is_absorbed(tmp_path: Path) -> Non
     """Was: training's handler put back the job's SIGTERM handler, Python's default, and the
     second SIGTERM ended the job mid-save."""
     call = functools.partial(_second_sigterm_while_saving, str(tmp_path))
+    with pytest.raises(RunInterruptedError, match="their runs saved"):
+        launch_processes([call], tmp_path / "jobs", "t")
+    assert (tmp_path / "saved").exists()
+
+
+def test_a_second_ctrl_c_while_the_jobs_save_leaves_them_to_finish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Short check 54j item 1: a double Ctrl-C (0.2 s apart) to ``reproduce --jobs 2`` ended
+    the command's wait at the second and it killed the jobs still saving: their locks' PID
+    files were left naming a dead PID, and no job's fate was said. Now the second is said and
+    waited through (a third kills them)."""
+    saved = tmp_path / "saved"
+    process = multiprocessing.get_context("fork").Process(
+        target=_saving_job, args=(str(saved), signal.SIGINT)
+    )
+    process.start()
+    while not Path(f"{saved}.ready").exists():
+        time.sleep(0.01)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's
+    second = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        second.start()
+        try:
+            stop([process], signal.SIGINT, seconds=60)
+        except KeyboardInterrupt:
+            pytest.fail("the second Ctrl-C ended the wait for the saving job")
+        assert not process.is_alive() and process.exitcode == 0
+        assert saved.read_text() == "saved"
+        assert "Ctrl-C again to kill them" in capsys.readouterr().err
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        second.cancel()
+        if process.is_alive():
+            process.kill()
+        process.join()
+
+
+def _interrupted_after_its_runs_handler(folder: str) -> None:
+    """As :func:`_terminated_after_its_runs_handler`, with the job's SIGINT (a Ctrl-C)."""
+    with one_writer(folder):
+        with stop_on_signals(StopOnSignal(Path(folder) / "last.ckpt")):
+            pass
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+        Path(folder, "not stopped").write_text("")
+
+
+def _second_sigint_while_saving(folder: str) -> None:
+    """A job's run whose training takes its SIGINT, then gets a second one while it saves."""
+    stopper = StopOnSignal(Path(folder) / "last.ckpt")
+    with stop_on_signals(stopper):
+        os.kill(os.getpid(), signal.SIGINT)
+        assert stopper.signum == signal.SIGINT
+        os.kill(os.getpid(), signal.SIGINT)
+        Path(folder, "saved").write_text("")
+        raise RunInterruptedError("SIGINT: training stopped; saved last.ckpt", signal.SIGINT)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("_importable_tests")
+def test_a_ctrl_c_to_a_job_outside_training_says_so_with_its_lock_freed(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Short check 54j item 1: a job's SIGINT after its run's handler was put back raised
+    KeyboardInterrupt, said as 'SIGINT before its run started, nothing saved' of a run that
+    had trained."""
+    folder = tmp_path / "run"
+    call = functools.partial(_interrupted_after_its_runs_handler, str(folder))
+    with pytest.raises(RunInterruptedError) as stopped:
+        launch_processes([call], tmp_path / "jobs", "t")
+    assert "interrupted: 1 of 1 jobs stopped, their runs saved" in str(stopped.value)
+    said = capfd.readouterr()
+    assert "SIGINT: stopped outside a run's training, none was cut short" in said.out + said.err
+    assert not (folder / "not stopped").exists()
+    assert not (folder / ".sanbench.lock.pid").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("_importable_tests")
+def test_a_jobs_second_ctrl_c_while_it_saves_is_absorbed(tmp_path: Path) -> None:
+    """Was: training's handler put back Python's SIGINT handler and the second Ctrl-C raised
+    KeyboardInterrupt mid-save."""
+    call = functools.partial(_second_sigint_while_saving, str(tmp_path))
     with pytest.raises(RunInterruptedError, match="their runs saved"):
         launch_processes([call], tmp_path / "jobs", "t")
     assert (tmp_path / "saved").exists()
