@@ -319,7 +319,10 @@ def run_as_jobs(
             for shard in pending_shards(runs, jobs, out_dir)
         ]
         outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite", threads=threads)
-    print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
+    if outcomes:
+        print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
+    else:  # until 2026-11-30: '0 jobs (process); rerun the same command to resume'
+        print(f"every run is done ({len(runs)} of {len(runs)}): no job to launch")
     report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
 
 

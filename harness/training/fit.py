@@ -203,7 +203,8 @@ def first_validation(trainer: pl.Trainer) -> str:
     every, interval = trainer.check_val_every_n_epoch, trainer.val_check_interval
     default = isinstance(interval, float) and interval == 1.0  # an int 1: every batch
     given = [] if default else [f"--trainer.val_check_interval {interval}"]
-    given += [] if every == 1 else [f"--trainer.check_val_every_n_epoch {every}"]
+    said = "null" if every is None else every  # as typed: YAML's null, not Python's None
+    given += [] if every == 1 else [f"--trainer.check_val_every_n_epoch {said}"]
     return f"as {' and '.join(given)} set it" if given else "due at the first epoch's end"
 
 

@@ -116,8 +116,36 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any], prefix: str = ""
             for index, (one, other) in enumerate(itertools.zip_longest(there, now)):
                 lines += _differences({f"{key}[{index}]": one}, {f"{key}[{index}]": other}, prefix)
         else:
-            lines.append(f"{prefix}{key}: {there!r} there, {now!r} now")
+            there_said, now_said = as_written(there, now)
+            lines.append(f"{prefix}{key}: {there_said} there, {now_said} now")
     return lines
+
+
+def as_written(there: Any, now: Any) -> tuple[str, str]:
+    """Two values of a key as a user writes them in a config (``not set`` for none, ``adam``,
+    ``false``, a number to 3 significant digits, more where that would not tell them apart);
+    until 2026-11-30 Python's (``0.3333333333333333 there, None now``, ``'adam'``)."""
+    for digits in (3, 6, 17):
+        said = _written(there, digits), _written(now, digits)
+        if said[0] != said[1]:
+            return said
+    return said
+
+
+def _written(value: Any, digits: int) -> str:
+    """``value`` in YAML's flow style, floats to ``digits`` significant digits."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    if isinstance(value, dict):
+        entries = ", ".join(f"{key}: {_written(leaf, digits)}" for key, leaf in value.items())
+        return "{" + entries + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_written(leaf, digits) for leaf in value) + "]"
+    return str(value)
 
 
 def _limit(value: Any) -> float:

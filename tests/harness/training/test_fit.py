@@ -208,7 +208,7 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
     assert "already finished with this configuration, nothing trained" in said.err
     assert main([*common, "--encoder", "bilstm"]) == 2
     error = capsys.readouterr().err
-    assert "holds another run" in error and "encoder: 'multi_cnn' there, 'bilstm' now" in error
+    assert "holds another run" in error and "encoder: multi_cnn there, bilstm now" in error
     assert "--overwrite" in error and "Traceback" not in error
     assert json.loads((out / "metrics.json").read_text())["encoder"] == "multi_cnn"
     assert main([*common, "--encoder", "bilstm", "--overwrite"]) == 0
@@ -462,3 +462,16 @@ def test_the_rerun_of_a_finished_fit_reads_no_data_file(
     assert err.startswith(f"{out}: already finished with this configuration"), err
     assert main([*words, "--trainer.max_steps", "3"]) == 2  # it trains on: the data is read
     assert "TREC.train.all" in capsys.readouterr().err
+
+
+def test_a_fit_that_never_validated_names_null_as_typed() -> None:
+    """Short check 54j item 4: '--trainer.check_val_every_n_epoch null' was echoed as
+    '... and --trainer.check_val_every_n_epoch None set it' (Python's None)."""
+    import types
+
+    from harness.training.fit import first_validation
+
+    trainer = types.SimpleNamespace(check_val_every_n_epoch=None, val_check_interval=50)
+    assert first_validation(trainer) == (
+        "as --trainer.val_check_interval 50 and --trainer.check_val_every_n_epoch null set it"
+    )

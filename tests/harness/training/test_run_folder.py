@@ -204,7 +204,7 @@ def test_another_run_is_named_by_the_arguments_that_differ_not_whole_mappings(
     (tmp_path / FILE_NAME).write_text(f"{CONFIG}{SGD.format(lr=0.05)}{STEP_LR}")
     now = f"{CONFIG}{SGD.format(lr=0.07)}lr_scheduler: null\n"
     assert differences_from_saved(tmp_path, now) == [
-        "lr_scheduler.class_path: 'torch.optim.lr_scheduler.StepLR' there, None now",
+        "lr_scheduler.class_path: torch.optim.lr_scheduler.StepLR there, not set now",
         "optimizer.init_args.lr: 0.05 there, 0.07 now",
     ]
 
@@ -288,8 +288,22 @@ def test_a_list_of_callbacks_is_compared_entry_by_entry(tmp_path: Path) -> None:
         "trainer.callbacks[1].init_args.patience: 5 there, 3 now"
     ]
     assert differences_from_saved(tmp_path, config(TIMER, stopping(5, True))) == [
-        "trainer.callbacks[1].init_args.check_on_train_epoch_end: False there, True now"
+        "trainer.callbacks[1].init_args.check_on_train_epoch_end: false there, true now"
     ]
     assert differences_from_saved(tmp_path, config(TIMER)) == [
-        f"trainer.callbacks[1]: {stopping(5, False)!r} there, None now"
+        f"trainer.callbacks[1]: {{class_path: {ES}, init_args: {{monitor: val_acc, patience: 5, "
+        "check_on_train_epoch_end: false}} there, not set now"
     ]
+
+
+def test_another_run_is_named_in_the_values_a_user_writes(tmp_path: Path) -> None:
+    """Short check 54j item 4: the reproduce rerun refusal said 'model.width_scale:
+    0.3333333333333333 there, None now' and "model.optimizer: 'adam' there, None now"."""
+    from harness.training.run_folder import as_written, differences_from_saved
+
+    (tmp_path / FILE_NAME).write_text(f"{CONFIG}  width_scale: 0.3333333333333333\n")
+    assert differences_from_saved(tmp_path, f"{CONFIG}  width_scale: null\n") == [
+        "model.width_scale: 0.333 there, not set now"
+    ]
+    assert as_written("adam", None) == ("adam", "not set")
+    assert as_written(0.3333, 0.3334) == ("0.3333", "0.3334")  # told apart
