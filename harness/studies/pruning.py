@@ -102,14 +102,19 @@ def steps_may_end_first(trainer: dict[str, Any]) -> bool:
     return trainer.get("max_steps") not in (None, -1) and epoch_batches(trainer) is None
 
 
-def data_epoch_steps(ctx: TuneContext, trainer: dict[str, Any]) -> int:
-    """An epoch's optimizer steps in a trial, as its data gives them (the files read)."""
+def data_epoch_steps(ctx: TuneContext, trainer: dict[str, Any]) -> int | None:
+    """An epoch's optimizer steps in a trial, as its data gives them (the files read); None
+    when they cannot be read (a finished study's outputs rewritten without its data: the
+    files were judged before its trials ran)."""
     from datamodules.datamodule import BenchmarkDataModule
     from harness.studies.fitting import best_fit_run
     from harness.training.settings.config_checks import replicas
 
     datamodule = BenchmarkDataModule(**best_fit_run(ctx, ctx.budget).resolved()["data"])
-    datamodule.check_inputs()
+    try:
+        datamodule.check_inputs()
+    except (OSError, ValueError):  # MissingSplitError, DataFormatError, EmptySplitError
+        return None
     datamodule.setup("fit")
     batches = datamodule.epoch_batches(trainer.get("limit_train_batches"), replicas(trainer))
     return math.ceil(batches / (trainer.get("accumulate_grad_batches") or 1))
