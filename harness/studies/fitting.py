@@ -76,7 +76,6 @@ def fit_trial(
         overrides={**ctx.overrides, **ctx.budget, **overrides},
     )
     from datamodules.datamodule import RandomVectorsWarning
-    from harness.studies.pruning import PruneUnpromising
     from harness.training.fit import run_fit
 
     with warnings.catch_warnings(), options_typed(unset_by_trial(overrides)):
@@ -86,8 +85,8 @@ def fit_trial(
         if metrics.get(key) is not None:
             trial.set_user_attr(key, metrics[key])
     record_environment(trial, metrics.get("versions") or {})
-    for callback in callbacks or []:  # pruned: what it measured is kept above
-        if isinstance(callback, PruneUnpromising) and callback.pruned_at is not None:
+    for callback in callbacks or []:  # pruned (pruning.PruneUnpromising): what it measured is
+        if getattr(callback, "pruned_at", None) is not None:  # kept above
             raise optuna.TrialPruned(f"pruned after epoch {callback.pruned_at}")
     return metrics
 

@@ -30,7 +30,7 @@ CASES = [
             "trainer__max_steps": 2,
         },
         "2 step(s) in 2 whole epoch(s)",
-        "as --trainer.val_check_interval 3 and --trainer.check_val_every_n_epoch None set it",
+        "as --trainer.val_check_interval 3 and --trainer.check_val_every_n_epoch null set it",
     ),
 ]
 
