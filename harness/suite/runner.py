@@ -104,6 +104,22 @@ def fit_run(
     )
 
 
+def _saved_differences(
+    runs: Sequence[RunSpec],
+    out_dir: Path,
+    data_dir: Path | None,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+) -> Iterator[tuple[RunSpec, Path, str, list[str]]]:
+    """Each run of ``runs`` whose folder holds a saved config: its folder, this invocation's
+    config of it and how the saved one differs (empty: the same settings)."""
+    for run in runs:
+        run_dir = run.run_dir(out_dir)
+        if (run_dir / CONFIG_FILE).is_file():
+            config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
+            yield run, run_dir, config, differences_from_saved(run_dir, config)
+
+
 def _check_same_settings(
     finished: Sequence[RunSpec],
     out_dir: Path,
@@ -114,15 +130,13 @@ def _check_same_settings(
     """Raise :class:`InputError` naming every finished run whose folder holds another
     configuration than this invocation's (another budget, width, ...): its row would be reused
     beside rows of these settings."""
-    problems = []
-    for run in finished:
-        run_dir = run.run_dir(out_dir)
-        if not (run_dir / CONFIG_FILE).is_file():
-            continue
-        config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
-        differences = differences_from_saved(run_dir, config)
-        if differences:
-            problems.append(f"{run_dir}: finished with {'; '.join(differences)}")
+    problems = [
+        f"{run_dir}: finished with {'; '.join(differences)}"
+        for _, run_dir, _, differences in _saved_differences(
+            finished, out_dir, data_dir, embeddings, overrides
+        )
+        if differences
+    ]
     if problems:
         raise InputError(
             "\n".join(problems)
@@ -145,12 +159,8 @@ def other_settings_problems(
     before any data is read or job launched."""
     done = finished_keys(out_dir)
     found: dict[tuple[str, str], list[Path]] = {}
-    for run in runs:
-        run_dir = run.run_dir(out_dir)
-        if not (run_dir / CONFIG_FILE).is_file():
-            continue
-        config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
-        differences = differences_from_saved(run_dir, config)
+    saved = _saved_differences(runs, out_dir, data_dir, embeddings, overrides)
+    for run, run_dir, config, differences in saved:
         if run.key not in done and differences:
             try:
                 check_run_folder(run_dir, config, overwrite=False)
