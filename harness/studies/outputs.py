@@ -101,6 +101,13 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
         if not finished:
             skipped[name] = "no completed trial yet"
             continue
+        searched = sorted({key for trial in finished for key in trial.params})
+        if name.startswith("importances") and len(searched) < 2:
+            skipped[name] = (
+                f"one searched parameter ({', '.join(searched) or 'none'}): optuna ranks it "
+                "1.00 whatever the trials, so there is nothing to compare"
+            )
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

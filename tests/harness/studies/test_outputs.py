@@ -98,3 +98,23 @@ def test_optunas_figures_are_not_drawn_for_a_study_compared_per_length(tmp_path)
         "optuna's figure pools every seq_len, whose trials are not compared: the page draws "
         "each seq_len in a colour of its own"
     }
+
+
+def test_importances_are_not_drawn_for_a_study_of_one_searched_parameter(tmp_path) -> None:
+    """optuna's importances of a single parameter is a bar at 1.00 whatever the trials: it
+    said nothing and read as a finding. The reason is listed instead; the rest is drawn."""
+    study = optuna.create_study(direction="maximize")
+    space = {"model.dropout": optuna.distributions.FloatDistribution(0.0, 0.5)}
+    for dropout, accuracy in ((0.1, 0.5), (0.3, 0.6), (0.4, 0.55)):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"model.dropout": dropout}, distributions=space, value=accuracy
+            )
+        )
+    plan = StudyPlan("dropout", ["dev_acc"], ["maximize"], lambda t: 0.0, 3)
+    drawn, skipped = write_figures(study, plan, tmp_path)
+    assert set(drawn) == {"history", "slice"}
+    assert skipped == {
+        "importances": "one searched parameter (model.dropout): optuna ranks it 1.00 whatever "
+        "the trials, so there is nothing to compare"
+    }
