@@ -922,9 +922,10 @@ def without_unknown_options(
     words: list[str], parser: ArgumentParser
 ) -> tuple[list[str], list[str], set[str]]:
     """The lines of :func:`unknown_options`, ``words`` without each unknown option and its
-    value (the next word, unless the value is attached with ``=`` or the next word is an
-    option), so that the rest is judged in the same refusal, and the options their near names
-    name (whose absence the unknown one's line says already)."""
+    value (the next word, unless the value is attached with ``=``, the next word is an option
+    or one of ``parser.positional_words``: ``data --verbos stats``), so that the rest is
+    judged in the same refusal, and the options their near names name (whose absence the
+    unknown one's line says already)."""
     known = known_keys(parser)
     aliases: set[str] = getattr(parser, "aliases", set())
     spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
@@ -951,7 +952,9 @@ def without_unknown_options(
         near = _nearest_option(option, spelled)
         problems.append(f"unknown option {option}{f' (did you mean {near}?)' if near else ''}")
         meant |= {near} if near else set()
-        if not equals and index < len(words) and not words[index].startswith("-"):
+        positional = getattr(parser, "positional_words", set())
+        value = words[index] if not equals and index < len(words) else "-"
+        if not value.startswith("-") and value not in positional:
             index += 1  # its value
     return problems, rest, meant
 
@@ -1114,6 +1117,7 @@ class CommandParser(NullsChecked):
             **kwargs,
         )
         self.aliases: set[str] = set()
+        self.positional_words: set[str] = set()  # a positional's choices (``data stats``)
         self.class_options: set[str] = set()  # options spelled as a class (class_path_words)
         self.class_lists: set[str] = set()  # keys spelled as a list of classes (class_list_words)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
@@ -1216,6 +1220,7 @@ class CommandParser(NullsChecked):
             self.add_argument(field.name, nargs="+", type=typing.get_args(hint)[0], help=help_text)
         else:
             choices = field.metadata.get("choices")
+            self.positional_words |= set(choices or ())
             self.add_argument(field.name, type=hint, choices=choices, help=help_text)
 
     def parse(self, words: list[str]) -> Namespace:

@@ -323,6 +323,18 @@ def test_a_misspelled_option_is_matched_to_the_first_word_of_an_option_too(
     assert "unknown option --tabel (did you mean --tables-only?)" in line, line
 
 
+def test_an_unknown_option_before_a_commands_word_does_not_take_the_word_as_its_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``data --verbos stats --task trec`` also said 'ACTION is required: one of stats' (the
+    unknown option took ``stats`` as its value): the word typed is the command's, not a value."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["data", "--verbos", "stats", "--task", "trec", "--data-dir", "."]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["sanbench data: unknown option --verbos", "(see sanbench data --help)"]
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("value", ["0x10", "017", "1:20"])
 def test_a_config_files_integer_not_written_in_decimal_is_refused(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture
