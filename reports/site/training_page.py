@@ -7,6 +7,7 @@ tables that ``sanbench suite`` wrote (ours beside the papers' numbers) and param
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -63,7 +64,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """task, encoder, runs and every summary column any run has; a time some of whose runs
     were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`, a time per
     epoch some of whose runs trained no whole epoch
-    :data:`~reports.contracts.suite_results.SCALED_MARK`."""
+    :data:`~reports.contracts.suite_results.SCALED_MARK`, a dev or test score some of whose runs
+    scored part of the split :data:`~reports.contracts.suite_results.PARTIAL_MARK`."""
     shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
@@ -77,6 +79,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
                     mark += suite_results.SCALED_MARK
                 if suite_results.legacy_epoch_time(group).any():
                     mark += suite_results.LEGACY_MARK
+            if suite_results.partly_scored(group, column).any():
+                mark += suite_results.PARTIAL_MARK
             stats = aggregation.mean_std(group[column])
             std = None if column in ONE_VALUE else stats.std
             cells.append(numbers.mean_std_cell(stats.mean, std, shown=fmt) + mark)
@@ -95,6 +99,22 @@ def run_names(runs: pd.DataFrame) -> list[str]:
 def scaled_runs(results: pd.DataFrame) -> list[str]:
     """The runs that trained no whole epoch, whose time per epoch is scaled from their batches."""
     return run_names(results[suite_results.scaled_epoch_time(results)])
+
+
+def partial_runs(results: pd.DataFrame) -> list[str]:
+    """Each run that scored part of its dev or test split, with the shares it scored:
+    ``trec / multi_cnn / seed0 (dev 33.3%, test 40%)``."""
+    found = []
+    shares = {"dev": "dev_scored_share", "test": "test_scored_share"}
+    for name, (_, run) in zip(run_names(results), results.iterrows(), strict=True):
+        said = [
+            f"{split} {numbers.percent(run[column])}%"
+            for split, column in shares.items()
+            if column in run and pd.to_numeric(run[column], errors="coerce") < 1
+        ]
+        if said:
+            found.append(f"{name} ({', '.join(said)})")
+    return found
 
 
 def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
@@ -223,6 +243,8 @@ def _sections(
         "summary_rows": rows,
         "contended": contended_rows(results),
         "scaled": scaled_runs(results),
+        "partial": partial_runs(results),
+        "partial_note": suite_results.PARTIAL_NOTE,
         "legacy_times": run_names(results[suite_results.legacy_epoch_time(results)]),
         "legacy_note": suite_results.LEGACY_NOTE,
         "costs": costs,
@@ -345,16 +367,18 @@ def _fit_files(folder: Path) -> list[str]:
     return [path.name for path in (run.metrics, run.curve, run.predictions)]
 
 
-def config_rerun(folder: Path, recorded: str, made_in: str | None) -> tuple[str, str | None]:
+def config_rerun(folder: Path, made_in: str | None) -> tuple[str, str | None]:
     """The line that reruns a fit from its folder's ``fit_config.yaml`` (the file its command
-    read may be gone or changed), from the folder the recorded command ran in, and the folder
-    the run was made in when ``folder`` is not it (moved or copied: the line adds ``--out``)."""
-    head, _, _ = recorded.partition(" && ")
-    cd = f"{head} && " if head.startswith("cd ") else ""
-    here = folder.absolute()
-    words = ["sanbench", "fit", "--config", str(FitRunFolder(here).config)]
-    moved = made_in if made_in and Path(made_in) != here else None
-    return cd + shlex.join([*words, *(["--out", str(here)] if moved else [])]), moved
+    read may be gone or changed), every path resolved, so it runs from any folder with no
+    ``cd`` (a renamed folder the fit or the report was made from does not stop it), and the
+    folder the run was made in when it is not ``folder`` resolved (moved or copied). ``--out``
+    is given unless the config names the folder as the line does (``made_in``, as recorded)."""
+    here = os.path.realpath(folder)
+    words = ["sanbench", "fit", "--config", str(FitRunFolder(Path(here)).config)]
+    if made_in != here:
+        words += ["--out", here]
+    made = os.path.realpath(made_in) if made_in else None
+    return shlex.join(words), made if made and made != here else None
 
 
 def build_fit(run: Run, page_dir: Path) -> Page:
@@ -376,11 +400,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         runs=1,
         paper_tables=[],
         config=config,
-        rerun=config_rerun(
-            run.folder,
-            str(run.manifest.get("command") or ""),
-            (metrics.get("config") or {}).get("out"),
-        ),
+        rerun=config_rerun(run.folder, (metrics.get("config") or {}).get("out")),
         files=copy_data(run.folder, [*_fit_files(run.folder), MANIFEST], page_dir),
         **_sections(run.folder, results, page_dir),
     )
