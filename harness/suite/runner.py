@@ -18,7 +18,12 @@ from harness.errors import InputError, RunInterruptedError, failure_line
 from harness.measurement.elapsed import Elapsed
 from harness.outdir import busy, folder_held, lock_holder, one_writer
 from harness.suite.grid import RunSpec, Shard
-from harness.training.run_folder import RunFolderError, check_run_folder, differences_from_saved
+from harness.training.run_folder import (
+    BUDGET,
+    RunFolderError,
+    check_run_folder,
+    differences_from_saved,
+)
 from harness.training.settings.fit_run import FitRun
 from reports.contracts.fit_folder import CONFIG as CONFIG_FILE
 from reports.contracts.results_file import ResultsFile
@@ -120,29 +125,59 @@ def _saved_differences(
             yield run, run_dir, config, differences_from_saved(run_dir, config)
 
 
-def _check_same_settings(
-    finished: Sequence[RunSpec],
+def _differing_runs(
+    runs: Sequence[RunSpec],
     out_dir: Path,
     data_dir: Path | None,
     embeddings: Path | None,
     overrides: Mapping[str, Any],
-) -> None:
-    """Raise :class:`InputError` naming every finished run whose folder holds another
-    configuration than this invocation's (another budget, width, ...): its row would be reused
-    beside rows of these settings."""
+) -> Iterator[tuple[Path, str, bool]]:
+    """Each run folder of ``runs`` holding another configuration than this invocation's, how
+    it differs and whether its run finished: a finished run any other (its row would be reused
+    beside rows of these settings), a started one any but a larger budget (its fit would refuse
+    it, :func:`check_run_folder`). Reads only the run folders' configs."""
+    done = finished_keys(out_dir)
+    saved = _saved_differences(runs, out_dir, data_dir, embeddings, overrides)
+    for run, run_dir, config, differences in saved:
+        if not differences:
+            continue
+        if run.key not in done:
+            try:
+                check_run_folder(run_dir, config, overwrite=False)
+                continue  # a larger budget: the run goes on
+            except RunFolderError:
+                pass
+        yield run_dir, "; ".join(differences), run.key in done
+
+
+RERUN_ADVICE = (
+    "rerun with those settings, or choose another --out (a results folder holds one configuration)"
+)
+
+
+def settings_problems(
+    runs: Sequence[RunSpec],
+    out_dir: Path,
+    data_dir: Path | None,
+    embeddings: Path | None,
+    overrides: Mapping[str, Any],
+) -> list[str]:
+    """The suite's refusal of run folders holding other settings (:func:`_differing_runs`):
+    one line per run, then what to do (none: every folder holds these settings). A command
+    calls it before any data is read or job launched."""
     problems = [
-        f"{run_dir}: finished with {'; '.join(differences)}"
-        for _, run_dir, _, differences in _saved_differences(
-            finished, out_dir, data_dir, embeddings, overrides
+        f"{run_dir}: {'finished' if finished else 'started'} with {differences}"
+        for run_dir, differences, finished in _differing_runs(
+            runs, out_dir, data_dir, embeddings, overrides
         )
-        if differences
     ]
-    if problems:
-        raise InputError(
-            "\n".join(problems)
-            + "\nthese results were made with other settings; rerun with those settings, or "
-            "choose another --out (a results folder holds one configuration)"
-        )
+    if not problems:
+        return []
+    return [
+        *problems,
+        "these runs were made with other settings (a started one continues with a larger "
+        f"{' or '.join(BUDGET)} alone); {RERUN_ADVICE}",
+    ]
 
 
 def other_settings_problems(
@@ -152,33 +187,23 @@ def other_settings_problems(
     embeddings: Path | None,
     overrides: Mapping[str, Any],
 ) -> list[str]:
-    """One line per distinct way the run folders of ``runs`` under ``out_dir`` hold another
-    configuration than this invocation's: a finished run any other (its row would be reused
-    beside rows of these settings), a started one any but a larger budget (its fit would refuse
-    it, :func:`check_run_folder`). Reads only the run folders' configs: a command calls it
-    before any data is read or job launched."""
-    done = finished_keys(out_dir)
-    found: dict[tuple[str, str], list[Path]] = {}
-    saved = _saved_differences(runs, out_dir, data_dir, embeddings, overrides)
-    for run, run_dir, config, differences in saved:
-        if run.key not in done and differences:
-            try:
-                check_run_folder(run_dir, config, overwrite=False)
-                continue  # a larger budget: the run goes on
-            except RunFolderError:
-                pass
-        if differences:
-            why = (
-                "finished: its results would be reused beside these settings'"
-                if run.key in done
-                else "started: a larger trainer.max_epochs or trainer.max_steps alone continues it"
-            )
-            found.setdefault(("; ".join(differences), why), []).append(run_dir)
+    """Reproduce's refusal of run folders holding other settings (:func:`_differing_runs`):
+    one line per distinct way they differ, its runs counted."""
+    found: dict[tuple[str, bool], list[Path]] = {}
+    for run_dir, differences, finished in _differing_runs(
+        runs, out_dir, data_dir, embeddings, overrides
+    ):
+        found.setdefault((differences, finished), []).append(run_dir)
     return [
         f"{folders[0]}{f' and {len(folders) - 1} more run(s)' if len(folders) > 1 else ''}: "
-        f"made with {differences}, {why}; rerun with those settings, or choose another --out (a "
-        "results folder holds one configuration)"
-        for (differences, why), folders in found.items()
+        f"made with {differences}, "
+        + (
+            "finished: its results would be reused beside this command's"
+            if finished
+            else f"started: a larger {' or '.join(BUDGET)} alone continues it"
+        )
+        + f"; {RERUN_ADVICE}"
+        for (differences, finished), folders in found.items()
     ]
 
 
@@ -266,9 +291,8 @@ def _run_shard(
     done = finished_keys(out_dir)
     summary = SuiteSummary()
     mine = shard.select(runs)
-    _check_same_settings(
-        [run for run in mine if run.key in done], out_dir, data_dir, embeddings, overrides
-    )
+    if problems := settings_problems(mine, out_dir, data_dir, embeddings, overrides):
+        raise InputError("\n".join(problems))  # a folder changed since the command checked it
     for number, run in enumerate(mine, start=1):
         if run.key in done:
             summary.skipped.append(run)

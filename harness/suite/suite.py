@@ -25,6 +25,7 @@ from harness.suite.runner import (
     fit_run,
     results_path,
     run_shard,
+    settings_problems,
     suite_writer,
 )
 from harness.training.settings.fit_overrides import (
@@ -88,7 +89,10 @@ def known_runs(options: SuiteOptions, stand_ins: bool = False) -> list[RunSpec]:
 def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec]:
     """The grid's runs, once every problem before any training is named, all at once: the
     budget, the names and files (:func:`input_problems`), every (task, encoder)'s fit config
-    (of the names that are known); then every data file of every task (all bad lines)."""
+    (of the names that are known); then every run folder holding other settings
+    (:func:`settings_problems`, before any data is read or job launched: until 2026-11-30 only
+    a suite run here checked them, and only its finished runs); then every data file of every
+    task (all bad lines)."""
     problems = budget_problems_of(options.budget, options.fit) + input_problems(options)
     runs = known_runs(options)
     problems += run_config_problems(
@@ -96,6 +100,12 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     )
     if problems:
         raise UsageError("\n".join(problems))
+    inputs = options.inputs
+    # every run of the grid (the tables hold every shard's), whatever launches them
+    if problems := settings_problems(
+        runs, options.out, inputs.data_dir, inputs.embeddings, overrides
+    ):
+        raise InputError("\n".join(problems))
     from harness.training.inputs import check_fit_inputs
 
     done = finished_keys(options.out)  # their files were read as they ran: not again
