@@ -54,7 +54,10 @@ OUR_PACKAGES = ("datamodules", "encoders", "harness", "reports")
 # a warning class of ours with ``ONCE_PER_COMMAND = True`` is said once by a command however
 # many runs give it (a suite's runs, a study's trials): the classes said so far
 ONCE_PER_COMMAND = "ONCE_PER_COMMAND"
-_said_once: set[type[Warning]] = set()
+# ... and one with ``ONCE_PER_MESSAGE = True`` once per distinct message (a suite's runs of one
+# task say the same, of another task their own numbers)
+ONCE_PER_MESSAGE = "ONCE_PER_MESSAGE"
+_said_once: set[type[Warning] | tuple[type[Warning], str]] = set()
 _python_format = warnings.formatwarning
 
 
@@ -72,14 +75,17 @@ def _format_warning(
 ) -> str:
     """sanbench's own warnings as ``warning: MESSAGE`` (a ``ReleaseEncodingWarning`` printed
     the line of our code that raised it), by one process of a distributed run, and a class
-    marked :data:`ONCE_PER_COMMAND` only the first time in a command; anyone else's as Python
-    formats them."""
+    marked :data:`ONCE_PER_COMMAND` only the first time in a command (one marked
+    :data:`ONCE_PER_MESSAGE`: each message's first time); anyone else's as Python formats
+    them."""
     if category.__module__.partition(".")[0] in OUR_PACKAGES:
-        once = getattr(category, ONCE_PER_COMMAND, False)
-        if _process_rank() or (once and category in _said_once):
+        per_message = getattr(category, ONCE_PER_MESSAGE, False)
+        once = per_message or getattr(category, ONCE_PER_COMMAND, False)
+        key = (category, str(message)) if per_message else category
+        if _process_rank() or (once and key in _said_once):
             return ""
         if once:
-            _said_once.add(category)
+            _said_once.add(key)
         return f"warning: {message}\n"
     return _python_format(message, category, filename, lineno, line)
 

@@ -27,10 +27,13 @@ from reports.contracts.suite_results import (
     COMPARISON,
     CONTENDED_COLUMNS,
     CONTENDED_MARK,
+    PARTIAL_MARK,
+    PARTIAL_NOTE,
     RUN_FAILED,
     RUN_OK,
     SCALED_MARK,
     SCALED_NOTE,
+    SCORED_SHARES,
     SUMMARY,
     TIME_PER_EPOCH,
     is_contended,
@@ -55,6 +58,7 @@ COMPARISON_COLUMNS = [
     "paper_source",
     "contended",  # a time cell some of whose runs had contended epochs (marked c)
     "scaled",  # a time per epoch some of whose runs trained no whole epoch (marked e)
+    "partial",  # a dev or test score some of whose runs scored part of the split (marked p)
 ]
 # summary.csv's share of a cell's runs whose time per epoch is scaled from a partial epoch
 SCALED_SHARE = "train_time_per_epoch_scaled"
@@ -246,6 +250,7 @@ def comparison(summary: pd.DataFrame, spec: PaperTable) -> pd.DataFrame:
                     "paper_source": f"{spec.paper}, {spec.table}",
                     "contended": _contended(indexed, column.task, encoder, column.metric),
                     "scaled": _scaled(indexed, column.task, encoder, column.metric),
+                    "partial": _partial(indexed, column.task, encoder, column.metric),
                 }
             )
     return pd.DataFrame(records, columns=COMPARISON_COLUMNS)
@@ -278,18 +283,28 @@ def _scaled(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> bool
     return metric == TIME_PER_EPOCH and key in indexed.index and indexed.loc[key, "mean"] > 0
 
 
-def _marks(contended: bool, scaled: bool) -> str:
-    return (CONTENDED_MARK if contended else "") + (SCALED_MARK if scaled else "")
+def _partial(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> bool:
+    """True when ``metric`` is a dev or test score and a finished run of the cell scored part of
+    the split (the mean of its share, from :func:`summarize`, is below 1)."""
+    key = (task, encoder, SCORED_SHARES.get(metric))
+    return key in indexed.index and float(indexed.loc[key, "mean"]) < 1
+
+
+def _marks(contended: bool, scaled: bool, partial: bool) -> str:
+    marks = (CONTENDED_MARK, contended), (SCALED_MARK, scaled), (PARTIAL_MARK, partial)
+    return "".join(mark for mark, shown in marks if shown)
 
 
 def _with_mark_notes(table: Table) -> Table:
-    """``table`` with :data:`CONTENDED_NOTE` and :data:`SCALED_NOTE` when a cell carries
-    their mark."""
+    """``table`` with :data:`CONTENDED_NOTE`, :data:`SCALED_NOTE` and :data:`PARTIAL_NOTE`
+    when a cell carries their mark."""
     cells = [value for line in table.rows for value in line]
     if any(CONTENDED_MARK in value for value in cells):
         table.notes.append(CONTENDED_NOTE)
     if any(value.endswith(SCALED_MARK) for value in cells):
         table.notes.append(SCALED_NOTE)
+    if any(value.endswith(PARTIAL_MARK) for value in cells):
+        table.notes.append(PARTIAL_NOTE)
     return table
 
 
@@ -304,7 +319,7 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
-            mark = _marks(cell.contended, cell.scaled)
+            mark = _marks(cell.contended, cell.scaled, cell.partial)
             line.append(mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
@@ -356,7 +371,9 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
             mark = _marks(
-                _contended(indexed, task, encoder, metric), _scaled(indexed, task, encoder, metric)
+                _contended(indexed, task, encoder, metric),
+                _scaled(indexed, task, encoder, metric),
+                _partial(indexed, task, encoder, metric),
             )
             line.append(mean_std_cell(mean, std, digits) + mark)
         table.rows.append(line)

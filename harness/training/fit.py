@@ -45,6 +45,11 @@ from harness.training.run_folder import (
     is_run_folder,
     prepare_run_folder,
 )
+from harness.training.scored_share import (
+    PartialSplitWarning,
+    partial_split_message,
+    scored_share,
+)
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_model import users_run_error
@@ -148,7 +153,10 @@ def fit_datamodule(
                 dev = trainer.validate(module, **evaluated, verbose=False)[0]
             finally:
                 trainer.loggers = loggers
+            # the share scored, read before the next pass replaces the loaders
+            shares = {"dev": scored_share(trainer.num_val_batches, trainer.val_dataloaders)}
             test = trainer.test(module, **evaluated, verbose=False)[0]
+            shares["test"] = scored_share(trainer.num_test_batches, trainer.test_dataloaders)
             # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
             trainer.callbacks.append(TestPredictionWriter(FitRunFolder(out_dir).predictions))
             trainer.predict(
@@ -160,6 +168,11 @@ def fit_datamodule(
             infer_loader = _plain(datamodule.val_dataloader())
             device = trainer.strategy.root_device
             infer_seconds, infer_cpu = time_inference(module, infer_loader, device)
+    limits = {"limit_val_batches": trainer.limit_val_batches}
+    limits["limit_test_batches"] = trainer.limit_test_batches
+    partial = partial_split_message(shares, limits)
+    if partial:
+        warnings.warn(PartialSplitWarning(partial), stacklevel=1)
     return {
         "params": module.parameter_count(),
         **efficiency,
@@ -172,6 +185,7 @@ def fit_datamodule(
         **{k: v for k, v in train.items() if k not in ("train_loss", "train_seconds")},
         **_renamed(dev, "val_", "dev_"),
         **_renamed(test, "test_", "test_"),
+        **{f"{split}_scored_share": share for split, share in shares.items()},
         # the checkpoint whose weights were scored: the best on dev, else (no validation ran)
         # last.ckpt, the last weights, so that checkpoints/<best_checkpoint> always loads
         "best_checkpoint": Path(best).name if best else (last.name if last.is_file() else ""),

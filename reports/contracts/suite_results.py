@@ -56,6 +56,10 @@ METRIC_COLUMNS = (
     "test_pearson",
     "test_spearman",
     "test_mse",
+    # the share of the dev (test) split's sentences its scores are of: 1.0 a whole split, less
+    # under --trainer.limit_val_batches (limit_test_batches); blank: recorded before 2026-11-30
+    "dev_scored_share",
+    "test_scored_share",
 )
 # Each time column and the column that says its time was contended (harness.measurement.cpu_usage):
 # a page or table that shows the time, or a ratio of it, marks it by this.
@@ -127,6 +131,30 @@ def scaled_epoch_time(runs: pd.DataFrame) -> pd.Series:
     if "train_epochs_timed" not in runs:
         return pd.Series(False, index=runs.index)
     return pd.to_numeric(runs["train_epochs_timed"], errors="coerce") == 0
+
+
+# Each score column and the share of its split it was scored on: a page or table that shows the
+# score marks it by this where that share is below 1.
+SCORED_SHARES = {
+    **dict.fromkeys(("dev_acc", "dev_pearson", "dev_spearman", "dev_mse"), "dev_scored_share"),
+    **dict.fromkeys(("test_acc", "test_pearson", "test_spearman", "test_mse"), "test_scored_share"),
+}
+PARTIAL_MARK = " p"  # after a dev or test score some of whose runs scored part of the split
+PARTIAL_NOTE = (
+    "p: some of the cell's runs scored part of the split only (--trainer.limit_val_batches or "
+    "limit_test_batches below its batches; *_scored_share in their rows): not a whole-split score"
+)
+
+
+def partly_scored(runs: pd.DataFrame, score_column: str) -> pd.Series:
+    """Which of ``runs`` scored ``score_column`` on part of its split (False where the share
+    was not recorded, or ``score_column`` is no dev or test score)."""
+    import pandas as pd
+
+    share = SCORED_SHARES.get(score_column)
+    if share is None or share not in runs:
+        return pd.Series(False, index=runs.index)
+    return pd.to_numeric(runs[share], errors="coerce") < 1
 
 
 # Each time column's prefix in the rows and in metrics.json, and the evidence recorded beside it

@@ -64,7 +64,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """task, encoder, runs and every summary column any run has; a time some of whose runs
     were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`, a time per
     epoch some of whose runs trained no whole epoch
-    :data:`~reports.contracts.suite_results.SCALED_MARK`."""
+    :data:`~reports.contracts.suite_results.SCALED_MARK`, a dev or test score some of whose runs
+    scored part of the split :data:`~reports.contracts.suite_results.PARTIAL_MARK`."""
     shown = [c for c in SUMMARY if c[0] in results and results[c[0]].notna().any()]
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
@@ -78,6 +79,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
                     mark += suite_results.SCALED_MARK
                 if suite_results.legacy_epoch_time(group).any():
                     mark += suite_results.LEGACY_MARK
+            if suite_results.partly_scored(group, column).any():
+                mark += suite_results.PARTIAL_MARK
             stats = aggregation.mean_std(group[column])
             std = None if column in ONE_VALUE else stats.std
             cells.append(numbers.mean_std_cell(stats.mean, std, shown=fmt) + mark)
@@ -96,6 +99,22 @@ def run_names(runs: pd.DataFrame) -> list[str]:
 def scaled_runs(results: pd.DataFrame) -> list[str]:
     """The runs that trained no whole epoch, whose time per epoch is scaled from their batches."""
     return run_names(results[suite_results.scaled_epoch_time(results)])
+
+
+def partial_runs(results: pd.DataFrame) -> list[str]:
+    """Each run that scored part of its dev or test split, with the shares it scored:
+    ``trec / multi_cnn / seed0 (dev 33.3%, test 40%)``."""
+    found = []
+    shares = {"dev": "dev_scored_share", "test": "test_scored_share"}
+    for name, (_, run) in zip(run_names(results), results.iterrows(), strict=True):
+        said = [
+            f"{split} {numbers.percent(run[column])}%"
+            for split, column in shares.items()
+            if column in run and pd.to_numeric(run[column], errors="coerce") < 1
+        ]
+        if said:
+            found.append(f"{name} ({', '.join(said)})")
+    return found
 
 
 def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
@@ -224,6 +243,8 @@ def _sections(
         "summary_rows": rows,
         "contended": contended_rows(results),
         "scaled": scaled_runs(results),
+        "partial": partial_runs(results),
+        "partial_note": suite_results.PARTIAL_NOTE,
         "legacy_times": run_names(results[suite_results.legacy_epoch_time(results)]),
         "legacy_note": suite_results.LEGACY_NOTE,
         "costs": costs,
