@@ -68,15 +68,35 @@ def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:
 
 
 # where a --ckpt folder's checkpoints are looked for (:func:`_checkpoints_in`)
-SEARCHED = "(in it and its checkpoints/; under it only when sanbench made it)"
+SEARCHED = (
+    "(in it, its checkpoints/ and the run folders sanbench made in it; under it only when "
+    "sanbench made it)"
+)
 
 
 def _checkpoints_in(folder: Path) -> list[Path]:
     """The checkpoints a ``--ckpt`` folder offers: every one under a folder sanbench made (a
-    fit's, a suite's), else only its own and those of its ``checkpoints/``: a search of any
-    folder given walked all of ``/tmp`` and named other users' runs."""
+    fit's, a suite's), else its own, those of its ``checkpoints/`` and every one under each
+    folder in it that sanbench made (a folder of fit runs): a search of any folder given
+    walked all of ``/tmp`` and named other users' runs."""
     if made_by_sanbench(folder):
         return sorted(folder.rglob(f"*{CHECKPOINT_SUFFIX}"))
-    return sorted(folder.glob(f"*{CHECKPOINT_SUFFIX}")) + sorted(
-        folder.glob(f"checkpoints/*{CHECKPOINT_SUFFIX}")
-    )
+    own = sorted(folder.glob(f"*{CHECKPOINT_SUFFIX}"))
+    own += sorted(folder.glob(f"checkpoints/*{CHECKPOINT_SUFFIX}"))
+    return own + [p for run in _runs_in(folder) for p in sorted(run.rglob(f"*{CHECKPOINT_SUFFIX}"))]
+
+
+def _runs_in(folder: Path) -> list[Path]:
+    """The folders directly in ``folder`` that sanbench made (one not readable is passed by)."""
+    try:
+        children = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    runs = []
+    for child in children:
+        try:
+            if made_by_sanbench(child):
+                runs.append(child)
+        except OSError:
+            continue
+    return runs

@@ -108,8 +108,9 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
     before = snapshot(folder)
     line = usage_refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
     assert line == (
-        f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file (in it and "
-        "its checkpoints/; under it only when sanbench made it); give a file"
+        f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file (in it, its "
+        "checkpoints/ and the run folders sanbench made in it; under it only when sanbench made "
+        "it); give a file"
     )
     assert snapshot(folder) == before
 
@@ -129,6 +130,28 @@ def test_a_folder_sanbench_did_not_make_is_not_searched_below_its_checkpoints(
     (folder / "someone" / ".sanbench").write_text("made by sanbench suite\n")
     line = usage_refusal(sanbench("encode", "--ckpt", str(folder / "someone"), *argv))
     assert line.endswith(f"give one of its files: {deep / 'last.ckpt'}")
+
+
+@pytest.mark.parametrize("command", ["predict", "encode"])
+def test_a_folder_of_fit_runs_offers_their_checkpoints(folder: Path, command: str) -> None:
+    """Outside check 56j of #56, item 8: '--ckpt b', b holding two fit runs (b/f1/checkpoints/
+    last.ckpt), or a symlink to b, said 'is a folder, holding no .ckpt file': false. The runs
+    sanbench made in it offer their checkpoints; a folder of the user's in it does not."""
+    runs = folder / "b"
+    for name in ("f1", "f2", "mine"):
+        (runs / name / "checkpoints").mkdir(parents=True)
+        (runs / name / "checkpoints" / "last.ckpt").write_bytes(b"")
+    for name in ("f1", "f2"):
+        (runs / name / ".sanbench-run").write_text("made by sanbench fit\n")
+    (folder / "link").symlink_to(runs)
+    out = folder / ("out.csv" if command == "predict" else "out.npy")
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(out)]
+    for given in (runs, folder / "link"):
+        line = usage_refusal(sanbench(command, "--ckpt", str(given), *argv))
+        assert line == (
+            f"sanbench {command}: --ckpt {given} is a folder; give one of its files: "
+            f"{given / 'f1/checkpoints/last.ckpt'}, {given / 'f2/checkpoints/last.ckpt'}"
+        )
 
 
 @pytest.fixture(scope="module")
