@@ -198,7 +198,7 @@ def other_settings_problems(
         f"{folders[0]}{f' and {len(folders) - 1} more run(s)' if len(folders) > 1 else ''}: "
         f"made with {differences}, "
         + (
-            "finished: its results would be reused beside this command's"
+            "finished: its row would be reused beside rows of these settings"
             if finished
             else f"started: a larger {' or '.join(BUDGET)} alone continues it"
         )

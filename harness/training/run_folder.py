@@ -116,9 +116,16 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any], prefix: str = ""
             for index, (one, other) in enumerate(itertools.zip_longest(there, now)):
                 lines += _differences({f"{key}[{index}]": one}, {f"{key}[{index}]": other}, prefix)
         else:
-            there_said, now_said = as_written(there, now)
+            there_said, now_said = as_written(_unset(key, there), _unset(key, now))
             lines.append(f"{prefix}{key}: {there_said} there, {now_said} now")
     return lines
+
+
+def _unset(key: str, value: Any) -> Any:
+    """``value`` of ``key``, None for Lightning's -1 of a budget (no limit: its default of
+    ``trainer.max_steps``, which a command that never gave it holds; until 2026-11-30 a rerun
+    without the option said ``trainer.max_steps: 20 there, -1 now``)."""
+    return None if key in BUDGET and value == -1 else value
 
 
 def as_written(there: Any, now: Any) -> tuple[str, str]:

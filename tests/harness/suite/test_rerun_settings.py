@@ -13,7 +13,7 @@ import pytest
 from datamodules.datamodule import BenchmarkDataModule
 from harness.cli import main
 from harness.suite.grid import Shard, expand_grid
-from harness.suite.runner import run_shard
+from harness.suite.runner import other_settings_problems, run_shard, settings_problems
 from tests.harness.suite.test_runner import ConfigWritingFit
 
 
@@ -62,3 +62,20 @@ def test_a_rerun_with_another_budget_names_every_run_before_any_job(
         ), lines
     assert "another --out" in lines[-1], lines
     assert _state(out) == before  # no manifest, no jobs/, no table
+
+
+def test_an_option_not_given_now_is_said_not_set(trec_dir: Path, tmp_path: Path) -> None:
+    """Outside check 54k item 5: a rerun without the folder's --max-steps said
+    'trainer.max_steps: 3 there, -1 now' (Lightning's default), and reproduce's line ended
+    'beside these settings';' with a stray quote."""
+    runs = expand_grid(["trec"], ["multi_cnn"], 2)
+    run_shard(
+        runs, shard=Shard(), out_dir=tmp_path, fit=ConfigWritingFit(), data_dir=trec_dir,
+        embeddings=None, overrides={"trainer.max_steps": 3}, log=lambda _: None,
+    )  # fmt: skip
+    suite = settings_problems(runs, tmp_path, trec_dir, None, {})
+    grouped = other_settings_problems(runs, tmp_path, trec_dir, None, {})
+    assert len(suite) == 3 and len(grouped) == 1, (suite, grouped)
+    for line in [*suite[:2], *grouped]:
+        assert "trainer.max_steps: 3 there, not set now" in line, line
+    assert "'" not in grouped[0], grouped
