@@ -165,14 +165,30 @@ def pruning(ctx: TuneContext, monitor: str, trainer: dict[str, Any]) -> Pruning:
             optuna.pruners.NopPruner(),
             None,
             f"Pruning: off: a trial validates {validations} time(s) in its budget, and pruning "
-            f"can stop one only after its first validation and before its last (give "
-            f"--max-epochs {WARM_UP_VALIDATIONS + 2} or more to prune).",
+            "can stop one only after its first validation and before its last (give "
+            f"{larger_budget(trainer, data_epoch)} to prune).",
         )
     return Pruning(
         optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=WARM_UP_VALIDATIONS),
         monitor,
         f"Pruning: median pruner on {monitor}, after each validation but the first and the last.",
     )
+
+
+def larger_budget(trainer: dict[str, Any], data_epoch: int | None) -> str:
+    """The budget that validates a trial often enough to prune it, of each limit that stops
+    it short (``--max-steps 12 or more`` where the step budget ends the epochs first; until
+    2026-11-30 ``--max-epochs 3`` whatever limited it, which changed nothing there)."""
+    every = trainer.get("check_val_every_n_epoch") or 1
+    epochs = (WARM_UP_VALIDATIONS + 2) * every  # the epochs that end in the third validation
+    per_epoch = epoch_batches(trainer) or data_epoch
+    steps, max_epochs = trainer.get("max_steps"), trainer.get("max_epochs")
+    wanted = []
+    if max_epochs not in (None, -1) and max_epochs < epochs:
+        wanted.append(f"--max-epochs {epochs}")
+    if steps not in (None, -1) and per_epoch is not None and steps < epochs * per_epoch:
+        wanted.append(f"--max-steps {epochs * per_epoch}")
+    return f"{' and '.join(wanted) or f'--max-epochs {epochs}'} or more"
 
 
 def never_validates(trainer: dict[str, Any], data_epoch: int | None) -> str:

@@ -247,6 +247,12 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
         (  # trec.yaml's max_epochs 30 with --max-steps 11: 2 validations, too few
             {"max_epochs": 30, "max_steps": 11},
             "Pruning: off: a trial validates 2 time(s) in its budget, and pruning can stop one "
+            "only after its first validation and before its last (give --max-steps 12 or more "
+            "to prune).",
+        ),
+        (
+            {"max_epochs": 2},
+            "Pruning: off: a trial validates 2 time(s) in its budget, and pruning can stop one "
             "only after its first validation and before its last (give --max-epochs 3 or more "
             "to prune).",
         ),
@@ -255,7 +261,14 @@ def test_the_dropout_study_answers_its_best_trial_and_offers_it_to_fit(
             "Pruning: median pruner on val_acc, after each validation but the first and the last.",
         ),
     ],
-    ids=["no validation", "within epochs", "steps", "steps within the task's epochs", "on"],
+    ids=[
+        "no validation",
+        "within epochs",
+        "steps",
+        "steps within the task's epochs",
+        "epochs",
+        "on",
+    ],
 )
 def test_the_pruning_note_says_what_will_happen(
     trainer: dict, said: str, tmp_path: Path, trec_dir: Path
@@ -272,6 +285,27 @@ def test_the_pruning_note_says_what_will_happen(
     off = said.startswith("Pruning: off")
     assert isinstance(chosen.pruner, optuna.pruners.NopPruner) == off
     assert (chosen.monitor is None) == off
+
+
+@pytest.mark.parametrize(
+    ("trainer", "advice"),
+    [
+        ({"max_epochs": 30, "max_steps": 10, "limit_train_batches": 4}, "--max-steps 12 or more"),
+        ({"max_epochs": 4, "check_val_every_n_epoch": 2}, "--max-epochs 6 or more"),
+        (
+            {"max_epochs": 2, "max_steps": 5, "limit_train_batches": 4},
+            "--max-epochs 3 and --max-steps 12 or more",
+        ),
+    ],
+)
+def test_the_note_advises_the_budget_that_limits_the_validations(
+    trainer: dict, advice: str, tmp_path: Path
+) -> None:
+    """Outside check 54k item 4: 'tune --max-steps 10 --limit-train-batches 4' (the task's
+    max_epochs 30) said '(give --max-epochs 3 or more to prune)', which changed nothing: the
+    step budget ends the trial after its second validation."""
+    note = pruning(context(tmp_path, tmp_path), "val_acc", trainer).note
+    assert note.endswith(f"(give {advice} to prune)."), note
 
 
 def test_the_note_names_the_options_as_given(tmp_path: Path, trec_dir: Path) -> None:
