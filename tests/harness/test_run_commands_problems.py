@@ -150,3 +150,43 @@ def test_an_options_own_problem_does_not_hide_the_runs_fit_values(
     for option in named:
         assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
     assert not out.exists()
+
+
+# a command line of several problems, each of which a check used to hide behind another: each
+# expected fragment is said on one line of the same refusal ({tmp}: a folder of the test's)
+EVERY_PROBLEM = [
+    (
+        "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --out {tmp}/o "
+        "--model.dropout 3",
+        ["--model.dropout 3: expected", "--data-dir {tmp}/nonexist: no such folder"],
+    ),
+    (
+        "fit --task treec --encoder multi_cnn --data-dir {tmp}/nonexist --out {tmp}/o "
+        "--data.embeddings {tmp}/nofile.txt",
+        [
+            "--task treec: expected one of",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--embeddings {tmp}/nofile.txt: no such file",
+        ],
+    ),
+    (
+        "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --bogus 1",
+        ["unknown option --bogus", "--data-dir {tmp}/nonexist: no such folder"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "named"), EVERY_PROBLEM)
+def test_every_problem_of_a_command_line_is_named_in_one_refusal(
+    line: str, named: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused value, a misspelt name, an unknown option or a missing option hid the other
+    problems (a missing folder or file, an unwritable --out), said only once it was fixed
+    (issue 56, outside check 56j items 1-4): one line each, in one refusal, nothing created."""
+    words = line.format(tmp=tmp_path).split()
+    lines = _refused(words, capsys)
+    assert len(lines) == len(named), lines
+    for fragment in named:
+        said = fragment.format(tmp=tmp_path)
+        assert sum(said in problem for problem in lines) == 1, (said, lines)
+    assert list(tmp_path.iterdir()) == []

@@ -632,7 +632,7 @@ class FitCLI(LightningCLI):
             except ConfigUsageError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
-                problems += self._missing_folders()
+                problems += self._folder_problems()
             raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
@@ -880,11 +880,7 @@ class FitCLI(LightningCLI):
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
-        problems += self._missing_folders()
-        if data.get("data_dir") is not None:
-            problems += path_problems("--data-dir", Path(data["data_dir"]), folder=True)
-        if data.get("embeddings") is not None:
-            problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
+        problems += self._folder_problems()
         if problems:
             raise ConfigUsageError("\n".join(problems))
         if data and (
@@ -896,6 +892,21 @@ class FitCLI(LightningCLI):
         problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))
+
+    def _folder_problems(self) -> list[str]:
+        """What is wrong with the folders and files the options name, every problem at once:
+        the required ones not given (:meth:`_missing_folders`), a ``--data-dir`` or
+        ``--embeddings`` that is not there (of the benchmarks' datamodule: a user's checks its
+        own); said beside any other problem, none waiting for another's fix."""
+        problems = self._missing_folders()
+        data = self.config["data"]
+        if not issubclass(self.data_class, BenchmarkDataModule):
+            return problems
+        if data.get("data_dir") is not None:
+            problems += path_problems("--data-dir", Path(data["data_dir"]), folder=True)
+        if data.get("embeddings") is not None:
+            problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
+        return problems
 
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
