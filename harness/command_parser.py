@@ -310,6 +310,11 @@ def refused_key(error: BaseException) -> str | None:
     return found.group(1) if found else None
 
 
+def _counts(hint: object) -> bool:
+    """``hint`` is an integer's: ``int`` or ``int | None`` (an option whose default is unset)."""
+    return hint is int or (hint is not None and set(typing.get_args(hint)) == {int, type(None)})
+
+
 def refused_keys(error: BaseException) -> list[str]:
     """The parser keys to leave out after jsonargparse refused a value (:func:`refused_key`):
     that key, or for an argument a class does not take only that argument
@@ -1277,11 +1282,19 @@ class CommandParser(NullsChecked):
 
     def what_it_counts(self, error: BaseException) -> str:
         """``: how many runs (seeds 0..N-1) ...``: the help of the command's own integer option
-        whose value ``error`` refuses (``--seeds 1,2`` read as a list of seeds); else ''."""
+        whose value ``error`` refuses (``--seeds 1,2`` read as a list of seeds; ``--jobs x``,
+        an ``int | None``, alike); else ''."""
         key = refused_key(error)
-        integer = (a for a in self._actions if getattr(a, "_typehint", a.type) is int)
+        integer = (a for a in self._actions if _counts(getattr(a, "_typehint", a.type)))
         action = next((a for a in integer if a.dest == key), None)
-        return f": {' '.join(action.help.split())}" if action is not None and action.help else ""
+        if action is None or not action.help:
+            return ""
+        text = " ".join(action.help.split())
+        # a help shared by commands, 'jobs: suite, parts of ...; tune, workers ...': this one's
+        head, _, clauses = text.partition(": ")
+        command = self.prog.split()[-1]
+        mine = [c for c in clauses.split("; ") if c.startswith(f"{command}, ")]
+        return f": how many {head}, {mine[0].removeprefix(f'{command}, ')}" if mine else f": {text}"
 
     def _parsed(self, words: list[str], unknown: list[str]) -> Namespace:
         """``words`` parsed (a ``--print_config`` printed once the options are built, if no

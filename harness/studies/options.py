@@ -57,7 +57,7 @@ class StudyOptions:
     encoder: str | None = None
     """encoder (block-length: bi_blosan or an ablation)"""
     trials: int | None = None
-    """finished trials over all workers"""
+    """how many finished trials, over all workers"""
     storage: str | None = None
     """SQLAlchemy URL shared by every worker of the study: sqlite:///PATH or
     postgresql://user:pass@host/db (pip install 'sanbench[postgres]'); default: OUT/optuna.db,

@@ -820,3 +820,26 @@ def test_a_refused_value_of_the_commands_own_option_hides_no_other_problem(
     assert any("treec: expected one of" in line for line in lines), lines
     assert any("bilstmm: expected one of" in line for line in lines), lines
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["suite", "--jobs", "x"],
+            "--jobs x: expected an integer: how many jobs, parts of the grid",
+        ),
+        (["tune", "--trials", "x"], "--trials x: expected an integer: how many finished trials"),
+        (["tune", "--jobs", "x"], "--jobs x: expected an integer: how many jobs, workers sharing"),
+        (["profile", "--batch-size", "x"], "--batch-size x: expected an integer: sentences per"),
+    ],
+)
+def test_every_count_not_given_as_an_integer_says_what_it_counts(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56j of #56, item 5: 'suite --jobs x', 'tune --trials x' and 'profile
+    --batch-size x' said only 'expected an integer' (an option whose default is unset, int |
+    None, had no help said); a help shared by commands says this command's part."""
+    assert main(argv) == 2
+    lines = problem_lines(capsys.readouterr().err, argv[0])
+    assert any(line.startswith(f"sanbench {argv[0]}: {said}") for line in lines), lines
