@@ -13,6 +13,7 @@ Trials train in one process: a trial's fit with several devices (DDP) is not pru
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,17 +106,20 @@ def steps_may_end_first(trainer: dict[str, Any]) -> bool:
 def data_epoch_steps(ctx: TuneContext, trainer: dict[str, Any]) -> int | None:
     """An epoch's optimizer steps in a trial, as its data gives them (the files read); None
     when they cannot be read (a finished study's outputs rewritten without its data: the
-    files were judged before its trials ran)."""
-    from datamodules.datamodule import BenchmarkDataModule
+    files were judged before its trials ran). It does not warn of random vectors: the study's
+    check of its files did, once (until 2026-11-30 the command said it twice)."""
+    from datamodules.datamodule import BenchmarkDataModule, RandomVectorsWarning
     from harness.studies.fitting import best_fit_run
     from harness.training.settings.config_checks import replicas
 
     datamodule = BenchmarkDataModule(**best_fit_run(ctx, ctx.budget).resolved()["data"])
-    try:
-        datamodule.check_inputs()
-    except (OSError, ValueError):  # MissingSplitError, DataFormatError, EmptySplitError
-        return None
-    datamodule.setup("fit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RandomVectorsWarning)
+        try:
+            datamodule.check_inputs()
+        except (OSError, ValueError):  # MissingSplitError, DataFormatError, EmptySplitError
+            return None
+        datamodule.setup("fit")
     batches = datamodule.epoch_batches(trainer.get("limit_train_batches"), replicas(trainer))
     return math.ceil(batches / (trainer.get("accumulate_grad_batches") or 1))
 

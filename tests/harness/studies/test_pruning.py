@@ -308,6 +308,24 @@ def test_the_note_advises_the_budget_that_limits_the_validations(
     assert note.endswith(f"(give {advice} to prune)."), note
 
 
+def test_counting_an_epochs_steps_warns_not_again_of_random_vectors(
+    tmp_path: Path, trec_dir: Path
+) -> None:
+    """Outside check 54k item 6: tune said 'warning: no --embeddings ...' twice, the second
+    time as the pruning note read the data to count an epoch's steps."""
+    import dataclasses
+    import warnings
+
+    from datamodules.datamodule import RandomVectorsWarning
+
+    ctx = dataclasses.replace(context(tmp_path, trec_dir), embeddings=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        note = pruning(ctx, "val_acc", {"max_epochs": 30, "max_steps": 11})
+    assert "--max-steps 12" in note.note  # the data was read: 4 steps an epoch
+    assert not [w for w in caught if issubclass(w.category, RandomVectorsWarning)]
+
+
 def test_the_note_names_the_options_as_given(tmp_path: Path, trec_dir: Path) -> None:
     """Short check 54j item 2: the note names the options the command was given."""
     from harness.command_parser import options_typed
