@@ -41,17 +41,36 @@ def dev_metric(task: str) -> tuple[str, str]:
 
 
 def require_training(ctx: TuneContext) -> tuple[str, str, Path | None]:
-    """(task, encoder, data_dir) or a clear error when a training study lacks one of them (only
-    a benchmark needs a data folder: a task file names its files, and an unknown task is named
-    by the task's check)."""
-    from datamodules.tasks import canonical_name
-
-    benchmark = canonical_name(ctx.task or "") is not None
-    needed = ("task", "encoder", "data_dir") if benchmark else ("task", "encoder")
-    missing = [f"--{n.replace('_', '-')}" for n in needed if not getattr(ctx, n)]
+    """(task, encoder, data_dir), or :func:`missing_for_training`'s lines raised."""
+    missing = missing_for_training(ctx)
     if missing:
-        raise ValueError(f"study {ctx.study!r} trains models: pass {', '.join(missing)}")
+        raise ValueError("\n".join(missing))
     return str(ctx.task), str(ctx.encoder), ctx.data_dir
+
+
+# a training study's data folder, in the words of every command's refusal of a missing one
+DATA_DIR_REQUIRED = (
+    "--data-dir is required unless --outputs-only (or the task is a task file) "
+    '(the benchmarks\' folder: docs/data.md "Layouts")'
+)
+
+
+def missing_for_training(ctx: TuneContext) -> list[str]:
+    """One line per option a training study needs and was not given, in the words of the
+    other commands' refusals (``--task is required: ...``): the task, the encoder, and the
+    data folder of a benchmark (a task file names its files; a misspelt benchmark, ``treec``,
+    needs it as the one it stands for, said beside its name)."""
+    from datamodules.tasks import canonical_name
+    from harness.training.settings.fit_cli import REQUIRED_WHAT
+    from harness.training.settings.task_configs import task_stand_in
+
+    lines = [] if ctx.task else [f"--task is required: {REQUIRED_WHAT['data.task']}"]
+    if not ctx.encoder:
+        lines.append(f"--encoder is required: {REQUIRED_WHAT['model.encoder']}")
+    task = (task_stand_in(ctx.task) or ctx.task) if ctx.task else ""
+    if canonical_name(task) is not None and not ctx.data_dir:
+        lines.append(DATA_DIR_REQUIRED)
+    return lines
 
 
 def fit_trial(

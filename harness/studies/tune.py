@@ -83,14 +83,10 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     """What is wrong with a training study's task, encoder, config or budget, every problem at
     once, before any training; with none and ``read_files`` (no other problem was found), the
     files are read and their every bad line raised (:class:`InputError`)."""
-    from harness.studies.fitting import require_training
+    from harness.studies.fitting import missing_for_training
     from harness.training.inputs import check_fit_inputs
 
-    try:
-        require_training(ctx)
-    except ValueError as error:
-        return [str(error)]
-    problems = []
+    problems = missing_for_training(ctx)
     if (ctx.study == SEARCH) != bool(ctx.space):
         problems.append("--space FILE goes with --study search, and --study search needs it")
     from harness.training.settings.fit_overrides import path_problems
@@ -103,7 +99,8 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
 
     from harness.training.settings.fit_cli import encoder_stand_in
 
-    names = task_option_problems(as_typed("task", "")[0], [ctx.task])  # a config file's key so
+    given = [ctx.task] if ctx.task else []  # a missing one: said by missing_for_training
+    names = task_option_problems(as_typed("task", "")[0], given)  # a config file's key so
     named = encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
     task = task_stand_in(ctx.task) if names else ctx.task  # an unknown name judged as its nearest
     encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder

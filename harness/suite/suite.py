@@ -40,10 +40,13 @@ from reports.contracts.suite_results import COMPARISON, RUNS_FOLDER, SUMMARY
 
 
 def input_problems(options: SuiteOptions) -> list[str]:
-    """What is wrong with the grid's names and files, every problem at once."""
+    """What is wrong with the grid's names and files, every problem at once (a misspelt
+    benchmark, ``treec``, needs the data folder as the one it stands for: its absence is said
+    beside its name, not once the name is fixed)."""
     from datamodules.tasks import canonical_name
 
-    benchmarks = [task for task in options.task_names if canonical_name(task) is not None]
+    names = [task_stand_in(task) or task for task in options.task_names]
+    benchmarks = [task for task in names if canonical_name(task) is not None]
     problems = options.inputs.file_problems(
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )

@@ -173,6 +173,15 @@ EVERY_PROBLEM = [
         "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --bogus 1",
         ["unknown option --bogus", "--data-dir {tmp}/nonexist: no such folder"],
     ),
+    (
+        "suite --tasks treec --encoders multi_cnn --out {tmp}/s --max-steps 0",
+        ["--max-steps 0: trains nothing", "--data-dir is required unless", "--tasks treec: exp"],
+    ),
+    (
+        "tune --study dropout --task treec --encoder bilstm --out {tmp}/s",
+        ["--data-dir is required unless --outputs-only", "--task treec: expected"],
+    ),
+    ("tune --study dropout --out {tmp}/s", ["--task is required: ", "--encoder is required: "]),
 ]
 
 

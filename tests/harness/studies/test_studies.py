@@ -222,7 +222,7 @@ def test_outputs_write_the_best_trial_as_a_fit_config(tmp_path: Path) -> None:
     [
         (["--encoder", "nope", "--data-dir", "{here}"], "--encoder nope: expected one of"),
         (["--encoder", "mtsa", "--data-dir", "{absent}"], "no such folder"),
-        (["--encoder", "mtsa"], "pass --data-dir"),
+        (["--encoder", "mtsa"], "--data-dir is required unless --outputs-only"),
         (["--encoder", "mtsa", "--data-dir", "{here}", "--task", "nope"], "--task nope: expected"),
     ],
 )

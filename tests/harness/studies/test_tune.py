@@ -188,6 +188,8 @@ def test_a_misspelt_study_hides_no_misspelt_task_or_encoder(
     lines = problem_lines(capsys.readouterr().err, "tune")
     assert [line.split(":")[1].strip() for line in lines] == [
         "--study dropoutt",
+        "--data-dir is required unless --outputs-only (or the task is a task file) (the "
+        "benchmarks' folder",  # beside a misspelt benchmark too (outside check 56j item 2)
         "--task treec",
         "--encoder bilstmm",
     ], lines
