@@ -64,7 +64,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "harness.profiling.command:profile",
         "memory/latency sweep over sequence lengths",
     ),
-    "data": ("harness.data.command:data", "inspect benchmark files (stats, coverage, errors)"),
+    # {actions}: its module's ACTIONS, the words it takes (imported only for sanbench --help)
+    "data": ("harness.data.command:data", "inspect a task's benchmark files ({actions})"),
     "fit": ("harness.training.command:fit", "train, validate and test one model"),
     "predict": (
         "harness.inference.command:predict",
@@ -124,6 +125,20 @@ USAGE += "\n\ndeveloper tools (no commands; why: harness/cli.py's DEVELOPER_TOOL
 )
 
 
+ACTIONS_SLOT = "{actions}"
+
+
+def usage() -> str:
+    """:data:`USAGE` with each ``{actions}`` of a command's help line its module's ``ACTIONS``
+    (``data``: ``stats``), so the line names only the actions there are."""
+    text = USAGE
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        if ACTIONS_SLOT in help_text:
+            actions = ", ".join(getattr(command_module(name)[0], "ACTIONS", ()))
+            text = text.replace(help_text, help_text.replace(ACTIONS_SLOT, actions))
+    return text
+
+
 def entry_words(argv: list[str]) -> tuple[list[str], bool, list[str]]:
     """The ``--import MODULE`` values and ``--debug``, wherever they stand (after the command
     too), and the other words: they belong to sanbench itself, not to one command."""
@@ -143,7 +158,7 @@ def entry_words(argv: list[str]) -> tuple[list[str], bool, list[str]]:
 def command_function(words: list[str]) -> tuple[str, Callable[..., int]]:
     """The command the first word names and its run function (its module imported only now)."""
     if not words or words[0] in ("-h", "--help"):
-        print(USAGE)
+        print(usage())
         raise SystemExit(0 if words else InputError.exit_status)
     name = words[0]
     if name not in SUBCOMMANDS:

@@ -27,3 +27,16 @@ def test_fit_help_says_each_default_once(capsys: pytest.CaptureFixture[str]) -> 
     text = " ".join(capsys.readouterr().out.split())
     assert "Default: " not in text
     assert "based on the chosen accelerator. (type: Union[list[int], str, int], default: 1)" in text
+
+
+def test_the_top_level_help_names_only_the_actions_there_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Outside check 56j of #56, item 10: 'sanbench --help' listed data as '(stats, coverage,
+    errors)', and 'data coverage' was refused ('expected stats'). The line names the data
+    command's ACTIONS, the one list of them."""
+    from harness.data.options import ACTIONS
+
+    assert main(["--help"]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  data ")]
+    assert line.split(None, 1)[1] == f"inspect a task's benchmark files ({', '.join(ACTIONS)})"
