@@ -1127,6 +1127,10 @@ class CommandParser(NullsChecked):
         self.class_lists: set[str] = set()  # keys spelled as a list of classes (class_list_words)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
         self.dumping = False  # within :meth:`dump`: a config printed needs no required option
+        # a command's check of the other values when a required option is left out (its
+        # problems are said beside that option's: :meth:`_beside_missing`), and while it parses
+        self.beside_missing: Callable[[Namespace], list[str]] | None = None
+        self.required_later = False
         self.add_argument(
             "--config",
             action=CheckedConfigFile,
@@ -1182,7 +1186,8 @@ class CommandParser(NullsChecked):
         """Every required option or word left out (or null) named as typed, one line each
         (:func:`required_word`), before the values are judged; not of a config printed (by
         :meth:`dump`: a file to fill in)."""
-        if not (kwargs.get("skip_required") or self.dumping or kwargs.get("branch")):
+        skipped = self.dumping or self.required_later or kwargs.get("skip_required")
+        if not (skipped or kwargs.get("branch")):
             missing = [
                 required_word(action)
                 for action in self._actions
@@ -1190,6 +1195,8 @@ class CommandParser(NullsChecked):
             ]
             if missing:
                 raise MissingOptionsError("\n".join(missing))
+        if self.required_later:  # left out: said by parse, beside the others' problems
+            kwargs["skip_required"] = True
         super().validate(namespace, skip_unset=skip_unset, **kwargs)
 
     def dump(self, cfg: Namespace, *args: Any, **kwargs: Any) -> str:
@@ -1256,10 +1263,11 @@ class CommandParser(NullsChecked):
                     raise UsageError("\n".join([*unknown, *refused])) from None
                 words = rest
             except UsageError as error:
-                if not (unknown or refused):
+                beside = self._beside_missing(words, unknown, error)
+                if not (unknown or refused or beside):
                     raise
                 lines = [line for line in str(error).splitlines() if line not in unknown]
-                lines = [*unknown, *refused, *not_meant(lines, meant)]
+                lines = [*unknown, *refused, *not_meant([*lines, *beside], meant)]
                 raise type(error)("\n".join(lines)) from None
         own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
         not_decimal = not_decimal_problems(
@@ -1268,6 +1276,21 @@ class CommandParser(NullsChecked):
         )
         namespace[PROBLEMS] = unknown + refused + not_decimal
         return namespace
+
+    def _beside_missing(self, words: list[str], unknown: list[str], error: UsageError) -> list[str]:
+        """What the command's :attr:`beside_missing` finds in the other values when ``error``
+        names required options left out (``encode --ckpt a.ckpt --input b.txt``: the files'
+        problems beside the missing ``--out``, not once it is given); [] otherwise."""
+        if self.beside_missing is None or not isinstance(error, MissingOptionsError):
+            return []
+        self.required_later = True
+        try:
+            namespace = self._parsed(words, unknown)
+        except (argparse.ArgumentError, UsageError):
+            return []
+        finally:
+            self.required_later = False
+        return self.beside_missing(namespace)
 
     def _without_refused(self, words: list[str], error: BaseException) -> list[str] | None:
         """``words`` without the flag of the command's own option whose value ``error``

@@ -13,12 +13,18 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.errors import InputError, RunInterruptedError, UsageError
-from harness.inference.options import InferenceOptions
+from harness.inference.options import InferenceOptions, given_problems
 from harness.outdir import one_file_writer, out_file_problems, record_file
+
+# the file each command writes, by the last word of its parser's name (``sanbench encode``)
+SUFFIXES = {"predict": ".csv", "encode": ".npy"}
 
 
 def add_arguments(parser: CommandParser) -> None:
+    """The options; a required one left out is said beside the others' problems."""
     parser.add_options(InferenceOptions)
+    suffix = SUFFIXES[parser.prog.rpartition(" ")[2]]
+    parser.beside_missing = lambda namespace: given_problems(namespace, suffix)
 
 
 def predict(config: Namespace) -> int:
@@ -58,14 +64,7 @@ def encode(config: Namespace) -> int:
 def checked(config: Namespace, suffix: str) -> InferenceOptions:
     """The options of ``config``; refused with every problem at once, the files' beside an
     option's refused by the parser (an unknown one)."""
-
-    def files(values: dict) -> list[str]:
-        try:
-            return InferenceOptions(**values).problems(suffix)
-        except (TypeError, ValueError):  # an option missing or refused: said already
-            return []
-
-    return build(InferenceOptions, config, beside=files)
+    return build(InferenceOptions, config, beside=lambda values: given_problems(values, suffix))
 
 
 def run_checked(

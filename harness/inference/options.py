@@ -4,8 +4,11 @@ only when it is new, or a file sanbench made and ``--overwrite`` is given (``har
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from datamodules.text import known_encoding
 from harness.command_parser import batch_size_problems, integer_problems
@@ -36,20 +39,35 @@ class InferenceOptions:
 
     def problems(self, suffix: str) -> list[str]:
         """Every problem with the paths and values, at once."""
-        problems = [
-            *_file_problems("ckpt", self.ckpt, CHECKPOINT_SUFFIX),
-            *_file_problems("input", self.input, None),
-        ]
-        if self.ckpt.is_file() and (problem := checkpoint_problem(self.ckpt)):
-            problems.append(f"--ckpt {self.ckpt}: {problem}; {FIT_CHECKPOINTS}")
-        if self.input.is_file() and self.out.exists() and self.out.samefile(self.input):
-            problems.append(f"--out {self.out} is the --input file; choose another file name")
-        else:
-            problems += out_file_problems(self.out, suffix, self.overwrite)
-        problems += integer_problems(self, {"batch_size": 1})
-        problems += batch_size_problems("--batch-size", self.batch_size)
-        known_encoding(self.encoding, problems)
-        return problems
+        return given_problems(vars(self), suffix)
+
+
+def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
+    """Every problem with the paths and values that ``values`` gives (an option's key -> its
+    value), at once; one left out (None, or no key) is passed by: its refusal is said beside
+    these (``predict --ckpt a.ckpt --input b.txt`` without ``--out``, or with ``--batch-size
+    x``: the files' problems too, not only once those are fixed)."""
+    ckpt, source, out = (values.get(key) for key in ("ckpt", "input", "out"))
+    problems = [] if ckpt is None else _file_problems("ckpt", Path(ckpt), CHECKPOINT_SUFFIX)
+    problems += [] if source is None else _file_problems("input", Path(source), None)
+    if ckpt is not None and Path(ckpt).is_file() and (problem := checkpoint_problem(Path(ckpt))):
+        problems.append(f"--ckpt {ckpt}: {problem}; {FIT_CHECKPOINTS}")
+    if out is None:
+        pass
+    elif (
+        source is not None
+        and Path(source).is_file()
+        and Path(out).exists()
+        and (Path(out).samefile(source))
+    ):
+        problems.append(f"--out {out} is the --input file; choose another file name")
+    else:
+        problems += out_file_problems(Path(out), suffix, bool(values.get("overwrite")))
+    batch_size = values.get("batch_size", InferenceOptions.batch_size)
+    problems += integer_problems(SimpleNamespace(batch_size=batch_size), {"batch_size": 1})
+    problems += batch_size_problems("--batch-size", batch_size)
+    known_encoding(values.get("encoding"), problems)
+    return problems
 
 
 def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:

@@ -479,6 +479,7 @@ def test_a_config_files_null_for_an_option_that_takes_none_is_refused(
             "tasks: two, tab-separated)",
             "--out is required: the file to write (predict: .csv, encode: .npy); not an "
             "existing one sanbench did not make",
+            "--ckpt x.ckpt: no such file",  # beside them (outside check 56j item 3)
         ]),
     ],
 )  # fmt: skip
@@ -738,7 +739,8 @@ def test_an_unknown_options_near_name_is_not_also_said_missing(
     monkeypatch.chdir(tmp_path)
     assert main(["predict", "--ckpt", "m.ckpt", "--inptu", "s.txt", "--out", "p.csv"]) == 2
     assert problem_lines(capsys.readouterr().err, "predict") == [
-        "sanbench predict: unknown option --inptu (did you mean --input?)"
+        "sanbench predict: unknown option --inptu (did you mean --input?)",
+        "sanbench predict: --ckpt m.ckpt: no such file",  # said beside it (56j item 3)
     ]
     assert main(["fit", "--task", "trec", "--encodr", "bilstm", "--out", "f"]) == 2
     lines = problem_lines(capsys.readouterr().err, "fit")

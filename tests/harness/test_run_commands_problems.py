@@ -182,6 +182,32 @@ EVERY_PROBLEM = [
         ["--data-dir is required unless --outputs-only", "--task treec: expected"],
     ),
     ("tune --study dropout --out {tmp}/s", ["--task is required: ", "--encoder is required: "]),
+    (
+        "predict --ckpt {tmp}/no.ckpt --input {tmp}/no.txt --batch-size x",
+        [
+            "--batch-size x: expected",
+            "--out is required",
+            "--ckpt {tmp}/no.ckpt: no such file",
+            "--input {tmp}/no.txt: no such file",
+        ],
+    ),
+    (
+        "encode --ckpt {tmp}/no.ckpt --input {tmp}/no.txt",
+        ["--out is required", "--ckpt {tmp}/no.ckpt: no such", "--input {tmp}/no.txt: no such"],
+    ),
+    (
+        "predict --ckpt {tmp}/no.ckpt --input {tmp}/no.txt --bogus --batch-size x",
+        [
+            "unknown option --bogus (did you mean --out?)",
+            "--batch-size x: expected",
+            "--ckpt {tmp}/no.ckpt: no such file",
+            "--input {tmp}/no.txt: no such file",
+        ],
+    ),
+    (
+        "encode --input {tmp}/no.txt --out /proc/x.npy",
+        ["--ckpt is required", "--input {tmp}/no.txt: no such", "folder /proc is not writable"],
+    ),
 ]
 
 
