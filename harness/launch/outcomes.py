@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,19 +39,24 @@ class JobOutcome:
         return isinstance(self.result, Interrupted)
 
 
-def what_was_saved(stopped: Sequence[JobOutcome]) -> str:
+def what_was_saved(stopped: Sequence[JobOutcome], killed: Collection[str] = ()) -> str:
     """What the stopped jobs saved, as far as this command knows: a job stopped before training
     (before its call set a handler of its own, or in the sanity check) saved nothing; one the
-    signal killed gave no result."""
+    signal killed gave no result, and one this command killed (``killed``, by id: a third
+    Ctrl-C) while it saved lost the steps since its last checkpoint (until 2026-11-30 no job's
+    fate was said then)."""
     saved = sum(o.interrupted and o.result.saved for o in stopped)
     if saved == len(stopped):
         return "their runs saved"
     before = sum(o.interrupted and not o.result.saved for o in stopped)
+    cut = sum(not o.interrupted and o.job_id in killed for o in stopped)
     parts = {
         f"{saved} with their runs saved": saved,
         f"{before} before training (nothing saved)": before,
-        f"{len(stopped) - saved - before} without a result (ended by the signal)": (
-            len(stopped) - saved - before
+        f"{cut} killed while saving (the third Ctrl-C): their runs resume from their last "
+        "checkpoints, the steps since lost": cut,
+        f"{len(stopped) - saved - before - cut} without a result (ended by the signal)": (
+            len(stopped) - saved - before - cut
         ),
     }
     return ", ".join(part for part, count in parts.items() if count)

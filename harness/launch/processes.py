@@ -117,7 +117,8 @@ def run_in_process(
             interrupted.stop_under_way()
     except RunInterruptedError as stopped:  # a handler's: the call saved what it could
         message = str(stopped).splitlines()[0]
-        print(f"{job}: {message}", flush=True)
+        sys.stdout.write(f"{job}: {message}\n")  # one write: a kill leaves no line unended
+        sys.stdout.flush()
         outcome, status = (
             ("interrupted" if stopped.saved else "stopped", message),
             INTERRUPTED_STATUS,
@@ -243,6 +244,7 @@ def launch_processes(
         )
         for call, job in zip(calls, jobs, strict=True)
     ]
+    killed: set[str] = set()  # the jobs a third Ctrl-C killed while they saved
     try:
         _start(processes)
         for process in processes:
@@ -250,10 +252,13 @@ def launch_processes(
         signum = None
     except (KeyboardInterrupt, RunInterruptedError) as error:
         signum = getattr(error, "signum", signal.SIGINT)
-        stop(processes, signum)
+        try:
+            stop(processes, signum)
+        except KeyboardInterrupt:  # the third Ctrl-C: the jobs still saving are killed
+            killed = {process.name for process in processes if process.is_alive()}
     finally:
         for process in processes:
-            if process.is_alive():  # only when stopping them failed
+            if process.is_alive():  # a third Ctrl-C, or stopping them failed
                 process.kill()
                 process.join()
     ended = zip(jobs, processes, strict=True)
@@ -262,7 +267,7 @@ def launch_processes(
     if signum is not None or stopped:  # also when signalled from outside this command
         raise RunInterruptedError(
             f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
-            f"{what_was_saved(stopped)}\n"
+            f"{what_was_saved(stopped, killed)}\n"
             f"resume with: {resume() if resume else 'the same command'}",
             signal.SIGINT if signum is None else signum,
         )

@@ -203,3 +203,50 @@ def test_a_jobs_second_ctrl_c_while_it_saves_is_absorbed(tmp_path: Path) -> None
     with pytest.raises(RunInterruptedError, match="their runs saved"):
         launch_processes([call], tmp_path / "jobs", "t")
     assert (tmp_path / "saved").exists()
+
+
+def _three_ctrl_cs_while_saving(command: int, folder: str) -> None:
+    """A job that takes the command's Ctrl-C and saves longer than the user waits: it gives the
+    command its first Ctrl-C, and the second and third while it saves (its folder locked)."""
+    asked: list[int] = []
+    with one_writer(folder):
+        signal.signal(signal.SIGINT, lambda received, frame: asked.append(received))
+        os.kill(command, signal.SIGINT)
+        while not asked:
+            time.sleep(0.01)
+        for _ in range(2):
+            time.sleep(0.3)
+            os.kill(command, signal.SIGINT)
+        time.sleep(30)  # saving
+        Path(folder, "saved").write_text("")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("_importable_tests")
+def test_a_third_ctrl_c_says_the_jobs_it_killed_and_their_locks_are_free(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 54k item 3: a third Ctrl-C while the jobs saved killed them and the
+    command said only 'interrupted' (a KeyboardInterrupt through the launcher), no job's fate;
+    a job's line 'SIGINT: ...; saved .../last.ckpt' ran into the command's (two writes under
+    PYTHONUNBUFFERED, the job killed between). The killed job's PID file stays, naming no
+    holder: the rerun takes the lock."""
+    from harness.outdir import lock_holder
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    call = functools.partial(_three_ctrl_cs_while_saving, os.getpid(), str(folder))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's
+    try:
+        with pytest.raises(RunInterruptedError) as stopped:
+            launch_processes([call], tmp_path / "jobs", "t")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    said = str(stopped.value)
+    assert said.startswith("interrupted: 1 of 1 jobs stopped, 1 killed while saving"), said
+    assert "Ctrl-C again to kill them" in capsys.readouterr().err
+    assert not (folder / "saved").exists()
+    assert (folder / ".sanbench.lock.pid").exists()  # left by the kill
+    assert lock_holder(folder / ".sanbench.lock") is None
+    with one_writer(folder):  # the rerun's
+        pass
