@@ -13,6 +13,11 @@ from harness.launch import LaunchOptions
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
 from harness.training.settings.fit_overrides import DataOptions, FitSections
 
+# a part of the grid given with --tables-only, which would tabulate every run in --out anyway
+NOT_WITH_TABLES_ONLY = (
+    "not taken with --tables-only, which rebuilds the tables of every run in --out; leave it out"
+)
+
 
 @dataclass(frozen=True)
 class ReproduceOptions:
@@ -29,7 +34,8 @@ class ReproduceOptions:
     threads: int = THREADS_PER_RUN
     """intra-op threads per run"""
     tables_only: bool = False
-    """only rebuild the tables from the results"""
+    """only rebuild the tables from the results, of every run in --out (not with --tasks or
+    --encoders: they choose runs to train)"""
     inputs: DataOptions = field(default_factory=DataOptions)
     fit: FitSections = field(default_factory=FitSections)
     launch: LaunchOptions = field(default_factory=LaunchOptions)
@@ -50,6 +56,8 @@ class ReproduceOptions:
             named = as_typed(option.removeprefix("--"), text)[0]  # a config file's key so
             for name in unknown:  # the reproduction's grid: the papers' tables
                 problems += choice_problems(named, name, known)
+            if self.tables_only and not unknown and set(names(text, option)) != set(known):
+                problems.append(f"{named} {text}: {NOT_WITH_TABLES_ONLY}")
         if problems:
             raise InputError("\n".join(problems))
 

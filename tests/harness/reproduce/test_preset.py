@@ -67,3 +67,23 @@ def test_bad_inputs_fail_fast_with_the_file_and_the_fix(
     ):
         assert main(["reproduce", *argv]) == 2
         assert re.search(message, capsys.readouterr().err)
+
+
+def test_a_part_of_the_grid_is_refused_with_tables_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56j of #56, item 10: 'reproduce --tables-only --tasks trec' tabulated cr
+    and trec without a word: --tables-only rebuilds the tables of every run in --out, so a part
+    of the grid given with it is refused (every task, in any order, is not a part)."""
+    out = tmp_path / "r"
+    argv = ["reproduce", "--out", str(out), "--tables-only"]
+    assert main([*argv, "--tasks", "trec", "--encoders", "disan"]) == 2
+    said = "not taken with --tables-only, which rebuilds the tables of every run in --out"
+    assert [line for line in capsys.readouterr().err.splitlines() if said in line] == [
+        f"sanbench reproduce: --tasks trec: {said}; leave it out",
+        f"sanbench reproduce: --encoders disan: {said}; leave it out",
+    ]
+    assert not out.exists()
+    every = ",".join(reversed(CPU_PRESET.tasks))
+    assert main([*argv, "--tasks", every]) == 2
+    assert said not in capsys.readouterr().err  # refused only for the missing manifest
