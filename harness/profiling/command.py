@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from jsonargparse import Namespace
 
 from harness.command_parser import GIVEN, CommandParser, build
-from harness.outdir import out_folder
+from harness.errors import InputError
+from harness.outdir import check_out_folder, out_folder
 from harness.profiling import ProfileOptions, run_profile
 from harness.profiling.options import PRESETS_HELP
 
@@ -17,6 +21,19 @@ def add_arguments(parser: CommandParser) -> None:
     parser.add_options(ProfileOptions)
 
 
+def out_problems(values: dict[str, Any]) -> list[str]:
+    """What stops the sweep from writing into ``--out`` (:func:`check_out_folder`, which
+    ``out_folder`` asks again as it takes it), for a refusal of the other options to say too:
+    an unwritable ``--out /proc/x`` beside ``--batch-size 0``, not once that is fixed."""
+    if values.get("out") is None:
+        return []
+    try:
+        check_out_folder(Path(values["out"]), "profile")
+    except InputError as error:
+        return str(error).splitlines()
+    return []
+
+
 def profile(config: Namespace) -> int:
     """sanbench profile: memory/latency sweep over sequence lengths, then the HTML report.
 
@@ -25,7 +42,8 @@ def profile(config: Namespace) -> int:
     sanbench profile --encoders disan,multi_head --lengths 64:512:64 --print_config > p.yaml
     sanbench profile --config p.yaml --out runs/p
     """
-    options = build(ProfileOptions, config)  # the encoder specs too, before --out is taken
+    # the encoder specs too, before --out is taken; --out's problems said beside the others'
+    options = build(ProfileOptions, config, beside=out_problems)
     with out_folder("profile", options.out):
         run_profile(options, given=config[GIVEN])
     return 0

@@ -208,6 +208,10 @@ EVERY_PROBLEM = [
         "encode --input {tmp}/no.txt --out /proc/x.npy",
         ["--ckpt is required", "--input {tmp}/no.txt: no such", "folder /proc is not writable"],
     ),
+    (
+        "profile --encoders multi_cnn --lengths 8,16 --preset quick --out /proc/x --batch-size 0",
+        ["--batch-size 0: expected a positive", "--out /proc/x: cannot be made, folder /proc is"],
+    ),
 ]
 
 
