@@ -724,14 +724,23 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
     --optimizer.init_args.lr 0.05``), for the mapping ``options`` (``{"--optimizer"}``); the
     class and its arguments are checked by the parser that builds it (fit's). ``--optimizer
     null`` stays the option's null: not given, as fit reads it (as a class path, it was a
-    class of none: jsonargparse's base class, torch.optim.Optimizer)."""
-    out = []
+    class of none: jsonargparse's base class, torch.optim.Optimizer). A file given as the
+    class (``--optimizer sgd.yaml``) is read as the section it holds, as fit reads one
+    (:func:`section_file_mapping`)."""
+    out: list[str] = []
+    skip = False  # the word after an option whose value was taken with it
     for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
         option, equals, attached = word.partition("=")
         name, _, key = option.partition(".")
         value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
         if name not in options or (not key and YAML_NULL.fullmatch(value.strip())):
             out.append(word)
+        elif not key and (section := section_file_mapping(value)) is not None:
+            out.append(f"{name}={section}")
+            skip = not equals
         elif not key and not value.lstrip().startswith("{"):  # a mapping is the config's form
             out.append(f"{name}.class_path{equals}{attached}")
         elif key and key.partition(".")[0] not in CLASS_KEYS:
@@ -739,6 +748,21 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+def section_file_mapping(value: str) -> str | None:
+    """The section that the file ``value`` holds (``class_path: torch.optim.SGD`` and
+    ``init_args: {lr: 0.1}``) as the mapping a class option takes (``{}`` for an empty file:
+    not given), as fit's LightningCLI reads ``--optimizer sgd.yaml``; None where ``value``
+    names no file (a class path) or one that holds no mapping, left to the class's check."""
+    if not value or not Path(value).expanduser().is_file():
+        return None
+    try:
+        content = yaml.safe_load(config_text(value))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError):
+        return None
+    content = {} if content is None else content
+    return json.dumps(content, default=str) if isinstance(content, dict) else None
 
 
 # the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)

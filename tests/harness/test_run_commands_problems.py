@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 from tests.harness.problem_lines import problem_lines
@@ -229,3 +230,29 @@ def test_every_problem_of_a_command_line_is_named_in_one_refusal(
         said = fragment.format(tmp=tmp_path)
         assert sum(said in problem for problem in lines) == 1, (said, lines)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_a_section_file_is_taken_as_fit_takes_it(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--optimizer sgd.yaml`` (a section's file, which fit reads as the section) was read as
+    a class path: "class_path sgd.yaml: No module named 'sgd'" (issue 56, outside check 56j item
+    6). Now its section runs, and its values are named as the file's, as fit names them."""
+    sgd = tmp_path / "sgd.yaml"
+    sgd.write_text("class_path: torch.optim.SGD\ninit_args: {lr: 0.1}\n")
+    if command == "reproduce":
+        words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
+        words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    else:
+        words = _words(command, tmp_path, tmp_path / "out")
+    assert main([*words, "--optimizer", str(sgd), "--print_config"]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
+    assert printed["class_path"] == "torch.optim.SGD" and printed["init_args"]["lr"] == 0.1
+    sgd.write_text("class_path: torch.optim.SGD\ninit_args: {lr: abc}\n")
+    lines = _refused([*words, f"--optimizer={sgd}"], capsys)
+    said = (
+        f"--optimizer {sgd}: init_args.lr abc: expected a number (an argument of torch.optim.SGD)"
+    )
+    assert lines == [f"sanbench {command}: {said}"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sgd.yaml"]
