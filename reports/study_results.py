@@ -51,6 +51,13 @@ def result_cell(key: str, value: Any) -> str:
     return numbers.metric(key, value)
 
 
+def tie_text(numbers_tied: list[int]) -> str:
+    """``tied with trial 1`` (``trials 1, 2``): the other finished trials whose objective
+    values a best trial equals (``summary.json``'s ``tied_with``), on its page and console."""
+    trials = "trial" if len(numbers_tied) == 1 else "trials"
+    return f"tied with {trials} {', '.join(str(n) for n in numbers_tied)}"
+
+
 def name_label(name: str) -> str:
     """An objective's or a parameter's name in words (``NAME_LABELS``), an accuracy's with its
     unit: ``dev_acc`` is ``dev acc (%)``."""

@@ -8,18 +8,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reports import numbers
-from reports.study_results import RESULT_LABELS, name_label, result_cell
+from reports.study_results import RESULT_LABELS, name_label, result_cell, tie_text
 
 
 def params_text(params: Mapping[str, Any]) -> str:
     """``n (seq_len) = 128, r (block_len) = 9``: each parameter under its page's name
-    (:func:`reports.study_results.name_label`), a float to six significant digits."""
-    return ", ".join(
-        f"{name_label(key)} = {value:.6g}"
-        if isinstance(value, float)
-        else f"{name_label(key)} = {value}"
-        for key, value in params.items()
-    )
+    (:func:`reports.study_results.name_label`) and as its page gives it (``numbers.text``: a
+    float to three significant digits)."""
+    return ", ".join(f"{name_label(key)} = {numbers.text(value)}" for key, value in params.items())
 
 
 def values_text(names: Sequence[str], values: Sequence[float]) -> str:
@@ -61,6 +57,7 @@ def summary_lines(summary: Mapping[str, Any]) -> list[str]:
     names = list(summary.get("objectives") or {})
     best = [
         f"trial {t['number']}: {params_text(t['params'])} -> {values_text(names, t['values'])}"
+        + (f" ({tie_text(t['tied_with'])})" if t.get("tied_with") else "")
         for t in summary.get("best") or []
     ]
     if summary.get("best_per"):

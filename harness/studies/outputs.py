@@ -147,6 +147,22 @@ def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:
     return [best[value] for value in sorted(best)]
 
 
+def tied_with(study: optuna.Study, plan: StudyPlan, trial: FrozenTrial) -> list[int]:
+    """The other finished trials whose objective values ``trial`` (a best one of a single
+    objective) equals, of its value of ``plan.best_per`` if any: optuna took the first."""
+    if plan.multi_objective:
+        return []
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    per = plan.best_per
+    return [
+        t.number
+        for t in done
+        if t.number != trial.number
+        and t.values == trial.values
+        and (per is None or t.params.get(per) == trial.params.get(per))
+    ]
+
+
 def _pick_for_command(best: list[FrozenTrial]) -> FrozenTrial | None:
     """The trial whose config is offered to ``sanbench fit``: best on the first objective."""
     return max(best, key=lambda t: t.values[0]) if best else None
@@ -204,7 +220,15 @@ def write_outputs(
         "optuna_study": study.study_name,
         "objectives": dict(zip(plan.metric_names, plan.directions, strict=True)),
         "trial_counts": counts,
-        "best": [{"number": t.number, "params": t.params, "values": t.values} for t in best],
+        "best": [
+            {
+                "number": t.number,
+                "params": t.params,
+                "values": t.values,
+                **({"tied_with": tied} if (tied := tied_with(study, plan, t)) else {}),
+            }
+            for t in best
+        ],
         **({"best_per": plan.best_per} if plan.best_per else {}),
         "fit_config": folder.best_config.name if command else "",
         "fit_command": command,

@@ -27,7 +27,7 @@ from reports.site.study_environment import (
     study_environment,
 )
 from reports.site.training_figures import COST_LABELS
-from reports.study_results import RESULT_LABELS, name_label, result_cell
+from reports.study_results import RESULT_LABELS, name_label, result_cell, tie_text
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -208,7 +208,9 @@ def build(run: Run, page_dir: Path) -> Page:
     trials = study.read_trials()
     summary = study.read_summary()
     objectives = run.manifest.get("objectives") or summary.get("objectives") or {}
-    params = [c for c in trials.columns if c.startswith("params_")]
+    params = [c for c in trials.columns if c.startswith("params_")]  # trials.csv's: by name
+    said = [f"params_{k}" for k in ((summary.get("best") or [{}])[0].get("params") or {})]
+    params.sort(key=lambda c: said.index(c) if c in said else len(said))  # the console's order
     figures = []
     if (trials["state"] == "COMPLETE").any():
         for column in objective_columns(trials):
@@ -275,6 +277,7 @@ def build(run: Run, page_dir: Path) -> Page:
             {
                 **trial,
                 "params": {name_label(k): v for k, v in (trial.get("params") or {}).items()},
+                "tie": tie_text(trial["tied_with"]) if trial.get("tied_with") else "",
                 "cells": [
                     objective_cell(n, v)
                     for n, v in zip(

@@ -3,13 +3,17 @@ console's trial lines and optuna's figures (issue 56 outside check C item 10).""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import optuna
 import pytest
 
-from harness.studies.outputs import _figures, unvalidated_notes, write_figures
+from harness.studies.console_lines import summary_lines
+from harness.studies.outputs import _figures, unvalidated_notes, write_figures, write_outputs
 from harness.studies.plans import StudyPlan
 from harness.studies.study import trial_line
+from reports import numbers
 
 
 @pytest.fixture
@@ -118,3 +122,26 @@ def test_importances_are_not_drawn_for_a_study_of_one_searched_parameter(tmp_pat
         "importances": "one searched parameter (model.dropout): optuna ranks it 1.00 whatever "
         "the trials, so there is nothing to compare"
     }
+
+
+def test_a_tied_best_trial_says_so_and_its_values_round_as_on_its_page(
+    tmp_path: Path,
+) -> None:
+    """Outside check 56j of #56, item 9: the console said 'keep_prob = 0.690642' where the page
+    said 0.691, and a best trial whose dev score two trials shared was not said to be tied."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize")
+    for keep in (0.690642, 0.8455):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"keep_prob": keep},
+                distributions={"keep_prob": optuna.distributions.FloatDistribution(0.5, 1.0)},
+                value=0.223,
+            )
+        )
+    summary = write_outputs(study, plan(), tmp_path / "s", "memory", "", None, {})
+    assert summary["best"][0]["tied_with"] == [1]
+    assert "best: trial 0: keep_prob = 0.691 -> dev acc (%) = 22.3 (tied with trial 1)" in (
+        summary_lines(summary)
+    )
+    assert numbers.text(0.690642) == "0.691"  # the page's

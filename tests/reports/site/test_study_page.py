@@ -341,8 +341,8 @@ def test_the_study_pages_name_objectives_and_parameters_in_words(tmp_path: Path)
     assert '<h2 id="best">Best trial per n (seq_len)</h2>' in memory
     assert headers(memory, "best") == ["trial", "parameters", "peak memory (MB)"]
     assert "n (seq_len) = 4, r (block_len) = " in memory.split('id="best"', 1)[1]
-    shown = ["number", "state", "peak memory (MB)", "r (block_len)", "n (seq_len)", "duration"]
-    assert headers(memory, "trials") == shown
+    shown = ["number", "state", "peak memory (MB)", "n (seq_len)", "r (block_len)", "duration"]
+    assert headers(memory, "trials") == shown  # as the console names them
     assert "Objectives: peak memory (MB) (minimize)" in " ".join(memory.split())
     dropout = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
     assert headers(dropout, "best") == ["trial", "parameters", "dev acc (%)"]
@@ -383,3 +383,20 @@ def test_a_page_compared_per_length_shows_no_pooled_figure_of_optunas(tmp_path: 
     )
     whole = (tmp_path / "site" / "study-block-length-memory-2" / "index.html").read_text()
     assert 'src="study/history.png"' in whole  # a study compared as a whole keeps them
+
+
+def test_the_page_says_a_tie_and_orders_parameters_as_the_console(tmp_path: Path) -> None:
+    """Outside check 56j of #56, item 9: the block-length-memory console named n then r, its
+    page's trials table r then n (trials.csv's columns, by name); a best trial tied with others
+    was not said to be tied on the page."""
+    per_length = tmp_path / "study-block-length-memory"
+    shutil.copytree(BLOCK_LENGTH_STUDY, per_length)
+    summary = json.loads((per_length / "summary.json").read_text())
+    summary["best"][0]["tied_with"] = [3, 4]
+    (per_length / "summary.json").write_text(json.dumps(summary))
+    build_site([per_length], tmp_path / "site")
+    page = (tmp_path / "site" / "study-block-length-memory" / "index.html").read_text()
+    shown = ["number", "state", "peak memory (MB)", "n (seq_len)", "r (block_len)", "duration"]
+    assert headers(page, "trials") == shown
+    best = page.split('id="best"', 1)[1].split("</table>", 1)[0]
+    assert "<td>0 (tied with trials 3, 4)</td>" in best
