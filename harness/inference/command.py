@@ -23,8 +23,9 @@ SUFFIXES = {"predict": ".csv", "encode": ".npy"}
 def add_arguments(parser: CommandParser) -> None:
     """The options; a required one left out is said beside the others' problems."""
     parser.add_options(InferenceOptions)
-    suffix = SUFFIXES[parser.prog.rpartition(" ")[2]]
-    parser.beside_missing = lambda namespace: given_problems(namespace, suffix)
+    suffix = SUFFIXES.get(parser.prog.rpartition(" ")[2])
+    if suffix is not None:  # a parser of predict or encode (not one a test builds)
+        parser.beside_missing = lambda namespace: given_problems(namespace, suffix)
 
 
 def predict(config: Namespace) -> int:
