@@ -184,6 +184,9 @@ def _class_path_problem(key: str, text: str, typed: Mapping[str, tuple[str, str]
     return f"{named[0]} {class_path}: {reason}"
 
 
+SECTION_FILE_SUFFIXES = (".yaml", ".yml", ".json")  # ``--optimizer sgd.yaml``: a file, no class
+
+
 # jsonargparse's (argparse's) words for a class's arguments left out
 ARGUMENTS_REQUIRED = "the following arguments are required: "
 # an argument's annotation that takes a list (``milestones: Iterable[int]``)
@@ -736,7 +739,8 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
         option, equals, attached = word.partition("=")
         name, _, key = option.partition(".")
         value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
-        if name not in options or (not key and YAML_NULL.fullmatch(value.strip())):
+        kept = not key and (YAML_NULL.fullmatch(value.strip()) or _missing_section_file(value))
+        if name not in options or kept:  # a missing file: said by without_unknown_options
             out.append(word)
         elif not key and (section := section_file_mapping(value)) is not None:
             out.append(f"{name}={section}")
@@ -954,7 +958,8 @@ def without_unknown_options(
     value (the next word, unless the value is attached with ``=``, the next word is an option
     or one of ``parser.positional_words``: ``data --verbos stats``), so that the rest is
     judged in the same refusal, and the options their near names name (whose absence the
-    unknown one's line says already)."""
+    unknown one's line says already). A section's file that is not there (``--optimizer
+    /x/sgd.yaml``) is said so and left out alike (jsonargparse dumped its own message)."""
     known = known_keys(parser)
     aliases: set[str] = getattr(parser, "aliases", set())
     spelled = {f"--{k.replace('_', '-')}" for k in known if "." not in k}
@@ -965,10 +970,16 @@ def without_unknown_options(
     index = 0
     while index < len(words):
         word = words[index]
-        option, equals, _ = word.partition("=")
+        option, equals, attached = word.partition("=")
         option = option.removesuffix("+")  # jsonargparse's append: KEY+=VALUE
         key = option.removeprefix("--").replace("-", "_")
         index += 1
+        if key in SECTION_FILES and accepted(key, known):
+            value = attached if equals else (words[index : index + 1] or [""])[0]
+            if _missing_section_file(value):
+                problems.append(f"{option} {value}: no such file (a file of the section's values)")
+                index += 0 if equals else 1
+                continue
         if (
             not word.startswith("--")
             or option in aliases
@@ -986,6 +997,15 @@ def without_unknown_options(
         if not value.startswith("-") and value not in positional:
             index += 1  # its value
     return problems, rest, meant
+
+
+def _missing_section_file(value: str) -> bool:
+    """Whether a section's value (``--optimizer VALUE``) names a file (a path, or a name ending
+    ``.yaml``) that is not there; a class path, a mapping or null names none."""
+    names_file = "/" in value or value.endswith(SECTION_FILE_SUFFIXES)
+    return (
+        names_file and not value.lstrip().startswith("{") and not Path(value).expanduser().exists()
+    )
 
 
 def _nearest_option(option: str, spelled: set[str]) -> str | None:

@@ -256,3 +256,34 @@ def test_a_section_file_is_taken_as_fit_takes_it(
     )
     assert lines == [f"sanbench {command}: {said}"]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["sgd.yaml"]
+
+
+@pytest.mark.parametrize("command", ["fit", "suite", "tune", "reproduce"])
+@pytest.mark.parametrize("section", ["optimizer", "lr_scheduler"])
+@pytest.mark.parametrize("relative", [False, True])
+def test_a_missing_section_file_is_said_to_be_missing(
+    command: str,
+    section: str,
+    relative: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--optimizer missing.yaml`` said "No module named 'missing'" (read as a class path),
+    and ``--optimizer /abs/missing.yaml`` jsonargparse's "Parser key "optimizer": Does not
+    validate against any of the Union subtypes ...", in every command: the file is missing."""
+    monkeypatch.chdir(tmp_path)
+    if command == "reproduce":
+        words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
+        words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    elif command == "fit":
+        words = ["fit", "--task", "trec", "--encoder", "multi_cnn"]
+        words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    else:
+        words = _words(command, tmp_path, tmp_path / "out")
+    missing = Path("missing.yaml") if relative else tmp_path / "missing.yaml"
+    lines = _refused([*words, f"--{section}", str(missing)], capsys)
+    said = f"--{section} {missing}: no such file (a file of the section's values)"
+    assert f"sanbench {command}: {said}" in lines, lines
+    assert not any("No module named" in line for line in lines), lines
+    assert list(tmp_path.iterdir()) == []
