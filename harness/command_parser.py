@@ -1067,6 +1067,30 @@ def check_not_moved(parser: ArgumentParser, out: Any) -> None:
         raise UsageError(problem)
 
 
+def section_files_read(
+    content: dict[str, Any], config: Path, options: Iterable[str]
+) -> tuple[dict[str, Any], dict[str, str | None]]:
+    """``content`` of the config file ``config`` with each class section of ``options``
+    (``--optimizer``) that names a file (``optimizer: sgd.yaml``, beside the config file or
+    from the working folder) as the section the file holds, as fit reads it; and, for each
+    such key, the file read (None for a file that is not there, its value kept)."""
+    content = dict(content)
+    read: dict[str, str | None] = {}
+    for key in sorted(option.removeprefix("--") for option in options):
+        value = content.get(key)
+        if not isinstance(value, str) or YAML_NULL.fullmatch(value.strip()):
+            continue
+        beside = config.parent / Path(value).expanduser()
+        name = str(beside) if beside.is_file() else value
+        section = section_file_mapping(name)
+        if section is not None:
+            content[key] = json.loads(section) or None
+            read[key] = name
+        elif _missing_section_file(value) and not beside.exists():
+            read[key] = None
+    return content, read
+
+
 class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
     unknown key is named, with the nearest valid one, before any value is applied. The copy
@@ -1104,14 +1128,24 @@ class CheckedConfigFile(ActionConfigFile):
             raise UsageError(
                 "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
             )
+        content, read = section_files_read(content, path, getattr(parser, "class_options", ()))
+        missing = [key for key, value in read.items() if value is None]
+        if missing:
+            raise UsageError(
+                "\n".join(
+                    f"{option_string} {path}: {key} {content[key]}: no such file (a file of "
+                    "the section's values)"
+                    for key in missing
+                )
+            )
         dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
             content = without_dotted(content, key)
-        if dropped:
+        if dropped or read:
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
-        given = values if path.is_file() and not dropped else text
+        given = values if path.is_file() and not (dropped or read) else text
         super().__call__(parser, cfg, given, option_string)
 
 

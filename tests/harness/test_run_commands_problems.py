@@ -287,3 +287,25 @@ def test_a_missing_section_file_is_said_to_be_missing(
     assert f"sanbench {command}: {said}" in lines, lines
     assert not any("No module named" in line for line in lines), lines
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_a_section_file_named_in_a_config_file_is_taken_as_fit_takes_it(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``--print_config`` output whose ``optimizer:`` is a file (``optimizer: sgd.yaml``), fed
+    back with ``--config``, was refused with jsonargparse's "Does not validate against any of
+    the Union subtypes" where fit reads the file (issue 56, outside check 56k item 4). The
+    file's name is read beside the config file, as fit reads it."""
+    (tmp_path / "sgd.yaml").write_text("class_path: torch.optim.SGD\ninit_args: {lr: 0.05}\n")
+    if command == "reproduce":
+        words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
+        words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    else:
+        words = _words(command, tmp_path, tmp_path / "out")
+    config = tmp_path / "c.yaml"
+    config.write_text("optimizer: sgd.yaml\n")
+    assert main([*words, "--config", str(config), "--print_config"]) == 0, capsys.readouterr()
+    printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
+    assert printed["class_path"] == "torch.optim.SGD" and printed["init_args"]["lr"] == 0.05
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["c.yaml", "sgd.yaml"]
