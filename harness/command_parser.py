@@ -957,7 +957,9 @@ def without_unknown_options(
     """The lines of :func:`unknown_options`, ``words`` without each unknown option and its
     value (the next word, unless the value is attached with ``=``, the next word is an option
     or one of ``parser.positional_words``: ``data --verbos stats``), so that the rest is
-    judged in the same refusal, and the options their near names name (whose absence the
+    judged in the same refusal (an option of one dash, ``-x``, alike; a misspelt command's
+    word, ``data --verbos stat``, is the command's, not a value), and the options their near
+    names name (whose absence the
     unknown one's line says already). A section's file that is not there (``--optimizer
     /x/sgd.yaml``) is said so and left out alike (jsonargparse dumped its own message)."""
     known = known_keys(parser)
@@ -980,7 +982,8 @@ def without_unknown_options(
                 problems.append(f"{option} {value}: no such file (a file of the section's values)")
                 index += 0 if equals else 1
                 continue
-        if (
+        one_dash = SHORT_OPTION.fullmatch(option) and option not in parser._option_string_actions
+        if not one_dash and (
             not word.startswith("--")
             or option in aliases
             or option in PARSER_SPELLINGS
@@ -994,9 +997,12 @@ def without_unknown_options(
         meant |= {near} if near else set()
         positional = getattr(parser, "positional_words", set())
         value = words[index] if not equals and index < len(words) else "-"
-        if not value.startswith("-") and value not in positional:
-            index += 1  # its value
+        if not value.startswith("-") and nearest(value, positional) is None:
+            index += 1  # its value, unless the command's word (or one misspelt: stat)
     return problems, rest, meant
+
+
+SHORT_OPTION = re.compile(r"-[A-Za-z_]\S*")  # an option of one dash (-x), not a number
 
 
 def _missing_section_file(value: str) -> bool:

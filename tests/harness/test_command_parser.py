@@ -335,6 +335,39 @@ def test_an_unknown_option_before_a_commands_word_does_not_take_the_word_as_its_
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (
+            ["--verbos", "stat", "--task", "trec", "--data-dir", "."],
+            ["unknown option --verbos", "stat: expected stats (did you mean stats?)"],
+        ),
+        (
+            ["-x", "stats", "--task", "trec"],
+            ["unknown option -x", "--data-dir is required"],
+        ),
+    ],
+)
+def test_an_unknown_option_before_a_misspelt_word_or_of_one_dash_is_named_with_the_rest(
+    words: list[str],
+    said: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``data --verbos stat`` took the misspelt word as the option's value ('ACTION is
+    required'); ``data -x stats --task trec`` said the parser's 'unrecognized arguments: -x' and
+    not the missing --data-dir (issue 56, outside check 56k item 9)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["data", *words]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == "(see sanbench data --help)"
+    assert len(lines) == len(said) + 1, lines
+    for line, fragment in zip(lines, said, strict=False):
+        assert line.startswith("sanbench data: ") and fragment in line, (fragment, lines)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("value", ["0x10", "017", "1:20"])
 def test_a_config_files_integer_not_written_in_decimal_is_refused(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture
