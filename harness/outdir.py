@@ -275,6 +275,19 @@ def check_out_folder(out: Path, command: str) -> None:
         )
 
 
+def out_folder_problems(out: Path | str | None, command: str) -> list[str]:
+    """What stops ``command`` from writing into ``--out out`` (:func:`check_out_folder`, which
+    :func:`out_folder` asks again as it takes it), for a refusal of the other options to say
+    too: an unwritable ``--out /proc/x`` beside ``--batch-size 0``, not once that is fixed."""
+    if out is None:
+        return []
+    try:
+        check_out_folder(Path(out), command)
+    except InputError as error:
+        return str(error).splitlines()
+    return []
+
+
 def mark(folder: Path, command: str) -> None:
     """Make ``folder`` (checked by :func:`check_out_folder`) with its marker, if it lacks one."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from jsonargparse import Namespace
 
 from harness.command_parser import GIVEN, CommandParser, build
-from harness.errors import InputError
-from harness.outdir import check_out_folder, out_folder
+from harness.outdir import out_folder, out_folder_problems
 from harness.profiling import ProfileOptions, run_profile
 from harness.profiling.options import PRESETS_HELP
 
@@ -22,16 +20,8 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def out_problems(values: dict[str, Any]) -> list[str]:
-    """What stops the sweep from writing into ``--out`` (:func:`check_out_folder`, which
-    ``out_folder`` asks again as it takes it), for a refusal of the other options to say too:
-    an unwritable ``--out /proc/x`` beside ``--batch-size 0``, not once that is fixed."""
-    if values.get("out") is None:
-        return []
-    try:
-        check_out_folder(Path(values["out"]), "profile")
-    except InputError as error:
-        return str(error).splitlines()
-    return []
+    """What stops the sweep from writing into ``--out`` (:func:`out_folder_problems`)."""
+    return out_folder_problems(values.get("out"), "profile")
 
 
 def profile(config: Namespace) -> int:

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
+from typing import Any
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.errors import UsageError
-from harness.outdir import mark, out_folder
+from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
 from harness.studies.tune import problems_beside_options, trial_problems
 from harness.studies.tune import unread_problems as study_problems
 
+OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
+
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(StudyOptions)
+
+
+def beside_options(values: dict[str, Any]) -> list[str]:
+    """The problems said beside a refused option (``--trials 0``): the trials' fit values'
+    (:func:`problems_beside_options`) and a given ``--out``'s (``--out /proc/x``)."""
+    return problems_beside_options(values) + out_folder_problems(values.get("out"), "tune")
 
 
 def tune(config: Namespace) -> int:
@@ -30,13 +38,13 @@ def tune(config: Namespace) -> int:
     (--trainer.*, --model.*, --data.*, as sanbench fit takes them) go to every trial and into
     the best configuration; --max-steps, --max-epochs and --limit-* are the trials' budget only.
     """
-    # the study's default folder (runs/studies/NAME) is checked as a given --out is (harness.cli
-    # does that one), before any trial; either is made only once the options are right
-    options = build(StudyOptions, config, beside=problems_beside_options)
-    if problems := unread_problems(options):
-        raise UsageError("\n".join(problems))
+    # --out (or the study's default folder, runs/studies/NAME) is checked beside every other
+    # problem, before any trial; it is made only once the options are right
+    options = build(StudyOptions, config, beside=beside_options)
     out = options.context().out
-    with contextlib.nullcontext() if options.out is not None else out_folder("tune", out):
+    if problems := unread_problems(options):
+        raise UsageError("\n".join(problems + out_folder_problems(out, "tune")))
+    with out_folder("tune", out):
         mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)
     return 0

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.errors import UsageError
+from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
-from harness.suite.suite import problems_beside_options
+from harness.suite.suite import problems_beside_options, unread_problems
+from harness.training.settings.fit_overrides import fit_overrides
+
+OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
 
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(SuiteOptions)
+
+
+def beside_options(values: dict[str, Any]) -> list[str]:
+    """The problems said beside a refused option (``--seeds 0``): the names', files' and fit
+    values' (:func:`problems_beside_options`) and ``--out``'s (``--out /proc/x``)."""
+    return problems_beside_options(values) + out_folder_problems(values.get("out"), "suite")
 
 
 def suite(config: Namespace) -> int:
@@ -23,5 +36,10 @@ def suite(config: Namespace) -> int:
 
     docs/suite.md: the protocol, the output files, resuming and sharding.
     """
-    run_suite(build(SuiteOptions, config, beside=problems_beside_options))
+    options = build(SuiteOptions, config, beside=beside_options)
+    if out_problems := out_folder_problems(options.out, "suite"):  # beside the runs' problems
+        overrides = fit_overrides(options.inputs, options.budget, options.fit)
+        raise UsageError("\n".join(unread_problems(options, overrides) + out_problems))
+    with out_folder("suite", options.out):
+        run_suite(options)
     return 0

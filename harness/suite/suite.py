@@ -96,13 +96,9 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     (:func:`settings_problems`, before any data is read or job launched: until 2026-11-30 only
     a suite run here checked them, and only its finished runs); then every data file of every
     task (all bad lines)."""
-    problems = budget_problems_of(options.budget, options.fit) + input_problems(options)
-    runs = known_runs(options)
-    problems += run_config_problems(
-        known_runs(options, stand_ins=bool(problems)), options, overrides
-    )
-    if problems:
+    if problems := unread_problems(options, overrides):
         raise UsageError("\n".join(problems))
+    runs = known_runs(options)
     inputs = options.inputs
     # every run of the grid (the tables hold every shard's), whatever launches them
     if problems := settings_problems(
@@ -115,6 +111,18 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     per_task = {run.task: run for run in runs if run.key not in done}.values()
     check_fit_inputs(_fit_run(run, options, overrides) for run in per_task)
     return runs
+
+
+def unread_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
+    """What :func:`check_runs` refuses first, reading no file, every problem at once: the
+    budget, the names and files (:func:`input_problems`), every (task, encoder)'s fit config
+    (of the names that are known; none of ``--aggregate-only``, which trains nothing)."""
+    if options.aggregate_only:
+        return []
+    problems = budget_problems_of(options.budget, options.fit) + input_problems(options)
+    return problems + run_config_problems(
+        known_runs(options, stand_ins=bool(problems)), options, overrides
+    )
 
 
 def run_config_problems(

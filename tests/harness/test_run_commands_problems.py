@@ -213,6 +213,46 @@ EVERY_PROBLEM = [
         "profile --encoders multi_cnn --lengths 8,16 --preset quick --out /proc/x --batch-size 0",
         ["--batch-size 0: expected a positive", "--out /proc/x: cannot be made, folder /proc is"],
     ),
+    (
+        "suite --tasks trec --encoders multi_cnn --out /proc/x --max-steps 0 "
+        "--data-dir {tmp}/nonexist",
+        [
+            "--max-steps 0: trains nothing",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--out /proc/x: cannot be made, folder /proc is not writable",
+        ],
+    ),
+    (
+        "suite --tasks trec --encoders multi_cnn --out /dev/null --seeds 0",
+        ["--seeds 0: expected a positive", "--data-dir is required", "--out /dev/null is a file"],
+    ),
+    (
+        "tune --study dropout --out /proc/x --trials 0",
+        [
+            "--trials 0: expected a positive",
+            "--task is required: ",
+            "--encoder is required: ",
+            "--out /proc/x: cannot be made, folder /proc is not writable",
+        ],
+    ),
+    (
+        "tune --study dropoutt --task trec --encoder bilstm --data-dir {tmp}/nonexist "
+        "--out /dev/null",
+        [
+            "--study dropoutt: expected one of",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--out /dev/null is a file",
+        ],
+    ),
+    (
+        "tune --study dropout --task trec --encoder bilstm --data-dir {tmp}/nonexist "
+        "--out /proc/x --max-steps 0",
+        [
+            "--max-steps 0: trains nothing",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--out /proc/x: cannot be made, folder /proc is not writable",
+        ],
+    ),
 ]
 
 
