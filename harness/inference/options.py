@@ -88,16 +88,20 @@ def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:
 # where a --ckpt folder's checkpoints are looked for (:func:`_checkpoints_in`)
 SEARCHED = (
     "(in it, its checkpoints/ and the run folders sanbench made in it; under it only when "
-    "sanbench made it)"
+    "sanbench made it or the folder holding it)"
 )
+
+
+MADE_ABOVE = 3  # a suite's runs/TASK/ENCODER: the deepest folder above a run's
 
 
 def _checkpoints_in(folder: Path) -> list[Path]:
     """The checkpoints a ``--ckpt`` folder offers: every one under a folder sanbench made (a
     fit's, a suite's), else its own, those of its ``checkpoints/`` and every one under each
     folder in it that sanbench made (a folder of fit runs): a search of any folder given
-    walked all of ``/tmp`` and named other users' runs."""
-    if made_by_sanbench(folder):
+    walked all of ``/tmp`` and named other users' runs. A folder inside one sanbench made (a
+    suite's ``runs/`` or ``runs/trec/``, :data:`MADE_ABOVE` levels up at most) is its."""
+    if any(made_by_sanbench(above) for above in [folder, *folder.parents[:MADE_ABOVE]]):
         return sorted(folder.rglob(f"*{CHECKPOINT_SUFFIX}"))
     own = sorted(folder.glob(f"*{CHECKPOINT_SUFFIX}"))
     own += sorted(folder.glob(f"checkpoints/*{CHECKPOINT_SUFFIX}"))

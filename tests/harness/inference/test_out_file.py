@@ -110,7 +110,7 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
     assert line == (
         f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file (in it, its "
         "checkpoints/ and the run folders sanbench made in it; under it only when sanbench made "
-        "it); give a file"
+        "it or the folder holding it); give a file"
     )
     assert snapshot(folder) == before
 
@@ -152,6 +152,28 @@ def test_a_folder_of_fit_runs_offers_their_checkpoints(folder: Path, command: st
             f"sanbench {command}: --ckpt {given} is a folder; give one of its files: "
             f"{given / 'f1/checkpoints/last.ckpt'}, {given / 'f2/checkpoints/last.ckpt'}"
         )
+
+
+@pytest.mark.parametrize("inside", ["runs", "runs/trec"])
+def test_a_folder_inside_one_sanbench_made_offers_its_checkpoints(
+    folder: Path, inside: str
+) -> None:
+    """Outside check 56k of #56, item 6: '--ckpt SUITE/runs' and '--ckpt SUITE/runs/trec' said
+    'holding no .ckpt file' though the suite made them and its seeds' last.ckpt are below. A
+    folder inside one sanbench made is searched whole, as that folder is."""
+    suite = folder / "su"
+    seeds = [suite / "runs" / "trec" / "multi_cnn" / f"seed_{n}" for n in (0, 1)]
+    for seed in seeds:
+        (seed / "checkpoints").mkdir(parents=True)
+        (seed / "checkpoints" / "last.ckpt").write_bytes(b"")
+    (suite / ".sanbench").write_text("made by sanbench suite\n")
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv")]
+    given = suite / inside
+    line = usage_refusal(sanbench("predict", "--ckpt", str(given), *argv))
+    assert line == (
+        f"sanbench predict: --ckpt {given} is a folder; give one of its files: "
+        f"{seeds[0] / 'checkpoints/last.ckpt'}, {seeds[1] / 'checkpoints/last.ckpt'}"
+    )
 
 
 @pytest.fixture(scope="module")
