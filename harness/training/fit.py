@@ -18,7 +18,7 @@ import torchmetrics
 import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, Subset
 
 from harness.errors import RunFailedError
 from harness.measurement.cpu_usage import usage_record
@@ -48,6 +48,7 @@ from harness.training.run_folder import (
 from harness.training.scored_share import (
     PartialSplitWarning,
     partial_split_message,
+    scored_positions,
     scored_share,
 )
 from harness.training.settings.fit_cli import FitCLI
@@ -74,10 +75,12 @@ def _renamed(metrics: dict[str, Any], old: str, new: str) -> dict[str, float]:
     }
 
 
-def _plain(loader: DataLoader) -> DataLoader:
-    """``loader``'s examples in order, batches of ``INFERENCE_BATCH`` (``Trainer.predict``
-    needs a batch sampler it can wrap, which the datamodules' pre-sorted lists are not)."""
-    return DataLoader(loader.dataset, batch_size=INFERENCE_BATCH, collate_fn=loader.collate_fn)
+def _plain(loader: DataLoader, positions: list[int] | None = None) -> DataLoader:
+    """``loader``'s examples in order (those at ``positions`` only, when given), batches of
+    ``INFERENCE_BATCH`` (``Trainer.predict`` needs a batch sampler it can wrap, which the
+    datamodules' pre-sorted lists are not)."""
+    dataset = loader.dataset if positions is None else Subset(loader.dataset, positions)
+    return DataLoader(dataset, batch_size=INFERENCE_BATCH, collate_fn=loader.collate_fn)
 
 
 def compile_encoder(
@@ -157,11 +160,13 @@ def fit_datamodule(
             shares = {"dev": scored_share(trainer.num_val_batches, trainer.val_dataloaders)}
             test = trainer.test(module, **evaluated, verbose=False)[0]
             shares["test"] = scored_share(trainer.num_test_batches, trainer.test_dataloaders)
+            # the sentences tested only (a limited pass: test_acc's), so the file agrees with it
+            tested = scored_positions(trainer.num_test_batches, trainer.test_dataloaders)
             # the best-on-dev weights, as tested, at the run's precision (DiSAN accuracy vs length)
             trainer.callbacks.append(TestPredictionWriter(FitRunFolder(out_dir).predictions))
             trainer.predict(
                 module,
-                dataloaders=_plain(datamodule.test_dataloader()),
+                dataloaders=_plain(datamodule.test_dataloader(), tested),
                 ckpt_path=best,
                 weights_only=WEIGHTS_ONLY,
             )

@@ -29,22 +29,38 @@ def scored_share(batches: Sequence[int | float], loaders: Any) -> float | None:
     for count, loader in zip(batches, loaders, strict=True):
         if math.isinf(count):
             continue
-        sizes = _batch_sizes(loader)
-        if sizes is None:
+        batches_of = _batches(loader)
+        if batches_of is None:
             return None
+        sizes = [len(batch) for batch in batches_of]
         scored, total = scored + sum(sizes[: int(count)]), total + sum(sizes)
     return scored / total if total else 1.0
 
 
-def _batch_sizes(loader: DataLoader) -> list[int] | None:
-    """The sentences of each of ``loader``'s batches (one each without a batch sampler), None
-    for a loader of no length."""
+def scored_positions(batches: Sequence[int | float], loaders: Any) -> list[int] | None:
+    """The positions in its dataset of the sentences the first ``batches`` batches of a single
+    loader (``loaders``) hold, in order: what a test pass limited so scored, for the prediction
+    pass to predict the same sentences (issue 54). None when it scored all of them, or for
+    several loaders or one of no length."""
+    loaders = loaders if isinstance(loaders, list | tuple) else [loaders]
+    if len(loaders) != 1 or len(batches) != 1 or math.isinf(batches[0]):
+        return None
+    batches_of = _batches(loaders[0])
+    if batches_of is None or int(batches[0]) >= len(batches_of):
+        return None
+    return sorted(position for batch in batches_of[: int(batches[0])] for position in batch)
+
+
+def _batches(loader: DataLoader) -> list[list[int]] | None:
+    """The dataset positions of each of ``loader``'s batches (one each without a batch
+    sampler), None for a loader of no length."""
     if loader.batch_sampler is None:
         try:
-            return [1] * len(loader)
+            len(loader)
         except TypeError:
             return None
-    return [len(batch) for batch in loader.batch_sampler]
+        return [[int(position)] for position in loader.sampler]
+    return [[int(position) for position in batch] for batch in loader.batch_sampler]
 
 
 def partial_split_message(shares: dict[str, float | None], limits: dict[str, Any]) -> str | None:

@@ -144,13 +144,18 @@ def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
     return found
 
 
-def length_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """Accuracy (%) and example count per length bin, one row per task and encoder."""
+def length_rows(table: pd.DataFrame, results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Accuracy (%) and example count per length bin, one row per task and encoder; the cells
+    of one some of whose runs (``results``) tested part of the split (their predictions are of
+    the sentences tested) carry :data:`~reports.contracts.suite_results.PARTIAL_MARK`."""
     bins = [b for b in LENGTH_LABELS if b in set(table["bin"])]
+    partial = results[suite_results.partly_scored(results, "test_acc")]
+    marked = set(zip(partial["task"].astype(str), partial["encoder"].astype(str), strict=True))
     rows = []
     for (task, encoder), group in table.groupby(["task", "encoder"], sort=True):
+        mark = suite_results.PARTIAL_MARK if (str(task), str(encoder)) in marked else ""
         cells = {
-            row.bin: f"{numbers.percent(row.accuracy)} ({row.examples})"
+            row.bin: f"{numbers.percent(row.accuracy)} ({row.examples}){mark}"
             for row in group.itertuples()
         }
         rows.append([str(task), str(encoder), *(cells.get(b, numbers.MISSING) for b in bins)])
@@ -233,7 +238,7 @@ def _sections(
     curves = read_run_file(folder, results, FitRunFolder.read_curve)
     curve_files = sum(FitRunFolder(folder / str(d)).curve.is_file() for d in results["run_dir"])
     header, rows = summary_rows(results)
-    length_header, length_table = length_rows(lengths)
+    length_header, length_table = length_rows(lengths, results)
     costs = None
     if profiles is not None:
         lent = readable_profiles(profiles)
@@ -255,6 +260,9 @@ def _sections(
         "lengths": length_figures(lengths, style, page_dir),
         "length_header": length_header,
         "length_rows": length_table,
+        "partial_lengths": any(
+            cell.endswith(suite_results.PARTIAL_MARK) for row in length_table for cell in row
+        ),
     }
 
 

@@ -15,8 +15,10 @@ from harness.quiet import hide_lightning_tips
 from harness.suite.summary_tables import finished, render, summarize, summary_table
 from harness.training.fit import run_fit
 from harness.training.scored_share import PartialSplitWarning, partial_split_message
+from reports.contracts.fit_folder import FitRunFolder
 from reports.contracts.suite_results import METRIC_COLUMNS, PARTIAL_NOTE
-from reports.site.training_page import partial_runs, summary_rows
+from reports.site.training_figures import accuracy_by_length
+from reports.site.training_page import length_rows, partial_runs, summary_rows
 from tests.harness.training.test_fit import tiny_run
 
 # TREC's fixture: 12 dev and 30 test questions, in batches of 4 sorted by length
@@ -121,3 +123,41 @@ def test_a_paper_table_marks_a_test_score_of_part_of_the_test_split() -> None:
     )
     table = render(spec, comparison(summarize(results), spec))
     assert table.rows[0][2] == "50.0 p" and PARTIAL_NOTE in table.notes
+
+
+@pytest.mark.slow  # a tiny fit
+def test_the_predictions_of_a_fit_on_part_of_test_are_of_the_sentences_it_scored(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    """Outside check 54l item 2: test_acc was the shortest half's, test_predictions.csv (and the
+    page's accuracy by length, unmarked) held every test row."""
+    limited = {"trainer__limit_test_batches": 0.5, "data__eval_batch_size": 4}
+    out = tmp_path / "part"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        metrics = run_fit(tiny_run(trec_dir, out, **limited))
+    predictions = FitRunFolder(out).read_predictions()
+    # 4 batches of 8: the 16 shortest of 30 questions
+    assert metrics["test_scored_share"] == pytest.approx(16 / 30)
+    assert len(predictions) == 16
+    scored = (predictions["label"] == predictions["prediction"]).mean()
+    assert scored == pytest.approx(metrics["test_acc"])
+    results = pd.DataFrame(
+        {
+            "task": ["trec"],
+            "encoder": ["multi_cnn"],
+            "replicate": ["seed0"],
+            "status": ["ok"],
+            "test_acc": [metrics["test_acc"]],
+            "test_scored_share": [metrics["test_scored_share"]],
+        }
+    )
+    _, rows = length_rows(
+        accuracy_by_length({("trec", "multi_cnn", "seed0"): predictions}), results
+    )
+    assert all(cell.endswith(" p") for cell in rows[0][2:])
+    _, whole = length_rows(
+        accuracy_by_length({("trec", "multi_cnn", "seed0"): predictions}),
+        results.assign(test_scored_share=1.0),
+    )
+    assert not any(cell.endswith(" p") for cell in whole[0][2:])
