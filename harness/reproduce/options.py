@@ -7,7 +7,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.command_parser import as_typed, choice_problems, integer_problems, names
+from harness.command_parser import (
+    CLASS_PATH_OPTION,
+    as_typed,
+    choice_problems,
+    integer_problems,
+    names,
+)
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
@@ -17,6 +23,15 @@ from harness.training.settings.fit_overrides import DataOptions, FitSections
 NOT_WITH_TABLES_ONLY = (
     "not taken with --tables-only, which rebuilds the tables of every run in --out; leave it out"
 )
+
+
+def grid_names(text: str, option: str) -> list[str]:
+    """The names of the list ``text`` of ``option``, a task's alias as the task it stands for
+    (``sst5``: sst1), as every command reads it (:func:`datamodules.tasks.canonical_name`)."""
+    from datamodules.tasks import canonical_name
+
+    listed = names(text, option)
+    return [canonical_name(name) or name for name in listed] if option == "--tasks" else listed
 
 
 @dataclass(frozen=True)
@@ -34,8 +49,9 @@ class ReproduceOptions:
     threads: int = THREADS_PER_RUN
     """intra-op threads per run"""
     tables_only: bool = False
-    """only rebuild the tables from the results, of every run in --out (not with --tasks or
-    --encoders: they choose runs to train)"""
+    """only rebuild the tables from the results, of every run in --out and the preset its
+    manifest records (not with the runs' options: --tasks, --encoders, --preset, --threads,
+    --launcher, --jobs, --trainer.*, --optimizer and fit's other sections)"""
     inputs: DataOptions = field(default_factory=DataOptions)
     fit: FitSections = field(default_factory=FitSections)
     launch: LaunchOptions = field(default_factory=LaunchOptions)
@@ -49,22 +65,51 @@ class ReproduceOptions:
             (self.encoders, "--encoders", ENCODERS),
         ):
             try:
-                unknown = [name for name in names(text, option) if name not in known]
+                given = grid_names(text, option)
             except InputError as error:
                 problems.append(str(error))
                 continue
+            unknown = [name for name in given if name not in known]
             named = as_typed(option.removeprefix("--"), text)[0]  # a config file's key so
             for name in unknown:  # the reproduction's grid: the papers' tables
                 problems += choice_problems(named, name, known)
-            if self.tables_only and not unknown and set(names(text, option)) != set(known):
+            if self.tables_only and not unknown and set(given) != set(known):
                 problems.append(f"{named} {text}: {NOT_WITH_TABLES_ONLY}")
+        if self.tables_only:
+            problems += self._not_with_tables_only()
         if problems:
             raise InputError("\n".join(problems))
+
+    def _not_with_tables_only(self) -> list[str]:
+        """A line for each run option given with --tables-only (``--preset paper``, ``--jobs
+        3``, ``--trainer.max_steps 7``, ``--optimizer sgd.yaml``): the tables are rebuilt from
+        the runs in --out, of the preset its manifest records, so they would do nothing."""
+        given: list[tuple[str, object]] = [
+            (name, getattr(self, name))
+            for name in ("preset", "threads")
+            if getattr(self, name) != getattr(ReproduceOptions, name)
+        ]
+        given += [
+            (f.name, getattr(self.launch, f.name))
+            for f in dataclasses.fields(LaunchOptions)
+            if getattr(self.launch, f.name) != getattr(LaunchOptions(), f.name)
+        ]
+        for section in dataclasses.fields(FitSections):
+            entries = getattr(self.fit, section.name) or {}
+            if section.metadata == CLASS_PATH_OPTION and entries:
+                given.append((section.name, entries.get("class_path", entries)))
+                continue
+            given += [(f"{section.name}.{key}", value) for key, value in entries.items()]
+        lines = []
+        for key, value in given:
+            option, text = as_typed(key, value)
+            lines.append(f"{option} {text}: {NOT_WITH_TABLES_ONLY}")
+        return lines
 
     @property
     def part(self) -> Preset:
         """The preset's grid cut to ``--tasks`` x ``--encoders`` (in the preset's order)."""
-        tasks, encoders = names(self.tasks, "--tasks"), names(self.encoders, "--encoders")
+        tasks, encoders = grid_names(self.tasks, "--tasks"), names(self.encoders, "--encoders")
         preset = PRESETS[self.preset]
         return dataclasses.replace(
             preset,

@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from datamodules.errors import nearest
-from harness.command_parser import names
 from harness.errors import InputError, UsageError
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.measurement.cpu_usage import load_averages_line
 from harness.measurement.elapsed import Elapsed
 from harness.redaction import recorded_command
-from harness.reproduce.options import ReproduceOptions
+from harness.reproduce.options import ReproduceOptions, grid_names
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
@@ -78,7 +77,7 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
 def _stand_ins(text: str, option: str, known: tuple[str, ...]) -> tuple[str, ...]:
     """The names of ``known`` that the list ``text`` names, or whose nearest it names."""
     try:
-        given = names(text, option)
+        given = grid_names(text, option)
     except InputError:
         return ()
     chosen = {name if name in known else nearest(name, known) for name in given}

@@ -87,3 +87,31 @@ def test_a_part_of_the_grid_is_refused_with_tables_only(
     every = ",".join(reversed(CPU_PRESET.tasks))
     assert main([*argv, "--tasks", every]) == 2
     assert said not in capsys.readouterr().err  # refused only for the missing manifest
+
+
+def test_a_run_option_is_refused_with_tables_only_and_a_tasks_alias_is_its_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 56k of #56, item 7: 'reproduce --tables-only --optimizer sgd.yaml
+    --trainer.max_steps 7 --preset paper --jobs 3' rebuilt the tables without a word of them
+    (the manifest's preset is tabulated); and '--tasks sst5' said 'did you mean sst2?' where
+    sst5 is sst1's alias in every other command."""
+    out = tmp_path / "r"
+    sgd = tmp_path / "sgd.yaml"
+    sgd.write_text("class_path: torch.optim.SGD\ninit_args: {lr: 0.05}\n")
+    argv = ["reproduce", "--out", str(out), "--tables-only", "--optimizer", str(sgd)]
+    argv += ["--trainer.max_steps", "7", "--preset", "paper", "--jobs", "3"]
+    assert main(argv) == 2
+    said = "not taken with --tables-only, which rebuilds the tables of every run in --out"
+    lines = [line for line in capsys.readouterr().err.splitlines() if said in line]
+    assert sorted(lines) == sorted(
+        f"sanbench reproduce: {given}: {said}; leave it out"
+        for given in ("--preset paper", "--jobs 3", "--trainer.max_steps 7", f"--optimizer {sgd}")
+    )
+    assert not out.exists()
+    every = ",".join(task.replace("sst1", "sst5") for task in CPU_PRESET.tasks)
+    assert main(["reproduce", "--out", str(out), "--tables-only", "--tasks", every]) == 2
+    assert "--tasks" not in capsys.readouterr().err  # refused only for the missing manifest
+    assert main(["reproduce", "--out", str(out), "--tasks", "sst5", "--data-dir", "/nonexist"]) == 2
+    assert "--tasks" not in capsys.readouterr().err
+    assert not out.exists()
