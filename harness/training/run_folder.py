@@ -206,10 +206,10 @@ def differences_from_saved(out_dir: Path, text: str) -> list[str]:
     return [] if saved is None else _differences(saved, _comparable(yaml.safe_load(text)))
 
 
-def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
-    """Raise :class:`RunFolderError` unless ``out_dir`` can take the run whose fit config is
-    ``text``; nothing is touched. It reads only ``out_dir``: ``fit`` calls it before any data
-    is read."""
+def check_out_path(out_dir: Path) -> None:
+    """Raise :class:`OutIsFileError` or :class:`RunFolderError` when no run folder can be at
+    ``out_dir`` whatever the run: a file, a folder that cannot be made or written, another
+    command's folder. It reads no config: said beside the options' problems too."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutIsFileError(
             f"--out {out_dir} is a file, not a folder: a fit writes a run folder there. Choose "
@@ -218,6 +218,13 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
     if problem := unmakeable_folder(out_dir):
         raise RunFolderError(f"{problem}; nothing was created. Choose another --out")
     check_made_by(out_dir, "fit")  # a suite's, a profile's, ... folder is not a run folder
+
+
+def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
+    """Raise :class:`RunFolderError` unless ``out_dir`` can take the run whose fit config is
+    ``text``; nothing is touched. It reads only ``out_dir``: ``fit`` calls it before any data
+    is read."""
+    check_out_path(out_dir)
     # a folder holding no file (empty folders at most) is empty, as for every command
     holds = out_dir.is_dir() and not holds_no_file(out_dir)
     if overwrite:

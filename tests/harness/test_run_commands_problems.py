@@ -171,6 +171,24 @@ EVERY_PROBLEM = [
         ],
     ),
     (
+        "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --out /proc/x "
+        "--trainer.max_steps 0",
+        [
+            "--trainer.max_steps 0: trains nothing",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--out /proc/x: cannot be made, folder /proc is not writable",
+        ],
+    ),
+    (
+        "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --out /dev/null "
+        "--model.dropout 3",
+        [
+            "--model.dropout 3: expected",
+            "--data-dir {tmp}/nonexist: no such folder",
+            "--out /dev/null is a file, not a folder",
+        ],
+    ),
+    (
         "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --bogus 1",
         ["unknown option --bogus", "--data-dir {tmp}/nonexist: no such folder"],
     ),

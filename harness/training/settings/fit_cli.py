@@ -632,7 +632,7 @@ class FitCLI(LightningCLI):
             except ConfigUsageError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
-                problems += self._folder_problems()
+                problems += self._folder_problems() + self._out_problems()
             raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
@@ -881,8 +881,8 @@ class FitCLI(LightningCLI):
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
         problems += self._folder_problems()
-        if problems:
-            raise ConfigUsageError("\n".join(problems))
+        if problems:  # --out's too (the run folder checks it alone, once these are right)
+            raise ConfigUsageError("\n".join(problems + self._out_problems()))
         if data and (
             share := unread_share_problem(
                 builtin_value(trainer), BenchmarkDataModule(**builtin_value(data)), self.typed
@@ -907,6 +907,20 @@ class FitCLI(LightningCLI):
         if data.get("embeddings") is not None:
             problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
         return problems
+
+    def _out_problems(self) -> list[str]:
+        """What stops any run folder from being at ``--out`` (a file, a folder that cannot be
+        made, another command's: :func:`check_out_path`), said beside the values' problems
+        (``--out /proc/x`` beside ``--trainer.max_steps 0``, not once that is fixed)."""
+        from harness.training.run_folder import check_out_path
+
+        if self.config["out"] is None:
+            return []
+        try:
+            check_out_path(Path(self.config["out"]))
+        except InputError as error:
+            return str(error).splitlines()
+        return []
 
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
