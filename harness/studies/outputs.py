@@ -102,10 +102,17 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
             skipped[name] = "no completed trial yet"
             continue
         searched = sorted({key for trial in finished for key in trial.params})
-        if name.startswith("importances") and len(searched) < 2:
+        varied = [key for key in searched if len(_values(finished, key)) > 1]
+        if name.startswith("importances") and len(varied) < 2:
+            fixed = [key for key in searched if key not in varied]
+            one_value = f"; {', '.join(fixed)} took one value" if fixed else ""
             skipped[name] = (
                 f"one searched parameter ({', '.join(searched) or 'none'}): optuna ranks it "
                 "1.00 whatever the trials, so there is nothing to compare"
+                if not fixed
+                else f"one parameter varied ({', '.join(varied) or 'none'}{one_value} in the "
+                "finished trials): optuna ranks what took one value as if it mattered, so "
+                "there is nothing to compare"
             )
             continue
         try:
@@ -129,6 +136,11 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
         plt.close(figure)
         drawn[name] = f"{name}.png"
     return drawn, skipped
+
+
+def _values(trials: list[FrozenTrial], key: str) -> set[str]:
+    """The values the parameter ``key`` took in ``trials`` (as text: a choice may be a list)."""
+    return {repr(trial.params[key]) for trial in trials if key in trial.params}
 
 
 def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:

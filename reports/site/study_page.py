@@ -294,6 +294,7 @@ def build(run: Run, page_dir: Path) -> Page:
         notes=summary.get("notes") or [],
         figures=figures,
         study_figures=study_figures,
+        not_drawn={} if summary.get("best_per") else summary.get("figures_not_drawn") or {},
         facts=facts,
         tables=tables,
         trial_header=[

@@ -145,3 +145,30 @@ def test_a_tied_best_trial_says_so_and_its_values_round_as_on_its_page(
         summary_lines(summary)
     )
     assert numbers.text(0.690642) == "0.691"  # the page's
+
+
+def test_importances_are_not_drawn_when_one_parameter_took_a_single_value(tmp_path) -> None:
+    """Outside check 56k of #56, item 11: a search of model.dropout and model.optimizer: [adam]
+    (a single choice, which cannot matter) drew importances with each at 0.50, read as a
+    finding. Only a parameter with more than one value in the finished trials counts."""
+    study = optuna.create_study(direction="maximize")
+    space = {
+        "model.dropout": optuna.distributions.FloatDistribution(0.1, 0.5),
+        "model.optimizer": optuna.distributions.CategoricalDistribution(["adam"]),
+    }
+    for dropout in (0.1, 0.3, 0.4):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"model.dropout": dropout, "model.optimizer": "adam"},
+                distributions=space,
+                value=0.25,
+            )
+        )
+    plan = StudyPlan("search", ["dev_acc"], ["maximize"], lambda t: 0.0, 3)
+    drawn, skipped = write_figures(study, plan, tmp_path)
+    assert set(drawn) == {"history", "slice"}
+    assert skipped == {
+        "importances": "one parameter varied (model.dropout; model.optimizer took one value in "
+        "the finished trials): optuna ranks what took one value as if it mattered, so there is "
+        "nothing to compare"
+    }

@@ -400,3 +400,18 @@ def test_the_page_says_a_tie_and_orders_parameters_as_the_console(tmp_path: Path
     assert headers(page, "trials") == shown
     best = page.split('id="best"', 1)[1].split("</table>", 1)[0]
     assert "<td>0 (tied with trials 3, 4)</td>" in best
+
+
+def test_the_page_says_why_a_figure_of_the_study_is_not_drawn(tmp_path: Path) -> None:
+    """Outside check 56k of #56, item 11: the dropout study's page left importances out without
+    a word; the reason was only in summary.json's figures_not_drawn."""
+    study = tmp_path / "study-dropout-trec"
+    shutil.copytree(STUDY, study)
+    summary = json.loads((study / "summary.json").read_text())
+    why = "one searched parameter (model.dropout): optuna ranks it 1.00 whatever the trials"
+    summary["figures_not_drawn"] = {"importances": why}
+    (study / "summary.json").write_text(json.dumps(summary))
+    build_site([study], tmp_path / "site")
+    html = (tmp_path / "site" / "study-dropout-trec" / "index.html").read_text()
+    figures = html.split('id="figures"', 1)[1].split('id="trials"', 1)[0]
+    assert f"Not drawn by the study: importances, {why}." in figures
