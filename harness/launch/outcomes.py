@@ -39,27 +39,43 @@ class JobOutcome:
         return isinstance(self.result, Interrupted)
 
 
-def what_was_saved(stopped: Sequence[JobOutcome], killed: Collection[str] = ()) -> str:
+def what_was_saved(
+    stopped: Sequence[JobOutcome], killed: Collection[str] = (), resumable: Collection[str] = ()
+) -> str:
     """What the stopped jobs saved, as far as this command knows: a job stopped before training
     (before its call set a handler of its own, or in the sanity check) saved nothing; one the
     signal killed gave no result, and one this command killed (``killed``, by id: a third
-    Ctrl-C) while it saved lost the steps since its last checkpoint (until 2026-11-30 no job's
-    fate was said then)."""
+    Ctrl-C) while it saved lost the steps since its run's last checkpoint (``resumable``, by
+    id), or, its run having none, starts it again (until 2026-11-30 no job's fate was said then,
+    and then every such run was said to resume from a checkpoint, also one that had none)."""
     saved = sum(o.interrupted and o.result.saved for o in stopped)
     if saved == len(stopped):
         return "their runs saved"
     before = sum(o.interrupted and not o.result.saved for o in stopped)
-    cut = sum(not o.interrupted and o.job_id in killed for o in stopped)
+    cut = [o.job_id for o in stopped if not o.interrupted and o.job_id in killed]
     parts = {
         f"{saved} with their runs saved": saved,
         f"{before} before training (nothing saved)": before,
-        f"{cut} killed while saving (the third Ctrl-C): their runs resume from their last "
-        "checkpoints, the steps since lost": cut,
-        f"{len(stopped) - saved - before - cut} without a result (ended by the signal)": (
-            len(stopped) - saved - before - cut
+        f"{len(cut)} killed while saving (the third Ctrl-C): {_killed_runs(cut, resumable)}": cut,
+        f"{len(stopped) - saved - before - len(cut)} without a result (ended by the signal)": (
+            len(stopped) - saved - before - len(cut)
         ),
     }
     return ", ".join(part for part, count in parts.items() if count)
+
+
+def _killed_runs(cut: Sequence[str], resumable: Collection[str]) -> str:
+    """What the runs of the killed jobs ``cut`` do next: resume from their last checkpoints
+    (the jobs of ``resumable``), or start again (no checkpoint yet)."""
+    resume = sum(job in resumable for job in cut)
+    if resume == len(cut):
+        return "their runs resume from their last checkpoints, the steps since lost"
+    if not resume:
+        return "their runs had no checkpoint yet and start again"
+    return (
+        f"{resume} resume from their last checkpoints (the steps since lost), "
+        f"{len(cut) - resume} had none and start again"
+    )
 
 
 def report_outcomes(

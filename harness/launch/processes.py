@@ -45,6 +45,7 @@ from typing import Any
 
 from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS, TerminatedOnce
+from harness.launch.job_run import JOB_RUN_ENV, has_checkpoint, job_run_file
 from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
@@ -110,6 +111,7 @@ def run_in_process(
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         os.environ.clear()  # the command's, not the server's as it started
         os.environ.update(environment)
+        os.environ[JOB_RUN_ENV] = str(job_run_file(Path(folder), job))
         try:
             outcome: tuple[str, Any] = ("ok", pickle.loads(call_bytes)())
         finally:  # the call has ended: a signal from now on never cuts its outcome short
@@ -229,6 +231,7 @@ def launch_processes(
     for job in jobs:  # an earlier launch's outcomes never pass for this one's
         (folder / f"{job}.result.pkl").unlink(missing_ok=True)
         (folder / f"{job}.err").unlink(missing_ok=True)
+        job_run_file(folder, job).unlink(missing_ok=True)
     processes = [
         context.Process(
             target=run_in_process,
@@ -264,10 +267,11 @@ def launch_processes(
     ended = zip(jobs, processes, strict=True)
     outcomes = [_outcome(job, folder, process.exitcode) for job, process in ended]
     stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
+    resumable = {job for job in killed if has_checkpoint(folder, job)}
     if signum is not None or stopped:  # also when signalled from outside this command
         raise RunInterruptedError(
             f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
-            f"{what_was_saved(stopped, killed)}\n"
+            f"{what_was_saved(stopped, killed, resumable)}\n"
             f"resume with: {resume() if resume else 'the same command'}",
             signal.SIGINT if signum is None else signum,
         )

@@ -21,6 +21,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader, Subset
 
 from harness.errors import RunFailedError
+from harness.launch.job_run import note_run
 from harness.measurement.cpu_usage import usage_record
 from harness.measurement.environment import environment
 from harness.measurement.latency import Stopwatch
@@ -260,6 +261,7 @@ def run_fit(
         removed_if_left_empty(cli.out_dir if writer else None),
         one_writer(cli.out_dir) if writer else contextlib.nullcontext(),
     ):
+        note_run(cli.out_dir)  # a job's command, should it kill the job, says what it left
         return _run_fit(cli, overwrite, writer)
 
 

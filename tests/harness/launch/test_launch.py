@@ -237,6 +237,15 @@ def test_the_stop_line_says_only_what_the_stopped_jobs_saved() -> None:
         "1 with their runs saved, 1 before training (nothing saved), "
         "1 without a result (ended by the signal)"
     )
+    # outside check 54l item 1: killed by the third Ctrl-C, with and without a checkpoint
+    cut = [JobOutcome(job, error="process killed by SIGKILL, no result") for job in "456"]
+    assert what_was_saved(cut, killed={"4", "5", "6"}, resumable={"4"}) == (
+        "3 killed while saving (the third Ctrl-C): 1 resume from their last checkpoints "
+        "(the steps since lost), 2 had none and start again"
+    )
+    assert what_was_saved(cut[1:], killed={"4", "5", "6"}, resumable={"4"}) == (
+        "2 killed while saving (the third Ctrl-C): their runs had no checkpoint yet and start again"
+    )
 
 
 def fit_stopped_in_its_sanity_check(folder: str) -> None:

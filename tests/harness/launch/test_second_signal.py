@@ -208,8 +208,11 @@ def test_a_jobs_second_ctrl_c_while_it_saves_is_absorbed(tmp_path: Path) -> None
 def _three_ctrl_cs_while_saving(command: int, folder: str) -> None:
     """A job that takes the command's Ctrl-C and saves longer than the user waits: it gives the
     command its first Ctrl-C, and the second and third while it saves (its folder locked)."""
+    from harness.launch.job_run import note_run
+
     asked: list[int] = []
     with one_writer(folder):
+        note_run(Path(folder))
         signal.signal(signal.SIGINT, lambda received, frame: asked.append(received))
         os.kill(command, signal.SIGINT)
         while not asked:
@@ -223,18 +226,30 @@ def _three_ctrl_cs_while_saving(command: int, folder: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("_importable_tests")
+@pytest.mark.parametrize(
+    ("checkpoint", "fate"),
+    [
+        (True, "their runs resume from their last checkpoints, the steps since lost"),
+        (False, "their runs had no checkpoint yet and start again"),
+    ],
+)
 def test_a_third_ctrl_c_says_the_jobs_it_killed_and_their_locks_are_free(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checkpoint: bool, fate: str
 ) -> None:
     """Outside check 54k item 3: a third Ctrl-C while the jobs saved killed them and the
     command said only 'interrupted' (a KeyboardInterrupt through the launcher), no job's fate;
     a job's line 'SIGINT: ...; saved .../last.ckpt' ran into the command's (two writes under
     PYTHONUNBUFFERED, the job killed between). The killed job's PID file stays, naming no
-    holder: the rerun takes the lock."""
+    holder: the rerun takes the lock. Outside check 54l item 1: a run with no checkpoint yet
+    was said to resume from its last one."""
     from harness.outdir import lock_holder
+    from reports.contracts.fit_folder import FitRunFolder
 
     folder = tmp_path / "run"
     folder.mkdir()
+    if checkpoint:
+        FitRunFolder(folder).last_checkpoint.parent.mkdir(parents=True)
+        FitRunFolder(folder).last_checkpoint.write_bytes(b"")
     call = functools.partial(_three_ctrl_cs_while_saving, os.getpid(), str(folder))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's
     try:
@@ -243,7 +258,9 @@ def test_a_third_ctrl_c_says_the_jobs_it_killed_and_their_locks_are_free(
     finally:
         signal.signal(signal.SIGINT, previous)
     said = str(stopped.value)
-    assert said.startswith("interrupted: 1 of 1 jobs stopped, 1 killed while saving"), said
+    assert said.startswith(
+        f"interrupted: 1 of 1 jobs stopped, 1 killed while saving (the third Ctrl-C): {fate}\n"
+    ), said
     assert "Ctrl-C again to kill them" in capsys.readouterr().err
     assert not (folder / "saved").exists()
     assert (folder / ".sanbench.lock.pid").exists()  # left by the kill

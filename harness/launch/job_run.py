@@ -1,0 +1,32 @@
+"""Which run a ``process`` job is working on, so that the command can say what a job it killed
+(the third Ctrl-C) left: its run resumes from its last checkpoint, or starts again (issue 54)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from reports.contracts.fit_folder import FitRunFolder
+
+JOB_RUN_ENV = "SANBENCH_JOB_RUN"  # a job's file naming its run folder (set by its launcher)
+
+
+def job_run_file(folder: Path, job: str) -> Path:
+    """The file in the launch ``folder`` where ``job`` names the run folder it is working on."""
+    return folder / f"{job}.run"
+
+
+def note_run(out_dir: Path) -> None:
+    """In a ``process`` job, name ``out_dir`` as the run it is working on now; else nothing."""
+    noted = os.environ.get(JOB_RUN_ENV)
+    if noted:
+        Path(noted).write_text(str(Path(out_dir).absolute()))
+
+
+def has_checkpoint(folder: Path, job: str) -> bool:
+    """Whether the run ``job`` last worked on holds the checkpoint it resumes from
+    (``last.ckpt``); False when it named none."""
+    noted = job_run_file(folder, job)
+    if not noted.is_file():
+        return False
+    return FitRunFolder(Path(noted.read_text())).last_checkpoint.is_file()
