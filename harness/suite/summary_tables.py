@@ -290,9 +290,13 @@ def _partial(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> boo
     return key in indexed.index and float(indexed.loc[key, "mean"]) < 1
 
 
-def _marks(contended: bool, scaled: bool, partial: bool) -> str:
+def _marked(cell: str, contended: bool, scaled: bool, partial: bool) -> str:
+    """``cell`` with the marks that apply; a cell of no value (:data:`MISSING`) with none:
+    until 2026-11-30 a classification task's empty test_pearson read '– p'."""
+    if cell == MISSING:
+        return cell
     marks = (CONTENDED_MARK, contended), (SCALED_MARK, scaled), (PARTIAL_MARK, partial)
-    return "".join(mark for mark, shown in marks if shown)
+    return cell + "".join(mark for mark, shown in marks if shown)
 
 
 def _with_mark_notes(table: Table) -> Table:
@@ -319,8 +323,8 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
-            mark = _marks(cell.contended, cell.scaled, cell.partial)
-            line.append(mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d) + mark)
+            ours = mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d)
+            line.append(_marked(ours, cell.contended, cell.scaled, cell.partial))
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
     table.notes[len(spec.notes) : len(spec.notes)] = _fold_notes(cells)  # before 'Paper:'
@@ -370,12 +374,13 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             found = key in indexed.index
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
-            mark = _marks(
+            cell = _marked(
+                mean_std_cell(mean, std, digits),
                 _contended(indexed, task, encoder, metric),
                 _scaled(indexed, task, encoder, metric),
                 _partial(indexed, task, encoder, metric),
             )
-            line.append(mean_std_cell(mean, std, digits) + mark)
+            line.append(cell)
         table.rows.append(line)
     return _with_mark_notes(table)
 

@@ -83,7 +83,8 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
                 mark += suite_results.PARTIAL_MARK
             stats = aggregation.mean_std(group[column])
             std = None if column in ONE_VALUE else stats.std
-            cells.append(numbers.mean_std_cell(stats.mean, std, shown=fmt) + mark)
+            cell = numbers.mean_std_cell(stats.mean, std, shown=fmt)
+            cells.append(cell if cell == numbers.MISSING else cell + mark)  # '–' unmarked
         rows.append(cells)
     return header, rows
 

@@ -161,3 +161,30 @@ def test_the_predictions_of_a_fit_on_part_of_test_are_of_the_sentences_it_scored
         results.assign(test_scored_share=1.0),
     )
     assert not any(cell.endswith(" p") for cell in whole[0][2:])
+
+
+def test_a_cell_of_no_value_carries_no_mark() -> None:
+    """Outside check 54l item 3: tables.md's Suite table read '– p' under test_pearson,
+    test_spearman and test_mse of classification tasks scored on part of test."""
+    results = pd.DataFrame(
+        {
+            "task": ["trec", "sick_r"],
+            "encoder": ["multi_cnn"] * 2,
+            "replicate": ["seed0"] * 2,
+            "status": ["ok"] * 2,
+            "test_acc": [0.5, None],
+            "test_pearson": [None, 0.7],
+            "test_scored_share": [0.5, 0.5],
+        }
+    )
+    runs = finished(results).groupby(["task", "encoder"], sort=True).size()
+    table = summary_table(summarize(results), runs)
+    acc, pearson = table.header.index("test_acc"), table.header.index("test_pearson")
+    by_task = {row[0]: (row[acc], row[pearson]) for row in table.rows}
+    assert by_task == {"sick_r": ("–", "0.7000 p"), "trec": ("50.0 p", "–")}
+    header, rows = summary_rows(results)
+    acc, pearson = header.index("test acc (%)"), header.index("test r")
+    assert {row[0]: (row[acc], row[pearson]) for row in rows} == {
+        "sick_r": ("–", "0.7000 p"),
+        "trec": ("50.0 p", "–"),
+    }
