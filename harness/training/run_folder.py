@@ -49,6 +49,15 @@ NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir", "d
 EPOCH_END_CHECK = "check_on_train_epoch_end"  # EarlyStopping's; sanbench runs it False when unset
 
 
+# Lightning's defaults a config that never gave the option holds unset (its -1 of max_steps:
+# no limit; a limit's 1.0: the whole split or epoch): given at them, the same setting as not given
+AS_UNSET = {"trainer.max_steps": -1} | dict.fromkeys(
+    ("trainer.limit_train_batches", "trainer.limit_val_batches", "trainer.limit_test_batches",
+     "trainer.limit_predict_batches", "trainer.val_check_interval"),
+    1.0,
+)  # fmt: skip
+
+
 class RunFolderError(InputError):
     """``--out`` holds another run."""
 
@@ -56,7 +65,7 @@ class RunFolderError(InputError):
 def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
     sections = {k: v for k, v in fit_config.items() if isinstance(v, dict)}
     flat = {k: v for k, v in fit_config.items() if k not in sections} | dotted(sections)
-    kept = {k: v for k, v in flat.items() if k not in NOT_COMPARED}
+    kept = {k: _unset(k, v) for k, v in flat.items() if k not in NOT_COMPARED}
     if kept.get("data.embeddings"):  # the same vectors may live at another path elsewhere
         kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
     if kept.get("optimizer.class_path"):  # --optimizer CLASS: the papers' keys did not run
@@ -116,16 +125,19 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any], prefix: str = ""
             for index, (one, other) in enumerate(itertools.zip_longest(there, now)):
                 lines += _differences({f"{key}[{index}]": one}, {f"{key}[{index}]": other}, prefix)
         else:
-            there_said, now_said = as_written(_unset(key, there), _unset(key, now))
+            there_said, now_said = as_written(there, now)
             lines.append(f"{prefix}{key}: {there_said} there, {now_said} now")
     return lines
 
 
 def _unset(key: str, value: Any) -> Any:
-    """``value`` of ``key``, None for Lightning's -1 of a budget (no limit: its default of
-    ``trainer.max_steps``, which a command that never gave it holds; until 2026-11-30 a rerun
-    without the option said ``trainer.max_steps: 20 there, -1 now``)."""
-    return None if key in BUDGET and value == -1 else value
+    """``value`` of ``key``, None for Lightning's default of :data:`AS_UNSET` (an int limit of
+    1 is one batch, not the default 1.0). Until 2026-11-30 a rerun without the option said
+    ``trainer.max_steps: 20 there, -1 now``, and one with ``--limit-val-batches 1.0`` over a
+    folder made without it was refused: ``not set there, 1 now``."""
+    default = AS_UNSET.get(key)
+    same_type = type(value) is type(default)  # 1 (one batch) is not 1.0 (all of them)
+    return None if default is not None and same_type and value == default else value
 
 
 def as_written(there: Any, now: Any) -> tuple[str, str]:

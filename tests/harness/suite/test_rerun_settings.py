@@ -79,3 +79,30 @@ def test_an_option_not_given_now_is_said_not_set(trec_dir: Path, tmp_path: Path)
     for line in [*suite[:2], *grouped]:
         assert "trainer.max_steps: 3 there, not set now" in line, line
     assert "'" not in grouped[0], grouped
+
+
+def test_an_option_given_at_lightnings_default_is_the_same_setting(
+    trec_dir: Path, tmp_path: Path
+) -> None:
+    """Outside check 54l item 4: over runs made without it, '--limit-val-batches 1.0' (or
+    '--trainer.limit_test_batches 1.0'), Lightning's own default, was refused: 'not set there,
+    1 now'. A limit of 1 (an int: one batch) is another setting still."""
+    runs = expand_grid(["trec"], ["multi_cnn"], 1)
+    run_shard(
+        runs, shard=Shard(), out_dir=tmp_path, fit=ConfigWritingFit(), data_dir=trec_dir,
+        embeddings=None, overrides={"trainer.max_steps": 3}, log=lambda _: None,
+    )  # fmt: skip
+    for given in ({"trainer.limit_val_batches": 1.0}, {"trainer.limit_test_batches": 1.0}):
+        overrides = {"trainer.max_steps": 3, **given}
+        assert settings_problems(runs, tmp_path, trec_dir, None, overrides) == [], given
+    one_batch = {"trainer.max_steps": 3, "trainer.limit_val_batches": 1}
+    said = settings_problems(runs, tmp_path, trec_dir, None, one_batch)
+    assert "trainer.limit_val_batches: not set there, 1 now" in said[0], said
+    made_with = tmp_path / "made-with"  # the mirror: made with 1.0, rerun without it
+    whole = {"trainer.max_steps": 3, "trainer.limit_val_batches": 1.0}
+    run_shard(
+        runs, shard=Shard(), out_dir=made_with, fit=ConfigWritingFit(), data_dir=trec_dir,
+        embeddings=None, overrides=whole, log=lambda _: None,
+    )  # fmt: skip
+    overrides = {"trainer.max_steps": 3}
+    assert settings_problems(runs, made_with, trec_dir, None, overrides) == []
