@@ -51,6 +51,25 @@ def result_cell(key: str, value: Any) -> str:
     return numbers.metric(key, value)
 
 
+TIED = "_tied_with"  # a result's key + TIED: the other trials whose values its trial equals
+
+
+def result_label(key: str) -> str:
+    """A study result's key in words: ``RESULT_LABELS``'s, else ``best_dev_acc`` as "best dev
+    acc (%)" and a record's ``block_len`` as "r (block_len)" (:func:`name_label`)."""
+    if key in RESULT_LABELS:
+        return RESULT_LABELS[key]
+    best = key.startswith("best_")
+    return f"best {name_label(key.removeprefix('best_'))}" if best else name_label(key)
+
+
+def result_text(results: dict[str, Any], key: str) -> str:
+    """A scalar result's value, with the tie its ``KEY_tied_with`` records (``27 (tied with
+    trial 1)``: r = 24 scored the same)."""
+    tied = results.get(key + TIED)
+    return result_cell(key, results[key]) + (f" ({tie_text(tied)})" if tied else "")
+
+
 def tie_text(numbers_tied: list[int]) -> str:
     """``tied with trial 1`` (``trials 1, 2``): the other finished trials whose objective
     values a best trial equals (``summary.json``'s ``tied_with``), on its page and console."""

@@ -19,6 +19,7 @@ import optuna
 from encoders.layers.block_length import appendix_a_r, expected_max_length
 from harness.studies.fitting import best_fit_run, dev_metric, fit_trial, require_training
 from harness.studies.plans import BLOCK_LENGTH, R_RANGE, StudyPlan, TuneContext
+from reports.study_results import TIED
 
 MEMORY = "peak_train_mem_mb"
 
@@ -43,6 +44,30 @@ def _check_encoder(encoder: str) -> None:
         raise ValueError(f"study 'block-length' tunes block_len; encoder {encoder!r} has none")
 
 
+def dev_results(study: optuna.Study, dev: str) -> dict[str, Any]:
+    """The r of the best dev score (the least memory of equals), the other trials it ties with
+    (``best_r_by_dev_tied_with``: the same dev score and memory), that score, and the Pareto
+    front by trial number, as the page's Best trials table."""
+    done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    best = max(done, key=lambda t: (t.values[0], -t.values[1]), default=None)
+    pareto = sorted(study.best_trials, key=lambda t: t.number) if done else []
+    tied = [t.number for t in done if best and t is not best and t.values == best.values]
+    return {
+        "best_r_by_dev": best.params["block_len"] if best else None,
+        **({f"best_r_by_dev{TIED}": tied} if tied else {}),
+        f"best_{dev}": best.values[0] if best else None,
+        "pareto": [
+            {
+                "trial": t.number,
+                "block_len": t.params["block_len"],
+                dev: t.values[0],
+                MEMORY: t.values[1],
+            }
+            for t in pareto
+        ],
+    }
+
+
 def plan(ctx: TuneContext) -> StudyPlan:
     task, encoder, data_dir = require_training(ctx)
     _check_encoder(encoder)
@@ -63,9 +88,6 @@ def plan(ctx: TuneContext) -> StudyPlan:
 
     def summarize(study: optuna.Study) -> dict[str, Any]:
         analytic = appendix_a_r(stats["mean"], stats["std"], batch)
-        done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-        best = max(done, key=lambda t: (t.values[0], -t.values[1]), default=None)
-        pareto = sorted(study.best_trials, key=lambda t: t.params["block_len"]) if done else []
         return {
             "length_mean": stats["mean"],
             "length_std": stats["std"],
@@ -73,12 +95,7 @@ def plan(ctx: TuneContext) -> StudyPlan:
             "expected_max_length": expected_max_length(stats["mean"], stats["std"], batch),
             "appendix_a_r": analytic,
             "appendix_a_r_ceil": math.ceil(analytic),
-            "best_r_by_dev": best.params["block_len"] if best else None,
-            f"best_{dev}": best.values[0] if best else None,
-            "pareto": [
-                {"block_len": t.params["block_len"], dev: t.values[0], MEMORY: t.values[1]}
-                for t in pareto
-            ],
+            **dev_results(study, dev),
         }
 
     return StudyPlan(

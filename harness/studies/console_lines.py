@@ -8,7 +8,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reports import numbers
-from reports.study_results import RESULT_LABELS, name_label, result_cell, tie_text
+from reports.study_results import (
+    TIED,
+    name_label,
+    result_cell,
+    result_label,
+    result_text,
+    tie_text,
+)
 
 
 def params_text(params: Mapping[str, Any]) -> str:
@@ -35,15 +42,17 @@ def _result_lines(results: Mapping[str, Any]) -> list[str]:
     line, a list of records one line per record."""
 
     def said(key: str, value: Any) -> str:
-        return f"{RESULT_LABELS.get(key, key)} {result_cell(key, value)}"
+        return f"{result_label(key)} {result_cell(key, value)}"
 
     lines = []
     for key, value in results.items():
+        if key.endswith(TIED):  # said beside its result
+            continue
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
-            lines.append(f"  {RESULT_LABELS.get(key, key)}:")
+            lines.append(f"  {result_label(key)}:")
             lines += ["    " + ", ".join(said(k, v) for k, v in row.items()) for row in value]
         else:
-            lines.append(f"  {RESULT_LABELS.get(key, key)}: {result_cell(key, value)}")
+            lines.append(f"  {result_label(key)}: {result_text(dict(results), key)}")
     return lines
 
 

@@ -150,8 +150,12 @@ def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if not done:
         return []
-    if plan.best_per is None:
-        return study.best_trials if plan.multi_objective else [study.best_trial]
+    if plan.best_per is None:  # the Pareto front by number, as its results table
+        return (
+            sorted(study.best_trials, key=lambda t: t.number)
+            if plan.multi_objective
+            else [study.best_trial]
+        )
     sign = 1 if plan.directions[0] == "minimize" else -1
     best: dict[Any, FrozenTrial] = {}
     for trial in sorted(done, key=lambda t: (sign * t.values[0], t.number)):
@@ -160,10 +164,8 @@ def best_trials(study: optuna.Study, plan: StudyPlan) -> list[FrozenTrial]:
 
 
 def tied_with(study: optuna.Study, plan: StudyPlan, trial: FrozenTrial) -> list[int]:
-    """The other finished trials whose objective values ``trial`` (a best one of a single
-    objective) equals, of its value of ``plan.best_per`` if any: optuna took the first."""
-    if plan.multi_objective:
-        return []
+    """The other finished trials whose objective values ``trial`` (a best one, or one of the
+    Pareto front) equals, of its value of ``plan.best_per`` if any: optuna took the first."""
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     per = plan.best_per
     return [

@@ -27,7 +27,14 @@ from reports.site.study_environment import (
     study_environment,
 )
 from reports.site.training_figures import COST_LABELS
-from reports.study_results import RESULT_LABELS, name_label, result_cell, tie_text
+from reports.study_results import (
+    TIED,
+    name_label,
+    result_cell,
+    result_label,
+    result_text,
+    tie_text,
+)
 
 
 def objective_columns(trials: pd.DataFrame) -> list[str]:
@@ -158,17 +165,19 @@ def slice_figure(
 
 def result_tables(results: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The study's ``summary.json`` results: scalars as facts, lists of records as tables, each
-    key under its label (``RESULT_LABELS``)."""
+    key under its label (:func:`result_label`)."""
     facts, tables = {}, []
     for key, value in results.items():
-        label = RESULT_LABELS.get(key, key)
+        label = result_label(key)
+        if key.endswith(TIED):  # said beside its result
+            continue
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             keys = list(dict.fromkeys(k for record in value for k in record))
             rows = [[result_cell(k, record.get(k)) for k in keys] for record in value]
-            header = [RESULT_LABELS.get(k, k) for k in keys]
+            header = [result_label(k) for k in keys]
             tables.append({"title": label, "header": header, "rows": rows})
         else:
-            facts[label] = result_cell(key, value)
+            facts[label] = result_text(results, key)
     return facts, tables
 
 

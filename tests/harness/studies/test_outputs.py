@@ -10,7 +10,14 @@ import optuna
 import pytest
 
 from harness.studies.console_lines import summary_lines
-from harness.studies.outputs import _figures, unvalidated_notes, write_figures, write_outputs
+from harness.studies.outputs import (
+    _figures,
+    best_trials,
+    tied_with,
+    unvalidated_notes,
+    write_figures,
+    write_outputs,
+)
 from harness.studies.plans import StudyPlan
 from harness.studies.study import trial_line
 from reports import numbers
@@ -172,3 +179,47 @@ def test_importances_are_not_drawn_when_one_parameter_took_a_single_value(tmp_pa
         "the finished trials): optuna ranks what took one value as if it mattered, so there is "
         "nothing to compare"
     }
+
+
+def test_the_block_length_studys_tie_is_said_and_its_tables_agree() -> None:
+    """Outside check 56k of #56, item 10: two trials at the same dev score and memory (r = 27
+    and 24) gave 'r of the best dev score: 27' with no tie, two identical Pareto rows with no
+    word, the Pareto table by r where the Best trials table is by trial, and raw keys
+    (block_len, best_dev_acc) for headers."""
+    from harness.studies.block_length import dev_results
+    from reports.site.study_page import result_tables
+
+    study = optuna.create_study(directions=["maximize", "minimize"])
+    space = {"block_len": optuna.distributions.IntDistribution(2, 40)}
+    for r in (27, 24):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"block_len": r}, distributions=space, values=[0.25, 116.0]
+            )
+        )
+    results = dev_results(study, "dev_acc")
+    assert results["best_r_by_dev"] == 27 and results["best_r_by_dev_tied_with"] == [1]
+    assert [row["trial"] for row in results["pareto"]] == [0, 1]
+    objectives = ["dev_acc", "peak_train_mem_mb"]
+    plan = StudyPlan("block-length", objectives, ["maximize", "minimize"], lambda t: 0.0, 2)
+    assert [t.number for t in best_trials(study, plan)] == [0, 1]
+    assert tied_with(study, plan, study.trials[0]) == [1]
+    summary = {"optuna_study": "b", "objectives": dict.fromkeys(objectives, "")}
+    summary |= {"trial_counts": {"complete": 2}, "results": results}
+    summary["best"] = [
+        {"number": t.number, "params": t.params, "values": t.values, "tied_with": [1 - t.number]}
+        for t in study.trials
+    ]
+    lines = summary_lines(summary)
+    assert "  r of the best dev score: 27 (tied with trial 1)" in lines
+    assert "  best dev acc (%): 25.0%" in lines
+    assert not any("tied_with" in line for line in lines)
+    facts, tables = result_tables(results)
+    assert facts["r of the best dev score"] == "27 (tied with trial 1)"
+    assert tables[0]["header"] == [
+        "trial",
+        "r (block_len)",
+        "dev acc (%)",
+        "training memory (MB)",
+    ]
+    assert [row[:2] for row in tables[0]["rows"]] == [["0", "27"], ["1", "24"]]

@@ -137,7 +137,7 @@ def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
         "  trial 0: r (block_len) = 2 -> dev acc (%) = 80.0, training memory (MB) = 30.0",
         "  trial 1: r (block_len) = 3 -> dev acc (%) = 80.0, training memory (MB) = 31.0",
         "results:",
-        "  best_dev_acc: 80.0%",
+        "  best dev acc (%): 80.0%",
         "  Pareto front:",
     ]
 
