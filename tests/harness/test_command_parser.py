@@ -571,7 +571,7 @@ def test_one_refusal_says_one_wording_of_a_value_that_is_no_integer(
     assert main([*words, *out, "--max-steps", "0x10", "--data.batch_size", "1e6"]) == 2
     assert problem_lines(capsys.readouterr().err, "suite") == [
         "sanbench suite: --max-steps 0x10: expected an integer (write 16)",
-        "sanbench suite: --data.batch_size 1e6: expected an integer",
+        "sanbench suite: --data.batch_size 1e6: expected an integer: training batch size",
     ]
 
 

@@ -189,6 +189,15 @@ EVERY_PROBLEM = [
         ],
     ),
     (
+        "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --out {tmp}/o "
+        "--trainer.max_steps 3.5 --data.batch_size y",
+        [
+            "--trainer.max_steps 3.5: expected an integer: training steps per run (trainer.max_",
+            "--data.batch_size y: expected an integer: training batch size",
+            "--data-dir {tmp}/nonexist: no such folder",
+        ],
+    ),
+    (
         "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --bogus 1",
         ["unknown option --bogus", "--data-dir {tmp}/nonexist: no such folder"],
     ),

@@ -41,6 +41,7 @@ from harness.command_parser import (
     config_text,
     did_you_mean,
     encoder_choice_problems,
+    field_docs,
     flat_keys,
     flow_text,
     known_keys,
@@ -79,6 +80,7 @@ from harness.training.settings.config_checks import (
 )
 from harness.training.settings.fit_overrides import (
     CLASS_SECTIONS,
+    Budget,
     budget_problems,
     fit_typed,
     path_problems,
@@ -489,6 +491,28 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``)."""
 
 
+INTEGER_REFUSED = re.compile(r"expected an integer$")
+
+
+def refused_value(
+    error: BaseException, typed: dict[str, tuple[str, str]], parser: LightningArgumentParser
+) -> str:
+    """The line of a value the parser refuses (:func:`parser_problem`); of a count, what it
+    counts, in suite's words where suite has the option (``--trainer.max_steps 3.5: expected
+    an integer: training steps per run (trainer.max_steps)``), else its help's first words
+    (``--data.batch_size y: ...: training batch size``)."""
+    problem = parser_problem(error, lambda key: f"--{key}", typed)
+    keys = refused_keys(error)
+    if not keys or not INTEGER_REFUSED.search(problem):
+        return problem
+    suites = [doc for doc in field_docs(Budget).values() if doc.endswith(f"({keys[0]})")]
+    action = next((a for a in parser._actions if a.dest == keys[0]), None)
+    text = " ".join(str(getattr(action, "help", None) or "").split())
+    head = re.split(r" \(|\. |; ", text, maxsplit=1)[0].rstrip(".")
+    counts = suites[0] if suites else head if head and head != argparse.SUPPRESS else ""
+    return f"{problem}: {counts}" if counts else problem
+
+
 class FitCLI(LightningCLI):
     """One fit's configuration, parsed from command-line words or a nested mapping."""
 
@@ -531,7 +555,7 @@ class FitCLI(LightningCLI):
             problems = missing_problems(str(error), self.parser)
             if problems and "out" not in typed:  # not the parser's: named beside its own
                 problems.append(MISSING_OUT)
-            problems = problems or [parser_problem(error, lambda key: f"--{key}", typed)]
+            problems = problems or [refused_value(error, typed, self.parser)]
             raise ConfigUsageError(self._with_unknown(problems)) from None
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigUsageError(self._with_unknown(str(error).splitlines())) from None
@@ -662,7 +686,7 @@ class FitCLI(LightningCLI):
                     missing = missing_problems(str(error), parser)
                     if missing and isinstance(args, list) and "out" not in typed:
                         missing.append(MISSING_OUT)  # not the parser's: named beside its own
-                    refused += missing or [parser_problem(error, lambda key: f"--{key}", typed)]
+                    refused += missing or [refused_value(error, typed, parser)]
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
                 if not progress:
