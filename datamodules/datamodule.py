@@ -23,7 +23,7 @@ from datamodules.errors import (
     missing_file_error,
 )
 from datamodules.readers.base import Example, Layout
-from datamodules.readers.layouts import load_split, resolve_layout, split_files
+from datamodules.readers.layouts import load_split, no_files_error, resolve_layout, split_files
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
 from datamodules.splits import carve, fold_problems, stratified_folds
 from datamodules.tasks import TaskSpec, get_task
@@ -337,8 +337,7 @@ class BenchmarkDataModule(L.LightningDataModule):
             except MissingSplitError as error:
                 errors.append(missing_file_error(error))
             except FileNotFoundError as error:  # no file of the task in data_dir at all
-                expected = f"the files of task {self.task.name!r}"
-                errors.append(DataFormatError(self._root, None, expected, "none", str(error)))
+                errors.append(no_files_error(self.task, self._root, error))
             return None
 
         collected(self._load_train)

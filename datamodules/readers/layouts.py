@@ -56,6 +56,25 @@ def resolve_layout(
     )
 
 
+def no_files_error(task: TaskSpec, root: Path, error: FileNotFoundError) -> DataFormatError:
+    """The refusal of the folder ``root`` holding none of ``task``'s files
+    (:func:`resolve_layout`'s ``error``), in a data file's words."""
+    return DataFormatError(root, None, f"the files of task {task.name!r}", "none", str(error))
+
+
+def task_files_problem(task: TaskSpec, data_dir: Path, layout: str | None = None) -> str | None:
+    """What :func:`no_files_error` says of ``data_dir`` when it holds none of ``task``'s files
+    (None: it holds some, or it is no folder, or the layout is unknown: said elsewhere); read
+    before the data, for a refusal of other values to say too."""
+    try:
+        resolve_layout(task, data_dir, layout)
+    except FileNotFoundError as error:
+        return str(no_files_error(task, Path(data_dir), error)) if data_dir.is_dir() else None
+    except KeyError:
+        return None
+    return None
+
+
 def split_files(task: TaskSpec, layout: Layout, root: Path, split: str) -> tuple[Path, ...]:
     """Files of source split ``split``; :class:`MissingSplitError` when any is absent."""
     files = (layout.files(task, root) or {}).get(split)

@@ -197,6 +197,19 @@ EVERY_PROBLEM = [
             "--data-dir {tmp}/nonexist: no such folder",
         ],
     ),
+    (  # /dev: a folder that holds none of TREC's files
+        "fit --task trec --encoder multi_cnn --data-dir /dev --out {tmp}/o "
+        "--trainer.max_steps -5 --data.embeddings {tmp}/nofile.txt",
+        [
+            "--trainer.max_steps -5: expected a positive",
+            "--embeddings {tmp}/nofile.txt: no such file",
+            "/dev: expected the files of task 'trec'; found none; fix: no files for task 'trec'",
+        ],
+    ),
+    (
+        "fit --task trec --encoder multi_cnn --data-dir /dev --out {tmp}/o --model.dropout 3",
+        ["--model.dropout 3: expected", "/dev: expected the files of task 'trec'; found none"],
+    ),
     (
         "fit --task trec --encoder multi_cnn --data-dir {tmp}/nonexist --bogus 1",
         ["unknown option --bogus", "--data-dir {tmp}/nonexist: no such folder"],

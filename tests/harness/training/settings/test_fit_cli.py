@@ -13,6 +13,7 @@ from harness.cli import main
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.task_configs import ConfigUsageError
 from tests.harness.problem_lines import problem_lines
+from tests.harness.training.settings.data_folder import data_folder
 
 
 def printed_config(words: list[str], capsys: pytest.CaptureFixture) -> dict:
@@ -224,7 +225,7 @@ def test_a_negative_budget_is_refused_before_any_data_is_read(
     from harness.training.settings.fit_cli import FitCLI
     from harness.training.settings.task_configs import ConfigError
 
-    words = ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(tmp_path)]
+    words = ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(data_folder(tmp_path))]
     cli = FitCLI([*words, "--out", str(tmp_path / "o"), f"--trainer.{key}", value])
     with pytest.raises(ConfigError) as refused:
         cli.check()
@@ -273,7 +274,15 @@ def test_a_config_files_null_is_refused_as_the_flags_null_is(
     config = tmp_path / "n.yaml"
     config.write_text(NULLS)
     out = tmp_path / "out"
-    words = ["fit", "--task", "cr", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    words = [
+        "fit",
+        "--task",
+        "cr",
+        "--encoder",
+        "multi_cnn",
+        "--data-dir",
+        str(data_folder(tmp_path)),
+    ]
     words += ["--config", str(config), "--out", str(out)]
     assert main([*words, *(["--print_config"] if printing else [])]) == 2
     printed = capsys.readouterr()
@@ -335,7 +344,7 @@ def test_an_optimizer_argument_flag_overrides_the_config_files(
     value beside it, only that value is named."""
     config = tmp_path / "c.yaml"
     config.write_text("optimizer:\n  class_path: torch.optim.SGD\n  init_args: {lr: 0.1}\n")
-    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(tmp_path)]
+    words = ["--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(data_folder(tmp_path))]
     words += ["--config", str(config), "--optimizer.lr", "0.2", "--optimizer.momentum", "0.5"]
     words += ["--out", str(tmp_path / "out")]
     printed = printed_config(words, capsys)["optimizer"]["init_args"]
@@ -354,7 +363,7 @@ def test_a_refused_value_leaves_the_task_defaults_the_other_values_are_judged_on
     ``model.optimizer``/``model.lr`` the task's defaults) and ``dropout: 1.5`` was refused
     for the dropout and twice more, ``model.optimizer adam and --optimizer torch.optim.SGD: give
     one``: a refused value lost the task's defaults, so they read as changed."""
-    words = ["--task", "mr", "--encoder", "bilstm", "--data-dir", str(tmp_path)]
+    words = ["--task", "mr", "--encoder", "bilstm", "--data-dir", str(data_folder(tmp_path))]
     config = printed_config(words, capsys)
     config["model"]["dropout"] = 1.5
     config["optimizer"] = {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.1}}
@@ -376,7 +385,14 @@ def test_a_misspelt_encoder_is_named_beside_every_other_problem(
     only ``unknown encoder 'bilstmm'; registered encoders: ...`` (a config file's ``encoder:
     bi-lstm`` alike, neither the file nor its other wrong values named); now the name with its
     nearest, then each other value, judged as of that nearest encoder."""
-    words = ["--task", "trec", "--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    words = [
+        "--task",
+        "trec",
+        "--data-dir",
+        str(data_folder(tmp_path)),
+        "--out",
+        str(tmp_path / "out"),
+    ]
     config = tmp_path / "c.yaml"
     config.write_text("model: {encoder: bi-lstm, hidden_dim: 0}\n")
     if given == "flag":
@@ -406,7 +422,7 @@ def test_a_misspelt_task_is_named_beside_every_other_problem(
     """Issue 56, item 1: ``fit --encoder bilstmm --task treec --model.dropout 3`` named the task
     and the encoder, not the dropout (only once the task was fixed); now the task with its
     nearest, then every other problem, judged as of the nearest task and encoder."""
-    words = ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    words = ["--data-dir", str(data_folder(tmp_path)), "--out", str(tmp_path / "out")]
     config = tmp_path / "c.yaml"
     config.write_text("data: {task: treec}\nmodel: {encoder: bilstmm, dropout: 3}\n")
     if given == "flag":
@@ -435,7 +451,7 @@ def test_a_refused_key_is_left_out_of_each_source_at_once(tmp_path: Path) -> Non
     config = tmp_path / "f.yaml"
     config.write_text("optimizer: {class_path: torch.optim.SDG}\n")
     words = ["--config", str(config), "--optimizer.lr", "0.3", "--task", "trec"]
-    words += ["--out", str(tmp_path / "o"), "--data-dir", str(tmp_path)]
+    words += ["--out", str(tmp_path / "o"), "--data-dir", str(data_folder(tmp_path))]
     with pytest.raises(ConfigUsageError) as refused:
         FitCLI([*words, "--encoder", "multi_cnn"])
     assert str(refused.value).splitlines() == [

@@ -17,6 +17,7 @@ from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_overrides import FitSections
 from harness.training.settings.task_configs import ConfigError
 from tests.harness.problem_lines import problem_lines
+from tests.harness.training.settings.data_folder import data_folder
 
 SGD_STEP = [
     "--optimizer", "torch.optim.SGD", "--optimizer.lr", "0.05", "--optimizer.momentum", "0.9",
@@ -25,7 +26,7 @@ SGD_STEP = [
 
 
 def fit_words(tmp_path: Path, *extra: str) -> list[str]:
-    return ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(tmp_path),
+    return ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(data_folder(tmp_path)),
             "--out", str(tmp_path / "run"), *extra]  # fmt: skip
 
 
