@@ -30,6 +30,7 @@ from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
     PRINT_CONFIG_FLAGS,
+    SECTION_FILE_SUFFIXES,
     SECTION_FILES,
     CheckedConfigFile,
     NullsChecked,
@@ -188,7 +189,7 @@ CLASS_PATH = re.compile(r"[A-Za-z_][\w.]*\.[A-Za-z_]\w*")
 def is_class_path(value: str) -> bool:
     """``--data my_module.MyDataModule`` names a class; ``--data FILE`` (jsonargparse's config
     file of the ``data:`` section) a file."""
-    return bool(CLASS_PATH.fullmatch(value)) and not value.endswith((".yaml", ".yml", ".json"))
+    return bool(CLASS_PATH.fullmatch(value)) and not value.endswith(SECTION_FILE_SUFFIXES)
 
 
 def with_data_class(words: list[str]) -> tuple[list[str], str | None]:
