@@ -45,8 +45,13 @@ def retry_callback(max_retry: int) -> RetryHeartbeatStaleTrialCallback:
 
 
 def default_storage(folder: Path) -> str:
-    """The SQLite file of a study kept in its own folder: a new ``--out`` is a new study."""
-    return f"sqlite:///{folder.resolve() / STORAGE_FILE}"
+    """The SQLite file of a study kept in its own folder: a new ``--out`` is a new study. A
+    folder through a loop of symlinks is named as given (its ``--out`` is refused beside)."""
+    try:
+        folder = folder.resolve()
+    except (RuntimeError, OSError):  # a symlink loop (RuntimeError before Python 3.13)
+        folder = Path(os.path.abspath(folder))
+    return f"sqlite:///{folder / STORAGE_FILE}"
 
 
 def chosen_storage(spec: str | None, folder: Path) -> str:

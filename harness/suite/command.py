@@ -39,7 +39,8 @@ def suite(config: Namespace) -> int:
     options = build(SuiteOptions, config, beside=beside_options)
     if out_problems := out_folder_problems(options.out, "suite"):  # beside the runs' problems
         overrides = fit_overrides(options.inputs, options.budget, options.fit)
-        raise UsageError("\n".join(unread_problems(options, overrides) + out_problems))
-    with out_folder("suite", options.out):
+        if problems := unread_problems(options, overrides):
+            raise UsageError("\n".join(problems + out_problems))
+    with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0
