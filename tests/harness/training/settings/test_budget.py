@@ -106,10 +106,13 @@ def refusal(done: subprocess.CompletedProcess[str], command: str) -> str:
     ],
 )
 def test_the_command_refuses_it_before_reading_any_data(tmp_path: Path, words: list[str]) -> None:
-    """``--data-dir`` is an empty folder: a command that read data first would name the task's
-    missing files (and warn of random vectors) instead of, or beside, the budget."""
+    """``--data-dir`` holds SST-2's files, empty: a command that read data first would find no
+    sentence in them (and warn of random vectors) instead of, or beside, the budget. (An empty
+    folder is named beside the budget since 929bafd: listing a folder reads no data.)"""
     empty, out = tmp_path / "empty", tmp_path / "out"
     empty.mkdir()
+    for split in ("train", "dev", "test"):
+        (empty / f"stsa.binary.{split}").touch()
     command, *budget = words
     where = ["--task", "sst2", "--encoder", "multi_cnn", "--data-dir", str(empty)]
     # tune's start-up in a fresh interpreter (warm_commands: each command keeps one such test)
