@@ -53,7 +53,10 @@ def marked_encoding(path: Path) -> str | None:
 
 
 class ReleaseEncodingWarning(UserWarning):
-    """A file of :data:`RELEASED_IN_CP1252` was read as Windows-1252 without ``--encoding``."""
+    """A file of :data:`RELEASED_IN_CP1252` was read as Windows-1252 without ``--encoding``:
+    said once per file by a command (``harness.quiet``), by the first of its jobs to read it."""
+
+    ONCE_PER_MESSAGE = True
 
 
 def _undecodable_lines(raw: bytes, encoding: str) -> Iterator[tuple[int, bytes, int]]:

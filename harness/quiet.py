@@ -3,10 +3,13 @@ tips, notices no user can act on, and the source line Python prints under a warn
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import shutil
 import sys
 import warnings
+from pathlib import Path
 
 from harness.errors import RunInterruptedError
 
@@ -58,6 +61,10 @@ ONCE_PER_COMMAND = "ONCE_PER_COMMAND"
 # task say the same, of another task their own numbers)
 ONCE_PER_MESSAGE = "ONCE_PER_MESSAGE"
 _said_once: set[type[Warning] | tuple[type[Warning], str]] = set()
+# a ``process`` launch's jobs share what the command has said: one empty file per warning said,
+# in a folder of the launch (its path in this variable in each job, :func:`share_said`)
+SAID_FOLDER_ENV = "SANBENCH_SAID_FOLDER"
+_said_folder: list[Path] = []  # the folder this command shares, once it launched jobs
 _python_format = warnings.formatwarning
 
 
@@ -82,12 +89,47 @@ def _format_warning(
         per_message = getattr(category, ONCE_PER_MESSAGE, False)
         once = per_message or getattr(category, ONCE_PER_COMMAND, False)
         key = (category, str(message)) if per_message else category
-        if _process_rank() or (once and key in _said_once):
+        if _process_rank() or (once and not _first_time(key)):
             return ""
-        if once:
-            _said_once.add(key)
         return f"warning: {message}\n"
     return _python_format(message, category, filename, lineno, line)
+
+
+def _first_time(key: type[Warning] | tuple[type[Warning], str]) -> bool:
+    """Whether ``key`` is said for the first time in this command, by this process or (in a
+    ``process`` job) by the command and its other jobs; noted as said."""
+    if key in _said_once:
+        return False
+    _said_once.add(key)
+    folder = os.environ.get(SAID_FOLDER_ENV) or (str(_said_folder[0]) if _said_folder else "")
+    if not folder:
+        return True
+    try:  # created by exactly one process: the first to say it
+        os.close(os.open(_said_file(Path(folder), key), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    except OSError:  # the folder is gone (the command ended): say it rather than lose it
+        return True
+    return True
+
+
+def _said_file(folder: Path, key: type[Warning] | tuple[type[Warning], str]) -> Path:
+    category, message = key if isinstance(key, tuple) else (key, "")
+    name = f"{category.__module__}.{category.__qualname__}\0{message}"
+    return folder / hashlib.sha256(name.encode()).hexdigest()
+
+
+def share_said(folder: Path) -> dict[str, str]:
+    """Make ``folder`` where this command and its ``process`` jobs note the warnings said once
+    (emptied at the command's first launch, holding what it has said so far); the variable
+    that names it to a job."""
+    if folder not in _said_folder:
+        shutil.rmtree(folder, ignore_errors=True)  # an earlier command's
+        folder.mkdir(parents=True)
+        for key in _said_once:
+            _said_file(folder, key).touch()
+        _said_folder[:] = [folder]
+    return {SAID_FOLDER_ENV: str(folder)}
 
 
 def _process_rank() -> int:
@@ -112,6 +154,7 @@ def hide_lightning_tips() -> None:
     its metrics), and Lightning's "Received SIGTERM" (sanbench's line says what stopped). A
     command starts here: its :data:`ONCE_PER_COMMAND` warnings are unsaid."""
     _said_once.clear()
+    _said_folder.clear()
     loggers = (LIGHTNING_INFO, LIGHTNING_SEED, LIGHTNING_DISTRIBUTED, LIGHTNING_SIGNALS)
     for name in (*loggers, TORCH_EXTENSIONS):
         logger = logging.getLogger(name)

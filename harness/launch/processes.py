@@ -226,7 +226,11 @@ def launch_processes(
     context = multiprocessing.get_context("forkserver")
     preload = [name for name in SERVER_IMPORTS if name in sys.modules]
     context.set_forkserver_preload(["harness.launch.job_server", *preload])
-    command_environment = {**os.environ, **(environment or {})}
+    from harness.quiet import share_said
+
+    # a warning said once per command is said by the first of the jobs that give it
+    said = share_said(folder / "said")
+    command_environment = {**os.environ, **(environment or {}), **said}
     jobs = [f"{name}-{k}-of-{len(calls)}" for k in range(1, len(calls) + 1)]
     for job in jobs:  # an earlier launch's outcomes never pass for this one's
         (folder / f"{job}.result.pkl").unlink(missing_ok=True)

@@ -10,16 +10,19 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
 import torch  # before any job server of this process starts: the server preloads it
 
+from datamodules.text import ReleaseEncodingWarning
 from harness.command_parser import CommandParser, build
 from harness.errors import RunFailedError, RunInterruptedError, failure_line
 from harness.launch import JobOutcome, LaunchOptions, launch, report_outcomes
 from harness.launch.processes import ended_how, launch_processes
 from harness.launch.threads import usable_cores
+from harness.quiet import hide_lightning_tips
 from tests.harness.fixtures.modules_at_start import torch_already_imported
 from tests.harness.fixtures.terminal import foreground
 
@@ -136,6 +139,33 @@ def test_a_jobs_lines_reach_the_console_the_command_has_as_it_launches(
         launch_processes([functools.partial(say, "before")], tmp_path / "before", "t")
     launch_processes([functools.partial(say, "now")], tmp_path / "now", "t")
     assert "now" in capfd.readouterr().out
+
+
+def warn(messages: list[str]) -> None:
+    for message in messages:
+        warnings.warn(ReleaseEncodingWarning(message), stacklevel=1)
+
+
+@pytest.mark.slow  # three launches of job processes
+def test_a_warning_said_once_per_command_is_said_once_by_its_process_jobs(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 54l, item 4: under ``--launcher process --jobs 2`` each job said the
+    partial-split and TREC's Windows-1252 warnings (4 lines for 2 messages), inline the command
+    said each once. The first job (or the command) to say one says it, for the command."""
+    hide_lightning_tips()  # a command starts, and says one warning itself
+    said = warnings.formatwarning(ReleaseEncodingWarning("a"), ReleaseEncodingWarning, "f", 1)
+    assert said == "warning: a\n"
+    capfd.readouterr()
+    messages = ["a", "b", "c"]
+    calls = [functools.partial(warn, messages), functools.partial(warn, messages[::-1])]
+    launch_processes(calls, tmp_path / "jobs", "t")
+    assert sorted(capfd.readouterr().err.splitlines()) == ["warning: b", "warning: c"]
+    launch_processes([functools.partial(warn, ["b", "d"])], tmp_path / "jobs", "t")
+    assert capfd.readouterr().err.splitlines() == ["warning: d"]
+    hide_lightning_tips()  # the next command, in the same folder, says its own again
+    launch_processes([functools.partial(warn, ["b"])], tmp_path / "jobs", "t")
+    assert capfd.readouterr().err.splitlines() == ["warning: b"]
 
 
 def test_the_report_names_each_job_and_how_to_resume(capsys: pytest.CaptureFixture) -> None:
