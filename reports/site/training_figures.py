@@ -12,6 +12,7 @@ named as a paper ("the MTSA paper's Fig. 1(c)"), never as if its encoder were dr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import matplotlib
@@ -24,10 +25,13 @@ from matplotlib.collections import PathCollection
 from matplotlib.markers import MarkerStyle
 from matplotlib.ticker import ScalarFormatter
 
+from reports import numbers
 from reports.contracts.suite_results import (
+    PARTIAL_MARK,
     SCALED_MARK,
     TIME_PER_EPOCH,
     contended,
+    partly_scored,
     scaled_epoch_time,
 )
 from reports.profile.figures import SCALES, set_scale
@@ -310,15 +314,42 @@ def coinciding(rows: pd.DataFrame) -> dict[str, str]:
     return same
 
 
-def length_figure(task: str, rows: pd.DataFrame, style: dict[str, dict[str, object]]) -> plt.Figure:
+def partial_test_shares(results: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """The share of the test split (``51%``, or ``40–51%`` over runs) each (task, encoder) some
+    of whose runs tested part of it scored, as the tables mark those cells p."""
+    partial = results[partly_scored(results, "test_acc")]
+    shares = {}
+    for (task, encoder), runs in partial.groupby(["task", "encoder"], sort=True):
+        scored = pd.to_numeric(runs["test_scored_share"], errors="coerce")
+        low, high = numbers.percent(scored.min()), numbers.percent(scored.max())
+        shares[(str(task), str(encoder))] = f"{low}%" if low == high else f"{low}–{high}%"
+    return shares
+
+
+def length_label(encoder: str, same: str | None, share: str | None) -> str:
+    """An encoder's legend entry: its name, the encoder whose line its coincides with, and
+    the share of the test split it scored when that was part of it (the tables' p)."""
+    said = [f"same as {same}: one line"] if same else []
+    said += [f"{PARTIAL_MARK.strip()}: {share} of test"] if share else []
+    return f"{encoder} ({'; '.join(said)})" if said else encoder
+
+
+def length_figure(
+    task: str,
+    rows: pd.DataFrame,
+    style: dict[str, dict[str, object]],
+    partial: Mapping[tuple[str, str], str] | None = None,
+) -> plt.Figure:
     """Test accuracy per length bin of ``task``, one line per encoder, the legend beside (an
-    encoder whose line coincides with another's says so: :func:`coinciding`)."""
+    encoder whose line coincides with another's says so: :func:`coinciding`; one that scored
+    part of the test split says its share, ``partial``: :func:`partial_test_shares`)."""
     positions = {label: i for i, label in enumerate(LENGTH_LABELS)}
     figure, axes = plt.subplots(figsize=(7.4, 4.4))
     same = coinciding(rows)
+    shares = partial or {}
     for encoder, group in rows.groupby("encoder", sort=True):
         x = [positions[b] for b in group["bin"]]
-        label = f"{encoder} (same as {same[encoder]}: one line)" if encoder in same else encoder
+        label = length_label(str(encoder), same.get(encoder), shares.get((task, str(encoder))))
         axes.plot(x, group["accuracy"] * 100, label=label, markersize=5, **style[encoder])
     used = sorted({positions[b] for b in rows["bin"]})
     axes.set_xticks(used, [LENGTH_LABELS[i] for i in used])
@@ -340,15 +371,25 @@ def groupby_first(same: dict[str, str]) -> dict[str, list[str]]:
 
 
 def length_figures(
-    table: pd.DataFrame, style: dict[str, dict[str, object]], folder: Path
+    table: pd.DataFrame,
+    style: dict[str, dict[str, object]],
+    folder: Path,
+    partial: Mapping[tuple[str, str], str] | None = None,
 ) -> list[dict[str, str]]:
-    """Accuracy vs sentence length, one figure per task (:func:`length_figure`)."""
+    """Accuracy vs sentence length, one figure per task (:func:`length_figure`); ``partial``
+    (:func:`partial_test_shares`) marks the encoders that scored part of the test split."""
     written = []
+    shares = partial or {}
     for task, rows in table.groupby("task", sort=True):
-        figure = length_figure(str(task), rows, style)
+        figure = length_figure(str(task), rows, style, shares)
         title = f"{task}: test accuracy vs sentence length (as in {LENGTHS_PAPER})"
         for first, hidden in groupby_first(coinciding(rows)).items():
             names = ", ".join(hidden[:-1]) + " and " + hidden[-1] if hidden[1:] else hidden[0]
             title += f"; {names} score as {first} in every bin: their lines coincide"
+        encoders = sorted(rows["encoder"].astype(str).unique())
+        tested = [e for e in encoders if (str(task), e) in shares]
+        if tested:
+            said = ", ".join(f"{e} {shares[(str(task), e)]}" for e in tested)
+            title += f"; {PARTIAL_MARK.strip()}: scored part of the test split only ({said})"
         written.append(save_figure(figure, folder, f"accuracy_by_length_{task}", title))
     return written

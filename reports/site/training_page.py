@@ -39,6 +39,7 @@ from reports.site.training_figures import (
     curve_figures,
     efficiency_figures,
     length_figures,
+    partial_test_shares,
 )
 
 # (column, header, formatter) of the summary table
@@ -258,7 +259,7 @@ def _sections(
         "efficiency": efficiency_figures(results, style, page_dir),
         "curves": curve_figures(curves, style, page_dir),
         "header_only_curves": curve_files if not curves else 0,
-        "lengths": length_figures(lengths, style, page_dir),
+        "lengths": length_figures(lengths, style, page_dir, partial_test_shares(results)),
         "length_header": length_header,
         "length_rows": length_table,
         "partial_lengths": any(

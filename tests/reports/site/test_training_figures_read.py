@@ -195,3 +195,39 @@ def test_the_efficiency_axes_read_their_own_values(
         labels = [tick.get_text() for tick in axis.get_ticklabels() if tick.get_text()]
         assert len(labels) >= 3 and not any("e" in label for label in labels), labels
     plt.close(figure)
+
+
+def test_the_length_figure_marks_a_partly_tested_encoder(drawn: list[plt.Figure]) -> None:
+    """Outside check b5x item 1: with --trainer.limit_test_batches 0.5 the tables marked the
+    scores p, but the by-length figure's legend said only ``multi_cnn``."""
+    encoders = ["bilstm", "multi_cnn"]
+    results = pd.DataFrame(
+        {
+            "task": ["trec"] * 3,
+            "encoder": ["bilstm", "multi_cnn", "multi_cnn"],
+            "test_acc": [0.5, 0.1, 0.2],
+            "test_scored_share": [1.0, 0.51, 0.51],
+        }
+    )
+    rows = [
+        {"task": "trec", "encoder": e, "bin": b, "examples": 10, "accuracy": 0.1 * k + 0.1 * i}
+        for k, e in enumerate(encoders)
+        for i, b in enumerate(training_figures.LENGTH_LABELS[:3])
+    ]
+    shares = training_figures.partial_test_shares(results)
+    assert shares == {("trec", "multi_cnn"): "51.0%"}
+    (written,) = training_figures.length_figures(
+        pd.DataFrame(rows), styles(encoders), Path("."), shares
+    )
+    (figure,) = drawn
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert legend == ["bilstm", "multi_cnn (p: 51.0% of test)"]
+    assert written["title"].endswith("; p: scored part of the test split only (multi_cnn 51.0%)")
+    assert not legend_covers_data(figure)
+
+
+def test_a_range_of_shares_reads_as_one() -> None:
+    results = pd.DataFrame(
+        {"task": ["sst2", "sst2"], "encoder": ["disan"] * 2, "test_scored_share": [0.4, 0.5]}
+    )
+    assert training_figures.partial_test_shares(results) == {("sst2", "disan"): "40.0–50.0%"}
