@@ -322,7 +322,8 @@ def partial_test_shares(results: pd.DataFrame) -> dict[tuple[str, str], str]:
     for (task, encoder), runs in partial.groupby(["task", "encoder"], sort=True):
         scored = pd.to_numeric(runs["test_scored_share"], errors="coerce")
         low, high = numbers.percent(scored.min()), numbers.percent(scored.max())
-        shares[(str(task), str(encoder))] = f"{low}%" if low == high else f"{low}–{high}%"
+        share = f"{low}%" if low == high else f"{low}{numbers.RANGE_DASH}{high}%"
+        shares[(str(task), str(encoder))] = share
     return shares
 
 
