@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 MISSING = "–"  # a cell with no value
 # what it means, said under every table that holds one (reports/site/legends.py, data stats)
 MISSING_LEGEND = f"{MISSING}: no value (none set, measured or reported here, or not applicable)"
 RANGE_DASH = "–"  # between the ends of a range, ``64–512``
+
+
+def marked(cell: str, marks: Mapping[str, bool]) -> str:
+    """``cell`` followed by each of ``marks`` that applies (in their order); a cell of no value
+    (:data:`MISSING`) gets none: until 2026-11-30 a classification task's empty test_pearson
+    read '– p'. The one rule of the suite's tables and the pages."""
+    if cell == MISSING:
+        return cell
+    return cell + "".join(mark for mark, shown in marks.items() if shown)
 
 
 def _value(value: Any) -> float | None:

@@ -39,7 +39,7 @@ from reports.contracts.suite_results import (
     is_contended,
     scaled_epoch_time,
 )
-from reports.numbers import MISSING, mean_std_cell
+from reports.numbers import MISSING, marked, mean_std_cell
 from reports.paper_numbers import BI_BLOSAN, MTSA, MTSA_TABLE_5_COLUMNS, TABLE_6_COLUMNS, lookup
 
 SUMMARY_COLUMNS = ["task", "encoder", "metric", "n", "mean", "std"]
@@ -290,13 +290,9 @@ def _partial(indexed: pd.DataFrame, task: str, encoder: str, metric: str) -> boo
     return key in indexed.index and float(indexed.loc[key, "mean"]) < 1
 
 
-def _marked(cell: str, contended: bool, scaled: bool, partial: bool) -> str:
-    """``cell`` with the marks that apply; a cell of no value (:data:`MISSING`) with none:
-    until 2026-11-30 a classification task's empty test_pearson read '– p'."""
-    if cell == MISSING:
-        return cell
-    marks = (CONTENDED_MARK, contended), (SCALED_MARK, scaled), (PARTIAL_MARK, partial)
-    return cell + "".join(mark for mark, shown in marks if shown)
+def _marks(contended: bool, scaled: bool, partial: bool) -> dict[str, bool]:
+    """The marks of a table cell and whether each applies (:func:`reports.numbers.marked`)."""
+    return {CONTENDED_MARK: contended, SCALED_MARK: scaled, PARTIAL_MARK: partial}
 
 
 def _with_mark_notes(table: Table) -> Table:
@@ -324,7 +320,7 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
             ours = mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d)
-            line.append(_marked(ours, cell.contended, cell.scaled, cell.partial))
+            line.append(marked(ours, _marks(cell.contended, cell.scaled, cell.partial)))
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
     table.notes[len(spec.notes) : len(spec.notes)] = _fold_notes(cells)  # before 'Paper:'
@@ -374,12 +370,12 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
             found = key in indexed.index
             mean = float(indexed.loc[key, "mean"]) if found else None
             std = float(indexed.loc[key, "std"]) if found and metric != "params" else None
-            cell = _marked(
-                mean_std_cell(mean, std, digits),
+            marks = _marks(
                 _contended(indexed, task, encoder, metric),
                 _scaled(indexed, task, encoder, metric),
                 _partial(indexed, task, encoder, metric),
             )
+            cell = marked(mean_std_cell(mean, std, digits), marks)
             line.append(cell)
         table.rows.append(line)
     return _with_mark_notes(table)

@@ -73,19 +73,18 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     for (task, encoder), group in results.groupby(["task", "encoder"], sort=True):
         cells = [str(task), str(encoder), str(len(group))]
         for column, _, fmt in shown:
-            contended = suite_results.contended(group, column).any()
-            mark = suite_results.CONTENDED_MARK if contended else ""
-            if column == suite_results.TIME_PER_EPOCH:
-                if suite_results.scaled_epoch_time(group).any():
-                    mark += suite_results.SCALED_MARK
-                if suite_results.legacy_epoch_time(group).any():
-                    mark += suite_results.LEGACY_MARK
-            if suite_results.partly_scored(group, column).any():
-                mark += suite_results.PARTIAL_MARK
+            per_epoch = column == suite_results.TIME_PER_EPOCH
+            marks = {
+                suite_results.CONTENDED_MARK: suite_results.contended(group, column).any(),
+                suite_results.SCALED_MARK: per_epoch
+                and suite_results.scaled_epoch_time(group).any(),
+                suite_results.LEGACY_MARK: per_epoch
+                and suite_results.legacy_epoch_time(group).any(),
+                suite_results.PARTIAL_MARK: suite_results.partly_scored(group, column).any(),
+            }
             stats = aggregation.mean_std(group[column])
             std = None if column in ONE_VALUE else stats.std
-            cell = numbers.mean_std_cell(stats.mean, std, shown=fmt)
-            cells.append(cell if cell == numbers.MISSING else cell + mark)  # '–' unmarked
+            cells.append(numbers.marked(numbers.mean_std_cell(stats.mean, std, shown=fmt), marks))
         rows.append(cells)
     return header, rows
 

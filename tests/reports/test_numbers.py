@@ -40,3 +40,12 @@ def test_a_quantitys_std_has_its_means_decimal_places() -> None:
     assert cell(8.76, 0.423, shown=numbers.quantity) == "8.76 (0.42)"
     assert cell(0.0123, 0.00456, shown=numbers.quantity) == "0.0123 (0.0046)"
     assert cell(0.5, 0.0202, shown=numbers.percent) == "50.0 (2.0)"  # others as before
+
+
+def test_one_rule_marks_every_table_and_page_cell() -> None:
+    """Outside check b5x (brief 5c item 2): the suite's tables and the pages built a cell's
+    marks each with their own rule for an empty cell; numbers.marked is the one rule."""
+    marks = {" c": True, " e": False, " p": True}
+    assert numbers.marked("12.5", marks) == "12.5 c p"
+    assert numbers.marked(numbers.MISSING, marks) == numbers.MISSING
+    assert numbers.marked("12.5", {}) == "12.5"
