@@ -26,6 +26,7 @@ from harness.command_parser import options_typed
 from harness.redaction import runnable_line
 from harness.studies.fitting import unset_by_trial
 from harness.studies.plans import StudyPlan
+from harness.studies.separable import inseparable
 from harness.studies.workers import FINISHED, INTERRUPTED_ATTR, SURPLUS_ATTR
 from harness.training.settings.fit_run import FitRun
 from reports import numbers
@@ -67,6 +68,17 @@ def _page_style(axes: Any, objective: str, colour_trials: bool = False) -> Any:
     return axes
 
 
+def _importance_style(axes: Any, objective: str) -> Any:
+    """optuna's importances with the objective in the pages' words (``dev acc``, where optuna's
+    legend said ``dev_acc``): what the bars rank the parameters for."""
+    legend = axes.get_legend()
+    words = name_label(objective).removesuffix(" (%)")
+    for text in legend.get_texts() if legend else []:
+        if text.get_text() == objective:
+            text.set_text(f"importance for {words}")
+    return axes
+
+
 def _figures(study: optuna.Study, plan: StudyPlan) -> dict[str, Callable[[], Any]]:
     figures: dict[str, Callable[[], Any]] = {}
     for index, name in enumerate(plan.metric_names):
@@ -76,7 +88,9 @@ def _figures(study: optuna.Study, plan: StudyPlan) -> dict[str, Callable[[], Any
         figures[f"history{suffix}"] = lambda kw=kwargs, n=name: _page_style(
             ovm.plot_optimization_history(study, **kw), n
         )
-        figures[f"importances{suffix}"] = lambda kw=kwargs: ovm.plot_param_importances(study, **kw)
+        figures[f"importances{suffix}"] = lambda kw=kwargs, n=name: _importance_style(
+            ovm.plot_param_importances(study, **kw), n
+        )
         figures[f"slice{suffix}"] = lambda kw=kwargs, n=name: _page_style(
             ovm.plot_slice(study, **kw), n, colour_trials=True
         )
@@ -114,6 +128,10 @@ def write_figures(study: optuna.Study, plan: StudyPlan, out: Path) -> tuple[dict
                 "finished trials): optuna ranks what took one value as if it mattered, so "
                 "there is nothing to compare"
             )
+            continue
+        unclear = inseparable(finished, varied) if name.startswith("importances") else ""
+        if unclear:
+            skipped[name] = unclear
             continue
         try:
             with warnings.catch_warnings():

@@ -223,3 +223,43 @@ def test_the_block_length_studys_tie_is_said_and_its_tables_agree() -> None:
         "training memory (MB)",
     ]
     assert [row[:2] for row in tables[0]["rows"]] == [["0", "27"], ["1", "24"]]
+
+
+def head_and_optimizer(trials: list[tuple[int, str, float]]) -> optuna.Study:
+    """A search of model.head_hidden {100..200 step 100} and model.optimizer [adam, adadelta]."""
+    study = optuna.create_study(direction="maximize")
+    space = {
+        "model.head_hidden": optuna.distributions.IntDistribution(100, 200, step=100),
+        "model.optimizer": optuna.distributions.CategoricalDistribution(["adam", "adadelta"]),
+    }
+    for hidden, optimizer, accuracy in trials:
+        params = {"model.head_hidden": hidden, "model.optimizer": optimizer}
+        study.add_trial(
+            optuna.trial.create_trial(params=params, distributions=space, value=accuracy)
+        )
+    study.set_metric_names(["dev_acc"])
+    return study
+
+
+def test_importances_are_not_drawn_when_the_trials_changed_the_parameters_together(
+    tmp_path: Path,
+) -> None:
+    """Outside check b5x item 7: trial 0 100/adadelta, trial 1 200/adam drew importances at
+    0.76/0.24, though either change (or both) may have made the difference."""
+    study = head_and_optimizer([(100, "adadelta", 0.2), (200, "adam", 0.3)])
+    drawn, skipped = write_figures(study, plan(), tmp_path)
+    assert set(drawn) == {"history", "slice"}
+    assert skipped["importances"].startswith(
+        "the 2 finished trials cannot tell model.head_hidden, model.optimizer apart"
+    )
+
+
+def test_importances_are_drawn_once_the_trials_tell_the_parameters_apart(tmp_path: Path) -> None:
+    """A third trial that changes one parameter alone separates them; the legend says what the
+    bars rank them for in the pages' words, not optuna's raw key ``dev_acc``."""
+    study = head_and_optimizer([(100, "adadelta", 0.2), (200, "adam", 0.3), (100, "adam", 0.25)])
+    drawn, skipped = write_figures(study, plan(), tmp_path)
+    assert "importances" in drawn and "importances" not in skipped
+    axes = _figures(study, plan())["importances"]()
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["importance for dev acc"]
+    plt.close("all")
