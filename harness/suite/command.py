@@ -7,17 +7,37 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import UsageError
+from harness.errors import InputError, UsageError
 from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
-from harness.suite.suite import problems_beside_options, unread_problems
+from harness.suite.suite import (
+    data_folder_problems,
+    problems_beside_options,
+    unread_problems,
+)
 from harness.training.settings.fit_overrides import fit_overrides
 
 OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
+OUT_STAND_IN = "out"  # a left-out --out's, for the runs' folders' names only: nothing is made
 
 
 def add_arguments(parser: CommandParser) -> None:
+    """The options; a required one left out (``--out``) is said beside the others' problems."""
     parser.add_options(SuiteOptions)
+    parser.beside_missing = missing_beside
+
+
+def missing_beside(namespace: Namespace) -> list[str]:
+    """The other options' problems when ``--out`` is left out (``--data-dir /nonexist``): the
+    whole's, the runs' and the data folder's, as with an ``--out`` given."""
+    namespace = namespace.clone()
+    namespace["out"] = OUT_STAND_IN
+    try:
+        options = build(SuiteOptions, namespace, beside=problems_beside_options)
+    except InputError as error:
+        return str(error).splitlines()
+    overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    return unread_problems(options, overrides) + data_folder_problems(options, overrides)
 
 
 def beside_options(values: dict[str, Any]) -> list[str]:
@@ -39,7 +59,9 @@ def suite(config: Namespace) -> int:
     options = build(SuiteOptions, config, beside=beside_options)
     if out_problems := out_folder_problems(options.out, "suite"):  # beside the runs' problems
         overrides = fit_overrides(options.inputs, options.budget, options.fit)
-        if problems := unread_problems(options, overrides):
+        problems = unread_problems(options, overrides)
+        problems += data_folder_problems(options, overrides)
+        if problems:
             raise UsageError("\n".join(problems + out_problems))
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)

@@ -125,6 +125,29 @@ def unread_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[st
     )
 
 
+def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
+    """Each task's ``--data-dir`` holding none of its files (``--data-dir glove``), in the words
+    the data's read says it, reading no data: said beside ``--out``'s problem, not once that
+    is fixed (:func:`check_runs` reads the files themselves)."""
+    from datamodules.readers.layouts import task_files_problem
+    from datamodules.tasks import get_task
+
+    if options.aggregate_only:
+        return []
+    problems: list[str] = []
+    for run in {run.task: run for run in known_runs(options)}.values():
+        try:
+            data = _fit_run(run, options, overrides).resolved()["data"]
+            task = get_task(data["task"])
+        except (LookupError, ValueError, OSError):  # a config or task file that says itself
+            continue
+        if data.get("data_dir") is None or not Path(data["data_dir"]).is_dir():
+            continue  # a missing --data-dir: input_problems names it
+        problem = task_files_problem(task, Path(data["data_dir"]), data.get("layout"))
+        problems += [problem] if problem and problem not in problems else []
+    return problems
+
+
 def run_config_problems(
     runs: list[RunSpec], options: SuiteOptions, overrides: dict[str, Any]
 ) -> list[str]:

@@ -473,7 +473,7 @@ def test_a_pid_file_left_by_a_killed_writer_is_still_sanbenchs(tmp_path: Path) -
 
 
 UNMAKEABLE_OUT_COMMANDS = {  # every command with a folder --out but fit (test_run_folder.py)
-    "suite": ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--data-dir", "."],
+    "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--data-dir", "{data}"],
     "tune": ["tune", "--study", "block-length-memory", "--lengths", "8", "--batch-size", "2"],
     "reproduce": ["reproduce", "--data-dir", "."],
     "profile": ["profile", "--preset", "quick"],
@@ -481,15 +481,21 @@ UNMAKEABLE_OUT_COMMANDS = {  # every command with a folder --out but fit (test_r
 }
 
 
+def _unmakeable_out_words(command: str, data: Path) -> list[str]:
+    """``command``'s words of :data:`UNMAKEABLE_OUT_COMMANDS`, its data folder ``data`` (one
+    of TREC's files: a folder without them is named beside the --out)."""
+    return [word.format(data=data) for word in UNMAKEABLE_OUT_COMMANDS[command]]
+
+
 @pytest.mark.parametrize("command", UNMAKEABLE_OUT_COMMANDS)
 def test_an_out_folder_that_cannot_be_made_is_one_line_before_any_work(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 56 (H11.1): a raw ``[Errno ...]``, some after the work was done."""
     os.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("mine")
     for out in ("/proc/nope/x", "notes.txt/x"):
-        assert main([*UNMAKEABLE_OUT_COMMANDS[command], "--out", out]) == 2
+        assert main([*_unmakeable_out_words(command, trec_dir), "--out", out]) == 2
         (line, *rest) = capsys.readouterr().err.splitlines()
         assert line.startswith(f"sanbench {command}: --out {out}: cannot be made"), line
         assert [r for r in rest if "--debug" not in r] == []
@@ -498,7 +504,7 @@ def test_an_out_folder_that_cannot_be_made_is_one_line_before_any_work(
 
 @pytest.mark.parametrize("command", UNMAKEABLE_OUT_COMMANDS)
 def test_an_out_through_a_symlink_to_nothing_is_one_line_before_any_work(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Outside check of #54 (brief f54h item 2): ``ln -s realdir3 F15`` then ``--out F15``
     printed ``[Errno 17] File exists: 'F15'`` (fit, profile --predict-only: after the work)."""
@@ -511,7 +517,7 @@ def test_an_out_through_a_symlink_to_nothing_is_one_line_before_any_work(
             f"--out F15/x: {tmp_path / 'F15'} is a symlink to realdir3, which does not exist",
         ),
     ):
-        assert main([*UNMAKEABLE_OUT_COMMANDS[command], "--out", out]) == 2
+        assert main([*_unmakeable_out_words(command, trec_dir), "--out", out]) == 2
         (said, *rest) = capsys.readouterr().err.splitlines()
         assert said.startswith(f"sanbench {command}: {line}; nothing was created"), said
         assert [r for r in rest if "--debug" not in r] == []
@@ -639,7 +645,7 @@ def test_a_command_refused_after_its_out_was_checked_leaves_the_folder_as_it_was
 
 @pytest.mark.parametrize("command", [*UNMAKEABLE_OUT_COMMANDS, "fit"])
 def test_an_out_through_a_symlink_chain_or_loop_names_the_link_that_leads_nowhere(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 54 leftovers (item 5): ``A -> B -> C`` (no C) said ``a symlink to B, which does
     not exist`` (B does), and a loop ``X -> Y -> X`` ``a symlink to Y, which does not exist``."""
@@ -648,8 +654,9 @@ def test_an_out_through_a_symlink_chain_or_loop_names_the_link_that_leads_nowher
         os.symlink(target, link)
     chain = "a symlink to B, which is a symlink to C, which does not exist"
     loop = "a symlink to Y, which is a symlink to X: a loop of symlinks"
-    fit = ["fit", "--encoder", "multi_cnn", "--data.task", "trec", "--data.data_dir", "."]
+    fit = ["fit", "--encoder", "multi_cnn", "--data.task", "trec", "--data.data_dir", "{data}"]
     words = UNMAKEABLE_OUT_COMMANDS.get(command, fit)
+    words = [word.format(data=trec_dir) for word in words]
     for out, line in (
         ("A", f"--out A: {chain}"),
         ("A/x", f"--out A/x: {tmp_path / 'A'} is {chain}"),

@@ -293,6 +293,24 @@ EVERY_PROBLEM = [
             "--out /proc/x: cannot be made, folder /proc is not writable",
         ],
     ),
+    # a folder holding none of the task's files beside an --out that cannot be one, with no
+    # other problem: only the --out was said (outside check 5x item 2); /dev/null: a file
+    (
+        "fit --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
+        ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
+    ),
+    (
+        "fit --task trec --encoder multi_cnn --data-dir /dev --out /proc/x --trainer.max_steps 3",
+        ["--out /proc/x: cannot be made", "/dev: expected the files of task 'trec'; found none"],
+    ),
+    (
+        "suite --tasks trec --encoders multi_cnn --data-dir /dev --out /dev/null",
+        ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
+    ),
+    (  # a missing --out hid the others
+        "suite --data-dir {tmp}/nonexist",
+        ["--out is required", "--data-dir {tmp}/nonexist: no such folder"],
+    ),
 ]
 
 

@@ -906,8 +906,11 @@ class FitCLI(LightningCLI):
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
         problems += self._folder_problems()
-        if problems:  # --out's and the data's folder's too (checked alone once these are right)
-            raise ConfigUsageError("\n".join(problems + self._said_beside()))
+        beside = self._said_beside()
+        # --out's and the data's folder's beside the others, and beside each other (each alone
+        # is said by its own check: the run folder's, the data's read)
+        if problems or len(beside) > 1:
+            raise ConfigUsageError("\n".join(problems + beside))
         if data and (
             share := unread_share_problem(
                 builtin_value(trainer), BenchmarkDataModule(**builtin_value(data)), self.typed
