@@ -79,7 +79,7 @@ def validations_per_trial(trainer: dict[str, Any], data_epoch: int | None = None
     epoch's optimizer steps as the data gives them, where the config does not fix them."""
     epochs = trainer.get("max_epochs")
     epochs = math.inf if epochs in (None, -1) else epochs
-    steps, per_epoch = trainer.get("max_steps"), epoch_batches(trainer) or data_epoch
+    steps, per_epoch = trainer.get("max_steps"), data_epoch or epoch_batches(trainer)
     if steps not in (None, -1) and per_epoch is not None:
         epochs = min(epochs, steps // per_epoch)
     if epochs == math.inf:
@@ -89,7 +89,9 @@ def validations_per_trial(trainer: dict[str, Any], data_epoch: int | None = None
 
 def epoch_batches(trainer: dict[str, Any]) -> int | None:
     """An epoch's optimizer steps where the config fixes them (``limit_train_batches`` a count,
-    over ``accumulate_grad_batches``); None where only the data would tell."""
+    over ``accumulate_grad_batches``); None where only the data would tell. A count is an
+    upper bound: Lightning trains min(it, the data's batches), which the data tells
+    (:func:`data_epoch_steps`, preferred wherever it could be read)."""
     per_epoch = trainer.get("limit_train_batches")
     if not isinstance(per_epoch, int) or isinstance(per_epoch, bool):
         return None
@@ -97,10 +99,11 @@ def epoch_batches(trainer: dict[str, Any]) -> int | None:
 
 
 def steps_may_end_first(trainer: dict[str, Any]) -> bool:
-    """Whether a step budget (``max_steps``) over epochs the config does not fix may end a trial
-    before the validations the epochs count (a task's ``max_epochs`` 30 with ``--max-steps 3``
-    validates never, once or 30 times, as the data's size decides: :func:`data_epoch_steps`)."""
-    return trainer.get("max_steps") not in (None, -1) and epoch_batches(trainer) is None
+    """Whether a step budget (``max_steps``) may end a trial before the validations the epochs
+    count, as the data's size decides (:func:`data_epoch_steps`): a task's ``max_epochs`` 30
+    with ``--max-steps 3`` validates never, once or 30 times; ``--limit-train-batches 50``
+    caps an epoch at 50 batches, and an epoch of 4 trains 4 (until 2026-11-30 counted 50)."""
+    return trainer.get("max_steps") not in (None, -1)
 
 
 def data_epoch_steps(ctx: TuneContext, trainer: dict[str, Any]) -> int | None:
@@ -185,7 +188,7 @@ def larger_budget(trainer: dict[str, Any], data_epoch: int | None) -> str:
     2026-11-30 ``--max-epochs 3`` whatever limited it, which changed nothing there)."""
     every = trainer.get("check_val_every_n_epoch") or 1
     epochs = (WARM_UP_VALIDATIONS + 2) * every  # the epochs that end in the third validation
-    per_epoch = epoch_batches(trainer) or data_epoch
+    per_epoch = data_epoch or epoch_batches(trainer)
     steps, max_epochs = trainer.get("max_steps"), trainer.get("max_epochs")
     wanted = []
     if max_epochs not in (None, -1) and max_epochs < epochs:
@@ -199,7 +202,7 @@ def never_validates(trainer: dict[str, Any], data_epoch: int | None) -> str:
     """The note of a study whose trials' budget ends before their first validation, naming
     what ends it: the step budget inside the epochs that validate, or the epochs."""
     every = trainer.get("check_val_every_n_epoch") or 1
-    per_epoch = epoch_batches(trainer) or data_epoch
+    per_epoch = data_epoch or epoch_batches(trainer)
     steps = trainer.get("max_steps")
     if steps not in (None, -1) and per_epoch is not None and steps < every * per_epoch:
         first = "an epoch's end" if every == 1 else f"the end of epoch {every}"

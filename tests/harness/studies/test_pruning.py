@@ -362,3 +362,17 @@ def test_the_command_says_the_notes_once_for_its_workers(
     out = capsys.readouterr().out
     assert out.count("Pruning: off") == 1 and out.count("no attention dropout") == 1
     assert "opening=False" in inspect.getsource(tune.run_as_jobs)
+
+
+def test_a_batch_limit_beyond_the_epoch_counts_the_epochs_batches(
+    tmp_path: Path, trec_dir: Path
+) -> None:
+    """Brief 5c item 4: '--limit-train-batches 50' over an epoch of 4 batches was counted as
+    50 steps an epoch ('no trial validates within 10 step(s) (an epoch is 50 training
+    step(s) ...)'); Lightning trains min(50, 4), so 10 steps validate twice."""
+    trainer = {"max_epochs": 30, "max_steps": 10, "limit_train_batches": 50}
+    note = pruning(context(tmp_path, trec_dir), "val_acc", trainer).note
+    assert note == (
+        "Pruning: off: a trial validates 2 time(s) in its budget, and pruning can stop one only "
+        "after its first validation and before its last (give --max-steps 12 or more to prune)."
+    )
