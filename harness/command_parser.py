@@ -1002,16 +1002,32 @@ def without_unknown_options(
     return problems, rest, meant
 
 
+# argparse's words for the words left over once every option and positional took its own
+UNRECOGNIZED = re.compile(r"unrecognized arguments: (.+)")
+
+
+def without_extra_words(words: list[str], extra: str) -> list[str] | None:
+    """``words`` without the last of each word of ``extra`` (argparse's leftover words, joined
+    by spaces) that is no option; None when one is not among them as a word."""
+    rest = list(words)
+    for word in reversed(extra.split(" ")):
+        found = [i for i, w in enumerate(rest) if w == word and not w.startswith("-")]
+        if not found:
+            return None
+        del rest[found[-1]]
+    return rest
+
+
 SHORT_OPTION = re.compile(r"-[A-Za-z_]\S*")  # an option of one dash (-x), not a number
 
 
-def _missing_section_file(value: str) -> bool:
+def _missing_section_file(value: str, path: str | None = None) -> bool:
     """Whether a section's value (``--optimizer VALUE``) names a file (a path, or a name ending
-    ``.yaml``) that is not there; a class path, a mapping or null names none."""
+    ``.yaml``) that is not there (at ``path``, where a config file's value is read; else at
+    ``value``); a class path, a mapping or null names none."""
     names_file = "/" in value or value.endswith(SECTION_FILE_SUFFIXES)
-    return (
-        names_file and not value.lstrip().startswith("{") and not Path(value).expanduser().exists()
-    )
+    there = Path(path or value).expanduser().exists()
+    return names_file and not value.lstrip().startswith("{") and not there
 
 
 def _nearest_option(option: str, spelled: set[str]) -> str | None:
@@ -1074,27 +1090,32 @@ def check_not_moved(parser: ArgumentParser, out: Any) -> None:
 
 
 def section_files_read(
-    content: dict[str, Any], config: Path, options: Iterable[str]
+    content: dict[str, Any], config: Path, sections: Iterable[str]
 ) -> tuple[dict[str, Any], dict[str, str | None]]:
-    """``content`` of the config file ``config`` with each class section of ``options``
-    (``--optimizer``) that names a file (``optimizer: sgd.yaml``, beside the config file or
-    from the working folder) as the section the file holds, as fit reads it; and, for each
+    """``content`` of the config file ``config`` with each section of ``sections`` (``model``,
+    ``optimizer``) that names a file (``model: m.yaml``) as the section the file holds, as fit
+    reads it: a relative name beside the config file, as jsonargparse reads it; and, for each
     such key, the file read (None for a file that is not there, its value kept)."""
     content = dict(content)
     read: dict[str, str | None] = {}
-    for key in sorted(option.removeprefix("--") for option in options):
+    for key in sorted(sections):
         value = content.get(key)
         if not isinstance(value, str) or YAML_NULL.fullmatch(value.strip()):
             continue
-        beside = config.parent / Path(value).expanduser()
-        name = str(beside) if beside.is_file() else value
+        name = str(config.parent / Path(value).expanduser())
         section = section_file_mapping(name)
         if section is not None:
             content[key] = json.loads(section) or None
             read[key] = name
-        elif _missing_section_file(value) and not beside.exists():
+        elif _missing_section_file(value, name):
             read[key] = None
     return content, read
+
+
+def file_sections(known: set[str]) -> list[str]:
+    """The sections of :data:`SECTION_FILES` among the parser keys ``known`` (a file may fill
+    each)."""
+    return [key for key in SECTION_FILES if key in known or accepted(key, known)]
 
 
 class CheckedConfigFile(ActionConfigFile):
@@ -1129,21 +1150,18 @@ class CheckedConfigFile(ActionConfigFile):
         command = parser.prog.removeprefix("sanbench ").partition(" ")[0]  # data stats: data
         if moved := moved_copy(path, content, command):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
-        unknown = unknown_keys(flat_keys(content), known_keys(parser))
-        if unknown:
-            raise UsageError(
-                "\n".join(f"{option_string} {path}: unknown key {key}" for key in unknown)
-            )
-        content, read = section_files_read(content, path, getattr(parser, "class_options", ()))
-        missing = [key for key, value in read.items() if value is None]
-        if missing:
-            raise UsageError(
-                "\n".join(
-                    f"{option_string} {path}: {key} {content[key]}: no such file (a file of "
-                    "the section's values)"
-                    for key in missing
-                )
-            )
+        known = known_keys(parser)
+        content, read = section_files_read(content, path, file_sections(known))
+        unknown = unknown_keys(flat_keys(content), known)
+        problems = [f"{option_string} {path}: unknown key {key}" for key in unknown]
+        problems += [
+            f"{option_string} {path}: {key} {content[key]}: no such file (a file of the "
+            "section's values)"
+            for key, name in read.items()
+            if name is None
+        ]
+        if problems:
+            raise UsageError("\n".join(problems))
         dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
@@ -1340,6 +1358,12 @@ class CommandParser(NullsChecked):
                 namespace[TYPED] = typed
                 break
             except argparse.ArgumentError as error:
+                extra = UNRECOGNIZED.fullmatch(message_line(error))
+                rest = without_extra_words(words, extra.group(1)) if extra else None
+                if extra and rest is not None:  # judged without them, named beside the rest
+                    refused += [self.extra_word(word) for word in extra.group(1).split(" ")]
+                    words = rest
+                    continue
                 problem = parser_problem(error, option_spelling, typed_options(words))
                 refused.append(problem + self.what_it_counts(error))
                 rest = self._without_refused(words, error)
@@ -1360,6 +1384,15 @@ class CommandParser(NullsChecked):
         )
         namespace[PROBLEMS] = unknown + refused + not_decimal
         return namespace
+
+    def extra_word(self, word: str) -> str:
+        """The line of a word no option or positional takes (``data stats stats``), not the
+        parser's "unrecognized arguments"."""
+        positional = [a.dest.upper() for a in self._actions if not a.option_strings]
+        if len(positional) == 1:
+            command = " ".join(self.prog.split()[:2])  # sanbench data, not its action's
+            return f"extra word {word}: {command} takes one {positional[0]}"
+        return f"extra word {word}: no option takes it (an option's value follows its --NAME)"
 
     def _beside_missing(self, words: list[str], unknown: list[str], error: UsageError) -> list[str]:
         """What the command's :attr:`beside_missing` finds in the other values when ``error``

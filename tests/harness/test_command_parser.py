@@ -878,3 +878,81 @@ def test_every_count_not_given_as_an_integer_says_what_it_counts(
     assert main(argv) == 2
     lines = problem_lines(capsys.readouterr().err, argv[0])
     assert any(line.startswith(f"sanbench {argv[0]}: {said}") for line in lines), lines
+
+
+SECTION_WORDS = {
+    "fit": ["--task", "trec", "--encoder", "multi_cnn"],
+    "suite": ["--tasks", "trec", "--encoders", "multi_cnn"],
+    "tune": ["--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"],
+    "reproduce": ["--tasks", "trec", "--encoders", "multi_cnn"],
+}
+
+
+@pytest.mark.parametrize("command", SECTION_WORDS)
+def test_every_section_file_named_in_a_config_file_is_read_as_fit_reads_it(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``--print_config`` output whose ``model: {}`` was edited to ``model: m2.yaml`` (and
+    ``trainer: t.yaml``, ``data: d.yaml``), fed back with ``--config``, was refused with "model
+    m2.yaml: expected a mapping": only a class section's file was read (issue 56, outside check
+    5x item 4). Each is read beside the config file, as fit (jsonargparse) reads it, not from
+    the working folder; a missing one is said to be no such file, beside the others."""
+    folder = tmp_path / "cfg"
+    folder.mkdir()
+    (folder / "m2.yaml").write_text("dropout: 0.3\n")
+    (folder / "t.yaml").write_text("max_steps: 3\n")
+    (folder / "d.yaml").write_text("batch_size: 8\n")
+    config = folder / "s.yaml"
+    config.write_text("model: m2.yaml\ntrainer: t.yaml\ndata: d.yaml\n")
+    words = [command, *SECTION_WORDS[command], "--data-dir", str(tmp_path)]
+    words += ["--out", str(tmp_path / "out"), "--config", str(config)]
+    assert main([*words, "--print_config"]) == 0, capsys.readouterr().err
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["model"]["dropout"] == 0.3
+    assert printed["trainer"]["max_steps"] == 3 and printed["data"]["batch_size"] == 8
+    config.write_text("model: nothere.yaml\ntrainer: t.yaml\noptimizer: sgdx.yaml\n")
+    assert main(words) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    said = f"sanbench {command}: --config {config}: {{}}: no such file (a file of the section's "
+    said += "values)"
+    assert lines == [said.format("model nothere.yaml"), said.format("optimizer sgdx.yaml")]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cfg"]
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (
+            ["data", "--bogus", "stats", "stats"],
+            [
+                "data: unknown option --bogus",
+                "data: extra word stats: sanbench data takes one ACTION",
+                "data: --task is required",
+            ],
+        ),
+        (
+            ["suite", "extra", "--tasks", "trec", "--encoders", "multi_cnn"],
+            [
+                "suite: extra word extra: no option takes it",
+                "suite: --out is required",
+                "suite: --data-dir is required",
+            ],
+        ),
+    ],
+)
+def test_an_extra_word_is_named_in_sanbenchs_words_beside_every_other_problem(
+    words: list[str],
+    said: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``data --bogus stats stats`` said the parser's 'unrecognized arguments: stats' beside the
+    unknown option, and not the missing --task (issue 56, outside check 5x item 3)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(words) == 2
+    lines = problem_lines(capsys.readouterr().err, words[0])
+    assert len(lines) == len(said), lines
+    for line, fragment in zip(lines, said, strict=True):
+        assert line.startswith(f"sanbench {fragment}"), (fragment, lines)
+    assert list(tmp_path.iterdir()) == []
