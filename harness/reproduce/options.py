@@ -51,7 +51,8 @@ class ReproduceOptions:
     tables_only: bool = False
     """only rebuild the tables from the results, of every run in --out and the preset its
     manifest records (not with the runs' options: --tasks, --encoders, --preset, --threads,
-    --launcher, --jobs, --trainer.*, --optimizer and fit's other sections)"""
+    --launcher, --jobs, --data-dir, --embeddings, --max-length, --encoding, --trainer.*,
+    --optimizer and fit's other sections)"""
     inputs: DataOptions = field(default_factory=DataOptions)
     fit: FitSections = field(default_factory=FitSections)
     launch: LaunchOptions = field(default_factory=LaunchOptions)
@@ -94,11 +95,19 @@ class ReproduceOptions:
             for f in dataclasses.fields(LaunchOptions)
             if getattr(self.launch, f.name) != getattr(LaunchOptions(), f.name)
         ]
+        given += [
+            (f.name, getattr(self.inputs, f.name))
+            for f in dataclasses.fields(DataOptions)
+            if getattr(self.inputs, f.name) is not None  # --data-dir, --embeddings, ...
+        ]
         for section in dataclasses.fields(FitSections):
             entries = getattr(self.fit, section.name) or {}
-            if section.metadata == CLASS_PATH_OPTION and entries:
-                given.append((section.name, entries.get("class_path", entries)))
+            if section.metadata == CLASS_PATH_OPTION and entries.get("class_path"):
+                given.append((section.name, entries["class_path"]))
                 continue
+            if section.metadata == CLASS_PATH_OPTION:  # its arguments alone, each as typed
+                arguments = entries.get("init_args") or {}
+                entries = {k: v for k, v in entries.items() if k != "init_args"} | arguments
             given += [(f"{section.name}.{key}", value) for key, value in entries.items()]
         lines = []
         for key, value in given:

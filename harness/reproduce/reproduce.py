@@ -51,11 +51,14 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     refused (``--threads 0``, ``--tasks trecc``): an unknown name stood in for by its nearest
     (``trecc``: trec), an unknown preset by the default, so that they are named in the same
     refusal (``build``'s ``beside``), as a suite's; the data folder's and vectors file's
-    problems first."""
+    problems first. With ``--tables-only`` (the runs' options refused), what it lacks in
+    ``--out`` instead."""
+    if values.get("tables_only"):
+        return tables_only_problems(Path(values.get("out", ReproduceOptions.out)))
     inputs, fit = values.get("inputs"), values.get("fit")
     if inputs is None:  # a part refused: said by the part
         return []
-    files = [] if values.get("tables_only") else inputs.file_problems("unless --tables-only")
+    files = inputs.file_problems("unless --tables-only")
     if fit is None:
         return files
     preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]
@@ -72,6 +75,20 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
         overrides=overrides,
     )
     return files + fit_config_problems(part, inputs)
+
+
+def tables_only_problems(out: Path) -> list[str]:
+    """What ``--tables-only`` lacks in ``out``: the manifest of its runs (one line; [] when
+    there)."""
+    try:
+        manifest = read_manifest(out)
+    except ValueError as error:  # not JSON, or another command's
+        return [str(error)]
+    return (
+        []
+        if "preset" in manifest
+        else [f"--tables-only: {manifest_path(out)} not found; run first"]
+    )
 
 
 def _stand_ins(text: str, option: str, known: tuple[str, ...]) -> tuple[str, ...]:
@@ -235,9 +252,9 @@ def run_reproduce(options: ReproduceOptions) -> Path:
     stops the jobs and records the session as Ctrl-C does."""
     out = options.out
     if options.tables_only:
+        if problems := tables_only_problems(out):
+            raise InputError("\n".join(problems))
         manifest = read_manifest(out)
-        if "preset" not in manifest:
-            raise InputError(f"--tables-only: {manifest_path(out)} not found; run first")
         build_tables(out, Preset.from_dict(manifest["preset"]), manifest)
         return table_path(out, MARKDOWN)
     data_dir, embeddings = options.inputs.data_dir, options.inputs.embeddings

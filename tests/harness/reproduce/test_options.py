@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from harness.cli import main
 from harness.launch import LaunchOptions
 from harness.reproduce import ReproduceOptions
 from harness.reproduce.preset import PRESETS
 from harness.reproduce.reproduce import covered
+from tests.harness.problem_lines import problem_lines
 
 
 def test_a_part_keeps_the_presets_order_and_settings() -> None:
@@ -47,3 +51,26 @@ def test_the_tables_cover_this_part_and_every_earlier_one() -> None:
     recorded = covered(preset, first, None).to_dict()
     then = covered(preset, ReproduceOptions(tasks="cr", encoders="bilstm").part, recorded)
     assert then.tasks == ("cr", "trec") and then.encoders == ("bilstm", "disan")
+
+
+def test_every_run_option_and_the_missing_manifest_are_said_with_tables_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 5x of #56, item 6: with --tables-only, --data-dir, --embeddings,
+    --max-length and --encoding were taken without a word, --lr_scheduler.step_size 1 was
+    echoed as '--lr_scheduler {step_size: 1}', and the missing manifest, said when alone, was
+    not said beside the refused options."""
+    out = tmp_path / "rpX"
+    words = ["reproduce", "--tables-only", "--out", str(out), "--data-dir", str(tmp_path)]
+    words += ["--embeddings", "x.txt", "--max-length", "20", "--encoding", "latin-1"]
+    words += ["--model.dropout", "0.1", "--lr_scheduler.step_size", "1"]
+    assert main(words) == 2
+    lines = problem_lines(capsys.readouterr().err, "reproduce")
+    said = "not taken with --tables-only, which rebuilds the tables of every run in --out"
+    given = [f"--data-dir {tmp_path}", "--embeddings x.txt", "--encoding latin-1"]
+    given += ["--max-length 20", "--model.dropout 0.1", "--lr_scheduler.step_size 1"]
+    assert lines == [
+        *(f"sanbench reproduce: {option}: {said}; leave it out" for option in given),
+        f"sanbench reproduce: --tables-only: {out}/manifest.json not found; run first",
+    ]
+    assert list(tmp_path.iterdir()) == []
