@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from jsonargparse import Namespace
@@ -10,8 +11,10 @@ from harness.command_parser import CommandParser, build
 from harness.errors import UsageError
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
+from harness.studies.plans import BLOCK_LENGTH_MEMORY
 from harness.studies.tune import problems_beside_options, trial_problems
 from harness.studies.tune import unread_problems as study_problems
+from harness.training.settings.fit_overrides import DataOptions, FitSections
 
 OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
 
@@ -23,7 +26,31 @@ def add_arguments(parser: CommandParser) -> None:
 def beside_options(values: dict[str, Any]) -> list[str]:
     """The problems said beside a refused option (``--trials 0``): the trials' fit values'
     (:func:`problems_beside_options`) and a given ``--out``'s (``--out /proc/x``)."""
-    return problems_beside_options(values) + out_folder_problems(values.get("out"), "tune")
+    problems = problems_beside_options(values) + data_folder_problems(
+        values.get("study"), values.get("task"), values.get("inputs"), values.get("fit")
+    )
+    return problems + out_folder_problems(values.get("out"), "tune")
+
+
+def data_folder_problems(
+    study: str | None, task: str | None, inputs: DataOptions | None, fit: FitSections | None
+) -> list[str]:
+    """A training study's ``--data-dir`` holding none of its task's files (``--data-dir
+    glove``), in the words the data's read says it, reading no data: said beside the other
+    problems (``--out``'s too), not once they are fixed."""
+    from datamodules.readers.layouts import task_files_problem
+    from datamodules.tasks import get_task
+
+    data_dir = None if inputs is None else inputs.data_dir
+    if study == BLOCK_LENGTH_MEMORY or task is None or data_dir is None or not data_dir.is_dir():
+        return []  # no data read, or a missing folder or task: said by their own checks
+    try:
+        spec = get_task(task)
+        layout = None if fit is None else fit.dotted().get("data.layout")
+    except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
+        return []
+    problem = task_files_problem(spec, Path(data_dir), layout)
+    return [problem] if problem else []
 
 
 def tune(config: Namespace) -> int:
@@ -42,8 +69,15 @@ def tune(config: Namespace) -> int:
     # problem, before any trial; it is made only once the options are right
     options = build(StudyOptions, config, beside=beside_options)
     out = options.context().out
-    if problems := unread_problems(options):
-        raise UsageError("\n".join(problems + out_folder_problems(out, "tune")))
+    problems = unread_problems(options)
+    folder = (
+        []
+        if options.outputs_only
+        else data_folder_problems(options.study, options.task, options.inputs, options.fit)
+    )
+    out_problems = out_folder_problems(out, "tune")
+    if problems or (folder and out_problems):  # the folder's alone: said by the data's read
+        raise UsageError("\n".join(problems + folder + out_problems))
     with out_folder("tune", out):
         mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)

@@ -32,13 +32,13 @@ def _words(command: str, data_dir: Path, out: Path) -> list[str]:
 
 @pytest.mark.parametrize(("command", "count"), [("suite", "--seeds"), ("tune", "--trials")])
 def test_a_value_is_quoted_as_typed_by_suite_and_tune_as_by_fit(
-    command: str, count: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, count: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--data.batch_size 1e6`` was quoted back as ``1000000.0`` (each run's fit config is
     checked with the parsed value) and ``--seeds -0`` as 0; fit quotes ``1e6`` (issue 56, F56
     item 1)."""
     out = tmp_path / "out"
-    words = _words(command, tmp_path, out)
+    words = _words(command, trec_dir, out)
     lines = _refused([*words, "--data.batch_size", "1e6"], capsys)
     assert len(lines) == 1 and "--data.batch_size 1e6: expected an integer" in lines[0], lines
     lines = _refused([*words, count, "-0"], capsys)
@@ -62,13 +62,14 @@ def test_a_config_files_problem_is_named_by_its_file_and_key(
     edited: str,
     named: str,
     tmp_path: Path,
+    trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``suite --config s.yaml`` (or ``tune``'s) named the file's wrong values and keys as flags
     (``--data.batch_size 1000000.0``, ``unknown key data.batch_sise``), where fit says
     ``--config FILE: KEY`` (9381194; issue 56, F56 item 2)."""
     out = tmp_path / "out"
-    words = [*_words(command, tmp_path, out), "--data.batch_size", "8", "--print_config"]
+    words = [*_words(command, trec_dir, out), "--data.batch_size", "8", "--print_config"]
     assert main(words) == 0
     config = tmp_path / "c.yaml"
     text = capsys.readouterr().out
@@ -102,13 +103,14 @@ def test_a_budget_that_trains_nothing_is_named_beside_the_other_problems(
     extra: list[str],
     named: list[str],
     tmp_path: Path,
+    trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``--max-steps 0``, ``--trainer.max_epochs 0`` or ``--trainer.limit_train_batches 0`` was
     refused alone, the command line's other problems said only once it was fixed (issue 56,
     F56 item 3): each is one line of the same refusal, and nothing is created."""
     out = tmp_path / "out"
-    lines = _refused([*_words(command, tmp_path, out), *extra], capsys)
+    lines = _refused([*_words(command, trec_dir, out), *extra], capsys)
     assert len(lines) == len(named), lines
     for option in named:
         assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
@@ -140,13 +142,14 @@ def test_an_options_own_problem_does_not_hide_the_runs_fit_values(
     extra: list[str],
     named: list[str],
     tmp_path: Path,
+    trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``tune --trials 0 --data.batch_size 0`` named ``--trials`` alone (and ``suite --seeds 0``
     likewise): each run's fit values were checked only once the options' own were right
     (issue 56, 'Messages in one voice'; F56b item 2). One line each, nothing created."""
     out = tmp_path / "out"
-    lines = _refused([*_words(command, tmp_path, out), *extra], capsys)
+    lines = _refused([*_words(command, trec_dir, out), *extra], capsys)
     assert len(lines) == len(named), lines
     for option in named:
         assert sum(f"{command}: {option}" in line or f": {option}" in line for line in lines) == 1
@@ -307,6 +310,19 @@ EVERY_PROBLEM = [
         "suite --tasks trec --encoders multi_cnn --data-dir /dev --out /dev/null",
         ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
     ),
+    (
+        "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
+        ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
+    ),
+    (
+        "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /proc/x "
+        "--trials 0",
+        [
+            "--trials 0: expected a positive integer",
+            "/dev: expected the files of task 'trec'; found none",
+            "--out /proc/x: cannot be made",
+        ],
+    ),
     (  # a missing --out hid the others
         "suite --data-dir {tmp}/nonexist",
         ["--out is required", "--data-dir {tmp}/nonexist: no such folder"],
@@ -332,7 +348,7 @@ def test_every_problem_of_a_command_line_is_named_in_one_refusal(
 
 @pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
 def test_a_section_file_is_taken_as_fit_takes_it(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--optimizer sgd.yaml`` (a section's file, which fit reads as the section) was read as
     a class path: "class_path sgd.yaml: No module named 'sgd'" (issue 56, outside check 56j item
@@ -343,7 +359,7 @@ def test_a_section_file_is_taken_as_fit_takes_it(
         words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
         words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
     else:
-        words = _words(command, tmp_path, tmp_path / "out")
+        words = _words(command, trec_dir, tmp_path / "out")
     assert main([*words, "--optimizer", str(sgd), "--print_config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
     assert printed["class_path"] == "torch.optim.SGD" and printed["init_args"]["lr"] == 0.1
@@ -364,6 +380,7 @@ def test_a_missing_section_file_is_said_to_be_missing(
     section: str,
     relative: bool,
     tmp_path: Path,
+    trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -378,7 +395,7 @@ def test_a_missing_section_file_is_said_to_be_missing(
         words = ["fit", "--task", "trec", "--encoder", "multi_cnn"]
         words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
     else:
-        words = _words(command, tmp_path, tmp_path / "out")
+        words = _words(command, trec_dir, tmp_path / "out")
     missing = Path("missing.yaml") if relative else tmp_path / "missing.yaml"
     lines = _refused([*words, f"--{section}", str(missing)], capsys)
     said = f"--{section} {missing}: no such file (a file of the section's values)"
@@ -389,7 +406,7 @@ def test_a_missing_section_file_is_said_to_be_missing(
 
 @pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
 def test_a_section_file_named_in_a_config_file_is_taken_as_fit_takes_it(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A ``--print_config`` output whose ``optimizer:`` is a file (``optimizer: sgd.yaml``), fed
     back with ``--config``, was refused with jsonargparse's "Does not validate against any of
@@ -400,7 +417,7 @@ def test_a_section_file_named_in_a_config_file_is_taken_as_fit_takes_it(
         words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
         words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
     else:
-        words = _words(command, tmp_path, tmp_path / "out")
+        words = _words(command, trec_dir, tmp_path / "out")
     config = tmp_path / "c.yaml"
     config.write_text("optimizer: sgd.yaml\n")
     assert main([*words, "--config", str(config), "--print_config"]) == 0, capsys.readouterr()
