@@ -60,6 +60,8 @@ ONCE_PER_COMMAND = "ONCE_PER_COMMAND"
 # ... and one with ``ONCE_PER_MESSAGE = True`` once per distinct message (a suite's runs of one
 # task say the same, of another task their own numbers)
 ONCE_PER_MESSAGE = "ONCE_PER_MESSAGE"
+# an error class with ``UNSAID = True`` fails an optuna trial without a line of optuna's
+UNSAID = "UNSAID"
 _said_once: set[type[Warning] | tuple[type[Warning], str]] = set()
 # a ``process`` launch's jobs share what the command has said: one empty file per warning said,
 # in a folder of the launch (its path in this variable in each job, :func:`share_said`)
@@ -174,7 +176,8 @@ def hide_srun_hint() -> None:
 class _OneLine(logging.Handler):
     """optuna's warnings as ``optuna: MESSAGE`` on the current stderr, one line each: no
     traceback (the error that ends a command is printed once, by ``harness.cli``), and nothing
-    for a trial a signal interrupted (its checkpoint and the resume command are printed): optuna
+    for a trial a signal interrupted (its checkpoint and the resume command are printed) or one
+    failed by an error marked :data:`UNSAID` (a study's surplus trial, which never ran): optuna
     logs such a trial as the exception's record and, from the same logger, the trial's value."""
 
     def __init__(self) -> None:
@@ -183,7 +186,9 @@ class _OneLine(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, RunInterruptedError | KeyboardInterrupt):
+        if isinstance(error, RunInterruptedError | KeyboardInterrupt) or getattr(
+            error, UNSAID, False
+        ):
             self.muted_logger = record.name
             return
         if record.name == self.muted_logger:

@@ -23,6 +23,12 @@ def note_run(out_dir: Path) -> None:
         Path(noted).write_text(str(Path(out_dir).absolute()))
 
 
+def noted_runs(folder: Path, name: str) -> set[Path]:
+    """The run folders the ``process`` jobs ``name`` launched in ``folder`` last named
+    (resolved; the last launch's: each launch removes earlier ones' notes)."""
+    return {Path(noted.read_text()).resolve() for noted in folder.glob(f"{name}-*-of-*.run")}
+
+
 def has_checkpoint(folder: Path, job: str) -> bool:
     """Whether the run ``job`` last worked on holds the checkpoint it resumes from
     (``last.ckpt``); False when it named none."""

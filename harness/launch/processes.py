@@ -235,7 +235,8 @@ def launch_processes(
     for job in jobs:  # an earlier launch's outcomes never pass for this one's
         (folder / f"{job}.result.pkl").unlink(missing_ok=True)
         (folder / f"{job}.err").unlink(missing_ok=True)
-        job_run_file(folder, job).unlink(missing_ok=True)
+    for noted in folder.glob(f"{name}-*-of-*.run"):  # an earlier launch of any number of jobs
+        noted.unlink()
     processes = [
         context.Process(
             target=run_in_process,

@@ -27,7 +27,7 @@ from harness.redaction import runnable_line
 from harness.studies.fitting import unset_by_trial
 from harness.studies.plans import StudyPlan
 from harness.studies.separable import inseparable
-from harness.studies.workers import FINISHED, INTERRUPTED_ATTR, SURPLUS_ATTR
+from harness.studies.workers import FINISHED, SURPLUS_ATTR, state_counts
 from harness.training.settings.fit_run import FitRun
 from reports import numbers
 from reports.contracts.atomic import write_atomic
@@ -241,11 +241,7 @@ def write_outputs(
         folder.write_best_config(text)
         words = ["fit", "--config", str(folder.best_config), "--out", str(fit_run.out_dir)]
         command = runnable_line(words)
-    states = [
-        "interrupted" if t.user_attrs.get(INTERRUPTED_ATTR) else t.state.name.lower()
-        for t in study.get_trials(deepcopy=False)
-    ]
-    counts = {state: states.count(state) for state in dict.fromkeys(states)}
+    counts = state_counts(study)
     extra = plan.summarize(study)
     summary = {
         "study": plan.name,

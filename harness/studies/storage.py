@@ -16,19 +16,22 @@ lock on PostgreSQL, a lock file beside an SQLite file.
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import optuna
 import sqlalchemy
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.trial import FrozenTrial
 from sqlalchemy.engine import URL, make_url
 
 from harness.quiet import optuna_one_line_warnings
 from harness.redaction import STORAGE_ENV, redact_passwords
+from harness.studies.workers import INTERRUPTED_ATTR, RESUMES_ATTR
 
 STORAGE_FILE = "optuna.db"  # a study's own SQLite file in its folder, without --storage
 SCHEMA_LOCK_KEY = 0x5A4E4245  # pg_advisory_lock key shared by sanbench workers ("SANB")
@@ -37,11 +40,22 @@ MAX_RETRY = 2  # re-runs of a trial whose worker died (sanbench tune --max_retry
 EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:pass@host/db)"
 
 
-def retry_callback(max_retry: int) -> RetryHeartbeatStaleTrialCallback:
-    """Re-queue a stale trial with its parameters, at most ``max_retry`` times per trial."""
+def retry_callback(max_retry: int) -> Callable[[optuna.Study, FrozenTrial], None]:
+    """Re-queue a stale trial with its parameters, at most ``max_retry`` times per trial, as
+    continuing it (``resumes``); not one its worker queued again as it was stopped (killed
+    before it was failed: until 2026-11-30 its parameters were queued twice)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        return RetryHeartbeatStaleTrialCallback(max_retry=max_retry)
+        retry = RetryHeartbeatStaleTrialCallback(max_retry=max_retry)
+
+    def callback(study: optuna.Study, trial: FrozenTrial) -> None:
+        if trial.user_attrs.get(INTERRUPTED_ATTR):
+            return
+        continued = copy.deepcopy(trial)
+        continued.user_attrs = {**trial.user_attrs, RESUMES_ATTR: trial.number}
+        retry(study, continued)
+
+    return callback
 
 
 def default_storage(folder: Path) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import optuna
 
 from harness.errors import InputError
+from harness.launch.job_run import noted_runs
 from harness.redaction import recorded_command
 from harness.studies.console_lines import params_text, values_text
 from harness.studies.fitting import best_fit_run
@@ -24,7 +25,14 @@ from harness.studies.storage import (
     open_storage,
     storage_url,
 )
-from harness.studies.workers import FINISHED, RESUMES_ATTR, SURPLUS_ATTR, run_worker
+from harness.studies.workers import (
+    FINISHED,
+    RESUMES_ATTR,
+    SURPLUS_ATTR,
+    fail_stale,
+    reclaim_killed,
+    run_worker,
+)
 from reports import numbers
 
 
@@ -127,10 +135,20 @@ def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     plan = PLANS[ctx.study](ctx)
     study = open_study(plan, study_name, storage_spec)
     finished = check_settings(study, study_settings(ctx))
+    fail_stale(study)  # before the workers start, not by two of them at once
     left = max(0, (n_trials or plan.default_trials) - finished)
     if left:
         say_opening(plan, study_name, finished)
     return left
+
+
+def reclaim_killed_trials(ctx: TuneContext, study_name: str, storage_spec: str, jobs: str) -> None:
+    """The trials of this command's ``process`` jobs ``jobs`` that a third Ctrl-C killed as
+    they saved, left running in the storage: queued again and counted interrupted
+    (:func:`reclaim_killed`)."""
+    runs = noted_runs(ctx.out / "jobs", jobs)
+    if runs:
+        reclaim_killed(open_study(PLANS[ctx.study](ctx), study_name, storage_spec), runs)
 
 
 def say_opening(plan: StudyPlan, study_name: str, finished: int) -> None:

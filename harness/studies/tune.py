@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import nearest
 from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
-from harness.errors import UsageError
+from harness.errors import RunInterruptedError, UsageError
 from harness.studies.options import StudyOptions
 from harness.studies.plans import (
     BLOCK_LENGTH_MEMORY,
@@ -38,7 +38,7 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
     """
     from harness.launch import launch, report_outcomes
     from harness.studies.storage import STORAGE_ENV
-    from harness.studies.study import run_study, trials_left
+    from harness.studies.study import reclaim_killed_trials, run_study, trials_left
 
     study_name, launch_options = options.name, options.launch
     workers = launch_options.jobs or 1
@@ -56,12 +56,13 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
         opening=False,  # said once by trials_left
     )
     os.environ[STORAGE_ENV] = storage  # the jobs inherit it (harness.cli restores the environment)
-    outcomes = launch(
-        [call] * workers,
-        launch_options,
-        ctx.out / "jobs",
-        f"sanbench-tune-{study_name}",
-    )
+    jobs = f"sanbench-tune-{study_name}"
+    try:
+        outcomes = launch([call] * workers, launch_options, ctx.out / "jobs", jobs)
+    except RunInterruptedError:
+        if launch_options.launcher == "process":  # its jobs have ended: none is still saving
+            reclaim_killed_trials(ctx, study_name, storage, jobs)
+        raise
     summary = run_study(ctx, study_name, storage, options.trials, run_trials=False)
     print_summary(summary, ctx)
     report_outcomes(outcomes, resume="rerun the same command to finish the study")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import optuna
@@ -38,6 +39,7 @@ SURPLUS_ATTR = "surplus"
 INTERRUPTED_ATTR = "interrupted"  # a signal stopped this trial; it was queued again
 RESUMES_ATTR = "resumes"  # the number of the interrupted trial this one continues
 RUN_DIR_ATTR = "run_dir"  # the trial's fit folder (a resumed trial keeps the interrupted one's)
+RETRY_HISTORY = "retry_history"  # optuna's: the trials a re-queued stale trial continues
 INTERRUPTS = (RunInterruptedError, KeyboardInterrupt)
 
 Objective = Callable[[Trial], float | Sequence[float]]
@@ -45,20 +47,72 @@ Callback = Callable[[optuna.Study, FrozenTrial], None]
 
 
 class SurplusTrialError(Exception):
-    """This trial is past the study's budget; it is failed without running."""
+    """This trial is past the study's budget; it is failed without running, unsaid (optuna's
+    lines of it are dropped: ``harness.quiet``)."""
+
+    UNSAID = True
+
+
+def live_trials(study: optuna.Study) -> list[FrozenTrial]:
+    """The trials holding budget places: not one left running as its job was stopped, which
+    its queued continuation holds (until 2026-11-30 that continuation was past the budget)."""
+    trials = study.get_trials(deepcopy=False, states=LIVE)
+    return [t for t in trials if not t.user_attrs.get(INTERRUPTED_ATTR)]
 
 
 def live_numbers(study: optuna.Study) -> list[int]:
-    return sorted(t.number for t in study.get_trials(deepcopy=False, states=LIVE))
+    return sorted(t.number for t in live_trials(study))
 
 
 def requeue_interrupted(trial: Trial) -> None:
     """Queue ``trial``'s parameters again, in its run folder, and mark it interrupted."""
     trial.set_user_attr(INTERRUPTED_ATTR, True)
-    attrs = {RESUMES_ATTR: trial.number}
-    if RUN_DIR_ATTR in trial.user_attrs:  # a trial that trains: its fit goes on there
-        attrs[RUN_DIR_ATTR] = trial.user_attrs[RUN_DIR_ATTR]
-    trial.study.enqueue_trial(trial.params, user_attrs=attrs)
+    _queue_again(trial.study, trial.number, trial.params, trial.user_attrs)
+
+
+def _queue_again(
+    study: optuna.Study, number: int, params: dict[str, Any], user_attrs: dict[str, Any]
+) -> None:
+    attrs = {RESUMES_ATTR: number}
+    if RUN_DIR_ATTR in user_attrs:  # a trial that trains: its fit goes on there
+        attrs[RUN_DIR_ATTR] = user_attrs[RUN_DIR_ATTR]
+    study.enqueue_trial(params, user_attrs=attrs)
+
+
+def reclaim_killed(study: optuna.Study, run_dirs: set[Path]) -> list[int]:
+    """The running trials whose fit folder is one of ``run_dirs``, whose jobs were killed (a
+    third Ctrl-C while they saved): each queued again as an interrupted trial is (unless its job
+    had queued it) and failed, so the rerun continues it once, from its checkpoint, and counts
+    it interrupted (until 2026-11-30 the storage's heartbeat failed it a minute later as a dead
+    worker's, counted ``fail``, and two workers reclaiming at once made a surplus trial);
+    returns their numbers."""
+    reclaimed = []
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        run_dir = trial.user_attrs.get(RUN_DIR_ATTR)
+        if run_dir is None or Path(run_dir).resolve() not in run_dirs:
+            continue
+        if not trial.user_attrs.get(INTERRUPTED_ATTR):
+            study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED_ATTR, True)
+            _queue_again(study, trial.number, trial.params, trial.user_attrs)
+        study.tell(trial.number, state=TrialState.FAIL)
+        reclaimed.append(trial.number)
+    return reclaimed
+
+
+def state_counts(study: optuna.Study) -> dict[str, int]:
+    """The study's trials by state, as its summary counts them: a trial a signal stopped, or
+    whose dead worker's trial the storage queued again, ``interrupted`` (its parameters run
+    again), never ``fail``; a surplus trial (failed before it ran) not at all."""
+    trials = study.get_trials(deepcopy=False)
+    retried = {n for t in trials for n in t.system_attrs.get(RETRY_HISTORY, [])}
+    states = [
+        "interrupted"
+        if t.user_attrs.get(INTERRUPTED_ATTR) or t.number in retried
+        else t.state.name.lower()
+        for t in trials
+        if not t.user_attrs.get(SURPLUS_ATTR)
+    ]
+    return {state: states.count(state) for state in dict.fromkeys(states)}
 
 
 def guarded(objective: Objective, n_trials: int) -> Objective:
@@ -77,7 +131,8 @@ def guarded(objective: Objective, n_trials: int) -> Objective:
     return run
 
 
-def _fail_stale(study: optuna.Study) -> None:
+def fail_stale(study: optuna.Study) -> None:
+    """Fail the trials whose worker stopped beating, and queue them again (the storage's)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         fail_stale_trials(study)
@@ -106,8 +161,8 @@ def run_worker(
     job = guarded(objective, n_trials)
     stop_when_full = MaxTrialsCallback(n_trials, states=LIVE)
     while True:
-        _fail_stale(study)
-        trials = study.get_trials(deepcopy=False, states=LIVE)
+        fail_stale(study)
+        trials = live_trials(study)
         if sum(t.state in FINISHED for t in trials) >= n_trials:
             return ran
         if len(trials) < n_trials or any(t.state == TrialState.WAITING for t in trials):

@@ -135,3 +135,19 @@ def test_lightnings_keyboard_interrupt_line_is_dropped(caplog: pytest.LogCapture
     logger.info("a line of Lightning's that stays")
     kept = [record.getMessage() for record in caplog.records]
     assert kept == ["a line of Lightning's that stays"]
+
+
+def test_optunas_lines_of_a_surplus_trial_are_dropped(capsys: pytest.CaptureFixture[str]) -> None:
+    """Outside check 54l, item 6: a study's surplus trial (past the budget, failed before it
+    ran) printed optuna's 'Trial 4 failed with parameters ... SurplusTrialError(...)' and
+    'Trial 4 failed with value None.'; optuna's other warnings are still said."""
+    from harness.quiet import optuna_one_line_warnings
+    from harness.studies.workers import SurplusTrialError
+
+    optuna_one_line_warnings()
+    logger = logging.getLogger("optuna.study._optimize")
+    error = SurplusTrialError("trial 4 is past the budget of 2 trials")
+    logger.warning(f"Trial 4 failed with parameters: {{}} because of: {error!r}.", exc_info=error)
+    logger.warning("Trial 4 failed with value None.")
+    logger.warning("a warning of optuna's that stays")
+    assert capsys.readouterr().err == "optuna: a warning of optuna's that stays\n"

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import optuna
@@ -15,7 +16,15 @@ import pytest
 from optuna.trial import TrialState
 
 from harness.studies.storage import open_storage
-from harness.studies.workers import SURPLUS_ATTR
+from harness.studies.workers import (
+    RESUMES_ATTR,
+    RUN_DIR_ATTR,
+    SURPLUS_ATTR,
+    reclaim_killed,
+    requeue_interrupted,
+    run_worker,
+    state_counts,
+)
 
 WORKER = Path(__file__).resolve().parents[1] / "fixtures" / "studies_worker.py"
 ROOT = Path(__file__).resolve().parents[3]
@@ -101,3 +110,74 @@ def test_killed_worker_trial_is_failed_by_heartbeat_and_retried(
     assert retried[0].params == failed[0].params  # the same configuration, re-run
     assert not study.get_trials(states=(TrialState.RUNNING, TrialState.WAITING))
     assert killed.number not in [number for number, _ in _executions(log)]
+
+
+def _left_running(
+    storage: str, run_dir: Path, requeued: bool, heartbeat_s: int = 60
+) -> optuna.Study:
+    """A study whose trial 0 is left running, its heartbeat recorded, as a kill of its job
+    leaves it: killed as its fit saved (``requeued``: after its job had queued it again)."""
+    study = optuna.create_study(
+        study_name="killed", storage=open_storage(storage, heartbeat_s=heartbeat_s, grace_s=1)
+    )
+    with warnings.catch_warnings():  # "heartbeat ... supposed to be used with Study.optimize"
+        warnings.simplefilter("ignore", UserWarning)
+        trial = study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})
+    trial.set_user_attr(RUN_DIR_ATTR, str(run_dir))
+    study._storage.record_heartbeat(trial._trial_id)
+    if requeued:
+        requeue_interrupted(trial)
+    return study
+
+
+def _continued(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    """The study's budget of one trial finished by a worker; its trials."""
+    run_worker(study, lambda trial: trial.suggest_float("x", 0.0, 1.0), 1, poll_s=0.1)
+    return study.get_trials()
+
+
+@pytest.mark.parametrize("requeued", [False, True])
+def test_a_trial_whose_job_was_killed_continues_once_counted_interrupted(
+    tmp_path: Path, requeued: bool
+) -> None:
+    """Outside check 54l, item 6: a trial whose job a third Ctrl-C killed as it saved, left
+    running, is queued again by the command (not a minute later by the heartbeat, as a dead
+    worker's), so the rerun continues it once, in its folder, and counts it interrupted."""
+    run_dir = tmp_path / "trials" / "0000"
+    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued)
+    assert reclaim_killed(study, {(tmp_path / "other").resolve()}) == []
+    assert reclaim_killed(study, {run_dir.resolve()}) == [0]
+    killed, continued = _continued(study)
+    assert continued.params == killed.params
+    assert continued.user_attrs[RESUMES_ATTR] == 0
+    assert continued.user_attrs[RUN_DIR_ATTR] == str(run_dir)
+    assert state_counts(study) == {"interrupted": 1, "complete": 1}
+
+
+@pytest.mark.parametrize("requeued", [False, True])
+def test_a_stale_trial_is_continued_once_and_counted_interrupted(
+    tmp_path: Path, requeued: bool
+) -> None:
+    """Outside check 54l, item 6: a trial left running (its command killed too) that the
+    heartbeat fails was counted ``fail`` ('5 trial(s): 3 fail, 2 complete' where nothing
+    failed), and one its job had queued again as it was killed was queued a second time (a
+    surplus trial); now it is continued once, counted interrupted."""
+    run_dir = tmp_path / "trials" / "0000"
+    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued, heartbeat_s=1)
+    time.sleep(1.5)  # past the grace period: stale
+    trials = _continued(study)
+    assert len(trials) == 2
+    assert trials[1].params == trials[0].params
+    assert trials[1].user_attrs[RESUMES_ATTR] == 0
+    assert state_counts(study) == {"interrupted": 1, "complete": 1}
+
+
+def test_a_trial_queued_again_as_its_job_was_killed_is_within_the_budget(tmp_path: Path) -> None:
+    """Outside check 54l, item 6: a trial whose job was killed after it queued it again, left
+    running (not stale yet), held the budget's place, so its continuation was failed as
+    surplus and the study sampled a new trial in its stead; its continuation runs."""
+    run_dir = tmp_path / "trials" / "0000"
+    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued=True)
+    trials = _continued(study)
+    assert [t.state for t in trials] == [TrialState.RUNNING, TrialState.COMPLETE]
+    assert trials[1].params == trials[0].params
