@@ -28,6 +28,7 @@ from harness.suite.runner import (
     settings_problems,
     suite_writer,
 )
+from harness.training.run_folder import NOT_COMPARED
 from harness.training.settings.fit_overrides import (
     budget_problems_of,
     fit_overrides,
@@ -210,14 +211,28 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 
 
 def write_suite_manifest(
-    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
+    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path], trained: bool = True
 ) -> None:
     """``manifest.json``, read, updated and written under its own lock: the shards of a grid
-    share the folder and may end at once."""
+    share the folder and may end at once. ``trained``: this command trained a run."""
     from filelock import FileLock
 
     with FileLock(options.out / MANIFEST_LOCK):
-        _write_suite_manifest(options, overrides, tables)
+        _write_suite_manifest(options, overrides, tables, trained)
+
+
+def recorded_overrides(
+    overrides: dict[str, Any], before: dict[str, Any], trained: bool
+) -> dict[str, Any]:
+    """The ``overrides`` ``manifest.json`` records: a key that changes nothing computed, which
+    a rerun may change (``NOT_COMPARED``), as the runs used it, ``before``'s, when this command
+    trained none (until 2026-11-30 ``--max-length 100`` over a finished suite recorded 100,
+    every run having used 512)."""
+    if trained:
+        return overrides
+    earlier = before.get("overrides") or {}
+    kept = {k: v for k, v in overrides.items() if k not in NOT_COMPARED or k in earlier}
+    return {**kept, **{k: v for k, v in earlier.items() if k in NOT_COMPARED}}
 
 
 MANIFEST_LOCK = ".sanbench-manifest.lock"
@@ -235,7 +250,7 @@ def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[s
 
 
 def _write_suite_manifest(
-    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path]
+    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path], trained: bool
 ) -> None:
     from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
@@ -263,7 +278,7 @@ def _write_suite_manifest(
             "cv_tasks": sorted(CV_TASKS),
             "shards": options.shard_of_grid.count,
         },
-        "overrides": overrides,
+        "overrides": recorded_overrides(overrides, before, trained),
         **({"threads": threads} if threads else {}),
         "results": [path.name for path in all_results_files(out)],
         "files": {
@@ -408,6 +423,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     out = options.out
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     failed: RunFailedError | None = None
+    trains = False
     if options.aggregate_only:
         if not out.is_dir():
             raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
@@ -439,7 +455,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     from harness.suite.summary_tables import aggregate
 
     tables = aggregate(out)
-    write_suite_manifest(options, overrides, tables)
+    write_suite_manifest(options, overrides, tables, trains)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:

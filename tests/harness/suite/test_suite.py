@@ -8,10 +8,13 @@ import pytest
 
 from harness.cli import main
 from harness.command_parser import CommandParser, build
+from harness.suite.grid import Shard, expand_grid
 from harness.suite.options import SuiteOptions
+from harness.suite.runner import run_shard
 from harness.suite.suite import write_suite_manifest
 from reports.contracts.manifest import read_manifest
 from tests.harness.problem_lines import problem_lines
+from tests.harness.suite.test_runner import ConfigWritingFit
 
 REVIEWS = Path(__file__).resolve().parents[3] / "examples" / "own-data" / "reviews.yaml"
 
@@ -148,3 +151,24 @@ def test_the_rerun_of_a_finished_suite_reads_no_data_file(
     capsys.readouterr()
     assert main(words) == 0
     assert "0 ran, 1 already done" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", [["--max-length", "100"], ["--data.num_workers", "1"]])
+def test_a_rerun_that_trains_nothing_records_no_setting_its_runs_did_not_use(
+    trec_dir: Path, tmp_path: Path, option: list[str]
+) -> None:
+    """Outside check 54l, item 7: ``suite --max-length 100`` over a finished folder (a key that
+    changes nothing computed, which a rerun may change) said every run was done and recorded
+    ``"data.max_length": 100`` in manifest.json's overrides, every run having used 512."""
+    out = tmp_path / "s"
+    run_shard(
+        expand_grid(["trec"], ["multi_cnn"], 2), shard=Shard(), out_dir=out,
+        fit=ConfigWritingFit(), data_dir=trec_dir, embeddings=None,
+        overrides={"trainer.max_steps": 3}, log=lambda _: None,
+    )  # fmt: skip
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "2"]
+    words += ["--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3"]
+    assert main(words) == 0
+    recorded = read_manifest(out, "suite")["overrides"]
+    assert main([*words, *option]) == 0
+    assert read_manifest(out, "suite")["overrides"] == recorded
