@@ -265,14 +265,22 @@ def check_out_folder(out: Path, command: str) -> None:
     if problem := unmakeable_folder(out):
         raise NotOursError(f"{problem}; nothing was created. Choose another --out")
     check_made_by(out, command)
+    if problem := foreign_files(out):
+        raise NotOursError(problem)
+
+
+def foreign_files(out: Path) -> str | None:
+    """The problem of ``--out out`` when it is a folder sanbench did not make holding files
+    that are not sanbench's (None: it is not), one wording for every command."""
     if not out.is_dir() or made_by_sanbench(out):
-        return
+        return None
     held = sorted(p for p in out.iterdir() if _not_ours(p))
-    if held:
-        raise NotOursError(
-            f"--out {out} holds {_listing(held)}, which sanbench did not make; nothing was "
-            "written. Give a new or empty folder (sanbench writes only into folders it made)"
-        )
+    if not held:
+        return None
+    return (
+        f"--out {out} holds {_listing(held)}, which sanbench did not make; nothing was "
+        "written. Give a new or empty folder (sanbench writes only into folders it made)"
+    )
 
 
 def out_folder_problems(out: Path | str | None, command: str) -> list[str]:

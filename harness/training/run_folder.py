@@ -25,6 +25,7 @@ from harness.errors import InputError
 from harness.outdir import (
     OutIsFileError,
     check_made_by,
+    foreign_files,
     holds_no_file,
     is_fit_config,
     is_lock_file,
@@ -232,6 +233,17 @@ def check_out_path(out_dir: Path) -> None:
     check_made_by(out_dir, "fit")  # a suite's, a profile's, ... folder is not a run folder
 
 
+def foreign_folder_problem(out_dir: Path, overwrite: bool) -> str | None:
+    """The problem of a folder of the user's at ``out_dir``, which no run resumes (it holds
+    files sanbench did not make and no fit config), in the words every command says it
+    (:func:`harness.outdir.foreign_files`); None: none, or ``overwrite`` (:func:`check_run_folder`
+    says why it deletes no such folder). It reads no config: said beside the options'
+    problems too."""
+    if overwrite or not out_dir.is_dir() or os.path.lexists(out_dir / FILE_NAME):
+        return None
+    return foreign_files(out_dir)
+
+
 def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
     """Raise :class:`RunFolderError` unless ``out_dir`` can take the run whose fit config is
     ``text``; nothing is touched. It reads only ``out_dir``: ``fit`` calls it before any data
@@ -247,9 +259,11 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
                 "Choose another --out, or delete it yourself."
             )
         return
+    if problem := foreign_folder_problem(out_dir, overwrite):
+        raise RunFolderError(problem)
     saved = _saved_config(out_dir) if out_dir.is_dir() else None
     if saved is None:
-        if holds:
+        if holds:  # sanbench's files only (a marker's folder that lost its fit config)
             raise RunFolderError(
                 f"{out_dir} is not empty and has no {FILE_NAME}, so it is not a sanbench fit "
                 "folder this run could resume. Choose another --out (a new or empty folder)."

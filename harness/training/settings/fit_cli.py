@@ -955,17 +955,20 @@ class FitCLI(LightningCLI):
 
     def _out_problems(self) -> list[str]:
         """What stops any run folder from being at ``--out`` (a file, a folder that cannot be
-        made, another command's: :func:`check_out_path`), said beside the values' problems
+        made, another command's: :func:`check_out_path`; a user's: ``foreign_folder_problem``),
+        said beside the values' problems
         (``--out /proc/x`` beside ``--trainer.max_steps 0``, not once that is fixed)."""
-        from harness.training.run_folder import check_out_path
+        from harness.training.run_folder import check_out_path, foreign_folder_problem
 
         if self.config["out"] is None:
             return []
+        out = Path(self.config["out"])
         try:
-            check_out_path(Path(self.config["out"]))
+            check_out_path(out)
         except InputError as error:
             return str(error).splitlines()
-        return []
+        problem = foreign_folder_problem(out, self.overwrite)  # a user's folder (--out userdir)
+        return [problem] if problem else []
 
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a

@@ -216,7 +216,7 @@ def test_out_folder_of_another_run_is_refused_unless_overwrite(
     stray = tmp_path / "stray"
     stray.mkdir()
     (stray / "notes.txt").write_text("mine")
-    with pytest.raises(RunFolderError, match="not a sanbench fit folder"):
+    with pytest.raises(RunFolderError, match="which sanbench did not make"):
         run_fit(tiny_run(trec_dir, stray))
 
 
