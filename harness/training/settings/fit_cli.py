@@ -495,6 +495,30 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
 INTEGER_REFUSED = re.compile(r"expected an integer$")
 
 
+# jsonargparse's refusal of a section's file (``--model m.yaml``): the key inside it refused
+FILE_KEY = re.compile(r"Unable to load config '([^']*)'.*?Parser key \"([\w.]+)\"", re.S)
+
+
+def section_file_problem(problem: str, error: BaseException) -> str:
+    """``problem`` (``--model m.yaml: expected a positive integer``) with the key and value of
+    the section's file that was refused (``--model m.yaml: hidden_dim 0: expected ...``): the
+    file named, not the value in it; ``problem`` itself for any other refusal."""
+    import yaml
+
+    found = FILE_KEY.search(str(error))
+    section, _, rest = found.group(2).partition(".") if found else ("", "", "")
+    head = f"--{section} {found.group(1)}: " if found else ""
+    if not rest or not problem.startswith(head):
+        return problem
+    try:
+        value: Any = yaml.safe_load(config_text(found.group(1)))
+        for part in rest.split("."):
+            value = value[part]
+    except (OSError, ValueError, yaml.YAMLError, LookupError, TypeError):
+        return f"{head}{rest}: {problem.removeprefix(head)}"
+    return f"{head}{rest} {flow_text(value)}: {problem.removeprefix(head)}"
+
+
 def refused_value(
     error: BaseException, typed: dict[str, tuple[str, str]], parser: LightningArgumentParser
 ) -> str:
@@ -502,7 +526,7 @@ def refused_value(
     counts, in suite's words where suite has the option (``--trainer.max_steps 3.5: expected
     an integer: training steps per run (trainer.max_steps)``), else its help's first words
     (``--data.batch_size y: ...: training batch size``)."""
-    problem = parser_problem(error, lambda key: f"--{key}", typed)
+    problem = section_file_problem(parser_problem(error, lambda key: f"--{key}", typed), error)
     keys = refused_keys(error)
     if not keys or not INTEGER_REFUSED.search(problem):
         return problem
@@ -705,7 +729,11 @@ class FitCLI(LightningCLI):
         anything was left out (the next parse judges the rest)."""
         words, rest = isinstance(args, list), args
         for key in keys:
-            rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
+            given = typed_options(rest, SHORT_FORMS).get(key) if words else None
+            if given and given[1].endswith(SECTION_FILE_SUFFIXES):  # the section's file's value
+                rest = without_section_files(rest, {key})  # its flags judged still (--encoder)
+            else:
+                rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
         if words and rest == args:  # set by a section's file (--optimizer opt.yaml): it goes
             rest = without_section_files(rest, {key.partition(".")[0] for key in keys})
         dropped = words and cls._dropped(parser, args, keys)

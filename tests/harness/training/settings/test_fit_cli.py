@@ -514,3 +514,22 @@ def test_a_refused_section_file_or_moved_folder_hides_no_other_problem(
     assert len(said) == 2 and "moved since" in said[0], said
     assert said[1] == "sanbench fit: --model.dropout 7: expected a number in [0, 1]", said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f2", "opt2.yaml"]
+
+
+@pytest.mark.parametrize("more", [[], ["--trainer.max_steps", "0"]])
+def test_a_sections_file_refused_names_its_key_and_value_and_keeps_the_flags(
+    more: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--model m.yaml`` holding ``hidden_dim: 0`` said "--model m.yaml: expected a positive
+    integer" (no key) and then "--encoder is required", the file's refusal having left out
+    the --encoder given beside it (outside check 5x item 5)."""
+    model = tmp_path / "m.yaml"
+    model.write_text("dropout: 0.3\nhidden_dim: 0\n")
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir"]
+    words += [str(data_folder(tmp_path)), "--out", str(tmp_path / "out"), "--model", str(model)]
+    assert main([*words, *more]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    said = f"sanbench fit: --model {model}: hidden_dim 0: expected a positive integer"
+    assert lines[0] == said and len(lines) == 1 + len(more) // 2, lines
+    assert not any("--encoder" in line for line in lines), lines
+    assert not (tmp_path / "out").exists()
