@@ -221,9 +221,12 @@ def _report(command: str, text: str) -> None:
 
 
 def _status(error: BaseException, command: str) -> int:
-    """Print ``error`` for the user and return the process's exit status. A
-    :class:`UsageError` (the command's words or config file) ends with one line pointing to the
-    help of the command the user ran."""
+    """Print ``error`` for the user and return the process's exit status. The one rule of the
+    pointer to the help of the command the user ran: a :class:`UsageError` (a problem of the
+    command's words or config file: an unknown option, a value refused; beside any other) ends
+    with it; a problem of the filesystem alone (an ``--out`` that is a file, a folder of the
+    user's, one that cannot be made, a symlink loop; a data folder without the task's files) is
+    an :class:`InputError` and gets none: the help would not fix it."""
     if isinstance(error, KeyboardInterrupt):
         _report(command, "interrupted")
         return INTERRUPTED_STATUS

@@ -30,7 +30,8 @@ class InputError(SanbenchError, ValueError):
 class UsageError(InputError):
     """Bad input in the command's own words or ``--config`` file (an unknown option, a value
     refused): ``harness.cli`` follows its problem lines with one line pointing to the help of
-    the command the user ran (``(see sanbench suite --help)``), whichever layer found them."""
+    the command the user ran (``(see sanbench suite --help)``), whichever layer found them; a
+    refusal of the filesystem's problems alone (``--out`` a file) is an :class:`InputError`."""
 
 
 class RunInterruptedError(SanbenchError):

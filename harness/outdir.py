@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 from filelock import FileLock, Timeout
 
-from harness.errors import InputError, UsageError
+from harness.errors import InputError
 from reports.contracts.atomic import write_json_atomic
 from reports.contracts.fit_folder import CONFIG as FIT_CONFIG
 from reports.contracts.manifest import read_manifest
@@ -68,8 +68,9 @@ class NotOursError(InputError):
     """``--out`` names a file or folder sanbench did not make (or the wrong kind of path)."""
 
 
-class OutIsFileError(NotOursError, UsageError):
-    """A folder's ``--out`` names an existing file: the words' problem, pointed to the help."""
+class OutIsFileError(NotOursError):
+    """A folder's ``--out`` names an existing file: a problem of the filesystem, as every other
+    ``--out``'s (no pointer to the help: ``harness.cli._status``)."""
 
 
 def _lock_named(path: Path) -> bool:

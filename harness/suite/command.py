@@ -60,9 +60,10 @@ def suite(config: Namespace) -> int:
     if out_problems := out_folder_problems(options.out, "suite"):  # beside the runs' problems
         overrides = fit_overrides(options.inputs, options.budget, options.fit)
         problems = unread_problems(options, overrides)
-        problems += data_folder_problems(options, overrides)
-        if problems:
-            raise UsageError("\n".join(problems + out_problems))
+        folder = data_folder_problems(options, overrides)
+        if problems or folder:  # the help pointed to for a problem of the words (cli._status)
+            lines = "\n".join(problems + folder + out_problems)
+            raise UsageError(lines) if problems else InputError(lines)
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0

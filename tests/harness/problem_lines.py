@@ -27,3 +27,18 @@ def usage_refusal(done: subprocess.CompletedProcess) -> str:
     lines = problem_lines(done.stderr, done.args[0])
     assert len(lines) == 1, lines
     return lines[0]
+
+
+def files_refusal(done: subprocess.CompletedProcess) -> list[str]:
+    """The problem lines of a command refused for the filesystem alone (an ``--out`` that is a
+    file): exit status 2 and no pointer to its help (``harness.cli._status``)."""
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    return files_lines(done.stderr)
+
+
+def files_lines(err: str) -> list[str]:
+    """``err``'s lines, checked to hold no pointer to a command's help: a refusal of problems
+    of the filesystem alone."""
+    lines = err.splitlines()
+    assert lines and not any("--help)" in line for line in lines), lines
+    return lines

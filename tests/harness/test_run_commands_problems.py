@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from harness.cli import main
-from tests.harness.problem_lines import problem_lines
+from tests.harness.problem_lines import files_lines, problem_lines
 
 
 def _refused(words: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -296,8 +296,25 @@ EVERY_PROBLEM = [
             "--out /proc/x: cannot be made, folder /proc is not writable",
         ],
     ),
-    # a folder holding none of the task's files beside an --out that cannot be one, with no
-    # other problem: only the --out was said (outside check 5x item 2); /dev/null: a file
+    (
+        "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /proc/x "
+        "--trials 0",
+        [
+            "--trials 0: expected a positive integer",
+            "/dev: expected the files of task 'trec'; found none",
+            "--out /proc/x: cannot be made",
+        ],
+    ),
+    (  # a missing --out hid the others
+        "suite --data-dir {tmp}/nonexist",
+        ["--out is required", "--data-dir {tmp}/nonexist: no such folder"],
+    ),
+]
+
+
+# a folder holding none of the task's files beside an --out that cannot be one, with no other
+# problem: only the --out was said (outside check 5x item 2); /dev/null: a file
+FILES_ONLY = [
     (
         "fit --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
         ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
@@ -313,19 +330,6 @@ EVERY_PROBLEM = [
     (
         "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
         ["--out /dev/null is a file", "/dev: expected the files of task 'trec'; found none"],
-    ),
-    (
-        "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /proc/x "
-        "--trials 0",
-        [
-            "--trials 0: expected a positive integer",
-            "/dev: expected the files of task 'trec'; found none",
-            "--out /proc/x: cannot be made",
-        ],
-    ),
-    (  # a missing --out hid the others
-        "suite --data-dir {tmp}/nonexist",
-        ["--out is required", "--data-dir {tmp}/nonexist: no such folder"],
     ),
 ]
 
@@ -424,3 +428,18 @@ def test_a_section_file_named_in_a_config_file_is_taken_as_fit_takes_it(
     printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
     assert printed["class_path"] == "torch.optim.SGD" and printed["init_args"]["lr"] == 0.05
     assert sorted(path.name for path in tmp_path.iterdir()) == ["c.yaml", "sgd.yaml"]
+
+
+@pytest.mark.parametrize(("line", "named"), FILES_ONLY)
+def test_the_files_problems_alone_are_named_together_with_no_help_pointer(
+    line: str, named: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An --out that is no folder hid a --data-dir holding none of the task's files (outside
+    check 5x item 2): both said, one line each, and no pointer to the help, which would fix
+    neither (item 8); nothing created."""
+    assert main(line.split()) == 2
+    lines = files_lines(capsys.readouterr().err)
+    assert len(lines) == len(named), lines
+    for fragment in named:
+        assert sum(fragment in problem for problem in lines) == 1, (fragment, lines)
+    assert list(tmp_path.iterdir()) == []

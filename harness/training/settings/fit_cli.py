@@ -933,12 +933,15 @@ class FitCLI(LightningCLI):
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):  # a user's checks its own
             data = {}
-        problems += self._folder_problems()
+        problems += self._missing_folders()
+        files = self._path_problems()
         beside = self._said_beside()
         # --out's and the data's folder's beside the others, and beside each other (each alone
         # is said by its own check: the run folder's, the data's read)
-        if problems or len(beside) > 1:
-            raise ConfigUsageError("\n".join(problems + beside))
+        if problems or files or len(beside) > 1:
+            lines = "\n".join(problems + files + beside)
+            # the help pointed to for a problem of the words only, not of the files (cli._status)
+            raise ConfigUsageError(lines) if problems else InputError(lines)
         if data and (
             share := unread_share_problem(
                 builtin_value(trainer), BenchmarkDataModule(**builtin_value(data)), self.typed
@@ -954,7 +957,12 @@ class FitCLI(LightningCLI):
         the required ones not given (:meth:`_missing_folders`), a ``--data-dir`` or
         ``--embeddings`` that is not there (of the benchmarks' datamodule: a user's checks its
         own); said beside any other problem, none waiting for another's fix."""
-        problems = self._missing_folders()
+        return self._missing_folders() + self._path_problems()
+
+    def _path_problems(self) -> list[str]:
+        """A ``--data-dir`` or ``--embeddings`` that is not there (of the benchmarks'
+        datamodule: a user's checks its own)."""
+        problems: list[str] = []
         data = self.config["data"]
         if not issubclass(self.data_class, BenchmarkDataModule):
             return problems

@@ -13,7 +13,7 @@ from harness.errors import InputError
 from harness.outdir import OutIsFileError
 from harness.training.run_folder import MARKER, RunFolderError, prepare_run_folder
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
-from tests.harness.problem_lines import problem_lines
+from tests.harness.problem_lines import files_lines, problem_lines
 
 CONFIG = "model:\n  encoder: multi_cnn\n"
 
@@ -124,7 +124,7 @@ def test_out_naming_a_file_is_called_a_file_before_the_data_is_read(
     target.write_text("a,b\n")
     for overwrite in ([], ["--overwrite"]):
         assert main(_fit(trec_dir, target, *overwrite)) == 2
-        (line,) = problem_lines(capsys.readouterr().err, "fit")  # the pointer after it
+        (line,) = files_lines(capsys.readouterr().err)  # no pointer: not the words' problem
         assert f"--out {target} is a file, not a folder" in line, line
         assert "not a sanbench fit folder" not in line
     assert builds == [] and target.read_text() == "a,b\n"
