@@ -71,12 +71,14 @@ def checked(config: Namespace, suffix: str) -> InferenceOptions:
 def run_checked(
     options: InferenceOptions, command: str, suffix: str, apply: Callable[..., Path]
 ) -> int:
-    """Check the options (every problem at once, :class:`UsageError`), then, holding
-    ``--out``'s lock, ``apply(ckpt, input, out, batch_size, progress, encoding)``, record the
-    file written as ``command``'s and print it."""
-    problems = options.problems(suffix)
-    if problems:
-        raise UsageError("\n".join(problems))
+    """Check the options (every problem at once: a :class:`UsageError` when a value is refused,
+    an :class:`InputError` for the files' problems alone, no pointer to the help), then,
+    holding ``--out``'s lock, ``apply(ckpt, input, out, batch_size, progress, encoding)``,
+    record the file written as ``command``'s and print it."""
+    files, values = options.problems(suffix)
+    if files or values:
+        lines = "\n".join(files + values)
+        raise UsageError(lines) if values else InputError(lines)
     encoding = None if options.encoding is None else codecs.lookup(options.encoding).name
     signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file
     progress = sys.stderr.isatty()

@@ -37,9 +37,9 @@ class InferenceOptions:
     encoding: str | None = None
     """decode the input file with this encoding (default UTF-8)"""
 
-    def problems(self, suffix: str) -> list[str]:
-        """Every problem with the paths and values, at once."""
-        return given_problems(vars(self), suffix)
+    def problems(self, suffix: str) -> tuple[list[str], list[str]]:
+        """Every problem at once: the paths' (of the filesystem), then the values'."""
+        return path_problems(vars(self), suffix), value_problems(vars(self))
 
 
 def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
@@ -47,6 +47,12 @@ def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
     value), at once; one left out (None, or no key) is passed by: its refusal is said beside
     these (``predict --ckpt a.ckpt --input b.txt`` without ``--out``, or with ``--batch-size
     x``: the files' problems too, not only once those are fixed)."""
+    return path_problems(values, suffix) + value_problems(values)
+
+
+def path_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
+    """The problems of the files ``values`` names (``--ckpt``, ``--input``, ``--out``): the
+    filesystem's, which the command's help would not fix (``harness.cli._status``)."""
     ckpt, source, out = (values.get(key) for key in ("ckpt", "input", "out"))
     problems = [] if ckpt is None else _file_problems("ckpt", Path(ckpt), CHECKPOINT_SUFFIX)
     problems += [] if source is None else _file_problems("input", Path(source), None)
@@ -63,8 +69,14 @@ def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
         problems.append(f"--out {out} is the --input file; choose another file name")
     else:
         problems += out_file_problems(Path(out), suffix, bool(values.get("overwrite")))
+    return problems
+
+
+def value_problems(values: Mapping[str, Any]) -> list[str]:
+    """The problems of the values ``values`` gives (``--batch-size``, ``--encoding``): the
+    words'."""
     batch_size = values.get("batch_size", InferenceOptions.batch_size)
-    problems += integer_problems(SimpleNamespace(batch_size=batch_size), {"batch_size": 1})
+    problems = integer_problems(SimpleNamespace(batch_size=batch_size), {"batch_size": 1})
     problems += batch_size_problems("--batch-size", batch_size)
     known_encoding(values.get("encoding"), problems)
     return problems

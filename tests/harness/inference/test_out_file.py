@@ -20,7 +20,7 @@ from harness.inference.command import run_checked
 from harness.inference.options import InferenceOptions
 from harness.outdir import FILE_RECORD, one_file_writer, out_file_problems, record_file
 from harness.training.fit import run_fit
-from tests.harness.problem_lines import problem_lines, usage_refusal
+from tests.harness.problem_lines import files_lines, files_refusal, problem_lines
 from tests.harness.test_outdir import held_by_another_process, refusal, sanbench, snapshot
 from tests.harness.training.test_fit import tiny_run
 
@@ -43,11 +43,46 @@ def predict(folder: Path, *argv: str, command: str = "predict") -> subprocess.Co
     return sanbench(command, "--ckpt", str(folder / "model.ckpt"), *argv)
 
 
+def files_line(done: subprocess.CompletedProcess) -> str:
+    """The one problem line of a refusal of the files alone: no pointer to the help."""
+    (line,) = files_refusal(done)
+    return line
+
+
+@pytest.mark.parametrize("command", ["predict", "encode"])
+@pytest.mark.parametrize("out", ["folder", "/proc/x", "symlink", "mine"])
+def test_the_help_is_pointed_to_for_a_refused_value_only(
+    folder: Path, command: str, out: str
+) -> None:
+    """Fixer 5a leftovers item 1: an --out that is a folder, /proc/x.csv, a symlink or a
+    user's file, alone, ended with '(see sanbench predict --help)', which the folder commands
+    say only for a problem of the words (harness.cli._status); beside a refused value, it
+    does."""
+    suffix = ".csv" if command == "predict" else ".npy"
+    given = {
+        "folder": folder,
+        "/proc/x": Path(f"/proc/x{suffix}"),
+        "symlink": folder / f"link{suffix}",
+        "mine": folder / f"mine{suffix}",
+    }[out]
+    (folder / f"link{suffix}").symlink_to(folder / "q3.csv")
+    (folder / f"mine{suffix}").write_bytes(b"the user's own")
+    before = snapshot(folder)
+    argv = ["--input", str(folder / "q3.csv"), "--out", str(given)]
+    (line,) = files_refusal(predict(folder, *argv, command=command))
+    assert f"--out {given}" in line
+    done = predict(folder, *argv, "--batch-size", "0", command=command)
+    assert done.returncode == 2, done.stderr
+    lines = problem_lines(done.stderr, command)
+    assert lines == [line, f"sanbench {command}: --batch-size 0: expected a positive integer"]
+    assert snapshot(folder) == before
+
+
 def test_the_input_as_out_is_refused(folder: Path) -> None:
     """On 023e32f it exited 0, the questions replaced by their predictions."""
     before = snapshot(folder)
     q3 = folder / "q3.csv"
-    line = usage_refusal(predict(folder, "--input", str(q3), "--out", str(q3)))
+    line = files_line(predict(folder, "--input", str(q3), "--out", str(q3)))
     assert line == f"sanbench predict: --out {q3} is the --input file; choose another file name"
     assert snapshot(folder) == before
 
@@ -61,7 +96,7 @@ def test_a_file_of_the_users_is_never_written_over(
     out.write_bytes(b"the user's own")
     before = snapshot(folder)
     argv = ["--input", str(folder / "q3.csv"), "--out", str(out), *overwrite]
-    line = usage_refusal(predict(folder, *argv, command=command))
+    line = files_line(predict(folder, *argv, command=command))
     assert line == (
         f"sanbench {command}: --out {out} exists and sanbench did not make it (or it was changed "
         "since); nothing was written. Choose another file name"
@@ -74,14 +109,14 @@ def test_an_unwritable_folder_is_refused_before_any_work(folder: Path) -> None:
     file, even from root."""
     before = snapshot(folder)
     out = Path("/proc/predictions.csv")
-    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out)))
+    line = files_line(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out)))
     assert line == f"sanbench predict: --out {out}: folder /proc is not writable"
     assert snapshot(folder) == before
 
 
 def test_an_out_folder_is_called_a_folder(folder: Path) -> None:
     before = snapshot(folder)
-    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(folder)))
+    line = files_line(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(folder)))
     assert line == (
         f"sanbench predict: --out {folder} is a folder; give a .csv file name "
         f"(e.g. {folder / 'output.csv'})"
@@ -97,7 +132,7 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
         (checkpoints / name).write_bytes(b"")
     argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv")]
     before = snapshot(folder)
-    line = usage_refusal(sanbench("predict", "--ckpt", str(folder / "run"), *argv))
+    line = files_line(sanbench("predict", "--ckpt", str(folder / "run"), *argv))
     assert line == (
         f"sanbench predict: --ckpt {folder / 'run'} is a folder; give one of its files: "
         f"{checkpoints / 'best-epoch=1-step=8.ckpt'}, {checkpoints / 'last.ckpt'}"
@@ -106,7 +141,7 @@ def test_a_checkpoint_folder_is_called_a_folder_with_its_checkpoints_named(folde
     for path in checkpoints.iterdir():
         path.unlink()
     before = snapshot(folder)
-    line = usage_refusal(sanbench("predict", "--ckpt", str(checkpoints), *argv))
+    line = files_line(sanbench("predict", "--ckpt", str(checkpoints), *argv))
     assert line == (
         f"sanbench predict: --ckpt {checkpoints} is a folder, holding no .ckpt file (in it, its "
         "checkpoints/ and the run folders sanbench made in it; under it only when sanbench made "
@@ -125,10 +160,10 @@ def test_a_folder_sanbench_did_not_make_is_not_searched_below_its_checkpoints(
     deep.mkdir(parents=True)
     (deep / "last.ckpt").write_bytes(b"")
     argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "e.npy")]
-    line = usage_refusal(sanbench("encode", "--ckpt", str(folder), *argv))
+    line = files_line(sanbench("encode", "--ckpt", str(folder), *argv))
     assert line.endswith(f"give one of its files: {folder / 'model.ckpt'}")  # its own only
     (folder / "someone" / ".sanbench").write_text("made by sanbench suite\n")
-    line = usage_refusal(sanbench("encode", "--ckpt", str(folder / "someone"), *argv))
+    line = files_line(sanbench("encode", "--ckpt", str(folder / "someone"), *argv))
     assert line.endswith(f"give one of its files: {deep / 'last.ckpt'}")
 
 
@@ -147,7 +182,7 @@ def test_a_folder_of_fit_runs_offers_their_checkpoints(folder: Path, command: st
     out = folder / ("out.csv" if command == "predict" else "out.npy")
     argv = ["--input", str(folder / "q3.csv"), "--out", str(out)]
     for given in (runs, folder / "link"):
-        line = usage_refusal(sanbench(command, "--ckpt", str(given), *argv))
+        line = files_line(sanbench(command, "--ckpt", str(given), *argv))
         assert line == (
             f"sanbench {command}: --ckpt {given} is a folder; give one of its files: "
             f"{given / 'f1/checkpoints/last.ckpt'}, {given / 'f2/checkpoints/last.ckpt'}"
@@ -169,7 +204,7 @@ def test_a_folder_inside_one_sanbench_made_offers_its_checkpoints(
     (suite / ".sanbench").write_text("made by sanbench suite\n")
     argv = ["--input", str(folder / "q3.csv"), "--out", str(folder / "p.csv")]
     given = suite / inside
-    line = usage_refusal(sanbench("predict", "--ckpt", str(given), *argv))
+    line = files_line(sanbench("predict", "--ckpt", str(given), *argv))
     assert line == (
         f"sanbench predict: --ckpt {given} is a folder; give one of its files: "
         f"{seeds[0] / 'checkpoints/last.ckpt'}, {seeds[1] / 'checkpoints/last.ckpt'}"
@@ -198,7 +233,7 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     first = snapshot(tmp_path)
     # no lock file left in the user's folder (outside check 54i item 4: it stayed)
     assert sorted(first) == sorted([f".{out.name}{FILE_RECORD}", out.name, questions.name])
-    line = usage_refusal(sanbench(*argv))
+    line = files_line(sanbench(*argv))
     assert line == (
         f"sanbench {command}: --out {out} exists (an earlier sanbench command wrote it); add "
         "--overwrite to replace it, or choose another file name"
@@ -212,7 +247,7 @@ def test_a_file_sanbench_wrote_is_replaced_only_with_overwrite(
     assert sorted(snapshot(tmp_path)) == sorted(first)
     out.write_bytes(out.read_bytes() + b"\n")  # edited: no longer what sanbench made
     edited = snapshot(tmp_path)
-    assert "sanbench did not make it" in usage_refusal(sanbench(*argv, "--overwrite"))
+    assert "sanbench did not make it" in files_line(sanbench(*argv, "--overwrite"))
     assert snapshot(tmp_path) == edited
 
 
@@ -243,7 +278,7 @@ def test_a_file_on_the_out_path_is_called_a_file(
     out = folder / "mine.csv" / "p.csv"
     argv = ["predict", "--ckpt", str(folder / "model.ckpt"), "--input", str(folder / "q3.csv")]
     assert main([*argv, "--out", str(out)]) == 2
-    lines = problem_lines(capsys.readouterr().err, "predict")
+    lines = files_lines(capsys.readouterr().err)
     said = f"--out {out}: {folder / 'mine.csv'} is a file, not a folder"
     assert lines == [f"sanbench predict: {said}"]
     assert snapshot(folder) == before
@@ -259,7 +294,7 @@ def test_a_symlink_out_is_refused_dangling_or_not(
     out.symlink_to(folder / target)
     names, mine = sorted(os.listdir(folder)), (folder / "mine.csv").read_bytes()
     argv = ["--input", str(folder / "q3.csv"), "--out", str(out), "--overwrite"]
-    line = usage_refusal(predict(folder, *argv, command=command))
+    line = files_line(predict(folder, *argv, command=command))
     assert line == (
         f"sanbench {command}: --out {out} is a symlink (sanbench writes only files it made); "
         "nothing was written. Choose another file name"
@@ -279,7 +314,7 @@ def test_a_users_file_named_as_sanbenchs_record_is_never_written_over(
     record = folder / f".{name}{FILE_RECORD}"
     record.write_text(content)
     before = snapshot(folder)
-    line = usage_refusal(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
+    line = files_line(predict(folder, "--input", str(folder / "q3.csv"), "--out", str(out),
                            command=command))  # fmt: skip
     assert line == (
         f"sanbench {command}: --out {out}: {record.name} beside it is not a record sanbench "
@@ -299,7 +334,7 @@ def test_out_is_checked_again_once_its_lock_is_held(
     out.write_text("line,sentence,label\n")
     record_file(out, "predict")  # written by the other command meanwhile, under its lock
     (folder / f".sanbench-{out.name}.lock").touch()  # which stays
-    monkeypatch.setattr(InferenceOptions, "problems", lambda self, suffix: [])
+    monkeypatch.setattr(InferenceOptions, "problems", lambda self, suffix: ([], []))
     monkeypatch.setattr(signal, "signal", lambda *arguments: None)  # the command's own
     options = InferenceOptions(folder / "model.ckpt", folder / "q3.csv", out)
     before = snapshot(folder)
@@ -382,7 +417,7 @@ def test_an_out_through_a_symlink_to_nothing_is_said_as_by_the_folder_commands(
     ):
         out = folder / link / name
         assert main([*argv, "--out", str(out)]) == 2
-        lines = problem_lines(capsys.readouterr().err, command)
+        lines = files_lines(capsys.readouterr().err)
         assert lines == [f"sanbench {command}: --out {out}: {folder / link} is {chain}"], lines
     (folder / "L").unlink()
     (folder / "A").unlink()

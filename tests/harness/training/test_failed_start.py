@@ -19,7 +19,7 @@ from harness.training.run_folder import check_run_folder
 from harness.training.settings.fit_cli import FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_configs import ConfigError
-from tests.harness.problem_lines import problem_lines
+from tests.harness.problem_lines import files_lines
 
 
 def test_a_fit_refused_at_start_leaves_no_fit_config(tmp_path: Path, trec_dir: Path) -> None:
@@ -128,7 +128,7 @@ def test_a_file_that_is_no_checkpoint_is_named_for_what_it_is(
     suffix = ".csv" if command == "predict" else ".npy"
     words = ["--ckpt", str(sentences), "--input", str(sentences), "--out", f"{tmp_path}/o{suffix}"]
     assert main([command, *words]) == 2
-    lines = problem_lines(capsys.readouterr().err, command)
+    lines = files_lines(capsys.readouterr().err)
     assert lines == [
         f"sanbench {command}: --ckpt {sentences}: {said}, not a checkpoint; "
         "give a checkpoint that sanbench fit wrote (OUT/checkpoints/*.ckpt)"
