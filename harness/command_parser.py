@@ -32,7 +32,7 @@ import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
 
 from datamodules.errors import did_you_mean, nearest
-from harness.errors import InputError, UsageError
+from harness.errors import FilesProblem, InputError, UsageError, error_lines, refusal
 from harness.outdir import made_by, made_by_sanbench
 
 __all__ = [
@@ -1523,22 +1523,27 @@ def build(
             try:
                 values[field.name] = build(hints[field.name], namespace, part=True)
             except InputError as error:
-                problems.append(str(error))
+                problems += error_lines(error)
         elif field.name in namespace:
             values[field.name] = plain(namespace[field.name])
     try:
         built = options(**values)
     except ValueError as error:  # options of a package below harness check with ValueError
-        problems.append(str(error))
+        problems += error_lines(error)
     if problems:
-        lines = "\n".join(problems).splitlines()
+        lines = [line for problem in problems for line in _lines(problem)]
         for part in values.values():
             later = getattr(part, "problems", None) if dataclasses.is_dataclass(part) else None
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
             lines += [line for line in beside(values) if line not in lines]
-        raise UsageError("\n".join(lines))
+        raise refusal(lines)  # the help pointed to for a problem of the words (cli._status)
     return built
+
+
+def _lines(problem: str) -> list[str]:
+    """A problem's lines, a :class:`FilesProblem` kept whole (one line, and marked)."""
+    return [problem] if isinstance(problem, FilesProblem) else problem.splitlines()
 
 
 def plain(value: Any) -> Any:

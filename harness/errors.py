@@ -8,6 +8,7 @@ a command is an internal error: exit status 1.
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterable
 
 from harness.interrupts import signal_status
 
@@ -32,6 +33,31 @@ class UsageError(InputError):
     refused): ``harness.cli`` follows its problem lines with one line pointing to the help of
     the command the user ran (``(see sanbench suite --help)``), whichever layer found them; a
     refusal of the filesystem's problems alone (``--out`` a file) is an :class:`InputError`."""
+
+
+class FilesError(InputError):
+    """A refusal of the filesystem's problems alone (:class:`FilesProblem` lines): no pointer
+    to the help."""
+
+
+class FilesProblem(str):
+    """One problem line of the filesystem (a path that is not there, or of the other kind): a
+    refusal made of these alone points to no help (:func:`refusal`)."""
+
+
+def refusal(lines: Iterable[str]) -> InputError:
+    """The error refusing ``lines``, one problem each: a :class:`FilesError` when every one is
+    a :class:`FilesProblem` (the help would not fix it), else a :class:`UsageError`."""
+    lines = list(lines)
+    files = all(isinstance(line, FilesProblem) for line in lines)
+    return (FilesError if files else UsageError)("\n".join(lines))
+
+
+def error_lines(error: BaseException) -> list[str]:
+    """``error``'s lines, each a :class:`FilesProblem` when it is a :class:`FilesError`, to be
+    said beside others."""
+    files = isinstance(error, FilesError)
+    return [FilesProblem(line) if files else line for line in str(error).splitlines()]
 
 
 class RunInterruptedError(SanbenchError):

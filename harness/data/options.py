@@ -9,6 +9,7 @@ from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import canonical_name
 from datamodules.text import known_encoding
+from harness.errors import refusal
 from harness.training.settings.fit_overrides import path_problems
 from harness.training.settings.task_configs import task_option_problems
 
@@ -48,12 +49,12 @@ class StatsOptions:
             problems.append(f"--data-dir is required for a benchmark task ({self.task})")
         elif self.data_dir is not None:
             problems += path_problems("--data-dir", Path(self.data_dir).expanduser(), folder=True)
-        if self.embeddings is not None and not Path(self.embeddings).expanduser().is_file():
-            problems.append(f"--embeddings {self.embeddings}: no such file")
+        if self.embeddings is not None:
+            problems += path_problems("--embeddings", Path(self.embeddings).expanduser(), False)
         if self.layout is not None and self.layout not in LAYOUTS:
             problems.append(
                 f"--layout {self.layout}: invalid choice; expected one of {', '.join(LAYOUTS)}"
             )
         object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if problems:
-            raise ValueError("\n".join(problems))
+            raise refusal(problems)  # no pointer to the help for the files' alone

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.errors import FilesError
 from harness.redaction import runnable_line
 
 SITE_FOLDER = "report"  # where a command that prints its report command puts the site: OUT/report
@@ -21,11 +22,11 @@ class ReportOptions:
     """folder for the site"""
 
     def __post_init__(self) -> None:
-        """Every missing folder, and a file given for one, at once (``ValueError``, one line
-        each): exit status 2."""
+        """Every missing folder, and a file given for one, at once (a ``FilesError``, one line
+        each, the filesystem's alone: no pointer to the help): exit status 2."""
         problems = [_folder_problem(Path(run)) for run in self.runs if not Path(run).is_dir()]
         if problems:
-            raise ValueError("\n".join(problems))
+            raise FilesError("\n".join(problems))  # the filesystem's alone: no pointer to help
 
 
 def _folder_problem(run: Path) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import InputError, UsageError
+from harness.errors import FilesProblem, refusal
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
 from harness.studies.plans import BLOCK_LENGTH_MEMORY
@@ -77,8 +77,8 @@ def tune(config: Namespace) -> int:
     )
     out_problems = out_folder_problems(out, "tune")
     if problems or (folder and out_problems):  # the folder's alone: said by the data's read
-        lines = "\n".join(problems + folder + out_problems)  # the help pointed to for a
-        raise UsageError(lines) if problems else InputError(lines)  # problem of the words
+        # the help pointed to for a problem of the words (cli._status)
+        raise refusal(problems + [FilesProblem(line) for line in folder + out_problems])
     with out_folder("tune", out):
         mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import nearest
 from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
-from harness.errors import RunInterruptedError, UsageError
+from harness.errors import RunInterruptedError, refusal
 from harness.studies.options import StudyOptions
 from harness.studies.plans import (
     BLOCK_LENGTH_MEMORY,
@@ -208,7 +208,7 @@ def run_tune(options: StudyOptions) -> dict:
     done = not problems and is_finished(ctx, options.name, storage, options.trials)
     problems += trial_problems(options, ctx, read_files=not problems and not done)
     if problems:
-        raise UsageError("\n".join(problems))
+        raise refusal(problems)  # the help pointed to for a problem of the words
     if not options.launch.in_process and not options.outputs_only:
         return run_as_jobs(options, ctx, storage)
     from harness.studies.study import run_study

@@ -7,7 +7,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import InputError, UsageError
+from harness.errors import FilesProblem, InputError, refusal
 from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
 from harness.suite.suite import (
@@ -62,8 +62,7 @@ def suite(config: Namespace) -> int:
         problems = unread_problems(options, overrides)
         folder = data_folder_problems(options, overrides)
         if problems or folder:  # the help pointed to for a problem of the words (cli._status)
-            lines = "\n".join(problems + folder + out_problems)
-            raise UsageError(lines) if problems else InputError(lines)
+            raise refusal(problems + [FilesProblem(line) for line in folder + out_problems])
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0

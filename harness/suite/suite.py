@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.command_parser import as_typed, encoder_choice_problems, nearest
-from harness.errors import InputError, RunFailedError, UsageError
+from harness.errors import InputError, RunFailedError, refusal
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.launch.threads import planned_threads
 from harness.redaction import recorded_command
@@ -98,7 +98,7 @@ def check_runs(options: SuiteOptions, overrides: dict[str, Any]) -> list[RunSpec
     a suite run here checked them, and only its finished runs); then every data file of every
     task (all bad lines)."""
     if problems := unread_problems(options, overrides):
-        raise UsageError("\n".join(problems))
+        raise refusal(problems)  # the help pointed to for a problem of the words
     runs = known_runs(options)
     inputs = options.inputs
     # every run of the grid (the tables hold every shard's), whatever launches them

@@ -956,3 +956,49 @@ def test_an_extra_word_is_named_in_sanbenchs_words_beside_every_other_problem(
     for line, fragment in zip(lines, said, strict=True):
         assert line.startswith(f"sanbench {fragment}"), (fragment, lines)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "words", "value"),
+    [
+        ("suite", ["--tasks", "trec", "--encoders", "bi_blosan"], ["--seeds", "0"]),
+        (
+            "tune",
+            ["--study", "dropout", "--task", "trec", "--encoder", "bi_blosan"],
+            ["--trials", "0"],
+        ),
+        ("data stats", ["--task", "trec"], ["--layout", "x"]),
+    ],
+)
+@pytest.mark.parametrize("option", ["--data-dir", "--embeddings"])
+def test_a_path_not_there_alone_points_to_no_help(
+    command: str, words: list[str], value: list[str], option: str, tmp_path: Path
+) -> None:
+    """Fixer 5a leftovers item 2: 'suite --data-dir /nonexist' (tune's, data stats') alone
+    ended with '(see sanbench suite --help)', which a problem of the filesystem alone gets in
+    no other command (cli._status); beside a value refused, it does."""
+    from tests.harness.problem_lines import files_refusal
+    from tests.harness.test_outdir import sanbench
+
+    (tmp_path / "data").mkdir()
+    missing = tmp_path / ("nonexist" if option == "--data-dir" else "nonexist.txt")
+    given = {"--data-dir": str(tmp_path / "data"), option: str(missing)}
+    argv = [*command.split(), *words, *(w for pair in given.items() for w in pair)]
+    if command != "data stats":
+        argv += ["--out", str(tmp_path / "out")]
+    kind = "folder" if option == "--data-dir" else "file"
+    said = f"sanbench {command}: {option} {missing}: no such {kind}"
+    assert files_refusal(sanbench(*argv)) == [said]
+    done = sanbench(*argv, *value)
+    assert done.returncode == 2 and said in problem_lines(done.stderr, command), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_a_report_of_a_folder_not_there_points_to_no_help(tmp_path: Path) -> None:
+    """Fixer 5a leftovers item 2: 'report /nonexist --out site' alone pointed to the help."""
+    from tests.harness.problem_lines import files_refusal
+    from tests.harness.test_outdir import sanbench
+
+    done = sanbench("report", str(tmp_path / "nonexist"), "--out", str(tmp_path / "site"))
+    assert files_refusal(done) == [f"sanbench report: {tmp_path / 'nonexist'}: no such folder"]
+    assert not any(tmp_path.iterdir())

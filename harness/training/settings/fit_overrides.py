@@ -23,7 +23,7 @@ from harness.command_parser import (
     as_typed,
     integer_problems,
 )
-from harness.errors import InputError
+from harness.errors import FilesProblem, InputError
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,13 @@ class DataOptions:
 
 def path_problems(option: str, path: Path, folder: bool) -> list[str]:
     """``option``'s ``path`` when it is not the ``folder`` (or file) expected: missing, or the
-    other kind."""
+    other kind: a :class:`FilesProblem`, which alone points to no help."""
     if path.is_dir() if folder else path.is_file():
         return []
     wanted, other = ("folder", "file") if folder else ("file", "folder")
     if path.exists():
-        return [f"{option} {path}: is a {other}, expected a {wanted}"]
-    return [f"{option} {path}: no such {wanted}"]
+        return [FilesProblem(f"{option} {path}: is a {other}, expected a {wanted}")]
+    return [FilesProblem(f"{option} {path}: no such {wanted}")]
 
 
 # Lightning's trainer values that train nothing (``Trainer.fit`` returns before its first
