@@ -769,6 +769,27 @@ def section_file_mapping(value: str) -> str | None:
     return json.dumps(content, default=str) if isinstance(content, dict) else None
 
 
+def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
+    """``words`` with each ``--SECTION FILE`` of ``sections`` (``--model m.yaml``, an option
+    taking a mapping) as the mapping the file holds (``--model={"hidden_dim": 32}``), as fit's
+    LightningCLI reads it (:func:`section_file_mapping`); any other value is left as given."""
+    options = {f"--{section}" for section in sections}
+    out: list[str] = []
+    skip = False  # the word after an option whose value was taken with it
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        option, equals, attached = word.partition("=")
+        value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
+        if option in options and (section := section_file_mapping(value)) is not None:
+            out.append(f"{option}={section}")
+            skip = not equals
+        else:
+            out.append(word)
+    return out
+
+
 # the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)
 CLASS_PATH_KEY = "class_path"
 INIT_ARGS_KEY = "init_args"
@@ -1345,6 +1366,8 @@ class CommandParser(NullsChecked):
         kept under :data:`PROBLEMS`, for :func:`build` to say beside every other problem."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
+        classes = {option.removeprefix("--") for option in self.class_options}
+        words = section_file_words(words, set(file_sections(known_keys(self))) - classes)
         words = class_list_words(words, self.class_lists)
         unknown, words, meant = without_unknown_options(words, self)  # said with the rest's
         refused: list[str] = []  # own values refused, said beside the rest (parsed without)

@@ -1002,3 +1002,37 @@ def test_a_report_of_a_folder_not_there_points_to_no_help(tmp_path: Path) -> Non
     done = sanbench("report", str(tmp_path / "nonexist"), "--out", str(tmp_path / "site"))
     assert files_refusal(done) == [f"sanbench report: {tmp_path / 'nonexist'}: no such folder"]
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("suite", ["--tasks", "trec", "--encoders", "bi_blosan", "--seeds", "1"]),
+        ("tune", ["--study", "dropout", "--task", "trec", "--encoder", "bi_blosan"]),
+    ],
+)
+def test_a_sections_file_given_as_a_flag_is_read_as_fit_reads_it(
+    command: str, words: list[str], tmp_path: Path
+) -> None:
+    """Fixer 5a leftovers item 3: 'suite --model m.yaml' (--trainer t.yaml, --data d.yaml)
+    was refused as '--model m.yaml: expected a mapping', which fit takes; now each file is the
+    section it holds, and a value refused is named by the file's key, as fit names it."""
+    from tests.harness.test_outdir import sanbench
+
+    files = {"model": "hidden_dim: 32\n", "trainer": "max_steps: 2\n", "data": "batch_size: 4\n"}
+    argv = [command, *words, "--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    for section, text in files.items():
+        (tmp_path / f"{section}.yaml").write_text(text)
+        argv += [f"--{section}", str(tmp_path / f"{section}.yaml")]
+    done = sanbench(*argv, "--print_config")
+    assert done.returncode == 0, done.stderr
+    printed = yaml.safe_load(done.stdout)
+    assert {key: printed[key] for key in files} == {
+        key: yaml.safe_load(text) for key, text in files.items()
+    }
+    (tmp_path / "model.yaml").write_text("hidden_dim: 0\n")
+    done = sanbench(*argv)
+    assert problem_lines(done.stderr, command) == [
+        f"sanbench {command}: --model {tmp_path / 'model.yaml'}: hidden_dim 0: expected a "
+        "positive integer"
+    ]
