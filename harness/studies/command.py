@@ -25,11 +25,12 @@ def add_arguments(parser: CommandParser) -> None:
 
 def beside_options(values: dict[str, Any]) -> list[str]:
     """The problems said beside a refused option (``--trials 0``): the trials' fit values'
-    (:func:`problems_beside_options`) and a given ``--out``'s (``--out /proc/x``)."""
-    problems = problems_beside_options(values) + data_folder_problems(
+    (:func:`problems_beside_options`), then a given ``--out``'s (``--out /proc/x``) and the
+    data folder's (``--data-dir glove``), in fit's order."""
+    problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "tune")
+    return problems + data_folder_problems(
         values.get("study"), values.get("task"), values.get("inputs"), values.get("fit")
     )
-    return problems + out_folder_problems(values.get("out"), "tune")
 
 
 def data_folder_problems(
@@ -78,7 +79,7 @@ def tune(config: Namespace) -> int:
     out_problems = out_folder_problems(out, "tune")
     if problems or (folder and out_problems):  # the folder's alone: said by the data's read
         # the help pointed to for a problem of the words (cli._status)
-        raise refusal(problems + [FilesProblem(line) for line in folder + out_problems])
+        raise refusal(problems + [FilesProblem(line) for line in out_problems + folder])
     with out_folder("tune", out):
         mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)

@@ -11,6 +11,7 @@ from harness.errors import FilesProblem, InputError, refusal
 from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
 from harness.suite.suite import (
+    ONE_RUN,
     data_folder_problems,
     problems_beside_options,
     unread_problems,
@@ -42,8 +43,15 @@ def missing_beside(namespace: Namespace) -> list[str]:
 
 def beside_options(values: dict[str, Any]) -> list[str]:
     """The problems said beside a refused option (``--seeds 0``): the names', files' and fit
-    values' (:func:`problems_beside_options`) and ``--out``'s (``--out /proc/x``)."""
-    return problems_beside_options(values) + out_folder_problems(values.get("out"), "suite")
+    values' (:func:`problems_beside_options`), then ``--out``'s (``--out /proc/x``) and the
+    data folder's (``--data-dir glove``), in fit's order."""
+    problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "suite")
+    try:
+        options = SuiteOptions(**{**values, **ONE_RUN})
+        overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    except ValueError:  # a task or encoder list, or a clash, that says itself: no run to read
+        return problems
+    return problems + data_folder_problems(options, overrides)
 
 
 def suite(config: Namespace) -> int:
@@ -62,7 +70,7 @@ def suite(config: Namespace) -> int:
         problems = unread_problems(options, overrides)
         folder = data_folder_problems(options, overrides)
         if problems or folder:  # the help pointed to for a problem of the words (cli._status)
-            raise refusal(problems + [FilesProblem(line) for line in folder + out_problems])
+            raise refusal(problems + [FilesProblem(line) for line in out_problems + folder])
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0

@@ -443,3 +443,31 @@ def test_the_files_problems_alone_are_named_together_with_no_help_pointer(
     for fragment in named:
         assert sum(fragment in problem for problem in lines) == 1, (fragment, lines)
     assert list(tmp_path.iterdir()) == []
+
+
+# an --out that cannot be one beside a folder holding none of the task's files, with or without
+# a refused value: said in fit's order, --out then the data folder (fixer 5a leftovers item 4:
+# suite's refused value left the folder out, suite and tune said it before the --out)
+IN_FITS_ORDER = [
+    "fit --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
+    "suite --tasks trec --encoders multi_cnn --data-dir /dev --out /dev/null",
+    "suite --tasks trec --encoders multi_cnn --data-dir /dev --out /dev/null --seeds 0",
+    "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /dev/null",
+    "tune --study dropout --task trec --encoder multi_cnn --data-dir /dev --out /dev/null "
+    "--trials 0",
+]
+
+
+@pytest.mark.parametrize("line", IN_FITS_ORDER)
+def test_the_out_and_the_data_folder_are_said_in_fits_order(
+    line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    words = line.split()
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    lines = problem_lines(err, words[0]) if "0" in words else files_lines(err)
+    found = [i for i, said in enumerate(lines) if "--out /dev/null is a file" in said]
+    found += [
+        i for i, said in enumerate(lines) if "/dev: expected the files of task 'trec'" in said
+    ]
+    assert len(found) == 2 and found[0] < found[1], lines
