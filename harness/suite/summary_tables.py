@@ -295,16 +295,14 @@ def _marks(contended: bool, scaled: bool, partial: bool) -> dict[str, bool]:
     return {CONTENDED_MARK: contended, SCALED_MARK: scaled, PARTIAL_MARK: partial}
 
 
-def _with_mark_notes(table: Table) -> Table:
+def _with_mark_notes(table: Table, applied: Iterable[dict[str, bool]]) -> Table:
     """``table`` with :data:`CONTENDED_NOTE`, :data:`SCALED_NOTE` and :data:`PARTIAL_NOTE`
-    when a cell carries their mark."""
-    cells = [value for line in table.rows for value in line]
-    if any(CONTENDED_MARK in value for value in cells):
-        table.notes.append(CONTENDED_NOTE)
-    if any(value.endswith(SCALED_MARK) for value in cells):
-        table.notes.append(SCALED_NOTE)
-    if any(value.endswith(PARTIAL_MARK) for value in cells):
-        table.notes.append(PARTIAL_NOTE)
+    when a cell was given their mark (``applied``: the marks of its cells that hold a value),
+    not when some text reads like one (until 2026-11-30 any ``" c"`` in a cell, a paper row's
+    included, said the contended note)."""
+    given = {mark for marks in applied for mark, shown in marks.items() if shown}
+    notes = {CONTENDED_MARK: CONTENDED_NOTE, SCALED_MARK: SCALED_NOTE, PARTIAL_MARK: PARTIAL_NOTE}
+    table.notes += [note for mark, note in notes.items() if mark in given]
     return table
 
 
@@ -314,17 +312,20 @@ def render(spec: PaperTable, cells: pd.DataFrame) -> Table:
         header += [f"{column.label} (ours)", f"{column.label} (paper)"]
     table = Table(spec.name, spec.title, header, notes=[*spec.notes, f"Paper: {spec.paper}."])
     digits = {column.label: column.digits for column in spec.columns}
+    applied = []
     for encoder, group in cells.groupby("encoder", sort=False):
         rows = [row for row in group["paper_row"] if row]
         line = [str(encoder), rows[0] if rows else MISSING]
         for cell in group.itertuples(index=False):
             d = digits[cell.column]
             ours = mean_std_cell(_none(cell.ours_mean), _none(cell.ours_std), d)
-            line.append(marked(ours, _marks(cell.contended, cell.scaled, cell.partial)))
+            marks = _marks(cell.contended, cell.scaled, cell.partial)
+            applied += [marks] if ours != MISSING else []
+            line.append(marked(ours, marks))
             line.append(mean_std_cell(_none(cell.paper_mean), _none(cell.paper_std), d))
         table.rows.append(line)
     table.notes[len(spec.notes) : len(spec.notes)] = _fold_notes(cells)  # before 'Paper:'
-    return _with_mark_notes(table)
+    return _with_mark_notes(table, applied)
 
 
 def _fold_notes(cells: pd.DataFrame) -> list[str]:
@@ -361,6 +362,7 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
         notes=[ACC],
     )
     indexed = summary.set_index(["task", "encoder", "metric"])
+    applied = []
     for (task, encoder), n in runs.items():
         line = [str(task), str(encoder), str(n)]
         for metric in shown:
@@ -375,10 +377,11 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
                 _scaled(indexed, task, encoder, metric),
                 _partial(indexed, task, encoder, metric),
             )
-            cell = marked(mean_std_cell(mean, std, digits), marks)
-            line.append(cell)
+            cell = mean_std_cell(mean, std, digits)
+            applied += [marks] if cell != MISSING else []
+            line.append(marked(cell, marks))
         table.rows.append(line)
-    return _with_mark_notes(table)
+    return _with_mark_notes(table, applied)
 
 
 def failures_table(failed: pd.DataFrame) -> Table:

@@ -37,6 +37,7 @@ class Page:
     title: str
     source: str
     facts: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the marks in ``facts`` mean
 
 
 def render(template: str, path: Path, **context: Any) -> Path:

@@ -145,18 +145,23 @@ def contended_rows(results: pd.DataFrame) -> list[dict[str, str]]:
     return found
 
 
+def partly_tested(results: pd.DataFrame) -> set[tuple[str, str]]:
+    """Each task and encoder some of whose runs scored part of the test split."""
+    partial = results[suite_results.partly_scored(results, "test_acc")]
+    return set(zip(partial["task"].astype(str), partial["encoder"].astype(str), strict=True))
+
+
 def length_rows(table: pd.DataFrame, results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Accuracy (%) and example count per length bin, one row per task and encoder; the cells
     of one some of whose runs (``results``) tested part of the split (their predictions are of
     the sentences tested) carry :data:`~reports.contracts.suite_results.PARTIAL_MARK`."""
     bins = [b for b in LENGTH_LABELS if b in set(table["bin"])]
-    partial = results[suite_results.partly_scored(results, "test_acc")]
-    marked = set(zip(partial["task"].astype(str), partial["encoder"].astype(str), strict=True))
+    marked = partly_tested(results)
     rows = []
     for (task, encoder), group in table.groupby(["task", "encoder"], sort=True):
-        mark = suite_results.PARTIAL_MARK if (str(task), str(encoder)) in marked else ""
+        mark = {suite_results.PARTIAL_MARK: (str(task), str(encoder)) in marked}
         cells = {
-            row.bin: f"{numbers.percent(row.accuracy)} ({row.examples}){mark}"
+            row.bin: numbers.marked(f"{numbers.percent(row.accuracy)} ({row.examples})", mark)
             for row in group.itertuples()
         }
         rows.append([str(task), str(encoder), *(cells.get(b, numbers.MISSING) for b in bins)])
@@ -261,9 +266,7 @@ def _sections(
         "lengths": length_figures(lengths, style, page_dir, partial_test_shares(results)),
         "length_header": length_header,
         "length_rows": length_table,
-        "partial_lengths": any(
-            cell.endswith(suite_results.PARTIAL_MARK) for row in length_table for cell in row
-        ),
+        "partial_lengths": any(tuple(row[:2]) in partly_tested(results) for row in length_table),
     }
 
 
@@ -309,6 +312,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         files=copy_data(run.folder, data, page_dir),
         **_sections(run.folder, results, page_dir, profiles, env.get("dtype", "")),
     )
+    figures, notes = suite_key_figures(results)
     return Page(
         run.slug,
         "suite",
@@ -318,10 +322,11 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
             "tasks": joined(results["task"]),
             "encoders": joined(results["encoder"]),
             "runs": str(len(results)),
-            **suite_key_figures(results),
+            **figures,
             "device": env.get("device_name", env.get("device", "")),
             "commit": env.get("commit", ""),
         },
+        notes,
     )
 
 
@@ -334,11 +339,12 @@ BEST_PER_TASK = {
 }
 
 
-def suite_key_figures(results: pd.DataFrame) -> dict[str, str]:
+def suite_key_figures(results: pd.DataFrame) -> tuple[dict[str, str], list[str]]:
     """What the index shows of a suite: per task, the best encoder's mean over its runs (as
-    the page's Summary gives it) and which encoder that is, ``cr 63.8 (3 tied); trec 18.6
-    (multi_cnn)``; "–" for a metric no task recorded."""
-    figures = {}
+    the page's Summary gives it, marked as it marks it) and which encoder that is, ``cr 63.8
+    (3 tied); trec 18.6 (multi_cnn) p``; "–" for a metric no task recorded; and the notes of
+    the marks applied (until 2026-11-30 a partly scored best read unmarked on the index)."""
+    figures, partial = {}, False
     for column, (key, shown) in BEST_PER_TASK.items():
         said = []
         if column in results:
@@ -348,14 +354,18 @@ def suite_key_figures(results: pd.DataFrame) -> dict[str, str]:
                 texts = means.map(shown)
                 best = texts[texts == texts[means.idxmax()]]  # a tie as the page shows it
                 who = ", ".join(best.index) if len(best) <= 2 else f"{len(best)} tied"
-                said.append(f"{task} {best.iloc[0]} ({who})")
+                part = suite_results.partly_scored(rows[rows["encoder"].isin(best.index)], column)
+                partial = partial or bool(part.any())
+                mark = {suite_results.PARTIAL_MARK: bool(part.any())}
+                said.append(numbers.marked(f"{task} {best.iloc[0]} ({who})", mark))
         figures[key] = "; ".join(said) or numbers.MISSING
-    return figures
+    return figures, [suite_results.PARTIAL_NOTE] if partial else []
 
 
-def key_figures(results: pd.DataFrame) -> dict[str, str]:
+def key_figures(results: pd.DataFrame) -> tuple[dict[str, str], list[str]]:
     """What the index shows of a fit (one run, one task) to compare runs without opening them:
-    dev and test accuracy (%), and SICK's test Pearson r where there is one."""
+    dev and test accuracy (%), and SICK's test Pearson r where there is one, marked as the
+    page marks them; and the notes of the marks applied."""
 
     def mean(column: str) -> float | None:
         if column not in results:
@@ -363,11 +373,15 @@ def key_figures(results: pd.DataFrame) -> dict[str, str]:
         values = pd.to_numeric(results[column], errors="coerce").dropna()
         return float(values.mean()) if len(values) else None
 
-    return {
-        "dev acc %": numbers.percent(mean("dev_acc")),
-        "test acc %": numbers.percent(mean("test_acc")),
-        "test r": numbers.score(mean("test_pearson")),
-    }
+    shown = {"dev acc %": "dev_acc", "test acc %": "test_acc", "test r": "test_pearson"}
+    figures, partial = {}, False
+    for key, column in shown.items():
+        write = numbers.score if column == "test_pearson" else numbers.percent
+        cell = write(mean(column))
+        part = bool(suite_results.partly_scored(results, column).any())
+        partial = partial or (part and cell != numbers.MISSING)
+        figures[key] = numbers.marked(cell, {suite_results.PARTIAL_MARK: part})
+    return figures, [suite_results.PARTIAL_NOTE] if partial else []
 
 
 def _fit_files(folder: Path) -> list[str]:
@@ -413,6 +427,7 @@ def build_fit(run: Run, page_dir: Path) -> Page:
         files=copy_data(run.folder, [*_fit_files(run.folder), MANIFEST], page_dir),
         **_sections(run.folder, results, page_dir),
     )
+    figures, notes = key_figures(results)
     return Page(
         run.slug,
         "fit",
@@ -422,8 +437,9 @@ def build_fit(run: Run, page_dir: Path) -> Page:
             "tasks": str(metrics.get("task", "")),
             "encoders": str(metrics.get("encoder", "")),
             "runs": "1",
-            **key_figures(results),
+            **figures,
             "device": env.get("device_name", env.get("device", "")),
             "commit": env.get("commit", ""),
         },
+        notes,
     )

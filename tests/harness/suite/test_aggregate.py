@@ -236,3 +236,18 @@ def test_a_cv_task_run_on_fewer_folds_says_how_many_and_an_empty_cell_what_it_me
     assert lines[lines.index(legend) - 1] == "" and lines[lines.index(legend) + 2][:2] == "- "
     one = Table("t", "T", ["a", "range"], [["1", "64–512"]])
     assert legend not in one.to_markdown()  # a range's dash is no empty cell
+
+
+def test_the_mark_notes_follow_the_marks_given_not_text_that_reads_like_one() -> None:
+    """Outside check 5z of #56, item 15: ``_with_mark_notes`` said the contended note when any
+    cell held ``" c"``, a paper row's text included; now it says the notes of the marks given."""
+    from harness.suite.summary_tables import CONTENDED_NOTE
+
+    columns = ["task", "encoder", "metric", "n", "mean", "std"]
+    spec = next(s for s in PAPER_TABLES if s.name == "bi_blosan_table2")
+    summary = pd.DataFrame(
+        [("snli", "bi_blosan", "train_time_per_epoch_s", 2, 10.0, 1.0)], columns=columns
+    )
+    cells = comparison(summary, spec).assign(paper_row="Bi-LSTM + conv cells")
+    table = render(spec, cells)
+    assert " c" in table.rows[0][1] and CONTENDED_NOTE not in table.notes

@@ -10,8 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from reports.contracts.suite_results import PARTIAL_NOTE
 from reports.site import build_site
-from reports.site.training_page import suite_key_figures
+from reports.site.training_page import key_figures, suite_key_figures
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SUITE = FIXTURES / "suite-tiny"
@@ -77,13 +78,13 @@ def test_a_suites_figures_are_per_task_the_best_encoders_mean() -> None:
             "test_acc": [0.638] * 4 + [0.14, 0.19, 0.16, 0.21],
         }
     )
-    assert suite_key_figures(results) == {
+    assert suite_key_figures(results)[0] == {
         "best dev acc % per task": "cr 63.8 (bilstm, mtsa); trec 25.0 (mtsa)",
         "best test acc % per task": "cr 63.8 (bilstm, mtsa); trec 18.5 (mtsa)",
         "best test r per task": "\u2013",
     }
     three = pd.concat([results, results.assign(encoder="multi_cnn")])
-    assert suite_key_figures(three)["best test acc % per task"].startswith("cr 63.8 (3 tied);")
+    assert suite_key_figures(three)[0]["best test acc % per task"].startswith("cr 63.8 (3 tied);")
 
 
 @pytest.mark.slow  # builds a site
@@ -92,3 +93,27 @@ def test_the_index_gives_a_suite_per_task_figures_no_mean_across_tasks(tmp_path:
     assert '<th class="text">best test acc % per task</th>' in html
     assert '<th class="text">test acc %</th>' not in html
     assert "cr " in html and "; sst2 " in html
+
+
+def test_the_index_marks_a_best_score_of_part_of_the_split_as_the_pages_do() -> None:
+    """Outside check 5z of #56, item 15: a suite whose trec runs scored 12.8% of the test
+    split read "trec 6.2 (bilstm)" on the index, "6.2 (0.0) p" on its page and tables.md;
+    a fit's test acc % alike. Now marked p, the note said under the table."""
+    results = pd.DataFrame(
+        {
+            "task": ["trec", "trec"],
+            "encoder": ["bilstm", "bilstm"],
+            "dev_acc": [0.10, 0.10],
+            "test_acc": [0.062, 0.062],
+            "dev_scored_share": [1.0, 1.0],
+            "test_scored_share": [0.128, 0.128],
+        }
+    )
+    figures, notes = suite_key_figures(results)
+    assert figures["best test acc % per task"] == "trec 6.2 (bilstm) p"
+    assert figures["best dev acc % per task"] == "trec 10.0 (bilstm)"
+    assert notes == [PARTIAL_NOTE]
+    fit, fit_notes = key_figures(results.iloc[:1])
+    assert (fit["test acc %"], fit["dev acc %"], fit["test r"]) == ("6.2 p", "10.0", "\u2013")
+    assert fit_notes == [PARTIAL_NOTE]
+    assert suite_key_figures(results.assign(test_scored_share=1.0))[1] == []
