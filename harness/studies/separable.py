@@ -40,5 +40,5 @@ def inseparable(trials: list[FrozenTrial], keys: list[str]) -> str:
         f"the {len(trials)} finished trials cannot tell {', '.join(keys)} apart: their values "
         f"moved together (a linear model of the objective on them has {matrix.shape[1]} "
         f"unknowns, an intercept and one per numeric parameter or extra choice, and the trials "
-        f"fix {rank}); optuna would rank them all the same, so there is nothing to compare"
+        f"fix {rank}); optuna would still rank them, arbitrarily, so there is nothing to compare"
     )

@@ -34,6 +34,10 @@ def test_fewer_trials_than_unknowns_cannot_tell_the_parameters_apart() -> None:
     )
     assert said.startswith("the 3 finished trials cannot tell lr, optimizer apart")
     assert "has 4 unknowns" in said and "fix 3" in said
+    # outside check 5y of #56, item 4: "would rank them all the same" read as equal ranks
+    assert said.endswith(
+        "optuna would still rank them, arbitrarily, so there is nothing to compare"
+    )
 
 
 def test_small_and_large_values_alike_count_by_their_changes_not_their_size() -> None:
