@@ -3,11 +3,14 @@ tips, notices no user can act on, and the source line Python prints under a warn
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import logging
 import os
 import shutil
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -64,7 +67,7 @@ ONCE_PER_MESSAGE = "ONCE_PER_MESSAGE"
 UNSAID = "UNSAID"
 _said_once: set[type[Warning] | tuple[type[Warning], str]] = set()
 # a ``process`` launch's jobs share what the command has said: one empty file per warning said,
-# in a folder of the launch (its path in this variable in each job, :func:`share_said`)
+# in the command's own launch folder (named to each job by this variable, :func:`command_folder`)
 SAID_FOLDER_ENV = "SANBENCH_SAID_FOLDER"
 _said_folder: list[Path] = []  # the folder this command shares, once it launched jobs
 _python_format = warnings.formatwarning
@@ -121,17 +124,51 @@ def _said_file(folder: Path, key: type[Warning] | tuple[type[Warning], str]) -> 
     return folder / hashlib.sha256(name.encode()).hexdigest()
 
 
-def share_said(folder: Path) -> dict[str, str]:
-    """Make ``folder`` where this command and its ``process`` jobs note the warnings said once
-    (emptied at the command's first launch, holding what it has said so far); the variable
-    that names it to a job."""
-    if folder not in _said_folder:
-        shutil.rmtree(folder, ignore_errors=True)  # an earlier command's
-        folder.mkdir(parents=True)
-        for key in _said_once:
-            _said_file(folder, key).touch()
-        _said_folder[:] = [folder]
-    return {SAID_FOLDER_ENV: str(folder)}
+def command_folder(jobs: Path) -> Path:
+    """This command's own folder in the launch folder ``jobs`` (``OUT/jobs``), made at its first
+    ``process`` launch there under a name no other command has: two commands on one ``--out``
+    (a study's workers, docs/studies.md) never read or delete each other's job files. Its
+    ``said/`` is where the command and its jobs note the warnings said once, holding what it has
+    said so far; the command removes its folder as it exits (:func:`_remove_command_folder`),
+    but for its jobs' tracebacks (``*.err``). Until 2026-11-30 every command shared
+    ``OUT/jobs/said/``, emptied by each launch: a second command's console never said a
+    warning the first had, and the jobs' result files of one were the other's."""
+    known = launched_folder(jobs)
+    if known is not None:
+        return known
+    jobs.mkdir(parents=True, exist_ok=True)
+    mine = Path(tempfile.mkdtemp(prefix=f"launch-{os.getpid()}-", dir=jobs))
+    said = mine / "said"
+    said.mkdir()
+    for key in _said_once:
+        _said_file(said, key).touch()
+    _said_folder[:] = [said]
+    atexit.register(_remove_command_folder, mine)
+    return mine
+
+
+def launched_folder(jobs: Path) -> Path | None:
+    """This command's folder in ``jobs`` (:func:`command_folder`), None before its launch."""
+    for said in _said_folder:
+        if said.parent.parent == jobs:
+            return said.parent
+    return None
+
+
+def said_environment() -> dict[str, str]:
+    """The variable that names this command's said folder to a job (:func:`command_folder`)."""
+    return {SAID_FOLDER_ENV: str(_said_folder[0])} if _said_folder else {}
+
+
+def _remove_command_folder(mine: Path) -> None:
+    """At the command's exit: its folder's notes and results, and the folder if nothing else is
+    left (a job's ``.err`` traceback stays, named by the command's report)."""
+    shutil.rmtree(mine / "said", ignore_errors=True)
+    for suffix in ("*.result.pkl", "*.run"):
+        for path in mine.glob(suffix):
+            path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        mine.rmdir()
 
 
 def _process_rank() -> int:

@@ -24,9 +24,15 @@ def note_run(out_dir: Path) -> None:
 
 
 def noted_runs(folder: Path, name: str) -> set[Path]:
-    """The run folders the ``process`` jobs ``name`` launched in ``folder`` last named
-    (resolved; the last launch's: each launch removes earlier ones' notes)."""
-    return {Path(noted.read_text()).resolve() for noted in folder.glob(f"{name}-*-of-*.run")}
+    """The run folders the ``process`` jobs ``name`` this command launched in ``folder`` last
+    named (resolved; the last launch's: each launch removes earlier ones' notes). Another
+    command's on the same folder are its own (:func:`harness.quiet.command_folder`)."""
+    from harness.quiet import launched_folder
+
+    mine = launched_folder(folder)
+    if mine is None:
+        return set()
+    return {Path(noted.read_text()).resolve() for noted in mine.glob(f"{name}-*-of-*.run")}
 
 
 def has_checkpoint(folder: Path, job: str) -> bool:

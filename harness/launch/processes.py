@@ -220,19 +220,18 @@ def launch_processes(
     signal once to each live process, waits for them to save, then raises
     :class:`RunInterruptedError` naming ``resume()``, the command that resumes.
     """
-    folder.mkdir(parents=True, exist_ok=True)
     atexit.unregister(end_helpers)  # once (run before multiprocessing's own exit function)
     atexit.register(end_helpers)
     context = multiprocessing.get_context("forkserver")
     preload = [name for name in SERVER_IMPORTS if name in sys.modules]
     context.set_forkserver_preload(["harness.launch.job_server", *preload])
-    from harness.quiet import share_said
+    from harness.quiet import command_folder, said_environment
 
-    # a warning said once per command is said by the first of the jobs that give it
-    said = share_said(folder / "said")
-    command_environment = {**os.environ, **(environment or {}), **said}
+    # this command's own folder: its jobs' files and the warnings said once per command
+    folder = command_folder(folder)
+    command_environment = {**os.environ, **(environment or {}), **said_environment()}
     jobs = [f"{name}-{k}-of-{len(calls)}" for k in range(1, len(calls) + 1)]
-    for job in jobs:  # an earlier launch's outcomes never pass for this one's
+    for job in jobs:  # an earlier launch's outcomes (of this command) never pass for this one's
         (folder / f"{job}.result.pkl").unlink(missing_ok=True)
         (folder / f"{job}.err").unlink(missing_ok=True)
     for noted in folder.glob(f"{name}-*-of-*.run"):  # an earlier launch of any number of jobs

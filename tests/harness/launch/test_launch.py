@@ -320,3 +320,32 @@ def test_a_job_stopped_in_the_sanity_check_is_said_to_have_saved_nothing(
         with pytest.raises(RunInterruptedError, match=re.escape(f"stopped, {nothing_saved}")):
             launch_processes([call], tmp_path / "jobs", "t")
     assert not (tmp_path / "last.ckpt").exists()
+
+
+@pytest.mark.slow  # two commands, each with a job process
+def test_two_commands_on_one_folder_keep_their_jobs_files_apart(tmp_path: Path) -> None:
+    """Outside check 5y, item 3: two commands sharing one --out (a study's workers) shared
+    ``OUT/jobs/said/``, which each launch emptied, and named their jobs alike: the second
+    command's console never said a warning the first's jobs had, and one's result files were
+    the other's. Each command's jobs now write in a folder of its own, removed as it exits."""
+    commands = {
+        label: subprocess.Popen(
+            [sys.executable, "-m", "tests.harness.fixtures.launch_beside", str(tmp_path), label],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for label in ("A", "B")
+    }
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready-{label}").exists() for label in commands):
+        assert time.monotonic() < deadline, "the jobs never started"
+        time.sleep(0.1)
+    (tmp_path / "go").touch()
+    for label, command in commands.items():
+        out, err = command.communicate(timeout=120)
+        assert command.returncode == 0, err
+        assert out.splitlines() == [f"result {label}"]
+        assert err.splitlines() == ["warning: said once per command"]
+    assert list((tmp_path / "jobs").iterdir()) == []  # each command removed its own folder
