@@ -211,28 +211,69 @@ def _fit_run(run: RunSpec, options: SuiteOptions, overrides: dict[str, Any]) -> 
 
 
 def write_suite_manifest(
-    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path], trained: bool = True
+    options: SuiteOptions,
+    overrides: dict[str, Any],
+    tables: list[Path],
+    trained: Sequence[str] = (),
 ) -> None:
     """``manifest.json``, read, updated and written under its own lock: the shards of a grid
-    share the folder and may end at once. ``trained``: this command trained a run."""
+    share the folder and may end at once. ``trained``: the runs this command finished
+    (:func:`run_label`)."""
     from filelock import FileLock
 
     with FileLock(options.out / MANIFEST_LOCK):
         _write_suite_manifest(options, overrides, tables, trained)
 
 
+def run_label(key: Sequence[str]) -> str:
+    """A run of the grid as the manifest names it: ``task/encoder/replicate``."""
+    return "/".join(key)
+
+
+def rerun_entry(command: str, overrides: dict[str, Any], trained: Sequence[str], now: str) -> dict:
+    """A later command that trained runs of a suite (``reruns``): its command, the keys it
+    gave that a rerun may change (``NOT_COMPARED``) and the runs it trained."""
+    uncompared = {k: v for k, v in overrides.items() if k in NOT_COMPARED}
+    from harness.measurement.environment import git_commit
+
+    return {
+        "command": command,
+        "updated": now,
+        "commit": git_commit(),
+        "overrides": uncompared,
+        "runs": list(trained),
+    }
+
+
 def recorded_overrides(
-    overrides: dict[str, Any], before: dict[str, Any], trained: bool
-) -> dict[str, Any]:
-    """The ``overrides`` ``manifest.json`` records: a key that changes nothing computed, which
-    a rerun may change (``NOT_COMPARED``), as the runs used it, ``before``'s, when this command
-    trained none (until 2026-11-30 ``--max-length 100`` over a finished suite recorded 100,
-    every run having used 512)."""
-    if trained:
-        return overrides
-    earlier = before.get("overrides") or {}
-    kept = {k: v for k, v in overrides.items() if k not in NOT_COMPARED or k in earlier}
-    return {**kept, **{k: v for k, v in earlier.items() if k in NOT_COMPARED}}
+    first: dict[str, Any], reruns: Sequence[dict[str, Any]], done: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``overrides`` ``manifest.json`` records and its ``mixed_overrides``: a key a rerun
+    may change (``NOT_COMPARED``) on which the runs differ is no override of the suite but, in
+    ``mixed_overrides``, each value (null: not given) with the runs that used it, those of the
+    ``first`` command being the ``done`` runs no rerun trained. Until 2026-11-30 a rerun that
+    trained 2 runs at ``--max-length 100`` recorded 100 for 6 runs at 512, one that trained
+    none its own value too (outside check 5y)."""
+    retrained = {run for rerun in reruns for run in rerun["runs"]}
+    groups = [(first, [run for run in done if run not in retrained])]
+    groups += [(rerun["overrides"], rerun["runs"]) for rerun in reruns if rerun["runs"]]
+    keys = {k for given, _ in groups for k in given if k in NOT_COMPARED}
+    kept, mixed = dict(first), {}
+    for key in sorted(keys):
+        values: list[dict[str, Any]] = []
+        for given, runs in groups:
+            value = given.get(key)
+            same = next((v for v in values if v["value"] == value), None)
+            if same is None:
+                values.append({"value": value, "runs": list(runs)})
+            else:
+                same["runs"] = sorted([*same["runs"], *runs])
+        kept.pop(key, None)
+        if len(values) > 1:
+            mixed[key] = values
+        elif values[0]["value"] is not None:
+            kept[key] = values[0]["value"]
+    return kept, mixed
 
 
 MANIFEST_LOCK = ".sanbench-manifest.lock"
@@ -259,16 +300,30 @@ def _write_suite_manifest(
     before = read_manifest_if_any(out, SUITE_RUN)
     config_file = out / CONFIG_FILE.format(shard=options.shard_of_grid.label)
     command = recorded_command(config_file=config_file)  # runs as printed
-    shards = shard_commands(before, options.shard_of_grid, command)
     threads = before.get("threads")  # run_as_jobs decided them
     now = datetime.now(UTC).isoformat(timespec="seconds")
+    # a rerun keeps the command that made the runs, its commit and overrides, and lists itself
+    # under reruns when it trained runs (a shard of the grid is no rerun)
+    rerun = bool(before.get("command")) and options.shard_of_grid.count == 1
+    shards = (
+        before.get("shard_commands", {})
+        if rerun
+        else shard_commands(before, options.shard_of_grid, command)
+    )
+    reruns = list(before.get("reruns", []))
+    if rerun and trained:
+        reruns.append(rerun_entry(command, overrides, trained, now))
+    first = before.get("overrides", {}) if rerun else overrides
+    done = sorted(run_label(key) for key in finished_keys(out))
+    kept, mixed = recorded_overrides(first, reruns, done)
     manifest = {
         "kind": "suite",
         # a sharded grid's: one line per shard (each shard's ends overwrote the others')
-        "command": "\n".join(shards.values()) or command,
+        "command": before["command"] if rerun else "\n".join(shards.values()) or command,
         **({"shard_commands": shards} if shards else {}),
+        **({"reruns": reruns} if reruns else {}),
         "updated": now,
-        "commit": git_commit(),
+        "commit": before.get("commit") if rerun else git_commit(),
         "grid": {
             "tasks": options.task_names,
             "task_names": [task_name(task) for task in options.task_names],  # as tables name them
@@ -278,7 +333,8 @@ def _write_suite_manifest(
             "cv_tasks": sorted(CV_TASKS),
             "shards": options.shard_of_grid.count,
         },
-        "overrides": recorded_overrides(overrides, before, trained),
+        "overrides": kept,
+        **({"mixed_overrides": mixed} if mixed else {}),
         **({"threads": threads} if threads else {}),
         "results": [path.name for path in all_results_files(out)],
         "files": {
@@ -296,7 +352,7 @@ def _write_suite_manifest(
 
 
 # what the command that ran the grid says
-TRAINED = ("command", "shard_commands", "commit", "grid", "overrides")
+TRAINED = ("command", "shard_commands", "reruns", "commit", "grid", "overrides", "mixed_overrides")
 
 
 def made_by_runs(manifest: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
@@ -423,7 +479,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     out = options.out
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     failed: RunFailedError | None = None
-    trains = False
+    trains, done = False, set[tuple[str, ...]]()
     if options.aggregate_only:
         if not out.is_dir():
             raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
@@ -455,7 +511,8 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     from harness.suite.summary_tables import aggregate
 
     tables = aggregate(out)
-    write_suite_manifest(options, overrides, tables, trains)
+    trained = sorted(run_label(key) for key in finished_keys(out) - done)
+    write_suite_manifest(options, overrides, tables, [] if options.aggregate_only else trained)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:

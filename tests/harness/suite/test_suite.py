@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,45 @@ def test_a_rerun_that_trains_nothing_records_no_setting_its_runs_did_not_use(
     recorded = read_manifest(out, "suite")["overrides"]
     assert main([*words, *option]) == 0
     assert read_manifest(out, "suite")["overrides"] == recorded
+
+
+def test_a_rerun_keeps_the_command_that_made_its_runs(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 5y, items 1 and 2: a rerun that trained nothing rewrote manifest.json's
+    ``command`` with a ``--max-length 100`` no run used, and one that trained a run at 100 beside
+    runs at 512 recorded ``"data.max_length": 100`` for all. The command that made the runs is
+    kept, a rerun that trains is listed under ``reruns`` with its runs, and a key the runs differ
+    on is recorded per run (``mixed_overrides``), no longer as the suite's."""
+    out = tmp_path / "s"
+    run_shard(
+        expand_grid(["trec"], ["multi_cnn"], 2), shard=Shard(), out_dir=out,
+        fit=ConfigWritingFit(), data_dir=trec_dir, embeddings=None,
+        overrides={"trainer.max_steps": 3}, log=lambda _: None,
+    )  # fmt: skip
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "2"]
+    words += ["--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3"]
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])  # the command recorded
+    assert main(words) == 0
+    made = read_manifest(out, "suite")
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words, "--max-length", "100"])
+    assert main([*words, "--max-length", "100"]) == 0  # trains nothing
+    assert read_manifest(out, "suite")["command"] == made["command"]
+    assert "reruns" not in read_manifest(out, "suite")
+    words[words.index("--seeds") + 1] = "3"
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words, "--max-length", "100"])
+    assert main([*words, "--max-length", "100"]) == 0  # trains seed 3 at 100
+    manifest = read_manifest(out, "suite")
+    assert manifest["command"] == made["command"]
+    (rerun,) = manifest["reruns"]
+    assert "--seeds 3 " in rerun["command"] and "--max-length 100" in rerun["command"]
+    assert rerun["runs"] == ["trec/multi_cnn/seed2"] and rerun["overrides"] == {
+        "data.max_length": 100
+    }
+    assert manifest["overrides"] == {"trainer.max_steps": 3}
+    assert manifest["mixed_overrides"] == {
+        "data.max_length": [
+            {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
+            {"value": 100, "runs": ["trec/multi_cnn/seed2"]},
+        ]
+    }
