@@ -261,6 +261,7 @@ def run_shard(
     overrides: Mapping[str, Any],
     log: LogFn = print,
     launched: bool = False,
+    label: str | None = None,
 ) -> SuiteSummary:
     """Run this shard's part of ``runs`` with ``fit`` (``harness.training.fit.run_fit``).
 
@@ -270,11 +271,13 @@ def run_shard(
     :class:`RunInterruptedError` (the run saved its ``last.ckpt``) stops the shard unrecorded.
     One process runs a shard: a second one on the same ``out_dir`` and shard, or one another
     process runs (:func:`suite_writer`; ``launched``: a job of a suite that launched it),
-    raises :class:`harness.outdir.FolderBusyError`.
+    raises :class:`harness.outdir.FolderBusyError`. ``label``: how its progress lines name it
+    (default its shard's ``K-of-N``; a job: its own, of the jobs its command launched).
     """
     out_dir = Path(out_dir)
     with suite_writer(out_dir, shard, launched):
-        return _run_shard(runs, shard, out_dir, fit, data_dir, embeddings, overrides, log)
+        said = label or shard.label
+        return _run_shard(runs, shard, out_dir, fit, data_dir, embeddings, overrides, log, said)
 
 
 def _run_shard(
@@ -286,6 +289,7 @@ def _run_shard(
     embeddings: Path | None,
     overrides: Mapping[str, Any],
     log: LogFn,
+    label: str,
 ) -> SuiteSummary:
     results = shard_file(out_dir, shard.label)
     done = finished_keys(out_dir)
@@ -302,7 +306,7 @@ def _run_shard(
         # an earlier failure's note: a run that failed before its first checkpoint left
         # nothing else (harness.training.fit), and this attempt writes its own outcome
         (run_dir / "error.txt").unlink(missing_ok=True)
-        log(f"[{shard.label} {number}/{len(mine)}] {' '.join(run.key)}")
+        log(f"[{label} {number}/{len(mine)}] {' '.join(run.key)}")
         elapsed = Elapsed()
         try:
             metrics = fit(fit_run(run, run_dir, data_dir, embeddings, overrides))

@@ -215,14 +215,15 @@ def write_suite_manifest(
     overrides: dict[str, Any],
     tables: list[Path],
     trained: Sequence[str] = (),
+    launched: Sequence[str] | None = None,
 ) -> None:
     """``manifest.json``, read, updated and written under its own lock: the shards of a grid
     share the folder and may end at once. ``trained``: the runs this command finished
-    (:func:`run_label`)."""
+    (:func:`run_label`); ``launched``: the shards its jobs ran (None: it ran in-process)."""
     from filelock import FileLock
 
     with FileLock(options.out / MANIFEST_LOCK):
-        _write_suite_manifest(options, overrides, tables, trained)
+        _write_suite_manifest(options, overrides, tables, trained, launched)
 
 
 def run_label(key: Sequence[str]) -> str:
@@ -291,7 +292,11 @@ def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[s
 
 
 def _write_suite_manifest(
-    options: SuiteOptions, overrides: dict[str, Any], tables: list[Path], trained: bool
+    options: SuiteOptions,
+    overrides: dict[str, Any],
+    tables: list[Path],
+    trained: Sequence[str],
+    launched: Sequence[str] | None,
 ) -> None:
     from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
@@ -335,7 +340,9 @@ def _write_suite_manifest(
         },
         "overrides": kept,
         **({"mixed_overrides": mixed} if mixed else {}),
-        **({"threads": threads} if threads else {}),
+        **({"threads": threads} if threads else {}),  # the plan's, kept by its resumes
+        # the jobs this command launched (a resume: those left), by the shards they ran
+        **({"jobs": {"launched": len(launched), "shards": list(launched)}} if launched else {}),
         "results": [path.name for path in all_results_files(out)],
         "files": {
             "summary": SUMMARY,
@@ -406,12 +413,13 @@ def run_as_jobs(
     data_dir: Path | None,
     embeddings: Path | None,
     overrides: dict[str, Any],
-) -> None:
+) -> list[str]:
     """Every unfinished shard ``K/jobs`` (``--jobs``, default one per cell) as one job writing
     ``results-K-of-N.csv``, the file ``--shard K/N`` writes: the jobs share nothing but
     ``OUT``, and a killed or requeued job runs its shard again, skipping every ``ok`` cell.
     :class:`RunFailedError` when a job died or a run failed; :class:`FolderBusyError`, nothing
-    written, when another suite runs a shard of ``out_dir`` (:func:`suite_writer`)."""
+    written, when another suite runs a shard of ``out_dir`` (:func:`suite_writer`). Returns
+    the shards launched (``K-of-N``), each job's lines counting the jobs launched."""
     jobs = min(launcher.jobs or len(runs), len(runs))
     # a suite another process runs there: refused before anything is written (the threads)
     with suite_writer(out_dir, None):
@@ -419,6 +427,7 @@ def run_as_jobs(
         threads = (
             None if launcher.launcher == "slurm" else planned_threads(out_dir, SUITE_RUN, jobs)
         )
+        pending = pending_shards(runs, jobs, out_dir)
         calls = [
             functools.partial(
                 run_shard_of_suite,
@@ -430,8 +439,9 @@ def run_as_jobs(
                 embeddings=embeddings,
                 overrides=dict(overrides),
                 launched=True,
+                label=f"{number}-of-{len(pending)}",  # the job's, as its line names it
             )
-            for shard in pending_shards(runs, jobs, out_dir)
+            for number, shard in enumerate(pending, start=1)
         ]
         outcomes = launch(calls, launcher, out_dir / "jobs", "sanbench-suite", threads=threads)
     if outcomes:
@@ -439,6 +449,7 @@ def run_as_jobs(
     else:  # until 2026-11-30: '0 jobs (process); rerun the same command to resume'
         print(f"every run is done ({len(runs)} of {len(runs)}): no job to launch")
     report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
+    return [shard.label for shard in pending]
 
 
 @contextlib.contextmanager
@@ -480,6 +491,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     failed: RunFailedError | None = None
     trains, done = False, set[tuple[str, ...]]()
+    launched: list[str] | None = None  # the shards its jobs ran
     if options.aggregate_only:
         if not out.is_dir():
             raise InputError(f"--out {out}: no such folder (nothing to aggregate)")
@@ -497,7 +509,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
                 if options.launch.in_process:
                     _run_here(options, runs, overrides, fit)
                 else:
-                    run_as_jobs(
+                    launched = run_as_jobs(
                         runs,
                         options.launch,
                         out_dir=out,
@@ -512,7 +524,8 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
 
     tables = aggregate(out)
     trained = sorted(run_label(key) for key in finished_keys(out) - done)
-    write_suite_manifest(options, overrides, tables, [] if options.aggregate_only else trained)
+    trained = [] if options.aggregate_only else trained
+    write_suite_manifest(options, overrides, tables, trained, launched)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:

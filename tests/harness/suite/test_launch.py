@@ -141,3 +141,41 @@ def test_a_resumed_job_computes_on_the_threads_of_the_first_launch(
     with pytest.warns(ThreadsChangedWarning, match=r"now 1 \(2 jobs, 1 cores\)"):
         run()
     assert threads[-1] == "1"
+
+
+def fit_at_once(run: FitRun) -> dict[str, Any]:
+    """Fake ``run_fit``: a finished run's metrics."""
+    return {"params": 10, "test_acc": 0.5}
+
+
+def test_a_resumes_jobs_are_counted_as_the_jobs_it_launched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 5y, job labels: a rerun that launched 1 job of a 3-job plan said its
+    progress lines as ``[3-of-3 1/1]`` and its job as ``sanbench-suite-1-of-1``. Each line now
+    counts the jobs this command launched (the results file stays its shard's)."""
+    import torch
+
+    from harness.launch import JobOutcome, processes
+    from harness.launch.threads import THREAD_VARIABLES
+
+    def inline(calls: list, folder: Path, name: str, environment: dict, resume: Any) -> list:
+        n = len(calls)
+        return [JobOutcome(f"{name}-{k}-of-{n}", call()) for k, call in enumerate(calls, 1)]
+
+    for variable in THREAD_VARIABLES:  # the jobs' thread settings, undone after the test
+        monkeypatch.setenv(variable, os.environ.get(variable, "1"))
+    monkeypatch.setattr(torch, "set_num_threads", lambda threads: None)
+    monkeypatch.setattr(processes, "launch_processes", inline)
+    runs, out = expand_grid(["sst1"], ["bilstm", "mtsa", "multi_cnn"], seeds=1), tmp_path / "s"
+    arguments = {"out_dir": out, "fit": fit_at_once, "data_dir": None, "embeddings": None}
+    run_as_jobs(runs, LaunchOptions("process", jobs=3), **arguments, overrides={})
+    (out / "results-3-of-3.csv").unlink()
+    capsys.readouterr()
+    assert run_as_jobs(runs, LaunchOptions("process", jobs=3), **arguments, overrides={}) == [
+        "3-of-3"
+    ]  # recorded by the suite's manifest as {"jobs": {"launched": 1, "shards": ["3-of-3"]}}
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "[1-of-1 1/1] sst1 multi_cnn seed0", lines
+    assert lines[-1].startswith("job sanbench-suite-1-of-1: 1 ran"), lines
+    assert (out / "results-3-of-3.csv").is_file()

@@ -215,3 +215,16 @@ def test_a_rerun_keeps_the_command_that_made_its_runs(
             {"value": 100, "runs": ["trec/multi_cnn/seed2"]},
         ]
     }
+
+
+def test_the_manifest_counts_the_jobs_this_command_launched(tmp_path: Path) -> None:
+    """Outside check 5y, job labels: a rerun that launched 1 job of a 3-job plan left only the
+    plan's ``threads.jobs: 3``; the jobs this command launched are recorded, by their shards."""
+    parser = CommandParser("sanbench suite")
+    parser.add_options(SuiteOptions)
+    words = ["--tasks", "trec", "--encoders", "mtsa", "--out", str(tmp_path)]
+    options = build(SuiteOptions, parser.parse(words))
+    write_suite_manifest(options, {}, [], [], ["3-of-3"])
+    assert read_manifest(tmp_path, "suite")["jobs"] == {"launched": 1, "shards": ["3-of-3"]}
+    write_suite_manifest(options, {}, [])  # a rerun in-process launched none
+    assert "jobs" not in read_manifest(tmp_path, "suite")
