@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+from typing import Any
+
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
+from harness.errors import refusal
 from harness.outdir import out_folder
 from harness.reproduce import ReproduceOptions, run_reproduce
-from harness.reproduce.reproduce import problems_beside_options
+from harness.reproduce.reproduce import (
+    data_folder_problems,
+    out_problems,
+    problems_beside_options,
+    run_overrides,
+    run_problems,
+)
+from harness.training.settings.fit_overrides import DataOptions
 
-OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right (harness.cli)
+OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
 
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(ReproduceOptions)
+
+
+def data_given(config: Namespace) -> dict[str, Any]:
+    """The data options as given, to be judged beside a refused ``--max-length`` or
+    ``--encoding``, whose part is then not built."""
+    return {field.name: config.get(field.name) for field in dataclasses.fields(DataOptions)}
 
 
 def reproduce(config: Namespace) -> int:
@@ -30,7 +48,14 @@ def reproduce(config: Namespace) -> int:
     repeating finished runs, then writes the suite's tables and the reproduction tables
     (OUT/reproduction/). Run it when nothing is being timed.
     """
-    options = build(ReproduceOptions, config, beside=problems_beside_options)
+    beside = functools.partial(problems_beside_options, data=data_given(config))
+    options = build(ReproduceOptions, config, beside=beside)
+    out_lines, problems = out_problems(options.out), run_problems(options)
+    if out_lines or problems:  # said together, in fit's order: one refusal
+        part = dataclasses.replace(options.part, overrides=run_overrides(options))
+        folder = [] if options.tables_only else data_folder_problems(part, options.inputs)
+        if problems or folder:  # --out's alone: out_folder's refusal (no --help pointer)
+            raise refusal([*problems, *out_lines, *folder])
     with out_folder("reproduce", options.out):
         print(f"tables: {run_reproduce(options).absolute()}")
     return 0

@@ -59,7 +59,8 @@ class ReproduceOptions:
 
     def __post_init__(self) -> None:
         problems = self.fit.problems()  # a trainer budget that trains nothing (--trainer.*)
-        problems += choice_problems("--preset", self.preset, sorted(PRESETS))
+        if not self.tables_only:  # else not taken, whatever it names (one line)
+            problems += choice_problems("--preset", self.preset, sorted(PRESETS))
         problems += integer_problems(self, {"threads": 1})
         for text, option, known in (
             (self.tasks, "--tasks", TASKS),

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from datamodules.errors import nearest
-from harness.errors import InputError, UsageError
+from harness.command_parser import as_typed
+from harness.errors import FilesProblem, InputError, refusal
 from harness.launch import LaunchOptions, launch, report_outcomes
 from harness.measurement.cpu_usage import load_averages_line
 from harness.measurement.elapsed import Elapsed
+from harness.outdir import out_folder_problems
 from harness.redaction import recorded_command
-from harness.reproduce.options import ReproduceOptions, grid_names
+from harness.reproduce.options import NOT_WITH_TABLES_ONLY, ReproduceOptions, grid_names
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
@@ -46,35 +48,85 @@ def fit_config_problems(part: Preset, inputs: DataOptions) -> list[str]:
     )
 
 
-def problems_beside_options(values: dict[str, Any]) -> list[str]:
-    """Each (task, encoder)'s fit values' problems when the reproduction's own options are
-    refused (``--threads 0``, ``--tasks trecc``): an unknown name stood in for by its nearest
-    (``trecc``: trec), an unknown preset by the default, so that they are named in the same
-    refusal (``build``'s ``beside``), as a suite's; the data folder's and vectors file's
-    problems first. With ``--tables-only`` (the runs' options refused), what it lacks in
-    ``--out`` instead."""
+def problems_beside_options(values: dict[str, Any], data: dict[str, Any]) -> list[str]:
+    """Every problem said beside a refused option (``--threads 0``, ``--tasks trecc``,
+    ``--max-length 0``), in fit's order: the data folder's and vectors file's, each (task,
+    encoder)'s fit values' (an unknown name stood in for by its nearest, ``trecc``: trec, an
+    unknown preset by the default), ``--out``'s (``--out /proc/x``), then a data folder holding
+    none of a task's files (``--data-dir glove``), so that none waits for another's fix
+    (``build``'s ``beside``); ``data``, the data options as given, stands in for their part
+    when it is refused (``--max-length 0``). With ``--tables-only`` (the runs' options
+    refused), a line for each data option of a refused part, then ``--out``'s problem, else
+    what it lacks."""
+    out = Path(values.get("out", ReproduceOptions.out))
+    out_lines = out_problems(out)
+    given = {key: value for key, value in data.items() if value is not None}
     if values.get("tables_only"):
-        return tables_only_problems(Path(values.get("out", ReproduceOptions.out)))
-    inputs, fit = values.get("inputs"), values.get("fit")
-    if inputs is None:  # a part refused: said by the part
-        return []
-    files = inputs.file_problems("unless --tables-only")
-    if fit is None:
-        return files
+        refused = [] if "inputs" in values else [as_typed(*entry) for entry in given.items()]
+        lines = [f"{option} {text}: {NOT_WITH_TABLES_ONLY}" for option, text in refused]
+        return lines + (out_lines or tables_only_problems(out))
+    paths = {key: Path(given[key]) for key in ("data_dir", "embeddings") if key in given}
+    inputs = values.get("inputs") or DataOptions(**paths)
     preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]
-    try:
-        overrides = {**preset.overrides, **fit_overrides(inputs, None, fit)}
-    except ValueError:  # a clash, which says itself: no run to check
-        return files
-    if fit.problems():  # a budget that trains nothing: said by the options, not again
-        overrides = without_budget(overrides)
     part = dataclasses.replace(
         preset,
         tasks=_stand_ins(values.get("tasks", ""), "--tasks", preset.tasks),
         encoders=_stand_ins(values.get("encoders", ""), "--encoders", preset.encoders),
-        overrides=overrides,
     )
-    return files + fit_config_problems(part, inputs)
+    files = inputs.file_problems("unless --tables-only")
+    folder = data_folder_problems(part, inputs)
+    fit = values.get("fit")
+    if fit is None:  # a fit section refused, said by the part: no run to check
+        return files + out_lines + folder
+    try:
+        overrides = {**preset.overrides, **fit_overrides(inputs, None, fit)}
+    except ValueError:  # a clash, which says itself: no run to check
+        return files + out_lines + folder
+    if fit.problems():  # a budget that trains nothing: said by the options, not again
+        overrides = without_budget(overrides)
+    part = dataclasses.replace(part, overrides=overrides)
+    return files + fit_config_problems(part, inputs) + out_lines + folder
+
+
+def out_problems(out: Path) -> list[str]:
+    """What stops the reproduction from writing into ``out``, each a :class:`FilesProblem`."""
+    return [FilesProblem(line) for line in out_folder_problems(out, "reproduce")]
+
+
+def run_problems(options: ReproduceOptions) -> list[str]:
+    """What the options' runs lack before any file is read: the data folder and vectors file,
+    the launcher, every (task, encoder)'s fit config; [] for ``--tables-only``."""
+    if options.tables_only:
+        return []
+    part = dataclasses.replace(options.part, overrides=run_overrides(options))
+    problems = options.inputs.file_problems("unless --tables-only")
+    problems += options.launcher.problems()
+    return problems + fit_config_problems(part, options.inputs)
+
+
+def run_overrides(options: ReproduceOptions) -> dict[str, Any]:
+    """The preset's fit values with the ones the options change."""
+    return {**PRESETS[options.preset].overrides, **fit_overrides(options.inputs, None, options.fit)}
+
+
+def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
+    """Each task of ``part`` whose files ``--data-dir`` holds none of (``--data-dir glove``), in
+    the words the data's read says it, reading no data: said beside the other problems, not
+    once they are fixed (:func:`check_inputs` reads the files themselves)."""
+    from datamodules.readers.layouts import task_files_problem
+    from datamodules.tasks import get_task
+
+    if inputs.data_dir is None or not Path(inputs.data_dir).is_dir():
+        return []  # a missing --data-dir: file_problems names it
+    layout = part.overrides.get("data.layout")
+    problems = []
+    for task in part.tasks:
+        try:
+            problem = task_files_problem(get_task(task), Path(inputs.data_dir), layout)
+        except (LookupError, ValueError, OSError):  # a task that says itself
+            continue
+        problems += [FilesProblem(problem)] if problem and problem not in problems else []
+    return problems
 
 
 def tables_only_problems(out: Path) -> list[str]:
@@ -258,14 +310,10 @@ def run_reproduce(options: ReproduceOptions) -> Path:
         build_tables(out, Preset.from_dict(manifest["preset"]), manifest)
         return table_path(out, MARKDOWN)
     data_dir, embeddings = options.inputs.data_dir, options.inputs.embeddings
-    overrides = {**PRESETS[options.preset].overrides}
-    overrides.update(fit_overrides(options.inputs, None, options.fit))
+    overrides = run_overrides(options)
     part = dataclasses.replace(options.part, overrides=overrides)
-    problems = options.inputs.file_problems("unless --tables-only")
-    problems += options.launcher.problems()
-    problems += fit_config_problems(part, options.inputs)
-    if problems or data_dir is None:  # of the words: then the pointer to the help
-        raise UsageError("\n".join(problems))
+    if (problems := run_problems(options)) or data_dir is None:
+        raise refusal(problems)  # the help pointed to for a problem of the words
     check_inputs(part, out, data_dir, embeddings)
     reproduce(
         dataclasses.replace(PRESETS[options.preset], overrides=overrides),

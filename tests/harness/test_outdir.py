@@ -476,7 +476,15 @@ def test_a_pid_file_left_by_a_killed_writer_is_still_sanbenchs(tmp_path: Path) -
 UNMAKEABLE_OUT_COMMANDS = {  # every command with a folder --out but fit (test_run_folder.py)
     "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--data-dir", "{data}"],
     "tune": ["tune", "--study", "block-length-memory", "--lengths", "8", "--batch-size", "2"],
-    "reproduce": ["reproduce", "--data-dir", "."],
+    "reproduce": [
+        "reproduce",
+        "--tasks",
+        "trec",
+        "--encoders",
+        "multi_cnn",
+        "--data-dir",
+        "{data}",
+    ],
     "profile": ["profile", "--preset", "quick"],
     "report": ["report", "."],
 }
