@@ -347,10 +347,25 @@ def config_setting(words: list[str], keys: Iterable[str]) -> str | None:
             content = yaml.safe_load(config_text(path))
         except (OSError, ValueError, yaml.YAMLError):  # ValueError: too many digits, bad bytes
             continue
+        if isinstance(content, dict):  # a section's file (model: m.yaml) read as its keys
+            content = {**content, **_section_files_held(content, Path(path))}
         given = list(flat_keys(content)) if isinstance(content, dict) else []
         if any(k == key or k.startswith(f"{key}.") for k in given for key in keys):
             setting = path
     return setting
+
+
+def _section_files_held(content: dict[str, Any], config: Path) -> dict[str, Any]:
+    """Each section of the config file ``config`` that names a file holding a mapping
+    (``model: m.yaml``, beside the config file) -> that mapping."""
+    held = {}
+    for key in SECTION_FILES:
+        value = content.get(key)
+        if isinstance(value, str) and value.strip():
+            mapping = section_file_mapping(str(config.parent / Path(value).expanduser()))
+            if mapping is not None and json.loads(mapping):
+                held[key] = json.loads(mapping)
+    return held
 
 
 def without_key(words: list[str], key: str, aliases: Mapping[str, str] | None = None) -> list[str]:
@@ -1110,27 +1125,72 @@ def check_not_moved(parser: ArgumentParser, out: Any) -> None:
         raise UsageError(problem)
 
 
+FOUND = {list: "a list", str: "text", int: "a number", float: "a number", bool: "a yes/no"}
+
+
+def section_file_content(
+    path: str | Path, section: str, known: set[str]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The mapping that the file of ``section``'s values at ``path`` holds (``--model m.yaml``,
+    a config file's ``model: m.yaml``), its keys that ``known`` (the parser's) does not take
+    left out; and one line per problem in sanbench's words (``unknown key bogus``, ``expected a
+    mapping of model's keys (found a list)``, a YAML error with its line). None for a file that
+    holds no mapping (a folder, an empty file, a list, not YAML)."""
+    what = f"expected a mapping of {section}'s keys"
+    try:
+        if Path(path).expanduser().is_dir():
+            return None, [f"a folder; {what} (a YAML file)"]
+        content = yaml.safe_load(config_text(path))
+    except OSError as error:
+        return None, [error.strerror or str(error)]
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(error, "problem", None) or message_line(error)
+        return None, [f"not YAML ({where}{problem}); {what}"]
+    except (UnicodeDecodeError, ValueError) as error:  # bad bytes, thousands of digits
+        return None, [f"not readable ({message_line(error)}); {what}"]
+    if content is None:
+        return None, [f"empty; {what}"]
+    if not isinstance(content, dict):
+        return None, [f"{what} (found {FOUND.get(type(content), type(content).__name__)})"]
+    inside = {key.removeprefix(f"{section}.") for key in known if key.startswith(f"{section}.")}
+    problems = []
+    for key in list(flat_keys(content)):
+        if not accepted(f"{section}.{key}", known):
+            problems.append(f"unknown key {key}{did_you_mean(key, inside)}")
+            content = dict(without_dotted(content, key))
+    return content, problems
+
+
 def section_files_read(
-    content: dict[str, Any], config: Path, sections: Iterable[str]
-) -> tuple[dict[str, Any], dict[str, str | None]]:
+    content: dict[str, Any], config: Path, sections: Iterable[str], known: set[str]
+) -> tuple[dict[str, Any], dict[str, str | None], list[str]]:
     """``content`` of the config file ``config`` with each section of ``sections`` (``model``,
     ``optimizer``) that names a file (``model: m.yaml``) as the section the file holds, as fit
-    reads it: a relative name beside the config file, as jsonargparse reads it; and, for each
-    such key, the file read (None for a file that is not there, its value kept)."""
+    reads it: a relative name beside the config file, as jsonargparse reads it; for each such
+    key, the file read (None for a file that is not there, its value kept); and the problems
+    of the files read (:func:`section_file_content`), ``model m.yaml: unknown key bogus``: a
+    file holding no mapping is left out, so is a key that ``known`` does not take."""
     content = dict(content)
     read: dict[str, str | None] = {}
+    problems: list[str] = []
     for key in sorted(sections):
         value = content.get(key)
         if not isinstance(value, str) or YAML_NULL.fullmatch(value.strip()):
             continue
         name = str(config.parent / Path(value).expanduser())
-        section = section_file_mapping(name)
-        if section is not None:
-            content[key] = json.loads(section) or None
+        if Path(name).exists():
+            section, lines = section_file_content(name, key, known)
+            problems += [f"{key} {value}: {line}" for line in lines]
+            if section is None:
+                del content[key]
+            else:
+                content[key] = section or None
             read[key] = name
         elif _missing_section_file(value, name):
             read[key] = None
-    return content, read
+    return content, read, problems
 
 
 def file_sections(known: set[str]) -> list[str]:
@@ -1172,17 +1232,26 @@ class CheckedConfigFile(ActionConfigFile):
         if moved := moved_copy(path, content, command):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         known = known_keys(parser)
-        content, read = section_files_read(content, path, file_sections(known))
-        unknown = unknown_keys(flat_keys(content), known)
-        problems = [f"{option_string} {path}: unknown key {key}" for key in unknown]
+        content, read, in_files = section_files_read(content, path, file_sections(known), known)
+        unknown = [key for key in flat_keys(content) if not accepted(key, known)]
+        problems = [
+            f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
+        ]
         problems += [
             f"{option_string} {path}: {key} {content[key]}: no such file (a file of the "
             "section's values)"
             for key, name in read.items()
             if name is None
         ]
-        if problems:
+        problems += [f"{option_string} {path}: {line}" for line in in_files]
+        collected = getattr(parser, "section_problems", None)  # fit's: said beside every other
+        if problems and collected is None:
             raise UsageError("\n".join(problems))
+        if problems:
+            collected.update(dict.fromkeys(problems))
+            for key in [*unknown, *(key for key, name in read.items() if name is None)]:
+                content = dict(without_dotted(content, key))
+            read = {key: name for key, name in read.items() if name is not None}
         dropped = getattr(parser, "dropped_keys", {}).get(str(values), ())
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them

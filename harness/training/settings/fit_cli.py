@@ -21,6 +21,7 @@ from typing import Any
 
 import lightning.pytorch as pl
 from jsonargparse import DefaultHelpFormatter, Namespace
+from jsonargparse._actions import _ActionConfigLoad
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
@@ -53,6 +54,7 @@ from harness.command_parser import (
     parser_problem,
     print_config_problem,
     refused_keys,
+    section_file_content,
     typed_entry,
     typed_now,
     typed_options,
@@ -492,11 +494,92 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``)."""
 
 
+WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
+
+
+class SectionFileLoad(_ActionConfigLoad):
+    """jsonargparse's ``--model FILE``, the file's keys refused already left out
+    (``parser.section_dropped``: the file's path -> its keys), as :class:`FitConfigFile` leaves
+    out a config file's: the rest of the file is judged still (its ``encoder``), not the file
+    dropped for one value."""
+
+    def _load_config(self, value: Any, parser: Any) -> Any:
+        import yaml
+
+        left_out = (
+            getattr(parser, "section_dropped", {}).get(value) if isinstance(value, str) else None
+        )
+        if not left_out:
+            return super()._load_config(value, parser)
+        content = yaml.safe_load(config_text(value))
+        for key in left_out:
+            content = without_dotted(content, key)
+        try:
+            return parser._apply_actions(dict(content), parent_key=self.dest)
+        except TypeError as error:  # jsonargparse's own words, as of the file
+            raise TypeError(
+                f'Parser key "{self.dest}":\nUnable to load config {value!r}\n- {error}'
+            ) from error
+
+
+def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set[str]:
+    """The config keys (``model.hidden_dim``) left out of the sections' files that ``words``
+    give (``--model m.yaml``), of ``dropped``: a file's path -> its keys left out."""
+    typed = typed_options(words, SHORT_FORMS)
+    return {
+        f"{section}.{key}"
+        for section in WORD_SECTIONS
+        for key in dropped.get(typed.get(section, ("", ""))[1], ())
+    }
+
+
+def section_flags_read(
+    words: list[str], known: set[str]
+) -> tuple[list[str], list[str], dict[str, set[str]]]:
+    """``words`` without each ``--model FILE`` (:data:`WORD_SECTIONS`) whose file holds no
+    mapping of the section's keys, the lines of every such file's problems
+    (``--trainer t.yaml: unknown key bogus_key``, :func:`section_file_content`), and each
+    file's unknown keys, left out of its read (:class:`SectionFileLoad`)."""
+    kept: list[str] = []
+    problems: list[str] = []
+    unknown: dict[str, set[str]] = {}
+    skip = False
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        option, equals, value = word.partition("=")
+        if not equals:
+            value = (words[index + 1 : index + 2] or [""])[0]
+        section = option.removeprefix("--")
+        if section not in WORD_SECTIONS or not value or not Path(value).expanduser().exists():
+            kept.append(word)
+            continue
+        content, lines = section_file_content(value, section, known)
+        problems += [f"{option} {value}: {line}" for line in lines]
+        if content is None:
+            skip = not equals
+            continue
+        if lines:
+            unknown.setdefault(value, set()).update(
+                line.removeprefix("unknown key ").partition(" ")[0] for line in lines
+            )
+        kept.append(word)
+    return kept, problems, unknown
+
+
 INTEGER_REFUSED = re.compile(r"expected an integer$")
 
 
 # jsonargparse's refusal of a section's file (``--model m.yaml``): the key inside it refused
 FILE_KEY = re.compile(r"Unable to load config '([^']*)'.*?Parser key \"([\w.]+)\"", re.S)
+
+
+def section_file_keys(error: BaseException) -> list[str]:
+    """The keys ``error`` refuses, a section's file's as the key inside it
+    (``model.hidden_dim`` of ``--model m.yaml``, not ``model``: the rest of the file is read)."""
+    found = FILE_KEY.search(str(error))
+    return [found.group(2)] if found and "." in found.group(2) else refused_keys(error)
 
 
 def section_file_problem(problem: str, error: BaseException) -> str:
@@ -545,6 +628,7 @@ class FitCLI(LightningCLI):
         self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
         self.unknown: list[str] = []  # the unknown options' lines, said before every other
         self.meant: set[str] = set()  # the options their near names name
+        self.section_lines: list[str] = []  # the sections' files' problems (section_flags_read)
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -585,11 +669,17 @@ class FitCLI(LightningCLI):
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigUsageError(self._with_unknown(str(error).splitlines())) from None
 
+    def _files_said(self) -> list[str]:
+        """The problems of the sections' files (flags' and a ``--config`` file's), each read
+        apart and left out of the parse, said beside every other problem."""
+        return [*self.section_lines, *(getattr(self.parser, "section_problems", None) or {})]
+
     def _with_unknown(self, problems: list[str]) -> str:
         """The refusal's lines: the unknown options' first (each with its near name), then the
         other ``problems``, but for one saying that an unknown option's near name is missing."""
+        files = [line for line in self._files_said() if line not in problems]
         rest = not_meant([line for line in problems if line not in self.unknown], self.meant)
-        return "\n".join([*self.unknown, *rest])
+        return "\n".join([*self.unknown, *files, *rest])
 
     @property
     def overwrite(self) -> bool:
@@ -605,6 +695,9 @@ class FitCLI(LightningCLI):
         built = BUILT_PARSERS.get(key)
         if built is None:
             super().setup_parser(add_subcommands, main_kwargs, subparser_kwargs)
+            for action in self.parser._actions:  # argparse keeps no public list of its actions
+                if type(action) is _ActionConfigLoad and action.dest in WORD_SECTIONS:
+                    action.__class__ = SectionFileLoad
             built = BUILT_PARSERS.setdefault(key, copy.deepcopy(self.parser))
         self.parser = copy.deepcopy(built)
 
@@ -627,6 +720,10 @@ class FitCLI(LightningCLI):
             self.unknown, args, self.meant = without_unknown_options(args, parser)
             if self.unknown and set(HELP_WORDS) & set(args):
                 raise ConfigUsageError("\n".join(self.unknown))
+            args, self.section_lines, parser.section_unknown = section_flags_read(
+                args, known_keys(parser)
+            )
+            parser.section_problems = {}  # a --config file's sections' (CheckedConfigFile)
         task, encoder = (
             task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
         )
@@ -662,6 +759,8 @@ class FitCLI(LightningCLI):
         current_option_names(self.config)
         record_run_name(self.config)
         left_out = set().union(*parser.dropped_keys.values())  # a config file's refused keys
+        if isinstance(args, list):  # a section's file's (--model m.yaml: hidden_dim 0)
+            left_out |= section_keys_left_out(args, parser.section_dropped)
         self.typed = {
             key: spelled
             for key, spelled in self._typed(args).items()
@@ -672,7 +771,7 @@ class FitCLI(LightningCLI):
         if stand_in is not None:
             self.config["model.encoder"] = stand_in
         seed_option = self.typed.get("seed_everything", ("--seed",))[0]
-        problems = self.unknown + task_named + named + refused
+        problems = self.unknown + self._files_said() + task_named + named + refused
         problems += optimizer_problems(self.config, parser.get_defaults(), self.typed)
         problems += seed_problems(self.config["seed_everything"], seed_option)  # seeded next
         if problems:  # with every other value judged before the data is read, one line each
@@ -697,12 +796,14 @@ class FitCLI(LightningCLI):
         refused: list[str] = []
         misspelled: set[str] = set()  # the class keys of which an argument was refused
         parser.dropped_keys = {}  # a config file's path -> its keys refused (CheckedConfigFile)
+        unknown = getattr(parser, "section_unknown", {})  # a section's file's (SectionFileLoad)
+        parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         while True:
             try:
                 super().parse_arguments(parser, args)
                 return refused, args
             except argparse.ArgumentError as error:
-                keys = refused_keys(error)
+                keys = section_file_keys(error)
                 rest, progress = self._without(parser, args, keys)
                 if not progress and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
@@ -734,10 +835,35 @@ class FitCLI(LightningCLI):
                 rest = without_section_files(rest, {key})  # its flags judged still (--encoder)
             else:
                 rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
+        if words and rest == args and cls._left_out_of_file(parser, args, keys):
+            return rest, True  # a key of --model m.yaml: the rest of the file judged still
         if words and rest == args:  # set by a section's file (--optimizer opt.yaml): it goes
             rest = without_section_files(rest, {key.partition(".")[0] for key in keys})
         dropped = words and cls._dropped(parser, args, keys)
         return rest, bool(rest != args or dropped)
+
+    @staticmethod
+    def _left_out_of_file(
+        parser: LightningArgumentParser, words: list[str], keys: list[str]
+    ) -> bool:
+        """Leave ``keys`` out of the section's file of ``words`` that sets them (``--model
+        m.yaml``'s ``hidden_dim``, read by :class:`SectionFileLoad`); False when none does or
+        they were left out already."""
+        typed = typed_options(words, SHORT_FORMS)
+        section, _, rest = keys[0].partition(".") if keys else ("", "", "")
+        path = typed.get(section, ("", ""))[1]
+        set_by = typed.get(keys[0], ("",))[0] if keys else ""
+        if (
+            section not in WORD_SECTIONS
+            or not rest
+            or not set_by.startswith(f"--{section} {path}: ")
+        ):
+            return False
+        dropped = parser.section_dropped.setdefault(path, set())
+        if rest in dropped:
+            return False
+        dropped.add(rest)
+        return True
 
     @staticmethod
     def _dropped(parser: LightningArgumentParser, words: list[str], keys: list[str]) -> bool:
@@ -773,13 +899,15 @@ class FitCLI(LightningCLI):
         what is missing, or prints the help without a task's values."""
         given, words = given_task(words), without_printing(words)
         parser.dropped_keys = {}  # a config file's keys refused, left out of the next read
+        unknown = getattr(parser, "section_unknown", {})  # a section's file's (SectionFileLoad)
+        parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         try:
             while True:
                 try:
                     config = parser.parse_args(words)
                     break
                 except argparse.ArgumentError as error:
-                    words, progress = cls._without(parser, words, refused_keys(error))
+                    words, progress = cls._without(parser, words, section_file_keys(error))
                     if not progress:
                         return given, None
                 except InputError:

@@ -1,0 +1,161 @@
+"""fit's one refusal of every problem of a command line, drawn in combinations (outside check 5z
+items 1-3): a refused value, each kind of --out that cannot be one, a data folder without
+the task's files or not given, a section file that is wrong (a value, an unknown key, a list,
+an empty file, a YAML error, a folder; as a flag or in a -c file). Each
+problem's line is said once in sanbench's words, no other line (no false "--encoder is
+required", no parser text), exit 2, nothing created, the help pointed to only when a problem
+of the words is among them."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.cli import main
+from tests.harness.problem_lines import pointer
+
+# each --out kind: the line's fragment (None: a good --out)
+OUTS = {
+    "new": None,
+    "afile": "--out afile is a file",
+    "userdir": "--out userdir holds notes.txt",
+    "/proc/x": "--out /proc/x",
+    "loop": "a loop of symlinks",
+}
+# each --data-dir kind: the line's fragment (None: TREC's files)
+DATA = {
+    "trec": None,
+    "glove": "expected the files of task 'trec'",
+    "missing": "--data-dir is required",
+}
+VALUE = (("--trainer.max_steps", "0"), "--trainer.max_steps 0: trains nothing")
+EXTRA = (("extra",), "extra word extra: no option takes it")
+# each wrong section file: its words, its line (m.yaml names the encoder: --encoder not typed)
+SECTIONS = {
+    "value": (("--model", "cfg/m.yaml"), "--model cfg/m.yaml: hidden_dim 0: expected a positive"),
+    "unknown": (("--trainer", "cfg/t.yaml"), "--trainer cfg/t.yaml: unknown key bogus_key"),
+    "list": (
+        ("--model", "cfg/list.yaml"),
+        "--model cfg/list.yaml: expected a mapping of model's keys (found a list)",
+    ),
+    "empty": (("--data", "cfg/empty.yaml"), "--data cfg/empty.yaml: empty; expected a mapping"),
+    "yaml": (("--trainer", "cfg/bad.yaml"), "--trainer cfg/bad.yaml: not YAML (line 2: "),
+    "folder": (("--model", "c2"), "--model c2: a folder; expected a mapping of model's keys"),
+    "config": (("-c", "cfg/c.yaml"), "-c cfg/c.yaml: trainer t.yaml: unknown key bogus_key"),
+    "config list": (
+        ("-c", "cfg/cl.yaml"),
+        "-c cfg/cl.yaml: model list.yaml: expected a mapping of model's keys (found a list)",
+    ),
+}
+
+
+@contextmanager
+def scratch(trec: Path) -> Iterator[Path]:
+    """A working folder holding each --out kind, the data folders and the section files."""
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as name:
+        root = Path(name)
+        (root / "afile").write_text("")
+        (root / "userdir").mkdir()
+        (root / "userdir" / "notes.txt").write_text("mine\n")
+        (root / "loop").symlink_to("loop")
+        (root / "glove").mkdir()
+        (root / "glove" / "vectors.txt").write_text("a 0.1\n")
+        (root / "trec").symlink_to(trec)
+        (root / "c2").mkdir()
+        cfg = root / "cfg"
+        cfg.mkdir()
+        (cfg / "m.yaml").write_text("encoder: bilstm\nhidden_dim: 0\n")
+        (cfg / "t.yaml").write_text("bogus_key: 1\n")
+        (cfg / "list.yaml").write_text("- a\n- b\n")
+        (cfg / "empty.yaml").write_text("")
+        (cfg / "bad.yaml").write_text("max_steps: [1\n")
+        (cfg / "c.yaml").write_text("trainer: t.yaml\n")
+        (cfg / "cl.yaml").write_text("model: list.yaml\n")
+        os.chdir(root)
+        try:
+            yield root
+        finally:
+            os.chdir(cwd)
+
+
+def _entries(root: Path) -> set[str]:
+    return {str(path.relative_to(root)) for path in root.rglob("*") if not path.is_symlink()}
+
+
+def fit_line(out: str, data: str, section: str | None, extra: bool, value: bool) -> list[str]:
+    """fit's words with the problems drawn; the encoder typed unless m.yaml names it."""
+    line = ["fit", *(["extra"] if extra else []), "--task", "trec", "--out", out]
+    line += [] if section == "value" else ["--encoder", "bilstm"]
+    line += [] if data == "missing" else ["--data-dir", data]
+    line += [*SECTIONS[section][0]] if section else []
+    return line + ([*VALUE[0]] if value else [])
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    out=st.sampled_from(list(OUTS)),
+    data=st.sampled_from(list(DATA)),
+    section=st.sampled_from([None, *SECTIONS]),
+    extra=st.just(False),
+    value=st.booleans(),
+)
+def test_fit_names_every_problem_in_one_refusal(
+    out: str,
+    data: str,
+    section: str | None,
+    extra: bool,
+    value: bool,
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    expected = [fragment for fragment in (OUTS[out], DATA[data]) if fragment]
+    expected += [SECTIONS[section][1]] if section else []
+    expected += [EXTRA[1]] if extra else []
+    expected += [VALUE[1]] if value else []
+    if not expected:
+        return  # a good command line: it would train
+    line = fit_line(out, data, section, extra, value)
+    with scratch(trec_dir) as root:
+        before = _entries(root)
+        capsys.readouterr()
+        assert main(line) == 2, line
+        err = capsys.readouterr().err
+        assert _entries(root) == before, line
+    lines = err.splitlines()
+    of_words = bool(section or extra or value) or data == "missing"
+    assert (lines[-1] == pointer("fit")) == of_words, (line, lines)
+    said = [text.removeprefix("sanbench fit: ") for text in lines[: -1 if of_words else None]]
+    for fragment in expected:
+        assert sum(fragment in text for text in said) == 1, (line, fragment, lines)
+    assert len(said) == len(expected), (line, lines)  # no other line
+
+
+@pytest.mark.parametrize("section", list(SECTIONS))
+def test_fit_names_each_section_file_beside_every_other_problem(
+    section: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fit_line("userdir", "glove", section, extra=False, value=True)
+    expected = [OUTS["userdir"], DATA["glove"], SECTIONS[section][1], VALUE[1]]
+    with scratch(trec_dir) as root:
+        before = _entries(root)
+        capsys.readouterr()
+        assert main(line) == 2, line
+        err = capsys.readouterr().err
+        assert _entries(root) == before, line
+    said = [text.removeprefix("sanbench fit: ") for text in err.splitlines()[:-1]]
+    for fragment in expected:
+        assert sum(fragment in text for text in said) == 1, (line, fragment, err)
+    assert len(said) == len(expected), (line, err)
