@@ -1054,6 +1054,11 @@ def without_extra_words(words: list[str], extra: str) -> list[str] | None:
     return rest
 
 
+def no_option_takes(word: str) -> str:
+    """The line of a word that no option takes (``fit extra ...``), in every command's words."""
+    return f"extra word {word}: no option takes it (an option's value follows its --NAME)"
+
+
 SHORT_OPTION = re.compile(r"-[A-Za-z_]\S*")  # an option of one dash (-x), not a number
 
 
@@ -1484,7 +1489,7 @@ class CommandParser(NullsChecked):
         if len(positional) == 1:
             command = " ".join(self.prog.split()[:2])  # sanbench data, not its action's
             return f"extra word {word}: {command} takes one {positional[0]}"
-        return f"extra word {word}: no option takes it (an option's value follows its --NAME)"
+        return no_option_takes(word)
 
     def _beside_missing(self, words: list[str], unknown: list[str], error: UsageError) -> list[str]:
         """What the command's :attr:`beside_missing` finds in the other values when ``error``

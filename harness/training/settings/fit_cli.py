@@ -48,6 +48,7 @@ from harness.command_parser import (
     flow_text,
     known_keys,
     negative_values_attached,
+    no_option_takes,
     not_decimal_problems,
     not_meant,
     parsed_value,
@@ -59,6 +60,7 @@ from harness.command_parser import (
     typed_now,
     typed_options,
     without_dotted,
+    without_extra_words,
     without_key,
     without_unknown_options,
 )
@@ -495,6 +497,7 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
 
 
 WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
+UNRECOGNIZED = re.compile(r"unrecognized arguments: (.+)")
 
 
 class SectionFileLoad(_ActionConfigLoad):
@@ -803,6 +806,16 @@ class FitCLI(LightningCLI):
                 super().parse_arguments(parser, args)
                 return refused, args
             except argparse.ArgumentError as error:
+                extra = UNRECOGNIZED.fullmatch(" ".join(str(error).split()))
+                left = (
+                    without_extra_words(args, extra[1])
+                    if extra and isinstance(args, list)
+                    else None
+                )
+                if extra and left is not None:  # judged without them, named beside the rest
+                    refused += [no_option_takes(word) for word in extra[1].split(" ")]
+                    args = left
+                    continue
                 keys = section_file_keys(error)
                 rest, progress = self._without(parser, args, keys)
                 if not progress and not refused:
@@ -907,6 +920,11 @@ class FitCLI(LightningCLI):
                     config = parser.parse_args(words)
                     break
                 except argparse.ArgumentError as error:
+                    extra = UNRECOGNIZED.fullmatch(" ".join(str(error).split()))
+                    left = without_extra_words(words, extra[1]) if extra else None
+                    if left is not None:  # said by the run's parse
+                        words = left
+                        continue
                     words, progress = cls._without(parser, words, section_file_keys(error))
                     if not progress:
                         return given, None

@@ -1,7 +1,7 @@
 """fit's one refusal of every problem of a command line, drawn in combinations (outside check 5z
-items 1-3): a refused value, each kind of --out that cannot be one, a data folder without
+items 1-3, 13): a refused value, each kind of --out that cannot be one, a data folder without
 the task's files or not given, a section file that is wrong (a value, an unknown key, a list,
-an empty file, a YAML error, a folder; as a flag or in a -c file). Each
+an empty file, a YAML error, a folder; as a flag or in a -c file), a leftover word. Each
 problem's line is said once in sanbench's words, no other line (no false "--encoder is
 required", no parser text), exit 2, nothing created, the help pointed to only when a problem
 of the words is among them."""
@@ -109,7 +109,7 @@ def fit_line(out: str, data: str, section: str | None, extra: bool, value: bool)
     out=st.sampled_from(list(OUTS)),
     data=st.sampled_from(list(DATA)),
     section=st.sampled_from([None, *SECTIONS]),
-    extra=st.just(False),
+    extra=st.booleans(),
     value=st.booleans(),
 )
 def test_fit_names_every_problem_in_one_refusal(
@@ -147,8 +147,8 @@ def test_fit_names_every_problem_in_one_refusal(
 def test_fit_names_each_section_file_beside_every_other_problem(
     section: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    line = fit_line("userdir", "glove", section, extra=False, value=True)
-    expected = [OUTS["userdir"], DATA["glove"], SECTIONS[section][1], VALUE[1]]
+    line = fit_line("userdir", "glove", section, extra=True, value=True)
+    expected = [OUTS["userdir"], DATA["glove"], SECTIONS[section][1], EXTRA[1], VALUE[1]]
     with scratch(trec_dir) as root:
         before = _entries(root)
         capsys.readouterr()
