@@ -70,7 +70,10 @@ def partial_split_message(shares: dict[str, float | None], limits: dict[str, Any
     if not partial:
         return None
     splits = " and ".join(partial)
-    parts = [f"{_percent(share)} of the {split}" for split, share in partial.items()]
+    parts = [
+        f"{'the shortest ' if share is not None else ''}{_percent(share)} of the {split}"
+        for split, share in partial.items()
+    ]
     options = ", ".join(
         f"--trainer.{SPLIT_OPTIONS[split]} {limits[SPLIT_OPTIONS[split]]}" for split in partial
     )

@@ -331,7 +331,7 @@ def length_label(encoder: str, same: str | None, share: str | None) -> str:
     """An encoder's legend entry: its name, the encoder whose line its coincides with, and
     the share of the test split it scored when that was part of it (the tables' p)."""
     said = [f"same as {same}: one line"] if same else []
-    said += [f"{PARTIAL_MARK.strip()}: {share} of test"] if share else []
+    said += [f"{PARTIAL_MARK.strip()}: shortest {share} of test"] if share else []
     return f"{encoder} ({'; '.join(said)})" if said else encoder
 
 
@@ -390,7 +390,10 @@ def length_figures(
         encoders = sorted(rows["encoder"].astype(str).unique())
         tested = [e for e in encoders if (str(task), e) in shares]
         if tested:
-            said = ", ".join(f"{e} {shares[(str(task), e)]}" for e in tested)
-            title += f"; {PARTIAL_MARK.strip()}: scored part of the test split only ({said})"
+            mark = PARTIAL_MARK.strip()
+            title += "".join(
+                f"; {mark}: {e} scored on the shortest {shares[(str(task), e)]} of the test split"
+                for e in tested
+            )
         written.append(save_figure(figure, folder, f"accuracy_by_length_{task}", title))
     return written
