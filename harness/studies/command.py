@@ -94,4 +94,4 @@ def unread_problems(options: StudyOptions) -> list[str]:
 
     ctx = options.context()
     problems = study_problems(options, chosen_storage(options.storage, ctx.out))
-    return problems + trial_problems(options, ctx, read_files=False) if problems else []
+    return problems + trial_problems(options, ctx, read_files=False)

@@ -65,9 +65,10 @@ def suite(config: Namespace) -> int:
     docs/suite.md: the protocol, the output files, resuming and sharding.
     """
     options = build(SuiteOptions, config, beside=beside_options)
-    if out_problems := out_folder_problems(options.out, "suite"):  # beside the runs' problems
-        overrides = fit_overrides(options.inputs, options.budget, options.fit)
-        problems = unread_problems(options, overrides)
+    overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    problems = unread_problems(options, overrides)
+    out_problems = out_folder_problems(options.out, "suite")
+    if problems or out_problems:  # said together, in fit's order: one refusal
         folder = data_folder_problems(options, overrides)
         if problems or folder:  # the help pointed to for a problem of the words (cli._status)
             raise refusal(problems + [FilesProblem(line) for line in out_problems + folder])

@@ -129,18 +129,24 @@ def unread_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[st
 def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
     """Each task's ``--data-dir`` holding none of its files (``--data-dir glove``), in the words
     the data's read says it, reading no data: said beside ``--out``'s problem, not once that
-    is fixed (:func:`check_runs` reads the files themselves)."""
+    is fixed (:func:`check_runs` reads the files themselves), nor beside a refused name or fit
+    value (``--encoders bilstmm``: its nearest stands in; ``--model.dropout 2``: the folder
+    as given)."""
     from datamodules.readers.layouts import task_files_problem
     from datamodules.tasks import get_task
 
     if options.aggregate_only:
         return []
     problems: list[str] = []
-    for run in {run.task: run for run in known_runs(options)}.values():
+    for run in {run.task: run for run in known_runs(options, stand_ins=True)}.values():
         try:
             data = _fit_run(run, options, overrides).resolved()["data"]
+        except (LookupError, ValueError, OSError):  # a fit value refused, which says itself
+            data = {"task": run.task, "data_dir": options.inputs.data_dir}
+            data["layout"] = overrides.get("data.layout")
+        try:
             task = get_task(data["task"])
-        except (LookupError, ValueError, OSError):  # a config or task file that says itself
+        except (LookupError, ValueError, OSError):  # a task file that says itself
             continue
         if data.get("data_dir") is None or not Path(data["data_dir"]).is_dir():
             continue  # a missing --data-dir: input_problems names it

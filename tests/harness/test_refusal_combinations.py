@@ -34,8 +34,28 @@ DATA = {
     "/nonexist": "--data-dir /nonexist: no such folder",
     "missing": "--data-dir is required",
 }
-# the problems of the words: its words, its line's fragment
-VALUE = (("--max-length", "0"), "--max-length: expected a positive number of tokens, got 0")
+# each command's words but --out and --data-dir, and a value it refuses: its words, its line's
+BASE = {
+    "reproduce": ("reproduce", "--tasks", "trec", "--encoders", "bilstm"),
+    "tune": (
+        "tune",
+        "--study",
+        "dropout",
+        "--task",
+        "trec",
+        "--encoder",
+        "bilstm",
+        "--trials",
+        "2",
+    ),
+    "suite": ("suite", "--tasks", "trec", "--encoders", "bilstm", "--max-steps", "3"),
+}
+VALUES = {
+    "reproduce": (("--max-length", "0"), "--max-length: expected a positive number of tokens"),
+    "tune": (("--trials", "0"), "--trials 0: expected a positive integer"),
+    "suite": (("--seeds", "0"), "--seeds 0: expected a positive integer"),
+}
+# the other problems of the words: its words, its line's fragment
 SECTION = (("--config", "cfg/c.yaml"), "unknown key trainer.bogus_key")
 EXTRA = (("extra",), "extra word extra")
 
@@ -68,31 +88,34 @@ def _entries(root: Path) -> set[str]:
 
 
 @settings(
-    max_examples=25,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
+    command=st.sampled_from(list(BASE)),
     out=st.sampled_from(list(OUTS)),
     data=st.sampled_from(list(DATA)),
-    words=st.sets(st.sampled_from([VALUE, SECTION, EXTRA])),
+    words=st.sets(st.sampled_from(["value", "section", "extra"])),
 )
-def test_reproduce_names_every_problem_in_one_refusal(
+def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
+    command: str,
     out: str,
     data: str,
-    words: set[tuple[tuple[str, ...], str]],
+    words: set[str],
     trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    problems = {"value": VALUES[command], "section": SECTION, "extra": EXTRA}
     expected = [fragment for fragment in (OUTS[out], DATA[data]) if fragment]
-    expected += [fragment for _, fragment in words]
+    expected += [problems[word][1] for word in sorted(words)]
     if not expected:
         return  # a good command line: it would train
-    line = ["reproduce", "--tasks", "trec", "--encoders", "bilstm", "--out", out]
+    line = [*BASE[command], "--out", out]
     line += [] if data == "missing" else ["--data-dir", data]
-    for given_words, _ in sorted(words, key=lambda entry: entry[1]):
-        line += given_words
+    for word in sorted(words):
+        line += problems[word][0]
     with scratch(trec_dir) as root:
         before = _entries(root)
         capsys.readouterr()
@@ -101,10 +124,8 @@ def test_reproduce_names_every_problem_in_one_refusal(
         assert _entries(root) == before, line
     lines = err.splitlines()
     of_words = bool(words) or data == "missing"
-    assert (lines[-1] == pointer("reproduce")) == of_words, (line, lines)
-    said = [text.removeprefix("sanbench reproduce: ") for text in lines[:-1] if of_words] or [
-        text.removeprefix("sanbench reproduce: ") for text in lines
-    ]
+    assert (lines[-1] == pointer(command)) == of_words, (line, lines)
+    said = lines[:-1] if of_words else lines
     for fragment in expected:
         assert sum(fragment in text for text in said) == 1, (line, fragment, lines)
     assert len(said) == len(expected), (line, lines)  # no other line
@@ -138,3 +159,47 @@ def test_tables_only_says_the_outs_problem_and_each_option_not_taken(
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
     assert "expected one of" not in str(lines)
     assert ("manifest.json" in str(lines)) == ("manifest.json not found" in fragments), lines
+
+
+GLOVE_LINE = "glove: expected the files of task 'trec'"
+SUITE = "suite --tasks trec --encoders bilstm --max-steps 3 --out new"
+TUNE = "tune --study dropout --task trec --encoder bilstm --trials 2"
+# the data folder beside a refused value (items 6, 7), a --data-dir beside an --out (item 8)
+BESIDE = [
+    (f"{SUITE} --data-dir glove --seeds 0", ["--seeds 0: expected", GLOVE_LINE]),
+    (
+        "suite --tasks trec --encoders bilstmm --out loop --data-dir glove",
+        ["--encoders bilstmm: expected one of", "a loop of symlinks", GLOVE_LINE],
+    ),
+    (f"{SUITE} --data-dir glove --model.dropout 2", ["--model.dropout 2: expected", GLOVE_LINE]),
+    (f"{SUITE} --config cfg/s.yaml", ["model.dropout 2: expected", GLOVE_LINE]),
+    (f"{TUNE} --out new --data-dir glove --data.batch_size 0", ["batch_size 0", GLOVE_LINE]),
+    (
+        f"{TUNE} --out new --data-dir glove --trainer.gradient_clip_val -1",
+        ["--trainer.gradient_clip_val -1: expected", GLOVE_LINE],
+    ),
+    (
+        "tune --study dropout --task trec --encoder bilstmm --out new --data-dir glove",
+        ["--encoder bilstmm: expected one of", GLOVE_LINE],
+    ),
+    (f"{TUNE} --data-dir /nonexist --out userdir", ["/nonexist: no such folder", "notes.txt"]),
+    (f"{TUNE} --out userdir", ["--data-dir is required", "holds notes.txt"]),
+]
+
+
+@pytest.mark.parametrize(("words", "fragments"), BESIDE)
+def test_the_data_folder_is_said_beside_every_other_problem(
+    words: str, fragments: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with scratch(trec_dir) as root:
+        (root / "cfg" / "s.yaml").write_text("data_dir: glove\nmodel: {dropout: 2}\n")
+        before = _entries(root)
+        assert main(words.split()) == 2
+        assert _entries(root) == before
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    said = lines[:-1] if lines[-1].startswith("(see ") else lines
+    assert (lines[-1] == pointer(words.split()[0])) == ("/nonexist" not in words), lines
+    for fragment in fragments:
+        assert sum(fragment in line for line in said) == 1, (fragment, lines)
+    assert len(said) == len(fragments), lines

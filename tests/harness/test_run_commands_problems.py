@@ -361,7 +361,7 @@ def test_a_section_file_is_taken_as_fit_takes_it(
     sgd.write_text("class_path: torch.optim.SGD\ninit_args: {lr: 0.1}\n")
     if command == "reproduce":
         words = ["reproduce", "--tasks", "trec", "--encoders", "multi_cnn"]
-        words += ["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+        words += ["--data-dir", str(trec_dir), "--out", str(tmp_path / "out")]
     else:
         words = _words(command, trec_dir, tmp_path / "out")
     assert main([*words, "--optimizer", str(sgd), "--print_config"]) == 0

@@ -143,12 +143,12 @@ def test_a_single_best_and_a_pareto_front_read_as_trial_lines() -> None:
 
 
 def test_a_misspelt_encoder_is_named_beside_the_trials_fit_values(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """As fit's (outside check 56e of #56, item 3): ``tune --encoder bilstmm --model.hidden_dim
     0`` named the encoder alone; the trials' values are judged as of its nearest name."""
     words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "bilstmm"]
-    words += ["--model.hidden_dim", "0", "--data-dir", str(tmp_path), "--out", str(tmp_path / "t")]
+    words += ["--model.hidden_dim", "0", "--data-dir", str(trec_dir), "--out", str(tmp_path / "t")]
     assert main(words) == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 3 and lines[-1] == "(see sanbench tune --help)", lines

@@ -38,11 +38,11 @@ def test_the_class_and_its_arguments_are_kept(
 
 
 def test_a_misspelt_monitor_is_named_as_fit_names_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The class was given: no 'needs --trainer.callbacks CLASS', the metric's own problem."""
     out = tmp_path / "out"
-    words = [*COMMANDS["suite"], "--data-dir", str(tmp_path), "--out", str(out), *CALLBACK, "acc"]
+    words = [*COMMANDS["suite"], "--data-dir", str(trec_dir), "--out", str(out), *CALLBACK, "acc"]
     assert main([*words, "--run.early_stopping_patience", "0"]) == 2
     lines = problem_lines(capsys.readouterr().err, "suite")
     assert len(lines) == 1 and "the model logs no metric acc" in lines[0], lines

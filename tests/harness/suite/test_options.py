@@ -30,8 +30,11 @@ def test_a_misspelt_task_file_in_a_folder_with_a_comma_before_other_tasks_is_one
     assert task_list("my,data/no,such.yaml", "--tasks") == ["my,data/no,such.yaml"]
     argv = ["suite", "--tasks", typed, "--encoders", "bilstm", "--out", "s"]
     assert main([*argv, "--data-dir", str(tmp_path)]) == 2
-    assert problem_lines(capsys.readouterr().err, "suite") == [
+    lines = problem_lines(capsys.readouterr().err, "suite")
+    assert lines[0] == (
         "sanbench suite: my,data/reviewz.yaml: no such task file (did you mean "
         "my,data/reviews.yaml?)"
-    ]
+    )
+    # the folder holds none of sst2's files: said beside it (outside check 5z item 6)
+    assert len(lines) == 2 and "expected the files of task 'sst2'" in lines[1], lines
     assert not (tmp_path / "s").exists()

@@ -54,13 +54,13 @@ def test_a_problem_of_every_run_is_said_once_and_points_to_suites_help(
 
 
 def test_a_misspelt_task_is_named_beside_the_fit_values(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 56, item 1: ``suite --tasks treec --encoders bilstmm --model.dropout 3`` named the
     names alone when no task was known; now the fit values too, as of the nearest names."""
     words = ["suite", "--tasks", "treec", "--encoders", "bilstmm", "--model.dropout", "3"]
     out = tmp_path / "out"
-    assert main([*words, "--data-dir", str(tmp_path), "--out", str(out)]) == 2
+    assert main([*words, "--data-dir", str(trec_dir), "--out", str(out)]) == 2
     lines = problem_lines(capsys.readouterr().err, "suite")
     assert len(lines) == 3, lines
     assert lines[0].startswith("sanbench suite: --tasks treec: expected one of ")
@@ -111,7 +111,7 @@ ALSO_NAMED = [
 
 
 def test_a_config_files_wrong_values_are_all_named_in_one_refusal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Outside check of #56, item 3: the file was refused in three rounds (the integers not in
     decimal and the seeds; then the encoder, called the flag ``--encoders``; then the five
@@ -121,7 +121,7 @@ def test_a_config_files_wrong_values_are_all_named_in_one_refusal(
     config.write_text("tasks: trec\n" + "".join(f"{line}\n" for line in NINE_WRONG))
     out = tmp_path / "out"
     assert (
-        main(["suite", "--data-dir", str(tmp_path), "--config", str(config), "--out", str(out)])
+        main(["suite", "--data-dir", str(trec_dir), "--config", str(config), "--out", str(out)])
         == 2
     )
     lines = problem_lines(capsys.readouterr().err, "suite")
