@@ -109,13 +109,13 @@ def test_an_optimizer_argument_flag_overrides_the_config_files(
 
 
 def test_a_suites_runs_take_the_flag_not_the_config_files_optimizer_argument(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """Item 1 of 56e: each run's fit config was judged with the file's value quoted as the
     flag's (``--optimizer.lr 0.07: expected a number``), beside any real problem."""
     saved = tmp_path / "config.yaml"
     saved.write_text(OPTIMIZER_FILE)
-    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--data-dir", str(tmp_path)]
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--data-dir", str(trec_dir)]
     words += ["--out", str(tmp_path / "out"), "--config", str(saved), "--optimizer.lr", "0.2"]
     assert main([*words, "--model.dropout", "1.5"]) == 2
     assert problem_lines(capsys.readouterr().err, "suite") == [
@@ -480,6 +480,7 @@ def test_a_config_files_null_for_an_option_that_takes_none_is_refused(
     internal error (exit 1), ``data: {fold: ~}`` failed every run with a traceback in its
     error.txt (exit 1); a null is judged against its option's type, as ``--folds null`` is."""
     out = tmp_path / "out"
+    (tmp_path / "custrev.all").write_text("")  # one of cr's files: its folder
     words = ["suite", "--tasks", "cr", "--encoders", "multi_cnn", "--data-dir", str(tmp_path)]
     for text, key, expected in [
         ("folds: ~\n", "folds", "an integer"),
@@ -976,7 +977,7 @@ def test_an_extra_word_is_named_in_sanbenchs_words_beside_every_other_problem(
 )
 @pytest.mark.parametrize("option", ["--data-dir", "--embeddings"])
 def test_a_path_not_there_alone_points_to_no_help(
-    command: str, words: list[str], value: list[str], option: str, tmp_path: Path
+    command: str, words: list[str], value: list[str], option: str, tmp_path: Path, trec_dir: Path
 ) -> None:
     """Fixer 5a leftovers item 2: 'suite --data-dir /nonexist' (tune's, data stats') alone
     ended with '(see sanbench suite --help)', which a problem of the filesystem alone gets in
@@ -986,7 +987,7 @@ def test_a_path_not_there_alone_points_to_no_help(
 
     (tmp_path / "data").mkdir()
     missing = tmp_path / ("nonexist" if option == "--data-dir" else "nonexist.txt")
-    given = {"--data-dir": str(tmp_path / "data"), option: str(missing)}
+    given = {"--data-dir": str(trec_dir), option: str(missing)}
     argv = [*command.split(), *words, *(w for pair in given.items() for w in pair)]
     if command != "data stats":
         argv += ["--out", str(tmp_path / "out")]
@@ -1016,7 +1017,7 @@ def test_a_report_of_a_folder_not_there_points_to_no_help(tmp_path: Path) -> Non
     ],
 )
 def test_a_sections_file_given_as_a_flag_is_read_as_fit_reads_it(
-    command: str, words: list[str], tmp_path: Path
+    command: str, words: list[str], tmp_path: Path, trec_dir: Path
 ) -> None:
     """Fixer 5a leftovers item 3: 'suite --model m.yaml' (--trainer t.yaml, --data d.yaml)
     was refused as '--model m.yaml: expected a mapping', which fit takes; now each file is the
@@ -1024,7 +1025,7 @@ def test_a_sections_file_given_as_a_flag_is_read_as_fit_reads_it(
     from tests.harness.test_outdir import sanbench
 
     files = {"model": "hidden_dim: 32\n", "trainer": "max_steps: 2\n", "data": "batch_size: 4\n"}
-    argv = [command, *words, "--data-dir", str(tmp_path), "--out", str(tmp_path / "out")]
+    argv = [command, *words, "--data-dir", str(trec_dir), "--out", str(tmp_path / "out")]
     for section, text in files.items():
         (tmp_path / f"{section}.yaml").write_text(text)
         argv += [f"--{section}", str(tmp_path / f"{section}.yaml")]
