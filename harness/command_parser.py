@@ -1243,8 +1243,9 @@ class CheckedConfigFile(ActionConfigFile):
             f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
         ]
         problems += [
-            f"{option_string} {path}: {key} {content[key]}: no such file (a file of the "
-            "section's values)"
+            f"{option_string} {path}: {key} {content[key]}: no such file: "
+            f"{Path(path).parent / Path(content[key]).expanduser()} (a file of the section's "
+            "values, read beside the config file)"
             for key, name in read.items()
             if name is None
         ]
