@@ -435,7 +435,15 @@ def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
         return {}
     if not isinstance(content, dict):
         return {}
-    return {key: (f"{option} {path}: {shown}", text) for key, shown, text in scalar_items(content)}
+    typed = {key: (f"{option} {path}: {shown}", text) for key, shown, text in scalar_items(content)}
+    for section in SECTION_FILES:  # model: m.yaml, read beside it: 'model m.yaml: hidden_dim'
+        name = content.get(section)
+        if isinstance(name, str) and name.strip():
+            file = str(Path(path).parent / Path(name).expanduser())
+            for key, (said, text) in config_typed(option, file).items():
+                shown = said.removeprefix(f"{option} {file}: ")
+                typed[f"{section}.{key}"] = (f"{option} {path}: {section} {name}: {shown}", text)
+    return typed
 
 
 def scalar_items(

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
-from tests.harness.problem_lines import pointer
+from tests.harness.problem_lines import pointer, problem_lines
 
 # each --out kind: its words' fragment, the line's fragment (None: a good --out)
 OUTS = {
@@ -203,3 +203,20 @@ def test_the_data_folder_is_said_beside_every_other_problem(
     for fragment in fragments:
         assert sum(fragment in line for line in said) == 1, (fragment, lines)
     assert len(said) == len(fragments), lines
+
+
+@pytest.mark.parametrize("command", list(BASE))
+def test_a_value_of_a_section_file_in_a_config_file_is_named_by_that_file(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 12: ``model: m.yaml`` in a --config file, m.yaml holding ``hidden_dim: 0``, was
+    said as a flag never typed (``--model.hidden_dim 0``); now as fit says it."""
+    with scratch(trec_dir) as root:
+        (root / "cfg" / "m.yaml").write_text("encoder: bilstm\nhidden_dim: 0\n")
+        (root / "cfg" / "cm.yaml").write_text("model: m.yaml\n")
+        words = [*BASE[command], "--config", "cfg/cm.yaml", "--data-dir", "trec", "--out", "new"]
+        assert main(words) == 2
+        assert not (root / "new").exists()
+    lines = problem_lines(capsys.readouterr().err, command)
+    said = "--config cfg/cm.yaml: model m.yaml: hidden_dim 0: expected a positive integer"
+    assert lines == [f"sanbench {command}: {said}"]
