@@ -304,13 +304,13 @@ def test_a_config_files_null_is_refused_as_the_flags_null_is(
     ids=["tune", "reproduce"],
 )
 def test_a_run_of_another_command_points_to_no_help_of_fit(
-    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture
+    command: list[str], tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """Outside check of #56, item 18: ``tune`` and ``reproduce`` ended their runs' problems
     with ``(see sanbench fit --help)``; a config given as a mapping (another command's run) is
     said by that command, whose name leads each line, and whose help the last line names."""
     out = tmp_path / "out"
-    words = [*command, "--data-dir", str(tmp_path), "--out", str(out)]
+    words = [*command, "--data-dir", str(trec_dir), "--out", str(out)]
     assert main([*words, "--model.dropout", "3", "--data.batch_size", "0"]) == 2
     err = capsys.readouterr().err
     lines = problem_lines(err, command[0])

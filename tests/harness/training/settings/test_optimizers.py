@@ -328,9 +328,9 @@ def test_a_class_missing_an_argument_names_it_as_an_option(
 
 
 def test_suite_names_a_class_argument_missing_as_fit_does(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    words = ["suite", "--tasks", "trec", "--encoders", "bilstm", "--data-dir", str(tmp_path),
+    words = ["suite", "--tasks", "trec", "--encoders", "bilstm", "--data-dir", str(trec_dir),
              "--out", str(tmp_path / "s"), "--lr_scheduler", STEP_LR]  # fmt: skip
     assert main(words) == 2
     assert problem_lines(capsys.readouterr().err, "suite") == [
