@@ -31,7 +31,9 @@ def add_arguments(parser: CommandParser) -> None:
 def data_given(config: Namespace) -> dict[str, Any]:
     """The data options as given, to be judged beside a refused ``--max-length`` or
     ``--encoding``, whose part is then not built."""
-    return {field.name: config.get(field.name) for field in dataclasses.fields(DataOptions)}
+    return {
+        field.name: getattr(config, field.name, None) for field in dataclasses.fields(DataOptions)
+    }
 
 
 def reproduce(config: Namespace) -> int:

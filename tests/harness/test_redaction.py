@@ -183,6 +183,7 @@ def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
     )
     built = Namespace(out=None)  # its --out taken by the command (out_folder: none here)
     monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config, **kwargs: built)
+    monkeypatch.setattr("harness.reproduce.command.run_problems", lambda options: [])
     from harness.reproduce.command import reproduce
 
     assert reproduce(Namespace()) == 0
