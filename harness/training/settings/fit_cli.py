@@ -21,7 +21,6 @@ from typing import Any
 
 import lightning.pytorch as pl
 from jsonargparse import DefaultHelpFormatter, Namespace
-from jsonargparse._actions import _ActionConfigLoad
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
@@ -493,36 +492,61 @@ class FitConfigFile(CheckedConfigFile):
 
 
 class FitArgumentParser(NullsChecked, LightningArgumentParser):
-    """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``)."""
+    """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``);
+    each ``--model FILE`` (:data:`WORD_SECTIONS`) read by sanbench first (``section_read``: the
+    file's path -> its mapping, unknown keys left out; :func:`section_flags_read`) and given as
+    that mapping without the keys refused (``section_dropped``: the path -> its keys), so that
+    one refused value leaves out that value alone, not the file (its ``encoder`` judged still)."""
+
+    section_read: dict[str, dict[str, Any]]
+    section_dropped: dict[str, set[str]]
+
+    def parse_args(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if args is None:
+            return super().parse_args(args, *rest, **kwargs)
+        read = getattr(self, "section_read", {})
+        words, files = section_mapping_words(list(args), read, getattr(self, "section_dropped", {}))
+        try:
+            return super().parse_args(words, *rest, **kwargs)
+        except argparse.ArgumentError as error:  # the file named, as the user gave it
+            for mapping, path in files.items():
+                error.message = error.message.replace(repr(mapping), repr(path))
+            raise
 
 
 WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
 UNRECOGNIZED = re.compile(r"unrecognized arguments: (.+)")
 
 
-class SectionFileLoad(_ActionConfigLoad):
-    """jsonargparse's ``--model FILE``, the file's keys refused already left out
-    (``parser.section_dropped``: the file's path -> its keys), as :class:`FitConfigFile` leaves
-    out a config file's: the rest of the file is judged still (its ``encoder``), not the file
-    dropped for one value."""
+def section_mapping_words(
+    words: list[str], read: dict[str, dict[str, Any]], dropped: dict[str, set[str]]
+) -> tuple[list[str], dict[str, str]]:
+    """``words`` with each ``--model FILE`` of :data:`WORD_SECTIONS` whose file ``read`` holds
+    as the mapping read (``--model={hidden_dim: 0, encoder: bilstm}``), the keys ``dropped``
+    gives for that path left out; and each mapping given -> the file's path."""
+    import yaml
 
-    def _load_config(self, value: Any, parser: Any) -> Any:
-        import yaml
-
-        left_out = (
-            getattr(parser, "section_dropped", {}).get(value) if isinstance(value, str) else None
-        )
-        if not left_out:
-            return super()._load_config(value, parser)
-        content = yaml.safe_load(config_text(value))
-        for key in left_out:
+    out: list[str] = []
+    files: dict[str, str] = {}
+    skip = False
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        option, equals, value = word.partition("=")
+        if not equals:
+            value = (words[index + 1 : index + 2] or [""])[0]
+        if option.removeprefix("--") not in WORD_SECTIONS or value not in read:
+            out.append(word)
+            continue
+        content: Any = read[value]
+        for key in dropped.get(value, ()):
             content = without_dotted(content, key)
-        try:
-            return parser._apply_actions(dict(content), parent_key=self.dest)
-        except TypeError as error:  # jsonargparse's own words, as of the file
-            raise TypeError(
-                f'Parser key "{self.dest}":\nUnable to load config {value!r}\n- {error}'
-            ) from error
+        mapping = yaml.safe_dump(dict(content), default_flow_style=True, width=1e9).strip()
+        out.append(f"{option}={mapping}")
+        files[mapping] = value
+        skip = not equals
+    return out, files
 
 
 def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set[str]:
@@ -538,14 +562,16 @@ def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set
 
 def section_flags_read(
     words: list[str], known: set[str]
-) -> tuple[list[str], list[str], dict[str, set[str]]]:
+) -> tuple[list[str], list[str], dict[str, set[str]], dict[str, dict[str, Any]]]:
     """``words`` without each ``--model FILE`` (:data:`WORD_SECTIONS`) whose file holds no
     mapping of the section's keys, the lines of every such file's problems
     (``--trainer t.yaml: unknown key bogus_key``, :func:`section_file_content`), and each
-    file's unknown keys, left out of its read (:class:`SectionFileLoad`)."""
+    file's unknown keys, and each file's mapping read, its unknown keys left out (the parser
+    is given it: :class:`FitArgumentParser`)."""
     kept: list[str] = []
     problems: list[str] = []
     unknown: dict[str, set[str]] = {}
+    read: dict[str, dict[str, Any]] = {}
     skip = False
     for index, word in enumerate(words):
         if skip:
@@ -567,8 +593,9 @@ def section_flags_read(
             unknown.setdefault(value, set()).update(
                 line.removeprefix("unknown key ").partition(" ")[0] for line in lines
             )
+        read[value] = content
         kept.append(word)
-    return kept, problems, unknown
+    return kept, problems, unknown, read
 
 
 INTEGER_REFUSED = re.compile(r"expected an integer$")
@@ -698,9 +725,6 @@ class FitCLI(LightningCLI):
         built = BUILT_PARSERS.get(key)
         if built is None:
             super().setup_parser(add_subcommands, main_kwargs, subparser_kwargs)
-            for action in self.parser._actions:  # argparse keeps no public list of its actions
-                if type(action) is _ActionConfigLoad and action.dest in WORD_SECTIONS:
-                    action.__class__ = SectionFileLoad
             built = BUILT_PARSERS.setdefault(key, copy.deepcopy(self.parser))
         self.parser = copy.deepcopy(built)
 
@@ -723,8 +747,8 @@ class FitCLI(LightningCLI):
             self.unknown, args, self.meant = without_unknown_options(args, parser)
             if self.unknown and set(HELP_WORDS) & set(args):
                 raise ConfigUsageError("\n".join(self.unknown))
-            args, self.section_lines, parser.section_unknown = section_flags_read(
-                args, known_keys(parser)
+            args, self.section_lines, parser.section_unknown, parser.section_read = (
+                section_flags_read(args, known_keys(parser))
             )
             parser.section_problems = {}  # a --config file's sections' (CheckedConfigFile)
         task, encoder = (
@@ -799,7 +823,7 @@ class FitCLI(LightningCLI):
         refused: list[str] = []
         misspelled: set[str] = set()  # the class keys of which an argument was refused
         parser.dropped_keys = {}  # a config file's path -> its keys refused (CheckedConfigFile)
-        unknown = getattr(parser, "section_unknown", {})  # a section's file's (SectionFileLoad)
+        unknown = getattr(parser, "section_unknown", {})  # a section's file's (section_flags_read)
         parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         while True:
             try:
@@ -860,7 +884,7 @@ class FitCLI(LightningCLI):
         parser: LightningArgumentParser, words: list[str], keys: list[str]
     ) -> bool:
         """Leave ``keys`` out of the section's file of ``words`` that sets them (``--model
-        m.yaml``'s ``hidden_dim``, read by :class:`SectionFileLoad`); False when none does or
+        m.yaml``'s ``hidden_dim``, given by :class:`FitArgumentParser`); False when none does or
         they were left out already."""
         typed = typed_options(words, SHORT_FORMS)
         section, _, rest = keys[0].partition(".") if keys else ("", "", "")
@@ -912,7 +936,7 @@ class FitCLI(LightningCLI):
         what is missing, or prints the help without a task's values."""
         given, words = given_task(words), without_printing(words)
         parser.dropped_keys = {}  # a config file's keys refused, left out of the next read
-        unknown = getattr(parser, "section_unknown", {})  # a section's file's (SectionFileLoad)
+        unknown = getattr(parser, "section_unknown", {})  # a section's file's (section_flags_read)
         parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         try:
             while True:
