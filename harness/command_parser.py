@@ -1212,6 +1212,67 @@ def file_sections(known: set[str]) -> list[str]:
     return [key for key in SECTION_FILES if key in known or accepted(key, known)]
 
 
+CONFIG_OPTIONS = ("--config", "-c")
+
+
+def config_file_problem(option: str, value: str, prog: str) -> str | None:
+    """The problem of the ``--config`` file ``value`` that leaves none of its options read, in
+    sanbench's words: not there (a :class:`FilesProblem`, naming the path looked at), not
+    YAML (its line), no mapping (``found a list``); None for a file of options."""
+    path = Path(value).expanduser()
+    said = f"{option} {value}"
+    try:
+        if path.is_dir():
+            return f"{said}: a folder; expected a YAML file of options"
+        content = yaml.safe_load(config_text(path))
+    except FileNotFoundError:
+        return FilesProblem(f"{said}: no such file: {path.absolute()}")
+    except OSError as error:
+        return FilesProblem(f"{said}: {error.strerror or error}: {path.absolute()}")
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(error, "problem", None) or message_line(error)
+        return (
+            f"{said}: not YAML ({where}{problem}); fix the file or re-create it with "
+            f"`{prog} ... --print_config > FILE`"
+        )
+    except ValueError as error:  # an integer of thousands of digits: Python's limit
+        if TOO_MANY_DIGITS.search(str(error)):
+            return None  # said by the config action, key by key
+        return f"{said}: not readable ({message_line(error)})"
+    if content is None:
+        return f"{said}: empty; expected a mapping of options, as --print_config writes"
+    if isinstance(content, dict):
+        return None
+    found = FOUND.get(type(content), type(content).__name__)
+    return f"{said}: expected a mapping of options, as --print_config writes (found {found})"
+
+
+def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], list[str]]:
+    """``words`` without each ``--config FILE`` (``-c``) whose file gives no options
+    (:func:`config_file_problem`), and those files' problems: the rest of the command line is
+    judged beside them. One reader of ``--config`` files for every command."""
+    kept: list[str] = []
+    problems: list[str] = []
+    index = 0
+    while index < len(words):
+        option, equals, value = words[index].partition("=")
+        if option in CONFIG_OPTIONS and (equals or index + 1 < len(words)):
+            value = value if equals else words[index + 1]
+            step = 1 if equals else 2
+            if (problem := config_file_problem(option, value, prog)) is not None:
+                problems.append(problem)
+                index += step
+                continue
+            kept += words[index : index + step]
+            index += step
+            continue
+        kept.append(words[index])
+        index += 1
+    return kept, problems
+
+
 class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
     unknown key is named, with the nearest valid one, before any value is applied. The copy
@@ -1250,10 +1311,12 @@ class CheckedConfigFile(ActionConfigFile):
         problems = [
             f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
         ]
-        problems += [
-            f"{option_string} {path}: {key} {content[key]}: no such file: "
-            f"{Path(path).parent / Path(content[key]).expanduser()} (a file of the section's "
-            "values, read beside the config file)"
+        problems += [  # a path's problem alone: no pointer to the help (errors.refusal)
+            FilesProblem(
+                f"{option_string} {path}: {key} {content[key]}: no such file: "
+                f"{Path(path).parent / Path(content[key]).expanduser()} (a file of the "
+                "section's values, read beside the config file)"
+            )
             for key, name in read.items()
             if name is None
         ]
@@ -1270,10 +1333,11 @@ class CheckedConfigFile(ActionConfigFile):
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
             content = without_dotted(content, key)
-        if dropped or read:
+        changed = bool(dropped or read or problems)  # a missing section file's key left out
+        if changed:
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
-        given = values if path.is_file() and not (dropped or read) else text
+        given = values if path.is_file() and not changed else text
         super().__call__(parser, cfg, given, option_string)
 
 
@@ -1447,6 +1511,17 @@ class CommandParser(NullsChecked):
         parser refuses raise :class:`InputError`, one line per problem. An integer of the
         command's own options not written in decimal (``--config c.yaml: max_steps 017``) is
         kept under :data:`PROBLEMS`, for :func:`build` to say beside every other problem."""
+        words, broken = broken_configs_left_out(words, self.prog)  # said beside the rest
+        self.section_problems: dict[str, None] = {}  # the config files' (CheckedConfigFile)
+        try:
+            namespace = self._parse(words)
+        except InputError as error:
+            raise refusal([*broken, *self.section_problems, *error_lines(error)]) from None
+        namespace[PROBLEMS] = [*broken, *self.section_problems, *namespace[PROBLEMS]]
+        return namespace
+
+    def _parse(self, words: list[str]) -> Namespace:
+        """:meth:`parse` of ``words`` whose ``--config`` files each hold a mapping."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
         classes = {option.removeprefix("--") for option in self.class_options}

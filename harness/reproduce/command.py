@@ -8,10 +8,11 @@ from typing import Any
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
-from harness.errors import refusal
+from harness.command_parser import CommandParser, as_typed, build
+from harness.errors import InputError, error_lines, refusal
 from harness.outdir import out_folder
 from harness.reproduce import ReproduceOptions, run_reproduce
+from harness.reproduce.options import NOT_WITH_TABLES_ONLY
 from harness.reproduce.reproduce import (
     data_folder_problems,
     out_problems,
@@ -36,6 +37,26 @@ def data_given(config: Namespace) -> dict[str, Any]:
     }
 
 
+def not_taken_once(error: InputError, data: dict[str, Any]) -> InputError:
+    """``error`` without the value's own line of each data option of ``data`` said not taken
+    with ``--tables-only`` (``--max-length 0``: its "not taken" line alone, not also
+    ``--max-length: expected a positive number``): left out, its value does nothing."""
+    lines = error_lines(error)
+    options = {as_typed(key, value)[0] for key, value in data.items() if value is not None}
+    not_taken = {
+        option
+        for option in options
+        for line in lines
+        if line.startswith(f"{option} ") and line.endswith(NOT_WITH_TABLES_ONLY)
+    }
+    return refusal(
+        line
+        for line in lines
+        if line.endswith(NOT_WITH_TABLES_ONLY)
+        or not any(line.startswith((f"{option}:", f"{option} ")) for option in not_taken)
+    )
+
+
 def reproduce(config: Namespace) -> int:
     """sanbench reproduce: Bi-BloSAN Table 6 / MTSA Table 5 on this machine, beside the papers.
 
@@ -50,8 +71,15 @@ def reproduce(config: Namespace) -> int:
     repeating finished runs, then writes the suite's tables and the reproduction tables
     (OUT/reproduction/). Run it when nothing is being timed.
     """
-    beside = functools.partial(problems_beside_options, data=data_given(config))
-    options = build(ReproduceOptions, config, beside=beside)
+    data = data_given(config)
+    try:
+        options = build(
+            ReproduceOptions, config, beside=functools.partial(problems_beside_options, data=data)
+        )
+    except InputError as error:
+        if not getattr(config, "tables_only", False):
+            raise
+        raise not_taken_once(error, data) from None
     out_lines, problems = out_problems(options.out), run_problems(options)
     if out_lines or problems:  # said together, in fit's order: one refusal
         part = dataclasses.replace(options.part, overrides=run_overrides(options))

@@ -58,6 +58,8 @@ VALUES = {
 # the other problems of the words: its words, its line's fragment
 SECTION = (("--config", "cfg/c.yaml"), "unknown key trainer.bogus_key")
 EXTRA = (("extra",), "extra word extra")
+# a runs' fit value, judged beside a --config file's section file's unknown key (brief 5k)
+FIT_VALUE = (("--data.batch_size", "0"), "--data.batch_size 0: expected a positive integer")
 
 
 @contextmanager
@@ -97,7 +99,7 @@ def _entries(root: Path) -> set[str]:
     command=st.sampled_from(list(BASE)),
     out=st.sampled_from(list(OUTS)),
     data=st.sampled_from(list(DATA)),
-    words=st.sets(st.sampled_from(["value", "section", "extra"])),
+    words=st.sets(st.sampled_from(["value", "section", "extra", "fit"])),
 )
 def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
     command: str,
@@ -107,7 +109,9 @@ def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
     trec_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    problems = {"value": VALUES[command], "section": SECTION, "extra": EXTRA}
+    if command == "reproduce":  # its runs' fit values: the preset's, not --data.*
+        words = words - {"fit"}
+    problems = {"value": VALUES[command], "section": SECTION, "extra": EXTRA, "fit": FIT_VALUE}
     expected = [fragment for fragment in (OUTS[out], DATA[data]) if fragment]
     expected += [problems[word][1] for word in sorted(words)]
     if not expected:
@@ -157,6 +161,7 @@ def test_tables_only_says_the_outs_problem_and_each_option_not_taken(
     assert lines[-1] == pointer("reproduce"), lines
     for fragment in fragments:
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
+    assert len(lines) == len(fragments) + 1, lines  # a value not taken: that line alone
     assert "expected one of" not in str(lines)
     assert ("manifest.json" in str(lines)) == ("manifest.json not found" in fragments), lines
 
@@ -220,3 +225,21 @@ def test_a_value_of_a_section_file_in_a_config_file_is_named_by_that_file(
     lines = problem_lines(capsys.readouterr().err, command)
     said = "--config cfg/cm.yaml: model m.yaml: hidden_dim 0: expected a positive integer"
     assert lines == [f"sanbench {command}: {said}"]
+
+
+def test_a_config_files_missing_section_file_is_said_once_by_fit(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fit's line of a -c file's missing section file, not jsonargparse's "Unable to load
+    config 'mm.yaml'" beside it (brief 5k), beside the other values' problems."""
+    with scratch(trec_dir) as root:
+        (root / "cfg" / "f.yaml").write_text("model: mm.yaml\n")
+        before = _entries(root)
+        line = "fit --task trec --encoder bilstm --data-dir trec --out new -c cfg/f.yaml"
+        assert main([*line.split(), "--trainer.max_steps", "0"]) == 2
+        assert _entries(root) == before
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == pointer("fit"), lines
+    assert "model mm.yaml: no such file: cfg/mm.yaml" in lines[0], lines
+    assert "--trainer.max_steps 0" in lines[1], lines
+    assert len(lines) == 3, lines

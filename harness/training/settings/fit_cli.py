@@ -37,6 +37,7 @@ from harness.command_parser import (
     accepted,
     add_alias,
     batch_size_problems,
+    broken_configs_left_out,
     check_not_moved,
     config_setting,
     config_text,
@@ -739,12 +740,15 @@ class FitCLI(LightningCLI):
         option (words) is named so beside every other problem, the rest judged without it; read
         the task and encoder, whose config is the parser's defaults; then LightningCLI parses,
         checking types and values."""
-        if isinstance(args, dict):
-            unknown = unknown_key_lines(args, known_keys(parser), self._typed(args))
-            if unknown:
-                raise ConfigUsageError("\n".join(unknown))
+        if isinstance(args, dict):  # an unknown key is left out, the rest judged beside it
+            known = known_keys(parser)
+            self.unknown = unknown_key_lines(args, known, self._typed(args))
+            for key in [key for key in flat_keys(args) if not accepted(key, known)]:
+                args = dict(without_dotted(args, key))
         else:  # an unknown option is left out, the rest judged in the same refusal
             self.unknown, args, self.meant = without_unknown_options(args, parser)
+            args, broken = broken_configs_left_out(args, parser.prog)  # said beside the rest
+            self.unknown = [*broken, *self.unknown]
             if self.unknown and set(HELP_WORDS) & set(args):
                 raise ConfigUsageError("\n".join(self.unknown))
             args, self.section_lines, parser.section_unknown, parser.section_read = (
