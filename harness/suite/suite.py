@@ -297,6 +297,19 @@ def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[s
     return dict(sorted(commands.items(), key=lambda item: tuple(map(int, item[0].split("/")))))
 
 
+def is_rerun(before: dict[str, Any], shard: Shard) -> bool:
+    """Whether a command over a suite whose manifest is ``before`` reruns it: anything but the
+    first run of a shard of the grid's shard count (a shard run again, any --shard K/N over a
+    suite made as another number of shards). Until 2026-11-30 a sharded rerun replaced the
+    command that made the runs and recorded its keys for all of them (outside check 6y)."""
+    if not before.get("command"):
+        return False
+    if shard.count == 1:
+        return True
+    label = f"{shard.index}/{shard.count}"
+    return before["grid"]["shards"] != shard.count or label in before.get("shard_commands", {})
+
+
 def _write_suite_manifest(
     options: SuiteOptions,
     overrides: dict[str, Any],
@@ -314,8 +327,8 @@ def _write_suite_manifest(
     threads = before.get("threads")  # run_as_jobs decided them
     now = datetime.now(UTC).isoformat(timespec="seconds")
     # a rerun keeps the command that made the runs, its commit and overrides, and lists itself
-    # under reruns when it trained runs (a shard of the grid is no rerun)
-    rerun = bool(before.get("command")) and options.shard_of_grid.count == 1
+    # under reruns when it trained runs (a grid's first run of each of its shards is no rerun)
+    rerun = is_rerun(before, options.shard_of_grid)
     shards = (
         before.get("shard_commands", {})
         if rerun
@@ -342,7 +355,8 @@ def _write_suite_manifest(
             "seeds": options.seeds,
             "folds": options.folds,
             "cv_tasks": sorted(CV_TASKS),
-            "shards": options.shard_of_grid.count,
+            # a rerun's own --shard K/N is in its command (reruns)
+            "shards": before["grid"]["shards"] if rerun else options.shard_of_grid.count,
         },
         "overrides": kept,
         **({"mixed_overrides": mixed} if mixed else {}),

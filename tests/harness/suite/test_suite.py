@@ -228,3 +228,58 @@ def test_the_manifest_counts_the_jobs_this_command_launched(tmp_path: Path) -> N
     assert read_manifest(tmp_path, "suite")["jobs"] == {"launched": 1, "shards": ["3-of-3"]}
     write_suite_manifest(options, {}, [])  # a rerun in-process launched none
     assert "jobs" not in read_manifest(tmp_path, "suite")
+
+
+def _suite_words(trec_dir: Path, out: Path, seeds: int, *more: str) -> list[str]:
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", str(seeds)]
+    return [*words, "--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3", *more]
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, words: list[str]) -> None:
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])  # the command recorded
+    assert main(words) == 0
+
+
+def test_a_shard_rerun_over_a_suite_of_one_shard_is_a_rerun(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 6y, item 1: ``--seeds 4 --shard 2/2 --max-length 80`` over a suite made as
+    one shard replaced its ``command``, was not listed under ``reruns`` and recorded 80 for the
+    runs that trained at 512. A change of shard count is a rerun like any other."""
+    out = tmp_path / "s"
+    _run(monkeypatch, made := _suite_words(trec_dir, out, 2))
+    first = read_manifest(out, "suite")["command"]
+    _run(monkeypatch, _suite_words(trec_dir, out, 4, "--shard", "2/2", "--max-length", "80"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["command"] == first and "--shard" not in made
+    (rerun,) = manifest["reruns"]
+    assert "--shard 2/2" in rerun["command"] and rerun["runs"] == ["trec/multi_cnn/seed3"]
+    assert "shard_commands" not in manifest and manifest["grid"]["shards"] == 1
+    assert manifest["mixed_overrides"] == {
+        "data.max_length": [
+            {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
+            {"value": 80, "runs": ["trec/multi_cnn/seed3"]},
+        ]
+    }
+
+
+def test_a_shard_run_again_keeps_its_first_command(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 6y, item 2: shard 2/2 run again with ``--seeds 4 --max-length 80`` replaced
+    ``shard_commands["2/2"]`` (the command that made seed1) and recorded 80 for every run."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "1/2"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "2/2"))
+    made = read_manifest(out, "suite")
+    _run(monkeypatch, _suite_words(trec_dir, out, 4, "--shard", "2/2", "--max-length", "80"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["shard_commands"] == made["shard_commands"]
+    assert manifest["command"] == made["command"]
+    (rerun,) = manifest["reruns"]
+    assert rerun["runs"] == ["trec/multi_cnn/seed3"] and "--max-length 80" in rerun["command"]
+    assert manifest["overrides"] == {"trainer.max_steps": 3}
+    assert manifest["mixed_overrides"]["data.max_length"] == [
+        {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
+        {"value": 80, "runs": ["trec/multi_cnn/seed3"]},
+    ]
