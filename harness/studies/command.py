@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,12 @@ def add_arguments(parser: CommandParser) -> None:
     parser.add_options(StudyOptions)
 
 
-def beside_options(values: dict[str, Any]) -> list[str]:
+def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     """The problems said beside a refused option (``--trials 0``): the trials' fit values'
     (:func:`problems_beside_options`), then a given ``--out``'s (``--out /proc/x``) and the
-    data folder's (``--data-dir glove``), in fit's order."""
+    data folder's (``--data-dir glove``), in fit's order; ``paths`` stand in for a refused
+    data part (``--max-length 0``: :meth:`DataOptions.paths_given`)."""
+    values = {"inputs": paths, **values}
     problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "tune")
     return problems + data_folder_problems(
         values.get("study"), values.get("task"), values.get("inputs"), values.get("fit")
@@ -68,7 +71,8 @@ def tune(config: Namespace) -> int:
     """
     # --out (or the study's default folder, runs/studies/NAME) is checked beside every other
     # problem, before any trial; it is made only once the options are right
-    options = build(StudyOptions, config, beside=beside_options)
+    paths = DataOptions.paths_given(config)
+    options = build(StudyOptions, config, beside=functools.partial(beside_options, paths=paths))
     out = options.context().out
     problems = unread_problems(options)
     folder = (

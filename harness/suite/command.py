@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from jsonargparse import Namespace
@@ -16,7 +17,7 @@ from harness.suite.suite import (
     problems_beside_options,
     unread_problems,
 )
-from harness.training.settings.fit_overrides import fit_overrides
+from harness.training.settings.fit_overrides import DataOptions, fit_overrides
 
 OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
 OUT_STAND_IN = "out"  # a left-out --out's, for the runs' folders' names only: nothing is made
@@ -33,18 +34,27 @@ def missing_beside(namespace: Namespace) -> list[str]:
     whole's, the runs' and the data folder's, as with an ``--out`` given."""
     namespace = namespace.clone()
     namespace["out"] = OUT_STAND_IN
+    paths = DataOptions.paths_given(namespace)
     try:
-        options = build(SuiteOptions, namespace, beside=problems_beside_options)
+        beside = functools.partial(_beside_with_paths, paths=paths)
+        options = build(SuiteOptions, namespace, beside=beside)
     except InputError as error:
         return str(error).splitlines()
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     return unread_problems(options, overrides) + data_folder_problems(options, overrides)
 
 
-def beside_options(values: dict[str, Any]) -> list[str]:
+def _beside_with_paths(values: dict[str, Any], paths: DataOptions) -> list[str]:
+    """:func:`problems_beside_options`, ``paths`` standing in for a refused data part."""
+    return problems_beside_options({"inputs": paths, **values})
+
+
+def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     """The problems said beside a refused option (``--seeds 0``): the names', files' and fit
     values' (:func:`problems_beside_options`), then ``--out``'s (``--out /proc/x``) and the
-    data folder's (``--data-dir glove``), in fit's order."""
+    data folder's (``--data-dir glove``), in fit's order; ``paths`` stand in for a refused
+    data part (``--max-length 0``: :meth:`DataOptions.paths_given`)."""
+    values = {"inputs": paths, **values}
     problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "suite")
     try:
         options = SuiteOptions(**{**values, **ONE_RUN})
@@ -64,7 +74,8 @@ def suite(config: Namespace) -> int:
 
     docs/suite.md: the protocol, the output files, resuming and sharding.
     """
-    options = build(SuiteOptions, config, beside=beside_options)
+    paths = DataOptions.paths_given(config)
+    options = build(SuiteOptions, config, beside=functools.partial(beside_options, paths=paths))
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     problems = unread_problems(options, overrides)
     out_problems = out_folder_problems(options.out, "suite")

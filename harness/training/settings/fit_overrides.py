@@ -50,6 +50,15 @@ class DataOptions:
         if problems:
             raise InputError("\n".join(problems))
 
+    @classmethod
+    def paths_given(cls, namespace: Any) -> DataOptions:
+        """The paths of a parsed ``namespace`` alone (its encoding and length left out): the
+        stand-in judged beside a refused ``--max-length`` or ``--encoding``, whose part is then
+        not built, so that no false "--data-dir is required" is said and a typed
+        ``--embeddings`` is."""
+        paths = {key: getattr(namespace, key, None) for key in ("data_dir", "embeddings")}
+        return cls(**{key: Path(value) for key, value in paths.items() if value is not None})
+
     def file_problems(self, needed_by: str, folder_needed: bool = True) -> list[str]:
         """What is wrong with the folder and the vectors file; ``needed_by`` says when
         ``--data-dir`` may be left out (also when not ``folder_needed``: task files only)."""

@@ -1,0 +1,45 @@
+"""No false line and no hidden problem in a refusal (outside check 6z items 1, 6, 7, 8, 13):
+a refused value beside the others' problems, each said once, exit 2, nothing created."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from tests.harness.problem_lines import problem_lines
+from tests.harness.test_refusal_combinations import _entries, scratch
+
+SUITE = "suite --tasks trec --encoders bilstm --seeds 2 --out new"
+TUNE = "tune --study dropout --task trec --encoder bilstm --trials 2 --out new"
+DATA_VALUES = {
+    "--max-length 0": "expected a positive number of tokens",
+    "--encoding utf-99": "--encoding utf-99: unknown encoding",
+}
+
+
+@pytest.mark.parametrize("base", [SUITE, TUNE])
+@pytest.mark.parametrize("value", list(DATA_VALUES))
+@pytest.mark.parametrize("config", [False, True])
+def test_a_refused_data_value_says_no_false_data_dir_line_and_the_embeddings(
+    base: str, value: str, config: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 1: ``--max-length 0`` (or ``--encoding utf-99``) with a good --data-dir said no
+    "--data-dir is required" (the refused part's stand-in had none), and hid a typed
+    ``--embeddings`` that is not there; from a --config file alike."""
+    command = base.split()[0]
+    with scratch(trec_dir) as root:
+        option, text = value.split()
+        key = option.removeprefix("--").replace("-", "_")
+        (root / "cfg" / "d.yaml").write_text(f"{key}: {text}\ndata_dir: trec\n")
+        words = ["--config", "cfg/d.yaml"] if config else [*value.split(), "--data-dir", "trec"]
+        before = _entries(root)
+        line = [*base.split(), *words, "--embeddings", "/nonexist.txt"]
+        assert main(line) == 2, line
+        assert _entries(root) == before
+    lines = problem_lines(capsys.readouterr().err, command)
+    assert not any("--data-dir" in text for text in lines), lines
+    assert sum(DATA_VALUES[value] in text for text in lines) == 1, lines
+    assert sum("--embeddings /nonexist.txt: no such file" in text for text in lines) == 1, lines
+    assert len(lines) == 2, lines
