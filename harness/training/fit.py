@@ -176,7 +176,7 @@ def fit_datamodule(
             infer_seconds, infer_cpu = time_inference(module, infer_loader, device)
     limits = {"limit_val_batches": trainer.limit_val_batches}
     limits["limit_test_batches"] = trainer.limit_test_batches
-    partial = partial_split_message(shares, limits)
+    partial = partial_split_message(shares, limits, pairs=module.kind != "single")
     if partial:
         warnings.warn(PartialSplitWarning(partial), stacklevel=1)
     return {

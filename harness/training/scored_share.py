@@ -1,6 +1,7 @@
 """The share of its dev or test split a fit's final pass scored: ``--trainer.limit_val_batches``
 or ``limit_test_batches`` below the split's batches score its first batches only (sanbench's
-loaders: its shortest sentences), and metrics.json says so beside the scores (issue 54)."""
+loaders: its shortest sentences, or pairs by total length), and metrics.json says so beside the
+scores (issue 54)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 from torch.utils.data import DataLoader
 
 SPLIT_OPTIONS = {"dev": "limit_val_batches", "test": "limit_test_batches"}
+# what a pair task's partial split is: its loaders sort pairs by both sentences' tokens
+PAIRS = "pairs (by total length)"
 
 
 class PartialSplitWarning(UserWarning):
@@ -63,9 +66,12 @@ def _batches(loader: DataLoader) -> list[list[int]] | None:
     return [[int(position) for position in batch] for batch in loader.batch_sampler]
 
 
-def partial_split_message(shares: dict[str, float | None], limits: dict[str, Any]) -> str | None:
+def partial_split_message(
+    shares: dict[str, float | None], limits: dict[str, Any], pairs: bool = False
+) -> str | None:
     """What a fit says when a share of ``shares`` (``dev``/``test``) is below 1, naming the
-    option of ``limits`` (``limit_val_batches``: value) that set it; None when none is."""
+    option of ``limits`` (``limit_val_batches``: value) that set it; None when none is.
+    ``pairs``: a task of sentence pairs (SICK, SNLI), which the loaders sort by total length."""
     partial = {split: share for split, share in shares.items() if share is None or share < 1}
     if not partial:
         return None
@@ -78,7 +84,8 @@ def partial_split_message(shares: dict[str, float | None], limits: dict[str, Any
         f"--trainer.{SPLIT_OPTIONS[split]} {limits[SPLIT_OPTIONS[split]]}" for split in partial
     )
     return (
-        f"the {splits} scores are of {' and '.join(parts)} sentences ({options}): not "
+        f"the {splits} scores are of {' and '.join(parts)} {PAIRS if pairs else 'sentences'} "
+        f"({options}): not "
         "whole-split scores "
         f"(recorded as {', '.join(f'{split}_scored_share' for split in partial)})"
     )

@@ -141,7 +141,8 @@ SCORED_SHARES = {
 }
 PARTIAL_MARK = " p"  # after a dev or test score some of whose runs scored part of the split
 PARTIAL_NOTE = (
-    "p: some of the cell's runs scored part of the split only, its shortest sentences (the "
+    "p: some of the cell's runs scored part of the split only, its shortest sentences (of a "
+    "pair task, e.g. SICK or SNLI, its shortest pairs by total length; the "
     "loaders sort dev and test by length and --trainer.limit_val_batches or limit_test_batches "
     "below its batches keeps the first; *_scored_share in their rows): not a whole-split score"
 )

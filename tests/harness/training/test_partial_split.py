@@ -193,3 +193,12 @@ def test_a_cell_of_no_value_carries_no_mark() -> None:
         "sick_r": ("–", "0.7000 p"),
         "trec": ("50.0 p", "–"),
     }
+
+
+def test_a_pair_tasks_partial_split_says_pairs_by_total_length() -> None:
+    """Outside check 6y, item 4: SICK with ``--trainer.limit_test_batches 2`` said "the shortest
+    0.649% of the test sentences"; its loaders sort pairs by both sentences' tokens."""
+    said = partial_split_message({"test": 0.00649}, {"limit_test_batches": 2}, pairs=True)
+    assert said is not None
+    assert "the shortest 0.649% of the test pairs (by total length) (--trainer" in said
+    assert "pair task" in PARTIAL_NOTE and "pairs by total length" in PARTIAL_NOTE
