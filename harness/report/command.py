@@ -5,12 +5,13 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import RunInterruptedError
-from harness.outdir import out_folder
+from harness.errors import FilesProblem, RunInterruptedError
+from harness.outdir import out_folder, out_folder_problems
 from harness.report.options import ReportOptions, report_command
 
 OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right (harness.cli)
@@ -26,9 +27,16 @@ def report(config: Namespace) -> int:
 
         sanbench report runs/quick runs/suite --out runs/site
     """
-    options = build(ReportOptions, config)  # checked before pandas or matplotlib is imported
+    # checked before pandas or matplotlib is imported
+    options = build(ReportOptions, config, beside=out_beside)
     with out_folder("report", options.out):
         return _site(options)
+
+
+def out_beside(values: dict[str, Any]) -> list[str]:
+    """``--out``'s problems (``--out afile``, a user's folder), said beside a missing run
+    folder, not once it is fixed: the filesystem's alone (no pointer to the help)."""
+    return [FilesProblem(line) for line in out_folder_problems(values.get("out"), "report")]
 
 
 def _site(options: ReportOptions) -> int:

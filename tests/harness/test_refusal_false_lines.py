@@ -43,3 +43,30 @@ def test_a_refused_data_value_says_no_false_data_dir_line_and_the_embeddings(
     assert sum(DATA_VALUES[value] in text for text in lines) == 1, lines
     assert sum("--embeddings /nonexist.txt: no such file" in text for text in lines) == 1, lines
     assert len(lines) == 2, lines
+
+
+REPORT_OUTS = {
+    "afile": "--out afile is a file",
+    "userdir": "--out userdir holds index.html",
+    "new": None,
+}
+
+
+@pytest.mark.parametrize("out", list(REPORT_OUTS))
+@pytest.mark.parametrize("config", [False, True])
+def test_report_says_its_out_beside_a_missing_run_folder(
+    out: str, config: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 6: ``report /nonexist --out afile`` named only the run folder."""
+    with scratch(trec_dir) as root:
+        (root / "userdir" / "index.html").write_text("mine\n")
+        (root / "cfg" / "r.yaml").write_text(f"runs: [/nonexist]\nout: {out}\n")
+        words = ["--config", "cfg/r.yaml"] if config else ["/nonexist", "--out", out]
+        before = _entries(root)
+        assert main(["report", *words]) == 2
+        assert _entries(root) == before
+    lines = capsys.readouterr().err.splitlines()  # the filesystem's alone: no pointer
+    expected = ["/nonexist: no such folder", *filter(None, [REPORT_OUTS[out]])]
+    for fragment in expected:
+        assert sum(fragment in line for line in lines) == 1, (fragment, lines)
+    assert len(lines) == len(expected), lines
