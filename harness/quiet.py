@@ -137,6 +137,9 @@ def command_folder(jobs: Path) -> Path:
     if known is not None:
         return known
     jobs.mkdir(parents=True, exist_ok=True)
+    for folder in jobs.glob("launch-*-*"):
+        if not _owner_alive(folder):
+            _remove_command_folder(folder)
     mine = Path(tempfile.mkdtemp(prefix=f"launch-{os.getpid()}-", dir=jobs))
     said = mine / "said"
     said.mkdir()
@@ -158,6 +161,21 @@ def launched_folder(jobs: Path) -> Path | None:
 def said_environment() -> dict[str, str]:
     """The variable that names this command's said folder to a job (:func:`command_folder`)."""
     return {SAID_FOLDER_ENV: str(_said_folder[0])} if _said_folder else {}
+
+
+def _owner_alive(folder: Path) -> bool:
+    """Whether the command that made the launch folder ``folder`` (``launch-<pid>-<id>``) still
+    runs: its pid is a process started before the folder was last changed (a later one reuses
+    the pid). A command killed by SIGKILL cannot remove its folder; the next command's launch on
+    the same ``--out`` does (until 2026-11-30 it stayed, outside check 6y)."""
+    import psutil
+
+    pid = folder.name.split("-")[1]
+    try:
+        started = psutil.Process(int(pid)).create_time()
+        return started <= folder.stat().st_mtime + 1
+    except (ValueError, psutil.Error, OSError):
+        return False
 
 
 def _remove_command_folder(mine: Path) -> None:
