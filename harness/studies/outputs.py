@@ -27,7 +27,7 @@ from harness.redaction import runnable_line
 from harness.studies.fitting import unset_by_trial
 from harness.studies.plans import StudyPlan
 from harness.studies.separable import inseparable
-from harness.studies.workers import FINISHED, SURPLUS_ATTR, state_counts
+from harness.studies.workers import FINISHED, SURPLUS_ATTR, interrupted_numbers, state_counts
 from harness.training.settings.fit_run import FitRun
 from reports import numbers
 from reports.contracts.atomic import write_atomic
@@ -43,8 +43,12 @@ from optuna.visualization import matplotlib as ovm
 
 
 def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
-    """Every trial but the surplus ones (failed before running); returns the row count."""
+    """Every trial but the surplus ones (failed before running); returns the row count. An
+    interrupted trial's state is ``INTERRUPTED``, as summary.json counts it (optuna's ``FAIL``
+    until 2026-11-30, outside check 6y)."""
     frame = study.trials_dataframe(multi_index=False)
+    if len(frame):
+        frame.loc[frame["number"].isin(interrupted_numbers(study)), "state"] = "INTERRUPTED"
     column = f"user_attrs_{SURPLUS_ATTR}"
     if column in frame:
         frame = frame[frame[column] != True]  # noqa: E712  (NaN for ordinary trials)

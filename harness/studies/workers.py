@@ -104,15 +104,21 @@ def state_counts(study: optuna.Study) -> dict[str, int]:
     whose dead worker's trial the storage queued again, ``interrupted`` (its parameters run
     again), never ``fail``; a surplus trial (failed before it ran) not at all."""
     trials = study.get_trials(deepcopy=False)
-    retried = {n for t in trials for n in t.system_attrs.get(RETRY_HISTORY, [])}
+    stopped = interrupted_numbers(study)
     states = [
-        "interrupted"
-        if t.user_attrs.get(INTERRUPTED_ATTR) or t.number in retried
-        else t.state.name.lower()
+        "interrupted" if t.number in stopped else t.state.name.lower()
         for t in trials
         if not t.user_attrs.get(SURPLUS_ATTR)
     ]
     return {state: states.count(state) for state in dict.fromkeys(states)}
+
+
+def interrupted_numbers(study: optuna.Study) -> set[int]:
+    """The numbers of the study's interrupted trials (:func:`state_counts`): a signal stopped
+    them, or the storage queued a dead worker's trial again."""
+    trials = study.get_trials(deepcopy=False)
+    retried = {n for t in trials for n in t.system_attrs.get(RETRY_HISTORY, [])}
+    return {t.number for t in trials if t.user_attrs.get(INTERRUPTED_ATTR) or t.number in retried}
 
 
 def guarded(objective: Objective, n_trials: int) -> Objective:

@@ -263,3 +263,27 @@ def test_importances_are_drawn_once_the_trials_tell_the_parameters_apart(tmp_pat
     axes = _figures(study, plan())["importances"]()
     assert [t.get_text() for t in axes.get_legend().get_texts()] == ["importance for dev acc"]
     plt.close("all")
+
+
+def test_trials_csv_says_an_interrupted_trial_as_summary_json_counts_it(
+    study: optuna.Study, tmp_path: Path
+) -> None:
+    """Outside check 6y, item 5: trials.csv gave optuna's state ``FAIL`` to the trials
+    summary.json counts ``interrupted`` (a signal stopped them, their parameters ran again)."""
+    from harness.studies.outputs import write_trials_csv
+    from harness.studies.workers import INTERRUPTED_ATTR, state_counts
+    from reports.contracts.study import StudyFolder
+
+    study.add_trial(
+        optuna.trial.create_trial(
+            params={"keep_prob": 0.7},
+            distributions={"keep_prob": optuna.distributions.FloatDistribution(0.5, 1.0)},
+            state=optuna.trial.TrialState.FAIL,
+            user_attrs={INTERRUPTED_ATTR: True},
+        )
+    )
+    folder = StudyFolder(tmp_path)
+    assert write_trials_csv(study, folder) == 4
+    states = folder.read_trials()["state"].tolist()
+    assert states == ["COMPLETE", "COMPLETE", "COMPLETE", "INTERRUPTED"]
+    assert state_counts(study) == {"complete": 3, "interrupted": 1}
