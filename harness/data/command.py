@@ -9,7 +9,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.console import console
-from harness.data.options import ACTIONS, StatsOptions
+from harness.data.options import ACTIONS, StatsOptions, task_files_beside
 
 __all__ = ["ACTIONS", "add_arguments", "data"]  # ACTIONS: harness/cli.py's shown_name
 
@@ -31,7 +31,7 @@ def data(config: Namespace) -> int:
     """
     # bad or missing files raise (sanbench reports them); the options are checked before numpy
     # or torch is imported
-    options = build(StatsOptions, config)
+    options = build(StatsOptions, config, beside=task_files_beside)
     from datamodules.stats import dataset_stats
     from datamodules.stats_table import stats_table
     from datamodules.tasks import get_task

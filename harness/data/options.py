@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from datamodules.errors import nearest
 from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import canonical_name
 from datamodules.text import known_encoding
-from harness.errors import refusal
+from harness.errors import FilesProblem, refusal
 from harness.training.settings.fit_overrides import path_problems
 from harness.training.settings.task_configs import task_option_problems
 
@@ -51,10 +53,41 @@ class StatsOptions:
             problems += path_problems("--data-dir", Path(self.data_dir).expanduser(), folder=True)
         if self.embeddings is not None:
             problems += path_problems("--embeddings", Path(self.embeddings).expanduser(), False)
-        if self.layout is not None and self.layout not in LAYOUTS:
-            problems.append(
-                f"--layout {self.layout}: invalid choice; expected one of {', '.join(LAYOUTS)}"
-            )
+        problems += layout_problems(self.layout)
         object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if problems:
             raise refusal(problems)  # no pointer to the help for the files' alone
+
+
+def layout_problems(layout: str | None) -> list[str]:
+    """``[]`` for a known layout (or unset), else the problem with the nearest layout, also
+    a typed start of one (``kimm``: kim2014), which a whole name's likeness misses."""
+    if layout is None or layout in LAYOUTS:
+        return []
+    starts: dict[str, str] = {}
+    for name in LAYOUTS:
+        starts.setdefault(name[: len(layout)], name)
+    close = nearest(layout, LAYOUTS) or starts.get(nearest(layout, starts) or "")
+    hint = f" (did you mean {close}?)" if close else ""
+    return [f"--layout {layout}: expected one of {', '.join(LAYOUTS)}{hint}"]
+
+
+def task_files_beside(values: dict[str, Any]) -> list[str]:
+    """A ``--data-dir`` holding none of the task's files (``--data-dir glove``), in the words
+    the data's read says it, reading no data: said beside the other problems (``--encoding
+    utf-99``, an extra word), not once they are fixed (``build``'s ``beside``)."""
+    from datamodules.readers.layouts import task_files_problem
+    from datamodules.tasks import get_task
+
+    task, data_dir, layout = (values.get(key) for key in ("task", "data_dir", "layout"))
+    if task is None or data_dir is None or not Path(data_dir).expanduser().is_dir():
+        return []  # no folder, or a missing one: said by the options
+    if task_option_problems("--task", [task]):  # a misspelt name (``TREC``): said itself
+        return []
+    try:
+        spec = get_task(task)
+    except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
+        return []
+    known = layout if layout in LAYOUTS else None  # an unknown layout: said itself
+    problem = task_files_problem(spec, Path(data_dir).expanduser(), known)
+    return [FilesProblem(problem)] if problem else []

@@ -70,3 +70,39 @@ def test_report_says_its_out_beside_a_missing_run_folder(
     for fragment in expected:
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
     assert len(lines) == len(expected), lines
+
+
+GLOVE_LINE = "glove: expected the files of task 'trec'"
+STATS_BESIDE = [
+    ("--encoding utf-99", ["--encoding utf-99: unknown encoding", GLOVE_LINE]),
+    ("extra", ["extra word extra", GLOVE_LINE]),
+    ("--layout kimm", ["--layout kimm: expected one of", GLOVE_LINE]),
+]
+
+
+@pytest.mark.parametrize(("words", "fragments"), STATS_BESIDE)
+def test_data_stats_says_the_data_folder_beside_other_problems(
+    words: str, fragments: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 7: a --data-dir without the task's files was hidden by ``--encoding utf-99`` or an
+    extra word (fit, suite and tune say it beside them)."""
+    with scratch(trec_dir):
+        line = ["data", "stats", "--task", "trec", "--data-dir", "glove", *words.split()]
+        assert main(line) == 2
+    lines = problem_lines(capsys.readouterr().err, "data stats")
+    for fragment in fragments:
+        assert sum(fragment in text for text in lines) == 1, (fragment, lines)
+    assert len(lines) == len(fragments), lines
+
+
+def test_data_stats_names_the_nearest_layout(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 7: ``--layout kimm`` got argparse's "invalid choice" and no did-you-mean."""
+    line = ["data", "stats", "--task", "trec", "--data-dir", str(trec_dir), "--layout", "kimm"]
+    assert main(line) == 2
+    lines = problem_lines(capsys.readouterr().err, "data stats")
+    assert lines == [
+        "sanbench data stats: --layout kimm: expected one of kim2014, sick, snli-jsonl, "
+        "snli-txt, senteval (did you mean kim2014?)"
+    ]

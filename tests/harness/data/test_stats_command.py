@@ -95,7 +95,7 @@ def test_stats_encoding_reads_a_latin1_file(tmp_path, capsys):
         (["--task", "trec", "--data-dir", ".", "--encoding", "klingon"], ["unknown encoding"]),
         # a codec of bytes, not of text: Python's "use codecs.decode()" (issue 55 breaker)
         (["--task", "trec", "--data-dir", ".", "--encoding", "rot13"], ["rot13: not a text"]),
-        (["--task", "trec", "--data-dir", ".", "--layout", "zip"], ["--layout", "invalid choice"]),
+        (["--task", "trec", "--data-dir", ".", "--layout", "zip"], ["--layout zip: expected"]),
     ],
 )
 def test_stats_rejects_bad_arguments_while_parsing(arguments, words, capsys):
