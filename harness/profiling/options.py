@@ -64,9 +64,10 @@ class ProfileOptions:
     encoders: str | None = None
     """comma list, or 'all' (default: the papers' figure encoders); NAME:key=value,... for a
     variant"""
-    lengths: str | None = None
-    """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64; at most 10,000"""
-    predict_lengths: str | None = None
+    lengths: str | tuple[int, ...] | None = None
+    """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64 (in a --config file also
+    a list, [16, 32, 64]); at most 10,000"""
+    predict_lengths: str | tuple[int, ...] | None = None
     """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only; CPU
     kernels' inside memory modelled from small calls, nothing run at these shapes), in addition
     to the measured ones; at most 10,000"""
@@ -112,6 +113,9 @@ class ProfileOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
+        for name in ("lengths", "predict_lengths"):
+            if isinstance(value := getattr(self, name), tuple):  # a config file's [16, 32]
+                object.__setattr__(self, name, ",".join(map(str, value)))  # as 16,32 reads
         problems = choice_problems("--preset", self.preset, grid.PRESETS)
         problems += choice_problems("--dtype", self.dtype, grid.DTYPES)
         problems += choice_problems("--allocator", self.allocator, allocator.CHOICES)

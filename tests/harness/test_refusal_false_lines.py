@@ -106,3 +106,25 @@ def test_data_stats_names_the_nearest_layout(
         "sanbench data stats: --layout kimm: expected one of kim2014, sick, snli-jsonl, "
         "snli-txt, senteval (did you mean kim2014?)"
     ]
+
+
+def test_profile_takes_a_list_of_lengths_in_a_config_file(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 8: ``lengths: [8]`` in a --config file was refused alone ("expected a string"),
+    hiding batch size 0, a ``disan2`` typo and the --out; a list is now read as ``8``."""
+    from harness.profiling.options import ProfileOptions
+
+    with scratch(trec_dir) as root:
+        (root / "cfg" / "p.yaml").write_text("lengths: [8]\nbatch_size: 0\nencoders: disan2\n")
+        before = _entries(root)
+        assert main(["profile", "--config", "cfg/p.yaml", "--out", "afile"]) == 2
+        assert _entries(root) == before
+    lines = problem_lines(capsys.readouterr().err, "profile")
+    fragments = ["batch_size 0: expected", "disan2: expected one of", "--out afile is a file"]
+    for fragment in fragments:
+        assert sum(fragment in text for text in lines) == 1, (fragment, lines)
+    assert len(lines) == len(fragments), lines
+    options = ProfileOptions(lengths=(8, 16), predict_lengths=(32,), encoders="bilstm")
+    assert (options.lengths, options.predict_lengths) == ("8,16", "32")
+    assert options.sweep_grid[:2] == ((8, 16), (32,))
