@@ -14,8 +14,9 @@ from harness.command_parser import (
     integer_problems,
     names,
 )
-from harness.errors import InputError
+from harness.errors import FilesError, FilesProblem, InputError
 from harness.launch import LaunchOptions
+from harness.outdir import out_folder_problems
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
 from harness.training.settings.fit_overrides import DataOptions, FitSections
 
@@ -23,6 +24,26 @@ from harness.training.settings.fit_overrides import DataOptions, FitSections
 NOT_WITH_TABLES_ONLY = (
     "not taken with --tables-only, which rebuilds the tables of every run in --out; leave it out"
 )
+
+# the advice of an --out that --tables-only cannot read: not "a new or empty folder" (refused:
+# it holds no runs), but the folder of a reproduction
+NEW_FOLDER_ADVICE = ". Give a new or empty folder"
+TABLES_ONLY_ADVICE = (
+    ". Give the --out of a reproduction: --tables-only rebuilds the tables of the runs it holds"
+)
+
+
+def tables_only_out_problems(out: Path) -> list[str]:
+    """What stops ``--tables-only`` from writing into ``--out out``, each a
+    :class:`FilesProblem`, with the advice that fits it (a folder ``sanbench reproduce``
+    made), not a new or empty folder's, which it refuses too ("run first")."""
+    lines = out_folder_problems(out, "reproduce")
+    return [
+        FilesProblem(line.partition(NEW_FOLDER_ADVICE)[0] + TABLES_ONLY_ADVICE)
+        if NEW_FOLDER_ADVICE in line
+        else FilesProblem(line)
+        for line in lines
+    ]
 
 
 def grid_names(text: str, option: str) -> list[str]:
@@ -80,7 +101,9 @@ class ReproduceOptions:
         if self.tables_only:
             problems += self._not_with_tables_only()
         if problems:
-            raise InputError("\n".join(problems))
+            raise InputError("\n".join(problems))  # --out's: said beside them
+        if self.tables_only and (out_lines := tables_only_out_problems(self.out)):
+            raise FilesError("\n".join(out_lines))  # alone: no pointer to the help
 
     def _not_with_tables_only(self) -> list[str]:
         """A line for each run option given with --tables-only (``--preset paper``, ``--jobs

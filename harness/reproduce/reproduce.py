@@ -19,7 +19,12 @@ from harness.measurement.cpu_usage import load_averages_line
 from harness.measurement.elapsed import Elapsed
 from harness.outdir import out_folder_problems
 from harness.redaction import recorded_command
-from harness.reproduce.options import NOT_WITH_TABLES_ONLY, ReproduceOptions, grid_names
+from harness.reproduce.options import (
+    NOT_WITH_TABLES_ONLY,
+    ReproduceOptions,
+    grid_names,
+    tables_only_out_problems,
+)
 from harness.reproduce.preset import PRESETS, Preset
 from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
@@ -59,12 +64,12 @@ def problems_beside_options(values: dict[str, Any], data: dict[str, Any]) -> lis
     refused), a line for each data option of a refused part, then ``--out``'s problem, else
     what it lacks."""
     out = Path(values.get("out", ReproduceOptions.out))
-    out_lines = out_problems(out)
     given = {key: value for key, value in data.items() if value is not None}
     if values.get("tables_only"):
         refused = [] if "inputs" in values else [as_typed(*entry) for entry in given.items()]
         lines = [f"{option} {text}: {NOT_WITH_TABLES_ONLY}" for option, text in refused]
-        return lines + (out_lines or tables_only_problems(out))
+        return lines + (tables_only_out_problems(out) or tables_only_problems(out))
+    out_lines = out_problems(out)
     paths = {key: Path(given[key]) for key in ("data_dir", "embeddings") if key in given}
     inputs = values.get("inputs") or DataOptions(**paths)
     preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]

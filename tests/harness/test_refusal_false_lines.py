@@ -128,3 +128,24 @@ def test_profile_takes_a_list_of_lengths_in_a_config_file(
     options = ProfileOptions(lengths=(8, 16), predict_lengths=(32,), encoders="bilstm")
     assert (options.lengths, options.predict_lengths) == ("8,16", "32")
     assert options.sweep_grid[:2] == ((8, 16), (32,))
+
+
+@pytest.mark.parametrize("out", ["fitrun", "userdir"])
+@pytest.mark.parametrize("words", [[], ["--threads", "0"]])
+def test_tables_only_advises_a_reproductions_folder(
+    out: str, words: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 13: ``reproduce --tables-only --out`` a fit's or a user's folder advised "Give a new
+    or empty folder", which --tables-only refuses ("manifest.json not found; run first")."""
+    with scratch(trec_dir) as root:
+        (root / "fitrun").mkdir()
+        (root / "fitrun" / ".sanbench").write_text(
+            "made by sanbench fit: sanbench writes into this folder\n"
+        )
+        before = _entries(root)
+        assert main(["reproduce", "--tables-only", "--out", out, *words]) == 2
+        assert _entries(root) == before
+    err = capsys.readouterr().err
+    assert "new or empty" not in err, err
+    assert sum("Give the --out of a reproduction" in line for line in err.splitlines()) == 1, err
+    assert err.rstrip().endswith("--help)") == bool(words), err  # the folder's alone: no pointer
