@@ -68,11 +68,11 @@ def test_a_missing_config_file_and_a_file_that_is_not_a_mapping_are_named(
 ) -> None:
     absent = tmp_path / "absent.yaml"
     assert main(["fit", "--config", str(absent)]) == 2
-    assert f"--config {absent}: No such file or directory" in capsys.readouterr().err
+    assert f"--config {absent}: no such file: {absent}" in capsys.readouterr().err
     listed = tmp_path / "listed.yaml"
     listed.write_text("- a\n- b\n")
     assert main(["fit", "--config", str(listed)]) == 2
-    assert f"{listed}: expected a mapping of options" in capsys.readouterr().err
+    assert f"--config {listed}: expected a mapping of options" in capsys.readouterr().err
 
 
 NOTE = "tests.harness.fixtures.noting_callback.NoteFitEnd"  # a user's own callback
