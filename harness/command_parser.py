@@ -1023,7 +1023,9 @@ def without_unknown_options(
         if key in SECTION_FILES and accepted(key, known):
             value = attached if equals else (words[index : index + 1] or [""])[0]
             if _missing_section_file(value):
-                problems.append(f"{option} {value}: no such file (a file of the section's values)")
+                problems.append(  # a path's problem: no pointer alone (errors.refusal)
+                    FilesProblem(f"{option} {value}: no such file (a file of the section's values)")
+                )
                 index += 0 if equals else 1
                 continue
         one_dash = SHORT_OPTION.fullmatch(option) and option not in parser._option_string_actions

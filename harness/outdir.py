@@ -628,6 +628,11 @@ def _not_made_problem(out: Path) -> str:
     )
 
 
+def suffix_problems(out: Path, suffix: str) -> list[str]:
+    """The line of a file name ``out`` not ending ``suffix`` (a problem of the word typed)."""
+    return [] if out.suffix == suffix else [f"--out {out}: expected a {suffix} file name"]
+
+
 def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     """What stops a command from writing the file ``out`` (one line each; none: it may):
     a folder, a missing or unwritable folder, a file sanbench did not make (a symlink, dangling
@@ -636,7 +641,7 @@ def out_file_problems(out: Path, suffix: str, overwrite: bool) -> list[str]:
     example = f"e.g. {out / ('output' + suffix)}"
     if out.is_dir():
         return [f"--out {out} is a folder; give a {suffix} file name ({example})"]
-    problems = [] if out.suffix == suffix else [f"--out {out}: expected a {suffix} file name"]
+    problems = suffix_problems(out, suffix)
     above = next((folder for folder in reversed(out.parents) if not folder.is_dir()), None)
     if above is not None and above.exists():  # a file where a folder of the path should be
         return [*problems, f"--out {out}: {above} is a file, not a folder"]

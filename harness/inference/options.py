@@ -12,7 +12,7 @@ from typing import Any
 
 from datamodules.text import known_encoding
 from harness.command_parser import batch_size_problems, integer_problems
-from harness.outdir import SHOWN, made_by_sanbench, out_file_problems
+from harness.outdir import SHOWN, made_by_sanbench, out_file_problems, suffix_problems
 from harness.training.checkpoint_file import checkpoint_problem
 
 CHECKPOINT_SUFFIX = ".ckpt"
@@ -39,7 +39,7 @@ class InferenceOptions:
 
     def problems(self, suffix: str) -> tuple[list[str], list[str]]:
         """Every problem at once: the paths' (of the filesystem), then the values'."""
-        return path_problems(vars(self), suffix), value_problems(vars(self))
+        return path_problems(vars(self), suffix), value_problems(vars(self), suffix)
 
 
 def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
@@ -47,7 +47,7 @@ def given_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
     value), at once; one left out (None, or no key) is passed by: its refusal is said beside
     these (``predict --ckpt a.ckpt --input b.txt`` without ``--out``, or with ``--batch-size
     x``: the files' problems too, not only once those are fixed)."""
-    return path_problems(values, suffix) + value_problems(values)
+    return path_problems(values, suffix) + value_problems(values, suffix)
 
 
 def path_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
@@ -68,18 +68,21 @@ def path_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
     ):
         problems.append(f"--out {out} is the --input file; choose another file name")
     else:
-        problems += out_file_problems(Path(out), suffix, bool(values.get("overwrite")))
+        said = out_file_problems(Path(out), suffix, bool(values.get("overwrite")))
+        problems += [line for line in said if line not in suffix_problems(Path(out), suffix)]
     return problems
 
 
-def value_problems(values: Mapping[str, Any]) -> list[str]:
-    """The problems of the values ``values`` gives (``--batch-size``, ``--encoding``): the
-    words'."""
+def value_problems(values: Mapping[str, Any], suffix: str) -> list[str]:
+    """The problems of the values ``values`` gives (``--batch-size``, ``--encoding``, an
+    ``--out`` not ending ``suffix``): the words'."""
+    out = values.get("out")
+    said = [] if out is None or Path(out).is_dir() else suffix_problems(Path(out), suffix)
     batch_size = values.get("batch_size", InferenceOptions.batch_size)
     problems = integer_problems(SimpleNamespace(batch_size=batch_size), {"batch_size": 1})
     problems += batch_size_problems("--batch-size", batch_size)
     known_encoding(values.get("encoding"), problems)
-    return problems
+    return said + problems
 
 
 def _file_problems(name: str, path: Path, suffix: str | None) -> list[str]:

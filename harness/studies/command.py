@@ -30,10 +30,12 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     data folder's (``--data-dir glove``), in fit's order; ``paths`` stand in for a refused
     data part (``--max-length 0``: :meth:`DataOptions.paths_given`)."""
     values = {"inputs": paths, **values}
-    problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "tune")
-    return problems + data_folder_problems(
+    out = out_folder_problems(values.get("out"), "tune")  # paths' problems: no pointer alone
+    problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
+    folder = data_folder_problems(
         values.get("study"), values.get("task"), values.get("inputs"), values.get("fit")
     )
+    return problems + [FilesProblem(line) for line in folder]
 
 
 def data_folder_problems(

@@ -55,13 +55,14 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     data folder's (``--data-dir glove``), in fit's order; ``paths`` stand in for a refused
     data part (``--max-length 0``: :meth:`DataOptions.paths_given`)."""
     values = {"inputs": paths, **values}
-    problems = problems_beside_options(values) + out_folder_problems(values.get("out"), "suite")
+    out = out_folder_problems(values.get("out"), "suite")  # paths' problems: no pointer alone
+    problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
     try:
         options = SuiteOptions(**{**values, **ONE_RUN})
         overrides = fit_overrides(options.inputs, options.budget, options.fit)
     except ValueError:  # a task or encoder list, or a clash, that says itself: no run to read
         return problems
-    return problems + data_folder_problems(options, overrides)
+    return problems + [FilesProblem(line) for line in data_folder_problems(options, overrides)]
 
 
 def suite(config: Namespace) -> int:

@@ -64,7 +64,7 @@ from harness.command_parser import (
     without_key,
     without_unknown_options,
 )
-from harness.errors import InputError, UsageError
+from harness.errors import FilesError, FilesProblem, InputError, UsageError
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
 from harness.training.module import logged_metrics
 from harness.training.settings.class_checks import class_init_problems
@@ -697,6 +697,8 @@ class FitCLI(LightningCLI):
                 problems.append(MISSING_OUT)
             problems = problems or [refused_value(error, typed, self.parser)]
             raise ConfigUsageError(self._with_unknown(problems)) from None
+        except FilesError:  # paths' problems alone (parse_arguments)
+            raise
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigUsageError(self._with_unknown(str(error).splitlines())) from None
 
@@ -812,6 +814,8 @@ class FitCLI(LightningCLI):
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
                 problems += self._folder_problems() + self._said_beside()
+            if all(isinstance(line, FilesProblem) for line in problems):  # paths' alone
+                raise FilesError("\n".join(problems))  # no pointer to the help (cli._status)
             raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
