@@ -76,7 +76,7 @@ def tune(config: Namespace) -> int:
     paths = DataOptions.paths_given(config)
     options = build(StudyOptions, config, beside=functools.partial(beside_options, paths=paths))
     out = options.context().out
-    problems = unread_problems(options)
+    problems = options.space_problems + unread_problems(options)
     folder = (
         []
         if options.outputs_only

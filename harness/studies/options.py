@@ -141,10 +141,20 @@ class StudyOptions:
         """``--lengths`` parsed (sorted, distinct), once: by the check in ``__post_init__``."""
         return tuple(parse_lengths(self.lengths))
 
-    def context(self) -> TuneContext:
-        """What the study code reads: the fit overrides apart from the trials' budget."""
+    @functools.cached_property
+    def space_read(self) -> tuple[dict[str, Any], list[str]]:
+        """``--space``'s good entries and its problems (:func:`read_space`), read once."""
         from harness.studies.space import read_space
 
+        return read_space(self.space) if self.space is not None else ({}, [])
+
+    @property
+    def space_problems(self) -> list[str]:
+        """``--space``'s problems, said beside every other (none without ``--space``)."""
+        return self.space_read[1]
+
+    def context(self) -> TuneContext:
+        """What the study code reads: the fit overrides apart from the trials' budget."""
         assert self.study is not None
         return TuneContext(
             study=self.study,
@@ -156,7 +166,7 @@ class StudyOptions:
             seed=self.seed,
             overrides=fit_overrides(self.inputs, None, self.fit),
             budget=self.budget.trainer_keys(),
-            space=read_space(self.space) if self.space is not None else {},
+            space=self.space_read[0],
             space_file=self.space,
             prune=self.prune,
             lengths=self.length_values,

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from harness.command_parser import config_text
-from harness.errors import InputError
+from harness.errors import FilesProblem, InputError
 from harness.studies.plans import SEARCH, StudyPlan, TuneContext
 
 SECTIONS = ("trainer.", "model.", "data.")
@@ -49,20 +49,23 @@ def _problems(key: str, spec: Any) -> list[str]:
     return []
 
 
-def read_space(path: Path) -> dict[str, Any]:
-    """The search space in ``path``; :class:`InputError` with one line per bad entry."""
+def read_space(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The search space in ``path``, each bad entry left out, and one line per problem (a
+    file not there is a :class:`FilesProblem`, naming the path looked at): said beside every
+    other problem of the command line."""
     try:
         space = yaml.safe_load(config_text(path))  # a pipe read once: ends reads it again
+    except FileNotFoundError:
+        return {}, [FilesProblem(f"--space {path}: no such file: {path.absolute()}")]
     except OSError as error:
-        raise InputError(f"--space {path}: {error.strerror}") from None
+        return {}, [FilesProblem(f"--space {path}: {error.strerror}: {path.absolute()}")]
     except yaml.YAMLError as error:
-        raise InputError(f"--space {path}: not YAML ({' '.join(str(error).split())})") from None
+        return {}, [f"--space {path}: not YAML ({' '.join(str(error).split())})"]
     if not isinstance(space, dict) or not space:
-        raise InputError(f"--space {path}: expected a mapping of fit keys to ranges")
-    problems = [f"--space {path}: {p}" for key, spec in space.items() for p in _problems(key, spec)]
-    if problems:
-        raise InputError("\n".join(problems))
-    return space
+        return {}, [f"--space {path}: expected a mapping of fit keys to ranges"]
+    problems = {key: _problems(key, spec) for key, spec in space.items()}
+    kept = {key: spec for key, spec in space.items() if not problems[key]}
+    return kept, [f"--space {path}: {line}" for lines in problems.values() for line in lines]
 
 
 def ends(path: Path, space: dict[str, Any]) -> list[dict[str, tuple[Any, str, str]]]:

@@ -88,7 +88,7 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     from harness.training.inputs import check_fit_inputs
 
     problems = missing_for_training(ctx)
-    if (ctx.study == SEARCH) != bool(ctx.space):
+    if (ctx.study == SEARCH) != (ctx.space_file is not None):  # a bad file: said itself
         problems.append("--space FILE goes with --study search, and --study search needs it")
     from harness.training.settings.fit_overrides import path_problems
     from harness.training.settings.task_configs import task_option_problems, task_stand_in
@@ -135,7 +135,7 @@ def searched_runs(ctx: TuneContext, task: str, encoder: str) -> list[tuple[FitRu
     searched key named as the space file writes it."""
     from harness.training.settings.fit_run import FitRun
 
-    configs = ends(ctx.space_file, ctx.space) if ctx.space_file is not None else [{}]
+    configs = ends(ctx.space_file, ctx.space) if ctx.space else [{}]  # its good entries
     own = {DROPOUT_KEY} if ctx.study == DROPOUT else set()  # a trial's, its flag said refused
     runs = []
     for config in configs:
@@ -177,9 +177,9 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     try:
         options = StudyOptions(**{**values, **defaults})
         ctx = options.context()
-    except ValueError:  # the study's name, or its space file, says itself: nothing to check
+    except ValueError:  # the study's name says itself: nothing to check
         return []
-    return trial_problems(options, ctx, read_files=False)
+    return options.space_problems + trial_problems(options, ctx, read_files=False)
 
 
 def unread_problems(options: StudyOptions, storage: str) -> list[str]:
