@@ -1215,6 +1215,21 @@ def file_sections(known: set[str]) -> list[str]:
 
 
 CONFIG_OPTIONS = ("--config", "-c")
+# keys of a config file naming a file, read beside the config file as its section files are
+FILE_KEYS = ("space",)  # tune --study search's --space
+
+
+def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, str]:
+    """Each key of :data:`FILE_KEYS` that ``content`` (of the config file ``config``) gives as
+    a relative path -> that path beside the config file, as its section files are read."""
+    return {
+        key: str(config.parent / value)
+        for key in FILE_KEYS
+        if key in known
+        and isinstance(value := content.get(key), str)
+        and not YAML_NULL.fullmatch(value.strip())
+        and not Path(value).expanduser().is_absolute()
+    }
 
 
 def config_file_problem(option: str, value: str, prog: str) -> str | None:
@@ -1308,6 +1323,8 @@ class CheckedConfigFile(ActionConfigFile):
         if moved := moved_copy(path, content, command):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         known = known_keys(parser)
+        beside = files_beside(content, path, known)  # tune's space: sp.yaml, beside the config
+        content = {**content, **beside}
         content, read, in_files = section_files_read(content, path, file_sections(known), known)
         unknown = [key for key in flat_keys(content) if not accepted(key, known)]
         problems = [
@@ -1335,7 +1352,7 @@ class CheckedConfigFile(ActionConfigFile):
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
             content = without_dotted(content, key)
-        changed = bool(dropped or read or problems)  # a missing section file's key left out
+        changed = bool(dropped or read or problems or beside)  # a key left out or moved
         if changed:
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
