@@ -168,13 +168,12 @@ def _owner_alive(folder: Path) -> bool:
     runs: its pid is a process started before the folder was last changed (a later one reuses
     the pid). A command killed by SIGKILL cannot remove its folder; the next command's launch on
     the same ``--out`` does (until 2026-11-30 it stayed, outside check 6y)."""
-    import psutil
+    from harness.measurement.process_start import process_start_time
 
-    pid = folder.name.split("-")[1]
     try:
-        started = psutil.Process(int(pid)).create_time()
-        return started <= folder.stat().st_mtime + 1
-    except (ValueError, psutil.Error, OSError):
+        started = process_start_time(int(folder.name.split("-")[1]))
+        return started is not None and started <= folder.stat().st_mtime + 1
+    except (ValueError, IndexError, OSError):
         return False
 
 
