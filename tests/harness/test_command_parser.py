@@ -324,12 +324,15 @@ def test_a_misspelled_option_is_matched_to_the_first_word_of_an_option_too(
 
 
 def test_an_unknown_option_before_a_commands_word_does_not_take_the_word_as_its_value(
-    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``data --verbos stats --task trec`` also said 'ACTION is required: one of stats' (the
     unknown option took ``stats`` as its value): the word typed is the command's, not a value."""
     monkeypatch.chdir(tmp_path)
-    assert main(["data", "--verbos", "stats", "--task", "trec", "--data-dir", "."]) == 2
+    assert main(["data", "--verbos", "stats", "--task", "trec", "--data-dir", str(trec_dir)]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["sanbench data: unknown option --verbos", "(see sanbench data --help)"]
     assert list(tmp_path.iterdir()) == []

@@ -1165,7 +1165,7 @@ class FitCLI(LightningCLI):
         except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
             return problems
         problem = task_files_problem(task, Path(data["data_dir"]), data.get("layout"))
-        return problems + ([problem] if problem else [])
+        return problems + ([FilesProblem(problem)] if problem else [])
 
     def _out_problems(self) -> list[str]:
         """What stops any run folder from being at ``--out`` (a file, a folder that cannot be
@@ -1179,10 +1179,10 @@ class FitCLI(LightningCLI):
         out = Path(self.config["out"])
         try:
             check_out_path(out)
-        except InputError as error:
-            return str(error).splitlines()
+        except InputError as error:  # the filesystem's problems: no pointer to the help alone
+            return [FilesProblem(line) for line in str(error).splitlines()]
         problem = foreign_folder_problem(out, self.overwrite)  # a user's folder (--out userdir)
-        return [problem] if problem else []
+        return [FilesProblem(problem)] if problem else []
 
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
