@@ -917,7 +917,7 @@ def test_every_section_file_named_in_a_config_file_is_read_as_fit_reads_it(
     config.write_text("model: nothere.yaml\ntrainer: t.yaml\noptimizer: sgdx.yaml\n")
     assert main(words) == 2
     err = capsys.readouterr().err  # paths' problems alone: no pointer (outside check 6z item 12)
-    lines = problem_lines(err, command) if command == "fit" else files_lines(err)
+    lines = files_lines(err)
     # the path looked at, beside the config file (outside check 5z item 14)
     said = f"sanbench {command}: --config {config}: {{}}: no such file: {folder}/{{}} (a file of "
     said += "the section's values, read beside the config file)"
