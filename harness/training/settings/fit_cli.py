@@ -524,7 +524,8 @@ def section_mapping_words(
 ) -> tuple[list[str], dict[str, str]]:
     """``words`` with each ``--model FILE`` of :data:`WORD_SECTIONS` whose file ``read`` holds
     as the mapping read (``--model={hidden_dim: 0, encoder: bilstm}``), the keys ``dropped``
-    gives for that path left out; and each mapping given -> the file's path."""
+    gives for that path and those typed after it (:func:`later_keys`) left out; and each
+    mapping given -> the file's path."""
     import yaml
 
     out: list[str] = []
@@ -541,13 +542,21 @@ def section_mapping_words(
             out.append(word)
             continue
         content: Any = read[value]
-        for key in dropped.get(value, ()):
+        for key in {*dropped.get(value, ()), *later_keys(words[index + 1 :], option)}:
             content = without_dotted(content, key)
         mapping = yaml.safe_dump(dict(content), default_flow_style=True, width=1e9).strip()
         out.append(f"{option}={mapping}")
         files[mapping] = value
         skip = not equals
     return out, files
+
+
+def later_keys(words: list[str], option: str) -> set[str]:
+    """The keys of ``option``'s section typed in ``words`` (``--model.hidden_dim 5`` after
+    ``--model m.yaml``: ``hidden_dim``), whose value wins over the file's: the file's is not
+    judged (a refused ``hidden_dim: 0`` in it said nothing the run would use)."""
+    head = f"{option}."
+    return {w.partition("=")[0].removeprefix(head) for w in words if w.startswith(head)}
 
 
 def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set[str]:

@@ -159,3 +159,20 @@ def test_fit_names_each_section_file_beside_every_other_problem(
     for fragment in expected:
         assert sum(fragment in text for text in said) == 1, (line, fragment, err)
     assert len(said) == len(expected), (line, err)
+
+
+@pytest.mark.parametrize("given", ["--model.hidden_dim", "--model.hidden_dim="])
+def test_a_files_value_a_later_flag_sets_is_not_judged(
+    given: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--model m.yaml --model.hidden_dim 5`` (m.yaml: ``hidden_dim: 0``): the later flag
+    wins, as --help says, so the file's 0 is not refused; it was, said twice (outside check
+    6z item 5). The fit is refused only for its own ``--trainer.max_steps 0``."""
+    flag = [f"{given}5"] if given.endswith("=") else [given, "5"]
+    line = ["fit", "--task", "trec", "--data-dir", "trec", "--out", "new", "--model"]
+    line += ["cfg/m.yaml", *flag, *VALUE[0]]
+    with scratch(trec_dir):
+        capsys.readouterr()
+        assert main(line) == 2, line
+        lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and VALUE[1] in lines[0] and lines[1] == pointer("fit"), lines
