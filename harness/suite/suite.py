@@ -374,7 +374,7 @@ def _write_suite_manifest(
         },
     }
     if options.aggregate_only:
-        manifest = made_by_runs(manifest, before)
+        manifest = made_by_runs(manifest, before, command)
     write_manifest(out, manifest)
 
 
@@ -382,11 +382,12 @@ def _write_suite_manifest(
 TRAINED = ("command", "shard_commands", "reruns", "commit", "grid", "overrides", "mixed_overrides")
 
 
-def made_by_runs(manifest: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+def made_by_runs(manifest: dict[str, Any], before: dict[str, Any], command: str) -> dict[str, Any]:
     """An ``--aggregate-only``'s ``manifest``: the command that trained the runs, its commit,
     grid and overrides as ``before`` recorded them (absent when it did not: the aggregation's
-    own trained nothing), this aggregation listed after the earlier ones in ``aggregations``."""
-    aggregation = {"command": manifest["command"], "updated": manifest["updated"]}
+    own trained nothing), this aggregation (its ``command``) listed after the earlier ones in
+    ``aggregations``."""
+    aggregation = {"command": command, "updated": manifest["updated"]}
     ours = {key: value for key, value in manifest.items() if key not in TRAINED}
     kept = {key: before[key] for key in TRAINED if key in before}
     return {**ours, **kept, "aggregations": [*before.get("aggregations", []), aggregation]}

@@ -54,10 +54,13 @@ def test_a_budget_that_trains_nothing_is_refused_alone_before_any_data_is_read(
     tmp_path: Path, budget: list[str]
 ) -> None:
     """Issue 54.4: ``--trainer.max_epochs 0`` recorded an ``ok`` row of an untrained model, while
-    ``--max-steps 0`` was refused. ``--data-dir`` is an empty folder: had the suite read data
-    first, it would name the task's missing files."""
+    ``--max-steps 0`` was refused. ``--data-dir`` holds SST-2's files, empty: had the suite read
+    data first, it would find no sentence in them. (A folder without them is named beside the
+    budget since 465bb87: listing a folder reads no data.)"""
     empty, out = tmp_path / "empty", tmp_path / "suite"
     empty.mkdir()
+    for split in ("train", "dev", "test"):
+        (empty / f"stsa.binary.{split}").touch()
     words = ["suite", "--tasks", "sst2", "--encoders", "multi_cnn", "--data-dir", str(empty)]
     done = subprocess.run(
         [str(Path(sys.executable).with_name("sanbench")), *words, "--out", str(out), *budget],
