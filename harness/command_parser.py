@@ -744,6 +744,49 @@ CLASS_KEYS = ("class_path", "init_args", "dict_kwargs")
 YAML_NULL = re.compile(r"null|Null|NULL|~")  # YAML's words for none
 
 
+class OptionWord(typing.NamedTuple):
+    """A word of a command line read as an option and its value: ``--model=m.yaml``, or
+    ``--model`` and the word after it."""
+
+    word: str  # as given
+    option: str  # the word, or its part before "="
+    value: str  # the part after "=", else the next word ("" at the end)
+    attached: bool  # the value is part of the word (``--model=m.yaml``)
+    rest: list[str]  # the words after it
+
+    @property
+    def given(self) -> list[str]:
+        """The word and its value's word, as given."""
+        return [self.word] if self.attached else [self.word, *self.rest[:1]]
+
+
+# what a rewrite answers for an option: the words that replace it, and whether its value's
+# word is taken with it; None keeps the word as given
+Rewrite = Callable[[OptionWord], "tuple[list[str], bool] | None"]
+
+
+def rewritten_options(words: list[str], rewrite: Rewrite) -> list[str]:
+    """``words`` with each word that ``rewrite`` answers replaced by the words it gives, the
+    word of its value left out too where the answer says it took it (``--model m.yaml`` ->
+    ``--model={...}``). One reader of an option's value for every rewrite of a command line."""
+    out: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        option, equals, value = word.partition("=")
+        rest = words[index + 1 :]
+        value = value if equals else (rest[:1] or [""])[0]
+        answer = rewrite(OptionWord(word, option, value, bool(equals), rest))
+        if answer is None:
+            out.append(word)
+            index += 1
+            continue
+        replaced, took_value = answer
+        out += replaced
+        index += 2 if took_value and not equals else 1
+    return out
+
+
 def class_path_words(words: list[str], options: set[str]) -> list[str]:
     """LightningCLI's spelling of a class option (``--optimizer torch.optim.SGD --optimizer.lr
     0.05``) as the keys of its config (``--optimizer.class_path torch.optim.SGD
@@ -753,28 +796,23 @@ def class_path_words(words: list[str], options: set[str]) -> list[str]:
     class of none: jsonargparse's base class, torch.optim.Optimizer). A file given as the
     class (``--optimizer sgd.yaml``) is read as the section it holds, as fit reads one
     (:func:`section_file_mapping`)."""
-    out: list[str] = []
-    skip = False  # the word after an option whose value was taken with it
-    for index, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        option, equals, attached = word.partition("=")
-        name, _, key = option.partition(".")
-        value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        name, _, key = given.option.partition(".")
+        value = given.value
         kept = not key and (YAML_NULL.fullmatch(value.strip()) or _missing_section_file(value))
         if name not in options or kept:  # a missing file: said by without_unknown_options
-            out.append(word)
-        elif not key and (section := section_file_mapping(value)) is not None:
-            out.append(f"{name}={section}")
-            skip = not equals
-        elif not key and not value.lstrip().startswith("{"):  # a mapping is the config's form
-            out.append(f"{name}.class_path{equals}{attached}")
-        elif key and key.partition(".")[0] not in CLASS_KEYS:
-            out.append(f"{name}.init_args.{key}{equals}{attached}")
-        else:
-            out.append(word)
-    return out
+            return None
+        if not key and (section := section_file_mapping(value)) is not None:
+            return [f"{name}={section}"], True
+        attached = f"={value}" if given.attached else ""
+        if not key and not value.lstrip().startswith("{"):  # a mapping is the config's form
+            return [f"{name}.class_path{attached}"], False
+        if key and key.partition(".")[0] not in CLASS_KEYS:
+            return [f"{name}.init_args.{key}{attached}"], False
+        return None
+
+    return rewritten_options(words, rewrite)
 
 
 def section_file_mapping(value: str) -> str | None:
@@ -797,20 +835,13 @@ def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
     taking a mapping) as the mapping the file holds (``--model={"hidden_dim": 32}``), as fit's
     LightningCLI reads it (:func:`section_file_mapping`); any other value is left as given."""
     options = {f"--{section}" for section in sections}
-    out: list[str] = []
-    skip = False  # the word after an option whose value was taken with it
-    for index, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        option, equals, attached = word.partition("=")
-        value = attached if equals else (words[index + 1 : index + 2] or [""])[0]
-        if option in options and (section := section_file_mapping(value)) is not None:
-            out.append(f"{option}={section}")
-            skip = not equals
-        else:
-            out.append(word)
-    return out
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        if given.option in options and (section := section_file_mapping(given.value)) is not None:
+            return [f"{given.option}={section}"], True
+        return None
+
+    return rewritten_options(words, rewrite)
 
 
 # the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)
@@ -1270,23 +1301,17 @@ def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], lis
     """``words`` without each ``--config FILE`` (``-c``) whose file gives no options
     (:func:`config_file_problem`), and those files' problems: the rest of the command line is
     judged beside them. One reader of ``--config`` files for every command."""
-    kept: list[str] = []
     problems: list[str] = []
-    index = 0
-    while index < len(words):
-        option, equals, value = words[index].partition("=")
-        if option in CONFIG_OPTIONS and (equals or index + 1 < len(words)):
-            value = value if equals else words[index + 1]
-            step = 1 if equals else 2
-            if (problem := config_file_problem(option, value, prog)) is not None:
-                problems.append(problem)
-                index += step
-                continue
-            kept += words[index : index + step]
-            index += step
-            continue
-        kept.append(words[index])
-        index += 1
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        if given.option not in CONFIG_OPTIONS or not (given.attached or given.rest):
+            return None
+        if (problem := config_file_problem(given.option, given.value, prog)) is not None:
+            problems.append(problem)
+            return [], True
+        return given.given, True
+
+    kept = rewritten_options(words, rewrite)
     return kept, problems
 
 

@@ -34,6 +34,7 @@ from harness.command_parser import (
     SECTION_FILES,
     CheckedConfigFile,
     NullsChecked,
+    OptionWord,
     accepted,
     add_alias,
     batch_size_problems,
@@ -55,6 +56,7 @@ from harness.command_parser import (
     parser_problem,
     print_config_problem,
     refused_keys,
+    rewritten_options,
     section_file_content,
     typed_entry,
     typed_now,
@@ -447,17 +449,10 @@ def missing_problems(text: str, parser: LightningArgumentParser) -> list[str]:
 def without_section_files(words: list[str], sections: set[str]) -> list[str]:
     """``words`` without the files given for ``sections`` (``--optimizer opt.yaml``, read as
     that section of a config, :data:`SECTION_FILES`), for the rest to be judged without them."""
-    kept: list[str] = []
-    skip = False
-    for word in words:
-        option, equals, _ = word.partition("=")
-        if skip:
-            skip = False
-        elif option.removeprefix("--") in sections & set(SECTION_FILES):
-            skip = not equals
-        else:
-            kept.append(word)
-    return kept
+    left_out = sections & set(SECTION_FILES)
+    return rewritten_options(
+        words, lambda given: ([], True) if given.option.removeprefix("--") in left_out else None
+    )
 
 
 @dataclasses.dataclass
@@ -528,26 +523,19 @@ def section_mapping_words(
     mapping given -> the file's path."""
     import yaml
 
-    out: list[str] = []
     files: dict[str, str] = {}
-    skip = False
-    for index, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        option, equals, value = word.partition("=")
-        if not equals:
-            value = (words[index + 1 : index + 2] or [""])[0]
-        if option.removeprefix("--") not in WORD_SECTIONS or value not in read:
-            out.append(word)
-            continue
-        content: Any = read[value]
-        for key in {*dropped.get(value, ()), *later_keys(words[index + 1 :], option)}:
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        if given.option.removeprefix("--") not in WORD_SECTIONS or given.value not in read:
+            return None
+        content: Any = read[given.value]
+        for key in {*dropped.get(given.value, ()), *later_keys(given.rest, given.option)}:
             content = without_dotted(content, key)
         mapping = yaml.safe_dump(dict(content), default_flow_style=True, width=1e9).strip()
-        out.append(f"{option}={mapping}")
-        files[mapping] = value
-        skip = not equals
+        files[mapping] = given.value
+        return [f"{given.option}={mapping}"], True
+
+    out = rewritten_options(words, rewrite)
     return out, files
 
 
@@ -578,33 +566,26 @@ def section_flags_read(
     (``--trainer t.yaml: unknown key bogus_key``, :func:`section_file_content`), and each
     file's unknown keys, and each file's mapping read, its unknown keys left out (the parser
     is given it: :class:`FitArgumentParser`)."""
-    kept: list[str] = []
     problems: list[str] = []
     unknown: dict[str, set[str]] = {}
     read: dict[str, dict[str, Any]] = {}
-    skip = False
-    for index, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        option, equals, value = word.partition("=")
-        if not equals:
-            value = (words[index + 1 : index + 2] or [""])[0]
-        section = option.removeprefix("--")
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        section, value = given.option.removeprefix("--"), given.value
         if section not in WORD_SECTIONS or not value or not Path(value).expanduser().exists():
-            kept.append(word)
-            continue
+            return None
         content, lines = section_file_content(value, section, known)
-        problems += [f"{option} {value}: {line}" for line in lines]
+        problems.extend(f"{given.option} {value}: {line}" for line in lines)
         if content is None:
-            skip = not equals
-            continue
+            return [], True
         if lines:
             unknown.setdefault(value, set()).update(
                 line.removeprefix("unknown key ").partition(" ")[0] for line in lines
             )
         read[value] = content
-        kept.append(word)
+        return None
+
+    kept = rewritten_options(words, rewrite)
     return kept, problems, unknown, read
 
 
