@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.storages import RDBStorage
 
 from harness.errors import InputError
 from harness.launch.job_run import noted_runs
@@ -133,7 +134,7 @@ def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     study imports torch and optuna to find nothing to do). With some left, the study's opening
     lines are said here, once, not by each worker (:func:`say_opening`)."""
     plan = PLANS[ctx.study](ctx)
-    study = open_study(plan, study_name, storage_spec)
+    study = open_study(plan, study_name, open_storage(storage_spec))
     finished = check_settings(study, study_settings(ctx))
     fail_stale(study)  # before the workers start, not by two of them at once
     left = max(0, (n_trials or plan.default_trials) - finished)
@@ -148,7 +149,8 @@ def reclaim_killed_trials(ctx: TuneContext, study_name: str, storage_spec: str, 
     (:func:`reclaim_killed`)."""
     runs = noted_runs(ctx.out / "jobs", jobs)
     if runs:
-        reclaim_killed(open_study(PLANS[ctx.study](ctx), study_name, storage_spec), runs)
+        storage = open_storage(storage_spec)
+        reclaim_killed(open_study(PLANS[ctx.study](ctx), study_name, storage), storage, runs)
 
 
 def say_opening(plan: StudyPlan, study_name: str, finished: int) -> None:
@@ -176,13 +178,11 @@ def is_finished(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     return len(study.get_trials(deepcopy=False, states=FINISHED)) >= n_trials
 
 
-def open_study(
-    plan: StudyPlan, study_name: str, storage_spec: str | None, **storage_options: Any
-) -> optuna.Study:
-    """The shared study (created by the first worker, loaded by the others)."""
+def open_study(plan: StudyPlan, study_name: str, storage: RDBStorage) -> optuna.Study:
+    """The shared study in ``storage`` (created by the first worker, loaded by the others)."""
     study = optuna.create_study(
         study_name=study_name,
-        storage=open_storage(storage_spec, **storage_options),
+        storage=storage,
         directions=plan.directions,
         sampler=plan.sampler,
         pruner=plan.pruner,
@@ -215,7 +215,8 @@ def run_study(
     then write the outputs; returns the summary. ``sanbench tune`` and its worker jobs call it
     (``opening`` False: the command said the study's opening lines, once for all workers)."""
     plan = PLANS[ctx.study](ctx)
-    study = open_study(plan, study_name, storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
+    storage = open_storage(storage_spec, heartbeat_s=heartbeat_s, max_retry=max_retry)
+    study = open_study(plan, study_name, storage)
     if run_trials:
         done = check_settings(study, study_settings(ctx))
         if opening:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.storages import fail_stale_trials
+from optuna.storages import BaseStorage, fail_stale_trials
 from optuna.study import MaxTrialsCallback
 from optuna.trial import FrozenTrial, Trial, TrialState
 
@@ -79,20 +79,23 @@ def _queue_again(
     study.enqueue_trial(params, user_attrs=attrs)
 
 
-def reclaim_killed(study: optuna.Study, run_dirs: set[Path]) -> list[int]:
+def reclaim_killed(study: optuna.Study, storage: BaseStorage, run_dirs: set[Path]) -> list[int]:
     """The running trials whose fit folder is one of ``run_dirs``, whose jobs were killed (a
     third Ctrl-C while they saved): each queued again as an interrupted trial is (unless its job
     had queued it) and failed, so the rerun continues it once, from its checkpoint, and counts
     it interrupted (until 2026-11-30 the storage's heartbeat failed it a minute later as a dead
     worker's, counted ``fail``, and two workers reclaiming at once made a surplus trial);
-    returns their numbers."""
+    returns their numbers. ``storage`` is the study's: a running trial's attribute is set
+    through it, by the trial's number (the study's trials are copies)."""
     reclaimed = []
+    study_id = storage.get_study_id_from_name(study.study_name)
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         run_dir = trial.user_attrs.get(RUN_DIR_ATTR)
         if run_dir is None or Path(run_dir).resolve() not in run_dirs:
             continue
         if not trial.user_attrs.get(INTERRUPTED_ATTR):
-            study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED_ATTR, True)
+            trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
+            storage.set_trial_user_attr(trial_id, INTERRUPTED_ATTR, True)
             _queue_again(study, trial.number, trial.params, trial.user_attrs)
         study.tell(trial.number, state=TrialState.FAIL)
         reclaimed.append(trial.number)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import optuna
 import pytest
+from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 
 from harness.studies.storage import open_storage
@@ -114,20 +115,21 @@ def test_killed_worker_trial_is_failed_by_heartbeat_and_retried(
 
 def _left_running(
     storage: str, run_dir: Path, requeued: bool, heartbeat_s: int = 60
-) -> optuna.Study:
+) -> tuple[optuna.Study, RDBStorage]:
     """A study whose trial 0 is left running, its heartbeat recorded, as a kill of its job
-    leaves it: killed as its fit saved (``requeued``: after its job had queued it again)."""
-    study = optuna.create_study(
-        study_name="killed", storage=open_storage(storage, heartbeat_s=heartbeat_s, grace_s=1)
-    )
+    leaves it: killed as its fit saved (``requeued``: after its job had queued it again); and
+    its storage."""
+    opened = open_storage(storage, heartbeat_s=heartbeat_s, grace_s=1)
+    study = optuna.create_study(study_name="killed", storage=opened)
     with warnings.catch_warnings():  # "heartbeat ... supposed to be used with Study.optimize"
         warnings.simplefilter("ignore", UserWarning)
         trial = study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})
     trial.set_user_attr(RUN_DIR_ATTR, str(run_dir))
-    study._storage.record_heartbeat(trial._trial_id)
+    study_id = opened.get_study_id_from_name("killed")
+    opened.record_heartbeat(opened.get_trial_id_from_study_id_trial_number(study_id, trial.number))
     if requeued:
         requeue_interrupted(trial)
-    return study
+    return study, opened
 
 
 def _continued(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
@@ -144,9 +146,9 @@ def test_a_trial_whose_job_was_killed_continues_once_counted_interrupted(
     running, is queued again by the command (not a minute later by the heartbeat, as a dead
     worker's), so the rerun continues it once, in its folder, and counts it interrupted."""
     run_dir = tmp_path / "trials" / "0000"
-    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued)
-    assert reclaim_killed(study, {(tmp_path / "other").resolve()}) == []
-    assert reclaim_killed(study, {run_dir.resolve()}) == [0]
+    study, storage = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued)
+    assert reclaim_killed(study, storage, {(tmp_path / "other").resolve()}) == []
+    assert reclaim_killed(study, storage, {run_dir.resolve()}) == [0]
     killed, continued = _continued(study)
     assert continued.params == killed.params
     assert continued.user_attrs[RESUMES_ATTR] == 0
@@ -163,7 +165,7 @@ def test_a_stale_trial_is_continued_once_and_counted_interrupted(
     failed), and one its job had queued again as it was killed was queued a second time (a
     surplus trial); now it is continued once, counted interrupted."""
     run_dir = tmp_path / "trials" / "0000"
-    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued, heartbeat_s=1)
+    study, _ = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued, heartbeat_s=1)
     time.sleep(1.5)  # past the grace period: stale
     trials = _continued(study)
     assert len(trials) == 2
@@ -177,7 +179,7 @@ def test_a_trial_queued_again_as_its_job_was_killed_is_within_the_budget(tmp_pat
     running (not stale yet), held the budget's place, so its continuation was failed as
     surplus and the study sampled a new trial in its stead; its continuation runs."""
     run_dir = tmp_path / "trials" / "0000"
-    study = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued=True)
+    study, _ = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued=True)
     trials = _continued(study)
     assert [t.state for t in trials] == [TrialState.RUNNING, TrialState.COMPLETE]
     assert trials[1].params == trials[0].params
