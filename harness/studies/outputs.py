@@ -27,7 +27,13 @@ from harness.redaction import runnable_line
 from harness.studies.fitting import unset_by_trial
 from harness.studies.plans import StudyPlan
 from harness.studies.separable import inseparable
-from harness.studies.workers import FINISHED, SURPLUS_ATTR, interrupted_numbers, state_counts
+from harness.studies.workers import (
+    FINISHED,
+    STARTED_ATTR,
+    SURPLUS_ATTR,
+    interrupted_numbers,
+    state_counts,
+)
 from harness.training.settings.fit_run import FitRun
 from reports import numbers
 from reports.contracts.atomic import write_atomic
@@ -45,7 +51,7 @@ from optuna.visualization import matplotlib as ovm
 def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
     """Every trial but the surplus ones (failed before running); returns the row count. An
     interrupted trial's state is ``INTERRUPTED``, as summary.json counts it (optuna's ``FAIL``
-    until 2026-11-30, outside check 6y)."""
+    until 2026-11-30, outside check 6y). The workers' own mark ``started`` is left out."""
     frame = study.trials_dataframe(multi_index=False)
     if len(frame):
         frame.loc[frame["number"].isin(interrupted_numbers(study)), "state"] = "INTERRUPTED"
@@ -53,6 +59,7 @@ def write_trials_csv(study: optuna.Study, folder: StudyFolder) -> int:
     if column in frame:
         frame = frame[frame[column] != True]  # noqa: E712  (NaN for ordinary trials)
         frame = frame.drop(columns=[column])
+    frame = frame.drop(columns=[f"user_attrs_{STARTED_ATTR}"], errors="ignore")
     folder.write_trials(frame)
     return len(frame)
 

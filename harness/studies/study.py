@@ -134,9 +134,10 @@ def trials_left(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     study imports torch and optuna to find nothing to do). With some left, the study's opening
     lines are said here, once, not by each worker (:func:`say_opening`)."""
     plan = PLANS[ctx.study](ctx)
-    study = open_study(plan, study_name, open_storage(storage_spec))
+    storage = open_storage(storage_spec)
+    study = open_study(plan, study_name, storage)
     finished = check_settings(study, study_settings(ctx))
-    fail_stale(study)  # before the workers start, not by two of them at once
+    fail_stale(study, storage)  # before the workers start, not by two of them at once
     left = max(0, (n_trials or plan.default_trials) - finished)
     if left:
         say_opening(plan, study_name, finished)
@@ -223,6 +224,7 @@ def run_study(
             say_opening(plan, study_name, done)
         run_worker(
             study,
+            storage,
             plan.objective,
             n_trials or plan.default_trials,
             callbacks=[print_trial_line(plan)],

@@ -16,6 +16,12 @@ Dead workers. The storage's heartbeat marks a trial whose worker stopped beating
 re-queues its parameters (``harness.studies.storage``). A worker whose budget places are all
 taken therefore does not leave while trials still run elsewhere: it waits, failing stale
 trials every heartbeat (``optuna.storages.fail_stale_trials``), and runs any re-queued trial.
+optuna judges only trials that have a heartbeat, and its heartbeat thread writes the first one
+a moment after the trial starts: a worker killed in that moment left its trial running for
+ever, and every other worker waited for it. So each trial records its first heartbeat itself
+before any work and is then marked ``started``; a running trial neither started nor given
+parameters within the grace period is a dead worker's and is failed and queued again as a
+stale one is (:func:`fail_stale`).
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.storages import BaseStorage, fail_stale_trials
+from optuna.exceptions import UpdateFinishedTrialError
+from optuna.storages import BaseStorage, RDBStorage, fail_stale_trials
 from optuna.study import MaxTrialsCallback
 from optuna.trial import FrozenTrial, Trial, TrialState
 
@@ -39,6 +47,7 @@ SURPLUS_ATTR = "surplus"
 INTERRUPTED_ATTR = "interrupted"  # a signal stopped this trial; it was queued again
 RESUMES_ATTR = "resumes"  # the number of the interrupted trial this one continues
 RUN_DIR_ATTR = "run_dir"  # the trial's fit folder (a resumed trial keeps the interrupted one's)
+STARTED_ATTR = "started"  # the trial's first heartbeat is recorded: optuna judges it
 RETRY_HISTORY = "retry_history"  # optuna's: the trials a re-queued stale trial continues
 INTERRUPTS = (RunInterruptedError, KeyboardInterrupt)
 
@@ -79,6 +88,12 @@ def _queue_again(
     study.enqueue_trial(params, user_attrs=attrs)
 
 
+def trial_id(storage: BaseStorage, study: optuna.Study, number: int) -> int:
+    """The id in ``storage`` of ``study``'s trial ``number`` (its copies carry it privately)."""
+    study_id = storage.get_study_id_from_name(study.study_name)
+    return storage.get_trial_id_from_study_id_trial_number(study_id, number)
+
+
 def reclaim_killed(study: optuna.Study, storage: BaseStorage, run_dirs: set[Path]) -> list[int]:
     """The running trials whose fit folder is one of ``run_dirs``, whose jobs were killed (a
     third Ctrl-C while they saved): each queued again as an interrupted trial is (unless its job
@@ -88,14 +103,13 @@ def reclaim_killed(study: optuna.Study, storage: BaseStorage, run_dirs: set[Path
     returns their numbers. ``storage`` is the study's: a running trial's attribute is set
     through it, by the trial's number (the study's trials are copies)."""
     reclaimed = []
-    study_id = storage.get_study_id_from_name(study.study_name)
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         run_dir = trial.user_attrs.get(RUN_DIR_ATTR)
         if run_dir is None or Path(run_dir).resolve() not in run_dirs:
             continue
         if not trial.user_attrs.get(INTERRUPTED_ATTR):
-            trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
-            storage.set_trial_user_attr(trial_id, INTERRUPTED_ATTR, True)
+            running = trial_id(storage, study, trial.number)
+            storage.set_trial_user_attr(running, INTERRUPTED_ATTR, True)
             _queue_again(study, trial.number, trial.params, trial.user_attrs)
         study.tell(trial.number, state=TrialState.FAIL)
         reclaimed.append(trial.number)
@@ -128,6 +142,7 @@ def guarded(objective: Objective, n_trials: int) -> Objective:
     """``objective`` that refuses to run past the budget and queues an interrupted trial again."""
 
     def run(trial: Trial) -> Any:
+        first_heartbeat(trial)
         if trial.number not in live_numbers(trial.study)[:n_trials]:
             trial.set_user_attr(SURPLUS_ATTR, True)
             raise SurplusTrialError(f"trial {trial.number} is past the budget of {n_trials} trials")
@@ -140,21 +155,49 @@ def guarded(objective: Objective, n_trials: int) -> Objective:
     return run
 
 
-def fail_stale(study: optuna.Study) -> None:
-    """Fail the trials whose worker stopped beating, and queue them again (the storage's)."""
+def first_heartbeat(trial: Trial) -> None:
+    """Record ``trial``'s heartbeat, then mark it started: from here optuna's heartbeat judges
+    it, whenever its worker dies (optuna's thread writes its first heartbeat a moment later)."""
+    storage = trial.storage
+    if isinstance(storage, RDBStorage) and storage.get_heartbeat_interval() is not None:
+        storage.record_heartbeat(trial_id(storage, trial.study, trial.number))
+    trial.set_user_attr(STARTED_ATTR, True)
+
+
+def fail_stale(study: optuna.Study, storage: BaseStorage) -> None:
+    """Fail the trials of ``study`` (in ``storage``) whose worker stopped beating, and those
+    whose worker died before their first heartbeat (neither started nor given parameters
+    within the grace period), and queue them again (the storage's)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         fail_stale_trials(study)
+    if not isinstance(storage, RDBStorage) or storage.get_heartbeat_interval() is None:
+        return
+    grace = timedelta(seconds=storage.grace_period or 2 * storage.get_heartbeat_interval())
+    requeue = storage.get_heartbeat_stale_trial_callback()
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        started = trial.user_attrs.get(STARTED_ATTR) or trial.params
+        if started or not trial.datetime_start or datetime.now() - trial.datetime_start < grace:
+            continue
+        dead = trial_id(storage, study, trial.number)
+        try:
+            failed = storage.set_trial_state_values(dead, state=TrialState.FAIL)
+        except UpdateFinishedTrialError:  # another worker failed it first
+            continue
+        if failed and requeue is not None:
+            requeue(study, storage.get_trial(dead))
 
 
 def run_worker(
     study: optuna.Study,
+    storage: BaseStorage,
     objective: Objective,
     n_trials: int,
     callbacks: Sequence[Callback] = (),
     poll_s: float = 1.0,
 ) -> int:
-    """Run trials of ``study`` until ``n_trials`` have finished; returns how many this worker ran.
+    """Run trials of ``study`` (in ``storage``) until ``n_trials`` have finished; returns how
+    many this worker ran.
 
     ``poll_s``: how often a worker with no free place checks for stale or re-queued trials
     (the storage's heartbeat interval is a good value).
@@ -170,7 +213,7 @@ def run_worker(
     job = guarded(objective, n_trials)
     stop_when_full = MaxTrialsCallback(n_trials, states=LIVE)
     while True:
-        fail_stale(study)
+        fail_stale(study, storage)
         trials = live_trials(study)
         if sum(t.state in FINISHED for t in trials) >= n_trials:
             return ran

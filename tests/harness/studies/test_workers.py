@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -20,7 +21,9 @@ from harness.studies.storage import open_storage
 from harness.studies.workers import (
     RESUMES_ATTR,
     RUN_DIR_ATTR,
+    STARTED_ATTR,
     SURPLUS_ATTR,
+    fail_stale,
     reclaim_killed,
     requeue_interrupted,
     run_worker,
@@ -113,6 +116,52 @@ def test_killed_worker_trial_is_failed_by_heartbeat_and_retried(
     assert killed.number not in [number for number, _ in _executions(log)]
 
 
+def test_a_trial_left_running_before_its_first_heartbeat_is_failed_and_run_again(
+    tmp_path: Path, storage: str
+) -> None:
+    """CI at 4880ee4 (the restarted worker waited past 120 s): a worker killed between optuna's
+    ask and its trial's first heartbeat (written a moment later by optuna's thread) left a trial
+    no worker judged stale (optuna judges only trials with a heartbeat): a study whose budget it
+    held waited for it for ever. Each trial now records its first heartbeat before its objective
+    runs, and a trial with none, no parameter and past the grace period is failed and queued
+    again, counted interrupted. Fails first on sqlite and postgresql."""
+    opened = open_storage(storage, heartbeat_s=1, grace_s=1)
+    study = optuna.create_study(study_name="unborn", storage=opened)
+    with warnings.catch_warnings():  # "heartbeat ... supposed to be used with Study.optimize"
+        warnings.simplefilter("ignore", UserWarning)
+        study.ask()  # the dead worker's trial: running, no heartbeat, no parameter
+    time.sleep(1.5)  # past the grace period
+    worker = threading.Thread(
+        target=run_worker,
+        args=(study, opened, lambda trial: trial.suggest_float("x", 0.0, 1.0), 1),
+        kwargs={"poll_s": 0.1},
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the worker waited for a trial no worker runs"
+    assert [t.state for t in study.get_trials()] == [TrialState.FAIL, TrialState.COMPLETE]
+    assert state_counts(study) == {"interrupted": 1, "complete": 1}
+
+
+def test_a_running_trial_of_a_live_worker_is_never_failed_before_its_heartbeat_stops(
+    tmp_path: Path,
+) -> None:
+    """The judge of trials with no heartbeat leaves alone a trial that started (its first
+    heartbeat recorded) or has its parameters, however long it has run."""
+    opened = open_storage(f"sqlite:///{tmp_path / 's.db'}", heartbeat_s=1, grace_s=1)
+    study = optuna.create_study(study_name="alive", storage=opened)
+    with warnings.catch_warnings():  # "heartbeat ... supposed to be used with Study.optimize"
+        warnings.simplefilter("ignore", UserWarning)
+        with_param = study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})
+        started = study.ask()
+    started.set_user_attr(STARTED_ATTR, True)
+    time.sleep(1.5)
+    fail_stale(study, opened)
+    running = study.get_trials(states=(TrialState.RUNNING,))
+    assert [t.number for t in running] == [with_param.number, started.number]
+
+
 def _left_running(
     storage: str, run_dir: Path, requeued: bool, heartbeat_s: int = 60
 ) -> tuple[optuna.Study, RDBStorage]:
@@ -132,9 +181,9 @@ def _left_running(
     return study, opened
 
 
-def _continued(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+def _continued(study: optuna.Study, storage: RDBStorage) -> list[optuna.trial.FrozenTrial]:
     """The study's budget of one trial finished by a worker; its trials."""
-    run_worker(study, lambda trial: trial.suggest_float("x", 0.0, 1.0), 1, poll_s=0.1)
+    run_worker(study, storage, lambda trial: trial.suggest_float("x", 0.0, 1.0), 1, poll_s=0.1)
     return study.get_trials()
 
 
@@ -149,7 +198,7 @@ def test_a_trial_whose_job_was_killed_continues_once_counted_interrupted(
     study, storage = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued)
     assert reclaim_killed(study, storage, {(tmp_path / "other").resolve()}) == []
     assert reclaim_killed(study, storage, {run_dir.resolve()}) == [0]
-    killed, continued = _continued(study)
+    killed, continued = _continued(study, storage)
     assert continued.params == killed.params
     assert continued.user_attrs[RESUMES_ATTR] == 0
     assert continued.user_attrs[RUN_DIR_ATTR] == str(run_dir)
@@ -165,9 +214,11 @@ def test_a_stale_trial_is_continued_once_and_counted_interrupted(
     failed), and one its job had queued again as it was killed was queued a second time (a
     surplus trial); now it is continued once, counted interrupted."""
     run_dir = tmp_path / "trials" / "0000"
-    study, _ = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued, heartbeat_s=1)
+    study, storage = _left_running(
+        f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued, heartbeat_s=1
+    )
     time.sleep(1.5)  # past the grace period: stale
-    trials = _continued(study)
+    trials = _continued(study, storage)
     assert len(trials) == 2
     assert trials[1].params == trials[0].params
     assert trials[1].user_attrs[RESUMES_ATTR] == 0
@@ -179,7 +230,7 @@ def test_a_trial_queued_again_as_its_job_was_killed_is_within_the_budget(tmp_pat
     running (not stale yet), held the budget's place, so its continuation was failed as
     surplus and the study sampled a new trial in its stead; its continuation runs."""
     run_dir = tmp_path / "trials" / "0000"
-    study, _ = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued=True)
-    trials = _continued(study)
+    study, storage = _left_running(f"sqlite:///{tmp_path / 's.db'}", run_dir, requeued=True)
+    trials = _continued(study, storage)
     assert [t.state for t in trials] == [TrialState.RUNNING, TrialState.COMPLETE]
     assert trials[1].params == trials[0].params
