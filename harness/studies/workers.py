@@ -142,11 +142,12 @@ def guarded(objective: Objective, n_trials: int) -> Objective:
     """``objective`` that refuses to run past the budget and queues an interrupted trial again."""
 
     def run(trial: Trial) -> Any:
-        first_heartbeat(trial)
-        if trial.number not in live_numbers(trial.study)[:n_trials]:
-            trial.set_user_attr(SURPLUS_ATTR, True)
-            raise SurplusTrialError(f"trial {trial.number} is past the budget of {n_trials} trials")
-        try:
+        try:  # a signal from the trial's first moment on: queued again, not failed
+            first_heartbeat(trial)
+            if trial.number not in live_numbers(trial.study)[:n_trials]:
+                trial.set_user_attr(SURPLUS_ATTR, True)
+                budget = f"the budget of {n_trials} trials"
+                raise SurplusTrialError(f"trial {trial.number} is past {budget}")
             return objective(trial)
         except INTERRUPTS:
             requeue_interrupted(trial)

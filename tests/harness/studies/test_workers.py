@@ -17,6 +17,7 @@ import pytest
 from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 
+from harness.studies import workers
 from harness.studies.storage import open_storage
 from harness.studies.workers import (
     RESUMES_ATTR,
@@ -234,3 +235,24 @@ def test_a_trial_queued_again_as_its_job_was_killed_is_within_the_budget(tmp_pat
     trials = _continued(study, storage)
     assert [t.state for t in trials] == [TrialState.RUNNING, TrialState.COMPLETE]
     assert trials[1].params == trials[0].params
+
+
+def test_a_signal_before_the_objective_runs_counts_the_trial_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 7y item 5: a job stopped by its command's SIGTERM as its trial checked
+    the budget (before the objective ran) left the trial failed, counted ``fail`` ('1 fail, 6
+    complete' where nothing failed); it is queued again and counted interrupted."""
+    opened = open_storage(f"sqlite:///{tmp_path / 's.db'}")
+    study = optuna.create_study(study_name="stopped", storage=opened)
+
+    def stopped(study: optuna.Study) -> list[int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(workers, "live_numbers", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        run_worker(study, opened, lambda trial: trial.suggest_float("x", 0.0, 1.0), 1)
+    monkeypatch.undo()
+    assert state_counts(study) == {"interrupted": 1, "waiting": 1}
+    _continued(study, opened)
+    assert state_counts(study) == {"interrupted": 1, "complete": 1}
