@@ -4,13 +4,10 @@ tips, notices no user can act on, and the source line Python prints under a warn
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import logging
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -126,27 +123,26 @@ def _said_file(folder: Path, key: type[Warning] | tuple[type[Warning], str]) -> 
 
 def command_folder(jobs: Path) -> Path:
     """This command's own folder in the launch folder ``jobs`` (``OUT/jobs``), made at its first
-    ``process`` launch there under a name no other command has: two commands on one ``--out``
-    (a study's workers, docs/studies.md) never read or delete each other's job files. Its
+    ``process`` launch there under a name no other command has, with a record of who made it
+    (:func:`harness.launch.launch_folders.make_launch_folder`): two commands on one ``--out`` (a
+    study's workers, docs/studies.md) never read or delete each other's job files. Its
     ``said/`` is where the command and its jobs note the warnings said once, holding what it has
-    said so far; the command removes its folder as it exits (:func:`_remove_command_folder`),
-    but for its jobs' tracebacks (``*.err``). Until 2026-11-30 every command shared
-    ``OUT/jobs/said/``, emptied by each launch: a second command's console never said a
-    warning the first had, and the jobs' result files of one were the other's."""
+    said so far; the command removes its folder as it exits, but for its jobs' tracebacks
+    (``*.err``). Until 2026-11-30 every command shared ``OUT/jobs/said/``, emptied by each
+    launch: a second command's console never said a warning the first had, and the jobs'
+    result files of one were the other's."""
+    from harness.launch.launch_folders import make_launch_folder, remove_launch_folder
+
     known = launched_folder(jobs)
     if known is not None:
         return known
-    jobs.mkdir(parents=True, exist_ok=True)
-    for folder in jobs.glob("launch-*-*"):
-        if not _owner_alive(folder):
-            _remove_command_folder(folder)
-    mine = Path(tempfile.mkdtemp(prefix=f"launch-{os.getpid()}-", dir=jobs))
+    mine = make_launch_folder(jobs)
     said = mine / "said"
     said.mkdir()
     for key in _said_once:
         _said_file(said, key).touch()
     _said_folder[:] = [said]
-    atexit.register(_remove_command_folder, mine)
+    atexit.register(remove_launch_folder, mine)
     return mine
 
 
@@ -161,31 +157,6 @@ def launched_folder(jobs: Path) -> Path | None:
 def said_environment() -> dict[str, str]:
     """The variable that names this command's said folder to a job (:func:`command_folder`)."""
     return {SAID_FOLDER_ENV: str(_said_folder[0])} if _said_folder else {}
-
-
-def _owner_alive(folder: Path) -> bool:
-    """Whether the command that made the launch folder ``folder`` (``launch-<pid>-<id>``) still
-    runs: its pid is a process started before the folder was last changed (a later one reuses
-    the pid). A command killed by SIGKILL cannot remove its folder; the next command's launch on
-    the same ``--out`` does (until 2026-11-30 it stayed, outside check 6y)."""
-    from harness.measurement.process_start import process_start_time
-
-    try:
-        started = process_start_time(int(folder.name.split("-")[1]))
-        return started is not None and started <= folder.stat().st_mtime + 1
-    except (ValueError, IndexError, OSError):
-        return False
-
-
-def _remove_command_folder(mine: Path) -> None:
-    """At the command's exit: its folder's notes and results, and the folder if nothing else is
-    left (a job's ``.err`` traceback stays, named by the command's report)."""
-    shutil.rmtree(mine / "said", ignore_errors=True)
-    for suffix in ("*.result.pkl", "*.run"):
-        for path in mine.glob(suffix):
-            path.unlink(missing_ok=True)
-    with contextlib.suppress(OSError):
-        mine.rmdir()
 
 
 def _process_rank() -> int:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -17,10 +18,13 @@ def job_run_file(folder: Path, job: str) -> Path:
 
 
 def note_run(out_dir: Path) -> None:
-    """In a ``process`` job, name ``out_dir`` as the run it is working on now; else nothing."""
+    """In a ``process`` job, name ``out_dir`` as the run it is working on now; else nothing.
+    A launch folder gone (removed by hand, or by a command that judged it dead) loses only the
+    note: the run goes on (until 2026-11-30 its trial failed with a traceback)."""
     noted = os.environ.get(JOB_RUN_ENV)
     if noted:
-        Path(noted).write_text(str(Path(out_dir).absolute()))
+        with contextlib.suppress(OSError):
+            Path(noted).write_text(str(Path(out_dir).absolute()))
 
 
 def noted_runs(folder: Path, name: str) -> set[Path]:

@@ -130,14 +130,33 @@ def run_in_process(
             signum = signal.SIGTERM if terminated.raised else signal.SIGINT  # wrapped its error)
             outcome, status = ("interrupted", outside_training(signum)), INTERRUPTED_STATUS
         else:
-            error_path.write_text(traceback.format_exc())
+            with contextlib.suppress(OSError):  # the folder gone: said as the result is
+                error_path.write_text(traceback.format_exc())
             outcome, status = ("error", failure_line(error)), 1
     try:
-        result_path.write_bytes(pickle.dumps(outcome))
-    except Exception as error:  # an unpicklable result
-        result_path.write_bytes(pickle.dumps(("error", f"result not picklable: {error}")))
+        _write_result(result_path, outcome)
+    except OSError as error:  # its launch folder gone: the command finds no result
+        print(f"sanbench: {job}: {_unwritable(error)}", file=sys.stderr, flush=True)
         status = 1
     sys.exit(status)
+
+
+def _write_result(path: Path, outcome: tuple[str, Any]) -> None:
+    try:
+        data = pickle.dumps(outcome)
+    except Exception as error:  # an unpicklable result
+        data = pickle.dumps(("error", f"result not picklable: {error}"))
+    path.write_bytes(data)
+
+
+def _unwritable(error: OSError) -> str:
+    """A job's one line when its outcome cannot be written to its launch folder (removed by
+    hand, or by another command: until 2026-11-30 one in another pid namespace removed a live
+    command's, and its jobs printed tracebacks)."""
+    return (
+        f"its outcome could not be written ({error.strerror}: {error.filename}); "
+        "what it finished is in the run folders (a study's trials: in its storage)"
+    )
 
 
 def outside_training(signum: int) -> str:

@@ -1,9 +1,12 @@
-"""A killed command's launch folder (``OUT/jobs/launch-<pid>-<id>``, harness.quiet) is removed
-by the next command's launch on the same ``--out`` (outside check 6y, item 3)."""
+"""A command's launch folder (``OUT/jobs/launch-<pid>-<id>``, harness.launch.launch_folders):
+a killed command's is removed by the next command on the same ``--out`` (outside check 6y,
+item 3), and only when its command is provably gone (outside check 7y, items 2 and 3)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +14,25 @@ from pathlib import Path
 import pytest
 
 from harness import quiet
+from harness.launch import launch_folders
+from harness.launch.job_run import JOB_RUN_ENV
+from harness.launch.processes import launch_processes
 
 
-def _launch_folder(jobs: Path, pid: int, name: str) -> Path:
-    folder = jobs / f"launch-{pid}-{name}"
+def _gone_pid() -> int:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return int(gone.stdout)
+
+
+def _launch_folder(jobs: Path, name: str, **owner: object) -> Path:
+    """A launch folder with its jobs' files, its record this process's with ``owner`` changes."""
+    record = {**launch_folders.owner_record(), **owner}
+    folder = jobs / f"launch-{record['pid']}-{name}"
     (folder / "said").mkdir(parents=True)
     for file in ("t-1-of-2.run", "t-1-of-2.result.pkl", "t-2-of-2.run"):
         (folder / file).write_text("x")
+    (folder / launch_folders.OWNER).write_text(json.dumps(record))
     return folder
 
 
@@ -28,17 +43,72 @@ def test_a_later_launch_removes_the_folders_of_commands_that_are_gone(
     next launch removes it but for a job's traceback, and leaves a live command's folder."""
     monkeypatch.setattr(quiet, "_said_folder", [])
     jobs = tmp_path / "jobs"
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
-                          capture_output=True, text=True)  # fmt: skip
-    killed = _launch_folder(jobs, int(gone.stdout), "a")
-    failed = _launch_folder(jobs, int(gone.stdout), "b")
+    gone = _gone_pid()
+    killed = _launch_folder(jobs, "a", pid=gone)
+    failed = _launch_folder(jobs, "b", pid=gone)
     (failed / "t-2-of-2.err").write_text("Traceback ...")
-    reused = _launch_folder(jobs, os.getpid(), "c")  # the pid is now another process's
-    os.utime(reused, (0, 0))
-    live = _launch_folder(jobs, os.getpid(), "d")
+    reused = _launch_folder(jobs, "c", started=0.0)  # the pid is now another process's
+    live = _launch_folder(jobs, "d")
     mine = quiet.command_folder(jobs)
     assert not killed.exists() and not reused.exists()
     assert [path.name for path in failed.iterdir()] == ["t-2-of-2.err"]
-    assert (live / "said").is_dir() and len(list(live.iterdir())) == 4
-    assert mine.is_dir() and mine.name.startswith(f"launch-{os.getpid()}-")
-    quiet._remove_command_folder(mine)
+    assert (live / "said").is_dir() and len(list(live.iterdir())) == 5
+    assert mine.name.startswith(f"launch-{os.getpid()}-")
+    assert json.loads((mine / launch_folders.OWNER).read_text())["pid"] == os.getpid()
+    launch_folders.remove_launch_folder(mine)
+    assert not mine.exists()
+
+
+@pytest.mark.parametrize(
+    "elsewhere",
+    [
+        {"pid_namespace": "pid:[1]"},  # a container on this machine
+        {"host": "another-host"},
+        {"boot_id": "another-boot"},
+        {"pid_namespace": None},  # a system that did not tell
+    ],
+)
+def test_a_folder_made_in_another_pid_namespace_or_host_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, elsewhere: dict[str, object]
+) -> None:
+    """Outside check 7y, item 2: a command in another pid namespace (``unshare --pid``; another
+    container or machine sharing the --out) found no process of a live command's pid and
+    removed its folder: that command's jobs crashed with tracebacks. A folder whose pid does
+    not name a process here is kept, as is one without a record (being made)."""
+    monkeypatch.setattr(quiet, "_said_folder", [])
+    jobs = tmp_path / "jobs"
+    live = _launch_folder(jobs, "a", pid=_gone_pid(), **elsewhere)
+    unrecorded = _launch_folder(jobs, "b", pid=_gone_pid())
+    (unrecorded / launch_folders.OWNER).unlink()
+    mine = quiet.command_folder(jobs)
+    assert len(list(live.iterdir())) == 5 and len(list(unrecorded.iterdir())) == 4
+    launch_folders.remove_launch_folder(mine)
+
+
+def remove_my_folder() -> str:
+    """A job whose launch folder is removed under it (by hand, or by another command)."""
+    shutil.rmtree(Path(os.environ[JOB_RUN_ENV]).parent)
+    return "done"
+
+
+def fail_without_folder() -> None:
+    remove_my_folder()
+    raise ValueError("broken")
+
+
+def test_a_job_whose_folder_vanished_says_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 7y, item 2: a job whose .run, .err and .result.pkl files could not be
+    written (its folder removed) printed tracebacks; now one sanbench line, and its command
+    reports it dead without a result."""
+    monkeypatch.setattr(quiet, "_said_folder", [])
+    capfd.readouterr()
+    outcomes = launch_processes([remove_my_folder, fail_without_folder], tmp_path / "jobs", "t")
+    no_result = "process ended with exit code 1, no result"
+    assert [outcome.error for outcome in outcomes] == [no_result] * 2
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    lines = sorted(err.splitlines())
+    assert len(lines) == 2 and all(line.startswith("sanbench: t-") for line in lines), err
+    assert "its outcome could not be written (No such file or directory" in lines[0]
