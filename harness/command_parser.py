@@ -1487,6 +1487,8 @@ class CommandParser(NullsChecked):
                 )
                 continue
             shown = "" if default in (None, {}, dataclasses.MISSING) else f" (default {default})"
+            if field.metadata.get("comma_list"):  # a config file's [trec, mr] too (:func:`build`)
+                hint = hint | tuple[int | str, ...]
             self.add_argument(
                 *names,
                 dest=field.name,
@@ -1683,6 +1685,10 @@ class CommandParser(NullsChecked):
                 build(options, namespace)
 
 
+# a field's metadata: a comma list (``--tasks trec,mr``), which a config file may also give as
+# a YAML list (``tasks: [trec, mr]``); :func:`build` joins it with commas, as the option reads
+COMMA_LIST = {"comma_list": True}
+
 # The keys of a parsed namespace that list the options given and hold them as typed
 # (``CommandParser.parse``; :func:`options_typed`)
 GIVEN = "__given__"
@@ -1751,6 +1757,8 @@ def build(
                 problems += error_lines(error)
         elif field.name in namespace:
             values[field.name] = plain(namespace[field.name])
+            if field.metadata.get("comma_list") and isinstance(values[field.name], list | tuple):
+                values[field.name] = ",".join(map(str, values[field.name]))  # [32, 64]: 32,64
     try:
         built = options(**values)
     except ValueError as error:  # options of a package below harness check with ValueError

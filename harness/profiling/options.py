@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from harness.command_parser import (
+    COMMA_LIST,
     as_typed,
     batch_size_problems,
     choice_problems,
@@ -61,13 +62,13 @@ class ProfileOptions:
 
     preset: str = "paper"
     """the sweep's defaults: paper, quick or long (above)"""
-    encoders: str | None = None
+    encoders: str | None = field(default=None, metadata=COMMA_LIST)
     """comma list, or 'all' (default: the papers' figure encoders); NAME:key=value,... for a
-    variant"""
-    lengths: str | tuple[int, ...] | None = None
+    variant (in a --config file also a list)"""
+    lengths: str | None = field(default=None, metadata=COMMA_LIST)
     """measured lengths, e.g. 16:384:16 (stop included) or 16,32,64 (in a --config file also
     a list, [16, 32, 64]); at most 10,000"""
-    predict_lengths: str | tuple[int, ...] | None = None
+    predict_lengths: str | None = field(default=None, metadata=COMMA_LIST)
     """lengths whose peak memory and FLOPs are predicted on meta tensors (fp32 only; CPU
     kernels' inside memory modelled from small calls, nothing run at these shapes), in addition
     to the measured ones; at most 10,000"""
@@ -113,9 +114,6 @@ class ProfileOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
-        for name in ("lengths", "predict_lengths"):
-            if isinstance(value := getattr(self, name), tuple):  # a config file's [16, 32]
-                object.__setattr__(self, name, ",".join(map(str, value)))  # as 16,32 reads
         problems = choice_problems("--preset", self.preset, grid.PRESETS)
         problems += choice_problems("--dtype", self.dtype, grid.DTYPES)
         problems += choice_problems("--allocator", self.allocator, allocator.CHOICES)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from harness.command_parser import (
     CLASS_PATH_OPTION,
+    COMMA_LIST,
     as_typed,
     choice_problems,
     integer_problems,
@@ -63,10 +64,12 @@ class ReproduceOptions:
     """results folder"""
     preset: str = "cpu"
     """cpu: a third of the papers' widths, 3 folds/seeds; paper: full width, 10 folds, 5 seeds"""
-    tasks: str = ",".join(TASKS)
-    """comma-separated tasks: run this part of the preset's grid"""
-    encoders: str = ",".join(ENCODERS)
-    """comma-separated encoders: run this part of the preset's grid"""
+    tasks: str = field(default=",".join(TASKS), metadata=COMMA_LIST)
+    """comma-separated tasks (in a --config file also a list): run this part of the preset's
+    grid"""
+    encoders: str = field(default=",".join(ENCODERS), metadata=COMMA_LIST)
+    """comma-separated encoders (in a --config file also a list): run this part of the
+    preset's grid"""
     threads: int = THREADS_PER_RUN
     """intra-op threads per run"""
     tables_only: bool = False

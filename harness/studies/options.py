@@ -8,7 +8,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from harness.command_parser import batch_size_problems, choice_problems, integer_problems
+from harness.command_parser import (
+    COMMA_LIST,
+    batch_size_problems,
+    choice_problems,
+    integer_problems,
+)
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
@@ -76,8 +81,8 @@ class StudyOptions:
     """RDB heartbeat seconds"""
     outputs_only: bool = False
     """only rewrite the outputs from the storage"""
-    lengths: str = ",".join(map(str, TuneContext.lengths))
-    """block-length-memory: sequence lengths n"""
+    lengths: str = field(default=",".join(map(str, TuneContext.lengths)), metadata=COMMA_LIST)
+    """block-length-memory: sequence lengths n (in a --config file also a list, [32, 64])"""
     batch_size: int = TuneContext.batch_size
     """block-length-memory: sentences per batch"""
     dim: int = TuneContext.dim

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from datamodules.task_file import is_task_file
-from harness.command_parser import integer_problems, names
+from harness.command_parser import COMMA_LIST, integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.suite.grid import CV_FOLDS, Shard
@@ -51,10 +51,11 @@ class SuiteOptions:
 
     out: Path
     """results folder (shared by shards)"""
-    tasks: str = DEFAULT_TASKS
-    """comma-separated tasks (a task file whose path holds a comma is taken whole)"""
-    encoders: str = DEFAULT_ENCODERS
-    """comma-separated encoders"""
+    tasks: str = field(default=DEFAULT_TASKS, metadata=COMMA_LIST)
+    """comma-separated tasks (a task file whose path holds a comma is taken whole; in a
+    --config file also a list, [trec, mr])"""
+    encoders: str = field(default=DEFAULT_ENCODERS, metadata=COMMA_LIST)
+    """comma-separated encoders (in a --config file also a list)"""
     seeds: int = 5
     """how many runs (seeds 0..N-1) per non-CV task"""
     folds: int = CV_FOLDS

@@ -91,3 +91,58 @@ def test_a_config_files_missing_section_files_are_said_beside_the_rest(
     assert sum("model alsonot.yaml: no such file: c/alsonot.yaml" in x for x in lines) == 1
     assert any(value in x for x in lines), lines
     assert any("--data-dir /nonexist: no such folder" in x for x in lines), lines
+
+
+# a --config file's values of each command (outside check 7z items 4-7): the command's words
+# (beside a value typed that it refuses), the file's text, each line's fragment said once
+CONFIG_VALUES = {
+    "suite lists": (
+        "suite --data-dir /nonexist --seeds 0 --out o",
+        "tasks: [trec]\nencoders: [bilstm, treec]\n",
+        [
+            "--seeds 0: expected",
+            "--data-dir /nonexist: no such folder",
+            "--config c.yaml: encoders treec: expected",
+        ],
+    ),
+    "reproduce lists": (
+        "reproduce --data-dir /nonexist --threads 0 --out o",
+        "tasks: [trec, cr]\nencoders: [bilstm]\n",
+        ["--threads 0: expected", "--data-dir /nonexist: no such folder"],
+    ),
+    "tune lists": (
+        "tune --batch-size 0 --out o",
+        "study: block-length-memory\nlengths: [32, 64]\ntrials: 0\n",
+        ["--batch-size 0: expected", "--config c.yaml: trials 0: expected"],
+    ),
+    "profile lists": (
+        "profile --batch-size 0 --out o",
+        "encoders: [bilstm, multi_cnn]\nlengths: [8, 16]\npredict_lengths: [32]\n",
+        ["--batch-size 0: expected"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CONFIG_VALUES))
+def test_a_config_files_values_are_said_as_the_file_writes_them_beside_the_rest(
+    case: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Item 6: a YAML list for an option of several values (``tasks: [trec]``) was refused
+    alone ('expected a string'), hiding the rest; item 4: a file's value was said as a flag
+    never typed (``--encoding utf-99``)."""
+    monkeypatch.chdir(tmp_path)
+    words, text, fragments = CONFIG_VALUES[case]
+    Path("c.yaml").write_text(text)
+    command = words.split()[0] if not words.startswith("data ") else "data stats"
+    assert main([*words.split(), "--config", "c.yaml"]) == 2
+    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if not line.startswith("(see ")]
+    for fragment in fragments:
+        assert sum(fragment in line for line in lines) == 1, (fragment, lines)
+    assert len(lines) == len(fragments), lines
+    assert "expected a string" not in err, lines
+    assert all(line.startswith(f"sanbench {command}: ") for line in lines), lines

@@ -113,6 +113,7 @@ def test_profile_takes_a_list_of_lengths_in_a_config_file(
 ) -> None:
     """Item 8: ``lengths: [8]`` in a --config file was refused alone ("expected a string"),
     hiding batch size 0, a ``disan2`` typo and the --out; a list is now read as ``8``."""
+    from harness.command_parser import CommandParser, build
     from harness.profiling.options import ProfileOptions
 
     with scratch(trec_dir) as root:
@@ -125,7 +126,11 @@ def test_profile_takes_a_list_of_lengths_in_a_config_file(
     for fragment in fragments:
         assert sum(fragment in text for text in lines) == 1, (fragment, lines)
     assert len(lines) == len(fragments), lines
-    options = ProfileOptions(lengths=(8, 16), predict_lengths=(32,), encoders="bilstm")
+    with scratch(trec_dir) as root:  # a list is read as the comma list (command_parser.build)
+        (root / "cfg" / "q.yaml").write_text("lengths: [8, 16]\npredict_lengths: [32]\n")
+        parser = CommandParser("sanbench profile")
+        parser.add_options(ProfileOptions)
+        options = build(ProfileOptions, parser.parse(["--config", "cfg/q.yaml", "--out", "o"]))
     assert (options.lengths, options.predict_lengths) == ("8,16", "32")
     assert options.sweep_grid[:2] == ((8, 16), (32,))
 
