@@ -532,13 +532,19 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
     writer for :data:`LOCKED_COMMANDS`; when the command ends having written no file (refused
     by a later check, say), the marker, lock files and folders it added are taken away again,
     and a folder it made is removed; refused by another writer (two commands started at once),
-    only the marker: the lock files and folders added since are the writer's. A file ``--out``
+    only the marker: the lock files and folders added since are the writer's. The launch
+    folders of killed commands (``OUT/jobs/launch-*``) go as it opens its own ``--out``, also
+    when it launches no job (until 2026-11-30 only at a launch: a finished study's rerun left
+    them); a command refused for its ``--out`` removes nothing. A file ``--out``
     (:data:`FILE_COMMANDS`) is left to the command."""
     if out is None or command in FILE_COMMANDS:
         yield
         return
     folder = Path(out)
     check_out_folder(folder, command)
+    from harness.launch.launch_folders import remove_dead_launch_folders
+
+    remove_dead_launch_folders(folder / "jobs")  # a killed command's, also if none is launched
     before = _entries(folder)
     with removed_if_left_empty(folder):
         refused = False  # by another writer

@@ -52,7 +52,8 @@ def make_launch_folder(jobs: Path) -> Path:
 
 def remove_dead_launch_folders(jobs: Path) -> None:
     """Remove the folders in ``jobs`` whose command is provably gone (:func:`provably_dead`),
-    but for their jobs' tracebacks (:func:`remove_launch_folder`). Called at each launch."""
+    but for their jobs' tracebacks (:func:`remove_launch_folder`). Called at each launch and as
+    a command opens its ``--out`` (``harness.outdir.out_folder``)."""
     if not jobs.is_dir():
         return
     for folder in jobs.glob(f"{PREFIX}*-*"):

@@ -17,6 +17,7 @@ from harness import quiet
 from harness.launch import launch_folders
 from harness.launch.job_run import JOB_RUN_ENV
 from harness.launch.processes import launch_processes
+from harness.outdir import NotOursError, out_folder
 
 
 def _gone_pid() -> int:
@@ -83,6 +84,30 @@ def test_a_folder_made_in_another_pid_namespace_or_host_is_kept(
     mine = quiet.command_folder(jobs)
     assert len(list(live.iterdir())) == 5 and len(list(unrecorded.iterdir())) == 4
     launch_folders.remove_launch_folder(mine)
+
+
+def test_a_command_that_launches_nothing_removes_the_folders_of_commands_gone(
+    tmp_path: Path,
+) -> None:
+    """Outside check 7y, item 3: the folders were removed only at a process launch, so a kill
+    -9'd command's stayed when the next command on that --out launched nothing (a finished
+    study's "no worker to launch"). A command removes them as it opens its --out."""
+    out = tmp_path / "out"
+    killed = _launch_folder(out / "jobs", "a", pid=_gone_pid())
+    live = _launch_folder(out / "jobs", "b")
+    (out / ".sanbench").write_text("made by sanbench tune: sanbench writes into this folder\n")
+    with out_folder("tune", out):
+        assert not killed.exists() and live.is_dir()
+
+
+def test_a_refused_command_removes_nothing(tmp_path: Path) -> None:
+    """A command refused for its --out (another command's folder) changes nothing there."""
+    out = tmp_path / "out"
+    killed = _launch_folder(out / "jobs", "a", pid=_gone_pid())
+    (out / ".sanbench").write_text("made by sanbench tune: sanbench writes into this folder\n")
+    with pytest.raises(NotOursError, match="made by sanbench tune"), out_folder("suite", out):
+        pass
+    assert killed.is_dir()
 
 
 def remove_my_folder() -> str:
