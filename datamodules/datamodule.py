@@ -39,7 +39,10 @@ RANDOM_VECTORS = (
 
 
 class RandomVectorsWarning(UserWarning):
-    """A datamodule without a vectors file: its embedding matrix starts random."""
+    """A datamodule without a vectors file: its embedding matrix starts random. Said once per
+    command (harness.quiet reads the mark): a reproduction's six tasks said it six times."""
+
+    ONCE_PER_COMMAND = True
 
 
 STAGE_SPLITS = {"fit": ("train", "val"), "validate": ("val",), "test": ("test",)}
@@ -349,12 +352,12 @@ class BenchmarkDataModule(L.LightningDataModule):
                     self._examples[split] = examples
                     errors += self._untrained_classes(examples)
         vectors = None
-        if self.embeddings_path is None:
-            warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=2)
-        else:
+        if self.embeddings_path is not None:
             vectors = collected(load_vectors, self.embeddings_path, self.cache_dir)
         if errors:
             raise DataFormatError.joined(errors)
+        if self.embeddings_path is None:  # said of data that is read, not beside its problems
+            warnings.warn(RandomVectorsWarning(RANDOM_VECTORS), stacklevel=2)
         train = self._examples["train"]
         sentences = [s for e in train for s in ((e.a,) if e.b is None else (e.a, e.b))]
         if self.lowercase:

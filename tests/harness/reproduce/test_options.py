@@ -11,7 +11,7 @@ from harness.launch import LaunchOptions
 from harness.reproduce import ReproduceOptions
 from harness.reproduce.preset import PRESETS
 from harness.reproduce.reproduce import covered
-from tests.harness.problem_lines import problem_lines
+from tests.harness.problem_lines import files_lines, problem_lines
 
 
 def test_a_part_keeps_the_presets_order_and_settings() -> None:
@@ -74,3 +74,21 @@ def test_every_run_option_and_the_missing_manifest_are_said_with_tables_only(
         f"sanbench reproduce: --tables-only: {out}/manifest.json not found; run first",
     ]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_data_folder_without_the_tasks_files_says_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], recwarn: pytest.WarningsRecorder
+) -> None:
+    """A reproduction given an empty --data-dir and no --embeddings said 'warning: no
+    --embeddings ...' six times (once per task, of data never read) above its refusal: the
+    warning is said only of data that is read (and once per command: harness.quiet)."""
+    from datamodules.datamodule import RandomVectorsWarning
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["reproduce", "--data-dir", str(empty), "--out", str(tmp_path / "o")]) == 2
+    lines = files_lines(capsys.readouterr().err)  # the filesystem's problems: no pointer
+    assert lines and all("expected the files of task" in line for line in lines), lines
+    assert not [w for w in recwarn if w.category is RandomVectorsWarning]
+    assert RandomVectorsWarning.ONCE_PER_COMMAND
+    assert not (tmp_path / "o").exists()
