@@ -85,9 +85,12 @@ def report_outcomes(
     describe: Callable[[Any], str] | None = None,
     resume: str = "rerun the same command to finish",
     log: Callable[[str], None] = print,
+    finished: str | None = None,
 ) -> None:
     """One line per job (``describe(result)`` for a finished one, the error and its log for a
-    dead one); :class:`RunFailedError` naming how many died and how to ``resume``."""
+    dead one); :class:`RunFailedError` naming how many died and how to ``resume``, or, when the
+    work asked for was done all the same (``finished`` says how: a study whose other workers
+    continued a dead one's trial), a line naming how many died and ``finished``."""
     for number, outcome in enumerate(outcomes):
         name = f"job {outcome.job_id}"
         if labels is not None:
@@ -99,4 +102,7 @@ def report_outcomes(
             log(f"{name} died: {outcome.error} ({f'log: {logs}' if logs else 'no log file'})")
     died = [outcome for outcome in outcomes if not outcome.ok]
     if died:
-        raise RunFailedError(f"{len(died)} of {len(outcomes)} jobs died (logs above); {resume}")
+        dead = f"{len(died)} of {len(outcomes)} jobs died (logs above)"
+        if finished is None:
+            raise RunFailedError(f"{dead}; {resume}")
+        log(f"{dead}; {finished}")

@@ -37,6 +37,7 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
     through the job files submitit pickles under ``OUT/jobs/``, so a password stays out of them.
     """
     from harness.launch import launch, report_outcomes
+    from harness.studies.registry import PLANS
     from harness.studies.storage import STORAGE_ENV
     from harness.studies.study import reclaim_killed_trials, run_study, trials_left
 
@@ -65,8 +66,27 @@ def run_as_jobs(options: StudyOptions, ctx: TuneContext, storage: str) -> dict:
         raise
     summary = run_study(ctx, study_name, storage, options.trials, run_trials=False)
     print_summary(summary, ctx)
-    report_outcomes(outcomes, resume="rerun the same command to finish the study")
+    # a dead job's trial continued by another worker, the study finished: the work is done
+    done = finished_trials(summary) >= (options.trials or PLANS[ctx.study](ctx).default_trials)
+    report_outcomes(
+        outcomes,
+        resume="rerun the same command to finish the study",
+        finished=FINISHED_ALL_THE_SAME if done else None,
+    )
     return summary
+
+
+FINISHED_ALL_THE_SAME = (
+    "the other workers continued any trial left running and finished the study: nothing to rerun"
+)
+
+
+def finished_trials(summary: dict) -> int:
+    """How many of the study's trials are finished (complete or pruned), by its summary."""
+    from harness.studies.workers import FINISHED
+
+    counts = summary["trial_counts"]
+    return sum(counts.get(state.name.lower(), 0) for state in FINISHED)
 
 
 def print_summary(summary: dict, ctx: TuneContext) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 import harness.launch
 from harness.cli import main
+from harness.launch import JobOutcome
 from harness.studies import block_length_memory
 
 
@@ -195,3 +196,32 @@ def test_a_misspelt_study_hides_no_misspelt_task_or_encoder(
         "--encoder bilstmm",
     ], lines
     assert not out.exists()
+
+
+@pytest.mark.slow  # two in-process commands, one trial: about 5 CPU-s
+def test_a_study_finished_by_the_other_worker_of_a_dead_job_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 7y, item 6: one job was killed mid-trial, the other continued its trial
+    and finished the study, yet the command said 'rerun the same command to finish the study'
+    and exited 1 (the rerun had nothing to do). A finished study exits 0 saying the job died
+    and its trials were continued; with trials left, 1 and the rerun line, as before."""
+
+    def one_dies(jobs: list[Any], *args: Any, **kwargs: Any) -> list[JobOutcome]:
+        jobs[0]()  # the live worker runs the study's trials here
+        return [JobOutcome("w-1", result={}), JobOutcome("w-2", error="killed, no result")]
+
+    monkeypatch.setattr(harness.launch, "launch", one_dies)
+    workers = ["--launcher", "process", "--jobs", "2"]
+    assert main([*study(tmp_path, 1), *workers]) == 0
+    said = capsys.readouterr()
+    assert "job w-2 died: killed, no result (no log file)" in said.out
+    assert "1 of 2 jobs died (logs above); the other workers continued any trial" in said.out
+    assert "rerun" not in said.err
+
+    def both_die(jobs: list[Any], *args: Any, **kwargs: Any) -> list[JobOutcome]:
+        return [JobOutcome(f"w-{k}", error="killed, no result") for k in (1, 2)]
+
+    monkeypatch.setattr(harness.launch, "launch", both_die)
+    assert main([*study(tmp_path, 2), *workers]) == 1
+    assert "rerun the same command to finish the study" in capsys.readouterr().err
