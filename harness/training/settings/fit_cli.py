@@ -29,6 +29,7 @@ from datamodules.errors import nearest
 from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
+    CONFIG_OPTIONS,
     PRINT_CONFIG_FLAGS,
     SECTION_FILE_SUFFIXES,
     SECTION_FILES,
@@ -42,6 +43,7 @@ from harness.command_parser import (
     check_not_moved,
     config_setting,
     config_text,
+    config_typed,
     did_you_mean,
     encoder_choice_problems,
     field_docs,
@@ -57,6 +59,7 @@ from harness.command_parser import (
     print_config_problem,
     refused_keys,
     rewritten_options,
+    said_as_written,
     section_file_content,
     typed_entry,
     typed_now,
@@ -502,12 +505,19 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
             return super().parse_args(args, *rest, **kwargs)
         read = getattr(self, "section_read", {})
         words, files = section_mapping_words(list(args), read, getattr(self, "section_dropped", {}))
+        refused = getattr(self, "dropped_keys", {})
+        later = config_later_keys(list(args))  # a --config file's keys set again after it
+        self.dropped_keys = {
+            path: {*refused.get(path, ()), *later.get(path, ())} for path in {*refused, *later}
+        }
         try:
             return super().parse_args(words, *rest, **kwargs)
         except argparse.ArgumentError as error:  # the file named, as the user gave it
             for mapping, path in files.items():
                 error.message = error.message.replace(repr(mapping), repr(path))
             raise
+        finally:
+            self.dropped_keys = refused
 
 
 WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
@@ -540,11 +550,63 @@ def section_mapping_words(
 
 
 def later_keys(words: list[str], option: str) -> set[str]:
-    """The keys of ``option``'s section typed in ``words`` (``--model.hidden_dim 5`` after
-    ``--model m.yaml``: ``hidden_dim``), whose value wins over the file's: the file's is not
-    judged (a refused ``hidden_dim: 0`` in it said nothing the run would use)."""
-    head = f"{option}."
-    return {w.partition("=")[0].removeprefix(head) for w in words if w.startswith(head)}
+    """The keys of ``option``'s section that ``words`` set (``--model.hidden_dim 5`` after
+    ``--model m.yaml``: ``hidden_dim``; a later section's or ``--config`` file's too), whose
+    value wins over the file's: the file's is not judged (a refused ``hidden_dim: 0`` in it
+    said nothing the run would use)."""
+    head = f"{option.removeprefix('--')}."
+    return {key.removeprefix(head) for key in keys_set(words) if key.startswith(head)}
+
+
+def keys_set(words: list[str]) -> set[str]:
+    """The config keys that ``words`` set (:func:`typed_options`), a section's file's and a
+    ``--config`` file's keys too: each ``--config`` read on its own (typed_options forgets the
+    options before one)."""
+    starts = [index for index, word in enumerate(words) if word.partition("=")[0] in CONFIG_OPTIONS]
+    keys: set[str] = set()
+    for start, end in zip([0, *starts], [*starts, len(words)], strict=True):
+        keys |= set(typed_options(words[start:end], SHORT_FORMS))
+    return keys
+
+
+def config_later_keys(words: list[str]) -> dict[str, set[str]]:
+    """Each ``--config`` file of ``words`` (its path as given) -> its keys of a value (not a
+    section: :func:`config_typed`) that a later option or file sets again: the later value
+    wins, as --help says, so the file's is not judged (``model: {hidden_dim: 0}`` before
+    ``--model.hidden_dim 7``: the 0 was refused, named as the 7)."""
+    later: dict[str, set[str]] = {}
+
+    def read(given: OptionWord) -> tuple[list[str], bool] | None:
+        if given.option in CONFIG_OPTIONS and given.value:
+            held = config_typed(given.option, given.value)
+            rest = given.rest if given.attached else given.rest[1:]
+            later[given.value] = keys_set(rest) & set(held)  # a file read again: its last
+        return None
+
+    rewritten_options(words, read)
+    return later
+
+
+def overridden_flags_left_out(words: list[str]) -> list[str]:
+    """``words`` without each flag of a value of :data:`WORD_SECTIONS` (``--model.hidden_dim
+    -1``) that a later option, section's file or ``--config`` file sets again: the later value
+    wins, as --help says, so the earlier one is not judged (its refusal was named as the
+    later one's). A key typed with keys under it (a class's: ``--trainer.callbacks``) is
+    kept."""
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        key = SHORT_FORMS.get(given.option) or given.option.removeprefix("--").replace("-", "_")
+        section, dot, name = key.partition(".")
+        rest = given.rest if given.attached else given.rest[1:]
+        if section not in WORD_SECTIONS or not dot or "." in name:
+            return None
+        if not (given.attached or given.rest) or given.value.startswith("--"):
+            return None  # no value: the parser says so
+        if any(word.startswith(f"--{key}.") for word in words) or key not in keys_set(rest):
+            return None
+        return [], True
+
+    return rewritten_options(words, rewrite)
 
 
 def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set[str]:
@@ -746,6 +808,7 @@ class FitCLI(LightningCLI):
             args, self.section_lines, parser.section_unknown, parser.section_read = (
                 section_flags_read(args, known_keys(parser))
             )
+            args = overridden_flags_left_out(args)
             parser.section_problems = {}  # a --config file's sections' (CheckedConfigFile)
         task, encoder = (
             task_and_encoder(args) if isinstance(args, dict) else self._chosen(parser, args)
@@ -804,6 +867,7 @@ class FitCLI(LightningCLI):
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
                 problems += self._folder_problems() + self._said_beside()
+            problems = said_as_written(problems, self.typed, SHORT_FORMS)  # a file's as written
             if all(isinstance(line, FilesProblem) for line in problems):  # paths' alone
                 raise FilesError("\n".join(problems))  # no pointer to the help (cli._status)
             raise ConfigUsageError("\n".join(problems))
@@ -870,7 +934,8 @@ class FitCLI(LightningCLI):
                 rest = without_section_files(rest, {key})  # its flags judged still (--encoder)
             else:
                 rest = without_key(rest, key, SHORT_FORMS) if words else without_dotted(rest, key)
-        if words and rest == args and cls._left_out_of_file(parser, args, keys):
+        in_file = words and cls._left_out_of_file(parser, args, keys)
+        if in_file and rest == args:
             return rest, True  # a key of --model m.yaml: the rest of the file judged still
         if words and rest == args:  # set by a section's file (--optimizer opt.yaml): it goes
             rest = without_section_files(rest, {key.partition(".")[0] for key in keys})
@@ -881,18 +946,16 @@ class FitCLI(LightningCLI):
     def _left_out_of_file(
         parser: LightningArgumentParser, words: list[str], keys: list[str]
     ) -> bool:
-        """Leave ``keys`` out of the section's file of ``words`` that sets them (``--model
-        m.yaml``'s ``hidden_dim``, given by :class:`FitArgumentParser`); False when none does or
+        """Leave ``keys`` out of the section's file of ``words`` that holds them (``--model
+        m.yaml``'s ``hidden_dim``, given by :class:`FitArgumentParser`), whether its value or a
+        later flag's was refused: the next parse judges neither; False when none holds them or
         they were left out already."""
         typed = typed_options(words, SHORT_FORMS)
         section, _, rest = keys[0].partition(".") if keys else ("", "", "")
         path = typed.get(section, ("", ""))[1]
-        set_by = typed.get(keys[0], ("",))[0] if keys else ""
-        if (
-            section not in WORD_SECTIONS
-            or not rest
-            or not set_by.startswith(f"--{section} {path}: ")
-        ):
+        held = flat_keys(getattr(parser, "section_read", {}).get(path) or {})
+        holds = bool(rest) and any(key == rest or key.startswith(f"{rest}.") for key in held)
+        if section not in WORD_SECTIONS or not holds:
             return False
         dropped = parser.section_dropped.setdefault(path, set())
         if rest in dropped:
@@ -1107,7 +1170,7 @@ class FitCLI(LightningCLI):
         # --out's and the data's folder's beside the others, and beside each other (each alone
         # is said by its own check: the run folder's, the data's read)
         if problems or files or len(beside) > 1:
-            lines = "\n".join(problems + files + beside)
+            lines = "\n".join(said_as_written(problems + files + beside, self.typed, SHORT_FORMS))
             # the help pointed to for a problem of the words only, not of the files (cli._status)
             raise ConfigUsageError(lines) if problems else InputError(lines)
         if data and (

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
@@ -176,3 +176,64 @@ def test_a_files_value_a_later_flag_sets_is_not_judged(
         assert main(line) == 2, line
         lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and VALUE[1] in lines[0] and lines[1] == pointer("fit"), lines
+
+
+# each source of model.hidden_dim: its words and its refusal's line, of a good value (7) and of
+# a refused one (0, -1); files in cfg/ (hidden_files writes them)
+HIDDEN = {
+    "flag": (("--model.hidden_dim", "7"), ("--model.hidden_dim", "-1"), "--model.hidden_dim -1: "),
+    "file": (("--model", "cfg/h7.yaml"), ("--model", "cfg/h0.yaml"), "--model cfg/h0.yaml: hid"),
+    "config": (("-c", "cfg/c7.yaml"), ("-c", "cfg/c0.yaml"), "-c cfg/c0.yaml: model.hidden_dim 0"),
+    "config file": (("-c", "cfg/f7.yaml"), ("-c", "cfg/f0.yaml"), "-c cfg/f0.yaml: model h0.yaml"),
+}
+BATCH = (("--data.batch_size", "0"), "--data.batch_size 0: expected a positive integer")
+
+
+def hidden_files(cfg: Path) -> None:
+    """The files of :data:`HIDDEN` in ``cfg``."""
+    for value in (0, 7):
+        (cfg / f"h{value}.yaml").write_text(f"hidden_dim: {value}\n")
+        (cfg / f"c{value}.yaml").write_text(f"model: {{hidden_dim: {value}}}\n")
+        (cfg / f"f{value}.yaml").write_text(f"model: h{value}.yaml\n")
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    order=st.permutations(list(HIDDEN)).flatmap(
+        lambda kinds: st.integers(1, len(kinds)).map(lambda n: kinds[:n])
+    ),
+    valid=st.lists(st.booleans(), min_size=4, max_size=4),
+)
+@example(order=["config", "flag"], valid=[False, True])  # 7z item 1
+@example(order=["config file", "flag"], valid=[False, True])  # 7z item 1, model: m.yaml
+@example(order=["flag", "file"], valid=[True, False])  # 7z item 2
+@example(order=["file", "flag"], valid=[False, False])  # 7z item 3
+def test_the_last_value_given_wins_and_alone_is_judged(
+    order: list[str], valid: list[bool], trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``model.hidden_dim`` given by a flag, a section's file, a ``--config`` file and a
+    ``--config`` file's section file, in any order, each good or refused: the last one wins (as
+    --help says), so only its value is judged, said once; an earlier one is never judged nor
+    named (outside check 7z items 1-3: a config's 0 was named as a later flag's good 7, a file's
+    0 after a flag said twice, a later refused flag said beside the file's 0)."""
+    line = ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "trec", "--out", "new"]
+    for kind, good in zip(order, valid, strict=False):
+        line += [*HIDDEN[kind][0 if good else 1]]
+    line += [*BATCH[0]]
+    last_good = valid[len(order) - 1]
+    expected = ([] if last_good else [HIDDEN[order[-1]][2]]) + [BATCH[1]]
+    with scratch(trec_dir) as root:
+        hidden_files(root / "cfg")
+        capsys.readouterr()
+        assert main(line) == 2, line
+        lines = capsys.readouterr().err.splitlines()
+    said = [text.removeprefix("sanbench fit: ") for text in lines[:-1]]
+    assert lines[-1] == pointer("fit"), (line, lines)
+    for fragment in expected:
+        assert sum(fragment in text for text in said) == 1, (line, fragment, lines)
+    assert len(said) == len(expected), (line, lines)
