@@ -59,7 +59,6 @@ from harness.command_parser import (
     print_config_problem,
     refused_keys,
     rewritten_options,
-    said_as_written,
     section_file_content,
     typed_entry,
     typed_now,
@@ -867,7 +866,6 @@ class FitCLI(LightningCLI):
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
                 problems += self._folder_problems() + self._said_beside()
-            problems = said_as_written(problems, self.typed, SHORT_FORMS)  # a file's as written
             if all(isinstance(line, FilesProblem) for line in problems):  # paths' alone
                 raise FilesError("\n".join(problems))  # no pointer to the help (cli._status)
             raise ConfigUsageError("\n".join(problems))
@@ -1170,7 +1168,7 @@ class FitCLI(LightningCLI):
         # --out's and the data's folder's beside the others, and beside each other (each alone
         # is said by its own check: the run folder's, the data's read)
         if problems or files or len(beside) > 1:
-            lines = "\n".join(said_as_written(problems + files + beside, self.typed, SHORT_FORMS))
+            lines = "\n".join(problems + files + beside)
             # the help pointed to for a problem of the words only, not of the files (cli._status)
             raise ConfigUsageError(lines) if problems else InputError(lines)
         if data and (
