@@ -307,6 +307,53 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
     return typed_entry(typed_now(), key) or (option_spelling(key), flow_text(value))
 
 
+def said_as_written(
+    lines: Iterable[str],
+    typed: Mapping[str, tuple[str, str]] | None = None,
+    aliases: Mapping[str, str] | None = None,
+) -> list[str]:
+    """``lines`` with each one that names a ``--config`` file's value by its flag, never typed
+    (``--encoding utf-99: unknown encoding``, ``--out afile is a file``, ``--lengths 8,-3``,
+    ``--space ../c/sp.yaml``, the file read beside the config), named as the file writes it
+    (``--config c.yaml: encoding utf-99: ...``), as :func:`as_typed` names the values it
+    quotes: the one place every command's problems pass (:func:`build`, fit's refusals), so
+    a check below harness names its value by the flag alone. ``typed`` is
+    :func:`typed_options`' (the command's now by default); ``aliases`` maps a flag to the key
+    it sets (fit's ``--encoding``: ``data.encoding``). A :class:`FilesProblem` stays one."""
+    typed = typed_now() if typed is None else typed
+    # the flag and its value as a check says them, the file's key and value as written, and
+    # the path looked at where the value was read beside the config file
+    spellings: list[tuple[str, str, str, str]] = []
+    for key, (option, text) in typed.items():
+        head, _, config_path = option.partition(" ")
+        if head not in CONFIG_OPTIONS:
+            continue
+        config_path = config_path.partition(": ")[0]
+        flags = {f"--{key.replace('_', '-')}", f"--{key}"}
+        flags |= {flag for flag, aliased in (aliases or {}).items() if aliased == key}
+        beside = str(Path(config_path).parent / text)  # a path read beside the config
+        shown = {text: "", beside: f" (read beside the config file: {os.path.abspath(beside)})"}
+        if text.startswith("[") and text.endswith("]"):  # a list, as the comma list it reads
+            shown[",".join(item.strip() for item in text[1:-1].split(","))] = ""
+        spellings += [
+            (f"{flag} {value}", option, text, shown[value] if value != text else "")
+            for flag in flags
+            for value in shown
+        ]
+    spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
+    said: list[str] = []
+    for line in lines:
+        for given, option, text, looked_at in spellings:
+            rest = line[len(given) :]
+            if line.startswith(given) and rest[:1] in (":", " ", ""):
+                looked_at = "" if looked_at.strip(" ()").partition(": ")[2] in rest else looked_at
+                written = f"{option} {text}{rest}{looked_at}"
+                line = FilesProblem(written) if isinstance(line, FilesProblem) else written
+                break
+        said.append(line)
+    return said
+
+
 def refused_key(error: BaseException) -> str | None:
     """The parser key whose value a jsonargparse error refuses (``model.hidden_dim``), if any."""
     found = PARSER_KEY.match(message_line(error))
@@ -1247,7 +1294,7 @@ def file_sections(known: set[str]) -> list[str]:
 
 CONFIG_OPTIONS = ("--config", "-c")
 # keys of a config file naming a file, read beside the config file as its section files are
-FILE_KEYS = ("space",)  # tune --study search's --space
+FILE_KEYS = ("space", "input")  # tune --study search's --space, predict's and encode's --input
 
 
 def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, str]:
@@ -1770,7 +1817,7 @@ def build(
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
             lines += [line for line in beside(values) if line not in lines]
-        raise refusal(lines)  # the help pointed to for a problem of the words (cli._status)
+        raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import CommandParser, build, said_as_written
 from harness.errors import InputError, RunInterruptedError, UsageError
 from harness.inference.options import InferenceOptions, given_problems
 from harness.outdir import one_file_writer, out_file_problems, record_file
@@ -77,7 +77,7 @@ def run_checked(
     record the file written as ``command``'s and print it."""
     files, values = options.problems(suffix)
     if files or values:
-        lines = "\n".join(files + values)
+        lines = "\n".join(said_as_written(files + values))  # a config file's as written
         raise UsageError(lines) if values else InputError(lines)
     encoding = None if options.encoding is None else codecs.lookup(options.encoding).name
     signal.signal(signal.SIGTERM, _terminated)  # the writer's on_exception removes its file

@@ -8,7 +8,7 @@ from typing import Any
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import CommandParser, build, said_as_written
 from harness.errors import FilesProblem, refusal
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
@@ -85,7 +85,8 @@ def tune(config: Namespace) -> int:
     out_problems = out_folder_problems(out, "tune")
     if problems or (folder and out_problems):  # the folder's alone: said by the data's read
         # the help pointed to for a problem of the words (cli._status)
-        raise refusal(problems + [FilesProblem(line) for line in out_problems + folder])
+        lines = problems + [FilesProblem(line) for line in out_problems + folder]
+        raise refusal(said_as_written(lines))  # a config file's as written
     with out_folder("tune", out):
         mark(out, "tune")  # before the study's first file: every worker of it writes there
         run_tune(options)

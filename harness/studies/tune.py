@@ -9,7 +9,13 @@ from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import nearest
-from harness.command_parser import as_typed, encoder_choice_problems, options_typed, typed_now
+from harness.command_parser import (
+    as_typed,
+    encoder_choice_problems,
+    options_typed,
+    said_as_written,
+    typed_now,
+)
 from harness.errors import RunInterruptedError, refusal
 from harness.studies.options import StudyOptions
 from harness.studies.plans import (
@@ -228,7 +234,7 @@ def run_tune(options: StudyOptions) -> dict:
     done = not problems and is_finished(ctx, options.name, storage, options.trials)
     problems += trial_problems(options, ctx, read_files=not problems and not done)
     if problems:
-        raise refusal(problems)  # the help pointed to for a problem of the words
+        raise refusal(said_as_written(problems))  # a config file's as written
     if not options.launch.in_process and not options.outputs_only:
         return run_as_jobs(options, ctx, storage)
     from harness.studies.study import run_study

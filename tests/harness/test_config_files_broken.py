@@ -120,6 +120,85 @@ CONFIG_VALUES = {
         "encoders: [bilstm, multi_cnn]\nlengths: [8, 16]\npredict_lengths: [32]\n",
         ["--batch-size 0: expected"],
     ),
+    "fit data": (
+        "fit --task trec --encoder bilstm --out o",
+        "data: {encoding: utf-99, batch_size: 0, data_dir: /nonexist, embeddings: /nonexist.txt}\n",
+        [
+            "--config c.yaml: data.batch_size 0: expected",
+            "--config c.yaml: data.encoding utf-99: unknown encoding",
+            "--config c.yaml: data.data_dir /nonexist: no such folder",
+            "--config c.yaml: data.embeddings /nonexist.txt: no such file",
+        ],
+    ),
+    "suite encoding": (
+        "suite --tasks trec --encoders bilstm --data-dir /nonexist --out o",
+        "encoding: utf-99\nout: afile\n",
+        [
+            "--config c.yaml: encoding utf-99: unknown encoding",
+            "--data-dir /nonexist: no such folder",
+            "--config c.yaml: out afile is a file",
+        ],
+    ),
+    "tune paths": (
+        "tune --study dropout --task trec --encoder bilstm --out o",
+        "data_dir: /nonexist\nembeddings: /nonexist.txt\nencoding: utf-99\n",
+        [
+            "--config c.yaml: encoding utf-99: unknown encoding",
+            "--config c.yaml: data_dir /nonexist: no such folder",
+            "--config c.yaml: embeddings /nonexist.txt: no such file",
+        ],
+    ),
+    "profile values": (
+        "profile --out o",
+        "lengths: [8, -3]\nencoders: disan2\nbatch_size: 0\n",
+        [
+            "--config c.yaml: batch_size 0: expected",
+            "--config c.yaml: lengths [8, -3]: expected positive integer lengths",
+            "--config c.yaml: encoders disan2: expected one of",
+        ],
+    ),
+    "data stats values": (
+        "data stats",
+        "task: treec\nencoding: utf-99\nlayout: kimm\n",
+        [
+            "--config c.yaml: task treec: expected one of",
+            "--config c.yaml: encoding utf-99: unknown encoding",
+            "--config c.yaml: layout kimm: expected one of",
+        ],
+    ),
+    "predict values": (
+        "predict --ckpt nockpt.ckpt --out p.csv",
+        "input: nothere.txt\nencoding: utf-99\nbatch_size: 0\n",
+        [
+            "--ckpt nockpt.ckpt: no such file",
+            "--config c.yaml: input nothere.txt: no such file",
+            "--config c.yaml: batch_size 0: expected",
+            "--config c.yaml: encoding utf-99: unknown encoding",
+        ],
+    ),
+    "encode values": (
+        "encode --ckpt nockpt.ckpt --out p.npy",
+        "input: nothere.txt\nencoding: utf-99\n",
+        [
+            "--ckpt nockpt.ckpt: no such file",
+            "--config c.yaml: input nothere.txt: no such file",
+            "--config c.yaml: encoding utf-99: unknown encoding",
+        ],
+    ),
+    "report out": (
+        "report /nonexist",
+        "out: afile\n",
+        ["/nonexist: no such folder", "--config c.yaml: out afile is a file"],
+    ),
+    "reproduce out": (
+        "reproduce --data-dir /nonexist --threads 0",
+        "out: afile\n",
+        [
+            "--threads 0: expected",
+            "--data-dir /nonexist: no such folder",
+            "--config c.yaml: out afile is a file",
+        ],
+    ),
 }
 
 
@@ -136,9 +215,10 @@ def test_a_config_files_values_are_said_as_the_file_writes_them_beside_the_rest(
     monkeypatch.chdir(tmp_path)
     words, text, fragments = CONFIG_VALUES[case]
     Path("c.yaml").write_text(text)
+    Path("afile").write_text("")  # an --out that is a file
     command = words.split()[0] if not words.startswith("data ") else "data stats"
     assert main([*words.split(), "--config", "c.yaml"]) == 2
-    assert sorted(os.listdir(tmp_path)) == ["c.yaml"]
+    assert sorted(os.listdir(tmp_path)) == ["afile", "c.yaml"]
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if not line.startswith("(see ")]
     for fragment in fragments:
@@ -146,3 +226,37 @@ def test_a_config_files_values_are_said_as_the_file_writes_them_beside_the_rest(
     assert len(lines) == len(fragments), lines
     assert "expected a string" not in err, lines
     assert all(line.startswith(f"sanbench {command}: ") for line in lines), lines
+
+
+@pytest.mark.parametrize("command", ["tune", "predict"])
+def test_a_path_in_a_config_file_is_read_beside_it_and_said_as_written(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Item 5: tune's ``space: sp.yaml`` was said ``--space ../c/sp.yaml``, a path never
+    written; item 9: predict read a config's ``input:`` from the working folder, where section
+    files and ``space:`` are read beside the config file."""
+    Path(tmp_path / "c").mkdir()
+    Path(tmp_path / "w").mkdir()
+    monkeypatch.chdir(tmp_path / "w")
+    Path("../c/sp.yaml").write_text("model.dropout: {low: 0.1, high: 3}\n")
+    Path("../c/in.txt").write_text("a sentence\n")
+    if command == "tune":
+        Path("../c/t.yaml").write_text(
+            "study: search\ntask: trec\nencoder: bilstm\nspace: sp.yaml\n"
+        )
+        words = "tune --config ../c/t.yaml --data-dir /nonexist --out o"
+        said = "--config ../c/t.yaml: space sp.yaml: model.dropout high 3: expected"
+    else:
+        Path("../c/t.yaml").write_text("input: in.txt\nbatch_size: 0\n")
+        words = "predict --config ../c/t.yaml --ckpt nockpt.ckpt --out p.csv"
+        said = "--config ../c/t.yaml: batch_size 0: expected"
+    assert main(words.split()) == 2
+    assert os.listdir(".") == []
+    lines = problem_lines(capsys.readouterr().err, command)
+    assert sum(line.startswith(f"sanbench {command}: {said}") for line in lines) == 1, lines
+    assert str(tmp_path / "c" / "sp.yaml") in str(lines) or command == "predict", lines
+    assert not any("--space" in line or "--input" in line for line in lines), lines
+    assert len(lines) == 2, lines  # and the data folder's, or the checkpoint's

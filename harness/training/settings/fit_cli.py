@@ -59,6 +59,7 @@ from harness.command_parser import (
     print_config_problem,
     refused_keys,
     rewritten_options,
+    said_as_written,
     section_file_content,
     typed_entry,
     typed_now,
@@ -866,6 +867,7 @@ class FitCLI(LightningCLI):
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
                 problems += self._folder_problems() + self._said_beside()
+            problems = said_as_written(problems, self.typed, SHORT_FORMS)  # a file's as written
             if all(isinstance(line, FilesProblem) for line in problems):  # paths' alone
                 raise FilesError("\n".join(problems))  # no pointer to the help (cli._status)
             raise ConfigUsageError("\n".join(problems))
@@ -1168,7 +1170,7 @@ class FitCLI(LightningCLI):
         # --out's and the data's folder's beside the others, and beside each other (each alone
         # is said by its own check: the run folder's, the data's read)
         if problems or files or len(beside) > 1:
-            lines = "\n".join(problems + files + beside)
+            lines = "\n".join(said_as_written(problems + files + beside, self.typed, SHORT_FORMS))
             # the help pointed to for a problem of the words only, not of the files (cli._status)
             raise ConfigUsageError(lines) if problems else InputError(lines)
         if data and (
