@@ -1310,6 +1310,17 @@ def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict
     }
 
 
+def one_item_lists(content: dict[str, Any], parser: ArgumentParser) -> dict[str, list[str]]:
+    """Each key of a config file's ``content`` that a positional of one or more words takes
+    (``report``'s ``runs``) given one word (``runs: /x``) -> that word as a list of one, as
+    on the command line (jsonargparse refused it: "'str' object does not support item
+    assignment")."""
+    listed = {action.dest for action in parser._actions if action.nargs == "+"}
+    return {
+        key: [value] for key, value in content.items() if key in listed and isinstance(value, str)
+    }
+
+
 def config_file_problem(option: str, value: str, prog: str) -> str | None:
     """The problem of the ``--config`` file ``value`` that leaves none of its options read, in
     sanbench's words: not there (a :class:`FilesProblem`, naming the path looked at), not
@@ -1396,6 +1407,7 @@ class CheckedConfigFile(ActionConfigFile):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         known = known_keys(parser)
         beside = files_beside(content, path, known)  # tune's space: sp.yaml, beside the config
+        beside |= one_item_lists(content, parser)  # report's runs: /x, as [/x]
         content = {**content, **beside}
         content, read, in_files = section_files_read(content, path, file_sections(known), known)
         unknown = [key for key in flat_keys(content) if not accepted(key, known)]

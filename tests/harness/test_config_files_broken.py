@@ -190,6 +190,11 @@ CONFIG_VALUES = {
         "out: afile\n",
         ["/nonexist: no such folder", "--config c.yaml: out afile is a file"],
     ),
+    "report runs": (
+        "report --out afile",
+        "runs: /nonexist\n",
+        ["/nonexist: no such folder", "--out afile is a file"],
+    ),
     "reproduce out": (
         "reproduce --data-dir /nonexist --threads 0",
         "out: afile\n",
