@@ -84,7 +84,7 @@ def problems_beside_options(values: dict[str, Any], data: dict[str, Any]) -> lis
     if fit is None:  # a fit section refused, said by the part: no run to check
         return files + out_lines + folder
     try:
-        overrides = {**preset.overrides, **fit_overrides(inputs, None, fit)}
+        overrides = preset_and_given(preset, fit_overrides(inputs, None, fit))
     except ValueError:  # a clash, which says itself: no run to check
         return files + out_lines + folder
     if fit.problems():  # a budget that trains nothing: said by the options, not again
@@ -111,7 +111,19 @@ def run_problems(options: ReproduceOptions) -> list[str]:
 
 def run_overrides(options: ReproduceOptions) -> dict[str, Any]:
     """The preset's fit values with the ones the options change."""
-    return {**PRESETS[options.preset].overrides, **fit_overrides(options.inputs, None, options.fit)}
+    given = fit_overrides(options.inputs, None, options.fit)
+    return preset_and_given(PRESETS[options.preset], given)
+
+
+def preset_and_given(preset: Preset, given: dict[str, Any]) -> dict[str, Any]:
+    """``preset``'s fit values, then the ones ``given``: a width given (``--model.hidden_dim
+    4``) replaces the preset's width scale (``cpu``'s third of the papers' widths), as any
+    given value replaces the preset's; until 2026-11-30 the two clashed ("model.hidden_dim and
+    model.width_scale exclude each other"), naming options nobody typed."""
+    own = dict(preset.overrides)
+    if "model.hidden_dim" in given:
+        own.pop("model.width_scale", None)
+    return {**own, **given}
 
 
 def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
