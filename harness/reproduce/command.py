@@ -40,7 +40,7 @@ def data_given(config: Namespace) -> dict[str, Any]:
 def not_taken_once(error: InputError, data: dict[str, Any]) -> InputError:
     """``error`` without the value's own line of each data option of ``data`` said not taken
     with ``--tables-only`` (``--max-length 0``: its "not taken" line alone, not also
-    ``--max-length: expected a positive number``): left out, its value does nothing."""
+    ``--max-length 0: expected a positive number``): left out, its value does nothing."""
     lines = error_lines(error)
     options = {as_typed(key, value)[0] for key, value in data.items() if value is not None}
     not_taken = {

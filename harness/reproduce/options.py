@@ -85,7 +85,7 @@ class ReproduceOptions:
         problems = self.fit.problems()  # a trainer budget that trains nothing (--trainer.*)
         if not self.tables_only:  # else not taken, whatever it names (one line)
             problems += choice_problems("--preset", self.preset, sorted(PRESETS))
-        problems += integer_problems(self, {"threads": 1})
+            problems += integer_problems(self, {"threads": 1})
         for text, option, known in (
             (self.tasks, "--tasks", TASKS),
             (self.encoders, "--encoders", ENCODERS),

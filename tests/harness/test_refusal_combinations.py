@@ -51,7 +51,7 @@ BASE = {
     "suite": ("suite", "--tasks", "trec", "--encoders", "bilstm", "--max-steps", "3"),
 }
 VALUES = {
-    "reproduce": (("--max-length", "0"), "--max-length: expected a positive number of tokens"),
+    "reproduce": (("--max-length", "0"), "--max-length 0: expected a positive number of tokens"),
     "tune": (("--trials", "0"), "--trials 0: expected a positive integer"),
     "suite": (("--seeds", "0"), "--seeds 0: expected a positive integer"),
 }
@@ -266,3 +266,13 @@ def test_a_typed_width_replaces_the_presets_width_scale(
     overrides = preset_and_given(CPU_PRESET, {"model.hidden_dim": 4})
     assert overrides["model.hidden_dim"] == 4 and "model.width_scale" not in overrides
 
+
+def test_tables_only_says_a_refused_value_not_taken_once(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 9: ``reproduce --tables-only --threads 0`` said two lines for one typed flag
+    (expected a positive integer, and not taken with --tables-only): the second alone."""
+    with scratch(trec_dir):
+        assert main(["reproduce", "--tables-only", "--out", "afile", "--threads", "0"]) == 2
+    lines = problem_lines(capsys.readouterr().err, "reproduce")
+    assert len(lines) == 2 and "--threads 0: not taken with --tables-only" in lines[0], lines

@@ -46,7 +46,7 @@ class DataOptions:
         object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if self.max_length is not None and self.max_length < 1:
             option, text = as_typed("max_length", self.max_length)
-            problems.append(f"{option}: expected a positive number of tokens, got {text}")
+            problems.append(f"{option} {text}: expected a positive number of tokens")
         if problems:
             raise InputError("\n".join(problems))
 
