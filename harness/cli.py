@@ -288,7 +288,6 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C 130, SIGTERM (what runs stops as on Ctrl-C) 143, anything else 1; ``sanbench --debug
     COMMAND`` re-raises for the traceback."""
     imports, debug, words = entry_words(sys.argv[1:] if argv is None else argv)
-    hide_lightning_tips()
     name = ""  # the command, once known
     shown = ""  # the command as messages name it (shown_name)
     with redacted_console():  # no password of a storage URL reaches the console, on any path
@@ -302,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
                 with interrupt_held() as interrupted:
+                    hide_lightning_tips()  # 30 ms: a Ctrl-C then was a traceback (SIG_DFL)
                     name, run = command_function(words)
                     shown = shown_name(name, words[1:])
                     if imports:

@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
 
 
 def signal_status(signum: int) -> int:
@@ -53,50 +54,88 @@ def interrupt_held() -> Iterator[Callable[[], bool]]:
         signal.signal(signal.SIGINT, previous)
 
 
+# the code of Python's import machinery: a frame of it on the stack means an import runs
+IMPORT_MACHINERY = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+RETRY_SECONDS = 0.05  # how often a signal held during an import is tried again
+
+
+def importing(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside an import (a module's code, or what it calls)."""
+    while frame is not None:
+        if frame.f_code.co_filename in IMPORT_MACHINERY:
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
-def interrupt_noted() -> Iterator[Callable[[], bool]]:
-    """While the block runs, SIGINT raises ``KeyboardInterrupt`` as Python's own handler does,
-    and the callable says whether one came: an error the interrupt caused further on (a library
-    it stopped half imported, imported again: "cannot load module more than once per process")
-    is still the user's Ctrl-C. A command's own handler (training's, the sweep's) replaces this
-    one while it runs."""
+def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callable[[], bool]]:
+    """While the block runs, ``signum`` raises ``error()``, except inside an import: there it is
+    held and sent again to the main thread every :data:`RETRY_SECONDS` (the handler then in
+    place takes it: a command's own, if it has put one), so it is raised once the import ends,
+    or as the block ends. An exception raised inside an import leaves a library half made, or
+    a library swallows it: torch's C start-up imports numpy and goes on without it, so a Ctrl-C
+    then was lost and ``sanbench encoders`` ran on to its table and status 0 (issue 54, outside
+    check 7y item 1). The callable says whether the signal came. Main thread only; the handler
+    that was in place comes back after."""
     if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
     came: list[int] = []
+    held: list[int] = []  # came inside an import, not raised yet
+    retrying: list[bool] = []  # a retry is due
+    ended = threading.Event()
+    lock = threading.Lock()  # no retry once the block has ended
+    main = threading.get_ident()
 
-    def interrupt(signum: int, frame: object) -> None:
-        came.append(signum)
-        raise KeyboardInterrupt
+    def again() -> None:
+        retrying.clear()
+        with lock:
+            if not ended.is_set():
+                if signal.getsignal(signum) is not handler:  # a command's own takes it
+                    held.clear()
+                signal.pthread_kill(main, signum)  # a real one: a wait in a call ends
 
-    previous = signal.signal(signal.SIGINT, interrupt)
+    def handler(signum_: int, frame: FrameType | None) -> None:
+        came.append(signum_)
+        if not ended.is_set() and not importing(frame):
+            held.clear()
+            raise error()
+        held.append(signum_)
+        if not ended.is_set() and not retrying:
+            retrying.append(True)
+            timer = threading.Timer(RETRY_SECONDS, again)
+            timer.daemon = True
+            timer.start()
+
+    previous = signal.signal(signum, handler)
     try:
         yield lambda: bool(came)
     finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def terminate_raises(error: Callable[[], BaseException]) -> Iterator[Callable[[], bool]]:
-    """While the block runs, SIGTERM raises ``error()`` as Ctrl-C raises ``KeyboardInterrupt``
-    (what the command runs is stopped as a Ctrl-C stops it: its jobs get the signal once and are
-    waited for), and the callable says whether one came. Main thread only; the handler that was
-    in place comes back after. A command's own handler (training's) replaces this one while it
-    runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    came: list[int] = []
-
-    def terminate(signum: int, frame: object) -> None:
-        came.append(signum)
+        with lock:
+            ended.set()
+        signal.signal(signum, previous)  # a signal pending reaches the handler first
+    if held:
         raise error()
 
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield lambda: bool(came)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+
+def interrupt_noted() -> contextlib.AbstractContextManager[Callable[[], bool]]:
+    """While the block runs, SIGINT raises ``KeyboardInterrupt`` as Python's own handler does
+    (inside an import, as the import ends: :func:`_raising`), and the callable says whether
+    one came: an error the interrupt caused further on is still the user's Ctrl-C. A
+    command's own handler (training's, the sweep's) replaces this one while it runs."""
+    return _raising(signal.SIGINT, KeyboardInterrupt)
+
+
+def terminate_raises(
+    error: Callable[[], BaseException],
+) -> contextlib.AbstractContextManager[Callable[[], bool]]:
+    """While the block runs, SIGTERM raises ``error()`` as Ctrl-C raises ``KeyboardInterrupt``
+    (what the command runs is stopped as a Ctrl-C stops it: its jobs get the signal once and are
+    waited for; inside an import, as the import ends), and the callable says whether one came.
+    Main thread only; the handler that was in place comes back after. A command's own handler
+    (training's) replaces this one while it runs."""
+    return _raising(signal.SIGTERM, error)
 
 
 class TerminatedOnce:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
+import time
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +76,51 @@ def test_a_jobs_sigterm_handler_acts_on_the_first_sigterm_only() -> None:
         assert not taken.raised
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+# a library's start-up that swallows what its import raises (torch's C start-up imports numpy
+# and goes on without it): the signal lands inside the import
+SWALLOWING_MODULE = """
+import os, signal
+try:
+    os.kill(os.getpid(), signal.{name})
+    for _ in range(100_000):  # the handler runs between these
+        pass
+    swallowed = False
+except BaseException:
+    swallowed = True
+"""
+
+
+class SwallowedError(Exception):
+    pass
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("block_ends", [False, True])
+def test_a_signal_inside_an_import_is_raised_once_the_import_ends_not_lost(
+    name: str, block_ends: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 7y item 1: a Ctrl-C while ``sanbench encoders`` imported torch was
+    swallowed by torch's start-up, and the command ran on to status 0. Now it is raised
+    within ``RETRY_SECONDS`` of the import's end, or as the block ends if that comes first."""
+    from harness.interrupts import interrupt_noted, terminate_raises
+
+    signum = getattr(signal, name)
+    raising, error = (
+        (interrupt_noted(), KeyboardInterrupt)
+        if signum == signal.SIGINT
+        else (terminate_raises(SwallowedError), SwallowedError)
+    )
+    module = f"swallows_{name.lower()}_{block_ends}"
+    (tmp_path / f"{module}.py").write_text(SWALLOWING_MODULE.format(name=name))
+    monkeypatch.syspath_prepend(tmp_path)
+    before = signal.getsignal(signum)
+    with pytest.raises(error), raising as came:
+        imported = importlib.import_module(module)
+        assert not imported.swallowed  # the import ran to its end
+        assert came()
+        if not block_ends:
+            time.sleep(10)  # the retry raises here
+            pytest.fail("not raised while the block went on")
+    assert signal.getsignal(signum) is before
