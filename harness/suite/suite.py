@@ -334,8 +334,18 @@ def _write_suite_manifest(
         if rerun
         else shard_commands(before, options.shard_of_grid, command)
     )
+    grid = {
+        "tasks": options.task_names,
+        "task_names": [task_name(task) for task in options.task_names],  # as tables name them
+        "encoders": options.encoder_names,
+        "seeds": options.seeds,
+        "folds": options.folds,
+        "cv_tasks": sorted(CV_TASKS),
+        # a rerun's own --shard K/N is in its command (reruns)
+        "shards": before["grid"]["shards"] if rerun else options.shard_of_grid.count,
+    }
     reruns = list(before.get("reruns", []))
-    if rerun and trained:
+    if rerun and (trained or changes_grid(before, grid)):
         reruns.append(rerun_entry(command, overrides, trained, now))
     first = before.get("overrides", {}) if rerun else overrides
     done = sorted(run_label(key) for key in finished_keys(out))
@@ -348,16 +358,7 @@ def _write_suite_manifest(
         **({"reruns": reruns} if reruns else {}),
         "updated": now,
         "commit": before.get("commit") if rerun else git_commit(),
-        "grid": {
-            "tasks": options.task_names,
-            "task_names": [task_name(task) for task in options.task_names],  # as tables name them
-            "encoders": options.encoder_names,
-            "seeds": options.seeds,
-            "folds": options.folds,
-            "cv_tasks": sorted(CV_TASKS),
-            # a rerun's own --shard K/N is in its command (reruns)
-            "shards": before["grid"]["shards"] if rerun else options.shard_of_grid.count,
-        },
+        "grid": grid,
         "overrides": kept,
         **({"mixed_overrides": mixed} if mixed else {}),
         **({"threads": threads} if threads else {}),  # the plan's, kept by its resumes
@@ -372,10 +373,25 @@ def _write_suite_manifest(
             ),
             "runs": f"{RUNS_FOLDER}/<task>/<encoder>/<seedN|foldN>/",
         },
+        # every --aggregate-only's, kept by the commands after it (made_by_runs adds one)
+        **({"aggregations": before["aggregations"]} if before.get("aggregations") else {}),
     }
     if options.aggregate_only:
         manifest = made_by_runs(manifest, before, command)
     write_manifest(out, manifest)
+
+
+# the keys of manifest.json's grid a command over a suite may change (its --shard is a rerun's)
+GRID_CHANGES = ("tasks", "encoders", "seeds", "folds")
+
+
+def changes_grid(before: dict[str, Any], grid: dict[str, Any]) -> bool:
+    """Whether a command's ``grid`` differs from the one manifest ``before`` records: such a
+    rerun is listed under ``reruns`` even when it trained no run. Until 2026-11-30 ``--seeds 3``
+    over a 2-seed suite that trained nothing set ``grid.seeds`` to 3 with no recorded command
+    saying 3 (outside check 7y, item 4)."""
+    recorded = before.get("grid", {})
+    return any(recorded.get(key) != grid[key] for key in GRID_CHANGES)
 
 
 # what the command that ran the grid says

@@ -303,6 +303,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         env,
         grid=grid,
         grid_tasks=grid_tasks(grid),
+        reruns=run.manifest.get("reruns", []),
         overrides=overrides_text(run.manifest.get("overrides", {})),
         runs=len(results),
         failed=failed_runs(run.folder),

@@ -283,3 +283,32 @@ def test_a_shard_run_again_keeps_its_first_command(
         {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
         {"value": 80, "runs": ["trec/multi_cnn/seed3"]},
     ]
+
+
+def test_reruns_keep_the_aggregations_and_a_grid_change_is_recorded(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 7y, item 4: after ``--seeds 2`` shards 1/2, 2/2 and an ``--aggregate-only``,
+    ``--seeds 3 --shard 1/3 --max-length 80`` (trains nothing) dropped ``aggregations`` and set
+    ``grid.seeds`` to 3 with no recorded command saying 3 seeds; a later ``--aggregate-only``
+    then listed itself alone. Every aggregation stays, and a command that changes the grid is
+    listed under ``reruns`` even when it trained no run."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "1/2"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "2/2"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--aggregate-only"))
+    made = read_manifest(out, "suite")
+    _run(monkeypatch, _suite_words(trec_dir, out, 3, "--shard", "1/3", "--max-length", "80"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["aggregations"] == made["aggregations"]
+    assert manifest["grid"]["seeds"] == 3 and manifest["command"] == made["command"]
+    (rerun,) = manifest["reruns"]
+    assert "--seeds 3 " in rerun["command"] and rerun["runs"] == []
+    assert manifest["overrides"] == {"trainer.max_steps": 3} and "mixed_overrides" not in manifest
+    _run(monkeypatch, _suite_words(trec_dir, out, 3, "--shard", "1/3"))  # the same grid
+    assert read_manifest(out, "suite")["reruns"] == [rerun]
+    _run(monkeypatch, _suite_words(trec_dir, out, 4, "--aggregate-only"))
+    manifest = read_manifest(out, "suite")
+    first, last = manifest["aggregations"]
+    assert first == made["aggregations"][0] and "--seeds 4 " in last["command"]
+    assert manifest["grid"]["seeds"] == 3 and manifest["reruns"] == [rerun]

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.cli import main
-from reports.site import build_site
+from reports.site import build_site, training_page
+from reports.site.discover import discover
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -47,3 +48,24 @@ def test_an_aggregation_keeps_the_command_that_trained(
     finally:
         view.close()
     assert command == trained["command"]
+
+
+@pytest.mark.slow  # draws the suite's figures
+def test_the_commands_that_changed_the_grid_are_shown_below_the_one_that_made_it(
+    tmp_path: Path,
+) -> None:
+    """Outside check 7y, item 4: the page said "3 seeds" under the two ``--seeds 2`` commands
+    that made its runs; the ``--seeds 3`` rerun that set the grid, listed in ``reruns``, was not
+    shown."""
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    manifest = json.loads((suite / "manifest.json").read_text())
+    command = f"{manifest['command']} --seeds 3 --shard 1/3"
+    rerun = {"command": command, "updated": "", "commit": "", "overrides": {}, "runs": []}
+    manifest["grid"]["seeds"] = 3
+    (suite / "manifest.json").write_text(json.dumps({**manifest, "reruns": [rerun]}))
+    (run,) = discover([suite])
+    training_page.build_suite(run, tmp_path / "page")
+    html = " ".join((tmp_path / "page" / "index.html").read_text().split())
+    assert f"{command} # trained no run" in html
+    assert "the grid above is the last command's" in html
