@@ -232,8 +232,9 @@ def typed_options(
     """Each parser key an option of ``words`` sets -> that option and its value as the user
     typed them (``--batch_size``, ``1e6``; the last one given), for messages that quote them,
     not the value as the parser converted it (``1000000.0``). ``aliases`` maps an option that
-    is not a key (``--seed``) to its key. A ``--config`` file read later may set any key, so
-    the options before it are left out, and its values are taken as the file spells them
+    is not a key (``--seed``) to its key. A ``--config`` file replaces the options before it
+    that set its keys (a key, or one above or under it; an earlier file's too), and its
+    values are taken as the file spells them
     (:func:`config_typed`): named ``--config FILE: KEY``, as its unknown keys are. A later
     option replaces an earlier one that sets the same value under another spelling
     (``--optimizer.lr`` a file's ``optimizer.init_args.lr``: :func:`same_value_key`). A
@@ -245,9 +246,14 @@ def typed_options(
         option, equals, value = word.partition("=")
         following = words[index + 1 : index + 2]
         if option in ("--config", "-c"):
-            typed.clear()
             if equals or following:
-                typed |= config_typed(option, value if equals else following[0])
+                path = value if equals else following[0]
+                read = config_typed(option, path)
+                for earlier in [k for k in typed if _set_again(k, [*read, *config_keys(path)])]:
+                    del typed[earlier]
+                typed |= read
+            else:
+                typed.clear()
             continue
         if not option.startswith("--"):
             continue
@@ -263,6 +269,28 @@ def typed_options(
                 del typed[earlier]
         typed |= set_here
     return typed
+
+
+def _set_again(key: str, keys: Iterable[str]) -> bool:
+    """``key`` is set again by one of ``keys``: the same value (:func:`same_value_key`), or a
+    key above or under it (a file's ``model: {}`` for ``model.dropout``)."""
+    mine = same_value_key(key)
+    return any(
+        mine == (other := same_value_key(each))
+        or mine.startswith(f"{other}.")
+        or other.startswith(f"{mine}.")
+        for each in keys
+    )
+
+
+def config_keys(path: str) -> list[str]:
+    """The top-level keys of the config file ``path`` ([] for one that cannot be read as a
+    mapping): what it sets, whatever their values (a mapping ``{}``, a null)."""
+    try:
+        content = yaml.load(config_text(path), Loader=yaml.BaseLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    return [str(key) for key in content] if isinstance(content, dict) else []
 
 
 # LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are

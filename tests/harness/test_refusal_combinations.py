@@ -58,6 +58,11 @@ VALUES = {
 # the other problems of the words: its words, its line's fragment
 SECTION = (("--config", "cfg/c.yaml"), "unknown key trainer.bogus_key")
 EXTRA = (("extra",), "extra word extra")
+# a --config file's value, said as the file writes it, never as a flag (outside check 7z item 4)
+CONFIG_VALUE = (
+    ("--config", "cfg/v.yaml"),
+    "--config cfg/v.yaml: encoding utf-99: unknown encoding",
+)
 # a runs' fit value, judged beside a --config file's section file's unknown key (brief 5k)
 FIT_VALUE = (("--data.batch_size", "0"), "--data.batch_size 0: expected a positive integer")
 
@@ -78,6 +83,7 @@ def scratch(trec: Path) -> Iterator[Path]:
         (root / "cfg").mkdir()
         (root / "cfg" / "t.yaml").write_text("bogus_key: 1\n")
         (root / "cfg" / "c.yaml").write_text("trainer: t.yaml\n")
+        (root / "cfg" / "v.yaml").write_text("encoding: utf-99\n")
         os.chdir(root)
         try:
             yield root
@@ -99,7 +105,7 @@ def _entries(root: Path) -> set[str]:
     command=st.sampled_from(list(BASE)),
     out=st.sampled_from(list(OUTS)),
     data=st.sampled_from(list(DATA)),
-    words=st.sets(st.sampled_from(["value", "section", "extra", "fit"])),
+    words=st.sets(st.sampled_from(["value", "section", "extra", "fit", "config"])),
 )
 def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
     command: str,
@@ -112,6 +118,7 @@ def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
     if command == "reproduce":  # its runs' fit values: the preset's, not --data.*
         words = words - {"fit"}
     problems = {"value": VALUES[command], "section": SECTION, "extra": EXTRA, "fit": FIT_VALUE}
+    problems["config"] = CONFIG_VALUE
     expected = [fragment for fragment in (OUTS[out], DATA[data]) if fragment]
     expected += [problems[word][1] for word in sorted(words)]
     if not expected:

@@ -15,7 +15,7 @@ SUITE = "suite --tasks trec --encoders bilstm --seeds 2 --out new"
 TUNE = "tune --study dropout --task trec --encoder bilstm --trials 2 --out new"
 DATA_VALUES = {
     "--max-length 0": "expected a positive number of tokens",
-    "--encoding utf-99": "--encoding utf-99: unknown encoding",
+    "--encoding utf-99": "encoding utf-99: unknown encoding",
 }
 
 
@@ -41,6 +41,8 @@ def test_a_refused_data_value_says_no_false_data_dir_line_and_the_embeddings(
     lines = problem_lines(capsys.readouterr().err, command)
     assert not any("--data-dir" in text for text in lines), lines
     assert sum(DATA_VALUES[value] in text for text in lines) == 1, lines
+    said = f"--config cfg/d.yaml: {key} {text}" if config else value  # as the file writes it
+    assert sum(said in text for text in lines) == 1, lines
     assert sum("--embeddings /nonexist.txt: no such file" in text for text in lines) == 1, lines
     assert len(lines) == 2, lines
 
@@ -67,6 +69,8 @@ def test_report_says_its_out_beside_a_missing_run_folder(
         assert _entries(root) == before
     lines = capsys.readouterr().err.splitlines()  # the filesystem's alone: no pointer
     expected = ["/nonexist: no such folder", *filter(None, [REPORT_OUTS[out]])]
+    if config:  # a config file's out, as the file writes it (outside check 7z item 4)
+        expected = [line.replace("--out ", "--config cfg/r.yaml: out ") for line in expected]
     for fragment in expected:
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
     assert len(lines) == len(expected), lines
