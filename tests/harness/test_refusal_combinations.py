@@ -6,18 +6,14 @@ of the words is among them (harness/cli.py's rule)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cli import main
 from tests.harness.problem_lines import pointer, problem_lines
+from tests.harness.refusal_scratch import drawn, refused, scratch
 
 # each --out kind: its words' fragment, the line's fragment (None: a good --out)
 OUTS = {
@@ -67,40 +63,15 @@ CONFIG_VALUE = (
 FIT_VALUE = (("--data.batch_size", "0"), "--data.batch_size 0: expected a positive integer")
 
 
-@contextmanager
-def scratch(trec: Path) -> Iterator[Path]:
-    """A working folder holding each --out kind and the data folders, made afresh."""
-    cwd = os.getcwd()
-    with tempfile.TemporaryDirectory() as name:
-        root = Path(name)
-        (root / "afile").write_text("")
-        (root / "userdir").mkdir()
-        (root / "userdir" / "notes.txt").write_text("mine\n")
-        (root / "loop").symlink_to("loop")
-        (root / "glove").mkdir()
-        (root / "glove" / "vectors.txt").write_text("a 0.1\n")
-        (root / "trec").symlink_to(trec)
-        (root / "cfg").mkdir()
-        (root / "cfg" / "t.yaml").write_text("bogus_key: 1\n")
-        (root / "cfg" / "c.yaml").write_text("trainer: t.yaml\n")
-        (root / "cfg" / "v.yaml").write_text("encoding: utf-99\n")
-        os.chdir(root)
-        try:
-            yield root
-        finally:
-            os.chdir(cwd)
+# the files of the section files and config values drawn
+FILES = {
+    "cfg/t.yaml": "bogus_key: 1\n",
+    "cfg/c.yaml": "trainer: t.yaml\n",
+    "cfg/v.yaml": "encoding: utf-99\n",
+}
 
 
-def _entries(root: Path) -> set[str]:
-    return {str(path.relative_to(root)) for path in root.rglob("*") if not path.is_symlink()}
-
-
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@drawn(40)
 @given(
     command=st.sampled_from(list(BASE)),
     out=st.sampled_from(list(OUTS)),
@@ -127,12 +98,8 @@ def test_suite_tune_and_reproduce_name_every_problem_in_one_refusal(
     line += [] if data == "missing" else ["--data-dir", data]
     for word in sorted(words):
         line += problems[word][0]
-    with scratch(trec_dir) as root:
-        before = _entries(root)
-        capsys.readouterr()
-        assert main(line) == 2, line
-        err = capsys.readouterr().err
-        assert _entries(root) == before, line
+    with scratch(trec_dir, FILES) as root:
+        err = refused(root, line, capsys)
     lines = err.splitlines()
     of_words = bool(words) or data == "missing"
     assert (lines[-1] == pointer(command)) == of_words, (line, lines)
@@ -160,11 +127,8 @@ TABLES_ONLY = [
 def test_tables_only_says_the_outs_problem_and_each_option_not_taken(
     words: str, fragments: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with scratch(trec_dir) as root:
-        before = _entries(root)
-        assert main(["reproduce", "--tables-only", *words.split()]) == 2
-        assert _entries(root) == before
-    lines = capsys.readouterr().err.splitlines()
+    with scratch(trec_dir, FILES) as root:
+        lines = refused(root, ["reproduce", "--tables-only", *words.split()], capsys).splitlines()
     assert lines[-1] == pointer("reproduce"), lines
     for fragment in fragments:
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
@@ -203,12 +167,9 @@ BESIDE = [
 def test_the_data_folder_is_said_beside_every_other_problem(
     words: str, fragments: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with scratch(trec_dir) as root:
-        (root / "cfg" / "s.yaml").write_text("data_dir: glove\nmodel: {dropout: 2}\n")
-        before = _entries(root)
-        assert main(words.split()) == 2
-        assert _entries(root) == before
-    err = capsys.readouterr().err
+    files = {**FILES, "cfg/s.yaml": "data_dir: glove\nmodel: {dropout: 2}\n"}
+    with scratch(trec_dir, files) as root:
+        err = refused(root, words.split(), capsys)
     lines = err.splitlines()
     said = lines[:-1] if lines[-1].startswith("(see ") else lines
     assert (lines[-1] == pointer(words.split()[0])) == ("/nonexist" not in words), lines
@@ -223,13 +184,10 @@ def test_a_value_of_a_section_file_in_a_config_file_is_named_by_that_file(
 ) -> None:
     """Item 12: ``model: m.yaml`` in a --config file, m.yaml holding ``hidden_dim: 0``, was
     said as a flag never typed (``--model.hidden_dim 0``); now as fit says it."""
-    with scratch(trec_dir) as root:
-        (root / "cfg" / "m.yaml").write_text("encoder: bilstm\nhidden_dim: 0\n")
-        (root / "cfg" / "cm.yaml").write_text("model: m.yaml\n")
-        words = [*BASE[command], "--config", "cfg/cm.yaml", "--data-dir", "trec", "--out", "new"]
-        assert main(words) == 2
-        assert not (root / "new").exists()
-    lines = problem_lines(capsys.readouterr().err, command)
+    files = {"cfg/m.yaml": "encoder: bilstm\nhidden_dim: 0\n", "cfg/cm.yaml": "model: m.yaml\n"}
+    words = [*BASE[command], "--config", "cfg/cm.yaml", "--data-dir", "trec", "--out", "new"]
+    with scratch(trec_dir, files) as root:
+        lines = problem_lines(refused(root, words, capsys), command)
     said = "--config cfg/cm.yaml: model m.yaml: hidden_dim 0: expected a positive integer"
     assert lines == [f"sanbench {command}: {said}"]
 
@@ -239,13 +197,9 @@ def test_a_config_files_missing_section_file_is_said_once_by_fit(
 ) -> None:
     """fit's line of a -c file's missing section file, not jsonargparse's "Unable to load
     config 'mm.yaml'" beside it (brief 5k), beside the other values' problems."""
-    with scratch(trec_dir) as root:
-        (root / "cfg" / "f.yaml").write_text("model: mm.yaml\n")
-        before = _entries(root)
-        line = "fit --task trec --encoder bilstm --data-dir trec --out new -c cfg/f.yaml"
-        assert main([*line.split(), "--trainer.max_steps", "0"]) == 2
-        assert _entries(root) == before
-    lines = capsys.readouterr().err.splitlines()
+    line = "fit --task trec --encoder bilstm --data-dir trec --out new -c cfg/f.yaml"
+    with scratch(trec_dir, {"cfg/f.yaml": "model: mm.yaml\n"}) as root:
+        lines = refused(root, [*line.split(), "--trainer.max_steps", "0"], capsys).splitlines()
     assert lines[-1] == pointer("fit"), lines
     assert "model mm.yaml: no such file: cfg/mm.yaml" in lines[0], lines
     assert "--trainer.max_steps 0" in lines[1], lines
@@ -262,12 +216,10 @@ def test_a_typed_width_replaces_the_presets_width_scale(
     from harness.reproduce.preset import CPU_PRESET
     from harness.reproduce.reproduce import preset_and_given
 
-    with scratch(trec_dir) as root:
-        before = _entries(root)
-        line = [*BASE["reproduce"], "--data-dir", "trec", "--out", "new"]
-        assert main([*line, "--model.hidden_dim", "4", "--threads", "0"]) == 2
-        assert _entries(root) == before
-    lines = capsys.readouterr().err.splitlines()
+    line = [*BASE["reproduce"], "--data-dir", "trec", "--out", "new"]
+    with scratch(trec_dir, FILES) as root:
+        words = [*line, "--model.hidden_dim", "4", "--threads", "0"]
+        lines = refused(root, words, capsys).splitlines()
     said = "sanbench reproduce: --threads 0: expected a positive integer"
     assert lines == [said, pointer("reproduce")], lines
     overrides = preset_and_given(CPU_PRESET, {"model.hidden_dim": 4})
@@ -279,7 +231,7 @@ def test_tables_only_says_a_refused_value_not_taken_once(
 ) -> None:
     """Item 9: ``reproduce --tables-only --threads 0`` said two lines for one typed flag
     (expected a positive integer, and not taken with --tables-only): the second alone."""
-    with scratch(trec_dir):
-        assert main(["reproduce", "--tables-only", "--out", "afile", "--threads", "0"]) == 2
-    lines = problem_lines(capsys.readouterr().err, "reproduce")
+    with scratch(trec_dir, FILES) as root:
+        words = ["reproduce", "--tables-only", "--out", "afile", "--threads", "0"]
+        lines = problem_lines(refused(root, words, capsys), "reproduce")
     assert len(lines) == 2 and "--threads 0: not taken with --tables-only" in lines[0], lines

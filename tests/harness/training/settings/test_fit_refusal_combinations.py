@@ -8,18 +8,14 @@ of the words is among them."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness.cli import main
 from tests.harness.problem_lines import pointer
+from tests.harness.refusal_scratch import drawn, refused, scratch
 
 # each --out kind: the line's fragment (None: a good --out)
 OUTS = {
@@ -56,38 +52,17 @@ SECTIONS = {
 }
 
 
-@contextmanager
-def scratch(trec: Path) -> Iterator[Path]:
-    """A working folder holding each --out kind, the data folders and the section files."""
-    cwd = os.getcwd()
-    with tempfile.TemporaryDirectory() as name:
-        root = Path(name)
-        (root / "afile").write_text("")
-        (root / "userdir").mkdir()
-        (root / "userdir" / "notes.txt").write_text("mine\n")
-        (root / "loop").symlink_to("loop")
-        (root / "glove").mkdir()
-        (root / "glove" / "vectors.txt").write_text("a 0.1\n")
-        (root / "trec").symlink_to(trec)
-        (root / "c2").mkdir()
-        cfg = root / "cfg"
-        cfg.mkdir()
-        (cfg / "m.yaml").write_text("encoder: bilstm\nhidden_dim: 0\n")
-        (cfg / "t.yaml").write_text("bogus_key: 1\n")
-        (cfg / "list.yaml").write_text("- a\n- b\n")
-        (cfg / "empty.yaml").write_text("")
-        (cfg / "bad.yaml").write_text("max_steps: [1\n")
-        (cfg / "c.yaml").write_text("trainer: t.yaml\n")
-        (cfg / "cl.yaml").write_text("model: list.yaml\n")
-        os.chdir(root)
-        try:
-            yield root
-        finally:
-            os.chdir(cwd)
-
-
-def _entries(root: Path) -> set[str]:
-    return {str(path.relative_to(root)) for path in root.rglob("*") if not path.is_symlink()}
+# the section files drawn, and a folder given as one
+FILES = {
+    "c2/": "",
+    "cfg/m.yaml": "encoder: bilstm\nhidden_dim: 0\n",
+    "cfg/t.yaml": "bogus_key: 1\n",
+    "cfg/list.yaml": "- a\n- b\n",
+    "cfg/empty.yaml": "",
+    "cfg/bad.yaml": "max_steps: [1\n",
+    "cfg/c.yaml": "trainer: t.yaml\n",
+    "cfg/cl.yaml": "model: list.yaml\n",
+}
 
 
 def fit_line(out: str, data: str, section: str | None, extra: bool, value: bool) -> list[str]:
@@ -99,12 +74,7 @@ def fit_line(out: str, data: str, section: str | None, extra: bool, value: bool)
     return line + ([*VALUE[0]] if value else [])
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@drawn(30)
 @given(
     out=st.sampled_from(list(OUTS)),
     data=st.sampled_from(list(DATA)),
@@ -128,12 +98,8 @@ def test_fit_names_every_problem_in_one_refusal(
     if not expected:
         return  # a good command line: it would train
     line = fit_line(out, data, section, extra, value)
-    with scratch(trec_dir) as root:
-        before = _entries(root)
-        capsys.readouterr()
-        assert main(line) == 2, line
-        err = capsys.readouterr().err
-        assert _entries(root) == before, line
+    with scratch(trec_dir, FILES) as root:
+        err = refused(root, line, capsys)
     lines = err.splitlines()
     of_words = bool(section or extra or value) or data == "missing"
     assert (lines[-1] == pointer("fit")) == of_words, (line, lines)
@@ -149,12 +115,8 @@ def test_fit_names_each_section_file_beside_every_other_problem(
 ) -> None:
     line = fit_line("userdir", "glove", section, extra=True, value=True)
     expected = [OUTS["userdir"], DATA["glove"], SECTIONS[section][1], EXTRA[1], VALUE[1]]
-    with scratch(trec_dir) as root:
-        before = _entries(root)
-        capsys.readouterr()
-        assert main(line) == 2, line
-        err = capsys.readouterr().err
-        assert _entries(root) == before, line
+    with scratch(trec_dir, FILES) as root:
+        err = refused(root, line, capsys)
     said = [text.removeprefix("sanbench fit: ") for text in err.splitlines()[:-1]]
     for fragment in expected:
         assert sum(fragment in text for text in said) == 1, (line, fragment, err)
@@ -171,10 +133,8 @@ def test_a_files_value_a_later_flag_sets_is_not_judged(
     flag = [f"{given}5"] if given.endswith("=") else [given, "5"]
     line = ["fit", "--task", "trec", "--data-dir", "trec", "--out", "new", "--model"]
     line += ["cfg/m.yaml", *flag, *VALUE[0]]
-    with scratch(trec_dir):
-        capsys.readouterr()
-        assert main(line) == 2, line
-        lines = capsys.readouterr().err.splitlines()
+    with scratch(trec_dir, FILES) as root:
+        lines = refused(root, line, capsys).splitlines()
     assert len(lines) == 2 and VALUE[1] in lines[0] and lines[1] == pointer("fit"), lines
 
 
@@ -197,12 +157,7 @@ def hidden_files(cfg: Path) -> None:
         (cfg / f"f{value}.yaml").write_text(f"model: h{value}.yaml\n")
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@drawn(40)
 @given(
     order=st.permutations(list(HIDDEN)).flatmap(
         lambda kinds: st.integers(1, len(kinds)).map(lambda n: kinds[:n])
@@ -227,11 +182,9 @@ def test_the_last_value_given_wins_and_alone_is_judged(
     line += [*BATCH[0]]
     last_good = valid[len(order) - 1]
     expected = ([] if last_good else [HIDDEN[order[-1]][2]]) + [BATCH[1]]
-    with scratch(trec_dir) as root:
+    with scratch(trec_dir, FILES) as root:
         hidden_files(root / "cfg")
-        capsys.readouterr()
-        assert main(line) == 2, line
-        lines = capsys.readouterr().err.splitlines()
+        lines = refused(root, line, capsys).splitlines()
     said = [text.removeprefix("sanbench fit: ") for text in lines[:-1]]
     assert lines[-1] == pointer("fit"), (line, lines)
     for fragment in expected:
