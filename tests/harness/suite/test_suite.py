@@ -154,6 +154,17 @@ def test_the_rerun_of_a_finished_suite_reads_no_data_file(
     assert "0 ran, 1 already done" in capsys.readouterr().out
 
 
+def _finished_suite(trec_dir: Path, out: Path) -> list[str]:
+    """A suite of two multi_cnn runs on TREC trained into ``out``; its command's words."""
+    run_shard(
+        expand_grid(["trec"], ["multi_cnn"], 2), shard=Shard(), out_dir=out,
+        fit=ConfigWritingFit(), data_dir=trec_dir, embeddings=None,
+        overrides={"trainer.max_steps": 3}, log=lambda _: None,
+    )  # fmt: skip
+    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "2"]
+    return [*words, "--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3"]
+
+
 @pytest.mark.parametrize("option", [["--max-length", "100"], ["--data.num_workers", "1"]])
 def test_a_rerun_that_trains_nothing_records_no_setting_its_runs_did_not_use(
     trec_dir: Path, tmp_path: Path, option: list[str]
@@ -162,13 +173,7 @@ def test_a_rerun_that_trains_nothing_records_no_setting_its_runs_did_not_use(
     changes nothing computed, which a rerun may change) said every run was done and recorded
     ``"data.max_length": 100`` in manifest.json's overrides, every run having used 512."""
     out = tmp_path / "s"
-    run_shard(
-        expand_grid(["trec"], ["multi_cnn"], 2), shard=Shard(), out_dir=out,
-        fit=ConfigWritingFit(), data_dir=trec_dir, embeddings=None,
-        overrides={"trainer.max_steps": 3}, log=lambda _: None,
-    )  # fmt: skip
-    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "2"]
-    words += ["--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3"]
+    words = _finished_suite(trec_dir, out)
     assert main(words) == 0
     recorded = read_manifest(out, "suite")["overrides"]
     assert main([*words, *option]) == 0
@@ -184,13 +189,7 @@ def test_a_rerun_keeps_the_command_that_made_its_runs(
     kept, a rerun that trains is listed under ``reruns`` with its runs, and a key the runs differ
     on is recorded per run (``mixed_overrides``), no longer as the suite's."""
     out = tmp_path / "s"
-    run_shard(
-        expand_grid(["trec"], ["multi_cnn"], 2), shard=Shard(), out_dir=out,
-        fit=ConfigWritingFit(), data_dir=trec_dir, embeddings=None,
-        overrides={"trainer.max_steps": 3}, log=lambda _: None,
-    )  # fmt: skip
-    words = ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--seeds", "2"]
-    words += ["--data-dir", str(trec_dir), "--out", str(out), "--max-steps", "3"]
+    words = _finished_suite(trec_dir, out)
     monkeypatch.setattr(sys, "argv", ["sanbench", *words])  # the command recorded
     assert main(words) == 0
     made = read_manifest(out, "suite")
