@@ -357,11 +357,13 @@ def entry() -> NoReturn:
     """The ``sanbench`` program: :func:`main`, then its exit without the interpreter's last
     garbage collection over every object torch, pandas and matplotlib made (``gc.freeze``: 0.8 s
     of every command's end, measured; the files and processes are closed by then). A Ctrl-C
-    once the command's status is known changes nothing: it is ignored, as the interpreter's
-    shutdown would give SIGINT back its default action and end the process by the signal with
-    no line (status -2 seen from outside: a Ctrl-C 2 s into ``sanbench encoders``)."""
+    or SIGTERM once the command's status is known changes nothing: it is ignored, as the
+    interpreter's shutdown would give the signal back its default action and end the process
+    by it with no line (status -2 seen from outside: a Ctrl-C 2 s into ``sanbench encoders``;
+    -15: a SIGTERM as its table was printed, outside check 8y item 1)."""
     status = main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     gc.freeze()
     sys.exit(status)
 

@@ -145,6 +145,46 @@ def test_a_sigterm_while_sanbench_starts_ends_it_in_one_line_saying_nothing_was_
         assert stderr.strip() in (TERMINATED, "sanbench encoders: terminated"), stderr
 
 
+@pytest.mark.slow  # four processes that import torch
+def test_a_sigterm_once_the_output_is_out_never_ends_sanbench_by_the_signal() -> None:
+    """Outside check 8y item 1: a SIGTERM 0-120 ms after ``sanbench encoders`` printed its
+    table ended the process by the signal (status -15, no line), the interpreter's shutdown
+    having given SIGTERM back its default action; once the status is known a signal changes
+    nothing: status 0 with the table (or 143 with one line, had it come before)."""
+    for after in (0.0, 0.01, 0.03, 0.08):
+        process = subprocess.Popen(
+            [*PROGRAM, "encoders"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert process.stdout is not None and process.stdout.readline() == "up\n"
+        lines: list[str] = []
+        begun = threading.Event()
+
+        def read(stream: IO[str], lines: list[str] = lines, begun: threading.Event = begun) -> None:
+            for line in stream:
+                lines.append(line)
+                begun.set()
+
+        reader = threading.Thread(target=read, args=(process.stdout,))
+        reader.start()
+        assert begun.wait(timeout=600)  # the table has begun
+        time.sleep(after)
+        process.send_signal(signal.SIGTERM)
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+        process.wait(timeout=600)
+        reader.join()
+        said = (after, process.returncode, stderr)
+        assert process.returncode in (0, 143), said
+        if process.returncode == 0:
+            assert "disan" in "".join(lines) and not stderr.strip(), said
+        else:
+            assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, said
+
+
 @pytest.mark.slow  # a child process (the signal ends it)
 def test_a_sigterm_while_the_program_starts_is_one_line_and_exit_143() -> None:
     """No torch imported: the start-up handler alone, signalled while it holds."""
