@@ -237,9 +237,12 @@ def run_label(key: Sequence[str]) -> str:
     return "/".join(key)
 
 
-def rerun_entry(command: str, overrides: dict[str, Any], trained: Sequence[str], now: str) -> dict:
-    """A later command that trained runs of a suite (``reruns``): its command, the keys it
-    gave that a rerun may change (``NOT_COMPARED``) and the runs it trained."""
+def rerun_entry(
+    command: str, overrides: dict[str, Any], trained: Sequence[str], now: str, shards: int
+) -> dict:
+    """A later command that trained runs of a suite or changed its grid (``reruns``): its
+    command, the keys it gave that a rerun may change (``NOT_COMPARED``), the runs it trained
+    and the number of shards it ran the grid as (its ``--shard K/N``'s N)."""
     uncompared = {k: v for k, v in overrides.items() if k in NOT_COMPARED}
     from harness.measurement.environment import git_commit
 
@@ -249,6 +252,7 @@ def rerun_entry(command: str, overrides: dict[str, Any], trained: Sequence[str],
         "commit": git_commit(),
         "overrides": uncompared,
         "runs": list(trained),
+        "shards": shards,
     }
 
 
@@ -345,8 +349,9 @@ def _write_suite_manifest(
         "shards": before["grid"]["shards"] if rerun else options.shard_of_grid.count,
     }
     reruns = list(before.get("reruns", []))
-    if rerun and (trained or changes_grid(before, grid)):
-        reruns.append(rerun_entry(command, overrides, trained, now))
+    count = options.shard_of_grid.count
+    if rerun and (trained or changes_grid(before, grid, count)):
+        reruns.append(rerun_entry(command, overrides, trained, now, count))
     first = before.get("overrides", {}) if rerun else overrides
     done = sorted(run_label(key) for key in finished_keys(out))
     kept, mixed = recorded_overrides(first, reruns, done)
@@ -385,13 +390,19 @@ def _write_suite_manifest(
 GRID_CHANGES = ("tasks", "encoders", "seeds", "folds")
 
 
-def changes_grid(before: dict[str, Any], grid: dict[str, Any]) -> bool:
-    """Whether a command's ``grid`` differs from the one manifest ``before`` records: such a
-    rerun is listed under ``reruns`` even when it trained no run. Until 2026-11-30 ``--seeds 3``
-    over a 2-seed suite that trained nothing set ``grid.seeds`` to 3 with no recorded command
-    saying 3 (outside check 7y, item 4)."""
+def changes_grid(before: dict[str, Any], grid: dict[str, Any], shards: int) -> bool:
+    """Whether a command's ``grid``, run as ``shards`` shards, differs from the last recorded
+    command's (manifest ``before``: its grid, and the shards of its last rerun or else of the
+    grid): such a rerun is listed under ``reruns`` even when it trained no run. Until
+    2026-11-30 ``--seeds 3`` over a 2-seed suite that trained nothing set ``grid.seeds`` to 3
+    with no recorded command saying 3 (outside check 7y, item 4), and ``--shard 1/3`` over a
+    suite of 2 shards that trained nothing was recorded nowhere (outside check 8y, item 3)."""
     recorded = before.get("grid", {})
-    return any(recorded.get(key) != grid[key] for key in GRID_CHANGES)
+    last_shards = next(
+        (rerun["shards"] for rerun in reversed(before.get("reruns", [])) if "shards" in rerun),
+        recorded.get("shards"),
+    )
+    return last_shards != shards or any(recorded.get(key) != grid[key] for key in GRID_CHANGES)
 
 
 # what the command that ran the grid says
@@ -423,9 +434,11 @@ def _run_here(
         embeddings=options.inputs.embeddings,
         overrides=overrides,
     )
+    results = results_path(out, shard)  # written with the shard's first row
+    wrote = f" -> {results.absolute()}" if results.exists() else "; trained nothing, wrote no rows"
     print(
         f"shard {shard.label}: {len(summary.ran)} ran, {len(summary.skipped)} already "
-        f"done, {len(summary.failed)} failed -> {results_path(out, shard).absolute()}"
+        f"done, {len(summary.failed)} failed{wrote}"
     )
     if summary.failed:
         raise RunFailedError(

@@ -311,3 +311,31 @@ def test_reruns_keep_the_aggregations_and_a_grid_change_is_recorded(
     first, last = manifest["aggregations"]
     assert first == made["aggregations"][0] and "--seeds 4 " in last["command"]
     assert manifest["grid"]["seeds"] == 3 and manifest["reruns"] == [rerun]
+
+
+def test_a_rerun_as_another_number_of_shards_is_recorded_and_names_no_missing_file(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Outside check 8y, item 3: after ``--seeds 2`` shards 1/2, 2/2, an ``--aggregate-only`` and
+    ``--seeds 3 --shard 2/2``, ``--seeds 3 --shard 1/3`` (trains nothing) was recorded nowhere and
+    printed ``-> .../results-1-of-3.csv``, a file it did not write. It is listed under
+    ``reruns`` (shards 3), once, and says it wrote no rows; an ``--aggregate-only`` keeps the
+    grid."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "1/2"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "2/2"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--aggregate-only"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 3, "--shard", "2/2"))  # trains nothing
+    capsys.readouterr()
+    for _ in range(2):  # the second: the grid as the last recorded command ran it
+        _run(monkeypatch, _suite_words(trec_dir, out, 3, "--shard", "1/3"))
+        said = capsys.readouterr().out
+        assert "1-of-3: 0 ran, 1 already done, 0 failed; trained nothing, wrote no rows" in said
+        assert "results-1-of-3.csv" not in said and not (out / "results-1-of-3.csv").exists()
+    seeds, shards = read_manifest(out, "suite")["reruns"]
+    assert "--seeds 3 --" in seeds["command"] and "--shard 2/2" in seeds["command"]
+    assert "--shard 1/3" in shards["command"] and (shards["runs"], shards["shards"]) == ([], 3)
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--aggregate-only"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["reruns"] == [seeds, shards] and manifest["grid"]["seeds"] == 3
+    assert manifest["grid"]["shards"] == 2 and len(manifest["aggregations"]) == 2

@@ -56,16 +56,20 @@ def test_the_commands_that_changed_the_grid_are_shown_below_the_one_that_made_it
 ) -> None:
     """Outside check 7y, item 4: the page said "3 seeds" under the two ``--seeds 2`` commands
     that made its runs; the ``--seeds 3`` rerun that set the grid, listed in ``reruns``, was not
-    shown."""
+    shown. Outside check 8y, item 3: it said "the grid above is the last command's" where the
+    last command, a ``--seeds 2 --aggregate-only``, changed no grid."""
     suite = tmp_path / "suite"
     shutil.copytree(SUITE, suite)
     manifest = json.loads((suite / "manifest.json").read_text())
     command = f"{manifest['command']} --seeds 3 --shard 1/3"
     rerun = {"command": command, "updated": "", "commit": "", "overrides": {}, "runs": []}
     manifest["grid"]["seeds"] = 3
-    (suite / "manifest.json").write_text(json.dumps({**manifest, "reruns": [rerun]}))
+    aggregation = {"command": f"{manifest['command']} --seeds 2 --aggregate-only", "updated": ""}
+    manifest = {**manifest, "reruns": [rerun], "aggregations": [aggregation]}
+    (suite / "manifest.json").write_text(json.dumps(manifest))
     (run,) = discover([suite])
     training_page.build_suite(run, tmp_path / "page")
     html = " ".join((tmp_path / "page" / "index.html").read_text().split())
     assert f"{command} # trained no run" in html
-    assert "the grid above is the last command's" in html
+    assert "the grid above is the one the last of them ran" in html
+    assert "<code>--aggregate-only</code> changing no grid" in html
