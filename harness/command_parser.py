@@ -1338,15 +1338,43 @@ def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict
     }
 
 
-def one_item_lists(content: dict[str, Any], parser: ArgumentParser) -> dict[str, list[str]]:
-    """Each key of a config file's ``content`` that a positional of one or more words takes
-    (``report``'s ``runs``) given one word (``runs: /x``) -> that word as a list of one, as
-    on the command line (jsonargparse refused it: "'str' object does not support item
-    assignment")."""
-    listed = {action.dest for action in parser._actions if action.nargs == "+"}
-    return {
-        key: [value] for key, value in content.items() if key in listed and isinstance(value, str)
-    }
+# what each option of one or more words takes, for a config file's value of no such shape
+LISTED_NOUNS = {"runs": "run folder", "lengths": "length", "predict_lengths": "length"}
+
+
+def listed_values(
+    content: dict[str, Any], parser: ArgumentParser, said: str
+) -> tuple[dict[str, Any], list[str]]:
+    """The values of a config file's ``content`` for an option of one or more words (a
+    positional's, ``report``'s ``runs``; a comma list's, ``tasks``) as that option reads them,
+    and the problems of those of no such shape, said as the file (``said``) writes them: a
+    scalar is a list of one (``runs: /x``, as on the command line), a number its text
+    (``lengths: 8``); an empty list, a mapping or a list of lists is refused
+    (``encoders []: expected at least one encoder``), its key left out to judge the rest."""
+    positional = {action.dest for action in parser._actions if action.nargs == "+"}
+    listed = positional | getattr(parser, "comma_lists", set())
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in content.items():
+        if key not in listed or value is None:
+            continue
+        noun = LISTED_NOUNS.get(key, key.removesuffix("s"))
+        entries = value if isinstance(value, list) else [value]
+        if isinstance(value, dict) or any(isinstance(e, dict | list) for e in entries):
+            shown = _yaml_text(value)
+            problems.append(f"{said}: {key} {shown}: expected one {noun} or a list of {noun}s")
+        elif not entries:
+            problems.append(f"{said}: {key} []: expected at least one {noun}")
+        elif key in positional:
+            values[key] = [e if isinstance(e, str) else _yaml_text(e) for e in entries]
+        elif not isinstance(value, list | str):
+            values[key] = _yaml_text(value)  # lengths: 8 as --lengths 8
+    return values, problems
+
+
+def _yaml_text(value: Any) -> str:
+    """``value`` as YAML's flow style writes it on one line: ``{bilstm: 1}``, ``8``, ``true``."""
+    return yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
 
 
 def config_file_problem(option: str, value: str, prog: str) -> str | None:
@@ -1435,13 +1463,19 @@ class CheckedConfigFile(ActionConfigFile):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         known = known_keys(parser)
         beside = files_beside(content, path, known)  # tune's space: sp.yaml, beside the config
-        beside |= one_item_lists(content, parser)  # report's runs: /x, as [/x]
+        listed, shapes = listed_values(content, parser, f"{option_string} {values}")
+        beside |= listed  # report's runs: /x, as [/x]; lengths: 8 as 8
         content = {**content, **beside}
         content, read, in_files = section_files_read(content, path, file_sections(known), known)
         unknown = [key for key in flat_keys(content) if not accepted(key, known)]
         problems = [
             f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
         ]
+        problems += shapes
+        for line in shapes:  # refused: the rest judged without it, not named missing
+            key = line.removeprefix(f"{option_string} {values}: ").partition(" ")[0]
+            content = dict(without_dotted(content, key))
+            parser.refused_in_files = getattr(parser, "refused_in_files", set()) | {key}
         problems += [  # a path's problem alone: no pointer to the help (errors.refusal)
             FilesProblem(
                 f"{option_string} {path}: {key} {content[key]}: no such file: "
@@ -1526,6 +1560,8 @@ class CommandParser(NullsChecked):
         self.positional_words: set[str] = set()  # a positional's choices (``data stats``)
         self.class_options: set[str] = set()  # options spelled as a class (class_path_words)
         self.class_lists: set[str] = set()  # keys spelled as a list of classes (class_list_words)
+        self.comma_lists: set[str] = set()  # keys of a comma list (listed_values)
+        self.refused_in_files: set[str] = set()  # a config file's keys refused (listed_values)
         self.checked: list[type] = []  # the dataclasses :meth:`add_options` added: built to check
         self.dumping = False  # within :meth:`dump`: a config printed needs no required option
         # a command's check of the other values when a required option is left out (its
@@ -1576,6 +1612,7 @@ class CommandParser(NullsChecked):
             shown = "" if default in (None, {}, dataclasses.MISSING) else f" (default {default})"
             if field.metadata.get("comma_list"):  # a config file's [trec, mr] too (:func:`build`)
                 hint = hint | tuple[int | str, ...]
+                self.comma_lists.add(field.name)
             self.add_argument(
                 *names,
                 dest=field.name,
@@ -1594,7 +1631,9 @@ class CommandParser(NullsChecked):
             missing = [
                 required_word(action)
                 for action in self._actions
-                if action.required and namespace.get(action.dest) is None
+                if action.required
+                and namespace.get(action.dest) is None
+                and action.dest not in self.refused_in_files  # said as the file writes it
             ]
             if missing:
                 raise MissingOptionsError("\n".join(missing))
@@ -1646,6 +1685,7 @@ class CommandParser(NullsChecked):
         kept under :data:`PROBLEMS`, for :func:`build` to say beside every other problem."""
         words, broken = broken_configs_left_out(words, self.prog)  # said beside the rest
         self.section_problems: dict[str, None] = {}  # the config files' (CheckedConfigFile)
+        self.refused_in_files = set()
         try:
             namespace = self._parse(words)
         except InputError as error:
@@ -1679,7 +1719,10 @@ class CommandParser(NullsChecked):
                     words = rest
                     continue
                 problem = parser_problem(error, option_spelling, typed_options(words))
-                refused.append(problem + self.what_it_counts(error))
+                missing = set(problem.removeprefix(ARGUMENTS_REQUIRED).split(", "))
+                said_by_file = missing <= self.refused_in_files  # a config file's line
+                if not (problem.startswith(ARGUMENTS_REQUIRED) and said_by_file):
+                    refused.append(problem + self.what_it_counts(error))
                 rest = self._without_refused(words, error)
                 if rest is None:
                     raise UsageError("\n".join([*unknown, *refused])) from None

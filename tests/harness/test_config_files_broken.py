@@ -195,6 +195,59 @@ CONFIG_VALUES = {
         "runs: /nonexist\n",
         ["/nonexist: no such folder", "--out afile is a file"],
     ),
+    # outside check 8z items 10, 8, 7, 6: a value of no list's shape for an option of one or
+    # more words, said as the file writes it, its key left out to judge the rest
+    "report runs mapping": (
+        "report --out o",
+        "runs: {a: 1}\n",
+        ["--config c.yaml: runs {a: 1}: expected one run folder or a list of run folders"],
+    ),
+    "report runs empty": (
+        "report --out o",
+        "runs: []\n",
+        ["--config c.yaml: runs []: expected at least one run folder"],
+    ),
+    "report runs numbers": (
+        "report --out afile",
+        "runs: [5, /nonexist]\n",
+        ["5: no such folder", "/nonexist: no such folder", "--out afile is a file"],
+    ),
+    "report runs number": ("report --out afile", "runs: 5\n", ["5: no such", "--out afile is"]),
+    "suite shapes": (
+        "suite --data-dir /nonexist --seeds 0 --out o",
+        "tasks: []\nencoders: {bilstm: 1}\n",
+        [
+            "--config c.yaml: tasks []: expected at least one task",
+            "--config c.yaml: encoders {bilstm: 1}: expected one encoder or a list of encoders",
+            "--seeds 0: expected",
+            "--data-dir /nonexist: no such folder",
+        ],
+    ),
+    "suite scalar": (
+        "suite --data-dir /nonexist --seeds 0 --out o",
+        "tasks: 5\nencoders: [[bilstm]]\n",
+        [
+            "--config c.yaml: tasks 5: expected one of",
+            "--config c.yaml: encoders [[bilstm]]: expected one encoder or a list of encoders",
+            "--seeds 0: expected",
+            "--data-dir /nonexist: no such folder",
+        ],
+    ),
+    "profile scalar": (
+        "profile --batch-size 0 --out o",
+        "lengths: 8\nencoders: []\n",
+        ["--batch-size 0: expected", "--config c.yaml: encoders []: expected at least one encoder"],
+    ),
+    "profile empty lengths": (
+        "profile --batch-size 0 --out o",
+        "lengths: []\n",
+        ["--batch-size 0: expected", "--config c.yaml: lengths []: expected at least one length"],
+    ),
+    "tune scalar": (
+        "tune --batch-size 0 --out o",
+        "study: block-length-memory\nlengths: 32\ntrials: 0\n",
+        ["--batch-size 0: expected", "--config c.yaml: trials 0: expected"],
+    ),
     "reproduce out": (
         "reproduce --data-dir /nonexist --threads 0",
         "out: afile\n",
