@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
+import yaml
 from jsonargparse import DefaultHelpFormatter, Namespace
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
@@ -41,6 +42,7 @@ from harness.command_parser import (
     batch_size_problems,
     broken_configs_left_out,
     check_not_moved,
+    class_phrase,
     config_setting,
     config_text,
     config_typed,
@@ -432,16 +434,20 @@ REQUIRED_WHAT = {
 }
 
 
-def missing_problems(text: str, parser: LightningArgumentParser) -> list[str]:
+def missing_problems(
+    text: str, parser: LightningArgumentParser, refused: Iterable[str] = ()
+) -> list[str]:
     """jsonargparse's "the following arguments are required: model.encoder, data.task" in the
     words of every command's refusal of a missing option (``required_word``): one line per key,
-    the option as a user types it, ``--encoder is required: a registered encoder ...``; [] for
-    another message."""
+    the option as a user types it, ``--encoder is required: a registered encoder ...``, but
+    for a key whose given value was ``refused`` (named already); [] for another message."""
     if not text.startswith(f"{REQUIRED}: "):
         return []
     short = {key: option for option, key in SHORT_FORMS.items()}
     lines = []
     for key in text.partition(": ")[2].split(", "):
+        if key in refused:
+            continue
         action = parser._option_string_actions.get(f"--{key}")  # argparse keeps no public map
         given = " ".join(action.help.split()) if action and action.help else ""
         what = REQUIRED_WHAT.get(key) or plain_text(given)
@@ -489,6 +495,50 @@ class FitConfigFile(CheckedConfigFile):
 
     EMPTY_IS_UNSET = CLASS_SECTIONS
 
+    def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
+        """A section of no such shape (``model: 5``) is named, as suite names it, and left out:
+        the rest of the file is judged beside it, and nothing is trained."""
+        said = f"{option_string} {values}"
+        shapes = section_shape_problems(str(values), said)
+        collected = getattr(parser, "section_problems", None)  # fit's: said beside the rest
+        if shapes and collected is None:
+            raise UsageError("\n".join(shapes.values()))
+        collected = collected if collected is not None else {}
+        collected.update(dict.fromkeys(shapes.values()))
+        refused = getattr(parser, "dropped_keys", {})
+        parser.dropped_keys = {**refused, str(values): {*refused.get(str(values), ()), *shapes}}
+        try:
+            super().__call__(parser, cfg, values, option_string)
+        finally:
+            parser.dropped_keys = refused
+
+
+CLASS_BASES = {"optimizer": "Optimizer", "lr_scheduler": "LRScheduler"}  # a class section's base
+
+
+def section_shape_problems(path: str, said: str) -> dict[str, str]:
+    """Each section of the ``--config`` file ``path`` holding neither a mapping nor a file's
+    name (``model: 5``, ``data: [a]``; a class section's name is its class's) -> its line,
+    ``--config F: model 5: expected a mapping``; {} for a file that cannot be read (its
+    problem is said by :class:`CheckedConfigFile`)."""
+    try:
+        content = yaml.safe_load(config_text(path))
+    except (OSError, ValueError, yaml.YAMLError):  # ValueError: too many digits, bad bytes
+        return {}
+    if not isinstance(content, dict):
+        return {}
+    problems = {}
+    for key in SECTION_FILES:
+        value = content.get(key)
+        if value is None or isinstance(value, dict | str):
+            continue
+        what = "a mapping"
+        if key in CLASS_SECTIONS:
+            what += f" or {class_phrase(CLASS_BASES[key])}"
+        shown = yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
+        problems[key] = f"{said}: {key} {shown}: expected {what}"
+    return problems
+
 
 class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``);
@@ -522,6 +572,25 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
 
 WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
 UNRECOGNIZED = re.compile(r"unrecognized arguments: (.+)")
+
+
+def file_values(words: list[str], keys: list[str]) -> dict[str, tuple[str, str]]:
+    """Each of ``keys`` that the last ``--config`` file of ``words`` setting it holds as a
+    mapping or list (which :func:`config_typed` leaves out) -> ``(--config F: KEY, its YAML
+    text)``: ``--config c.yaml: data.data_dir {a: 1}``, not the parser's ``{'a': 1}``."""
+    found = {}
+    for key in keys:
+        path = config_setting(words, [key])
+        try:
+            content = yaml.safe_load(config_text(path)) if path else None
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        for part in key.split("."):
+            content = content.get(part) if isinstance(content, dict) else None
+        if isinstance(content, dict | list):
+            shown = yaml.safe_dump(content, default_flow_style=True, width=1 << 30)
+            found[key] = (f"--config {path}: {key}", shown.split("\n")[0])
+    return found
 
 
 def section_mapping_words(
@@ -884,6 +953,7 @@ class FitCLI(LightningCLI):
         (or mapping) parsed."""
         refused: list[str] = []
         misspelled: set[str] = set()  # the class keys of which an argument was refused
+        self.refused_keys: set[str] = set()  # not said missing once left out (named already)
         parser.dropped_keys = {}  # a config file's path -> its keys refused (CheckedConfigFile)
         unknown = getattr(parser, "section_unknown", {})  # a section's file's (section_flags_read)
         parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
@@ -907,11 +977,16 @@ class FitCLI(LightningCLI):
                 if not progress and not refused:
                     raise  # the one problem: said as before (FitCLI.__init__)
                 typed = self._typed(args)
+                if isinstance(args, list):  # a file's mapping or list, as the file writes it
+                    typed = {**file_values(args, keys), **typed}
                 if not (keys and keys[0] in misspelled and REQUIRED in str(error)):
-                    missing = missing_problems(str(error), parser)
+                    missing = missing_problems(str(error), parser, self.refused_keys)
                     if missing and isinstance(args, list) and "out" not in typed:
                         missing.append(MISSING_OUT)  # not the parser's: named beside its own
+                    if REQUIRED in str(error) and not missing and not keys:
+                        raise ConfigUsageError("\n".join(refused)) from None
                     refused += missing or [refused_value(error, typed, parser)]
+                self.refused_keys.update(keys)
                 if len(keys) > 1:  # an argument of a class: its name was said (its nearest)
                     misspelled.add(keys[0].rpartition(".")[0])
                 if not progress:
@@ -1239,13 +1314,16 @@ class FitCLI(LightningCLI):
 
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
-        task file names its files; a user's datamodule checks its own)."""
+        task file names its files; a user's datamodule checks its own; a refused value is
+        named as such)."""
         from datamodules.task_file import is_task_file
 
-        problems = [MISSING_OUT] if self.config["out"] is None else []
+        refused = getattr(self, "refused_keys", set())  # a given value refused: named already
+        problems = [MISSING_OUT] if self.config["out"] is None and "out" not in refused else []
         data = self.config["data"]
         benchmark = issubclass(self.data_class, BenchmarkDataModule)
-        if benchmark and data["data_dir"] is None and not is_task_file(data["task"]):
+        unset = benchmark and data["data_dir"] is None and "data.data_dir" not in refused
+        if unset and not is_task_file(data["task"]):
             problems.append(f"--data-dir is required: the folder of task {data['task']}'s files")
         return problems
 

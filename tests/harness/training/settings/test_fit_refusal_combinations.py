@@ -190,3 +190,56 @@ def test_the_last_value_given_wins_and_alone_is_judged(
     for fragment in expected:
         assert sum(fragment in text for text in said) == 1, (line, fragment, lines)
     assert len(said) == len(expected), (line, lines)
+
+
+# a --config file's section of no such shape: its text, its line (outside check 8z item 3)
+SHAPES = {
+    "model": ("model: 5\n", "--config cfg/s.yaml: model 5: expected a mapping"),
+    "trainer": ("trainer: 5\n", "--config cfg/s.yaml: trainer 5: expected a mapping"),
+    "data": ("data: [a]\n", "--config cfg/s.yaml: data [a]: expected a mapping"),
+    "optimizer": (
+        "optimizer: 7\n",
+        "--config cfg/s.yaml: optimizer 7: expected a mapping or an Optimizer class by name",
+    ),
+}
+
+
+@pytest.mark.parametrize("section", list(SHAPES))
+@pytest.mark.parametrize("first", [True, False])
+def test_a_config_files_section_of_no_such_shape_is_named(
+    section: str, first: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``model: 5`` (``trainer: 5``, ``data: [a]``, ``optimizer: 7``) in a ``--config`` file
+    before or after the flags is named as suite names it, beside the other problems, exit 2,
+    nothing created (outside check 8z item 3: before the flags it trained at the task's full
+    budget; after them it said a false ``--encoder is required``)."""
+    text, expected = SHAPES[section]
+    flags = ["--task", "trec", "--encoder", "bilstm", "--data-dir", "trec", "--out", "new"]
+    config = ["--config", "cfg/s.yaml"]
+    line = ["fit", *(config + flags if first else flags + config), *VALUE[0]]
+    with scratch(trec_dir, {"cfg/s.yaml": text}) as root:
+        lines = refused(root, line, capsys).splitlines()
+    said = [text.removeprefix("sanbench fit: ") for text in lines[:-1]]
+    assert lines[-1] == pointer("fit"), (line, lines)
+    assert sum(text.startswith(expected) for text in said) == 1, lines
+    assert sum(text.startswith(VALUE[1]) for text in said) == 1, lines
+    assert len(said) == 2, lines
+
+
+@pytest.mark.parametrize("data_dir", [True, False])
+def test_a_config_files_mapping_for_a_path_is_named_as_written(
+    data_dir: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``data: {data_dir: {a: 1}}`` in a ``--config`` file is named as the file writes it,
+    beside the file's ``hidden_dim: 0``, with no false ``--data-dir is required``, with or
+    without an earlier ``--data-dir`` (outside check 8z item 4)."""
+    text = "data: {data_dir: {a: 1}}\nmodel: {hidden_dim: 0}\n"
+    line = ["fit", "--task", "trec", "--encoder", "bilstm", "--out", "new"]
+    line += ["--data-dir", "trec"] if data_dir else []
+    with scratch(trec_dir, {"cfg/d.yaml": text}) as root:
+        lines = refused(root, [*line, "--config", "cfg/d.yaml"], capsys).splitlines()
+    assert lines == [
+        "sanbench fit: --config cfg/d.yaml: data.data_dir {a: 1}: expected a string or a path",
+        "sanbench fit: --config cfg/d.yaml: model.hidden_dim 0: expected a positive integer",
+        pointer("fit"),
+    ]
