@@ -285,12 +285,22 @@ def _set_again(key: str, keys: Iterable[str]) -> bool:
 
 def config_keys(path: str) -> list[str]:
     """The top-level keys of the config file ``path`` ([] for one that cannot be read as a
-    mapping): what it sets, whatever their values (a mapping ``{}``, a null)."""
+    mapping): what it sets whole, whatever their values (a null, a list), but a mapping,
+    which is merged key by key with what was given before (:func:`sections_merged`)."""
     try:
         content = yaml.load(config_text(path), Loader=yaml.BaseLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return []
-    return [str(key) for key in content] if isinstance(content, dict) else []
+    if not isinstance(content, dict):
+        return []
+    return [str(key) for key, value in content.items() if not _merged(str(key), value)]
+
+
+def _merged(key: str, value: Any) -> bool:
+    """A config file's ``key: value`` merged key by key with what was given before, not set
+    whole: a mapping, or a section's file (``model: m.yaml``, whose keys are read beside it)."""
+    named = isinstance(value, str) and value.endswith(SECTION_FILE_SUFFIXES)
+    return isinstance(value, dict) or (key in ("model", "trainer", "data") and named)
 
 
 # LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are
@@ -335,6 +345,11 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
     return typed_entry(typed_now(), key) or (option_spelling(key), flow_text(value))
 
 
+# the fit keys a check below harness names by fit's short flag (datamodules' ``--encoding
+# utf-99: unknown encoding``), whichever command set them (suite's ``data: {encoding: ...}``)
+FIT_FLAGS = {"--encoding": "data.encoding"}
+
+
 def said_as_written(
     lines: Iterable[str],
     typed: Mapping[str, tuple[str, str]] | None = None,
@@ -358,7 +373,9 @@ def said_as_written(
             continue
         config_path = config_path.partition(": ")[0]
         flags = {f"--{key.replace('_', '-')}", f"--{key}"}
-        flags |= {flag for flag, aliased in (aliases or {}).items() if aliased == key}
+        flags |= {
+            flag for flag, aliased in {**FIT_FLAGS, **(aliases or {})}.items() if aliased == key
+        }
         beside = str(Path(config_path).parent / text)  # a path read beside the config
         shown = {text: "", beside: f" (read beside the config file: {os.path.abspath(beside)})"}
         if text.startswith("[") and text.endswith("]"):  # a list, as the comma list it reads
@@ -906,17 +923,55 @@ def section_file_mapping(value: str) -> str | None:
 
 
 def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
-    """``words`` with each ``--SECTION FILE`` of ``sections`` (``--model m.yaml``, an option
-    taking a mapping) as the mapping the file holds (``--model={"hidden_dim": 32}``), as fit's
-    LightningCLI reads it (:func:`section_file_mapping`); any other value is left as given."""
+    """``words`` with each ``--SECTION FILE`` or ``--SECTION MAPPING`` of ``sections``
+    (``--model m.yaml``, ``--model '{dropout: 0.1}'``: an option taking a mapping) as one
+    option per key of the mapping (``--model.dropout=0.1``), so that it sets those keys and
+    keeps the section's others, as fit's LightningCLI merges it key by key (a later
+    ``--config`` file's section: :func:`sections_merged`); any other value is left as given."""
     options = {f"--{section}" for section in sections}
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
-        if given.option in options and (section := section_file_mapping(given.value)) is not None:
-            return [f"{given.option}={section}"], True
-        return None
+        if given.option not in options:
+            return None
+        section = section_file_mapping(given.value) or _inline_mapping(given.value)
+        if section is None:
+            return None
+        keys = json.loads(section).items()
+        return [f"{given.option}.{key}={json.dumps(value)}" for key, value in keys], True
 
     return rewritten_options(words, rewrite)
+
+
+def _inline_mapping(value: str) -> str | None:
+    """A mapping typed as an option's value (``{dropout: 0.1}``) as JSON; None for another
+    value (left to the option's check)."""
+    if not value.lstrip().startswith("{"):
+        return None
+    try:
+        content = yaml.safe_load(value)
+    except (yaml.YAMLError, ValueError):
+        return None
+    return json.dumps(content, default=str) if isinstance(content, dict) else None
+
+
+def sections_merged(content: dict[str, Any], cfg: Namespace) -> dict[str, Any]:
+    """Each section of a config file's ``content`` that an earlier file or option gave as a
+    mapping too (suite's ``model``: a ``dict`` option, which jsonargparse would replace whole)
+    -> the two merged key by key, as fit's LightningCLI merges its sections: a later file's
+    ``model: {dropout: 0.1}`` keeps an earlier ``hidden_dim: 12``. A class's arguments merge
+    while the class stays (none named, or the same); another class takes its own alone."""
+    merged = {}
+    for key, given in content.items():
+        previous = cfg.get(key) if key in cfg else None
+        if not (isinstance(previous, dict) and isinstance(given, dict)):
+            continue
+        if given.get(CLASS_PATH_KEY) not in (None, previous.get(CLASS_PATH_KEY)):
+            continue
+        merged[key] = {**previous, **given}
+        arguments = [part.get(INIT_ARGS_KEY) for part in (previous, given)]
+        if all(isinstance(part, dict) for part in arguments):
+            merged[key][INIT_ARGS_KEY] = {**arguments[0], **arguments[1]}
+    return merged
 
 
 # the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)
@@ -1467,6 +1522,8 @@ class CheckedConfigFile(ActionConfigFile):
         beside |= listed  # report's runs: /x, as [/x]; lengths: 8 as 8
         content = {**content, **beside}
         content, read, in_files = section_files_read(content, path, file_sections(known), known)
+        merged = sections_merged(content, cfg)  # an earlier model: {...} kept key by key
+        content = {**content, **merged}
         unknown = [key for key in flat_keys(content) if not accepted(key, known)]
         problems = [
             f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
@@ -1498,7 +1555,7 @@ class CheckedConfigFile(ActionConfigFile):
         dropped = [*dropped, *(key for key in self.EMPTY_IS_UNSET if content.get(key) == {})]
         for key in dropped:  # refused already: the rest of the file is judged without them
             content = without_dotted(content, key)
-        changed = bool(dropped or read or problems or beside)  # a key left out or moved
+        changed = bool(dropped or read or problems or beside or merged)  # a key left out or moved
         if changed:
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)

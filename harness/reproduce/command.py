@@ -8,7 +8,7 @@ from typing import Any
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, as_typed, build
+from harness.command_parser import CommandParser, as_typed, build, said_as_written
 from harness.errors import InputError, error_lines, refusal
 from harness.outdir import out_folder
 from harness.reproduce import ReproduceOptions, run_reproduce
@@ -85,7 +85,7 @@ def reproduce(config: Namespace) -> int:
         part = dataclasses.replace(options.part, overrides=run_overrides(options))
         folder = [] if options.tables_only else data_folder_problems(part, options.inputs)
         if problems or folder:  # --out's alone: out_folder's refusal (no --help pointer)
-            raise refusal([*problems, *out_lines, *folder])
+            raise refusal(said_as_written([*problems, *out_lines, *folder]))  # as written
     with out_folder("reproduce", options.out):
         print(f"tables: {run_reproduce(options).absolute()}")
     return 0

@@ -7,7 +7,7 @@ from typing import Any
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import CommandParser, build, said_as_written
 from harness.errors import FilesProblem, InputError, refusal
 from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
@@ -83,7 +83,8 @@ def suite(config: Namespace) -> int:
     if problems or out_problems:  # said together, in fit's order: one refusal
         folder = data_folder_problems(options, overrides)
         if problems or folder:  # the help pointed to for a problem of the words (cli._status)
-            raise refusal(problems + [FilesProblem(line) for line in out_problems + folder])
+            lines = problems + [FilesProblem(line) for line in out_problems + folder]
+            raise refusal(said_as_written(lines))  # a config file's value as written
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -235,3 +236,54 @@ def test_tables_only_says_a_refused_value_not_taken_once(
         words = ["reproduce", "--tables-only", "--out", "afile", "--threads", "0"]
         lines = problem_lines(refused(root, words, capsys), "reproduce")
     assert len(lines) == 2 and "--threads 0: not taken with --tables-only" in lines[0], lines
+
+
+# a config file's model section, and a later one's (a second --config, a section file)
+EARLIER_MODEL = "model: {hidden_dim: 12, dropout: 0.2}\n"
+LATER_MODEL = {
+    "second config": (("--config", "cfg/d.yaml"), {"cfg/d.yaml": "model: {dropout: 0.1}\n"}),
+    "section file": (("--model", "cfg/m2.yaml"), {"cfg/m2.yaml": "dropout: 0.1\n"}),
+}
+
+
+@pytest.mark.parametrize("later", list(LATER_MODEL))
+@pytest.mark.parametrize("command", list(BASE))
+def test_a_later_model_section_merges_key_by_key_as_fits(
+    command: str, later: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 8z item 2: a later ``model:`` section (a second --config, ``--model
+    m2.yaml``) replaced the earlier --config's whole section in suite, tune and reproduce
+    (hidden_dim 12 lost; an earlier hidden_dim 0 trained, unjudged); fit merges key by key.
+    The printed config's model keys are fit's, and hidden_dim 0 is refused, named by its file."""
+    from harness.cli import main
+
+    words, files = LATER_MODEL[later]
+    files = {**files, "cfg/s.yaml": EARLIER_MODEL, "cfg/s0.yaml": "model: {hidden_dim: 0}\n"}
+    tail = ["--data-dir", "trec", "--out", "new"]
+    printed = {}
+    with scratch(trec_dir, files) as root:
+        runs = [*BASE[command], "--config", "cfg/s.yaml", *words, *tail]
+        fit = ["fit", "--task", "trec", "--encoder", "bilstm", *runs[len(BASE[command]) :]]
+        for name, line in (("runs", runs), ("fit", fit)):
+            capsys.readouterr()
+            assert main([*line, "--print_config"]) == 0, line
+            printed[name] = yaml.safe_load(capsys.readouterr().out)["model"]
+        zero = [*BASE[command], "--config", "cfg/s0.yaml", *words, *tail]
+        lines = problem_lines(refused(root, zero, capsys), command)
+    assert printed["runs"] == {"hidden_dim": 12, "dropout": 0.1}, printed
+    assert {key: printed["fit"][key] for key in printed["runs"]} == printed["runs"], printed
+    said = "--config cfg/s0.yaml: model.hidden_dim 0: expected a positive integer"
+    assert lines == [f"sanbench {command}: {said}"], lines
+
+
+@pytest.mark.parametrize("command", list(BASE))
+def test_a_config_files_data_encoding_is_named_as_written(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 8z item 5: a --config file's ``data: {encoding: utf-99}`` was said as
+    ``--encoding utf-99``, a flag never typed (suite, reproduce); now as fit says it."""
+    words = [*BASE[command], "--config", "cfg/e.yaml", "--data-dir", "trec", "--out", "new"]
+    with scratch(trec_dir, {"cfg/e.yaml": "data: {encoding: utf-99}\n"}) as root:
+        lines = problem_lines(refused(root, words, capsys), command)
+    said = "--config cfg/e.yaml: data.encoding utf-99: unknown encoding"
+    assert len(lines) == 1 and lines[0].startswith(f"sanbench {command}: {said}"), lines
