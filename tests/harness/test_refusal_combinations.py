@@ -287,3 +287,38 @@ def test_a_config_files_data_encoding_is_named_as_written(
         lines = problem_lines(refused(root, words, capsys), command)
     said = "--config cfg/e.yaml: data.encoding utf-99: unknown encoding"
     assert len(lines) == 1 and lines[0].startswith(f"sanbench {command}: {said}"), lines
+
+
+# the width and the width scale given both: the words, the line said (outside check 8z item 12)
+WIDTHS = [
+    (
+        ["--model.hidden_dim", "4", "--model.width_scale", "2"],
+        "--model.hidden_dim 4 and --model.width_scale 2 exclude each other: give one",
+    ),
+    (
+        ["--config", "cfg/w.yaml", "--model.hidden_dim", "4"],
+        "--model.hidden_dim 4 and --config cfg/w.yaml: model.width_scale 2 exclude each other: "
+        "give one",
+    ),
+    (
+        ["--config", "cfg/h.yaml", "--config", "cfg/w.yaml"],
+        "--config cfg/h.yaml: model.hidden_dim 4 and --config cfg/w.yaml: model.width_scale 2 "
+        "exclude each other: give one",
+    ),
+]
+
+
+@pytest.mark.parametrize("command", ["reproduce", "fit"])
+@pytest.mark.parametrize(("words", "said"), WIDTHS)
+def test_a_width_and_a_width_scale_are_named_as_given(
+    command: str, words: list[str], said: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 12: a width and a width scale given both were named ``--model.encoder_options /
+    --model.hidden_dim``, options nobody typed (and reproduce's second --config dropped the
+    first's width, refusing nothing); now as typed or written, in fit too."""
+    files = {"cfg/w.yaml": "model: {width_scale: 2}\n", "cfg/h.yaml": "model: {hidden_dim: 4}\n"}
+    head = {"reproduce": BASE["reproduce"], "fit": ("fit", "--task", "trec", "--encoder", "bilstm")}
+    line = [*head[command], "--data-dir", "trec", "--out", "new", *words]
+    with scratch(trec_dir, files) as root:
+        lines = problem_lines(refused(root, line, capsys), command)
+    assert lines == [f"sanbench {command}: {said}"], lines

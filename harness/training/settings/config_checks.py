@@ -286,10 +286,14 @@ def data_value_problems(
     return problems
 
 
-def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
+def encoder_problems(
+    model: Mapping[str, Any], input_dim: int, typed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
     """The encoder of ``model:`` built on the meta device (nothing allocated): an option its
     builder does not take (one wording with ``profile``), a value it refuses, and parameters
-    alone larger than this machine's memory (4 bytes each, float32), naming the width option."""
+    alone larger than this machine's memory (4 bytes each, float32), naming the width option.
+    A width and a width scale given both are named as ``typed`` holds them (``--model.hidden_dim
+    4 and --config w.yaml: model.width_scale 2``), not by options nobody typed."""
     import torch
 
     from encoders import build_encoder, unknown_options_problem
@@ -300,6 +304,15 @@ def encoder_problems(model: Mapping[str, Any], input_dim: int) -> list[str]:
     unknown = unknown_options_problem(encoder, list(options))
     if unknown:
         return [f"--model.encoder_options: {unknown}"]
+    widths = [key for key in WIDTH_KEYS if builtin_value(model.get(key)) is not None]
+    if len(widths) == len(WIDTH_KEYS):
+        named = [
+            " ".join(
+                typed_entry(typed or {}, f"model.{key}") or (f"--model.{key}", str(model[key]))
+            )
+            for key in widths
+        ]
+        return [f"{' and '.join(named)} exclude each other: give one"]
     try:
         keywords = builder_options(
             encoder,

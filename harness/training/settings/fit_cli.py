@@ -1195,7 +1195,7 @@ class FitCLI(LightningCLI):
             self.config.get("optimizer"), self.config["lr_scheduler"], self.typed
         )
         width = self.config["data"].get("embedding_dim") or RANDOM_VECTORS_DIM
-        problems += encoder_problems(self.config["model"], width)
+        problems += encoder_problems(self.config["model"], width, self.typed)
         workers = self.config["data"].get("num_workers")
         if isinstance(workers, int) and workers < 0:
             problems.append(f"--data.num_workers {workers}: expected 0 (none) or more")
