@@ -717,7 +717,7 @@ def parser_problem(
     key = PARSER_KEY.match(text)
     if not key:
         return _choice_problem(text) or text
-    option, typed_value = (typed or {}).get(key.group(1), (spelled(key.group(1)), None))
+    option, typed_value = typed_entry(typed or {}, key.group(1)) or (spelled(key.group(1)), None)
     if digits := TOO_MANY_DIGITS.search(text):
         count = int(digits.group(1))
         refused, option, typed_value = _long_number(key.group(1), count, typed or {}) or (
@@ -1743,11 +1743,13 @@ class CommandParser(NullsChecked):
         words, broken = broken_configs_left_out(words, self.prog)  # said beside the rest
         self.section_problems: dict[str, None] = {}  # the config files' (CheckedConfigFile)
         self.refused_in_files = set()
+        self.dropped_keys: dict[str, set[str]] = {}  # a file's keys refused (CheckedConfigFile)
         try:
             namespace = self._parse(words)
         except InputError as error:
             raise refusal([*broken, *self.section_problems, *error_lines(error)]) from None
         namespace[PROBLEMS] = [*broken, *self.section_problems, *namespace[PROBLEMS]]
+        namespace[REFUSED] = sorted(self.refused_in_files)
         return namespace
 
     def _parse(self, words: list[str]) -> Namespace:
@@ -1791,7 +1793,7 @@ class CommandParser(NullsChecked):
                 lines = [line for line in str(error).splitlines() if line not in unknown]
                 lines = [*unknown, *refused, *not_meant([*lines, *beside], meant)]
                 raise type(error)("\n".join(lines)) from None
-        own = {action.dest for action in self._actions}  # not a fit section's entry: fit's
+        own = {action.dest for action in self._actions} - self.refused_in_files  # said already
         not_decimal = not_decimal_problems(
             {key: spelled for key, spelled in typed_options(words).items() if key in own},
             functools.partial(parsed_value, namespace),
@@ -1829,10 +1831,17 @@ class CommandParser(NullsChecked):
         such flag (a required option's, a config file's value, a fit section's entry)."""
         key = refused_key(error)
         action = next((a for a in self._actions if a.dest == key), None)
-        if action is None or action.required or "." in (key or ""):
+        if action is None or "." in (key or ""):
             return None
         rest = without_key(words, key or "")
-        return rest if rest != words else None
+        if rest == words and (path := config_setting(words, [key])) is not None:
+            dropped = getattr(self, "dropped_keys", {})  # the file read again without it
+            if key in dropped.get(path, set()):
+                return None
+            self.dropped_keys = {**dropped, path: {*dropped.get(path, set()), key}}
+            self.refused_in_files |= {key}  # said as the file writes it, not named missing
+            return words
+        return rest if rest != words and not action.required else None
 
     def what_it_counts(self, error: BaseException) -> str:
         """``: how many runs (seeds 0..N-1) ...``: the help of the command's own integer option
@@ -1881,6 +1890,7 @@ COMMA_LIST = {"comma_list": True}
 GIVEN = "__given__"
 TYPED = "__typed__"
 PROBLEMS = "__problems__"
+REFUSED = "__refused__"  # a config file's keys whose values were refused (said already)
 RESOLVED = "__resolved__"  # the config a --config file and the flags make (--print_config's)
 
 
@@ -1957,6 +1967,8 @@ def build(
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
             lines += [line for line in beside(values) if line not in lines]
+        refused = [f"{option_spelling(key)} is required" for key in namespace.get(REFUSED) or ()]
+        lines = [line for line in lines if not line.startswith(tuple(refused))]  # its file's
         raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
 

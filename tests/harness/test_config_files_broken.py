@@ -248,6 +248,30 @@ CONFIG_VALUES = {
         "study: block-length-memory\nlengths: 32\ntrials: 0\n",
         ["--batch-size 0: expected", "--config c.yaml: trials 0: expected"],
     ),
+    # items 9 and 6: a value the parser refuses (a list or a mapping for a path, a number
+    # for a section) said as the file writes it, beside the rest, not as a flag
+    "suite data_dir list": (
+        "suite --tasks trec --out o",
+        "data_dir: [a]\nseeds: 0\n",
+        ["--config c.yaml: data_dir [a]: expected a path", "--config c.yaml: seeds 0: expected"],
+    ),
+    "suite model number": (
+        "suite --tasks trec --data-dir /nonexist --out o",
+        "model: 5\nseeds: 0\n",
+        [
+            "--config c.yaml: model 5: expected a mapping",
+            "--config c.yaml: seeds 0: expected",
+            "--data-dir /nonexist: no such folder",
+        ],
+    ),
+    "data stats mapping": (
+        "data stats",
+        "data_dir: {a: 1}\ntask: treec\n",
+        [
+            "--config c.yaml: data_dir {a: 1}: expected a path",
+            "--config c.yaml: task treec: expected one of",
+        ],
+    ),
     "reproduce out": (
         "reproduce --data-dir /nonexist --threads 0",
         "out: afile\n",
