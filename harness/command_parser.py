@@ -249,7 +249,8 @@ def typed_options(
             if equals or following:
                 path = value if equals else following[0]
                 read = config_typed(option, path)
-                for earlier in [k for k in typed if _set_again(k, [*read, *config_keys(path)])]:
+                again = [key for key, (_, text) in read.items() if not _merged(key, text)]
+                for earlier in [k for k in typed if _set_again(k, [*again, *config_keys(path)])]:
                     del typed[earlier]
                 typed |= read
             else:

@@ -243,3 +243,25 @@ def test_a_config_files_mapping_for_a_path_is_named_as_written(
         "sanbench fit: --config cfg/d.yaml: model.hidden_dim 0: expected a positive integer",
         pointer("fit"),
     ]
+
+
+@pytest.mark.parametrize("later", ["model: m2.yaml\n", "model: {dropout: 0.1}\n"])
+def test_a_later_config_files_section_keeps_an_earlier_files_value_named(
+    later: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A later ``--config`` file's ``model`` section (a section's file, a mapping) sets only
+    its own keys: an earlier file's ``model.hidden_dim 0`` still applies and is named as that
+    file's, not as a flag nobody typed (outside check 8z item 1)."""
+    files = {
+        "cfg/c1.yaml": "model: {hidden_dim: 0, dropout: 0.2}\n",
+        "cfg/m2.yaml": "dropout: 0.1\n",
+        "cfg/cm.yaml": later,
+    }
+    line = ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "trec", "--out", "new"]
+    line += ["--config", "cfg/c1.yaml", "--config", "cfg/cm.yaml"]
+    with scratch(trec_dir, files) as root:
+        lines = refused(root, line, capsys).splitlines()
+    assert lines == [
+        "sanbench fit: --config cfg/c1.yaml: model.hidden_dim 0: expected a positive integer",
+        pointer("fit"),
+    ]
