@@ -351,6 +351,9 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
 FIT_FLAGS = {"--encoding": "data.encoding"}
 
 
+WORD_KEYS = ("runs",)  # a positional's keys (report's run folders), its lines led by its value
+
+
 def said_as_written(
     lines: Iterable[str],
     typed: Mapping[str, tuple[str, str]] | None = None,
@@ -386,6 +389,9 @@ def said_as_written(
             for flag in flags
             for value in shown
         ]
+        if key in WORD_KEYS:  # a positional's value, said by itself ('/x: no such folder')
+            items = text[1:-1].split(",") if text.startswith("[") else [text]
+            spellings += [(item.strip(), option, item.strip(), "") for item in items]
     spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
     said: list[str] = []
     for line in lines:

@@ -193,7 +193,7 @@ CONFIG_VALUES = {
     "report runs": (
         "report --out afile",
         "runs: /nonexist\n",
-        ["/nonexist: no such folder", "--out afile is a file"],
+        ["--config c.yaml: runs /nonexist: no such folder", "--out afile is a file"],
     ),
     # outside check 8z items 10, 8, 7, 6: a value of no list's shape for an option of one or
     # more words, said as the file writes it, its key left out to judge the rest
@@ -210,9 +210,17 @@ CONFIG_VALUES = {
     "report runs numbers": (
         "report --out afile",
         "runs: [5, /nonexist]\n",
-        ["5: no such folder", "/nonexist: no such folder", "--out afile is a file"],
+        [
+            "--config c.yaml: runs 5: no such folder",
+            "--config c.yaml: runs /nonexist: no such folder",
+            "--out afile is a file",
+        ],
     ),
-    "report runs number": ("report --out afile", "runs: 5\n", ["5: no such", "--out afile is"]),
+    "report runs number": (
+        "report --out afile",
+        "runs: 5\n",
+        ["--config c.yaml: runs 5: no such folder", "--out afile is"],
+    ),
     "suite shapes": (
         "suite --data-dir /nonexist --seeds 0 --out o",
         "tasks: []\nencoders: {bilstm: 1}\n",
