@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, settings
 
 from harness.cli import main
 
+CFG = {"cfg/": ""}  # an empty folder for the test's own config files
+
 
 @contextmanager
 def scratch(trec: Path, files: Mapping[str, str]) -> Iterator[Path]:

@@ -9,7 +9,7 @@ import pytest
 
 from harness.cli import main
 from tests.harness.problem_lines import problem_lines
-from tests.harness.test_refusal_combinations import _entries, scratch
+from tests.harness.refusal_scratch import CFG, entries, scratch
 
 SUITE = "suite --tasks trec --encoders bilstm --seeds 2 --out new"
 TUNE = "tune --study dropout --task trec --encoder bilstm --trials 2 --out new"
@@ -29,15 +29,15 @@ def test_a_refused_data_value_says_no_false_data_dir_line_and_the_embeddings(
     "--data-dir is required" (the refused part's stand-in had none), and hid a typed
     ``--embeddings`` that is not there; from a --config file alike."""
     command = base.split()[0]
-    with scratch(trec_dir) as root:
+    with scratch(trec_dir, CFG) as root:
         option, text = value.split()
         key = option.removeprefix("--").replace("-", "_")
         (root / "cfg" / "d.yaml").write_text(f"{key}: {text}\ndata_dir: trec\n")
         words = ["--config", "cfg/d.yaml"] if config else [*value.split(), "--data-dir", "trec"]
-        before = _entries(root)
+        before = entries(root)
         line = [*base.split(), *words, "--embeddings", "/nonexist.txt"]
         assert main(line) == 2, line
-        assert _entries(root) == before
+        assert entries(root) == before
     lines = problem_lines(capsys.readouterr().err, command)
     assert not any("--data-dir" in text for text in lines), lines
     assert sum(DATA_VALUES[value] in text for text in lines) == 1, lines
@@ -60,13 +60,13 @@ def test_report_says_its_out_beside_a_missing_run_folder(
     out: str, config: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Item 6: ``report /nonexist --out afile`` named only the run folder."""
-    with scratch(trec_dir) as root:
+    with scratch(trec_dir, CFG) as root:
         (root / "userdir" / "index.html").write_text("mine\n")
         (root / "cfg" / "r.yaml").write_text(f"runs: [/nonexist]\nout: {out}\n")
         words = ["--config", "cfg/r.yaml"] if config else ["/nonexist", "--out", out]
-        before = _entries(root)
+        before = entries(root)
         assert main(["report", *words]) == 2
-        assert _entries(root) == before
+        assert entries(root) == before
     lines = capsys.readouterr().err.splitlines()  # the filesystem's alone: no pointer
     expected = ["/nonexist: no such folder", *filter(None, [REPORT_OUTS[out]])]
     if config:  # a config file's out, as the file writes it (outside check 7z item 4)
@@ -90,7 +90,7 @@ def test_data_stats_says_the_data_folder_beside_other_problems(
 ) -> None:
     """Item 7: a --data-dir without the task's files was hidden by ``--encoding utf-99`` or an
     extra word (fit, suite and tune say it beside them)."""
-    with scratch(trec_dir):
+    with scratch(trec_dir, CFG):
         line = ["data", "stats", "--task", "trec", "--data-dir", "glove", *words.split()]
         assert main(line) == 2
     lines = problem_lines(capsys.readouterr().err, "data stats")
@@ -120,17 +120,18 @@ def test_profile_takes_a_list_of_lengths_in_a_config_file(
     from harness.command_parser import CommandParser, build
     from harness.profiling.options import ProfileOptions
 
-    with scratch(trec_dir) as root:
+    with scratch(trec_dir, CFG) as root:
         (root / "cfg" / "p.yaml").write_text("lengths: [8]\nbatch_size: 0\nencoders: disan2\n")
-        before = _entries(root)
+        before = entries(root)
         assert main(["profile", "--config", "cfg/p.yaml", "--out", "afile"]) == 2
-        assert _entries(root) == before
+        assert entries(root) == before
     lines = problem_lines(capsys.readouterr().err, "profile")
     fragments = ["batch_size 0: expected", "disan2: expected one of", "--out afile is a file"]
     for fragment in fragments:
         assert sum(fragment in text for text in lines) == 1, (fragment, lines)
     assert len(lines) == len(fragments), lines
-    with scratch(trec_dir) as root:  # a list is read as the comma list (command_parser.build)
+    # a list is read as the comma list (command_parser.build)
+    with scratch(trec_dir, CFG) as root:
         (root / "cfg" / "q.yaml").write_text("lengths: [8, 16]\npredict_lengths: [32]\n")
         parser = CommandParser("sanbench profile")
         parser.add_options(ProfileOptions)
@@ -146,14 +147,14 @@ def test_tables_only_advises_a_reproductions_folder(
 ) -> None:
     """Item 13: ``reproduce --tables-only --out`` a fit's or a user's folder advised "Give a new
     or empty folder", which --tables-only refuses ("manifest.json not found; run first")."""
-    with scratch(trec_dir) as root:
+    with scratch(trec_dir, CFG) as root:
         (root / "fitrun").mkdir()
         (root / "fitrun" / ".sanbench").write_text(
             "made by sanbench fit: sanbench writes into this folder\n"
         )
-        before = _entries(root)
+        before = entries(root)
         assert main(["reproduce", "--tables-only", "--out", out, *words]) == 2
-        assert _entries(root) == before
+        assert entries(root) == before
     err = capsys.readouterr().err
     assert "new or empty" not in err, err
     assert sum("Give the --out of a reproduction" in line for line in err.splitlines()) == 1, err
