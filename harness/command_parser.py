@@ -301,9 +301,10 @@ def _merged(key: str, value: Any) -> bool:
     """A config file's ``key: value`` merged key by key with what was given before, not set
     whole: a mapping, or a section's file (``model: m.yaml``, whose keys are read beside it)."""
     named = isinstance(value, str) and value.endswith(SECTION_FILE_SUFFIXES)
-    return isinstance(value, dict) or (key in ("model", "trainer", "data") and named)
+    return isinstance(value, dict) or (key in WORD_SECTIONS and named)
 
 
+WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
 # LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are
 # named ``--trainer tr.yaml: accelerator``, as a ``--config`` file's are
 SECTION_FILES = ("model", "trainer", "data", "optimizer", "lr_scheduler")

@@ -34,6 +34,7 @@ from harness.command_parser import (
     PRINT_CONFIG_FLAGS,
     SECTION_FILE_SUFFIXES,
     SECTION_FILES,
+    WORD_SECTIONS,
     CheckedConfigFile,
     NullsChecked,
     OptionWord,
@@ -570,7 +571,6 @@ class FitArgumentParser(NullsChecked, LightningArgumentParser):
             self.dropped_keys = refused
 
 
-WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
 UNRECOGNIZED = re.compile(r"unrecognized arguments: (.+)")
 
 
