@@ -24,6 +24,7 @@ import importlib
 import inspect
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +41,8 @@ from harness.command_parser import (
 from harness.errors import InputError, RunInterruptedError, SanbenchError, UsageError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
+    TERMINATED_AT_START,
+    TERMINATED_STATUS,
     interrupt_held,
     interrupt_noted,
     terminate_raises,
@@ -288,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C 130, SIGTERM (what runs stops as on Ctrl-C) 143, anything else 1; ``sanbench --debug
     COMMAND`` re-raises for the traceback."""
     imports, debug, words = entry_words(sys.argv[1:] if argv is None else argv)
+    STATUS_KNOWN.clear()
     name = ""  # the command, once known
     shown = ""  # the command as messages name it (shown_name)
     with redacted_console():  # no password of a storage URL reaches the console, on any path
@@ -339,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                             if noted():
                                 raise KeyboardInterrupt from error  # what the Ctrl-C broke
                             raise
+                        finally:
+                            STATUS_KNOWN.set()  # a signal from here on: outside_the_command
                 except KeyboardInterrupt:
                     if name not in RESUMED_BY_RERUN:
                         raise
@@ -353,15 +359,37 @@ def main(argv: list[str] | None = None) -> int:
             return _status(error, shown)
 
 
+# set once the command has returned or raised: its status is known (outside_the_command)
+STATUS_KNOWN = threading.Event()
+
+
+def outside_the_command(signum: int, frame: object) -> None:
+    """SIGINT and SIGTERM where no handler of the command's is in place (between its blocks,
+    and as it unwinds): ignored once the command's status is known, as a signal then changes
+    nothing (the interpreter's shutdown and the default action ended sanbench by the signal,
+    status -15 with no line, a SIGTERM as ``sanbench encoders`` printed its table: outside
+    check 8y item 1); before, a Ctrl-C raises ``KeyboardInterrupt`` as Python's handler does,
+    and a SIGTERM ends sanbench at once with :data:`TERMINATED_AT_START` (nothing was saved)."""
+    if STATUS_KNOWN.is_set():
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    print(TERMINATED_AT_START, file=sys.stderr, flush=True)
+    os._exit(TERMINATED_STATUS)
+
+
 def entry() -> NoReturn:
     """The ``sanbench`` program: :func:`main`, then its exit without the interpreter's last
     garbage collection over every object torch, pandas and matplotlib made (``gc.freeze``: 0.8 s
-    of every command's end, measured; the files and processes are closed by then). A Ctrl-C
-    or SIGTERM once the command's status is known changes nothing: it is ignored, as the
-    interpreter's shutdown would give the signal back its default action and end the process
-    by it with no line (status -2 seen from outside: a Ctrl-C 2 s into ``sanbench encoders``;
-    -15: a SIGTERM as its table was printed, outside check 8y item 1)."""
+    of every command's end, measured; the files and processes are closed by then). Where the
+    command has no handler in place, SIGINT and SIGTERM are :func:`outside_the_command`'s: once
+    the status is known they change nothing (status -2 seen from outside until 2026-11-30: a
+    Ctrl-C 2 s into ``sanbench encoders``)."""
+    signal.signal(signal.SIGINT, outside_the_command)
+    signal.signal(signal.SIGTERM, outside_the_command)
     status = main()
+    # the interpreter's shutdown gives a signal handled in Python back its default action;
+    # an ignored one stays ignored
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     gc.freeze()
