@@ -1424,18 +1424,18 @@ def listed_values(
         noun = LISTED_NOUNS.get(key, key.removesuffix("s"))
         entries = value if isinstance(value, list) else [value]
         if isinstance(value, dict) or any(isinstance(e, dict | list) for e in entries):
-            shown = _yaml_text(value)
+            shown = yaml_text(value)
             problems.append(f"{said}: {key} {shown}: expected one {noun} or a list of {noun}s")
         elif not entries:
             problems.append(f"{said}: {key} []: expected at least one {noun}")
         elif key in positional:
-            values[key] = [e if isinstance(e, str) else _yaml_text(e) for e in entries]
+            values[key] = [e if isinstance(e, str) else yaml_text(e) for e in entries]
         elif not isinstance(value, list | str):
-            values[key] = _yaml_text(value)  # lengths: 8 as --lengths 8
+            values[key] = yaml_text(value)  # lengths: 8 as --lengths 8
     return values, problems
 
 
-def _yaml_text(value: Any) -> str:
+def yaml_text(value: Any) -> str:
     """``value`` as YAML's flow style writes it on one line: ``{bilstm: 1}``, ``8``, ``true``."""
     return yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
 

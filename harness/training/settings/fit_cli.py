@@ -71,6 +71,7 @@ from harness.command_parser import (
     without_extra_words,
     without_key,
     without_unknown_options,
+    yaml_text,
 )
 from harness.errors import FilesError, FilesProblem, InputError, UsageError
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
@@ -536,8 +537,7 @@ def section_shape_problems(path: str, said: str) -> dict[str, str]:
         what = "a mapping"
         if key in CLASS_SECTIONS:
             what += f" or {class_phrase(CLASS_BASES[key])}"
-        shown = yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
-        problems[key] = f"{said}: {key} {shown}: expected {what}"
+        problems[key] = f"{said}: {key} {yaml_text(value)}: expected {what}"
     return problems
 
 
@@ -588,8 +588,7 @@ def file_values(words: list[str], keys: list[str]) -> dict[str, tuple[str, str]]
         for part in key.split("."):
             content = content.get(part) if isinstance(content, dict) else None
         if isinstance(content, dict | list):
-            shown = yaml.safe_dump(content, default_flow_style=True, width=1 << 30)
-            found[key] = (f"--config {path}: {key}", shown.split("\n")[0])
+            found[key] = (f"--config {path}: {key}", yaml_text(content))
     return found
 
 
