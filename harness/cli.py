@@ -41,6 +41,7 @@ from harness.command_parser import (
 from harness.errors import InputError, RunInterruptedError, SanbenchError, UsageError
 from harness.interrupts import (
     INTERRUPTED_STATUS,
+    STARTING_SIGNALS,
     TERMINATED_AT_START,
     TERMINATED_STATUS,
     interrupt_held,
@@ -305,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
                 with interrupt_held() as interrupted:
+                    # a signal harness.program blocked (and one it held) is held from here
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTING_SIGNALS)
                     hide_lightning_tips()  # 30 ms: a Ctrl-C then was a traceback (SIG_DFL)
                     name, run = command_function(words)
                     shown = shown_name(name, words[1:])

@@ -23,6 +23,8 @@ INTERRUPTED_STATUS = signal_status(signal.SIGINT)  # 130
 INTERRUPTED = "sanbench: interrupted"
 TERMINATED_STATUS = signal_status(signal.SIGTERM)  # 143
 TERMINATED_AT_START = "sanbench: terminated while starting; nothing was saved"
+# blocked by harness.program from its first line until harness.cli.main holds them
+STARTING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 @contextlib.contextmanager

@@ -11,24 +11,25 @@ the libraries' before the signal is held."""
 from __future__ import annotations
 
 import signal
-import sys
 from typing import NoReturn
 
-from harness.interrupts import INTERRUPTED, INTERRUPTED_STATUS, interrupt_held
+from harness.interrupts import STARTING_SIGNALS, interrupt_held
 
 
 def entry() -> NoReturn:
     """``sanbench``: :func:`harness.cli.entry`, imported with a Ctrl-C held and a SIGTERM
     answered (both blocked from the first line, so that one arriving before the handler is in
-    place waits for it)."""
-    starting = {signal.SIGINT, signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, starting)
+    place waits for it). Both stay blocked until :func:`harness.cli.main` holds them, and a
+    Ctrl-C held here is sent again to be held there: its line names the command (``sanbench
+    encoders: interrupted``; it said ``sanbench: interrupted`` until 2026-12-01)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STARTING_SIGNALS)
     with interrupt_held() as interrupted:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, starting)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTING_SIGNALS)
         from harness import cli
-    if interrupted():
-        print(INTERRUPTED, file=sys.stderr, flush=True)
-        sys.exit(INTERRUPTED_STATUS)
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, STARTING_SIGNALS)  # until cli.main holds them
+    if interrupted():  # said by cli.main, which names the command (outside check 8y item 4)
+        signal.raise_signal(signal.SIGINT)  # pending while blocked
     cli.entry()
 
 
