@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -132,12 +133,13 @@ def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> li
     is fixed (:func:`check_runs` reads the files themselves), nor beside a refused name or fit
     value (``--encoders bilstmm``: its nearest stands in; ``--model.dropout 2``: the folder
     as given)."""
-    from datamodules.readers.layouts import task_files_problem
+    from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
     if options.aggregate_only:
         return []
-    problems: list[str] = []
+    lacking: dict[tuple[Path, str | None], list[Any]] = {}  # a folder's tasks: said once
+    given = options.inputs.data_dir
     for run in {run.task: run for run in known_runs(options, stand_ins=True)}.values():
         try:
             data = _fit_run(run, options, overrides).resolved()["data"]
@@ -150,9 +152,11 @@ def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> li
             continue
         if data.get("data_dir") is None or not Path(data["data_dir"]).is_dir():
             continue  # a missing --data-dir: input_problems names it
-        problem = task_files_problem(task, Path(data["data_dir"]), data.get("layout"))
-        problems += [problem] if problem and problem not in problems else []
-    return problems
+        folder = Path(data["data_dir"])
+        folder = given if given and os.path.samefile(given, folder) else folder  # as typed
+        lacking.setdefault((folder, data.get("layout")), []).append(task)
+    said = [data_dir_problem(tasks, *folder) for folder, tasks in lacking.items()]
+    return [problem for problem in said if problem]
 
 
 def run_config_problems(
@@ -463,13 +467,15 @@ def run_as_jobs(
     data_dir: Path | None,
     embeddings: Path | None,
     overrides: dict[str, Any],
-) -> list[str]:
+) -> tuple[list[str], RunFailedError | None]:
     """Every unfinished shard ``K/jobs`` (``--jobs``, default one per cell) as one job writing
     ``results-K-of-N.csv``, the file ``--shard K/N`` writes: the jobs share nothing but
     ``OUT``, and a killed or requeued job runs its shard again, skipping every ``ok`` cell.
-    :class:`RunFailedError` when a job died or a run failed; :class:`FolderBusyError`, nothing
-    written, when another suite runs a shard of ``out_dir`` (:func:`suite_writer`). Returns
-    the shards launched (``K-of-N``), each job's lines counting the jobs launched."""
+    :class:`FolderBusyError`, nothing written, when another suite runs a shard of ``out_dir``
+    (:func:`suite_writer`). Returns the shards launched (``K-of-N``), each job's lines
+    counting the jobs launched, and the :class:`RunFailedError` of a job that died or a run
+    that failed (None: none), raised by the suite once its tables and manifest are written:
+    until 2026-12-01 a job's death left no ``jobs`` entry in the manifest."""
     jobs = min(launcher.jobs or len(runs), len(runs))
     # a suite another process runs there: refused before anything is written (the threads)
     with suite_writer(out_dir, None):
@@ -498,8 +504,12 @@ def run_as_jobs(
         print(f"{len(outcomes)} jobs ({launcher.launcher}); rerun the same command to resume")
     else:  # until 2026-11-30: '0 jobs (process); rerun the same command to resume'
         print(f"every run is done ({len(runs)} of {len(runs)}): no job to launch")
-    report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
-    return [shard.label for shard in pending]
+    launched = [shard.label for shard in pending]
+    try:
+        report_outcomes(outcomes, describe=str, resume="rerun the same command to retry them")
+    except RunFailedError as error:
+        return launched, error
+    return launched, None
 
 
 @contextlib.contextmanager
@@ -559,7 +569,7 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
                 if options.launch.in_process:
                     _run_here(options, runs, overrides, fit)
                 else:
-                    launched = run_as_jobs(
+                    launched, failed = run_as_jobs(
                         runs,
                         options.launch,
                         out_dir=out,

@@ -339,3 +339,23 @@ def test_a_rerun_as_another_number_of_shards_is_recorded_and_names_no_missing_fi
     manifest = read_manifest(out, "suite")
     assert manifest["reruns"] == [seeds, shards] and manifest["grid"]["seeds"] == 3
     assert manifest["grid"]["shards"] == 2 and len(manifest["aggregations"]) == 2
+
+
+def test_a_suite_whose_job_died_records_the_jobs_it_launched(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A suite whose job died wrote its tables and manifest, then failed (exit 1), but the
+    manifest had no ``jobs`` entry: the shards that command launched were recorded only when
+    every job finished (a leftover of outside check 5y)."""
+    from harness.launch import JobOutcome, processes
+
+    def died(calls: list, folder: Path, name: str, environment: dict, resume: object) -> list:
+        n = len(calls)
+        return [JobOutcome(f"{name}-{k}-of-{n}", error="killed") for k in range(1, n + 1)]
+
+    monkeypatch.setattr(processes, "launch_processes", died)
+    words = _suite_words(trec_dir, out := tmp_path / "s", 2, "--launcher", "process")
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    assert main(words) == 1
+    jobs = read_manifest(out, "suite")["jobs"]
+    assert jobs == {"launched": 2, "shards": ["1-of-2", "2-of-2"]}
