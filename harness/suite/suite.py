@@ -241,37 +241,52 @@ def run_label(key: Sequence[str]) -> str:
     return "/".join(key)
 
 
+def uncompared(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The keys of ``overrides`` that a rerun or another shard may change (``NOT_COMPARED``)."""
+    return {k: v for k, v in overrides.items() if k in NOT_COMPARED}
+
+
 def rerun_entry(
     command: str, overrides: dict[str, Any], trained: Sequence[str], now: str, shards: int
 ) -> dict:
     """A later command that trained runs of a suite or changed its grid (``reruns``): its
-    command, the keys it gave that a rerun may change (``NOT_COMPARED``), the runs it trained
-    and the number of shards it ran the grid as (its ``--shard K/N``'s N)."""
-    uncompared = {k: v for k, v in overrides.items() if k in NOT_COMPARED}
+    command, the keys it gave that a rerun may change (:func:`uncompared`), the runs it
+    trained and the number of shards it ran the grid as (its ``--shard K/N``'s N)."""
     from harness.measurement.environment import git_commit
 
     return {
         "command": command,
         "updated": now,
         "commit": git_commit(),
-        "overrides": uncompared,
+        "overrides": uncompared(overrides),
         "runs": list(trained),
         "shards": shards,
     }
 
 
 def recorded_overrides(
-    first: dict[str, Any], reruns: Sequence[dict[str, Any]], done: Sequence[str]
+    first: dict[str, Any],
+    shards: Mapping[str, dict[str, Any]],
+    reruns: Sequence[dict[str, Any]],
+    done: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``overrides`` ``manifest.json`` records and its ``mixed_overrides``: a key a rerun
     may change (``NOT_COMPARED``) on which the runs differ is no override of the suite but, in
-    ``mixed_overrides``, each value (null: not given) with the runs that used it, those of the
-    ``first`` command being the ``done`` runs no rerun trained. Until 2026-11-30 a rerun that
-    trained 2 runs at ``--max-length 100`` recorded 100 for 6 runs at 512, one that trained
-    none its own value too (outside check 5y)."""
+    ``mixed_overrides``, each value (null: not given) with the runs that used it: those each
+    first shard command trained (``shards``: ``shard_overrides``) and no rerun trained again,
+    each rerun's, and the ``first`` command's, the other ``done`` runs. Until 2026-11-30 a
+    rerun that trained 2 runs at ``--max-length 100`` recorded 100 for 6 runs at 512, one that
+    trained none its own value too (outside check 5y); until 2026-12-01 shards 1/2 at
+    ``--max-length 100`` and 2/2 at 200 recorded 200 for every run."""
     retrained = {run for rerun in reruns for run in rerun["runs"]}
-    groups = [(first, [run for run in done if run not in retrained])]
+    by_shard = [
+        (s["overrides"], [r for r in s["runs"] if r not in retrained]) for s in shards.values()
+    ]
+    sharded = {run for _, runs in by_shard for run in runs}
+    groups = [(first, [run for run in done if run not in retrained | sharded])]
+    groups += by_shard
     groups += [(rerun["overrides"], rerun["runs"]) for rerun in reruns if rerun["runs"]]
+    groups = [(given, runs) for given, runs in groups if runs] or groups[:1]
     keys = {k for given, _ in groups for k in given if k in NOT_COMPARED}
     kept, mixed = dict(first), {}
     for key in sorted(keys):
@@ -357,13 +372,22 @@ def _write_suite_manifest(
     if rerun and (trained or changes_grid(before, grid, count)):
         reruns.append(rerun_entry(command, overrides, trained, now, count))
     first = before.get("overrides", {}) if rerun else overrides
+    # each first shard command's keys that another may change, with the runs it trained
+    by_shard = dict(before.get("shard_overrides", {}))
+    if shards and not rerun:
+        shard = options.shard_of_grid
+        by_shard[f"{shard.index}/{shard.count}"] = {
+            "overrides": uncompared(overrides),
+            "runs": list(trained),
+        }
     done = sorted(run_label(key) for key in finished_keys(out))
-    kept, mixed = recorded_overrides(first, reruns, done)
+    kept, mixed = recorded_overrides(first, by_shard, reruns, done)
     manifest = {
         "kind": "suite",
         # a sharded grid's: one line per shard (each shard's ends overwrote the others')
         "command": before["command"] if rerun else "\n".join(shards.values()) or command,
         **({"shard_commands": shards} if shards else {}),
+        **({"shard_overrides": by_shard} if by_shard else {}),
         **({"reruns": reruns} if reruns else {}),
         "updated": now,
         "commit": before.get("commit") if rerun else git_commit(),
@@ -410,7 +434,16 @@ def changes_grid(before: dict[str, Any], grid: dict[str, Any], shards: int) -> b
 
 
 # what the command that ran the grid says
-TRAINED = ("command", "shard_commands", "reruns", "commit", "grid", "overrides", "mixed_overrides")
+TRAINED = (
+    "command",
+    "shard_commands",
+    "shard_overrides",
+    "reruns",
+    "commit",
+    "grid",
+    "overrides",
+    "mixed_overrides",
+)
 
 
 def made_by_runs(manifest: dict[str, Any], before: dict[str, Any], command: str) -> dict[str, Any]:

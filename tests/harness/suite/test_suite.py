@@ -359,3 +359,22 @@ def test_a_suite_whose_job_died_records_the_jobs_it_launched(
     assert main(words) == 1
     jobs = read_manifest(out, "suite")["jobs"]
     assert jobs == {"launched": 2, "shards": ["1-of-2", "2-of-2"]}
+
+
+def test_two_first_shard_commands_with_other_max_lengths_record_each_runs_value(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards 1/2 at ``--max-length 100`` and 2/2 at 200 (each its shard's first command)
+    recorded 200 for every run: the last shard's keys replaced the first's. Each run's value
+    is recorded with the runs that used it (``mixed_overrides``)."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "1/2", "--max-length", "100"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "2/2", "--max-length", "200"))
+    manifest = read_manifest(out, "suite")
+    assert "data.max_length" not in manifest["overrides"] and "reruns" not in manifest
+    assert manifest["mixed_overrides"]["data.max_length"] == [
+        {"value": 100, "runs": ["trec/multi_cnn/seed0"]},
+        {"value": 200, "runs": ["trec/multi_cnn/seed1"]},
+    ]
+    _run(monkeypatch, _suite_words(trec_dir, out, 2))  # a plain rerun: trains nothing
+    assert read_manifest(out, "suite")["mixed_overrides"] == manifest["mixed_overrides"]
