@@ -391,8 +391,13 @@ def said_as_written(
             for value in shown
         ]
         if key in WORD_KEYS:  # a positional's value, said by itself ('/x: no such folder')
-            items = text[1:-1].split(",") if text.startswith("[") else [text]
-            spellings += [(item.strip(), option, item.strip(), "") for item in items]
+            items = [i.strip() for i in (text[1:-1].split(",") if text[:1] == "[" else [text])]
+            spellings += [(item, option, item, "") for item in items]
+            spellings += [  # each read beside the config, named so
+                (str(Path(config_path).parent / item), option, item, f" (read beside the {at})")
+                for item in items
+                if (at := f"config file: {os.path.abspath(Path(config_path).parent / item)}")
+            ]
     spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
     said: list[str] = []
     for line in lines:
@@ -1384,21 +1389,46 @@ def file_sections(known: set[str]) -> list[str]:
 
 
 CONFIG_OPTIONS = ("--config", "-c")
-# keys of a config file naming a file, read beside the config file as its section files are
-FILE_KEYS = ("space", "input")  # tune --study search's --space, predict's and encode's --input
+# every key of a config file naming a file or folder, read beside the config file as its
+# section files are (jsonargparse's rule; docs/training.md "Config files"): tune's --space,
+# predict's and encode's --input and --ckpt, every command's --data-dir, --embeddings and
+# --out, data stats' --cache-dir, fit's data section, report's run folders
+FILE_KEYS = (
+    *("space", "input", "ckpt", "data_dir", "embeddings", "cache_dir", "out", "runs"),
+    *("data.data_dir", "data.embeddings"),
+)
 
 
-def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, str]:
+def _beside(value: Any, config: Path) -> Any:
+    """``value`` (a path, or a list of them) with each relative path made the path beside the
+    config file ``config``; None where nothing changes (absolute, ``~``, null, no text)."""
+    if isinstance(value, list):
+        moved = [_beside(item, config) for item in value]
+        changed = any(item is not None for item in moved)
+        return [new or old for new, old in zip(moved, value, strict=True)] if changed else None
+    if not isinstance(value, str) or not value.strip() or YAML_NULL.fullmatch(value.strip()):
+        return None
+    return None if Path(value).expanduser().is_absolute() else str(config.parent / value)
+
+
+def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, Any]:
     """Each key of :data:`FILE_KEYS` that ``content`` (of the config file ``config``) gives as
-    a relative path -> that path beside the config file, as its section files are read."""
-    return {
-        key: str(config.parent / value)
-        for key in FILE_KEYS
-        if key in known
-        and isinstance(value := content.get(key), str)
-        and not YAML_NULL.fullmatch(value.strip())
-        and not Path(value).expanduser().is_absolute()
-    }
+    a relative path -> that path beside the config file, as its section files are read: the
+    one rule for a config file's paths (a flag's stay the working folder's). A key under a
+    section (``data.data_dir``) is given as its section's mapping with that path changed."""
+    beside: dict[str, Any] = {}
+    for key in FILE_KEYS:
+        section, _, leaf = key.rpartition(".")
+        holder = beside.get(section, content.get(section)) if section else content
+        if key not in known or not isinstance(holder, dict):
+            continue
+        if (moved := _beside(holder.get(leaf), config)) is None:
+            continue
+        if section:
+            beside[section] = {**holder, leaf: moved}
+        else:
+            beside[key] = moved
+    return beside
 
 
 # what each option of one or more words takes, for a config file's value of no such shape
@@ -1525,9 +1555,9 @@ class CheckedConfigFile(ActionConfigFile):
         if moved := moved_copy(path, content, command):
             parser.moved_copies = {**getattr(parser, "moved_copies", {}), moved[0]: moved[1]}
         known = known_keys(parser)
-        beside = files_beside(content, path, known)  # tune's space: sp.yaml, beside the config
         listed, shapes = listed_values(content, parser, f"{option_string} {values}")
-        beside |= listed  # report's runs: /x, as [/x]; lengths: 8 as 8
+        content = {**content, **listed}  # report's runs: /x, as [/x]; lengths: 8 as 8
+        beside = listed | files_beside(content, path, known)  # space: sp.yaml, beside it
         content = {**content, **beside}
         content, read, in_files = section_files_read(content, path, file_sections(known), known)
         merged = sections_merged(content, cfg)  # an earlier model: {...} kept key by key
@@ -1726,6 +1756,12 @@ class CommandParser(NullsChecked):
         for options in self.checked:  # a choice's options left out where another is chosen
             for key in getattr(options, "not_printed", lambda _: ())(cfg):
                 del cfg[key]
+        for key in FILE_KEYS:  # absolute: read beside the printed file, it names the same
+            value = cfg.get(key)
+            if isinstance(value, str | Path) and str(value)[:1] not in ("", "~", "/"):
+                cfg[key] = os.path.abspath(value)
+            elif isinstance(value, list):
+                cfg[key] = [str(i) if str(i)[:1] in "~/" else os.path.abspath(i) for i in value]
         self.dumping = True
         try:
             return super().dump(cfg, *args, **kwargs)

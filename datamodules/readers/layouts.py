@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from datamodules.errors import DataFormatError, MissingSplitError
@@ -73,6 +74,26 @@ def task_files_problem(task: TaskSpec, data_dir: Path, layout: str | None = None
     except KeyError:
         return None
     return None
+
+
+def data_dir_problem(
+    tasks: Sequence[TaskSpec], data_dir: Path, layout: str | None = None
+) -> str | None:
+    """One line for the folder ``data_dir`` holding none of the files of some of ``tasks``,
+    led by the option naming it (``--data-dir /tmp/w: expected the files of task 'trec'
+    ...``), the tasks it lacks named once (None: it holds some of each, or is no folder)."""
+    problems = {task.name: task_files_problem(task, data_dir, layout) for task in tasks}
+    lacking = [name for name, problem in problems.items() if problem]
+    if len(lacking) == 1:
+        return f"--data-dir {problems[lacking[0]]}"
+    if not lacking:
+        return None
+    names = ", ".join(repr(name) for name in lacking)
+    return (
+        f"--data-dir {data_dir}: expected the files of tasks {names}; found none of them; fix: "
+        "point --data-dir at the folder holding them (`sanbench data stats --task NAME "
+        "--data-dir FOLDER` names the files looked for)"
+    )
 
 
 def split_files(task: TaskSpec, layout: Layout, root: Path, split: str) -> tuple[Path, ...]:

@@ -7,9 +7,10 @@ from dataclasses import asdict
 
 from jsonargparse import Namespace
 
-from harness.command_parser import CommandParser, build
+from harness.command_parser import CommandParser, build, said_as_written
 from harness.console import console
 from harness.data.options import ACTIONS, StatsOptions, task_files_beside
+from harness.errors import refusal
 
 __all__ = ["ACTIONS", "add_arguments", "data"]  # ACTIONS: harness/cli.py's shown_name
 
@@ -32,6 +33,8 @@ def data(config: Namespace) -> int:
     # bad or missing files raise (sanbench reports them); the options are checked before numpy
     # or torch is imported
     options = build(StatsOptions, config, beside=task_files_beside)
+    if lacking := task_files_beside(asdict(options)):  # alone too: led by its option
+        raise refusal(said_as_written(lacking))
     from datamodules.stats import dataset_stats
     from datamodules.stats_table import stats_table
     from datamodules.tasks import get_task

@@ -76,7 +76,7 @@ def task_files_beside(values: dict[str, Any]) -> list[str]:
     """A ``--data-dir`` holding none of the task's files (``--data-dir glove``), in the words
     the data's read says it, reading no data: said beside the other problems (``--encoding
     utf-99``, an extra word), not once they are fixed (``build``'s ``beside``)."""
-    from datamodules.readers.layouts import task_files_problem
+    from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
     task, data_dir, layout = (values.get(key) for key in ("task", "data_dir", "layout"))
@@ -89,5 +89,5 @@ def task_files_beside(values: dict[str, Any]) -> list[str]:
     except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
         return []
     known = layout if layout in LAYOUTS else None  # an unknown layout: said itself
-    problem = task_files_problem(spec, Path(data_dir).expanduser(), known)
+    problem = data_dir_problem([spec], Path(data_dir).expanduser(), known)
     return [FilesProblem(problem)] if problem else []

@@ -130,20 +130,20 @@ def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
     """Each task of ``part`` whose files ``--data-dir`` holds none of (``--data-dir glove``), in
     the words the data's read says it, reading no data: said beside the other problems, not
     once they are fixed (:func:`check_inputs` reads the files themselves)."""
-    from datamodules.readers.layouts import task_files_problem
+    from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
     if inputs.data_dir is None or not Path(inputs.data_dir).is_dir():
         return []  # a missing --data-dir: file_problems names it
     layout = part.overrides.get("data.layout")
-    problems = []
+    tasks = []
     for task in part.tasks:
         try:
-            problem = task_files_problem(get_task(task), Path(inputs.data_dir), layout)
+            tasks.append(get_task(task))
         except (LookupError, ValueError, OSError):  # a task that says itself
             continue
-        problems += [FilesProblem(problem)] if problem and problem not in problems else []
-    return problems
+    problem = data_dir_problem(tasks, Path(inputs.data_dir), layout)  # one line, every task
+    return [FilesProblem(problem)] if problem else []
 
 
 def tables_only_problems(out: Path) -> list[str]:

@@ -44,7 +44,7 @@ def data_folder_problems(
     """A training study's ``--data-dir`` holding none of its task's files (``--data-dir
     glove``), in the words the data's read says it, reading no data: said beside the other
     problems (``--out``'s too), not once they are fixed."""
-    from datamodules.readers.layouts import task_files_problem
+    from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
     data_dir = None if inputs is None else inputs.data_dir
@@ -55,7 +55,7 @@ def data_folder_problems(
         layout = None if fit is None else fit.dotted().get("data.layout")
     except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
         return []
-    problem = task_files_problem(spec, Path(data_dir), layout)
+    problem = data_dir_problem([spec], Path(data_dir), layout)
     return [problem] if problem else []
 
 

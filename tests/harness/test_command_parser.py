@@ -63,7 +63,9 @@ def test_print_config_is_a_file_that_config_runs_as_is(
     saved = tmp_path / "config.yaml"
     saved.write_text(capsys.readouterr().out)
     assert isinstance(yaml.safe_load(saved.read_text()), dict)
-    direct = options_of([command, *words, *out])
+    # a path of the printed file is absolute: read beside the file, it names the same folder
+    absolute = data_dir_absolute(words)
+    direct = options_of([command, *absolute, *out])
     assert options_of([command, "--config", str(saved)]) == direct
     assert not (tmp_path / "out").exists()  # printing the config creates nothing
 
@@ -83,7 +85,16 @@ def test_print_config_writes_a_class_option_as_fit_does(
     printed = yaml.safe_load(saved.read_text())
     assert printed["optimizer"] == {"class_path": "torch.optim.SGD", "init_args": {"lr": 0.05}}
     assert printed["lr_scheduler"] == {"class_path": "StepLR", "init_args": {"step_size": 1}}
-    assert options_of([command, "--config", str(saved)]) == options_of([command, *words])
+    absolute = data_dir_absolute(words)
+    assert options_of([command, "--config", str(saved)]) == options_of([command, *absolute])
+
+
+def data_dir_absolute(words: list[str]) -> list[str]:
+    """``words`` with ``--data-dir``'s folder absolute, as ``--print_config`` writes it."""
+    before = ["", *words[:-1]]
+    return [
+        os.path.abspath(w) if b == "--data-dir" else w for b, w in zip(before, words, strict=True)
+    ]
 
 
 OPTIMIZER_FILE = "optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1, momentum: 0.0}}\n"
@@ -127,8 +138,8 @@ def test_a_suites_runs_take_the_flag_not_the_config_files_optimizer_argument(
 def test_flags_after_the_config_file_override_it(command: str, tmp_path: Path) -> None:
     words, _ = COMMANDS[command]
     saved = tmp_path / "config.yaml"
-    saved.write_text("out: first\n")
-    assert str(options_of([command, *words, "--config", str(saved)]).out) == "first"
+    saved.write_text("out: first\n")  # beside the config file (issue 56)
+    assert str(options_of([command, *words, "--config", str(saved)]).out) == str(tmp_path / "first")
     again = [command, *words, "--config", str(saved), "--out", "second"]
     assert str(options_of(again).out) == "second"
 

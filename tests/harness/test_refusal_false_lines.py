@@ -32,7 +32,7 @@ def test_a_refused_data_value_says_no_false_data_dir_line_and_the_embeddings(
     with scratch(trec_dir, CFG) as root:
         option, text = value.split()
         key = option.removeprefix("--").replace("-", "_")
-        (root / "cfg" / "d.yaml").write_text(f"{key}: {text}\ndata_dir: trec\n")
+        (root / "cfg" / "d.yaml").write_text(f"{key}: {text}\ndata_dir: ../trec\n")  # beside it
         words = ["--config", "cfg/d.yaml"] if config else [*value.split(), "--data-dir", "trec"]
         before = entries(root)
         line = [*base.split(), *words, "--embeddings", "/nonexist.txt"]
@@ -62,7 +62,7 @@ def test_report_says_its_out_beside_a_missing_run_folder(
     """Item 6: ``report /nonexist --out afile`` named only the run folder."""
     with scratch(trec_dir, CFG) as root:
         (root / "userdir" / "index.html").write_text("mine\n")
-        (root / "cfg" / "r.yaml").write_text(f"runs: [/nonexist]\nout: {out}\n")
+        (root / "cfg" / "r.yaml").write_text(f"runs: [/nonexist]\nout: ../{out}\n")  # beside it
         words = ["--config", "cfg/r.yaml"] if config else ["/nonexist", "--out", out]
         before = entries(root)
         assert main(["report", *words]) == 2
@@ -70,7 +70,7 @@ def test_report_says_its_out_beside_a_missing_run_folder(
     lines = capsys.readouterr().err.splitlines()  # the filesystem's alone: no pointer
     expected = ["/nonexist: no such folder", *filter(None, [REPORT_OUTS[out]])]
     if config:  # a config file's out, as the file writes it (outside check 7z item 4)
-        expected = [line.replace("--out ", "--config cfg/r.yaml: out ") for line in expected]
+        expected = [line.replace("--out ", "--config cfg/r.yaml: out ../") for line in expected]
     for fragment in expected:
         assert sum(fragment in line for line in lines) == 1, (fragment, lines)
     assert len(lines) == len(expected), lines

@@ -1,0 +1,89 @@
+"""One rule for a relative path read from a ``--config`` file, whatever its key and command:
+beside the config file (as jsonargparse reads one, and as section files, ``space:`` and
+``input:`` were), and a refusal of one names the folder looked in (issue 56, b8z item 11:
+``ckpt:`` and ``data_dir:`` were read from the working folder)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.cli import main
+
+DATA = Path("/work/shared/datasets/kim2014")
+
+# command, its other words, the key (as the file writes it), a file's text setting it to VALUE
+CASES = [
+    ("data stats", "", "data_dir", "task: trec\ndata_dir: VALUE\n"),
+    ("data stats", "", "embeddings", "task: trec\ndata_dir: /nonexist\nembeddings: VALUE\n"),
+    ("predict", "--out p.csv", "ckpt", "ckpt: VALUE\ninput: /nonexist.txt\n"),
+    ("encode", "--out e.npy", "ckpt", "ckpt: VALUE\ninput: /nonexist.txt\n"),
+    ("suite", "--out s", "data_dir", "tasks: trec\nencoders: bilstm\ndata_dir: VALUE\n"),
+    ("suite", "--out s", "embeddings", "tasks: trec\nencoders: bilstm\nembeddings: VALUE\n"),
+    ("reproduce", "--out r", "data_dir", "tasks: trec\nencoders: bilstm\ndata_dir: VALUE\n"),
+    (
+        "tune",
+        "--out t",
+        "data_dir",
+        "study: dropout\ntask: trec\nencoder: bilstm\ndata_dir: VALUE\n",
+    ),
+    ("report", "--out rep", "runs", "runs: [VALUE]\n"),
+    ("fit", "--encoder bilstm --out f", "data.data_dir", "data: {task: trec, data_dir: VALUE}\n"),
+]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=st.sampled_from(CASES), depth=st.integers(0, 2))
+def test_a_relative_path_of_a_config_file_is_read_beside_it_from_any_working_folder(
+    case: tuple[str, str, str, str],
+    depth: int,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same missing path (``../t/nothere``, relative to the config's folder ``c``) is
+    named as the file writes it, with the absolute path looked at, from ``w`` and from
+    folders under it: never a path of the working folder."""
+    command, others, key, text = case
+    root = tmp_path_factory.mktemp("paths")
+    (root / "c").mkdir()
+    work = root.joinpath("w", *["d"] * depth)
+    work.mkdir(parents=True)
+    config = os.path.relpath(root / "c" / "x.yaml", work)
+    (root / "c" / "x.yaml").write_text(text.replace("VALUE", "../t/nothere"))
+    before = os.getcwd()
+    os.chdir(work)
+    try:
+        capsys.readouterr()
+        assert main([*command.split(), "--config", config, *others.split()]) == 2
+        lines = capsys.readouterr().err.splitlines()
+    finally:
+        os.chdir(before)
+    said = f"--config {config}: {key} ../t/nothere: no such"
+    looked = f"(read beside the config file: {root / 't' / 'nothere'})"
+    assert any(line.startswith(f"sanbench {command}: {said}") for line in lines), lines
+    assert any(line.startswith(f"sanbench {command}: {said}") and looked in line for line in lines)
+    assert list(work.iterdir()) == [], "nothing made"
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs the real data")
+@pytest.mark.parametrize("depth", [0, 2])
+def test_one_data_stats_config_works_from_two_working_folders(
+    depth: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``data_dir: ../k`` beside the config (``k`` a link to the data) reads the data from the
+    config's folder's neighbour, wherever the command runs."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "k").symlink_to(DATA)
+    (tmp_path / "c" / "ds.yaml").write_text("task: trec\ndata_dir: ../k\n")
+    work = tmp_path.joinpath("w", *["d"] * depth)
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    config = os.path.relpath(tmp_path / "c" / "ds.yaml", work)
+    assert main(["data", "stats", "--config", config, "--json"]) == 0, capsys.readouterr().err
+    assert '"examples": 5452' in capsys.readouterr().out
