@@ -1664,7 +1664,7 @@ class CommandParser(NullsChecked):
         self.beside_missing: Callable[[Namespace], list[str]] | None = None
         self.required_later = False
         self.add_argument(
-            "--config",
+            *CONFIG_OPTIONS,  # -c too, as fit's LightningCLI takes it
             action=CheckedConfigFile,
             help="a YAML file of options (as --print_config writes it); later flags override it",
         )
@@ -1809,7 +1809,7 @@ class CommandParser(NullsChecked):
             try:
                 namespace = self._parsed(words, unknown)
                 check_not_moved(self, namespace.get("out"))
-                if any(word.partition("=")[0] == "--config" for word in words):
+                if any(word.partition("=")[0] in CONFIG_OPTIONS for word in words):
                     namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
                 namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())
                 namespace[TYPED] = typed
@@ -1827,8 +1827,11 @@ class CommandParser(NullsChecked):
                 if not (problem.startswith(ARGUMENTS_REQUIRED) and said_by_file):
                     refused.append(problem + self.what_it_counts(error))
                 rest = self._without_refused(words, error)
-                if rest is None:
-                    raise UsageError("\n".join([*unknown, *refused])) from None
+                if rest is None:  # a required option's file value refused: the rest beside
+                    left = MissingOptionsError(problem) if problem not in refused else None
+                    beside = self._beside_missing(words, unknown, left) if left else []
+                    lines = [*unknown, *refused, *not_meant(beside, meant)]
+                    raise UsageError("\n".join(lines)) from None
                 words = rest
             except UsageError as error:
                 beside = self._beside_missing(words, unknown, error)
@@ -1867,7 +1870,8 @@ class CommandParser(NullsChecked):
             return []
         finally:
             self.required_later = False
-        return self.beside_missing(namespace)
+        with options_typed(typed_options(words)):  # its lines name a file's values as written
+            return said_as_written(self.beside_missing(namespace))
 
     def _without_refused(self, words: list[str], error: BaseException) -> list[str] | None:
         """``words`` without the flag of the command's own option whose value ``error``

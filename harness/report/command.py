@@ -10,7 +10,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
-from harness.errors import FilesProblem, RunInterruptedError
+from harness.errors import FilesError, FilesProblem, RunInterruptedError
 from harness.outdir import out_folder, out_folder_problems
 from harness.report.options import ReportOptions, report_command
 
@@ -18,7 +18,20 @@ OUT_AFTER_CHECKS = True  # --out is marked and locked once the options are right
 
 
 def add_arguments(parser: CommandParser) -> None:
+    """The options; one left out or refused is said beside the other's problems."""
     parser.add_options(ReportOptions)
+    parser.beside_missing = missing_beside
+
+
+def missing_beside(namespace: Namespace) -> list[str]:
+    """The other option's problems when one is left out or refused by a config file
+    (``out: 7``: each missing run folder; ``runs: []``: ``--out afile``'s)."""
+    values = {"runs": namespace.get("runs") or [], "out": namespace.get("out")}
+    try:
+        ReportOptions(**values)
+    except FilesError as error:
+        return [FilesProblem(line) for line in str(error).splitlines()] + out_beside(values)
+    return out_beside(values)
 
 
 def report(config: Namespace) -> int:

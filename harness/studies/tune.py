@@ -114,7 +114,9 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     from harness.training.inputs import check_fit_inputs
 
     problems = missing_for_training(ctx)
-    if (ctx.study == SEARCH) != (ctx.space_file is not None):  # a bad file: said itself
+    if ctx.study == SEARCH and ctx.space_file is None:  # a file's refused value: said itself
+        problems.append("--space is required: --study search needs a search space file")
+    if ctx.study != SEARCH and ctx.space_file is not None:
         problems.append("--space FILE goes with --study search, and --study search needs it")
     from harness.training.settings.fit_overrides import path_problems
     from harness.training.settings.task_configs import task_option_problems, task_stand_in
