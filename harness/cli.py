@@ -24,7 +24,6 @@ import importlib
 import inspect
 import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -42,6 +41,7 @@ from harness.errors import InputError, RunInterruptedError, SanbenchError, Usage
 from harness.interrupts import (
     INTERRUPTED_STATUS,
     STARTING_SIGNALS,
+    STATUS_KNOWN,
     TERMINATED_AT_START,
     TERMINATED_STATUS,
     interrupt_held,
@@ -360,10 +360,6 @@ def main(argv: list[str] | None = None) -> int:
             if debug:
                 raise
             return _status(error, shown)
-
-
-# set once the command has returned or raised: its status is known (outside_the_command)
-STATUS_KNOWN = threading.Event()
 
 
 def outside_the_command(signum: int, frame: object) -> None:

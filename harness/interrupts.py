@@ -25,6 +25,12 @@ TERMINATED_STATUS = signal_status(signal.SIGTERM)  # 143
 TERMINATED_AT_START = "sanbench: terminated while starting; nothing was saved"
 # blocked by harness.program from its first line until harness.cli.main holds them
 STARTING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+# set once the command has returned or raised (harness.cli.main): its status is known, and a
+# signal then changes nothing, neither as the command's blocks unwind (:func:`_raising`'s
+# handlers ignore it: until 2026-12-01 a SIGTERM there turned a finished fit, or a refusal of
+# bad words, into "terminated", status 143; outside check 9y item 1) nor after
+# (harness.cli.outside_the_command); entering a :func:`_raising` block clears it
+STATUS_KNOWN = threading.Event()
 
 
 @contextlib.contextmanager
@@ -99,6 +105,8 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
                 signal.pthread_kill(main, signum)  # a real one: a wait in a call ends
 
     def handler(signum_: int, frame: FrameType | None) -> None:
+        if STATUS_KNOWN.is_set():  # the block unwinds a command that has ended
+            return
         came.append(signum_)
         if not ended.is_set() and not importing(frame):
             held.clear()
@@ -110,6 +118,7 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
             timer.daemon = True
             timer.start()
 
+    STATUS_KNOWN.clear()  # a command runs the block
     previous = signal.signal(signum, handler)
     try:
         yield lambda: bool(came)
@@ -117,7 +126,7 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
         with lock:
             ended.set()
         signal.signal(signum, previous)  # a signal pending reaches the handler first
-    if held:
+    if held and not STATUS_KNOWN.is_set():
         raise error()
 
 

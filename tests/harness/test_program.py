@@ -215,3 +215,47 @@ def test_a_sigterm_while_the_program_starts_is_one_line_and_exit_143() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (143, "", TERMINATED + "\n")
+
+
+# sends itself a signal as the command's first block exits after its status is known
+UNWINDING = """
+import os, signal, sys
+from harness import cli
+from harness.interrupts import STATUS_KNOWN
+signum, sys.argv = int(sys.argv[1]), ["sanbench", *sys.argv[2:]]
+def tracer(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "__exit__" and STATUS_KNOWN.is_set():
+        sys.settrace(None)
+        os.kill(os.getpid(), signum)
+    return None
+sys.settrace(tracer)
+cli.entry()
+"""
+
+
+@pytest.mark.slow  # four processes that import torch
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("words", "status"), [(["encoders"], 0), (["fit", "--bogus", "1"], 2)], ids=["done", "refused"]
+)
+def test_a_signal_as_the_command_unwinds_changes_no_status(
+    words: list[str], status: int, signum: int
+) -> None:
+    """Outside check 9y item 1: a signal as the command's blocks unwound, its status known,
+    was raised by the command's own handlers: ``sanbench encoders`` printed its table and
+    exited 143 ("terminated"), a finished fit too, and ``fit --bogus 1`` said "terminated /
+    resume with: ..." instead of its refusal. The signal now changes nothing."""
+    process = subprocess.run(
+        [sys.executable, "-c", UNWINDING, str(int(signum)), *words],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    said = (process.returncode, process.stderr)
+    assert process.returncode == status, said
+    assert "terminated" not in process.stderr and "interrupted" not in process.stderr, said
+    if status == 0:
+        assert "disan" in process.stdout, said
+    else:
+        assert "--bogus" in process.stderr, said
