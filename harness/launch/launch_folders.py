@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -26,6 +27,7 @@ from harness.measurement.process_start import process_place, process_start_time
 PREFIX = "launch-"
 OWNER = "owner.json"  # in each launch folder: who made it (:func:`owner_record`)
 START_SLACK_S = 1.0  # two readings of one process's start time differ by less
+PID_MAX = 2**22  # the largest pid Linux gives (its pid_max's limit)
 
 
 def owner_record() -> dict[str, Any]:
@@ -65,15 +67,34 @@ def provably_dead(folder: Path) -> bool:
     """Whether the command that made ``folder`` is gone for certain: its :data:`OWNER` names
     this host, boot and pid namespace, and no process of its pid with its start time runs. A
     folder without a readable record (being made, or not sanbench's) is not."""
-    try:
-        owner = json.loads((folder / OWNER).read_text())
-        pid, started = int(owner["pid"]), float(owner["started"])
-    except (OSError, ValueError, KeyError, TypeError):
+    owner = _record(folder)
+    if owner is None:
         return False
+    pid, started = owner["pid"], owner["started"]
     if any(value is None or owner.get(key) != value for key, value in process_place().items()):
         return False  # another machine's, container's or boot's pid, or not known here
     now = process_start_time(pid)
     return now is None or abs(now - started) > START_SLACK_S
+
+
+def _record(folder: Path) -> dict[str, Any] | None:
+    """``folder``'s :data:`OWNER` when it reads as :func:`owner_record` writes it (a pid of
+    this system's range, a finite start time), else None. Until 2026-12-01 a record reading
+    ``"pid": 1e999`` stopped every command on that ``--out`` with an internal error
+    (OverflowError), and ``"started": 1e999`` beside a live pid called its folder dead
+    (outside check 9y item 2)."""
+    try:
+        owner = json.loads((folder / OWNER).read_text())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(owner, dict):
+        return None
+    pid, started = owner.get("pid"), owner.get("started")
+    if type(pid) is not int or not 0 < pid <= PID_MAX:
+        return None
+    if type(started) not in (int, float) or not math.isfinite(started):
+        return None
+    return owner
 
 
 def remove_launch_folder(folder: Path) -> None:

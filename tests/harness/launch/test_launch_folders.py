@@ -137,3 +137,33 @@ def test_a_job_whose_folder_vanished_says_one_line(
     lines = sorted(err.splitlines())
     assert len(lines) == 2 and all(line.startswith("sanbench: t-") for line in lines), err
     assert "its outcome could not be written (No such file or directory" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "owner_text",
+    [
+        '{"pid": 1e999, "started": 1.0}',  # an internal error (OverflowError) until 2026-12-01
+        '{"pid": true, "started": 1.0}',
+        '{"pid": "12", "started": 1.0}',
+        '{"pid": -4, "started": 1.0}',
+        "[1, 2]",
+        "[" * 100_000 + "]" * 100_000,  # RecursionError
+        "LIVE_PID_STARTED 1e999",  # this live process, a start time that reads as infinity
+        "LIVE_PID_STARTED NaN",
+    ],
+    ids=["pid-inf", "pid-bool", "pid-text", "pid-negative", "a-list", "deep", "inf", "nan"],
+)
+def test_a_folder_whose_record_does_not_read_as_sanbench_writes_it_is_kept(
+    tmp_path: Path, owner_text: str
+) -> None:
+    """Outside check 9y item 2: a launch folder whose ``owner.json`` read ``"pid": 1e999``
+    stopped every command opening that ``--out`` with "internal error: OverflowError", and
+    ``"started": 1e999`` beside a live pid would have called a live command's folder dead. A
+    record that does not read as sanbench writes it proves nothing: the folder is kept."""
+    folder = _launch_folder(tmp_path / "jobs", "x")
+    if owner_text.startswith("LIVE_PID_STARTED"):
+        record = {**launch_folders.owner_record(), "started": owner_text.split()[1]}
+        owner_text = json.dumps(record).replace(f'"{owner_text.split()[1]}"', owner_text.split()[1])
+    (folder / launch_folders.OWNER).write_text(owner_text)
+    launch_folders.remove_dead_launch_folders(tmp_path / "jobs")
+    assert (folder / "t-1-of-2.run").is_file()
