@@ -168,7 +168,7 @@ BESIDE = [
 def test_the_data_folder_is_said_beside_every_other_problem(
     words: str, fragments: list[str], trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files = {**FILES, "cfg/s.yaml": "data_dir: glove\nmodel: {dropout: 2}\n"}
+    files = {**FILES, "cfg/s.yaml": "data_dir: ../glove\nmodel: {dropout: 2}\n"}  # beside it
     with scratch(trec_dir, files) as root:
         err = refused(root, words.split(), capsys)
     lines = err.splitlines()
