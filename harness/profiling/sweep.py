@@ -68,6 +68,7 @@ from reports.contracts.profile_run import (
     SKIPPED_OOM,
     TILE_PASSES,
     profile_csv,
+    read_profile,
     results_file,
     variant_label,
 )
@@ -95,9 +96,9 @@ def run_sweep(
     in a job) gets the sweep's first line and a line per row.
 
     Raises ``ValueError`` or :class:`InputError` when ``out`` holds another sweep or this
-    machine lacks the device (nothing written),
-    :class:`RunInterruptedError` on Ctrl-C (finished rows are kept) and :class:`RunFailedError`
-    when the measuring worker cannot start.
+    machine lacks the device (nothing written), :class:`RunInterruptedError` on Ctrl-C or
+    SIGTERM (finished rows are kept: :func:`stopped_line`) and :class:`RunFailedError` when the
+    measuring worker cannot start.
     """
     console = console or Console(quiet=True)
     config = on_this_machine(config)
@@ -116,14 +117,26 @@ def run_sweep(
     try:
         sweep.run(progress=progress)
     except (KeyboardInterrupt, RunInterruptedError) as stopped:  # Ctrl-C, SIGTERM (harness.cli)
-        raise RunInterruptedError(
-            "interrupted; finished rows are kept. Resume: "
-            + shlex.join(["sanbench", "profile", "--resume", "--out", str(out)]),
-            getattr(stopped, "signum", signal.SIGINT),
-        ) from None
+        signum = getattr(stopped, "signum", signal.SIGINT)
+        raise RunInterruptedError(stopped_line(out, signum), signum) from None
     except RuntimeError as error:  # a worker that cannot start (see worker.log)
         raise RunFailedError(str(error)) from None
     return out
+
+
+def stopped_line(out: Path, signum: int) -> str:
+    """What a sweep stopped by ``signum`` says: the signal's word as every command says it
+    (SIGTERM: terminated; else interrupted), how many finished rows ``out`` keeps, and the
+    command that resumes it. Until 2026-12-01 a SIGTERM said "interrupted; finished rows are
+    kept" over a folder with no row (outside check 9y item 4)."""
+    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    try:
+        rows = len(read_profile(out))
+    except (OSError, ValueError):  # no profile.csv, or no complete row in it
+        rows = 0
+    kept = f"{rows} finished row{'' if rows == 1 else 's'} kept" if rows else "no point finished"
+    resume = shlex.join(["sanbench", "profile", "--resume", "--out", str(out)])
+    return f"{word}; {kept}. Resume: {resume}"
 
 
 # the first line's words for a sweep whose steps are not fp32 (SweepConfig.predicts)

@@ -575,3 +575,21 @@ def test_without_a_compiler_the_console_says_so_once_quoting_it(tmp_path: Path) 
     said = [line for line in done.stderr.splitlines() if "compiled tiles" in line]
     assert len(said) == 1 and said[0].startswith("warning: the chunked tanh attention's"), said
     assert f"{tmp_path / 'no-compiler'}: not found" in said[0], said
+
+
+def test_a_stopped_sweep_says_its_signal_and_the_rows_it_kept(
+    linear_sweep: Path, tmp_path: Path
+) -> None:
+    """Outside check 9y item 4: a SIGTERM 6 s into a sweep said "interrupted; finished rows
+    are kept" over a folder with no ``profile.csv``. The line names the signal as every command
+    does and counts the rows kept."""
+    from harness.profiling.sweep import stopped_line
+
+    rows = len(read(linear_sweep))
+    resume = f"Resume: sanbench profile --resume --out '{linear_sweep}'"
+    assert stopped_line(linear_sweep, signal.SIGINT) == (
+        f"interrupted; {rows} finished rows kept. {resume}"
+    )
+    empty = tmp_path / "started"
+    empty.mkdir()
+    assert stopped_line(empty, signal.SIGTERM).startswith("terminated; no point finished. ")
