@@ -286,6 +286,19 @@ def data_value_problems(
     return problems
 
 
+def width_clash(model: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The widths of ``model:`` that exclude each other, by key under ``model.`` (empty when
+    none do): ``width_scale`` beside ``hidden_dim`` or ``encoder_options.hidden_dim``, and
+    ``hidden_dim`` beside a different ``encoder_options.hidden_dim`` (one would overwrite the
+    other silently)."""
+    given = {key: builtin_value(model.get(key)) for key in WIDTH_KEYS}
+    given["encoder_options.hidden_dim"] = builtin_value(options.get("hidden_dim"))
+    given = {key: value for key, value in given.items() if value is not None}
+    hidden, inner = given.get("hidden_dim"), given.get("encoder_options.hidden_dim")
+    scaled = "width_scale" in given and len(given) > 1
+    return given if scaled or (None not in (hidden, inner) and hidden != inner) else {}
+
+
 def encoder_problems(
     model: Mapping[str, Any], input_dim: int, typed: Mapping[str, tuple[str, str]] | None = None
 ) -> list[str]:
@@ -304,13 +317,11 @@ def encoder_problems(
     unknown = unknown_options_problem(encoder, list(options))
     if unknown:
         return [f"--model.encoder_options: {unknown}"]
-    widths = [key for key in WIDTH_KEYS if builtin_value(model.get(key)) is not None]
-    if len(widths) == len(WIDTH_KEYS):
+    clash = width_clash(model, options)
+    if clash:
         named = [
-            " ".join(
-                typed_entry(typed or {}, f"model.{key}") or (f"--model.{key}", str(model[key]))
-            )
-            for key in widths
+            " ".join(typed_entry(typed or {}, f"model.{key}") or (f"--model.{key}", str(value)))
+            for key, value in clash.items()
         ]
         return [f"{' and '.join(named)} exclude each other: give one"]
     try:
