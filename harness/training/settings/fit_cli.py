@@ -428,6 +428,20 @@ FAST_DEV_RUN = "--trainer.fast_dev_run"  # Lightning's option that fit refuses
 # the paths a recorded config names by their absolute form (the task file: _task_recorded)
 RECORDED_PATHS = ("out", "data.data_dir", "data.embeddings")
 
+
+def absolute_paths(config: Namespace) -> Namespace:
+    """A copy of ``config`` naming its folders and files (:data:`RECORDED_PATHS`) by absolute
+    paths, as ``fit_config.yaml`` and ``--print_config`` write them: a relative path in a config
+    file is read beside that file (docs/training.md), so a printed config saved in another
+    folder named other folders until 2026-12-01 (``data_dir: ../k``)."""
+    config = config.clone()
+    for key in RECORDED_PATHS:
+        value = config.get(key)
+        if isinstance(value, str | Path) and not Path(value).is_absolute():
+            config[key] = type(value)(Path(value).absolute())
+    return config
+
+
 # what fit's required keys take, in the words of the other commands' refusals of a missing one
 REQUIRED_WHAT = {
     "model.encoder": "a registered encoder (sanbench encoders lists them)",
@@ -941,7 +955,7 @@ class FitCLI(LightningCLI):
             raise ConfigUsageError("\n".join(problems))
         if flags is not None:
             self.check_values()  # no number printed that the run would refuse
-            print(stated_config(parser, self.config, flags), end="")
+            print(stated_config(parser, absolute_paths(self.config), flags), end="")
             raise SystemExit(0)
 
     def _parse_the_rest(self, parser: LightningArgumentParser, args: Any) -> tuple[list[str], Any]:
@@ -1330,9 +1344,4 @@ class FitCLI(LightningCLI):
         """The complete resolved config, as ``--print_config`` prints it (``--config`` runs it),
         its folders and files by absolute paths: the recorded ``fit_config.yaml`` runs from any
         folder (relative ones were read against the folder it ran from)."""
-        config = self.config.clone()
-        for key in RECORDED_PATHS:
-            value = config.get(key)
-            if isinstance(value, str | Path) and not Path(value).is_absolute():
-                config[key] = type(value)(Path(value).absolute())
-        return stated_config(self.parser, config)
+        return stated_config(self.parser, absolute_paths(self.config))

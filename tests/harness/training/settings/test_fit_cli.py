@@ -533,3 +533,22 @@ def test_a_sections_file_refused_names_its_key_and_value_and_keeps_the_flags(
     assert lines[0] == said and len(lines) == 1 + len(more) // 2, lines
     assert not any("--encoder" in line for line in lines), lines
     assert not (tmp_path / "out").exists()
+
+
+def test_print_config_names_the_folders_by_absolute_paths(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """A relative path in a config file is read beside that file (docs/training.md): fit's
+    ``--print_config`` wrote ``--data-dir ../k`` and ``--out o`` as typed, so the recipe's
+    printed config, saved in another folder, named other folders (f9a's leftover). It names
+    them as ``fit_config.yaml`` does, by absolute paths."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    data = os.path.relpath(trec_dir, tmp_path)
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", data, "--out", "o"]
+    assert main([*words, "--print_config"]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert Path(printed["data"]["data_dir"]).is_absolute()
+    assert Path(printed["data"]["data_dir"]).resolve() == trec_dir.resolve()
+    assert printed["out"] == str(tmp_path / "o")
