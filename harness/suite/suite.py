@@ -226,14 +226,16 @@ def write_suite_manifest(
     tables: list[Path],
     trained: Sequence[str] = (),
     launched: Sequence[str] | None = None,
+    missing: Sequence[str] = (),
 ) -> None:
     """``manifest.json``, read, updated and written under its own lock: the shards of a grid
     share the folder and may end at once. ``trained``: the runs this command finished
-    (:func:`run_label`); ``launched``: the shards its jobs ran (None: it ran in-process)."""
+    (:func:`run_label`); ``launched``: the shards its jobs ran (None: it ran in-process);
+    ``missing``: the runs of the grid it states with no finished row."""
     from filelock import FileLock
 
     with FileLock(options.out / MANIFEST_LOCK):
-        _write_suite_manifest(options, overrides, tables, trained, launched)
+        _write_suite_manifest(options, overrides, tables, trained, launched, missing)
 
 
 def run_label(key: Sequence[str]) -> str:
@@ -339,6 +341,7 @@ def _write_suite_manifest(
     tables: list[Path],
     trained: Sequence[str],
     launched: Sequence[str] | None,
+    missing: Sequence[str],
 ) -> None:
     from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
@@ -392,6 +395,8 @@ def _write_suite_manifest(
         "updated": now,
         "commit": before.get("commit") if rerun else git_commit(),
         "grid": grid,
+        # the runs of the grid with no finished row (an --aggregate-only's: of the grid kept)
+        **({"missing": list(missing)} if missing else {}),
         "overrides": kept,
         **({"mixed_overrides": mixed} if mixed else {}),
         **({"threads": threads} if threads else {}),  # the plan's, kept by its resumes
@@ -576,6 +581,23 @@ def run_shard_of_suite(runs: Sequence[RunSpec], **arguments: Any) -> str:
     return said
 
 
+def stated_grid(options: SuiteOptions) -> list[tuple[str, ...]]:
+    """The keys of the runs of the grid the manifest will state: an ``--aggregate-only``'s,
+    the grid the manifest recorded (:func:`made_by_runs` keeps it; none: []), another
+    command's its own; [] when that grid names no runs (a misspelt name)."""
+    if options.aggregate_only:
+        grid = read_manifest_if_any(options.out, SUITE_RUN).get("grid")
+        if not grid:
+            return []  # no command trained runs here: the manifest states no grid
+        tasks, encoders, seeds, folds = (grid[k] for k in ("tasks", "encoders", "seeds", "folds"))
+    else:
+        tasks, encoders = options.task_names, options.encoder_names
+        seeds, folds = options.seeds, options.folds
+    if task_option_problems("--tasks", list(tasks)) or grid_problems(tasks, encoders, seeds, folds):
+        return []
+    return [run.key for run in expand_grid(tasks, encoders, seeds, folds)]
+
+
 def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     """Run (or resume) the suite, then write its tables and manifest; returns the tables'
     Markdown file. :class:`InputError` before anything is created when an input is wrong,
@@ -615,10 +637,13 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
                 failed = error
     from harness.suite.summary_tables import aggregate
 
-    tables = aggregate(out)
-    trained = sorted(run_label(key) for key in finished_keys(out) - done)
+    grid = stated_grid(options)
+    tables = aggregate(out, grid=grid)
+    finished = finished_keys(out)
+    trained = sorted(run_label(key) for key in finished - done)
     trained = [] if options.aggregate_only else trained
-    write_suite_manifest(options, overrides, tables, trained, launched)
+    missing = [run_label(key) for key in grid if key not in finished]
+    write_suite_manifest(options, overrides, tables, trained, launched, missing)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:

@@ -10,7 +10,7 @@ renders them as HTML.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,8 @@ from reports.contracts.suite_results import (
     SUMMARY,
     TIME_PER_EPOCH,
     is_contended,
+    missing_note,
+    runs_cell,
     scaled_epoch_time,
 )
 from reports.numbers import MISSING, marked, mean_std_cell
@@ -343,8 +345,22 @@ def _fold_notes(cells: pd.DataFrame) -> list[str]:
     return notes
 
 
-def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
-    """Every task x encoder that finished: the number of runs and the main metrics."""
+def missing_runs(grid: Sequence[tuple[str, ...]], results: pd.DataFrame) -> list[str]:
+    """The runs of ``grid`` (their keys) with no finished row, as the manifest names them:
+    ``task/encoder/replicate``."""
+    done = set(map(tuple, finished(results)[list(KEY_COLUMNS)].itertuples(index=False)))
+    return ["/".join(key) for key in grid if tuple(key) not in done]
+
+
+def summary_table(
+    summary: pd.DataFrame,
+    runs: pd.Series,
+    grid: Sequence[tuple[str, ...]] = (),
+    missing: Sequence[str] = (),
+) -> Table:
+    """Every task x encoder that finished: the number of runs and the main metrics; with the
+    grid's runs (``grid``, their keys) the ``missing`` ones named in a note and beside the
+    runs of their row."""
     shown = (
         "train_acc",
         "dev_acc",
@@ -359,12 +375,12 @@ def summary_table(summary: pd.DataFrame, runs: pd.Series) -> Table:
         "suite_summary",
         "Suite: every task x encoder",
         ["task", "encoder", "runs", *shown],
-        notes=[ACC],
+        notes=[ACC, *([missing_note(len(grid), missing)] if missing else [])],
     )
     indexed = summary.set_index(["task", "encoder", "metric"])
     applied = []
     for (task, encoder), n in runs.items():
-        line = [str(task), str(encoder), str(n)]
+        line = [str(task), str(encoder), runs_cell(n, missing, str(task), str(encoder))]
         for metric in shown:
             key = (task, encoder, metric)
             digits = 4 if metric.startswith(("test_p", "test_s", "test_m")) else 1
@@ -391,10 +407,15 @@ def failures_table(failed: pd.DataFrame) -> Table:
     return table
 
 
-def aggregate(out_dir: Path, param_encoders: Iterable[str] | None = None) -> list[Path]:
+def aggregate(
+    out_dir: Path,
+    param_encoders: Iterable[str] | None = None,
+    grid: Sequence[tuple[str, ...]] = (),
+) -> list[Path]:
     """Write the summary, the comparison and all tables into ``out_dir``; return the paths.
     The parameter table lists ``param_encoders``, by default the encoders of the results (an
-    encoder variant ``NAME:KEY=VALUE`` by its name)."""
+    encoder variant ``NAME:KEY=VALUE`` by its name). ``grid``: the keys of the runs of the grid
+    the manifest states, those without a finished row named in the summary table."""
     out_dir = Path(out_dir)
     results = load_results(out_dir)
     if param_encoders is None:
@@ -403,7 +424,7 @@ def aggregate(out_dir: Path, param_encoders: Iterable[str] | None = None) -> lis
     summary = summarize(results)
     cells = {spec.name: comparison(summary, spec) for spec in PAPER_TABLES}
     runs = finished(results).groupby(["task", "encoder"], sort=True).size()
-    tables = [summary_table(summary, runs)]
+    tables = [summary_table(summary, runs, grid, missing_runs(grid, results))]
     tables += [
         render(spec, cells[spec.name]) for spec in PAPER_TABLES if not cells[spec.name].empty
     ]

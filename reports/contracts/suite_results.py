@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -262,3 +263,16 @@ def finished_rows(out_dir: Path) -> pd.DataFrame:
         if column in ok:
             ok[column] = pd.to_numeric(ok[column], errors="coerce")
     return ok
+
+
+def runs_cell(n: int, missing: Sequence[str], task: str, encoder: str) -> str:
+    """A summary row's runs: ``2`` or, when runs of the grid's for it have no row, ``2, 1
+    missing`` (its mean is over fewer runs than the grid's)."""
+    lacking = sum(run.split("/")[:2] == [task, encoder] for run in missing)
+    return f"{n}, {lacking} missing" if lacking else str(n)
+
+
+def missing_note(grid_size: int, missing: Sequence[str]) -> str:
+    """``2 of 3 runs of the grid ran; missing: trec/bilstm/seed2.``"""
+    ran = grid_size - len(missing)
+    return f"{ran} of {grid_size} runs of the grid ran; missing: {', '.join(missing)}."

@@ -61,8 +61,11 @@ ENV_KEYS += ("threads", "allocator", "world_size", "commit")
 FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
 
 
-def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """task, encoder, runs and every summary column any run has; a time some of whose runs
+def summary_rows(
+    results: pd.DataFrame, missing: Sequence[str] = ()
+) -> tuple[list[str], list[list[str]]]:
+    """task, encoder, runs (``2, 1 missing`` when runs of the grid's for it, ``missing``, have
+    no row: as tables.md says it) and every summary column any run has; a time some of whose runs
     were contended carries :data:`~reports.contracts.suite_results.CONTENDED_MARK`, a time per
     epoch some of whose runs trained no whole epoch
     :data:`~reports.contracts.suite_results.SCALED_MARK`, a dev or test score some of whose runs
@@ -71,7 +74,11 @@ def summary_rows(results: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     header = ["task", "encoder", "runs", *(h for _, h, _ in shown)]
     rows = []
     for (task, encoder), group in results.groupby(["task", "encoder"], sort=True):
-        cells = [str(task), str(encoder), str(len(group))]
+        cells = [
+            str(task),
+            str(encoder),
+            suite_results.runs_cell(len(group), missing, str(task), str(encoder)),
+        ]
         for column, _, fmt in shown:
             per_epoch = column == suite_results.TIME_PER_EPOCH
             marks = {
@@ -235,6 +242,7 @@ def _sections(
     page_dir: Path,
     profiles: Sequence[Run] | None = None,
     precision: str = "",
+    missing: Sequence[str] = (),
 ) -> dict[str, Any]:
     """What a suite page (``profiles``: the report's profile runs, maybe none) and a fit page
     (``profiles`` None: one encoder, no accuracy against cost) show."""
@@ -243,7 +251,7 @@ def _sections(
     lengths = accuracy_by_length(predictions)
     curves = read_run_file(folder, results, FitRunFolder.read_curve)
     curve_files = sum(FitRunFolder(folder / str(d)).curve.is_file() for d in results["run_dir"])
-    header, rows = summary_rows(results)
+    header, rows = summary_rows(results, missing)
     length_header, length_table = length_rows(lengths, results)
     costs = None
     if profiles is not None:
@@ -295,6 +303,7 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
     data += [suite_results.SUMMARY, suite_results.COMPARISON, MANIFEST, *table_files]
     title = run.name if "suite" in run.name.lower() else f"Suite {run.name}"  # not "Suite suite"
     grid = run.manifest.get("grid", {})
+    missing = [str(label) for label in run.manifest.get("missing", [])]
     render_run_page(
         "training.html.j2",
         page_dir,
@@ -311,7 +320,8 @@ def build_suite(run: Run, page_dir: Path, profiles: Sequence[Run] = ()) -> Page:
         paper_tables=paper_tables(run.folder, shown),
         config={},
         files=copy_data(run.folder, data, page_dir),
-        **_sections(run.folder, results, page_dir, profiles, env.get("dtype", "")),
+        missing=missing,
+        **_sections(run.folder, results, page_dir, profiles, env.get("dtype", ""), missing),
     )
     figures, notes = suite_key_figures(results)
     return Page(
