@@ -1601,6 +1601,28 @@ class CheckedConfigFile(ActionConfigFile):
         super().__call__(parser, cfg, given, option_string)
 
 
+class YesNo(ActionYesNo):
+    """A yes/no flag (``--overwrite``, ``--no-overwrite``) whose config-file value that is not
+    true or false (``overwrite: 5``) is refused as its key's (``--config c.yaml: overwrite 5:
+    expected true or false``, by :func:`parser_problem`), the rest judged beside it, not
+    jsonargparse's "Value not boolean: 5." naming neither the key nor the file."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            return super().__call__(*args, **kwargs)
+        built = super().__call__(**kwargs)  # jsonargparse's own class: this one's, as built
+        built.__class__ = YesNo
+        return built
+
+    def _check_type(self, value: Any) -> bool:
+        try:
+            return ActionYesNo._boolean_type(value)
+        except TypeError:
+            raise TypeError(
+                f"Parser key \"{self.dest}\": Expected a <class 'bool'>. Got value: {value}"
+            ) from None
+
+
 class NullsChecked(ArgumentParser):
     """A parser that judges a null against its option's type: jsonargparse takes a config's
     null (a file's ``fold: ~``, a mapping's None) for "unset" and checks it nowhere, so
@@ -1699,7 +1721,7 @@ class CommandParser(NullsChecked):
             default = _default(field)
             help_text = docs.get(field.name, "").replace("%", "%%")  # argparse formats help
             if hint is bool:
-                action = ActionYesNo(no_prefix="no-")
+                action = YesNo(no_prefix="no-")
                 self.add_argument(
                     *names, dest=field.name, action=action, default=default, help=help_text
                 )
