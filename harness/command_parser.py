@@ -263,8 +263,9 @@ def typed_options(
         key = (aliases or {}).get(option) or option.removeprefix("--").replace("-", "_")
         value = value if equals else following[0]
         set_here = {key: (option, value)}
-        if key in SECTION_FILES:  # --trainer tr.yaml: its keys, as the file spells them
-            set_here |= {f"{key}.{k}": v for k, v in config_typed(option, value).items()}
+        if key in SECTION_FILES:  # --trainer tr.yaml, --model '{...}': its keys, as spelled
+            read = inline_typed(option, value) or config_typed(option, value)
+            set_here |= {f"{key}.{k}": v for k, v in read.items()}
         for each in set_here:
             for earlier in [k for k in typed if same_value_key(k) == same_value_key(each)]:
                 del typed[earlier]
@@ -549,6 +550,16 @@ def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
                 shown = said.removeprefix(f"{option} {file}: ")
                 typed[f"{section}.{key}"] = (f"{option} {path}: {section} {name}: {shown}", text)
     return typed
+
+
+def inline_typed(option: str, value: str) -> dict[str, tuple[str, str]]:
+    """Each dotted key of a mapping typed as ``option``'s value (``--model '{hidden_dim: 20}'``)
+    with a scalar value -> ``(--model {hidden_dim: 20}: KEY, its text)``, as
+    :func:`config_typed` reads a file's; {} for a value that is no such mapping."""
+    if _inline_mapping(value) is None:
+        return {}
+    content = yaml.load(value, Loader=yaml.BaseLoader)
+    return {key: (f"{option} {value}: {shown}", text) for key, shown, text in scalar_items(content)}
 
 
 def scalar_items(

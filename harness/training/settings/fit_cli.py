@@ -1025,7 +1025,11 @@ class FitCLI(LightningCLI):
         in_file = words and cls._left_out_of_file(parser, args, keys)
         if in_file and rest == args:
             return rest, True  # a key of --model m.yaml: the rest of the file judged still
-        if words and rest == args:  # set by a section's file (--optimizer opt.yaml): it goes
+        typed = typed_options(args, SHORT_FORMS) if words else {}
+        in_config = bool(keys) and all(  # a --config file's value: left out of that alone
+            typed.get(key, ("",))[0].partition(" ")[0] in CONFIG_OPTIONS for key in keys
+        )
+        if words and rest == args and not in_config:  # a section's file's (--optimizer o.yaml)
             rest = without_section_files(rest, {key.partition(".")[0] for key in keys})
         dropped = words and cls._dropped(parser, args, keys)
         return rest, bool(rest != args or dropped)
