@@ -38,7 +38,7 @@ def test_a_config_files_value_not_yes_or_no_is_said_as_written(
     command, option = pair
     with scratch(trec_dir, {**CFG, "cfg/c.yaml": f"{option}: {value}\n"}) as root:
         err = refused(root, [command, "--config", "cfg/c.yaml", "--bogus", "1"], capsys)
-    lines = problem_lines(err, command)
+    lines = [line.removeprefix(f"sanbench {command}: ") for line in problem_lines(err, command)]
     assert "not boolean" not in err, err
     expected = f"--config cfg/c.yaml: {option} {value}: expected true or false"
     assert lines.count(expected) == 1, (expected, lines)
