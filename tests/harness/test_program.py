@@ -259,3 +259,29 @@ def test_a_signal_as_the_command_unwinds_changes_no_status(
         assert "disan" in process.stdout, said
     else:
         assert "--bogus" in process.stderr, said
+
+
+# sends itself a Ctrl-C as the program imports its first module of sanbench's
+IMPORTING = """
+import os, signal, sys
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name == "harness.interrupts":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, Finder())
+sys.argv = ["sanbench", "encoders"]
+from harness.program import entry
+entry()
+"""
+
+
+def test_a_ctrl_c_as_the_program_imports_its_first_module_is_held() -> None:
+    """Outside check 10y item 2: a Ctrl-C 0.045-0.075 s into ``sanbench`` came while
+    ``harness.program`` imported ``harness.interrupts``, before its entry blocked the signal:
+    a KeyboardInterrupt traceback. The module blocks it before any import."""
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTING], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert (done.returncode, done.stderr.strip(), done.stdout) == (130, INTERRUPTED, ""), done
