@@ -14,8 +14,9 @@ from typing import Any
 import torch
 from rich.console import Console
 
+from harness.errors import RunInterruptedError
 from harness.launch import LaunchOptions, launch, report_outcomes
-from harness.profiling.sweep import run_sweep
+from harness.profiling.sweep import run_sweep, stopped_line
 from harness.profiling.sweep_config import SweepConfig
 from harness.profiling.sweep_manifest import jobs_environment, record_environment, write_manifest
 from reports.contracts.profile_run import profile_csv, results_file
@@ -53,13 +54,20 @@ def run_as_jobs(
     # a SLURM job's own cores), however many jobs run: a point timed while others run is
     # flagged as contended, never re-threaded
     threads = config.threads or (None if options.launcher == "slurm" else torch.get_num_threads())
-    outcomes = launch(
-        calls,
-        options,
-        folder=out / JOBS_FOLDER / "submitit",
-        name="sanbench-profile",
-        threads=threads,
-    )
+    try:
+        outcomes = launch(
+            calls,
+            options,
+            folder=out / JOBS_FOLDER / "submitit",
+            name="sanbench-profile",
+            threads=threads,
+        )
+    except RunInterruptedError as stopped:
+        # the sweep's own line, over the rows the jobs kept (until 2026-12-01 "interrupted: 3 of
+        # 3 jobs stopped, their runs saved" with no row anywhere, and a resume command without
+        # --resume: outside check 10y item 1)
+        merge(out, labels)
+        raise RunInterruptedError(stopped_line(out, stopped.signum), stopped.signum) from None
     console.print(f"{merge(out, labels)} rows merged into {profile_csv(out).absolute()}")
     record_environment(out, folders)
     report_outcomes(

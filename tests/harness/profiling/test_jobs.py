@@ -77,3 +77,25 @@ def test_a_resume_with_every_point_done_starts_no_job_and_says_so(
 
 def test_a_first_run_launches_every_encoder(tmp_path: Path, monkeypatch) -> None:
     assert launched(tmp_path, monkeypatch)[0] == list(LABELS)
+
+
+@pytest.mark.parametrize(("signum", "word"), [(2, "interrupted"), (15, "terminated")])
+def test_stopped_jobs_say_the_signal_the_rows_kept_and_the_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, word: str
+) -> None:
+    """Outside check 10y item 1: a SIGTERM to ``profile --launcher process`` said "interrupted:
+    3 of 3 jobs stopped, their runs saved" with no row anywhere, and a resume command without
+    ``--resume`` (refused as printed). The jobs' rows are merged, then the sweep's own line."""
+    from harness.errors import RunInterruptedError
+
+    def stopped(calls: list[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        finish(tmp_path, "test_linear", keep=1)  # one job had measured one point
+        raise RunInterruptedError("interrupted: 2 of 2 jobs stopped, their runs saved", signum)
+
+    monkeypatch.setattr(jobs, "launch", stopped)
+    options = LaunchOptions(launcher="process")
+    with pytest.raises(RunInterruptedError) as raised:
+        jobs.run_as_jobs(CONFIG, tmp_path, options, "sanbench profile", Console(quiet=True), {})
+    resume = f"Resume: sanbench profile --resume --out {tmp_path}"
+    assert str(raised.value) == f"{word}; 1 finished row kept. {resume}"
+    assert raised.value.signum == signum
