@@ -73,6 +73,16 @@ def missing_for_training(ctx: TuneContext) -> list[str]:
     return lines
 
 
+def trial_run_dir(ctx: TuneContext, trial: optuna.Trial) -> Path:
+    """The trial's fit folder, by its absolute path: an interrupted one's (a trial that
+    continues it goes on from its ``last.ckpt``), else ``OUT/trials/NNNN``. Until 2026-12-01
+    it was recorded as ``--out`` was typed (``O/trials/0002``), and a worker of the same study
+    started from another folder "continued" the trial in its own ``O``, from scratch (outside
+    check 10y item 3)."""
+    recorded = trial.user_attrs.get(RUN_DIR_ATTR)
+    return Path(recorded) if recorded else (ctx.out / "trials" / f"{trial.number:04d}").absolute()
+
+
 def fit_trial(
     ctx: TuneContext,
     trial: optuna.Trial,
@@ -82,8 +92,7 @@ def fit_trial(
     """Train the trial's configuration in this process; returns ``run_fit``'s metrics (its
     ``peak_train_mem_mb`` is the training steps' tensor peak, whatever ran before it)."""
     task, encoder, data_dir = require_training(ctx)
-    # a trial that resumes an interrupted one continues its fit from last.ckpt
-    run_dir = Path(trial.user_attrs.get(RUN_DIR_ATTR, ctx.out / "trials" / f"{trial.number:04d}"))
+    run_dir = trial_run_dir(ctx, trial)
     trial.set_user_attr(RUN_DIR_ATTR, str(run_dir))
     run = FitRun(
         task=task,
