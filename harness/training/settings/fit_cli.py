@@ -30,6 +30,7 @@ from datamodules.errors import nearest
 from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
+    CLASS_PATH_KEY,
     CONFIG_OPTIONS,
     PRINT_CONFIG_FLAGS,
     SECTION_FILE_SUFFIXES,
@@ -662,7 +663,12 @@ def config_later_keys(words: list[str]) -> dict[str, set[str]]:
         if given.option in CONFIG_OPTIONS and given.value:
             held = config_typed(given.option, given.value)
             rest = given.rest if given.attached else given.rest[1:]
-            later[given.value] = keys_set(rest) & set(held)  # a file read again: its last
+            # a file read again: its last. A class set again is jsonargparse's to replace, as
+            # the flag --optimizer CLASS (its arguments carried where the new class takes them):
+            # until 2026-12-01 --optimizer '{class_path: ...}' left the file's class out, and its
+            # arguments were refused as of no class ("needs --optimizer CLASS")
+            again = keys_set(rest) & set(held)
+            later[given.value] = {key for key in again if not key.endswith(f".{CLASS_PATH_KEY}")}
         return None
 
     rewritten_options(words, read)

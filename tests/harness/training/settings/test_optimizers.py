@@ -337,3 +337,31 @@ def test_suite_names_a_class_argument_missing_as_fit_does(
         "sanbench suite: --lr_scheduler." + STEP_SIZE_REQUIRED
     ]
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--optimizer", "torch.optim.RMSprop"],
+        ["--optimizer", '{"class_path": "torch.optim.RMSprop"}'],
+        ["--optimizer", "{class_path: torch.optim.RMSprop, init_args: {alpha: 0.9}}"],
+    ],
+    ids=["flag", "mapping", "mapping-with-arguments"],
+)
+def test_another_class_after_a_config_files_takes_its_arguments_as_the_flag_does(
+    given: list[str], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A config file's ``optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1,
+    momentum: 0.9}}`` then ``--optimizer '{class_path: torch.optim.RMSprop}'``: until
+    2026-12-01 refused with "--config c.yaml: optimizer.init_args.lr needs --optimizer CLASS"
+    (the file's class was left out as set again, its arguments kept). A class set again is
+    jsonargparse's to replace, as after ``--optimizer torch.optim.RMSprop``: the file's
+    arguments that the new class takes are carried."""
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1, momentum: 0.9}}\n"
+    )
+    optimizer = printed([*fit_words(tmp_path), "--config", str(config), *given], capsys)
+    optimizer = optimizer["optimizer"]
+    assert optimizer["class_path"] == "torch.optim.RMSprop"
+    assert (optimizer["init_args"]["lr"], optimizer["init_args"]["momentum"]) == (0.1, 0.9)
