@@ -384,15 +384,19 @@ def said_as_written(
         }
         beside = str(Path(config_path).parent / text)  # a path read beside the config
         shown = {text: "", beside: f" (read beside the config file: {os.path.abspath(beside)})"}
-        if text.startswith("[") and text.endswith("]"):  # a list, as the comma list it reads
-            shown[",".join(item.strip() for item in text[1:-1].split(","))] = ""
+        listed = text.startswith("[") and text.endswith("]")
+        items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
+        if listed:  # a list, as the comma list it reads
+            shown[",".join(items)] = ""
         spellings += [
             (f"{flag} {value}", option, text, shown[value] if value != text else "")
             for flag in flags
             for value in shown
         ]
+        if len(items) > 1 or listed:  # one name of a list ('--encoders bilstmm: expected ...')
+            spellings += [(f"{flag} {item}", option, item, "") for flag in flags for item in items]
         if key in WORD_KEYS:  # a positional's value, said by itself ('/x: no such folder')
-            items = [i.strip() for i in (text[1:-1].split(",") if text[:1] == "[" else [text])]
+            items = items if listed else [text]
             spellings += [(item, option, item, "") for item in items]
             spellings += [  # each read beside the config, named so
                 (str(Path(config_path).parent / item), option, item, f" (read beside the {at})")

@@ -79,8 +79,8 @@ class ProfileOptions:
     """sentences per batch"""
     dim: int | None = None
     """input features = encoder width"""
-    modes: str = "infer,train"
-    """infer, train or both"""
+    modes: str = field(default="infer,train", metadata=COMMA_LIST)
+    """infer, train or both (in a --config file also a list, [infer, train])"""
     device: str = "auto"
     """auto, cpu, cuda or cuda:N, resolved where the sweep runs (a job: on its node)"""
     dtype: str = "fp32"

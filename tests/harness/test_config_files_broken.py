@@ -289,6 +289,25 @@ CONFIG_VALUES = {
             "--config c.yaml: out afile is a file",
         ],
     ),
+    # outside check 9z item 4 and a leftover: profile's modes as a list, like its encoders;
+    # a name of a list (or of a comma list) said as the file writes it, not as a flag
+    "profile modes list": (
+        "profile --batch-size 0 --out o",
+        "modes: [infer, trian]\nencoders: [bilstmm, disan]\n",
+        [
+            "--batch-size 0: expected",
+            "--config c.yaml: modes [infer, trian]: bad part trian: expected",
+            "--config c.yaml: encoders bilstmm: expected one of",
+        ],
+    ),
+    "profile comma list names": (
+        "profile --out o",
+        "encoders: bilstmm,disan2\n",
+        [
+            "--config c.yaml: encoders bilstmm: expected one of",
+            "--config c.yaml: encoders disan2: expected one of",
+        ],
+    ),
 }
 
 
@@ -350,3 +369,24 @@ def test_a_path_in_a_config_file_is_read_beside_it_and_said_as_written(
     assert str(tmp_path / "c" / "sp.yaml") in str(lines) or command == "predict", lines
     assert not any("--space" in line or "--input" in line for line in lines), lines
     assert len(lines) == 2, lines  # and the data folder's, or the checkpoint's
+
+
+@pytest.mark.parametrize("given", [["--modes", "train"], []])
+def test_profiles_modes_list_in_a_config_file_is_taken_and_a_later_flag_replaces_it(
+    given: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside check 9z item 4: ``modes: [infer]`` was printed by --print_config as the
+    default (infer,train) and refused by the run ('expected a string'), a later ``--modes
+    train`` called wrong too; the list is taken as --print_config prints it, a flag wins."""
+    monkeypatch.chdir(tmp_path)
+    Path("c.yaml").write_text("modes: [infer]\n")
+    words = ["profile", "--config", "c.yaml", *given]
+    assert main([*words, "--print_config"]) == 0
+    printed = capsys.readouterr().out
+    assert ("modes: train" in printed) if given else ("modes:\n- infer\n" in printed), printed
+    assert main([*words, "--batch-size", "0", "--out", "o"]) == 2
+    lines = problem_lines(capsys.readouterr().err, "profile")
+    assert len(lines) == 1 and "--batch-size 0: " in lines[0], lines
