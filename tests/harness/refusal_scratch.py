@@ -71,3 +71,10 @@ def drawn(examples: int) -> settings:
         derandomize=True,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
+
+
+def said_once(lines: Sequence[str], expected: Sequence[str]) -> None:
+    """Each of ``expected`` is in exactly one of ``lines``, and no other line is said."""
+    for fragment in expected:
+        assert sum(fragment in line for line in lines) == 1, (fragment, lines)
+    assert len(lines) == len(expected), lines

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.problem_lines import problem_lines
-from tests.harness.refusal_scratch import CFG, refused, scratch
+from tests.harness.refusal_scratch import CFG, refused, said_once, scratch
 
 AFILE = "--out afile is a file, not a folder; give a folder for the results"
 REPORT_RUNS = {
@@ -20,13 +20,6 @@ REPORT_RUNS = {
         "--config cfg/c.yaml: runs /nonexist: no such folder",
     ],
 }
-
-
-def said_once(lines: list[str], expected: list[str]) -> None:
-    """Each of ``expected`` is in exactly one of ``lines``, and no other line is said."""
-    for fragment in expected:
-        assert sum(fragment in line for line in lines) == 1, (fragment, lines)
-    assert len(lines) == len(expected), lines
 
 
 @pytest.mark.parametrize("runs", list(REPORT_RUNS))
