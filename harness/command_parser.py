@@ -356,6 +356,40 @@ FIT_FLAGS = {"--encoding": "data.encoding"}
 WORD_KEYS = ("runs",)  # a positional's keys (report's run folders), its lines led by its value
 
 
+def file_folder(path: str | Path) -> Path | None:
+    """The folder that the relative paths of the file ``path`` are read beside (its own);
+    None for a file with no folder of its own (a pipe, ``--config <(printf ...)``,
+    ``/dev/fd/N``: no regular file), whose paths are the working folder's, as a flag's."""
+    path = Path(path).expanduser()
+    return path.parent if path.is_file() else None
+
+
+def beside_file(path: str | Path, name: str | Path) -> Path:
+    """``name`` (a path written in the file ``path``) as read: beside that file, or from the
+    working folder for a file with no folder of its own (:func:`file_folder`)."""
+    return (file_folder(path) or Path()) / Path(name).expanduser()
+
+
+def typed_folder(option: str) -> Path | None:
+    """The folder a value named by ``option`` (:func:`typed_options`') is read beside: its
+    ``--config`` file's (``--config c.yaml: data_dir``), or the section file's that holds it
+    (``--config c.yaml: data sub/d.yaml: data_dir``, ``--data sub/d.yaml: data_dir``); None
+    for the working folder (a flag, an inline mapping, a pipe)."""
+    head, _, rest = option.partition(" ")
+    path, _, inner = rest.partition(": ")
+    if head in CONFIG_OPTIONS:
+        section, _, name = inner.partition(" ")
+        name, held, _ = name.partition(": ")
+        return (
+            file_folder(beside_file(path, name))
+            if section in SECTION_FILES and held
+            else (file_folder(path))
+        )
+    if head.removeprefix("--") in SECTION_FILES and inner:
+        return file_folder(path)
+    return None
+
+
 def said_as_written(
     lines: Iterable[str],
     typed: Mapping[str, tuple[str, str]] | None = None,
@@ -374,16 +408,17 @@ def said_as_written(
     # the path looked at where the value was read beside the config file
     spellings: list[tuple[str, str, str, str]] = []
     for key, (option, text) in typed.items():
-        head, _, config_path = option.partition(" ")
-        if head not in CONFIG_OPTIONS:
-            continue
-        config_path = config_path.partition(": ")[0]
+        head = option.partition(" ")[0]
+        if head not in CONFIG_OPTIONS and typed_folder(option) is None:
+            continue  # a flag's value, said as typed
         flags = {f"--{key.replace('_', '-')}", f"--{key}"}
         flags |= {
             flag for flag, aliased in {**FIT_FLAGS, **(aliases or {})}.items() if aliased == key
         }
-        beside = str(Path(config_path).parent / text)  # a path read beside the config
-        shown = {text: "", beside: f" (read beside the config file: {os.path.abspath(beside)})"}
+        shown = {text: ""}
+        if (folder := typed_folder(option)) is not None:  # a path read beside the config
+            beside = str(folder / text)
+            shown[beside] = f" (read beside the config file: {os.path.abspath(beside)})"
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads
@@ -398,10 +433,11 @@ def said_as_written(
         if key in WORD_KEYS:  # a positional's value, said by itself ('/x: no such folder')
             items = items if listed else [text]
             spellings += [(item, option, item, "") for item in items]
+            folder = typed_folder(option)
             spellings += [  # each read beside the config, named so
-                (str(Path(config_path).parent / item), option, item, f" (read beside the {at})")
+                (str(folder / item), option, item, f" (read beside the {at})")
                 for item in items
-                if (at := f"config file: {os.path.abspath(Path(config_path).parent / item)}")
+                if folder is not None and (at := f"config file: {os.path.abspath(folder / item)}")
             ]
     spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
     said: list[str] = []
@@ -472,7 +508,7 @@ def _section_files_held(content: dict[str, Any], config: Path) -> dict[str, Any]
     for key in SECTION_FILES:
         value = content.get(key)
         if isinstance(value, str) and value.strip():
-            mapping = section_file_mapping(str(config.parent / Path(value).expanduser()))
+            mapping = section_file_mapping(str(beside_file(config, value)))
             if mapping is not None and json.loads(mapping):
                 held[key] = json.loads(mapping)
     return held
@@ -549,7 +585,7 @@ def config_typed(option: str, path: str) -> dict[str, tuple[str, str]]:
     for section in SECTION_FILES:  # model: m.yaml, read beside it: 'model m.yaml: hidden_dim'
         name = content.get(section)
         if isinstance(name, str) and name.strip():
-            file = str(Path(path).parent / Path(name).expanduser())
+            file = str(beside_file(path, name))
             for key, (said, text) in config_typed(option, file).items():
                 shown = said.removeprefix(f"{option} {file}: ")
                 typed[f"{section}.{key}"] = (f"{option} {path}: {section} {name}: {shown}", text)
@@ -961,7 +997,10 @@ def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         if given.option not in options:
             return None
-        section = section_file_mapping(given.value) or _inline_mapping(given.value)
+        name = given.option.removeprefix("--")
+        if (held := section_file_mapping(given.value)) is not None:  # its paths beside it
+            held = json.dumps(section_paths_beside(json.loads(held), name, given.value))
+        section = held or _inline_mapping(given.value)
         if section is None:
             return None
         keys = json.loads(section).items()
@@ -1364,7 +1403,7 @@ def section_file_content(
         if not accepted(f"{section}.{key}", known):
             problems.append(f"unknown key {key}{did_you_mean(key, inside)}")
             content = dict(without_dotted(content, key))
-    return content, problems
+    return section_paths_beside(content, section, path), problems
 
 
 def section_files_read(
@@ -1383,7 +1422,7 @@ def section_files_read(
         value = content.get(key)
         if not isinstance(value, str) or YAML_NULL.fullmatch(value.strip()):
             continue
-        name = str(config.parent / Path(value).expanduser())
+        name = str(beside_file(config, value))
         if Path(name).exists():
             section, lines = section_file_content(name, key, known)
             problems += [f"{key} {value}: {line}" for line in lines]
@@ -1416,14 +1455,34 @@ FILE_KEYS = (
 
 def _beside(value: Any, config: Path) -> Any:
     """``value`` (a path, or a list of them) with each relative path made the path beside the
-    config file ``config``; None where nothing changes (absolute, ``~``, null, no text)."""
+    config file ``config``; None where nothing changes (absolute, ``~``, null, no text, a
+    config with no folder of its own: :func:`file_folder`)."""
     if isinstance(value, list):
         moved = [_beside(item, config) for item in value]
         changed = any(item is not None for item in moved)
         return [new or old for new, old in zip(moved, value, strict=True)] if changed else None
     if not isinstance(value, str) or not value.strip() or YAML_NULL.fullmatch(value.strip()):
         return None
-    return None if Path(value).expanduser().is_absolute() else str(config.parent / value)
+    if Path(value).expanduser().is_absolute() or (folder := file_folder(config)) is None:
+        return None
+    return str(folder / value)
+
+
+def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:
+    """The mapping ``content`` of ``section``'s file ``file`` (``data: sub/d.yaml``, ``--data
+    d.yaml``) with each relative path of :data:`FILE_KEYS` under that section (``data_dir``)
+    made the path beside that file, as a config file's own are: a path in a file is read beside
+    that file. Any other value as given."""
+    if not isinstance(content, dict):
+        return content
+    moved = {
+        leaf: new
+        for key in FILE_KEYS
+        if key.startswith(f"{section}.")
+        and (new := _beside(content.get(leaf := key.removeprefix(f"{section}.")), Path(file)))
+        is not None
+    }
+    return {**content, **moved}
 
 
 def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, Any]:
@@ -1589,7 +1648,7 @@ class CheckedConfigFile(ActionConfigFile):
         problems += [  # a path's problem alone: no pointer to the help (errors.refusal)
             FilesProblem(
                 f"{option_string} {path}: {key} {content[key]}: no such file: "
-                f"{Path(path).parent / Path(content[key]).expanduser()} (a file of the "
+                f"{beside_file(path, content[key])} (a file of the "
                 "section's values, read beside the config file)"
             )
             for key, name in read.items()

@@ -87,3 +87,70 @@ def test_one_data_stats_config_works_from_two_working_folders(
     config = os.path.relpath(tmp_path / "c" / "ds.yaml", work)
     assert main(["data", "stats", "--config", config, "--json"]) == 0, capsys.readouterr().err
     assert '"examples": 5452' in capsys.readouterr().out
+
+
+def _pipe(text: str) -> str:
+    """A pipe holding ``text``, named as ``--config <(printf ...)`` names one (``/dev/fd/N``)."""
+    read, write = os.pipe()
+    os.write(write, text.encode())
+    os.close(write)
+    return f"/dev/fd/{read}"
+
+
+FIT_TEXT = "data: {task: trec, data_dir: k}\nmodel: {encoder: bilstm}\nout: runs/pipe\n"
+
+
+@pytest.mark.parametrize("name", ["pipe", "proc"])
+def test_a_config_with_no_folder_of_its_own_keeps_the_working_folder(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--config <(printf ...)`` (the docs' own example; b10z item 1): its relative paths are
+    the working folder's, not ``/dev/fd``'s."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k").mkdir()
+    config = _pipe(FIT_TEXT)
+    if name == "proc":
+        config = config.replace("/dev/fd/", "/proc/self/fd/")
+    capsys.readouterr()
+    assert main(["fit", "--config", config, "--print_config"]) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert f"data_dir: {tmp_path / 'k'}\n" in printed
+    assert f"out: {tmp_path / 'runs' / 'pipe'}\n" in printed
+
+
+def test_a_pipe_configs_missing_folder_is_named_from_the_working_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal names no ``/dev/fd`` folder, and says nothing of a folder beside the pipe."""
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["data", "stats", "--config", _pipe("task: trec\ndata_dir: nothere\n")]) == 2
+    err = capsys.readouterr().err
+    assert "/dev/fd" not in err.replace("--config /dev/fd/", ""), err
+    assert "data_dir nothere: no such" in err, err
+
+
+def test_a_section_files_paths_are_read_beside_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``data: sub/d.yaml`` in ``c/f.yaml`` (b10z item 2): d.yaml's ``data_dir: ../../k`` is
+    ``k`` beside ``c``, printed absolute and normalised (item 10), wherever fit runs; a
+    missing one is refused naming the folder looked in; ``--data c/sub/d.yaml`` alike."""
+    (tmp_path / "c" / "sub").mkdir(parents=True)
+    (tmp_path / "k").mkdir()
+    (tmp_path / "c" / "f.yaml").write_text("data: sub/d.yaml\nmodel: {encoder: bilstm}\n")
+    (tmp_path / "c" / "sub" / "d.yaml").write_text("task: trec\ndata_dir: ../../k\n")
+    (tmp_path / "c" / "sub" / "e.yaml").write_text("task: trec\ndata_dir: ../../nothere\n")
+    work = tmp_path / "w" / "d"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    for words in (["--config", "../../c/f.yaml"], ["--data", "../../c/sub/d.yaml"]):
+        capsys.readouterr()
+        assert main(["fit", "--encoder", "bilstm", *words, "--print_config"]) == 0
+        assert f"data_dir: {tmp_path / 'k'}\n" in capsys.readouterr().out, words
+    capsys.readouterr()
+    assert main(["fit", "--config", "../../c/f.yaml", "--data", "../../c/sub/e.yaml"]) == 2
+    err = capsys.readouterr().err
+    said = "--data ../../c/sub/e.yaml: data_dir ../../nothere: no such folder"
+    assert f"{said} (read beside the config file: {tmp_path / 'nothere'})" in err, err
+    assert list(work.iterdir()) == [], "nothing made"

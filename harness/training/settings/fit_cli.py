@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import os
 import re
 import warnings
 from collections.abc import Iterable
@@ -438,8 +439,8 @@ def absolute_paths(config: Namespace) -> Namespace:
     config = config.clone()
     for key in RECORDED_PATHS:
         value = config.get(key)
-        if isinstance(value, str | Path) and not Path(value).is_absolute():
-            config[key] = type(value)(Path(value).absolute())
+        if isinstance(value, str | Path) and str(value) and not str(value).startswith("~"):
+            config[key] = type(value)(os.path.abspath(value))  # normalised (a/../b), links kept
     return config
 
 
