@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
+from jsonargparse._typehints import ActionTypeHint  # no public name; the class options subclass it
 
 from datamodules.errors import did_you_mean, nearest
 from harness.errors import FilesProblem, InputError, UsageError, error_lines, refusal
@@ -1009,6 +1010,29 @@ def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
     return rewritten_options(words, rewrite)
 
 
+def section_files_checked(
+    words: list[str], sections: set[str], known: set[str]
+) -> tuple[list[str], list[str]]:
+    """``words`` with each ``--SECTION FILE`` of ``sections`` (``--trainer t.yaml``) as the
+    mapping its file holds, its unknown keys left out (left out whole where it holds none), and
+    the lines of its problems in fit's words (:func:`section_file_content`: ``--trainer t.yaml:
+    unknown key bogus``, ``--model ml.yaml: expected a mapping of model's keys (found a
+    list)``), said beside the rest."""
+    problems: list[str] = []
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        section, value = given.option.removeprefix("--"), given.value
+        if section not in sections or not value or not Path(value).expanduser().is_file():
+            return None
+        content, lines = section_file_content(value, section, known)
+        problems.extend(f"{given.option} {value}: {line}" for line in lines)
+        if content is None:
+            return [], True
+        return [f"{given.option}={json.dumps(content, default=str)}"], True
+
+    return rewritten_options(words, rewrite), problems
+
+
 def _inline_mapping(value: str) -> str | None:
     """A mapping typed as an option's value (``{dropout: 0.1}``) as JSON; None for another
     value (left to the option's check)."""
@@ -1026,18 +1050,34 @@ def sections_merged(content: dict[str, Any], cfg: Namespace) -> dict[str, Any]:
     mapping too (suite's ``model``: a ``dict`` option, which jsonargparse would replace whole)
     -> the two merged key by key, as fit's LightningCLI merges its sections: a later file's
     ``model: {dropout: 0.1}`` keeps an earlier ``hidden_dim: 12``. A class's arguments merge
-    while the class stays (none named, or the same); another class takes its own alone."""
+    by :func:`class_merged`."""
     merged = {}
     for key, given in content.items():
         previous = cfg.get(key) if key in cfg else None
-        if not (isinstance(previous, dict) and isinstance(given, dict)):
-            continue
-        if given.get(CLASS_PATH_KEY) not in (None, previous.get(CLASS_PATH_KEY)):
-            continue
-        merged[key] = {**previous, **given}
-        arguments = [part.get(INIT_ARGS_KEY) for part in (previous, given)]
-        if all(isinstance(part, dict) for part in arguments):
-            merged[key][INIT_ARGS_KEY] = {**arguments[0], **arguments[1]}
+        if isinstance(previous, dict) and isinstance(given, dict):
+            merged[key] = class_merged(previous, given)
+    return merged
+
+
+def class_merged(previous: Any, given: Any) -> Any:
+    """A section or class option given again (``given``) over its value before (``previous``),
+    by LightningCLI's rule, for every command and however given (a file, a mapping, flags):
+    keys merge one by one, a class's arguments too while the class stays (none named, or the
+    same); another class keeps those earlier arguments it takes, its own given over them
+    (Adam's ``lr`` and ``amsgrad``, then ``torch.optim.SGD``: SGD with the ``lr``). A value
+    that is not a mapping (``null``: not given) replaces the one before."""
+    if not (isinstance(previous, dict) and isinstance(given, dict)):
+        return given
+    earlier = previous.get(INIT_ARGS_KEY)
+    if given.get(CLASS_PATH_KEY) not in (None, previous.get(CLASS_PATH_KEY)):
+        taken = _arguments(given[CLASS_PATH_KEY])
+        previous = {k: v for k, v in previous.items() if k in CLASS_KEYS or k in taken}
+        if isinstance(earlier, dict):
+            earlier = {k: v for k, v in earlier.items() if k in taken}
+    merged = {**previous, **given}
+    later = given.get(INIT_ARGS_KEY, {})
+    if isinstance(earlier, dict) and isinstance(later, dict):
+        merged[INIT_ARGS_KEY] = {**earlier, **later}
     return merged
 
 
@@ -1596,6 +1636,17 @@ def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], lis
     return kept, problems
 
 
+def _absolute(value: Any) -> Any:
+    """A path (or a list of them) as ``--print_config`` writes it: absolute and normalised
+    (``/abs/data``, not ``other/../data``; links kept), ``~`` as written; another value as
+    given."""
+    if isinstance(value, list):
+        return [_absolute(item) for item in value]
+    if isinstance(value, str | Path) and str(value)[:1] not in ("", "~"):
+        return os.path.abspath(value)
+    return value
+
+
 class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
     unknown key is named, with the nearest valid one, before any value is applied. The copy
@@ -1672,6 +1723,8 @@ class CheckedConfigFile(ActionConfigFile):
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
         given = values if path.is_file() and not changed else text
+        for key in merged:  # the file's value holds the one before (jsonargparse failed on it)
+            cfg[key] = None
         super().__call__(parser, cfg, given, option_string)
 
 
@@ -1733,6 +1786,23 @@ def required_word(action: argparse.Action) -> str:
     choices = action.choices
     what = f"one of {', '.join(choices)}" if choices else " ".join(action.help.split())
     return f"{named} is required: {what}"
+
+
+class ClassOption(ActionTypeHint):
+    """A mapping option spelled as LightningCLI spells a class (suite's ``--optimizer``): each
+    value given (``--optimizer '{class_path: torch.optim.SGD}'``, ``--optimizer.lr 0.1``)
+    over the one before (a ``--config`` file's) by fit's rule (:func:`class_merged`), where
+    jsonargparse failed on a class set again over a file's mapping."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args:  # argparse making the option's action: this class's
+            return ClassOption(_typehint=self._typehint, _enable_path=self._enable_path, **kwargs)
+        parser, cfg, value, option = args
+        previous = cfg.get(self.dest)
+        cfg[self.dest] = None  # parsed alone, then merged
+        super().__call__(parser, cfg, value, option)
+        cfg[self.dest] = class_merged(previous, cfg.get(self.dest))
+        return None
 
 
 class CommandParser(NullsChecked):
@@ -1807,7 +1877,11 @@ class CommandParser(NullsChecked):
             self.add_argument(
                 *names,
                 dest=field.name,
-                type=hint | None if field.metadata.get("class_path") else hint,  # null: none
+                **(  # a class option's null: none
+                    {"action": ClassOption(typehint=hint | None)}
+                    if field.metadata.get("class_path")
+                    else {"type": hint}
+                ),
                 required=default is dataclasses.MISSING,
                 default=None if default is dataclasses.MISSING else default,
                 help=help_text + shown,
@@ -1853,11 +1927,12 @@ class CommandParser(NullsChecked):
             for key in getattr(options, "not_printed", lambda _: ())(cfg):
                 del cfg[key]
         for key in FILE_KEYS:  # absolute: read beside the printed file, it names the same
-            value = cfg.get(key)
-            if isinstance(value, str | Path) and str(value)[:1] not in ("", "~", "/"):
-                cfg[key] = os.path.abspath(value)
-            elif isinstance(value, list):
-                cfg[key] = [str(i) if str(i)[:1] in "~/" else os.path.abspath(i) for i in value]
+            section, _, leaf = key.rpartition(".")
+            holder = cfg.get(section) if section else None
+            if isinstance(holder, dict) and leaf in holder:  # suite's data: {data_dir: ...}
+                cfg[section] = {**holder, leaf: _absolute(holder[leaf])}
+            elif not isinstance(holder, dict) and key in cfg:
+                cfg[key] = _absolute(cfg.get(key))
         self.dumping = True
         try:
             return super().dump(cfg, *args, **kwargs)
@@ -1897,7 +1972,10 @@ class CommandParser(NullsChecked):
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         words = class_path_words(negative_values_attached(words), self.class_options)
         classes = {option.removeprefix("--") for option in self.class_options}
-        words = section_file_words(words, set(file_sections(known_keys(self))) - classes)
+        sections = set(file_sections(known_keys(self))) - classes
+        words, lines = section_files_checked(words, sections & set(WORD_SECTIONS), known_keys(self))
+        self.section_problems |= dict.fromkeys(lines)
+        words = section_file_words(words, sections)
         words = class_list_words(words, self.class_lists)
         unknown, words, meant = without_unknown_options(words, self)  # said with the rest's
         refused: list[str] = []  # own values refused, said beside the rest (parsed without)

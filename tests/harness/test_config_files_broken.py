@@ -390,3 +390,38 @@ def test_profiles_modes_list_in_a_config_file_is_taken_and_a_later_flag_replaces
     assert main([*words, "--batch-size", "0", "--out", "o"]) == 2
     lines = problem_lines(capsys.readouterr().err, "profile")
     assert len(lines) == 1 and "--batch-size 0: " in lines[0], lines
+
+
+SECTION_FILE_COMMANDS = {
+    "suite": "suite --tasks trec --data-dir /nonexist --out o",
+    "tune": "tune --study dropout --task trec --encoder bilstm --data-dir /nonexist --out o",
+    "reproduce": "reproduce --data-dir /nonexist --out o",
+}
+
+
+@pytest.mark.parametrize("command", list(SECTION_FILE_COMMANDS))
+def test_a_section_files_problems_are_said_in_fits_words_by_every_command(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside check 9z item 6: suite, tune and reproduce said a section file's problems in
+    an older wording than fit and docs/training.md ('unknown key trainer.bogus', 'expected a
+    mapping'); every command says fit's, beside the rest."""
+    monkeypatch.chdir(tmp_path)
+    Path("t.yaml").write_text("bogus: 1\n")
+    Path("ml.yaml").write_text("- a\n")
+    Path("ct.yaml").write_text("trainer: t.yaml\n")
+    words = SECTION_FILE_COMMANDS[command].split()
+    assert main([*words, "--trainer", "t.yaml", "--model", "ml.yaml"]) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    assert f"sanbench {command}: --trainer t.yaml: unknown key bogus" in lines, lines
+    found = (
+        f"sanbench {command}: --model ml.yaml: expected a mapping of model's keys (found a list)"
+    )
+    assert found in lines, lines
+    assert main([*words, "-c", "ct.yaml"]) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    assert f"sanbench {command}: -c ct.yaml: trainer t.yaml: unknown key bogus" in lines, lines
+    assert sorted(os.listdir(tmp_path)) == ["ct.yaml", "ml.yaml", "t.yaml"]

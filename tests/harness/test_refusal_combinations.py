@@ -53,7 +53,7 @@ VALUES = {
     "suite": (("--seeds", "0"), "--seeds 0: expected a positive integer"),
 }
 # the other problems of the words: its words, its line's fragment
-SECTION = (("--config", "cfg/c.yaml"), "unknown key trainer.bogus_key")
+SECTION = (("--config", "cfg/c.yaml"), "trainer t.yaml: unknown key bogus_key")
 EXTRA = (("extra",), "extra word extra")
 # a --config file's value, said as the file writes it, never as a flag (outside check 7z item 4)
 CONFIG_VALUE = (

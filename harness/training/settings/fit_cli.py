@@ -286,7 +286,13 @@ def unknown_key_lines(
             continue
         option = typed.get(key, ("",))[0]
         if not option.startswith("--") or ": " in option:  # unset, or a config file's key
-            where = option.rpartition(": ")[0]
+            where, _, written = option.rpartition(": ")
+            holder = where.rpartition(": ")[2].split(" ")[0].removeprefix("--")
+            if holder in SECTION_FILES and written != key:  # (-c c.yaml: )--trainer t.yaml
+                section = f"{key.removesuffix(written)}"  # its keys as section_file_content's
+                inside = {k.removeprefix(section) for k in known if k.startswith(section)}
+                lines.append(f"{where}: unknown key {written}{did_you_mean(written, inside)}")
+                continue
             lines.append(
                 f"{where + ': ' if where else ''}unknown key {key}{did_you_mean(key, known)}"
             )
@@ -1266,9 +1272,9 @@ class FitCLI(LightningCLI):
         problems += self._missing_folders()
         files = self._path_problems()
         beside = self._said_beside()
-        # --out's and the data's folder's beside the others, and beside each other (each alone
-        # is said by its own check: the run folder's, the data's read)
-        if problems or files or len(beside) > 1:
+        # --out's and the data's folder's beside the others, and beside each other; --out's
+        # alone is said by the run folder's own check, the data folder's here (one line)
+        if problems or files or len(beside) > len(self._out_problems()):
             lines = "\n".join(said_as_written(problems + files + beside, self.typed, SHORT_FORMS))
             # the help pointed to for a problem of the words only, not of the files (cli._status)
             raise ConfigUsageError(lines) if problems else InputError(lines)
@@ -1305,8 +1311,8 @@ class FitCLI(LightningCLI):
     def _said_beside(self) -> list[str]:
         """What is checked alone once the values are right, said beside their problems too:
         ``--out`` (:meth:`_out_problems`) and a ``--data-dir`` holding none of the task's files
-        (``--data-dir glove`` beside ``--trainer.max_steps -5``, not once that is fixed)."""
-        from datamodules.readers.layouts import task_files_problem
+        (``--data-dir glove`` beside ``--trainer.max_steps -5``, or alone: one labelled line)."""
+        from datamodules.readers.layouts import data_dir_problem
 
         problems = self._out_problems()
         data = self.config["data"]
@@ -1316,7 +1322,7 @@ class FitCLI(LightningCLI):
             task = get_task(data["task"])
         except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
             return problems
-        problem = task_files_problem(task, Path(data["data_dir"]), data.get("layout"))
+        problem = data_dir_problem([task], Path(data["data_dir"]), data.get("layout"))
         return problems + ([FilesProblem(problem)] if problem else [])
 
     def _out_problems(self) -> list[str]:
