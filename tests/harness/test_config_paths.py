@@ -154,3 +154,21 @@ def test_a_section_files_paths_are_read_beside_that_file(
     said = "--data ../../c/sub/e.yaml: data_dir ../../nothere: no such folder"
     assert f"{said} (read beside the config file: {tmp_path / 'nothere'})" in err, err
     assert list(work.iterdir()) == [], "nothing made"
+
+
+@pytest.mark.parametrize("data", ["d1.yaml", "{data_dir: ../k}"])
+def test_suite_prints_a_section_files_and_an_inline_sections_paths_absolute(
+    data: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """suite's ``data:`` (its runs' fit section) of a config, as a file or inline: its
+    ``data_dir`` is printed absolute and normalised, as fit's (b10z item 2), wherever the
+    printed file is saved."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "d1.yaml").write_text("data_dir: ../k\n")
+    (tmp_path / "c" / "s.yaml").write_text(f"tasks: trec\nencoders: bilstm\ndata: {data}\n")
+    work = tmp_path / "w"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    assert main(["suite", "-c", "../c/s.yaml", "--out", "o", "--print_config"]) == 0
+    assert f"data:\n  data_dir: {tmp_path / 'k'}\n" in capsys.readouterr().out
