@@ -13,7 +13,7 @@ from datamodules.tasks import canonical_name
 from datamodules.text import known_encoding
 from harness.errors import FilesProblem, refusal
 from harness.training.settings.fit_overrides import path_problems
-from harness.training.settings.task_configs import task_option_problems
+from harness.training.settings.task_configs import task_option_problems, task_stand_in
 
 ACTIONS = ("stats",)  # the words after ``sanbench data``; messages name the command with one
 
@@ -75,14 +75,17 @@ def layout_problems(layout: str | None) -> list[str]:
 def task_files_beside(values: dict[str, Any]) -> list[str]:
     """A ``--data-dir`` holding none of the task's files (``--data-dir glove``), in the words
     the data's read says it, reading no data: said beside the other problems (``--encoding
-    utf-99``, an extra word), not once they are fixed (``build``'s ``beside``)."""
+    utf-99``, a misspelt ``--task``: its nearest stands in), not once they are fixed (``build``'s
+    ``beside``)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
     task, data_dir, layout = (values.get(key) for key in ("task", "data_dir", "layout"))
     if task is None or data_dir is None or not Path(data_dir).expanduser().is_dir():
         return []  # no folder, or a missing one: said by the options
-    if task_option_problems("--task", [task]):  # a misspelt name (``TREC``): said itself
+    if task_option_problems("--task", [task]):  # a misspelt name: said itself, and the
+        task = task_stand_in(task)  # folder judged as of its nearest (``treec``: trec)
+    if task is None:  # no near name, or a task file's problem: said itself
         return []
     try:
         spec = get_task(task)

@@ -81,11 +81,10 @@ def reproduce(config: Namespace) -> int:
             raise
         raise not_taken_once(error, data) from None
     out_lines, problems = out_problems(options.out), run_problems(options)
-    if out_lines or problems:  # said together, in fit's order: one refusal
-        part = dataclasses.replace(options.part, overrides=run_overrides(options))
-        folder = [] if options.tables_only else data_folder_problems(part, options.inputs)
-        if problems or folder:  # --out's alone: out_folder's refusal (no --help pointer)
-            raise refusal(said_as_written([*problems, *out_lines, *folder]))  # as written
+    part = dataclasses.replace(options.part, overrides=run_overrides(options))
+    folder = [] if options.tables_only else data_folder_problems(part, options.inputs)
+    if problems or folder:  # said together, in fit's order; --out's alone: out_folder's
+        raise refusal(said_as_written([*problems, *out_lines, *folder]))  # as written
     with out_folder("reproduce", options.out):
         print(f"tables: {run_reproduce(options).absolute()}")
     return 0

@@ -128,8 +128,8 @@ def preset_and_given(preset: Preset, given: dict[str, Any]) -> dict[str, Any]:
 
 def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
     """Each task of ``part`` whose files ``--data-dir`` holds none of (``--data-dir glove``), in
-    the words the data's read says it, reading no data: said beside the other problems, not
-    once they are fixed (:func:`check_inputs` reads the files themselves)."""
+    the words the data's read says it, reading no data: one line, alone too or beside the
+    other problems (until 2026-12-01 said alone by :func:`check_inputs`, per task)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 

@@ -42,8 +42,8 @@ def data_folder_problems(
     study: str | None, task: str | None, inputs: DataOptions | None, fit: FitSections | None
 ) -> list[str]:
     """A training study's ``--data-dir`` holding none of its task's files (``--data-dir
-    glove``), in the words the data's read says it, reading no data: said beside the other
-    problems (``--out``'s too), not once they are fixed."""
+    glove``), in the words the data's read says it, reading no data: one line, alone too or
+    beside the other problems (``--out``'s too)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 
@@ -83,7 +83,7 @@ def tune(config: Namespace) -> int:
         else data_folder_problems(options.study, options.task, options.inputs, options.fit)
     )
     out_problems = out_folder_problems(out, "tune")
-    if problems or (folder and out_problems):  # the folder's alone: said by the data's read
+    if problems or folder:  # said together, in fit's order: one refusal
         # the help pointed to for a problem of the words (cli._status)
         lines = problems + [FilesProblem(line) for line in out_problems + folder]
         raise refusal(said_as_written(lines))  # a config file's as written

@@ -80,11 +80,10 @@ def suite(config: Namespace) -> int:
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     problems = unread_problems(options, overrides)
     out_problems = out_folder_problems(options.out, "suite")
-    if problems or out_problems:  # said together, in fit's order: one refusal
-        folder = data_folder_problems(options, overrides)
-        if problems or folder:  # the help pointed to for a problem of the words (cli._status)
-            lines = problems + [FilesProblem(line) for line in out_problems + folder]
-            raise refusal(said_as_written(lines))  # a config file's value as written
+    folder = data_folder_problems(options, overrides)  # alone too: one line, as written
+    if problems or folder:  # said together, in fit's order: one refusal
+        lines = problems + [FilesProblem(line) for line in out_problems + folder]
+        raise refusal(said_as_written(lines))  # a config file's value as written
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)
         run_suite(options)
     return 0

@@ -129,10 +129,10 @@ def unread_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[st
 
 def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
     """Each task's ``--data-dir`` holding none of its files (``--data-dir glove``), in the words
-    the data's read says it, reading no data: said beside ``--out``'s problem, not once that
-    is fixed (:func:`check_runs` reads the files themselves), nor beside a refused name or fit
-    value (``--encoders bilstmm``: its nearest stands in; ``--model.dropout 2``: the folder
-    as given)."""
+    the data's read says it, reading no data: one line, alone too or beside ``--out``'s
+    problem (until 2026-12-01 said alone by :func:`check_runs`, per task), and beside a
+    refused name or fit value (``--encoders bilstmm``: its nearest stands in;
+    ``--model.dropout 2``: the folder as given)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
 

@@ -1,0 +1,85 @@
+"""A data folder holding none of the tasks' files, alone, is one line led by the option or the
+config file's key naming it, in every command that reads the data (issue 56, outside check
+10z items 3 and 9): suite, reproduce, tune and fit said it unlabelled, per task, by the path
+as resolved, unless another problem (``--out afile``) stood beside it; ``data stats`` with a
+misspelt ``task: treec`` did not judge the folder as of its nearest task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.harness.refusal_scratch import CFG, refused, scratch
+
+# each command's words without the data folder, and its run's options in a config file
+COMMANDS = {
+    "suite": (
+        ["suite", "--tasks", "trec,subj", "--encoders", "bilstm", "--out", "runs/s"],
+        "tasks: [trec, subj]\nencoders: [bilstm]\nout: ../runs/s\n",
+    ),
+    "reproduce": (
+        ["reproduce", "--tasks", "trec,subj", "--encoders", "bilstm", "--out", "runs/r"],
+        "tasks: [trec, subj]\nencoders: [bilstm]\nout: ../runs/r\n",
+    ),
+    "tune": (
+        ["tune", "--study", "block-length", "--task", "trec", "--encoder", "bi_blosan"],
+        "study: block-length\ntask: trec\nencoder: bi_blosan\nout: ../runs/t\n",
+    ),
+    "fit": (
+        ["fit", "--data.task", "trec", "--model.encoder", "bilstm", "--out", "runs/f"],
+        "data:\n  task: trec\nmodel:\n  encoder: bilstm\nout: ../runs/f\n",
+    ),
+}
+TASKS = {"suite": "tasks 'trec', 'subj'", "reproduce": "tasks 'subj', 'trec'"}
+
+
+def _lines(err: str, command: str) -> list[str]:
+    """``err``'s problem lines, the command's name and any pointer to the help left out."""
+    lines = [line.removeprefix(f"sanbench {command}: ") for line in err.splitlines()]
+    return [line for line in lines if not line.endswith("--help)")]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_data_folder_alone_is_one_labelled_line(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--data-dir empty: expected the files of tasks 'trec', 'subj' ...``, once; it was
+    ``/abs/empty: expected the files of task 'trec' ...`` and one for 'subj'."""
+    words, _ = COMMANDS[command]
+    with scratch(trec_dir, {"empty/": ""}) as root:
+        err = refused(root, [*words, "--data-dir", "empty"], capsys)
+    tasks = TASKS.get(command, "task 'trec'")
+    [line] = _lines(err, command)
+    assert line.startswith(f"--data-dir empty: expected the files of {tasks}"), line
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_config_files_data_folder_alone_is_said_as_written(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--config cfg/c.yaml: data_dir ../empty: ...`` (fit: ``data.data_dir``), once."""
+    _, text = COMMANDS[command]
+    key = "data_dir: ../empty\n"
+    text = text.replace("data:\n", f"data:\n  {key}") if command == "fit" else text + key
+    with scratch(trec_dir, {**CFG, "empty/": "", "cfg/c.yaml": text}) as root:
+        err = refused(root, [command, "--config", "cfg/c.yaml"], capsys)
+    tasks = TASKS.get(command, "task 'trec'")
+    key = "data.data_dir" if command == "fit" else "data_dir"
+    [line] = _lines(err, command)
+    assert line.startswith(f"--config cfg/c.yaml: {key} ../empty: expected the files of {tasks}")
+
+
+def test_data_stats_judges_the_folder_as_of_a_misspelt_tasks_nearest(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``task: treec`` beside ``data_dir: ../empty``: the folder is said as of trec, as fit,
+    suite and tune say it; it was the task's line alone."""
+    text = "task: treec\ndata_dir: ../empty\n"
+    with scratch(trec_dir, {**CFG, "empty/": "", "cfg/c.yaml": text}) as root:
+        err = refused(root, ["data", "stats", "--config", "cfg/c.yaml"], capsys)
+    lines = _lines(err, "data stats")
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("--config cfg/c.yaml: task treec: expected one of"), lines
+    folder = "--config cfg/c.yaml: data_dir ../empty: expected the files of task 'trec'"
+    assert lines[1].startswith(folder), lines
