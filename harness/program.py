@@ -11,15 +11,7 @@ the libraries' before the signal is held."""
 from __future__ import annotations
 
 import signal
-
-# before any other import (this module is only the console script's entry): a Ctrl-C from here
-# on waits for entry's handler; one 0.045-0.075 s into the program gave a KeyboardInterrupt
-# traceback from the import below until 2026-12-01 (outside check 10y item 2)
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-
-from typing import NoReturn  # noqa: E402
-
-from harness.interrupts import STARTING_SIGNALS, interrupt_held  # noqa: E402
+from typing import NoReturn
 
 
 def entry() -> NoReturn:
@@ -27,8 +19,15 @@ def entry() -> NoReturn:
     answered (both blocked from the first line, so that one arriving before the handler is in
     place waits for it). Both stay blocked until :func:`harness.cli.main` holds them, and a
     Ctrl-C held here is sent again to be held there: its line names the command (``sanbench
-    encoders: interrupted``; it said ``sanbench: interrupted`` until 2026-12-01)."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, STARTING_SIGNALS)
+    encoders: interrupted``; it said ``sanbench: interrupted`` until 2026-12-01). This module
+    imports nothing but ``signal`` before: a Ctrl-C 0.045-0.075 s into the program came as it
+    imported ``harness.interrupts`` and gave a traceback until 2026-12-01 (outside check 10y
+    item 2). Blocking at the module's import instead blocked SIGTERM in every process that
+    multiprocessing spawns (each imports the console script again), and a pool's terminate
+    then waited for ever."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    from harness.interrupts import STARTING_SIGNALS, interrupt_held
+
     with interrupt_held() as interrupted:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTING_SIGNALS)
         from harness import cli

@@ -285,3 +285,12 @@ def test_a_ctrl_c_as_the_program_imports_its_first_module_is_held() -> None:
         [sys.executable, "-c", IMPORTING], capture_output=True, text=True, cwd=ROOT, timeout=600
     )
     assert (done.returncode, done.stderr.strip(), done.stdout) == (130, INTERRUPTED, ""), done
+
+
+def test_importing_the_program_blocks_no_signal() -> None:
+    """multiprocessing's spawned processes (profile's prediction pool) import the console
+    script, hence ``harness.program``, again: blocking SIGINT and SIGTERM at its import (979d6e8)
+    blocked them in every pool worker, and the pool's terminate (SIGTERM) waited for ever."""
+    code = "import signal, harness.program; print(sorted(signal.pthread_sigmask(0, [])))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "[]", done
