@@ -1068,6 +1068,7 @@ def class_merged(previous: Any, given: Any) -> Any:
     that is not a mapping (``null``: not given) replaces the one before."""
     if not (isinstance(previous, dict) and isinstance(given, dict)):
         return given
+    previous, given = _arguments_nested(previous), _arguments_nested(given)
     earlier = previous.get(INIT_ARGS_KEY)
     if given.get(CLASS_PATH_KEY) not in (None, previous.get(CLASS_PATH_KEY)):
         taken = _arguments(given[CLASS_PATH_KEY])
@@ -1079,6 +1080,20 @@ def class_merged(previous: Any, given: Any) -> Any:
     if isinstance(earlier, dict) and isinstance(later, dict):
         merged[INIT_ARGS_KEY] = {**earlier, **later}
     return merged
+
+
+def _arguments_nested(value: dict[str, Any]) -> dict[str, Any]:
+    """A class's mapping with its arguments under ``init_args``, where a flag puts them beside
+    the class (``--optimizer.lr 0.1``: ``{class_path: ..., lr: 0.1}``); a section's mapping
+    that names no class (``model: {dropout: 0.1}``) as it is."""
+    if not set(value) & {CLASS_PATH_KEY, INIT_ARGS_KEY}:
+        return value
+    arguments = {key: each for key, each in value.items() if key not in CLASS_KEYS}
+    nested = {key: each for key, each in value.items() if key in CLASS_KEYS}
+    held = value.get(INIT_ARGS_KEY)
+    if arguments:
+        nested[INIT_ARGS_KEY] = {**(held if isinstance(held, dict) else {}), **arguments}
+    return nested
 
 
 # the keys of a class entry in a list of classes (``--trainer.callbacks.init_args.KEY``)

@@ -134,6 +134,60 @@ def test_a_suites_runs_take_the_flag_not_the_config_files_optimizer_argument(
     ]
 
 
+ADAM_FILE = "optimizer: {class_path: torch.optim.Adam, init_args: {lr: 0.01, amsgrad: true, foreach: false}}\n"  # noqa: E501
+SGD_FLAGS = ["--optimizer", "torch.optim.SGD", "--optimizer.lr", "0.1"]
+SGD_MAPPING = ["--optimizer", "{class_path: torch.optim.SGD, init_args: {lr: 0.1}}"]
+
+
+@pytest.mark.parametrize("command", ["fit", "suite", "tune", "reproduce"])
+@pytest.mark.parametrize("given", [SGD_FLAGS, SGD_MAPPING], ids=["flags", "mapping"])
+@pytest.mark.parametrize("file_first", [True, False], ids=["after_file", "before_file"])
+def test_another_optimizer_class_keeps_the_arguments_it_takes_in_every_command(
+    command: str,
+    given: list[str],
+    file_first: bool,
+    tmp_path: Path,
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """Outside check 10z, items 4 and 5: suite, tune and reproduce ``-c o.yaml`` (Adam) then
+    ``--optimizer`` SGD (as flags or a mapping) failed with ``internal error: AttributeError:
+    'dict' object has no attribute 'init_args'`` (before the file: ``CommandParser.__init__()
+    missing 1 required positional argument``). Every command follows fit's LightningCLI rule:
+    SGD, its own lr, the file's arguments SGD takes (foreach), not those it does not (amsgrad)."""
+    saved = tmp_path / "o.yaml"
+    saved.write_text(ADAM_FILE)
+    words = COMMANDS[command][0] if command != "fit" else ["--task", "trec", "--encoder", "bigru"]
+    words = [*words, "--data-dir", str(trec_dir), "--out", str(tmp_path / "out")]
+    config = ["--config", str(saved)]
+    words += [*config, *given] if file_first else [*given, *config]
+    assert main([command, *words, "--print_config"]) == 0, capsys.readouterr().err
+    printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
+    arguments = printed["init_args"]
+    if file_first:
+        assert printed["class_path"] == "torch.optim.SGD"
+        assert (arguments["lr"], arguments["foreach"]) == (0.1, False)
+        assert "amsgrad" not in arguments
+    else:  # the file's Adam over SGD: its own arguments
+        assert printed["class_path"] == "torch.optim.Adam"
+        assert (arguments["lr"], arguments["amsgrad"]) == (0.01, True)
+
+
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_the_same_optimizer_class_as_a_mapping_merges_its_arguments(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The class named again (``--optimizer '{class_path: torch.optim.Adam, init_args: {lr:
+    0.1}}'``) keeps the file's other arguments, as fit's LightningCLI does."""
+    saved = tmp_path / "o.yaml"
+    saved.write_text(ADAM_FILE)
+    words = [*COMMANDS[command][0], "--out", str(tmp_path / "out"), "--config", str(saved)]
+    words += ["--optimizer", "{class_path: torch.optim.Adam, init_args: {lr: 0.1}}"]
+    assert main([command, *words, "--print_config"]) == 0, capsys.readouterr().err
+    printed = yaml.safe_load(capsys.readouterr().out)["optimizer"]
+    assert printed["init_args"] == {"lr": 0.1, "amsgrad": True, "foreach": False}
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_flags_after_the_config_file_override_it(command: str, tmp_path: Path) -> None:
     words, _ = COMMANDS[command]
