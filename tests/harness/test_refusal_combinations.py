@@ -320,3 +320,16 @@ def test_a_width_and_a_width_scale_are_named_as_given(
     with scratch(trec_dir, files) as root:
         lines = problem_lines(refused(root, line, capsys), command)
     assert lines == [f"sanbench {command}: {said}"], lines
+
+
+def test_a_width_in_an_encoder_options_mapping_is_named_as_typed(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 10z item 8: ``-c w.yaml`` (width_scale 2) and ``--model.encoder_options
+    '{hidden_dim: 4}'`` named ``--model.encoder_options.hidden_dim 4``, which nobody typed."""
+    line = ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "trec", "--out", "new"]
+    line += ["--config", "cfg/w.yaml", "--model.encoder_options", "{hidden_dim: 4}"]
+    with scratch(trec_dir, {"cfg/w.yaml": "model: {width_scale: 2}\n"}) as root:
+        lines = problem_lines(refused(root, line, capsys), "fit")
+    said = "--config cfg/w.yaml: model.width_scale 2 and --model.encoder_options {hidden_dim: 4}"
+    assert lines == [f"sanbench fit: {said} exclude each other: give one"], lines

@@ -299,6 +299,14 @@ def width_clash(model: Mapping[str, Any], options: Mapping[str, Any]) -> dict[st
     return given if scaled or (None not in (hidden, inner) and hidden != inner) else {}
 
 
+def _width_typed(typed: Mapping[str, tuple[str, str]], key: str, value: Any) -> tuple[str, str]:
+    """The width ``key`` of ``model:`` (:func:`width_clash`) as typed: its own option, or the
+    mapping that holds it (``--model.encoder_options {hidden_dim: 4}``), else its flag."""
+    parent = f"model.{key}".rpartition(".")[0]
+    held = typed.get(parent) if parent != "model" else None
+    return typed_entry(typed, f"model.{key}") or held or (f"--model.{key}", str(value))
+
+
 def encoder_problems(
     model: Mapping[str, Any], input_dim: int, typed: Mapping[str, tuple[str, str]] | None = None
 ) -> list[str]:
@@ -319,10 +327,7 @@ def encoder_problems(
         return [f"--model.encoder_options: {unknown}"]
     clash = width_clash(model, options)
     if clash:
-        named = [
-            " ".join(typed_entry(typed or {}, f"model.{key}") or (f"--model.{key}", str(value)))
-            for key, value in clash.items()
-        ]
+        named = [" ".join(_width_typed(typed or {}, key, value)) for key, value in clash.items()]
         return [f"{' and '.join(named)} exclude each other: give one"]
     try:
         keywords = builder_options(
