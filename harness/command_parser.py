@@ -1996,7 +1996,7 @@ class CommandParser(NullsChecked):
         refused: list[str] = []  # own values refused, said beside the rest (parsed without)
         while True:
             try:
-                namespace = self._parsed(words, unknown)
+                namespace = self._parsed(words, unknown, refused)
                 check_not_moved(self, namespace.get("out"))
                 if any(word.partition("=")[0] in CONFIG_OPTIONS for word in words):
                     namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
@@ -2096,12 +2096,15 @@ class CommandParser(NullsChecked):
         mine = [c for c in clauses.split("; ") if c.startswith(f"{command}, ")]
         return f": how many {head}, {mine[0].removeprefix(f'{command}, ')}" if mine else f": {text}"
 
-    def _parsed(self, words: list[str], unknown: list[str]) -> Namespace:
+    def _parsed(
+        self, words: list[str], unknown: list[str], refused: list[str] | None = None
+    ) -> Namespace:
         """``words`` parsed (a ``--print_config`` printed once the options are built, if no
-        option was ``unknown``)."""
+        option was ``unknown`` and no value ``refused``: ``aggregate_only: 1`` was printed
+        ``false`` until 2026-12-01)."""
         if any(word.startswith("--print_config") for word in words):
             self._check_before_printing([w for w in words if not w.startswith("--print_config")])
-            if unknown:
+            if unknown or refused:  # said by _parse, with the refused values
                 raise UsageError("\n".join(unknown))
         return self.parse_args(words)
 
@@ -2111,11 +2114,28 @@ class CommandParser(NullsChecked):
         still printed (a file to fill in)."""
         try:
             namespace = self.parse_args(words)
-        except (argparse.ArgumentError, MissingOptionsError):
+        except MissingOptionsError:
+            self._check_values_given(words)
+            return
+        except argparse.ArgumentError as error:  # a value refused: said as the run says it
+            if not message_line(error).startswith(ARGUMENTS_REQUIRED):
+                raise
+            self._check_values_given(words)
             return
         with options_typed(typed_options(words)):
             for options in self.checked:
                 build(options, namespace)
+
+    def _check_values_given(self, words: list[str]) -> None:
+        """The values given judged, a required option left out (``aggregate_only: ~``, no
+        ``--out``): an ``argparse.ArgumentError`` for a refused one, as the run raises it."""
+        self.required_later = True
+        try:
+            self.parse_args(words)
+        except UsageError:
+            return
+        finally:
+            self.required_later = False
 
 
 # a field's metadata: a comma list (``--tasks trec,mr``), which a config file may also give as

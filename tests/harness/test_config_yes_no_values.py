@@ -54,3 +54,25 @@ def test_a_config_files_yes_or_no_is_taken(
         capsys.readouterr()
         assert main(["suite", "--config", "cfg/c.yaml", "--print_config"]) == 0
     assert f"aggregate_only: {taken}" in capsys.readouterr().out.splitlines()
+
+
+PRINTED = [
+    ("suite", "aggregate_only", "1"),
+    ("suite", "aggregate_only", "[]"),
+    ("suite", "aggregate_only", "~"),
+    ("predict", "overwrite", "1"),
+    ("profile", "compile", "1"),
+    ("reproduce", "tables_only", "~"),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "value"), PRINTED)
+def test_print_config_refuses_a_yes_no_value_the_run_refuses(
+    command: str, option: str, value: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``aggregate_only: 1`` was printed ``false`` (``~``: ``null``), exit 0, where the run
+    refuses it (issue 56, outside check 10z item 6): --print_config says the run's line."""
+    with scratch(trec_dir, {**CFG, "cfg/c.yaml": f"{option}: {value}\n"}) as root:
+        err = refused(root, [command, "--config", "cfg/c.yaml", "--print_config"], capsys)
+    lines = [line.removeprefix(f"sanbench {command}: ") for line in problem_lines(err, command)]
+    assert lines == [f"--config cfg/c.yaml: {option} {value}: expected true or false"], lines
