@@ -83,3 +83,16 @@ def test_data_stats_judges_the_folder_as_of_a_misspelt_tasks_nearest(
     assert lines[0].startswith("--config cfg/c.yaml: task treec: expected one of"), lines
     folder = "--config cfg/c.yaml: data_dir ../empty: expected the files of task 'trec'"
     assert lines[1].startswith(folder), lines
+
+
+@pytest.mark.parametrize("aggregate_only", ["yes", "no"])
+def test_a_config_files_out_alone_is_said_as_written(
+    aggregate_only: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``out: afile`` in the file, alone: ``--out afile is a file`` named a flag nobody typed
+    (issue 56, outside check 10z item 7); it is the file's ``out afile``."""
+    text = f"aggregate_only: {aggregate_only}\ntasks: trec\nencoders: bilstm\nout: ../afile\n"
+    with scratch(trec_dir, {**CFG, "cfg/c.yaml": text}) as root:
+        err = refused(root, ["suite", "--config", "cfg/c.yaml", "--data-dir", "trec"], capsys)
+    [line] = _lines(err, "suite")
+    assert line.startswith("--config cfg/c.yaml: out ../afile is a file, not a folder"), line
