@@ -68,7 +68,9 @@ def test_a_sweep_from_a_config_file_records_a_command_that_runs_where_the_file_i
     config.unlink()
     manifest = tmp_path / "runs/p/manifest.json"
     recorded = json.loads(manifest.read_text())["command"]
-    assert recorded == f"cd {tmp_path} && sanbench profile --config runs/p/profile-config.yaml"
+    # the file's out: runs/p, read beside it (docs/training.md), is named by its absolute path
+    copy = tmp_path / "runs/p/profile-config.yaml"
+    assert recorded == f"cd {tmp_path} && sanbench profile --config {copy}"
     saved = tmp_path / "runs/p/profile-config.yaml"
     first = saved.read_text()
     assert yaml.safe_load(first)["dim"] == 16 and yaml.safe_load(first)["encoders"] == "bilstm"
