@@ -367,8 +367,10 @@ def file_folder(path: str | Path) -> Path | None:
 
 def beside_file(path: str | Path, name: str | Path) -> Path:
     """``name`` (a path written in the file ``path``) as read: beside that file, or from the
-    working folder for a file with no folder of its own (:func:`file_folder`)."""
-    return (file_folder(path) or Path()) / Path(name).expanduser()
+    working folder for a file with no folder of its own (:func:`file_folder`), its ``..``
+    resolved by name (``../given/../made/runs/s`` named a folder only while ``given`` existed:
+    a recorded command failed once the config file's folder was gone)."""
+    return Path(os.path.normpath((file_folder(path) or Path()) / Path(name).expanduser()))
 
 
 def typed_folder(option: str) -> Path | None:
@@ -418,14 +420,14 @@ def said_as_written(
         }
         shown = {text: ""}
         if (folder := typed_folder(option)) is not None:  # a path read beside the config
-            beside = str(folder / text)
+            beside = os.path.normpath(folder / text)  # as beside_file reads it
             shown[beside] = f" (read beside the config file: {os.path.abspath(beside)})"
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads
             shown[",".join(items)] = ""
         spellings += [
-            (f"{flag} {value}", option, text, shown[value] if value != text else "")
+            (f"{flag} {value}", option, text, shown[value])  # the text: looked at beside too
             for flag in flags
             for value in shown
         ]
@@ -433,13 +435,13 @@ def said_as_written(
             spellings += [(f"{flag} {item}", option, item, "") for flag in flags for item in items]
         if key in WORD_KEYS:  # a positional's value, said by itself ('/x: no such folder')
             items = items if listed else [text]
-            spellings += [(item, option, item, "") for item in items]
             folder = typed_folder(option)
-            spellings += [  # each read beside the config, named so
-                (str(folder / item), option, item, f" (read beside the {at})")
+            spellings += [  # each read beside the config, named so (first: the same text too)
+                (os.path.normpath(folder / item), option, item, f" (read beside the {at})")
                 for item in items
                 if folder is not None and (at := f"config file: {os.path.abspath(folder / item)}")
             ]
+            spellings += [(item, option, item, "") for item in items]
     spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
     said: list[str] = []
     for line in lines:
@@ -1520,7 +1522,7 @@ def _beside(value: Any, config: Path) -> Any:
         return None
     if Path(value).expanduser().is_absolute() or (folder := file_folder(config)) is None:
         return None
-    return str(folder / value)
+    return os.path.normpath(folder / value)  # by name, as beside_file
 
 
 def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:

@@ -99,22 +99,23 @@ def test_every_recorded_command_runs_from_any_folder_on_the_run_it_made(
     runs/s1/suite-config-1-of-1.yaml`` said No such file (tune's alike, and its 'train the best
     configuration' line), fit named the config file given and kept no copy, and the copy run
     from the folder above trained the whole grid again there. Here every config names its
-    files relative to the folder the command ran in, and each given file is gone before the
+    files relative to its own folder (as a config file's paths are read: docs/training.md), the
+    runs going to the folder the command ran in, and each given file is gone before the
     recorded commands run, by the shell, from another folder. fit records the command as typed
     (check 56i item 10); the line of its folder's config copy, which its page prints, runs."""
     made, elsewhere, given = tmp_path / "made", tmp_path / "elsewhere", tmp_path / "given"
     for folder in (made, elsewhere, given):
         folder.mkdir()
-    data = os.path.relpath(trec_dir, made)
+    data = os.path.relpath(trec_dir, given)
     configs = {
-        "suite": f"tasks: trec\nencoders: multi_cnn\nseeds: 1\nmax_steps: 2\nout: runs/s\n"
-        f"data_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
+        "suite": f"tasks: trec\nencoders: multi_cnn\nseeds: 1\nmax_steps: 2\n"
+        f"out: ../made/runs/s\ndata_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
         "tune": f"study: dropout\ntask: trec\nencoder: multi_cnn\ntrials: 1\nmax_steps: 2\n"
-        f"out: runs/t\ndata_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
-        "fit": f"out: runs/f\ndata: {{task: trec, data_dir: {data}}}\n"
+        f"out: ../made/runs/t\ndata_dir: {data}\nmodel: {{hidden_dim: 4}}\n",
+        "fit": f"out: ../made/runs/f\ndata: {{task: trec, data_dir: {data}}}\n"
         "model: {encoder: multi_cnn, hidden_dim: 4}\ntrainer: {max_steps: 2}\n",
         "profile": "encoders: bilstm\npredict_only: true\npredict_lengths: 16,32\nmodes: infer\n"
-        "report: false\nprogress: false\nout: runs/p\ndim: 16\n",
+        "report: false\nprogress: false\nout: ../made/runs/p\ndim: 16\n",
     }
     monkeypatch.chdir(made)
     for command, text in configs.items():
@@ -183,7 +184,8 @@ def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
     monkeypatch.setattr(
         "harness.reproduce.command.run_reproduce", lambda options: Path("runs/r1/x.md")
     )
-    built = Namespace(out=None)  # its --out taken by the command (out_folder: none here)
+    # its --out taken by the command (out_folder: none here); no data folder judged
+    built = Namespace(out=None, tables_only=True)
     monkeypatch.setattr("harness.reproduce.command.build", lambda cls, config, **kwargs: built)
     monkeypatch.setattr("harness.reproduce.command.run_problems", lambda options: [])
     from harness.reproduce.command import reproduce
