@@ -23,7 +23,7 @@ from typing import IO
 import numpy as np
 
 from datamodules.cache import cache_folder
-from datamodules.errors import Problems, shorten
+from datamodules.errors import DataFormatError, Problems, shorten
 
 # the random vectors' width without embedding_dim (no vectors file): GloVe 840B/6B 300d's
 RANDOM_VECTORS_DIM = 300
@@ -165,6 +165,20 @@ def parse_vectors(path: Path) -> tuple[list[str], np.ndarray]:
     matrix = _matrix(values, len(words), dim, numbers, problems)
     problems.raise_any()
     return words, matrix
+
+
+def vectors_problems(path: Path | str | None) -> list[str]:
+    """The lines of :func:`parse_vectors`'s refusal of the file ``path`` ([] for none, or for no
+    such file: the options' check names that): a command refusing a data folder before it reads
+    anything says them beside it. Until 2026-12-01 reproduce's early refusal of a folder without
+    the tasks' files hid a vectors file's bad lines, which the data read had named with it."""
+    if path is None or not Path(path).is_file():
+        return []
+    try:
+        parse_vectors(Path(path))
+    except DataFormatError as error:
+        return str(error).splitlines()
+    return []
 
 
 def _finite32(text: str) -> bool:

@@ -81,8 +81,17 @@ def reproduce(config: Namespace) -> int:
             raise
         raise not_taken_once(error, data) from None
     out_lines, problems = out_problems(options.out), run_problems(options)
-    part = dataclasses.replace(options.part, overrides=run_overrides(options))
-    folder = [] if options.tables_only else data_folder_problems(part, options.inputs)
+    folder = (
+        []
+        if options.tables_only
+        else data_folder_problems(
+            dataclasses.replace(options.part, overrides=run_overrides(options)), options.inputs
+        )
+    )  # the grid's runs as they will read the folder
+    if folder:  # every problem at once: the vectors file's too (a full read of it)
+        from datamodules.vectors import vectors_problems
+
+        folder += vectors_problems(options.inputs.embeddings)
     if problems or folder:  # said together, in fit's order; --out's alone: out_folder's
         raise refusal(said_as_written([*problems, *out_lines, *folder]))  # as written
     with out_folder("reproduce", options.out):

@@ -82,6 +82,10 @@ def tune(config: Namespace) -> int:
         if options.outputs_only
         else data_folder_problems(options.study, options.task, options.inputs, options.fit)
     )
+    if folder:  # every problem at once: the vectors file's too (a full read of it)
+        from datamodules.vectors import vectors_problems
+
+        folder += vectors_problems(options.inputs.embeddings)
     out_problems = out_folder_problems(out, "tune")
     if problems or folder:  # said together, in fit's order: one refusal
         # the help pointed to for a problem of the words (cli._status)
