@@ -132,12 +132,15 @@ def test_stats_advice_fits_the_path_given(name, said, tmp_path, capsys):
 )
 def test_stats_reads_a_task_name_by_fits_rule_and_words(task, said, capsys):
     """Issue 55 breaker: ``data stats`` read task names by its own rule; now it says what
-    ``fit --task`` says, one line ("expected one of ... sst1 (alias sst5)")."""
+    ``fit --task`` says, one line ("expected one of ... sst1 (alias sst5)"), and, as fit
+    does, the folder judged as of the nearest name beside it (outside check 10z item 9)."""
     from harness.training.settings.task_configs import task_option_problems
 
     assert main(["data", "stats", "--task", task, "--data-dir", "."]) == 2
     lines = problem_lines(capsys.readouterr().err, "data stats")
-    assert len(lines) == 1 and said in lines[0], lines
+    assert said in lines[0], lines
+    assert all(line.startswith("sanbench data stats: --data-dir .: ") for line in lines[1:])
+    assert len(lines) <= 2, lines
     assert task_option_problems("--task", [task])[0] in lines[0]
     assert "sst1 (alias sst5)" in lines[0]
 
