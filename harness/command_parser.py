@@ -350,8 +350,13 @@ def as_typed(key: str, value: Any) -> tuple[str, str]:
 
 
 # the fit keys a check below harness names by fit's short flag (datamodules' ``--encoding
-# utf-99: unknown encoding``), whichever command set them (suite's ``data: {encoding: ...}``)
-FIT_FLAGS = {"--encoding": "data.encoding"}
+# utf-99: unknown encoding``, ``--data-dir d: expected the files of task ...``), whichever
+# command set them (suite's ``data: {encoding: ...}``, ``data: {data_dir: d}``)
+FIT_FLAGS = {
+    "--encoding": "data.encoding",
+    "--data-dir": "data.data_dir",
+    "--embeddings": "data.embeddings",
+}
 
 
 WORD_KEYS = ("runs",)  # a positional's keys (report's run folders), its lines led by its value
@@ -1007,9 +1012,27 @@ def section_file_words(words: list[str], sections: Iterable[str]) -> list[str]:
         if section is None:
             return None
         keys = json.loads(section).items()
-        return [f"{given.option}.{key}={json.dumps(value)}" for key, value in keys], True
+        return [f"{given.option}.{key}={value_word(value)}" for key, value in keys], True
 
     return rewritten_options(words, rewrite)
+
+
+def value_word(value: Any) -> str:
+    """``value`` as a flag's word that reads back as it: a text as typed (``../data``, not
+    ``"../data"``, which a mapping option kept with its quotes, recorded so and read as a
+    path of that name), JSON where the text would read as another value (``'0.1'``) and for
+    any other value."""
+    if isinstance(value, str) and value.strip() == value and _yaml_value(value) == value:
+        return value
+    return json.dumps(value)
+
+
+def _yaml_value(text: str) -> Any:
+    """``text`` read as YAML; None where it is no YAML value."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
 
 
 def section_files_checked(
@@ -1545,15 +1568,19 @@ def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:
 def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, Any]:
     """Each key of :data:`FILE_KEYS` that ``content`` (of the config file ``config``) gives as
     a relative path -> that path beside the config file, as its section files are read: the
-    one rule for a config file's paths (a flag's stay the working folder's). A key under a
-    section (``data.data_dir``) is given as its section's mapping with that path changed."""
+    one rule for a config file's paths (a flag's stay the working folder's). A number is a
+    name, as a flag's (``out: 5``, as ``--out 5``). A key under a section (``data.data_dir``)
+    is given as its section's mapping with that path changed."""
     beside: dict[str, Any] = {}
     for key in FILE_KEYS:
         section, _, leaf = key.rpartition(".")
         holder = beside.get(section, content.get(section)) if section else content
-        if key not in known or not isinstance(holder, dict):
-            continue
-        if (moved := _beside(holder.get(leaf), config)) is None:
+        if not accepted(key, known) or not isinstance(holder, dict):
+            continue  # a key of a mapping option too (suite's data: {data_dir: d})
+        given = holder.get(leaf)
+        named = isinstance(given, int | float) and not isinstance(given, bool)
+        text = yaml_text(given) if named else given
+        if (moved := _beside(text, config) or (text if named else None)) is None:
             continue
         if section:
             beside[section] = {**holder, leaf: moved}
@@ -1664,6 +1691,29 @@ def _absolute(value: Any) -> Any:
     return value
 
 
+# the words a yes/no flag (jsonargparse's ActionYesNo) takes for true or false
+YES_NO_WORDS = ("true", "yes", "false", "no")
+
+
+def yes_no_problems(
+    content: Mapping[str, Any], parser: ArgumentParser, option: str, path: str
+) -> dict[str, str]:
+    """Each key of a config file's ``content`` that is a yes/no flag of ``parser``
+    (``overwrite``) holding a value that is not true or false (``overwrite: 5``) -> its line,
+    the value as the file writes it (``--config c.yaml: overwrite 5: expected true or false``),
+    not jsonargparse's "Value not boolean: 5." naming neither the key nor the file."""
+    flags = {action.dest for action in parser._actions if isinstance(action, ActionYesNo)}
+    typed = typed_options([option, path])
+    problems = {}
+    for key in flags & set(content):
+        value = content[key]
+        if isinstance(value, bool) or (isinstance(value, str) and value.lower() in YES_NO_WORDS):
+            continue
+        named, text = typed_entry(typed, key) or (f"{option} {path}: {key}", str(value))
+        problems[key] = f"{named} {text}: expected true or false"
+    return problems
+
+
 class CheckedConfigFile(ActionConfigFile):
     """``--config FILE``: jsonargparse's config file, whose keys are checked first: every
     unknown key is named, with the nearest valid one, before any value is applied. The copy
@@ -1708,9 +1758,11 @@ class CheckedConfigFile(ActionConfigFile):
         problems = [
             f"{option_string} {path}: unknown key {key}" for key in unknown_keys(unknown, known)
         ]
-        problems += shapes
-        for line in shapes:  # refused: the rest judged without it, not named missing
-            key = line.removeprefix(f"{option_string} {values}: ").partition(" ")[0]
+        not_yes_no = yes_no_problems(content, parser, option_string, str(values))
+        problems += [*shapes, *not_yes_no.values()]
+        said = f"{option_string} {values}: "
+        refused = [*(line.removeprefix(said).partition(" ")[0] for line in shapes), *not_yes_no]
+        for key in refused:  # refused: the rest judged without it, not named missing
             content = dict(without_dotted(content, key))
             parser.refused_in_files = getattr(parser, "refused_in_files", set()) | {key}
         problems += [  # a path's problem alone: no pointer to the help (errors.refusal)
@@ -1743,28 +1795,6 @@ class CheckedConfigFile(ActionConfigFile):
         for key in merged:  # the file's value holds the one before (jsonargparse failed on it)
             cfg[key] = None
         super().__call__(parser, cfg, given, option_string)
-
-
-class YesNo(ActionYesNo):
-    """A yes/no flag (``--overwrite``, ``--no-overwrite``) whose config-file value that is not
-    true or false (``overwrite: 5``) is refused as its key's (``--config c.yaml: overwrite 5:
-    expected true or false``, by :func:`parser_problem`), the rest judged beside it, not
-    jsonargparse's "Value not boolean: 5." naming neither the key nor the file."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if args:
-            return super().__call__(*args, **kwargs)
-        built = super().__call__(**kwargs)  # jsonargparse's own class: this one's, as built
-        built.__class__ = YesNo
-        return built
-
-    def _check_type(self, value: Any) -> bool:
-        try:
-            return ActionYesNo._boolean_type(value)
-        except TypeError:
-            raise TypeError(
-                f"Parser key \"{self.dest}\": Expected a <class 'bool'>. Got value: {value}"
-            ) from None
 
 
 class NullsChecked(ArgumentParser):
@@ -1882,7 +1912,7 @@ class CommandParser(NullsChecked):
             default = _default(field)
             help_text = docs.get(field.name, "").replace("%", "%%")  # argparse formats help
             if hint is bool:
-                action = YesNo(no_prefix="no-")
+                action = ActionYesNo(no_prefix="no-")
                 self.add_argument(
                     *names, dest=field.name, action=action, default=default, help=help_text
                 )
@@ -2103,10 +2133,10 @@ class CommandParser(NullsChecked):
     ) -> Namespace:
         """``words`` parsed (a ``--print_config`` printed once the options are built, if no
         option was ``unknown`` and no value ``refused``: ``aggregate_only: 1`` was printed
-        ``false`` until 2026-12-01)."""
+        ``false`` until 2026-12-01; a config file's value refused, by its own check, alike)."""
         if any(word.startswith("--print_config") for word in words):
             self._check_before_printing([w for w in words if not w.startswith("--print_config")])
-            if unknown or refused:  # said by _parse, with the refused values
+            if unknown or refused or self.refused_in_files:  # said by _parse and parse
                 raise UsageError("\n".join(unknown))
         return self.parse_args(words)
 

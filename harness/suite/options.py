@@ -10,7 +10,12 @@ from harness.command_parser import COMMA_LIST, integer_problems, names
 from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.suite.grid import CV_FOLDS, Shard
-from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections
+from harness.training.settings.fit_overrides import (
+    Budget,
+    DataOptions,
+    FitSections,
+    with_section_paths,
+)
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
@@ -71,6 +76,7 @@ class SuiteOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = integer_problems(self, {"seeds": 1, "folds": 1})
         for listed, option in ((task_list, "--tasks"), (names, "--encoders")):
             try:

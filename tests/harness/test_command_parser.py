@@ -1115,3 +1115,19 @@ def test_a_sections_file_given_as_a_flag_is_read_as_fit_reads_it(
         f"sanbench {command}: --model {tmp_path / 'model.yaml'}: hidden_dim 0: expected a "
         "positive integer"
     ]
+
+
+def test_print_config_refuses_a_config_files_value_the_run_refuses_by_its_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tasks: {a: 1}`` was printed, exit 0, where the run refuses it: a value a config file's
+    own check refuses (its shape, a yes/no flag's ``overwrite: 5``) is refused by
+    --print_config as by the run, and nothing is printed."""
+    monkeypatch.chdir(tmp_path)
+    Path("c.yaml").write_text("tasks: {a: 1}\n")
+    assert main(["suite", "--config", "c.yaml", "--print_config"]) == 2
+    out, err = capsys.readouterr()
+    assert not out, out
+    assert problem_lines(err, "suite") == [
+        "sanbench suite: --config c.yaml: tasks {a: 1}: expected one task or a list of tasks"
+    ]

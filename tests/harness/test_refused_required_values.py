@@ -37,10 +37,11 @@ def test_report_says_out_beside_a_config_files_refused_runs(
 def test_report_says_the_run_folders_beside_a_config_files_refused_out(
     trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``out: 7`` hid the file's run folder that is not there."""
-    with scratch(trec_dir, {**CFG, "cfg/c.yaml": "out: 7\nruns: [/nonexist]\n"}) as root:
+    """``out: [7]`` hid the file's run folder that is not there (``out: 7`` is a folder's name
+    since 2026-12-01, as ``--out 7``)."""
+    with scratch(trec_dir, {**CFG, "cfg/c.yaml": "out: [7]\nruns: [/nonexist]\n"}) as root:
         err = refused(root, ["report", "--config", "cfg/c.yaml"], capsys)
-    expected = ["--config cfg/c.yaml: out 7: expected a path"]
+    expected = ["--config cfg/c.yaml: out [7]: expected a path"]
     expected += ["--config cfg/c.yaml: runs /nonexist: no such folder"]
     said_once(problem_lines(err, "report"), expected)
 

@@ -8,7 +8,7 @@ every run (:func:`fit_overrides`). The checks that need no file run when an obje
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from harness.command_parser import (
     TRAINER_CLASS_LISTS,
     as_typed,
     integer_problems,
+    typed_now,
 )
 from harness.errors import FilesProblem, InputError
 
@@ -67,10 +68,20 @@ class DataOptions:
             where = 'the benchmarks\' folder: docs/data.md "Layouts"'
             problems.append(f"--data-dir is required {needed_by} ({where})")
         elif self.data_dir is not None:
-            problems += path_problems("--data-dir", self.data_dir, folder=True)
+            problems += path_problems(given_as("data_dir"), self.data_dir, folder=True)
         if self.embeddings is not None:
-            problems += path_problems("--embeddings", self.embeddings, folder=False)
+            problems += path_problems(given_as("embeddings"), self.embeddings, folder=False)
         return problems
+
+
+def given_as(name: str) -> str:
+    """The option that gave the path ``name``: fit's data section's (``--data.data_dir``, a
+    config file's ``data: {data_dir: ...}``) when only it was typed (:func:`with_section_paths`),
+    else its own flag (``--data-dir``)."""
+    typed = typed_now()
+    if name not in typed and f"data.{name}" in typed:
+        return f"--data.{name}"
+    return f"--{name.replace('_', '-')}"
 
 
 def path_problems(option: str, path: Path, folder: bool) -> list[str]:
@@ -333,6 +344,19 @@ def fit_typed(typed: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]
         elif section in SECTIONS and rest:
             keys[key] = spelled
     return keys
+
+
+def with_section_paths(data: DataOptions, fit: FitSections) -> DataOptions:
+    """``data`` with the folder and vectors file of fit's ``data`` section (a config file's
+    ``data: {data_dir: D}``, ``--data.data_dir D``) where ``--data-dir`` or ``--embeddings`` is
+    not given: that section holds fit's data options, and fit takes its folder so (until
+    2026-12-01 the suite said "--data-dir is required" of them)."""
+    taken = {
+        name: Path(fit.data[name])
+        for name in ("data_dir", "embeddings")
+        if getattr(data, name) is None and fit.data.get(name) is not None
+    }
+    return replace(data, **taken) if taken else data
 
 
 def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:

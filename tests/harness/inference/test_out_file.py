@@ -422,3 +422,24 @@ def test_an_out_through_a_symlink_to_nothing_is_said_as_by_the_folder_commands(
     (folder / "L").unlink()
     (folder / "A").unlink()
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("out", ["5", "5.0"])
+def test_a_config_files_number_out_is_a_name_as_the_flags(
+    folder: Path, out: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 leftovers (f13b item 3): a config file's ``out: 5`` was refused ("out 5:
+    expected a path") while ``--out 5`` was taken as the file name 5: both are names now, said
+    alike (here: not a .csv file name), the file's read beside it."""
+    monkeypatch.chdir(folder)
+    argv = ["predict", "--ckpt", "model.ckpt", "--input", "q3.csv"]
+    assert main([*argv, "--out", out]) == 2
+    flag = problem_lines(capsys.readouterr().err, "predict")
+    (folder / "p.yaml").write_text(f"ckpt: model.ckpt\ninput: q3.csv\nout: {out}\n")
+    assert main(["predict", "--config", "p.yaml"]) == 2
+    config = problem_lines(capsys.readouterr().err, "predict")
+    assert flag == [f"sanbench predict: --out {out}: expected a .csv file name"]
+    beside = f" (read beside the config file: {folder / out})"
+    assert config == [
+        f"sanbench predict: --config p.yaml: out {out}: expected a .csv file name{beside}"
+    ]

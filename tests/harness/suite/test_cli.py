@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from tests.harness.problem_lines import problem_lines
+from tests.harness.problem_lines import files_lines, problem_lines
 
 
 @pytest.mark.parametrize(
@@ -176,3 +179,59 @@ def test_a_misspelt_task_file_in_a_folder_with_a_comma_is_one_line_with_the_near
         "own,data/reviews.yaml?)"
     ]
     assert not (tmp_path / "s").exists()
+
+
+SHORT_GRID = ["--tasks", "trec", "--encoders", "bilstm", "--seeds", "1"]
+
+
+@pytest.mark.slow  # a whole (one-step) suite
+@pytest.mark.parametrize("given", ["config", "inline"])
+def test_the_data_folder_of_the_data_section_is_taken_and_recorded_as_typed(
+    trec_dir: Path,
+    given: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 leftovers (f13b items 1, 2): a config file's ``data: {data_dir: D}`` (fit's
+    data section, which fit takes the folder from) was refused with "--data-dir is required";
+    ``--data '{data_dir: ../d}'`` was recorded JSON-quoted (``"../d"``, a folder of that name
+    in the manifest's overrides). Now the folder is taken, read beside the config file, and
+    recorded as typed: the recorded command, pasted, finds every run done."""
+    shutil.copytree(trec_dir, tmp_path / "d")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    budget = ["--max-steps", "1", "--limit-val-batches", "1", "--out", "s"]
+    if given == "config":
+        (tmp_path / "s.yaml").write_text("data: {data_dir: d}\n")
+        argv = ["suite", "--config", "../s.yaml", *SHORT_GRID, *budget]
+    else:
+        argv = ["suite", *SHORT_GRID, "--data", "{data_dir: ../d}", *budget]
+    monkeypatch.setattr(sys, "argv", ["sanbench", *argv])  # the command recorded
+    assert main(argv) == 0
+    assert "1 ran" in capsys.readouterr().out
+    manifest = json.loads(Path("s/manifest.json").read_text())
+    assert manifest["overrides"]["data.data_dir"] == "../d"  # the config's: read beside it
+    command = shlex.split(manifest["command"].partition(" && sanbench ")[2])
+    monkeypatch.setattr(sys, "argv", ["sanbench", *command])
+    assert main(command) == 0
+    assert "0 ran, 1 already done" in capsys.readouterr().out
+
+
+def test_a_data_sections_folder_is_judged_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 leftovers (f13b items 1, 2): a data section's folder is judged as fit judges
+    its own, named as written: in a config file by its key (beside the file), inline as
+    typed, not JSON-quoted (``--data.data_dir "../nodata"``)."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "s.yaml").write_text("data: {data_dir: empty}\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["suite", "--config", "s.yaml", *SHORT_GRID, "--out", "s"]) == 2
+    (line,) = files_lines(capsys.readouterr().err)
+    said = "sanbench suite: --config s.yaml: data.data_dir empty: expected the files of task"
+    assert line.startswith(said) and line.endswith(f"config file: {tmp_path / 'empty'})"), line
+    assert main(["suite", *SHORT_GRID, "--data", "{data_dir: ../nodata}", "--out", "s"]) == 2
+    lines = files_lines(capsys.readouterr().err)
+    assert lines == ["sanbench suite: --data.data_dir ../nodata: no such folder"]
+    assert not Path("s").exists()
