@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -117,11 +117,14 @@ def run_overrides(options: ReproduceOptions) -> dict[str, Any]:
 
 def preset_and_given(preset: Preset, given: dict[str, Any]) -> dict[str, Any]:
     """``preset``'s fit values, then the ones ``given``: a width given (``--model.hidden_dim
-    4``) replaces the preset's width scale (``cpu``'s third of the papers' widths), as any
-    given value replaces the preset's; until 2026-11-30 the two clashed ("model.hidden_dim and
-    model.width_scale exclude each other"), naming options nobody typed."""
+    4``, an encoder option's ``hidden_dim``) replaces the preset's width scale (``cpu``'s third
+    of the papers' widths), as any given value replaces the preset's; until 2026-11-30 the two
+    clashed ("model.hidden_dim and model.width_scale exclude each other"), naming options
+    nobody typed, and until 2026-12-01 so did an encoder option's width."""
     own = dict(preset.overrides)
-    if "model.hidden_dim" in given:
+    options = given.get("model.encoder_options")
+    in_options = isinstance(options, Mapping) and "hidden_dim" in options
+    if in_options or {"model.hidden_dim", "model.encoder_options.hidden_dim"} & set(given):
         own.pop("model.width_scale", None)
     return {**own, **given}
 

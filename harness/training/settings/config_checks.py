@@ -307,6 +307,18 @@ def _width_typed(typed: Mapping[str, tuple[str, str]], key: str, value: Any) -> 
     return typed_entry(typed, f"model.{key}") or held or (f"--model.{key}", str(value))
 
 
+def _widths_named(
+    model: Mapping[str, Any], options: Mapping[str, Any], typed: Mapping[str, tuple[str, str]]
+) -> str:
+    """The width options and encoder options given, as ``typed`` holds them (``-c w.yaml:
+    model.encoder_options.hidden_dim -3``), for a refusal of the encoder they build; the two
+    options by name when none was given."""
+    given = {key: model.get(key) for key in WIDTH_KEYS if model.get(key) is not None}
+    given |= {f"encoder_options.{key}": value for key, value in options.items()}
+    named = [" ".join(_width_typed(typed, key, value)) for key, value in given.items()]
+    return " / ".join(dict.fromkeys(named)) or "--model.encoder_options / --model.hidden_dim"
+
+
 def encoder_problems(
     model: Mapping[str, Any], input_dim: int, typed: Mapping[str, tuple[str, str]] | None = None
 ) -> list[str]:
@@ -338,8 +350,8 @@ def encoder_problems(
         )
         with torch.device("meta"):
             built = build_encoder(encoder, input_dim=input_dim, **keywords)
-    except (ValueError, TypeError) as error:
-        return [f"--model.encoder_options / --model.hidden_dim: {error}"]
+    except (ValueError, TypeError, RuntimeError) as error:  # torch's: a negative width
+        return [f"{_widths_named(model, options, typed or {})}: {error}"]
     needed = 4 * sum(parameter.numel() for parameter in built.parameters())
     if needed > physical_bytes():
         given = [f"--model.{key} {model[key]}" for key in WIDTH_KEYS if model.get(key)]

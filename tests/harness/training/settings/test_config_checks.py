@@ -367,6 +367,18 @@ CONFIG_NAMED = [
         SGD,
         "--config c.yaml: model.lr 0.3 and --optimizer torch.optim.SGD: give one",
     ),
+    # an encoder's negative width: torch's RuntimeError was an internal error (exit 1) for the
+    # CNN, and the line named "--model.encoder_options / --model.hidden_dim", not the file's key
+    (
+        "model: {encoder: multi_cnn, encoder_options: {hidden_dim: -3}}",
+        [],
+        "--config c.yaml: model.encoder_options.hidden_dim -3: ",
+    ),
+    (
+        "model: {encoder: bilstm, encoder_options: {hidden_dim: -3}}",
+        [],
+        "--config c.yaml: model.encoder_options.hidden_dim -3: ",
+    ),
 ]
 
 
