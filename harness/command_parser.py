@@ -1875,6 +1875,9 @@ class CommandParser(NullsChecked):
         # a command's check of the other values when a required option is left out (its
         # problems are said beside that option's: :meth:`_beside_missing`), and while it parses
         self.beside_missing: Callable[[Namespace], list[str]] | None = None
+        # a command's check of the values its runs take (each run's fit config), made before a
+        # --print_config is printed, a required option left out too (a file to fill in)
+        self.printed_values_problems: Callable[[Namespace], list[str]] | None = None
         self.required_later = False
         self.add_argument(
             *CONFIG_OPTIONS,  # -c too, as fit's LightningCLI takes it
@@ -2028,7 +2031,7 @@ class CommandParser(NullsChecked):
         refused: list[str] = []  # own values refused, said beside the rest (parsed without)
         while True:
             try:
-                namespace = self._parsed(words, unknown, refused)
+                namespace = self._parsed(words, unknown, refused, typed)
                 check_not_moved(self, namespace.get("out"))
                 if any(word.partition("=")[0] in CONFIG_OPTIONS for word in words):
                     namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
@@ -2129,18 +2132,27 @@ class CommandParser(NullsChecked):
         return f": how many {head}, {mine[0].removeprefix(f'{command}, ')}" if mine else f": {text}"
 
     def _parsed(
-        self, words: list[str], unknown: list[str], refused: list[str] | None = None
+        self,
+        words: list[str],
+        unknown: list[str],
+        refused: list[str] | None = None,
+        typed: Mapping[str, tuple[str, str]] | None = None,
     ) -> Namespace:
         """``words`` parsed (a ``--print_config`` printed once the options are built, if no
         option was ``unknown`` and no value ``refused``: ``aggregate_only: 1`` was printed
-        ``false`` until 2026-12-01; a config file's value refused, by its own check, alike)."""
+        ``false`` until 2026-12-01; a config file's value refused, by its own check, alike).
+        ``typed``: the options as the user typed them, before ``words`` were rewritten (a
+        section file's keys named by the file, not as the flags it became)."""
         if any(word.startswith("--print_config") for word in words):
-            self._check_before_printing([w for w in words if not w.startswith("--print_config")])
+            printed = [w for w in words if not w.startswith("--print_config")]
+            self._check_before_printing(printed, typed_options(words) if typed is None else typed)
             if unknown or refused or self.refused_in_files:  # said by _parse and parse
                 raise UsageError("\n".join(unknown))
         return self.parse_args(words)
 
-    def _check_before_printing(self, words: list[str]) -> None:
+    def _check_before_printing(
+        self, words: list[str], typed: Mapping[str, tuple[str, str]]
+    ) -> None:
         """``--print_config`` prints only a config that would run: the options are built
         (checked) first, every problem raised at once. A config missing a required option is
         still printed (a file to fill in)."""
@@ -2148,15 +2160,31 @@ class CommandParser(NullsChecked):
             namespace = self.parse_args(words)
         except MissingOptionsError:
             self._check_values_given(words)
-            return
         except argparse.ArgumentError as error:  # a value refused: said as the run says it
             if not message_line(error).startswith(ARGUMENTS_REQUIRED):
                 raise
             self._check_values_given(words)
+        else:
+            with options_typed(typed_options(words)):
+                for options in self.checked:
+                    build(options, namespace)
+        self._check_run_values(words, typed)
+
+    def _check_run_values(self, words: list[str], typed: Mapping[str, tuple[str, str]]) -> None:
+        """The values the command's runs take (:attr:`printed_values_problems`: each run's fit
+        config, ``model: {hidden_dim: 0}`` in a suite's file) judged as the run judges them,
+        every problem at once, a required option left out or not."""
+        if self.printed_values_problems is None:
             return
-        with options_typed(typed_options(words)):
-            for options in self.checked:
-                build(options, namespace)
+        self.required_later = True
+        try:
+            namespace = self.parse_args(words)
+        finally:
+            self.required_later = False
+        with options_typed(typed):
+            lines = said_as_written(self.printed_values_problems(namespace))
+        if lines:
+            raise refusal(lines)
 
     def _check_values_given(self, words: list[str]) -> None:
         """The values given judged, a required option left out (``aggregate_only: ~``, no

@@ -16,6 +16,7 @@ from harness.reproduce.options import NOT_WITH_TABLES_ONLY
 from harness.reproduce.reproduce import (
     data_folder_problems,
     out_problems,
+    printed_problems,
     problems_beside_options,
     run_overrides,
     run_problems,
@@ -27,6 +28,17 @@ OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harnes
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(ReproduceOptions)
+    parser.printed_values_problems = printed_values_problems
+
+
+def printed_values_problems(namespace: Namespace) -> list[str]:
+    """:func:`harness.reproduce.reproduce.printed_problems` of the options parsed (a file's
+    ``model: {hidden_dim: 0}``), judged before ``--print_config`` prints them."""
+    try:
+        options = build(ReproduceOptions, namespace)
+    except InputError:  # the options' own problems: said by their check
+        return []
+    return printed_problems(options)
 
 
 def data_given(config: Namespace) -> dict[str, Any]:

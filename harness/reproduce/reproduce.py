@@ -103,10 +103,17 @@ def run_problems(options: ReproduceOptions) -> list[str]:
     the launcher, every (task, encoder)'s fit config; [] for ``--tables-only``."""
     if options.tables_only:
         return []
-    part = dataclasses.replace(options.part, overrides=run_overrides(options))
     problems = options.inputs.file_problems("unless --tables-only")
-    problems += options.launcher.problems()
-    return problems + fit_config_problems(part, options.inputs)
+    return problems + options.launcher.problems() + printed_problems(options)
+
+
+def printed_problems(options: ReproduceOptions) -> list[str]:
+    """What ``--print_config`` refuses of a reproduction: :func:`run_problems` but the files'
+    and the launcher's, which the machine that runs it decides (a file to fill in)."""
+    if options.tables_only:
+        return []
+    part = dataclasses.replace(options.part, overrides=run_overrides(options))
+    return fit_config_problems(part, options.inputs)
 
 
 def run_overrides(options: ReproduceOptions) -> dict[str, Any]:

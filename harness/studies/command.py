@@ -9,11 +9,11 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
-from harness.errors import FilesProblem, refusal
+from harness.errors import FilesProblem, InputError, refusal
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
 from harness.studies.plans import BLOCK_LENGTH_MEMORY
-from harness.studies.tune import problems_beside_options, trial_problems
+from harness.studies.tune import printed_problems, problems_beside_options, trial_problems
 from harness.studies.tune import unread_problems as study_problems
 from harness.training.settings.fit_overrides import DataOptions, FitSections
 
@@ -22,6 +22,17 @@ OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harnes
 
 def add_arguments(parser: CommandParser) -> None:
     parser.add_options(StudyOptions)
+    parser.printed_values_problems = printed_values_problems
+
+
+def printed_values_problems(namespace: Namespace) -> list[str]:
+    """:func:`harness.studies.tune.printed_problems` of the options parsed, judged before
+    ``--print_config`` prints them."""
+    try:
+        options = build(StudyOptions, namespace)
+    except InputError:  # the options' own problems: said by their check
+        return []
+    return printed_problems(options)
 
 
 def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:

@@ -108,26 +108,43 @@ def print_summary(summary: dict, ctx: TuneContext) -> None:
 
 def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     """What is wrong with a training study's task, encoder, config or budget, every problem at
-    once, before any training; with none and ``read_files`` (no other problem was found), the
-    files are read and their every bad line raised (:class:`InputError`)."""
+    once, before any training: the options left out, the paths, :func:`trial_config_problems`;
+    with none and ``read_files`` (no other problem was found), the files are read and their
+    every bad line raised (:class:`InputError`)."""
     from harness.studies.fitting import missing_for_training
     from harness.training.inputs import check_fit_inputs
+    from harness.training.settings.fit_overrides import path_problems
 
     problems = missing_for_training(ctx)
     if ctx.study == SEARCH and ctx.space_file is None:  # a file's refused value: said itself
         problems.append("--space is required: --study search needs a search space file")
-    if ctx.study != SEARCH and ctx.space_file is not None:
-        problems.append("--space FILE goes with --study search, and --study search needs it")
-    from harness.training.settings.fit_overrides import path_problems
-    from harness.training.settings.task_configs import task_option_problems, task_stand_in
-
     if ctx.data_dir is not None:
         problems += path_problems("--data-dir", ctx.data_dir, folder=True)
     if ctx.embeddings is not None:
         problems += path_problems("--embeddings", ctx.embeddings, folder=False)
+    runs, config_problems = _trial_configs(ctx)
+    problems = list(dict.fromkeys(problems + config_problems))  # a line of every run's once
+    if problems or not read_files:  # the files' every bad line once the rest is right
+        return problems
+    with options_typed(runs[0][1]):
+        check_fit_inputs([runs[0][0]])  # raises: the files' lines (no --help pointer)
+    return []
 
+
+def trial_config_problems(ctx: TuneContext) -> list[str]:
+    """The problems of the trials' task and encoder names, the searched keys given as flags, and
+    each trial's fit config, reading no file (what ``--print_config`` judges of a study)."""
+    return list(dict.fromkeys(_trial_configs(ctx)[1]))
+
+
+def _trial_configs(ctx: TuneContext) -> tuple[list[tuple[FitRun, Typed]], list[str]]:
+    """The trials' fits to check (:func:`searched_runs`) and :func:`trial_config_problems`."""
     from harness.training.settings.fit_cli import encoder_stand_in
+    from harness.training.settings.task_configs import task_option_problems, task_stand_in
 
+    problems = []
+    if ctx.study != SEARCH and ctx.space_file is not None:
+        problems.append("--space FILE goes with --study search, and --study search needs it")
     given = [ctx.task] if ctx.task else []  # a missing one: said by missing_for_training
     names = task_option_problems(as_typed("task", "")[0], given)  # a config file's key so
     named = encoder_choice_problems(as_typed("encoder", "")[0], ctx.encoder)
@@ -135,7 +152,7 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
     encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder
     problems += names + named
     if task is None or encoder is None:  # no config of theirs to check
-        return problems
+        return [], problems
     if ctx.space_file is not None:
         searched = f"--space {ctx.space_file}", list(ctx.space)
         problems += searched_flag_problems(*searched, fit_typed(typed_now()))
@@ -149,12 +166,7 @@ def training_problems(ctx: TuneContext, read_files: bool = True) -> list[str]:
                 run.resolved()
             except ValueError as error:
                 problems += str(error).splitlines()
-    problems = list(dict.fromkeys(problems))  # a line of every run's config once
-    if problems or not read_files:  # the files' every bad line once the rest is right
-        return problems
-    with options_typed(runs[0][1]):
-        check_fit_inputs([runs[0][0]])  # raises: the files' lines (no --help pointer)
-    return []
+    return runs, problems
 
 
 def searched_runs(ctx: TuneContext, task: str, encoder: str) -> list[tuple[FitRun, Typed]]:
@@ -183,9 +195,24 @@ def trial_problems(options: StudyOptions, ctx: TuneContext, read_files: bool) ->
     budget when the budget's own problems are said (not twice); none for other studies."""
     if options.study == BLOCK_LENGTH_MEMORY or options.outputs_only:
         return []
+    return training_problems(_unbudgeted(options, ctx), read_files=read_files)
+
+
+def printed_problems(options: StudyOptions) -> list[str]:
+    """What ``--print_config`` refuses of a study: its values as the run judges them reading no
+    file (the budget, each trial's fit config), not the options left out, the paths, the
+    launcher or the storage, which the machine that runs it decides (a file to fill in)."""
+    problems = budget_problems_of(options.budget, options.fit)
+    if options.study == BLOCK_LENGTH_MEMORY or options.outputs_only:
+        return problems
+    return problems + trial_config_problems(_unbudgeted(options, options.context()))
+
+
+def _unbudgeted(options: StudyOptions, ctx: TuneContext) -> TuneContext:
+    """``ctx`` without the budget when the budget's own problems are said (not twice)."""
     if budget_problems_of(options.budget, options.fit):
-        ctx = replace(ctx, budget={}, overrides=without_budget(ctx.overrides))
-    return training_problems(ctx, read_files=read_files)
+        return replace(ctx, budget={}, overrides=without_budget(ctx.overrides))
+    return ctx
 
 
 # the options a stand-in for refused options takes at their defaults: the study's own numbers

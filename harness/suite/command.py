@@ -14,6 +14,7 @@ from harness.suite import SuiteOptions, run_suite
 from harness.suite.suite import (
     ONE_RUN,
     data_folder_problems,
+    printed_problems,
     problems_beside_options,
     unread_problems,
 )
@@ -27,6 +28,20 @@ def add_arguments(parser: CommandParser) -> None:
     """The options; a required one left out (``--out``) is said beside the others' problems."""
     parser.add_options(SuiteOptions)
     parser.beside_missing = missing_beside
+    parser.printed_values_problems = printed_values_problems
+
+
+def printed_values_problems(namespace: Namespace) -> list[str]:
+    """:func:`harness.suite.suite.printed_problems` of the options parsed (a file's ``model:
+    {hidden_dim: 0}``), judged before ``--print_config`` prints them."""
+    namespace = namespace.clone()
+    namespace["out"] = namespace.get("out") or OUT_STAND_IN
+    try:
+        options = build(SuiteOptions, namespace)
+    except InputError:  # the options' own problems: said by their check
+        return []
+    overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    return printed_problems(options, overrides)
 
 
 def missing_beside(namespace: Namespace) -> list[str]:

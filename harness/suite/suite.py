@@ -52,11 +52,14 @@ def input_problems(options: SuiteOptions) -> list[str]:
     problems = options.inputs.file_problems(
         "unless --aggregate-only (or every task is a task file)", folder_needed=bool(benchmarks)
     )
-    problems += options.launch.problems()
+    return problems + options.launch.problems() + name_problems(options)
+
+
+def name_problems(options: SuiteOptions) -> list[str]:
+    """What is wrong with the grid's names, every problem at once."""
     typed_option = as_typed("tasks", "")[0]  # a config file's key named as the file's
-    task_problems = task_option_problems(typed_option, options.typed_task_names)  # as typed
-    problems += task_problems
-    if not task_problems:  # a task file's fold count is read from it
+    problems = task_option_problems(typed_option, options.typed_task_names)  # as typed
+    if not problems:  # a task file's fold count is read from it
         grid = (options.task_names, options.encoder_names, options.seeds, options.folds)
         problems += grid_problems(*grid)
     option = as_typed("encoders", "")[0]  # a config file's key named as the file's
@@ -125,6 +128,16 @@ def unread_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[st
     return problems + run_config_problems(
         known_runs(options, stand_ins=bool(problems)), options, overrides
     )
+
+
+def printed_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
+    """What ``--print_config`` refuses of a suite: :func:`unread_problems` but the options left
+    out, the paths and the launcher, which the machine that runs it decides (a file to fill
+    in)."""
+    if options.aggregate_only:
+        return []
+    problems = budget_problems_of(options.budget, options.fit) + name_problems(options)
+    return problems + run_config_problems(known_runs(options, stand_ins=True), options, overrides)
 
 
 def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness.cli import main
 from tests.harness.problem_lines import files_lines, problem_lines
@@ -474,3 +476,58 @@ def test_the_out_and_the_data_folder_are_said_in_fits_order(
         i for i, said in enumerate(lines) if "/dev: expected the files of task 'trec'" in said
     ]
     assert len(found) == 2 and found[0] < found[1], lines
+
+
+# a fit value each run refuses, as a config file's model: section, and the run's line for it
+REFUSED_FIT_VALUES = [
+    ({"hidden_dim": 0}, "model.hidden_dim 0: expected a positive integer"),
+    ({"encoder_options": {"hidden_dim": -3}}, "model.encoder_options.hidden_dim -3"),
+]
+GRIDS = {
+    "suite": ["--tasks", "trec", "--encoders", "multi_cnn"],
+    "tune": ["--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"],
+    "reproduce": ["--tasks", "trec", "--encoders", "multi_cnn"],
+}
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    command=st.sampled_from(sorted(GRIDS)),
+    refused=st.sampled_from(REFUSED_FIT_VALUES),
+    data_dir=st.booleans(),
+    out=st.booleans(),
+    slurm=st.booleans(),
+)
+def test_print_config_refuses_the_fit_values_the_run_refuses(
+    command: str,
+    refused: tuple[dict, str],
+    data_dir: bool,
+    out: bool,
+    slurm: bool,
+    tmp_path_factory: pytest.TempPathFactory,
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--print_config`` of suite, tune and reproduce printed a run's fit value the run refuses
+    (``model: {hidden_dim: 0}`` in a suite's file, exit 0) until 2026-12-01; it now refuses it
+    with the run's own line, whatever a file to fill in leaves out (``--data-dir``, ``--out``)
+    and whatever the machine that runs it decides (a SLURM launcher on a machine with none); the
+    same file without that value is printed."""
+    folder = tmp_path_factory.mktemp("printed")
+    model, named = refused
+    config = folder / "c.yaml"
+    config.write_text(yaml.safe_dump({"model": model}))
+    words = [command, *GRIDS[command], "-c", str(config)]
+    words += ["--data-dir", str(trec_dir)] if data_dir else []
+    words += ["--out", str(folder / "out")] if out else []
+    words += ["--launcher", "slurm"] if slurm else []
+    run = _refused(words, capsys)
+    lines = _refused([*words, "--print_config"], capsys)
+    said = [line for line in run if named in line]
+    assert len(said) == 1 and [line for line in lines if named in line] == said, (run, lines)
+    config.write_text(yaml.safe_dump({"model": {"dropout": 0.3}}))
+    assert main([*words, "--print_config"]) == 0, capsys.readouterr().err
+    assert yaml.safe_load(capsys.readouterr().out)["model"]["dropout"] == 0.3
+    assert sorted(p.name for p in folder.iterdir()) == ["c.yaml"]
