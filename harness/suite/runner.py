@@ -56,10 +56,15 @@ def all_results_files(out_dir: Path) -> list[Path]:
     return shard_paths(out_dir)
 
 
-def finished_keys(out_dir: Path) -> set[tuple[str, ...]]:
-    """Keys of runs with an ``ok`` row in any shard's results file."""
+def finished_keys(out_dir: Path, shards: Sequence[str] | None = None) -> set[tuple[str, ...]]:
+    """Keys of runs with an ``ok`` row in any shard's results file, or in those of ``shards``
+    (their labels, ``K-of-N``): the runs they finished, whatever the others sharing
+    ``out_dir`` finished meanwhile."""
+    paths = all_results_files(out_dir)
+    if shards is not None:
+        paths = [shard_path(out_dir, label) for label in shards]
     done: set[tuple[str, ...]] = set()
-    for path in all_results_files(out_dir):
+    for path in paths:
         results = ResultsFile(path, KEY_COLUMNS)
         done.update(results.key(row) for row in results.rows() if row.get("status") == RUN_OK)
     return done

@@ -332,7 +332,12 @@ def shard_commands(before: dict[str, Any], shard: Shard, command: str) -> dict[s
     if shard.count == 1:
         return {}
     commands = {**before.get("shard_commands", {}), f"{shard.index}/{shard.count}": command}
-    return dict(sorted(commands.items(), key=lambda item: tuple(map(int, item[0].split("/")))))
+    return in_shard_order(commands)
+
+
+def in_shard_order(by_shard: Mapping[str, Any]) -> dict[str, Any]:
+    """``by_shard`` (keyed ``K/N``) in shard order, whichever shard ended first."""
+    return dict(sorted(by_shard.items(), key=lambda item: tuple(map(int, item[0].split("/")))))
 
 
 def is_rerun(before: dict[str, Any], shard: Shard) -> bool:
@@ -396,6 +401,7 @@ def _write_suite_manifest(
             "overrides": uncompared(overrides),
             "runs": list(trained),
         }
+        by_shard = in_shard_order(by_shard)
     done = sorted(run_label(key) for key in finished_keys(out))
     kept, mixed = recorded_overrides(first, by_shard, reruns, done)
     manifest = {
@@ -653,7 +659,9 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     grid = stated_grid(options)
     tables = aggregate(out, grid=grid)
     finished = finished_keys(out)
-    trained = sorted(run_label(key) for key in finished - done)
+    # the rows of this command's shards (its jobs'): another shard of --out may end meanwhile
+    ours = launched if launched is not None else [options.shard_of_grid.label]
+    trained = sorted(run_label(key) for key in finished_keys(out, ours) - done)
     trained = [] if options.aggregate_only else trained
     missing = [run_label(key) for key in grid if key not in finished]
     write_suite_manifest(options, overrides, tables, trained, launched, missing)

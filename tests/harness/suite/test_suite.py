@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from harness.suite.grid import Shard, expand_grid
 from harness.suite.options import SuiteOptions
 from harness.suite.runner import run_shard
 from harness.suite.suite import write_suite_manifest
+from harness.training.settings.fit_run import FitRun
 from reports.contracts.manifest import read_manifest
 from tests.harness.problem_lines import problem_lines
 from tests.harness.suite.test_runner import ConfigWritingFit
@@ -378,3 +380,36 @@ def test_two_first_shard_commands_with_other_max_lengths_record_each_runs_value(
     ]
     _run(monkeypatch, _suite_words(trec_dir, out, 2))  # a plain rerun: trains nothing
     assert read_manifest(out, "suite")["mixed_overrides"] == manifest["mixed_overrides"]
+
+
+def test_two_shards_at_once_each_record_only_the_runs_they_trained(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54 (outside check at f71dacf): shards 1/2 at ``--max-length 100`` and 2/2 at 200
+    run at once on one ``--out``: the shard that ended last counted the other's finished run as
+    its own (every run finished since it started), so ``shard_overrides`` gave 2/2 both runs and
+    ``mixed_overrides`` said seed0 ran at 100 and at 200. Here 2/2 runs whole while 1/2 trains."""
+    import harness.training.fit as fit_module
+
+    out = tmp_path / "s"
+    real_fit, second = fit_module.run_fit, _suite_words(trec_dir, out, 2, "--shard", "2/2")
+    second += ["--max-length", "200"]
+
+    def fit_beside_the_other_shard(run: FitRun) -> Any:
+        if run.seed == 0:  # shard 1/2's run: shard 2/2 starts and ends meanwhile
+            with monkeypatch.context() as inner:
+                inner.setattr(fit_module, "run_fit", real_fit)
+                _run(inner, second)
+        return real_fit(run)
+
+    monkeypatch.setattr(fit_module, "run_fit", fit_beside_the_other_shard)
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--shard", "1/2", "--max-length", "100"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["shard_overrides"] == {
+        "1/2": {"overrides": {"data.max_length": 100}, "runs": ["trec/multi_cnn/seed0"]},
+        "2/2": {"overrides": {"data.max_length": 200}, "runs": ["trec/multi_cnn/seed1"]},
+    }
+    assert manifest["mixed_overrides"]["data.max_length"] == [
+        {"value": 100, "runs": ["trec/multi_cnn/seed0"]},
+        {"value": 200, "runs": ["trec/multi_cnn/seed1"]},
+    ]
