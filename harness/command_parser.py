@@ -419,7 +419,7 @@ def said_as_written(
         head = option.partition(" ")[0]
         if head not in CONFIG_OPTIONS and typed_folder(option) is None:
             continue  # a flag's value, said as typed
-        flags = {f"--{key.replace('_', '-')}", f"--{key}"}
+        flags = {f"--{key.replace('_', '-')}", f"--{key}", f"--{same_value_key(key)}"}
         flags |= {
             flag for flag, aliased in {**FIT_FLAGS, **(aliases or {})}.items() if aliased == key
         }

@@ -365,3 +365,22 @@ def test_another_class_after_a_config_files_takes_its_arguments_as_the_flag_does
     optimizer = optimizer["optimizer"]
     assert optimizer["class_path"] == "torch.optim.RMSprop"
     assert (optimizer["init_args"]["lr"], optimizer["init_args"]["momentum"]) == (0.1, 0.9)
+
+
+@pytest.mark.parametrize("command", ["fit", "suite"])
+def test_a_config_files_optimizer_weight_decay_is_named_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture, command: str
+) -> None:
+    """Issue 56 outside check at f71dacf: a file's ``optimizer: {init_args: {weight_decay:
+    0.01}}`` was refused as ``--optimizer.weight_decay 0.01``, a flag nobody typed."""
+    runs = {"fit": "model: {encoder: bilstm}\ndata: {task: trec}\n"}
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        runs.get(command, "tasks: trec\nencoders: bilstm\n")
+        + "optimizer:\n  class_path: torch.optim.SGD\n"
+        + "  init_args: {lr: 0.5, momentum: 0.9, weight_decay: 0.01}\n"
+    )
+    words = ["-c", str(config), "--data-dir", str(data_folder(tmp_path))]
+    assert main([command, *words, "--out", str(tmp_path / "o"), "--print_config"]) == 2
+    said = f"-c {config}: optimizer.init_args.weight_decay 0.01: weight decay is"
+    assert said in capsys.readouterr().err
