@@ -533,25 +533,23 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
     by a later check, say), the marker, lock files and folders it added are taken away again,
     and a folder it made is removed; refused by another writer (two commands started at once),
     only the marker: the lock files and folders added since are the writer's. The launch
-    folders of killed commands (``OUT/jobs/launch-*``) go as it opens its own ``--out``, also
+    folders of killed commands (``OUT/jobs/launch-*``) go as an accepted command ends, also
     when it launches no job (until 2026-11-30 only at a launch: a finished study's rerun left
-    them); a command refused for its ``--out`` removes nothing. A file ``--out``
-    (:data:`FILE_COMMANDS`) is left to the command."""
+    them); a refused command removes nothing (:func:`dead_launch_folders_removed`). A file
+    ``--out`` (:data:`FILE_COMMANDS`) is left to the command."""
     if out is None or command in FILE_COMMANDS:
         yield
         return
     folder = Path(out)
     check_out_folder(folder, command)
-    from harness.launch.launch_folders import remove_dead_launch_folders
-
-    remove_dead_launch_folders(folder / "jobs")  # a killed command's, also if none is launched
     before = _entries(folder)
     with removed_if_left_empty(folder):
         refused = False  # by another writer
         try:
             if folder.is_dir() or command in MARKED_AT_START:
                 mark(folder, command)
-            with one_writer(folder) if command in LOCKED_COMMANDS else contextlib.nullcontext():
+            lock = one_writer(folder) if command in LOCKED_COMMANDS else contextlib.nullcontext()
+            with lock, dead_launch_folders_removed(folder / "jobs"):
                 yield
         except FolderBusyError:
             refused = True
@@ -562,6 +560,26 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
                     (folder / MARKER).unlink(missing_ok=True)
             elif folder.is_dir() and not _put_back(folder, before):
                 mark(folder, command)  # a folder the command made after its checks
+
+
+@contextlib.contextmanager
+def dead_launch_folders_removed(jobs: Path) -> Iterator[None]:
+    """Around a command that holds its ``--out`` (its lock, for :data:`LOCKED_COMMANDS`): as it
+    ends, accepted (done, stopped or failed), the launch folders of killed commands in ``jobs``
+    go, also when it launched no job; refused (an :class:`InputError`: nothing written) nothing
+    goes. Until 2026-12-01 they went as it opened its ``--out``, before its lock and its own
+    checks: ``profile --resume`` refused a folder after removing its launch folders (issue
+    54)."""
+    from harness.launch.launch_folders import remove_dead_launch_folders
+
+    try:
+        yield
+    except InputError:
+        raise
+    except BaseException:
+        remove_dead_launch_folders(jobs)
+        raise
+    remove_dead_launch_folders(jobs)
 
 
 def _record(path: Path) -> Path:

@@ -9,7 +9,8 @@ the kernel's boot id, the pid namespace, the pid and the process's start time. A
 removed only when its command is provably gone: made on this host, this boot and this pid
 namespace, and no process of its pid with its start time runs. Any other folder is kept (until
 2026-11-30 a command in another pid namespace removed a live command's folder, and its jobs
-crashed)."""
+crashed). They are removed once a command is accepted (``harness.outdir.out_folder``) or
+launches: a refused command removes nothing."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import math
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,7 @@ def make_launch_folder(jobs: Path) -> Path:
 def remove_dead_launch_folders(jobs: Path) -> None:
     """Remove the folders in ``jobs`` whose command is provably gone (:func:`provably_dead`),
     but for their jobs' tracebacks (:func:`remove_launch_folder`). Called at each launch and as
-    a command opens its ``--out`` (``harness.outdir.out_folder``)."""
+    an accepted command ends (``harness.outdir.out_folder``)."""
     if not jobs.is_dir():
         return
     for folder in jobs.glob(f"{PREFIX}*-*"):
@@ -65,16 +67,28 @@ def remove_dead_launch_folders(jobs: Path) -> None:
 
 def provably_dead(folder: Path) -> bool:
     """Whether the command that made ``folder`` is gone for certain: its :data:`OWNER` names
-    this host, boot and pid namespace, and no process of its pid with its start time runs. A
-    folder without a readable record (being made, or not sanbench's) is not."""
+    this host, boot and pid namespace, a start time a process of this boot can have, and no
+    process of its pid runs, or one that started after it (its pid reused). A folder without a
+    readable record (being made, or not sanbench's) is not; nor one whose start time cannot be
+    its pid's: until 2026-12-01 ``"started": 1e300``, ``-1`` or ``0`` beside a live pid called
+    a live command's folder dead (issue 54)."""
     owner = _record(folder)
     if owner is None:
         return False
     pid, started = owner["pid"], owner["started"]
     if any(value is None or owner.get(key) != value for key, value in process_place().items()):
         return False  # another machine's, container's or boot's pid, or not known here
+    if not _this_boots(started):
+        return False
     now = process_start_time(pid)
-    return now is None or abs(now - started) > START_SLACK_S
+    return now is None or now - started > START_SLACK_S
+
+
+def _this_boots(started: float) -> bool:
+    """Whether ``started`` can be a process's start time since this machine booted."""
+    import psutil
+
+    return psutil.boot_time() - START_SLACK_S <= started <= time.time() + START_SLACK_S
 
 
 def _record(folder: Path) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from harness.errors import RunInterruptedError
 from harness.launch import LaunchOptions, launch, report_outcomes
-from harness.profiling.sweep import run_sweep, stopped_line
+from harness.profiling.sweep import run_sweep, stopped_line, stopped_words
 from harness.profiling.sweep_config import SweepConfig
 from harness.profiling.sweep_manifest import jobs_environment, record_environment, write_manifest
 from reports.contracts.profile_run import profile_csv, results_file
@@ -97,8 +97,13 @@ def unfinished(config: SweepConfig, out: Path) -> list[str]:
 
 
 def run_encoder(config: SweepConfig, label: str, out: Path, command: str) -> Path:
-    """The job: the sweep of one encoder variant into ``out`` (resumed if it holds rows)."""
-    return run_sweep(one_encoder(config, label), out, command)
+    """The job: the sweep of one encoder variant into ``out`` (resumed if it holds rows).
+    Stopped, it says its rows kept but no command: the sweep's own line names the one that
+    resumes every job (until 2026-12-01 each job printed a resume of its own folder, issue 54)."""
+    try:
+        return run_sweep(one_encoder(config, label), out, command)
+    except RunInterruptedError as stopped:
+        raise RunInterruptedError(stopped_words(out, stopped.signum), stopped.signum) from None
 
 
 def one_encoder(config: SweepConfig, label: str) -> SweepConfig:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
-import shlex
 import signal
 import time
 from collections.abc import Mapping
@@ -54,6 +53,7 @@ from harness.profiling.grid import PRESETS, length_texts, lengths_text
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
 from harness.profiling.worker_process import WorkerDiedError, WorkerProcess, point_request
+from harness.redaction import runnable_line
 from reports.contracts.profile_run import (
     COLUMNS,
     CONTENDED,
@@ -125,18 +125,24 @@ def run_sweep(
 
 
 def stopped_line(out: Path, signum: int) -> str:
-    """What a sweep stopped by ``signum`` says: the signal's word as every command says it
-    (SIGTERM: terminated; else interrupted), how many finished rows ``out`` keeps, and the
-    command that resumes it. Until 2026-12-01 a SIGTERM said "interrupted; finished rows are
-    kept" over a folder with no row (outside check 9y item 4)."""
+    """What a sweep stopped by ``signum`` says (:func:`stopped_words`) and the command that
+    resumes it, runnable from any folder (``cd FOLDER && ...``: until 2026-12-01 it was
+    relative to the folder it ran in, issue 54)."""
+    resume = runnable_line(["profile", "--resume", "--out", str(out)])
+    return f"{stopped_words(out, signum)}. Resume: {resume}"
+
+
+def stopped_words(out: Path, signum: int) -> str:
+    """The signal's word as every command says it (SIGTERM: terminated; else interrupted) and
+    how many finished rows ``out`` keeps. Until 2026-12-01 a SIGTERM said "interrupted;
+    finished rows are kept" over a folder with no row (outside check 9y item 4)."""
     word = "terminated" if signum == signal.SIGTERM else "interrupted"
     try:
         rows = len(read_profile(out))
     except (OSError, ValueError):  # no profile.csv, or no complete row in it
         rows = 0
     kept = f"{rows} finished row{'' if rows == 1 else 's'} kept" if rows else "no point finished"
-    resume = shlex.join(["sanbench", "profile", "--resume", "--out", str(out)])
-    return f"{word}; {kept}. Resume: {resume}"
+    return f"{word}; {kept}"
 
 
 # the first line's words for a sweep whose steps are not fp32 (SweepConfig.predicts)

@@ -50,8 +50,24 @@ def sweep_differences(manifest: dict[str, Any], config: dict[str, Any]) -> list[
     return [
         f"{key}: {recorded.get(key)!r} recorded, {config.get(key)!r} now"
         for key in SWEEP_KEYS
-        if recorded.get(key) != config.get(key)
+        if not same_setting(key, recorded.get(key), config.get(key))
     ]
+
+
+def same_setting(key: str, recorded: Any, now: Any) -> bool:
+    """Whether a sweep's setting ``key`` is the recorded one: a device also when one side is
+    ``auto`` and the other what auto is on this machine. A sweep run as jobs records the device
+    as asked (each job resolves it on its node), one run here as resolved: until 2026-12-01 a
+    ``--launcher process`` sweep's printed resume, run here, was refused "device: 'auto'
+    recorded, 'cpu' now" (issue 54). Its rows' own device is checked row by row
+    (``harness.profiling.sweep.check_compatible``)."""
+    if recorded == now:
+        return True
+    if key != "device" or "auto" not in (recorded, now):
+        return False
+    from harness.profiling.sweep import resolve_device
+
+    return resolve_device("auto") == (now if recorded == "auto" else recorded)
 
 
 def write_manifest(

@@ -3,6 +3,11 @@ In-process, with ``launch`` replaced by a recorder: no job and no torch worker s
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +20,7 @@ from harness.profiling.grid import EncoderSpec
 from harness.profiling.sweep import make_row
 from harness.profiling.sweep_config import SweepConfig
 from reports.contracts.profile_run import ENVIRONMENT_COLUMNS, results_file
+from tests.harness.fixtures.terminal import foreground
 
 LABELS = ("test_linear", "test_quadratic")
 CONFIG = SweepConfig(
@@ -96,6 +102,45 @@ def test_stopped_jobs_say_the_signal_the_rows_kept_and_the_resume(
     options = LaunchOptions(launcher="process")
     with pytest.raises(RunInterruptedError) as raised:
         jobs.run_as_jobs(CONFIG, tmp_path, options, "sanbench profile", Console(quiet=True), {})
-    resume = f"Resume: sanbench profile --resume --out {tmp_path}"
+    resume = f"Resume: cd {os.getcwd()} && sanbench profile --resume --out {tmp_path}"
     assert str(raised.value) == f"{word}; 1 finished row kept. {resume}"
     assert raised.value.signum == signum
+
+
+SANBENCH = str(Path(sys.executable).with_name("sanbench"))
+SMALL_SWEEP = ["--encoders", "multi_cnn,word_s2t", "--lengths", "8,16", "--batch-size", "4",
+               "--dim", "32", "--repeats", "3", "--no-report", "--no-progress"]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_process_sweeps_printed_resume_runs_as_pasted(
+    tmp_path: Path, signum: int
+) -> None:
+    """Issue 54: ``profile --launcher process`` stopped printed ``Resume: sanbench profile
+    --resume --out runs/p2`` (relative, without its folder), refused when pasted: "holds
+    another sweep ... device: 'auto' recorded, 'cpu' now", and each job printed a resume of
+    its own folder. Now the command's line alone names a resume, and it finishes the sweep."""
+    popen = {"cwd": tmp_path, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    command = [SANBENCH, "profile", *SMALL_SWEEP, "--launcher", "process", "--out", "runs/p"]
+    sweep = foreground(command, **popen)
+    try:
+        deadline = time.monotonic() + 600
+        while not list((tmp_path / "runs/p/jobs").glob("*/profile.csv")):
+            assert sweep.poll() is None, sweep.communicate()
+            assert time.monotonic() < deadline, "no job wrote a row"
+            time.sleep(0.1)
+        os.killpg(sweep.pid, signum)
+        stdout, stderr = sweep.communicate(timeout=600)
+    finally:
+        if sweep.poll() is None:
+            os.killpg(sweep.pid, signal.SIGKILL)  # the test failed: leave no process behind
+    assert sweep.returncode == 128 + signum, stderr
+    assert "Resume:" not in stdout, stdout  # the jobs' lines
+    line = stderr.strip().splitlines()[-1]
+    resume = line.partition("Resume: ")[2]
+    assert resume == f"cd {tmp_path} && sanbench profile --resume --out runs/p", line
+    pasted = resume.replace("sanbench", SANBENCH, 1)
+    resumed = subprocess.run(pasted, shell=True, cwd="/", capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(results_file(tmp_path / "runs/p").rows()) == 2 * 2 * 2  # encoders, lengths, modes

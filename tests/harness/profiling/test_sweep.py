@@ -586,7 +586,7 @@ def test_a_stopped_sweep_says_its_signal_and_the_rows_it_kept(
     from harness.profiling.sweep import stopped_line
 
     rows = len(read(linear_sweep))
-    resume = f"Resume: sanbench profile --resume --out '{linear_sweep}'"
+    resume = f"Resume: cd {os.getcwd()} && sanbench profile --resume --out '{linear_sweep}'"
     assert stopped_line(linear_sweep, signal.SIGINT) == (
         f"interrupted; {rows} finished rows kept. {resume}"
     )
