@@ -181,6 +181,13 @@ def vectors_problems(path: Path | str | None) -> list[str]:
     return []
 
 
+def beside_folder_problems(folder: list[str], path: Path | str | None) -> list[str]:
+    """``folder`` (a data folder's problems, said before anything is read) and, when there is
+    one, :func:`vectors_problems` of the file ``path`` beside them: every problem at once, in
+    every command and beside any refused option, none hidden by the folder's early refusal."""
+    return [*folder, *vectors_problems(path)] if folder else []
+
+
 def _finite32(text: str) -> bool:
     """``text`` is a number that is finite as float32 (``1e39`` is not)."""
     try:

@@ -100,10 +100,6 @@ def reproduce(config: Namespace) -> int:
             dataclasses.replace(options.part, overrides=run_overrides(options)), options.inputs
         )
     )  # the grid's runs as they will read the folder
-    if folder:  # every problem at once: the vectors file's too (a full read of it)
-        from datamodules.vectors import vectors_problems
-
-        folder += vectors_problems(options.inputs.embeddings)
     if problems or folder:  # said together, in fit's order; --out's alone: out_folder's
         raise refusal(said_as_written([*problems, *out_lines, *folder]))  # as written
     with out_folder("reproduce", options.out):

@@ -142,6 +142,7 @@ def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
     other problems (until 2026-12-01 said alone by :func:`check_inputs`, per task)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
+    from datamodules.vectors import beside_folder_problems
 
     if inputs.data_dir is None or not Path(inputs.data_dir).is_dir():
         return []  # a missing --data-dir: file_problems names it
@@ -153,7 +154,8 @@ def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
         except (LookupError, ValueError, OSError):  # a task that says itself
             continue
     problem = data_dir_problem(tasks, Path(inputs.data_dir), layout)  # one line, every task
-    return [FilesProblem(problem)] if problem else []
+    folder = [problem] if problem else []
+    return [FilesProblem(line) for line in beside_folder_problems(folder, inputs.embeddings)]
 
 
 def tables_only_problems(out: Path) -> list[str]:

@@ -57,6 +57,7 @@ def data_folder_problems(
     beside the other problems (``--out``'s too)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
+    from datamodules.vectors import beside_folder_problems
 
     data_dir = None if inputs is None else inputs.data_dir
     if study == BLOCK_LENGTH_MEMORY or task is None or data_dir is None or not data_dir.is_dir():
@@ -67,7 +68,7 @@ def data_folder_problems(
     except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
         return []
     problem = data_dir_problem([spec], Path(data_dir), layout)
-    return [problem] if problem else []
+    return beside_folder_problems([problem] if problem else [], inputs.embeddings)
 
 
 def tune(config: Namespace) -> int:
@@ -93,10 +94,6 @@ def tune(config: Namespace) -> int:
         if options.outputs_only
         else data_folder_problems(options.study, options.task, options.inputs, options.fit)
     )
-    if folder:  # every problem at once: the vectors file's too (a full read of it)
-        from datamodules.vectors import vectors_problems
-
-        folder += vectors_problems(options.inputs.embeddings)
     out_problems = out_folder_problems(out, "tune")
     if problems or folder:  # said together, in fit's order: one refusal
         # the help pointed to for a problem of the words (cli._status)

@@ -96,10 +96,6 @@ def suite(config: Namespace) -> int:
     problems = unread_problems(options, overrides)
     out_problems = out_folder_problems(options.out, "suite")
     folder = data_folder_problems(options, overrides)  # alone too: one line, as written
-    if folder:  # every problem at once: the vectors file's too (a full read of it)
-        from datamodules.vectors import vectors_problems
-
-        folder += vectors_problems(options.inputs.embeddings)
     if problems or folder or out_problems:  # said together, in fit's order, as written
         lines = problems + [FilesProblem(line) for line in out_problems + folder]
         raise refusal(said_as_written(lines))  # a config file's value as written

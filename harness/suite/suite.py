@@ -148,6 +148,7 @@ def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> li
     ``--model.dropout 2``: the folder as given)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
+    from datamodules.vectors import beside_folder_problems
 
     if options.aggregate_only:
         return []
@@ -169,7 +170,7 @@ def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> li
         folder = given if given and os.path.samefile(given, folder) else folder  # as typed
         lacking.setdefault((folder, data.get("layout")), []).append(task)
     said = [data_dir_problem(tasks, *folder) for folder, tasks in lacking.items()]
-    return [problem for problem in said if problem]
+    return beside_folder_problems([p for p in said if p], options.inputs.embeddings)
 
 
 def run_config_problems(

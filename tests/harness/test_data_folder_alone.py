@@ -96,3 +96,31 @@ def test_a_config_files_out_alone_is_said_as_written(
         err = refused(root, ["suite", "--config", "cfg/c.yaml", "--data-dir", "trec"], capsys)
     [line] = _lines(err, "suite")
     assert line.startswith("--config cfg/c.yaml: out ../afile is a file, not a folder"), line
+
+
+BAD_VECTORS = {"vec.txt": "the 0.1 0.2\nbad x y\n"}
+# a refused option beside the folder: a misspelt preset, tune's --study left out
+REFUSED_TOO = {
+    "suite": lambda words: [*words, "--seeds", "0"],
+    "reproduce": lambda words: [*words, "--preset", "quick"],
+    "tune": lambda words: words[:1] + words[3:],
+    "fit": lambda words: [*words, "--model.dropout", "2"],
+}
+
+
+@pytest.mark.parametrize("refused_too", [False, True])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_bad_vectors_file_is_said_beside_the_data_folder(
+    command: str, refused_too: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every problem at once (issue 56, outside check at f71dacf item 2): a vectors file's bad
+    line was hidden beside a refused option (``--preset quick``, tune without ``--study``) and
+    in fit, which said the data folder alone."""
+    words, _ = COMMANDS[command]
+    words = REFUSED_TOO[command](words) if refused_too else words
+    words = [*words, "--data-dir", "empty", "--embeddings", "vec.txt"]
+    with scratch(trec_dir, {"empty/": "", **BAD_VECTORS}) as root:
+        err = refused(root, words, capsys)
+    lines = _lines(err, command)
+    assert any(line.startswith("--data-dir empty: expected the files of") for line in lines)
+    assert any("found 2 bad value(s): 'x', 'y'" in line for line in lines), lines

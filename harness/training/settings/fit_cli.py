@@ -1313,6 +1313,7 @@ class FitCLI(LightningCLI):
         ``--out`` (:meth:`_out_problems`) and a ``--data-dir`` holding none of the task's files
         (``--data-dir glove`` beside ``--trainer.max_steps -5``, or alone: one labelled line)."""
         from datamodules.readers.layouts import data_dir_problem
+        from datamodules.vectors import beside_folder_problems
 
         problems = self._out_problems()
         data = self.config["data"]
@@ -1323,7 +1324,8 @@ class FitCLI(LightningCLI):
         except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
             return problems
         problem = data_dir_problem([task], Path(data["data_dir"]), data.get("layout"))
-        return problems + ([FilesProblem(problem)] if problem else [])
+        folder = beside_folder_problems([problem] if problem else [], data.get("embeddings"))
+        return problems + [FilesProblem(line) for line in folder]
 
     def _out_problems(self) -> list[str]:
         """What stops any run folder from being at ``--out`` (a file, a folder that cannot be
