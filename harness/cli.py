@@ -215,13 +215,16 @@ def _bare_key(error: BaseException) -> bool:
     return isinstance(error, KeyError) and not any(" " in str(arg) for arg in error.args)
 
 
-def _report(command: str, text: str) -> None:
+def _report(command: str, text: str, then: str = "") -> None:
     """``text`` on stderr, one line per problem, each after the command's name (a
-    ``file:line:`` line too). A problem is said by the one check that owns it: no line is
-    dropped here, where a repeat would hide a second check finding it."""
+    ``file:line:`` line too), and the line ``then`` (the pointer to the help), in one write: a
+    signal as the first line came out cut the rest (outside check 14 item 1). A problem is said
+    by the one check that owns it: no line is dropped here, where a repeat would hide a second
+    check finding it."""
     lines = text.splitlines() or [""]
     source = f"sanbench {command}" if command else "sanbench"  # no command yet: the entry point
-    print("\n".join(f"{source}: {line}" for line in lines), file=sys.stderr)
+    said = [f"{source}: {line}" for line in lines] + ([then] if then else [])
+    print("\n".join(said), file=sys.stderr, flush=True)
 
 
 def _status(error: BaseException, command: str) -> int:
@@ -242,9 +245,10 @@ def _status(error: BaseException, command: str) -> int:
         _report(command, f"internal error: {type(error).__name__}: {error}")
         print(f"(sanbench {DEBUG} {command or 'COMMAND'} ... shows the traceback)", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
-    _report(command, _message(error) or type(error).__name__)  # the user's to fix: no hint
-    if isinstance(error, UsageError):  # once, after every problem, whichever layer found them
-        print(f"(see {' '.join(['sanbench', command]).strip()} --help)", file=sys.stderr)
+    # once, after every problem, whichever layer found them
+    pointer = f"(see {' '.join(['sanbench', command]).strip()} --help)"
+    then = pointer if isinstance(error, UsageError) else ""
+    _report(command, _message(error) or type(error).__name__, then)  # the user's to fix: no hint
     return status
 
 
@@ -262,14 +266,35 @@ def environment_restored() -> Iterator[None]:
 
 def _resume_line(command: str, out: str | None) -> str:
     """What follows the word of a stop before any run or job said what it saved (one that did
-    says so itself): the command that resumes ``command`` when its ``--out`` (None: not known)
-    holds a file, else that nothing was saved (a stop during the start: no folder to
-    resume)."""
+    says so itself): the command that resumes ``command`` when its ``--out`` holds a file, else
+    that nothing was saved (a stop during the start: no folder to resume; no ``--out``: the
+    command is refused, and until 2026-12-01 ``fit --bogus 1`` stopped 0.4 s in printed a
+    ``resume with:`` line for it, outside check 14 item 2)."""
     if command not in RESUMED_BY_RERUN:
         return ""
-    if out is not None and (not os.path.isdir(out) or holds_no_file(Path(out))):
+    if out is None or not os.path.isdir(out) or holds_no_file(Path(out)):
         return "; nothing was saved"
     return f"\nresume with: {resume_command()}"
+
+
+def command_word(words: list[str]) -> str:
+    """The command the words name, before its module is imported ("": none)."""
+    return words[0] if words and words[0] in SUBCOMMANDS else ""
+
+
+@contextlib.contextmanager
+def interrupt_first(interrupted: Callable[[], bool]) -> Iterator[None]:
+    """An error the block raises after a Ctrl-C was held (``interrupted()``) is the Ctrl-C's,
+    raised as ``KeyboardInterrupt``: the signal came before the refusal was known, and stops
+    every command alike, status 130 (until 2026-12-01 ``suite --bogus 1`` given a Ctrl-C 1 s in
+    said its refusal, status 2, 12 s later, where ``tune --bogus 1`` said ``interrupted``;
+    outside check 14 item 3)."""
+    try:
+        yield
+    except Exception as error:
+        if interrupted():
+            raise KeyboardInterrupt from error
+        raise
 
 
 def _out_of(config: object) -> str | None:
@@ -305,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
             with environment_restored(), kernel_caches():
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
-                with interrupt_held() as interrupted:
+                with (
+                    interrupt_held(lambda: shown or command_word(words)) as interrupted,
+                    interrupt_first(interrupted),
+                ):
                     # a signal harness.program blocked (and one it held) is held from here
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTING_SIGNALS)
                     hide_lightning_tips()  # 30 ms: a Ctrl-C then was a traceback (SIG_DFL)
@@ -355,8 +383,10 @@ def main(argv: list[str] | None = None) -> int:
                     resume = _resume_line(name, saved_in)
                     raise RunInterruptedError(f"interrupted{resume}", signal.SIGINT) from None
         except SystemExit as done:  # --help and --print_config
+            STATUS_KNOWN.set()
             return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:
+            STATUS_KNOWN.set()  # a signal now changes nothing: the message is said whole
             if debug:
                 raise
             return _status(error, shown)

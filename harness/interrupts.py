@@ -33,11 +33,20 @@ STARTING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 STATUS_KNOWN = threading.Event()
 
 
+def said_by(command: str, line: str) -> str:
+    """``line`` (one of ``sanbench: ...``) said by ``command`` when it is known (``sanbench
+    fit: ...``), as every message of a command names it."""
+    return line.replace("sanbench:", f"sanbench {command}:", 1) if command else line
+
+
 @contextlib.contextmanager
-def interrupt_held() -> Iterator[Callable[[], bool]]:
+def interrupt_held(command: Callable[[], str] = str) -> Iterator[Callable[[], bool]]:
     """While the block runs, a first SIGINT is noted (the callable says whether one came) and a
     second ends the process at once with :data:`INTERRUPTED`; a SIGTERM ends it at once with
-    :data:`TERMINATED_AT_START` (a user's kill: nothing has started to save)."""
+    :data:`TERMINATED_AT_START` (a user's kill: nothing has started to save). Both lines name
+    ``command()``, the command as its messages name it once known ("": not yet): until
+    2026-12-01 a SIGTERM while a command's modules loaded said ``sanbench: terminated ...``
+    where a Ctrl-C named the command (outside check 14 item 4)."""
     if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
@@ -45,12 +54,12 @@ def interrupt_held() -> Iterator[Callable[[], bool]]:
 
     def note(signum: int, frame: object) -> None:
         if came:
-            print(INTERRUPTED, file=sys.stderr, flush=True)
+            print(said_by(command(), INTERRUPTED), file=sys.stderr, flush=True)
             os._exit(INTERRUPTED_STATUS)
         came.append(signum)
 
     def terminate(signum: int, frame: object) -> None:
-        print(TERMINATED_AT_START, file=sys.stderr, flush=True)
+        print(said_by(command(), TERMINATED_AT_START), file=sys.stderr, flush=True)
         os._exit(TERMINATED_STATUS)
 
     previous = signal.signal(signal.SIGINT, note)

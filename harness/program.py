@@ -1,6 +1,7 @@
 """The ``sanbench`` program's entry point: a Ctrl-C while sanbench starts is held until its
-imports end, then stops the program with status 130 in one line; a SIGTERM then stops it at
-once, status 143, in one line saying that nothing was saved.
+imports end, then stops the program with status 130 in one line; a SIGTERM then stops it
+(once ``harness.cli`` is imported, 0.07 s), status 143, in one line saying that nothing was
+saved. Both lines name the command.
 
 A ``KeyboardInterrupt`` raised inside a library's import leaves that library half imported:
 what followed was a traceback, an "internal error" of numpy (``module 'numpy._core' has no
@@ -15,26 +16,19 @@ from typing import NoReturn
 
 
 def entry() -> NoReturn:
-    """``sanbench``: :func:`harness.cli.entry`, imported with a Ctrl-C held and a SIGTERM
-    answered (both blocked from the first line, so that one arriving before the handler is in
-    place waits for it). Both stay blocked until :func:`harness.cli.main` holds them, and a
-    Ctrl-C held here is sent again to be held there: its line names the command (``sanbench
-    encoders: interrupted``; it said ``sanbench: interrupted`` until 2026-12-01). This module
-    imports nothing but ``signal`` before: a Ctrl-C 0.045-0.075 s into the program came as it
-    imported ``harness.interrupts`` and gave a traceback until 2026-12-01 (outside check 10y
-    item 2). Blocking at the module's import instead blocked SIGTERM in every process that
-    multiprocessing spawns (each imports the console script again), and a pool's terminate
-    then waited for ever."""
+    """``sanbench``: :func:`harness.cli.entry`, imported with SIGINT and SIGTERM blocked from the
+    first line: one that comes meanwhile waits, pending, until :func:`harness.cli.main` holds
+    them, whose line names the command (``sanbench encoders: interrupted``, ``sanbench fit:
+    terminated while starting; nothing was saved``). Until 2026-12-01 a Ctrl-C held here was
+    sent again to be held there, but a SIGTERM here said ``sanbench: terminated ...``, naming
+    no command (outside check 14 item 4). This module imports nothing but ``signal`` before: a
+    Ctrl-C 0.045-0.075 s into the program came as it imported ``harness.interrupts`` and gave a
+    traceback until 2026-12-01 (outside check 10y item 2). Blocking at the module's import
+    instead blocked SIGTERM in every process that multiprocessing spawns (each imports the
+    console script again), and a pool's terminate then waited for ever."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    from harness.interrupts import STARTING_SIGNALS, interrupt_held
+    from harness import cli
 
-    with interrupt_held() as interrupted:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTING_SIGNALS)
-        from harness import cli
-
-        signal.pthread_sigmask(signal.SIG_BLOCK, STARTING_SIGNALS)  # until cli.main holds them
-    if interrupted():  # said by cli.main, which names the command (outside check 8y item 4)
-        signal.raise_signal(signal.SIGINT)  # pending while blocked
     cli.entry()
 
 

@@ -271,6 +271,61 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
     assert capsys.readouterr().err.splitlines() == stopped_lines("terminated", words, saved)
 
 
+@pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "words",
+    [["fit", "--bogus", "1"], ["fit", "--task", "trec", "--data-dir", "/nonexist"]],
+    ids=["an unknown option", "no --out"],
+)
+def test_a_stop_of_a_command_given_no_out_says_nothing_was_saved(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    words: list[str],
+    signum: int,
+) -> None:
+    """Outside check 14 item 2: a Ctrl-C 0.25-1 s into ``fit --bogus 1`` (its words not checked
+    yet) printed ``resume with: ... sanbench fit --bogus 1``, a command refused, for no folder:
+    with no --out nothing was saved, and the line says so."""
+    import importlib
+    import signal
+
+    def stopped_while_starting(config: object) -> int:
+        os.kill(os.getpid(), signum)  # SIGINT: sanbench's handler raises KeyboardInterrupt
+        return 0
+
+    monkeypatch.setattr(
+        importlib.import_module("harness.training.command"), "fit", stopped_while_starting
+    )
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
+    try:
+        assert main(words) == 128 + signum
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert capsys.readouterr().err.splitlines() == [f"sanbench fit: {word}; nothing was saved"]
+
+
+def test_a_ctrl_c_held_before_a_refusal_was_known_stops_the_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check 14 item 3: a Ctrl-C 1 s into ``suite --bogus 1``, held while its modules
+    loaded (12 s), was dropped for the refusal that followed (status 2), where ``tune --bogus
+    1`` said ``interrupted``: the signal came first, and stops it as any command, status 130."""
+    import signal
+
+    from harness import cli
+    from harness.errors import UsageError
+
+    def refused_after_a_ctrl_c(name: str, words: list[str]) -> object:
+        signal.raise_signal(signal.SIGINT)  # held: the words are checked on
+        raise UsageError("unknown option --bogus (did you mean --out?)")
+
+    monkeypatch.setattr(cli, "parse_command", refused_after_a_ctrl_c)
+    assert main(["suite", "--bogus", "1"]) == 130
+    assert capsys.readouterr().err.splitlines() == ["sanbench suite: interrupted"]
+
+
 def test_every_line_of_a_message_carries_the_commands_name(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

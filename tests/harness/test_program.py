@@ -28,7 +28,9 @@ PROGRAM = [
     "from harness.program import entry; print('up', flush=True); entry()",
 ]
 INTERRUPTED = "sanbench encoders: interrupted"  # named at every moment (outside check 8y item 4)
-TERMINATED = "sanbench: terminated while starting; nothing was saved"
+TERMINATED = "sanbench: terminated while starting; nothing was saved"  # no command known
+# a SIGTERM while sanbench starts names the command too (outside check 14 item 4)
+TERMINATED_ENCODERS = "sanbench encoders: terminated while starting; nothing was saved"
 MOMENTS = 20  # Ctrl-Cs over a command's life: the lost one's window was ~0.1-0.4 s of 2-4 s
 
 
@@ -157,7 +159,7 @@ def test_a_sigterm_while_sanbench_starts_ends_it_in_one_line_saying_nothing_was_
         assert "disan" in stdout
     else:
         assert process.returncode == 143, (process.returncode, stderr)
-        assert stderr.strip() in (TERMINATED, "sanbench encoders: terminated"), stderr
+        assert stderr.strip() in (TERMINATED_ENCODERS, "sanbench encoders: terminated"), stderr
 
 
 @pytest.mark.slow  # four processes that import torch
@@ -294,3 +296,83 @@ def test_importing_the_program_blocks_no_signal() -> None:
     code = "import signal, harness.program; print(sorted(signal.pthread_sigmask(0, [])))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "[]", done
+
+
+# sends itself a signal as the program imports a module (argv: the signal, the module, the words)
+SIGNALLED_IMPORTING = """
+import os, sys
+signum, module, sys.argv = int(sys.argv[1]), sys.argv[2], ["sanbench", *sys.argv[3:]]
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signum)
+        return None
+sys.meta_path.insert(0, Finder())
+from harness.program import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["harness.interrupts", "harness.command_parser", "harness.profiling.command"],
+    ids=["the program's first import", "the command line's", "the command's module"],
+)
+def test_a_sigterm_while_sanbench_starts_names_the_command(module: str) -> None:
+    """Outside check 14 item 4: a SIGTERM from ~0.1 s to the end of the imports said
+    ``sanbench: terminated while starting; nothing was saved`` where a Ctrl-C named the
+    command; both name it at every moment."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_IMPORTING, str(int(signal.SIGTERM)), module, "profile"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    said = "sanbench profile: terminated while starting; nothing was saved"
+    assert (done.returncode, done.stderr.strip(), done.stdout) == (143, said, ""), done
+
+
+# sends itself a signal once the first line of the command's message is out
+AFTER_THE_FIRST_LINE = """
+import os, sys
+from harness import cli
+signum, sys.argv = int(sys.argv[1]), ["sanbench", *sys.argv[2:]]
+class Stderr:
+    def __init__(self, stream):
+        self.stream, self.sent = stream, False
+    def write(self, text):
+        written = self.stream.write(text)
+        self.stream.flush()
+        if text.startswith("sanbench ") and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signum)
+        return written
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+cli.entry()
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_as_a_refusal_is_said_changes_nothing(signum: int) -> None:
+    """Outside check 14 item 1: a signal as the first line of a refusal of the command's words
+    came out (``report --bogus 1``, refused as its words were checked) cut the rest: a
+    SIGTERM said ``terminated`` (143), a Ctrl-C gave a traceback; the other problem and the
+    pointer to the help were lost. Once the status is known a signal changes nothing: the
+    refusal is said whole."""
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER_THE_FIRST_LINE, str(int(signum)), "report", "--bogus", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    said = [
+        "sanbench report: unknown option --bogus (did you mean --out?)",
+        "sanbench report: RUNS... is required: run folders",
+        "(see sanbench report --help)",
+    ]
+    assert (done.returncode, done.stderr.splitlines()) == (2, said), done
