@@ -35,8 +35,6 @@ SAID = {
 def test_a_width_in_encoder_options_beside_another_width_is_refused(
     command: str, config: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if command == "reproduce" and config == "cfg/h.yaml":
-        pytest.skip("reproduce's preset sets model.width_scale: its own width is dropped")
     line = [*HEAD[command], "--data-dir", "trec", "--out", "new", "--config", config]
     with scratch(trec_dir, FILES) as root:
         lines = problem_lines(refused(root, line, capsys), command)
