@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import tempfile
 import warnings
 from collections import Counter
@@ -171,14 +172,26 @@ def vectors_problems(path: Path | str | None) -> list[str]:
     """The lines of :func:`parse_vectors`'s refusal of the file ``path`` ([] for none, or for no
     such file: the options' check names that): a command refusing a data folder before it reads
     anything says them beside it. Until 2026-12-01 reproduce's early refusal of a folder without
-    the tasks' files hid a vectors file's bad lines, which the data read had named with it."""
+    the tasks' files hid a vectors file's bad lines, which the data read had named with it.
+    Each line is led by the option naming the file (``--embeddings v.txt: line 2: expected
+    ...``), as the data folder's is, so that a config file's is said as written."""
     if path is None or not Path(path).is_file():
         return []
     try:
         parse_vectors(Path(path))
     except DataFormatError as error:
-        return str(error).splitlines()
+        return [_led_by_option(line, str(error.path)) for line in str(error).splitlines()]
     return []
+
+
+def _led_by_option(line: str, path: str) -> str:
+    """``line`` of a vectors file's refusal (``v.txt:2: expected ...``) led by the option
+    naming the file: ``--embeddings v.txt: line 2: expected ...``."""
+    rest = line.removeprefix(f"{path}:")
+    number = re.match(r"(\d+): ", rest)
+    return f"--embeddings {path}: " + (
+        f"line {number[1]}: {rest[number.end() :]}" if number else rest.lstrip()
+    )
 
 
 def beside_folder_problems(folder: list[str], path: Path | str | None) -> list[str]:

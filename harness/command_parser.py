@@ -227,6 +227,26 @@ def _arguments(class_path: str) -> list[str]:
         return []
 
 
+def rest_as_written(rest: str, given: str, option: str, text: str) -> str:
+    """``rest`` of a line led by ``given`` (a flag and its value as a check says them,
+    ``--data-dir empty``) with that flag and path named in it again as the file writes them:
+    ``option``'s key and ``text`` (``no files in ../empty ... Point data_dir at ...``, not
+    ``in empty ... Point --data-dir``); a command quoted in backticks kept as it runs."""
+    flag, _, value = given.partition(" ") if given.startswith("--") else ("", "", given)
+    renames = [(flag, option.rpartition(": ")[2]), (value, text)]
+    parts = rest.split("`")
+    for old, new in renames:
+        if old and old != new:
+            parts[::2] = [_word_renamed(part, old, new) for part in parts[::2]]
+    return "`".join(parts)
+
+
+def _word_renamed(text: str, old: str, new: str) -> str:
+    """``text`` with each ``old`` that stands as a word or path of its own (not a part of
+    ``emptyish`` or ``a/empty``) replaced by ``new``."""
+    return re.sub(rf"(?<![\w./~-]){re.escape(old)}(?![\w/-])", lambda _: new, text)
+
+
 def typed_options(
     words: Iterable[str], aliases: Mapping[str, str] | None = None
 ) -> dict[str, tuple[str, str]]:
@@ -454,7 +474,7 @@ def said_as_written(
             rest = line[len(given) :]
             if line.startswith(given) and rest[:1] in (":", " ", ""):
                 looked_at = "" if looked_at.strip(" ()").partition(": ")[2] in rest else looked_at
-                written = f"{option} {text}{rest}{looked_at}"
+                written = f"{option} {text}{rest_as_written(rest, given, option, text)}{looked_at}"
                 line = FilesProblem(written) if isinstance(line, FilesProblem) else written
                 break
         said.append(line)

@@ -6,6 +6,7 @@ misspelt ``task: treec`` did not judge the folder as of its nearest task."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,28 @@ def test_a_bad_vectors_file_is_said_beside_the_data_folder(
     lines = _lines(err, command)
     assert any(line.startswith("--data-dir empty: expected the files of") for line in lines)
     assert any("found 2 bad value(s): 'x', 'y'" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_config_files_vectors_and_folder_advice_are_said_as_written(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, outside check at f71dacf item 3: the file's ``embeddings: ../vec.txt`` was
+    said ``vec.txt:2: ...`` (neither the file nor its key), and the folder's advice from a
+    config file ``in empty or its subfolders ... Point --data-dir at ...``: a path relative to
+    the working folder and a flag nobody typed."""
+    _, text = COMMANDS[command]
+    keys = "data_dir: ../empty\nembeddings: ../vec.txt\n"
+    fit = command == "fit"
+    text = text.replace("data:\n", "data:\n" + textwrap.indent(keys, "  ")) if fit else text + keys
+    files = {**CFG, "empty/": "", **BAD_VECTORS, "cfg/c.yaml": text}
+    with scratch(trec_dir, files) as root:
+        err = refused(root, [command, "--config", "cfg/c.yaml"], capsys)
+    lines = _lines(err, command)
+    prefix = "data." if fit else ""
+    vectors = f"--config cfg/c.yaml: {prefix}embeddings ../vec.txt: line 2: expected 2 finite"
+    assert any(line.startswith(vectors) for line in lines), lines
+    [folder] = [line for line in lines if line.startswith(f"--config cfg/c.yaml: {prefix}data_dir")]
+    advice = folder.split("`")[0].lower()  # a command quoted to run keeps its flag
+    assert "point --data-dir" not in advice and " in empty " not in advice, folder
+    assert f"point {prefix}data_dir at" in advice, folder

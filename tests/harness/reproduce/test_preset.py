@@ -58,7 +58,7 @@ def test_bad_inputs_fail_fast_with_the_file_and_the_fix(
         (
             ["--data-dir", str(tmp_path), "--embeddings", str(vectors), "--out", f"{tmp_path}/r"],
             # every problem at once: the folder lacks the tasks' files, the vectors are bad
-            r"expected the files of tasks 'cr'[\s\S]*vectors\.txt:1: expected 3 finite numbers",
+            r"expected the files of tasks 'cr'[\s\S]*vectors\.txt: line 1: expected 3 finite",
         ),
         (
             ["--out", str(tmp_path / "none"), "--tables-only"],
