@@ -326,10 +326,12 @@ def _merged(key: str, value: Any) -> bool:
     return isinstance(value, dict) or (key in WORD_SECTIONS and named)
 
 
-WORD_SECTIONS = ("model", "trainer", "data")  # the sections a file of keys fills (--model m.yaml)
+# the sections a file of keys fills (--model m.yaml; fit's own run section too, --run r.yaml,
+# until 2026-12-01 refused in jsonargparse's text by fit, "expected a mapping" by suite)
+WORD_SECTIONS = ("model", "trainer", "data", "run")
 # LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are
 # named ``--trainer tr.yaml: accelerator``, as a ``--config`` file's are
-SECTION_FILES = ("model", "trainer", "data", "optimizer", "lr_scheduler")
+SECTION_FILES = (*WORD_SECTIONS, "optimizer", "lr_scheduler")
 
 
 def same_value_key(key: str) -> str:
@@ -1055,27 +1057,68 @@ def _yaml_value(text: str) -> Any:
         return None
 
 
+class SectionFlags(typing.NamedTuple):
+    """:func:`section_flags_checked`'s answer."""
+
+    words: list[str]  # without each section's file that holds no mapping
+    problems: list[str]  # every file's problems, ``--trainer t.yaml: unknown key bogus``
+    unknown: dict[str, set[str]]  # a file's path -> its unknown keys (left out of ``read``)
+    read: dict[str, dict[str, Any]]  # a file's path -> the mapping it holds
+
+
+def section_flags_checked(
+    words: list[str], sections: Iterable[str], known: set[str]
+) -> SectionFlags:
+    """The one reader of each ``--SECTION FILE`` of ``sections`` (``--trainer t.yaml``, ``--run
+    r.yaml``, ``--optimizer o.yaml``) that ``words`` give, for every command: the lines of its
+    problems in sanbench's words (:func:`section_file_content`: ``unknown key bogus``, ``empty;
+    expected a mapping of run's keys``), said beside the rest, and the file left out of the
+    words where it holds no mapping. A class's file (``--optimizer``) holding a mapping is kept
+    as given, its class and arguments judged by the parser that builds it; until 2026-12-01 an
+    empty one was taken as none (fit trained with ``optimizer: null``), and fit refused a ``--run``
+    file in jsonargparse's text."""
+    problems: list[str] = []
+    unknown: dict[str, set[str]] = {}
+    read: dict[str, dict[str, Any]] = {}
+    wanted = set(sections)
+
+    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
+        section, value = given.option.removeprefix("--").replace("-", "_"), given.value
+        null = YAML_NULL.fullmatch(value.strip())  # ~: not given, not the home folder
+        if section not in wanted or not value or null or not Path(value).expanduser().exists():
+            return None
+        content, lines = section_file_content(value, section, known)
+        if content is not None and section not in WORD_SECTIONS:  # a class's: its parser's
+            return None
+        problems.extend(f"{given.option} {value}: {line}" for line in lines)
+        if content is None:
+            return [], True
+        if lines:
+            unknown.setdefault(value, set()).update(
+                line.removeprefix("unknown key ").partition(" ")[0] for line in lines
+            )
+        read[value] = content
+        return None
+
+    return SectionFlags(rewritten_options(words, rewrite), problems, unknown, read)
+
+
 def section_files_checked(
     words: list[str], sections: set[str], known: set[str]
 ) -> tuple[list[str], list[str]]:
     """``words`` with each ``--SECTION FILE`` of ``sections`` (``--trainer t.yaml``) as the
     mapping its file holds, its unknown keys left out (left out whole where it holds none), and
-    the lines of its problems in fit's words (:func:`section_file_content`: ``--trainer t.yaml:
-    unknown key bogus``, ``--model ml.yaml: expected a mapping of model's keys (found a
-    list)``), said beside the rest."""
-    problems: list[str] = []
+    the lines of its problems in fit's words (:func:`section_flags_checked`), said beside the
+    rest."""
+    checked = section_flags_checked(words, sections, known)
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         section, value = given.option.removeprefix("--"), given.value
-        if section not in sections or not value or not Path(value).expanduser().is_file():
+        if section not in WORD_SECTIONS or value not in checked.read:
             return None
-        content, lines = section_file_content(value, section, known)
-        problems.extend(f"{given.option} {value}: {line}" for line in lines)
-        if content is None:
-            return [], True
-        return [f"{given.option}={json.dumps(content, default=str)}"], True
+        return [f"{given.option}={json.dumps(checked.read[value], default=str)}"], True
 
-    return rewritten_options(words, rewrite), problems
+    return rewritten_options(checked.words, rewrite), checked.problems
 
 
 def _inline_mapping(value: str) -> str | None:
@@ -2040,11 +2083,11 @@ class CommandParser(NullsChecked):
     def _parse(self, words: list[str]) -> Namespace:
         """:meth:`parse` of ``words`` whose ``--config`` files each hold a mapping."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
-        words = class_path_words(negative_values_attached(words), self.class_options)
-        classes = {option.removeprefix("--") for option in self.class_options}
-        sections = set(file_sections(known_keys(self))) - classes
-        words, lines = section_files_checked(words, sections & set(WORD_SECTIONS), known_keys(self))
+        sections = set(file_sections(known_keys(self)))  # a class's file too, before its class
+        words, lines = section_files_checked(words, sections, known_keys(self))
         self.section_problems |= dict.fromkeys(lines)
+        words = class_path_words(negative_values_attached(words), self.class_options)
+        sections -= {option.removeprefix("--") for option in self.class_options}
         words = section_file_words(words, sections)
         words = class_list_words(words, self.class_lists)
         unknown, words, meant = without_unknown_options(words, self)  # said with the rest's
@@ -2073,12 +2116,12 @@ class CommandParser(NullsChecked):
                 rest = self._without_refused(words, error)
                 if rest is None:  # a required option's file value refused: the rest beside
                     left = MissingOptionsError(problem) if problem not in refused else None
-                    beside = self._beside_missing(words, unknown, left) if left else []
+                    beside = self._beside_missing(words, unknown, left, typed) if left else []
                     lines = [*unknown, *refused, *not_meant(beside, meant)]
                     raise UsageError("\n".join(lines)) from None
                 words = rest
             except UsageError as error:
-                beside = self._beside_missing(words, unknown, error)
+                beside = self._beside_missing(words, unknown, error, typed)
                 if not (unknown or refused or beside):
                     raise
                 lines = [line for line in str(error).splitlines() if line not in unknown]
@@ -2101,10 +2144,19 @@ class CommandParser(NullsChecked):
             return f"extra word {word}: {command} takes one {positional[0]}"
         return no_option_takes(word)
 
-    def _beside_missing(self, words: list[str], unknown: list[str], error: UsageError) -> list[str]:
+    def _beside_missing(
+        self,
+        words: list[str],
+        unknown: list[str],
+        error: UsageError,
+        typed: Mapping[str, tuple[str, str]],
+    ) -> list[str]:
         """What the command's :attr:`beside_missing` finds in the other values when ``error``
         names required options left out (``encode --ckpt a.ckpt --input b.txt``: the files'
-        problems beside the missing ``--out``, not once it is given); [] otherwise."""
+        problems beside the missing ``--out``, not once it is given); [] otherwise. Its lines
+        name the options as ``typed`` holds them (a ``--trainer t.yaml`` file's keys by the
+        file, not as the flags ``words`` rewrote them to: ``unknown option --trainer.bogus``
+        until 2026-12-01)."""
         if self.beside_missing is None or not isinstance(error, MissingOptionsError):
             return []
         self.required_later = True
@@ -2114,7 +2166,7 @@ class CommandParser(NullsChecked):
             return []
         finally:
             self.required_later = False
-        with options_typed(typed_options(words)):  # its lines name a file's values as written
+        with options_typed(typed):  # its lines name a file's values as written
             return said_as_written(self.beside_missing(namespace))
 
     def _without_refused(self, words: list[str], error: BaseException) -> list[str] | None:
@@ -2166,7 +2218,8 @@ class CommandParser(NullsChecked):
         if any(word.startswith("--print_config") for word in words):
             printed = [w for w in words if not w.startswith("--print_config")]
             self._check_before_printing(printed, typed_options(words) if typed is None else typed)
-            if unknown or refused or self.refused_in_files:  # said by _parse and parse
+            # said by _parse and parse: a config file's unknown key among them (section_problems)
+            if unknown or refused or self.refused_in_files or self.section_problems:
                 raise UsageError("\n".join(unknown))
         return self.parse_args(words)
 

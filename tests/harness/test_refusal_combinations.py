@@ -333,3 +333,70 @@ def test_a_width_in_an_encoder_options_mapping_is_named_as_typed(
         lines = problem_lines(refused(root, line, capsys), "fit")
     said = "--config cfg/w.yaml: model.width_scale 2 and --model.encoder_options {hidden_dim: 4}"
     assert lines == [f"sanbench fit: {said} exclude each other: give one"], lines
+
+
+# section files of every kind of problem (outside check at f71dacf, issue 56 items 2-4)
+SECTION_FILES_BROKEN = {
+    "c/tb.yaml": "bogus: 1\nmax_stepz: 2\n",
+    "c/ml.yaml": "- a\n- b\n",
+    "c/bad.yaml": "a: [\n",
+    "c/emp.yaml": "",
+}
+TRAINER_LINES = [
+    "--trainer c/tb.yaml: unknown key bogus",
+    "--trainer c/tb.yaml: unknown key max_stepz (did you mean max_steps?)",
+]
+
+
+@pytest.mark.parametrize("command", ["suite", "reproduce", "profile"])
+def test_print_config_refuses_a_config_files_unknown_key(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-c`` holding ``bogus: 5``: the run refuses the key; --print_config printed the rest
+    (exit 0, the key dropped) until 2026-12-01."""
+    with scratch(trec_dir, {"cfg/b.yaml": "bogus: 5\n"}) as root:
+        err = refused(root, [command, "-c", "cfg/b.yaml", "--print_config"], capsys)
+    lines = problem_lines(err, command)
+    assert f"sanbench {command}: -c cfg/b.yaml: unknown key bogus" in lines, lines
+
+
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_every_section_files_problem_is_said_in_fits_words(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four section files, each refused, --out and --data-dir left out: the trainer file's keys
+    were said as flags never typed (``unknown option --trainer.bogus``) by suite, and an empty
+    ``--run`` file was ``expected a mapping``, not ``empty``."""
+    words = ["--trainer", "c/tb.yaml", "--model", "c/ml.yaml", "--data", "c/bad.yaml"]
+    words += ["--run", "c/emp.yaml"]
+    with scratch(trec_dir, SECTION_FILES_BROKEN) as root:
+        lines = problem_lines(refused(root, [*BASE[command], *words], capsys), command)
+    said = [line.removeprefix(f"sanbench {command}: ") for line in lines]
+    for line in [*TRAINER_LINES, "--run c/emp.yaml: empty; expected a mapping of run's keys"]:
+        assert line in said, said
+    assert not [line for line in said if "unknown option" in line], said
+
+
+@pytest.mark.parametrize(
+    ("option", "name", "said"),
+    [
+        ("--run", "c/emp.yaml", "--run c/emp.yaml: empty; expected a mapping of run's keys"),
+        ("--run", "c/ml.yaml", "--run c/ml.yaml: expected a mapping of run's keys (found a list)"),
+        ("--run", "c/bad.yaml", "--run c/bad.yaml: not YAML (line 2: "),
+        ("--run", "c/tb.yaml", "--run c/tb.yaml: unknown key bogus"),
+        ("--optimizer", "c/emp.yaml", "--optimizer c/emp.yaml: empty; expected a mapping"),
+        ("--lr_scheduler", "c/emp.yaml", "--lr_scheduler c/emp.yaml: empty; expected a mapping"),
+        ("--optimizer", "c/ml.yaml", "--optimizer c/ml.yaml: expected a mapping"),
+    ],
+)
+def test_fit_names_a_section_files_problem_in_its_words(
+    option: str, name: str, said: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fit's ``--run FILE`` was refused in jsonargparse's text (``Unable to load config``,
+    twice), an empty ``--optimizer`` file was taken as none and a training started; now each
+    is refused as ``--model FILE``'s, before any data is read."""
+    words = ["fit", "--task", "trec", "--encoder", "bilstm", "--data-dir", "trec", "--out", "new"]
+    with scratch(trec_dir, SECTION_FILES_BROKEN) as root:
+        lines = problem_lines(refused(root, [*words, option, name], capsys), "fit")
+    assert [line for line in lines if line.startswith(f"sanbench fit: {said}")], lines
+    assert not [line for line in lines if "Unable to load" in line or "Group" in line], lines

@@ -65,7 +65,7 @@ from harness.command_parser import (
     refused_keys,
     rewritten_options,
     said_as_written,
-    section_file_content,
+    section_flags_checked,
     typed_entry,
     typed_now,
     typed_options,
@@ -566,7 +566,7 @@ def section_shape_problems(path: str, said: str) -> dict[str, str]:
 class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``);
     each ``--model FILE`` (:data:`WORD_SECTIONS`) read by sanbench first (``section_read``: the
-    file's path -> its mapping, unknown keys left out; :func:`section_flags_read`) and given as
+    file's path -> its mapping, unknown keys left out; :func:`section_flags_checked`) and given as
     that mapping without the keys refused (``section_dropped``: the path -> its keys), so that
     one refused value leaves out that value alone, not the file (its ``encoder`` judged still)."""
 
@@ -715,37 +715,6 @@ def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set
     }
 
 
-def section_flags_read(
-    words: list[str], known: set[str]
-) -> tuple[list[str], list[str], dict[str, set[str]], dict[str, dict[str, Any]]]:
-    """``words`` without each ``--model FILE`` (:data:`WORD_SECTIONS`) whose file holds no
-    mapping of the section's keys, the lines of every such file's problems
-    (``--trainer t.yaml: unknown key bogus_key``, :func:`section_file_content`), and each
-    file's unknown keys, and each file's mapping read, its unknown keys left out (the parser
-    is given it: :class:`FitArgumentParser`)."""
-    problems: list[str] = []
-    unknown: dict[str, set[str]] = {}
-    read: dict[str, dict[str, Any]] = {}
-
-    def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
-        section, value = given.option.removeprefix("--"), given.value
-        if section not in WORD_SECTIONS or not value or not Path(value).expanduser().exists():
-            return None
-        content, lines = section_file_content(value, section, known)
-        problems.extend(f"{given.option} {value}: {line}" for line in lines)
-        if content is None:
-            return [], True
-        if lines:
-            unknown.setdefault(value, set()).update(
-                line.removeprefix("unknown key ").partition(" ")[0] for line in lines
-            )
-        read[value] = content
-        return None
-
-    kept = rewritten_options(words, rewrite)
-    return kept, problems, unknown, read
-
-
 INTEGER_REFUSED = re.compile(r"expected an integer$")
 
 
@@ -806,7 +775,7 @@ class FitCLI(LightningCLI):
         self.typed: dict[str, tuple[str, str]] = {}  # the options as typed (typed_options)
         self.unknown: list[str] = []  # the unknown options' lines, said before every other
         self.meant: set[str] = set()  # the options their near names name
-        self.section_lines: list[str] = []  # the sections' files' problems (section_flags_read)
+        self.section_lines: list[str] = []  # the sections' files' problems (section_flags_checked)
         self.extra_callbacks: list[pl.Callback] = []
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
@@ -901,7 +870,7 @@ class FitCLI(LightningCLI):
             if self.unknown and set(HELP_WORDS) & set(args):
                 raise ConfigUsageError("\n".join(self.unknown))
             args, self.section_lines, parser.section_unknown, parser.section_read = (
-                section_flags_read(args, known_keys(parser))
+                section_flags_checked(args, SECTION_FILES, known_keys(parser))
             )
             args = overridden_flags_left_out(args)
             parser.section_problems = {}  # a --config file's sections' (CheckedConfigFile)
@@ -981,7 +950,7 @@ class FitCLI(LightningCLI):
         misspelled: set[str] = set()  # the class keys of which an argument was refused
         self.refused_keys: set[str] = set()  # not said missing once left out (named already)
         parser.dropped_keys = {}  # a config file's path -> its keys refused (CheckedConfigFile)
-        unknown = getattr(parser, "section_unknown", {})  # a section's file's (section_flags_read)
+        unknown = getattr(parser, "section_unknown", {})  # its files' (section_flags_checked)
         parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         while True:
             try:
@@ -1102,7 +1071,7 @@ class FitCLI(LightningCLI):
         what is missing, or prints the help without a task's values."""
         given, words = given_task(words), without_printing(words)
         parser.dropped_keys = {}  # a config file's keys refused, left out of the next read
-        unknown = getattr(parser, "section_unknown", {})  # a section's file's (section_flags_read)
+        unknown = getattr(parser, "section_unknown", {})  # its files' (section_flags_checked)
         parser.section_dropped = {path: set(keys) for path, keys in unknown.items()}
         try:
             while True:
