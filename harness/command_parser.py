@@ -392,12 +392,37 @@ def file_folder(path: str | Path) -> Path | None:
     return path.parent if path.is_file() else None
 
 
+def kernel_path(path: str | Path) -> Path:
+    """``path`` naming what the kernel finds at it, shortened by name where that keeps its
+    meaning: ``a/./b`` as ``a/b``, ``d/..`` dropped where ``d`` is no symlink; a link followed
+    by ``..`` (``L/../k``) is its target's, so its target's parent (os.path.normpath and
+    abspath drop ``L/..`` by name: another folder). Other links kept, a relative path
+    relative until a link's target is named."""
+    root = Path(path).anchor
+    kept: list[str] = []
+    for part in Path(path).parts[1 if root else 0 :]:
+        if part != ".." or (not root and kept[-1:] in ([], [".."])):
+            kept.append(part)
+            continue
+        here = Path(root, *kept)
+        if here.is_symlink():  # its ``..`` is its target's parent
+            root, *kept = Path(os.path.realpath(here)).parts
+        kept = kept[:-1]  # ``/..`` is ``/``
+    return Path(root, *kept)
+
+
+def absolute(path: str | Path) -> Path:
+    """``path`` absolute, from the working folder, as :func:`kernel_path` shortens it."""
+    return kernel_path(Path.cwd() / path)
+
+
 def beside_file(path: str | Path, name: str | Path) -> Path:
     """``name`` (a path written in the file ``path``) as read: beside that file, or from the
     working folder for a file with no folder of its own (:func:`file_folder`), its ``..``
-    resolved by name (``../given/../made/runs/s`` named a folder only while ``given`` existed:
-    a recorded command failed once the config file's folder was gone)."""
-    return Path(os.path.normpath((file_folder(path) or Path()) / Path(name).expanduser()))
+    resolved where the kernel's meaning stays (:func:`kernel_path`: ``../given/../made/runs/s``
+    named a folder only while ``given`` existed: a recorded command failed once the config
+    file's folder was gone)."""
+    return kernel_path((file_folder(path) or Path()) / Path(name).expanduser())
 
 
 def typed_folder(option: str) -> Path | None:
@@ -446,9 +471,10 @@ def said_as_written(
             flag for flag, aliased in {**FIT_FLAGS, **(aliases or {})}.items() if aliased == key
         }
         shown = {text: ""}
-        if (folder := typed_folder(option)) is not None:  # a path read beside the config
-            beside = os.path.normpath(folder / text)  # as beside_file reads it
-            shown[beside] = f" (read beside the config file: {os.path.abspath(beside)})"
+        folder = typed_folder(option)
+        if folder is not None and not Path(text).expanduser().is_absolute():  # read beside it
+            beside = str(kernel_path(folder / text))  # as beside_file reads it
+            shown[beside] = f" (read beside the config file: {absolute(beside)})"
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads
@@ -464,9 +490,11 @@ def said_as_written(
             items = items if listed else [text]
             folder = typed_folder(option)
             spellings += [  # each read beside the config, named so (first: the same text too)
-                (os.path.normpath(folder / item), option, item, f" (read beside the {at})")
+                (str(kernel_path(folder / item)), option, item, f" (read beside the {at})")
                 for item in items
-                if folder is not None and (at := f"config file: {os.path.abspath(folder / item)}")
+                if folder is not None
+                and not Path(item).expanduser().is_absolute()
+                and (at := f"config file: {absolute(folder / item)}")
             ]
             spellings += [(item, option, item, "") for item in items]
     spellings.sort(key=lambda spelling: -len(spelling[0]))  # the longest value first
@@ -1482,14 +1510,14 @@ def moved_copy(path: Path, content: dict[str, Any], command: str) -> tuple[Path,
     otherwise (a relative ``out``, a study's ``best_config.yaml``: a fit config in a folder
     tune made). Both folders are said absolute and normalised (``b/../c`` as ``/abs/c``)."""
     out = content.get("out")
-    folder = Path(os.path.abspath(path)).parent
+    folder = absolute(path).parent
     if not isinstance(out, str) or not Path(out).is_absolute():
         return None
     if not made_by_sanbench(folder) or made_by(folder) != command:
         return None
     if Path(out).resolve() == folder.resolve():
         return None
-    made = os.path.normpath(out)
+    made = kernel_path(out)
     if Path(out).is_dir():  # the original still there: a new run may be meant
         return Path(out), (
             f"--config {path}: the config of the run folder {made}, copied to {folder}: it "
@@ -1608,7 +1636,7 @@ def _beside(value: Any, config: Path) -> Any:
         return None
     if Path(value).expanduser().is_absolute() or (folder := file_folder(config)) is None:
         return None
-    return os.path.normpath(folder / value)  # by name, as beside_file
+    return str(kernel_path(folder / value))  # as beside_file
 
 
 def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:
@@ -1745,12 +1773,12 @@ def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], lis
 
 def _absolute(value: Any) -> Any:
     """A path (or a list of them) as ``--print_config`` writes it: absolute and normalised
-    (``/abs/data``, not ``other/../data``; links kept), ``~`` as written; another value as
-    given."""
+    (``/abs/data``, not ``other/../data``; links kept: :func:`absolute`), ``~`` as written;
+    another value as given."""
     if isinstance(value, list):
         return [_absolute(item) for item in value]
     if isinstance(value, str | Path) and str(value)[:1] not in ("", "~"):
-        return os.path.abspath(value)
+        return str(absolute(value))
     return value
 
 

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -172,3 +173,71 @@ def test_suite_prints_a_section_files_and_an_inline_sections_paths_absolute(
     capsys.readouterr()
     assert main(["suite", "-c", "../c/s.yaml", "--out", "o", "--print_config"]) == 0
     assert f"data:\n  data_dir: {tmp_path / 'k'}\n" in capsys.readouterr().out
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    depth=st.integers(0, 2),
+    work_depth=st.integers(0, 1),
+    linked=st.booleans(),
+    given_as=st.sampled_from(["config", "section", "flag"]),
+)
+def test_a_path_with_dotdot_after_a_symlink_means_what_the_kernel_reads(
+    depth: int,
+    work_depth: int,
+    linked: bool,
+    given_as: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``L/f.yaml`` (L a link to ``w/c``) whose section file ``sub/.../d.yaml`` says
+    ``data_dir: ../../k``, ``--data L/sub/d.yaml``, ``--data-dir L/../k``: the folder is
+    ``w/k``, as ``ls`` finds it, never ``L``'s own folder's ``k`` (``L/..`` is not dropped by
+    name: issue 56, f71dacf printed ``alt/k``); so is ``out: ../runs/f1``; the printed config
+    pasted in another folder names the same folders, and a missing absolute folder of it is
+    not said to be read beside the config file."""
+    root = tmp_path_factory.mktemp("links")
+    sub = root.joinpath("w", "c", *["s"] * depth)
+    sub.mkdir(parents=True)
+    (root / "w" / "k").mkdir()
+    (root / "alt" / "x").mkdir(parents=True)
+    (root / "alt" / "L").symlink_to(root / "w" / "c" if linked else Path("../w/c"))
+    inner = "/".join(["s"] * depth)
+    (sub / "d.yaml").write_text(f"task: trec\ndata_dir: {'../' * (depth + 1)}k\n")
+    section = f"{inner}/d.yaml" if depth else "d.yaml"
+    (root / "w" / "c" / "f.yaml").write_text(
+        f"model: {{encoder: bilstm}}\ndata: {section}\nout: ../runs/f1\n"
+    )
+    work = root.joinpath("alt", *["x"] * work_depth)
+    up = "../" * work_depth
+    words = {
+        "config": ["-c", f"{up}L/f.yaml"],
+        "section": ["--data", f"{up}L/{section}", "--out", f"{up}L/../runs/f1"],
+        "flag": ["--task", "trec", "--data-dir", f"{up}L/../k", "--out", f"{up}L/../runs/f1"],
+    }[given_as]
+    before = os.getcwd()
+    os.chdir(work)
+    try:
+        capsys.readouterr()
+        assert main(["fit", "--encoder", "bilstm", *words, "--print_config"]) == 0
+        printed = capsys.readouterr().out
+        (root / "w" / "p.yaml").write_text(printed)
+        os.chdir(root / "alt" / "x")
+        assert main(["fit", "-c", "../../w/p.yaml", "--print_config"]) == 0
+        pasted = capsys.readouterr().out
+        (root / "w" / "k").rmdir()
+        assert main(["fit", "-c", "../../w/p.yaml"]) == 2
+        err = capsys.readouterr().err
+    finally:
+        os.chdir(before)
+    for shown in (printed, pasted):
+        config = yaml.safe_load(shown)
+        assert Path(config["data"]["data_dir"]).is_absolute(), shown
+        assert os.path.realpath(config["data"]["data_dir"]) == str(root.resolve() / "w" / "k")
+        assert os.path.realpath(config["out"]) == str(root.resolve() / "w" / "runs" / "f1")
+        for named in (config["out"], config["data"]["data_dir"]):
+            assert "/./" not in named and "/../" not in named, shown
+    assert "no such folder" in err, err
+    assert "read beside the config file" not in err, err

@@ -13,7 +13,6 @@ import copy
 import dataclasses
 import functools
 import inspect
-import os
 import re
 import warnings
 from collections.abc import Iterable
@@ -40,6 +39,7 @@ from harness.command_parser import (
     CheckedConfigFile,
     NullsChecked,
     OptionWord,
+    absolute,
     accepted,
     add_alias,
     batch_size_problems,
@@ -446,7 +446,7 @@ def absolute_paths(config: Namespace) -> Namespace:
     for key in RECORDED_PATHS:
         value = config.get(key)
         if isinstance(value, str | Path) and str(value) and not str(value).startswith("~"):
-            config[key] = type(value)(os.path.abspath(value))  # normalised (a/../b), links kept
+            config[key] = type(value)(absolute(value))  # normalised (a/../b), links kept
     return config
 
 
