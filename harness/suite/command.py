@@ -96,7 +96,7 @@ def suite(config: Namespace) -> int:
     problems = unread_problems(options, overrides)
     out_problems = out_folder_problems(options.out, "suite")
     folder = data_folder_problems(options, overrides)  # alone too: one line, as written
-    if problems or folder or out_problems:  # said together, in fit's order, as written
+    if problems or folder:  # said together, in fit's order; --out's alone: out_folder's
         lines = problems + [FilesProblem(line) for line in out_problems + folder]
         raise refusal(said_as_written(lines))  # a config file's value as written
     with out_folder("suite", options.out):  # alone, the folder's refusal (no --help pointer)

@@ -20,12 +20,12 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader, Subset
 
-from harness.errors import RunFailedError
+from harness.errors import InputError, RunFailedError
 from harness.launch.job_run import note_run
 from harness.measurement.cpu_usage import usage_record
 from harness.measurement.environment import environment
 from harness.measurement.latency import Stopwatch
-from harness.outdir import one_writer, removed_if_left_empty
+from harness.outdir import one_writer, refusal_as_written, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
 from harness.training.callbacks.prediction_writers import TestPredictionWriter
@@ -52,7 +52,7 @@ from harness.training.scored_share import (
     scored_positions,
     scored_share,
 )
-from harness.training.settings.fit_cli import FitCLI
+from harness.training.settings.fit_cli import SHORT_FORMS, FitCLI
 from harness.training.settings.fit_run import FitRun
 from harness.training.settings.task_model import users_run_error
 from harness.training.warm_up import (
@@ -251,7 +251,10 @@ def run_fit(
     cli = FitCLI(run.args()) if isinstance(run, FitRun) else run
     cli.check()
     # --out before any data is read (docs/training.md), and before the lock: touch nothing
-    check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)
+    try:
+        check_run_folder(cli.out_dir, cli.config_yaml(), overwrite)
+    except InputError as error:  # a config file's out named as written, not --out
+        raise refusal_as_written(error, cli.typed, SHORT_FORMS) from None
     if not overwrite and finished_with(cli.out_dir, cli.config_yaml()):
         return FitRunFolder(cli.out_dir).read_metrics()  # nothing to train: no file read
     cli.build(callbacks)  # reads and checks every input file: bad ones leave --out untouched

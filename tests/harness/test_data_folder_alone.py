@@ -150,3 +150,28 @@ def test_a_config_files_vectors_and_folder_advice_are_said_as_written(
     advice = folder.split("`")[0].lower()  # a command quoted to run keeps its flag
     assert "point --data-dir" not in advice and " in empty " not in advice, folder
     assert f"point {prefix}data_dir at" in advice, folder
+
+
+OUT_CONFIGS = {
+    "suite": "aggregate_only: yes\ntasks: trec\nencoders: bilstm\ndata_dir: ../trec\n",
+    "reproduce": "tasks: trec\nencoders: bilstm\ndata_dir: ../trec\n",
+    "tune": "study: dropout\ntask: trec\nencoder: bilstm\ndata_dir: ../trec\n",
+    "profile": "preset: quick\n",
+    "fit": "model: {encoder: bilstm}\ndata: {task: trec, data_dir: ../trec}\n",
+    "report": "runs: [../runs/f1]\n",
+}
+
+
+@pytest.mark.parametrize("command", list(OUT_CONFIGS))
+def test_every_commands_config_out_alone_is_said_as_written(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56, outside check at f71dacf item 4: ``out: ../afile`` alone was ``--out afile is
+    a file`` (a flag nobody typed) in reproduce, tune, profile, fit and report (suite's was a
+    special case of its own): every command's ``--out`` refused alone is said as written."""
+    text = OUT_CONFIGS[command] + "out: ../afile\n"
+    files = {**CFG, "runs/f1/": "", "cfg/c.yaml": text}
+    with scratch(trec_dir, files) as root:
+        err = refused(root, [command, "--config", "cfg/c.yaml"], capsys)
+    [line] = _lines(err, command)
+    assert line.startswith("--config cfg/c.yaml: out ../afile is a file, not a folder"), line
