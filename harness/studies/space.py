@@ -14,14 +14,13 @@ validation unless ``--no-prune``, as the dropout study.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from harness.command_parser import config_text
+from harness.command_parser import absolute, config_text
 from harness.errors import FilesProblem, InputError
 from harness.studies.plans import SEARCH, StudyPlan, TuneContext
 
@@ -57,9 +56,9 @@ def read_space(path: Path) -> tuple[dict[str, Any], list[str]]:
     try:
         space = yaml.safe_load(config_text(path))  # a pipe read once: ends reads it again
     except FileNotFoundError:
-        return {}, [FilesProblem(f"--space {path}: no such file: {os.path.abspath(path)}")]
+        return {}, [FilesProblem(f"--space {path}: no such file: {absolute(path)}")]
     except OSError as error:
-        return {}, [FilesProblem(f"--space {path}: {error.strerror}: {os.path.abspath(path)}")]
+        return {}, [FilesProblem(f"--space {path}: {error.strerror}: {absolute(path)}")]
     except yaml.YAMLError as error:
         return {}, [f"--space {path}: not YAML ({' '.join(str(error).split())})"]
     if not isinstance(space, dict) or not space:

@@ -49,3 +49,21 @@ def test_a_space_files_problem_is_said_beside_the_rest(
     assert any(other.split()[1] in line for line in lines), lines
     if kind == "model-key":
         assert any("model.dropout high 3" in line for line in lines), lines
+
+
+def test_a_missing_space_file_after_a_symlink_and_dotdot_names_the_path_the_kernel_reads(
+    trec_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--space L/../sp.yaml``, L a symlink to real/sub, is looked for in real/, as the kernel
+    reads it; the line named ``tmp/sp.yaml`` (os.path.abspath drops ``L/..`` by name) until
+    2026-12-01."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    Path("L").symlink_to("real/sub")
+    words = ["tune", "--study", "search", "--space", "L/../sp.yaml", "--task", "trec"]
+    assert main([*words, "--encoder", "bilstm", "--data-dir", str(trec_dir), "--out", "o"]) == 2
+    err = capsys.readouterr().err
+    assert f"--space L/../sp.yaml: no such file: {tmp_path / 'real' / 'sp.yaml'}\n" in err, err
