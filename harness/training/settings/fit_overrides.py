@@ -24,7 +24,7 @@ from harness.command_parser import (
     integer_problems,
     typed_now,
 )
-from harness.errors import FilesProblem, InputError
+from harness.errors import FilesProblem, InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -359,21 +359,31 @@ def with_section_paths(data: DataOptions, fit: FitSections) -> DataOptions:
     return replace(data, **taken) if taken else data
 
 
+def _same_value(given: Any, section: Any) -> bool:
+    """A data option's value and its fit key's the same (a path: naming the same file)."""
+    if isinstance(given, Path):
+        return section is not None and given.absolute() == Path(section).absolute()
+    return given == section
+
+
 def fit_overrides(data: DataOptions, budget: Budget | None, fit: FitSections) -> dict[str, Any]:
     """Every run's fit overrides: the sections, then the budget and the data-reading options
-    (which are fit keys under other names); one key given two values is refused."""
+    (which are fit keys under other names); one key given two values is refused, the folder and
+    vectors file too (each run's own, not overrides: a section's ``data_dir`` beside another
+    ``--data-dir`` was every run's until 2026-12-01, the checks judging the flag's)."""
     named = {} if budget is None else budget.trainer_keys()
-    if data.encoding is not None:
-        named["data.encoding"] = data.encoding
-    if data.max_length is not None:
-        named["data.max_length"] = data.max_length
+    for name in ("encoding", "max_length"):
+        if getattr(data, name) is not None:
+            named[f"data.{name}"] = getattr(data, name)
+    paths = {f"data.{name}": getattr(data, name) for name in ("data_dir", "embeddings")}
     sections = fit.dotted()
+    given = {**named, **{key: path for key, path in paths.items() if path is not None}}
     clashes = [
-        f"--{key.partition('.')[2].replace('_', '-')} {named[key]} and --{key} {sections[key]}: "
-        "give one"
-        for key in named.keys() & sections.keys()
-        if named[key] != sections[key]
+        f"{' '.join(as_typed(key.partition('.')[2], given[key]))} and "  # --max-steps, --data-dir
+        f"{' '.join(as_typed(key, sections[key]))}: give one"
+        for key in sorted(given.keys() & sections.keys())
+        if not _same_value(given[key], sections[key])
     ]
     if clashes:
-        raise InputError("\n".join(clashes))
+        raise UsageError("\n".join(clashes))  # of the words: the help pointed to
     return {**sections, **named}

@@ -235,3 +235,41 @@ def test_a_data_sections_folder_is_judged_as_written(
     lines = files_lines(capsys.readouterr().err)
     assert lines == ["sanbench suite: --data.data_dir ../nodata: no such folder"]
     assert not Path("s").exists()
+
+
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+@pytest.mark.parametrize("given", ["config", "inline"])
+def test_a_data_folder_given_twice_differently_is_refused_naming_both_as_typed(
+    command: str,
+    given: str,
+    trec_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--data-dir A`` beside a data section's ``data_dir: B`` (a config file's, inline): the
+    checks looked at A and every run read B (the section's key replaced the flag's in each run's
+    overrides) until 2026-12-01; now "give one", each named as typed, nothing made. The same
+    folder given both ways is one folder: taken."""
+    shutil.copytree(trec_dir, tmp_path / "d")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    grid = {
+        "suite": ["--tasks", "trec", "--encoders", "bilstm"],
+        "tune": ["--study", "dropout", "--task", "trec", "--encoder", "bilstm"],
+        "reproduce": ["--tasks", "trec", "--encoders", "bilstm"],
+    }[command]
+    if given == "config":
+        Path("s.yaml").write_text("data: {data_dir: empty}\n")
+        section, named = ["--config", "s.yaml"], "--config s.yaml: data.data_dir empty"
+    else:
+        section, named = ["--data", "{data_dir: empty}"], "--data {data_dir: empty}: data_dir empty"
+    words = [command, *grid, *section, "--data-dir", "d", "--out", "o"]
+    assert main(words) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    assert any(f"--data-dir d and {named}" in line and "give one" in line for line in lines)
+    assert not Path("o").exists()
+    same = [command, *grid, *section, "--data-dir", "empty", "--out", "o", "--threads", "0"]
+    same = same if command == "reproduce" else [*same[:-2], "--bogus", "1"]
+    assert main(same) == 2
+    assert "give one" not in capsys.readouterr().err
