@@ -35,6 +35,7 @@ from harness.command_parser import (
     CommandParser,
     did_you_mean,
     options_typed,
+    refusal_as_written,
     typed_options,
 )
 from harness.errors import InputError, RunInterruptedError, SanbenchError, UsageError
@@ -49,7 +50,7 @@ from harness.interrupts import (
     terminate_raises,
 )
 from harness.kernel_caches import kernel_caches
-from harness.outdir import holds_no_file, out_folder
+from harness.outdir import NotOursError, holds_no_file, out_folder
 from harness.quiet import hide_lightning_tips
 from harness.redaction import IMPORT, config_read, redacted_console, resume_command
 
@@ -320,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     STATUS_KNOWN.clear()
     name = ""  # the command, once known
     shown = ""  # the command as messages name it (shown_name)
+    typed = None  # the options as typed, once parsed
     with redacted_console():  # no password of a storage URL reaches the console, on any path
         try:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
@@ -389,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             STATUS_KNOWN.set()  # a signal now changes nothing: the message is said whole
             if debug:
                 raise
+            if isinstance(error, NotOursError):  # a config file's out named as written
+                error = refusal_as_written(error, typed)
             return _status(error, shown)
 
 

@@ -35,6 +35,7 @@ from jsonargparse._typehints import ActionTypeHint  # no public name; the class 
 from datamodules.errors import did_you_mean, nearest
 from harness.errors import FilesProblem, InputError, UsageError, error_lines, refusal
 from harness.outdir import made_by, made_by_sanbench
+from reports.contracts.fit_folder import FIT_SECTIONS
 
 __all__ = [
     "CommandParser",
@@ -323,15 +324,14 @@ def _merged(key: str, value: Any) -> bool:
     """A config file's ``key: value`` merged key by key with what was given before, not set
     whole: a mapping, or a section's file (``model: m.yaml``, whose keys are read beside it)."""
     named = isinstance(value, str) and value.endswith(SECTION_FILE_SUFFIXES)
-    return isinstance(value, dict) or (key in WORD_SECTIONS and named)
+    return isinstance(value, dict) or (key in FIT_SECTIONS and named)
 
 
-# the sections a file of keys fills (--model m.yaml; fit's own run section too, --run r.yaml,
-# until 2026-12-01 refused in jsonargparse's text by fit, "expected a mapping" by suite)
-WORD_SECTIONS = ("model", "trainer", "data", "run")
-# LightningCLI's sections that a file may fill (``fit --trainer tr.yaml``): its values are
-# named ``--trainer tr.yaml: accelerator``, as a ``--config`` file's are
-SECTION_FILES = (*WORD_SECTIONS, "optimizer", "lr_scheduler")
+# the sections a file may fill: a fit config's sections of keys (FIT_SECTIONS: --model m.yaml,
+# fit's own --run r.yaml too, until 2026-12-01 refused in jsonargparse's text by fit, "expected
+# a mapping" by suite) and LightningCLI's class sections; its values are named ``--trainer
+# tr.yaml: accelerator``, as a ``--config`` file's are
+SECTION_FILES = (*FIT_SECTIONS, "optimizer", "lr_scheduler")
 
 
 def same_value_key(key: str) -> str:
@@ -509,6 +509,19 @@ def said_as_written(
                 break
         said.append(line)
     return said
+
+
+def refusal_as_written(
+    error: InputError,
+    typed: Mapping[str, tuple[str, str]] | None = None,
+    aliases: Mapping[str, str] | None = None,
+) -> InputError:
+    """``error`` (an ``--out`` refused alone) with its lines named as the user wrote them
+    (``-c c.yaml: out ../afile is a file``, not ``--out afile``), of the same kind:
+    :func:`said_as_written`, the one place lines are renamed as typed, of ``typed``
+    and ``aliases``."""
+    error.args = ("\n".join(said_as_written(str(error).splitlines(), typed, aliases)),)
+    return error
 
 
 def refused_key(error: BaseException) -> str | None:
@@ -1116,7 +1129,7 @@ def section_flags_checked(
         if section not in wanted or not value or null or not Path(value).expanduser().exists():
             return None
         content, lines = section_file_content(value, section, known)
-        if content is not None and section not in WORD_SECTIONS:  # a class's: its parser's
+        if content is not None and section not in FIT_SECTIONS:  # a class's: its parser's
             return None
         problems.extend(f"{given.option} {value}: {line}" for line in lines)
         if content is None:
@@ -1142,7 +1155,7 @@ def section_files_checked(
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         section, value = given.option.removeprefix("--"), given.value
-        if section not in WORD_SECTIONS or value not in checked.read:
+        if section not in FIT_SECTIONS or value not in checked.read:
             return None
         return [f"{given.option}={json.dumps(checked.read[value], default=str)}"], True
 

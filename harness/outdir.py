@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -541,10 +541,7 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
         yield
         return
     folder = Path(out)
-    try:
-        check_out_folder(folder, command)
-    except NotOursError as error:  # alone: a config file's out named as written, not --out
-        raise refusal_as_written(error) from None
+    check_out_folder(folder, command)  # its refusal named as written by harness.cli
     before = _entries(folder)
     with removed_if_left_empty(folder):
         refused = False  # by another writer
@@ -563,21 +560,6 @@ def out_folder(command: str, out: Path | str | None) -> Iterator[None]:
                     (folder / MARKER).unlink(missing_ok=True)
             elif folder.is_dir() and not _put_back(folder, before):
                 mark(folder, command)  # a folder the command made after its checks
-
-
-def refusal_as_written(
-    error: InputError,
-    typed: Mapping[str, tuple[str, str]] | None = None,
-    aliases: Mapping[str, str] | None = None,
-) -> InputError:
-    """``error`` (an ``--out`` refused alone) with its lines named as the user wrote them
-    (``-c c.yaml: out ../afile is a file``, not ``--out afile``), of the same kind:
-    ``command_parser.said_as_written``, the one place lines are renamed as typed, of ``typed``
-    and ``aliases``."""
-    from harness.command_parser import said_as_written  # which imports this module
-
-    error.args = ("\n".join(said_as_written(str(error).splitlines(), typed, aliases)),)
-    return error
 
 
 @contextlib.contextmanager

@@ -20,11 +20,10 @@ import math
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from harness.measurement.process_start import process_place, process_start_time
+from harness.measurement.process_start import process_place, process_start_time, this_boots
 
 PREFIX = "launch-"
 OWNER = "owner.json"  # in each launch folder: who made it (:func:`owner_record`)
@@ -78,17 +77,10 @@ def provably_dead(folder: Path) -> bool:
     pid, started = owner["pid"], owner["started"]
     if any(value is None or owner.get(key) != value for key, value in process_place().items()):
         return False  # another machine's, container's or boot's pid, or not known here
-    if not _this_boots(started):
+    if not this_boots(started, START_SLACK_S):
         return False
     now = process_start_time(pid)
     return now is None or now - started > START_SLACK_S
-
-
-def _this_boots(started: float) -> bool:
-    """Whether ``started`` can be a process's start time since this machine booted."""
-    import psutil
-
-    return psutil.boot_time() - START_SLACK_S <= started <= time.time() + START_SLACK_S
 
 
 def _record(folder: Path) -> dict[str, Any] | None:

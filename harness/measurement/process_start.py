@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import time
 from pathlib import Path
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")  # the same in every container of a kernel
@@ -20,6 +21,14 @@ def process_start_time(pid: int) -> float | None:
         return psutil.Process(pid).create_time()
     except psutil.Error:
         return None
+
+
+def this_boots(started: float, slack_s: float) -> bool:
+    """Whether ``started`` (seconds since the epoch) can be a process's start time since this
+    machine booted, within ``slack_s`` (two readings of one start time differ by less)."""
+    import psutil
+
+    return psutil.boot_time() - slack_s <= started <= time.time() + slack_s
 
 
 def process_place() -> dict[str, str | None]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import platform
 import signal
 import time
 from collections.abc import Mapping
@@ -41,7 +40,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from harness.errors import InputError, RunFailedError, RunInterruptedError
+from harness.errors import RunFailedError, RunInterruptedError
 from harness.interrupts import interrupt_deferred
 from harness.measurement.cpu_usage import CONTENDED_BELOW
 from harness.measurement.machine_memory import available_bytes
@@ -49,6 +48,7 @@ from harness.measurement.profiled_step import Point
 from harness.measurement.tensor_memory import MB
 from harness.memory_prediction.step import Prediction, predict_points
 from harness.memory_prediction.value_dependent import short, value_dependent
+from harness.profiling.device import resolve_device
 from harness.profiling.grid import PRESETS, length_texts, lengths_text
 from harness.profiling.sweep_config import STRICT_PAUSE_S, STRICT_RETRIES, SweepConfig
 from harness.profiling.sweep_manifest import write_manifest
@@ -152,24 +152,6 @@ NO_PREDICTION = "no memory predicted (predictions are of fp32 steps; these are {
 def budget_words(budget_mb: float | None) -> str:
     """The budget as the sweep's first line says it: "budget 512 MB/point" or "no budget"."""
     return "no budget" if budget_mb is None else f"budget {budget_mb:,.0f} MB/point"
-
-
-def resolve_device(name: str) -> str:
-    """``--device`` (spelled as ``options.DEVICES``) on this machine: ``auto`` is cuda where
-    CUDA is available, else cpu; :class:`InputError` for a CUDA device this machine lacks."""
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name.startswith("cuda"):
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        index = int(name.partition(":")[2] or 0)
-        if index >= count:
-            raise InputError(
-                f"--device {name}: {platform.node()} has {count} CUDA devices (torch "
-                f"{torch.__version__}); profile where they are (--launcher slurm --slurm-gpus 1)"
-            )
-    return name
 
 
 def shown_lengths(config: SweepConfig, options: dict[str, Any] | None) -> tuple[str, str]:

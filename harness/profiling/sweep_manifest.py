@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.profiling.device import resolve_device
 from harness.profiling.options import SWEEP_KEYS
 from harness.profiling.sweep_config import SweepConfig
 from harness.redaction import recorded_command
@@ -65,8 +66,6 @@ def same_setting(key: str, recorded: Any, now: Any) -> bool:
         return True
     if key != "device" or "auto" not in (recorded, now):
         return False
-    from harness.profiling.sweep import resolve_device
-
     return resolve_device("auto") == (now if recorded == "auto" else recorded)
 
 

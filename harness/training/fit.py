@@ -20,12 +20,13 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader, Subset
 
+from harness.command_parser import refusal_as_written
 from harness.errors import InputError, RunFailedError
 from harness.launch.job_run import note_run
 from harness.measurement.cpu_usage import usage_record
 from harness.measurement.environment import environment
 from harness.measurement.latency import Stopwatch
-from harness.outdir import one_writer, refusal_as_written, removed_if_left_empty
+from harness.outdir import one_writer, removed_if_left_empty
 from harness.redaction import recorded_command
 from harness.training.callbacks.efficiency_callback import EfficiencyCallback, time_inference
 from harness.training.callbacks.prediction_writers import TestPredictionWriter

@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # pandas loads only when a reader runs (commands' arguments s
     import pandas as pd
 
 CONFIG = "fit_config.yaml"
+# the sections of a fit config (LightningCLI's layout) that hold keys, not a class
+FIT_SECTIONS = ("model", "trainer", "data", "run")
 METRICS = "metrics.json"
 CURVE = "curve.csv"
 PREDICTIONS = "test_predictions.csv"

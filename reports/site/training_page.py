@@ -18,7 +18,7 @@ import pandas as pd
 
 from reports import aggregation, numbers
 from reports.contracts import suite_results
-from reports.contracts.fit_folder import FitRunFolder
+from reports.contracts.fit_folder import FIT_SECTIONS, FitRunFolder
 from reports.contracts.manifest import MANIFEST
 from reports.palette import styles
 from reports.profile.data import load_run
@@ -58,7 +58,6 @@ SUMMARY = (
 ONE_VALUE = {"params"}  # the same in every run of a cell (one model): no std, as tables.md
 ENV_KEYS = ("device", "device_name", "torch", "cuda", "python", "lightning", "torchmetrics")
 ENV_KEYS += ("threads", "allocator", "world_size", "commit")
-FIT_SECTIONS = ("trainer", "model", "data", "run")  # a fit config's sections (LightningCLI layout)
 
 
 def summary_rows(

@@ -35,7 +35,6 @@ from harness.command_parser import (
     PRINT_CONFIG_FLAGS,
     SECTION_FILE_SUFFIXES,
     SECTION_FILES,
-    WORD_SECTIONS,
     CheckedConfigFile,
     NullsChecked,
     OptionWord,
@@ -122,6 +121,7 @@ from harness.training.settings.task_configs import (
 from harness.training.settings.task_model import task_model, users_init_error
 from harness.training.settings.trainer_keys import FitTrainer
 from harness.training.trainer_setup import trainer_arguments
+from reports.contracts.fit_folder import FIT_SECTIONS
 
 # our defaults for Lightning's own: one device, repeatable CPU runs, no sanity check or summary
 # (quiet), and the datamodule's own distributed sharding (docs/training.md, DDP)
@@ -565,7 +565,7 @@ def section_shape_problems(path: str, said: str) -> dict[str, str]:
 
 class FitArgumentParser(NullsChecked, LightningArgumentParser):
     """LightningCLI's parser, a config's null judged against its key's type (``NullsChecked``);
-    each ``--model FILE`` (:data:`WORD_SECTIONS`) read by sanbench first (``section_read``: the
+    each ``--model FILE`` (:data:`FIT_SECTIONS`) read by sanbench first (``section_read``: the
     file's path -> its mapping, unknown keys left out; :func:`section_flags_checked`) and given as
     that mapping without the keys refused (``section_dropped``: the path -> its keys), so that
     one refused value leaves out that value alone, not the file (its ``encoder`` judged still)."""
@@ -617,7 +617,7 @@ def file_values(words: list[str], keys: list[str]) -> dict[str, tuple[str, str]]
 def section_mapping_words(
     words: list[str], read: dict[str, dict[str, Any]], dropped: dict[str, set[str]]
 ) -> tuple[list[str], dict[str, str]]:
-    """``words`` with each ``--model FILE`` of :data:`WORD_SECTIONS` whose file ``read`` holds
+    """``words`` with each ``--model FILE`` of :data:`FIT_SECTIONS` whose file ``read`` holds
     as the mapping read (``--model={hidden_dim: 0, encoder: bilstm}``), the keys ``dropped``
     gives for that path and those typed after it (:func:`later_keys`) left out; and each
     mapping given -> the file's path."""
@@ -626,7 +626,7 @@ def section_mapping_words(
     files: dict[str, str] = {}
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
-        if given.option.removeprefix("--") not in WORD_SECTIONS or given.value not in read:
+        if given.option.removeprefix("--") not in FIT_SECTIONS or given.value not in read:
             return None
         content: Any = read[given.value]
         for key in {*dropped.get(given.value, ()), *later_keys(given.rest, given.option)}:
@@ -683,7 +683,7 @@ def config_later_keys(words: list[str]) -> dict[str, set[str]]:
 
 
 def overridden_flags_left_out(words: list[str]) -> list[str]:
-    """``words`` without each flag of a value of :data:`WORD_SECTIONS` (``--model.hidden_dim
+    """``words`` without each flag of a value of :data:`FIT_SECTIONS` (``--model.hidden_dim
     -1``) that a later option, section's file or ``--config`` file sets again: the later value
     wins, as --help says, so the earlier one is not judged (its refusal was named as the
     later one's). A key typed with keys under it (a class's: ``--trainer.callbacks``) is
@@ -693,7 +693,7 @@ def overridden_flags_left_out(words: list[str]) -> list[str]:
         key = SHORT_FORMS.get(given.option) or given.option.removeprefix("--").replace("-", "_")
         section, dot, name = key.partition(".")
         rest = given.rest if given.attached else given.rest[1:]
-        if section not in WORD_SECTIONS or not dot or "." in name:
+        if section not in FIT_SECTIONS or not dot or "." in name:
             return None
         if not (given.attached or given.rest) or given.value.startswith("--"):
             return None  # no value: the parser says so
@@ -710,7 +710,7 @@ def section_keys_left_out(words: list[str], dropped: dict[str, set[str]]) -> set
     typed = typed_options(words, SHORT_FORMS)
     return {
         f"{section}.{key}"
-        for section in WORD_SECTIONS
+        for section in FIT_SECTIONS
         for key in dropped.get(typed.get(section, ("", ""))[1], ())
     }
 
@@ -1029,7 +1029,7 @@ class FitCLI(LightningCLI):
         path = typed.get(section, ("", ""))[1]
         held = flat_keys(getattr(parser, "section_read", {}).get(path) or {})
         holds = bool(rest) and any(key == rest or key.startswith(f"{rest}.") for key in held)
-        if section not in WORD_SECTIONS or not holds:
+        if section not in FIT_SECTIONS or not holds:
             return False
         dropped = parser.section_dropped.setdefault(path, set())
         if rest in dropped:
