@@ -63,6 +63,9 @@ from harness.redaction import IMPORT, config_read, redacted_console, resume_comm
 # once its options are built, so that a refusal marks and locks nothing).
 # the commands that the same words resume (``profile`` needs ``--resume`` and says so itself)
 RESUMED_BY_RERUN = ("fit", "suite", "reproduce", "tune")
+# the commands whose stop before any run saved says whether nothing was (profile's own line says
+# what it saved once its sweep folder holds rows)
+SAY_WHAT_WAS_SAVED = (*RESUMED_BY_RERUN, "profile")
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "encoders": ("harness.encoder_list.command:encoders", "list every registered encoder"),
     "profile": (
@@ -270,12 +273,13 @@ def _resume_line(command: str, out: str | None) -> str:
     says so itself): the command that resumes ``command`` when its ``--out`` holds a file, else
     that nothing was saved (a stop during the start: no folder to resume; no ``--out``: the
     command is refused, and until 2026-12-01 ``fit --bogus 1`` stopped 0.4 s in printed a
-    ``resume with:`` line for it, outside check 14 item 2)."""
-    if command not in RESUMED_BY_RERUN:
+    ``resume with:`` line for it, outside check 14 item 2; until 2026-12-01 a ``profile``
+    stopped before its sweep folder was made said a bare ``terminated``)."""
+    if command not in SAY_WHAT_WAS_SAVED:
         return ""
     if out is None or not os.path.isdir(out) or holds_no_file(Path(out)):
         return "; nothing was saved"
-    return f"\nresume with: {resume_command()}"
+    return f"\nresume with: {resume_command()}" if command in RESUMED_BY_RERUN else ""
 
 
 def command_word(words: list[str]) -> str:
@@ -379,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                         finally:
                             STATUS_KNOWN.set()  # a signal from here on: outside_the_command
                 except KeyboardInterrupt:
-                    if name not in RESUMED_BY_RERUN:
+                    if name not in SAY_WHAT_WAS_SAVED:
                         raise
                     # before any run or job saved (one that did says so itself): the same line
                     resume = _resume_line(name, saved_in)

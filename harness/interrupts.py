@@ -85,6 +85,31 @@ def importing(frame: FrameType | None) -> bool:
     return False
 
 
+def unwinding(error: BaseException) -> bool:
+    """Whether ``error`` is on its way out where the main thread runs: the exception being
+    handled (a ``finally``, an ``except`` block, a context manager's exit) is it or was raised
+    while it was handled."""
+    current, seen = sys.exc_info()[1], set()
+    while current is not None and id(current) not in seen:
+        if current is error:
+            return True
+        seen.add(id(current))
+        current = current.__context__ or current.__cause__
+    return False
+
+
+# the packages of sanbench's own code: an error of a signal caught there is the command's
+OWN_PACKAGES = ("harness", "encoders", "reports")
+
+
+def taken(error: BaseException) -> bool:
+    """Whether sanbench's own code caught ``error`` (the outermost frame it reached): then the
+    command has it; else a library did, and swallowed it if it is not on its way out."""
+    trace = error.__traceback__
+    module = "" if trace is None else trace.tb_frame.f_globals.get("__name__", "")
+    return module != __name__ and module.partition(".")[0] in OWN_PACKAGES
+
+
 @contextlib.contextmanager
 def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callable[[], bool]]:
     """While the block runs, ``signum`` raises ``error()``, except inside an import: there it is
@@ -93,14 +118,19 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
     or as the block ends. An exception raised inside an import leaves a library half made, or
     a library swallows it: torch's C start-up imports numpy and goes on without it, so a Ctrl-C
     then was lost and ``sanbench encoders`` ran on to its table and status 0 (issue 54, outside
-    check 7y item 1). The callable says whether the signal came. Main thread only; the handler
-    that was in place comes back after."""
+    check 7y item 1). Once raised, the signal is sent again likewise and raised anew if a
+    library caught the error (neither on its way out, :func:`unwinding`, nor :func:`taken` by
+    sanbench's code): jsonargparse's ``except Exception``, reading a module's source for
+    ``fit``'s options, swallowed a SIGTERM's and the fit trained to its end, status 0 (issue
+    54, outside check at 70c9de7). The callable says whether the signal came. Main thread
+    only; the handler that was in place comes back after."""
     if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
     came: list[int] = []
     held: list[int] = []  # came inside an import, not raised yet
     retrying: list[bool] = []  # a retry is due
+    raised: list[BaseException] = []  # the errors the signal raised
     ended = threading.Event()
     lock = threading.Lock()  # no retry once the block has ended
     main = threading.get_ident()
@@ -113,19 +143,29 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
                     held.clear()
                 signal.pthread_kill(main, signum)  # a real one: a wait in a call ends
 
-    def handler(signum_: int, frame: FrameType | None) -> None:
-        if STATUS_KNOWN.is_set():  # the block unwinds a command that has ended
-            return
-        came.append(signum_)
-        if not ended.is_set() and not importing(frame):
-            held.clear()
-            raise error()
-        held.append(signum_)
+    def retry() -> None:
         if not ended.is_set() and not retrying:
             retrying.append(True)
             timer = threading.Timer(RETRY_SECONDS, again)
             timer.daemon = True
             timer.start()
+
+    def handler(signum_: int, frame: FrameType | None) -> None:
+        if STATUS_KNOWN.is_set():  # the block unwinds a command that has ended
+            return
+        came.append(signum_)
+        if raised and taken(raised[-1]):  # the command has it: its stop runs
+            return
+        if raised and unwinding(raised[-1]):
+            retry()  # a library may yet swallow it
+            return
+        if not ended.is_set() and not importing(frame):
+            held.clear()
+            raised.append(error())
+            retry()  # raised anew if a library swallows it
+            raise raised[-1]
+        held.append(signum_)
+        retry()
 
     STATUS_KNOWN.clear()  # a command runs the block
     previous = signal.signal(signum, handler)

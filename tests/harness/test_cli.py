@@ -435,3 +435,76 @@ def test_a_locked_commands_refusal_makes_no_out_folder_at_any_moment(
     monkeypatch.chdir(tmp_path)
     assert main([*words, "--out", "x2c"]) == 2, capsys.readouterr().err
     assert taken == [] and not (tmp_path / "x2c").exists()
+
+
+def test_a_sigterm_whose_error_a_library_swallows_still_stops_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54 (outside check at 70c9de7, 5 of 6 under load): a SIGTERM 3 s into ``fit`` came
+    while jsonargparse read a module's source for LightningCLI; its ``except Exception``
+    swallowed the error sanbench's handler raised, and the fit trained to its end, status 0.
+    Now the error is raised again until it leaves the command."""
+    import importlib
+    import signal
+    import time
+
+    trained: list[bool] = []
+
+    def swallowing_then_training(config: object) -> int:
+        try:  # a library's parsing that logs what it cannot read and goes on
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(100_000):  # the handler runs between these
+                pass
+        except Exception:
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # the training
+            time.sleep(0.01)
+        trained.append(True)
+        return 0
+
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--out", str(tmp_path / "f")]
+    monkeypatch.setattr(
+        importlib.import_module("harness.training.command"), "fit", swallowing_then_training
+    )
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
+    try:
+        assert main(words) == 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert not trained
+    assert capsys.readouterr().err.splitlines() == ["sanbench fit: terminated; nothing was saved"]
+
+
+@pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
+def test_a_profile_stopped_before_its_sweep_folder_says_nothing_was_saved(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    signum: int,
+) -> None:
+    """Issue 54 (outside check at 70c9de7, 5 of 5): ``profile`` stopped 2-5 s in (its imports
+    done, no sweep folder yet) said a bare ``sanbench profile: terminated`` (``interrupted``),
+    where a fit says that nothing was saved."""
+    import importlib
+    import signal
+
+    def stopped_while_starting(config: object) -> int:
+        os.kill(os.getpid(), signum)  # SIGINT: sanbench's handler raises KeyboardInterrupt
+        for _ in range(100_000):  # the handler runs between these
+            pass
+        return 0
+
+    words = ["profile", "--encoders", "multi_head", "--lengths", "8", "--out", str(tmp_path / "q")]
+    monkeypatch.setattr(
+        importlib.import_module("harness.profiling.command"), "profile", stopped_while_starting
+    )
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
+    try:
+        assert main(words) == 128 + signum
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert capsys.readouterr().err.splitlines() == [f"sanbench profile: {word}; nothing was saved"]
