@@ -44,8 +44,9 @@ from harness.training.run_folder import (
     check_run_folder,
     discard_started_run,
     finished_with,
-    is_run_folder,
     prepare_run_folder,
+    resumes,
+    starts_afresh,
 )
 from harness.training.scored_share import (
     PartialSplitWarning,
@@ -272,7 +273,7 @@ def run_fit(
 def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     out_dir = cli.out_dir
     config_text = cli.config_yaml()
-    new_run = overwrite or not is_run_folder(out_dir)
+    new_run = overwrite or starts_afresh(out_dir)
     prepare_run_folder(out_dir, config_text, overwrite, writer=writer)
     folder = FitRunFolder(out_dir)
     if folder.finished():
@@ -301,7 +302,9 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
     metrics = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()
     }
-    metrics["config"] = yaml.safe_load(config_text)
+    # what ran: the config the run started with (a resume may change a NOT_COMPARED key)
+    metrics["config"] = yaml.safe_load(config_text if new_run else folder.config.read_text())
+    metrics["resumes"] = resumes(out_dir)
     metrics["versions"] = {
         **environment(trainer.strategy.root_device),
         "lightning": lightning.__version__,

@@ -36,7 +36,7 @@ from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPE
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
-from reports.contracts.fit_folder import METRICS
+from reports.contracts.fit_folder import METRICS, RESUMES, FitRunFolder
 from reports.contracts.manifest import MANIFEST
 
 # a larger budget continues a run (finished or not) instead of being another run
@@ -63,10 +63,14 @@ class RunFolderError(InputError):
     """``--out`` holds another run."""
 
 
-def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
+def _flat(fit_config: dict[str, Any]) -> dict[str, Any]:
+    """``fit_config``'s keys dotted (``data.max_length``)."""
     sections = {k: v for k, v in fit_config.items() if isinstance(v, dict)}
-    flat = {k: v for k, v in fit_config.items() if k not in sections} | dotted(sections)
-    kept = {k: _unset(k, v) for k, v in flat.items() if k not in NOT_COMPARED}
+    return {k: v for k, v in fit_config.items() if k not in sections} | dotted(sections)
+
+
+def _comparable(fit_config: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: _unset(k, v) for k, v in _flat(fit_config).items() if k not in NOT_COMPARED}
     if kept.get("data.embeddings"):  # the same vectors may live at another path elsewhere
         kept["data.embeddings"] = Path(str(kept["data.embeddings"])).name
     if kept.get("optimizer.class_path"):  # --optimizer CLASS: the papers' keys did not run
@@ -297,12 +301,50 @@ def discard_started_run(out_dir: Path) -> None:
             path.unlink()
 
 
+def starts_afresh(out_dir: Path) -> bool:
+    """Whether a run at ``out_dir`` trains from its first step: no run folder there, or one
+    whose start stopped (killed) before its first checkpoint, which it does not resume."""
+    run = FitRunFolder(out_dir)
+    return not is_run_folder(out_dir) or not (run.finished() or run.last_checkpoint.is_file())
+
+
+def _uncompared(fit_config: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`NOT_COMPARED` keys of ``fit_config``, dotted."""
+    return {k: v for k, v in _flat(fit_config).items() if k in NOT_COMPARED}
+
+
+def resumes(out_dir: Path) -> list[dict[str, Any]]:
+    """Each resume of the run in ``out_dir`` that changed a :data:`NOT_COMPARED` key: the
+    keys with the value the run had until then (``there``) and from then on (``now``)."""
+    path = out_dir / RESUMES
+    return yaml.safe_load(path.read_text()) if path.is_file() else []
+
+
+def _record_resume(out_dir: Path, text: str) -> None:
+    """Add to :data:`RESUMES` the :data:`NOT_COMPARED` keys on which the resuming config
+    ``text`` differs from the run's until now (its ``fit_config.yaml`` and earlier resumes)."""
+    until_now = _uncompared(yaml.safe_load((out_dir / FILE_NAME).read_text()))
+    for earlier in resumes(out_dir):
+        until_now |= {key: values["now"] for key, values in earlier.items()}
+    now = _uncompared(yaml.safe_load(text))
+    changed = {
+        key: {"there": until_now.get(key), "now": now.get(key)}
+        for key in sorted(set(until_now) | set(now))
+        if until_now.get(key) != now.get(key)
+    }
+    if changed:
+        write_text_atomic(out_dir / RESUMES, yaml.safe_dump([*resumes(out_dir), changed]))
+
+
 def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) -> None:
     """Make ``out_dir`` ready for the run whose fit config is ``text``, or raise
     :class:`RunFolderError` (:func:`check_run_folder`) having touched nothing.
 
     ``overwrite`` empties a run folder sanbench made (writer locks stay); a larger budget drops
-    the finished results so training continues from ``last.ckpt``. ``writer`` is False on every
+    the finished results so training continues from ``last.ckpt``. A start killed before its
+    first checkpoint is discarded: this run starts afresh and ``fit_config.yaml`` is ``text``
+    (until 2026-12-01 it kept the killed start's ``data.max_length``); a resume under another
+    :data:`NOT_COMPARED` value is recorded in :data:`RESUMES`. ``writer`` is False on every
     process but rank 0 of a distributed run: they only check.
     """
     check_run_folder(out_dir, text, overwrite)
@@ -315,7 +357,10 @@ def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) 
             else:
                 path.unlink()
     saved = _saved_config(out_dir) if out_dir.is_dir() else None
-    if saved is not None:
+    if saved is not None and starts_afresh(out_dir):  # a killed start: nothing to resume
+        discard_started_run(out_dir)
+    elif saved is not None:
+        _record_resume(out_dir, text)
         if saved != _comparable(yaml.safe_load(text)):  # a larger budget: the run goes on
             for name in FINISHED:
                 (out_dir / name).unlink(missing_ok=True)

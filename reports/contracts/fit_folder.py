@@ -8,6 +8,8 @@ metrics.json          every final metric, efficiency columns, resolved config, v
                       none completed (``train_epochs_timed`` 0) the batches run scaled to
                       an epoch's)
 manifest.json         {"kind": "fit", ...}
+resumes.yaml          each resume under another value of a key a resume may change
+                      (``data.max_length``, ...): ``{key: {there: old, now: new}}``
 logs/version_N/       Lightning CSV logs, one folder per (re)start
 curve.csv             every validation with ``train_seconds`` (Bi-BloSAN Fig. 5)
 test_predictions.csv  index, length(s), label, prediction per test example
@@ -37,6 +39,7 @@ CURVE = "curve.csv"
 PREDICTIONS = "test_predictions.csv"
 CHECKPOINTS = "checkpoints"
 LAST_CHECKPOINT = "last.ckpt"
+RESUMES = "resumes.yaml"
 LOGS = "logs"
 LOG_GLOB = "version_*/metrics.csv"
 CURVE_KEYS = ("epoch", "step", "train_seconds")  # then one column per val_* metric

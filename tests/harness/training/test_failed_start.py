@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+import yaml
 from lightning.pytorch import Callback
 
 from harness.errors import InputError
@@ -133,3 +134,38 @@ def test_a_file_that_is_no_checkpoint_is_named_for_what_it_is(
         f"sanbench {command}: --ckpt {sentences}: {said}, not a checkpoint; "
         "give a checkpoint that sanbench fit wrote (OUT/checkpoints/*.ckpt)"
     ], lines
+
+
+# --- issue 54: a killed start rerun under another NOT_COMPARED value -------------------------
+
+
+def _short(trec_dir: Path, out: Path, max_length: int) -> FitRun:
+    overrides = {"trainer.max_steps": 2, "trainer.limit_val_batches": 2,
+                 "data.max_length": max_length}  # fmt: skip
+    return FitRun("trec", "bilstm", trec_dir, out, overrides=overrides)
+
+
+def test_a_killed_start_rerun_at_another_max_length_records_the_rerun(
+    tmp_path: Path, trec_dir: Path
+) -> None:
+    from harness.training.run_folder import prepare_run_folder
+
+    out = tmp_path / "run"  # a start killed before its first checkpoint: its config and logs
+    prepare_run_folder(out, FitCLI(_short(trec_dir, out, 200).args()).config_yaml(), False, True)
+    (out / "logs" / "version_0").mkdir(parents=True)
+    (out / "logs" / "version_0" / "metrics.csv").write_text("epoch,step\n")
+    metrics = run_fit(_short(trec_dir, out, 300))
+    saved = yaml.safe_load((out / "fit_config.yaml").read_text())
+    assert saved["data"]["max_length"] == metrics["config"]["data"]["max_length"] == 300
+    assert metrics["resumes"] == [] and list((out / "logs").iterdir()) == [out / "logs/version_0"]
+
+
+def test_a_resume_at_another_max_length_is_recorded(tmp_path: Path, trec_dir: Path) -> None:
+    out = tmp_path / "run"
+    run_fit(_short(trec_dir, out, 200))
+    (out / "metrics.json").unlink()  # stopped after its last checkpoint
+    metrics = run_fit(_short(trec_dir, out, 300))
+    assert yaml.safe_load((out / "fit_config.yaml").read_text())["data"]["max_length"] == 200
+    assert metrics["config"]["data"]["max_length"] == 200
+    assert metrics["resumes"] == [{"data.max_length": {"there": 200, "now": 300}}]
+    assert yaml.safe_load((out / "resumes.yaml").read_text()) == metrics["resumes"]
