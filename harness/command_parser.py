@@ -33,7 +33,14 @@ from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespac
 from jsonargparse._typehints import ActionTypeHint  # no public name; the class options subclass it
 
 from datamodules.errors import did_you_mean, nearest
-from harness.errors import FilesProblem, InputError, UsageError, error_lines, refusal
+from harness.errors import (
+    FilesError,
+    FilesProblem,
+    InputError,
+    UsageError,
+    error_lines,
+    refusal,
+)
 from harness.outdir import made_by, made_by_sanbench
 from reports.contracts.fit_folder import FIT_SECTIONS
 
@@ -2269,7 +2276,9 @@ class CommandParser(NullsChecked):
     ) -> None:
         """``--print_config`` prints only a config that would run: the options are built
         (checked) first, every problem raised at once. A config missing a required option is
-        still printed (a file to fill in)."""
+        still printed (a file to fill in), and one naming a path not there yet (``report nope``,
+        ``data stats --data-dir nope``: the run's machine makes it, as fit's ``--data-dir``;
+        until 2026-12-01 refused, an unknown option beside it unsaid)."""
         try:
             namespace = self.parse_args(words)
         except MissingOptionsError:
@@ -2281,7 +2290,8 @@ class CommandParser(NullsChecked):
         else:
             with options_typed(typed_options(words)):
                 for options in self.checked:
-                    build(options, namespace)
+                    with contextlib.suppress(FilesError):  # the paths alone: the run's
+                        build(options, namespace, paths=False)
         self._check_run_values(words, typed)
 
     def _check_run_values(self, words: list[str], typed: Mapping[str, tuple[str, str]]) -> None:
@@ -2365,6 +2375,7 @@ def build(
     namespace: Namespace,
     beside: Callable[[dict[str, Any]], list[str]] | None = None,
     part: bool = False,
+    paths: bool = True,
 ) -> T:
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
     level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
@@ -2373,7 +2384,9 @@ def build(
     its names and files (a part's ``problems()``: a budget, a launcher), and what ``beside``
     finds in the values (each run's fit config, which the command checks once the options are
     right), so none waits for another's fix. The parse's own (:data:`PROBLEMS`) lead, said by
-    the whole (a ``part`` leaves them out)."""
+    the whole (a ``part`` leaves them out). Not ``paths``: the filesystem's problems
+    (:class:`FilesProblem`) are said only when no other is (a :class:`FilesError`), as
+    ``--print_config`` leaves them to the run."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
     problems: list[str] = [] if part else list(namespace.get(PROBLEMS) or [])
@@ -2400,6 +2413,8 @@ def build(
             lines += [line for line in beside(values) if line not in lines]
         refused = [f"{option_spelling(key)} is required" for key in namespace.get(REFUSED) or ()]
         lines = [line for line in lines if not line.startswith(tuple(refused))]  # its file's
+        if not paths:
+            lines = [line for line in lines if not isinstance(line, FilesProblem)] or lines
         raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
 

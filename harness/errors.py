@@ -50,14 +50,22 @@ def refusal(lines: Iterable[str]) -> InputError:
     a :class:`FilesProblem` (the help would not fix it), else a :class:`UsageError`."""
     lines = list(lines)
     files = all(isinstance(line, FilesProblem) for line in lines)
-    return (FilesError if files else UsageError)("\n".join(lines))
+    error = (FilesError if files else UsageError)("\n".join(lines))
+    error.problem_lines = lines  # each line's kind, for error_lines
+    return error
 
 
 def error_lines(error: BaseException) -> list[str]:
-    """``error``'s lines, each a :class:`FilesProblem` when it is a :class:`FilesError`, to be
-    said beside others."""
+    """``error``'s lines, to be said beside others: each a :class:`FilesProblem` when it is a
+    :class:`FilesError` or was one in the :func:`refusal` that made it (a ``--data-dir nope``
+    beside a ``--task trecc``: left out by ``--print_config``, which leaves paths to the run)."""
     files = isinstance(error, FilesError)
-    return [FilesProblem(line) if files else line for line in str(error).splitlines()]
+    lines = getattr(error, "problem_lines", None) or [str(error)]
+    return [
+        FilesProblem(piece) if files or isinstance(line, FilesProblem) else piece
+        for line in lines
+        for piece in str(line).splitlines()
+    ]
 
 
 class RunInterruptedError(SanbenchError):

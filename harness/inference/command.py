@@ -13,7 +13,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
 from harness.errors import InputError, RunInterruptedError, UsageError
-from harness.inference.options import InferenceOptions, given_problems
+from harness.inference.options import InferenceOptions, given_problems, value_problems
 from harness.outdir import one_file_writer, out_file_problems, record_file
 
 # the file each command writes, by the last word of its parser's name (``sanbench encode``)
@@ -26,6 +26,8 @@ def add_arguments(parser: CommandParser) -> None:
     suffix = SUFFIXES.get(parser.prog.rpartition(" ")[2])
     if suffix is not None:  # a parser of predict or encode (not one a test builds)
         parser.beside_missing = lambda namespace: given_problems(namespace, suffix)
+        # --print_config refuses the values the run refuses, not the files (a file to fill in)
+        parser.printed_values_problems = lambda namespace: value_problems(namespace, suffix)
 
 
 def predict(config: Namespace) -> int:

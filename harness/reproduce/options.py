@@ -19,7 +19,7 @@ from harness.errors import FilesError, FilesProblem, InputError
 from harness.launch import LaunchOptions
 from harness.outdir import out_folder_problems
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
-from harness.training.settings.fit_overrides import DataOptions, FitSections
+from harness.training.settings.fit_overrides import DataOptions, FitSections, with_section_paths
 
 # a part of the grid given with --tables-only, which would tabulate every run in --out anyway
 NOT_WITH_TABLES_ONLY = (
@@ -82,6 +82,7 @@ class ReproduceOptions:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = self.fit.problems()  # a trainer budget that trains nothing (--trainer.*)
         if not self.tables_only:  # else not taken, whatever it names (one line)
             problems += choice_problems("--preset", self.preset, sorted(PRESETS))

@@ -29,7 +29,12 @@ from harness.reproduce.preset import PRESETS, Preset
 from harness.suite import pending_shards
 from harness.suite.grid import RunSpec, Shard
 from harness.suite.suite import pair_config_problems
-from harness.training.settings.fit_overrides import DataOptions, fit_overrides, without_budget
+from harness.training.settings.fit_overrides import (
+    DataOptions,
+    fit_overrides,
+    with_section_paths,
+    without_budget,
+)
 from reports.contracts.manifest import manifest_path, read_manifest_if_any
 from reports.contracts.manifest import write_manifest as write_run_manifest
 from reports.contracts.reproduction import FOLDER, MARKDOWN, table_path
@@ -72,6 +77,8 @@ def problems_beside_options(values: dict[str, Any], data: dict[str, Any]) -> lis
     out_lines = out_problems(out)
     paths = {key: Path(given[key]) for key in ("data_dir", "embeddings") if key in given}
     inputs = values.get("inputs") or DataOptions(**paths)
+    if values.get("fit") is not None:  # a config file's data: {data_dir: D}, as the run's
+        inputs = with_section_paths(inputs, values["fit"])
     preset = PRESETS.get(values.get("preset", "")) or PRESETS[ReproduceOptions.preset]
     part = dataclasses.replace(
         preset,

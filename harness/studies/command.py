@@ -15,7 +15,7 @@ from harness.studies import StudyOptions, run_tune
 from harness.studies.plans import BLOCK_LENGTH_MEMORY
 from harness.studies.tune import printed_problems, problems_beside_options, trial_problems
 from harness.studies.tune import unread_problems as study_problems
-from harness.training.settings.fit_overrides import DataOptions, FitSections
+from harness.training.settings.fit_overrides import DataOptions, FitSections, with_section_paths
 
 OUT_AFTER_CHECKS = True  # --out is checked beside the options' problems (harness.cli)
 
@@ -41,6 +41,8 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     data folder's (``--data-dir glove``), in fit's order; ``paths`` stand in for a refused
     data part (``--max-length 0``: :meth:`DataOptions.paths_given`)."""
     values = {"inputs": paths, **values}
+    if values.get("fit") is not None:  # a config file's data: {data_dir: D}, as the run's
+        values["inputs"] = with_section_paths(values["inputs"], values["fit"])
     out = out_folder_problems(values.get("out"), "tune")  # paths' problems: no pointer alone
     problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
     folder = data_folder_problems(

@@ -19,7 +19,13 @@ from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, STUDIES, TuneContext
 from harness.studies.storage import HEARTBEAT_S, MAX_RETRY
-from harness.training.settings.fit_overrides import Budget, DataOptions, FitSections, fit_overrides
+from harness.training.settings.fit_overrides import (
+    Budget,
+    DataOptions,
+    FitSections,
+    fit_overrides,
+    with_section_paths,
+)
 
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
 ATTENTION_IMPLS = ("naive", "chunked")
@@ -109,6 +115,7 @@ class StudyOptions:
         return [key for key in BLOCK_LENGTH_MEMORY_OPTIONS if values.get(key) == defaults[key]]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = choice_problems("--study", self.study, STUDIES)
         problems += choice_problems("--attention-impl", self.attention_impl, ATTENTION_IMPLS)
         if self.study is None:

@@ -13,6 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.cli import main
 from tests.harness.problem_lines import pointer, problem_lines
 from tests.harness.refusal_scratch import drawn, refused, said_once, scratch
 
@@ -400,3 +401,99 @@ def test_fit_names_a_section_files_problem_in_its_words(
         lines = problem_lines(refused(root, [*words, option, name], capsys), "fit")
     assert [line for line in lines if line.startswith(f"sanbench fit: {said}")], lines
     assert not [line for line in lines if "Unable to load" in line or "Group" in line], lines
+
+
+# a config file whose data section names the folder (beside it: an empty one), a misspelt key
+# and a refused model value (issue 56, outside check at f9772df)
+DATA_SECTION = {
+    "empty/": "",
+    "cfg/d.yaml": "data:\n  data_dir: ../empty\n  batch_sise: 3\nmodel:\n  dropout: 7\n",
+}
+SECTION_WORDS = {
+    "tune": ["tune", "--study", "block-length", "--task", "trec", "--encoder", "bi_blosan"],
+    "reproduce": ["reproduce", "--tasks", "trec", "--encoders", "bilstm"],
+}
+SECTION_LINES = [
+    "-c cfg/d.yaml: unknown key data.batch_sise (did you mean data.batch_size?)",
+    "-c cfg/d.yaml: model.dropout 7: expected a number in [0, 1]",
+]
+EMPTY_FOLDER = "-c cfg/d.yaml: data.data_dir ../empty: expected the files of task 'trec'"
+REFUSED_OPTION = {"tune": ["--trials", "0"], "reproduce": ["--max-length", "0"]}
+
+
+@pytest.mark.parametrize(("printing", "refusing"), [(False, False), (False, True), (True, False)])
+@pytest.mark.parametrize("command", list(SECTION_WORDS))
+def test_tune_and_reproduce_take_a_config_files_data_folder_as_suite_does(
+    command: str, printing: bool, refusing: bool, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``data: {data_dir: D}`` gives the folder, as fit and suite take it: until 2026-12-01
+    tune and reproduce said ``--data-dir is required`` (their --print_config printed the file,
+    exit 0), tune beside the misspelt key alone. Now every problem at once: the run's the
+    folder's too, --print_config's the values' alone (the folder is the run's)."""
+    words = [*SECTION_WORDS[command], "-c", "cfg/d.yaml", "--out", "new"]
+    words += REFUSED_OPTION[command] if refusing else []
+    words += ["--print_config"] if printing else []
+    with scratch(trec_dir, DATA_SECTION) as root:
+        lines = problem_lines(refused(root, words, capsys), command)
+    said = [line.removeprefix(f"sanbench {command}: ") for line in lines]
+    assert not [line for line in said if "--data-dir is required" in line], said
+    for line in SECTION_LINES:
+        assert line in said, said
+    assert any(line.startswith(EMPTY_FOLDER) for line in said) != printing, said
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["predict", "--out", "p.npy"], "--out p.npy: expected a .csv file name"),
+        (["predict", "--out", "p.csv", "--batch_size", "0"], "--batch_size 0: expected a posi"),
+        (["predict", "--out", "p.csv", "--encoding", "bogus-enc"], "--encoding bogus-enc: unkn"),
+        (["encode", "--out", "e.npy", "--batch_size", "0"], "--batch_size 0: expected a posi"),
+        (["encode", "--out", "e.csv"], "--out e.csv: expected a .npy file name"),
+    ],
+)
+def test_predict_and_encode_print_config_refuses_the_values_the_run_refuses(
+    words: list[str], said: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Until 2026-12-01 their --print_config printed any value (exit 0) that the run refused;
+    now it says the value's line alone: not the empty checkpoint, a file the run judges."""
+    files = {"in.txt": "hi\n", "a.ckpt": ""}
+    command = [words[0], "--ckpt", "a.ckpt", "--input", "in.txt", *words[1:], "--print_config"]
+    with scratch(trec_dir, files) as root:
+        lines = problem_lines(refused(root, command, capsys), words[0])
+    assert len(lines) == 1 and lines[0].startswith(f"sanbench {words[0]}: {said}"), lines
+
+
+MISSING_FOLDER = {
+    "report": (["report", "nope", "--out", "site"], "unknown option --bogus (did you mean --out?)"),
+    "data stats": (
+        ["data", "stats", "--task", "trec", "--data-dir", "nope"],
+        "unknown option --bogus",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", list(MISSING_FOLDER))
+def test_print_config_leaves_a_missing_folder_to_the_run_and_says_an_unknown_option(
+    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``report nope`` and ``data stats --data-dir nope``: --print_config said only ``nope: no
+    such folder`` until 2026-12-01, an unknown option beside it unsaid; now the option alone,
+    and without it the config is printed (a folder made later, as fit's --data-dir)."""
+    words, unknown = MISSING_FOLDER[command]
+    with scratch(trec_dir, {}) as root:
+        err = refused(root, [*words, "--print_config", "--bogus", "1"], capsys)
+        assert problem_lines(err, command) == [f"sanbench {command}: {unknown}"]
+        assert main([*words, "--print_config"]) == 0
+    assert "nope" in capsys.readouterr().out
+
+
+def test_data_stats_print_config_says_the_values_beside_a_missing_folder(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused value beside the missing folder: the value's line, not the folder's."""
+    words = ["data", "stats", "--task", "trec", "--data-dir", "nope", "--encoding", "bad"]
+    with scratch(trec_dir, {}) as root:
+        lines = problem_lines(refused(root, [*words, "--print_config"], capsys), "data stats")
+    assert [line for line in lines if "--encoding bad: unknown encoding" in line], lines
+    assert not [line for line in lines if "nope" in line], lines
