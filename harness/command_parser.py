@@ -1588,13 +1588,23 @@ def section_file_content(
         return None, [f"empty; {what}"]
     if not isinstance(content, dict):
         return None, [f"{what} (found {FOUND.get(type(content), type(content).__name__)})"]
+    content, problems = section_keys_known(content, section, known)
+    return section_paths_beside(content, section, path), problems
+
+
+def section_keys_known(
+    content: dict[str, Any], section: str, known: set[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """``content``, a mapping of ``section``'s values (a file's, an option's ``{...}``), without
+    its keys that ``known`` (the parser's) does not take; and one line per such key, named as
+    the mapping writes it, with the nearest of the section's keys: ``unknown key bogus``."""
     inside = {key.removeprefix(f"{section}.") for key in known if key.startswith(f"{section}.")}
     problems = []
     for key in list(flat_keys(content)):
         if not accepted(f"{section}.{key}", known):
             problems.append(f"unknown key {key}{did_you_mean(key, inside)}")
             content = dict(without_dotted(content, key))
-    return section_paths_beside(content, section, path), problems
+    return content, problems
 
 
 def section_files_read(

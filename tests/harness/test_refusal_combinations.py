@@ -403,6 +403,81 @@ def test_fit_names_a_section_files_problem_in_its_words(
     assert not [line for line in lines if "Unable to load" in line or "Group" in line], lines
 
 
+FIT_TREC = ["fit", "--task", "trec", "--data-dir", "trec"]
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--model.dropout", "7"], "--model.dropout 7: expected a number in [0, 1]"),
+        (["--trainer", "c/t.yaml"], "--trainer c/t.yaml: unknown key max_epochz"),
+    ],
+)
+def test_fit_print_config_without_out_says_only_the_refused_value(
+    words: list[str], said: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--print_config needs no --out (README), yet a refused value beside it was said with
+    ``--out is required: the run folder`` until 2026-12-01 (issue 56)."""
+    files = {"c/t.yaml": "max_epochz: 1\n"}
+    with scratch(trec_dir, files) as root:
+        err = refused(root, [*FIT_TREC, "--encoder", "bilstm", *words, "--print_config"], capsys)
+    lines = [line.removeprefix("sanbench fit: ") for line in problem_lines(err, "fit")]
+    assert len(lines) == 1 and lines[0].startswith(said), lines
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]])
+@pytest.mark.parametrize(
+    ("option", "mapping", "said"),
+    [
+        ("--model", "{encoder: bilstm, bogus: 2}", "unknown key bogus"),
+        ("--run", "{compile: true, bogus: 1}", "unknown key bogus"),
+        ("--model", "{encoder: bilstm, hidden_dim: -1}", "hidden_dim -1: expected a positive"),
+    ],
+)
+def test_fit_names_an_inline_sections_problem_as_a_section_files(
+    option: str,
+    mapping: str,
+    said: str,
+    printing: list[str],
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--model '{encoder: bilstm, bogus: 2}'`` was refused in jsonargparse's text (``Group
+    'model' does not accept option 'bogus'``), and a refused key of the mapping left its
+    ``encoder`` out too (``--encoder is required``) until 2026-12-01 (issue 56): now each is
+    named as a section file's is, the mapping as typed, the rest of it judged still."""
+    encoder = [] if option == "--model" else ["--encoder", "bilstm"]
+    words = [*FIT_TREC, *encoder, "--out", "new", option, mapping, *printing]
+    with scratch(trec_dir, {}) as root:
+        lines = problem_lines(refused(root, words, capsys), "fit")
+    said_lines = [line.removeprefix("sanbench fit: ") for line in lines]
+    assert len(said_lines) == 1 and said_lines[0].startswith(f"{option} {mapping}: {said}"), lines
+
+
+def test_fit_names_a_run_files_yes_or_no_as_written(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``--run`` file's ``ema_decay: no`` was named ``ema_decay False`` (Python's) by fit
+    until 2026-12-01 (issue 56); suite, tune and fit's -c say ``ema_decay no``."""
+    words = [*FIT_TREC, "--encoder", "bilstm", "--out", "new", "--run", "c/r2.yaml"]
+    with scratch(trec_dir, {"c/r2.yaml": "ema_decay: no\ncompile: 5\n"}) as root:
+        lines = problem_lines(refused(root, words, capsys), "fit")
+    assert "sanbench fit: --run c/r2.yaml: ema_decay no: expected a number in [0, 1]" in lines
+
+
+def test_suite_names_an_inline_sections_unknown_key_as_typed(
+    trec_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """suite said ``--model {hidden_dim: 8, bogus: 2}: unknown key model.bogus (did you mean
+    model.eps?)`` until 2026-12-01 (issue 56): the key as the mapping writes it, as a section
+    file's (``--model m.yaml: unknown key bogus``)."""
+    words = [*BASE["suite"], "--data-dir", "trec", "--out", "new"]
+    with scratch(trec_dir, {}) as root:
+        err = refused(root, [*words, "--model", "{hidden_dim: 8, bogus: 2}"], capsys)
+    lines = problem_lines(err, "suite")
+    assert lines == ["sanbench suite: --model {hidden_dim: 8, bogus: 2}: unknown key bogus"]
+
+
 # a config file whose data section names the folder (beside it: an empty one), a misspelt key
 # and a refused model value (issue 56, outside check at f9772df)
 DATA_SECTION = {

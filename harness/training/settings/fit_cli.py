@@ -38,6 +38,7 @@ from harness.command_parser import (
     CheckedConfigFile,
     NullsChecked,
     OptionWord,
+    SectionFlags,
     absolute,
     accepted,
     add_alias,
@@ -65,6 +66,7 @@ from harness.command_parser import (
     rewritten_options,
     said_as_written,
     section_flags_checked,
+    section_keys_known,
     typed_entry,
     typed_now,
     typed_options,
@@ -287,8 +289,9 @@ def unknown_key_lines(
         option = typed.get(key, ("",))[0]
         if not option.startswith("--") or ": " in option:  # unset, or a config file's key
             where, _, written = option.rpartition(": ")
-            holder = where.rpartition(": ")[2].split(" ")[0].removeprefix("--")
-            if holder in SECTION_FILES and written != key:  # (-c c.yaml: )--trainer t.yaml
+            # (-c c.yaml: )--trainer t.yaml, or --model {hidden_dim: 8, bogus: 2}: the section's
+            holders = {word.removeprefix("--") for word in where.split(" ")} & set(SECTION_FILES)
+            if key.partition(".")[0] in holders and written != key:
                 section = f"{key.removesuffix(written)}"  # its keys as section_file_content's
                 inside = {k.removeprefix(section) for k in known if k.startswith(section)}
                 lines.append(f"{where}: unknown key {written}{did_you_mean(written, inside)}")
@@ -639,6 +642,35 @@ def section_mapping_words(
     return out, files
 
 
+def inline_sections_checked(words: list[str], known: set[str]) -> SectionFlags:
+    """Each mapping that ``words`` give a section of :data:`FIT_SECTIONS` (``--model '{encoder:
+    bilstm, bogus: 2}'``) read as a section's file is (:func:`section_flags_checked`): its
+    unknown keys named as a file's (``--model {encoder: bilstm, bogus: 2}: unknown key bogus``)
+    and left out, the rest judged key by key. Until 2026-12-01 fit said jsonargparse's "Group
+    'model' does not accept option 'bogus'", and a refused value left the whole mapping out
+    (``--encoder is required`` beside its ``encoder: bilstm``)."""
+    problems: list[str] = []
+    unknown: dict[str, set[str]] = {}
+    read: dict[str, dict[str, Any]] = {}
+
+    def check(given: OptionWord) -> tuple[list[str], bool] | None:
+        section, value = given.option.removeprefix("--"), given.value
+        if section not in FIT_SECTIONS or not value.lstrip().startswith("{"):
+            return None
+        try:
+            content = yaml.safe_load(value)
+        except (yaml.YAMLError, ValueError):  # said by the parser
+            return None
+        if isinstance(content, dict):
+            read[value], lines = section_keys_known(content, section, known)
+            problems.extend(f"{given.option} {value}: {line}" for line in lines)
+            unknown[value] = {line.removeprefix("unknown key ").partition(" ")[0] for line in lines}
+        return None
+
+    rewritten_options(words, check)
+    return SectionFlags(words, problems, unknown, read)
+
+
 def later_keys(words: list[str], option: str) -> set[str]:
     """The keys of ``option``'s section that ``words`` set (``--model.hidden_dim 5`` after
     ``--model m.yaml``: ``hidden_dim``; a later section's or ``--config`` file's too), whose
@@ -729,10 +761,13 @@ def section_file_keys(error: BaseException) -> list[str]:
     return [found.group(2)] if found and "." in found.group(2) else refused_keys(error)
 
 
-def section_file_problem(problem: str, error: BaseException) -> str:
+def section_file_problem(
+    problem: str, error: BaseException, typed: dict[str, tuple[str, str]]
+) -> str:
     """``problem`` (``--model m.yaml: expected a positive integer``) with the key and value of
     the section's file that was refused (``--model m.yaml: hidden_dim 0: expected ...``): the
-    file named, not the value in it; ``problem`` itself for any other refusal."""
+    file named, not the value in it, the value as ``typed`` holds it, as written (``ema_decay
+    no``, not Python's ``False``); ``problem`` itself for any other refusal."""
     import yaml
 
     found = FILE_KEY.search(str(error))
@@ -740,6 +775,9 @@ def section_file_problem(problem: str, error: BaseException) -> str:
     head = f"--{section} {found.group(1)}: " if found else ""
     if not rest or not problem.startswith(head):
         return problem
+    option, text = typed_entry(typed, found.group(2)) or ("", "")
+    if option == f"{head}{rest}":
+        return f"{head}{rest} {text}: {problem.removeprefix(head)}"
     try:
         value: Any = yaml.safe_load(config_text(found.group(1)))
         for part in rest.split("."):
@@ -756,7 +794,8 @@ def refused_value(
     counts, in suite's words where suite has the option (``--trainer.max_steps 3.5: expected
     an integer: training steps per run (trainer.max_steps)``), else its help's first words
     (``--data.batch_size y: ...: training batch size``)."""
-    problem = section_file_problem(parser_problem(error, lambda key: f"--{key}", typed), error)
+    problem = parser_problem(error, lambda key: f"--{key}", typed)
+    problem = section_file_problem(problem, error, typed)
     keys = refused_keys(error)
     if not keys or not INTEGER_REFUSED.search(problem):
         return problem
@@ -777,6 +816,7 @@ class FitCLI(LightningCLI):
         self.meant: set[str] = set()  # the options their near names name
         self.section_lines: list[str] = []  # the sections' files' problems (section_flags_checked)
         self.extra_callbacks: list[pl.Callback] = []
+        self.printing = False  # --print_config given: it prints a config without --out
         if isinstance(args, dict):
             chosen = args.get(DATA_CLASS)
         else:
@@ -809,7 +849,7 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
             problems = missing_problems(str(error), self.parser)
-            if problems and "out" not in typed:  # not the parser's: named beside its own
+            if problems and self._out_missing(typed):  # not the parser's: beside its own
                 problems.append(MISSING_OUT)
             problems = problems or [refused_value(error, typed, self.parser)]
             raise ConfigUsageError(self._with_unknown(problems)) from None
@@ -817,6 +857,11 @@ class FitCLI(LightningCLI):
             raise
         except InputError as error:  # a config file's unknown keys, one line each
             raise ConfigUsageError(self._with_unknown(str(error).splitlines())) from None
+
+    def _out_missing(self, typed: dict[str, tuple[str, str]]) -> bool:
+        """No ``--out`` among the options ``typed``, and one is needed: a run's, not
+        ``--print_config``'s (README prints a config without one)."""
+        return "out" not in typed and not self.printing
 
     def _files_said(self) -> list[str]:
         """The problems of the sections' files (flags' and a ``--config`` file's), each read
@@ -872,6 +917,10 @@ class FitCLI(LightningCLI):
             args, self.section_lines, parser.section_unknown, parser.section_read = (
                 section_flags_checked(args, SECTION_FILES, known_keys(parser))
             )
+            inline = inline_sections_checked(args, known_keys(parser))  # --model '{...}'
+            self.section_lines += inline.problems
+            parser.section_unknown |= inline.unknown
+            parser.section_read |= inline.read
             args = overridden_flags_left_out(args)
             parser.section_problems = {}  # a --config file's sections' (CheckedConfigFile)
         task, encoder = (
@@ -896,6 +945,7 @@ class FitCLI(LightningCLI):
             parser.set_defaults(task_defaults(task, encoder))
             args = _task_recorded(args, task)
         flags = print_config_flags(args) if isinstance(args, list) else None
+        self.printing = flags is not None
         if flags is not None:  # it prints only a config that would run, judged as a run's
             problems = print_config_problems(flags)
             if problems:
@@ -976,7 +1026,7 @@ class FitCLI(LightningCLI):
                     typed = {**file_values(args, keys), **typed}
                 if not (keys and keys[0] in misspelled and REQUIRED in str(error)):
                     missing = missing_problems(str(error), parser, self.refused_keys)
-                    if missing and isinstance(args, list) and "out" not in typed:
+                    if missing and isinstance(args, list) and self._out_missing(typed):
                         missing.append(MISSING_OUT)  # not the parser's: named beside its own
                     if REQUIRED in str(error) and not missing and not keys:
                         raise ConfigUsageError("\n".join(refused)) from None
@@ -1320,7 +1370,8 @@ class FitCLI(LightningCLI):
         from datamodules.task_file import is_task_file
 
         refused = getattr(self, "refused_keys", set())  # a given value refused: named already
-        problems = [MISSING_OUT] if self.config["out"] is None and "out" not in refused else []
+        unset_out = self.config["out"] is None and "out" not in refused and not self.printing
+        problems = [MISSING_OUT] if unset_out else []
         data = self.config["data"]
         benchmark = issubclass(self.data_class, BenchmarkDataModule)
         unset = benchmark and data["data_dir"] is None and "data.data_dir" not in refused
