@@ -510,8 +510,9 @@ def said_as_written(
         for given, option, text, looked_at in spellings:
             rest = line[len(given) :]
             if line.startswith(given) and rest[:1] in (":", " ", ""):
+                rest = rest_as_written(rest, given, option, text)  # the path there as written
                 looked_at = "" if looked_at.strip(" ()").partition(": ")[2] in rest else looked_at
-                written = f"{option} {text}{rest_as_written(rest, given, option, text)}{looked_at}"
+                written = f"{option} {text}{rest}{looked_at}"
                 line = FilesProblem(written) if isinstance(line, FilesProblem) else written
                 break
         said.append(line)
@@ -1550,6 +1551,18 @@ def moved_copy(path: Path, content: dict[str, Any], command: str) -> tuple[Path,
     )
 
 
+def out_taken(parser: ArgumentParser, config: Namespace) -> None:
+    """The one place every command takes its parsed ``out`` (a folder or a file): made the
+    path the kernel writes to (:func:`kernel_path`: ``--out L/../runs/f1``, ``L`` a symlink,
+    is the link's target's ``runs/f1``, as a config file's ``out`` is read; until 2026-12-01 a
+    run's checkpoint path dropped ``L/..`` by name and the run failed after training), then
+    :func:`check_not_moved` on the value as given."""
+    out = config.get("out")
+    if isinstance(out, str | Path) and str(out) and not str(out).startswith("~"):
+        config["out"] = type(out)(kernel_path(out))
+    check_not_moved(parser, out)
+
+
 def check_not_moved(parser: ArgumentParser, out: Any) -> None:
     """Raise :class:`UsageError` when ``out``, the folder the parsed config runs in, is the
     old place a moved folder's config copy names (:func:`moved_copy`, noted by
@@ -2153,7 +2166,7 @@ class CommandParser(NullsChecked):
         while True:
             try:
                 namespace = self._parsed(words, unknown, refused, typed)
-                check_not_moved(self, namespace.get("out"))
+                out_taken(self, namespace)
                 if any(word.partition("=")[0] in CONFIG_OPTIONS for word in words):
                     namespace[RESOLVED] = self.dump(namespace, skip_validation=True)
                 namespace[GIVEN] = sorted(self.parse_args(words, defaults=False).keys())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 import warnings
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from torch.utils.data import DataLoader, Subset
 
 from harness.command_parser import refusal_as_written
-from harness.errors import InputError, RunFailedError
+from harness.errors import InputError, RunFailedError, SanbenchError, failure_line
 from harness.launch.job_run import note_run
 from harness.measurement.cpu_usage import usage_record
 from harness.measurement.environment import environment
@@ -97,6 +98,22 @@ def compile_encoder(
     seconds, _ = Stopwatch.timed(lambda: module(batch).sum().backward(), device)
     module.zero_grad(set_to_none=True)
     return seconds
+
+
+class RunWriteError(RuntimeError):
+    """A run's own file not written after its checks passed (a checkpoint, the predictions):
+    an internal error, exit status 1 with or without ``--debug``; an ``OSError`` alone is bad
+    input (exit 2), which until 2026-12-01 it was said to be."""
+
+
+def own_write_failed(error: BaseException, out_dir: Path) -> bool:
+    """True for an ``OSError`` of the run's own files: one naming a file in ``out_dir`` (by
+    name, as ``os.path.abspath`` names both: the path written, ``tempfile``'s too) or none
+    (a full disk); a file elsewhere (a data file) is the user's input."""
+    if not isinstance(error, OSError) or isinstance(error, SanbenchError):
+        return False
+    named = error.filename
+    return named is None or Path(os.path.abspath(named)).is_relative_to(os.path.abspath(out_dir))
 
 
 def fit_datamodule(
@@ -288,6 +305,8 @@ def _run_fit(cli: FitCLI, overwrite: bool, writer: bool) -> dict[str, Any]:
         users = users_run_error(datamodule, error, out_dir, kept=not discarded)
         if users is not None:  # their --data class raised it (Lightning called it)
             raise users from error
+        if own_write_failed(error, out_dir):
+            raise RunWriteError(f"{out_dir}: {failure_line(error)}") from error
         raise
     task, encoder, seed = (
         datamodule.task.name,  # a task file's name, not its path (in the config)

@@ -241,3 +241,98 @@ def test_a_path_with_dotdot_after_a_symlink_means_what_the_kernel_reads(
             assert "/./" not in named and "/../" not in named, shown
     assert "no such folder" in err, err
     assert "read beside the config file" not in err, err
+
+
+def _linked_out(root: Path, depth: int, linked: bool, work_depth: int) -> tuple[Path, str]:
+    """``root/alt/x...`` (``work_depth`` deep) holding nothing, ``root/alt/L`` a link
+    (absolute or relative) to ``root/w/c/s...`` (``depth`` deep), and the ``--out`` typed from
+    the first that goes through the link and up ``depth + 1`` folders: the kernel's
+    ``root/w/runs/o``, never ``root/alt/runs/o`` (``L/..`` dropped by name)."""
+    target = root.joinpath("w", "c", *["s"] * depth)
+    target.mkdir(parents=True)
+    work = root.joinpath("alt", *["x"] * work_depth)
+    work.mkdir(parents=True)
+    relative = Path("../w/c", *["s"] * depth)
+    (root / "alt" / "L").symlink_to(target if linked else relative)
+    return work, f"{'../' * work_depth}L/{'../' * (depth + 1)}runs/o"
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    depth=st.integers(0, 2),
+    work_depth=st.integers(0, 1),
+    linked=st.booleans(),
+    command=st.sampled_from(["fit", "suite", "tune", "reproduce", "report", "profile", "predict"]),
+)
+def test_an_out_flag_with_dotdot_after_a_symlink_is_the_folder_the_kernel_writes(
+    depth: int,
+    work_depth: int,
+    linked: bool,
+    command: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every command's ``--out L/../runs/o`` (L a symlink) is taken as the kernel's path, as
+    a config file's ``out`` is: the path a library makes absolute by name (os.path.abspath,
+    tempfile.mkstemp) names the same folder (issue 56: at f9772df fit trained, then failed
+    writing its checkpoint in the working folder's ``runs/o``, and every run of suite)."""
+    from harness.cli import parse_command
+    from harness.training.settings.fit_cli import FitCLI
+
+    root = tmp_path_factory.mktemp("outs")
+    work, out = _linked_out(root, depth, linked, work_depth)
+    words = {
+        "fit": ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(DATA)],
+        "suite": ["--tasks", "trec", "--encoders", "bilstm"],
+        "tune": ["--study", "dropout", "--task", "trec", "--encoder", "bilstm"],
+        "reproduce": [],
+        "report": ["runs"],
+        "profile": [],
+        "predict": ["--ckpt", "a.ckpt", "--input", "i.txt"],
+    }[command]
+    out += ".csv" if command == "predict" else ""
+    monkeypatch.chdir(work)
+    if command == "fit":
+        taken = FitCLI([*words, "--out", out]).config["out"]
+    else:
+        taken = parse_command(command, [*words, "--out", out]).get("out")  # type: ignore[attr-defined]
+    made = root.resolve() / "w" / "runs" / ("o.csv" if command == "predict" else "o")
+    assert os.path.realpath(os.path.abspath(taken)) == str(made), taken
+    assert "/../" not in str(taken) and "/./" not in str(taken), taken
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["fit", "suite"])
+def test_a_run_into_an_out_with_dotdot_after_a_symlink_writes_there(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fit`` and ``suite`` given ``--out L/../runs/o`` (L a symlink) run into the link's
+    target's ``runs/o`` and record that folder (issue 56: at f9772df fit trained, then exit 2
+    ``No such file or directory: .../w/runs/o/checkpoints/.last.ckpt....part``, the run folder
+    lost; every suite run failed so)."""
+    work, out = _linked_out(tmp_path, 1, False, 0)
+    budget = ["--trainer.limit_val_batches", "1", "--trainer.limit_test_batches", "1"]
+    budget += ["--model.hidden_dim", "8"]
+    words = {
+        "fit": [
+            *("--task", "trec", "--encoder", "bilstm", "--data-dir", str(DATA)),
+            *("--trainer.max_steps", "2", "--trainer.max_epochs", "1"),
+            *("--data.max_length", "64"),
+        ],
+        "suite": [
+            *("--tasks", "trec", "--encoders", "bilstm", "--data-dir", str(DATA)),
+            *("--seeds", "1", "--max-steps", "2", "--max-length", "64"),
+        ],
+    }[command]
+    monkeypatch.chdir(work)
+    assert main([command, *words, *budget, "--out", out]) == 0
+    made = tmp_path / "w" / "runs" / "o"
+    assert not (tmp_path / "alt" / "runs").exists()
+    run = made if command == "fit" else made / "runs" / "trec" / "bilstm" / "seed0"
+    assert (run / "checkpoints" / "last.ckpt").is_file()
+    assert command == "fit" or (made / "results-1-of-1.csv").is_file()
+    recorded = yaml.safe_load((run / "fit_config.yaml").read_text())["out"]
+    assert os.path.realpath(recorded) == str(run.resolve()), recorded
+    assert "/../" not in recorded, recorded

@@ -55,20 +55,26 @@ def test_a_data_folder_alone_is_one_labelled_line(
     assert line.startswith(f"--data-dir empty: expected the files of {tasks}"), line
 
 
+@pytest.mark.parametrize("config", ["cfg/c.yaml", "L/c.yaml"])
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_config_files_data_folder_alone_is_said_as_written(
-    command: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
+    command: str, config: str, trec_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``--config cfg/c.yaml: data_dir ../empty: ...`` (fit: ``data.data_dir``), once."""
+    """``--config cfg/c.yaml: data_dir ../empty: ...`` (fit: ``data.data_dir``), once, with
+    the folder looked in, as the vectors' line says it; also read through a link ``L`` to
+    ``cfg`` (issue 56: there the check's line named the folder absolute, ``... in /abs/empty or
+    its subfolders``, so the note was left out, and the path then said as written)."""
     _, text = COMMANDS[command]
     key = "data_dir: ../empty\n"
     text = text.replace("data:\n", f"data:\n  {key}") if command == "fit" else text + key
     with scratch(trec_dir, {**CFG, "empty/": "", "cfg/c.yaml": text}) as root:
-        err = refused(root, [command, "--config", "cfg/c.yaml"], capsys)
+        (root / "L").symlink_to("cfg")
+        err = refused(root, [command, "--config", config], capsys)
     tasks = TASKS.get(command, "task 'trec'")
     key = "data.data_dir" if command == "fit" else "data_dir"
     [line] = _lines(err, command)
-    assert line.startswith(f"--config cfg/c.yaml: {key} ../empty: expected the files of {tasks}")
+    assert line.startswith(f"--config {config}: {key} ../empty: expected the files of {tasks}")
+    assert line.endswith(f" (read beside the config file: {root / 'empty'})"), line
 
 
 def test_data_stats_judges_the_folder_as_of_a_misspelt_tasks_nearest(

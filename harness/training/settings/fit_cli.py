@@ -44,7 +44,6 @@ from harness.command_parser import (
     add_alias,
     batch_size_problems,
     broken_configs_left_out,
-    check_not_moved,
     class_phrase,
     config_setting,
     config_text,
@@ -59,6 +58,7 @@ from harness.command_parser import (
     no_option_takes,
     not_decimal_problems,
     not_meant,
+    out_taken,
     parsed_value,
     parser_problem,
     print_config_problem,
@@ -953,7 +953,7 @@ class FitCLI(LightningCLI):
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
         try:
-            check_not_moved(parser, self.config.get("out"))  # a moved run folder's config copy
+            out_taken(parser, self.config)  # the kernel's path; a moved folder's config copy
         except UsageError as error:  # said beside the values' problems
             refused.insert(0, str(error))
         current_option_names(self.config)

@@ -478,3 +478,39 @@ def test_a_fit_that_never_validated_names_null_as_typed() -> None:
     assert first_validation(trainer) == (
         "as --trainer.val_check_interval 50 and --trainer.check_val_every_n_epoch null set it"
     )
+
+
+@pytest.mark.slow
+def test_a_run_folder_write_failing_after_the_checks_is_an_internal_error(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint write that fails after the run's checks passed (issue 56: ``--out
+    L/../runs/o``, the checkpoint's path dropped ``L/..`` by name) is no bad input: exit 1, an
+    internal error, as with ``--debug`` (a traceback, exit 1); it was exit 2, the bare
+    ``[Errno 2] ...`` as the user's to fix. A data file's OSError stays the user's."""
+    from harness.training import atomic_checkpoint_io
+
+    def failing(self: object, checkpoint: object, path: str | Path, **options: object) -> None:
+        part = Path(path).parent / ".last.ckpt.x.part"
+        raise FileNotFoundError(2, "No such file or directory", str(part))
+
+    monkeypatch.setattr(atomic_checkpoint_io.AtomicCheckpointIO, "save_checkpoint", failing)
+    out = tmp_path / "run"
+    words = ["--task", "trec", "--encoder", "bilstm", "--data-dir", str(trec_dir)]
+    words += ["--model.hidden_dim", "4", "--trainer.max_steps", "1", "--out", str(out)]
+    capsys.readouterr()
+    assert main(["fit", *words]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: RunWriteError" in err and "No such file or directory" in err, err
+
+
+def test_only_an_oserror_of_the_run_folders_own_files_is_a_failed_write(tmp_path: Path) -> None:
+    """:func:`own_write_failed`: a file in the run folder (by name, as tempfile names it) or
+    none (a full disk); a data file elsewhere, or any other error, is not."""
+    from harness.training.fit import own_write_failed
+
+    out = tmp_path / "runs" / "o"
+    assert own_write_failed(FileNotFoundError(2, "x", str(out / "checkpoints" / "a.part")), out)
+    assert own_write_failed(OSError(28, "No space left on device"), out)
+    assert not own_write_failed(PermissionError(13, "x", str(tmp_path / "data.txt")), out)
+    assert not own_write_failed(ValueError("x"), out)
