@@ -271,6 +271,30 @@ def test_a_sigterm_stops_a_command_as_a_ctrl_c_does_and_the_handler_is_put_back(
     assert capsys.readouterr().err.splitlines() == stopped_lines("terminated", words, saved)
 
 
+def _stopped_as_it_starts(
+    function: str, words: list[str], signum: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``main(words)`` whose command function (``module:name``) gets ``signum`` as it starts,
+    before anything is saved; its status is the signal's (128 + ``signum``)."""
+    import importlib
+    import signal
+
+    def stopped_while_starting(config: object) -> int:
+        os.kill(os.getpid(), signum)  # sanbench's handler raises the signal's error
+        for _ in range(100_000):  # the handler runs between these
+            pass
+        return 0
+
+    module, _, name = function.partition(":")
+    monkeypatch.setattr(importlib.import_module(module), name, stopped_while_starting)
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
+    try:
+        assert main(words) == 128 + signum
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 @pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize(
     "words",
@@ -286,23 +310,8 @@ def test_a_stop_of_a_command_given_no_out_says_nothing_was_saved(
     """Outside check 14 item 2: a Ctrl-C 0.25-1 s into ``fit --bogus 1`` (its words not checked
     yet) printed ``resume with: ... sanbench fit --bogus 1``, a command refused, for no folder:
     with no --out nothing was saved, and the line says so."""
-    import importlib
-    import signal
-
-    def stopped_while_starting(config: object) -> int:
-        os.kill(os.getpid(), signum)  # SIGINT: sanbench's handler raises KeyboardInterrupt
-        return 0
-
-    monkeypatch.setattr(
-        importlib.import_module("harness.training.command"), "fit", stopped_while_starting
-    )
-    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
-    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
-    try:
-        assert main(words) == 128 + signum
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    _stopped_as_it_starts("harness.training.command:fit", words, signum, monkeypatch)
+    word = "interrupted" if signum == 2 else "terminated"
     assert capsys.readouterr().err.splitlines() == [f"sanbench fit: {word}; nothing was saved"]
 
 
@@ -487,24 +496,7 @@ def test_a_profile_stopped_before_its_sweep_folder_says_nothing_was_saved(
     """Issue 54 (outside check at 70c9de7, 5 of 5): ``profile`` stopped 2-5 s in (its imports
     done, no sweep folder yet) said a bare ``sanbench profile: terminated`` (``interrupted``),
     where a fit says that nothing was saved."""
-    import importlib
-    import signal
-
-    def stopped_while_starting(config: object) -> int:
-        os.kill(os.getpid(), signum)  # SIGINT: sanbench's handler raises KeyboardInterrupt
-        for _ in range(100_000):  # the handler runs between these
-            pass
-        return 0
-
     words = ["profile", "--encoders", "multi_head", "--lengths", "8", "--out", str(tmp_path / "q")]
-    monkeypatch.setattr(
-        importlib.import_module("harness.profiling.command"), "profile", stopped_while_starting
-    )
-    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
-    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sanbench's handler takes it
-    try:
-        assert main(words) == 128 + signum
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    _stopped_as_it_starts("harness.profiling.command:profile", words, signum, monkeypatch)
+    word = "interrupted" if signum == 2 else "terminated"
     assert capsys.readouterr().err.splitlines() == [f"sanbench profile: {word}; nothing was saved"]
