@@ -360,9 +360,10 @@ def with_section_paths(data: DataOptions, fit: FitSections) -> DataOptions:
 
 
 def _same_value(given: Any, section: Any) -> bool:
-    """A data option's value and its fit key's the same (a path: naming the same file)."""
+    """A data option's value and its fit key's the same (a path: the same file, as the kernel
+    finds it: ``L/../k`` and ``k``, a link and its target, are one folder)."""
     if isinstance(given, Path):
-        return section is not None and given.absolute() == Path(section).absolute()
+        return section is not None and given.resolve() == Path(section).resolve()
     return given == section
 
 
