@@ -56,18 +56,27 @@ def all_results_files(out_dir: Path) -> list[Path]:
     return shard_paths(out_dir)
 
 
-def finished_keys(out_dir: Path, shards: Sequence[str] | None = None) -> set[tuple[str, ...]]:
-    """Keys of runs with an ``ok`` row in any shard's results file, or in those of ``shards``
-    (their labels, ``K-of-N``): the runs they finished, whatever the others sharing
-    ``out_dir`` finished meanwhile."""
+def finished_runs(
+    out_dir: Path, shards: Sequence[str] | None = None
+) -> dict[tuple[str, ...], Path]:
+    """The folder of each run with an ``ok`` row in any shard's results file, or in those of
+    ``shards`` (their labels, ``K-of-N``), by its key: the runs they finished, whatever the
+    others sharing ``out_dir`` finished meanwhile."""
     paths = all_results_files(out_dir)
     if shards is not None:
         paths = [shard_path(out_dir, label) for label in shards]
-    done: set[tuple[str, ...]] = set()
+    done: dict[tuple[str, ...], Path] = {}
     for path in paths:
         results = ResultsFile(path, KEY_COLUMNS)
-        done.update(results.key(row) for row in results.rows() if row.get("status") == RUN_OK)
+        for row in results.rows():
+            if row.get("status") == RUN_OK:
+                done[results.key(row)] = out_dir / row.get("run_dir", "")
     return done
+
+
+def finished_keys(out_dir: Path, shards: Sequence[str] | None = None) -> set[tuple[str, ...]]:
+    """The keys of :func:`finished_runs`."""
+    return set(finished_runs(out_dir, shards))
 
 
 def _environment_cells(metrics: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,13 +23,14 @@ from harness.suite.runner import (
     FitFn,
     all_results_files,
     finished_keys,
+    finished_runs,
     fit_run,
     results_path,
     run_shard,
     settings_problems,
     suite_writer,
 )
-from harness.training.run_folder import NOT_COMPARED
+from harness.training.run_folder import NOT_COMPARED, used_values
 from harness.training.settings.fit_overrides import (
     budget_problems_of,
     fit_overrides,
@@ -280,46 +281,73 @@ def rerun_entry(
     }
 
 
+# the NOT_COMPARED keys a suite's runs may differ on (every run has its own out; the data
+# folder is an input, recorded by the command)
+RUN_KEYS = tuple(key for key in NOT_COMPARED if key not in ("out", "data.data_dir"))
+
+
 def recorded_overrides(
     first: dict[str, Any],
     shards: Mapping[str, dict[str, Any]],
     reruns: Sequence[dict[str, Any]],
-    done: Sequence[str],
+    used: Mapping[str, Mapping[str, list[Any]] | None],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``overrides`` ``manifest.json`` records and its ``mixed_overrides``: a key a rerun
-    may change (``NOT_COMPARED``) on which the runs differ is no override of the suite but, in
-    ``mixed_overrides``, each value (null: not given) with the runs that used it: those each
-    first shard command trained (``shards``: ``shard_overrides``) and no rerun trained again,
-    each rerun's, and the ``first`` command's, the other ``done`` runs. Until 2026-11-30 a
-    rerun that trained 2 runs at ``--max-length 100`` recorded 100 for 6 runs at 512, one that
-    trained none its own value too (outside check 5y); until 2026-12-01 shards 1/2 at
-    ``--max-length 100`` and 2/2 at 200 recorded 200 for every run."""
-    retrained = {run for rerun in reruns for run in rerun["runs"]}
-    by_shard = [
-        (s["overrides"], [r for r in s["runs"] if r not in retrained]) for s in shards.values()
-    ]
-    sharded = {run for _, runs in by_shard for run in runs}
-    groups = [(first, [run for run in done if run not in retrained | sharded])]
-    groups += by_shard
-    groups += [(rerun["overrides"], rerun["runs"]) for rerun in reruns if rerun["runs"]]
-    groups = [(given, runs) for given, runs in groups if runs] or groups[:1]
-    keys = {k for given, _ in groups for k in given if k in NOT_COMPARED}
+    may change (:data:`RUN_KEYS`) on which the finished runs differ is no override of the
+    suite but, in ``mixed_overrides``, each value with the runs that used it. ``used``: each
+    finished run's values by its own files (``run_folder.used_values``; a run resumed under
+    another value is listed under each), or None when they cannot be read: then those of the
+    command that trained it, each first shard command's runs (``shards``: ``shard_overrides``)
+    and each rerun's, the ``first`` command's the others (null: not given).
+
+    Until 2026-11-30 a rerun that trained 2 runs at ``--max-length 100`` recorded 100 for 6
+    runs at 512 (outside check 5y); until 2026-12-01 shards 1/2 at 100 and 2/2 at 200 recorded
+    200 for every run, and a rerun of a suite whose first command was killed before it wrote
+    its manifest recorded the rerun's value for the runs that command had finished (outside
+    check 13y), as a run resumed under another value was recorded at the rerun's alone."""
+    by_command: dict[str, dict[str, Any]] = dict.fromkeys(used, first)
+    for given, runs in [
+        *((s["overrides"], s["runs"]) for s in shards.values()),
+        *((rerun["overrides"], rerun["runs"]) for rerun in reruns),
+    ]:
+        by_command |= {run: given for run in runs if run in used}
+    values_of = {
+        run: files if files is not None else {k: [v] for k, v in by_command[run].items()}
+        for run, files in used.items()
+    }
+    given_keys = {
+        k
+        for given in [first, *(s["overrides"] for s in shards.values())]
+        + [r["overrides"] for r in reruns]
+        for k in given
+    }
     kept, mixed = dict(first), {}
-    for key in sorted(keys):
+    for key in RUN_KEYS:
         values: list[dict[str, Any]] = []
-        for given, runs in groups:
-            value = given.get(key)
-            same = next((v for v in values if v["value"] == value), None)
-            if same is None:
-                values.append({"value": value, "runs": list(runs)})
-            else:
-                same["runs"] = sorted([*same["runs"], *runs])
+        for run in sorted(used):
+            for value in values_of[run].get(key, [None]):
+                same = next((v for v in values if v["value"] == value), None)
+                if same is None:
+                    values.append({"value": value, "runs": [run]})
+                elif run not in same["runs"]:
+                    same["runs"].append(run)
+        if len(values) <= 1 and key not in given_keys:
+            continue
         kept.pop(key, None)
         if len(values) > 1:
-            mixed[key] = values
-        elif values[0]["value"] is not None:
+            mixed[key] = sorted(values, key=_value_order)
+        elif values and values[0]["value"] is not None:
             kept[key] = values[0]["value"]
+        elif not values and first.get(key) is not None:
+            kept[key] = first[key]  # no finished run: the command's
     return kept, mixed
+
+
+def _value_order(entry: dict[str, Any]) -> tuple[bool, bool, Any]:
+    """``mixed_overrides`` values in order: null (not given) first, then numbers, then text."""
+    value = entry["value"]
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return value is not None, not number, value if number else str(value)
 
 
 MANIFEST_LOCK = ".sanbench-manifest.lock"
@@ -403,8 +431,8 @@ def _write_suite_manifest(
             "runs": list(trained),
         }
         by_shard = in_shard_order(by_shard)
-    done = sorted(run_label(key) for key in finished_keys(out))
-    kept, mixed = recorded_overrides(first, by_shard, reruns, done)
+    used = {run_label(key): used_values(folder) for key, folder in finished_runs(out).items()}
+    kept, mixed = recorded_overrides(first, by_shard, reruns, used)
     manifest = {
         "kind": "suite",
         # a sharded grid's: one line per shard (each shard's ends overwrote the others')

@@ -313,6 +313,22 @@ def _uncompared(fit_config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in _flat(fit_config).items() if k in NOT_COMPARED}
 
 
+def used_values(out_dir: Path) -> dict[str, list[Any]] | None:
+    """Each :data:`NOT_COMPARED` key's values the run in ``out_dir`` trained with: its start's
+    (``fit_config.yaml``), then each resume's that changed it (:data:`RESUMES`). None when its
+    files cannot be read (a folder deleted or edited by hand)."""
+    try:
+        started = _uncompared(yaml.safe_load((out_dir / FILE_NAME).read_text()))
+        values = {key: [value] for key, value in started.items()}
+        for resume in resumes(out_dir):
+            for key, change in resume.items():
+                if change["now"] not in values.setdefault(key, [None]):
+                    values[key].append(change["now"])
+    except (OSError, yaml.YAMLError, AttributeError, TypeError, KeyError):
+        return None
+    return values
+
+
 def resumes(out_dir: Path) -> list[dict[str, Any]]:
     """Each resume of the run in ``out_dir`` that changed a :data:`NOT_COMPARED` key: the
     keys with the value the run had until then (``there``) and from then on (``now``)."""

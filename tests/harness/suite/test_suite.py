@@ -212,8 +212,8 @@ def test_a_rerun_keeps_the_command_that_made_its_runs(
     assert manifest["overrides"] == {"trainer.max_steps": 3}
     assert manifest["mixed_overrides"] == {
         "data.max_length": [
-            {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
             {"value": 100, "runs": ["trec/multi_cnn/seed2"]},
+            {"value": 512, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
         ]
     }
 
@@ -258,8 +258,8 @@ def test_a_shard_rerun_over_a_suite_of_one_shard_is_a_rerun(
     assert "shard_commands" not in manifest and manifest["grid"]["shards"] == 1
     assert manifest["mixed_overrides"] == {
         "data.max_length": [
-            {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
             {"value": 80, "runs": ["trec/multi_cnn/seed3"]},
+            {"value": 512, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
         ]
     }
 
@@ -281,8 +281,8 @@ def test_a_shard_run_again_keeps_its_first_command(
     assert rerun["runs"] == ["trec/multi_cnn/seed3"] and "--max-length 80" in rerun["command"]
     assert manifest["overrides"] == {"trainer.max_steps": 3}
     assert manifest["mixed_overrides"]["data.max_length"] == [
-        {"value": None, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
         {"value": 80, "runs": ["trec/multi_cnn/seed3"]},
+        {"value": 512, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
     ]
 
 
@@ -305,7 +305,8 @@ def test_reruns_keep_the_aggregations_and_a_grid_change_is_recorded(
     assert manifest["grid"]["seeds"] == 3 and manifest["command"] == made["command"]
     (rerun,) = manifest["reruns"]
     assert "--seeds 3 " in rerun["command"] and rerun["runs"] == []
-    assert manifest["overrides"] == {"trainer.max_steps": 3} and "mixed_overrides" not in manifest
+    assert "mixed_overrides" not in manifest  # every run trained at 512
+    assert manifest["overrides"] == {"trainer.max_steps": 3, "data.max_length": 512}
     _run(monkeypatch, _suite_words(trec_dir, out, 3, "--shard", "1/3"))  # the same grid
     assert read_manifest(out, "suite")["reruns"] == [rerun]
     _run(monkeypatch, _suite_words(trec_dir, out, 4, "--aggregate-only"))
@@ -413,3 +414,43 @@ def test_two_shards_at_once_each_record_only_the_runs_they_trained(
         {"value": 100, "runs": ["trec/multi_cnn/seed0"]},
         {"value": 200, "runs": ["trec/multi_cnn/seed1"]},
     ]
+
+
+def test_a_rerun_after_a_first_command_killed_before_its_manifest_records_each_runs_value(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 13y, item 1: a suite killed (kill -9) after a run but before it wrote
+    manifest.json, rerun at another ``--max-length``, recorded the rerun's value for every
+    run, though the finished run's fit_config.yaml said 40. Each run's value is its own
+    files'."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 1, "--max-length", "40"))
+    (out / "manifest.json").unlink()  # what a kill after the run's row leaves
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "50"))
+    manifest = read_manifest(out, "suite")
+    assert "data.max_length" not in manifest["overrides"]
+    assert manifest["mixed_overrides"] == {
+        "data.max_length": [
+            {"value": 40, "runs": ["trec/multi_cnn/seed0"]},
+            {"value": 50, "runs": ["trec/multi_cnn/seed1"]},
+        ]
+    }
+
+
+def test_a_run_a_rerun_resumed_at_another_max_length_is_listed_under_both(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54 (a leftover of outside check 13y): a suite run killed after its checkpoint and
+    resumed by a rerun at another ``--max-length`` was credited to the rerun's value alone,
+    though it trained its first steps at the other (its resumes.yaml says so)."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 1, "--max-length", "40"))
+    for name in ("manifest.json", "results-1-of-1.csv", "runs/trec/multi_cnn/seed0/metrics.json"):
+        (out / name).unlink()  # what a kill after the run's last checkpoint leaves
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "50"))
+    assert read_manifest(out, "suite")["mixed_overrides"] == {
+        "data.max_length": [
+            {"value": 40, "runs": ["trec/multi_cnn/seed0"]},
+            {"value": 50, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
+        ]
+    }
