@@ -239,13 +239,19 @@ def check_out_path(out_dir: Path) -> None:
 
 def foreign_folder_problem(out_dir: Path, overwrite: bool) -> str | None:
     """The problem of a folder of the user's at ``out_dir``, which no run resumes (it holds
-    files sanbench did not make and no fit config), in the words every command says it
-    (:func:`harness.outdir.foreign_files`); None: none, or ``overwrite`` (:func:`check_run_folder`
-    says why it deletes no such folder). It reads no config: said beside the options'
-    problems too."""
-    if overwrite or not out_dir.is_dir() or os.path.lexists(out_dir / FILE_NAME):
-        return None
+    files sanbench did not make: a ``fit_config.yaml`` copied there with no marker is one),
+    in the words every command says it (:func:`harness.outdir.foreign_files`); None: none, or
+    ``overwrite`` (:func:`check_run_folder` says why it deletes no such folder). It reads no
+    config: said beside the options' problems too. Until 2026-12-01 a folder holding a copied
+    fit_config.yaml beside a file of the user's was taken for a killed start and emptied."""
+    if overwrite or not out_dir.is_dir() or is_run_folder(out_dir) or _unreadable_config(out_dir):
+        return None  # an unreadable fit_config.yaml is said as such (:func:`_saved_config`)
     return foreign_files(out_dir)
+
+
+def _unreadable_config(out_dir: Path) -> bool:
+    path = out_dir / FILE_NAME
+    return os.path.lexists(path) and not is_fit_config(path)
 
 
 def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
@@ -275,7 +281,7 @@ def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:
         return
     wanted = _comparable(yaml.safe_load(text))
     differences = _differences(saved, wanted)
-    if differences and not _extends(saved, wanted):
+    if differences and not _extends(saved, wanted) and not killed_start(out_dir):
         raise RunFolderError(
             f"{out_dir} holds another run ({'; '.join(differences)}). Choose another --out, "
             "or add --overwrite to delete that run and start this one (a larger "
@@ -301,11 +307,18 @@ def discard_started_run(out_dir: Path) -> None:
             path.unlink()
 
 
-def starts_afresh(out_dir: Path) -> bool:
-    """Whether a run at ``out_dir`` trains from its first step: no run folder there, or one
-    whose start stopped (killed) before its first checkpoint, which it does not resume."""
+def killed_start(out_dir: Path) -> bool:
+    """Whether ``out_dir`` is a run folder whose start stopped (killed) before its first
+    checkpoint: nothing in it can be resumed, so any run may start afresh there (until
+    2026-12-01 another run was refused "holds another run")."""
     run = FitRunFolder(out_dir)
-    return not is_run_folder(out_dir) or not (run.finished() or run.last_checkpoint.is_file())
+    return is_run_folder(out_dir) and not (run.finished() or run.last_checkpoint.is_file())
+
+
+def starts_afresh(out_dir: Path) -> bool:
+    """Whether a run at ``out_dir`` trains from its first step: no run folder there, or a
+    :func:`killed_start`."""
+    return not is_run_folder(out_dir) or killed_start(out_dir)
 
 
 def _uncompared(fit_config: dict[str, Any]) -> dict[str, Any]:
@@ -373,7 +386,7 @@ def prepare_run_folder(out_dir: Path, text: str, overwrite: bool, writer: bool) 
             else:
                 path.unlink()
     saved = _saved_config(out_dir) if out_dir.is_dir() else None
-    if saved is not None and starts_afresh(out_dir):  # a killed start: nothing to resume
+    if saved is not None and killed_start(out_dir):  # nothing to resume
         discard_started_run(out_dir)
     elif saved is not None:
         _record_resume(out_dir, text)

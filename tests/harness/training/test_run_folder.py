@@ -110,6 +110,8 @@ def test_a_smaller_budget_is_refused_before_the_data_is_read(
     out = tmp_path / "run"
     saved = FitCLI(_fit(trec_dir, out, "--trainer.max_epochs", "3")[1:]).config_yaml()
     prepare_run_folder(out, saved, overwrite=False, writer=True)
+    (out / "checkpoints").mkdir()
+    (out / "checkpoints" / "last.ckpt").write_bytes(b"saved")  # a started run, not a killed start
     before = _files(out)
     assert main(_fit(trec_dir, out, "--trainer.max_epochs", "2")) == 2
     error = capsys.readouterr().err
@@ -328,3 +330,41 @@ def test_another_run_is_named_in_the_values_a_user_writes(tmp_path: Path) -> Non
     ]
     assert as_written("adam", None) == ("adam", "not set")
     assert as_written(0.3333, 0.3334) == ("0.3333", "0.3334")  # told apart
+
+
+def test_a_copied_fit_config_beside_a_users_file_is_no_run_folder_to_empty(
+    tmp_path: Path,
+) -> None:
+    """Issue 54: ``fit -c u/fit_config.yaml --out u``, ``u`` holding a fit_config.yaml copied
+    from a run beside the user's ``mine.txt`` (no marker), was taken for a killed start of the
+    same run: ``mine.txt`` was deleted and the run trained there. It is a folder of the user's."""
+    folder = tmp_path / "u"
+    folder.mkdir()
+    (folder / FILE_NAME).write_text(CONFIG)
+    (folder / "mine.txt").write_text("precious")
+    before = _files(folder)
+    with pytest.raises(RunFolderError, match=r"holds fit_config\.yaml, mine\.txt.*did not make"):
+        prepare_run_folder(folder, CONFIG, overwrite=False, writer=True)
+    assert _files(folder) == before
+
+
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_a_killed_start_of_another_run_is_started_afresh_not_refused(
+    tmp_path: Path, checkpoint: bool
+) -> None:
+    """Issue 54 (a leftover of outside check 13y): a start killed before its first checkpoint
+    refused any other run ("holds another run") though nothing in it can be resumed; it now
+    starts the new run afresh. A run with a checkpoint is still another run."""
+    run = tmp_path / "run"
+    prepare_run_folder(run, "model:\n  encoder: bilstm\n", overwrite=False, writer=True)
+    (run / "logs").mkdir()
+    (run / "logs" / "metrics.csv").write_text("epoch,step\n")
+    if checkpoint:
+        (run / "checkpoints").mkdir()
+        (run / "checkpoints" / "last.ckpt").write_bytes(b"saved")
+        with pytest.raises(RunFolderError, match="holds another run"):
+            prepare_run_folder(run, CONFIG, overwrite=False, writer=True)
+        return
+    prepare_run_folder(run, CONFIG, overwrite=False, writer=True)
+    assert sorted(_files(run)) == sorted([MARKER, FILE_NAME])
+    assert (run / FILE_NAME).read_text() == CONFIG
