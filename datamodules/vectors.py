@@ -180,8 +180,15 @@ def vectors_problems(path: Path | str | None) -> list[str]:
     try:
         parse_vectors(Path(path))
     except DataFormatError as error:
-        return [_led_by_option(line, str(error.path)) for line in str(error).splitlines()]
+        return led_by_option(error)
     return []
+
+
+def led_by_option(error: DataFormatError) -> list[str]:
+    """The lines of ``error`` (a vectors file's refusal), each led by the option naming the
+    file, for :func:`vectors_problems` and for a command that read the file itself
+    (``data stats``): every command says a bad vectors line in the same words."""
+    return [_led_by_option(line, str(error.path)) for line in str(error).splitlines()]
 
 
 def _led_by_option(line: str, path: str) -> str:

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
 from harness.console import console
-from harness.data.options import ACTIONS, StatsOptions, task_files_beside
-from harness.errors import refusal
+from harness.data.options import ACTIONS, StatsOptions, files_beside, task_files_beside
+from harness.errors import FilesProblem, refusal
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from datamodules.vectors import Vectors
 
 __all__ = ["ACTIONS", "add_arguments", "data"]  # ACTIONS: harness/cli.py's shown_name
 
@@ -32,17 +38,16 @@ def data(config: Namespace) -> int:
     """
     # bad or missing files raise (sanbench reports them); the options are checked before numpy
     # or torch is imported
-    options = build(StatsOptions, config, beside=task_files_beside)
-    if lacking := task_files_beside(asdict(options)):  # alone too: led by its option
-        raise refusal(said_as_written(lacking))
+    options = build(StatsOptions, config, beside=files_beside)
+    if task_files_beside(asdict(options)):  # alone too, the vectors' lines beside: led by
+        raise refusal(said_as_written(files_beside(asdict(options))))  # their options
     from datamodules.stats import dataset_stats
     from datamodules.stats_table import stats_table
     from datamodules.tasks import get_task
-    from datamodules.vectors import load_vectors
     from reports.numbers import MISSING, MISSING_LEGEND
 
     task = get_task(options.task)
-    vectors = load_vectors(options.embeddings, options.cache_dir) if options.embeddings else None
+    vectors = _vectors(options.embeddings, options.cache_dir) if options.embeddings else None
     layout, root, splits = dataset_stats(
         task, options.data_dir, options.layout, vectors, options.lowercase, options.encoding
     )
@@ -54,3 +59,17 @@ def data(config: Namespace) -> int:
     table = stats_table(title, splits, MISSING, MISSING_LEGEND)
     console().print(table)  # in a pipe or a file, rows never wrapped
     return 0
+
+
+def _vectors(path: Path, cache: Path | None) -> Vectors:
+    """The vectors of ``path``; its bad lines refused led by the option or key that named the
+    file, as written (``--config c.yaml: embeddings v.txt: line 2: ...``), as fit's check
+    says them, not by the path read (``/abs/v.txt:2: ...``)."""
+    from datamodules.errors import DataFormatError
+    from datamodules.vectors import led_by_option, load_vectors
+
+    try:
+        return load_vectors(path, cache)
+    except DataFormatError as error:
+        lines = [FilesProblem(line) for line in led_by_option(error)]
+        raise refusal(said_as_written(lines)) from error

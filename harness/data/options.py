@@ -94,3 +94,13 @@ def task_files_beside(values: dict[str, Any]) -> list[str]:
     known = layout if layout in LAYOUTS else None  # an unknown layout: said itself
     problem = data_dir_problem([spec], Path(data_dir).expanduser(), known)
     return [FilesProblem(problem)] if problem else []
+
+
+def files_beside(values: dict[str, Any]) -> list[str]:
+    """:func:`task_files_beside` and each bad line of the ``--embeddings`` file, led by its
+    option as fit's check says it (``--embeddings v.txt: line 2: expected ...``): said beside
+    the other problems (a config file's unknown key) and beside a folder's, none lost."""
+    from datamodules.vectors import vectors_problems
+
+    vectors = vectors_problems(values.get("embeddings"))
+    return task_files_beside(values) + [FilesProblem(line) for line in vectors]

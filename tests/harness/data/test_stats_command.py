@@ -179,3 +179,51 @@ def test_stats_table_says_what_an_empty_cell_means(fixtures, tmp_path, capsys, m
     )
     out = capsys.readouterr().out
     assert "–" not in out.split("┩", 1)[1] and MISSING_LEGEND not in out  # nothing empty
+
+
+BAD_VECTORS_LINE = (
+    "line 2: expected a word and 2 values; found 1 values in 'cat 0.3'; fix: use GloVe or"
+    " word2vec text format: 'word v1 ... vD' per line, optional 'N D' header"
+)
+KEY_SAYS = "embeddings bad.vec: {line} (read beside the config file: {tmp}/sub/bad.vec)"
+
+
+@pytest.mark.parametrize(
+    ("words", "key", "said"),
+    [
+        (["--embeddings", "bad.vec"], None, ["--embeddings bad.vec: {line}"]),
+        (["--embeddings", "{tmp}/bad.vec"], None, ["--embeddings {tmp}/bad.vec: {line}"]),
+        (["--config", "sub/c.yaml"], None, [f"--config sub/c.yaml: {KEY_SAYS}"]),
+        (["--config", "{tmp}/sub/c.yaml"], None, [f"--config {{tmp}}/sub/c.yaml: {KEY_SAYS}"]),
+        (
+            ["--config", "sub/c.yaml"],
+            "bogus",
+            ["--config sub/c.yaml: unknown key bogus", f"--config sub/c.yaml: {KEY_SAYS}"],
+        ),
+    ],
+)
+def test_stats_names_a_bad_vectors_line_by_the_option_that_gave_the_file(
+    words, key, said, tmp_path, capsys, monkeypatch
+):
+    """Issue 56 (outside check at 9564b86): ``data stats`` named a bad vectors line by the
+    path it read, absolute for a config file's (``/abs/sub/bad.vec:2: ...``), and beside a
+    config file's unknown key said the key alone. Now each line is led by the option or key
+    that gave the file, as written, in fit's check's words, every problem at once, nothing
+    made (no vector cache entry)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "stsa.fine.train").write_text("1 a cat\n")
+    (tmp_path / "sub").mkdir()
+    for folder in (tmp_path, tmp_path / "sub"):
+        (folder / "bad.vec").write_text("the 0.1 0.2\ncat 0.3\n")
+    unknown = f"{key}: 1\n" if key else ""
+    config = f"task: sst1\ndata_dir: {tmp_path / 'data'}\nembeddings: bad.vec\n{unknown}"
+    (tmp_path / "sub" / "c.yaml").write_text(config)
+    before = sorted(tmp_path.rglob("*"))
+    flags = [] if words[0] == "--config" else ["--task", "sst1", "--data-dir", "data"]
+    assert main(["data", "stats", *flags, *[w.format(tmp=tmp_path) for w in words]]) == 2
+    err = capsys.readouterr().err
+    lines = problem_lines(err, "data stats") if key else files_lines(err)
+    prefix = "sanbench data stats: "
+    assert lines == [prefix + s.format(tmp=tmp_path, line=BAD_VECTORS_LINE) for s in said]
+    assert sorted(tmp_path.rglob("*")) == before
