@@ -457,10 +457,11 @@ def said_as_written(
     typed: Mapping[str, tuple[str, str]] | None = None,
     aliases: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """``lines`` with each one that names a ``--config`` file's value by its flag, never typed
-    (``--encoding utf-99: unknown encoding``, ``--out afile is a file``, ``--lengths 8,-3``,
-    ``--space ../c/sp.yaml``, the file read beside the config), named as the file writes it
-    (``--config c.yaml: encoding utf-99: ...``), as :func:`as_typed` names the values it
+    """``lines`` with each one that names a value by a flag not typed (``--encoding utf-99:
+    unknown encoding``, ``--out afile is a file``, ``--lengths 8,-3``, ``--space ../c/sp.yaml``,
+    the file read beside the config) named as the user wrote it: a ``--config`` file's
+    (``--config c.yaml: encoding utf-99: ...``), an inline mapping's (``--data {data_dir: d}:
+    data_dir d``), a dotted key's (``--data.data_dir d``), as :func:`as_typed` names the values it
     quotes: the one place every command's problems pass (:func:`build`, fit's refusals), so
     a check below harness names its value by the flag alone. ``typed`` is
     :func:`typed_options`' (the command's now by default); ``aliases`` maps a flag to the key
@@ -470,9 +471,6 @@ def said_as_written(
     # the path looked at where the value was read beside the config file
     spellings: list[tuple[str, str, str, str]] = []
     for key, (option, text) in typed.items():
-        head = option.partition(" ")[0]
-        if head not in CONFIG_OPTIONS and typed_folder(option) is None:
-            continue  # a flag's value, said as typed
         flags = {f"--{key.replace('_', '-')}", f"--{key}", f"--{same_value_key(key)}"}
         flags |= {
             flag for flag, aliased in {**FIT_FLAGS, **(aliases or {})}.items() if aliased == key

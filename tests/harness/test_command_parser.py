@@ -1131,3 +1131,38 @@ def test_print_config_refuses_a_config_files_value_the_run_refuses_by_its_shape(
     assert problem_lines(err, "suite") == [
         "sanbench suite: --config c.yaml: tasks {a: 1}: expected one task or a list of tasks"
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("fit", ["--task", "trec", "--encoder", "multi_cnn"]),
+        ("suite", ["--tasks", "trec", "--encoders", "multi_cnn"]),
+        ("tune", ["--study", "block-length", "--task", "trec", "--encoder", "multi_cnn"]),
+        ("reproduce", ["--tasks", "trec", "--encoders", "multi_cnn"]),
+    ],
+)
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (["--data", "{data_dir: nok}"], "--data {data_dir: nok}: data_dir nok"),
+        (["--data.data_dir", "nok"], "--data.data_dir nok"),
+        (["--data-dir", "nok"], "--data-dir nok"),
+    ],
+)
+def test_a_data_folder_is_named_as_typed_in_every_form(
+    command: str,
+    words: list[str],
+    given: list[str],
+    named: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 (outside check at 9564b86, item 1): an inline '--data {data_dir: nok}' was
+    named '--data-dir nok' by fit and '--data.data_dir nok' by suite, a typed
+    '--data.data_dir nok' '--data-dir nok' by fit and tune; now each form as typed, in every
+    command that trains, with the flag's advice (a folder missing: no pointer to the help)."""
+    monkeypatch.chdir(tmp_path)
+    assert main([command, *words, *given, "--out", str(tmp_path / "o")]) == 2
+    assert files_lines(capsys.readouterr().err) == [f"sanbench {command}: {named}: no such folder"]
