@@ -2401,15 +2401,17 @@ def build(
     """The dataclass ``options`` from a parsed ``namespace`` (its dataclass fields from the same
     level, as :meth:`CommandParser.add_options` added them). Every problem is raised at once, as
     one :class:`UsageError`: each part's, the whole's own (checked with a failed part at its
-    default), and then the problems of each part made that its command judges later, beside
-    its names and files (a part's ``problems()``: a budget, a launcher), and what ``beside``
-    finds in the values (each run's fit config, which the command checks once the options are
-    right), so none waits for another's fix. The parse's own (:data:`PROBLEMS`) lead, said by
-    the whole (a ``part`` leaves them out). Not ``paths``: the filesystem's problems
-    (:class:`FilesProblem`) are said only when no other is (a :class:`FilesError`), as
-    ``--print_config`` leaves them to the run."""
+    default, or as its class's ``stand_in(namespace)``: a refused ``--max-length 0``'s paths
+    given, which may clash with a fit section's), and then the problems of each part made that
+    its command judges later, beside its names and files (a part's ``problems()``: a budget, a
+    launcher), and what ``beside`` finds in the values (each run's fit config, which the
+    command checks once the options are right), so none waits for another's fix. The parse's
+    own (:data:`PROBLEMS`) lead, said by the whole (a ``part`` leaves them out). Not
+    ``paths``: the filesystem's problems (:class:`FilesProblem`) are said only when no other
+    is (a :class:`FilesError`), as ``--print_config`` leaves them to the run."""
     hints = typing.get_type_hints(options)
     values: dict[str, Any] = {}
+    stand_ins: dict[str, Any] = {}  # a refused part's, for the whole's own check alone
     problems: list[str] = [] if part else list(namespace.get(PROBLEMS) or [])
     for field in dataclasses.fields(options):
         if dataclasses.is_dataclass(hints[field.name]):
@@ -2417,12 +2419,14 @@ def build(
                 values[field.name] = build(hints[field.name], namespace, part=True)
             except InputError as error:
                 problems += error_lines(error)
+                if (stand_in := getattr(hints[field.name], "stand_in", None)) is not None:
+                    stand_ins[field.name] = stand_in(namespace)
         elif field.name in namespace:
             values[field.name] = plain(namespace[field.name])
             if field.metadata.get("comma_list") and isinstance(values[field.name], list | tuple):
                 values[field.name] = ",".join(map(str, values[field.name]))  # [32, 64]: 32,64
     try:
-        built = options(**values)
+        built = options(**values, **stand_ins)
     except ValueError as error:  # options of a package below harness check with ValueError
         problems += error_lines(error)
     if problems:

@@ -19,7 +19,12 @@ from harness.errors import FilesError, FilesProblem, InputError
 from harness.launch import LaunchOptions
 from harness.outdir import out_folder_problems
 from harness.reproduce.preset import ENCODERS, PRESETS, TASKS, THREADS_PER_RUN, WORKERS, Preset
-from harness.training.settings.fit_overrides import DataOptions, FitSections, with_section_paths
+from harness.training.settings.fit_overrides import (
+    DataOptions,
+    FitSections,
+    clash_problems,
+    with_section_paths,
+)
 
 # a part of the grid given with --tables-only, which would tabulate every run in --out anyway
 NOT_WITH_TABLES_ONLY = (
@@ -87,6 +92,7 @@ class ReproduceOptions:
         if not self.tables_only:  # else not taken, whatever it names (one line)
             problems += choice_problems("--preset", self.preset, sorted(PRESETS))
             problems += integer_problems(self, {"threads": 1})
+            problems += clash_problems(self.inputs, None, self.fit)
         for text, option, known in (
             (self.tasks, "--tasks", TASKS),
             (self.encoders, "--encoders", ENCODERS),

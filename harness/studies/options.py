@@ -23,6 +23,7 @@ from harness.training.settings.fit_overrides import (
     Budget,
     DataOptions,
     FitSections,
+    clash_problems,
     fit_overrides,
     with_section_paths,
 )
@@ -117,6 +118,7 @@ class StudyOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = choice_problems("--study", self.study, STUDIES)
+        problems += clash_problems(self.inputs, None, self.fit)  # the budget: the trials'
         problems += choice_problems("--attention-impl", self.attention_impl, ATTENTION_IMPLS)
         if self.study is None:
             problems.append("--study is required: one of " + ", ".join(STUDIES))

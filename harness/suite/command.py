@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from jsonargparse import Namespace
@@ -34,29 +35,34 @@ def add_arguments(parser: CommandParser) -> None:
 def printed_values_problems(namespace: Namespace) -> list[str]:
     """:func:`harness.suite.suite.printed_problems` of the options parsed (a file's ``model:
     {hidden_dim: 0}``), judged before ``--print_config`` prints them."""
-    namespace = namespace.clone()
-    namespace["out"] = namespace.get("out") or OUT_STAND_IN
     try:
-        options = build(SuiteOptions, namespace)
+        options, overrides = _stand_in_built(namespace)
     except InputError:  # the options' own problems: said by their check
         return []
-    overrides = fit_overrides(options.inputs, options.budget, options.fit)
     return printed_problems(options, overrides)
 
 
 def missing_beside(namespace: Namespace) -> list[str]:
     """The other options' problems when ``--out`` is left out (``--data-dir /nonexist``): the
     whole's, the runs' and the data folder's, as with an ``--out`` given."""
-    namespace = namespace.clone()
-    namespace["out"] = OUT_STAND_IN
     paths = DataOptions.paths_given(namespace)
     try:
         beside = functools.partial(_beside_with_paths, paths=paths)
-        options = build(SuiteOptions, namespace, beside=beside)
+        options, overrides = _stand_in_built(namespace, beside)
     except InputError as error:
         return str(error).splitlines()
-    overrides = fit_overrides(options.inputs, options.budget, options.fit)
     return unread_problems(options, overrides) + data_folder_problems(options, overrides)
+
+
+def _stand_in_built(
+    namespace: Namespace, beside: Callable[[dict[str, Any]], list[str]] | None = None
+) -> tuple[SuiteOptions, dict[str, Any]]:
+    """The options parsed (``build``, ``beside`` said with their problems), a left-out
+    ``--out`` as :data:`OUT_STAND_IN`, and their fit overrides."""
+    namespace = namespace.clone()
+    namespace["out"] = namespace.get("out") or OUT_STAND_IN
+    options = build(SuiteOptions, namespace, beside=beside)
+    return options, fit_overrides(options.inputs, options.budget, options.fit)
 
 
 def _beside_with_paths(values: dict[str, Any], paths: DataOptions) -> list[str]:

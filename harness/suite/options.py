@@ -14,6 +14,7 @@ from harness.training.settings.fit_overrides import (
     Budget,
     DataOptions,
     FitSections,
+    clash_problems,
     with_section_paths,
 )
 
@@ -78,6 +79,7 @@ class SuiteOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = integer_problems(self, {"seeds": 1, "folds": 1})
+        problems += clash_problems(self.inputs, self.budget, self.fit)
         for listed, option in ((task_list, "--tasks"), (names, "--encoders")):
             try:
                 listed(getattr(self, option.removeprefix("--")), option)

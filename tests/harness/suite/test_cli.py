@@ -274,3 +274,49 @@ def test_a_data_folder_given_twice_differently_is_refused_naming_both_as_typed(
     same = [command, *grid, *section, "--data-dir", "M/../M", "--out", "o", "--print_config"]
     assert main(same) == 0, capsys.readouterr().err  # printed: no clash (a clash is refused)
     assert not Path("o").exists()
+
+
+# the other problem beside a data folder clash: (words, the start of its one line) of each command
+BESIDE_A_CLASH = {
+    "length": (["--max-length", "0"], "--max-length 0: expected a positive number of tokens"),
+    "unknown": (["--bogus", "1"], "unknown option --bogus"),
+    "count": (["{count}", "0"], "{count} 0: expected a positive integer"),
+    "budget": (["--trainer.max_steps", "0"], "--trainer.max_steps 0: trains nothing"),
+}
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
+@pytest.mark.parametrize("other", sorted(BESIDE_A_CLASH))
+@pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
+def test_a_data_folder_clash_is_said_beside_every_other_problem(
+    command: str,
+    other: str,
+    printing: list[str],
+    trec_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--data-dir d`` beside a config file's ``data_dir: empty`` and another problem: until
+    2026-12-01 the other alone was said (``--max-length 0``, ``--bogus 1``, ``--trials 0``:
+    the clash was dropped, the checks judging d) or the clash alone (it hid a budget that
+    trains nothing); now both, one line each, nothing made, and so from ``--print_config``."""
+    shutil.copytree(trec_dir, tmp_path / "d")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    grid, count = {
+        "suite": (["--tasks", "trec", "--encoders", "bilstm"], "--seeds"),
+        "tune": (["--study", "dropout", "--task", "trec", "--encoder", "bilstm"], "--trials"),
+        "reproduce": (["--tasks", "trec", "--encoders", "bilstm"], "--threads"),
+    }[command]
+    Path("s.yaml").write_text("data: {data_dir: empty}\n")
+    words, said = BESIDE_A_CLASH[other]
+    words = [word.format(count=count) for word in words]
+    section = ["--config", "s.yaml", "--data-dir", "d", *words, "--out", "o", *printing]
+    assert main([command, *grid, *section]) == 2
+    lines = problem_lines(capsys.readouterr().err, command)
+    clash = f"sanbench {command}: --data-dir d and --config s.yaml: data.data_dir empty: give one"
+    assert clash in lines
+    assert [line for line in lines if said.format(count=count) in line] != [], lines
+    assert len(lines) == 2, lines
+    assert not Path("o").exists()
