@@ -1760,6 +1760,9 @@ def yaml_text(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
 
 
+STDIN = "/dev/stdin"  # what ``--config -`` reads: standard input, as a pipe
+
+
 def config_file_problem(option: str, value: str, prog: str) -> str | None:
     """The problem of the ``--config`` file ``value`` that leaves none of its options read, in
     sanbench's words: not there (a :class:`FilesProblem`, naming the path looked at), not
@@ -1797,16 +1800,18 @@ def config_file_problem(option: str, value: str, prog: str) -> str | None:
 def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], list[str]]:
     """``words`` without each ``--config FILE`` (``-c``) whose file gives no options
     (:func:`config_file_problem`), and those files' problems: the rest of the command line is
-    judged beside them. One reader of ``--config`` files for every command."""
+    judged beside them. One reader of ``--config`` files for every command: ``-c -`` is
+    standard input, read as the pipe ``/dev/stdin``."""
     problems: list[str] = []
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         if given.option not in CONFIG_OPTIONS or not (given.attached or given.rest):
             return None
-        if (problem := config_file_problem(given.option, given.value, prog)) is not None:
+        value = STDIN if given.value == "-" else given.value
+        if (problem := config_file_problem(given.option, value, prog)) is not None:
             problems.append(problem)
             return [], True
-        return given.given, True
+        return ([f"{given.option}={value}"] if given.attached else [given.option, value]), True
 
     kept = rewritten_options(words, rewrite)
     return kept, problems

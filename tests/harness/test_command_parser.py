@@ -1166,3 +1166,36 @@ def test_a_data_folder_is_named_as_typed_in_every_form(
     monkeypatch.chdir(tmp_path)
     assert main([command, *words, *given, "--out", str(tmp_path / "o")]) == 2
     assert files_lines(capsys.readouterr().err) == [f"sanbench {command}: {named}: no such folder"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["fit", "--task", "trec", "--encoder", "mtsa"],
+        ["suite", "--tasks", "trec", "--encoders", "mtsa"],
+        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"],
+        ["reproduce", "--tasks", "trec", "--encoders", "mtsa"],
+    ],
+)
+@pytest.mark.parametrize("config", [["-c", "-"], ["--config=-"]])
+def test_a_config_file_named_dash_is_standard_input_in_every_command(
+    words: list[str],
+    config: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 (outside check at 9564b86, item 2): 'fit -c -' (and suite's, tune's, each
+    command's) looked for a file named '-' ('-c -: no such file: /cwd/-'), and suite's
+    --print_config left it out unsaid; now '-' is standard input, read as a pipe is."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"model: {dropout: 0.3}\n")
+    os.close(write_end)
+    stdin = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    try:
+        status = main([*words, *config, "--data-dir", "D", "--out", "o", "--print_config"])
+    finally:
+        os.dup2(stdin, 0)
+        os.close(stdin)
+    assert status == 0, capsys.readouterr().err
+    assert yaml.safe_load(capsys.readouterr().out)["model"]["dropout"] == 0.3
