@@ -18,7 +18,7 @@ from harness.errors import InputError
 from harness.launch import LaunchOptions
 from harness.profiling.grid import parse_lengths
 from harness.studies.plans import BLOCK_LENGTH_MEMORY, STUDIES, TuneContext
-from harness.studies.storage import HEARTBEAT_S, MAX_RETRY
+from harness.studies.storage import HEARTBEAT_S, MAX_RETRY, storage_problems
 from harness.training.settings.fit_overrides import (
     Budget,
     DataOptions,
@@ -130,6 +130,8 @@ class StudyOptions:
                 f"--trials {self.trials}: a study runs at most {MAX_TRIALS:,} trials (each "
                 "trial is a fit): ask for fewer"
             )
+        if self.storage is not None:  # the run's check connects to nothing: --print_config's too
+            problems += storage_problems(self.storage)
         try:
             self.length_values  # noqa: B018 (parsed here, once: the study reads these values)
         except ValueError as error:

@@ -29,6 +29,7 @@ from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial
 from sqlalchemy.engine import URL, make_url
 
+from harness.outdir import unmakeable_folder
 from harness.quiet import optuna_one_line_warnings
 from harness.redaction import STORAGE_ENV, redact_passwords
 from harness.studies.workers import INTERRUPTED_ATTR, RESUMES_ATTR
@@ -110,6 +111,31 @@ def storage_url(spec: str | None) -> URL:
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
     return url
+
+
+def storage_problems(spec: str | None) -> list[str]:
+    """What a run refuses of the storage ``spec`` (see :func:`storage_spec`) whatever is
+    installed, connecting to nothing: a URL of no known database or malformed
+    (:func:`storage_url`), an SQLite file whose folder cannot be made
+    (:func:`sqlite_folder_problem`). A server or driver is found only as the study opens it."""
+    try:
+        url = storage_url(spec)
+    except ValueError as error:
+        return [str(error)]
+    problem = sqlite_folder_problem(url)
+    return [problem] if problem else []
+
+
+def sqlite_folder_problem(url: URL) -> str | None:
+    """Why the folder of an SQLite file ``url`` cannot be made (``sqlite:////proc/x/s.db``),
+    in ``--out``'s words (:func:`harness.outdir.unmakeable_folder`), making nothing."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    problem = unmakeable_folder(Path(url.database).expanduser().parent)
+    if problem is None:
+        return None
+    shown = url.render_as_string(hide_password=True)
+    return f"--storage {shown}: {problem.removeprefix('--out ')}"  # the folder's path, then why
 
 
 @contextlib.contextmanager

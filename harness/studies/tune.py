@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import fields, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from datamodules.errors import nearest
@@ -200,8 +201,9 @@ def trial_problems(options: StudyOptions, ctx: TuneContext, read_files: bool) ->
 
 def printed_problems(options: StudyOptions) -> list[str]:
     """What ``--print_config`` refuses of a study: its values as the run judges them reading no
-    file (the budget, each trial's fit config), not the options left out, the paths, the
-    launcher or the storage, which the machine that runs it decides (a file to fill in)."""
+    file (the budget, each trial's fit config; a ``--storage`` no run takes, said by
+    :class:`StudyOptions`), not the options left out, the paths, the launcher or the storage's
+    server and driver, which the machine that runs it decides (a file to fill in)."""
     problems = budget_problems_of(options.budget, options.fit)
     if options.study == BLOCK_LENGTH_MEMORY or options.outputs_only:
         return problems
@@ -217,7 +219,7 @@ def _unbudgeted(options: StudyOptions, ctx: TuneContext) -> TuneContext:
 
 # the options a stand-in for refused options takes at their defaults: the study's own numbers
 STAND_IN_DEFAULTS = ("trials", "max_retry", "heartbeat", "lengths", "batch_size", "dim")
-STAND_IN_DEFAULTS += ("attention_impl",)
+STAND_IN_DEFAULTS += ("attention_impl", "storage")
 
 
 def problems_beside_options(values: dict[str, Any]) -> list[str]:
@@ -241,14 +243,12 @@ def unread_problems(options: StudyOptions, storage: str) -> list[str]:
     """What the study refuses reading no file, every problem at once: a budget that trains
     nothing, its launcher, its storage URL (``storage``, chosen), beside the trials' configs'
     problems (:func:`trial_problems`, not here)."""
-    from harness.studies.storage import storage_url
+    from harness.studies.storage import default_storage, storage_problems
 
     problems = budget_problems_of(options.budget, options.fit) + options.launch.problems()
-    try:
-        storage_url(storage)
-    except ValueError as error:
-        problems.append(str(error))
-    return problems
+    if storage == default_storage(Path(options.context().out)):  # its folder: --out's, said as it
+        return problems
+    return problems + storage_problems(storage)
 
 
 def run_tune(options: StudyOptions) -> dict:

@@ -20,6 +20,8 @@ from harness.studies.space import read_space, suggest
 from harness.studies.study import trial_line
 from tests.harness.problem_lines import files_lines, problem_lines
 
+DATA = Path(__file__).resolve().parents[3] / "tests" / "datamodules" / "fixtures" / "kim2014"
+
 
 def _study(words: list[str]) -> StudyOptions:
     parser = CommandParser("sanbench tune")
@@ -285,7 +287,9 @@ def test_a_training_studys_printed_config_holds_no_other_studys_options(
     assert blm_only <= set(yaml.safe_load(capsys.readouterr().out))
 
 
-def test_tune_refuses_before_its_out_what_its_study_refuses(tmp_path: Path) -> None:
+def test_tune_refuses_before_its_out_what_its_study_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 54 leftovers (item 7): the command's check before ``--out`` is made repeated the
     study's own (budget, launcher, storage URL) in its own lines; one place now, so the lines
     are the same, every problem at once."""
@@ -294,12 +298,44 @@ def test_tune_refuses_before_its_out_what_its_study_refuses(tmp_path: Path) -> N
     from harness.studies.command import unread_problems
     from harness.training.settings.fit_overrides import Budget
 
+    monkeypatch.setenv("SANBENCH_STORAGE", "x")  # a given --storage x: StudyOptions' own
     options = StudyOptions(
         study="dropout", task="trec", encoder="multi_cnn", out=str(tmp_path / "o"),
-        storage="x", budget=Budget(max_epochs=0),
+        budget=Budget(max_epochs=0),
     )  # fmt: skip
     early = unread_problems(options)
     with pytest.raises(UsageError) as refused:
         run_tune(options)
     assert len(early) == 3 and str(refused.value).splitlines() == early  # the trials' too
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("storage", "said"),
+    [
+        ("bogus://x", "--storage bogus://x: unknown database 'bogus'; expected an SQLAlchemy "
+         "URL (sqlite:///runs/s.db, postgresql://user:***@host/db)"),
+        ("sqlite:////proc/x/s.db",
+         "--storage sqlite:////proc/x/s.db: /proc/x: cannot be made, folder /proc is not writable"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("printed", [True, False])
+def test_a_storage_no_run_takes_is_refused_by_print_config_beside_the_rest(
+    storage: str, said: str, printed: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (outside check at 9564b86, item 1): ``--print_config`` printed a ``--storage
+    bogus://x`` the run refuses, and beside ``--trials 0`` both lost the storage's line; an
+    SQLite file in a folder that cannot be made was refused by no check (the run failed on
+    ``[Errno 2]`` once the data was read). Each is one line now, beside ``--trials 0``."""
+    words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
+             "--storage", storage, "--data-dir", str(DATA)]  # fmt: skip
+    words += ["--print_config"] if printed else ["--out", str(tmp_path / "t")]
+    assert main([*words, "--trials", "0"]) == 2
+    lines = problem_lines(capsys.readouterr().err, "tune")
+    assert lines == [
+        "sanbench tune: --trials 0: expected a positive integer",
+        f"sanbench tune: {said}",
+    ]
+    assert main(words) == 2
+    assert problem_lines(capsys.readouterr().err, "tune") == [f"sanbench tune: {said}"]
+    assert not (tmp_path / "t").exists()
