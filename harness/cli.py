@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
+from harness.command_actions import COMMAND_ACTIONS
 from harness.command_parser import (
     RESOLVED,
     TYPED,
@@ -137,12 +138,13 @@ ACTIONS_SLOT = "{actions}"
 
 
 def usage() -> str:
-    """:data:`USAGE` with each ``{actions}`` of a command's help line its module's ``ACTIONS``
-    (``data``: ``stats``), so the line names only the actions there are."""
+    """:data:`USAGE` with each ``{actions}`` of a command's help line its actions
+    (:data:`COMMAND_ACTIONS`, ``data``: ``stats``), so the line names only the actions there
+    are."""
     text = USAGE
     for name, (_, help_text) in SUBCOMMANDS.items():
         if ACTIONS_SLOT in help_text:
-            actions = ", ".join(getattr(command_module(name)[0], "ACTIONS", ()))
+            actions = ", ".join(COMMAND_ACTIONS.get(name, ()))
             text = text.replace(help_text, help_text.replace(ACTIONS_SLOT, actions))
     return text
 
@@ -185,9 +187,10 @@ def command_module(name: str) -> tuple[ModuleType, str]:
 
 
 def shown_name(name: str, words: list[str]) -> str:
-    """The command as its messages name it: with its action word (``data stats``) when its
-    module lists the actions it takes (``ACTIONS``) and the first word is one."""
-    actions = getattr(command_module(name)[0], "ACTIONS", ())
+    """The command as its messages name it: with its action word (``data stats``) when it takes
+    actions (:data:`COMMAND_ACTIONS`, known before its module loads) and the first word is
+    one."""
+    actions = COMMAND_ACTIONS.get(name, ())
     return f"{name} {words[0]}" if words and words[0] in actions else name
 
 
@@ -316,6 +319,17 @@ def _terminated(command: str, out: str | None) -> RunInterruptedError:
     return RunInterruptedError(f"terminated{_resume_line(command, out)}", signal.SIGTERM)
 
 
+def _interrupted(command: str, out: str | None) -> BaseException:
+    """What a Ctrl-C raises before any run or job of ``command`` said what it saved (one that
+    did says so itself), from its start on: ``interrupted`` and :func:`_resume_line`, as a
+    SIGTERM's line (until 2026-12-01 one held while ``suite``, ``reproduce`` or ``fit`` started
+    said a bare ``interrupted``, outside check at 9564b86 item 2); a command that saves nothing,
+    ``KeyboardInterrupt``."""
+    if command not in SAY_WHAT_WAS_SAVED:
+        return KeyboardInterrupt()
+    return RunInterruptedError(f"interrupted{_resume_line(command, out)}", signal.SIGINT)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; the one place that prints errors and maps them to exit statuses:
     ``harness.errors`` types, bad input (``ValueError``, ``LookupError``, ``OSError``) exit 2,
@@ -326,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     name = ""  # the command, once known
     shown = ""  # the command as messages name it (shown_name)
     typed = None  # the options as typed, once parsed
+    saved_in = None  # the --out a stop may leave to resume, once parsed
     with redacted_console():  # no password of a storage URL reaches the console, on any path
         try:
             # what a command puts in the environment for its child processes (SANBENCH_IMPORT,
@@ -337,7 +352,10 @@ def main(argv: list[str] | None = None) -> int:
                 # a Ctrl-C while the command's libraries load and its words are checked waits
                 # for them (harness.program): an import it stops leaves a library half made
                 with (
-                    interrupt_held(lambda: shown or command_word(words)) as interrupted,
+                    interrupt_held(
+                        lambda: shown or shown_name(command_word(words), words[1:]),
+                        lambda: _resume_line(name or command_word(words), None),
+                    ) as interrupted,
                     interrupt_first(interrupted),
                 ):
                     # a signal harness.program blocked (and one it held) is held from here
@@ -354,47 +372,42 @@ def main(argv: list[str] | None = None) -> int:
                             message = f"{IMPORT}: {type(error).__name__}: {error}"
                             raise InputError(message) from error
                     config = parse_command(name, words[1:])
+                saved_in = _out_of(config)  # what a stop may leave to resume
                 if interrupted():
                     raise KeyboardInterrupt
                 out = None if isinstance(config, list) else config.get("out")
                 if getattr(command_module(name)[0], "OUT_AFTER_CHECKS", False):
                     out = None  # the command's own, after its checks
-                saved_in = _out_of(config)  # what a stop may leave to resume
                 typed = None if isinstance(config, list) else config.get(TYPED)
                 resolved = None if isinstance(config, list) else config.get(RESOLVED)
-                try:
-                    with (
-                        options_typed(typed),  # the checks quote values as typed (1e6)
-                        config_read(resolved),  # recorded beside the results (recorded_command)
-                        interrupt_noted() as noted,
-                        terminate_raises(lambda: _terminated(name, saved_in)) as terminated,
-                        out_folder(name, out),
-                    ):
-                        try:
-                            return int(run(config) or 0)
-                        except Exception as error:
-                            if isinstance(error, SanbenchError):
-                                raise
-                            if terminated():  # what the SIGTERM broke
-                                raise _terminated(name, saved_in) from error
-                            if noted():
-                                raise KeyboardInterrupt from error  # what the Ctrl-C broke
+                with (
+                    options_typed(typed),  # the checks quote values as typed (1e6)
+                    config_read(resolved),  # recorded beside the results (recorded_command)
+                    interrupt_noted() as noted,
+                    terminate_raises(lambda: _terminated(name, saved_in)) as terminated,
+                    out_folder(name, out),
+                ):
+                    try:
+                        return int(run(config) or 0)
+                    except Exception as error:
+                        if isinstance(error, SanbenchError):
                             raise
-                        finally:
-                            STATUS_KNOWN.set()  # a signal from here on: outside_the_command
-                except KeyboardInterrupt:
-                    if name not in SAY_WHAT_WAS_SAVED:
+                        if terminated():  # what the SIGTERM broke
+                            raise _terminated(name, saved_in) from error
+                        if noted():
+                            raise KeyboardInterrupt from error  # what the Ctrl-C broke
                         raise
-                    # before any run or job saved (one that did says so itself): the same line
-                    resume = _resume_line(name, saved_in)
-                    raise RunInterruptedError(f"interrupted{resume}", signal.SIGINT) from None
+                    finally:
+                        STATUS_KNOWN.set()  # a signal from here on: outside_the_command
         except SystemExit as done:  # --help and --print_config
             STATUS_KNOWN.set()
             return done.code if isinstance(done.code, int) else 0
         except (Exception, KeyboardInterrupt) as error:
             STATUS_KNOWN.set()  # a signal now changes nothing: the message is said whole
+            if isinstance(error, KeyboardInterrupt):
+                error = _interrupted(name or command_word(words), saved_in)
             if debug:
-                raise
+                raise error
             if isinstance(error, NotOursError):  # a config file's out named as written
                 error = refusal_as_written(error, typed)
             return _status(error, shown)

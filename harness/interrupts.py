@@ -33,6 +33,13 @@ STARTING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 STATUS_KNOWN = threading.Event()
 
 
+def stop_word(signum: int) -> str:
+    """The word of a stop by ``signum`` as every command's line says it: ``terminated`` for
+    SIGTERM, else ``interrupted`` (until 2026-12-01 a ``suite`` or ``reproduce`` whose process
+    jobs a SIGTERM stopped said ``interrupted``, outside check at 9564b86 item 1)."""
+    return "terminated" if signum == signal.SIGTERM else "interrupted"
+
+
 def said_by(command: str, line: str) -> str:
     """``line`` (one of ``sanbench: ...``) said by ``command`` when it is known (``sanbench
     fit: ...``), as every message of a command names it."""
@@ -40,9 +47,12 @@ def said_by(command: str, line: str) -> str:
 
 
 @contextlib.contextmanager
-def interrupt_held(command: Callable[[], str] = str) -> Iterator[Callable[[], bool]]:
+def interrupt_held(
+    command: Callable[[], str] = str, unsaved: Callable[[], str] = str
+) -> Iterator[Callable[[], bool]]:
     """While the block runs, a first SIGINT is noted (the callable says whether one came) and a
-    second ends the process at once with :data:`INTERRUPTED`; a SIGTERM ends it at once with
+    second ends the process at once with :data:`INTERRUPTED` and ``unsaved()`` (what the
+    command says of what it saved: ``; nothing was saved``); a SIGTERM ends it at once with
     :data:`TERMINATED_AT_START` (a user's kill: nothing has started to save). Both lines name
     ``command()``, the command as its messages name it once known ("": not yet): until
     2026-12-01 a SIGTERM while a command's modules loaded said ``sanbench: terminated ...``
@@ -54,7 +64,7 @@ def interrupt_held(command: Callable[[], str] = str) -> Iterator[Callable[[], bo
 
     def note(signum: int, frame: object) -> None:
         if came:
-            print(said_by(command(), INTERRUPTED), file=sys.stderr, flush=True)
+            print(said_by(command(), INTERRUPTED) + unsaved(), file=sys.stderr, flush=True)
             os._exit(INTERRUPTED_STATUS)
         came.append(signum)
 

@@ -11,11 +11,12 @@ from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import canonical_name
 from datamodules.text import known_encoding
+from harness.command_actions import COMMAND_ACTIONS
 from harness.errors import FilesProblem, refusal
 from harness.training.settings.fit_overrides import path_problems
 from harness.training.settings.task_configs import task_option_problems, task_stand_in
 
-ACTIONS = ("stats",)  # the words after ``sanbench data``; messages name the command with one
+ACTIONS = COMMAND_ACTIONS["data"]  # the words after ``sanbench data``
 
 
 @dataclass(frozen=True)

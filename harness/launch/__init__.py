@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.launch.options import LaunchOptions
-from harness.launch.outcomes import JobOutcome, report_outcomes
+from harness.launch.outcomes import POINTS, RUNS, JobOutcome, JobWords, report_outcomes
 from harness.launch.threads import on_threads, shared_threads, thread_environment
 
-__all__ = ["JobOutcome", "LaunchOptions", "launch", "report_outcomes"]
+__all__ = ["POINTS", "RUNS", "JobOutcome", "JobWords", "LaunchOptions", "launch", "report_outcomes"]
 
 
 def launch(
@@ -31,12 +31,15 @@ def launch(
     folder: Path,
     name: str,
     threads: int | None = None,
+    words: JobWords = RUNS,
 ) -> list[JobOutcome]:
     """Run every call as one job of ``options.launcher``'s kind and wait for all; their logs,
     pickles and results go to ``folder``. ``threads``: each job's intra-op threads; by default,
     on this machine (``process``, ``local``), its cores shared among these jobs
     (:mod:`harness.launch.threads`), and a SLURM job's own cores. A command whose resume
-    launches only the jobs left passes its whole plan's (``threads.planned_threads``)."""
+    launches only the jobs left passes its whole plan's (``threads.planned_threads``).
+    ``words``: how the stop lines of ``process`` jobs name what they do (:data:`RUNS`: fit's
+    runs; a sweep's, :data:`POINTS`)."""
     if not calls:
         return []
     from harness.redaction import resume_command
@@ -49,7 +52,7 @@ def launch(
         from harness.launch.processes import launch_processes
 
         environment = thread_environment(threads) if threads is not None else {}
-        return launch_processes(calls, Path(folder), name, environment, resume_command)
+        return launch_processes(calls, Path(folder), name, environment, resume_command, words)
     from harness.launch.submitit_jobs import launch_submitit
 
     return launch_submitit(calls, options, Path(folder), name)

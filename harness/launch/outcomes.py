@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RunFailedError
+from harness.interrupts import stop_word
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,42 @@ class JobOutcome:
     @property
     def interrupted(self) -> bool:
         return isinstance(self.result, Interrupted)
+
+
+@dataclass(frozen=True)
+class JobWords:
+    """How the stop lines of one kind of command name what its jobs do (one wording per kind,
+    :data:`RUNS`, :data:`POINTS`): ``work``, what a signal outside of cuts nothing short;
+    ``saving``, what the jobs do after the first Ctrl-C; ``killed``, what a second one then
+    loses. Until 2026-12-01 profile's jobs said they saved runs and lost steps (outside check at
+    9564b86 item 3): a sweep keeps its finished points, as rows."""
+
+    work: str
+    saving: str
+    killed: str
+
+    def outside(self, signum: int) -> str:
+        """What a job says of a stop by ``signum`` outside its work."""
+        return f"{signal.Signals(signum).name}: stopped outside {self.work}, none was cut short"
+
+    def saving_line(self) -> str:
+        """What the command says of a Ctrl-C while its jobs stop."""
+        return f"sanbench: the jobs are {self.saving}; Ctrl-C again to kill them ({self.killed})"
+
+
+RUNS = JobWords("a run's training", "saving their runs", "unsaved steps lost")  # fit's jobs
+POINTS = JobWords("a point's measurement", "ending their sweeps", "their finished points kept")
+
+
+def stop_line(
+    stopped: Sequence[JobOutcome], total: int, signum: int, saved: str, resume: str
+) -> str:
+    """The one line of a command whose jobs a signal stopped (``saved``: :func:`what_was_saved`),
+    its word the signal's (:func:`harness.interrupts.stop_word`), and the command that resumes."""
+    return (
+        f"{stop_word(signum)}: {len(stopped)} of {total} jobs stopped, {saved}\n"
+        f"resume with: {resume}"
+    )
 
 
 def what_was_saved(

@@ -46,7 +46,14 @@ from typing import Any
 from harness.errors import RunInterruptedError, failure_line
 from harness.interrupts import INTERRUPTED_STATUS, TerminatedOnce
 from harness.launch.job_run import JOB_RUN_ENV, has_checkpoint, job_run_file
-from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
+from harness.launch.outcomes import (
+    RUNS,
+    Interrupted,
+    JobOutcome,
+    JobWords,
+    stop_line,
+    what_was_saved,
+)
 
 SAVE_SECONDS = 300.0  # how long the processes get to finish a step and save it
 # imported once by the server that forks the jobs, each when this command has imported it (a
@@ -87,15 +94,16 @@ def run_in_process(
     job: str,
     console: object,
     command_pid: int,
+    words: JobWords = RUNS,
 ) -> None:
     """The job process's target: leave the terminal's group, set ``environment``, run the
     call and write its outcome to ``FOLDER/<job>.result.pkl``. ``console`` has already made
     the command's stdout and stderr the job's (:class:`CommandConsole`). The job ends with its
     command (:func:`terminated_with`). SIGTERM has a handler of the job's from its start to its
     exit, and SIGINT too unless the command ignores it (:class:`harness.interrupts.TerminatedOnce`;
-    both blocked until then)."""
-    terminated = TerminatedOnce(functools.partial(_stopped_outside_training, signal.SIGTERM))
-    interrupted = TerminatedOnce(functools.partial(_stopped_outside_training, signal.SIGINT))
+    both blocked until then), which says a stop outside its work in ``words``."""
+    terminated = TerminatedOnce(functools.partial(_stopped_outside, words, signal.SIGTERM))
+    interrupted = TerminatedOnce(functools.partial(_stopped_outside, words, signal.SIGINT))
     signal.signal(signal.SIGTERM, terminated)
     os.setpgrp()
     terminated_with(command_pid)
@@ -128,7 +136,7 @@ def run_in_process(
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
         if terminated.raised or interrupted.raised:  # what the signal broke (a library that
             signum = signal.SIGTERM if terminated.raised else signal.SIGINT  # wrapped its error)
-            outcome, status = ("interrupted", outside_training(signum)), INTERRUPTED_STATUS
+            outcome, status = ("interrupted", words.outside(signum)), INTERRUPTED_STATUS
         else:
             with contextlib.suppress(OSError):  # the folder gone: said as the result is
                 error_path.write_text(traceback.format_exc())
@@ -159,19 +167,15 @@ def _unwritable(error: OSError) -> str:
     )
 
 
-def outside_training(signum: int) -> str:
-    """What a job says of a stop by ``signum`` outside a run's training."""
-    return f"{signal.Signals(signum).name}: stopped outside a run's training, none was cut short"
-
-
-def _stopped_outside_training(signum: int) -> RunInterruptedError:
-    """What a job's first SIGTERM or SIGINT raises outside a run's training (before a run's
-    handler is set, after it is put back: its scores written, the next run started): the runs
+def _stopped_outside(words: JobWords, signum: int) -> RunInterruptedError:
+    """What a job's first SIGTERM or SIGINT raises outside its work (``words.outside``; a run's
+    training: before a run's handler is set, after it is put back: its scores written, the next
+    run started): the runs
     that finished are recorded, one that trained has its weights in its ``last.ckpt``. Until
     2026-11-30 a SIGTERM there ended the job by the signal itself (no result, the locks' PID
     files left), and a SIGINT raised KeyboardInterrupt, said as 'SIGINT before its run
     started, nothing saved' of a run that had trained."""
-    return RunInterruptedError(outside_training(signum), signum)
+    return RunInterruptedError(words.outside(signum), signum)
 
 
 def terminated_with(command_pid: int) -> None:
@@ -232,12 +236,14 @@ def launch_processes(
     name: str,
     environment: Mapping[str, str] | None = None,
     resume: Callable[[], str] | None = None,
+    words: JobWords = RUNS,
 ) -> list[JobOutcome]:
     """Run each call in a process of its own, wait for all, return their outcomes in order.
 
     An interrupt here (Ctrl-C, or the :class:`RunInterruptedError` of SIGTERM) sends the same
     signal once to each live process, waits for them to save, then raises
-    :class:`RunInterruptedError` naming ``resume()``, the command that resumes.
+    :class:`RunInterruptedError` naming ``resume()``, the command that resumes. ``words``: how
+    the stop lines name what the jobs do.
     """
     atexit.unregister(end_helpers)  # once (run before multiprocessing's own exit function)
     atexit.register(end_helpers)
@@ -265,6 +271,7 @@ def launch_processes(
                 job,
                 CommandConsole(),
                 os.getpid(),
+                words,
             ),
             name=job,
         )
@@ -279,7 +286,7 @@ def launch_processes(
     except (KeyboardInterrupt, RunInterruptedError) as error:
         signum = getattr(error, "signum", signal.SIGINT)
         try:
-            stop(processes, signum)
+            stop(processes, signum, words=words)
         except KeyboardInterrupt:  # the third Ctrl-C: the jobs still saving are killed
             killed = {process.name for process in processes if process.is_alive()}
     finally:
@@ -292,12 +299,10 @@ def launch_processes(
     stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
     resumable = {job for job in killed if has_checkpoint(folder, job)}
     if signum is not None or stopped:  # also when signalled from outside this command
-        raise RunInterruptedError(
-            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
-            f"{what_was_saved(stopped, killed, resumable)}\n"
-            f"resume with: {resume() if resume else 'the same command'}",
-            signal.SIGINT if signum is None else signum,
-        )
+        signum = signal.SIGINT if signum is None else signum
+        saved = what_was_saved(stopped, killed, resumable)
+        again = resume() if resume else "the same command"
+        raise RunInterruptedError(stop_line(stopped, len(outcomes), signum, saved, again), signum)
     return outcomes
 
 
@@ -336,7 +341,9 @@ def _start(processes: Sequence[Any]) -> None:
         raise KeyboardInterrupt
 
 
-def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -> None:
+def stop(
+    processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS, words: JobWords = RUNS
+) -> None:
     """Send ``signum`` once to each live process and wait up to ``seconds`` for them to save and
     exit. A second SIGTERM is not acted on: the jobs have theirs and are saving (one 0.05-0.2 s
     after the first killed a job mid-save in 2 of 4 tries, its checkpoint left a ``.part`` file
@@ -347,7 +354,7 @@ def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -
     previous = signal.signal(signal.SIGTERM, lambda received, frame: None) if main else None
     previous_int = signal.getsignal(signal.SIGINT) if main else None
     if main and previous_int is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, _again_kills())
+        signal.signal(signal.SIGINT, _again_kills(words))
     try:
         for process in started:
             if process.is_alive():
@@ -361,18 +368,15 @@ def stop(processes: Sequence[Any], signum: int, seconds: float = SAVE_SECONDS) -
             signal.signal(signal.SIGINT, previous_int)
 
 
-def _again_kills() -> Callable[[int, object], None]:
-    """:func:`stop`'s SIGINT handler: the first Ctrl-C it gets is said and waited through, the
-    next raises ``KeyboardInterrupt`` (the jobs are killed)."""
+def _again_kills(words: JobWords) -> Callable[[int, object], None]:
+    """:func:`stop`'s SIGINT handler: the first Ctrl-C it gets is said (``words.saving_line``)
+    and waited through, the next raises ``KeyboardInterrupt`` (the jobs are killed)."""
     came: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
         if came:
             raise KeyboardInterrupt
         came.append(signum)
-        print(SAVING, file=sys.stderr, flush=True)
+        print(words.saving_line(), file=sys.stderr, flush=True)
 
     return handler
-
-
-SAVING = "sanbench: the jobs are saving their runs; Ctrl-C again to kill them (unsaved steps lost)"

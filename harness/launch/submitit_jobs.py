@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunInterruptedError
+from harness.interrupts import stop_word
 from harness.launch.options import LaunchOptions
-from harness.launch.outcomes import Interrupted, JobOutcome, what_was_saved
+from harness.launch.outcomes import Interrupted, JobOutcome, stop_line, what_was_saved
 
 TRACE_RULE = "-" * 22  # submitit frames the job's traceback with these rules
 PID_SUFFIX = "_task.pid"  # in the jobs folder: a local task's pid, where the launcher signals
@@ -116,8 +117,8 @@ def launch_submitit(
         signum = getattr(error, "signum", signal.SIGINT)
         if options.cluster != "local":
             raise RunInterruptedError(
-                f"interrupted; the {options.cluster} jobs keep running (cancel them there)\n"
-                f"collect them with: {_resume_command()}",
+                f"{stop_word(signum)}; the {options.cluster} jobs keep running (cancel them "
+                f"there)\ncollect them with: {_resume_command()}",
                 signum,
             ) from None
         _forward_interrupt(jobs, Path(folder), signum)
@@ -133,12 +134,9 @@ def launch_submitit(
             )
     stopped = [o for o in outcomes if o.interrupted or (signum is not None and not o.ok)]
     if signum is not None or stopped:
-        raise RunInterruptedError(
-            f"interrupted: {len(stopped)} of {len(outcomes)} jobs stopped, "
-            f"{what_was_saved(stopped)}\n"
-            f"resume with: {_resume_command()}",
-            signal.SIGINT if signum is None else signum,
-        )
+        signum = signal.SIGINT if signum is None else signum
+        line = stop_line(stopped, len(outcomes), signum, what_was_saved(stopped), _resume_command())
+        raise RunInterruptedError(line, signum)
     return outcomes
 
 

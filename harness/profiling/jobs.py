@@ -15,7 +15,7 @@ import torch
 from rich.console import Console
 
 from harness.errors import RunInterruptedError
-from harness.launch import LaunchOptions, launch, report_outcomes
+from harness.launch import POINTS, LaunchOptions, launch, report_outcomes
 from harness.profiling.sweep import run_sweep, stopped_line, stopped_words
 from harness.profiling.sweep_config import SweepConfig
 from harness.profiling.sweep_manifest import jobs_environment, record_environment, write_manifest
@@ -61,6 +61,7 @@ def run_as_jobs(
             folder=out / JOBS_FOLDER / "submitit",
             name="sanbench-profile",
             threads=threads,
+            words=POINTS,  # a sweep keeps rows, not runs
         )
     except RunInterruptedError as stopped:
         # the sweep's own line, over the rows the jobs kept (until 2026-12-01 "interrupted: 3 of

@@ -41,7 +41,7 @@ from rich.progress import (
 )
 
 from harness.errors import RunFailedError, RunInterruptedError
-from harness.interrupts import interrupt_deferred
+from harness.interrupts import interrupt_deferred, stop_word
 from harness.measurement.cpu_usage import CONTENDED_BELOW
 from harness.measurement.machine_memory import available_bytes
 from harness.measurement.profiled_step import Point
@@ -136,7 +136,7 @@ def stopped_words(out: Path, signum: int) -> str:
     """The signal's word as every command says it (SIGTERM: terminated; else interrupted) and
     how many finished rows ``out`` keeps. Until 2026-12-01 a SIGTERM said "interrupted;
     finished rows are kept" over a folder with no row (outside check 9y item 4)."""
-    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    word = stop_word(signum)
     try:
         rows = len(read_profile(out))
     except (OSError, ValueError):  # no profile.csv, or no complete row in it

@@ -11,6 +11,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build
 from harness.errors import FilesError, FilesProblem, RunInterruptedError
+from harness.interrupts import stop_word
 from harness.outdir import out_folder, out_folder_problems
 from harness.report.options import ReportOptions, report_command
 
@@ -75,7 +76,7 @@ def _site(options: ReportOptions) -> int:
 def stopped_line(signum: int, made: list[str], out: Path, command: str) -> str:
     """What a report stopped by ``signum`` says: the pages it made whole (each moved into
     ``out`` when whole, and recorded: no half page is left) and the command that rebuilds."""
-    stop = "terminated" if signum == signal.SIGTERM else "interrupted"
+    stop = stop_word(signum)
     kept = f"kept the {len(made)} whole page(s) made in {out} ({', '.join(made)})"
     saved = kept if made else f"no page was finished in {out}"
     return f"{stop}: {saved}; no half-made page is kept\nrebuild with: {command}"

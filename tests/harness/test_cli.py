@@ -332,7 +332,43 @@ def test_a_ctrl_c_held_before_a_refusal_was_known_stops_the_command(
 
     monkeypatch.setattr(cli, "parse_command", refused_after_a_ctrl_c)
     assert main(["suite", "--bogus", "1"]) == 130
-    assert capsys.readouterr().err.splitlines() == ["sanbench suite: interrupted"]
+    said = ["sanbench suite: interrupted; nothing was saved"]  # refused: no folder to resume
+    assert capsys.readouterr().err.splitlines() == said
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["a rerun", "a first start"])
+@pytest.mark.parametrize("command", ["suite", "reproduce", "fit"])
+def test_a_ctrl_c_held_while_a_command_starts_says_what_was_saved(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    saved: bool,
+) -> None:
+    """Outside check at 9564b86 item 2: a Ctrl-C held while ``suite``, ``reproduce`` or
+    ``fit`` started (its words checked) said a bare ``interrupted``, where one a moment later
+    said ``interrupted; nothing was saved`` (or the command that resumes): the same line now."""
+    import signal
+
+    from harness import cli
+
+    checked = cli.parse_command
+
+    def a_ctrl_c_as_the_words_are_checked(name: str, words: list[str]) -> object:
+        signal.raise_signal(signal.SIGINT)  # held: the words are checked on
+        return checked(name, words)
+
+    out = str(tmp_path / "s")
+    words = {
+        "suite": ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", out],
+        "reproduce": ["reproduce", "--tasks", "trec", "--out", out],
+        "fit": ["fit", "--task", "trec", "--encoder", "multi_cnn", "--out", out],
+    }[command]
+    earlier_run(tmp_path / "s", saved)
+    monkeypatch.setattr(cli, "parse_command", a_ctrl_c_as_the_words_are_checked)
+    monkeypatch.setattr(sys, "argv", ["sanbench", *words])
+    assert main(words) == 130
+    assert capsys.readouterr().err.splitlines() == stopped_lines("interrupted", words, saved)
 
 
 def test_every_line_of_a_message_carries_the_commands_name(

@@ -334,6 +334,40 @@ def test_a_sigterm_while_sanbench_starts_names_the_command(module: str) -> None:
     assert (done.returncode, done.stderr.strip(), done.stdout) == (143, said, ""), done
 
 
+@pytest.mark.parametrize(
+    ("signum", "module", "words", "said"),
+    [
+        (
+            signal.SIGTERM,
+            "harness.data.command",
+            ["data", "stats", "--task", "trec"],
+            "sanbench data stats: terminated while starting; nothing was saved",
+        ),
+        (
+            signal.SIGINT,
+            "harness.suite.command",
+            ["suite", "--tasks", "trec", "--encoders", "multi_cnn", "--out", "no-such-folder"],
+            "sanbench suite: interrupted; nothing was saved",
+        ),
+    ],
+    ids=["a SIGTERM as data stats loads", "a Ctrl-C as suite loads"],
+)
+def test_a_signal_while_a_command_loads_says_what_is_true(
+    signum: int, module: str, words: list[str], said: str
+) -> None:
+    """Outside check at 9564b86: a SIGTERM in the first ~0.3 s of ``data stats`` (its module
+    loading) named ``sanbench data`` (item 4); a Ctrl-C held while ``suite`` loaded said a bare
+    ``interrupted`` where one a moment later said ``nothing was saved`` (item 2)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_IMPORTING, str(int(signum)), module, *words],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert (done.returncode, done.stderr.strip(), done.stdout) == (128 + signum, said, ""), done
+
+
 # sends itself a signal once the first line of the command's message is out
 AFTER_THE_FIRST_LINE = """
 import os, sys

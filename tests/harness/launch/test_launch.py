@@ -349,3 +349,66 @@ def test_two_commands_on_one_folder_keep_their_jobs_files_apart(tmp_path: Path) 
         assert out.splitlines() == [f"result {label}"]
         assert err.splitlines() == ["warning: said once per command"]
     assert list((tmp_path / "jobs").iterdir()) == []  # each command removed its own folder
+
+
+def wait_for_a_signal(ready: str) -> None:
+    """A job that waits (outside any run's work) until a signal stops it."""
+    Path(ready).write_text("")
+    time.sleep(60)
+
+
+@pytest.mark.slow  # a job server that preloads torch
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("kind", ["runs", "points"])
+def test_a_stop_says_the_signals_word_and_the_jobs_work(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], signum: int, kind: str
+) -> None:
+    """Outside check at 9564b86 items 1 and 3: a ``suite --launcher process`` whose command got
+    SIGTERM said ``interrupted: 1 of 1 jobs stopped`` (every other command: ``terminated``), and
+    a profile's jobs said they were stopped outside a run's training (a sweep has points)."""
+    import threading
+
+    from harness.interrupts import interrupt_noted, terminate_raises
+    from harness.launch import POINTS, RUNS
+
+    words = {"runs": RUNS, "points": POINTS}[kind]
+    ready = tmp_path / "ready"
+    call = functools.partial(wait_for_a_signal, str(ready))
+
+    def signal_once_the_job_waits() -> None:
+        while not ready.exists():
+            time.sleep(0.02)
+        os.kill(os.getpid(), signum)
+
+    sender = threading.Thread(target=signal_once_the_job_waits, daemon=True)
+    stopped_by = RunInterruptedError("terminated", signal.SIGTERM)  # what harness.cli raises
+    with (
+        pytest.raises(RunInterruptedError) as stopped,
+        interrupt_noted(),
+        terminate_raises(lambda: stopped_by),
+    ):
+        sender.start()
+        launch_processes([call], tmp_path / "jobs", "t", words=words)
+    word = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}[signum]
+    assert str(stopped.value).startswith(f"{word}: 1 of 1 jobs stopped, ")
+    said = capfd.readouterr()
+    name = signal.Signals(signum).name
+    work = {"runs": "a run's training", "points": "a point's measurement"}[kind]
+    assert f"t-1-of-1: {name}: stopped outside {work}, none was cut short" in said.out
+
+
+def test_a_second_ctrl_c_while_a_sweeps_jobs_stop_names_their_points(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Outside check at 9564b86 item 3: profile's jobs, stopped, were said to be "saving their
+    runs" with "unsaved steps lost"; a sweep keeps its finished points (rows)."""
+    from harness.launch import POINTS, RUNS
+    from harness.launch.processes import _again_kills
+
+    for words, line in [
+        (POINTS, "the jobs are ending their sweeps; Ctrl-C again to kill them (their finished "
+         "points kept)"),
+        (RUNS, "the jobs are saving their runs; Ctrl-C again to kill them (unsaved steps lost)"),
+    ]:  # fmt: skip
+        _again_kills(words)(signal.SIGINT, None)
+        assert capsys.readouterr().err == f"sanbench: {line}\n"
