@@ -6,7 +6,7 @@ import contextlib
 import functools
 import os
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -242,15 +242,17 @@ def write_suite_manifest(
     trained: Sequence[str] = (),
     launched: Sequence[str] | None = None,
     missing: Sequence[str] = (),
+    earlier: Sequence[str] = (),
 ) -> None:
     """``manifest.json``, read, updated and written under its own lock: the shards of a grid
     share the folder and may end at once. ``trained``: the runs this command finished
     (:func:`run_label`); ``launched``: the shards its jobs ran (None: it ran in-process);
-    ``missing``: the runs of the grid it states with no finished row."""
+    ``missing``: the runs of the grid it states with no finished row; ``earlier``: the runs
+    of its shards finished before it started."""
     from filelock import FileLock
 
     with FileLock(options.out / MANIFEST_LOCK):
-        _write_suite_manifest(options, overrides, tables, trained, launched, missing)
+        _write_suite_manifest(options, overrides, tables, trained, launched, missing, earlier)
 
 
 def run_label(key: Sequence[str]) -> str:
@@ -287,60 +289,50 @@ RUN_KEYS = tuple(key for key in NOT_COMPARED if key not in ("out", "data.data_di
 
 
 def recorded_overrides(
-    first: dict[str, Any],
-    shards: Mapping[str, dict[str, Any]],
-    reruns: Sequence[dict[str, Any]],
-    used: Mapping[str, Mapping[str, list[Any]] | None],
+    first: dict[str, Any], given: set[str], used: Mapping[str, Mapping[str, list[Any]] | None]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``overrides`` ``manifest.json`` records and its ``mixed_overrides``: a key a rerun
-    may change (:data:`RUN_KEYS`) on which the finished runs differ is no override of the
-    suite but, in ``mixed_overrides``, each value with the runs that used it. ``used``: each
+    """The ``overrides`` ``manifest.json`` records and its ``mixed_overrides``, from the
+    ``first`` command's overrides, the keys any recorded command ``given`` and ``used``: each
     finished run's values by its own files (``run_folder.used_values``; a run resumed under
-    another value is listed under each), or None when they cannot be read: then those of the
-    command that trained it, each first shard command's runs (``shards``: ``shard_overrides``)
-    and each rerun's, the ``first`` command's the others (null: not given).
+    another value is listed under each; None: unknown, left out). A key of :data:`RUN_KEYS`
+    the runs differ on is no override of the suite but, in ``mixed_overrides``, each value with
+    the runs that trained with it; one a command gave that every run trained at one value is
+    an override at that value.
 
     Until 2026-11-30 a rerun that trained 2 runs at ``--max-length 100`` recorded 100 for 6
     runs at 512 (outside check 5y); until 2026-12-01 shards 1/2 at 100 and 2/2 at 200 recorded
     200 for every run, and a rerun of a suite whose first command was killed before it wrote
     its manifest recorded the rerun's value for the runs that command had finished (outside
-    check 13y), as a run resumed under another value was recorded at the rerun's alone."""
-    by_command: dict[str, dict[str, Any]] = dict.fromkeys(used, first)
-    for given, runs in [
-        *((s["overrides"], s["runs"]) for s in shards.values()),
-        *((rerun["overrides"], rerun["runs"]) for rerun in reruns),
-    ]:
-        by_command |= {run: given for run in runs if run in used}
-    values_of = {
-        run: files if files is not None else {k: [v] for k, v in by_command[run].items()}
-        for run, files in used.items()
-    }
-    given_keys = {
-        k
-        for given in [first, *(s["overrides"] for s in shards.values())]
-        + [r["overrides"] for r in reruns]
-        for k in given
-    }
+    check 13y), as a run resumed under another value was recorded at the rerun's alone, and a
+    run whose files could not be read at the value of the command credited with it (14y)."""
+    known = {run: values for run, values in sorted(used.items()) if values is not None}
     kept, mixed = dict(first), {}
     for key in RUN_KEYS:
         values: list[dict[str, Any]] = []
-        for run in sorted(used):
-            for value in values_of[run].get(key, [None]):
+        for run, run_values in known.items():
+            for value in run_values.get(key, [None]):
                 same = next((v for v in values if v["value"] == value), None)
                 if same is None:
                     values.append({"value": value, "runs": [run]})
                 elif run not in same["runs"]:
                     same["runs"].append(run)
-        if len(values) <= 1 and key not in given_keys:
-            continue
-        kept.pop(key, None)
         if len(values) > 1:
+            kept.pop(key, None)
             mixed[key] = sorted(values, key=_value_order)
-        elif values and values[0]["value"] is not None:
+        elif values and key in given:
             kept[key] = values[0]["value"]
-        elif not values and first.get(key) is not None:
-            kept[key] = first[key]  # no finished run: the command's
     return kept, mixed
+
+
+def given_by(commands: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The overrides of recorded commands (``shard_overrides``' or ``reruns``' entries)."""
+    return [command["overrides"] for command in commands]
+
+
+# the finished runs whose values their files do not say (deleted, edited by hand)
+UNKNOWN_RUNS = "runs_of_unknown_values"
+# the runs a command stopped before it wrote the first manifest finished
+STOPPED_RUNS = "runs_of_a_stopped_command"
 
 
 def _value_order(entry: dict[str, Any]) -> tuple[bool, bool, Any]:
@@ -389,6 +381,7 @@ def _write_suite_manifest(
     trained: Sequence[str],
     launched: Sequence[str] | None,
     missing: Sequence[str],
+    earlier: Sequence[str],
 ) -> None:
     from datamodules.tasks import task_name
     from harness.measurement.environment import git_commit
@@ -432,7 +425,12 @@ def _write_suite_manifest(
         }
         by_shard = in_shard_order(by_shard)
     used = {run_label(key): used_values(folder) for key, folder in finished_runs(out).items()}
-    kept, mixed = recorded_overrides(first, by_shard, reruns, used)
+    commands = [first, *given_by(by_shard.values()), *given_by(reruns)]
+    given = {key for keys in commands for key in keys}
+    kept, mixed = recorded_overrides(first, given, used)
+    unknown = sorted(run for run, values in used.items() if values is None)
+    # the runs a command stopped before it wrote the first manifest finished (kill -9)
+    stopped = before.get(STOPPED_RUNS, []) if before else list(earlier)
     manifest = {
         "kind": "suite",
         # a sharded grid's: one line per shard (each shard's ends overwrote the others')
@@ -447,6 +445,8 @@ def _write_suite_manifest(
         **({"missing": list(missing)} if missing else {}),
         "overrides": kept,
         **({"mixed_overrides": mixed} if mixed else {}),
+        **({UNKNOWN_RUNS: unknown} if unknown else {}),
+        **({STOPPED_RUNS: stopped} if stopped else {}),
         **({"threads": threads} if threads else {}),  # the plan's, kept by its resumes
         # the jobs this command launched (a resume: those left), by the shards they ran
         **({"jobs": {"launched": len(launched), "shards": list(launched)}} if launched else {}),
@@ -496,6 +496,7 @@ TRAINED = (
     "grid",
     "overrides",
     "mixed_overrides",
+    STOPPED_RUNS,
 )
 
 
@@ -692,8 +693,9 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     ours = launched if launched is not None else [options.shard_of_grid.label]
     trained = sorted(run_label(key) for key in finished_keys(out, ours) - done)
     trained = [] if options.aggregate_only else trained
+    earlier = sorted(run_label(key) for key in finished_keys(out, ours) & done)
     missing = [run_label(key) for key in grid if key not in finished]
-    write_suite_manifest(options, overrides, tables, trained, launched, missing)
+    write_suite_manifest(options, overrides, tables, trained, launched, missing, earlier)
     markdown = out / "tables" / "tables.md"
     print(f"tables: {markdown.absolute()} (HTML: {report_command([out], out / SITE_FOLDER)})")
     if failed is not None:

@@ -327,19 +327,52 @@ def _uncompared(fit_config: dict[str, Any]) -> dict[str, Any]:
 
 
 def used_values(out_dir: Path) -> dict[str, list[Any]] | None:
-    """Each :data:`NOT_COMPARED` key's values the run in ``out_dir`` trained with: its start's
-    (``fit_config.yaml``), then each resume's that changed it (:data:`RESUMES`). None when its
-    files cannot be read (a folder deleted or edited by hand)."""
-    try:
-        started = _uncompared(yaml.safe_load((out_dir / FILE_NAME).read_text()))
-        values = {key: [value] for key, value in started.items()}
-        for resume in resumes(out_dir):
-            for key, change in resume.items():
-                if change["now"] not in values.setdefault(key, [None]):
-                    values[key].append(change["now"])
-    except (OSError, yaml.YAMLError, AttributeError, TypeError, KeyError):
+    """Each :data:`NOT_COMPARED` key's values the finished run in ``out_dir`` trained with: its
+    start's, then each resume's that changed it, as ``metrics.json`` (its ``config`` and
+    ``resumes``) and the folder's ``fit_config.yaml`` and :data:`RESUMES` say. None when
+    neither can be read, or they disagree (a folder deleted or edited by hand): unknown."""
+    run = FitRunFolder(out_dir)
+    said = []
+    for read in (_metrics_record, _files_record):
+        try:
+            said.append(read(run))
+        except (OSError, ValueError, yaml.YAMLError, AttributeError, TypeError, KeyError):
+            continue
+    if not said or any(record != said[0] for record in said):
         return None
+    started, changes = said[0]
+    values = {key: [value] for key, value in started.items()}
+    for change in changes:
+        for key, there_now in change.items():
+            if there_now["now"] not in values.setdefault(key, [there_now["there"]]):
+                values[key].append(there_now["now"])
     return values
+
+
+def _metrics_record(run: FitRunFolder) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    metrics = run.read_metrics()
+    return _checked_record(metrics["config"], metrics["resumes"])
+
+
+def _files_record(run: FitRunFolder) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    started = yaml.safe_load(run.config.read_text())
+    return _checked_record(started, resumes(run.folder))
+
+
+def _checked_record(started: Any, changes: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run's fit config (its :data:`NOT_COMPARED` keys) and resumes, or ``TypeError`` when
+    either is not one."""
+    if not isinstance(started, dict) or not all(
+        isinstance(started.get(section), dict) for section in ("trainer", "data", "run")
+    ):
+        raise TypeError("not a fit config")
+    if not isinstance(changes, list) or not all(
+        isinstance(change, dict)
+        and all(isinstance(v, dict) and {"there", "now"} <= set(v) for v in change.values())
+        for change in changes
+    ):
+        raise TypeError("not a list of resumes")
+    return _uncompared(started), changes
 
 
 def resumes(out_dir: Path) -> list[dict[str, Any]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -435,6 +438,66 @@ def test_a_rerun_after_a_first_command_killed_before_its_manifest_records_each_r
             {"value": 50, "runs": ["trec/multi_cnn/seed1"]},
         ]
     }
+    # outside check 14y, item 2: the command recorded did not make seed0, and says so
+    assert manifest["runs_of_a_stopped_command"] == ["trec/multi_cnn/seed0"]
+    _run(monkeypatch, _suite_words(trec_dir, out, 2))  # a rerun keeps it
+    assert read_manifest(out, "suite")["runs_of_a_stopped_command"] == ["trec/multi_cnn/seed0"]
+
+
+def _seed0_resumes_unreadable(run: Path) -> None:
+    (run / "resumes.yaml").write_text("- 5\n")
+
+
+def _seed0_config_removed(run: Path) -> None:
+    (run / "fit_config.yaml").unlink()
+
+
+def _seed0_config_a_folder(run: Path) -> None:
+    (run / "fit_config.yaml").unlink()
+    (run / "fit_config.yaml").mkdir()
+
+
+def _seed0_folder_removed(run: Path) -> None:
+    shutil.rmtree(run)
+
+
+def _seed0_metrics_edited(run: Path) -> None:
+    metrics = json.loads((run / "metrics.json").read_text())
+    metrics["config"]["data"]["max_length"] = 999
+    (run / "metrics.json").write_text(json.dumps(metrics))
+
+
+@pytest.mark.parametrize(
+    ("edit", "known"),
+    [
+        (_seed0_resumes_unreadable, True),
+        (_seed0_config_removed, True),
+        (_seed0_config_a_folder, True),
+        (_seed0_folder_removed, False),
+        (_seed0_metrics_edited, False),
+    ],
+)
+def test_a_run_whose_files_cannot_be_read_is_never_credited_a_value_it_did_not_train_with(
+    trec_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    edit: Callable[[Path], None],
+    known: bool,
+) -> None:
+    """Outside check 14y, items 1 and 3: with no manifest (a kill before it), a run at 40 whose
+    resumes.yaml or fit_config.yaml could not be read was recorded at the rerun's 60, and an
+    unreadable run with a manifest made every default a difference (``data.num_workers: null
+    and 0``). Its values are read from metrics.json too; a run neither says (or where they
+    disagree) is listed as unknown, credited with nothing."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "40"))
+    (out / "manifest.json").unlink()
+    edit(out / "runs" / "trec" / "multi_cnn" / "seed0")
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "60"))  # trains nothing
+    manifest = read_manifest(out, "suite")
+    assert "mixed_overrides" not in manifest
+    assert manifest["overrides"]["data.max_length"] == 40  # seed1's, and seed0's if known
+    assert manifest.get("runs_of_unknown_values", []) == ([] if known else ["trec/multi_cnn/seed0"])
 
 
 def test_a_run_a_rerun_resumed_at_another_max_length_is_listed_under_both(
