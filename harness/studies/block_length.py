@@ -37,11 +37,14 @@ def length_stats(task: str, data_dir: Path, batch_size: int, seed: int) -> dict[
     return dict(datamodule.length_stats)
 
 
-def _check_encoder(encoder: str) -> None:
+def block_len_problems(option: str, encoder: str) -> list[str]:
+    """``encoder`` (a registered name, set by ``option`` as typed) when it has no ``block_len``
+    for the study to tune, one line; checked before any file is read."""
     from encoders.registry import encoder_entry
 
-    if "block_len" not in inspect.signature(encoder_entry(encoder).builder).parameters:
-        raise ValueError(f"study 'block-length' tunes block_len; encoder {encoder!r} has none")
+    if "block_len" in inspect.signature(encoder_entry(encoder).builder).parameters:
+        return []
+    return [f"{option} {encoder}: has no block_len, which study 'block-length' tunes"]
 
 
 def dev_results(study: optuna.Study, dev: str) -> dict[str, Any]:
@@ -70,7 +73,8 @@ def dev_results(study: optuna.Study, dev: str) -> dict[str, Any]:
 
 def plan(ctx: TuneContext) -> StudyPlan:
     task, encoder, data_dir = require_training(ctx)
-    _check_encoder(encoder)
+    if problems := block_len_problems("--encoder", encoder):  # said by tune before: a worker's
+        raise ValueError(problems[0])
     config = best_fit_run(ctx, {}).resolved()
     base_options = dict(config["model"]["encoder_options"] or {})
     batch = int(config["data"]["batch_size"])

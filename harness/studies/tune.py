@@ -20,6 +20,7 @@ from harness.command_parser import (
 from harness.errors import RunInterruptedError, refusal
 from harness.studies.options import StudyOptions
 from harness.studies.plans import (
+    BLOCK_LENGTH,
     BLOCK_LENGTH_MEMORY,
     DROPOUT,
     DROPOUT_KEY,
@@ -154,6 +155,10 @@ def _trial_configs(ctx: TuneContext) -> tuple[list[tuple[FitRun, Typed]], list[s
     problems += names + named
     if task is None or encoder is None:  # no config of theirs to check
         return [], problems
+    if ctx.study == BLOCK_LENGTH and not named:  # before any file is read
+        from harness.studies.block_length import block_len_problems
+
+        problems += block_len_problems(as_typed("encoder", "")[0], encoder)
     if ctx.space_file is not None:
         searched = f"--space {ctx.space_file}", list(ctx.space)
         problems += searched_flag_problems(*searched, fit_typed(typed_now()))

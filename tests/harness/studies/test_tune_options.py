@@ -339,3 +339,22 @@ def test_a_storage_no_run_takes_is_refused_by_print_config_beside_the_rest(
     assert main(words) == 2
     assert problem_lines(capsys.readouterr().err, "tune") == [f"sanbench tune: {said}"]
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("from_file", [False, True])
+def test_an_encoder_without_block_len_is_refused_as_typed_before_any_file_is_read(
+    from_file: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (outside check at 9564b86, item 2): ``--study block-length --encoder mtsa`` read
+    the data and warned of it, then refused "encoder 'mtsa' has none", not named as typed."""
+    config = tmp_path / "c.yaml"
+    config.write_text("study: block-length\ntask: trec\nencoder: mtsa\n")
+    words = ["tune", "--config", str(config)] if from_file else [
+        "tune", "--study", "block-length", "--task", "trec", "--encoder", "mtsa"]  # fmt: skip
+    words += ["--data-dir", str(DATA), "--out", str(tmp_path / "t"), "--max-steps", "1"]
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    named = f"--config {config}: encoder mtsa" if from_file else "--encoder mtsa"
+    said = f"sanbench tune: {named}: has no block_len, which study 'block-length' tunes"
+    assert problem_lines(err, "tune") == [said]  # no data warning before it
+    assert not (tmp_path / "t").exists()
