@@ -133,7 +133,10 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
     sanbench's code): jsonargparse's ``except Exception``, reading a module's source for
     ``fit``'s options, swallowed a SIGTERM's and the fit trained to its end, status 0 (issue
     54, outside check at 70c9de7). The callable says whether the signal came. Main thread
-    only; the handler that was in place comes back after."""
+    only; the handler that was in place comes back after. A signal is never sent again to a
+    command's own handler once sanbench's code has the error: until 2026-12-01 one Ctrl-C to
+    ``profile --launcher process`` was taken as a second by the jobs' stop ("Ctrl-C again to
+    kill them")."""
     if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
@@ -148,10 +151,13 @@ def _raising(signum: int, error: Callable[[], BaseException]) -> Iterator[Callab
     def again() -> None:
         retrying.clear()
         with lock:
-            if not ended.is_set():
-                if signal.getsignal(signum) is not handler:  # a command's own takes it
-                    held.clear()
-                signal.pthread_kill(main, signum)  # a real one: a wait in a call ends
+            if ended.is_set():
+                return
+            if signal.getsignal(signum) is not handler:  # a command's own takes it
+                if raised and not held and taken(raised[-1]):
+                    return  # the command has the error: a signal sent now is a second one
+                held.clear()
+            signal.pthread_kill(main, signum)  # a real one: a wait in a call ends
 
     def retry() -> None:
         if not ended.is_set() and not retrying:

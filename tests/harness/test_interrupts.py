@@ -124,3 +124,25 @@ def test_a_signal_inside_an_import_is_raised_once_the_import_ends_not_lost(
             time.sleep(10)  # the retry raises here
             pytest.fail("not raised while the block went on")
     assert signal.getsignal(signum) is before
+
+
+def test_a_ctrl_c_sanbench_took_is_not_sent_again_to_the_commands_own_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 54 (fixer f17e, by hand): one Ctrl-C to ``profile --launcher process`` printed
+    "Ctrl-C again to kill them": the signal, sent again to see whether a library swallowed its
+    error, reached the jobs' stop handler, put in place by the code that caught the error, as
+    a second Ctrl-C. Sanbench's code caught it here (a module of its own packages)."""
+    import harness.interrupts as interrupts
+
+    monkeypatch.setattr(interrupts, "OWN_PACKAGES", (*interrupts.OWN_PACKAGES, "tests"))
+    stops: list[int] = []
+    with interrupts.interrupt_noted() as came:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            own = signal.signal(signal.SIGINT, lambda signum, frame: stops.append(signum))
+            time.sleep(10 * interrupts.RETRY_SECONDS)  # retries were due meanwhile
+            signal.signal(signal.SIGINT, own)
+    assert came() and stops == []
