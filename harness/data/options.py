@@ -101,7 +101,10 @@ def files_beside(values: dict[str, Any]) -> list[str]:
     """:func:`task_files_beside` and each bad line of the ``--embeddings`` file, led by its
     option as fit's check says it (``--embeddings v.txt: line 2: expected ...``): said beside
     the other problems (a config file's unknown key) and beside a folder's, none lost."""
+    given = values.get("embeddings")
+    if given is None or not Path(given).is_file():  # its path's check says it; numpy loads
+        return task_files_beside(values)  # with the vectors' reader: not for a refusal without
     from datamodules.vectors import vectors_problems
 
-    vectors = vectors_problems(values.get("embeddings"))
+    vectors = vectors_problems(values["embeddings"])
     return task_files_beside(values) + [FilesProblem(line) for line in vectors]
