@@ -388,6 +388,18 @@ FIT_FLAGS = {
 }
 
 
+def held_keys(sections: Iterable[str]) -> set[str]:
+    """The keys a file of ``sections`` may set: each section and the command's own key of a
+    fit flag under it (suite's ``data_dir`` of ``data.data_dir``), none said missing beside
+    the line of a section file that could not be read (it may have held them)."""
+    sections = set(sections)
+    return sections | {
+        flag.removeprefix("--").replace("-", "_")
+        for flag, key in FIT_FLAGS.items()
+        if key.partition(".")[0] in sections
+    }
+
+
 WORD_KEYS = ("runs",)  # a positional's keys (report's run folders), its lines led by its value
 
 
@@ -1911,6 +1923,8 @@ class CheckedConfigFile(ActionConfigFile):
             for key, name in read.items()
             if name is None
         ]
+        unread = held_keys([key for key, name in read.items() if name is None])
+        parser.refused_in_files = getattr(parser, "refused_in_files", set()) | unread
         problems += [f"{option_string} {path}: {line}" for line in in_files]
         collected = getattr(parser, "section_problems", None)  # fit's: said beside every other
         if problems and collected is None:

@@ -1138,7 +1138,7 @@ def test_print_config_refuses_a_config_files_value_the_run_refuses_by_its_shape(
     [
         ("fit", ["--task", "trec", "--encoder", "multi_cnn"]),
         ("suite", ["--tasks", "trec", "--encoders", "multi_cnn"]),
-        ("tune", ["--study", "block-length", "--task", "trec", "--encoder", "multi_cnn"]),
+        ("tune", ["--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]),
         ("reproduce", ["--tasks", "trec", "--encoders", "multi_cnn"]),
     ],
 )
@@ -1199,3 +1199,30 @@ def test_a_config_file_named_dash_is_standard_input_in_every_command(
         os.close(stdin)
     assert status == 0, capsys.readouterr().err
     assert yaml.safe_load(capsys.readouterr().out)["model"]["dropout"] == 0.3
+
+
+@pytest.mark.parametrize(
+    ("words", "section"),
+    [
+        (["fit", "--encoder", "mtsa"], "data"),  # no --task, no --data-dir: the file's?
+        (["fit", "--task", "trec"], "model"),  # no --encoder
+        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "data"),  # no --data-dir
+        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "data"),
+        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "data"),
+    ],
+)
+def test_a_section_file_not_read_is_said_alone_not_what_it_may_hold(
+    words: list[str], section: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (outside check at 9564b86, item 2): a pipe config's 'data: missing.yaml' was
+    said beside a false '--data-dir is required' (fit: '--task is required'; 'model:' fit's
+    '--encoder is required'), which that file may have held; now its one line alone."""
+    missing = tmp_path / "missing.yaml"
+    config = pipe_path(f"{section}: {missing}\n")
+    status = main([*words, "-c", config, "--out", str(tmp_path / "o")])
+    os.close(int(config.rpartition("/")[2]))
+    assert status == 2
+    assert files_lines(capsys.readouterr().err) == [
+        f"sanbench {words[0]}: -c {config}: {section} {missing}: no such file: {missing} (a file "
+        "of the section's values, read beside the config file)"
+    ]

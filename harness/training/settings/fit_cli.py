@@ -76,7 +76,7 @@ from harness.command_parser import (
     without_unknown_options,
     yaml_text,
 )
-from harness.errors import FilesError, FilesProblem, InputError, UsageError
+from harness.errors import FilesError, FilesProblem, InputError, UsageError, refusal
 from harness.training.callbacks.efficiency_callback import TRAIN_SECONDS
 from harness.training.module import logged_metrics
 from harness.training.settings.class_checks import class_init_problems
@@ -471,9 +471,10 @@ def missing_problems(
     if not text.startswith(f"{REQUIRED}: "):
         return []
     short = {key: option for option, key in SHORT_FORMS.items()}
+    refused = {*refused, *getattr(parser, "refused_in_files", ())}  # a section's file unread
     lines = []
     for key in text.partition(": ")[2].split(", "):
-        if key in refused:
+        if key in refused or key.partition(".")[0] in refused:
             continue
         action = parser._option_string_actions.get(f"--{key}")  # argparse keeps no public map
         given = " ".join(action.help.split()) if action and action.help else ""
@@ -849,6 +850,8 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError(fast_dev_run_problems(True, "")[0]) from None
             typed = self._typed(args)
             problems = missing_problems(str(error), self.parser)
+            if not problems and str(error).startswith(REQUIRED):  # each in a file not read
+                raise refusal([*self.unknown, *self._files_said()]) from None
             if problems and self._out_missing(typed):  # not the parser's: beside its own
                 problems.append(MISSING_OUT)
             problems = problems or [refused_value(error, typed, self.parser)]
@@ -1374,7 +1377,9 @@ class FitCLI(LightningCLI):
         problems = [MISSING_OUT] if unset_out else []
         data = self.config["data"]
         benchmark = issubclass(self.data_class, BenchmarkDataModule)
+        unread = "data" in getattr(self.parser, "refused_in_files", ())  # may have held it
         unset = benchmark and data["data_dir"] is None and "data.data_dir" not in refused
+        unset = unset and not unread
         if unset and not is_task_file(data["task"]):
             problems.append(f"--data-dir is required: the folder of task {data['task']}'s files")
         return problems
