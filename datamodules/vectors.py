@@ -184,11 +184,17 @@ def vectors_problems(path: Path | str | None) -> list[str]:
     return []
 
 
-def led_by_option(error: DataFormatError) -> list[str]:
-    """The lines of ``error`` (a vectors file's refusal), each led by the option naming the
-    file, for :func:`vectors_problems` and for a command that read the file itself
-    (``data stats``): every command says a bad vectors line in the same words."""
-    return [_led_by_option(line, str(error.path)) for line in str(error).splitlines()]
+def led_by_option(error: DataFormatError, vectors: Path | str | None = None) -> list[str]:
+    """The lines of ``error``, each of the vectors file ``vectors`` (``error``'s own file by
+    default: a vectors file's refusal) led by the option naming the file, the other files'
+    kept: for :func:`vectors_problems`, and for a command that read the file with its data
+    (``data stats``, fit's and every run's read): every command says a bad vectors line in
+    the same words."""
+    path = str(error.path if vectors is None else vectors)
+    return [
+        _led_by_option(line, path) if line.startswith(f"{path}:") else line
+        for line in str(error).splitlines()
+    ]
 
 
 def _led_by_option(line: str, path: str) -> str:
@@ -201,11 +207,15 @@ def _led_by_option(line: str, path: str) -> str:
     )
 
 
-def beside_folder_problems(folder: list[str], path: Path | str | None) -> list[str]:
+def beside_folder_problems(
+    folder: list[str], path: Path | str | None, others: bool = False
+) -> list[str]:
     """``folder`` (a data folder's problems, said before anything is read) and, when there is
-    one, :func:`vectors_problems` of the file ``path`` beside them: every problem at once, in
-    every command and beside any refused option, none hidden by the folder's early refusal."""
-    return [*folder, *vectors_problems(path)] if folder else []
+    one or ``others`` (another problem is said: a config file's unknown key), the lines of
+    :func:`vectors_problems` of the file ``path`` beside them: every problem at once, in every
+    command and beside any refused option, none hidden by the early refusal (the file alone
+    is read with the data, once)."""
+    return [*folder, *vectors_problems(path)] if folder or others else []
 
 
 def _finite32(text: str) -> bool:

@@ -489,9 +489,13 @@ def said_as_written(
         }
         shown = {text: ""}
         folder = typed_folder(option)
-        if folder is not None and not Path(text).expanduser().is_absolute():  # read beside it
+        relative = not Path(text).expanduser().is_absolute()
+        if folder is not None and relative:  # read beside it
             beside = str(kernel_path(folder / text))  # as beside_file reads it
             shown[beside] = f" (read beside the config file: {absolute(beside)})"
+            shown[str(absolute(beside))] = shown[beside]  # as a run made of it reads it
+        elif relative:  # as a run made of it reads it (a suite's: from any folder)
+            shown.setdefault(str(absolute(text)), "")
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads

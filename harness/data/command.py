@@ -11,7 +11,7 @@ from jsonargparse import Namespace
 from harness.command_parser import CommandParser, build, said_as_written
 from harness.console import console
 from harness.data.options import ACTIONS, StatsOptions, files_beside, task_files_beside
-from harness.errors import FilesProblem, refusal
+from harness.errors import refusal
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -66,10 +66,10 @@ def _vectors(path: Path, cache: Path | None) -> Vectors:
     file, as written (``--config c.yaml: embeddings v.txt: line 2: ...``), as fit's check
     says them, not by the path read (``/abs/v.txt:2: ...``)."""
     from datamodules.errors import DataFormatError
-    from datamodules.vectors import led_by_option, load_vectors
+    from datamodules.vectors import load_vectors
+    from harness.training.inputs import read_refusal
 
     try:
         return load_vectors(path, cache)
     except DataFormatError as error:
-        lines = [FilesProblem(line) for line in led_by_option(error)]
-        raise refusal(said_as_written(lines)) from error
+        raise refusal(read_refusal(error, path)) from error

@@ -97,7 +97,9 @@ def reproduce(config: Namespace) -> int:
         []
         if options.tables_only
         else data_folder_problems(
-            dataclasses.replace(options.part, overrides=run_overrides(options)), options.inputs
+            dataclasses.replace(options.part, overrides=run_overrides(options)),
+            options.inputs,
+            bool(problems),
         )
     )  # the grid's runs as they will read the folder
     if problems or folder:  # said together, in fit's order; --out's alone: out_folder's

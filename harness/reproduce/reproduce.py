@@ -86,7 +86,7 @@ def problems_beside_options(values: dict[str, Any], data: dict[str, Any]) -> lis
         encoders=_stand_ins(values.get("encoders", ""), "--encoders", preset.encoders),
     )
     files = inputs.file_problems("unless --tables-only")
-    folder = data_folder_problems(part, inputs)
+    folder = data_folder_problems(part, inputs, others=True)
     fit = values.get("fit")
     if fit is None:  # a fit section refused, said by the part: no run to check
         return files + out_lines + folder
@@ -143,10 +143,11 @@ def preset_and_given(preset: Preset, given: dict[str, Any]) -> dict[str, Any]:
     return {**own, **given}
 
 
-def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
+def data_folder_problems(part: Preset, inputs: DataOptions, others: bool = False) -> list[str]:
     """Each task of ``part`` whose files ``--data-dir`` holds none of (``--data-dir glove``), in
     the words the data's read says it, reading no data: one line, alone too or beside the
-    other problems (until 2026-12-01 said alone by :func:`check_inputs`, per task)."""
+    other problems (until 2026-12-01 said alone by :func:`check_inputs`, per task); beside it
+    or ``others`` (another problem said), the vectors file's bad lines."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
     from datamodules.vectors import beside_folder_problems
@@ -162,7 +163,8 @@ def data_folder_problems(part: Preset, inputs: DataOptions) -> list[str]:
             continue
     problem = data_dir_problem(tasks, Path(inputs.data_dir), layout)  # one line, every task
     folder = [problem] if problem else []
-    return [FilesProblem(line) for line in beside_folder_problems(folder, inputs.embeddings)]
+    lines = beside_folder_problems(folder, inputs.embeddings, others)
+    return [FilesProblem(line) for line in lines]
 
 
 def tables_only_problems(out: Path) -> list[str]:

@@ -46,17 +46,22 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     out = out_folder_problems(values.get("out"), "tune")  # paths' problems: no pointer alone
     problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
     folder = data_folder_problems(
-        values.get("study"), values.get("task"), values.get("inputs"), values.get("fit")
+        values.get("study"), values.get("task"), values.get("inputs"), values.get("fit"), True
     )
     return problems + [FilesProblem(line) for line in folder]
 
 
 def data_folder_problems(
-    study: str | None, task: str | None, inputs: DataOptions | None, fit: FitSections | None
+    study: str | None,
+    task: str | None,
+    inputs: DataOptions | None,
+    fit: FitSections | None,
+    others: bool = False,
 ) -> list[str]:
     """A training study's ``--data-dir`` holding none of its task's files (``--data-dir
     glove``), in the words the data's read says it, reading no data: one line, alone too or
-    beside the other problems (``--out``'s too)."""
+    beside the other problems (``--out``'s too); beside it or ``others`` (another problem
+    said), the vectors file's bad lines (``beside_folder_problems``)."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
     from datamodules.vectors import beside_folder_problems
@@ -70,7 +75,7 @@ def data_folder_problems(
     except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
         return []
     problem = data_dir_problem([spec], Path(data_dir), layout)
-    return beside_folder_problems([problem] if problem else [], inputs.embeddings)
+    return beside_folder_problems([problem] if problem else [], inputs.embeddings, others)
 
 
 def tune(config: Namespace) -> int:
@@ -94,7 +99,9 @@ def tune(config: Namespace) -> int:
     folder = (
         []
         if options.outputs_only
-        else data_folder_problems(options.study, options.task, options.inputs, options.fit)
+        else data_folder_problems(
+            options.study, options.task, options.inputs, options.fit, bool(problems)
+        )
     )
     out_problems = out_folder_problems(out, "tune")
     if problems or folder:  # said together, in fit's order: one refusal

@@ -51,7 +51,7 @@ def missing_beside(namespace: Namespace) -> list[str]:
         options, overrides = _stand_in_built(namespace, beside)
     except InputError as error:
         return str(error).splitlines()
-    return unread_problems(options, overrides) + data_folder_problems(options, overrides)
+    return unread_problems(options, overrides) + data_folder_problems(options, overrides, True)
 
 
 def _stand_in_built(
@@ -83,7 +83,8 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
         overrides = fit_overrides(options.inputs, options.budget, options.fit)
     except ValueError:  # a task or encoder list, or a clash, that says itself: no run to read
         return problems
-    return problems + [FilesProblem(line) for line in data_folder_problems(options, overrides)]
+    folder = data_folder_problems(options, overrides, others=True)
+    return problems + [FilesProblem(line) for line in folder]
 
 
 def suite(config: Namespace) -> int:
@@ -101,7 +102,7 @@ def suite(config: Namespace) -> int:
     overrides = fit_overrides(options.inputs, options.budget, options.fit)
     problems = unread_problems(options, overrides)
     out_problems = out_folder_problems(options.out, "suite")
-    folder = data_folder_problems(options, overrides)  # alone too: one line, as written
+    folder = data_folder_problems(options, overrides, bool(problems))  # alone too: one line
     if problems or folder:  # said together, in fit's order; --out's alone: out_folder's
         lines = problems + [FilesProblem(line) for line in out_problems + folder]
         raise refusal(said_as_written(lines))  # a config file's value as written

@@ -141,12 +141,15 @@ def printed_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[s
     return problems + run_config_problems(known_runs(options, stand_ins=True), options, overrides)
 
 
-def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> list[str]:
+def data_folder_problems(
+    options: SuiteOptions, overrides: dict[str, Any], others: bool = False
+) -> list[str]:
     """Each task's ``--data-dir`` holding none of its files (``--data-dir glove``), in the words
     the data's read says it, reading no data: one line, alone too or beside ``--out``'s
     problem (until 2026-12-01 said alone by :func:`check_runs`, per task), and beside a
     refused name or fit value (``--encoders bilstmm``: its nearest stands in;
-    ``--model.dropout 2``: the folder as given)."""
+    ``--model.dropout 2``: the folder as given); beside it or ``others`` (another problem
+    said), the vectors file's bad lines."""
     from datamodules.readers.layouts import data_dir_problem
     from datamodules.tasks import get_task
     from datamodules.vectors import beside_folder_problems
@@ -171,7 +174,7 @@ def data_folder_problems(options: SuiteOptions, overrides: dict[str, Any]) -> li
         folder = given if given and os.path.samefile(given, folder) else folder  # as typed
         lacking.setdefault((folder, data.get("layout")), []).append(task)
     said = [data_dir_problem(tasks, *folder) for folder, tasks in lacking.items()]
-    return beside_folder_problems([p for p in said if p], options.inputs.embeddings)
+    return beside_folder_problems([p for p in said if p], options.inputs.embeddings, others)
 
 
 def run_config_problems(

@@ -26,7 +26,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from datamodules.datamodule import RANDOM_VECTORS_DIM, BenchmarkDataModule
-from datamodules.errors import nearest
+from datamodules.errors import DataFormatError, nearest
 from datamodules.tasks import get_task
 from harness.command_parser import (
     CLASS_KEYS,
@@ -983,7 +983,7 @@ class FitCLI(LightningCLI):
             except ConfigUsageError as error:
                 problems += [line for line in str(error).splitlines() if line not in problems]
             if isinstance(args, list):  # fit's words (a suite's run names its own folders)
-                problems += self._folder_problems() + self._said_beside()
+                problems += self._folder_problems() + self._said_beside(others=True)
             problems = said_as_written(problems, self.typed, SHORT_FORMS)  # a file's as written
             if all(isinstance(line, FilesProblem) for line in problems):  # paths' alone
                 raise FilesError("\n".join(problems))  # no pointer to the help (cli._status)
@@ -1189,6 +1189,8 @@ class FitCLI(LightningCLI):
             super().instantiate_classes()
         except MisconfigurationException as error:  # a trainer value Lightning refuses
             raise ConfigUsageError(str(error)) from None
+        except DataFormatError as error:  # the files' bad lines; the vectors' led by its option
+            raise InputError("\n".join(self._read_refusal(error))) from error
         except Exception as error:  # a user's datamodule raising in __init__: their error
             arguments = builtin_value(self.config["data"]) or {}
             users = users_init_error(self.data_class, arguments, error)
@@ -1293,7 +1295,7 @@ class FitCLI(LightningCLI):
             data = {}
         problems += self._missing_folders()
         files = self._path_problems()
-        beside = self._said_beside()
+        beside = self._said_beside(others=bool(problems or files))
         # --out's and the data's folder's beside the others, and beside each other; --out's
         # alone is said by the run folder's own check, the data folder's here (one line)
         if problems or files or len(beside) > len(self._out_problems()):
@@ -1309,6 +1311,17 @@ class FitCLI(LightningCLI):
         problems = missing_logger_packages(trainer["logger"])
         if problems:
             raise ConfigError("\n".join(problems))
+
+    def _read_refusal(self, error: DataFormatError) -> list[str]:
+        """The lines of ``error``, the data's read (:meth:`build`), a bad vectors line led by
+        the option or key that gave the file, as written (:func:`read_refusal`); a user's
+        datamodule's (``--data CLASS``) as it said them."""
+        from harness.training.inputs import read_refusal
+
+        data = self.config["data"]
+        ours = issubclass(self.data_class, BenchmarkDataModule)
+        vectors = data.get("embeddings") if ours else None
+        return read_refusal(error, vectors, self.typed, SHORT_FORMS)
 
     def _folder_problems(self) -> list[str]:
         """What is wrong with the folders and files the options name, every problem at once:
@@ -1330,10 +1343,11 @@ class FitCLI(LightningCLI):
             problems += path_problems("--embeddings", Path(data["embeddings"]), folder=False)
         return problems
 
-    def _said_beside(self) -> list[str]:
+    def _said_beside(self, others: bool = False) -> list[str]:
         """What is checked alone once the values are right, said beside their problems too:
         ``--out`` (:meth:`_out_problems`) and a ``--data-dir`` holding none of the task's files
-        (``--data-dir glove`` beside ``--trainer.max_steps -5``, or alone: one labelled line)."""
+        (``--data-dir glove`` beside ``--trainer.max_steps -5``, or alone: one labelled line),
+        and the vectors file's bad lines beside it or ``others`` (a refused value)."""
         from datamodules.readers.layouts import data_dir_problem
         from datamodules.vectors import beside_folder_problems
 
@@ -1346,7 +1360,9 @@ class FitCLI(LightningCLI):
         except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
             return problems
         problem = data_dir_problem([task], Path(data["data_dir"]), data.get("layout"))
-        folder = beside_folder_problems([problem] if problem else [], data.get("embeddings"))
+        folder = beside_folder_problems(
+            [problem] if problem else [], data.get("embeddings"), others
+        )
         return problems + [FilesProblem(line) for line in folder]
 
     def _out_problems(self) -> list[str]:

@@ -30,7 +30,8 @@ def bad_dir(trec_dir: Path, tmp_path: Path) -> Path:
     return folder
 
 
-EXPECTED_LINES = ("TREC.test.all:3: ", "TREC.test.all:7: ", "glove.txt:18: ")  # 17 words
+# 17 words; the vectors' line led by its option (--embeddings /abs/glove.txt: line 18: ...)
+EXPECTED_LINES = ("TREC.test.all:3: ", "TREC.test.all:7: ", "glove.txt: line 18: ")
 
 
 @pytest.mark.slow
