@@ -307,6 +307,7 @@ PLUMBING = {
     "harness.redaction",
     "harness.outdir",
     "harness.kernel_caches",  # where every command keeps compiled kernels
+    "harness.command_actions",  # the action words after a command's name, known before it loads
     "harness.errors",
 }
 # harness/'s packages, each a concern of its own: a new one is added here, with its job, and to
