@@ -73,7 +73,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "harness.profiling.command:profile",
         "memory/latency sweep over sequence lengths",
     ),
-    # {actions}: its module's ACTIONS, the words it takes (imported only for sanbench --help)
+    # {actions}: the words it takes (harness.command_actions.COMMAND_ACTIONS)
     "data": ("harness.data.command:data", "inspect a task's benchmark files ({actions})"),
     "fit": ("harness.training.command:fit", "train, validate and test one model"),
     "predict": (

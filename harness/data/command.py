@@ -10,7 +10,7 @@ from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
 from harness.console import console
-from harness.data.options import ACTIONS, StatsOptions, files_beside, task_files_beside
+from harness.data.options import StatsOptions, files_beside, task_files_beside
 from harness.errors import refusal
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from datamodules.vectors import Vectors
 
-__all__ = ["ACTIONS", "add_arguments", "data"]  # ACTIONS: harness/cli.py's shown_name
+__all__ = ["add_arguments", "data"]
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -67,7 +67,7 @@ def _vectors(path: Path, cache: Path | None) -> Vectors:
     says them, not by the path read (``/abs/v.txt:2: ...``)."""
     from datamodules.errors import DataFormatError
     from datamodules.vectors import load_vectors
-    from harness.training.inputs import read_refusal
+    from harness.training.read_refusal import read_refusal
 
     try:
         return load_vectors(path, cache)

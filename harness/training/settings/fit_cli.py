@@ -1316,7 +1316,7 @@ class FitCLI(LightningCLI):
         """The lines of ``error``, the data's read (:meth:`build`), a bad vectors line led by
         the option or key that gave the file, as written (:func:`read_refusal`); a user's
         datamodule's (``--data CLASS``) as it said them."""
-        from harness.training.inputs import read_refusal
+        from harness.training.read_refusal import read_refusal
 
         data = self.config["data"]
         ours = issubclass(self.data_class, BenchmarkDataModule)
