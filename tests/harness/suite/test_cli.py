@@ -223,7 +223,8 @@ def test_a_data_sections_folder_is_judged_as_written(
 ) -> None:
     """Issue 56 leftovers (f13b items 1, 2): a data section's folder is judged as fit judges
     its own, named as written: in a config file by its key (beside the file), inline as
-    typed, not JSON-quoted (``--data.data_dir "../nodata"``)."""
+    typed, not JSON-quoted (``--data.data_dir "../nodata"``), in the inline form as typed
+    (0aef73e: until then ``--data.data_dir ../nodata``, a flag not typed)."""
     (tmp_path / "empty").mkdir()
     (tmp_path / "s.yaml").write_text("data: {data_dir: empty}\n")
     monkeypatch.chdir(tmp_path)
@@ -233,7 +234,9 @@ def test_a_data_sections_folder_is_judged_as_written(
     assert line.startswith(said) and line.endswith(f"config file: {tmp_path / 'empty'})"), line
     assert main(["suite", *SHORT_GRID, "--data", "{data_dir: ../nodata}", "--out", "s"]) == 2
     lines = files_lines(capsys.readouterr().err)
-    assert lines == ["sanbench suite: --data.data_dir ../nodata: no such folder"]
+    assert lines == [
+        "sanbench suite: --data {data_dir: ../nodata}: data_dir ../nodata: no such folder"
+    ]
     assert not Path("s").exists()
 
 

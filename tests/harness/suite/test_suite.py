@@ -355,7 +355,7 @@ def test_a_suite_whose_job_died_records_the_jobs_it_launched(
     every job finished (a leftover of outside check 5y)."""
     from harness.launch import JobOutcome, processes
 
-    def died(calls: list, folder: Path, name: str, environment: dict, resume: object) -> list:
+    def died(calls: list, folder: Path, name: str, environment: dict, *more: object) -> list:
         n = len(calls)
         return [JobOutcome(f"{name}-{k}-of-{n}", error="killed") for k in range(1, n + 1)]
 
