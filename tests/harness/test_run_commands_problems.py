@@ -172,7 +172,7 @@ EVERY_PROBLEM = [
         [
             "--task treec: expected one of",
             "--data-dir {tmp}/nonexist: no such folder",
-            "--embeddings {tmp}/nofile.txt: no such file",
+            "--data.embeddings {tmp}/nofile.txt: no such file",  # as typed (0aef73e)
         ],
     ),
     (
@@ -207,7 +207,7 @@ EVERY_PROBLEM = [
         "--trainer.max_steps -5 --data.embeddings {tmp}/nofile.txt",
         [
             "--trainer.max_steps -5: expected a positive",
-            "--embeddings {tmp}/nofile.txt: no such file",
+            "--data.embeddings {tmp}/nofile.txt: no such file",  # as typed (0aef73e)
             "/dev: expected the files of task 'trec'; found none; fix: no files for task 'trec'",
         ],
     ),

@@ -118,7 +118,7 @@ def test_a_resumed_job_computes_on_the_threads_of_the_first_launch(
 
     threads: list[str] = []
 
-    def launched(calls: list, folder: Path, name: str, environment: dict, resume: Any) -> list:
+    def launched(calls: list, folder: Path, name: str, environment: dict, *more: Any) -> list:
         threads.extend(environment["OMP_NUM_THREADS"] for _ in calls)
         return []
 
@@ -160,7 +160,7 @@ def test_a_resumes_jobs_are_counted_as_the_jobs_it_launched(
     from harness.launch import JobOutcome, processes
     from harness.launch.threads import THREAD_VARIABLES
 
-    def inline(calls: list, folder: Path, name: str, environment: dict, resume: Any) -> list:
+    def inline(calls: list, folder: Path, name: str, environment: dict, *more: Any) -> list:
         n = len(calls)
         return [JobOutcome(f"{name}-{k}-of-{n}", call()) for k, call in enumerate(calls, 1)]
 
