@@ -400,6 +400,13 @@ def held_keys(sections: Iterable[str]) -> set[str]:
     }
 
 
+def unread_sections(parser: ArgumentParser, sections: Iterable[str]) -> None:
+    """Count the :func:`held_keys` of ``sections`` whose file could not be read (``--data
+    missing.yaml``, a config file's ``data: missing.yaml``) among ``parser``'s keys refused in
+    files: the file's one line is said, no "is required" line for what it may have held."""
+    parser.refused_in_files = getattr(parser, "refused_in_files", set()) | held_keys(sections)
+
+
 WORD_KEYS = ("runs",)  # a positional's keys (report's run folders), its lines led by its value
 
 
@@ -1460,6 +1467,7 @@ def without_unknown_options(
                 problems.append(  # a path's problem: no pointer alone (errors.refusal)
                     FilesProblem(f"{option} {value}: no such file (a file of the section's values)")
                 )
+                unread_sections(parser, [key])
                 index += 0 if equals else 1
                 continue
         one_dash = SHORT_OPTION.fullmatch(option) and option not in parser._option_string_actions
@@ -1927,8 +1935,7 @@ class CheckedConfigFile(ActionConfigFile):
             for key, name in read.items()
             if name is None
         ]
-        unread = held_keys([key for key, name in read.items() if name is None])
-        parser.refused_in_files = getattr(parser, "refused_in_files", set()) | unread
+        unread_sections(parser, [key for key, name in read.items() if name is None])
         problems += [f"{option_string} {path}: {line}" for line in in_files]
         collected = getattr(parser, "section_problems", None)  # fit's: said beside every other
         if problems and collected is None:
@@ -2218,7 +2225,9 @@ class CommandParser(NullsChecked):
                     raise
                 lines = [line for line in str(error).splitlines() if line not in unknown]
                 lines = [*unknown, *refused, *not_meant([*lines, *beside], meant)]
-                raise type(error)("\n".join(lines)) from None
+                said = type(error)("\n".join(lines))
+                said.problem_lines = lines  # a missing section file's: a FilesProblem
+                raise said from None
         own = {action.dest for action in self._actions} - self.refused_in_files  # said already
         not_decimal = not_decimal_problems(
             {key: spelled for key, spelled in typed_options(words).items() if key in own},

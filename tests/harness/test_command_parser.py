@@ -1226,3 +1226,36 @@ def test_a_section_file_not_read_is_said_alone_not_what_it_may_hold(
         f"sanbench {words[0]}: -c {config}: {section} {missing}: no such file: {missing} (a file "
         "of the section's values, read beside the config file)"
     ]
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
+@pytest.mark.parametrize(
+    ("words", "option"),
+    [
+        (["fit", "--encoder", "mtsa"], "--data"),  # no --task, no --data-dir: the file's?
+        (["fit", "--task", "trec"], "--model"),  # no --encoder
+        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "--data"),  # no --data-dir
+        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "--data"),
+        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "--data"),
+    ],
+)
+def test_a_section_file_flag_not_read_is_said_alone_not_what_it_may_hold(
+    words: list[str],
+    option: str,
+    printing: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56: 'suite --data missing.yaml' was said beside a false '--data-dir is required'
+    (fit: '--task is required'; '--model missing.yaml': '--encoder is required'), which that
+    file may have held, as a config file's 'data: missing.yaml' was until d61d8b2 (and, from
+    suite's --print_config, with a pointer to the help); now its one line alone, as typed."""
+    monkeypatch.chdir(tmp_path)
+    out = [] if printing else ["--out", "o"]
+    assert main([*words, option, "sub/missing.yaml", *out, *printing]) == 2
+    assert files_lines(capsys.readouterr().err) == [
+        f"sanbench {words[0]}: {option} sub/missing.yaml: no such file (a file of the "
+        "section's values)"
+    ]
+    assert not Path("o").exists()
