@@ -1704,6 +1704,12 @@ def _beside(value: Any, config: Path) -> Any:
     return str(kernel_path(folder / value))  # as beside_file
 
 
+def path_text(value: int | float, written: str | None) -> str:
+    """A path key's value YAML read as a number or a boolean (``017`` as 15, ``yes`` as
+    true) as its file writes it (``written``, :func:`config_typed`'s): a folder's name."""
+    return written if written is not None else yaml_text(value)
+
+
 def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:
     """The mapping ``content`` of ``section``'s file ``file`` (``data: sub/d.yaml``, ``--data
     d.yaml``) with each relative path of :data:`FILE_KEYS` under that section (``data_dir``)
@@ -1724,18 +1730,20 @@ def section_paths_beside(content: Any, section: str, file: str | Path) -> Any:
 def files_beside(content: dict[str, Any], config: Path, known: set[str]) -> dict[str, Any]:
     """Each key of :data:`FILE_KEYS` that ``content`` (of the config file ``config``) gives as
     a relative path -> that path beside the config file, as its section files are read: the
-    one rule for a config file's paths (a flag's stay the working folder's). A number is a
-    name, as a flag's (``out: 5``, as ``--out 5``). A key under a section (``data.data_dir``)
-    is given as its section's mapping with that path changed."""
+    one rule for a config file's paths (a flag's stay the working folder's). A number or a
+    YAML boolean is a name, as the file writes it (``out: 017``, ``out: yes``, as ``--out
+    yes``). A key under a section (``data.data_dir``) is given as its section's mapping with
+    that path changed."""
     beside: dict[str, Any] = {}
+    written = {key: text for key, (_, text) in config_typed("", str(config)).items()}
     for key in FILE_KEYS:
         section, _, leaf = key.rpartition(".")
         holder = beside.get(section, content.get(section)) if section else content
         if not accepted(key, known) or not isinstance(holder, dict):
             continue  # a key of a mapping option too (suite's data: {data_dir: d})
         given = holder.get(leaf)
-        named = isinstance(given, int | float) and not isinstance(given, bool)
-        text = yaml_text(given) if named else given
+        named = isinstance(given, int | float)  # a YAML boolean too (out: yes): a name
+        text = path_text(given, written.get(key)) if named else given
         if (moved := _beside(text, config) or (text if named else None)) is None:
             continue
         if section:

@@ -336,3 +336,39 @@ def test_a_run_into_an_out_with_dotdot_after_a_symlink_writes_there(
     recorded = yaml.safe_load((run / "fit_config.yaml").read_text())["out"]
     assert os.path.realpath(recorded) == str(run.resolve()), recorded
     assert "/../" not in recorded, recorded
+
+
+# each command's path keys, a file's text setting them to VALUE (the data folder found)
+WRITTEN_CASES = [
+    ("suite", "tasks: trec\nencoders: bilstm\ndata_dir: DATA\nout: VALUE\n", ["out"]),
+    ("fit", "data: {task: trec, data_dir: VALUE}\nmodel: {encoder: bilstm}\nout: VALUE\n", []),
+    ("predict", "ckpt: VALUE\ninput: VALUE\nout: VALUE.csv\n", ["ckpt", "input"]),
+    ("data stats", "task: trec\ndata_dir: VALUE\ncache_dir: VALUE\n", ["cache_dir"]),
+]
+
+
+@pytest.mark.parametrize("value", ["yes", "no", "on", "017", "0x1f", "1_000"])
+@pytest.mark.parametrize(("command", "text", "keys"), WRITTEN_CASES)
+def test_a_path_key_yaml_reads_as_a_boolean_or_number_is_the_name_as_written(
+    command: str,
+    text: str,
+    keys: list[str],
+    value: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``out: yes`` (YAML's true), ``out: 017`` (YAML's 15) name the folder ``yes``, ``017``
+    beside the config file, as ``--out yes`` does, in every command (issue 56, f19d item 1):
+    it was refused "expected a path", or named another folder (``15``)."""
+    (tmp_path / "c").mkdir()
+    config = tmp_path / "c" / "c.yaml"
+    config.write_text(text.replace("DATA", str(DATA)).replace("VALUE", value))
+    capsys.readouterr()
+    code = main([*command.split(), "--config", str(config), "--print_config"])
+    out, err = capsys.readouterr()
+    assert "expected a path" not in err, err
+    if code == 0:
+        for key in keys or ["out", "data_dir"]:
+            assert f"{key}: {tmp_path / 'c' / value}\n" in out, (key, out)
+    else:  # a file not there: named by the path read, as written
+        assert f"{tmp_path / 'c' / value}" in err, err
