@@ -141,7 +141,7 @@ def trial_config_problems(ctx: TuneContext) -> list[str]:
 
 def _trial_configs(ctx: TuneContext) -> tuple[list[tuple[FitRun, Typed]], list[str]]:
     """The trials' fits to check (:func:`searched_runs`) and :func:`trial_config_problems`."""
-    from harness.training.settings.fit_cli import encoder_stand_in
+    from harness.training.settings.fit_cli import encoder_stand_in, fit_key_problems
     from harness.training.settings.task_configs import task_option_problems, task_stand_in
 
     problems = []
@@ -153,8 +153,8 @@ def _trial_configs(ctx: TuneContext) -> tuple[list[tuple[FitRun, Typed]], list[s
     task = task_stand_in(ctx.task) if names else ctx.task  # an unknown name judged as its nearest
     encoder = encoder_stand_in(ctx.encoder) if named else ctx.encoder
     problems += names + named
-    if task is None or encoder is None:  # no config of theirs to check
-        return [], problems
+    if task is None or encoder is None:  # no config of theirs: the keys no fit takes alone
+        return [], problems + fit_key_problems(ctx.overrides)
     if ctx.study == BLOCK_LENGTH and not named:  # before any file is read
         from harness.studies.block_length import block_len_problems
 
@@ -231,7 +231,10 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     """The trials' fit values' problems when the study's own options are refused (``--trials
     0``): checked on a stand-in with those numbers at their defaults, so that they are named in
     the same refusal (``build``'s ``beside``), an unknown study as its nearest (``dropoutt``:
-    dropout); no file is read."""
+    dropout; left out, the fit keys no trial takes: :func:`fit_key_problems`); no file is
+    read."""
+    from harness.training.settings.fit_cli import fit_key_problems
+
     defaults = {f.name: f.default for f in fields(StudyOptions) if f.name in STAND_IN_DEFAULTS}
     study = values.get("study")
     if isinstance(study, str) and study not in STUDIES:
@@ -239,8 +242,9 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
     try:
         options = StudyOptions(**{**values, **defaults})
         ctx = options.context()
-    except ValueError:  # the study's name says itself: nothing to check
-        return []
+    except ValueError:  # the study's name says itself (left out): the keys no fit takes alone
+        fit = values.get("fit")
+        return [] if fit is None else fit_key_problems(fit.dotted())
     return options.space_problems + trial_problems(options, ctx, read_files=False)
 
 

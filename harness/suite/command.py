@@ -9,7 +9,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
-from harness.errors import FilesProblem, InputError, refusal
+from harness.errors import FilesError, FilesProblem, InputError, error_lines, refusal
 from harness.outdir import out_folder, out_folder_problems
 from harness.suite import SuiteOptions, run_suite
 from harness.suite.suite import (
@@ -34,11 +34,14 @@ def add_arguments(parser: CommandParser) -> None:
 
 def printed_values_problems(namespace: Namespace) -> list[str]:
     """:func:`harness.suite.suite.printed_problems` of the options parsed (a file's ``model:
-    {hidden_dim: 0}``), judged before ``--print_config`` prints them."""
+    {hidden_dim: 0}``), judged before ``--print_config`` prints them, their own problems too
+    (``--seeds 0``, the paths' left to the run), a left-out ``--out`` or not."""
     try:
-        options, overrides = _stand_in_built(namespace)
-    except InputError:  # the options' own problems: said by their check
+        options, overrides = _stand_in_built(namespace, paths=False)
+    except FilesError:  # the paths alone: the run's machine decides them
         return []
+    except InputError as error:  # the options' own: said here too when --out is left out
+        return error_lines(error)
     return printed_problems(options, overrides)
 
 
@@ -55,13 +58,15 @@ def missing_beside(namespace: Namespace) -> list[str]:
 
 
 def _stand_in_built(
-    namespace: Namespace, beside: Callable[[dict[str, Any]], list[str]] | None = None
+    namespace: Namespace,
+    beside: Callable[[dict[str, Any]], list[str]] | None = None,
+    paths: bool = True,
 ) -> tuple[SuiteOptions, dict[str, Any]]:
-    """The options parsed (``build``, ``beside`` said with their problems), a left-out
-    ``--out`` as :data:`OUT_STAND_IN`, and their fit overrides."""
+    """The options parsed (``build``, ``beside`` said with their problems; ``paths``: as
+    ``build``'s), a left-out ``--out`` as :data:`OUT_STAND_IN`, and their fit overrides."""
     namespace = namespace.clone()
     namespace["out"] = namespace.get("out") or OUT_STAND_IN
-    options = build(SuiteOptions, namespace, beside=beside)
+    options = build(SuiteOptions, namespace, beside=beside, paths=paths)
     return options, fit_overrides(options.inputs, options.budget, options.fit)
 
 

@@ -9,6 +9,7 @@ run folder.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -115,6 +116,7 @@ from harness.training.settings.task_configs import (
     ConfigError,
     ConfigUsageError,
     builtin_value,
+    nested,
     task_and_encoder,
     task_defaults,
     task_option_problems,
@@ -303,6 +305,26 @@ def unknown_key_lines(
             options = {f"--{name}" for name in known}
             lines.append(f"unknown option {option}{did_you_mean(option, options)}")
     return lines
+
+
+def fit_key_problems(overrides: dict[str, Any]) -> list[str]:
+    """:func:`unknown_key_lines` of a command's fit ``overrides`` (dotted: ``trainer.max_stepz``)
+    judged with no task or encoder chosen (``tune`` without ``--study``, ``--task`` or
+    ``--encoder``), named as the command's options typed them, as fit names them beside its
+    missing options: fit's keys are every task's and encoder's (an entry inside a model's
+    mapping is accepted, its encoder's to judge)."""
+    args = nested(overrides)
+    return unknown_key_lines(args, known_keys(fit_parser()), FitCLI._typed(args))
+
+
+def fit_parser() -> LightningArgumentParser:
+    """fit's parser of the benchmark's datamodule, built once a process (:data:`BUILT_PARSERS`:
+    a fit of no option builds it, refused)."""
+    key = (FitCLI, data_class(None))
+    if key not in BUILT_PARSERS:
+        with contextlib.suppress(InputError):
+            FitCLI({})
+    return BUILT_PARSERS[key]
 
 
 def given_callbacks(value: list[pl.Callback] | pl.Callback | None) -> list[pl.Callback]:
@@ -1385,7 +1407,8 @@ class FitCLI(LightningCLI):
     def _missing_folders(self) -> list[str]:
         """``--out is required: ...`` and ``--data-dir is required: ...`` where not given (a
         task file names its files; a user's datamodule checks its own; a refused value is
-        named as such)."""
+        named as such); neither of ``--print_config``, which prints a file to fill in (until
+        2026-12-01 it named a left-out ``--data-dir`` beside a refused value)."""
         from datamodules.task_file import is_task_file
 
         refused = getattr(self, "refused_keys", set())  # a given value refused: named already
@@ -1395,7 +1418,7 @@ class FitCLI(LightningCLI):
         benchmark = issubclass(self.data_class, BenchmarkDataModule)
         unread = "data" in getattr(self.parser, "refused_in_files", ())  # may have held it
         unset = benchmark and data["data_dir"] is None and "data.data_dir" not in refused
-        unset = unset and not unread
+        unset = unset and not unread and not self.printing
         if unset and not is_task_file(data["task"]):
             problems.append(f"--data-dir is required: the folder of task {data['task']}'s files")
         return problems

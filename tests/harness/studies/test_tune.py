@@ -225,3 +225,36 @@ def test_a_study_finished_by_the_other_worker_of_a_dead_job_exits_0(
     monkeypatch.setattr(harness.launch, "launch", both_die)
     assert main([*study(tmp_path, 2), *workers]) == 1
     assert "rerun the same command to finish the study" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("given", "missing"),
+    [
+        ([], ["--study is required"]),
+        (["--study", "dropout"], ["--task is required", "--encoder is required"]),
+        (["--study", "dropout", "--task", "trec"], ["--encoder is required"]),
+    ],
+)
+def test_a_trainer_files_unknown_key_is_said_beside_the_options_left_out(
+    tmp_path: Path,
+    trec_dir: Path,
+    capsys: pytest.CaptureFixture,
+    given: list[str],
+    missing: list[str],
+) -> None:
+    """Issue 56 (f19a item 1): ``tune --trainer t.yaml`` (``max_stepz: 3``) with ``--study``,
+    ``--task`` or ``--encoder`` left out named the options alone, as fit does not; now the
+    file's unknown key is said beside them, with its near name, one line each."""
+    from tests.harness.problem_lines import problem_lines
+
+    (tmp_path / "t.yaml").write_text("max_stepz: 3\n")
+    words = ["tune", *given, "--trainer", str(tmp_path / "t.yaml"), "--data-dir", str(trec_dir)]
+    assert main([*words, "--out", str(tmp_path / "o")]) == 2
+    lines = [
+        line.removeprefix("sanbench tune: ")
+        for line in problem_lines(capsys.readouterr().err, "tune")
+    ]
+    unknown = f"--trainer {tmp_path / 't.yaml'}: unknown key max_stepz (did you mean max_steps?)"
+    assert unknown in lines, lines
+    assert [line.split(":")[0] for line in lines if line != unknown] == missing, lines
+    assert not (tmp_path / "o").exists()

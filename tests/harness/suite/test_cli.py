@@ -323,3 +323,23 @@ def test_a_data_folder_clash_is_said_beside_every_other_problem(
     assert [line for line in lines if said.format(count=count) in line] != [], lines
     assert len(lines) == 2, lines
     assert not Path("o").exists()
+
+
+@pytest.mark.parametrize("config", [False, True], ids=["flag", "beside_config_file"])
+def test_print_config_without_out_refuses_what_the_run_refuses(
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture, config: bool
+) -> None:
+    """Issue 56 (f19a item 2): ``suite --seeds 0 ... --print_config`` without ``--out`` printed,
+    exit 0, while the run refuses ``--seeds 0``; beside a ``-c`` file's unknown key only the key
+    was said. Now --print_config refuses every value the run refuses, an ``--out`` left out
+    (a file to fill in) or not, every problem at once."""
+    (tmp_path / "c.yaml").write_text("bogus: 1\n")
+    words = ["suite", "--seeds", "0", "--tasks", "trec", "--encoders", "multi_cnn"]
+    words += ["--data-dir", str(trec_dir), "--print_config"]
+    words += ["-c", str(tmp_path / "c.yaml")] if config else []
+    assert main(words) == 2
+    captured = capsys.readouterr()
+    lines = [line.removeprefix("sanbench suite: ") for line in problem_lines(captured.err, "suite")]
+    bogus = [f"-c {tmp_path / 'c.yaml'}: unknown key bogus"] if config else []
+    assert lines == [*bogus, "--seeds 0: expected a positive integer"], lines
+    assert captured.out == ""

@@ -552,3 +552,17 @@ def test_print_config_names_the_folders_by_absolute_paths(
     assert Path(printed["data"]["data_dir"]).is_absolute()
     assert Path(printed["data"]["data_dir"]).resolve() == trec_dir.resolve()
     assert printed["out"] == str(tmp_path / "o")
+
+
+def test_print_config_names_no_left_out_data_dir_beside_a_refused_value(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """Issue 56 (f19a item 3): ``fit --print_config`` without ``--data-dir`` named "--data-dir
+    is required" beside a refused value, while suite, tune and reproduce leave a folder to the
+    run; now it prints a file to fill in (null ``data_dir``) and refuses the bad value alone."""
+    words = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--print_config"]
+    assert main(words) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["data"]["data_dir"] is None
+    assert main([*words, "--model.hidden_dim", "0"]) == 2
+    lines = problem_lines(capsys.readouterr().err, "fit")
+    assert lines == ["sanbench fit: --model.hidden_dim 0: expected a positive integer"], lines
