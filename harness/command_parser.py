@@ -652,6 +652,7 @@ def without_dotted(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return {name: value for name, value in mapping.items() if name != head}
 
 
+STDIN = "/dev/stdin"  # what ``--config -`` reads: standard input, as a pipe
 STREAM_TEXTS: dict[tuple[str, int, int], str] = {}  # a pipe's text by (path, device, inode)
 
 
@@ -659,8 +660,9 @@ def config_text(path: str | Path) -> str:
     """The text of the config file ``path``, each read once: a pipe (``--config <(printf
     ...)``) gives its text to the first read only, and a config is read in several places (its
     values as typed, its keys, the parser). A regular file is read each time (it may change
-    between two in-process commands)."""
-    path = Path(path).expanduser()
+    between two in-process commands). ``-`` is standard input, read as the pipe
+    :data:`STDIN` (its lines name ``-``, as typed)."""
+    path = Path(STDIN if str(path) == "-" else path).expanduser()
     status = path.stat()
     if stat.S_ISREG(status.st_mode):
         return path.read_text()
@@ -1792,9 +1794,6 @@ def yaml_text(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=True, width=1 << 30).split("\n")[0]
 
 
-STDIN = "/dev/stdin"  # what ``--config -`` reads: standard input, as a pipe
-
-
 def config_file_problem(option: str, value: str, prog: str) -> str | None:
     """The problem of the ``--config`` file ``value`` that leaves none of its options read, in
     sanbench's words: not there (a :class:`FilesProblem`, naming the path looked at), not
@@ -1833,17 +1832,16 @@ def broken_configs_left_out(words: list[str], prog: str) -> tuple[list[str], lis
     """``words`` without each ``--config FILE`` (``-c``) whose file gives no options
     (:func:`config_file_problem`), and those files' problems: the rest of the command line is
     judged beside them. One reader of ``--config`` files for every command: ``-c -`` is
-    standard input, read as the pipe ``/dev/stdin``."""
+    standard input (:func:`config_text`), named ``-`` as typed."""
     problems: list[str] = []
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         if given.option not in CONFIG_OPTIONS or not (given.attached or given.rest):
             return None
-        value = STDIN if given.value == "-" else given.value
-        if (problem := config_file_problem(given.option, value, prog)) is not None:
+        if (problem := config_file_problem(given.option, given.value, prog)) is not None:
             problems.append(problem)
             return [], True
-        return ([f"{given.option}={value}"] if given.attached else [given.option, value]), True
+        return given.given, True
 
     kept = rewritten_options(words, rewrite)
     return kept, problems
@@ -1961,7 +1959,7 @@ class CheckedConfigFile(ActionConfigFile):
         if changed:
             text = yaml.safe_dump(content)
         # a pipe's text, read once, is handed over as a config string (jsonargparse takes one)
-        given = values if path.is_file() and not changed else text
+        given = values if path.is_file() and str(values) != "-" and not changed else text
         for key in merged:  # the file's value holds the one before (jsonargparse failed on it)
             cfg[key] = None
         super().__call__(parser, cfg, given, option_string)

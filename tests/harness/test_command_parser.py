@@ -1259,3 +1259,50 @@ def test_a_section_file_flag_not_read_is_said_alone_not_what_it_may_hold(
         "section's values)"
     ]
     assert not Path("o").exists()
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["fit", "--task", "trec", "--encoder", "mtsa"],
+        ["suite", "--tasks", "trec", "--encoders", "mtsa"],
+        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"],
+        ["reproduce", "--tasks", "trec", "--encoders", "mtsa"],
+    ],
+)
+@pytest.mark.parametrize(
+    ("config", "named"), [(["-c", "-"], "-c -"), (["--config=-"], "--config -")]
+)
+def test_a_config_file_named_dash_is_named_as_typed(
+    words: list[str],
+    config: list[str],
+    named: str,
+    printing: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56: the problems of '-c -' (read as /dev/stdin since 7a60014) named '-c
+    /dev/stdin', which the user did not type; now '-c -' (or '--config -'), in every command
+    and from --print_config, its section file's line too."""
+    monkeypatch.chdir(tmp_path)
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"model: {bogus: 1}\ndata: missing.yaml\n")
+    os.close(write_end)
+    stdin = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    try:
+        status = main([*words, *config, "--out", "o", *printing])
+    finally:
+        os.dup2(stdin, 0)
+        os.close(stdin)
+    assert status == 2
+    said = f"sanbench {words[0]}: {named}: "
+    assert sorted(problem_lines(capsys.readouterr().err, words[0])) == [
+        f"{said}data missing.yaml: no such file: missing.yaml (a file of the section's values, "
+        "read beside the config file)",
+        f"{said}unknown key model.bogus (did you mean model.eps?)",
+    ]
+    assert not Path("o").exists()
