@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import yaml
 from jsonargparse import ActionConfigFile, ActionYesNo, ArgumentParser, Namespace
 from jsonargparse._typehints import ActionTypeHint  # no public name; the class options subclass it
+from jsonargparse.typing import register_type
 
 from datamodules.errors import did_you_mean, nearest
 from harness.errors import (
@@ -52,6 +53,19 @@ __all__ = [
     "encoder_choice_problems",
     "names",
 ]
+
+
+def home_path(value: str | os.PathLike[str]) -> Path:
+    """A path option's value as a shell expands it unquoted at a word's start: ``~`` and
+    ``~/x`` the home folder (``--out=~/x``, a config file's ``out: ~/x``, which reach sanbench
+    as typed), as the data reader reads vectors; ``Path(value)`` else."""
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"expected a path, got {type(value).__name__}")
+    return Path(value).expanduser()
+
+
+# every command's ``Path`` option (fit's, Lightning's own) is read by :func:`home_path`
+register_type(Path, serializer=str, deserializer=home_path)
 
 PARSER_SPELLINGS = ("--config", "-c", "--print_config", "--help", "-h")  # besides the keys
 T = TypeVar("T")
@@ -503,6 +517,8 @@ def said_as_written(
             shown[str(absolute(beside))] = shown[beside]  # as a run made of it reads it
         elif relative:  # as a run made of it reads it (a suite's: from any folder)
             shown.setdefault(str(absolute(text)), "")
+        if text.startswith("~"):  # as read: the home folder (home_path)
+            shown.setdefault(str(absolute(Path(text).expanduser())), "")
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads

@@ -372,3 +372,67 @@ def test_a_path_key_yaml_reads_as_a_boolean_or_number_is_the_name_as_written(
             assert f"{key}: {tmp_path / 'c' / value}\n" in out, (key, out)
     else:  # a file not there: named by the path read, as written
         assert f"{tmp_path / 'c' / value}" in err, err
+
+
+# a command's words naming ~/k (the data folder, linked in the home folder) and ~/o, and the
+# printed keys that read them
+HOME_CASES = [
+    (["suite", "--tasks", "trec", "--encoders", "bilstm", "--data-dir=~/k", "--out=~/o"], []),
+    (["fit", "--task", "trec", "--encoder", "bilstm", "--data.data_dir", "~/k", "--out=~/o"], []),
+    (["suite", "--tasks", "trec", "--encoders", "bilstm"], ["data_dir: ~/k", "out: ~/o"]),
+    (["fit", "--encoder", "bilstm"], ["data: {task: trec, data_dir: ~/k}", "out: ~/o"]),
+    (["tune", "--study", "dropout", "--task", "trec", "--encoder", "bilstm"], ["data_dir: ~/k"]),
+]
+
+
+@pytest.mark.parametrize(("words", "lines"), HOME_CASES)
+def test_a_path_starting_with_a_tilde_is_the_home_folder(
+    words: list[str],
+    lines: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--out=~/o`` and a config's ``out: ~/o`` (which no shell expands) are the home folder's
+    ``o``, printed (and recorded) absolute, in every command, as the data reader reads vectors
+    (issue 56, f19d item 2): they were a folder named ``~`` in the working folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "k").symlink_to(DATA)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "c.yaml"
+    config.write_text("".join(f"{line}\n" for line in lines) or "{}\n")
+    capsys.readouterr()
+    code = main([*words, "--config", str(config), "--print_config"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f"data_dir: {home / 'k'}\n" in out, out
+    if "tune" not in words:
+        assert f"out: {home / 'o'}\n" in out, out
+    assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["predict", "--ckpt", "~/no.ckpt", "--input=~/no.txt", "--out", "p.csv"],
+        ["data", "stats", "--task", "trec", "--data-dir=~/no"],
+        ["fit", "--task", "trec", "--encoder", "bilstm", "--data.data_dir", "~/no", "--out", "o"],
+    ],
+)
+def test_a_missing_tilde_path_is_named_as_typed(
+    words: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ``~`` path not there is refused by the home folder's path, named as typed."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    assert " ~/no" in err, err
+    assert str(tmp_path / "no") not in err, err
+    assert list(tmp_path.iterdir()) == [], "nothing made"

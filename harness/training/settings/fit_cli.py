@@ -54,6 +54,7 @@ from harness.command_parser import (
     field_docs,
     flat_keys,
     flow_text,
+    home_path,
     known_keys,
     negative_values_attached,
     no_option_takes,
@@ -470,8 +471,19 @@ def absolute_paths(config: Namespace) -> Namespace:
     config = config.clone()
     for key in RECORDED_PATHS:
         value = config.get(key)
-        if isinstance(value, str | Path) and str(value) and not str(value).startswith("~"):
+        if isinstance(value, str | Path) and str(value):  # ~ read already (home_paths)
             config[key] = type(value)(absolute(value))  # normalised (a/../b), links kept
+    return config
+
+
+def home_paths(config: Namespace) -> Namespace:
+    """``config`` with each of its folders and files (:data:`RECORDED_PATHS`) written ``~`` or
+    ``~/x`` read as the home folder, as every command's ``Path`` options are (:func:`home_path`:
+    the datamodule's ``data_dir`` is a ``str | Path``, which jsonargparse keeps a string)."""
+    for key in RECORDED_PATHS:
+        value = config.get(key)
+        if isinstance(value, str | Path) and str(value).startswith("~"):
+            config[key] = type(value)(home_path(value))
     return config
 
 
@@ -977,6 +989,7 @@ class FitCLI(LightningCLI):
                 raise ConfigUsageError("\n".join(problems))
             args = without_printing(args)
         refused, args = self._parse_the_rest(parser, args)
+        self.config = home_paths(self.config)
         try:
             out_taken(parser, self.config)  # the kernel's path; a moved folder's config copy
         except UsageError as error:  # said beside the values' problems
