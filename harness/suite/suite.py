@@ -300,7 +300,8 @@ def recorded_overrides(
     another value is listed under each; None: unknown, left out). A key of :data:`RUN_KEYS`
     the runs differ on is no override of the suite but, in ``mixed_overrides``, each value with
     the runs that trained with it; one a command gave that every run trained at one value is
-    an override at that value.
+    an override at that value. With a run of unknown values no value is every run's: a key a
+    command gave is in ``mixed_overrides`` with the runs known (outside check 15y, item 2).
 
     Until 2026-11-30 a rerun that trained 2 runs at ``--max-length 100`` recorded 100 for 6
     runs at 512 (outside check 5y); until 2026-12-01 shards 1/2 at 100 and 2/2 at 200 recorded
@@ -309,6 +310,7 @@ def recorded_overrides(
     check 13y), as a run resumed under another value was recorded at the rerun's alone, and a
     run whose files could not be read at the value of the command credited with it (14y)."""
     known = {run: values for run, values in sorted(used.items()) if values is not None}
+    complete = len(known) == len(used)  # else no value is every run's
     kept, mixed = dict(first), {}
     for key in RUN_KEYS:
         values: list[dict[str, Any]] = []
@@ -319,7 +321,9 @@ def recorded_overrides(
                     values.append({"value": value, "runs": [run]})
                 elif run not in same["runs"]:
                     same["runs"].append(run)
-        if len(values) > 1:
+        if not complete:
+            kept.pop(key, None)
+        if len(values) > 1 or (values and key in given and not complete):
             kept.pop(key, None)
             mixed[key] = sorted(values, key=_value_order)
         elif values and key in given:
@@ -417,7 +421,8 @@ def _write_suite_manifest(
     count = options.shard_of_grid.count
     if rerun and (trained or changes_grid(before, grid, count)):
         reruns.append(rerun_entry(command, overrides, trained, now, count))
-    first = before.get("overrides", {}) if rerun else overrides
+    # what trained the runs: an aggregation's values are not (outside check 15y, item 1)
+    first = before.get("overrides", {}) if rerun or options.aggregate_only else overrides
     # each first shard command's keys that another may change, with the runs it trained
     by_shard = dict(before.get("shard_overrides", {}))
     if shards and not rerun:
@@ -503,14 +508,19 @@ TRAINED = (
 )
 
 
+# what the runs' own files say, read again by every command, an aggregation's too: until
+# 2026-12-01 an --aggregate-only kept the values of a run since edited or deleted
+READ = ("overrides", "mixed_overrides")
+
+
 def made_by_runs(manifest: dict[str, Any], before: dict[str, Any], command: str) -> dict[str, Any]:
     """An ``--aggregate-only``'s ``manifest``: the command that trained the runs, its commit,
     grid and overrides as ``before`` recorded them (absent when it did not: the aggregation's
     own trained nothing), this aggregation (its ``command``) listed after the earlier ones in
     ``aggregations``."""
     aggregation = {"command": command, "updated": manifest["updated"]}
-    ours = {key: value for key, value in manifest.items() if key not in TRAINED}
-    kept = {key: before[key] for key in TRAINED if key in before}
+    ours = {key: value for key, value in manifest.items() if key not in TRAINED or key in READ}
+    kept = {key: before[key] for key in TRAINED if key in before and key not in READ}
     return {**ours, **kept, "aggregations": [*before.get("aggregations", []), aggregation]}
 
 

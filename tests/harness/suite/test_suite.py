@@ -495,9 +495,14 @@ def test_a_run_whose_files_cannot_be_read_is_never_credited_a_value_it_did_not_t
     edit(out / "runs" / "trec" / "multi_cnn" / "seed0")
     _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "60"))  # trains nothing
     manifest = read_manifest(out, "suite")
-    assert "mixed_overrides" not in manifest
-    assert manifest["overrides"]["data.max_length"] == 40  # seed1's, and seed0's if known
     assert manifest.get("runs_of_unknown_values", []) == ([] if known else ["trec/multi_cnn/seed0"])
+    if known:
+        assert "mixed_overrides" not in manifest and manifest["overrides"]["data.max_length"] == 40
+    else:  # no value is every run's: seed1's alone (outside check 15y, item 2)
+        assert "data.max_length" not in manifest["overrides"]
+        assert manifest["mixed_overrides"] == {
+            "data.max_length": [{"value": 40, "runs": ["trec/multi_cnn/seed1"]}]
+        }
 
 
 def test_a_run_a_rerun_resumed_at_another_max_length_is_listed_under_both(
@@ -517,3 +522,38 @@ def test_a_run_a_rerun_resumed_at_another_max_length_is_listed_under_both(
             {"value": 50, "runs": ["trec/multi_cnn/seed0", "trec/multi_cnn/seed1"]},
         ]
     }
+
+
+def test_a_run_of_unknown_values_is_credited_nothing_by_a_rerun_or_an_aggregation(
+    trec_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check 15y, items 1 and 2: with seed0's fit_config.yaml edited by hand (it and
+    metrics.json disagree), a rerun recorded ``overrides: {data.max_length: 40}``, every run's
+    value, though seed0 trained at 60; an ``--aggregate-only`` after seed0's folder was deleted
+    kept the earlier manifest's ``mixed_overrides``, seed0 at 60, beside
+    ``runs_of_unknown_values: [seed0]``."""
+    out = tmp_path / "s"
+    _run(monkeypatch, _suite_words(trec_dir, out, 1, "--max-length", "60"))
+    config = out / "runs" / "trec" / "multi_cnn" / "seed0" / "fit_config.yaml"
+    config.write_text(config.read_text().replace("max_length: 60", "max_length: 50"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--max-length", "40"))
+    manifest = read_manifest(out, "suite")
+    assert "data.max_length" not in manifest["overrides"]
+    assert manifest["mixed_overrides"] == {
+        "data.max_length": [{"value": 40, "runs": ["trec/multi_cnn/seed1"]}]
+    }
+    assert manifest["runs_of_unknown_values"] == ["trec/multi_cnn/seed0"]
+    config.write_text(config.read_text().replace("max_length: 50", "max_length: 60"))
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--aggregate-only"))
+    assert read_manifest(out, "suite")["mixed_overrides"]["data.max_length"] == [
+        {"value": 40, "runs": ["trec/multi_cnn/seed1"]},
+        {"value": 60, "runs": ["trec/multi_cnn/seed0"]},
+    ]
+    shutil.rmtree(config.parent)
+    _run(monkeypatch, _suite_words(trec_dir, out, 2, "--aggregate-only"))
+    manifest = read_manifest(out, "suite")
+    assert manifest["mixed_overrides"] == {
+        "data.max_length": [{"value": 40, "runs": ["trec/multi_cnn/seed1"]}]
+    }
+    assert manifest["runs_of_unknown_values"] == ["trec/multi_cnn/seed0"]
+    assert "data.max_length" not in manifest["overrides"]
