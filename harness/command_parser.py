@@ -1245,6 +1245,8 @@ def class_merged(previous: Any, given: Any) -> Any:
     if not (isinstance(previous, dict) and isinstance(given, dict)):
         return given
     previous, given = _arguments_nested(previous), _arguments_nested(given)
+    if same_class(given.get(CLASS_PATH_KEY), previous.get(CLASS_PATH_KEY)):  # Adam, as named
+        given = {key: value for key, value in given.items() if key != CLASS_PATH_KEY}
     earlier = previous.get(INIT_ARGS_KEY)
     if given.get(CLASS_PATH_KEY) not in (None, previous.get(CLASS_PATH_KEY)):
         taken = _arguments(given[CLASS_PATH_KEY])
@@ -1256,6 +1258,29 @@ def class_merged(previous: Any, given: Any) -> Any:
     if isinstance(earlier, dict) and isinstance(later, dict):
         merged[INIT_ARGS_KEY] = {**earlier, **later}
     return merged
+
+
+def _class_named(path: str) -> Any:
+    """The object the dotted ``path`` imports (``torch.optim.adam.Adam``); None if none."""
+    module, _, name = path.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name) if module else None
+    except (ImportError, AttributeError, ValueError):
+        return None
+
+
+def same_class(given: Any, previous: Any) -> bool:
+    """Whether the class path ``given`` names the class ``previous`` names, as the parser
+    resolves them: a short name (``Adam``) that of a dotted path's class (``torch.optim.Adam``),
+    two dotted paths importing one class (``torch.optim.adam.Adam``); not the same text (kept)."""
+    if not (isinstance(given, str) and isinstance(previous, str)) or given == previous:
+        return False
+    if "." not in given or "." not in previous:  # a short name: the class's own name
+        short, full = sorted((given, previous), key=lambda path: "." in path)
+        found = _class_named(full)
+        return "." not in short and getattr(found, "__name__", None) == short
+    found = _class_named(given)
+    return found is not None and found is _class_named(previous)
 
 
 def _arguments_nested(value: dict[str, Any]) -> dict[str, Any]:

@@ -1306,3 +1306,34 @@ def test_a_config_file_named_dash_is_named_as_typed(
         f"{said}unknown key model.bogus (did you mean model.eps?)",
     ]
     assert not Path("o").exists()
+
+
+CLASS_WORDS = {  # each command's words of a run, its data folder given
+    "suite": ["suite", "--tasks", "trec", "--encoders", "bilstm", "--data-dir"],
+    "tune": ["tune", "--study", "dropout", "--task", "trec", "--encoder", "bilstm", "--data-dir"],
+    "fit": ["fit", "--task", "trec", "--encoder", "bilstm", "--data.data_dir"],
+}
+
+
+@pytest.mark.parametrize("short", ["Adam", "torch.optim.adam.Adam"])
+@pytest.mark.parametrize("command", sorted(CLASS_WORDS))
+def test_a_short_class_name_after_a_files_class_is_the_same_class(
+    command: str, short: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config's ``optimizer: {class_path: torch.optim.Adam, init_args: {...}}`` then
+    ``--optimizer Adam`` (the name the parser resolves to that class) is the same class: its
+    arguments kept (issue 56, f19d item 3: suite and tune dropped them, a class named
+    ``Adam``)."""
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "optimizer:\n  class_path: torch.optim.Adam\n  init_args: {lr: 0.003, amsgrad: true}\n"
+    )
+    words = [*CLASS_WORDS[command], "/work/shared/datasets/kim2014", "--out", str(tmp_path / "o")]
+    capsys.readouterr()
+    code = main([*words, "-c", str(config), "--optimizer", short, "--print_config"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    printed = yaml.safe_load(out)["optimizer"]
+    assert printed["class_path"] in ("torch.optim.Adam", "torch.optim.adam.Adam"), printed
+    assert printed["init_args"]["lr"] == 0.003, printed
+    assert printed["init_args"]["amsgrad"] is True, printed
