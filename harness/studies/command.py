@@ -13,6 +13,7 @@ from harness.errors import FilesProblem, InputError, refusal
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
 from harness.studies.plans import BLOCK_LENGTH_MEMORY
+from harness.studies.storage import storage_env_unread
 from harness.studies.tune import printed_problems, problems_beside_options, trial_problems
 from harness.studies.tune import unread_problems as study_problems
 from harness.training.settings.fit_overrides import DataOptions, FitSections, with_section_paths
@@ -44,7 +45,8 @@ def beside_options(values: dict[str, Any], paths: DataOptions) -> list[str]:
     if values.get("fit") is not None:  # a config file's data: {data_dir: D}, as the run's
         values["inputs"] = with_section_paths(values["inputs"], values["fit"])
     out = out_folder_problems(values.get("out"), "tune")  # paths' problems: no pointer alone
-    problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
+    with storage_env_unread():  # $SANBENCH_STORAGE: the options' own line, not the stand-in's
+        problems = problems_beside_options(values) + [FilesProblem(line) for line in out]
     folder = data_folder_problems(
         values.get("study"), values.get("task"), values.get("inputs"), values.get("fit"), True
     )

@@ -130,8 +130,8 @@ class StudyOptions:
                 f"--trials {self.trials}: a study runs at most {MAX_TRIALS:,} trials (each "
                 "trial is a fit): ask for fewer"
             )
-        if self.storage is not None:  # the run's check connects to nothing: --print_config's too
-            problems += storage_problems(self.storage)
+        # --storage, else $SANBENCH_STORAGE: the run's check connects to nothing, --print_config's
+        problems += storage_problems(self.storage)  # too; the driver is the run's (tune.py)
         try:
             self.length_values  # noqa: B018 (parsed here, once: the study reads these values)
         except ValueError as error:

@@ -257,7 +257,7 @@ def unread_problems(options: StudyOptions, storage: str) -> list[str]:
     problems = budget_problems_of(options.budget, options.fit) + options.launch.problems()
     if storage == default_storage(Path(options.context().out)):  # its folder: --out's, said as it
         return problems
-    return problems + storage_problems(storage)
+    return problems + storage_problems(options.storage, driver=True)  # else $SANBENCH_STORAGE
 
 
 def run_tune(options: StudyOptions) -> dict:

@@ -4,6 +4,7 @@ with the trials; one line per finished trial; best_config.yaml trains the winner
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import optuna
@@ -19,6 +20,8 @@ from harness.studies.plans import StudyPlan, TuneContext
 from harness.studies.space import read_space, suggest
 from harness.studies.study import trial_line
 from tests.harness.problem_lines import files_lines, problem_lines
+
+EXPECTED = "an SQLAlchemy URL (sqlite:///runs/s.db, postgresql://user:***@host/db)"
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "datamodules" / "fixtures" / "kim2014"
 
@@ -298,11 +301,11 @@ def test_tune_refuses_before_its_out_what_its_study_refuses(
     from harness.studies.command import unread_problems
     from harness.training.settings.fit_overrides import Budget
 
-    monkeypatch.setenv("SANBENCH_STORAGE", "x")  # a given --storage x: StudyOptions' own
     options = StudyOptions(
         study="dropout", task="trec", encoder="multi_cnn", out=str(tmp_path / "o"),
         budget=Budget(max_epochs=0),
     )  # fmt: skip
+    monkeypatch.setenv("SANBENCH_STORAGE", "x")  # set after StudyOptions' own check, as a job's
     early = unread_problems(options)
     with pytest.raises(UsageError) as refused:
         run_tune(options)
@@ -317,18 +320,53 @@ def test_tune_refuses_before_its_out_what_its_study_refuses(
          "URL (sqlite:///runs/s.db, postgresql://user:***@host/db)"),
         ("sqlite:////proc/x/s.db",
          "--storage sqlite:////proc/x/s.db: /proc/x: cannot be made, folder /proc is not writable"),
+        *[(f"sqlite:///{name}", f"--storage sqlite:///{name}: {name} is not an SQLite database, "
+           "and sanbench never overwrites a file it did not make; give another file")
+          for name in ("one.db", "empty.db", "text.db")],
+        *[(f"sqlite:///{name}", f"--storage sqlite:///{name}: {name} is a folder; give a file in "
+           f"it (sqlite:///{name}/s.db)") for name in ("dd", ".")],
+        *[(url, f"--storage {url}: an in-memory database is gone with the run: no later command "
+           "can continue or show its study; give a file (sqlite:///runs/s.db) or a server")
+          for url in ("sqlite://", "sqlite:///", "sqlite:///:memory:")],
+        ("postgresql://u:pw@[bad/db", "--storage postgresql://u:***@[bad/db: host '[bad' is not "
+         f"a host name or an IP address; expected {EXPECTED}"),
+        ("postgresql://u:pw@h:99999/db", "--storage postgresql://u:***@h:99999/db: port 99999 "
+         f"is not a port (1 to 65535); expected {EXPECTED}"),
+        ("sqlite:/x.db", f"--storage sqlite:/x.db: expected {EXPECTED}, got a value without "
+         "'://'"),
+        ("u:pw@h/db", f"--storage u:***@h/db: expected {EXPECTED}, got a value without '://'"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("printed", [True, False])
+@pytest.mark.parametrize("from_env", [False, True])
 def test_a_storage_no_run_takes_is_refused_by_print_config_beside_the_rest(
-    storage: str, said: str, printed: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    storage: str,
+    said: str,
+    printed: bool,
+    from_env: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 56 (outside check at 9564b86, item 1): ``--print_config`` printed a ``--storage
     bogus://x`` the run refuses, and beside ``--trials 0`` both lost the storage's line; an
     SQLite file in a folder that cannot be made was refused by no check (the run failed on
-    ``[Errno 2]`` once the data was read). Each is one line now, beside ``--trials 0``."""
+    ``[Errno 2]`` once the data was read). Each is one line now, beside ``--trials 0``.
+    Issue 56 (outside check at d61d8b2): a file sanbench did not make (one byte, empty, text)
+    was overwritten or failed as an internal error leaving its ``.lock``; an in-memory study
+    (no later command can show it), a folder, a malformed host or port were taken by
+    ``--print_config`` (the run: internal errors); ``$SANBENCH_STORAGE`` was judged by the run
+    alone, named ``--storage``, and not beside ``--trials 0``. Nothing is changed or made."""
+    monkeypatch.chdir(tmp_path)
+    contents = {"one.db": b"x", "empty.db": b"", "text.db": b"hello"}
+    for name, content in contents.items():
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "dd").mkdir()
+    if from_env:
+        monkeypatch.setenv("SANBENCH_STORAGE", storage)
+        said = said.replace("--storage ", "$SANBENCH_STORAGE ", 1)
     words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
-             "--storage", storage, "--data-dir", str(DATA)]  # fmt: skip
+             *([] if from_env else ["--storage", storage]), "--data-dir", str(DATA)]  # fmt: skip
     words += ["--print_config"] if printed else ["--out", str(tmp_path / "t")]
     assert main([*words, "--trials", "0"]) == 2
     lines = problem_lines(capsys.readouterr().err, "tune")
@@ -338,7 +376,40 @@ def test_a_storage_no_run_takes_is_refused_by_print_config_beside_the_rest(
     ]
     assert main(words) == 2
     assert problem_lines(capsys.readouterr().err, "tune") == [f"sanbench tune: {said}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dd", *sorted(contents)]
+    assert {name: (tmp_path / name).read_bytes() for name in contents} == contents
+    assert not any((tmp_path / "dd").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("storage", "module", "said"),
+    [
+        ("postgresql://u:pw@h/db", "psycopg", "--storage postgresql://u:***@h/db: its driver is "
+         "not installed (import of psycopg halted; None in sys.modules): pip install "
+         "'sanbench[postgres]'"),
+        ("mysql://u:pw@h/db", "MySQLdb", "--storage mysql://u:***@h/db: its driver is not "
+         "installed (import of MySQLdb halted; None in sys.modules): pip install mysqlclient"),
+    ],
+)  # fmt: skip
+def test_a_storage_driver_not_installed_is_refused_by_the_run_with_its_pip_line(
+    storage: str,
+    module: str,
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 56 (outside check at d61d8b2): a driver not installed was an internal error (rc 1,
+    ``ModuleNotFoundError``), not the pip line docs/studies.md gives; the run says it before
+    any file is read, connecting to nothing. ``--print_config`` leaves the driver to the
+    machine that runs the study (docs/studies.md)."""
+    monkeypatch.setitem(sys.modules, module, None)  # not installed
+    words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn",
+             "--storage", storage, "--data-dir", str(DATA)]  # fmt: skip
+    assert main([*words, "--out", str(tmp_path / "t")]) == 2
+    assert problem_lines(capsys.readouterr().err, "tune") == [f"sanbench tune: {said}"]
     assert not (tmp_path / "t").exists()
+    assert main([*words, "--print_config"]) == 0
 
 
 @pytest.mark.parametrize("from_file", [False, True])
@@ -358,3 +429,15 @@ def test_an_encoder_without_block_len_is_refused_as_typed_before_any_file_is_rea
     said = f"sanbench tune: {named}: has no block_len, which study 'block-length' tunes"
     assert problem_lines(err, "tune") == [said]  # no data warning before it
     assert not (tmp_path / "t").exists()
+
+
+def test_an_empty_sqlite_file_beside_its_lock_is_a_workers_in_the_making(tmp_path: Path) -> None:
+    """Issue 56 (outside check at d61d8b2): a file sanbench did not make is refused, an empty
+    one too; an empty one beside its ``.lock`` is one a worker started at the same moment is
+    making (the lock is made first): taken, not refused."""
+    from harness.studies.storage import storage_problems
+
+    (tmp_path / "s.db").write_bytes(b"")
+    assert storage_problems(f"sqlite:///{tmp_path / 's.db'}")
+    (tmp_path / "s.db.lock").write_bytes(b"")
+    assert storage_problems(f"sqlite:///{tmp_path / 's.db'}") == []
