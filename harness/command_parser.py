@@ -2514,13 +2514,23 @@ def build(
             later = getattr(part, "problems", None) if dataclasses.is_dataclass(part) else None
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
-            lines += [line for line in beside(values) if line not in lines]
+            lines += [line for line in beside(_beside_whole(values)) if line not in lines]
         refused = [f"{option_spelling(key)} is required" for key in namespace.get(REFUSED) or ()]
         lines = [line for line in lines if not line.startswith(tuple(refused))]  # its file's
         if not paths:
             lines = [line for line in lines if not isinstance(line, FilesProblem)] or lines
         raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
+
+
+def _beside_whole(values: dict[str, Any]) -> dict[str, Any]:
+    """The parts ``values`` of a refused whole as ``build``'s ``beside`` judges them: each as
+    its ``beside_whole(values)`` where it has one (fit's sections without a key another option
+    gives another value: that clash is the whole's line, the runs judged beside it)."""
+    return {
+        name: part.beside_whole(values) if hasattr(part, "beside_whole") else part
+        for name, part in values.items()
+    }
 
 
 def _lines(problem: str) -> list[str]:

@@ -272,6 +272,22 @@ class FitSections:
         beside every other problem of the command, as :meth:`Budget.problems`."""
         return budget_problems(self.trainer, lambda key, value: as_typed(f"trainer.{key}", value))
 
+    def beside_whole(self, values: Mapping[str, Any]) -> FitSections:
+        """These sections as the stand-ins beside a refused whole judge them (``build``'s
+        ``beside``): without each key that another of the whole's ``values`` gives another value
+        (``data.data_dir`` beside ``--data-dir``), a clash the whole's check says
+        (:func:`clash_problems`); the runs' configs are judged with the option's value (either
+        folder: it changes no model's check), not left unsaid until the clash is fixed."""
+        data, budget = values.get("inputs") or DataOptions(), values.get("budget")
+        clashing = _clashing_keys(data, budget, self)
+        return replace(
+            self,
+            **{
+                section: {k: v for k, v in getattr(self, section).items() if k not in keys}
+                for section, keys in _by_section(clashing).items()
+            },
+        )
+
     def dotted(self) -> dict[str, Any]:
         """``{"model.dropout": 0.3, "optimizer.class_path": "torch.optim.SGD", ...}``."""
         return {
@@ -383,15 +399,38 @@ def clash_problems(data: DataOptions, budget: Budget | None, fit: FitSections) -
     """One line per fit key given two values, by its own option and by fit's section
     (``--data-dir A and --config c.yaml: data.data_dir B: give one``): judged by the options'
     own check, beside every other problem (until 2026-12-01 a clash hid them, and they it)."""
-    paths = {f"data.{name}": getattr(data, name) for name in ("data_dir", "embeddings")}
-    sections = fit.dotted()
-    given = {**_named_keys(data, budget), **{k: p for k, p in paths.items() if p is not None}}
+    given, sections = _given_keys(data, budget), fit.dotted()
     return [
         f"{' '.join(as_typed(key.partition('.')[2], given[key]))} and "  # --max-steps, --data-dir
         f"{' '.join(as_typed(key, sections[key]))}: give one"
+        for key in _clashing_keys(data, budget, fit)
+    ]
+
+
+def _clashing_keys(data: DataOptions, budget: Budget | None, fit: FitSections) -> list[str]:
+    """The fit keys that the data options or the budget and fit's sections give two values."""
+    given, sections = _given_keys(data, budget), fit.dotted()
+    return [
+        key
         for key in sorted(given.keys() & sections.keys())
         if not _same_value(given[key], sections[key])
     ]
+
+
+def _by_section(keys: list[str]) -> dict[str, set[str]]:
+    """Dotted ``keys`` (``data.data_dir``) by their section: ``{"data": {"data_dir"}}``."""
+    sections: dict[str, set[str]] = {}
+    for key in keys:
+        section, _, leaf = key.partition(".")
+        sections.setdefault(section, set()).add(leaf)
+    return sections
+
+
+def _given_keys(data: DataOptions, budget: Budget | None) -> dict[str, Any]:
+    """The fit keys the data options and the budget give (:func:`_named_keys`, and the folder
+    and vectors file given)."""
+    paths = {f"data.{name}": getattr(data, name) for name in ("data_dir", "embeddings")}
+    return {**_named_keys(data, budget), **{k: p for k, p in paths.items() if p is not None}}
 
 
 def _named_keys(data: DataOptions, budget: Budget | None) -> dict[str, Any]:
