@@ -20,8 +20,10 @@ from harness.outdir import busy, folder_held, lock_holder, one_writer
 from harness.suite.grid import RunSpec, Shard
 from harness.training.run_folder import (
     BUDGET,
+    NOT_WHOLE,
     RunFolderError,
     check_run_folder,
+    config_not_whole,
     differences_from_saved,
 )
 from harness.training.settings.fit_run import FitRun
@@ -130,11 +132,11 @@ def _saved_differences(
     embeddings: Path | None,
     overrides: Mapping[str, Any],
 ) -> Iterator[tuple[RunSpec, Path, str, list[str]]]:
-    """Each run of ``runs`` whose folder holds a saved config: its folder, this invocation's
+    """Each run of ``runs`` whose folder holds a whole saved config: its folder, this invocation's
     config of it and how the saved one differs (empty: the same settings)."""
     for run in runs:
         run_dir = run.run_dir(out_dir)
-        if (run_dir / CONFIG_FILE).is_file():
+        if (run_dir / CONFIG_FILE).is_file() and not config_not_whole(run_dir):
             config = fit_run(run, run_dir, data_dir, embeddings, overrides).to_yaml()
             yield run, run_dir, config, differences_from_saved(run_dir, config)
 
@@ -164,6 +166,28 @@ def _differing_runs(
         yield run_dir, "; ".join(differences), run.key in done
 
 
+def unreadable_configs(runs: Sequence[RunSpec], out_dir: Path) -> list[str]:
+    """One line per run of ``runs`` whose folder holds a ``fit_config.yaml`` that is not a whole
+    fit config (cut or edited by hand), in the suite's words: the file named, what fits a
+    results folder (until 2026-12-01 fit's ``--out RUN_FOLDER: not a sanbench run folder``, an
+    ``--out`` never typed, or, cut short, ``finished with run.compile: not set there``)."""
+    done = finished_keys(out_dir)
+    lines = []
+    for run in runs:
+        run_dir = run.run_dir(out_dir)
+        if not (run_dir / CONFIG_FILE).is_file() or not config_not_whole(run_dir):
+            continue  # no file of that name: its row's values are read from metrics.json
+        if run.key in done:  # its ok row stays, whatever its folder holds
+            advice = "Restore that file (the run finished: its row is kept)"
+        else:
+            advice = f"Restore that file, or delete {run_dir} to train that run again"
+        lines.append(
+            f"{run_dir / CONFIG_FILE}: {NOT_WHOLE}, so that run's settings are unknown; nothing "
+            f"was touched. {advice}, or choose another --out"
+        )
+    return lines
+
+
 RERUN_ADVICE = (
     "rerun with those settings, or choose another --out (a results folder holds one configuration)"
 )
@@ -178,7 +202,9 @@ def settings_problems(
 ) -> list[str]:
     """The suite's refusal of run folders holding other settings (:func:`_differing_runs`):
     one line per run, then what to do (none: every folder holds these settings). A command
-    calls it before any data is read or job launched."""
+    calls it before any data is read or job launched; first each run whose fit config is not
+    whole (:func:`unreadable_configs`)."""
+    unreadable = unreadable_configs(runs, out_dir)
     problems = [
         f"{run_dir}: {'finished' if finished else 'started'} with {differences}"
         for run_dir, differences, finished in _differing_runs(
@@ -186,8 +212,9 @@ def settings_problems(
         )
     ]
     if not problems:
-        return []
+        return unreadable
     return [
+        *unreadable,
         *problems,
         "these runs were made with other settings (a started one continues with a larger "
         f"{' or '.join(BUDGET)} alone); {RERUN_ADVICE}",
@@ -202,13 +229,14 @@ def other_settings_problems(
     overrides: Mapping[str, Any],
 ) -> list[str]:
     """Reproduce's refusal of run folders holding other settings (:func:`_differing_runs`):
-    one line per distinct way they differ, its runs counted."""
+    one line per distinct way they differ, its runs counted, after each run whose fit config
+    is not whole (:func:`unreadable_configs`)."""
     found: dict[tuple[str, bool], list[Path]] = {}
     for run_dir, differences, finished in _differing_runs(
         runs, out_dir, data_dir, embeddings, overrides
     ):
         found.setdefault((differences, finished), []).append(run_dir)
-    return [
+    return unreadable_configs(runs, out_dir) + [
         f"{folders[0]}{f' and {len(folders) - 1} more run(s)' if len(folders) > 1 else ''}: "
         f"made with {differences}, "
         + (

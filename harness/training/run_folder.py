@@ -47,6 +47,11 @@ MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overw
 NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir", "data.max_length",
                 "trainer.enable_progress_bar", "trainer.log_every_n_steps", "trainer.logger",
                 "run.checkpoint_every_minutes", "run.checkpoint_every_n_steps")  # fmt: skip
+# what every fit config sanbench wrote holds (since 2026-11-24): these sections as mappings and
+# these keys, ``out`` after the sections; a file lacking any was cut or edited by hand
+SECTIONS = ("trainer", "model", "data", "run")
+EVERY_CONFIGS = ("out", *(f"run.{key}" for key in ("early_stopping_patience", "ema_decay",
+    "checkpoint_every_minutes", "checkpoint_every_n_steps", "compile")))  # fmt: skip
 EPOCH_END_CHECK = "check_on_train_epoch_end"  # EarlyStopping's; sanbench runs it False when unset
 
 
@@ -57,6 +62,9 @@ AS_UNSET = {"trainer.max_steps": -1} | dict.fromkeys(
      "trainer.limit_predict_batches", "trainer.val_check_interval"),
     1.0,
 )  # fmt: skip
+
+
+NOT_WHOLE = "not a whole fit config sanbench wrote (cut or edited by hand?)"
 
 
 class RunFolderError(InputError):
@@ -202,16 +210,28 @@ def _contents(folder: Path) -> list[Path]:
     return [path for path in folder.iterdir() if not is_lock_file(path)]
 
 
+def _is_whole(path: Path) -> bool:
+    """Whether ``path`` is a fit config sanbench wrote, whole (:data:`SECTIONS`,
+    :data:`EVERY_CONFIGS`): until 2026-12-01 one cut short was compared key by key, as another
+    run's (``run.compile: not set there, false now``)."""
+    if not is_fit_config(path):
+        return False
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    sections = all(isinstance(config.get(section), dict) for section in SECTIONS)
+    return sections and set(EVERY_CONFIGS) <= set(_flat(config))
+
+
 def _saved_config(out_dir: Path) -> dict[str, Any] | None:
     """The fit config of the run ``out_dir`` holds (None: it holds no file of that name);
-    :class:`RunFolderError` when a file of that name is not one (a user's)."""
+    :class:`RunFolderError` when a file of that name is not a whole one (a user's, or cut)."""
     path = out_dir / FILE_NAME
     if not os.path.lexists(path):
         return None
-    if not is_fit_config(path):
+    if not _is_whole(path):
         raise RunFolderError(
-            f"--out {out_dir}: not a sanbench run folder (its {FILE_NAME} is not a fit config "
-            "sanbench wrote); nothing was touched. Choose another --out (a new or empty folder)"
+            f"--out {out_dir}: its {FILE_NAME} is {NOT_WHOLE}, so no run there can be checked "
+            "or resumed; nothing was touched. Choose another --out (a new or empty folder), or "
+            "restore that file if sanbench wrote it"
         )
     return _comparable(yaml.safe_load(path.read_text()))
 
@@ -252,6 +272,13 @@ def foreign_folder_problem(out_dir: Path, overwrite: bool) -> str | None:
 def _unreadable_config(out_dir: Path) -> bool:
     path = out_dir / FILE_NAME
     return os.path.lexists(path) and not is_fit_config(path)
+
+
+def config_not_whole(out_dir: Path) -> bool:
+    """Whether ``out_dir`` holds a ``fit_config.yaml`` that is not a whole fit config (one
+    :func:`check_run_folder` refuses as :data:`NOT_WHOLE`)."""
+    path = out_dir / FILE_NAME
+    return os.path.lexists(path) and not _is_whole(path)
 
 
 def check_run_folder(out_dir: Path, text: str, overwrite: bool) -> None:

@@ -219,3 +219,51 @@ def test_suite_jobs_exit_2_while_a_suite_runs_in_the_folder(
     assert status == 2
     error = capsys.readouterr().err
     assert f"{out} is being written by another sanbench process (PID {pid})" in error
+
+
+def _cut(path: Path, how: str) -> None:
+    """Leave ``path`` emptied, ``{}`` or cut right after ``max_length: 4`` (mid-value)."""
+    text = path.read_text()
+    cut = {"empty": "", "braces": "{}\n", "cut": text[: text.index("max_length: 4") + 13]}
+    path.write_text(cut[how])
+
+
+@pytest.mark.parametrize("how", ["empty", "braces", "cut"])
+def test_a_run_whose_fit_config_is_not_whole_is_named_as_such_by_the_suite(
+    trec_dir: Path, tmp_path: Path, how: str
+) -> None:
+    """Issue 54 (f19c): a finished run's fit_config.yaml emptied or '{}' was '--out
+    RUN_FOLDER: not a sanbench run folder ... Choose another --out' (fit's words, an --out
+    never typed), and one cut mid-value 'finished with run.compile: not set there, false now;
+    ... these runs were made with other settings': the file is cut, not another run's."""
+    from harness.suite.runner import other_settings_problems, settings_problems
+
+    runs = expand_grid(["trec"], ["multi_cnn"], 2)
+    overrides = {"trainer.max_steps": 3, "data.max_length": 40}
+    run_shard(
+        runs, shard=Shard(), out_dir=tmp_path, fit=ConfigWritingFit(), data_dir=trec_dir,
+        embeddings=None, overrides=overrides, log=lambda _: None,
+    )  # fmt: skip
+    config = tmp_path / "runs" / "trec" / "multi_cnn" / "seed0" / "fit_config.yaml"
+    _cut(config, how)
+    before = config.read_text()
+    for max_length in (40, 30):
+        again = overrides | {"data.max_length": max_length}
+        suite = settings_problems(runs, tmp_path, trec_dir, None, again)
+        grouped = other_settings_problems(runs, tmp_path, trec_dir, None, again)
+        for lines in (suite, grouped):
+            assert len(lines) == 1, lines
+            assert lines[0].startswith(f"{config}: not a whole fit config sanbench wrote"), lines
+            assert "--out" in lines[0] and f"--out {config.parent}" not in lines[0], lines
+            assert "other settings" not in lines[0] and "there," not in lines[0], lines
+        with pytest.raises(InputError) as raised:
+            run_shard(
+                runs, shard=Shard(), out_dir=tmp_path, fit=ConfigWritingFit(),
+                data_dir=trec_dir, embeddings=None, overrides=again, log=lambda _: None,
+            )  # fmt: skip
+        assert str(raised.value) == suite[0]
+        assert "the run finished" in suite[0] and f"delete {config.parent}" not in suite[0]
+    assert config.read_text() == before
+    results_path(tmp_path, Shard()).unlink()  # no row: a started run, trained again if deleted
+    (line,) = settings_problems(runs, tmp_path, trec_dir, None, overrides)
+    assert f"delete {config.parent} to train that run again" in line, line

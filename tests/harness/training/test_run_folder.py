@@ -16,6 +16,16 @@ from reports.contracts.fit_folder import CONFIG as FILE_NAME
 from tests.harness.problem_lines import files_lines, problem_lines
 
 CONFIG = "model:\n  encoder: multi_cnn\n"
+RUN_KEYS = ("early_stopping_patience", "ema_decay", "checkpoint_every_minutes",
+            "checkpoint_every_n_steps", "compile")  # fmt: skip
+
+
+def whole(text: str) -> str:
+    """The few keys of ``text`` in a whole fit config (every section and key each one holds)."""
+    config = yaml.safe_load(text)
+    skeleton = {"trainer": {}, "model": {}, "data": {}, "run": dict.fromkeys(RUN_KEYS)}
+    sections = {name: {**keys, **(config.get(name) or {})} for name, keys in skeleton.items()}
+    return yaml.safe_dump({"out": None, **config, **sections}, sort_keys=False)
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -203,10 +213,10 @@ def test_a_run_saved_with_the_old_embedding_dim_default_is_the_same_run(
     from harness.training.run_folder import differences_from_saved
 
     embeddings = f"  embeddings: {vectors}\n" if vectors else ""
-    (tmp_path / FILE_NAME).write_text(f"{CONFIG}data:\n  embedding_dim: 300\n{embeddings}")
-    now = f"{CONFIG}data:\n  embedding_dim: null\n{embeddings}"
+    (tmp_path / FILE_NAME).write_text(whole(f"{CONFIG}data:\n  embedding_dim: 300\n{embeddings}"))
+    now = whole(f"{CONFIG}data:\n  embedding_dim: null\n{embeddings}")
     assert differences_from_saved(tmp_path, now) == []
-    other = f"{CONFIG}data:\n  embedding_dim: 100\n{embeddings}"
+    other = whole(f"{CONFIG}data:\n  embedding_dim: 100\n{embeddings}")
     assert differences_from_saved(tmp_path, other) == ["data.embedding_dim: 300 there, 100 now"]
 
 
@@ -224,8 +234,8 @@ def test_another_run_is_named_by_the_arguments_that_differ_not_whole_mappings(
     None now`` beside its class's line."""
     from harness.training.run_folder import differences_from_saved
 
-    (tmp_path / FILE_NAME).write_text(f"{CONFIG}{SGD.format(lr=0.05)}{STEP_LR}")
-    now = f"{CONFIG}{SGD.format(lr=0.07)}lr_scheduler: null\n"
+    (tmp_path / FILE_NAME).write_text(whole(f"{CONFIG}{SGD.format(lr=0.05)}{STEP_LR}"))
+    now = whole(f"{CONFIG}{SGD.format(lr=0.07)}lr_scheduler: null\n")
     assert differences_from_saved(tmp_path, now) == [
         "lr_scheduler.class_path: torch.optim.lr_scheduler.StepLR there, not set now",
         "optimizer.init_args.lr: 0.05 there, 0.07 now",
@@ -245,9 +255,10 @@ def test_a_users_fit_config_yaml_makes_no_run_folder(
     assert main([*argv, "--out", str(out)]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
     assert lines == [
-        f"sanbench fit: --out {out}: not a sanbench run folder (its {FILE_NAME} is not a fit "
-        "config sanbench wrote); nothing was touched. Choose another --out (a new or empty "
-        "folder)"
+        f"sanbench fit: --out {out}: its {FILE_NAME} is not a whole fit config sanbench wrote "
+        "(cut or edited by hand?), so no run there can be checked or resumed; nothing was "
+        "touched. Choose another --out (a new or empty folder), or restore that file if "
+        "sanbench wrote it"
     ]
     assert os.listdir(out) == [FILE_NAME] and (out / FILE_NAME).read_text() == held
 
@@ -299,7 +310,7 @@ def test_a_list_of_callbacks_is_compared_entry_by_entry(tmp_path: Path) -> None:
 
     def config(*callbacks: dict) -> str:
         sections = {"model": {"encoder": "multi_cnn"}, "trainer": {"callbacks": list(callbacks)}}
-        return yaml.safe_dump(sections, sort_keys=False)
+        return whole(yaml.safe_dump(sections, sort_keys=False))
 
     def stopping(patience: int, check: bool | None) -> dict:
         init_args = {"monitor": "val_acc", "patience": patience, "check_on_train_epoch_end": check}
@@ -324,8 +335,8 @@ def test_another_run_is_named_in_the_values_a_user_writes(tmp_path: Path) -> Non
     0.3333333333333333 there, None now' and "model.optimizer: 'adam' there, None now"."""
     from harness.training.run_folder import as_written, differences_from_saved
 
-    (tmp_path / FILE_NAME).write_text(f"{CONFIG}  width_scale: 0.3333333333333333\n")
-    assert differences_from_saved(tmp_path, f"{CONFIG}  width_scale: null\n") == [
+    (tmp_path / FILE_NAME).write_text(whole(f"{CONFIG}  width_scale: 0.3333333333333333\n"))
+    assert differences_from_saved(tmp_path, whole(f"{CONFIG}  width_scale: null\n")) == [
         "model.width_scale: 0.333 there, not set now"
     ]
     assert as_written("adam", None) == ("adam", "not set")
@@ -356,15 +367,37 @@ def test_a_killed_start_of_another_run_is_started_afresh_not_refused(
     refused any other run ("holds another run") though nothing in it can be resumed; it now
     starts the new run afresh. A run with a checkpoint is still another run."""
     run = tmp_path / "run"
-    prepare_run_folder(run, "model:\n  encoder: bilstm\n", overwrite=False, writer=True)
+    prepare_run_folder(run, whole("model:\n  encoder: bilstm\n"), overwrite=False, writer=True)
     (run / "logs").mkdir()
     (run / "logs" / "metrics.csv").write_text("epoch,step\n")
     if checkpoint:
         (run / "checkpoints").mkdir()
         (run / "checkpoints" / "last.ckpt").write_bytes(b"saved")
         with pytest.raises(RunFolderError, match="holds another run"):
-            prepare_run_folder(run, CONFIG, overwrite=False, writer=True)
+            prepare_run_folder(run, whole(CONFIG), overwrite=False, writer=True)
         return
-    prepare_run_folder(run, CONFIG, overwrite=False, writer=True)
+    prepare_run_folder(run, whole(CONFIG), overwrite=False, writer=True)
     assert sorted(_files(run)) == sorted([MARKER, FILE_NAME])
-    assert (run / FILE_NAME).read_text() == CONFIG
+    assert (run / FILE_NAME).read_text() == whole(CONFIG)
+
+
+def test_a_fit_config_cut_short_is_said_so_not_another_run(
+    trec_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 54 (f19c item 2): a run's fit_config.yaml cut right after 'max_length: 4' was
+    'holds another run (run.compile: not set there, false now; ...)': the file is cut."""
+    from harness.training.settings.fit_run import FitRun
+
+    out = tmp_path / "run"
+    text = FitRun("trec", "multi_cnn", trec_dir, out, overrides={"data.max_length": 40}).to_yaml()
+    prepare_run_folder(out, text, overwrite=False, writer=True)
+    (out / "metrics.json").write_text("{}")  # finished: not a killed start, begun afresh
+    cut = text[: text.index("max_length: 4") + 13]
+    (out / FILE_NAME).write_text(cut)
+    argv = ["fit", "--task", "trec", "--encoder", "multi_cnn", "--data-dir", str(trec_dir)]
+    capsys.readouterr()
+    assert main([*argv, "--out", str(out), "--data.max_length", "40"]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if "--debug" not in line]
+    assert len(lines) == 1 and "another run" not in lines[0], lines
+    assert f"--out {out}: its {FILE_NAME} is not a whole fit config sanbench wrote" in lines[0]
+    assert (out / FILE_NAME).read_text() == cut
