@@ -2085,7 +2085,9 @@ class CommandParser(NullsChecked):
         # problems are said beside that option's: :meth:`_beside_missing`), and while it parses
         self.beside_missing: Callable[[Namespace], list[str]] | None = None
         # a command's check of the values its runs take (each run's fit config), made before a
-        # --print_config is printed, a required option left out too (a file to fill in)
+        # --print_config is printed, a required option left out too (a file to fill in): the
+        # options built, their own problems said beside the runs' values' (``--seeds 0`` beside
+        # ``--model.hidden_dim 0``), as the run says them
         self.printed_values_problems: Callable[[Namespace], list[str]] | None = None
         self.required_later = False
         self.add_argument(
@@ -2388,10 +2390,11 @@ class CommandParser(NullsChecked):
                 raise
             self._check_values_given(words)
         else:
-            with options_typed(typed_options(words)):
-                for options in self.checked:
-                    with contextlib.suppress(FilesError):  # the paths alone: the run's
-                        build(options, namespace, paths=False)
+            if self.printed_values_problems is None:  # else it builds them, beside the rest
+                with options_typed(typed_options(words)):
+                    for options in self.checked:
+                        with contextlib.suppress(FilesError):  # the paths alone: the run's
+                            build(options, namespace, paths=False)
         self._check_run_values(words, typed)
 
     def _check_run_values(self, words: list[str], typed: Mapping[str, tuple[str, str]]) -> None:

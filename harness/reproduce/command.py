@@ -9,7 +9,7 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, as_typed, build, said_as_written
-from harness.errors import InputError, error_lines, refusal
+from harness.errors import FilesError, InputError, error_lines, refusal
 from harness.outdir import out_folder
 from harness.reproduce import ReproduceOptions, run_reproduce
 from harness.reproduce.options import NOT_WITH_TABLES_ONLY
@@ -33,11 +33,14 @@ def add_arguments(parser: CommandParser) -> None:
 
 def printed_values_problems(namespace: Namespace) -> list[str]:
     """:func:`harness.reproduce.reproduce.printed_problems` of the options parsed (a file's
-    ``model: {hidden_dim: 0}``), judged before ``--print_config`` prints them."""
+    ``model: {hidden_dim: 0}``), judged before ``--print_config`` prints them, their own
+    problems too (``--threads 0``; the paths left to the run)."""
     try:
-        options = build(ReproduceOptions, namespace)
-    except InputError:  # the options' own problems: said by their check
+        options = build(ReproduceOptions, namespace, paths=False)
+    except FilesError:  # the paths alone: the run's machine decides them
         return []
+    except InputError as error:  # the options' own problems
+        return error_lines(error)
     return printed_problems(options)
 
 

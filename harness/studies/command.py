@@ -9,12 +9,17 @@ from typing import Any
 from jsonargparse import Namespace
 
 from harness.command_parser import CommandParser, build, said_as_written
-from harness.errors import FilesProblem, InputError, refusal
+from harness.errors import FilesError, FilesProblem, InputError, error_lines, refusal
 from harness.outdir import mark, out_folder, out_folder_problems
 from harness.studies import StudyOptions, run_tune
 from harness.studies.plans import BLOCK_LENGTH_MEMORY
 from harness.studies.storage import storage_env_unread
-from harness.studies.tune import printed_problems, problems_beside_options, trial_problems
+from harness.studies.tune import (
+    printed_beside_options,
+    printed_problems,
+    problems_beside_options,
+    trial_problems,
+)
 from harness.studies.tune import unread_problems as study_problems
 from harness.training.settings.fit_overrides import DataOptions, FitSections, with_section_paths
 
@@ -28,11 +33,14 @@ def add_arguments(parser: CommandParser) -> None:
 
 def printed_values_problems(namespace: Namespace) -> list[str]:
     """:func:`harness.studies.tune.printed_problems` of the options parsed, judged before
-    ``--print_config`` prints them."""
+    ``--print_config`` prints them, their own problems too (``--trials 0``), the trials' values'
+    beside them, as the run says them (the paths left to the run)."""
     try:
-        options = build(StudyOptions, namespace)
-    except InputError:  # the options' own problems: said by their check
+        options = build(StudyOptions, namespace, beside=printed_beside_options, paths=False)
+    except FilesError:  # the paths alone: the run's machine decides them
         return []
+    except InputError as error:  # the options' own, the trials' values' beside them
+        return error_lines(error)
     return printed_problems(options)
 
 

@@ -229,10 +229,27 @@ STAND_IN_DEFAULTS += ("attention_impl", "storage")
 
 def problems_beside_options(values: dict[str, Any]) -> list[str]:
     """The trials' fit values' problems when the study's own options are refused (``--trials
-    0``): checked on a stand-in with those numbers at their defaults, so that they are named in
-    the same refusal (``build``'s ``beside``), an unknown study as its nearest (``dropoutt``:
-    dropout; left out, the fit keys no trial takes: :func:`fit_key_problems`); no file is
-    read."""
+    0``): checked on a stand-in (:func:`stand_in_options`), so that they are named in the same
+    refusal (``build``'s ``beside``); the study left out, the fit keys no trial takes
+    (:func:`fit_key_problems`); no file is read."""
+    options = stand_in_options(values)
+    if not isinstance(options, StudyOptions):
+        return options
+    return options.space_problems + trial_problems(options, options.context(), read_files=False)
+
+
+def printed_beside_options(values: dict[str, Any]) -> list[str]:
+    """What ``--print_config`` says beside the study's own options refused: the stand-in's
+    :func:`printed_problems` (:func:`stand_in_options`), as the run says
+    :func:`problems_beside_options`."""
+    options = stand_in_options(values)
+    return options if not isinstance(options, StudyOptions) else printed_problems(options)
+
+
+def stand_in_options(values: dict[str, Any]) -> StudyOptions | list[str]:
+    """A stand-in for the study's refused options, the study's own numbers at their defaults,
+    an unknown study as its nearest (``dropoutt``: dropout); where none can be made (the study
+    left out), the lines said instead: the fit keys no trial takes (:func:`fit_key_problems`)."""
     from harness.training.settings.fit_cli import fit_key_problems
 
     defaults = {f.name: f.default for f in fields(StudyOptions) if f.name in STAND_IN_DEFAULTS}
@@ -241,11 +258,11 @@ def problems_beside_options(values: dict[str, Any]) -> list[str]:
         defaults["study"] = nearest(study, STUDIES)
     try:
         options = StudyOptions(**{**values, **defaults})
-        ctx = options.context()
+        options.context()
     except ValueError:  # the study's name says itself (left out): the keys no fit takes alone
         fit = values.get("fit")
         return [] if fit is None else fit_key_problems(fit.dotted())
-    return options.space_problems + trial_problems(options, ctx, read_files=False)
+    return options
 
 
 def unread_problems(options: StudyOptions, storage: str) -> list[str]:

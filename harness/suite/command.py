@@ -37,11 +37,23 @@ def printed_values_problems(namespace: Namespace) -> list[str]:
     {hidden_dim: 0}``), judged before ``--print_config`` prints them, their own problems too
     (``--seeds 0``, the paths' left to the run), a left-out ``--out`` or not."""
     try:
-        options, overrides = _stand_in_built(namespace, paths=False)
+        options, overrides = _stand_in_built(namespace, printed_beside, paths=False)
     except FilesError:  # the paths alone: the run's machine decides them
         return []
     except InputError as error:  # the options' own: said here too when --out is left out
         return error_lines(error)
+    return printed_problems(options, overrides)
+
+
+def printed_beside(values: dict[str, Any]) -> list[str]:
+    """:func:`harness.suite.suite.printed_problems` of a stand-in of one seed and fold when the
+    suite's own options are refused (``--seeds 0`` beside ``--model.hidden_dim 0``), what
+    ``--print_config`` says beside them, as the run says :func:`beside_options`."""
+    try:
+        options = SuiteOptions(**{**values, **ONE_RUN})
+        overrides = fit_overrides(options.inputs, options.budget, options.fit)
+    except ValueError:  # a task or encoder list, or a clash, that says itself: no run to check
+        return []
     return printed_problems(options, overrides)
 
 

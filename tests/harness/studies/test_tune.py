@@ -258,3 +258,35 @@ def test_a_trainer_files_unknown_key_is_said_beside_the_options_left_out(
     assert unknown in lines, lines
     assert [line.split(":")[0] for line in lines if line != unknown] == missing, lines
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--trainer", "{t}"], ["--study is required", "--trainer {t}"]),
+        (
+            [
+                *("--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"),
+                *("--trials", "0", "--model.hidden_dim", "0"),
+            ],
+            ["--trials 0", "--model.hidden_dim 0"],
+        ),
+    ],
+    ids=["study_left_out", "trials_refused"],
+)
+def test_print_config_says_the_trials_values_beside_a_refused_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture, given: list[str], said: list[str]
+) -> None:
+    """Issue 56 (f19a item 2): ``tune --print_config`` named a refused option of its own alone
+    (``--study`` left out beside a ``--trainer`` file's ``max_stepz``; ``--trials 0`` beside
+    ``--model.hidden_dim 0``), while the run names both; now every problem at once."""
+    from tests.harness.problem_lines import problem_lines
+
+    (tmp_path / "t.yaml").write_text("max_stepz: 3\n")
+    words = [word.replace("{t}", str(tmp_path / "t.yaml")) for word in given]
+    assert main(["tune", *words, "--print_config"]) == 2
+    captured = capsys.readouterr()
+    lines = [line.removeprefix("sanbench tune: ") for line in problem_lines(captured.err, "tune")]
+    expected = [word.replace("{t}", str(tmp_path / "t.yaml")) for word in said]
+    assert [line.split(":")[0] for line in lines] == expected, lines
+    assert captured.out == ""

@@ -343,3 +343,22 @@ def test_print_config_without_out_refuses_what_the_run_refuses(
     bogus = [f"-c {tmp_path / 'c.yaml'}: unknown key bogus"] if config else []
     assert lines == [*bogus, "--seeds 0: expected a positive integer"], lines
     assert captured.out == ""
+
+
+@pytest.mark.parametrize("out", [False, True], ids=["out_left_out", "out_given"])
+def test_print_config_says_the_runs_values_beside_a_refused_option(
+    tmp_path: Path, trec_dir: Path, capsys: pytest.CaptureFixture, out: bool
+) -> None:
+    """Issue 56 (f19a item 2): ``suite --seeds 0 --model.hidden_dim 0 --print_config`` named
+    ``--seeds 0`` alone, while the run names both; now every problem at once, as the run."""
+    words = ["suite", "--seeds", "0", "--model.hidden_dim", "0", "--tasks", "trec"]
+    words += ["--encoders", "multi_cnn", "--data-dir", str(trec_dir), "--print_config"]
+    words += ["--out", str(tmp_path / "o")] if out else []
+    assert main(words) == 2
+    captured = capsys.readouterr()
+    lines = [line.removeprefix("sanbench suite: ") for line in problem_lines(captured.err, "suite")]
+    assert lines == [
+        "--seeds 0: expected a positive integer",
+        "--model.hidden_dim 0: expected a positive integer",
+    ], lines
+    assert captured.out == "" and not (tmp_path / "o").exists()
