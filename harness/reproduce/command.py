@@ -34,9 +34,11 @@ def add_arguments(parser: CommandParser) -> None:
 def printed_values_problems(namespace: Namespace) -> list[str]:
     """:func:`harness.reproduce.reproduce.printed_problems` of the options parsed (a file's
     ``model: {hidden_dim: 0}``), judged before ``--print_config`` prints them, their own
-    problems too (``--threads 0``; the paths left to the run)."""
+    problems too (``--threads 0``; the paths left to the run), the runs' beside them, as the
+    run says them (:func:`problems_beside_options`: beside a data folder clash too)."""
+    beside = functools.partial(problems_beside_options, data=data_given(namespace))
     try:
-        options = build(ReproduceOptions, namespace, paths=False)
+        options = build(ReproduceOptions, namespace, beside=beside, paths=False)
     except FilesError:  # the paths alone: the run's machine decides them
         return []
     except InputError as error:  # the options' own problems

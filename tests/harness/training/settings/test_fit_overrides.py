@@ -41,9 +41,11 @@ def test_an_argument_without_its_class_is_named_as_fit_names_it(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
 @pytest.mark.parametrize("command", RUNS)
 def test_a_runs_fit_problem_is_said_beside_a_data_folder_clash(
     command: str,
+    printing: list[str],
     trec_dir: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -52,12 +54,12 @@ def test_a_runs_fit_problem_is_said_beside_a_data_folder_clash(
     """Issue 56: beside a data folder clash ('--data-dir d and -c c.yaml: data.data_dir B: give
     one', cf3e01d) no run's fit config was judged: '--model.hidden_dim 0' was said only once
     the clash was fixed. Now both, one line each (the runs judged with either folder: it
-    changes no model's check); nothing made."""
+    changes no model's check), from --print_config too; nothing made."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "B").mkdir()
     Path("c.yaml").write_text("data: {data_dir: B}\n")
     words = ["-c", "c.yaml", "--data-dir", str(trec_dir), "--model.hidden_dim", "0"]
-    assert main([command, *RUNS[command], *words, "--out", "o"]) == 2
+    assert main([command, *RUNS[command], *words, "--out", "o", *printing]) == 2
     assert problem_lines(capsys.readouterr().err, command) == [
         f"sanbench {command}: --data-dir {trec_dir} and -c c.yaml: data.data_dir B: give one",
         f"sanbench {command}: --model.hidden_dim 0: expected a positive integer",
