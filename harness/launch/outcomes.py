@@ -20,6 +20,7 @@ class Interrupted:
 
     message: str
     saved: bool = True
+    cut: bool = True  # False: stopped outside its work (none was cut short, nothing to save)
 
 
 @dataclass(frozen=True)
@@ -81,23 +82,27 @@ def what_was_saved(
     stopped: Sequence[JobOutcome], killed: Collection[str] = (), resumable: Collection[str] = ()
 ) -> str:
     """What the stopped jobs saved, as far as this command knows: a job stopped before training
-    (before its call set a handler of its own, or in the sanity check) saved nothing; one the
+    (before its call set a handler of its own, or in the sanity check) saved nothing; one
+    stopped outside its work (between runs: ``cut`` False) cut nothing short; one the
     signal killed gave no result, and one this command killed (``killed``, by id: a third
     Ctrl-C) while it saved lost the steps since its run's last checkpoint (``resumable``, by
     id), or, its run having none, starts it again (until 2026-11-30 no job's fate was said then,
     and then every such run was said to resume from a checkpoint, also one that had none)."""
-    saved = sum(o.interrupted and o.result.saved for o in stopped)
+    outside = sum(o.interrupted and o.result.saved and not o.result.cut for o in stopped)
+    saved = sum(o.interrupted and o.result.saved for o in stopped) - outside
+    if outside == len(stopped):  # until 2026-12-01 "their runs saved", of jobs with no run
+        return "none was cut short"  # (outside check 15y, item 3)
     if saved == len(stopped):
         return "their runs saved"
     before = sum(o.interrupted and not o.result.saved for o in stopped)
     cut = [o.job_id for o in stopped if not o.interrupted and o.job_id in killed]
     parts = {
         f"{saved} with their runs saved": saved,
+        f"{outside} outside their work (none cut short)": outside,
         f"{before} before training (nothing saved)": before,
         f"{len(cut)} killed while saving (the third Ctrl-C): {_killed_runs(cut, resumable)}": cut,
-        f"{len(stopped) - saved - before - len(cut)} without a result (ended by the signal)": (
-            len(stopped) - saved - before - len(cut)
-        ),
+        f"{len(stopped) - saved - outside - before - len(cut)} without a result (ended by the "
+        "signal)": len(stopped) - saved - outside - before - len(cut),
     }
     return ", ".join(part for part, count in parts.items() if count)
 

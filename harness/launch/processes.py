@@ -129,14 +129,12 @@ def run_in_process(
         message = str(stopped).splitlines()[0]
         sys.stdout.write(f"{job}: {message}\n")  # one write: a kill leaves no line unended
         sys.stdout.flush()
-        outcome, status = (
-            ("interrupted" if stopped.saved else "stopped", message),
-            INTERRUPTED_STATUS,
-        )
+        kind = "outside" if isinstance(stopped, StoppedOutsideWorkError) else "interrupted"
+        outcome, status = ((kind if stopped.saved else "stopped", message), INTERRUPTED_STATUS)
     except Exception as error:  # reported by the launcher, traceback in the job's .err file
         if terminated.raised or interrupted.raised:  # what the signal broke (a library that
             signum = signal.SIGTERM if terminated.raised else signal.SIGINT  # wrapped its error)
-            outcome, status = ("interrupted", words.outside(signum)), INTERRUPTED_STATUS
+            outcome, status = ("outside", words.outside(signum)), INTERRUPTED_STATUS
         else:
             with contextlib.suppress(OSError):  # the folder gone: said as the result is
                 error_path.write_text(traceback.format_exc())
@@ -175,7 +173,11 @@ def _stopped_outside(words: JobWords, signum: int) -> RunInterruptedError:
     2026-11-30 a SIGTERM there ended the job by the signal itself (no result, the locks' PID
     files left), and a SIGINT raised KeyboardInterrupt, said as 'SIGINT before its run
     started, nothing saved' of a run that had trained."""
-    return RunInterruptedError(words.outside(signum), signum)
+    return StoppedOutsideWorkError(words.outside(signum), signum)
+
+
+class StoppedOutsideWorkError(RunInterruptedError):
+    """A job's stop outside its work (:func:`_stopped_outside`): nothing was cut short."""
 
 
 def terminated_with(command_pid: int) -> None:
@@ -225,8 +227,9 @@ def _outcome(job: str, folder: Path, exit_code: int | None) -> JobOutcome:
     kind, value = pickle.loads(result_path.read_bytes())
     if kind == "ok":
         return JobOutcome(job, result=value)
-    if kind in ("interrupted", "stopped"):
-        return JobOutcome(job, result=Interrupted(value, saved=kind == "interrupted"))
+    if kind in ("interrupted", "stopped", "outside"):
+        saved, cut = kind != "stopped", kind == "interrupted"
+        return JobOutcome(job, result=Interrupted(value, saved=saved, cut=cut))
     return JobOutcome(job, error=value, stderr=logs)
 
 

@@ -412,3 +412,17 @@ def test_a_second_ctrl_c_while_a_sweeps_jobs_stop_names_their_points(
     ]:  # fmt: skip
         _again_kills(words)(signal.SIGINT, None)
         assert capsys.readouterr().err == f"sanbench: {line}\n"
+
+
+def test_jobs_stopped_outside_their_work_are_said_to_have_cut_nothing_short() -> None:
+    """Outside check 15y, item 3: one Ctrl-C to ``suite --launcher process`` before any run
+    started said "2 of 2 jobs stopped, their runs saved", though no run had started and
+    nothing was saved: the jobs had stopped outside a run's training."""
+    from harness.launch.outcomes import Interrupted, what_was_saved
+
+    outside = JobOutcome("a", result=Interrupted("stopped outside", saved=True, cut=False))
+    saved = JobOutcome("b", result=Interrupted("run saved"))
+    assert what_was_saved([outside, outside]) == "none was cut short"
+    assert what_was_saved([saved, outside]) == (
+        "1 with their runs saved, 1 outside their work (none cut short)"
+    )

@@ -105,7 +105,7 @@ def test_a_sigterm_to_a_job_outside_training_stops_it_with_a_result_and_its_lock
     call = functools.partial(_terminated_after_its_runs_handler, str(folder))
     with pytest.raises(RunInterruptedError) as stopped:
         launch_processes([call], tmp_path / "jobs", "t")
-    assert "interrupted: 1 of 1 jobs stopped, their runs saved" in str(stopped.value)
+    assert "interrupted: 1 of 1 jobs stopped, none was cut short" in str(stopped.value)
     assert not (folder / "not stopped").exists()
     assert not (folder / ".sanbench.lock.pid").exists()
 
@@ -187,7 +187,7 @@ def test_a_ctrl_c_to_a_job_outside_training_says_so_with_its_lock_freed(
     call = functools.partial(_interrupted_after_its_runs_handler, str(folder))
     with pytest.raises(RunInterruptedError) as stopped:
         launch_processes([call], tmp_path / "jobs", "t")
-    assert "interrupted: 1 of 1 jobs stopped, their runs saved" in str(stopped.value)
+    assert "interrupted: 1 of 1 jobs stopped, none was cut short" in str(stopped.value)
     said = capfd.readouterr()
     assert "SIGINT: stopped outside a run's training, none was cut short" in said.out + said.err
     assert not (folder / "not stopped").exists()

@@ -4,6 +4,7 @@ the signal once and is waited for, one line says what stopped and how to resume,
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -55,6 +56,8 @@ def test_sigterm_to_a_suite_stops_its_jobs_and_says_how_to_resume(tmp_path: Path
     stdout, stderr = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert not still_running, f"jobs left running: {still_running}"
-    assert "interrupted: 2 of 2 jobs stopped, their runs saved" in stderr, stderr
+    # SIGTERM's word (4292a2b); a job still reading its data when the signal came cut nothing
+    saved = r"(their runs saved|none was cut short|1 with their runs saved, 1 outside their work)"
+    assert re.search(rf"terminated: 2 of 2 jobs stopped, {saved}", stderr), stderr
     assert " && sanbench suite --tasks sst2" in stderr.split("resume with: cd ", 1)[1], stderr
     assert "Traceback" not in stdout + stderr
