@@ -36,7 +36,7 @@ from harness.training.settings.task_configs import PAPERS_OPTIMIZER_KEYS as PAPE
 from harness.training.settings.task_configs import dotted
 from reports.contracts.atomic import write_text_atomic
 from reports.contracts.fit_folder import CONFIG as FILE_NAME
-from reports.contracts.fit_folder import METRICS, RESUMES, FitRunFolder
+from reports.contracts.fit_folder import FIT_SECTIONS, METRICS, RESUMES, FitRunFolder
 from reports.contracts.manifest import MANIFEST
 
 # a larger budget continues a run (finished or not) instead of being another run
@@ -47,9 +47,8 @@ MARKER = ".sanbench-run"  # "this folder is a run folder sanbench made"; --overw
 NOT_COMPARED = ("out", "data.data_dir", "data.num_workers", "data.cache_dir", "data.max_length",
                 "trainer.enable_progress_bar", "trainer.log_every_n_steps", "trainer.logger",
                 "run.checkpoint_every_minutes", "run.checkpoint_every_n_steps")  # fmt: skip
-# what every fit config sanbench wrote holds (since 2026-11-24): these sections as mappings and
+# what every fit config sanbench wrote holds (since 2026-11-24): FIT_SECTIONS as mappings and
 # these keys, ``out`` after the sections; a file lacking any was cut or edited by hand
-SECTIONS = ("trainer", "model", "data", "run")
 EVERY_CONFIGS = ("out", *(f"run.{key}" for key in ("early_stopping_patience", "ema_decay",
     "checkpoint_every_minutes", "checkpoint_every_n_steps", "compile")))  # fmt: skip
 EPOCH_END_CHECK = "check_on_train_epoch_end"  # EarlyStopping's; sanbench runs it False when unset
@@ -211,13 +210,13 @@ def _contents(folder: Path) -> list[Path]:
 
 
 def _is_whole(path: Path) -> bool:
-    """Whether ``path`` is a fit config sanbench wrote, whole (:data:`SECTIONS`,
+    """Whether ``path`` is a fit config sanbench wrote, whole (:data:`FIT_SECTIONS`,
     :data:`EVERY_CONFIGS`): until 2026-12-01 one cut short was compared key by key, as another
     run's (``run.compile: not set there, false now``)."""
     if not is_fit_config(path):
         return False
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    sections = all(isinstance(config.get(section), dict) for section in SECTIONS)
+    sections = all(isinstance(config.get(section), dict) for section in FIT_SECTIONS)
     return sections and set(EVERY_CONFIGS) <= set(_flat(config))
 
 
