@@ -22,6 +22,7 @@ from datamodules.errors import (
     Problems,
     missing_file_error,
 )
+from datamodules.paths import expanded
 from datamodules.readers.base import Example, Layout
 from datamodules.readers.layouts import load_split, no_files_error, resolve_layout, split_files
 from datamodules.sampler import BucketBatchSampler, ResumableLoader, sorted_batches
@@ -120,8 +121,8 @@ class BenchmarkDataModule(L.LightningDataModule):
         for name, value in (("dev_split", dev_split), ("test_split", test_split)):
             if value is not None and value not in self.task.source_splits:
                 raise ValueError(f"{name} {value!r} not in {self.task.source_splits}")
-        self.data_dir = None if data_dir is None else Path(data_dir).expanduser()
-        self.embeddings_path = None if embeddings is None else Path(embeddings).expanduser()
+        self.data_dir = None if data_dir is None else expanded(data_dir)
+        self.embeddings_path = None if embeddings is None else expanded(embeddings)
         self.batch_size, self.eval_batch_size = batch_size, eval_batch_size or batch_size
         self.seed, self.fold, self.lowercase = seed, fold, lowercase
         self.embedding_dim, self.num_workers = embedding_dim, num_workers

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from datamodules.errors import DataFormatError, did_you_mean
+from datamodules.paths import expanded
 from datamodules.task_spec import KINDS, LIKE, SPLITS, TableSource, TaskSpec
 
 FORMATS = ("csv", "tsv", "jsonl")
@@ -56,7 +57,7 @@ def misnamed_task_file(value: str) -> str | None:
     """The problem of a task that names a file whose name does not end as a task file's
     (``reviews.txt``) or a folder (what a task is instead, and a task file it holds), else
     None: one line, where "unknown task" would be at odds with it."""
-    path = Path(value).expanduser()
+    path = expanded(value)
     if path.is_dir():
         held = sorted(found for suffix in SUFFIXES for found in path.glob(f"*{suffix}"))
         return (
@@ -75,7 +76,7 @@ def missing_task_file(value: str) -> str:
     """``value: no such task file``, with the nearest task file of its folder as ``value``
     spells that folder (``own,data/reviewz.yaml: ... (did you mean own,data/reviews.yaml?)``)."""
     folder, _, name = value.rpartition("/")
-    found = Path(folder or ".").expanduser()
+    found = expanded(folder or ".")
     names = [p.name for p in found.glob("*") if is_task_file(p.name)] if found.is_dir() else []
     hint = did_you_mean(name, names)
     if hint:
@@ -243,7 +244,7 @@ def load_task_file(path: str | Path, benchmarks: list[str]) -> TaskSpec:
     of the file at once. ``benchmarks``: the names it may neither take nor be ``like``."""
     from datamodules.readers.table import training_labels
 
-    task_file = Path(path).expanduser().resolve()
+    task_file = expanded(path).resolve()
     if not task_file.is_file():
         raise TaskFileError(f"{path}: no such task file")
     try:  # every value a string: labels no/yes stay "no"/"yes" (YAML 1.1 would make booleans)

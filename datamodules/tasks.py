@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 from datamodules.errors import did_you_mean
+from datamodules.paths import expanded
 from datamodules.readers import kim2014, nli, senteval, sick
 from datamodules.task_spec import SPLITS, Kind, Release, TaskSpec
 
@@ -214,7 +214,7 @@ def recorded_task(task: str) -> str:
     from datamodules.task_file import is_task_file
 
     if is_task_file(task):
-        return str(Path(task).expanduser().absolute())
+        return str(expanded(task).absolute())
     return canonical_name(task) or task
 
 
@@ -255,7 +255,7 @@ def get_task(name: str) -> TaskSpec:
     from datamodules.task_file import TaskFileError, is_task_file, missing_task_file
 
     if is_task_file(name):
-        path = Path(name).expanduser().resolve()
+        path = expanded(name).resolve()
         if not path.is_file():
             raise TaskFileError(missing_task_file(name))
         return _task_file(str(path), path.stat().st_mtime_ns)

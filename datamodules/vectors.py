@@ -25,6 +25,7 @@ import numpy as np
 
 from datamodules.cache import cache_folder
 from datamodules.errors import DataFormatError, Problems, shorten
+from datamodules.paths import expanded
 
 # the random vectors' width without embedding_dim (no vectors file): GloVe 840B/6B 300d's
 RANDOM_VECTORS_DIM = 300
@@ -273,7 +274,7 @@ def _store(target: Path, write: Callable[[IO[bytes]], object]) -> None:
 
 def load_vectors(path: Path | str, cache: Path | str | None = None) -> Vectors:
     """Vectors of ``path``, parsed once and then read from ``cache_dir(cache)``."""
-    path = Path(path).expanduser()
+    path = expanded(path)
     if not path.is_file():
         raise FileNotFoundError(f"vectors file {path} does not exist (check --embeddings)")
     folder = cache_dir(cache)

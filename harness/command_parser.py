@@ -34,6 +34,7 @@ from jsonargparse._typehints import ActionTypeHint  # no public name; the class 
 from jsonargparse.typing import register_type
 
 from datamodules.errors import did_you_mean, nearest
+from datamodules.paths import expanded
 from harness.errors import (
     FilesError,
     FilesProblem,
@@ -61,7 +62,7 @@ def home_path(value: str | os.PathLike[str]) -> Path:
     as typed), as the data reader reads vectors; ``Path(value)`` else."""
     if not isinstance(value, str | os.PathLike):
         raise TypeError(f"expected a path, got {type(value).__name__}")
-    return Path(value).expanduser()
+    return expanded(value)
 
 
 # every command's ``Path`` option (fit's, Lightning's own) is read by :func:`home_path`
@@ -428,7 +429,7 @@ def file_folder(path: str | Path) -> Path | None:
     """The folder that the relative paths of the file ``path`` are read beside (its own);
     None for a file with no folder of its own (a pipe, ``--config <(printf ...)``,
     ``/dev/fd/N``: no regular file), whose paths are the working folder's, as a flag's."""
-    path = Path(path).expanduser()
+    path = expanded(path)
     return path.parent if path.is_file() else None
 
 
@@ -462,7 +463,7 @@ def beside_file(path: str | Path, name: str | Path) -> Path:
     resolved where the kernel's meaning stays (:func:`kernel_path`: ``../given/../made/runs/s``
     named a folder only while ``given`` existed: a recorded command failed once the config
     file's folder was gone)."""
-    return kernel_path((file_folder(path) or Path()) / Path(name).expanduser())
+    return kernel_path((file_folder(path) or Path()) / expanded(name))
 
 
 def typed_folder(option: str) -> Path | None:
@@ -510,7 +511,7 @@ def said_as_written(
         }
         shown = {text: ""}
         folder = typed_folder(option)
-        relative = not Path(text).expanduser().is_absolute()
+        relative = not expanded(text).is_absolute()
         if folder is not None and relative:  # read beside it
             beside = str(kernel_path(folder / text))  # as beside_file reads it
             shown[beside] = f" (read beside the config file: {absolute(beside)})"
@@ -518,7 +519,7 @@ def said_as_written(
         elif relative:  # as a run made of it reads it (a suite's: from any folder)
             shown.setdefault(str(absolute(text)), "")
         if text.startswith("~"):  # as read: the home folder (home_path)
-            shown.setdefault(str(absolute(Path(text).expanduser())), "")
+            shown.setdefault(str(absolute(expanded(text))), "")
         listed = text.startswith("[") and text.endswith("]")
         items = [i.strip() for i in (text[1:-1] if listed else text).split(",") if i.strip()]
         if listed:  # a list, as the comma list it reads
@@ -537,7 +538,7 @@ def said_as_written(
                 (str(kernel_path(folder / item)), option, item, f" (read beside the {at})")
                 for item in items
                 if folder is not None
-                and not Path(item).expanduser().is_absolute()
+                and not expanded(item).is_absolute()
                 and (at := f"config file: {absolute(folder / item)}")
             ]
             spellings += [(item, option, item, "") for item in items]
@@ -678,7 +679,7 @@ def config_text(path: str | Path) -> str:
     values as typed, its keys, the parser). A regular file is read each time (it may change
     between two in-process commands). ``-`` is standard input, read as the pipe
     :data:`STDIN` (its lines name ``-``, as typed)."""
-    path = Path(STDIN if str(path) == "-" else path).expanduser()
+    path = expanded(STDIN if str(path) == "-" else path)
     status = path.stat()
     if stat.S_ISREG(status.st_mode):
         return path.read_text()
@@ -1094,7 +1095,7 @@ def section_file_mapping(value: str) -> str | None:
     ``init_args: {lr: 0.1}``) as the mapping a class option takes (``{}`` for an empty file:
     not given), as fit's LightningCLI reads ``--optimizer sgd.yaml``; None where ``value``
     names no file (a class path) or one that holds no mapping, left to the class's check."""
-    if not value or not Path(value).expanduser().is_file():
+    if not value or not expanded(value).is_file():
         return None
     try:
         content = yaml.safe_load(config_text(value))
@@ -1173,7 +1174,7 @@ def section_flags_checked(
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         section, value = given.option.removeprefix("--").replace("-", "_"), given.value
         null = YAML_NULL.fullmatch(value.strip())  # ~: not given, not the home folder
-        if section not in wanted or not value or null or not Path(value).expanduser().exists():
+        if section not in wanted or not value or null or not expanded(value).exists():
             return None
         content, lines = section_file_content(value, section, known)
         if content is not None and section not in FIT_SECTIONS:  # a class's: its parser's
@@ -1562,7 +1563,7 @@ def _missing_section_file(value: str, path: str | None = None) -> bool:
     ``.yaml``) that is not there (at ``path``, where a config file's value is read; else at
     ``value``); a class path, a mapping or null names none."""
     names_file = "/" in value or value.endswith(SECTION_FILE_SUFFIXES)
-    there = Path(path or value).expanduser().exists()
+    there = expanded(path or value).exists()
     return names_file and not value.lstrip().startswith("{") and not there
 
 
@@ -1650,7 +1651,7 @@ def section_file_content(
     holds no mapping (a folder, an empty file, a list, not YAML)."""
     what = f"expected a mapping of {section}'s keys"
     try:
-        if Path(path).expanduser().is_dir():
+        if expanded(path).is_dir():
             return None, [f"a folder; {what} (a YAML file)"]
         content = yaml.safe_load(config_text(path))
     except OSError as error:
@@ -1742,7 +1743,7 @@ def _beside(value: Any, config: Path) -> Any:
         return [new or old for new, old in zip(moved, value, strict=True)] if changed else None
     if not isinstance(value, str) or not value.strip() or YAML_NULL.fullmatch(value.strip()):
         return None
-    if Path(value).expanduser().is_absolute() or (folder := file_folder(config)) is None:
+    if expanded(value).is_absolute() or (folder := file_folder(config)) is None:
         return None
     return str(kernel_path(folder / value))  # as beside_file
 
@@ -1839,7 +1840,7 @@ def config_file_problem(option: str, value: str, prog: str) -> str | None:
     """The problem of the ``--config`` file ``value`` that leaves none of its options read, in
     sanbench's words: not there (a :class:`FilesProblem`, naming the path looked at), not
     YAML (its line), no mapping (``found a list``); None for a file of options."""
-    path = Path(value).expanduser()
+    path = expanded(value)
     said = f"{option} {value}"
     try:
         if path.is_dir():
@@ -1934,7 +1935,7 @@ class CheckedConfigFile(ActionConfigFile):
     EMPTY_IS_UNSET: tuple[str, ...] = ()
 
     def __call__(self, parser, cfg, values, option_string=None):  # type: ignore[override]
-        path = Path(str(values)).expanduser()
+        path = expanded(str(values))
         try:
             text = config_text(path)
             content = yaml.safe_load(text)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from datamodules.errors import DataFormatError, MissingSplitError
+from datamodules.paths import expanded
 from datamodules.readers import kim2014, nli, senteval, sick, table
 from datamodules.readers.base import Layout, SplitData
 from datamodules.task_spec import TaskSpec
@@ -30,7 +31,7 @@ def resolve_layout(
         return table.LAYOUT, task.table.folder
     if data_dir is None:
         raise FileNotFoundError(f"task {task.name!r} needs its data folder (--data-dir)")
-    data_dir = Path(data_dir).expanduser()
+    data_dir = expanded(data_dir)
     if not data_dir.is_dir():
         raise FileNotFoundError(f"data folder {data_dir} does not exist (check --data-dir)")
     if layout is not None and layout not in LAYOUTS:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from datamodules.errors import nearest
+from datamodules.paths import expanded
 from datamodules.readers.layouts import LAYOUTS
 from datamodules.task_file import is_task_file
 from datamodules.tasks import canonical_name
@@ -51,9 +52,9 @@ class StatsOptions:
         if self.data_dir is None and not is_task_file(self.task) and not problems:
             problems.append(f"--data-dir is required for a benchmark task ({self.task})")
         elif self.data_dir is not None:
-            problems += path_problems("--data-dir", Path(self.data_dir).expanduser(), folder=True)
+            problems += path_problems("--data-dir", expanded(self.data_dir), folder=True)
         if self.embeddings is not None:
-            problems += path_problems("--embeddings", Path(self.embeddings).expanduser(), False)
+            problems += path_problems("--embeddings", expanded(self.embeddings), False)
         problems += layout_problems(self.layout)
         object.__setattr__(self, "encoding", known_encoding(self.encoding, problems))
         if problems:
@@ -82,7 +83,7 @@ def task_files_beside(values: dict[str, Any]) -> list[str]:
     from datamodules.tasks import get_task
 
     task, data_dir, layout = (values.get(key) for key in ("task", "data_dir", "layout"))
-    if task is None or data_dir is None or not Path(data_dir).expanduser().is_dir():
+    if task is None or data_dir is None or not expanded(data_dir).is_dir():
         return []  # no folder, or a missing one: said by the options
     if task_option_problems("--task", [task]):  # a misspelt name: said itself, and the
         task = task_stand_in(task)  # folder judged as of its nearest (``treec``: trec)
@@ -93,7 +94,7 @@ def task_files_beside(values: dict[str, Any]) -> list[str]:
     except (LookupError, ValueError, OSError):  # a misspelt name or task file: said itself
         return []
     known = layout if layout in LAYOUTS else None  # an unknown layout: said itself
-    problem = data_dir_problem([spec], Path(data_dir).expanduser(), known)
+    problem = data_dir_problem([spec], expanded(data_dir), known)
     return [FilesProblem(problem)] if problem else []
 
 

@@ -31,6 +31,7 @@ from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial
 from sqlalchemy.engine import URL, make_url
 
+from datamodules.paths import expanded
 from harness.outdir import unmakeable_folder
 from harness.quiet import optuna_one_line_warnings
 from harness.redaction import HIDDEN, STORAGE_ENV, redact_passwords
@@ -181,7 +182,7 @@ def sqlite_problem(url: URL) -> str | None:
             "an in-memory database is gone with the run: no later command can continue or "
             "show its study; give a file (sqlite:///runs/s.db) or a server"
         )
-    path = Path(url.database).expanduser()
+    path = expanded(url.database)
     problem = unmakeable_folder(path.parent)
     return problem.removeprefix("--out ") if problem else foreign_file(path)
 
@@ -270,7 +271,7 @@ def _schema_lock(url: URL) -> contextlib.AbstractContextManager[None]:
     if url.get_backend_name() == "postgresql":
         return _advisory_lock(url)
     if url.get_backend_name() == "sqlite" and url.database not in IN_MEMORY:
-        path = Path(url.database).expanduser()
+        path = expanded(url.database)
         path.parent.mkdir(parents=True, exist_ok=True)
         return _file_lock(_lock_path(path))
     return contextlib.nullcontext()

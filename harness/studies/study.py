@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import optuna
 from optuna.storages import RDBStorage
 
+from datamodules.paths import expanded
 from harness.errors import InputError
 from harness.launch.job_run import noted_runs
 from harness.redaction import recorded_command
@@ -167,7 +167,7 @@ def is_finished(ctx: TuneContext, study_name: str, storage_spec: str, n_trials: 
     (default: the plan's): a rerun trains nothing, so its files are not read again (as a
     finished fit's and suite's are not). Creates nothing: a missing SQLite file is no study."""
     url = storage_url(storage_spec)
-    if url.get_backend_name() == "sqlite" and not Path(url.database or "").expanduser().is_file():
+    if url.get_backend_name() == "sqlite" and not expanded(url.database or "").is_file():
         return False
     try:
         study = optuna.load_study(study_name=study_name, storage=open_storage(storage_spec))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datamodules.paths import expanded
 from datamodules.task_file import is_task_file
 from harness.command_parser import COMMA_LIST, integer_problems, names
 from harness.errors import InputError
@@ -32,7 +33,7 @@ def task_list(text: str, option: str) -> list[str]:
     start = 0
     while start < len(pieces):
         spans = [",".join(pieces[start:end]).strip() for end in range(len(pieces), start, -1)]
-        span = next((span for span in spans if Path(span).expanduser().is_file()), None)
+        span = next((span for span in spans if expanded(span).is_file()), None)
         span = span or next((span for span in spans[:-1] if _path_in_a_folder(span)), spans[-1])
         kept.append(span)
         start += span.count(",") + 1
@@ -46,7 +47,7 @@ def _path_in_a_folder(text: str) -> bool:
     folder whose name holds a comma among them): it names the folder (a /), and its file name
     holds no comma unless it ends as a task file's (``own,data/reviewz.yaml,sst2,own,data``
     is no path in ``own,data``: its name ``reviewz.yaml,sst2,own,data`` is a list's rest)."""
-    path = Path(text).expanduser()
+    path = expanded(text)
     named = "," not in path.name or is_task_file(path.name)
     return "/" in text and "," in text and named and path.parent.is_dir()
 

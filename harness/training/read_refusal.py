@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from datamodules.errors import DataFormatError
+from datamodules.paths import expanded
 from harness.command_parser import said_as_written
 from harness.errors import FilesProblem
 
@@ -26,6 +27,6 @@ def read_refusal(
     them. Every problem one line."""
     from datamodules.vectors import led_by_option
 
-    path = None if vectors is None else Path(vectors).expanduser()  # as the datamodule reads it
+    path = None if vectors is None else expanded(vectors)  # as the datamodule reads it
     lines = str(error).splitlines() if path is None else led_by_option(error, path)
     return said_as_written([FilesProblem(line) for line in lines], typed, aliases)
