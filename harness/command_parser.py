@@ -1153,6 +1153,7 @@ class SectionFlags(typing.NamedTuple):
     problems: list[str]  # every file's problems, ``--trainer t.yaml: unknown key bogus``
     unknown: dict[str, set[str]]  # a file's path -> its unknown keys (left out of ``read``)
     read: dict[str, dict[str, Any]]  # a file's path -> the mapping it holds
+    unread: set[str]  # each section whose file holds no mapping (:func:`unread_sections`)
 
 
 def section_flags_checked(
@@ -1169,6 +1170,7 @@ def section_flags_checked(
     problems: list[str] = []
     unknown: dict[str, set[str]] = {}
     read: dict[str, dict[str, Any]] = {}
+    unread: set[str] = set()
     wanted = set(sections)
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
@@ -1181,6 +1183,7 @@ def section_flags_checked(
             return None
         problems.extend(f"{given.option} {value}: {line}" for line in lines)
         if content is None:
+            unread.add(section)
             return [], True
         if lines:
             unknown.setdefault(value, set()).update(
@@ -1189,17 +1192,18 @@ def section_flags_checked(
         read[value] = content
         return None
 
-    return SectionFlags(rewritten_options(words, rewrite), problems, unknown, read)
+    return SectionFlags(rewritten_options(words, rewrite), problems, unknown, read, unread)
 
 
 def section_files_checked(
-    words: list[str], sections: set[str], known: set[str]
+    words: list[str], sections: set[str], parser: ArgumentParser
 ) -> tuple[list[str], list[str]]:
     """``words`` with each ``--SECTION FILE`` of ``sections`` (``--trainer t.yaml``) as the
-    mapping its file holds, its unknown keys left out (left out whole where it holds none), and
-    the lines of its problems in fit's words (:func:`section_flags_checked`), said beside the
-    rest."""
-    checked = section_flags_checked(words, sections, known)
+    mapping its file holds, its unknown keys left out (left out whole where it holds none, its
+    keys counted by :func:`unread_sections` on ``parser``), and the lines of its problems in
+    fit's words (:func:`section_flags_checked`), said beside the rest."""
+    checked = section_flags_checked(words, sections, known_keys(parser))
+    unread_sections(parser, checked.unread)
 
     def rewrite(given: OptionWord) -> tuple[list[str], bool] | None:
         section, value = given.option.removeprefix("--"), given.value
@@ -1983,7 +1987,8 @@ class CheckedConfigFile(ActionConfigFile):
             for key, name in read.items()
             if name is None
         ]
-        unread_sections(parser, [key for key, name in read.items() if name is None])
+        unread = [key for key, name in read.items() if name is None or key not in content]
+        unread_sections(parser, unread)  # a file not there, or holding no mapping
         problems += [f"{option_string} {path}: {line}" for line in in_files]
         collected = getattr(parser, "section_problems", None)  # fit's: said beside every other
         if problems and collected is None:
@@ -2233,7 +2238,7 @@ class CommandParser(NullsChecked):
         """:meth:`parse` of ``words`` whose ``--config`` files each hold a mapping."""
         typed = typed_options(negative_values_attached(words))  # --optimizer.lr, as typed
         sections = set(file_sections(known_keys(self)))  # a class's file too, before its class
-        words, lines = section_files_checked(words, sections, known_keys(self))
+        words, lines = section_files_checked(words, sections, self)
         self.section_problems |= dict.fromkeys(lines)
         words = class_path_words(negative_values_attached(words), self.class_options)
         sections -= {option.removeprefix("--") for option in self.class_options}
@@ -2318,7 +2323,8 @@ class CommandParser(NullsChecked):
         finally:
             self.required_later = False
         with options_typed(typed):  # its lines name a file's values as written
-            return said_as_written(self.beside_missing(namespace))
+            lines = said_as_written(self.beside_missing(namespace))
+        return not_required(lines, self.refused_in_files)  # an unread file's may hold them
 
     def _without_refused(self, words: list[str], error: BaseException) -> list[str] | None:
         """``words`` without the flag of the command's own option whose value ``error``
@@ -2519,12 +2525,18 @@ def build(
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
             lines += [line for line in beside(_beside_whole(values)) if line not in lines]
-        refused = [f"{option_spelling(key)} is required" for key in namespace.get(REFUSED) or ()]
-        lines = [line for line in lines if not line.startswith(tuple(refused))]  # its file's
+        lines = not_required(lines, namespace.get(REFUSED) or ())  # its file's
         if not paths:
             lines = [line for line in lines if not isinstance(line, FilesProblem)] or lines
         raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
+
+
+def not_required(lines: list[str], keys: Iterable[str]) -> list[str]:
+    """``lines`` without the "is required" line of each of ``keys``, refused in a config file
+    or held by a section file not read (:func:`unread_sections`): said by its file's line."""
+    refused = tuple(f"{option_spelling(key)} is required" for key in keys)
+    return [line for line in lines if not line.startswith(refused)]
 
 
 def _beside_whole(values: dict[str, Any]) -> dict[str, Any]:

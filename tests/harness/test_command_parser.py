@@ -1337,3 +1337,86 @@ def test_a_short_class_name_after_a_files_class_is_the_same_class(
     assert printed["class_path"] in ("torch.optim.Adam", "torch.optim.adam.Adam"), printed
     assert printed["init_args"]["lr"] == 0.003, printed
     assert printed["init_args"]["amsgrad"] is True, printed
+
+
+SECTION_FILE_SHAPES = {  # a section file's text (None: a folder) and its line's problem
+    "folder": (None, "a folder; expected a mapping of {}'s keys (a YAML file)"),
+    "not_yaml": (
+        "data_dir: [unclosed\n",
+        "not YAML (line 2: expected ',' or ']', but got '<stream end>'); expected a mapping "
+        "of {}'s keys",
+    ),
+    "list": ("- 1\n- 2\n", "expected a mapping of {}'s keys (found a list)"),
+}
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
+@pytest.mark.parametrize("shape", sorted(SECTION_FILE_SHAPES))
+@pytest.mark.parametrize("form", ["config", "flag"])
+@pytest.mark.parametrize(
+    ("words", "section"),
+    [
+        (["fit", "--encoder", "mtsa"], "data"),  # no --task, no --data-dir: the file's?
+        (["fit", "--task", "trec"], "model"),  # no --encoder
+        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "data"),  # no --data-dir
+        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "data"),
+        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "data"),
+    ],
+)
+def test_a_section_file_holding_no_mapping_is_said_alone_not_what_it_may_hold(
+    words: list[str],
+    section: str,
+    form: str,
+    shape: str,
+    printing: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 (outside check at d61d8b2, item 1): a section file that is there but holds no
+    mapping (a folder, not YAML, a list), given as 'data: adir' in a config file or as
+    '--data adir', was said beside a false '--data-dir is required' (fit: '--task is
+    required'; 'model:' '--encoder is required'), which d61d8b2 and b9ddc83 fixed only for a
+    file not there; now its one line alone, as typed."""
+    monkeypatch.chdir(tmp_path)
+    text, problem = SECTION_FILE_SHAPES[shape]
+    name = "sec" if text is None else "sec.yaml"
+    if text is None:
+        Path(name).mkdir()
+    else:
+        Path(name).write_text(text)
+    Path("c.yaml").write_text(f"{section}: {name}\n")
+    given = ["-c", "c.yaml"] if form == "config" else [f"--{section}", name]
+    out = [] if printing else ["--out", "o"]
+    assert main([*words, *given, *out, *printing]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("(")]
+    said = "-c c.yaml: " if form == "config" else "--"
+    assert lines == [f"sanbench {words[0]}: {said}{section} {name}: {problem.format(section)}"]
+    assert not Path("o").exists()
+
+
+@pytest.mark.parametrize(
+    ("words", "required"),
+    [
+        (
+            ["suite", "--tasks", "trec", "--encoders", "mtsa"],
+            ["--out is required: results folder (shared by shards)"],
+        ),
+        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], []),  # its --out: a default
+    ],
+)
+def test_a_section_file_not_read_is_said_beside_a_missing_out_alone(
+    words: list[str], required: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 (outside check at d61d8b2, item 1): 'data: missing.yaml' in a config file with
+    no --out was said beside '--out is required' (true) and a false '--data-dir is required'."""
+    missing = tmp_path / "missing.yaml"
+    config = pipe_path(f"data: {missing}\n")
+    status = main([*words, "-c", config])
+    os.close(int(config.rpartition("/")[2]))
+    assert status == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("(")]
+    assert lines[0].startswith(f"sanbench {words[0]}: -c {config}: data {missing}: no such file")
+    assert [line for line in lines if "is required" in line] == [
+        f"sanbench {words[0]}: {line}" for line in required
+    ]

@@ -72,6 +72,7 @@ from harness.command_parser import (
     typed_entry,
     typed_now,
     typed_options,
+    unread_sections,
     without_dotted,
     without_extra_words,
     without_key,
@@ -703,7 +704,7 @@ def inline_sections_checked(words: list[str], known: set[str]) -> SectionFlags:
         return None
 
     rewritten_options(words, check)
-    return SectionFlags(words, problems, unknown, read)
+    return SectionFlags(words, problems, unknown, read, set())  # no file: none unread
 
 
 def later_keys(words: list[str], option: str) -> set[str]:
@@ -951,9 +952,10 @@ class FitCLI(LightningCLI):
             self.unknown = [*broken, *self.unknown]
             if self.unknown and set(HELP_WORDS) & set(args):
                 raise ConfigUsageError("\n".join(self.unknown))
-            args, self.section_lines, parser.section_unknown, parser.section_read = (
+            args, self.section_lines, parser.section_unknown, parser.section_read, unread = (
                 section_flags_checked(args, SECTION_FILES, known_keys(parser))
             )
+            unread_sections(parser, unread)  # its file holds no mapping: what it may hold
             inline = inline_sections_checked(args, known_keys(parser))  # --model '{...}'
             self.section_lines += inline.problems
             parser.section_unknown |= inline.unknown
