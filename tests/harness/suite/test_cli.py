@@ -240,11 +240,13 @@ def test_a_data_sections_folder_is_judged_as_written(
     assert not Path("s").exists()
 
 
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
 @pytest.mark.parametrize("command", ["suite", "tune", "reproduce"])
 @pytest.mark.parametrize("given", ["config", "inline"])
 def test_a_data_folder_given_twice_differently_is_refused_naming_both_as_typed(
     command: str,
     given: str,
+    printing: list[str],
     trec_dir: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -254,7 +256,8 @@ def test_a_data_folder_given_twice_differently_is_refused_naming_both_as_typed(
     checks looked at A and every run read B (the section's key replaced the flag's in each run's
     overrides) until 2026-12-01; now "give one", each named as typed, nothing made. The same
     folder given both ways is one folder, also through a link (``M/../M``, M a link to it):
-    taken."""
+    taken. --print_config names them as the run does (an inline one was '--data.data_dir
+    empty' at d61d8b2)."""
     shutil.copytree(trec_dir, tmp_path / "d")
     (tmp_path / "empty").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -268,7 +271,7 @@ def test_a_data_folder_given_twice_differently_is_refused_naming_both_as_typed(
         section, named = ["--config", "s.yaml"], "--config s.yaml: data.data_dir empty"
     else:
         section, named = ["--data", "{data_dir: empty}"], "--data {data_dir: empty}: data_dir empty"
-    words = [command, *grid, *section, "--data-dir", "d", "--out", "o"]
+    words = [command, *grid, *section, "--data-dir", "d", "--out", "o", *printing]
     assert main(words) == 2
     lines = problem_lines(capsys.readouterr().err, command)
     assert any(f"--data-dir d and {named}" in line and "give one" in line for line in lines)
