@@ -2524,7 +2524,9 @@ def build(
             later = getattr(part, "problems", None) if dataclasses.is_dataclass(part) else None
             lines += [line for line in (later() if later else []) if line not in lines]
         if beside is not None:
-            lines += [line for line in beside(_beside_whole(values)) if line not in lines]
+            lines += [
+                line for line in beside(_beside_whole(values, stand_ins)) if line not in lines
+            ]
         lines = not_required(lines, namespace.get(REFUSED) or ())  # its file's
         if not paths:
             lines = [line for line in lines if not isinstance(line, FilesProblem)] or lines
@@ -2539,12 +2541,15 @@ def not_required(lines: list[str], keys: Iterable[str]) -> list[str]:
     return [line for line in lines if not line.startswith(refused)]
 
 
-def _beside_whole(values: dict[str, Any]) -> dict[str, Any]:
+def _beside_whole(values: dict[str, Any], stand_ins: dict[str, Any]) -> dict[str, Any]:
     """The parts ``values`` of a refused whole as ``build``'s ``beside`` judges them: each as
-    its ``beside_whole(values)`` where it has one (fit's sections without a key another option
-    gives another value: that clash is the whole's line, the runs judged beside it)."""
+    its ``beside_whole`` of the whole's parts, a refused part's ``stand_ins`` among them, where
+    it has one (fit's sections without a key another option gives another value: that clash is
+    the whole's line, the runs judged beside it; a refused ``--max-length 0``'s paths given
+    clash too, until 2026-12-01 left in, so the runs' own problems went unsaid)."""
+    whole = {**stand_ins, **values}
     return {
-        name: part.beside_whole(values) if hasattr(part, "beside_whole") else part
+        name: part.beside_whole(whole) if hasattr(part, "beside_whole") else part
         for name, part in values.items()
     }
 

@@ -65,3 +65,42 @@ def test_a_runs_fit_problem_is_said_beside_a_data_folder_clash(
         f"sanbench {command}: --model.hidden_dim 0: expected a positive integer",
     ]
     assert not Path("o").exists()
+
+
+@pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
+@pytest.mark.parametrize("command", RUNS)
+@pytest.mark.parametrize(
+    ("section", "typed"),
+    [
+        (["-c", "c.yaml"], "-c c.yaml: data.data_dir B"),
+        (["--data.data_dir", "B"], "--data.data_dir B"),
+    ],
+    ids=["config", "flag"],
+)
+def test_a_runs_fit_problem_is_said_beside_a_data_folder_clash_and_a_refused_data_part(
+    command: str,
+    section: list[str],
+    typed: str,
+    printing: list[str],
+    trec_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56: beside a clash and a refused data part (``--max-length 0``, the whole judged
+    with its stand-in, cf3e01d) the run said the clash and ``--max-length 0`` alone, not
+    ``--model.hidden_dim 0`` (so did reproduce --print_config): the runs' sections were judged
+    beside the whole without the stand-in's folder, and clashed again. Now all three, one each."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "B").mkdir()
+    Path("c.yaml").write_text("data: {data_dir: B}\n")
+    words = [*section, "--data-dir", str(trec_dir), "--model.hidden_dim", "0", "--max-length", "0"]
+    assert main([command, *RUNS[command], *words, "--out", "o", *printing]) == 2
+    assert sorted(problem_lines(capsys.readouterr().err, command)) == sorted(
+        [
+            f"sanbench {command}: --data-dir {trec_dir} and {typed}: give one",
+            f"sanbench {command}: --max-length 0: expected a positive number of tokens",
+            f"sanbench {command}: --model.hidden_dim 0: expected a positive integer",
+        ]
+    )
+    assert not Path("o").exists()
