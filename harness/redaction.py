@@ -27,11 +27,19 @@ IMPORT = "--import"  # sanbench's own option, before or after the command (harne
 STORAGE_ENV = "SANBENCH_STORAGE"
 # scheme://user:password@ (the password ends at the last "@" before the host)
 URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)(?P<password>[^\s]*)@")
+# a URL's password=VALUE in its query string (libpq's): it ends at & # ' " or a space, a ":"
+# before the space left out ("URL: why", as a refusal names it, masked twice)
+QUERY_PASSWORD = re.compile(
+    r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^\s?]*\?(?:[^\s#]*?&)?password=)"
+    r"(?P<password>[^&#'\"\s]*?)(?=[&#'\"]|:?(?:\s|$))"
+)
 
 
 def redact_passwords(text: str) -> str:
-    """``text`` with the password of every ``scheme://user:password@host`` URL as ``***``."""
-    return URL_PASSWORD.sub(lambda match: f"{match['head']}{HIDDEN}@", text)
+    """``text`` with the password of every URL as ``***``: its userinfo's
+    (``scheme://user:password@host``) and its query string's (``?password=...``)."""
+    text = URL_PASSWORD.sub(lambda match: f"{match['head']}{HIDDEN}@", text)
+    return QUERY_PASSWORD.sub(lambda match: f"{match['head']}{HIDDEN}", text)
 
 
 # the resolved config of this command when it read a --config file (:func:`config_read`)

@@ -173,10 +173,13 @@ def storage_problems(spec: str | None, driver: bool = False) -> list[str]:
 
 def sqlite_problem(url: URL) -> str | None:
     """Why the SQLite storage ``url`` is none a later command can open, making nothing: in
-    memory (gone with the run), a folder that cannot be made (in ``--out``'s words,
+    memory (gone with the run), SQLite's URI form (``?uri=true``: its file, ``file:PATH`` or
+    ``file::memory:``, is not a path), a folder that cannot be made (in ``--out``'s words,
     :func:`harness.outdir.unmakeable_folder`), a file that is not its (:func:`foreign_file`)."""
     if url.get_backend_name() != "sqlite":
         return None
+    if "uri" in url.query:
+        return "SQLite's URI form names no file sanbench can check; give a plain sqlite:///PATH"
     if url.database in IN_MEMORY:
         return (
             "an in-memory database is gone with the run: no later command can continue or "
@@ -306,4 +309,4 @@ def open_storage(
 
 def dashboard_command(spec: str | None) -> str:
     """The ``optuna-dashboard`` command that opens ``spec`` (password hidden as ``***``)."""
-    return f"optuna-dashboard {storage_url(spec).render_as_string(hide_password=True)}"
+    return f"optuna-dashboard {redact_passwords(storage_url(spec).render_as_string())}"

@@ -13,7 +13,7 @@ from optuna.storages import RDBStorage
 from datamodules.paths import expanded
 from harness.errors import InputError
 from harness.launch.job_run import noted_runs
-from harness.redaction import recorded_command
+from harness.redaction import recorded_command, redact_passwords
 from harness.studies.console_lines import params_text, values_text
 from harness.studies.fitting import best_fit_run
 from harness.studies.outputs import write_outputs
@@ -38,8 +38,8 @@ from reports import numbers
 
 
 def storage_label(spec: str | None) -> str:
-    """The storage as shown in outputs: URL passwords hidden."""
-    return storage_url(spec).render_as_string(hide_password=True)
+    """The storage as shown in outputs: URL passwords hidden (:func:`redact_passwords`)."""
+    return redact_passwords(storage_url(spec).render_as_string())
 
 
 def trial_line(plan: StudyPlan, trial: optuna.trial.FrozenTrial) -> str | None:

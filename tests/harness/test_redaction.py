@@ -192,3 +192,29 @@ def test_every_printed_hint_runs_from_any_folder_and_names_absolute_paths(
 
     assert reproduce(Namespace()) == 0
     assert capsys.readouterr().out == f"tables: {tmp_path / 'runs/r1/x.md'}\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://bob@localhost/db?password=s3cret", "postgresql://bob@localhost/db?password=***"),
+        ("postgresql://bob@h/db?sslmode=require&password=s3cret&connect_timeout=5",
+         "postgresql://bob@h/db?sslmode=require&password=***&connect_timeout=5"),
+        ("postgresql://bob:pw@h/db?password=s3cret", "postgresql://bob:***@h/db?password=***"),
+    ],
+)  # fmt: skip
+def test_a_password_in_a_urls_query_string_is_hidden_as_the_userinfos(
+    url: str, shown: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56: ``--storage "postgresql://bob@localhost/db?password=s3cret" --print_config``
+    printed the password (``storage: ...?password=s3cret``), and so did the run's refusal. A
+    query string's ``password=`` is hidden by :func:`redact_passwords`, as the userinfo's is:
+    in printed configs and recorded command lines."""
+    from harness.redaction import redact_passwords
+
+    assert redact_passwords(f"x {url} y") == f"x {shown} y"
+    assert recorded_command(["tune", "--storage", url]).endswith(f"--storage '{shown}'")
+    words = ["tune", "--study", "dropout", "--task", "trec", "--encoder", "multi_cnn"]
+    assert main([*words, "--storage", url, "--out", str(tmp_path / "t"), "--print_config"]) == 0
+    printed = capsys.readouterr()
+    assert f"storage: {shown}" in printed.out and "s3cret" not in printed.out + printed.err

@@ -335,6 +335,13 @@ def test_tune_refuses_before_its_out_what_its_study_refuses(
         ("sqlite:/x.db", f"--storage sqlite:/x.db: expected {EXPECTED}, got a value without "
          "'://'"),
         ("u:pw@h/db", f"--storage u:***@h/db: expected {EXPECTED}, got a value without '://'"),
+        *[(url, f"--storage {url}: SQLite's URI form names no file sanbench can check; give a "
+           "plain sqlite:///PATH") for url in ("sqlite:///file:empty.db?uri=true",
+                                               "sqlite:///file:text.db?uri=true",
+                                               "sqlite:///file::memory:?uri=true",
+                                               "sqlite:///file:new.db?mode=rwc&uri=true")],
+        ("postgresql://bob@h:99999/db?password=s3cret", "--storage postgresql://bob@h:99999/db?"
+         f"password=***: port 99999 is not a port (1 to 65535); expected {EXPECTED}"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("printed", [True, False])
@@ -356,7 +363,9 @@ def test_a_storage_no_run_takes_is_refused_by_print_config_beside_the_rest(
     was overwritten or failed as an internal error leaving its ``.lock``; an in-memory study
     (no later command can show it), a folder, a malformed host or port were taken by
     ``--print_config`` (the run: internal errors); ``$SANBENCH_STORAGE`` was judged by the run
-    alone, named ``--storage``, and not beside ``--trials 0``. Nothing is changed or made."""
+    alone, named ``--storage``, and not beside ``--trials 0``. Nothing is changed or made.
+    Issue 56: SQLite's URI form (``sqlite:///file:notes.txt?uri=true``) passed every check and
+    overwrote the file; a query string's ``password=`` was shown."""
     monkeypatch.chdir(tmp_path)
     contents = {"one.db": b"x", "empty.db": b"", "text.db": b"hello"}
     for name, content in contents.items():
