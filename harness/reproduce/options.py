@@ -25,6 +25,7 @@ from harness.training.settings.fit_overrides import (
     clash_problems,
     with_section_paths,
 )
+from harness.training.settings.fit_run import grid_key_problems, typed_list
 
 # a part of the grid given with --tables-only, which would tabulate every run in --out anyway
 NOT_WITH_TABLES_ONLY = (
@@ -93,6 +94,11 @@ class ReproduceOptions:
             problems += choice_problems("--preset", self.preset, sorted(PRESETS))
             problems += integer_problems(self, {"threads": 1})
             problems += clash_problems(self.inputs, None, self.fit)
+            tasks, encoders = (
+                ("--tasks", typed_list(self.tasks)),
+                ("--encoders", typed_list(self.encoders)),
+            )
+            problems += grid_key_problems(self.fit.dotted(), tasks, encoders, "--preset")
         for text, option, known in (
             (self.tasks, "--tasks", TASKS),
             (self.encoders, "--encoders", ENCODERS),

@@ -27,6 +27,7 @@ from harness.training.settings.fit_overrides import (
     fit_overrides,
     with_section_paths,
 )
+from harness.training.settings.fit_run import grid_key_problems
 
 # block-length-memory's attentions (encoders.layers.tanh_attention.IMPLS, which imports torch)
 ATTENTION_IMPLS = ("naive", "chunked")
@@ -119,6 +120,10 @@ class StudyOptions:
         object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = choice_problems("--study", self.study, STUDIES)
         problems += clash_problems(self.inputs, None, self.fit)  # the budget: the trials'
+        task = ("--task", [self.task] if self.task else None)
+        problems += grid_key_problems(
+            self.fit.dotted(), task, ("--encoder", [self.encoder] if self.encoder else None)
+        )
         problems += choice_problems("--attention-impl", self.attention_impl, ATTENTION_IMPLS)
         if self.study is None:
             problems.append("--study is required: one of " + ", ".join(STUDIES))

@@ -18,6 +18,7 @@ from harness.training.settings.fit_overrides import (
     clash_problems,
     with_section_paths,
 )
+from harness.training.settings.fit_run import grid_key_problems, typed_list
 
 DEFAULT_TASKS = "cr,mpqa,subj,trec,sst1,sst2,sick,snli"
 DEFAULT_ENCODERS = "disan,bi_blosan,mtsa,mpsan,bilstm,multi_cnn,multi_head"
@@ -81,6 +82,11 @@ class SuiteOptions:
         object.__setattr__(self, "inputs", with_section_paths(self.inputs, self.fit))
         problems = integer_problems(self, {"seeds": 1, "folds": 1})
         problems += clash_problems(self.inputs, self.budget, self.fit)
+        tasks, encoders = (
+            ("--tasks", typed_list(self.tasks)),
+            ("--encoders", typed_list(self.encoders)),
+        )
+        problems += grid_key_problems(self.fit.dotted(), tasks, encoders, "--folds")
         for listed, option in ((task_list, "--tasks"), (names, "--encoders")):
             try:
                 listed(getattr(self, option.removeprefix("--")), option)

@@ -5,13 +5,44 @@ when resolving, so grids are built and checked without torch or Lightning)."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from harness.command_parser import as_typed
 from harness.training.settings.task_configs import nested, seed_message_hidden
+
+Given = tuple[str, Sequence[Any] | None]  # an option and the values it gives (None: none)
+
+
+def typed_list(text: str) -> list[str]:
+    """A comma list as typed (``--tasks trec, sst2``), its entries stripped."""
+    return [entry.strip() for entry in str(text).split(",")]
+
+
+def grid_key_problems(
+    sections: Mapping[str, Any], tasks: Given, encoders: Given, folds: str | None = None
+) -> list[str]:
+    """One line per key a grid gives each run (:meth:`FitRun.args`: its task, encoder and, by
+    the option ``folds``, fold) that fit's ``sections`` (dotted) give too: every run would
+    train the section's value, recorded as the grid's (until 2026-12-01 ``suite --encoders
+    bilstm --model '{encoder: mtsa}'`` trained mtsa in bilstm's folder and row). A section's
+    value is taken only as its option's one value."""
+    grid = {"data.task": tasks, "model.encoder": encoders}
+    grid |= {"data.fold": (folds, None)} if folds else {}
+    problems = []
+    for key, (option, values) in grid.items():
+        given = sections.get(key)  # a null: not given (said by the options' own check)
+        if given is not None and (values is None or list(values) != [given]):
+            section, _, leaf = key.partition(".")
+            problems.append(
+                f"{' '.join(as_typed(key, given))}: each run's {leaf} is given by "
+                f"{option}, not by fit's {section} section"
+            )
+    return problems
 
 
 @dataclass(frozen=True)
