@@ -1183,7 +1183,8 @@ def section_flags_checked(
             return None
         problems.extend(f"{given.option} {value}: {line}" for line in lines)
         if content is None:
-            unread.add(section)
+            if not holds_nothing(value):  # an empty file holds nothing: its keys not given
+                unread.add(section)
             return [], True
         if lines:
             unknown.setdefault(value, set()).update(
@@ -1987,7 +1988,11 @@ class CheckedConfigFile(ActionConfigFile):
             for key, name in read.items()
             if name is None
         ]
-        unread = [key for key, name in read.items() if name is None or key not in content]
+        unread = [  # a file not there, or holding no mapping (an empty one holds nothing)
+            key
+            for key, name in read.items()
+            if name is None or (key not in content and not holds_nothing(name))
+        ]
         unread_sections(parser, unread)  # a file not there, or holding no mapping
         problems += [f"{option_string} {path}: {line}" for line in in_files]
         collected = getattr(parser, "section_problems", None)  # fit's: said beside every other
@@ -2532,6 +2537,16 @@ def build(
             lines = [line for line in lines if not isinstance(line, FilesProblem)] or lines
         raise refusal(said_as_written(lines))  # the help pointed to for a problem of the words
     return built
+
+
+def holds_nothing(path: str | Path) -> bool:
+    """Whether the section file ``path`` is empty (YAML null: no key, comments at most): its
+    options are known to be not given, so their "is required" lines stay true (a folder, a
+    file not YAML or holding a list: what it may hold is not known, :func:`unread_sections`)."""
+    try:
+        return yaml.safe_load(config_text(str(path))) is None
+    except (OSError, ValueError, yaml.YAMLError):
+        return False
 
 
 def not_required(lines: list[str], keys: Iterable[str]) -> list[str]:
