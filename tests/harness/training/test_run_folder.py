@@ -368,8 +368,8 @@ def test_a_killed_start_of_another_run_is_started_afresh_not_refused(
     starts the new run afresh. A run with a checkpoint is still another run."""
     run = tmp_path / "run"
     prepare_run_folder(run, whole("model:\n  encoder: bilstm\n"), overwrite=False, writer=True)
-    (run / "logs").mkdir()
-    (run / "logs" / "metrics.csv").write_text("epoch,step\n")
+    (run / "logs" / "version_0").mkdir(parents=True)  # Lightning's, as a killed start leaves
+    (run / "logs" / "version_0" / "metrics.csv").write_text("epoch,step\n")
     if checkpoint:
         (run / "checkpoints").mkdir()
         (run / "checkpoints" / "last.ckpt").write_bytes(b"saved")
@@ -401,3 +401,22 @@ def test_a_fit_config_cut_short_is_said_so_not_another_run(
     assert len(lines) == 1 and "another run" not in lines[0], lines
     assert f"--out {out}: its {FILE_NAME} is not a whole fit config sanbench wrote" in lines[0]
     assert (out / FILE_NAME).read_text() == cut
+
+
+@pytest.mark.parametrize("mine", ["notes.txt", "logs/notes/x.txt", "checkpoints/mine.txt"])
+def test_a_killed_start_holding_a_file_of_the_users_is_never_emptied(
+    tmp_path: Path, mine: str
+) -> None:
+    """Outside check 16y, item 1: ``fit`` over a killed start's folder in which the user had put
+    ``notes.txt`` (or ``logs/notes/x.txt``) trained another encoder there, exit 0, the files
+    gone. Such a folder is no killed start: another run is refused, nothing touched."""
+    run = tmp_path / "run"
+    prepare_run_folder(run, whole("model:\n  encoder: bilstm\n"), overwrite=False, writer=True)
+    (run / "logs" / "version_0").mkdir(parents=True)
+    (run / mine).parent.mkdir(parents=True, exist_ok=True)
+    (run / mine).write_text("mine")
+    before = _files(run)
+    with pytest.raises(RunFolderError, match="holds another run"):
+        prepare_run_folder(run, whole(CONFIG), overwrite=False, writer=True)
+    prepare_run_folder(run, whole("model:\n  encoder: bilstm\n"), overwrite=False, writer=True)
+    assert _files(run) == before  # the same run goes on beside the file
