@@ -1201,16 +1201,17 @@ def test_a_config_file_named_dash_is_standard_input_in_every_command(
     assert yaml.safe_load(capsys.readouterr().out)["model"]["dropout"] == 0.3
 
 
-@pytest.mark.parametrize(
-    ("words", "section"),
-    [
-        (["fit", "--encoder", "mtsa"], "data"),  # no --task, no --data-dir: the file's?
-        (["fit", "--task", "trec"], "model"),  # no --encoder
-        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "data"),  # no --data-dir
-        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "data"),
-        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "data"),
-    ],
-)
+# a command left without what a section file may hold, and that section
+UNREAD_SECTION_COMMANDS = [
+    (["fit", "--encoder", "mtsa"], "data"),  # no --task, no --data-dir: the file's?
+    (["fit", "--task", "trec"], "model"),  # no --encoder
+    (["suite", "--tasks", "trec", "--encoders", "mtsa"], "data"),  # no --data-dir
+    (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "data"),
+    (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "data"),
+]
+
+
+@pytest.mark.parametrize(("words", "section"), UNREAD_SECTION_COMMANDS)
 def test_a_section_file_not_read_is_said_alone_not_what_it_may_hold(
     words: list[str], section: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1229,19 +1230,10 @@ def test_a_section_file_not_read_is_said_alone_not_what_it_may_hold(
 
 
 @pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
-@pytest.mark.parametrize(
-    ("words", "option"),
-    [
-        (["fit", "--encoder", "mtsa"], "--data"),  # no --task, no --data-dir: the file's?
-        (["fit", "--task", "trec"], "--model"),  # no --encoder
-        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "--data"),  # no --data-dir
-        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "--data"),
-        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "--data"),
-    ],
-)
+@pytest.mark.parametrize(("words", "section"), UNREAD_SECTION_COMMANDS)
 def test_a_section_file_flag_not_read_is_said_alone_not_what_it_may_hold(
     words: list[str],
-    option: str,
+    section: str,
     printing: list[str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -1252,7 +1244,7 @@ def test_a_section_file_flag_not_read_is_said_alone_not_what_it_may_hold(
     file may have held, as a config file's 'data: missing.yaml' was until d61d8b2 (and, from
     suite's --print_config, with a pointer to the help); now its one line alone, as typed."""
     monkeypatch.chdir(tmp_path)
-    out = [] if printing else ["--out", "o"]
+    out, option = [] if printing else ["--out", "o"], f"--{section}"
     assert main([*words, option, "sub/missing.yaml", *out, *printing]) == 2
     assert files_lines(capsys.readouterr().err) == [
         f"sanbench {words[0]}: {option} sub/missing.yaml: no such file (a file of the "
@@ -1353,16 +1345,7 @@ SECTION_FILE_SHAPES = {  # a section file's text (None: a folder) and its line's
 @pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
 @pytest.mark.parametrize("shape", sorted(SECTION_FILE_SHAPES))
 @pytest.mark.parametrize("form", ["config", "flag"])
-@pytest.mark.parametrize(
-    ("words", "section"),
-    [
-        (["fit", "--encoder", "mtsa"], "data"),  # no --task, no --data-dir: the file's?
-        (["fit", "--task", "trec"], "model"),  # no --encoder
-        (["suite", "--tasks", "trec", "--encoders", "mtsa"], "data"),  # no --data-dir
-        (["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"], "data"),
-        (["reproduce", "--tasks", "trec", "--encoders", "mtsa"], "data"),
-    ],
-)
+@pytest.mark.parametrize(("words", "section"), UNREAD_SECTION_COMMANDS)
 def test_a_section_file_holding_no_mapping_is_said_alone_not_what_it_may_hold(
     words: list[str],
     section: str,
