@@ -1168,15 +1168,16 @@ def test_a_data_folder_is_named_as_typed_in_every_form(
     assert files_lines(capsys.readouterr().err) == [f"sanbench {command}: {named}: no such folder"]
 
 
-@pytest.mark.parametrize(
-    "words",
-    [
-        ["fit", "--task", "trec", "--encoder", "mtsa"],
-        ["suite", "--tasks", "trec", "--encoders", "mtsa"],
-        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"],
-        ["reproduce", "--tasks", "trec", "--encoders", "mtsa"],
-    ],
-)
+# every command that reads fit's sections from a config file, given all it needs but a folder
+CONFIG_COMMANDS = [
+    ["fit", "--task", "trec", "--encoder", "mtsa"],
+    ["suite", "--tasks", "trec", "--encoders", "mtsa"],
+    ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"],
+    ["reproduce", "--tasks", "trec", "--encoders", "mtsa"],
+]
+
+
+@pytest.mark.parametrize("words", CONFIG_COMMANDS)
 @pytest.mark.parametrize("config", [["-c", "-"], ["--config=-"]])
 def test_a_config_file_named_dash_is_standard_input_in_every_command(
     words: list[str],
@@ -1254,15 +1255,7 @@ def test_a_section_file_flag_not_read_is_said_alone_not_what_it_may_hold(
 
 
 @pytest.mark.parametrize("printing", [[], ["--print_config"]], ids=["run", "print_config"])
-@pytest.mark.parametrize(
-    "words",
-    [
-        ["fit", "--task", "trec", "--encoder", "mtsa"],
-        ["suite", "--tasks", "trec", "--encoders", "mtsa"],
-        ["tune", "--study", "dropout", "--task", "trec", "--encoder", "mtsa"],
-        ["reproduce", "--tasks", "trec", "--encoders", "mtsa"],
-    ],
-)
+@pytest.mark.parametrize("words", CONFIG_COMMANDS)
 @pytest.mark.parametrize(
     ("config", "named"), [(["-c", "-"], "-c -"), (["--config=-"], "--config -")]
 )
