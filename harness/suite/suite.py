@@ -321,10 +321,9 @@ def recorded_overrides(
                     values.append({"value": value, "runs": [run]})
                 elif run not in same["runs"]:
                     same["runs"].append(run)
-        if not complete:
+        if len(values) > 1 or not complete:
             kept.pop(key, None)
         if len(values) > 1 or (values and key in given and not complete):
-            kept.pop(key, None)
             mixed[key] = sorted(values, key=_value_order)
         elif values and key in given:
             kept[key] = values[0]["value"]
@@ -502,25 +501,20 @@ TRAINED = (
     "reruns",
     "commit",
     "grid",
-    "overrides",
-    "mixed_overrides",
     STOPPED_RUNS,
-)
-
-
-# what the runs' own files say, read again by every command, an aggregation's too: until
-# 2026-12-01 an --aggregate-only kept the values of a run since edited or deleted
-READ = ("overrides", "mixed_overrides")
+)  # not overrides and mixed_overrides: the runs' own files say them, read again by every
+# command, an aggregation's too (until 2026-12-01 an --aggregate-only kept the values of a run
+# since edited or deleted)
 
 
 def made_by_runs(manifest: dict[str, Any], before: dict[str, Any], command: str) -> dict[str, Any]:
     """An ``--aggregate-only``'s ``manifest``: the command that trained the runs, its commit,
-    grid and overrides as ``before`` recorded them (absent when it did not: the aggregation's
-    own trained nothing), this aggregation (its ``command``) listed after the earlier ones in
-    ``aggregations``."""
+    grid as ``before`` recorded them (absent when it did not: the aggregation's own trained
+    nothing; the overrides are the runs' files', read again), this aggregation (its
+    ``command``) listed after the earlier ones in ``aggregations``."""
     aggregation = {"command": command, "updated": manifest["updated"]}
-    ours = {key: value for key, value in manifest.items() if key not in TRAINED or key in READ}
-    kept = {key: before[key] for key in TRAINED if key in before and key not in READ}
+    ours = {key: value for key, value in manifest.items() if key not in TRAINED}
+    kept = {key: before[key] for key in TRAINED if key in before}
     return {**ours, **kept, "aggregations": [*before.get("aggregations", []), aggregation]}
 
 
@@ -704,9 +698,9 @@ def run_suite(options: SuiteOptions, fit: FitFn | None = None) -> Path:
     finished = finished_keys(out)
     # the rows of this command's shards (its jobs'): another shard of --out may end meanwhile
     ours = launched if launched is not None else [options.shard_of_grid.label]
-    trained = sorted(run_label(key) for key in finished_keys(out, ours) - done)
-    trained = [] if options.aggregate_only else trained
-    earlier = sorted(run_label(key) for key in finished_keys(out, ours) & done)
+    of_ours = finished_keys(out, ours)
+    trained = [] if options.aggregate_only else sorted(run_label(k) for k in of_ours - done)
+    earlier = sorted(run_label(key) for key in of_ours & done)
     missing = [run_label(key) for key in grid if key not in finished]
     write_suite_manifest(options, overrides, tables, trained, launched, missing, earlier)
     markdown = out / "tables" / "tables.md"
