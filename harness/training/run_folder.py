@@ -220,9 +220,13 @@ def _is_whole(path: Path) -> bool:
     """Whether ``path`` is a fit config sanbench wrote, whole (:data:`FIT_SECTIONS`,
     :data:`EVERY_CONFIGS`): until 2026-12-01 one cut short was compared key by key, as another
     run's (``run.compile: not set there, false now``)."""
-    if not is_fit_config(path):
+    return is_fit_config(path) and _whole(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+def _whole(config: Any) -> bool:
+    """Whether ``config`` (a fit config's mapping) holds every section and key each holds."""
+    if not isinstance(config, dict):
         return False
-    config = yaml.safe_load(path.read_text(encoding="utf-8"))
     sections = all(isinstance(config.get(section), dict) for section in FIT_SECTIONS)
     return sections and set(EVERY_CONFIGS) <= set(_flat(config))
 
@@ -416,10 +420,8 @@ def _files_record(run: FitRunFolder) -> tuple[dict[str, Any], list[dict[str, Any
 def _checked_record(started: Any, changes: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A run's fit config (its :data:`NOT_COMPARED` keys) and resumes, or ``TypeError`` when
     either is not one."""
-    if not isinstance(started, dict) or not all(
-        isinstance(started.get(section), dict) for section in ("trainer", "data", "run")
-    ):
-        raise TypeError("not a fit config")
+    if not _whole(started):
+        raise TypeError("not a whole fit config")
     if not isinstance(changes, list) or not all(
         isinstance(change, dict)
         and all(isinstance(v, dict) and {"there", "now"} <= set(v) for v in change.values())
